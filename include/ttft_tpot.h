@@ -1,0 +1,1495 @@
+/* ttft_tpot.h v0.1.0 - TTFT / TPOT latency metrics for LLM inference drivers. MIT license (end of file).
+
+   Time every prefill, decode step and kernel dispatch of a model driver, then print the numbers that
+   matter in deployment, in the vLLM convention: time to first token (first request and steady state),
+   time per output token (steady decode, p50/p90/p99), decode-only output throughput, raw per-phase
+   aggregates, and the mixed end-to-end rate clearly labelled as not a serving throughput.
+
+   USE
+     In exactly one C or C++ file:
+         #define TTFT_TPOT_IMPLEMENTATION
+         #include "ttft_tpot.h"
+     Everywhere else just #include "ttft_tpot.h".
+
+         ttft_tpot tp;
+         ttft_tpot_init(&tp, NULL);                                   // defaults: 65536 samples, 64 phases
+         ttft_tpot_enable(&tp, profile);                              // off: a span is one branch, no clock read
+         int pre = ttft_tpot_phase(&tp, "prefill", TTFT_TPOT_ROLE_PREFILL);
+         int dec = ttft_tpot_phase(&tp, "decode_step", TTFT_TPOT_ROLE_DECODE);
+         TTFT_TPOT_SPAN_BEGIN(s, &tp, pre);  prefill(...);  TTFT_TPOT_SPAN_END(s);
+         for (...) { TTFT_TPOT_SPAN_BEGIN(d, &tp, dec); decode_step(...); TTFT_TPOT_SPAN_END_TOKENS(d, batch); }
+         if (profile) ttft_tpot_report(&tp, stdout);
+         ttft_tpot_free(&tp);
+
+   COMPILE-TIME OPTIONS (define before the #include that they should affect)
+     TTFT_TPOT_IMPLEMENTATION   in one file: emit the function bodies there.
+     TTFT_TPOT_STATIC           with the implementation: make every function static to that file.
+     TTFT_TPOT_DEF              the declaration prefix of every non-inline function (default extern).
+     TTFT_TPOT_DISABLE          span macros compile to nothing; types and functions stay, so code builds.
+     TTFT_TPOT_MALLOC(sz, u)    allocator used by init and the reports; u is config.alloc_user.
+     TTFT_TPOT_FREE(p, u)       both or neither (the header stops with #error otherwise). Default libc.
+     TTFT_TPOT_ASSERT(x)        checks internal invariants only, never run-time data. Default assert().
+     TTFT_TPOT_NAME_MAX         bytes of a phase name including its NUL (default 64), in every file.
+
+   CLOCK
+     Integer nanoseconds from a monotonic clock: Linux and other POSIX clock_gettime(CLOCK_MONOTONIC)
+     (macOS included); Windows QueryPerformanceCounter. Why CLOCK_MONOTONIC: it never jumps and runs at
+     the NTP-corrected rate, so a second is a second, and it is read through the vDSO without a system
+     call. CLOCK_MONOTONIC_RAW is the uncorrected oscillator and a system call on older kernels;
+     CLOCK_MONOTONIC_COARSE ticks every 1-4 ms, too coarse for a kernel dispatch. A collector can be
+     given its own clock (ttft_tpot_config.clock), e.g. exact timestamps in tests or a TSC reader.
+     On POSIX the implementation needs clock_gettime: under a strict -std=c99 the header asks for
+     _POSIX_C_SOURCE itself, which works when it is the file's first include; otherwise compile that
+     file with -D_POSIX_C_SOURCE=199309L.
+
+   METRICS (the README says the same, word for word)
+     TTFT first      = the first prefill-role sample, warmup or not.
+     TTFT steady     = n/p50/p90/p99/mean over the prefill-role samples not flagged warmup;
+                       none: n/a (time one warmup request first).
+     TPOT            = n/p50/p90/p99/mean/min/max over decode-role samples not flagged warmup
+                       (so step 0 of a cold run is excluded), and how many were excluded. A decode
+                       sample's duration is the per-sequence time per token.
+     Output throughput (decode-only, steady)
+                     = sum of tokens / sum of durations over those same decode samples.
+     e2e             = sum of tokens / sum of durations of the e2e-role samples; it includes prefill
+                       and warmup and is not a serving throughput.
+     Percentile p of n sorted values x: h = (n-1)*p/100, x[floor(h)] + (h-floor(h))*(x[floor(h)+1]-x[floor(h)])
+     (numpy's default "linear", as vLLM uses). Exact: computed by selection over every stored sample.
+     Warmup: the first call of every phase is flagged warmup, and so is every sample recorded between
+     ttft_tpot_warmup_begin and ttft_tpot_warmup_end.
+
+   ERRORS AND ODD INPUT
+     Functions return TTFT_TPOT_OK (0) or a negative TTFT_TPOT_E* code; ttft_tpot_strerror names it.
+     Nothing aborts on run-time data. A sample that cannot be stored because storage is full is
+     counted in "dropped"; a call that is rejected (unknown phase, invalid duration, a span ended
+     twice) is counted in "rejected". Both appear in every report. Contract of each function at its
+     declaration below.
+
+   THREADS
+     A collector is not thread-safe: give each dispatching thread its own collector. Different
+     collectors never share state; the library has no globals.
+*/
+#ifndef TTFT_TPOT_H
+#define TTFT_TPOT_H
+
+/* Strict ISO modes (-std=c99) hide clock_gettime: ask for POSIX before the first libc header. */
+#if defined(TTFT_TPOT_IMPLEMENTATION) && defined(__STRICT_ANSI__) && !defined(_WIN32) &&             \
+    !defined(_POSIX_C_SOURCE) && !defined(_XOPEN_SOURCE) && !defined(_GNU_SOURCE) && !defined(_DEFAULT_SOURCE)
+#define _POSIX_C_SOURCE 199309L
+#endif
+
+#define TTFT_TPOT_VERSION_MAJOR 0
+#define TTFT_TPOT_VERSION_MINOR 1
+#define TTFT_TPOT_VERSION_PATCH 0
+#define TTFT_TPOT_VERSION "0.1.0"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef TTFT_TPOT_DEF
+#ifdef TTFT_TPOT_STATIC
+#define TTFT_TPOT_DEF static
+#else
+#define TTFT_TPOT_DEF extern
+#endif
+#endif
+
+#ifndef TTFT_TPOT_NAME_MAX
+#define TTFT_TPOT_NAME_MAX 64
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ttft_tpot_role {
+    TTFT_TPOT_ROLE_PREFILL = 0, /* a request's prefill: the source of TTFT */
+    TTFT_TPOT_ROLE_DECODE = 1,  /* one decode step: the source of TPOT */
+    TTFT_TPOT_ROLE_KERNEL = 2,  /* any other timed dispatch: raw aggregates only */
+    TTFT_TPOT_ROLE_E2E = 3      /* a whole generate call: the mixed e2e rate */
+} ttft_tpot_role;
+
+enum {
+    TTFT_TPOT_OK = 0,
+    TTFT_TPOT_EINVAL = -1,  /* NULL pointer or argument out of range */
+    TTFT_TPOT_ENOMEM = -2,  /* allocation failed, or the caller's buffer is too small */
+    TTFT_TPOT_EFULL = -3,   /* sample storage full: the sample was counted as dropped */
+    TTFT_TPOT_EPHASE = -4,  /* unknown phase id, or the phase table is full */
+    TTFT_TPOT_EROLE = -5,   /* the phase exists with another role */
+    TTFT_TPOT_ENAME = -6,   /* name empty, too long, not UTF-8, or with control characters */
+    TTFT_TPOT_ERANGE = -7,  /* duration negative, NaN, infinite or past 2^64 ns */
+    TTFT_TPOT_ESTATE = -8,  /* span ended twice or never begun; warmup_end without begin */
+    TTFT_TPOT_EIO = -9,     /* reading or writing the stream failed */
+    TTFT_TPOT_EPARSE = -10  /* malformed trace */
+};
+
+/* A clock returns monotonic nanoseconds; user is config.clock_user. */
+typedef uint64_t (*ttft_tpot_clock_fn)(void *user);
+
+typedef struct ttft_tpot_config {
+    size_t capacity;          /* samples kept (0: 65536); at most UINT32_MAX */
+    unsigned max_phases;      /* phases (0: 64); at most 65535 */
+    int timeline;             /* nonzero: also keep each sample's start time (8 more bytes a sample) */
+    void *buffer;             /* optional caller storage of buffer_bytes (see ttft_tpot_bytes_needed) */
+    size_t buffer_bytes;
+    ttft_tpot_clock_fn clock; /* optional replacement clock */
+    void *clock_user;
+    void *alloc_user;         /* passed to TTFT_TPOT_MALLOC / TTFT_TPOT_FREE */
+} ttft_tpot_config;
+
+/* One stored sample: 16 bytes. */
+typedef struct ttft_tpot_sample {
+    uint64_t dur_ns;
+    uint32_t tokens;
+    uint16_t phase;
+    uint16_t warmup; /* 1 when flagged warmup */
+} ttft_tpot_sample;
+
+typedef struct ttft_tpot_phase_slot {
+    uint64_t calls;          /* record attempts (stored or dropped): the first is warmup */
+    uint64_t stored;         /* samples in storage */
+    uint32_t default_tokens; /* tokens of a span ended without a count: 1 prefill/decode, 0 others */
+    int role;                /* ttft_tpot_role */
+    char name[TTFT_TPOT_NAME_MAX];
+} ttft_tpot_phase_slot;
+
+/* The collector. Fields are visible so the record path can be inlined; read them through functions. */
+typedef struct ttft_tpot {
+    ttft_tpot_sample *samples;
+    uint64_t *starts; /* NULL unless config.timeline */
+    size_t n, capacity;
+    ttft_tpot_phase_slot *phases;
+    unsigned n_phases, max_phases;
+    uint64_t dropped;  /* samples not stored: storage full */
+    uint64_t rejected; /* calls refused: unknown phase, invalid duration, span misuse */
+    unsigned warmup_depth;
+    int enabled;
+    int prefill_kernel; /* phase linked as the prefill kernel, or -1 */
+    ttft_tpot_clock_fn clock;
+    void *clock_user;
+    void *alloc_user;
+    void *owned; /* the one allocation made by init, NULL with a caller buffer */
+} ttft_tpot;
+
+/* A span in flight. Zero-initialised means "never begun". */
+typedef struct ttft_tpot_span {
+    ttft_tpot *c;
+    uint64_t start;
+    int phase;
+    int state; /* 0 never begun, 1 running, 2 disabled (records nothing), 3 ended */
+} ttft_tpot_span;
+
+/* Statistics of a set of samples; durations in ns. With n == 0 every figure is 0 and means "none". */
+typedef struct ttft_tpot_stats {
+    uint64_t n, warmup_n;
+    uint64_t tokens; /* sum of tokens */
+    uint64_t min_ns, max_ns;
+    double total_ns, mean_ns; /* the total is summed without overflow, then rounded to double */
+    double p50_ns, p90_ns, p95_ns, p99_ns;
+} ttft_tpot_stats;
+
+/* The headline metrics (definitions at the top of this file). */
+typedef struct ttft_tpot_summary {
+    int has_ttft_first;
+    uint64_t ttft_first_ns;
+    ttft_tpot_stats ttft_steady; /* prefill-role, not warmup */
+    ttft_tpot_stats tpot;        /* decode-role, not warmup */
+    uint64_t tpot_excluded;      /* decode-role samples flagged warmup */
+    int has_output_tok_s;
+    double output_tok_s;
+    ttft_tpot_stats e2e; /* e2e-role samples, all of them */
+    int has_e2e_tok_s;
+    double e2e_tok_s;
+    int has_prefill_kernel;
+    uint64_t prefill_kernel_min_ns; /* the linked prefill kernel's fastest sample */
+    uint64_t samples, dropped, rejected;
+} ttft_tpot_summary;
+
+/* Bytes of storage init needs for cfg (NULL: defaults); 0 when the sizes overflow. */
+TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg);
+
+/* Set up c from cfg (NULL: defaults). Storage is cfg->buffer when given, else one allocation; recording
+   never allocates. Returns OK; EINVAL (c NULL, capacity or max_phases too large); ENOMEM (allocation
+   failed or buffer smaller than ttft_tpot_bytes_needed). On error c is zeroed, safe to free.
+   The collector starts enabled. */
+TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg);
+
+/* Release what init allocated; c is zeroed. NULL or an already freed collector: nothing happens. */
+TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c);
+
+/* Register a phase, or find it again: returns its id (>= 0), the same id for the same name and role.
+   EINVAL (c or name NULL, role unknown), ENAME (empty, TTFT_TPOT_NAME_MAX bytes or longer, not valid
+   UTF-8, or holding a control character), EROLE (name taken by another role), EPHASE (table full). */
+TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role role);
+
+/* Find a phase id by name: id, or EPHASE when unknown, EINVAL when c or name is NULL. */
+TTFT_TPOT_DEF int ttft_tpot_find_phase(const ttft_tpot *c, const char *name);
+
+/* Show kernel_phase in the text report as a lower bound of steady TTFT (its fastest sample).
+   -1 unlinks. EINVAL (c NULL), EPHASE (unknown phase). */
+TTFT_TPOT_DEF int ttft_tpot_link_prefill_kernel(ttft_tpot *c, int kernel_phase);
+
+/* Turn recording on (nonzero) or off. Off: spans record nothing and read no clock. NULL: nothing. */
+TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on);
+
+/* Every sample recorded between begin and end is flagged warmup; sections nest.
+   EINVAL (c NULL); warmup_end without a matching begin: ESTATE, counted as rejected. */
+TTFT_TPOT_DEF int ttft_tpot_warmup_begin(ttft_tpot *c);
+TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c);
+
+/* ttft_tpot_record for a duration in ms, as device timers give it (rounded to the nearest ns).
+   ERANGE when ms is negative, NaN, infinite or 2^64 ns or more (counted as rejected). */
+TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens);
+
+/* Statistics. They take O(n) time and one temporary allocation of 8 bytes a sample (ENOMEM when it
+   fails). ttft_tpot_phase_stats: EINVAL (NULL), EPHASE (unknown phase). */
+TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out);
+TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out);
+
+/* The text report and the JSON report (schema ttft_tpot/v1). EINVAL (NULL), ENOMEM, EIO (the stream
+   reports a write error). An empty collector prints n/a (text) and nulls (JSON). */
+TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out);
+TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out);
+
+/* Trace format v1 (CSV): "phase,role,start_ns,dur_ns,tokens,warmup", one line a sample in call order.
+   write: every stored sample (start_ns 0 without config.timeline); EINVAL, EIO.
+   read: append a trace's samples to c, warmup flags as written. On malformed input returns EPARSE,
+   writes "name:line: what is wrong" into err (err may be NULL), and leaves c as it was. Samples past
+   the capacity are counted as dropped. EINVAL (c or in NULL), EIO (read error). */
+TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out);
+TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen);
+
+/* Monotonic nanoseconds from the platform clock (see CLOCK above). */
+TTFT_TPOT_DEF uint64_t ttft_tpot_now(void);
+
+/* Name of an error code, "ok" for 0. */
+TTFT_TPOT_DEF const char *ttft_tpot_strerror(int err);
+
+/* Name of a role ("prefill", "decode", "kernel", "e2e"), or "?" when unknown. */
+TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role);
+
+/* ---- record path: inline, a few instructions besides the clock ---------------------------------- */
+
+static inline uint64_t ttft_tpot__clock(const ttft_tpot *c)
+{
+    return c->clock ? c->clock(c->clock_user) : ttft_tpot_now();
+}
+
+/* Store one sample. The first call of a phase, and any call inside a warmup section, is warmup. */
+static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint32_t tokens)
+{
+    ttft_tpot_phase_slot *p;
+    ttft_tpot_sample *s;
+    if ((unsigned)phase >= c->n_phases) {
+        c->rejected++;
+        return TTFT_TPOT_EPHASE;
+    }
+    p = &c->phases[phase];
+    if (c->n == c->capacity) {
+        p->calls++;
+        c->dropped++;
+        return TTFT_TPOT_EFULL;
+    }
+    s = &c->samples[c->n];
+    s->dur_ns = dur;
+    s->tokens = tokens;
+    s->phase = (uint16_t)phase;
+    s->warmup = (uint16_t)(p->calls == 0 || c->warmup_depth != 0);
+    if (c->starts)
+        c->starts[c->n] = start;
+    p->calls++;
+    p->stored++;
+    c->n++;
+    return TTFT_TPOT_OK;
+}
+
+/* Record a duration measured elsewhere (a device event timer), in ns. Returns OK (also when the
+   collector is disabled: nothing is recorded), EINVAL (c NULL), EPHASE (unknown phase, counted as
+   rejected), EFULL (storage full, counted as dropped). */
+static inline int ttft_tpot_record(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t tokens)
+{
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    if (!c->enabled)
+        return TTFT_TPOT_OK;
+    return ttft_tpot__push(c, phase, 0, dur_ns, tokens);
+}
+
+/* Begin a span. With c NULL or disabled the span is inert: no clock read, end records nothing. */
+static inline ttft_tpot_span ttft_tpot_span_begin(ttft_tpot *c, int phase)
+{
+    ttft_tpot_span s;
+    s.c = c;
+    s.phase = phase;
+    s.start = 0;
+    s.state = 2;
+    if (c && c->enabled) {
+        s.state = 1;
+        s.start = ttft_tpot__clock(c);
+    }
+    return s;
+}
+
+/* End a span, recording its duration with tokens produced. Returns OK (also for an inert span),
+   EINVAL (s NULL), ESTATE (never begun, or ended twice: counted as rejected when the collector is
+   known), or the code of ttft_tpot_record. A clock that steps back records 0 ns. */
+static inline int ttft_tpot_span_end_tokens(ttft_tpot_span *s, uint32_t tokens)
+{
+    uint64_t now;
+    if (!s)
+        return TTFT_TPOT_EINVAL;
+    if (s->state != 1) {
+        if (s->state == 2)
+            return TTFT_TPOT_OK;
+        if (s->state == 3 && s->c)
+            s->c->rejected++;
+        return TTFT_TPOT_ESTATE;
+    }
+    s->state = 3;
+    now = ttft_tpot__clock(s->c);
+    return ttft_tpot__push(s->c, s->phase, s->start, now > s->start ? now - s->start : 0, tokens);
+}
+
+/* End a span with the phase's default token count (1 for prefill and decode, 0 for kernel and e2e). */
+static inline int ttft_tpot_span_end(ttft_tpot_span *s)
+{
+    uint32_t tokens = 0;
+    if (s && s->state == 1 && (unsigned)s->phase < s->c->n_phases)
+        tokens = s->c->phases[s->phase].default_tokens;
+    return ttft_tpot_span_end_tokens(s, tokens);
+}
+
+/* Span macros. BEGIN declares `var` in the enclosing scope; end it exactly once, on the same thread.
+   TTFT_TPOT_TIME wraps a statement or block. With TTFT_TPOT_DISABLE they expand to nothing (the
+   collector and phase expressions are not evaluated). */
+#ifndef TTFT_TPOT_DISABLE
+#define TTFT_TPOT_SPAN_BEGIN(var, c, phase) ttft_tpot_span var = ttft_tpot_span_begin((c), (phase))
+#define TTFT_TPOT_SPAN_END(var) ((void)ttft_tpot_span_end(&(var)))
+#define TTFT_TPOT_SPAN_END_TOKENS(var, tokens) ((void)ttft_tpot_span_end_tokens(&(var), (tokens)))
+#define TTFT_TPOT_TIME(c, phase, tokens, stmt)                                                        \
+    do {                                                                                              \
+        ttft_tpot_span ttft_tpot__span = ttft_tpot_span_begin((c), (phase));                          \
+        stmt;                                                                                         \
+        (void)ttft_tpot_span_end_tokens(&ttft_tpot__span, (tokens));                                  \
+    } while (0)
+#else
+#define TTFT_TPOT_SPAN_BEGIN(var, c, phase) ((void)sizeof(c), (void)sizeof(phase))
+#define TTFT_TPOT_SPAN_END(var) ((void)0)
+#define TTFT_TPOT_SPAN_END_TOKENS(var, tokens) ((void)sizeof(tokens))
+#define TTFT_TPOT_TIME(c, phase, tokens, stmt)                                                        \
+    do {                                                                                              \
+        (void)sizeof(c);                                                                              \
+        stmt;                                                                                         \
+    } while (0)
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TTFT_TPOT_H */
+
+/* ================================ implementation ================================================ */
+#if defined(TTFT_TPOT_IMPLEMENTATION) && !defined(TTFT_TPOT_IMPLEMENTED)
+#define TTFT_TPOT_IMPLEMENTED
+
+#if defined(TTFT_TPOT_MALLOC) != defined(TTFT_TPOT_FREE)
+#error "ttft_tpot.h: define both TTFT_TPOT_MALLOC and TTFT_TPOT_FREE, or neither"
+#endif
+#ifndef TTFT_TPOT_MALLOC
+#include <stdlib.h>
+#define TTFT_TPOT_MALLOC(sz, u) ((void)(u), malloc(sz))
+#define TTFT_TPOT_FREE(p, u) ((void)(u), free(p))
+#endif
+#ifndef TTFT_TPOT_ASSERT
+#include <assert.h>
+#define TTFT_TPOT_ASSERT(x) assert(x)
+#endif
+
+#if defined(_WIN32)
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#else
+#include <time.h>
+#ifndef CLOCK_MONOTONIC
+#error "ttft_tpot.h: CLOCK_MONOTONIC is not declared: compile this file with -D_POSIX_C_SOURCE=199309L"
+#endif
+#endif
+
+#include <stdlib.h> /* qsort */
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TTFT_TPOT__DEFAULT_CAPACITY 65536u
+#define TTFT_TPOT__DEFAULT_PHASES 64u
+#define TTFT_TPOT__TWO64 18446744073709551616.0
+
+TTFT_TPOT_DEF uint64_t ttft_tpot_now(void)
+{
+#if defined(_WIN32)
+    /* Split ticks into seconds and remainder before scaling, so the product cannot overflow. */
+    LARGE_INTEGER f, t;
+    uint64_t q, r;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&t);
+    q = (uint64_t)t.QuadPart / (uint64_t)f.QuadPart;
+    r = (uint64_t)t.QuadPart % (uint64_t)f.QuadPart;
+    return q * 1000000000u + r * 1000000000u / (uint64_t)f.QuadPart;
+#else
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+TTFT_TPOT_DEF const char *ttft_tpot_strerror(int err)
+{
+    switch (err) {
+    case TTFT_TPOT_OK: return "ok";
+    case TTFT_TPOT_EINVAL: return "invalid argument";
+    case TTFT_TPOT_ENOMEM: return "out of memory";
+    case TTFT_TPOT_EFULL: return "sample storage full";
+    case TTFT_TPOT_EPHASE: return "unknown phase or phase table full";
+    case TTFT_TPOT_EROLE: return "phase exists with another role";
+    case TTFT_TPOT_ENAME: return "invalid phase name";
+    case TTFT_TPOT_ERANGE: return "duration out of range";
+    case TTFT_TPOT_ESTATE: return "span or warmup section misused";
+    case TTFT_TPOT_EIO: return "I/O error";
+    case TTFT_TPOT_EPARSE: return "malformed trace";
+    default: return "unknown error";
+    }
+}
+
+static const char *const ttft_tpot__roles[4] = {"prefill", "decode", "kernel", "e2e"};
+
+TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role)
+{
+    return role >= 0 && role < 4 ? ttft_tpot__roles[role] : "?";
+}
+
+/* ---- storage ---------------------------------------------------------------------------------- */
+
+static int ttft_tpot__sizes(const ttft_tpot_config *cfg, size_t *cap, unsigned *ph, size_t *bytes)
+{
+    size_t per;
+    *cap = cfg && cfg->capacity ? cfg->capacity : TTFT_TPOT__DEFAULT_CAPACITY;
+    *ph = cfg && cfg->max_phases ? cfg->max_phases : TTFT_TPOT__DEFAULT_PHASES;
+    if (*ph > 65535u || (uint64_t)*cap > UINT32_MAX)
+        return TTFT_TPOT_EINVAL;
+    per = sizeof(ttft_tpot_sample) + (cfg && cfg->timeline ? sizeof(uint64_t) : 0);
+    if (*cap > (SIZE_MAX - 64 - (size_t)*ph * sizeof(ttft_tpot_phase_slot)) / per)
+        return TTFT_TPOT_ENOMEM;
+    /* + 8: room to align a caller's buffer */
+    *bytes = (size_t)*ph * sizeof(ttft_tpot_phase_slot) + *cap * per + 8;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg)
+{
+    size_t cap, bytes;
+    unsigned ph;
+    return ttft_tpot__sizes(cfg, &cap, &ph, &bytes) == TTFT_TPOT_OK ? bytes : 0;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
+{
+    size_t cap, bytes;
+    unsigned ph;
+    unsigned char *mem;
+    int rc;
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    memset(c, 0, sizeof *c);
+    rc = ttft_tpot__sizes(cfg, &cap, &ph, &bytes);
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    if (cfg && cfg->buffer) {
+        if (cfg->buffer_bytes < bytes)
+            return TTFT_TPOT_ENOMEM;
+        mem = (unsigned char *)cfg->buffer;
+        mem += (8 - (uintptr_t)mem % 8) % 8;
+    } else {
+        mem = (unsigned char *)TTFT_TPOT_MALLOC(bytes, cfg ? cfg->alloc_user : NULL);
+        if (!mem)
+            return TTFT_TPOT_ENOMEM;
+        c->owned = mem;
+    }
+    /* phases first: their uint64_t fields keep the samples 8-byte aligned */
+    c->phases = (ttft_tpot_phase_slot *)(void *)mem;
+    c->samples = (ttft_tpot_sample *)(void *)(mem + (size_t)ph * sizeof(ttft_tpot_phase_slot));
+    if (cfg && cfg->timeline)
+        c->starts = (uint64_t *)(void *)(c->samples + cap);
+    c->capacity = cap;
+    c->max_phases = ph;
+    c->enabled = 1;
+    c->prefill_kernel = -1;
+    if (cfg) {
+        c->clock = cfg->clock;
+        c->clock_user = cfg->clock_user;
+        c->alloc_user = cfg->alloc_user;
+    }
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c)
+{
+    if (!c)
+        return;
+    if (c->owned)
+        TTFT_TPOT_FREE(c->owned, c->alloc_user);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- phases ----------------------------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one. */
+static size_t ttft_tpot__utf8_len(const unsigned char *s, size_t avail)
+{
+    size_t len, i;
+    uint32_t cp;
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        len = 2;
+        cp = s[0] & 0x1Fu;
+    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        len = 3;
+        cp = s[0] & 0x0Fu;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        len = 4;
+        cp = s[0] & 0x07u;
+    } else {
+        return 0;
+    }
+    if (avail < len)
+        return 0;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3Fu);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return len;
+}
+
+/* A phase name: 1..NAME_MAX-1 bytes of UTF-8 without control characters. */
+static int ttft_tpot__name_ok(const char *name, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)name;
+    size_t i = 0, k;
+    if (len == 0 || len >= TTFT_TPOT_NAME_MAX)
+        return 0;
+    while (i < len) {
+        if (s[i] < 0x20 || s[i] == 0x7F)
+            return 0;
+        k = ttft_tpot__utf8_len(s + i, len - i);
+        if (k == 0)
+            return 0;
+        i += k;
+    }
+    return 1;
+}
+
+static int ttft_tpot__lookup(const ttft_tpot *c, const char *name, size_t len)
+{
+    unsigned i;
+    for (i = 0; i < c->n_phases; i++)
+        if (strncmp(c->phases[i].name, name, len) == 0 && c->phases[i].name[len] == '\0')
+            return (int)i;
+    return TTFT_TPOT_EPHASE;
+}
+
+static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int role)
+{
+    ttft_tpot_phase_slot *p;
+    int id;
+    if (role < 0 || role > 3)
+        return TTFT_TPOT_EINVAL;
+    if (!ttft_tpot__name_ok(name, len))
+        return TTFT_TPOT_ENAME;
+    id = ttft_tpot__lookup(c, name, len);
+    if (id >= 0)
+        return c->phases[id].role == role ? id : TTFT_TPOT_EROLE;
+    if (c->n_phases >= c->max_phases)
+        return TTFT_TPOT_EPHASE;
+    p = &c->phases[c->n_phases];
+    memset(p, 0, sizeof *p);
+    memcpy(p->name, name, len);
+    p->role = role;
+    p->default_tokens = role == TTFT_TPOT_ROLE_PREFILL || role == TTFT_TPOT_ROLE_DECODE;
+    return (int)c->n_phases++;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role role)
+{
+    if (!c || !name || !c->phases)
+        return TTFT_TPOT_EINVAL;
+    return ttft_tpot__add_phase(c, name, strlen(name), (int)role);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_find_phase(const ttft_tpot *c, const char *name)
+{
+    if (!c || !name)
+        return TTFT_TPOT_EINVAL;
+    return ttft_tpot__lookup(c, name, strlen(name));
+}
+
+TTFT_TPOT_DEF int ttft_tpot_link_prefill_kernel(ttft_tpot *c, int kernel_phase)
+{
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    if (kernel_phase != -1 && (kernel_phase < 0 || (unsigned)kernel_phase >= c->n_phases))
+        return TTFT_TPOT_EPHASE;
+    c->prefill_kernel = kernel_phase;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on)
+{
+    if (c)
+        c->enabled = on != 0;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_warmup_begin(ttft_tpot *c)
+{
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    c->warmup_depth++;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c)
+{
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    if (c->warmup_depth == 0) {
+        c->rejected++;
+        return TTFT_TPOT_ESTATE;
+    }
+    c->warmup_depth--;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens)
+{
+    double ns;
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    if (!c->enabled)
+        return TTFT_TPOT_OK;
+    ns = ms * 1e6 + 0.5;
+    /* written so that NaN fails the test too */
+    if (!(ms >= 0.0 && ns < TTFT_TPOT__TWO64)) {
+        c->rejected++;
+        return TTFT_TPOT_ERANGE;
+    }
+    return ttft_tpot__push(c, phase, 0, (uint64_t)ns, tokens);
+}
+
+/* ---- statistics ------------------------------------------------------------------------------- */
+
+static int ttft_tpot__cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Rearrange x[lo, hi) so that x[k] holds the value it would hold sorted, smaller-or-equal values
+   before it and larger-or-equal after. Quickselect (median of three, Hoare partition); after
+   2*log2(n) rounds without converging it sorts the rest, so the worst case is O(n log n). */
+static void ttft_tpot__select(uint64_t *x, size_t lo, size_t hi, size_t k)
+{
+    size_t budget = 8, m;
+    for (m = hi - lo; m > 1; m >>= 1)
+        budget += 2;
+    while (hi - lo > 16) {
+        size_t mid = lo + (hi - lo) / 2, i, j;
+        uint64_t a = x[lo], b = x[mid], e = x[hi - 1], pv, t;
+        if (budget-- == 0) {
+            qsort(x + lo, hi - lo, sizeof *x, ttft_tpot__cmp_u64);
+            return;
+        }
+        /* move the median of three to lo: it is the pivot, which keeps both sides non-empty */
+        if ((a <= b && b <= e) || (e <= b && b <= a)) {
+            x[mid] = a;
+            x[lo] = b;
+        } else if ((a <= e && e <= b) || (b <= e && e <= a)) {
+            x[hi - 1] = a;
+            x[lo] = e;
+        }
+        pv = x[lo];
+        i = lo - 1; /* wraps when lo is 0; unsigned wrap is defined and undone by the first i++ */
+        j = hi;
+        for (;;) {
+            do
+                j--;
+            while (x[j] > pv);
+            do
+                i++;
+            while (x[i] < pv);
+            if (i >= j)
+                break;
+            t = x[i];
+            x[i] = x[j];
+            x[j] = t;
+        }
+        /* x[lo..j] <= pv <= x[j+1..hi) */
+        if (k <= j)
+            hi = j + 1;
+        else
+            lo = j + 1;
+    }
+    for (m = lo + 1; m < hi; m++) { /* insertion sort of the last few */
+        uint64_t v = x[m];
+        size_t q = m;
+        while (q > lo && x[q - 1] > v) {
+            x[q] = x[q - 1];
+            q--;
+        }
+        x[q] = v;
+    }
+}
+
+/* Percentile p (integer, 0..100) of x[0, n); x[0, *from) already holds the values below every
+   earlier, smaller percentile's rank, so each call selects only in the part still unordered. */
+static double ttft_tpot__pct(uint64_t *x, size_t n, size_t *from, unsigned p)
+{
+    uint64_t h = (uint64_t)(n - 1) * p;
+    size_t k = (size_t)(h / 100), i;
+    double frac = (double)(h % 100) / 100.0;
+    uint64_t v, next;
+    ttft_tpot__select(x, *from, n, k);
+    *from = k;
+    v = x[k];
+    if (frac == 0.0 || k + 1 >= n)
+        return (double)v;
+    next = x[k + 1];
+    for (i = k + 2; i < n; i++)
+        if (x[i] < next)
+            next = x[i];
+    return (double)v + frac * (double)(next - v);
+}
+
+/* min, max, total, mean and percentiles of x[0, n); x is reordered. n and tokens are the caller's. */
+static void ttft_tpot__fill(uint64_t *x, size_t n, ttft_tpot_stats *st)
+{
+    uint64_t lo = 0, hi = 0, mn, mx;
+    size_t i, from = 0;
+    st->n = n;
+    if (n == 0)
+        return;
+    mn = mx = x[0];
+    for (i = 0; i < n; i++) {
+        lo += x[i];
+        hi += lo < x[i]; /* carry: the total is a 128-bit sum */
+        mn = x[i] < mn ? x[i] : mn;
+        mx = x[i] > mx ? x[i] : mx;
+    }
+    st->min_ns = mn;
+    st->max_ns = mx;
+    st->total_ns = (double)hi * TTFT_TPOT__TWO64 + (double)lo;
+    st->mean_ns = st->total_ns / (double)n;
+    st->p50_ns = ttft_tpot__pct(x, n, &from, 50);
+    st->p90_ns = ttft_tpot__pct(x, n, &from, 90);
+    st->p95_ns = ttft_tpot__pct(x, n, &from, 95);
+    st->p99_ns = ttft_tpot__pct(x, n, &from, 99);
+}
+
+static int ttft_tpot__role_of(const ttft_tpot *c, const ttft_tpot_sample *s)
+{
+    return c->phases[s->phase].role;
+}
+
+/* Gather durations of the samples matching (phase, or role when phase < 0; warmup excluded unless
+   all) into x and fill st. */
+static void ttft_tpot__gather(const ttft_tpot *c, uint64_t *x, int phase, int role, int all,
+                              ttft_tpot_stats *st)
+{
+    size_t i, m = 0;
+    memset(st, 0, sizeof *st);
+    for (i = 0; i < c->n; i++) {
+        const ttft_tpot_sample *s = &c->samples[i];
+        if (phase >= 0 ? s->phase != phase : ttft_tpot__role_of(c, s) != role)
+            continue;
+        if (s->warmup) {
+            st->warmup_n++;
+            if (!all)
+                continue;
+        }
+        st->tokens += s->tokens;
+        x[m++] = s->dur_ns;
+    }
+    ttft_tpot__fill(x, m, st);
+}
+
+static uint64_t *ttft_tpot__scratch(const ttft_tpot *c)
+{
+    return (uint64_t *)TTFT_TPOT_MALLOC((c->n ? c->n : 1) * sizeof(uint64_t), c->alloc_user);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out)
+{
+    uint64_t *x;
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    if (phase < 0 || (unsigned)phase >= c->n_phases)
+        return TTFT_TPOT_EPHASE;
+    x = ttft_tpot__scratch(c);
+    if (!x)
+        return TTFT_TPOT_ENOMEM;
+    ttft_tpot__gather(c, x, phase, 0, 1, out);
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out)
+{
+    uint64_t *x;
+    size_t i;
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    memset(out, 0, sizeof *out);
+    x = ttft_tpot__scratch(c);
+    if (!x)
+        return TTFT_TPOT_ENOMEM;
+    for (i = 0; i < c->n; i++) {
+        if (ttft_tpot__role_of(c, &c->samples[i]) == TTFT_TPOT_ROLE_PREFILL) {
+            out->has_ttft_first = 1;
+            out->ttft_first_ns = c->samples[i].dur_ns;
+            break;
+        }
+    }
+    ttft_tpot__gather(c, x, -1, TTFT_TPOT_ROLE_PREFILL, 0, &out->ttft_steady);
+    ttft_tpot__gather(c, x, -1, TTFT_TPOT_ROLE_DECODE, 0, &out->tpot);
+    out->tpot_excluded = out->tpot.warmup_n;
+    ttft_tpot__gather(c, x, -1, TTFT_TPOT_ROLE_E2E, 1, &out->e2e);
+    if (out->tpot.n && out->tpot.total_ns > 0) {
+        out->has_output_tok_s = 1;
+        out->output_tok_s = (double)out->tpot.tokens / (out->tpot.total_ns * 1e-9);
+    }
+    if (out->e2e.n && out->e2e.total_ns > 0) {
+        out->has_e2e_tok_s = 1;
+        out->e2e_tok_s = (double)out->e2e.tokens / (out->e2e.total_ns * 1e-9);
+    }
+    if (c->prefill_kernel >= 0) {
+        ttft_tpot_stats k;
+        ttft_tpot__gather(c, x, c->prefill_kernel, 0, 1, &k);
+        out->has_prefill_kernel = k.n > 0;
+        out->prefill_kernel_min_ns = k.min_ns;
+    }
+    out->samples = c->n;
+    out->dropped = c->dropped;
+    out->rejected = c->rejected;
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
+/* ---- reports ---------------------------------------------------------------------------------- */
+
+/* A duration in a unit that reads well: "7.99 s", "52.70 ms", "850.00 us", "93 ns". */
+static const char *ttft_tpot__dur(char *buf, size_t len, double ns)
+{
+    if (ns >= 1e9)
+        snprintf(buf, len, "%.2f s", ns / 1e9);
+    else if (ns >= 1e6)
+        snprintf(buf, len, "%.2f ms", ns / 1e6);
+    else if (ns >= 1e3)
+        snprintf(buf, len, "%.2f us", ns / 1e3);
+    else
+        snprintf(buf, len, "%.0f ns", ns);
+    return buf;
+}
+
+static int ttft_tpot__finish(FILE *out)
+{
+    return ferror(out) ? TTFT_TPOT_EIO : TTFT_TPOT_OK;
+}
+
+/* Phase statistics for every phase in one pass: samples are bucketed by phase, then selected. */
+static int ttft_tpot__all_phase_stats(const ttft_tpot *c, ttft_tpot_stats **out)
+{
+    size_t *at, i, off = 0;
+    uint64_t *x;
+    ttft_tpot_stats *st;
+    unsigned p;
+    size_t np = c->n_phases ? c->n_phases : 1;
+    *out = NULL;
+    st = (ttft_tpot_stats *)TTFT_TPOT_MALLOC(np * sizeof *st, c->alloc_user);
+    at = (size_t *)TTFT_TPOT_MALLOC(np * sizeof *at, c->alloc_user);
+    x = ttft_tpot__scratch(c);
+    if (!st || !at || !x) {
+        if (st)
+            TTFT_TPOT_FREE(st, c->alloc_user);
+        if (at)
+            TTFT_TPOT_FREE(at, c->alloc_user);
+        if (x)
+            TTFT_TPOT_FREE(x, c->alloc_user);
+        return TTFT_TPOT_ENOMEM;
+    }
+    memset(st, 0, np * sizeof *st);
+    for (p = 0; p < c->n_phases; p++) {
+        at[p] = off;
+        off += (size_t)c->phases[p].stored;
+    }
+    for (i = 0; i < c->n; i++) {
+        const ttft_tpot_sample *s = &c->samples[i];
+        x[at[s->phase]++] = s->dur_ns;
+        st[s->phase].warmup_n += s->warmup;
+        st[s->phase].tokens += s->tokens;
+    }
+    for (p = 0, off = 0; p < c->n_phases; p++) {
+        size_t m = (size_t)c->phases[p].stored;
+        ttft_tpot__fill(x + off, m, &st[p]);
+        off += m;
+    }
+    TTFT_TPOT_FREE(at, c->alloc_user);
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    *out = st;
+    return TTFT_TPOT_OK;
+}
+
+/* A phase name for a terminal: printed as is (names are UTF-8 without control characters). */
+TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
+{
+    ttft_tpot_summary s;
+    ttft_tpot_stats *ph;
+    char a[32], b[32], d[32], e[32], f[32];
+    unsigned p;
+    int rc, few = 0;
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    rc = ttft_tpot_summarize(c, &s);
+    if (rc == TTFT_TPOT_OK)
+        rc = ttft_tpot__all_phase_stats(c, &ph);
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+
+    fprintf(out, "ttft_tpot report: %llu samples in %u phases\n", (unsigned long long)s.samples,
+            c->n_phases);
+    if (s.has_ttft_first)
+        fprintf(out, "TTFT (first request)  : %-11s (incl. one-time warmup)\n",
+                ttft_tpot__dur(a, sizeof a, (double)s.ttft_first_ns));
+    else
+        fprintf(out, "TTFT (first request)  : n/a         (no prefill-role sample)\n");
+    if (s.ttft_steady.n)
+        fprintf(out, "TTFT (steady, p50)    : %-11s (n=%llu, p90 %s, p99 %s, mean %s)\n",
+                ttft_tpot__dur(a, sizeof a, s.ttft_steady.p50_ns), (unsigned long long)s.ttft_steady.n,
+                ttft_tpot__dur(b, sizeof b, s.ttft_steady.p90_ns),
+                ttft_tpot__dur(d, sizeof d, s.ttft_steady.p99_ns),
+                ttft_tpot__dur(e, sizeof e, s.ttft_steady.mean_ns));
+    else if (s.has_prefill_kernel)
+        fprintf(out, "TTFT (steady, p50)    : n/a         (no warmed-up prefill measured: time a warmup "
+                     "request first; prefill kernel alone: %s)\n",
+                ttft_tpot__dur(a, sizeof a, (double)s.prefill_kernel_min_ns));
+    else
+        fprintf(out, "TTFT (steady, p50)    : n/a         (no warmed-up prefill measured: time a warmup "
+                     "request first)\n");
+    if (s.tpot.n) /* ms/token as vLLM prints it; us/token when a step takes under a millisecond */
+        fprintf(out, "TPOT (steady, p50/p99): %.2f / %.2f %s/token  (n=%llu, excl. %llu warmup step%s%s)\n",
+                s.tpot.p50_ns / (s.tpot.p99_ns >= 1e6 ? 1e6 : 1e3),
+                s.tpot.p99_ns / (s.tpot.p99_ns >= 1e6 ? 1e6 : 1e3), s.tpot.p99_ns >= 1e6 ? "ms" : "us",
+                (unsigned long long)s.tpot.n,
+                (unsigned long long)s.tpot_excluded, s.tpot_excluded == 1 ? "" : "s",
+                s.tpot.n < 100 ? "; p99 of fewer than 100 samples" : "");
+    else
+        fprintf(out, "TPOT (steady, p50/p99): n/a         (no steady decode step; %llu warmup step%s excluded)\n",
+                (unsigned long long)s.tpot_excluded, s.tpot_excluded == 1 ? "" : "s");
+    if (s.has_output_tok_s)
+        fprintf(out, "Output throughput     : %.1f tok/s  (decode-only, steady)\n", s.output_tok_s);
+    else
+        fprintf(out, "Output throughput     : n/a         (no steady decode step)\n");
+    if (s.has_e2e_tok_s)
+        fprintf(out, "e2e                   : %.2f tok/s  (%llu tokens / %s; incl. prefill and warmup, "
+                     "not a serving throughput)\n",
+                s.e2e_tok_s, (unsigned long long)s.e2e.tokens, ttft_tpot__dur(a, sizeof a, s.e2e.total_ns));
+    else
+        fprintf(out, "e2e                   : n/a         (no e2e-role sample)\n");
+    if (s.dropped)
+        fprintf(out, "WARNING: %llu samples dropped (storage full at %llu): figures cover the stored ones\n",
+                (unsigned long long)s.dropped, (unsigned long long)c->capacity);
+    if (s.rejected)
+        fprintf(out, "WARNING: %llu calls rejected (unknown phase, invalid duration or span misuse)\n",
+                (unsigned long long)s.rejected);
+
+    fprintf(out, "\n%-24s %-7s %8s %6s %11s %11s %11s %11s %11s\n", "phase", "role", "n", "warmup", "avg",
+            "min", "max", "p50", "p99");
+    for (p = 0; p < c->n_phases; p++) {
+        const ttft_tpot_stats *t = &ph[p];
+        if (t->n == 0) {
+            fprintf(out, "%-24s %-7s %8s %6s %11s\n", c->phases[p].name, ttft_tpot_role_name(c->phases[p].role),
+                    "0", "-", "n/a");
+            continue;
+        }
+        few |= t->n < 100;
+        fprintf(out, "%-24s %-7s %8llu %6llu %11s %11s %11s %11s %10s%s\n", c->phases[p].name,
+                ttft_tpot_role_name(c->phases[p].role), (unsigned long long)t->n,
+                (unsigned long long)t->warmup_n, ttft_tpot__dur(a, sizeof a, t->mean_ns),
+                ttft_tpot__dur(b, sizeof b, (double)t->min_ns), ttft_tpot__dur(d, sizeof d, (double)t->max_ns),
+                ttft_tpot__dur(e, sizeof e, t->p50_ns), ttft_tpot__dur(f, sizeof f, t->p99_ns),
+                t->n < 100 ? "*" : " ");
+    }
+    if (few)
+        fprintf(out, "* p99 of fewer than 100 samples: close to the max, not a tail estimate\n");
+    TTFT_TPOT_FREE(ph, c->alloc_user);
+    return ttft_tpot__finish(out);
+}
+
+/* A JSON string: quotes, backslashes and control bytes escaped, valid UTF-8 passed through,
+   any other byte written as U+FFFD. */
+static void ttft_tpot__json_str(FILE *out, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t len = strlen(str), i = 0, k;
+    fputc('"', out);
+    while (i < len) {
+        if (s[i] == '"' || s[i] == '\\') {
+            fputc('\\', out);
+            fputc(s[i++], out);
+        } else if (s[i] < 0x20) {
+            fprintf(out, "\\u%04x", s[i++]);
+        } else if ((k = ttft_tpot__utf8_len(s + i, len - i)) == 0) {
+            fputs("\\ufffd", out);
+            i++;
+        } else {
+            fwrite(s + i, 1, k, out);
+            i += k;
+        }
+    }
+    fputc('"', out);
+}
+
+/* ns as ms with exactly 6 decimals when it fits (so to the nanosecond), trailing zeros trimmed. */
+static void ttft_tpot__json_ms(FILE *out, double ns)
+{
+    char buf[64];
+    size_t n;
+    if (!(ns >= 0.0) || ns >= TTFT_TPOT__TWO64) { /* NaN never: checked for completeness */
+        if (ns >= TTFT_TPOT__TWO64 && ns < 1e300)
+            fprintf(out, "%.6f", ns / 1e6);
+        else
+            fputs("null", out);
+        return;
+    }
+    {
+        uint64_t r = (uint64_t)(ns + 0.5 < TTFT_TPOT__TWO64 ? ns + 0.5 : ns);
+        snprintf(buf, sizeof buf, "%llu.%06llu", (unsigned long long)(r / 1000000u),
+                 (unsigned long long)(r % 1000000u));
+    }
+    n = strlen(buf);
+    while (buf[n - 1] == '0' && buf[n - 2] != '.')
+        buf[--n] = '\0';
+    fputs(buf, out);
+}
+
+static void ttft_tpot__json_num(FILE *out, int has, double v)
+{
+    if (has && v == v && v - v == 0.0) /* finite */
+        fprintf(out, "%.17g", v);
+    else
+        fputs("null", out);
+}
+
+static void ttft_tpot__json_kv_ms(FILE *out, const char *key, double ns)
+{
+    fprintf(out, ",\"%s\":", key);
+    ttft_tpot__json_ms(out, ns);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
+{
+    ttft_tpot_summary s;
+    ttft_tpot_stats *ph;
+    unsigned p;
+    int rc;
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    rc = ttft_tpot_summarize(c, &s);
+    if (rc == TTFT_TPOT_OK)
+        rc = ttft_tpot__all_phase_stats(c, &ph);
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    fputs("{\"schema\":\"ttft_tpot/v1\",\"ttft\":{\"first_ms\":", out);
+    if (s.has_ttft_first)
+        ttft_tpot__json_ms(out, (double)s.ttft_first_ns);
+    else
+        fputs("null", out);
+    fputs(",\"steady\":", out);
+    if (s.ttft_steady.n) {
+        fprintf(out, "{\"n\":%llu", (unsigned long long)s.ttft_steady.n);
+        ttft_tpot__json_kv_ms(out, "p50_ms", s.ttft_steady.p50_ns);
+        ttft_tpot__json_kv_ms(out, "p90_ms", s.ttft_steady.p90_ns);
+        ttft_tpot__json_kv_ms(out, "p99_ms", s.ttft_steady.p99_ns);
+        ttft_tpot__json_kv_ms(out, "mean_ms", s.ttft_steady.mean_ns);
+        fputc('}', out);
+    } else {
+        fputs("null", out);
+    }
+    fputs(",\"prefill_kernel_min_ms\":", out);
+    if (s.has_prefill_kernel)
+        ttft_tpot__json_ms(out, (double)s.prefill_kernel_min_ns);
+    else
+        fputs("null", out);
+    fputs("},\"tpot\":", out);
+    if (s.tpot.n) {
+        fprintf(out, "{\"n\":%llu,\"excluded_warmup\":%llu", (unsigned long long)s.tpot.n,
+                (unsigned long long)s.tpot_excluded);
+        ttft_tpot__json_kv_ms(out, "p50_ms", s.tpot.p50_ns);
+        ttft_tpot__json_kv_ms(out, "p90_ms", s.tpot.p90_ns);
+        ttft_tpot__json_kv_ms(out, "p99_ms", s.tpot.p99_ns);
+        ttft_tpot__json_kv_ms(out, "mean_ms", s.tpot.mean_ns);
+        ttft_tpot__json_kv_ms(out, "min_ms", (double)s.tpot.min_ns);
+        ttft_tpot__json_kv_ms(out, "max_ms", (double)s.tpot.max_ns);
+        fputc('}', out);
+    } else {
+        fputs("null", out);
+    }
+    fputs(",\"output_throughput_tok_s\":", out);
+    ttft_tpot__json_num(out, s.has_output_tok_s, s.output_tok_s);
+    fputs(",\"e2e\":", out);
+    if (s.e2e.n) {
+        fprintf(out, "{\"tokens\":%llu", (unsigned long long)s.e2e.tokens);
+        ttft_tpot__json_kv_ms(out, "wall_ms", s.e2e.total_ns);
+        fputs(",\"tok_s\":", out);
+        ttft_tpot__json_num(out, s.has_e2e_tok_s, s.e2e_tok_s);
+        fputc('}', out);
+    } else {
+        fputs("null", out);
+    }
+    fprintf(out, ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"phases\":[",
+            (unsigned long long)s.dropped, (unsigned long long)s.rejected, (unsigned long long)s.samples);
+    for (p = 0; p < c->n_phases; p++) {
+        const ttft_tpot_stats *t = &ph[p];
+        fputs(p ? ",{\"name\":" : "{\"name\":", out);
+        ttft_tpot__json_str(out, c->phases[p].name);
+        fprintf(out, ",\"role\":\"%s\",\"n\":%llu,\"warmup_n\":%llu,\"tokens\":%llu",
+                ttft_tpot_role_name(c->phases[p].role), (unsigned long long)t->n,
+                (unsigned long long)t->warmup_n, (unsigned long long)t->tokens);
+        if (t->n) {
+            ttft_tpot__json_kv_ms(out, "total_ms", t->total_ns);
+            ttft_tpot__json_kv_ms(out, "mean_ms", t->mean_ns);
+            ttft_tpot__json_kv_ms(out, "min_ms", (double)t->min_ns);
+            ttft_tpot__json_kv_ms(out, "max_ms", (double)t->max_ns);
+            ttft_tpot__json_kv_ms(out, "p50_ms", t->p50_ns);
+            ttft_tpot__json_kv_ms(out, "p90_ms", t->p90_ns);
+            ttft_tpot__json_kv_ms(out, "p99_ms", t->p99_ns);
+        } else {
+            fputs(",\"total_ms\":0,\"mean_ms\":null,\"min_ms\":null,\"max_ms\":null,\"p50_ms\":null,"
+                  "\"p90_ms\":null,\"p99_ms\":null",
+                  out);
+        }
+        fputc('}', out);
+    }
+    fputs("]}\n", out);
+    TTFT_TPOT_FREE(ph, c->alloc_user);
+    return ttft_tpot__finish(out);
+}
+
+/* ---- trace format v1 -------------------------------------------------------------------------- */
+
+static const char ttft_tpot__header[] = "phase,role,start_ns,dur_ns,tokens,warmup";
+
+TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
+{
+    size_t i;
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    fprintf(out, "# ttft_tpot trace v1\n%s\n", ttft_tpot__header);
+    for (i = 0; i < c->n; i++) {
+        const ttft_tpot_sample *s = &c->samples[i];
+        const char *name = c->phases[s->phase].name;
+        /* quote a name that CSV would split, or that would read as a comment */
+        if (strpbrk(name, ",\"") || name[0] == '#' || name[0] == ' ') {
+            const char *q;
+            fputc('"', out);
+            for (q = name; *q; q++) {
+                if (*q == '"')
+                    fputc('"', out);
+                fputc(*q, out);
+            }
+            fputc('"', out);
+        } else {
+            fputs(name, out);
+        }
+        fprintf(out, ",%s,%llu,%llu,%lu,%d\n", ttft_tpot_role_name(c->phases[s->phase].role),
+                (unsigned long long)(c->starts ? c->starts[i] : 0), (unsigned long long)s->dur_ns,
+                (unsigned long)s->tokens, s->warmup);
+    }
+    return ttft_tpot__finish(out);
+}
+
+#define TTFT_TPOT__FIELD_MAX 256 /* longer than any valid field: a longer one is an error */
+
+typedef struct ttft_tpot__reader {
+    FILE *in;
+    unsigned long line; /* line of the next character */
+    int eof;
+    char field[6][TTFT_TPOT__FIELD_MAX];
+    size_t len[6];
+    char *err;
+    size_t errlen;
+    const char *name;
+} ttft_tpot__reader;
+
+static int ttft_tpot__fail(ttft_tpot__reader *r, unsigned long line, const char *what, const char *arg)
+{
+    if (r->err && r->errlen)
+        snprintf(r->err, r->errlen, "%s:%lu: %s%s", r->name, line, what, arg ? arg : "");
+    return TTFT_TPOT_EPARSE;
+}
+
+/* Read one CSV record (RFC 4180). Returns the number of fields (0 at end of input), or EPARSE / EIO.
+   *line is set to the line the record starts on. Comment lines (#...) and empty lines are skipped. */
+static int ttft_tpot__csv_row(ttft_tpot__reader *r, unsigned long *line)
+{
+    int ch, nf, quoted, after_quote;
+    for (;;) {
+        ch = getc(r->in);
+        *line = r->line;
+        if (ch == EOF)
+            return ferror(r->in) ? TTFT_TPOT_EIO : 0;
+        if (ch == '#') {
+            while ((ch = getc(r->in)) != EOF && ch != '\n')
+                ;
+            r->line++;
+            continue;
+        }
+        if (ch == '\n') {
+            r->line++;
+            continue;
+        }
+        if (ch == '\r') {
+            ch = getc(r->in);
+            if (ch == '\n' || ch == EOF) {
+                r->line++;
+                continue;
+            }
+            return ttft_tpot__fail(r, *line, "stray carriage return", NULL);
+        }
+        break;
+    }
+    nf = 0;
+    r->len[0] = 0;
+    quoted = after_quote = 0;
+    for (;; ch = getc(r->in)) {
+        if (ch == EOF && ferror(r->in))
+            return TTFT_TPOT_EIO;
+        if (quoted) {
+            if (ch == EOF)
+                return ttft_tpot__fail(r, *line, "unterminated quote", NULL);
+            if (ch == '"') {
+                int nx = getc(r->in);
+                if (nx != '"') {
+                    quoted = 0;
+                    after_quote = 1;
+                    ch = nx;
+                    goto plain;
+                }
+            }
+            if (ch == '\n')
+                r->line++;
+            goto store;
+        }
+    plain:
+        if (ch == ',' || ch == '\n' || ch == '\r' || ch == EOF) {
+            if (ch == '\r') {
+                ch = getc(r->in);
+                if (ch != '\n' && ch != EOF)
+                    return ttft_tpot__fail(r, r->line, "stray carriage return", NULL);
+            }
+            nf++;
+            if (ch != ',') {
+                if (ch == '\n')
+                    r->line++;
+                return nf;
+            }
+            if (nf == 6)
+                return ttft_tpot__fail(r, *line, "more than 6 fields", NULL);
+            r->len[nf] = 0;
+            after_quote = 0;
+            continue;
+        }
+        if (after_quote)
+            return ttft_tpot__fail(r, r->line, "text after a closing quote", NULL);
+        if (ch == '"') {
+            if (r->len[nf] != 0)
+                return ttft_tpot__fail(r, r->line, "quote inside an unquoted field", NULL);
+            quoted = 1;
+            continue;
+        }
+    store:
+        if (ch == 0)
+            return ttft_tpot__fail(r, r->line, "NUL byte: not a text file", NULL);
+        if (r->len[nf] + 1 >= TTFT_TPOT__FIELD_MAX)
+            return ttft_tpot__fail(r, *line, "field too long", NULL);
+        r->field[nf][r->len[nf]++] = (char)ch;
+    }
+}
+
+/* Parse an unsigned decimal field: digits only, no sign, no spaces, at most max. */
+static int ttft_tpot__u64(const char *s, size_t len, uint64_t max, uint64_t *v)
+{
+    size_t i;
+    *v = 0;
+    if (len == 0)
+        return 0;
+    for (i = 0; i < len; i++) {
+        unsigned d;
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        d = (unsigned)(s[i] - '0');
+        if (d > max || *v > (max - d) / 10)
+            return 0;
+        *v = *v * 10 + d;
+    }
+    return 1;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen)
+{
+    ttft_tpot__reader *r;
+    static const char *const cols[6] = {"phase", "role", "start_ns", "dur_ns", "tokens", "warmup"};
+    unsigned old_phases, p;
+    size_t n = 0, i;
+    uint64_t dropped = 0;
+    int rc = TTFT_TPOT_OK, header = 0;
+    unsigned long line = 0;
+
+    if (err && errlen)
+        err[0] = '\0';
+    if (!c || !in || !c->phases)
+        return TTFT_TPOT_EINVAL;
+    r = (ttft_tpot__reader *)TTFT_TPOT_MALLOC(sizeof *r, c->alloc_user);
+    if (!r)
+        return TTFT_TPOT_ENOMEM;
+    memset(r, 0, sizeof *r);
+    r->in = in;
+    r->line = 1;
+    r->err = err;
+    r->errlen = errlen;
+    r->name = name ? name : "(trace)";
+    old_phases = c->n_phases;
+
+    /* New samples go past c->n and are committed only once the whole input has been read. */
+    for (;;) {
+        int nf = ttft_tpot__csv_row(r, &line), role, id;
+        uint64_t start, dur, tokens, warm;
+        if (nf <= 0) {
+            rc = nf;
+            if (nf == 0 && !header)
+                rc = ttft_tpot__fail(r, line, "missing header: expected ", ttft_tpot__header);
+            break;
+        }
+        for (i = 0; i < (size_t)nf; i++)
+            r->field[i][r->len[i]] = '\0';
+        if (!header) {
+            for (i = 0; i < 6; i++)
+                if ((size_t)nf != 6 || strcmp(r->field[i], cols[i]) != 0)
+                    break;
+            if (i != 6) {
+                rc = ttft_tpot__fail(r, line, "missing header: expected ", ttft_tpot__header);
+                break;
+            }
+            header = 1;
+            continue;
+        }
+        if (nf != 6) {
+            rc = ttft_tpot__fail(r, line, "expected 6 fields: ", ttft_tpot__header);
+            break;
+        }
+        for (role = 0; role < 4; role++)
+            if (strcmp(r->field[1], ttft_tpot__roles[role]) == 0)
+                break;
+        if (role == 4) {
+            rc = ttft_tpot__fail(r, line, "unknown role: ", r->field[1]);
+            break;
+        }
+        if (!ttft_tpot__u64(r->field[2], r->len[2], UINT64_MAX, &start)) {
+            rc = ttft_tpot__fail(r, line, "start_ns is not an unsigned 64-bit integer: ", r->field[2]);
+            break;
+        }
+        if (!ttft_tpot__u64(r->field[3], r->len[3], UINT64_MAX, &dur)) {
+            rc = ttft_tpot__fail(r, line, "dur_ns is not an unsigned 64-bit integer: ", r->field[3]);
+            break;
+        }
+        if (!ttft_tpot__u64(r->field[4], r->len[4], UINT32_MAX, &tokens)) {
+            rc = ttft_tpot__fail(r, line, "tokens is not an unsigned 32-bit integer: ", r->field[4]);
+            break;
+        }
+        if (!ttft_tpot__u64(r->field[5], r->len[5], 1, &warm) || r->len[5] != 1) {
+            rc = ttft_tpot__fail(r, line, "warmup is not 0 or 1: ", r->field[5]);
+            break;
+        }
+        id = ttft_tpot__add_phase(c, r->field[0], r->len[0], role);
+        if (id == TTFT_TPOT_EROLE) {
+            rc = ttft_tpot__fail(r, line, "phase changes role: ", r->field[0]);
+            break;
+        }
+        if (id == TTFT_TPOT_ENAME) {
+            rc = ttft_tpot__fail(r, line, "invalid phase name (1 to 63 bytes of UTF-8, no control "
+                                          "characters): ", r->field[0]);
+            break;
+        }
+        if (id < 0) {
+            rc = ttft_tpot__fail(r, line, "too many phases for this collector", NULL);
+            break;
+        }
+        if (c->n + n == c->capacity) {
+            dropped++;
+            continue;
+        }
+        c->samples[c->n + n].dur_ns = dur;
+        c->samples[c->n + n].tokens = (uint32_t)tokens;
+        c->samples[c->n + n].phase = (uint16_t)id;
+        c->samples[c->n + n].warmup = (uint16_t)warm;
+        if (c->starts)
+            c->starts[c->n + n] = start;
+        n++;
+    }
+    TTFT_TPOT_FREE(r, c->alloc_user);
+    if (rc != TTFT_TPOT_OK) {
+        c->n_phases = old_phases; /* forget phases this call added; samples past n were never counted */
+        return rc;
+    }
+    for (i = c->n; i < c->n + n; i++) {
+        p = c->samples[i].phase;
+        c->phases[p].calls++;
+        c->phases[p].stored++;
+    }
+    c->n += n;
+    c->dropped += dropped;
+    return TTFT_TPOT_OK;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TTFT_TPOT_IMPLEMENTATION */
+
+/*
+MIT License
+
+Copyright (c) 2026 The ttft_tpot authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy of this software and
+associated documentation files (the "Software"), to deal in the Software without restriction,
+including without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense,
+and/or sell copies of the Software, and to permit persons to whom the Software is furnished to do so,
+subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all copies or substantial
+portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED, INCLUDING BUT NOT
+LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN
+NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY,
+WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE
+SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+*/

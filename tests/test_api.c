@@ -1,0 +1,311 @@
+/* The collector's contract: storage, phases, spans, odd input. Each case has its documented result. */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "test_util.h"
+
+#include <math.h>
+
+#define MS 1000000ull
+
+static void init_and_free_contract(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    (void)state;
+    assert_int_equal(ttft_tpot_init(NULL, NULL), TTFT_TPOT_EINVAL);
+    cfg.max_phases = 65536;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_EINVAL);
+    assert_null(c.samples); /* zeroed on error: safe to free */
+    ttft_tpot_free(&c);
+    cfg.max_phases = 0;
+    cfg.capacity = (size_t)UINT32_MAX + (sizeof(size_t) > 4 ? 1 : 0);
+    if (sizeof(size_t) > 4)
+        assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    assert_int_equal(c.capacity, 65536);
+    assert_int_equal(c.max_phases, 64);
+    assert_int_equal(c.enabled, 1);
+    ttft_tpot_free(&c);
+    ttft_tpot_free(&c); /* twice: nothing happens */
+    ttft_tpot_free(NULL);
+}
+
+static void caller_buffer(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    size_t need;
+    unsigned char *buf;
+    int k, i;
+    (void)state;
+    cfg.capacity = 8;
+    cfg.max_phases = 2;
+    need = ttft_tpot_bytes_needed(&cfg);
+    assert_true(need >= 8 * sizeof(ttft_tpot_sample));
+    buf = (unsigned char *)malloc(need + 1);
+    assert_non_null(buf);
+    cfg.buffer = buf + 1; /* misaligned on purpose */
+    cfg.buffer_bytes = need - 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_ENOMEM);
+    cfg.buffer_bytes = need;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_null(c.owned);
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    for (i = 0; i < 8; i++)
+        assert_int_equal(ttft_tpot_record(&c, k, MS, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record(&c, k, MS, 0), TTFT_TPOT_EFULL);
+    assert_int_equal(c.dropped, 1);
+    ttft_tpot_free(&c); /* frees nothing: the buffer is the caller's */
+    free(buf);
+}
+
+static void full_storage_counts_drops(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char *text;
+    int d, i;
+    (void)state;
+    cfg.capacity = 4;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < 4; i++)
+        assert_int_equal(ttft_tpot_record(&c, d, (uint64_t)(i + 1) * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record(&c, d, 99 * MS, 1), TTFT_TPOT_EFULL);
+    assert_int_equal(ttft_tpot_record(&c, d, 99 * MS, 1), TTFT_TPOT_EFULL);
+    json_of(&c, &doc);
+    assert_ms(&doc, "dropped", 2);
+    assert_ms(&doc, "tpot.n", 3); /* 2, 3, 4 ms: the stored steady steps */
+    assert_ms(&doc, "tpot.max_ms", 4);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 2 samples dropped (storage full at 4)"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+static void phase_registration(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char name[TTFT_TPOT_NAME_MAX + 1];
+    (void)state;
+    cfg.max_phases = 2;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_phase(&c, "a", TTFT_TPOT_ROLE_DECODE), 0);
+    assert_int_equal(ttft_tpot_phase(&c, "a", TTFT_TPOT_ROLE_DECODE), 0); /* found again */
+    assert_int_equal(ttft_tpot_phase(&c, "a", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_EROLE);
+    assert_int_equal(ttft_tpot_phase(&c, "b", (ttft_tpot_role)7), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_phase(NULL, "b", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_phase(&c, NULL, TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_phase(&c, "", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_phase(&c, "tab\there", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_phase(&c, "bad\xff", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_phase(&c, "overlong\xc0\xaf", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_phase(&c, "surrogate\xed\xa0\x80", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_phase(&c, "cut\xe2\x82", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_ENAME);
+    memset(name, 'x', sizeof name);
+    name[TTFT_TPOT_NAME_MAX] = '\0'; /* NAME_MAX bytes: one too many */
+    assert_int_equal(ttft_tpot_phase(&c, name, TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_ENAME);
+    name[TTFT_TPOT_NAME_MAX - 1] = '\0';
+    assert_int_equal(ttft_tpot_phase(&c, name, TTFT_TPOT_ROLE_KERNEL), 1);
+    assert_int_equal(ttft_tpot_phase(&c, "c", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_EPHASE); /* full */
+    assert_int_equal(ttft_tpot_find_phase(&c, "a"), 0);
+    assert_int_equal(ttft_tpot_find_phase(&c, "zz"), TTFT_TPOT_EPHASE);
+    assert_int_equal(ttft_tpot_find_phase(NULL, "a"), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_link_prefill_kernel(&c, 5), TTFT_TPOT_EPHASE);
+    assert_int_equal(ttft_tpot_link_prefill_kernel(&c, -1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_link_prefill_kernel(NULL, 0), TTFT_TPOT_EINVAL);
+    ttft_tpot_free(&c);
+}
+
+static void names_are_escaped_in_json(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    char *text;
+    int q, u;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    q = ttft_tpot_phase(&c, "q\"b\\s", TTFT_TPOT_ROLE_KERNEL);
+    u = ttft_tpot_phase(&c, "d\xc3\xa9" "code\xe2\x86\x92", TTFT_TPOT_ROLE_KERNEL); /* décode→ */
+    assert_true(q >= 0 && u >= 0);
+    ttft_tpot_record(&c, q, MS, 0);
+    ttft_tpot_record(&c, u, MS, 0);
+    text = capture(&c, ttft_tpot_report_json);
+    assert_non_null(strstr(text, "\"name\":\"q\\\"b\\\\s\""));
+    assert_non_null(strstr(text, "\"name\":\"d\xc3\xa9" "code\xe2\x86\x92\"")); /* UTF-8 passed through */
+    assert_int_equal(jc_parse(text, &doc), 0);
+    assert_string_equal(jc_get(&doc, "phases.0.name")->str, "q\"b\\s");
+    jc_free(&doc);
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+static void invalid_durations_are_rejected(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    int k;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    assert_int_equal(ttft_tpot_record_ms(&c, k, NAN, 0), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_record_ms(&c, k, -1.0, 0), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_record_ms(&c, k, INFINITY, 0), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_record_ms(&c, k, 1.9e13, 0), TTFT_TPOT_ERANGE); /* 1.9e19 ns > 2^64 */
+    assert_int_equal(ttft_tpot_record_ms(&c, k, 1.5, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_ms(&c, k, 0.0000004, 0), TTFT_TPOT_OK); /* rounds to 0 ns */
+    assert_int_equal(ttft_tpot_record_ms(NULL, k, 1.0, 0), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_record(&c, 9, MS, 0), TTFT_TPOT_EPHASE);
+    assert_int_equal(ttft_tpot_record(&c, -1, MS, 0), TTFT_TPOT_EPHASE);
+    assert_int_equal(ttft_tpot_record(NULL, 0, MS, 0), TTFT_TPOT_EINVAL);
+    json_of(&c, &doc);
+    assert_ms(&doc, "rejected", 6);
+    assert_ms(&doc, "phases.0.n", 2);
+    assert_ms(&doc, "phases.0.max_ms", 1.5);
+    assert_ms(&doc, "phases.0.min_ms", 0);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+static void span_misuse(void **state)
+{
+    static const uint64_t t[] = {10, 30};
+    script_clock sc = {t, 2, 0};
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    ttft_tpot_span never;
+    int k;
+    (void)state;
+    cfg.clock = script_now;
+    cfg.clock_user = &sc;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    {
+        ttft_tpot_span s = ttft_tpot_span_begin(&c, k);
+        assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_ESTATE); /* ended twice */
+    }
+    memset(&never, 0, sizeof never);
+    assert_int_equal(ttft_tpot_span_end(&never), TTFT_TPOT_ESTATE);
+    assert_int_equal(ttft_tpot_span_end(NULL), TTFT_TPOT_EINVAL);
+    {
+        ttft_tpot_span s = ttft_tpot_span_begin(NULL, k); /* no collector: inert */
+        assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+    }
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.samples[0].dur_ns, 20);
+    assert_int_equal(c.rejected, 1);
+    ttft_tpot_free(&c);
+}
+
+static void disabled_collector_reads_no_clock(void **state)
+{
+    script_clock sc = {NULL, 0, 0}; /* any read fails the test */
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    int k, i;
+    (void)state;
+    cfg.clock = script_now;
+    cfg.clock_user = &sc;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    ttft_tpot_enable(&c, 0);
+    for (i = 0; i < 3; i++) {
+        TTFT_TPOT_SPAN_BEGIN(s, &c, k);
+        TTFT_TPOT_SPAN_END(s);
+    }
+    TTFT_TPOT_TIME(&c, k, 0, i++);
+    assert_int_equal(i, 4); /* the wrapped statement ran */
+    assert_int_equal(ttft_tpot_record(&c, k, MS, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_ms(&c, k, 1.0, 0), TTFT_TPOT_OK);
+    assert_int_equal(c.n, 0);
+    assert_int_equal(sc.next, 0);
+    ttft_tpot_enable(NULL, 1); /* NULL: nothing */
+    ttft_tpot_free(&c);
+}
+
+static void clock_stepping_back_records_zero(void **state)
+{
+    static const uint64_t t[] = {500, 400};
+    script_clock sc = {t, 2, 0};
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    int k;
+    (void)state;
+    cfg.clock = script_now;
+    cfg.clock_user = &sc;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    TTFT_TPOT_TIME(&c, k, 0, (void)0);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.samples[0].dur_ns, 0);
+    ttft_tpot_free(&c);
+}
+
+static void real_clock_is_monotonic(void **state)
+{
+    uint64_t a = ttft_tpot_now(), b = ttft_tpot_now();
+    (void)state;
+    assert_true(a > 0);
+    assert_true(b >= a);
+}
+
+static void null_arguments(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_stats st;
+    ttft_tpot_summary s;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_report(NULL, stdout), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_report(&c, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_report_json(NULL, stdout), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_report_json(&c, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_summarize(NULL, &s), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_summarize(&c, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_phase_stats(&c, 0, &st), TTFT_TPOT_EPHASE);
+    assert_int_equal(ttft_tpot_phase_stats(&c, 0, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_warmup_begin(NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_warmup_end(NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_trace_write(NULL, stdout), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_trace_read(&c, NULL, "x", NULL, 0), TTFT_TPOT_EINVAL);
+    assert_string_equal(ttft_tpot_strerror(TTFT_TPOT_EFULL), "sample storage full");
+    assert_string_equal(ttft_tpot_strerror(12345), "unknown error");
+    assert_string_equal(ttft_tpot_role_name(9), "?");
+    ttft_tpot_free(&c);
+}
+
+static void write_error_is_reported(void **state)
+{
+    ttft_tpot c;
+    FILE *ro = fopen(TEST_VECTOR_DIR "/seed_npu_qwen3_14b.csv", "r"); /* writes to it fail */
+    (void)state;
+    assert_non_null(ro);
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_report(&c, ro), TTFT_TPOT_EIO);
+    assert_int_equal(ttft_tpot_report_json(&c, ro), TTFT_TPOT_EIO);
+    assert_int_equal(ttft_tpot_trace_write(&c, ro), TTFT_TPOT_EIO);
+    fclose(ro);
+    ttft_tpot_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(init_and_free_contract),
+        cmocka_unit_test(caller_buffer),
+        cmocka_unit_test(full_storage_counts_drops),
+        cmocka_unit_test(phase_registration),
+        cmocka_unit_test(names_are_escaped_in_json),
+        cmocka_unit_test(invalid_durations_are_rejected),
+        cmocka_unit_test(span_misuse),
+        cmocka_unit_test(disabled_collector_reads_no_clock),
+        cmocka_unit_test(clock_stepping_back_records_zero),
+        cmocka_unit_test(real_clock_is_monotonic),
+        cmocka_unit_test(null_arguments),
+        cmocka_unit_test(write_error_is_reported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,389 @@
+/* Statistics and metrics on synthetic timings; every expected figure is worked out by hand. */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "test_util.h"
+
+#define MS 1000000ull /* ns */
+
+static ttft_tpot_stats stats_of(const uint64_t *v, size_t n)
+{
+    ttft_tpot c;
+    ttft_tpot_stats st;
+    size_t i;
+    int k;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    for (i = 0; i < n; i++)
+        assert_int_equal(ttft_tpot_record(&c, k, v[i], 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_phase_stats(&c, k, &st), TTFT_TPOT_OK);
+    ttft_tpot_free(&c);
+    return st;
+}
+
+static void expect_pct(const uint64_t *v, size_t n, double p50, double p90, double p95, double p99)
+{
+    ttft_tpot_stats st = stats_of(v, n);
+    assert_int_equal(st.n, n);
+    assert_near(st.p50_ns, p50, 1e-9);
+    assert_near(st.p90_ns, p90, 1e-9);
+    assert_near(st.p95_ns, p95, 1e-9);
+    assert_near(st.p99_ns, p99, 1e-9);
+}
+
+static void percentiles_by_hand(void **state)
+{
+    static const uint64_t one[] = {42};
+    static const uint64_t two[] = {20, 10};
+    static const uint64_t odd[] = {5, 1, 4, 2, 3};
+    static const uint64_t even[] = {40, 10, 30, 20};
+    static const uint64_t same[] = {7, 7, 7, 7, 7, 7};
+    (void)state;
+    /* h = (n-1)*p/100; x[floor h] + frac(h) * (x[floor h + 1] - x[floor h]) */
+    expect_pct(one, 1, 42, 42, 42, 42);
+    expect_pct(two, 2, 15, 19, 19.5, 19.9);       /* h = 0.5, 0.9, 0.95, 0.99 */
+    expect_pct(odd, 5, 3, 4.6, 4.8, 4.96);        /* h = 2, 3.6, 3.8, 3.96 */
+    expect_pct(even, 4, 25, 37, 38.5, 39.7);      /* h = 1.5, 2.7, 2.85, 2.97 */
+    expect_pct(same, 6, 7, 7, 7, 7);
+}
+
+static void percentiles_land_on_ranks(void **state)
+{
+    uint64_t v[101];
+    ttft_tpot_stats st;
+    size_t i;
+    (void)state;
+    for (i = 0; i < 101; i++) /* 0..100 ms, shuffled: 37 is coprime with 101 */
+        v[i] = (uint64_t)(i * 37 % 101) * MS;
+    st = stats_of(v, 101);
+    assert_near(st.p50_ns, 50.0 * MS, 0);
+    assert_near(st.p90_ns, 90.0 * MS, 0);
+    assert_near(st.p99_ns, 99.0 * MS, 0);
+    assert_int_equal(st.min_ns, 0);
+    assert_int_equal(st.max_ns, 100 * MS);
+    assert_near(st.mean_ns, 50.0 * MS, 0);
+    assert_near(st.total_ns, 5050.0 * MS, 0);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The selection result against the formula applied to a fully sorted copy. */
+static void check_against_sort(uint64_t *v, size_t n)
+{
+    static const unsigned ps[4] = {50, 90, 95, 99};
+    ttft_tpot_stats st = stats_of(v, n);
+    double got[4];
+    unsigned i;
+    got[0] = st.p50_ns;
+    got[1] = st.p90_ns;
+    got[2] = st.p95_ns;
+    got[3] = st.p99_ns;
+    qsort(v, n, sizeof *v, cmp_u64);
+    for (i = 0; i < 4; i++) {
+        double h = (double)(n - 1) * ps[i] / 100.0;
+        size_t k = (size_t)h;
+        double want = (double)v[k] + (k + 1 < n ? (h - (double)k) * (double)(v[k + 1] - v[k]) : 0.0);
+        assert_near(got[i], want, 1e-6 * want + 1e-9);
+    }
+    assert_int_equal(st.min_ns, v[0]);
+    assert_int_equal(st.max_ns, v[n - 1]);
+}
+
+static void selection_matches_sorting(void **state)
+{
+    enum { N = 10007 };
+    uint64_t *v = (uint64_t *)malloc(N * sizeof *v);
+    uint64_t seed = 12345;
+    size_t i;
+    (void)state;
+    assert_non_null(v);
+    for (i = 0; i < N; i++) { /* random, with many repeats */
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        v[i] = (seed >> 33) % 50;
+    }
+    check_against_sort(v, N);
+    for (i = 0; i < N; i++) /* random, wide */
+        v[i] = (seed = seed * 6364136223846793005ull + 1442695040888963407ull) >> 8;
+    check_against_sort(v, N);
+    for (i = 0; i < N; i++) /* ascending */
+        v[i] = i;
+    check_against_sort(v, N);
+    for (i = 0; i < N; i++) /* descending */
+        v[i] = N - i;
+    check_against_sort(v, N);
+    for (i = 0; i < N; i++) /* organ pipe */
+        v[i] = i < N / 2 ? i : N - i;
+    check_against_sort(v, N);
+    for (i = 0; i < N; i++) /* all equal */
+        v[i] = 9;
+    check_against_sort(v, N);
+    for (i = 0; i < N; i++) /* extremes of the range */
+        v[i] = i % 2 ? UINT64_MAX - i : i;
+    check_against_sort(v, N);
+    free(v);
+}
+
+/* One cold request: prefill 500 ms, decode steps 100 (warmup), 10, 20, 30 ms, inside an e2e span. */
+static void tpot_excludes_step_zero(void **state)
+{
+    static const uint64_t t[] = {0, 0, 500 * MS, 500 * MS, 600 * MS, 600 * MS, 610 * MS,
+                                 610 * MS, 630 * MS, 630 * MS, 660 * MS, 660 * MS};
+    script_clock sc = {t, sizeof t / sizeof t[0], 0};
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    jc_value doc;
+    int e2e, pre, dec, i;
+    (void)state;
+    cfg.clock = script_now;
+    cfg.clock_user = &sc;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    e2e = ttft_tpot_phase(&c, "generate", TTFT_TPOT_ROLE_E2E);
+    pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    dec = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+    {
+        TTFT_TPOT_SPAN_BEGIN(g, &c, e2e);
+        {
+            TTFT_TPOT_SPAN_BEGIN(p, &c, pre);
+            TTFT_TPOT_SPAN_END(p);
+        }
+        for (i = 0; i < 4; i++) {
+            TTFT_TPOT_SPAN_BEGIN(d, &c, dec);
+            TTFT_TPOT_SPAN_END(d);
+        }
+        TTFT_TPOT_SPAN_END_TOKENS(g, 5);
+    }
+    assert_int_equal(sc.next, sc.n);
+    json_of(&c, &doc);
+    assert_ms(&doc, "ttft.first_ms", 500);
+    assert_true(is_null_at(&doc, "ttft.steady"));
+    assert_ms(&doc, "tpot.n", 3);
+    assert_ms(&doc, "tpot.excluded_warmup", 1);
+    assert_ms(&doc, "tpot.p50_ms", 20);
+    assert_ms(&doc, "tpot.p90_ms", 28);   /* h = 1.8: 20 + 0.8 * 10 */
+    assert_ms(&doc, "tpot.p99_ms", 29.8); /* h = 1.98 */
+    assert_ms(&doc, "tpot.mean_ms", 20);
+    assert_ms(&doc, "tpot.min_ms", 10);
+    assert_ms(&doc, "tpot.max_ms", 30);
+    assert_ms(&doc, "output_throughput_tok_s", 50); /* 3 tokens / 0.060 s */
+    assert_ms(&doc, "e2e.tokens", 5);
+    assert_ms(&doc, "e2e.wall_ms", 660);
+    assert_near(num_at(&doc, "e2e.tok_s"), 5 / 0.66, 1e-9);
+    /* per-phase rows keep the warmup step */
+    assert_ms(&doc, "phases.2.n", 4);
+    assert_ms(&doc, "phases.2.warmup_n", 1);
+    assert_ms(&doc, "phases.2.max_ms", 100);
+    assert_ms(&doc, "phases.2.mean_ms", 40);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+static void batched_tokens_raise_throughput_not_tpot(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    int dec;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    dec = ttft_tpot_phase(&c, "step", TTFT_TPOT_ROLE_DECODE);
+    ttft_tpot_record(&c, dec, 100 * MS, 8);
+    ttft_tpot_record(&c, dec, 40 * MS, 8);
+    ttft_tpot_record(&c, dec, 40 * MS, 8);
+    json_of(&c, &doc);
+    assert_ms(&doc, "tpot.p50_ms", 40);
+    assert_ms(&doc, "output_throughput_tok_s", 200); /* 16 tokens / 0.080 s */
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+static void steady_ttft_after_a_warm_request(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    int pre;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    ttft_tpot_record(&c, pre, 900 * MS, 1);
+    ttft_tpot_record(&c, pre, 30 * MS, 1);
+    ttft_tpot_record(&c, pre, 32 * MS, 1);
+    ttft_tpot_record(&c, pre, 31 * MS, 1);
+    json_of(&c, &doc);
+    assert_ms(&doc, "ttft.first_ms", 900);
+    assert_ms(&doc, "ttft.steady.n", 3);
+    assert_ms(&doc, "ttft.steady.p50_ms", 31);
+    assert_ms(&doc, "ttft.steady.p90_ms", 31.8);  /* 30 31 32, h = 1.8 */
+    assert_ms(&doc, "ttft.steady.p99_ms", 31.98); /* h = 1.98 */
+    assert_ms(&doc, "ttft.steady.mean_ms", 31);
+    assert_true(is_null_at(&doc, "tpot"));
+    assert_true(is_null_at(&doc, "output_throughput_tok_s"));
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+static void warmup_first_call_of_each_phase(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    int a, b;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    a = ttft_tpot_phase(&c, "a", TTFT_TPOT_ROLE_DECODE);
+    b = ttft_tpot_phase(&c, "b", TTFT_TPOT_ROLE_KERNEL);
+    ttft_tpot_record(&c, a, 1 * MS, 1);
+    ttft_tpot_record(&c, a, 2 * MS, 1);
+    ttft_tpot_record(&c, b, 3 * MS, 0);
+    ttft_tpot_record(&c, a, 4 * MS, 1);
+    ttft_tpot_record(&c, b, 5 * MS, 0);
+    assert_int_equal(c.samples[0].warmup, 1);
+    assert_int_equal(c.samples[1].warmup, 0);
+    assert_int_equal(c.samples[2].warmup, 1);
+    assert_int_equal(c.samples[3].warmup, 0);
+    assert_int_equal(c.samples[4].warmup, 0);
+    json_of(&c, &doc);
+    assert_ms(&doc, "tpot.n", 2);
+    assert_ms(&doc, "tpot.excluded_warmup", 1);
+    assert_ms(&doc, "tpot.mean_ms", 3);
+    assert_ms(&doc, "phases.0.warmup_n", 1);
+    assert_ms(&doc, "phases.1.warmup_n", 1);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+static void warmup_sections_flag_everything_inside(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    int a;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    a = ttft_tpot_phase(&c, "a", TTFT_TPOT_ROLE_DECODE);
+    assert_int_equal(ttft_tpot_warmup_begin(&c), TTFT_TPOT_OK);
+    ttft_tpot_record(&c, a, 1 * MS, 1);
+    ttft_tpot_record(&c, a, 1 * MS, 1);
+    assert_int_equal(ttft_tpot_warmup_begin(&c), TTFT_TPOT_OK); /* nested */
+    assert_int_equal(ttft_tpot_warmup_end(&c), TTFT_TPOT_OK);
+    ttft_tpot_record(&c, a, 1 * MS, 1); /* still inside the outer section */
+    assert_int_equal(ttft_tpot_warmup_end(&c), TTFT_TPOT_OK);
+    ttft_tpot_record(&c, a, 7 * MS, 1);
+    ttft_tpot_record(&c, a, 9 * MS, 1);
+    assert_int_equal(ttft_tpot_warmup_end(&c), TTFT_TPOT_ESTATE); /* no section open */
+    json_of(&c, &doc);
+    assert_ms(&doc, "tpot.n", 2);
+    assert_ms(&doc, "tpot.excluded_warmup", 3);
+    assert_ms(&doc, "tpot.mean_ms", 8);
+    assert_ms(&doc, "rejected", 1);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+static void sums_do_not_overflow(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_stats st;
+    ttft_tpot_summary s;
+    int k, d;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
+    ttft_tpot_record(&c, k, UINT64_MAX, 0);
+    ttft_tpot_record(&c, k, UINT64_MAX, 0);
+    assert_int_equal(ttft_tpot_phase_stats(&c, k, &st), TTFT_TPOT_OK);
+    assert_near(st.total_ns, 2.0 * 18446744073709551615.0, 0);
+    assert_near(st.mean_ns, 18446744073709551615.0, 0);
+    assert_int_equal(st.max_ns, UINT64_MAX);
+    /* tokens past 2^32: 3 steady steps of 2^32-1 tokens, 1 s each */
+    ttft_tpot_record(&c, d, 1000 * MS, UINT32_MAX);
+    ttft_tpot_record(&c, d, 1000 * MS, UINT32_MAX);
+    ttft_tpot_record(&c, d, 1000 * MS, UINT32_MAX);
+    ttft_tpot_record(&c, d, 1000 * MS, UINT32_MAX);
+    assert_int_equal(ttft_tpot_summarize(&c, &s), TTFT_TPOT_OK);
+    assert_int_equal(s.tpot.tokens, 3ull * UINT32_MAX);
+    assert_near(s.output_tok_s, 4294967295.0, 1e-3);
+    ttft_tpot_free(&c);
+}
+
+static void empty_collector_reports_nulls(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    const jc_value *phases;
+    char *text;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    json_of(&c, &doc);
+    assert_true(is_null_at(&doc, "ttft.first_ms"));
+    assert_true(is_null_at(&doc, "ttft.steady"));
+    assert_true(is_null_at(&doc, "tpot"));
+    assert_true(is_null_at(&doc, "output_throughput_tok_s"));
+    assert_true(is_null_at(&doc, "e2e"));
+    assert_ms(&doc, "dropped", 0);
+    phases = jc_get(&doc, "phases");
+    assert_non_null(phases);
+    assert_int_equal(phases->type, JC_ARR);
+    assert_int_equal(phases->n, 0);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "TTFT (first request)  : n/a"));
+    assert_non_null(strstr(text, "TTFT (steady, p50)    : n/a"));
+    assert_non_null(strstr(text, "TPOT (steady, p50/p99): n/a"));
+    assert_non_null(strstr(text, "Output throughput     : n/a"));
+    free(text);
+    /* a phase with no sample: a row of nulls */
+    ttft_tpot_phase(&c, "idle", TTFT_TPOT_ROLE_KERNEL);
+    json_of(&c, &doc);
+    assert_ms(&doc, "phases.0.n", 0);
+    assert_true(is_null_at(&doc, "phases.0.p50_ms"));
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+static void text_report_lines(void **state)
+{
+    ttft_tpot c;
+    char *text;
+    int pre, dec, k, e2e, i;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    k = ttft_tpot_phase(&c, "prefill_fwd", TTFT_TPOT_ROLE_KERNEL);
+    dec = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+    e2e = ttft_tpot_phase(&c, "generate", TTFT_TPOT_ROLE_E2E);
+    assert_int_equal(ttft_tpot_link_prefill_kernel(&c, k), TTFT_TPOT_OK);
+    ttft_tpot_record(&c, k, 1920 * MS, 0);
+    ttft_tpot_record(&c, pre, 7990 * MS, 1);
+    for (i = 0; i < 5; i++) /* 60 (warmup), 50, 51, 52, 53 ms */
+        ttft_tpot_record(&c, dec, (uint64_t)(i ? 49 + i : 60) * MS, 1);
+    ttft_tpot_record(&c, e2e, 10000 * MS, 6);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "TTFT (first request)  : 7.99 s      (incl. one-time warmup)"));
+    assert_non_null(strstr(text, "prefill kernel alone: 1.92 s"));
+    /* 50 51 52 53: p50 h = 1.5 -> 51.5; p99 h = 2.97 -> 52.97 */
+    assert_non_null(strstr(text, "TPOT (steady, p50/p99): 51.50 / 52.97 ms/token  (n=4, excl. 1 warmup step"));
+    assert_non_null(strstr(text, "Output throughput     : 19.4 tok/s")); /* 4 / 0.206 s */
+    assert_non_null(strstr(text, "e2e                   : 0.60 tok/s  (6 tokens / 10.00 s; incl. prefill and "
+                                 "warmup, not a serving throughput)"));
+    assert_non_null(strstr(text, "p99 of fewer than 100 samples"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(percentiles_by_hand),
+        cmocka_unit_test(percentiles_land_on_ranks),
+        cmocka_unit_test(selection_matches_sorting),
+        cmocka_unit_test(tpot_excludes_step_zero),
+        cmocka_unit_test(batched_tokens_raise_throughput_not_tpot),
+        cmocka_unit_test(steady_ttft_after_a_warm_request),
+        cmocka_unit_test(warmup_first_call_of_each_phase),
+        cmocka_unit_test(warmup_sections_flag_everything_inside),
+        cmocka_unit_test(sums_do_not_overflow),
+        cmocka_unit_test(empty_collector_reports_nulls),
+        cmocka_unit_test(text_report_lines),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

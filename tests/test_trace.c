@@ -1,0 +1,244 @@
+/* Trace format v1: the shared vectors reproduce their expected reports, traces round-trip, and every
+   kind of malformed line is an error with its line number that leaves the collector as it was. */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "test_util.h"
+
+/* Read text as a trace named "t". */
+static int read_str(ttft_tpot *c, const char *text, size_t len, char *err, size_t errlen)
+{
+    FILE *f = tmpfile();
+    int rc;
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    rewind(f);
+    rc = ttft_tpot_trace_read(c, f, "t", err, errlen);
+    fclose(f);
+    return rc;
+}
+
+static void load(ttft_tpot *c, const char *path)
+{
+    char err[256];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    if (ttft_tpot_trace_read(c, f, path, err, sizeof err) != TTFT_TPOT_OK)
+        fail_msg("%s", err);
+    fclose(f);
+}
+
+static void check_vector(const char *stem)
+{
+    char path[512], why[512];
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value want, got;
+    char *text;
+    cfg.timeline = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    snprintf(path, sizeof path, "%s/%s.csv", TEST_VECTOR_DIR, stem);
+    load(&c, path);
+    snprintf(path, sizeof path, "%s/%s.expected.json", TEST_VECTOR_DIR, stem);
+    text = slurp(path);
+    assert_int_equal(jc_parse(text, &want), 0);
+    free(text);
+    json_of(&c, &got);
+    if (jc_subset(&want, &got, "", why, sizeof why) != 0)
+        fail_msg("%s: %s", stem, why);
+    jc_free(&want);
+    jc_free(&got);
+    ttft_tpot_free(&c);
+}
+
+static void vector_seed_npu(void **state)
+{
+    (void)state;
+    check_vector("seed_npu_qwen3_14b");
+}
+
+static void vector_warmup_repeat_batch(void **state)
+{
+    (void)state;
+    check_vector("warmup_repeat_batch64");
+}
+
+/* The report that motivated the library, line by line, with the prefill kernel linked. */
+static void seed_text_report(void **state)
+{
+    ttft_tpot c;
+    char *text;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    load(&c, TEST_VECTOR_DIR "/seed_npu_qwen3_14b.csv");
+    assert_int_equal(ttft_tpot_link_prefill_kernel(&c, ttft_tpot_find_phase(&c, "prefill_fwd")), 0);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "TTFT (first request)  : 7.99 s      (incl. one-time warmup)"));
+    assert_non_null(strstr(text, "TTFT (steady, p50)    : n/a         (no warmed-up prefill measured"));
+    assert_non_null(strstr(text, "prefill kernel alone: 1.92 s)"));
+    assert_non_null(strstr(text, "TPOT (steady, p50/p99): 52.70 / 56.71 ms/token  (n=30, excl. 1 warmup step"));
+    assert_non_null(strstr(text, "Output throughput     : 18.9 tok/s  (decode-only, steady)"));
+    assert_non_null(strstr(text, "e2e                   : 3.19 tok/s  (32 tokens / 10.02 s; incl. prefill and "
+                                 "warmup, not a serving throughput)"));
+    assert_non_null(strstr(text, "decode_layer             kernel        31      1    45.51 ms    43.73 ms    61.99 ms"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+static void round_trip_keeps_every_figure(void **state)
+{
+    ttft_tpot a, b;
+    ttft_tpot_config cfg = {0};
+    char *ja, *jb, *ta, *tb, *trace;
+    FILE *f;
+    long len;
+    (void)state;
+    cfg.timeline = 1;
+    assert_int_equal(ttft_tpot_init(&a, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    load(&a, TEST_VECTOR_DIR "/warmup_repeat_batch64.csv");
+    /* names CSV must quote, or that would read as a comment */
+    ttft_tpot_record(&a, ttft_tpot_phase(&a, "a,\"b\"", TTFT_TPOT_ROLE_KERNEL), 5, 0);
+    ttft_tpot_record(&a, ttft_tpot_phase(&a, "#not a comment", TTFT_TPOT_ROLE_KERNEL), 7, 0);
+    f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(ttft_tpot_trace_write(&a, f), TTFT_TPOT_OK);
+    len = ftell(f);
+    rewind(f);
+    trace = (char *)malloc((size_t)len + 1);
+    assert_int_equal(fread(trace, 1, (size_t)len, f), (size_t)len);
+    trace[len] = '\0';
+    assert_non_null(strstr(trace, "prefill,prefill,5000000,880480000,64,1\n")); /* start times kept */
+    rewind(f);
+    assert_int_equal(ttft_tpot_trace_read(&b, f, "rt", NULL, 0), TTFT_TPOT_OK);
+    fclose(f);
+    free(trace);
+    ja = capture(&a, ttft_tpot_report_json);
+    jb = capture(&b, ttft_tpot_report_json);
+    assert_string_equal(ja, jb);
+    ta = capture(&a, ttft_tpot_report);
+    tb = capture(&b, ttft_tpot_report);
+    assert_string_equal(ta, tb);
+    free(ja);
+    free(jb);
+    free(ta);
+    free(tb);
+    ttft_tpot_free(&a);
+    ttft_tpot_free(&b);
+}
+
+#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+
+static void accepted_variants(void **state)
+{
+    static const char text[] = "# comment\r\n" H "\r\n\"x,\"\"y\"\"\",kernel,1,2,0,0\r\n"
+                               "# another\n\nd,decode,0,18446744073709551615,4294967295,1\n"
+                               "d,decode,0,3,1,0"; /* CRLF, blank lines, no final newline */
+    ttft_tpot c;
+    char err[256];
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    assert_int_equal(read_str(&c, text, sizeof text - 1, err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(c.n, 3);
+    assert_string_equal(c.phases[0].name, "x,\"y\"");
+    assert_int_equal(c.samples[1].dur_ns, UINT64_MAX);
+    assert_int_equal(c.samples[1].tokens, UINT32_MAX);
+    assert_int_equal(c.samples[1].warmup, 1);
+    assert_int_equal(c.samples[2].warmup, 0); /* as written, not re-derived */
+    ttft_tpot_free(&c);
+}
+
+static void more_lines_than_capacity_are_dropped(void **state)
+{
+    static const char text[] = H "k,kernel,0,1,0,0\nk,kernel,0,2,0,0\nk,kernel,0,3,0,0\n";
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    (void)state;
+    cfg.capacity = 2;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(read_str(&c, text, sizeof text - 1, NULL, 0), TTFT_TPOT_OK);
+    assert_int_equal(c.n, 2);
+    assert_int_equal(c.dropped, 1);
+    ttft_tpot_free(&c);
+}
+
+static void malformed_lines(void **state)
+{
+    static const struct {
+        const char *text;
+        size_t len; /* 0: strlen */
+        const char *err;
+    } cases[] = {
+        {"", 0, "t:1: missing header"},
+        {"# only a comment\n", 0, "t:2: missing header"},
+        {"# c\nphase,role\n", 0, "t:2: missing header"},
+        {H "a,decode,1,2,1\n", 0, "t:2: expected 6 fields"},
+        {H "a,decode,1,2,1,0,9\n", 0, "t:2: more than 6 fields"},
+        {H "a,decode,,2,1,0\n", 0, "t:2: start_ns is not an unsigned 64-bit integer"},
+        {H "a,decode,x,2,1,0\n", 0, "t:2: start_ns is not"},
+        {H "a,decode,1, 2,1,0\n", 0, "t:2: dur_ns is not an unsigned 64-bit integer:  2"},
+        {H "a,decode,1,2 ,1,0\n", 0, "t:2: dur_ns is not"},
+        {H "a,decode,1,-2,1,0\n", 0, "t:2: dur_ns is not"},
+        {H "a,decode,1,+2,1,0\n", 0, "t:2: dur_ns is not"},
+        {H "a,decode,1,18446744073709551616,1,0\n", 0, "t:2: dur_ns is not"},
+        {H "a,decode,1,2,4294967296,0\n", 0, "t:2: tokens is not an unsigned 32-bit integer"},
+        {H "a,decode,1,2,1.5,0\n", 0, "t:2: tokens is not"},
+        {H "a,fancy,1,2,1,0\n", 0, "t:2: unknown role: fancy"},
+        {H "a,Decode,1,2,1,0\n", 0, "t:2: unknown role"},
+        {H "a,decode,1,2,1,2\n", 0, "t:2: warmup is not 0 or 1"},
+        {H "a,decode,1,2,1,01\n", 0, "t:2: warmup is not 0 or 1"},
+        {H "a,decode,1,2,1,\n", 0, "t:2: warmup is not 0 or 1"},
+        {H "\"a,decode,1,2,1,0\n", 0, "t:2: unterminated quote"},
+        {H "a,decode,1,2,1,0\n# c\na,kernel,1,2,0,0\n", 0, "t:4: phase changes role: a"},
+        {H ",decode,1,2,1,0\n", 0, "t:2: invalid phase name"},
+        {H "a\x01" "b,decode,1,2,1,0\n", 0, "t:2: invalid phase name"},
+        {H "a\xff" "b,decode,1,2,1,0\n", 0, "t:2: invalid phase name"},
+        {H "a\0b,decode,1,2,1,0\n", sizeof(H) - 1 + 19, "t:2: NUL byte: not a text file"},
+        {H "\"a\"x,decode,1,2,1,0\n", 0, "t:2: text after a closing quote"},
+        {H "a\"b,decode,1,2,1,0\n", 0, "t:2: quote inside an unquoted field"},
+        {H "a\rb,decode,1,2,1,0\n", 0, "t:2: stray carriage return"},
+        {H "ok,decode,1,2,1,0\r\nok,decode,1,2,1,0\r\n\r\nok,decode,1,x,1,0\r\n", 0, "t:5: dur_ns is not"},
+        {H "\"multi\nline\",kernel,1,2,0,0\n", 0, "t:2: invalid phase name"},
+        {H "\"a\",kernel,1,2,0,0\n\n# c\nb,decode,1,2,1\n", 0, "t:5: expected 6 fields"},
+        {H "p1,kernel,1,2,0,0\np2,kernel,1,2,0,0\np3,kernel,1,2,0,0\n", 0, "t:4: too many phases"},
+    };
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char err[512], longline[600], *before, *after;
+    size_t i;
+    (void)state;
+    cfg.max_phases = 3;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    /* one phase already there, so "too many phases" is hit by the third new one */
+    ttft_tpot_record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 1000, 1);
+    before = capture(&c, ttft_tpot_report_json);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t len = cases[i].len ? cases[i].len : strlen(cases[i].text);
+        int rc = read_str(&c, cases[i].text, len, err, sizeof err);
+        if (rc != TTFT_TPOT_EPARSE || strstr(err, cases[i].err) != err)
+            fail_msg("case %zu: rc %d, error \"%s\", expected \"%s...\"", i, rc, err, cases[i].err);
+        assert_int_equal(c.n, 1);
+        assert_int_equal(c.n_phases, 1);
+    }
+    snprintf(longline, sizeof longline, "%s%0300d,kernel,1,2,0,0\n", H, 7);
+    assert_int_equal(read_str(&c, longline, strlen(longline), err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t:2: field too long"));
+    after = capture(&c, ttft_tpot_report_json);
+    assert_string_equal(before, after); /* the collector is as it was */
+    free(before);
+    free(after);
+    ttft_tpot_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(vector_seed_npu),
+        cmocka_unit_test(vector_warmup_repeat_batch),
+        cmocka_unit_test(seed_text_report),
+        cmocka_unit_test(round_trip_keeps_every_figure),
+        cmocka_unit_test(accepted_variants),
+        cmocka_unit_test(more_lines_than_capacity_are_dropped),
+        cmocka_unit_test(malformed_lines),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

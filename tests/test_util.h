@@ -1,0 +1,100 @@
+/* test_util.h - what every test program shares: a scripted clock, report capture, JSON checks. */
+#ifndef TEST_UTIL_H
+#define TEST_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "json_check.h"
+#include "ttft_tpot.h"
+
+/* A clock that returns scripted timestamps, and counts how often it was read. */
+typedef struct {
+    const uint64_t *t;
+    size_t n, next;
+} script_clock;
+
+static inline uint64_t script_now(void *user)
+{
+    script_clock *s = (script_clock *)user;
+    assert_true(s->next < s->n); /* a test read the clock more often than it scripted */
+    return s->t[s->next++];
+}
+
+/* Everything fn writes to a stream, as a string to free(). */
+typedef int (*report_fn)(const ttft_tpot *, FILE *);
+
+static inline char *capture(const ttft_tpot *c, report_fn fn)
+{
+    FILE *f = tmpfile();
+    long len;
+    char *buf;
+    assert_non_null(f);
+    assert_int_equal(fn(c, f), TTFT_TPOT_OK);
+    len = ftell(f);
+    assert_true(len >= 0);
+    rewind(f);
+    buf = (char *)malloc((size_t)len + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+    buf[len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static inline char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    long len;
+    char *buf;
+    if (!f)
+        fail_msg("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    rewind(f);
+    buf = (char *)malloc((size_t)len + 1);
+    assert_non_null(buf);
+    assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
+    buf[len] = '\0';
+    fclose(f);
+    return buf;
+}
+
+/* The collector's JSON report, parsed (and checked to be valid JSON). */
+static inline void json_of(const ttft_tpot *c, jc_value *doc)
+{
+    char *text = capture(c, ttft_tpot_report_json);
+    if (jc_parse(text, doc) != 0)
+        fail_msg("report is not valid JSON: %s", text);
+    free(text);
+}
+
+static inline double num_at(const jc_value *doc, const char *path)
+{
+    const jc_value *v = jc_get(doc, path);
+    if (!v || v->type != JC_NUM)
+        fail_msg("%s: not a number", path);
+    return v->num;
+}
+
+static inline int is_null_at(const jc_value *doc, const char *path)
+{
+    const jc_value *v = jc_get(doc, path);
+    return v && v->type == JC_NULL;
+}
+
+/* Exact figures: the report prints ms to the nanosecond, so hand-computed values match to 1e-9. */
+#define assert_ms(doc, path, want) assert_near(num_at((doc), (path)), (want), 1e-9)
+
+/* cmocka's assert_float_equal rounds to float: this compares doubles. */
+#define assert_near(got, want, tol)                                                                   \
+    do {                                                                                              \
+        double got_ = (got), want_ = (want);                                                          \
+        if (!(fabs(got_ - want_) <= (tol)))                                                           \
+            fail_msg("%s = %.17g, expected %.17g", #got, got_, want_);                                \
+    } while (0)
+
+#endif
