@@ -1,0 +1,15 @@
+# Install the project into a scratch prefix, build tests/package against it with find_package, run it.
+# -D BUILD_DIR=<the project's build tree> -D SOURCE_DIR=<tests/package> -D WORK_DIR=<scratch>
+file(REMOVE_RECURSE "${WORK_DIR}")
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed: ${ARGN}\n${out}")
+  endif()
+endfunction()
+run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/prefix")
+run(${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/build" "-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix")
+run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
+find_program(consumer consumer PATHS "${WORK_DIR}/build" NO_DEFAULT_PATH)
+run("${consumer}")
+message(STATUS "find_package(ttft_tpot CONFIG REQUIRED) found the installed package and linked ttft_tpot::ttft_tpot")
