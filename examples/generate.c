@@ -1,0 +1,362 @@
+/* generate - a prefill/decode model driver instrumented with ttft_tpot.h.
+
+   It dispatches the example backend (a small llama-style transformer, backend.h) the way a driver
+   dispatches an accelerator, and wraps every dispatch in a span: the API level (prefill, decode
+   step: what the caller waits for) and the kernel level (each layer, the head). Run with --help. */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "ttft_tpot.h"
+
+#include "backend.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+typedef struct options {
+    int profile;
+    const char *profile_json, *trace;
+    long prompt_len, max_new_tokens, batch, warmup_runs, repeat_runs, threads;
+    long dim, layers, heads, hidden, vocab;
+    unsigned long long seed;
+} options;
+
+/* Integer options: name, where, range. */
+typedef struct int_opt {
+    const char *name;
+    size_t offset;
+    long min, max;
+    const char *help;
+} int_opt;
+
+static const int_opt int_opts[] = {
+    {"--prompt-len", offsetof(options, prompt_len), 1, 4096, "prompt tokens per sequence (128)"},
+    {"--max-new-tokens", offsetof(options, max_new_tokens), 1, 4096, "tokens generated per sequence (32)"},
+    {"--batch", offsetof(options, batch), 1, 256, "sequences decoded together (1)"},
+    {"--warmup-runs", offsetof(options, warmup_runs), 0, 100, "whole generations first, flagged warmup (0)"},
+    {"--repeat-runs", offsetof(options, repeat_runs), 1, 1000, "measured generations (1)"},
+    {"--threads", offsetof(options, threads), 1, 256, "threads for the matrix kernels (1; needs OpenMP)"},
+    {"--dim", offsetof(options, dim), 8, 8192, "model width (512)"},
+    {"--layers", offsetof(options, layers), 1, 256, "transformer layers (6)"},
+    {"--heads", offsetof(options, heads), 1, 256, "attention heads (8)"},
+    {"--hidden", offsetof(options, hidden), 1, 32768, "MLP width (1408)"},
+    {"--vocab", offsetof(options, vocab), 2, 1000000, "vocabulary size (4096)"},
+};
+
+static void usage(FILE *out)
+{
+    size_t i;
+    fprintf(out, "usage: generate [options]\n"
+                 "Runs a small transformer (about 25M parameters by default): prefill, then greedy decode,\n"
+                 "printing token ids as they come. With --profile, prints TTFT / TPOT / throughput at exit.\n\n"
+                 "  --profile               print the latency report at exit\n"
+                 "  --profile-json FILE     write the JSON report (schema ttft_tpot/v1) to FILE\n"
+                 "  --trace FILE            write every timed sample as a trace (format v1) to FILE\n"
+                 "  --seed N                weights and prompts are a function of N (1)\n");
+    for (i = 0; i < sizeof int_opts / sizeof int_opts[0]; i++) {
+        char flag[40];
+        snprintf(flag, sizeof flag, "%s N", int_opts[i].name);
+        fprintf(out, "  %-22s  %s\n", flag, int_opts[i].help);
+    }
+    fprintf(out, "  --help                  this text\n"
+                 "Exit status: 0 done, 1 runtime failure, 2 bad usage.\n");
+}
+
+static int bad_usage(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "generate: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, " (try --help)\n");
+    return 2;
+}
+
+/* Parse argv into o. Returns 0, 1 for --help (done), or 2 after printing one line to stderr. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    int i;
+    memset(o, 0, sizeof *o);
+    o->prompt_len = 128;
+    o->max_new_tokens = 32;
+    o->batch = 1;
+    o->repeat_runs = 1;
+    o->threads = 1;
+    o->dim = 512;
+    o->layers = 6;
+    o->heads = 8;
+    o->hidden = 1408;
+    o->vocab = 4096;
+    o->seed = 1;
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i], *eq = strchr(arg, '='), *val = NULL;
+        char name[64];
+        size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg), k;
+        if (nlen >= sizeof name)
+            return bad_usage("unknown option '%s'%s", arg, "");
+        memcpy(name, arg, nlen);
+        name[nlen] = '\0';
+        if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+            usage(stdout);
+            return 1;
+        }
+        if (strcmp(name, "--profile") == 0) {
+            if (eq)
+                return bad_usage("--profile takes no value%s%s", "", "");
+            o->profile = 1;
+            continue;
+        }
+        if (strncmp(name, "--", 2) != 0)
+            return bad_usage("unexpected argument '%s'%s", arg, "");
+        if (eq)
+            val = eq + 1;
+        else if (i + 1 < argc)
+            val = argv[++i];
+        if (strcmp(name, "--profile-json") == 0 || strcmp(name, "--trace") == 0) {
+            if (!val || !*val)
+                return bad_usage("%s needs a file name%s", name, "");
+            *(strcmp(name, "--trace") == 0 ? &o->trace : &o->profile_json) = val;
+            continue;
+        }
+        if (strcmp(name, "--seed") == 0) {
+            char *end;
+            errno = 0;
+            if (!val || !*val || *val == '-' || (o->seed = strtoull(val, &end, 10), errno) || *end)
+                return bad_usage("--seed: expected an unsigned integer, got '%s'%s", val ? val : "", "");
+            continue;
+        }
+        for (k = 0; k < sizeof int_opts / sizeof int_opts[0]; k++) {
+            const int_opt *io = &int_opts[k];
+            char *end;
+            long v;
+            if (strcmp(name, io->name) != 0)
+                continue;
+            errno = 0;
+            v = val ? strtol(val, &end, 10) : 0;
+            if (!val || !*val || errno || *end || v < io->min || v > io->max) {
+                fprintf(stderr, "generate: %s: expected an integer in %ld..%ld, got '%s' (try --help)\n", name,
+                        io->min, io->max, val ? val : "");
+                return 2;
+            }
+            *(long *)(void *)((char *)o + io->offset) = v;
+            break;
+        }
+        if (k == sizeof int_opts / sizeof int_opts[0])
+            return bad_usage("unknown option '%s'%s", name, "");
+    }
+#ifndef _OPENMP
+    if (o->threads != 1)
+        return bad_usage("--threads: this build has no OpenMP, only 1 thread%s%s", "", "");
+#endif
+    return 0;
+}
+
+/* The phases the driver times. */
+typedef struct phases {
+    int generate, prefill, decode, prefill_layer, prefill_head, decode_layer, decode_head;
+} phases;
+
+typedef struct driver {
+    options o;
+    backend *b;
+    ttft_tpot tp;
+    phases ph;
+    int *prompt, *next;
+    float *logits;
+} driver;
+
+static int argmax(const float *v, int n)
+{
+    int i, best = 0;
+    for (i = 1; i < n; i++)
+        if (v[i] > v[best])
+            best = i;
+    return best;
+}
+
+/* The layers and the head of the current dispatch, each a kernel span. */
+static int run_kernels(driver *g, int layer_phase, int head_phase)
+{
+    int l, rc = 0, s, vocab = backend_cfg(g->b)->vocab;
+    for (l = 0; l < (int)g->o.layers && rc == 0; l++) {
+        TTFT_TPOT_SPAN_BEGIN(k, &g->tp, layer_phase);
+        rc = backend_layer(g->b, l);
+        TTFT_TPOT_SPAN_END(k);
+    }
+    if (rc == 0) {
+        TTFT_TPOT_SPAN_BEGIN(h, &g->tp, head_phase);
+        rc = backend_head(g->b, g->logits);
+        TTFT_TPOT_SPAN_END(h);
+    }
+    for (s = 0; rc == 0 && s < (int)g->o.batch; s++) /* greedy sampling */
+        g->next[s] = argmax(g->logits + (size_t)s * (size_t)vocab, vocab);
+    return rc;
+}
+
+/* One generation: a prefill of the batch, then max_new_tokens - 1 decode steps. */
+static int generate_once(driver *g, int run)
+{
+    int step, rc, B = (int)g->o.batch;
+    TTFT_TPOT_SPAN_BEGIN(e2e, &g->tp, g->ph.generate);
+    printf("run %d/%ld%s:", run + 1, g->o.warmup_runs + g->o.repeat_runs, run < g->o.warmup_runs ? " (warmup)" : "");
+    {
+        TTFT_TPOT_SPAN_BEGIN(p, &g->tp, g->ph.prefill);
+        rc = backend_prefill_begin(g->b, B, g->prompt, (int)g->o.prompt_len);
+        if (rc == 0)
+            rc = run_kernels(g, g->ph.prefill_layer, g->ph.prefill_head);
+        TTFT_TPOT_SPAN_END_TOKENS(p, (uint32_t)B); /* the first token of every sequence */
+    }
+    for (step = 1; rc == 0; step++) {
+        printf(" %d", g->next[0]); /* the stream of sequence 0 */
+        fflush(stdout);
+        if (step == g->o.max_new_tokens)
+            break;
+        {
+            TTFT_TPOT_SPAN_BEGIN(d, &g->tp, g->ph.decode);
+            rc = backend_decode_begin(g->b, g->next);
+            if (rc == 0)
+                rc = run_kernels(g, g->ph.decode_layer, g->ph.decode_head);
+            TTFT_TPOT_SPAN_END_TOKENS(d, (uint32_t)B); /* one token for each sequence */
+        }
+    }
+    TTFT_TPOT_SPAN_END_TOKENS(e2e, (uint32_t)(B * g->o.max_new_tokens));
+    printf(B > 1 ? "  (sequence 1 of %d)\n" : "\n", B);
+    return rc;
+}
+
+static int register_phases(driver *g)
+{
+    phases *p = &g->ph;
+    p->generate = ttft_tpot_phase(&g->tp, "generate", TTFT_TPOT_ROLE_E2E);
+    p->prefill = ttft_tpot_phase(&g->tp, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    p->prefill_layer = ttft_tpot_phase(&g->tp, "prefill_layer", TTFT_TPOT_ROLE_KERNEL);
+    p->prefill_head = ttft_tpot_phase(&g->tp, "prefill_head", TTFT_TPOT_ROLE_KERNEL);
+    p->decode = ttft_tpot_phase(&g->tp, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    p->decode_layer = ttft_tpot_phase(&g->tp, "decode_layer", TTFT_TPOT_ROLE_KERNEL);
+    p->decode_head = ttft_tpot_phase(&g->tp, "decode_head", TTFT_TPOT_ROLE_KERNEL);
+    return p->generate < 0 || p->prefill < 0 || p->prefill_layer < 0 || p->prefill_head < 0 || p->decode < 0 ||
+           p->decode_layer < 0 || p->decode_head < 0;
+}
+
+/* What the backend achieved: prefill GFLOP/s and decode weight-streaming GB/s. */
+static void print_backend_rates(const driver *g)
+{
+    ttft_tpot_summary s;
+    const backend_config *c = backend_cfg(g->b);
+    double flops = backend_prefill_flops(g->b, (int)g->o.batch, (int)g->o.prompt_len);
+    double bytes = backend_decode_weight_bytes(g->b), ttft;
+    if (ttft_tpot_summarize(&g->tp, &s) != TTFT_TPOT_OK)
+        return;
+    printf("\nbackend: %.1fM parameters (dim %d, %d layers, %d heads, MLP %d, vocab %d), batch %ld, "
+           "prompt %ld, %ld thread%s\n",
+           (double)backend_params(g->b) / 1e6, c->dim, c->n_layers, c->n_heads, c->hidden, c->vocab, g->o.batch,
+           g->o.prompt_len, g->o.threads, g->o.threads == 1 ? "" : "s");
+    ttft = s.ttft_steady.n ? s.ttft_steady.p50_ns : (double)s.ttft_first_ns;
+    if (s.has_ttft_first && ttft > 0)
+        printf("prefill rate          : %.1f GFLOP/s  (%.2f GFLOP / %s TTFT %.1f ms)\n", flops / ttft, flops / 1e9,
+               s.ttft_steady.n ? "steady p50" : "first-request", ttft / 1e6);
+    if (s.tpot.n && s.tpot.p50_ns > 0)
+        printf("decode weight stream  : %.2f GB/s  (%.1f MB of weights per step / TPOT p50 %.2f ms)\n",
+               bytes / s.tpot.p50_ns, bytes / 1e6, s.tpot.p50_ns / 1e6);
+}
+
+/* Write fn's output for the collector to path; 0 or 1 after a message. */
+static int write_file(const char *path, int (*fn)(const ttft_tpot *, FILE *), const ttft_tpot *tp)
+{
+    FILE *f = fopen(path, "w");
+    int rc;
+    if (!f) {
+        fprintf(stderr, "generate: cannot write %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    rc = fn(tp, f);
+    if (fclose(f) != 0 || rc != TTFT_TPOT_OK) {
+        fprintf(stderr, "generate: writing %s failed: %s\n", path, ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
+        return 1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    driver g;
+    backend_config bc;
+    ttft_tpot_config tc;
+    char err[256];
+    int rc, run, runs, status = 0;
+    size_t i, n_tok;
+    uint64_t seed;
+
+    memset(&g, 0, sizeof g);
+    rc = parse_args(argc, argv, &g.o);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+#ifdef _OPENMP
+    omp_set_num_threads((int)g.o.threads);
+#endif
+    memset(&bc, 0, sizeof bc);
+    bc.dim = (int)g.o.dim;
+    bc.n_layers = (int)g.o.layers;
+    bc.n_heads = (int)g.o.heads;
+    bc.hidden = (int)g.o.hidden;
+    bc.vocab = (int)g.o.vocab;
+    bc.max_seq = (int)(g.o.prompt_len + g.o.max_new_tokens);
+    bc.max_batch = (int)g.o.batch;
+    bc.seed = g.o.seed;
+    g.b = backend_create(&bc, err, sizeof err);
+    if (!g.b) {
+        fprintf(stderr, "generate: %s\n", err);
+        return strstr(err, "memory") ? 1 : 2;
+    }
+
+    /* Storage for every span of every run, reserved once. */
+    runs = (int)(g.o.warmup_runs + g.o.repeat_runs);
+    memset(&tc, 0, sizeof tc);
+    tc.capacity = (size_t)runs * ((size_t)g.o.max_new_tokens * (size_t)(g.o.layers + 2) + 1);
+    tc.timeline = g.o.trace != NULL;
+    n_tok = (size_t)g.o.batch * (size_t)g.o.prompt_len;
+    g.prompt = (int *)malloc(n_tok * sizeof(int));
+    g.next = (int *)malloc((size_t)g.o.batch * sizeof(int));
+    g.logits = (float *)malloc((size_t)g.o.batch * (size_t)g.o.vocab * sizeof(float));
+    if (!g.prompt || !g.next || !g.logits || ttft_tpot_init(&g.tp, &tc) != TTFT_TPOT_OK || register_phases(&g)) {
+        fprintf(stderr, "generate: out of memory\n");
+        status = 1;
+        goto done;
+    }
+    /* Collect when any output wants the samples; otherwise every span is one untaken branch. */
+    ttft_tpot_enable(&g.tp, g.o.profile || g.o.profile_json || g.o.trace);
+    seed = g.o.seed ^ 0x5eedull;
+    for (i = 0; i < n_tok; i++) { /* a deterministic prompt per sequence */
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        g.prompt[i] = (int)((seed >> 33) % (uint64_t)g.o.vocab);
+    }
+
+    for (run = 0; run < runs && status == 0; run++) {
+        if (run < g.o.warmup_runs)
+            ttft_tpot_warmup_begin(&g.tp);
+        if (generate_once(&g, run) != 0) {
+            fprintf(stderr, "generate: the backend failed (out of memory)\n");
+            status = 1;
+        }
+        if (run < g.o.warmup_runs)
+            ttft_tpot_warmup_end(&g.tp);
+    }
+
+    if (status == 0 && g.o.profile) {
+        printf("\n");
+        ttft_tpot_report(&g.tp, stdout);
+        print_backend_rates(&g);
+    }
+    if (status == 0 && g.o.profile_json)
+        status = write_file(g.o.profile_json, ttft_tpot_report_json, &g.tp);
+    if (status == 0 && g.o.trace)
+        status = write_file(g.o.trace, ttft_tpot_trace_write, &g.tp);
+done:
+    ttft_tpot_free(&g.tp);
+    backend_destroy(g.b);
+    free(g.prompt);
+    free(g.next);
+    free(g.logits);
+    return status;
+}

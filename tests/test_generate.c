@@ -1,0 +1,109 @@
+/* The example driver end to end: its report on real work has the shape the metrics promise, and bad
+   flags get one line on stderr and exit status 2. */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "test_util.h"
+
+#include <sys/wait.h>
+
+/* Run the driver with args; returns its exit status, stderr in *err (to free). */
+static int run(const char *args, char **err)
+{
+    char cmd[1024];
+    int st;
+    snprintf(cmd, sizeof cmd, "\"%s\" %s >generate_test.out 2>generate_test.err", GENERATE_BIN, args);
+    st = system(cmd);
+    *err = slurp("generate_test.err");
+    assert_true(st != -1 && WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+static void profile_run_shows_warmup_separated(void **state)
+{
+    jc_value doc;
+    char *err, *json, *out;
+    (void)state;
+    assert_int_equal(run("--profile --warmup-runs 1 --repeat-runs 3 --profile-json generate_test.json", &err), 0);
+    free(err);
+    out = slurp("generate_test.out");
+    assert_non_null(strstr(out, "TTFT (first request)"));
+    assert_non_null(strstr(out, "prefill rate"));
+    assert_non_null(strstr(out, "decode weight stream"));
+    free(out);
+    json = slurp("generate_test.json");
+    assert_int_equal(jc_parse(json, &doc), 0);
+    free(json);
+    /* the one-time costs land in the first request and step 0, not in the steady figures */
+    assert_true(num_at(&doc, "ttft.first_ms") > num_at(&doc, "ttft.steady.p50_ms"));
+    assert_ms(&doc, "ttft.steady.n", 3);
+    assert_ms(&doc, "tpot.n", 3 * 31);
+    assert_ms(&doc, "tpot.excluded_warmup", 31);
+    assert_true(num_at(&doc, "tpot.p50_ms") <= num_at(&doc, "tpot.p99_ms"));
+    assert_true(num_at(&doc, "output_throughput_tok_s") > num_at(&doc, "e2e.tok_s"));
+    assert_ms(&doc, "e2e.tokens", 4 * 32);
+    assert_ms(&doc, "dropped", 0);
+    assert_ms(&doc, "rejected", 0);
+    jc_free(&doc);
+}
+
+static void batch_records_tokens_per_step(void **state)
+{
+    jc_value doc;
+    char *err, *json;
+    (void)state;
+    assert_int_equal(run("--dim 64 --layers 2 --heads 4 --hidden 96 --vocab 300 --prompt-len 16 --max-new-tokens 5 "
+                         "--batch 4 --profile-json generate_test.json",
+                         &err),
+                     0);
+    free(err);
+    json = slurp("generate_test.json");
+    assert_int_equal(jc_parse(json, &doc), 0);
+    free(json);
+    assert_string_equal(jc_get(&doc, "phases.4.name")->str, "decode_step");
+    assert_ms(&doc, "phases.4.n", 4);       /* 5 new tokens: the prefill gives 1, 4 decode steps */
+    assert_ms(&doc, "phases.4.tokens", 16); /* 4 sequences a step */
+    assert_ms(&doc, "phases.1.tokens", 4);  /* the prefill: one per sequence */
+    assert_ms(&doc, "e2e.tokens", 20);
+    assert_ms(&doc, "tpot.n", 3);
+    /* 4 tokens per step: throughput is 4 / mean step time (the mean is printed to the ns) */
+    assert_near(num_at(&doc, "output_throughput_tok_s"), 4 * 1000.0 / num_at(&doc, "tpot.mean_ms"),
+                1e-4 * num_at(&doc, "output_throughput_tok_s"));
+    jc_free(&doc);
+}
+
+static void bad_flags_exit_2_with_one_line(void **state)
+{
+    static const struct {
+        const char *args, *msg;
+    } cases[] = {
+        {"--frobnicate", "generate: unknown option '--frobnicate' (try --help)\n"},
+        {"--batch 0", "generate: --batch: expected an integer in 1..256, got '0' (try --help)\n"},
+        {"--batch 12x", "generate: --batch: expected an integer in 1..256, got '12x' (try --help)\n"},
+        {"--prompt-len=", "generate: --prompt-len: expected an integer in 1..4096, got '' (try --help)\n"},
+        {"--max-new-tokens", "generate: --max-new-tokens: expected an integer in 1..4096, got '' (try --help)\n"},
+        {"--warmup-runs -1", "generate: --warmup-runs: expected an integer in 0..100, got '-1' (try --help)\n"},
+        {"--seed -3", "generate: --seed: expected an unsigned integer, got '-3' (try --help)\n"},
+        {"--profile=yes", "generate: --profile takes no value (try --help)\n"},
+        {"--profile-json", "generate: --profile-json needs a file name (try --help)\n"},
+        {"stray", "generate: unexpected argument 'stray' (try --help)\n"},
+        {"--dim 100 --heads 3", "generate: --dim 100 must be a multiple of --heads 3 with an even head size\n"},
+    };
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *err;
+        int st = run(cases[i].args, &err);
+        if (st != 2 || strcmp(err, cases[i].msg) != 0)
+            fail_msg("generate %s: exit %d, stderr \"%s\"", cases[i].args, st, err);
+        free(err);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(profile_run_shows_warmup_separated),
+        cmocka_unit_test(batch_records_tokens_per_step),
+        cmocka_unit_test(bad_flags_exit_2_with_one_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
