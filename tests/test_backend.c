@@ -70,6 +70,15 @@ static double rel_diff(const float *a, const float *b, size_t n)
     return den > 0 ? num / den : num;
 }
 
+/* Every layer, then the head, of the dispatch begun. */
+static void finish(backend *b, float *logits)
+{
+    int l;
+    for (l = 0; l < backend_cfg(b)->n_layers; l++)
+        assert_int_equal(backend_layer(b, l), 0);
+    assert_int_equal(backend_head(b, logits), 0);
+}
+
 /* Decode steps after a prompt of 3 against a fresh prefill over the same tokens, at every position. */
 static void decode_matches_prefill(int batch, uint64_t seed)
 {
@@ -93,18 +102,14 @@ static void decode_matches_prefill(int batch, uint64_t seed)
         for (t = 0; t < PROMPT; t++)
             seq_tokens[s * PROMPT + t] = tokens[s * TOTAL + t];
     assert_int_equal(backend_prefill_begin(dec, batch, seq_tokens, PROMPT), 0);
-    for (i = 0; i < cfg.n_layers; i++)
-        assert_int_equal(backend_layer(dec, i), 0);
-    assert_int_equal(backend_head(dec, ld), 0);
+    finish(dec, ld);
     for (t = PROMPT; t <= TOTAL; t++) {
         /* reference: prefill over tokens 0..t-1 of every sequence */
         for (s = 0; s < batch; s++)
             for (i = 0; i < t; i++)
                 seq_tokens[s * t + i] = tokens[s * TOTAL + i];
         assert_int_equal(backend_prefill_begin(ref, batch, seq_tokens, t), 0);
-        for (i = 0; i < cfg.n_layers; i++)
-            assert_int_equal(backend_layer(ref, i), 0);
-        assert_int_equal(backend_head(ref, lr), 0);
+        finish(ref, lr);
         if (rel_diff(ld, lr, (size_t)(batch * cfg.vocab)) > 1e-4)
             fail_msg("seed %llu batch %d: logits after %d tokens differ by %g relative", (unsigned long long)seed,
                      batch, t, rel_diff(ld, lr, (size_t)(batch * cfg.vocab)));
@@ -113,9 +118,7 @@ static void decode_matches_prefill(int batch, uint64_t seed)
         for (s = 0; s < batch; s++)
             step[s] = tokens[s * TOTAL + t];
         assert_int_equal(backend_decode_begin(dec, step), 0);
-        for (i = 0; i < cfg.n_layers; i++)
-            assert_int_equal(backend_layer(dec, i), 0);
-        assert_int_equal(backend_head(dec, ld), 0);
+        finish(dec, ld);
     }
     /* the cache is full: one more step is refused, not written past the end */
     assert_int_equal(backend_decode_begin(dec, step), -1);
