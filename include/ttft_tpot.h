@@ -260,6 +260,13 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out);
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out);
 TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen);
 
+/* Every stored sample as a Chrome / Perfetto trace (Trace Event Format JSON): one complete event
+   ("ph":"X") per sample, ts and dur in microseconds to the nanosecond, the phase name as the event
+   name, the role as its category and its track (e2e, prefill, decode, kernel, top to bottom), tokens
+   and warmup in args. Needs start times: EINVAL when c is NULL or was made without config.timeline;
+   EIO on a write error. Open the file at ui.perfetto.dev or chrome://tracing. */
+TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
+
 /* Monotonic nanoseconds from the platform clock (see CLOCK above). */
 TTFT_TPOT_DEF uint64_t ttft_tpot_now(void);
 
@@ -913,16 +920,18 @@ static int ttft_tpot__finish(FILE *out)
     return ferror(out) ? TTFT_TPOT_EIO : TTFT_TPOT_OK;
 }
 
-/* Phase statistics for every phase in one pass: samples are bucketed by phase, then selected. */
-static int ttft_tpot__all_phase_stats(const ttft_tpot *c, ttft_tpot_stats **out)
+/* Phase statistics for every phase in one pass (samples bucketed by phase, then selected), and the
+   phases in order of first use: by their first stored sample, then those without one. One
+   allocation: *out holds the statistics, then *order. */
+static int ttft_tpot__all_phase_stats(const ttft_tpot *c, ttft_tpot_stats **out, unsigned **order)
 {
     size_t *at, i, off = 0;
     uint64_t *x;
     ttft_tpot_stats *st;
-    unsigned p;
+    unsigned p, k = 0;
     size_t np = c->n_phases ? c->n_phases : 1;
     *out = NULL;
-    st = (ttft_tpot_stats *)TTFT_TPOT_MALLOC(np * sizeof *st, c->alloc_user);
+    st = (ttft_tpot_stats *)TTFT_TPOT_MALLOC(np * (sizeof *st + sizeof **order), c->alloc_user);
     at = (size_t *)TTFT_TPOT_MALLOC(np * sizeof *at, c->alloc_user);
     x = ttft_tpot__scratch(c);
     if (!st || !at || !x) {
@@ -935,6 +944,7 @@ static int ttft_tpot__all_phase_stats(const ttft_tpot *c, ttft_tpot_stats **out)
         return TTFT_TPOT_ENOMEM;
     }
     memset(st, 0, np * sizeof *st);
+    *order = (unsigned *)(void *)(st + np);
     for (p = 0; p < c->n_phases; p++) {
         at[p] = off;
         off += (size_t)c->phases[p].stored;
@@ -942,9 +952,14 @@ static int ttft_tpot__all_phase_stats(const ttft_tpot *c, ttft_tpot_stats **out)
     for (i = 0; i < c->n; i++) {
         const ttft_tpot_sample *s = &c->samples[i];
         x[at[s->phase]++] = s->dur_ns;
+        if (st[s->phase].n++ == 0) /* counted here for the order; fill sets n again */
+            (*order)[k++] = s->phase;
         st[s->phase].warmup_n += s->warmup;
         st[s->phase].tokens += s->tokens;
     }
+    for (p = 0; p < c->n_phases; p++)
+        if (st[p].n == 0)
+            (*order)[k++] = p;
     for (p = 0, off = 0; p < c->n_phases; p++) {
         size_t m = (size_t)c->phases[p].stored;
         ttft_tpot__fill(x + off, m, &st[p]);
@@ -956,19 +971,18 @@ static int ttft_tpot__all_phase_stats(const ttft_tpot *c, ttft_tpot_stats **out)
     return TTFT_TPOT_OK;
 }
 
-/* A phase name for a terminal: printed as is (names are UTF-8 without control characters). */
 TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
 {
     ttft_tpot_summary s;
     ttft_tpot_stats *ph;
     char a[32], b[32], d[32], e[32], f[32];
-    unsigned p;
+    unsigned q, p, *order;
     int rc, few = 0;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
     rc = ttft_tpot_summarize(c, &s);
     if (rc == TTFT_TPOT_OK)
-        rc = ttft_tpot__all_phase_stats(c, &ph);
+        rc = ttft_tpot__all_phase_stats(c, &ph, &order);
     if (rc != TTFT_TPOT_OK)
         return rc;
 
@@ -1021,8 +1035,8 @@ TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
 
     fprintf(out, "\n%-24s %-7s %8s %6s %11s %11s %11s %11s %11s\n", "phase", "role", "n", "warmup", "avg",
             "min", "max", "p50", "p99");
-    for (p = 0; p < c->n_phases; p++) {
-        const ttft_tpot_stats *t = &ph[p];
+    for (q = 0; q < c->n_phases; q++) { /* names are UTF-8 without control characters: printed as is */
+        const ttft_tpot_stats *t = &ph[p = order[q]];
         if (t->n == 0) {
             fprintf(out, "%-24s %-7s %8s %6s %11s\n", c->phases[p].name, ttft_tpot_role_name(c->phases[p].role),
                     "0", "-", "n/a");
@@ -1107,13 +1121,13 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
 {
     ttft_tpot_summary s;
     ttft_tpot_stats *ph;
-    unsigned p;
+    unsigned q, p, *order;
     int rc;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
     rc = ttft_tpot_summarize(c, &s);
     if (rc == TTFT_TPOT_OK)
-        rc = ttft_tpot__all_phase_stats(c, &ph);
+        rc = ttft_tpot__all_phase_stats(c, &ph, &order);
     if (rc != TTFT_TPOT_OK)
         return rc;
     fputs("{\"schema\":\"ttft_tpot/v1\",\"ttft\":{\"first_ms\":", out);
@@ -1165,9 +1179,9 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
     }
     fprintf(out, ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"phases\":[",
             (unsigned long long)s.dropped, (unsigned long long)s.rejected, (unsigned long long)s.samples);
-    for (p = 0; p < c->n_phases; p++) {
-        const ttft_tpot_stats *t = &ph[p];
-        fputs(p ? ",{\"name\":" : "{\"name\":", out);
+    for (q = 0; q < c->n_phases; q++) {
+        const ttft_tpot_stats *t = &ph[p = order[q]];
+        fputs(q ? ",{\"name\":" : "{\"name\":", out);
         ttft_tpot__json_str(out, c->phases[p].name);
         fprintf(out, ",\"role\":\"%s\",\"n\":%llu,\"warmup_n\":%llu,\"tokens\":%llu",
                 ttft_tpot_role_name(c->phases[p].role), (unsigned long long)t->n,
@@ -1222,6 +1236,42 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
                 (unsigned long long)(c->starts ? c->starts[i] : 0), (unsigned long long)s->dur_ns,
                 (unsigned long)s->tokens, s->warmup);
     }
+    return ttft_tpot__finish(out);
+}
+
+/* ns as microseconds with three decimals: exact. */
+static void ttft_tpot__us(FILE *out, uint64_t ns)
+{
+    fprintf(out, "%llu.%03u", (unsigned long long)(ns / 1000u), (unsigned)(ns % 1000u));
+}
+
+TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
+{
+    static const int track[4] = {2, 3, 4, 1}; /* by role: e2e on top, kernels at the bottom */
+    size_t i;
+    int r;
+    if (!c || !out || !c->starts)
+        return TTFT_TPOT_EINVAL;
+    fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
+          "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"ttft_tpot\"}}",
+          out);
+    for (r = 0; r < 4; r++)
+        fprintf(out,
+                ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}"
+                ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}",
+                track[r], ttft_tpot__roles[r], track[r], track[r]);
+    for (i = 0; i < c->n; i++) {
+        const ttft_tpot_sample *s = &c->samples[i];
+        int role = c->phases[s->phase].role;
+        fputs(",\n{\"ph\":\"X\",\"pid\":1,\"name\":", out);
+        ttft_tpot__json_str(out, c->phases[s->phase].name);
+        fprintf(out, ",\"cat\":\"%s\",\"tid\":%d,\"ts\":", ttft_tpot__roles[role], track[role]);
+        ttft_tpot__us(out, c->starts[i]);
+        fputs(",\"dur\":", out);
+        ttft_tpot__us(out, s->dur_ns);
+        fprintf(out, ",\"args\":{\"tokens\":%lu,\"warmup\":%d}}", (unsigned long)s->tokens, s->warmup);
+    }
+    fputs("\n]}\n", out);
     return ttft_tpot__finish(out);
 }
 

@@ -63,10 +63,10 @@ static void batch_records_tokens_per_step(void **state)
     json = slurp("generate_test.json");
     assert_int_equal(jc_parse(json, &doc), 0);
     free(json);
-    assert_string_equal(jc_get(&doc, "phases.4.name")->str, "decode_step");
-    assert_ms(&doc, "phases.4.n", 4);       /* 5 new tokens: the prefill gives 1, 4 decode steps */
-    assert_ms(&doc, "phases.4.tokens", 16); /* 4 sequences a step */
-    assert_ms(&doc, "phases.1.tokens", 4);  /* the prefill: one per sequence */
+    assert_ms(phase_named(&doc, "decode_step"), "n", 4);       /* 5 new tokens: 1 from the prefill, 4 steps */
+    assert_ms(phase_named(&doc, "decode_step"), "tokens", 16); /* 4 sequences a step */
+    assert_ms(phase_named(&doc, "prefill"), "tokens", 4);      /* one per sequence */
+    assert_ms(phase_named(&doc, "decode_layer"), "n", 4 * 2);  /* 2 layers a step */
     assert_ms(&doc, "e2e.tokens", 20);
     assert_ms(&doc, "tpot.n", 3);
     /* 4 tokens per step: throughput is 4 / mean step time (the mean is printed to the ns) */

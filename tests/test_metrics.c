@@ -170,11 +170,14 @@ static void tpot_excludes_step_zero(void **state)
     assert_ms(&doc, "e2e.tokens", 5);
     assert_ms(&doc, "e2e.wall_ms", 660);
     assert_near(num_at(&doc, "e2e.tok_s"), 5 / 0.66, 1e-9);
-    /* per-phase rows keep the warmup step */
-    assert_ms(&doc, "phases.2.n", 4);
-    assert_ms(&doc, "phases.2.warmup_n", 1);
-    assert_ms(&doc, "phases.2.max_ms", 100);
-    assert_ms(&doc, "phases.2.mean_ms", 40);
+    /* per-phase rows keep the warmup step; phases come in order of first use (first recorded) */
+    assert_string_equal(jc_get(&doc, "phases.0.name")->str, "prefill");
+    assert_string_equal(jc_get(&doc, "phases.1.name")->str, "decode");
+    assert_string_equal(jc_get(&doc, "phases.2.name")->str, "generate"); /* registered first, ended last */
+    assert_ms(&doc, "phases.1.n", 4);
+    assert_ms(&doc, "phases.1.warmup_n", 1);
+    assert_ms(&doc, "phases.1.max_ms", 100);
+    assert_ms(&doc, "phases.1.mean_ms", 40);
     jc_free(&doc);
     ttft_tpot_free(&c);
 }

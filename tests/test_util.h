@@ -86,6 +86,20 @@ static inline int is_null_at(const jc_value *doc, const char *path)
     return v && v->type == JC_NULL;
 }
 
+/* The phase object of the report named name; fails the test when there is none. */
+static inline const jc_value *phase_named(const jc_value *doc, const char *name)
+{
+    const jc_value *ph = jc_get(doc, "phases");
+    size_t i;
+    for (i = 0; ph && i < ph->n; i++) {
+        const jc_value *nm = jc_get(&ph->items[i], "name");
+        if (nm && nm->type == JC_STR && strcmp(nm->str, name) == 0)
+            return &ph->items[i];
+    }
+    fail_msg("no phase named %s in the report", name);
+    return NULL;
+}
+
 /* Exact figures: the report prints ms to the nanosecond, so hand-computed values match to 1e-9. */
 #define assert_ms(doc, path, want) assert_near(num_at((doc), (path)), (want), 1e-9)
 

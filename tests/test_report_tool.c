@@ -1,0 +1,230 @@
+/* ttft_tpot_report: the shared vectors through --json, several traces in one report, bad input and
+   bad usage, the Chrome trace, and the driver's round trip (live report == offline report). */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "test_util.h"
+
+#include <sys/wait.h>
+
+/* Run the tool with args: exit status; stdout and stderr in *out and *err (to free). */
+static int tool(const char *args, char **out, char **err)
+{
+    char cmd[2048];
+    int st;
+    snprintf(cmd, sizeof cmd, "\"%s\" %s >report_test.out 2>report_test.err", REPORT_BIN, args);
+    st = system(cmd);
+    assert_true(st != -1 && WIFEXITED(st));
+    *out = slurp("report_test.out");
+    *err = slurp("report_test.err");
+    return WEXITSTATUS(st);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void check_vector(const char *stem)
+{
+    char args[512], path[512], why[512], *out, *err, *want_text;
+    jc_value want, got;
+    snprintf(args, sizeof args, "--json %s/%s.csv", TEST_VECTOR_DIR, stem);
+    assert_int_equal(tool(args, &out, &err), 0);
+    assert_string_equal(err, "");
+    snprintf(path, sizeof path, "%s/%s.expected.json", TEST_VECTOR_DIR, stem);
+    want_text = slurp(path);
+    assert_int_equal(jc_parse(want_text, &want), 0);
+    if (jc_parse(out, &got) != 0)
+        fail_msg("not JSON: %s", out);
+    if (jc_subset(&want, &got, "", why, sizeof why) != 0)
+        fail_msg("%s: %s", stem, why);
+    jc_free(&want);
+    jc_free(&got);
+    free(want_text);
+    free(out);
+    free(err);
+}
+
+static void vectors_match_expected_json(void **state)
+{
+    (void)state;
+    check_vector("seed_npu_qwen3_14b");
+    check_vector("warmup_repeat_batch64");
+}
+
+static void text_report_with_prefill_kernel(void **state)
+{
+    char *out, *err;
+    (void)state;
+    assert_int_equal(tool("--prefill-kernel prefill_fwd " TEST_VECTOR_DIR "/seed_npu_qwen3_14b.csv", &out, &err), 0);
+    assert_non_null(strstr(out, "TPOT (steady, p50/p99): 52.70 / 56.71 ms/token"));
+    assert_non_null(strstr(out, "prefill kernel alone: 1.92 s"));
+    free(out);
+    free(err);
+    assert_int_equal(tool("--prefill-kernel run_decode " TEST_VECTOR_DIR "/seed_npu_qwen3_14b.csv", &out, &err), 1);
+    assert_string_equal(out, "");
+    assert_non_null(strstr(err, "no kernel phase named 'run_decode'"));
+    free(out);
+    free(err);
+}
+
+static void several_traces_make_one_report(void **state)
+{
+    char *out, *err;
+    jc_value doc;
+    (void)state;
+    assert_int_equal(tool("--json " TEST_VECTOR_DIR "/warmup_repeat_batch64.csv " TEST_VECTOR_DIR
+                          "/warmup_repeat_batch64.csv",
+                          &out, &err),
+                     0);
+    assert_int_equal(jc_parse(out, &doc), 0);
+    /* the same run twice: twice the samples; the warmup flags are taken as written */
+    assert_ms(&doc, "tpot.n", 96);
+    assert_ms(&doc, "tpot.excluded_warmup", 32);
+    assert_ms(&doc, "ttft.steady.n", 6);
+    assert_ms(&doc, "ttft.first_ms", 880.48);
+    assert_ms(&doc, "e2e.tokens", 2 * 4352);
+    assert_ms(&doc, "tpot.p50_ms", 5.236); /* duplicating every value keeps the median */
+    jc_free(&doc);
+    free(out);
+    free(err);
+}
+
+static void bad_input_exits_1_and_prints_no_report(void **state)
+{
+    char *out, *err;
+    (void)state;
+    write_text("bad.csv", "# x\nphase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,1,0\nd,decode,0,-5,1,0\n");
+    assert_int_equal(tool(TEST_VECTOR_DIR "/seed_npu_qwen3_14b.csv bad.csv", &out, &err), 1);
+    assert_string_equal(out, "");
+    assert_string_equal(err, "bad.csv:4: dur_ns is not an unsigned 64-bit integer: -5\n");
+    free(out);
+    free(err);
+    assert_int_equal(tool("--json does-not-exist.csv", &out, &err), 1);
+    assert_string_equal(out, "");
+    assert_non_null(strstr(err, "cannot read does-not-exist.csv"));
+    free(out);
+    free(err);
+    write_text("empty.csv", "");
+    assert_int_equal(tool("empty.csv", &out, &err), 1);
+    assert_string_equal(err, "empty.csv:1: missing header: expected phase,role,start_ns,dur_ns,tokens,warmup\n");
+    free(out);
+    free(err);
+}
+
+static void header_only_trace_reports_nulls(void **state)
+{
+    char *out, *err;
+    jc_value doc;
+    (void)state;
+    write_text("header.csv", "phase,role,start_ns,dur_ns,tokens,warmup\n");
+    assert_int_equal(tool("--json header.csv", &out, &err), 0);
+    assert_int_equal(jc_parse(out, &doc), 0);
+    assert_true(is_null_at(&doc, "tpot"));
+    assert_true(is_null_at(&doc, "ttft.first_ms"));
+    jc_free(&doc);
+    free(out);
+    free(err);
+}
+
+static void bad_usage_exits_2(void **state)
+{
+    static const char *const cases[] = {"", "--json", "--frob x.csv", "--chrome-trace", "--prefill-kernel"};
+    size_t i;
+    char *out, *err;
+    (void)state;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st = tool(cases[i], &out, &err);
+        if (st != 2 || strncmp(err, "ttft_tpot_report: ", 18) != 0 || strchr(err, '\n') != err + strlen(err) - 1)
+            fail_msg("'%s': exit %d, stderr \"%s\"", cases[i], st, err);
+        assert_string_equal(out, "");
+        free(out);
+        free(err);
+    }
+    assert_int_equal(tool("--help", &out, &err), 0);
+    assert_non_null(strstr(out, "usage: ttft_tpot_report"));
+    free(out);
+    free(err);
+}
+
+static void chrome_trace_has_one_event_per_sample(void **state)
+{
+    char *out, *err, *json;
+    jc_value doc;
+    const jc_value *ev, *x = NULL;
+    size_t i, n_x = 0;
+    (void)state;
+    assert_int_equal(tool("--chrome-trace chrome.json " TEST_VECTOR_DIR "/seed_npu_qwen3_14b.csv", &out, &err), 0);
+    json = slurp("chrome.json");
+    if (jc_parse(json, &doc) != 0)
+        fail_msg("not JSON: %.200s", json);
+    ev = jc_get(&doc, "traceEvents");
+    assert_non_null(ev);
+    for (i = 0; i < ev->n; i++) {
+        const jc_value *ph = jc_get(&ev->items[i], "ph");
+        if (ph && strcmp(ph->str, "X") == 0 && n_x++ == 0)
+            x = &ev->items[i];
+    }
+    assert_int_equal(n_x, 65); /* every sample */
+    /* run_prefill,prefill,1000000000,7990000000,1,1: microseconds */
+    assert_string_equal(jc_get(x, "name")->str, "run_prefill");
+    assert_string_equal(jc_get(x, "cat")->str, "prefill");
+    assert_ms(x, "ts", 1000000.0);
+    assert_ms(x, "dur", 7990000.0);
+    assert_ms(x, "args.tokens", 1);
+    assert_ms(x, "args.warmup", 1);
+    assert_non_null(strstr(json, "\"ts\":7074260.000,\"dur\":1915740.000")); /* prefill_fwd, to the ns */
+    jc_free(&doc);
+    free(json);
+    free(out);
+    free(err);
+}
+
+#ifdef GENERATE_BIN
+/* What the driver printed live is what the tool prints from the driver's trace. */
+static void driver_round_trip(void **state)
+{
+    char cmd[1024], *live_json, *live_out, *out, *err;
+    int st;
+    (void)state;
+    snprintf(cmd, sizeof cmd,
+             "\"%s\" --dim 64 --layers 2 --heads 4 --hidden 96 --vocab 300 --prompt-len 16 --max-new-tokens 8 "
+             "--batch 2 --warmup-runs 1 --repeat-runs 2 --profile --profile-json live.json --trace live.csv "
+             ">live.out",
+             GENERATE_BIN);
+    st = system(cmd);
+    assert_true(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    live_json = slurp("live.json");
+    live_out = slurp("live.out");
+    assert_int_equal(tool("--json live.csv", &out, &err), 0);
+    assert_string_equal(out, live_json);
+    free(out);
+    free(err);
+    assert_int_equal(tool("live.csv", &out, &err), 0);
+    if (strstr(live_out, out) == NULL)
+        fail_msg("offline text report not in the live output:\n%s\n---\n%s", out, live_out);
+    free(out);
+    free(err);
+    free(live_json);
+    free(live_out);
+}
+#endif
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(vectors_match_expected_json),
+        cmocka_unit_test(text_report_with_prefill_kernel),
+        cmocka_unit_test(several_traces_make_one_report),
+        cmocka_unit_test(bad_input_exits_1_and_prints_no_report),
+        cmocka_unit_test(header_only_trace_reports_nulls),
+        cmocka_unit_test(bad_usage_exits_2),
+        cmocka_unit_test(chrome_trace_has_one_event_per_sample),
+#ifdef GENERATE_BIN
+        cmocka_unit_test(driver_round_trip),
+#endif
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
