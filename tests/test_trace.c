@@ -190,6 +190,8 @@ static void malformed_lines(void **state)
         {H "\"a,decode,1,2,1,0\n", 0, "t:2: unterminated quote"},
         {H "a,decode,1,2,1,0\n# c\na,kernel,1,2,0,0\n", 0, "t:4: phase changes role: a"},
         {H ",decode,1,2,1,0\n", 0, "t:2: invalid phase name"},
+        {H "a234567890123456789012345678901234567890123456789012345678901234,kernel,1,2,0,0\n", 0,
+         "t:2: invalid phase name (1 to 63 bytes"}, /* 64 bytes */
         {H "a\x01" "b,decode,1,2,1,0\n", 0, "t:2: invalid phase name"},
         {H "a\xff" "b,decode,1,2,1,0\n", 0, "t:2: invalid phase name"},
         {H "a\0b,decode,1,2,1,0\n", sizeof(H) - 1 + 19, "t:2: NUL byte: not a text file"},
