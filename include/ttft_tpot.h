@@ -86,6 +86,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#ifndef _WIN32
+#include <time.h>
+#endif
 
 #ifndef TTFT_TPOT_DEF
 #ifdef TTFT_TPOT_STATIC
@@ -135,8 +138,23 @@ typedef struct ttft_tpot_config {
     size_t buffer_bytes;
     ttft_tpot_clock_fn clock; /* optional replacement clock */
     void *clock_user;
+    const char *clock_name;   /* how the report names a replacement clock ("user clock") */
     void *alloc_user;         /* passed to TTFT_TPOT_MALLOC / TTFT_TPOT_FREE */
+    int bounded;              /* nonzero: every phase keeps its steady samples in a histogram */
+    unsigned hist_slots;      /* phases that may be bounded (0: max_phases when bounded, else 0) */
 } ttft_tpot_config;
+
+/* Bounded mode: a log-linear histogram, 64 sub-buckets per power of two over all of 0..2^64-1 ns;
+   values under 128 ns are exact. A figure read from it is a bucket's midpoint (clamped to the exact
+   min and max): within TTFT_TPOT_HIST_MAX_REL_ERR (1/128, 0.78%) of the exact value. Fixed size,
+   mergeable, recording is a few instructions. */
+#define TTFT_TPOT_HIST_BUCKETS 3776
+#define TTFT_TPOT_HIST_MAX_REL_ERR (1.0 / 128.0)
+typedef struct ttft_tpot_hist {
+    uint64_t n, tokens, min_ns, max_ns;
+    uint64_t sum_lo, sum_hi; /* 128-bit sum of durations */
+    uint64_t counts[TTFT_TPOT_HIST_BUCKETS];
+} ttft_tpot_hist;
 
 /* One stored sample: 16 bytes. */
 typedef struct ttft_tpot_sample {
@@ -148,7 +166,7 @@ typedef struct ttft_tpot_sample {
 
 typedef struct ttft_tpot_phase_slot {
     uint64_t calls;          /* record attempts (stored or dropped): the first is warmup */
-    uint64_t stored;         /* samples in storage */
+    ttft_tpot_hist *hist;    /* bounded: its steady samples go here; NULL: exact */
     uint32_t default_tokens; /* tokens of a span ended without a count: 1 prefill/decode, 0 others */
     int role;                /* ttft_tpot_role */
     char name[TTFT_TPOT_NAME_MAX];
@@ -170,6 +188,12 @@ typedef struct ttft_tpot {
     void *clock_user;
     void *alloc_user;
     void *owned; /* the one allocation made by init, NULL with a caller buffer */
+    ttft_tpot_hist *hists;
+    unsigned n_hists, hist_slots;
+    int bounded;             /* new phases are bounded */
+    uint64_t clock_read_ns;  /* median cost of one clock read, measured at init; 0: not measured */
+    char clock_name[32];
+    int clock_from_trace;    /* clock_* describe the clock of the first trace read */
 } ttft_tpot;
 
 /* A span in flight. Zero-initialised means "never begun". */
@@ -187,6 +211,7 @@ typedef struct ttft_tpot_stats {
     uint64_t min_ns, max_ns;
     double total_ns, mean_ns; /* the total is summed without overflow, then rounded to double */
     double p50_ns, p90_ns, p95_ns, p99_ns;
+    int approx; /* 1: percentiles and mean from a histogram, within TTFT_TPOT_HIST_MAX_REL_ERR */
 } ttft_tpot_stats;
 
 /* The headline metrics (definitions at the top of this file). */
@@ -218,10 +243,25 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg);
 /* Release what init allocated; c is zeroed. NULL or an already freed collector: nothing happens. */
 TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c);
 
+/* Empty c for a new interval: samples, histograms, dropped and rejected counts go; phases, their
+   roles and their first-call state stay (warmup is once per process). NULL: nothing. */
+TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c);
+
 /* Register a phase, or find it again: returns its id (>= 0), the same id for the same name and role.
    EINVAL (c or name NULL, role unknown), ENAME (empty, TTFT_TPOT_NAME_MAX bytes or longer, not valid
    UTF-8, or holding a control character), EROLE (name taken by another role), EPHASE (table full). */
 TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role role);
+
+/* Make a phase bounded: from now on its steady samples go to a histogram (warmup samples stay exact).
+   OK (also when it already is); EINVAL (c NULL); EPHASE (unknown phase); ENOMEM (all of
+   config.hist_slots are taken). */
+TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase);
+
+/* Add src's samples and histograms to dst, phases matched by name (added to dst when new), for
+   per-thread collectors reported together. All or nothing: EINVAL (NULL, or dst == src), EROLE (a
+   name has another role in dst), EPHASE (dst's phase table is full), ENOMEM (no histogram slot for a
+   bounded phase, or no memory). Samples past dst's capacity are counted as dropped. */
+TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src);
 
 /* Find a phase id by name: id, or EPHASE when unknown, EINVAL when c or name is NULL. */
 TTFT_TPOT_DEF int ttft_tpot_find_phase(const ttft_tpot *c, const char *name);
@@ -278,23 +318,71 @@ TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role);
 
 /* ---- record path: inline, a few instructions besides the clock ---------------------------------- */
 
+/* The collector's clock; the platform clock inline where <time.h> declares CLOCK_MONOTONIC (a strict
+   -std=c99 file without _POSIX_C_SOURCE calls ttft_tpot_now instead). */
 static inline uint64_t ttft_tpot__clock(const ttft_tpot *c)
 {
-    return c->clock ? c->clock(c->clock_user) : ttft_tpot_now();
+    if (c->clock)
+        return c->clock(c->clock_user);
+#if defined(CLOCK_MONOTONIC) && !defined(_WIN32)
+    {
+        struct timespec ts;
+        if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+            return 0;
+        return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    }
+#else
+    return ttft_tpot_now();
+#endif
 }
 
-/* Store one sample. The first call of a phase, and any call inside a warmup section, is warmup. */
+/* Histogram bucket of v: v itself under 128; above, 64 buckets per power of two. */
+static inline unsigned ttft_tpot__hist_index(uint64_t v)
+{
+    unsigned e;
+    if (v < 128)
+        return (unsigned)v;
+#if defined(__GNUC__) || defined(__clang__)
+    e = 63u - (unsigned)__builtin_clzll(v);
+#else
+    {
+        uint64_t t = v;
+        for (e = 0; t >>= 1;)
+            e++;
+    }
+#endif
+    return (e - 6u) * 64u + (unsigned)(v >> (e - 6u));
+}
+
+static inline void ttft_tpot__hist_add(ttft_tpot_hist *h, uint64_t v, uint32_t tokens)
+{
+    h->counts[ttft_tpot__hist_index(v)]++;
+    h->n++;
+    h->tokens += tokens;
+    h->min_ns = v < h->min_ns ? v : h->min_ns;
+    h->max_ns = v > h->max_ns ? v : h->max_ns;
+    h->sum_lo += v;
+    h->sum_hi += h->sum_lo < v; /* carry */
+}
+
+/* Record one sample. The first call of a phase, and any call inside a warmup section, is warmup;
+   a bounded phase's steady samples go to its histogram. */
 static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint32_t tokens)
 {
     ttft_tpot_phase_slot *p;
     ttft_tpot_sample *s;
+    int warm;
     if ((unsigned)phase >= c->n_phases) {
         c->rejected++;
         return TTFT_TPOT_EPHASE;
     }
     p = &c->phases[phase];
+    warm = p->calls++ == 0 || c->warmup_depth != 0;
+    if (p->hist && !warm) {
+        ttft_tpot__hist_add(p->hist, dur, tokens);
+        return TTFT_TPOT_OK;
+    }
     if (c->n == c->capacity) {
-        p->calls++;
         c->dropped++;
         return TTFT_TPOT_EFULL;
     }
@@ -302,11 +390,9 @@ static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint6
     s->dur_ns = dur;
     s->tokens = tokens;
     s->phase = (uint16_t)phase;
-    s->warmup = (uint16_t)(p->calls == 0 || c->warmup_depth != 0);
+    s->warmup = (uint16_t)warm;
     if (c->starts)
         c->starts[c->n] = start;
-    p->calls++;
-    p->stored++;
     c->n++;
     return TTFT_TPOT_OK;
 }
@@ -482,38 +568,80 @@ TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role)
 
 /* ---- storage ---------------------------------------------------------------------------------- */
 
-static int ttft_tpot__sizes(const ttft_tpot_config *cfg, size_t *cap, unsigned *ph, size_t *bytes)
+/* The sizes cfg asks for: samples, phases, histogram slots, and the bytes of the one block. */
+static int ttft_tpot__sizes(const ttft_tpot_config *cfg, size_t *cap, unsigned *ph, unsigned *hs, size_t *bytes)
 {
-    size_t per;
+    size_t per, fixed;
     *cap = cfg && cfg->capacity ? cfg->capacity : TTFT_TPOT__DEFAULT_CAPACITY;
     *ph = cfg && cfg->max_phases ? cfg->max_phases : TTFT_TPOT__DEFAULT_PHASES;
-    if (*ph > 65535u || (uint64_t)*cap > UINT32_MAX)
+    *hs = cfg && cfg->hist_slots ? cfg->hist_slots : cfg && cfg->bounded ? *ph : 0;
+    if (*ph > 65535u || *hs > *ph || (uint64_t)*cap > UINT32_MAX)
         return TTFT_TPOT_EINVAL;
     per = sizeof(ttft_tpot_sample) + (cfg && cfg->timeline ? sizeof(uint64_t) : 0);
-    if (*cap > (SIZE_MAX - 64 - (size_t)*ph * sizeof(ttft_tpot_phase_slot)) / per)
-        return TTFT_TPOT_ENOMEM;
     /* + 8: room to align a caller's buffer */
-    *bytes = (size_t)*ph * sizeof(ttft_tpot_phase_slot) + *cap * per + 8;
+    fixed = (size_t)*ph * sizeof(ttft_tpot_phase_slot) + (size_t)*hs * sizeof(ttft_tpot_hist) + 8;
+    if (*cap > (SIZE_MAX - fixed) / per)
+        return TTFT_TPOT_ENOMEM;
+    *bytes = fixed + *cap * per;
     return TTFT_TPOT_OK;
 }
 
 TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg)
 {
     size_t cap, bytes;
-    unsigned ph;
-    return ttft_tpot__sizes(cfg, &cap, &ph, &bytes) == TTFT_TPOT_OK ? bytes : 0;
+    unsigned ph, hs;
+    return ttft_tpot__sizes(cfg, &cap, &ph, &hs, &bytes) == TTFT_TPOT_OK ? bytes : 0;
+}
+
+static int ttft_tpot__cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median cost of one read of the platform clock: 255 back-to-back reads. */
+static uint64_t ttft_tpot__clock_cost(void)
+{
+    uint64_t t[256], prev = ttft_tpot_now();
+    int i;
+    for (i = 0; i < 255; i++) {
+        uint64_t now = ttft_tpot_now();
+        t[i] = now > prev ? now - prev : 0;
+        prev = now;
+    }
+    qsort(t, 255, sizeof t[0], ttft_tpot__cmp_u64);
+    return t[127] ? t[127] : 1;
+}
+
+static void ttft_tpot__hist_reset(ttft_tpot_hist *h)
+{
+    memset(h, 0, sizeof *h);
+    h->min_ns = UINT64_MAX;
+}
+
+static void ttft_tpot__hist_merge(ttft_tpot_hist *dst, const ttft_tpot_hist *src)
+{
+    unsigned i;
+    for (i = 0; i < TTFT_TPOT_HIST_BUCKETS; i++)
+        dst->counts[i] += src->counts[i];
+    dst->n += src->n;
+    dst->tokens += src->tokens;
+    dst->min_ns = src->min_ns < dst->min_ns ? src->min_ns : dst->min_ns;
+    dst->max_ns = src->max_ns > dst->max_ns ? src->max_ns : dst->max_ns;
+    dst->sum_lo += src->sum_lo;
+    dst->sum_hi += src->sum_hi + (dst->sum_lo < src->sum_lo);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
 {
     size_t cap, bytes;
-    unsigned ph;
+    unsigned ph, hs;
     unsigned char *mem;
     int rc;
     if (!c)
         return TTFT_TPOT_EINVAL;
     memset(c, 0, sizeof *c);
-    rc = ttft_tpot__sizes(cfg, &cap, &ph, &bytes);
+    rc = ttft_tpot__sizes(cfg, &cap, &ph, &hs, &bytes);
     if (rc != TTFT_TPOT_OK)
         return rc;
     if (cfg && cfg->buffer) {
@@ -527,19 +655,32 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
             return TTFT_TPOT_ENOMEM;
         c->owned = mem;
     }
-    /* phases first: their uint64_t fields keep the samples 8-byte aligned */
+    /* phases, histograms, samples, start times: each a multiple of 8 bytes, so all stay aligned */
     c->phases = (ttft_tpot_phase_slot *)(void *)mem;
-    c->samples = (ttft_tpot_sample *)(void *)(mem + (size_t)ph * sizeof(ttft_tpot_phase_slot));
+    c->hists = (ttft_tpot_hist *)(void *)(c->phases + ph);
+    c->samples = (ttft_tpot_sample *)(void *)(c->hists + hs);
     if (cfg && cfg->timeline)
         c->starts = (uint64_t *)(void *)(c->samples + cap);
     c->capacity = cap;
     c->max_phases = ph;
+    c->hist_slots = hs;
     c->enabled = 1;
     c->prefill_kernel = -1;
     if (cfg) {
         c->clock = cfg->clock;
         c->clock_user = cfg->clock_user;
         c->alloc_user = cfg->alloc_user;
+        c->bounded = cfg->bounded != 0;
+    }
+    if (c->clock) { /* a replacement clock is not read here: a test's clock may be a script */
+        snprintf(c->clock_name, sizeof c->clock_name, "%s", cfg->clock_name ? cfg->clock_name : "user clock");
+    } else {
+#if defined(_WIN32)
+        snprintf(c->clock_name, sizeof c->clock_name, "QueryPerformanceCounter");
+#else
+        snprintf(c->clock_name, sizeof c->clock_name, "CLOCK_MONOTONIC");
+#endif
+        c->clock_read_ns = ttft_tpot__clock_cost();
     }
     return TTFT_TPOT_OK;
 }
@@ -632,7 +773,96 @@ static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int 
     memcpy(p->name, name, len);
     p->role = role;
     p->default_tokens = role == TTFT_TPOT_ROLE_PREFILL || role == TTFT_TPOT_ROLE_DECODE;
+    if (c->bounded && c->n_hists < c->hist_slots) { /* slots are as many as phases when bounded */
+        p->hist = &c->hists[c->n_hists++];
+        ttft_tpot__hist_reset(p->hist);
+    }
     return (int)c->n_phases++;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase)
+{
+    ttft_tpot_phase_slot *p;
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    if (phase < 0 || (unsigned)phase >= c->n_phases)
+        return TTFT_TPOT_EPHASE;
+    p = &c->phases[phase];
+    if (p->hist)
+        return TTFT_TPOT_OK;
+    if (c->n_hists >= c->hist_slots)
+        return TTFT_TPOT_ENOMEM;
+    p->hist = &c->hists[c->n_hists++];
+    ttft_tpot__hist_reset(p->hist);
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
+{
+    unsigned p, added = 0, slots = 0;
+    int *map;
+    size_t i;
+    if (!dst || !src || dst == src || !dst->phases)
+        return TTFT_TPOT_EINVAL;
+    /* plan first, so that a merge that cannot be done changes nothing */
+    for (p = 0; p < src->n_phases; p++) {
+        const ttft_tpot_phase_slot *sp = &src->phases[p];
+        int id = ttft_tpot__lookup(dst, sp->name, strlen(sp->name));
+        int has_hist = sp->hist && sp->hist->n;
+        if (id >= 0 && dst->phases[id].role != sp->role)
+            return TTFT_TPOT_EROLE;
+        if (id < 0) {
+            added++;
+            slots += has_hist || dst->bounded;
+        } else {
+            slots += has_hist && !dst->phases[id].hist;
+        }
+    }
+    if (dst->n_phases + added > dst->max_phases)
+        return TTFT_TPOT_EPHASE;
+    if (dst->n_hists + slots > dst->hist_slots && slots)
+        return TTFT_TPOT_ENOMEM;
+    map = (int *)TTFT_TPOT_MALLOC((src->n_phases ? src->n_phases : 1) * sizeof *map, dst->alloc_user);
+    if (!map)
+        return TTFT_TPOT_ENOMEM;
+    for (p = 0; p < src->n_phases; p++) {
+        const ttft_tpot_phase_slot *sp = &src->phases[p];
+        int id = ttft_tpot__add_phase(dst, sp->name, strlen(sp->name), sp->role);
+        TTFT_TPOT_ASSERT(id >= 0); /* planned above */
+        if (sp->hist && sp->hist->n) {
+            ttft_tpot_phase_bounded(dst, id);
+            ttft_tpot__hist_merge(dst->phases[id].hist, sp->hist);
+        }
+        dst->phases[id].calls += sp->calls;
+        map[p] = id;
+    }
+    for (i = 0; i < src->n; i++) {
+        ttft_tpot_sample s = src->samples[i];
+        if (dst->n == dst->capacity) {
+            dst->dropped++;
+            continue;
+        }
+        s.phase = (uint16_t)map[s.phase];
+        if (dst->starts)
+            dst->starts[dst->n] = src->starts ? src->starts[i] : 0;
+        dst->samples[dst->n++] = s;
+    }
+    dst->dropped += src->dropped;
+    dst->rejected += src->rejected;
+    TTFT_TPOT_FREE(map, dst->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
+{
+    unsigned i;
+    if (!c)
+        return;
+    c->n = 0;
+    c->dropped = 0;
+    c->rejected = 0;
+    for (i = 0; i < c->n_hists; i++)
+        ttft_tpot__hist_reset(&c->hists[i]);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role role)
@@ -702,12 +932,6 @@ TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32
 }
 
 /* ---- statistics ------------------------------------------------------------------------------- */
-
-static int ttft_tpot__cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
 
 /* Rearrange x[lo, hi) so that x[k] holds the value it would hold sorted, smaller-or-equal values
    before it and larger-or-equal after. Quickselect (median of three, Hoare partition); after
@@ -810,21 +1034,119 @@ static void ttft_tpot__fill(uint64_t *x, size_t n, ttft_tpot_stats *st)
     st->p99_ns = ttft_tpot__pct(x, n, &from, 99);
 }
 
-static int ttft_tpot__role_of(const ttft_tpot *c, const ttft_tpot_sample *s)
+/* Read the k-th smallest value of a histogram back as its bucket's midpoint. */
+static double ttft_tpot__hist_rank(const ttft_tpot_hist *h, uint64_t k)
 {
-    return c->phases[s->phase].role;
+    uint64_t seen = 0, lo, width;
+    double mid;
+    unsigned i, e;
+    for (i = 0; i < TTFT_TPOT_HIST_BUCKETS - 1; i++) {
+        seen += h->counts[i];
+        if (seen > k)
+            break;
+    }
+    if (i < 128) {
+        lo = i;
+        width = 1;
+    } else {
+        e = i / 64 + 5; /* inverse of ttft_tpot__hist_index */
+        lo = (uint64_t)(i % 64 + 64) << (e - 6);
+        width = (uint64_t)1 << (e - 6);
+    }
+    mid = (double)lo + (double)(width - 1) / 2.0;
+    mid = mid < (double)h->min_ns ? (double)h->min_ns : mid;
+    return mid > (double)h->max_ns ? (double)h->max_ns : mid;
 }
 
-/* Gather durations of the samples matching (phase, or role when phase < 0; warmup excluded unless
-   all) into x and fill st. */
-static void ttft_tpot__gather(const ttft_tpot *c, uint64_t *x, int phase, int role, int all,
-                              ttft_tpot_stats *st)
+static double ttft_tpot__hist_pct(const ttft_tpot_hist *h, unsigned p)
+{
+    uint64_t r = (h->n - 1) * p;
+    double v = ttft_tpot__hist_rank(h, r / 100);
+    if (r % 100 == 0)
+        return v;
+    return v + (double)(r % 100) / 100.0 * (ttft_tpot__hist_rank(h, r / 100 + 1) - v);
+}
+
+static void ttft_tpot__hist_fill(const ttft_tpot_hist *h, ttft_tpot_stats *st)
+{
+    st->n = h->n;
+    st->approx = 1;
+    if (h->n == 0)
+        return;
+    st->min_ns = h->min_ns;
+    st->max_ns = h->max_ns;
+    st->total_ns = (double)h->sum_hi * TTFT_TPOT__TWO64 + (double)h->sum_lo;
+    st->mean_ns = st->total_ns / (double)h->n;
+    st->p50_ns = ttft_tpot__hist_pct(h, 50);
+    st->p90_ns = ttft_tpot__hist_pct(h, 90);
+    st->p95_ns = ttft_tpot__hist_pct(h, 95);
+    st->p99_ns = ttft_tpot__hist_pct(h, 99);
+}
+
+/* Working memory of the statistics: room for every stored duration, and a histogram for sets that
+   take in a bounded phase (only when the collector has one). */
+typedef struct ttft_tpot__work {
+    uint64_t *x;
+    ttft_tpot_hist *h;
+} ttft_tpot__work;
+
+static void ttft_tpot__work_free(const ttft_tpot *c, ttft_tpot__work *w)
+{
+    if (w->x)
+        TTFT_TPOT_FREE(w->x, c->alloc_user);
+    if (w->h)
+        TTFT_TPOT_FREE(w->h, c->alloc_user);
+}
+
+static int ttft_tpot__work_init(const ttft_tpot *c, ttft_tpot__work *w)
+{
+    w->x = (uint64_t *)TTFT_TPOT_MALLOC((c->n ? c->n : 1) * sizeof(uint64_t), c->alloc_user);
+    w->h = c->n_hists ? (ttft_tpot_hist *)TTFT_TPOT_MALLOC(sizeof(ttft_tpot_hist), c->alloc_user) : NULL;
+    if (!w->x || (c->n_hists && !w->h)) {
+        ttft_tpot__work_free(c, w);
+        return TTFT_TPOT_ENOMEM;
+    }
+    return TTFT_TPOT_OK;
+}
+
+/* Statistics of x[0, m) together with the bounded phases' histograms that match (phase, or role when
+   phase < 0): exact by selection when no histogram takes part. tokens and warmup_n of the stored
+   samples are already in st. */
+static void ttft_tpot__finish_set(const ttft_tpot *c, ttft_tpot__work *w, size_t m, int phase, int role,
+                                  ttft_tpot_stats *st)
+{
+    unsigned p;
+    size_t i;
+    int merged = 0;
+    for (p = 0; p < c->n_phases; p++) {
+        const ttft_tpot_hist *h = c->phases[p].hist;
+        if (!h || h->n == 0 || (phase >= 0 ? (int)p != phase : c->phases[p].role != role))
+            continue;
+        if (!merged)
+            ttft_tpot__hist_reset(w->h);
+        merged = 1;
+        ttft_tpot__hist_merge(w->h, h);
+    }
+    if (!merged) {
+        ttft_tpot__fill(w->x, m, st);
+        return;
+    }
+    st->tokens += w->h->tokens;
+    for (i = 0; i < m; i++)
+        ttft_tpot__hist_add(w->h, w->x[i], 0);
+    ttft_tpot__hist_fill(w->h, st);
+}
+
+/* Statistics of the samples of a phase (or of a role when phase < 0); warmup samples count only
+   when all is set. */
+static void ttft_tpot__set_stats(const ttft_tpot *c, ttft_tpot__work *w, int phase, int role, int all,
+                                 ttft_tpot_stats *st)
 {
     size_t i, m = 0;
     memset(st, 0, sizeof *st);
     for (i = 0; i < c->n; i++) {
         const ttft_tpot_sample *s = &c->samples[i];
-        if (phase >= 0 ? s->phase != phase : ttft_tpot__role_of(c, s) != role)
+        if (phase >= 0 ? s->phase != phase : c->phases[s->phase].role != role)
             continue;
         if (s->warmup) {
             st->warmup_n++;
@@ -832,52 +1154,45 @@ static void ttft_tpot__gather(const ttft_tpot *c, uint64_t *x, int phase, int ro
                 continue;
         }
         st->tokens += s->tokens;
-        x[m++] = s->dur_ns;
+        w->x[m++] = s->dur_ns;
     }
-    ttft_tpot__fill(x, m, st);
-}
-
-static uint64_t *ttft_tpot__scratch(const ttft_tpot *c)
-{
-    return (uint64_t *)TTFT_TPOT_MALLOC((c->n ? c->n : 1) * sizeof(uint64_t), c->alloc_user);
+    ttft_tpot__finish_set(c, w, m, phase, role, st);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out)
 {
-    uint64_t *x;
+    ttft_tpot__work w;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
     if (phase < 0 || (unsigned)phase >= c->n_phases)
         return TTFT_TPOT_EPHASE;
-    x = ttft_tpot__scratch(c);
-    if (!x)
+    if (ttft_tpot__work_init(c, &w) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
-    ttft_tpot__gather(c, x, phase, 0, 1, out);
-    TTFT_TPOT_FREE(x, c->alloc_user);
+    ttft_tpot__set_stats(c, &w, phase, 0, 1, out);
+    ttft_tpot__work_free(c, &w);
     return TTFT_TPOT_OK;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out)
 {
-    uint64_t *x;
+    ttft_tpot__work w;
     size_t i;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
     memset(out, 0, sizeof *out);
-    x = ttft_tpot__scratch(c);
-    if (!x)
+    if (ttft_tpot__work_init(c, &w) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
     for (i = 0; i < c->n; i++) {
-        if (ttft_tpot__role_of(c, &c->samples[i]) == TTFT_TPOT_ROLE_PREFILL) {
+        if (c->phases[c->samples[i].phase].role == TTFT_TPOT_ROLE_PREFILL) {
             out->has_ttft_first = 1;
             out->ttft_first_ns = c->samples[i].dur_ns;
             break;
         }
     }
-    ttft_tpot__gather(c, x, -1, TTFT_TPOT_ROLE_PREFILL, 0, &out->ttft_steady);
-    ttft_tpot__gather(c, x, -1, TTFT_TPOT_ROLE_DECODE, 0, &out->tpot);
+    ttft_tpot__set_stats(c, &w, -1, TTFT_TPOT_ROLE_PREFILL, 0, &out->ttft_steady);
+    ttft_tpot__set_stats(c, &w, -1, TTFT_TPOT_ROLE_DECODE, 0, &out->tpot);
     out->tpot_excluded = out->tpot.warmup_n;
-    ttft_tpot__gather(c, x, -1, TTFT_TPOT_ROLE_E2E, 1, &out->e2e);
+    ttft_tpot__set_stats(c, &w, -1, TTFT_TPOT_ROLE_E2E, 1, &out->e2e);
     if (out->tpot.n && out->tpot.total_ns > 0) {
         out->has_output_tok_s = 1;
         out->output_tok_s = (double)out->tpot.tokens / (out->tpot.total_ns * 1e-9);
@@ -888,14 +1203,14 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
     }
     if (c->prefill_kernel >= 0) {
         ttft_tpot_stats k;
-        ttft_tpot__gather(c, x, c->prefill_kernel, 0, 1, &k);
+        ttft_tpot__set_stats(c, &w, c->prefill_kernel, 0, 1, &k);
         out->has_prefill_kernel = k.n > 0;
         out->prefill_kernel_min_ns = k.min_ns;
     }
     out->samples = c->n;
     out->dropped = c->dropped;
     out->rejected = c->rejected;
-    TTFT_TPOT_FREE(x, c->alloc_user);
+    ttft_tpot__work_free(c, &w);
     return TTFT_TPOT_OK;
 }
 
@@ -926,47 +1241,50 @@ static int ttft_tpot__finish(FILE *out)
 static int ttft_tpot__all_phase_stats(const ttft_tpot *c, ttft_tpot_stats **out, unsigned **order)
 {
     size_t *at, i, off = 0;
-    uint64_t *x;
+    ttft_tpot__work w;
     ttft_tpot_stats *st;
     unsigned p, k = 0;
     size_t np = c->n_phases ? c->n_phases : 1;
     *out = NULL;
     st = (ttft_tpot_stats *)TTFT_TPOT_MALLOC(np * (sizeof *st + sizeof **order), c->alloc_user);
     at = (size_t *)TTFT_TPOT_MALLOC(np * sizeof *at, c->alloc_user);
-    x = ttft_tpot__scratch(c);
-    if (!st || !at || !x) {
+    if (!st || !at || ttft_tpot__work_init(c, &w) != TTFT_TPOT_OK) {
         if (st)
             TTFT_TPOT_FREE(st, c->alloc_user);
         if (at)
             TTFT_TPOT_FREE(at, c->alloc_user);
-        if (x)
-            TTFT_TPOT_FREE(x, c->alloc_user);
         return TTFT_TPOT_ENOMEM;
     }
     memset(st, 0, np * sizeof *st);
+    memset(at, 0, np * sizeof *at);
     *order = (unsigned *)(void *)(st + np);
+    for (i = 0; i < c->n; i++) { /* per-phase counts, and the order of first use */
+        unsigned ph = c->samples[i].phase;
+        if (at[ph]++ == 0)
+            (*order)[k++] = ph;
+    }
     for (p = 0; p < c->n_phases; p++) {
+        size_t m = at[p];
+        if (m == 0)
+            (*order)[k++] = p;
         at[p] = off;
-        off += (size_t)c->phases[p].stored;
+        off += m;
     }
     for (i = 0; i < c->n; i++) {
         const ttft_tpot_sample *s = &c->samples[i];
-        x[at[s->phase]++] = s->dur_ns;
-        if (st[s->phase].n++ == 0) /* counted here for the order; fill sets n again */
-            (*order)[k++] = s->phase;
+        w.x[at[s->phase]++] = s->dur_ns;
         st[s->phase].warmup_n += s->warmup;
         st[s->phase].tokens += s->tokens;
     }
-    for (p = 0; p < c->n_phases; p++)
-        if (st[p].n == 0)
-            (*order)[k++] = p;
-    for (p = 0, off = 0; p < c->n_phases; p++) {
-        size_t m = (size_t)c->phases[p].stored;
-        ttft_tpot__fill(x + off, m, &st[p]);
-        off += m;
+    for (p = 0, off = 0; p < c->n_phases; p++) { /* at[p] is now the end of p's slice */
+        ttft_tpot__work slice;
+        slice.x = w.x + off;
+        slice.h = w.h;
+        ttft_tpot__finish_set(c, &slice, at[p] - off, (int)p, 0, &st[p]);
+        off = at[p];
     }
     TTFT_TPOT_FREE(at, c->alloc_user);
-    TTFT_TPOT_FREE(x, c->alloc_user);
+    ttft_tpot__work_free(c, &w);
     *out = st;
     return TTFT_TPOT_OK;
 }
@@ -977,7 +1295,7 @@ TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
     ttft_tpot_stats *ph;
     char a[32], b[32], d[32], e[32], f[32];
     unsigned q, p, *order;
-    int rc, few = 0;
+    int rc, few = 0, approx = 0;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
     rc = ttft_tpot_summarize(c, &s);
@@ -986,19 +1304,26 @@ TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
     if (rc != TTFT_TPOT_OK)
         return rc;
 
-    fprintf(out, "ttft_tpot report: %llu samples in %u phases\n", (unsigned long long)s.samples,
-            c->n_phases);
+    fprintf(out, "ttft_tpot report: %llu samples in %u phases (clock: %s", (unsigned long long)s.samples,
+            c->n_phases, c->clock_name[0] ? c->clock_name : "unknown");
+    if (c->clock_read_ns)
+        fprintf(out, ", %llu ns/read", (unsigned long long)c->clock_read_ns);
+    fputs(")\n", out);
+    if (c->clock_read_ns > 200) /* a clock without vDSO: every read is a system call */
+        fprintf(out, "WARNING: one clock read costs %llu ns: spans shorter than ~%llu us are distorted\n",
+                (unsigned long long)c->clock_read_ns, (unsigned long long)c->clock_read_ns / 10);
     if (s.has_ttft_first)
         fprintf(out, "TTFT (first request)  : %-11s (incl. one-time warmup)\n",
                 ttft_tpot__dur(a, sizeof a, (double)s.ttft_first_ns));
     else
         fprintf(out, "TTFT (first request)  : n/a         (no prefill-role sample)\n");
     if (s.ttft_steady.n)
-        fprintf(out, "TTFT (steady, p50)    : %-11s (n=%llu, p90 %s, p99 %s, mean %s)\n",
+        fprintf(out, "TTFT (steady, p50)    : %-11s (n=%llu, p90 %s, p99 %s, mean %s%s)\n",
                 ttft_tpot__dur(a, sizeof a, s.ttft_steady.p50_ns), (unsigned long long)s.ttft_steady.n,
                 ttft_tpot__dur(b, sizeof b, s.ttft_steady.p90_ns),
                 ttft_tpot__dur(d, sizeof d, s.ttft_steady.p99_ns),
-                ttft_tpot__dur(e, sizeof e, s.ttft_steady.mean_ns));
+                ttft_tpot__dur(e, sizeof e, s.ttft_steady.mean_ns),
+                s.ttft_steady.approx ? "; ~ within 0.8%: bounded histogram" : "");
     else if (s.has_prefill_kernel)
         fprintf(out, "TTFT (steady, p50)    : n/a         (no warmed-up prefill measured: time a warmup "
                      "request first; prefill kernel alone: %s)\n",
@@ -1007,12 +1332,13 @@ TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
         fprintf(out, "TTFT (steady, p50)    : n/a         (no warmed-up prefill measured: time a warmup "
                      "request first)\n");
     if (s.tpot.n) /* ms/token as vLLM prints it; us/token when a step takes under a millisecond */
-        fprintf(out, "TPOT (steady, p50/p99): %.2f / %.2f %s/token  (n=%llu, excl. %llu warmup step%s%s)\n",
+        fprintf(out, "TPOT (steady, p50/p99): %.2f / %.2f %s/token  (n=%llu, excl. %llu warmup step%s%s%s)\n",
                 s.tpot.p50_ns / (s.tpot.p99_ns >= 1e6 ? 1e6 : 1e3),
                 s.tpot.p99_ns / (s.tpot.p99_ns >= 1e6 ? 1e6 : 1e3), s.tpot.p99_ns >= 1e6 ? "ms" : "us",
                 (unsigned long long)s.tpot.n,
                 (unsigned long long)s.tpot_excluded, s.tpot_excluded == 1 ? "" : "s",
-                s.tpot.n < 100 ? "; p99 of fewer than 100 samples" : "");
+                s.tpot.n < 100 ? "; p99 of fewer than 100 samples" : "",
+                s.tpot.approx ? "; ~ within 0.8%: bounded histogram" : "");
     else
         fprintf(out, "TPOT (steady, p50/p99): n/a         (no steady decode step; %llu warmup step%s excluded)\n",
                 (unsigned long long)s.tpot_excluded, s.tpot_excluded == 1 ? "" : "s");
@@ -1043,15 +1369,18 @@ TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
             continue;
         }
         few |= t->n < 100;
-        fprintf(out, "%-24s %-7s %8llu %6llu %11s %11s %11s %11s %10s%s\n", c->phases[p].name,
+        approx |= t->approx;
+        fprintf(out, "%-24s %-7s %8llu %6llu %11s %11s %11s %11s %10s%s%s\n", c->phases[p].name,
                 ttft_tpot_role_name(c->phases[p].role), (unsigned long long)t->n,
                 (unsigned long long)t->warmup_n, ttft_tpot__dur(a, sizeof a, t->mean_ns),
                 ttft_tpot__dur(b, sizeof b, (double)t->min_ns), ttft_tpot__dur(d, sizeof d, (double)t->max_ns),
                 ttft_tpot__dur(e, sizeof e, t->p50_ns), ttft_tpot__dur(f, sizeof f, t->p99_ns),
-                t->n < 100 ? "*" : " ");
+                t->n < 100 ? "*" : " ", t->approx ? " ~" : "");
     }
     if (few)
         fprintf(out, "* p99 of fewer than 100 samples: close to the max, not a tail estimate\n");
+    if (approx)
+        fprintf(out, "~ bounded phase: avg and percentiles from a histogram, within 0.78%% of exact\n");
     TTFT_TPOT_FREE(ph, c->alloc_user);
     return ttft_tpot__finish(out);
 }
@@ -1117,6 +1446,15 @@ static void ttft_tpot__json_kv_ms(FILE *out, const char *key, double ns)
     ttft_tpot__json_ms(out, ns);
 }
 
+/* Whether the figures came from a histogram, and how far they may be from exact. */
+static void ttft_tpot__json_approx(FILE *out, const ttft_tpot_stats *st)
+{
+    if (st->approx)
+        fprintf(out, ",\"approximate\":true,\"max_rel_err\":%.7f", TTFT_TPOT_HIST_MAX_REL_ERR);
+    else
+        fputs(",\"approximate\":false", out);
+}
+
 TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
 {
     ttft_tpot_summary s;
@@ -1130,7 +1468,13 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
         rc = ttft_tpot__all_phase_stats(c, &ph, &order);
     if (rc != TTFT_TPOT_OK)
         return rc;
-    fputs("{\"schema\":\"ttft_tpot/v1\",\"ttft\":{\"first_ms\":", out);
+    fputs("{\"schema\":\"ttft_tpot/v1\",\"clock\":{\"name\":", out);
+    ttft_tpot__json_str(out, c->clock_name[0] ? c->clock_name : "unknown");
+    if (c->clock_read_ns)
+        fprintf(out, ",\"read_ns\":%llu}", (unsigned long long)c->clock_read_ns);
+    else
+        fputs(",\"read_ns\":null}", out);
+    fputs(",\"ttft\":{\"first_ms\":", out);
     if (s.has_ttft_first)
         ttft_tpot__json_ms(out, (double)s.ttft_first_ns);
     else
@@ -1142,6 +1486,7 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
         ttft_tpot__json_kv_ms(out, "p90_ms", s.ttft_steady.p90_ns);
         ttft_tpot__json_kv_ms(out, "p99_ms", s.ttft_steady.p99_ns);
         ttft_tpot__json_kv_ms(out, "mean_ms", s.ttft_steady.mean_ns);
+        ttft_tpot__json_approx(out, &s.ttft_steady);
         fputc('}', out);
     } else {
         fputs("null", out);
@@ -1161,6 +1506,7 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
         ttft_tpot__json_kv_ms(out, "mean_ms", s.tpot.mean_ns);
         ttft_tpot__json_kv_ms(out, "min_ms", (double)s.tpot.min_ns);
         ttft_tpot__json_kv_ms(out, "max_ms", (double)s.tpot.max_ns);
+        ttft_tpot__json_approx(out, &s.tpot);
         fputc('}', out);
     } else {
         fputs("null", out);
@@ -1194,6 +1540,7 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
             ttft_tpot__json_kv_ms(out, "p50_ms", t->p50_ns);
             ttft_tpot__json_kv_ms(out, "p90_ms", t->p90_ns);
             ttft_tpot__json_kv_ms(out, "p99_ms", t->p99_ns);
+            ttft_tpot__json_approx(out, t);
         } else {
             fputs(",\"total_ms\":0,\"mean_ms\":null,\"min_ms\":null,\"max_ms\":null,\"p50_ms\":null,"
                   "\"p90_ms\":null,\"p99_ms\":null",
@@ -1215,7 +1562,10 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
     size_t i;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
-    fprintf(out, "# ttft_tpot trace v1\n%s\n", ttft_tpot__header);
+    fputs("# ttft_tpot trace v1\n", out);
+    if (c->clock_name[0] && c->clock_read_ns)
+        fprintf(out, "# clock: %s, %llu ns/read\n", c->clock_name, (unsigned long long)c->clock_read_ns);
+    fprintf(out, "%s\n", ttft_tpot__header);
     for (i = 0; i < c->n; i++) {
         const ttft_tpot_sample *s = &c->samples[i];
         const char *name = c->phases[s->phase].name;
@@ -1280,7 +1630,8 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
 typedef struct ttft_tpot__reader {
     FILE *in;
     unsigned long line; /* line of the next character */
-    int eof;
+    char clock_name[32]; /* from a "# clock: NAME, N ns/read" comment, if any */
+    uint64_t clock_read_ns;
     char field[6][TTFT_TPOT__FIELD_MAX];
     size_t len[6];
     char *err;
@@ -1295,6 +1646,31 @@ static int ttft_tpot__fail(ttft_tpot__reader *r, unsigned long line, const char 
     return TTFT_TPOT_EPARSE;
 }
 
+static int ttft_tpot__u64(const char *s, size_t len, uint64_t max, uint64_t *v);
+
+/* " clock: NAME, N ns/read" (what trace_write puts after the '#'): note the clock. */
+static void ttft_tpot__clock_comment(ttft_tpot__reader *r, const char *text)
+{
+    const char *name = text + 8, *comma;
+    uint64_t ns;
+    size_t len, i;
+    if (strncmp(text, " clock: ", 8) != 0 || r->clock_read_ns || !(comma = strstr(name, ", ")))
+        return;
+    len = (size_t)(comma - name);
+    for (i = 0; i < len; i++)
+        if ((unsigned char)name[i] < 0x21 || (unsigned char)name[i] > 0x7E)
+            return;
+    if (len == 0 || len >= sizeof r->clock_name)
+        return;
+    for (i = 0; comma[2 + i] >= '0' && comma[2 + i] <= '9'; i++)
+        ;
+    if (!ttft_tpot__u64(comma + 2, i, UINT64_MAX, &ns) || ns == 0 || strcmp(comma + 2 + i, " ns/read") != 0)
+        return;
+    memcpy(r->clock_name, name, len);
+    r->clock_name[len] = '\0';
+    r->clock_read_ns = ns;
+}
+
 /* Read one CSV record (RFC 4180). Returns the number of fields (0 at end of input), or EPARSE / EIO.
    *line is set to the line the record starts on. Comment lines (#...) and empty lines are skipped. */
 static int ttft_tpot__csv_row(ttft_tpot__reader *r, unsigned long *line)
@@ -1305,9 +1681,14 @@ static int ttft_tpot__csv_row(ttft_tpot__reader *r, unsigned long *line)
         *line = r->line;
         if (ch == EOF)
             return ferror(r->in) ? TTFT_TPOT_EIO : 0;
-        if (ch == '#') {
+        if (ch == '#') { /* a comment; the writer's "# clock: ..." line is read back */
+            char text[96];
+            size_t n = 0;
             while ((ch = getc(r->in)) != EOF && ch != '\n')
-                ;
+                if (n + 1 < sizeof text)
+                    text[n++] = (char)ch;
+            text[n] = '\0';
+            ttft_tpot__clock_comment(r, text);
             r->line++;
             continue;
         }
@@ -1406,7 +1787,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
 {
     ttft_tpot__reader *r;
     static const char *const cols[6] = {"phase", "role", "start_ns", "dur_ns", "tokens", "warmup"};
-    unsigned old_phases, p;
+    unsigned old_phases, old_hists, p;
     size_t n = 0, i;
     uint64_t dropped = 0;
     int rc = TTFT_TPOT_OK, header = 0;
@@ -1426,6 +1807,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     r->errlen = errlen;
     r->name = name ? name : "(trace)";
     old_phases = c->n_phases;
+    old_hists = c->n_hists;
 
     /* New samples go past c->n and are committed only once the whole input has been read. */
     for (;;) {
@@ -1503,18 +1885,24 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
             c->starts[c->n + n] = start;
         n++;
     }
-    TTFT_TPOT_FREE(r, c->alloc_user);
     if (rc != TTFT_TPOT_OK) {
         c->n_phases = old_phases; /* forget phases this call added; samples past n were never counted */
+        c->n_hists = old_hists;
+        TTFT_TPOT_FREE(r, c->alloc_user);
         return rc;
     }
     for (i = c->n; i < c->n + n; i++) {
         p = c->samples[i].phase;
         c->phases[p].calls++;
-        c->phases[p].stored++;
     }
     c->n += n;
     c->dropped += dropped;
+    if (r->clock_read_ns && !c->clock_from_trace) { /* the clock that recorded the first trace read */
+        memcpy(c->clock_name, r->clock_name, sizeof c->clock_name);
+        c->clock_read_ns = r->clock_read_ns;
+        c->clock_from_trace = 1;
+    }
+    TTFT_TPOT_FREE(r, c->alloc_user);
     return TTFT_TPOT_OK;
 }
 
