@@ -151,7 +151,7 @@ typedef struct ttft_tpot_config {
 #define TTFT_TPOT_HIST_BUCKETS 3776
 #define TTFT_TPOT_HIST_MAX_REL_ERR (1.0 / 128.0)
 typedef struct ttft_tpot_hist {
-    uint64_t n, tokens, min_ns, max_ns;
+    uint64_t tokens, min_ns, max_ns; /* the count is the sum of counts[], taken when reading */
     uint64_t sum_lo, sum_hi; /* 128-bit sum of durations */
     uint64_t counts[TTFT_TPOT_HIST_BUCKETS];
 } ttft_tpot_hist;
@@ -357,7 +357,6 @@ static inline unsigned ttft_tpot__hist_index(uint64_t v)
 static inline void ttft_tpot__hist_add(ttft_tpot_hist *h, uint64_t v, uint32_t tokens)
 {
     h->counts[ttft_tpot__hist_index(v)]++;
-    h->n++;
     h->tokens += tokens;
     h->min_ns = v < h->min_ns ? v : h->min_ns;
     h->max_ns = v > h->max_ns ? v : h->max_ns;
@@ -365,19 +364,23 @@ static inline void ttft_tpot__hist_add(ttft_tpot_hist *h, uint64_t v, uint32_t t
     h->sum_hi += h->sum_lo < v; /* carry */
 }
 
+#define TTFT_TPOT__DEFAULT_TOKENS ((uint64_t)1 << 32) /* push: use the phase's default count */
+
 /* Record one sample. The first call of a phase, and any call inside a warmup section, is warmup;
    a bounded phase's steady samples go to its histogram. */
-static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint32_t tokens)
+static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count)
 {
     ttft_tpot_phase_slot *p;
     ttft_tpot_sample *s;
+    uint32_t tokens;
     int warm;
     if ((unsigned)phase >= c->n_phases) {
         c->rejected++;
         return TTFT_TPOT_EPHASE;
     }
     p = &c->phases[phase];
-    warm = p->calls++ == 0 || c->warmup_depth != 0;
+    warm = (p->calls++ == 0) | (c->warmup_depth != 0);
+    tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
     if (p->hist && !warm) {
         ttft_tpot__hist_add(p->hist, dur, tokens);
         return TTFT_TPOT_OK;
@@ -424,12 +427,9 @@ static inline ttft_tpot_span ttft_tpot_span_begin(ttft_tpot *c, int phase)
     return s;
 }
 
-/* End a span, recording its duration with tokens produced. Returns OK (also for an inert span),
-   EINVAL (s NULL), ESTATE (never begun, or ended twice: counted as rejected when the collector is
-   known), or the code of ttft_tpot_record. A clock that steps back records 0 ns. */
-static inline int ttft_tpot_span_end_tokens(ttft_tpot_span *s, uint32_t tokens)
+static inline int ttft_tpot__span_end(ttft_tpot_span *s, uint64_t count)
 {
-    uint64_t now;
+    uint64_t now, dur;
     if (!s)
         return TTFT_TPOT_EINVAL;
     if (s->state != 1) {
@@ -441,16 +441,23 @@ static inline int ttft_tpot_span_end_tokens(ttft_tpot_span *s, uint32_t tokens)
     }
     s->state = 3;
     now = ttft_tpot__clock(s->c);
-    return ttft_tpot__push(s->c, s->phase, s->start, now > s->start ? now - s->start : 0, tokens);
+    dur = now - s->start;
+    dur = now < s->start ? 0 : dur;
+    return ttft_tpot__push(s->c, s->phase, s->start, dur, count);
+}
+
+/* End a span, recording its duration with tokens produced. Returns OK (also for an inert span),
+   EINVAL (s NULL), ESTATE (never begun, or ended twice: counted as rejected when the collector is
+   known), or the code of ttft_tpot_record. A clock that steps back records 0 ns. */
+static inline int ttft_tpot_span_end_tokens(ttft_tpot_span *s, uint32_t tokens)
+{
+    return ttft_tpot__span_end(s, tokens);
 }
 
 /* End a span with the phase's default token count (1 for prefill and decode, 0 for kernel and e2e). */
 static inline int ttft_tpot_span_end(ttft_tpot_span *s)
 {
-    uint32_t tokens = 0;
-    if (s && s->state == 1 && (unsigned)s->phase < s->c->n_phases)
-        tokens = s->c->phases[s->phase].default_tokens;
-    return ttft_tpot_span_end_tokens(s, tokens);
+    return ttft_tpot__span_end(s, TTFT_TPOT__DEFAULT_TOKENS);
 }
 
 /* Span macros. BEGIN declares `var` in the enclosing scope; end it exactly once, on the same thread.
@@ -616,7 +623,7 @@ static uint64_t ttft_tpot__clock_cost(void)
 static void ttft_tpot__hist_reset(ttft_tpot_hist *h)
 {
     memset(h, 0, sizeof *h);
-    h->min_ns = UINT64_MAX;
+    h->min_ns = UINT64_MAX; /* min > max: empty */
 }
 
 static void ttft_tpot__hist_merge(ttft_tpot_hist *dst, const ttft_tpot_hist *src)
@@ -624,7 +631,6 @@ static void ttft_tpot__hist_merge(ttft_tpot_hist *dst, const ttft_tpot_hist *src
     unsigned i;
     for (i = 0; i < TTFT_TPOT_HIST_BUCKETS; i++)
         dst->counts[i] += src->counts[i];
-    dst->n += src->n;
     dst->tokens += src->tokens;
     dst->min_ns = src->min_ns < dst->min_ns ? src->min_ns : dst->min_ns;
     dst->max_ns = src->max_ns > dst->max_ns ? src->max_ns : dst->max_ns;
@@ -808,7 +814,7 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     for (p = 0; p < src->n_phases; p++) {
         const ttft_tpot_phase_slot *sp = &src->phases[p];
         int id = ttft_tpot__lookup(dst, sp->name, strlen(sp->name));
-        int has_hist = sp->hist && sp->hist->n;
+        int has_hist = sp->hist && sp->hist->max_ns >= sp->hist->min_ns; /* not empty */
         if (id >= 0 && dst->phases[id].role != sp->role)
             return TTFT_TPOT_EROLE;
         if (id < 0) {
@@ -829,7 +835,7 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
         const ttft_tpot_phase_slot *sp = &src->phases[p];
         int id = ttft_tpot__add_phase(dst, sp->name, strlen(sp->name), sp->role);
         TTFT_TPOT_ASSERT(id >= 0); /* planned above */
-        if (sp->hist && sp->hist->n) {
+        if (sp->hist && sp->hist->max_ns >= sp->hist->min_ns) {
             ttft_tpot_phase_bounded(dst, id);
             ttft_tpot__hist_merge(dst->phases[id].hist, sp->hist);
         }
@@ -1009,11 +1015,84 @@ static double ttft_tpot__pct(uint64_t *x, size_t n, size_t *from, unsigned p)
     return (double)v + frac * (double)(next - v);
 }
 
+static const unsigned ttft_tpot__pcts[4] = {50, 90, 95, 99};
+
+static void ttft_tpot__set_pcts(ttft_tpot_stats *st, const double *v)
+{
+    st->p50_ns = v[0];
+    st->p90_ns = v[1];
+    st->p95_ns = v[2];
+    st->p99_ns = v[3];
+}
+
+/* Exact percentiles of a large x[0, n), narrowed by histogram: one pass counts the values of each
+   bucket (ttft_tpot__hist_index), which tells the bucket of every rank needed; a second pass copies
+   just those buckets' values out, and selection runs over them alone. Returns 0 when it cannot help
+   (no memory, or the buckets hold most of x): the caller then selects over all of x. */
+static int ttft_tpot__narrowed_pcts(const ttft_tpot *c, const uint64_t *x, size_t n, double *out)
+{
+    uint64_t rank[8], val[8], *buf;
+    uint32_t *slot;
+    size_t at[8], len[8], total = 0, cum = 0, i;
+    unsigned bucket[8], nb = 0, j, b = 0, r;
+    slot = (uint32_t *)TTFT_TPOT_MALLOC(TTFT_TPOT_HIST_BUCKETS * sizeof *slot, c->alloc_user);
+    if (!slot)
+        return 0;
+    memset(slot, 0, TTFT_TPOT_HIST_BUCKETS * sizeof *slot);
+    for (i = 0; i < n; i++)
+        slot[ttft_tpot__hist_index(x[i])]++;
+    for (j = 0; j < 4; j++) { /* ranks floor(h) and floor(h)+1 of each percentile, ascending */
+        uint64_t h = (uint64_t)(n - 1) * ttft_tpot__pcts[j];
+        rank[2 * j] = h / 100;
+        rank[2 * j + 1] = h / 100 + 1 < n ? h / 100 + 1 : h / 100;
+    }
+    for (r = 0; r < 8; r++) { /* walk the buckets once: the bucket of each rank, as an index into bucket[] */
+        while (cum + slot[b] <= rank[r])
+            cum += slot[b++];
+        if (nb == 0 || bucket[nb - 1] != b) {
+            bucket[nb] = b;
+            at[nb] = total;
+            len[nb] = slot[b];
+            total += slot[b];
+            nb++;
+        }
+        rank[r] = (rank[r] - cum) | ((uint64_t)(nb - 1) << 56); /* rank inside its bucket, and which */
+    }
+    if (total > n / 2 ||
+        !(buf = (uint64_t *)TTFT_TPOT_MALLOC((total ? total : 1) * sizeof *buf, c->alloc_user))) {
+        TTFT_TPOT_FREE(slot, c->alloc_user);
+        return 0;
+    }
+    memset(slot, 0, TTFT_TPOT_HIST_BUCKETS * sizeof *slot);
+    for (j = 0; j < nb; j++)
+        slot[bucket[j]] = j + 1;
+    for (i = 0; i < n; i++) {
+        uint32_t s = slot[ttft_tpot__hist_index(x[i])];
+        if (s)
+            buf[at[s - 1]++] = x[i];
+    }
+    for (r = 0; r < 8; r++) {
+        unsigned k = (unsigned)(rank[r] >> 56);
+        size_t lo = at[k] - len[k], q = (size_t)(rank[r] & ((1ull << 56) - 1));
+        ttft_tpot__select(buf, lo, at[k], lo + q);
+        val[r] = buf[lo + q];
+    }
+    for (j = 0; j < 4; j++) {
+        uint64_t h = (uint64_t)(n - 1) * ttft_tpot__pcts[j];
+        out[j] = (double)val[2 * j] + (double)(h % 100) / 100.0 * (double)(val[2 * j + 1] - val[2 * j]);
+    }
+    TTFT_TPOT_FREE(buf, c->alloc_user);
+    TTFT_TPOT_FREE(slot, c->alloc_user);
+    return 1;
+}
+
 /* min, max, total, mean and percentiles of x[0, n); x is reordered. n and tokens are the caller's. */
-static void ttft_tpot__fill(uint64_t *x, size_t n, ttft_tpot_stats *st)
+static void ttft_tpot__fill(const ttft_tpot *c, uint64_t *x, size_t n, ttft_tpot_stats *st)
 {
     uint64_t lo = 0, hi = 0, mn, mx;
     size_t i, from = 0;
+    double v[4];
+    unsigned j;
     st->n = n;
     if (n == 0)
         return;
@@ -1028,10 +1107,10 @@ static void ttft_tpot__fill(uint64_t *x, size_t n, ttft_tpot_stats *st)
     st->max_ns = mx;
     st->total_ns = (double)hi * TTFT_TPOT__TWO64 + (double)lo;
     st->mean_ns = st->total_ns / (double)n;
-    st->p50_ns = ttft_tpot__pct(x, n, &from, 50);
-    st->p90_ns = ttft_tpot__pct(x, n, &from, 90);
-    st->p95_ns = ttft_tpot__pct(x, n, &from, 95);
-    st->p99_ns = ttft_tpot__pct(x, n, &from, 99);
+    if (n < 4096 || !ttft_tpot__narrowed_pcts(c, x, n, v))
+        for (j = 0; j < 4; j++)
+            v[j] = ttft_tpot__pct(x, n, &from, ttft_tpot__pcts[j]);
+    ttft_tpot__set_pcts(st, v);
 }
 
 /* Read the k-th smallest value of a histogram back as its bucket's midpoint. */
@@ -1058,9 +1137,9 @@ static double ttft_tpot__hist_rank(const ttft_tpot_hist *h, uint64_t k)
     return mid > (double)h->max_ns ? (double)h->max_ns : mid;
 }
 
-static double ttft_tpot__hist_pct(const ttft_tpot_hist *h, unsigned p)
+static double ttft_tpot__hist_pct(const ttft_tpot_hist *h, uint64_t n, unsigned p)
 {
-    uint64_t r = (h->n - 1) * p;
+    uint64_t r = (n - 1) * p;
     double v = ttft_tpot__hist_rank(h, r / 100);
     if (r % 100 == 0)
         return v;
@@ -1069,18 +1148,21 @@ static double ttft_tpot__hist_pct(const ttft_tpot_hist *h, unsigned p)
 
 static void ttft_tpot__hist_fill(const ttft_tpot_hist *h, ttft_tpot_stats *st)
 {
-    st->n = h->n;
+    unsigned i;
+    st->n = 0;
+    for (i = 0; i < TTFT_TPOT_HIST_BUCKETS; i++)
+        st->n += h->counts[i];
     st->approx = 1;
-    if (h->n == 0)
+    if (st->n == 0)
         return;
     st->min_ns = h->min_ns;
     st->max_ns = h->max_ns;
     st->total_ns = (double)h->sum_hi * TTFT_TPOT__TWO64 + (double)h->sum_lo;
-    st->mean_ns = st->total_ns / (double)h->n;
-    st->p50_ns = ttft_tpot__hist_pct(h, 50);
-    st->p90_ns = ttft_tpot__hist_pct(h, 90);
-    st->p95_ns = ttft_tpot__hist_pct(h, 95);
-    st->p99_ns = ttft_tpot__hist_pct(h, 99);
+    st->mean_ns = st->total_ns / (double)st->n;
+    st->p50_ns = ttft_tpot__hist_pct(h, st->n, 50);
+    st->p90_ns = ttft_tpot__hist_pct(h, st->n, 90);
+    st->p95_ns = ttft_tpot__hist_pct(h, st->n, 95);
+    st->p99_ns = ttft_tpot__hist_pct(h, st->n, 99);
 }
 
 /* Working memory of the statistics: room for every stored duration, and a histogram for sets that
@@ -1120,7 +1202,7 @@ static void ttft_tpot__finish_set(const ttft_tpot *c, ttft_tpot__work *w, size_t
     int merged = 0;
     for (p = 0; p < c->n_phases; p++) {
         const ttft_tpot_hist *h = c->phases[p].hist;
-        if (!h || h->n == 0 || (phase >= 0 ? (int)p != phase : c->phases[p].role != role))
+        if (!h || h->max_ns < h->min_ns || (phase >= 0 ? (int)p != phase : c->phases[p].role != role))
             continue;
         if (!merged)
             ttft_tpot__hist_reset(w->h);
@@ -1128,7 +1210,7 @@ static void ttft_tpot__finish_set(const ttft_tpot *c, ttft_tpot__work *w, size_t
         ttft_tpot__hist_merge(w->h, h);
     }
     if (!merged) {
-        ttft_tpot__fill(w->x, m, st);
+        ttft_tpot__fill(c, w->x, m, st);
         return;
     }
     st->tokens += w->h->tokens;
