@@ -165,7 +165,7 @@ typedef struct ttft_tpot_sample {
 } ttft_tpot_sample;
 
 typedef struct ttft_tpot_phase_slot {
-    uint64_t calls;          /* record attempts (stored or dropped): the first is warmup */
+    uint64_t called;         /* 0 until the phase's first call, which is warmup; then 1 */
     ttft_tpot_hist *hist;    /* bounded: its steady samples go here; NULL: exact */
     uint32_t default_tokens; /* tokens of a span ended without a count: 1 prefill/decode, 0 others */
     int role;                /* ttft_tpot_role */
@@ -358,8 +358,10 @@ static inline void ttft_tpot__hist_add(ttft_tpot_hist *h, uint64_t v, uint32_t t
 {
     h->counts[ttft_tpot__hist_index(v)]++;
     h->tokens += tokens;
-    h->min_ns = v < h->min_ns ? v : h->min_ns;
-    h->max_ns = v > h->max_ns ? v : h->max_ns;
+    if (v < h->min_ns) /* rarely true: no store on the common path */
+        h->min_ns = v;
+    if (v > h->max_ns)
+        h->max_ns = v;
     h->sum_lo += v;
     h->sum_hi += h->sum_lo < v; /* carry */
 }
@@ -379,7 +381,8 @@ static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint6
         return TTFT_TPOT_EPHASE;
     }
     p = &c->phases[phase];
-    warm = (p->calls++ == 0) | (c->warmup_depth != 0);
+    warm = (p->called == 0) | (c->warmup_depth != 0);
+    p->called = 1; /* a plain store: no load-add-store chain from one record to the next */
     tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
     if (p->hist && !warm) {
         ttft_tpot__hist_add(p->hist, dur, tokens);
@@ -839,7 +842,7 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
             ttft_tpot_phase_bounded(dst, id);
             ttft_tpot__hist_merge(dst->phases[id].hist, sp->hist);
         }
-        dst->phases[id].calls += sp->calls;
+        dst->phases[id].called |= sp->called;
         map[p] = id;
     }
     for (i = 0; i < src->n; i++) {
@@ -1025,28 +1028,21 @@ static void ttft_tpot__set_pcts(ttft_tpot_stats *st, const double *v)
     st->p99_ns = v[3];
 }
 
-/* Exact percentiles of a large x[0, n), narrowed by histogram: one pass counts the values of each
-   bucket (ttft_tpot__hist_index), which tells the bucket of every rank needed; a second pass copies
-   just those buckets' values out, and selection runs over them alone. Returns 0 when it cannot help
-   (no memory, or the buckets hold most of x): the caller then selects over all of x. */
-static int ttft_tpot__narrowed_pcts(const ttft_tpot *c, const uint64_t *x, size_t n, double *out)
+/* Exact percentiles of a large x[0, n), narrowed by histogram: slot[] holds how many values fall in
+   each bucket (ttft_tpot__hist_index), which tells the bucket of every rank needed; one pass copies
+   just those buckets' values out, and selection runs over them alone. Returns 0 when that cannot help
+   (the buckets hold most of x, or no memory): the caller then selects over all of x. */
+static int ttft_tpot__narrowed_pcts(const ttft_tpot *c, const uint64_t *x, size_t n, uint32_t *slot, double *out)
 {
     uint64_t rank[8], val[8], *buf;
-    uint32_t *slot;
     size_t at[8], len[8], total = 0, cum = 0, i;
     unsigned bucket[8], nb = 0, j, b = 0, r;
-    slot = (uint32_t *)TTFT_TPOT_MALLOC(TTFT_TPOT_HIST_BUCKETS * sizeof *slot, c->alloc_user);
-    if (!slot)
-        return 0;
-    memset(slot, 0, TTFT_TPOT_HIST_BUCKETS * sizeof *slot);
-    for (i = 0; i < n; i++)
-        slot[ttft_tpot__hist_index(x[i])]++;
     for (j = 0; j < 4; j++) { /* ranks floor(h) and floor(h)+1 of each percentile, ascending */
         uint64_t h = (uint64_t)(n - 1) * ttft_tpot__pcts[j];
         rank[2 * j] = h / 100;
         rank[2 * j + 1] = h / 100 + 1 < n ? h / 100 + 1 : h / 100;
     }
-    for (r = 0; r < 8; r++) { /* walk the buckets once: the bucket of each rank, as an index into bucket[] */
+    for (r = 0; r < 8; r++) { /* walk the buckets once: the bucket of each rank */
         while (cum + slot[b] <= rank[r])
             cum += slot[b++];
         if (nb == 0 || bucket[nb - 1] != b) {
@@ -1059,10 +1055,8 @@ static int ttft_tpot__narrowed_pcts(const ttft_tpot *c, const uint64_t *x, size_
         rank[r] = (rank[r] - cum) | ((uint64_t)(nb - 1) << 56); /* rank inside its bucket, and which */
     }
     if (total > n / 2 ||
-        !(buf = (uint64_t *)TTFT_TPOT_MALLOC((total ? total : 1) * sizeof *buf, c->alloc_user))) {
-        TTFT_TPOT_FREE(slot, c->alloc_user);
+        !(buf = (uint64_t *)TTFT_TPOT_MALLOC((total ? total : 1) * sizeof *buf, c->alloc_user)))
         return 0;
-    }
     memset(slot, 0, TTFT_TPOT_HIST_BUCKETS * sizeof *slot);
     for (j = 0; j < nb; j++)
         slot[bucket[j]] = j + 1;
@@ -1082,34 +1076,41 @@ static int ttft_tpot__narrowed_pcts(const ttft_tpot *c, const uint64_t *x, size_
         out[j] = (double)val[2 * j] + (double)(h % 100) / 100.0 * (double)(val[2 * j + 1] - val[2 * j]);
     }
     TTFT_TPOT_FREE(buf, c->alloc_user);
-    TTFT_TPOT_FREE(slot, c->alloc_user);
     return 1;
 }
 
-/* min, max, total, mean and percentiles of x[0, n); x is reordered. n and tokens are the caller's. */
+/* min, max, total, mean and percentiles of x[0, n); x is reordered. n and tokens are the caller's.
+   Sets of 4096 or more are counted by bucket in the same pass, for ttft_tpot__narrowed_pcts. */
 static void ttft_tpot__fill(const ttft_tpot *c, uint64_t *x, size_t n, ttft_tpot_stats *st)
 {
     uint64_t lo = 0, hi = 0, mn, mx;
     size_t i, from = 0;
+    uint32_t *slot = NULL;
     double v[4];
     unsigned j;
     st->n = n;
     if (n == 0)
         return;
+    if (n >= 4096 && (slot = (uint32_t *)TTFT_TPOT_MALLOC(TTFT_TPOT_HIST_BUCKETS * sizeof *slot, c->alloc_user)))
+        memset(slot, 0, TTFT_TPOT_HIST_BUCKETS * sizeof *slot);
     mn = mx = x[0];
     for (i = 0; i < n; i++) {
         lo += x[i];
         hi += lo < x[i]; /* carry: the total is a 128-bit sum */
         mn = x[i] < mn ? x[i] : mn;
         mx = x[i] > mx ? x[i] : mx;
+        if (slot)
+            slot[ttft_tpot__hist_index(x[i])]++;
     }
     st->min_ns = mn;
     st->max_ns = mx;
     st->total_ns = (double)hi * TTFT_TPOT__TWO64 + (double)lo;
     st->mean_ns = st->total_ns / (double)n;
-    if (n < 4096 || !ttft_tpot__narrowed_pcts(c, x, n, v))
+    if (!slot || !ttft_tpot__narrowed_pcts(c, x, n, slot, v))
         for (j = 0; j < 4; j++)
             v[j] = ttft_tpot__pct(x, n, &from, ttft_tpot__pcts[j]);
+    if (slot)
+        TTFT_TPOT_FREE(slot, c->alloc_user);
     ttft_tpot__set_pcts(st, v);
 }
 
@@ -1255,26 +1256,65 @@ TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot
     return TTFT_TPOT_OK;
 }
 
+/* The sets of the headline metrics: 0 steady prefill, 1 steady decode, 2 every e2e sample; -1 none. */
+static int ttft_tpot__headline_set(int role, int warmup)
+{
+    if (role == TTFT_TPOT_ROLE_E2E)
+        return 2;
+    if (warmup || role == TTFT_TPOT_ROLE_KERNEL)
+        return -1;
+    return role; /* prefill 0, decode 1 */
+}
+
 TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out)
 {
     ttft_tpot__work w;
-    size_t i;
+    ttft_tpot_stats *set[3];
+    size_t at[3] = {0, 0, 0}, end[3], i;
+    int k;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
     memset(out, 0, sizeof *out);
     if (ttft_tpot__work_init(c, &w) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
+    set[0] = &out->ttft_steady;
+    set[1] = &out->tpot;
+    set[2] = &out->e2e;
+    /* one pass counts each set and finds the first prefill; a second puts each set in its own
+       region of the work area */
     for (i = 0; i < c->n; i++) {
-        if (c->phases[c->samples[i].phase].role == TTFT_TPOT_ROLE_PREFILL) {
+        const ttft_tpot_sample *s = &c->samples[i];
+        int role = c->phases[s->phase].role;
+        if (role == TTFT_TPOT_ROLE_PREFILL && !out->has_ttft_first) {
             out->has_ttft_first = 1;
-            out->ttft_first_ns = c->samples[i].dur_ns;
-            break;
+            out->ttft_first_ns = s->dur_ns;
+        }
+        if (s->warmup && role != TTFT_TPOT_ROLE_KERNEL)
+            set[role == TTFT_TPOT_ROLE_E2E ? 2 : role]->warmup_n++;
+        if ((k = ttft_tpot__headline_set(role, s->warmup)) >= 0)
+            at[k]++;
+    }
+    end[0] = at[0];
+    end[1] = end[0] + at[1];
+    end[2] = end[1] + at[2];
+    at[0] = 0;
+    at[1] = end[0];
+    at[2] = end[1];
+    for (i = 0; i < c->n; i++) {
+        const ttft_tpot_sample *s = &c->samples[i];
+        if ((k = ttft_tpot__headline_set(c->phases[s->phase].role, s->warmup)) >= 0) {
+            w.x[at[k]++] = s->dur_ns;
+            set[k]->tokens += s->tokens;
         }
     }
-    ttft_tpot__set_stats(c, &w, -1, TTFT_TPOT_ROLE_PREFILL, 0, &out->ttft_steady);
-    ttft_tpot__set_stats(c, &w, -1, TTFT_TPOT_ROLE_DECODE, 0, &out->tpot);
+    for (k = 0; k < 3; k++) {
+        ttft_tpot__work slice;
+        size_t start = k ? end[k - 1] : 0;
+        slice.x = w.x + start;
+        slice.h = w.h;
+        ttft_tpot__finish_set(c, &slice, end[k] - start, -1, k == 2 ? TTFT_TPOT_ROLE_E2E : k, set[k]);
+    }
     out->tpot_excluded = out->tpot.warmup_n;
-    ttft_tpot__set_stats(c, &w, -1, TTFT_TPOT_ROLE_E2E, 1, &out->e2e);
     if (out->tpot.n && out->tpot.total_ns > 0) {
         out->has_output_tok_s = 1;
         out->output_tok_s = (double)out->tpot.tokens / (out->tpot.total_ns * 1e-9);
@@ -1975,7 +2015,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     }
     for (i = c->n; i < c->n + n; i++) {
         p = c->samples[i].phase;
-        c->phases[p].calls++;
+        c->phases[p].called = 1;
     }
     c->n += n;
     c->dropped += dropped;
