@@ -54,7 +54,8 @@
      e2e             = sum of tokens / sum of durations of the e2e-role samples; it includes prefill
                        and warmup and is not a serving throughput.
      Percentile p of n sorted values x: h = (n-1)*p/100, x[floor(h)] + (h-floor(h))*(x[floor(h)+1]-x[floor(h)])
-     (numpy's default "linear", as vLLM uses). Exact: computed by selection over every stored sample.
+     (numpy's default "linear", as vLLM uses). Exact: computed by selection over every stored sample,
+     unless a phase is bounded (below).
      Warmup: the first call of every phase is flagged warmup, and so is every sample recorded between
      ttft_tpot_warmup_begin and ttft_tpot_warmup_end.
 
@@ -65,9 +66,19 @@
      twice) is counted in "rejected". Both appear in every report. Contract of each function at its
      declaration below.
 
+   BOUNDED MODE
+     Exact mode keeps every sample (16 bytes). A bounded phase (config.bounded, or
+     ttft_tpot_phase_bounded) keeps its steady samples in a fixed-size log-linear histogram: percentiles
+     within TTFT_TPOT_HIST_MAX_REL_ERR (0.78%), min, max, sum and tokens exact; the reports mark them.
+
+   CLOCK COST
+     Init measures one read of the platform clock (median of 255); every report names the clock and
+     that cost, and warns above 200 ns (a clock read that is a system call distorts short spans).
+
    THREADS
-     A collector is not thread-safe: give each dispatching thread its own collector. Different
-     collectors never share state; the library has no globals.
+     A collector is not thread-safe: give each dispatching thread its own collector and combine them
+     for the report with ttft_tpot_merge. Different collectors never share state; the library has no
+     globals.
 */
 #ifndef TTFT_TPOT_H
 #define TTFT_TPOT_H
