@@ -86,7 +86,7 @@
 /* Strict ISO modes (-std=c99) hide clock_gettime: ask for POSIX before the first libc header. */
 #if defined(TTFT_TPOT_IMPLEMENTATION) && defined(__STRICT_ANSI__) && !defined(_WIN32) &&             \
     !defined(_POSIX_C_SOURCE) && !defined(_XOPEN_SOURCE) && !defined(_GNU_SOURCE) && !defined(_DEFAULT_SOURCE)
-#define _POSIX_C_SOURCE 199309L
+#define _POSIX_C_SOURCE 199309L /* NOLINT(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp) */
 #endif
 
 #define TTFT_TPOT_VERSION_MAJOR 0
@@ -1046,8 +1046,8 @@ static void ttft_tpot__set_pcts(ttft_tpot_stats *st, const double *v)
 static int ttft_tpot__narrowed_pcts(const ttft_tpot *c, const uint64_t *x, size_t n, uint32_t *slot, double *out)
 {
     uint64_t rank[8], val[8], *buf;
-    size_t at[8], len[8], total = 0, cum = 0, i;
-    unsigned bucket[8], nb = 0, j, b = 0, r;
+    size_t at[8], len[8], total = 0, cum = 0, i, j;
+    unsigned bucket[8] = {0}, nb = 0, b = 0, r;
     for (j = 0; j < 4; j++) { /* ranks floor(h) and floor(h)+1 of each percentile, ascending */
         uint64_t h = (uint64_t)(n - 1) * ttft_tpot__pcts[j];
         rank[2 * j] = h / 100;
@@ -1070,7 +1070,7 @@ static int ttft_tpot__narrowed_pcts(const ttft_tpot *c, const uint64_t *x, size_
         return 0;
     memset(slot, 0, TTFT_TPOT_HIST_BUCKETS * sizeof *slot);
     for (j = 0; j < nb; j++)
-        slot[bucket[j]] = j + 1;
+        slot[bucket[j]] = (uint32_t)j + 1;
     for (i = 0; i < n; i++) {
         uint32_t s = slot[ttft_tpot__hist_index(x[i])];
         if (s)
@@ -1335,10 +1335,10 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
         out->e2e_tok_s = (double)out->e2e.tokens / (out->e2e.total_ns * 1e-9);
     }
     if (c->prefill_kernel >= 0) {
-        ttft_tpot_stats k;
-        ttft_tpot__set_stats(c, &w, c->prefill_kernel, 0, 1, &k);
-        out->has_prefill_kernel = k.n > 0;
-        out->prefill_kernel_min_ns = k.min_ns;
+        ttft_tpot_stats kern;
+        ttft_tpot__set_stats(c, &w, c->prefill_kernel, 0, 1, &kern);
+        out->has_prefill_kernel = kern.n > 0;
+        out->prefill_kernel_min_ns = kern.min_ns;
     }
     out->samples = c->n;
     out->dropped = c->dropped;

@@ -1,10 +1,14 @@
 /* Recording never allocates: every allocation goes through TTFT_TPOT_MALLOC, counted here. */
 #include <stdlib.h>
 
-static long allocs, frees;
+static long allocs, frees, fail_at = -1; /* fail_at: the allocation that fails (0 = the first) */
 static void *counting_malloc(size_t n, void *user)
 {
     (void)user;
+    if (allocs == fail_at) {
+        fail_at = -1;
+        return NULL;
+    }
     allocs++;
     return malloc(n);
 }
@@ -55,10 +59,81 @@ static void spans_allocate_nothing(void **state)
     assert_int_equal(allocs, frees);
 }
 
+/* Every call that allocates, with its k-th allocation failing: ENOMEM (or OK when the allocation
+   was an optimisation it can do without), never a crash, a wrong figure or a leak. Returns whether
+   there was a k-th allocation to fail. */
+static int run_with_failure(long k)
+{
+    static const char trace[] = "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,1,0\nk,kernel,0,9,0,1\n";
+    ttft_tpot a, b;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_summary s;
+    ttft_tpot_stats st;
+    int i, rc, d;
+    FILE *f = tmpfile(), *out = tmpfile();
+    assert_true(f && out);
+    fputs(trace, f);
+    allocs = frees = 0;
+    fail_at = k;
+    cfg.capacity = 8192; /* past 4096 samples a set takes the narrowed path, which allocates more */
+    cfg.hist_slots = 1;
+    rc = ttft_tpot_init(&a, &cfg);
+    if (rc != TTFT_TPOT_OK) {
+        assert_int_equal(rc, TTFT_TPOT_ENOMEM);
+        goto done;
+    }
+    d = ttft_tpot_phase(&a, "d", TTFT_TPOT_ROLE_DECODE);
+    ttft_tpot_phase_bounded(&a, ttft_tpot_phase(&a, "b", TTFT_TPOT_ROLE_KERNEL));
+    for (i = 0; i < 5000; i++) {
+        ttft_tpot_record(&a, d, (uint64_t)(i % 97) * 1000 + 5, 1);
+        ttft_tpot_record(&a, 1, (uint64_t)i, 0);
+    }
+#define STEP(call)                                                                                    \
+    do {                                                                                              \
+        rc = (call);                                                                                  \
+        if (rc != TTFT_TPOT_ENOMEM)                                                                   \
+            assert_int_equal(rc, TTFT_TPOT_OK);                                                       \
+    } while (0)
+    STEP(ttft_tpot_summarize(&a, &s));
+    if (rc == TTFT_TPOT_OK) /* whatever failed before, a figure that is given is right */
+        assert_int_equal(s.tpot.n, 4999);
+    STEP(ttft_tpot_phase_stats(&a, d, &st));
+    STEP(ttft_tpot_report(&a, out));
+    STEP(ttft_tpot_report_json(&a, out));
+    rewind(f);
+    STEP(ttft_tpot_trace_read(&a, f, "t", NULL, 0));
+    cfg.capacity = 4;
+    if (ttft_tpot_init(&b, &cfg) == TTFT_TPOT_OK) {
+        ttft_tpot_record(&b, ttft_tpot_phase(&b, "d", TTFT_TPOT_ROLE_DECODE), 7, 1);
+        STEP(ttft_tpot_merge(&a, &b));
+        ttft_tpot_free(&b);
+    }
+    ttft_tpot_free(&a);
+done:
+    fclose(f);
+    fclose(out);
+    assert_int_equal(allocs, frees); /* nothing leaked on any path */
+    if (fail_at == -1)
+        return 1; /* the k-th allocation happened, and failed */
+    fail_at = -1;
+    return 0;
+}
+
+static void allocation_failures_are_reported(void **state)
+{
+    long k;
+    (void)state;
+    for (k = 0; run_with_failure(k); k++) /* until no allocation is left to fail */
+        assert_true(k < 1000);
+    if (k <= 10) /* the sequence really allocates that often */
+        fail_msg("only %ld allocations", k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spans_allocate_nothing),
+        cmocka_unit_test(allocation_failures_are_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
