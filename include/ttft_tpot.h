@@ -953,13 +953,17 @@ TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32
 
 /* ---- statistics ------------------------------------------------------------------------------- */
 
+#ifndef TTFT_TPOT__SELECT_ROUNDS
+#define TTFT_TPOT__SELECT_ROUNDS 8 /* + 2 log2 n; a test sets 0 to take the sort fallback every time */
+#endif
+
 /* Rearrange x[lo, hi) so that x[k] holds the value it would hold sorted, smaller-or-equal values
    before it and larger-or-equal after. Quickselect (median of three, Hoare partition); after
    2*log2(n) rounds without converging it sorts the rest, so the worst case is O(n log n). */
 static void ttft_tpot__select(uint64_t *x, size_t lo, size_t hi, size_t k)
 {
-    size_t budget = 8, m;
-    for (m = hi - lo; m > 1; m >>= 1)
+    size_t budget = TTFT_TPOT__SELECT_ROUNDS, m;
+    for (m = hi - lo; m > 1 && budget; m >>= 1)
         budget += 2;
     while (hi - lo > 16) {
         size_t mid = lo + (hi - lo) / 2, i, j;
