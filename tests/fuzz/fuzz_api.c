@@ -1,0 +1,148 @@
+/* libFuzzer: any sequence of API calls, with odd arguments, then every report. The bytes choose the
+   configuration, the calls, their arguments and what the clock says. Properties, each an abort when
+   broken: no call crashes or returns an undocumented code, reports print, JSON parses, and the trace
+   of any collector reads back. */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "ttft_tpot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../json_check.h"
+
+#define CHECK(x) ((x) ? (void)0 : (fprintf(stderr, "broken: %s (line %d)\n", #x, __LINE__), abort()))
+
+typedef struct {
+    const uint8_t *p;
+    size_t left;
+} input;
+
+static uint64_t take(input *in, unsigned bytes)
+{
+    uint64_t v = 0;
+    while (bytes-- && in->left) {
+        v = v << 8 | *in->p++;
+        in->left--;
+    }
+    return v;
+}
+
+static uint64_t data_clock(void *user) /* the clock says what the input says */
+{
+    return take((input *)user, 3);
+}
+
+static char *output(const ttft_tpot *c, int (*fn)(const ttft_tpot *, FILE *))
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    CHECK(fn(c, f) == TTFT_TPOT_OK);
+    fclose(f);
+    return buf;
+}
+
+static void valid_json(char *text)
+{
+    jc_value v;
+    CHECK(jc_parse(text, &v) == 0);
+    jc_free(&v);
+    free(text);
+}
+
+static void make(ttft_tpot *c, input *in, unsigned shape)
+{
+    ttft_tpot_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capacity = 1 + (shape & 31);
+    cfg.max_phases = 1 + (shape >> 5 & 3);
+    cfg.bounded = shape >> 7 & 1;
+    cfg.hist_slots = shape >> 8 & 1 ? 1 : 0;
+    cfg.timeline = shape >> 9 & 1;
+    cfg.clock = data_clock;
+    cfg.clock_user = in;
+    CHECK(ttft_tpot_init(c, &cfg) == TTFT_TPOT_OK);
+}
+
+static int known(int rc)
+{
+    return rc >= TTFT_TPOT_EPARSE && rc <= TTFT_TPOT_OK;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    input in = {data, size};
+    ttft_tpot c, other, back;
+    ttft_tpot_span spans[4];
+    ttft_tpot_summary s;
+    ttft_tpot_stats st;
+    char name[12], *trace;
+    FILE *f;
+    unsigned i;
+    memset(spans, 0, sizeof spans);
+    make(&c, &in, (unsigned)take(&in, 2));
+    make(&other, &in, (unsigned)take(&in, 2));
+    while (in.left) {
+        unsigned op = (unsigned)take(&in, 1) % 14, slot = (unsigned)take(&in, 1);
+        int phase = (int)(int8_t)take(&in, 1), rc = TTFT_TPOT_OK;
+        ttft_tpot *t = slot & 0x80 ? &other : &c;
+        switch (op) {
+        case 0: {
+            size_t len = (size_t)take(&in, 1) % sizeof name, k;
+            for (k = 0; k < len; k++)
+                name[k] = (char)take(&in, 1);
+            name[len] = '\0';
+            rc = ttft_tpot_phase(t, name, (ttft_tpot_role)(slot % 5));
+            break;
+        }
+        case 1: rc = ttft_tpot_record(t, phase, take(&in, 8), (uint32_t)take(&in, 4)); break;
+        case 2: {
+            uint64_t bits = take(&in, 8);
+            double ms;
+            memcpy(&ms, &bits, sizeof ms); /* any double: NaN, inf, negative, subnormal */
+            rc = ttft_tpot_record_ms(t, phase, ms, (uint32_t)take(&in, 1));
+            break;
+        }
+        case 3: spans[slot % 4] = ttft_tpot_span_begin(t, phase); break;
+        case 4: rc = ttft_tpot_span_end(&spans[slot % 4]); break;
+        case 5: rc = ttft_tpot_span_end_tokens(&spans[slot % 4], (uint32_t)take(&in, 4)); break;
+        case 6: rc = ttft_tpot_warmup_begin(t); break;
+        case 7: rc = ttft_tpot_warmup_end(t); break;
+        case 8: ttft_tpot_enable(t, slot & 1); break;
+        case 9: ttft_tpot_clear(t); break;
+        case 10: rc = ttft_tpot_link_prefill_kernel(t, phase); break;
+        case 11: rc = ttft_tpot_phase_bounded(t, phase); break;
+        case 12: rc = slot & 1 ? ttft_tpot_merge(&c, &other) : ttft_tpot_merge(&other, &c); break;
+        default: rc = ttft_tpot_phase_stats(t, phase, &st); break;
+        }
+        CHECK(known(rc) || rc >= 0);
+    }
+    CHECK(ttft_tpot_summarize(&c, &s) == TTFT_TPOT_OK);
+    CHECK(s.tpot.n == 0 || s.tpot.p50_ns <= s.tpot.p99_ns * (1 + TTFT_TPOT_HIST_MAX_REL_ERR));
+    for (i = 0; i < c.n_phases; i++)
+        CHECK(ttft_tpot_phase_stats(&c, (int)i, &st) == TTFT_TPOT_OK && st.min_ns <= st.max_ns);
+    free(output(&c, ttft_tpot_report));
+    valid_json(output(&c, ttft_tpot_report_json));
+    if (c.starts)
+        valid_json(output(&c, ttft_tpot_chrome_trace));
+    /* the trace of any collector reads back */
+    trace = output(&c, ttft_tpot_trace_write);
+    f = fmemopen(trace, strlen(trace), "rb");
+    CHECK(f != NULL);
+    {
+        ttft_tpot_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.capacity = c.n ? c.n : 1;
+        cfg.max_phases = c.max_phases;
+        CHECK(ttft_tpot_init(&back, &cfg) == TTFT_TPOT_OK);
+    }
+    CHECK(ttft_tpot_trace_read(&back, f, "back", NULL, 0) == TTFT_TPOT_OK);
+    CHECK(back.n == c.n);
+    fclose(f);
+    free(trace);
+    ttft_tpot_free(&back);
+    ttft_tpot_free(&c);
+    ttft_tpot_free(&other);
+    return 0;
+}

@@ -1,0 +1,110 @@
+/* libFuzzer: the trace reader on any bytes. Properties, each an abort when broken:
+   - a malformed trace is refused with "fuzz:LINE: ..." and leaves the collector as it was;
+   - an accepted trace writes back to a trace that reads into the same report, text and JSON;
+   - every report is printed without error, and the JSON ones parse (no NaN, no bad escape). */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "ttft_tpot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../json_check.h"
+
+#define CHECK(x) ((x) ? (void)0 : (fprintf(stderr, "broken: %s (line %d)\n", #x, __LINE__), abort()))
+
+static uint64_t zero_clock(void *user)
+{
+    (void)user;
+    return 0;
+}
+
+static void collector(ttft_tpot *c)
+{
+    ttft_tpot_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capacity = 48;
+    cfg.max_phases = 6;
+    cfg.timeline = 1;
+    cfg.clock = zero_clock;
+    cfg.clock_name = "fuzz";
+    CHECK(ttft_tpot_init(c, &cfg) == TTFT_TPOT_OK);
+}
+
+typedef int (*report_fn)(const ttft_tpot *, FILE *);
+
+/* fn's output as a string (to free) */
+static char *output(const ttft_tpot *c, report_fn fn)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    CHECK(fn(c, f) == TTFT_TPOT_OK);
+    fclose(f);
+    return buf;
+}
+
+static void valid_json(char *text)
+{
+    jc_value v;
+    CHECK(jc_parse(text, &v) == 0);
+    jc_free(&v);
+    free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    ttft_tpot c, back;
+    char err[256], *before, *after, *trace, *t1, *t2;
+    size_t n0;
+    unsigned p0;
+    FILE *in;
+    int rc;
+    if (size == 0)
+        return 0; /* fmemopen wants a buffer */
+    collector(&c);
+    ttft_tpot_record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 1000, 1);
+    before = output(&c, ttft_tpot_report_json);
+    n0 = c.n;
+    p0 = c.n_phases;
+    in = fmemopen((void *)data, size, "rb");
+    CHECK(in != NULL);
+    rc = ttft_tpot_trace_read(&c, in, "fuzz", err, sizeof err);
+    fclose(in);
+    if (rc != TTFT_TPOT_OK) {
+        CHECK(rc == TTFT_TPOT_EPARSE);
+        CHECK(strncmp(err, "fuzz:", 5) == 0 && strstr(err + 5, ": ") != NULL);
+        CHECK(c.n == n0 && c.n_phases == p0);
+        after = output(&c, ttft_tpot_report_json);
+        CHECK(strcmp(before, after) == 0);
+        free(after);
+    } else {
+        /* write it back, read that: the same report */
+        trace = output(&c, ttft_tpot_trace_write);
+        collector(&back);
+        in = fmemopen(trace, strlen(trace), "rb");
+        CHECK(in != NULL);
+        CHECK(ttft_tpot_trace_read(&back, in, "back", err, sizeof err) == TTFT_TPOT_OK);
+        fclose(in);
+        if (c.dropped == 0) {
+            t1 = output(&c, ttft_tpot_report);
+            t2 = output(&back, ttft_tpot_report);
+            CHECK(strcmp(t1, t2) == 0);
+            free(t1);
+            free(t2);
+            t1 = output(&c, ttft_tpot_report_json);
+            t2 = output(&back, ttft_tpot_report_json);
+            CHECK(strcmp(t1, t2) == 0);
+            free(t1);
+            free(t2);
+        }
+        free(trace);
+        ttft_tpot_free(&back);
+        free(output(&c, ttft_tpot_report));
+        valid_json(output(&c, ttft_tpot_report_json));
+        valid_json(output(&c, ttft_tpot_chrome_trace));
+    }
+    free(before);
+    ttft_tpot_free(&c);
+    return 0;
+}
