@@ -246,9 +246,11 @@ typedef struct ttft_tpot_summary {
 TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg);
 
 /* Set up c from cfg (NULL: defaults). Storage is cfg->buffer when given, else one allocation; recording
-   never allocates. Returns OK; EINVAL (c NULL, capacity or max_phases too large); ENOMEM (allocation
-   failed or buffer smaller than ttft_tpot_bytes_needed). On error c is zeroed, safe to free.
-   The collector starts enabled. */
+   never allocates. A capacity or max_phases of 0 means the default (there is no empty collector).
+   Returns OK; EINVAL (c NULL, capacity over UINT32_MAX, max_phases over 65535, hist_slots over
+   max_phases); ENOMEM (allocation failed or buffer smaller than ttft_tpot_bytes_needed). On error c is
+   zeroed, safe to free. The collector starts enabled. A zeroed collector (never set up, or freed)
+   records nothing and reports empty; ttft_tpot_phase, trace_read and merge into it return EINVAL. */
 TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg);
 
 /* Release what init allocated; c is zeroed. NULL or an already freed collector: nothing happens. */
@@ -290,11 +292,12 @@ TTFT_TPOT_DEF int ttft_tpot_warmup_begin(ttft_tpot *c);
 TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c);
 
 /* ttft_tpot_record for a duration in ms, as device timers give it (rounded to the nearest ns).
-   ERANGE when ms is negative, NaN, infinite or 2^64 ns or more (counted as rejected). */
+   ERANGE when ms is negative, NaN, infinite or 2^64 ns or more (counted as rejected); EINVAL (c NULL);
+   otherwise what ttft_tpot_record returns. */
 TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens);
 
-/* Statistics. They take O(n) time and one temporary allocation of 8 bytes a sample (ENOMEM when it
-   fails). ttft_tpot_phase_stats: EINVAL (NULL), EPHASE (unknown phase). */
+/* Statistics. They take O(n) time and temporary memory of 8 bytes a sample (ENOMEM when it cannot be
+   had; out is then unspecified). EINVAL (c or out NULL); phase_stats: EPHASE (unknown phase). */
 TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out);
 TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out);
 
@@ -306,8 +309,10 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out);
 /* Trace format v1 (CSV): "phase,role,start_ns,dur_ns,tokens,warmup", one line a sample in call order.
    write: every stored sample (start_ns 0 without config.timeline); EINVAL, EIO.
    read: append a trace's samples to c, warmup flags as written. On malformed input returns EPARSE,
-   writes "name:line: what is wrong" into err (err may be NULL), and leaves c as it was. Samples past
-   the capacity are counted as dropped. EINVAL (c or in NULL), EIO (read error). */
+   writes "name:line: what is wrong" into err (err may be NULL; name NULL reads "(trace)"), and
+   leaves c as it was. Samples past the capacity are counted as dropped. EINVAL (c or in NULL),
+   ENOMEM, EIO (read error; c as it was). A "# clock: NAME, N ns/read" comment, which write puts
+   there, names the clock of the first trace read. */
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out);
 TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen);
 
@@ -1235,26 +1240,20 @@ static void ttft_tpot__finish_set(const ttft_tpot *c, ttft_tpot__work *w, size_t
     ttft_tpot__hist_fill(w->h, st);
 }
 
-/* Statistics of the samples of a phase (or of a role when phase < 0); warmup samples count only
-   when all is set. */
-static void ttft_tpot__set_stats(const ttft_tpot *c, ttft_tpot__work *w, int phase, int role, int all,
-                                 ttft_tpot_stats *st)
+/* Statistics of every sample of one phase, warmup included. */
+static void ttft_tpot__phase_set(const ttft_tpot *c, ttft_tpot__work *w, int phase, ttft_tpot_stats *st)
 {
     size_t i, m = 0;
     memset(st, 0, sizeof *st);
     for (i = 0; i < c->n; i++) {
         const ttft_tpot_sample *s = &c->samples[i];
-        if (phase >= 0 ? s->phase != phase : c->phases[s->phase].role != role)
+        if (s->phase != phase)
             continue;
-        if (s->warmup) {
-            st->warmup_n++;
-            if (!all)
-                continue;
-        }
+        st->warmup_n += s->warmup;
         st->tokens += s->tokens;
         w->x[m++] = s->dur_ns;
     }
-    ttft_tpot__finish_set(c, w, m, phase, role, st);
+    ttft_tpot__finish_set(c, w, m, phase, 0, st);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out)
@@ -1266,7 +1265,7 @@ TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot
         return TTFT_TPOT_EPHASE;
     if (ttft_tpot__work_init(c, &w) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
-    ttft_tpot__set_stats(c, &w, phase, 0, 1, out);
+    ttft_tpot__phase_set(c, &w, phase, out);
     ttft_tpot__work_free(c, &w);
     return TTFT_TPOT_OK;
 }
@@ -1340,7 +1339,7 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
     }
     if (c->prefill_kernel >= 0) {
         ttft_tpot_stats kern;
-        ttft_tpot__set_stats(c, &w, c->prefill_kernel, 0, 1, &kern);
+        ttft_tpot__phase_set(c, &w, c->prefill_kernel, &kern);
         out->has_prefill_kernel = kern.n > 0;
         out->prefill_kernel_min_ns = kern.min_ns;
     }

@@ -75,6 +75,13 @@ static void configurations_refused(void **state)
     assert_int_equal(ttft_tpot_phase(&zero, "a", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_EINVAL);
     assert_int_equal(ttft_tpot_trace_read(&zero, stdin, "t", NULL, 0), TTFT_TPOT_EINVAL);
     assert_int_equal(ttft_tpot_find_phase(&zero, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_record(&zero, 0, 1, 1), TTFT_TPOT_OK); /* disabled: nothing recorded */
+    {
+        jc_value doc;
+        json_of(&zero, &doc); /* reports empty */
+        assert_true(is_null_at(&doc, "tpot"));
+        jc_free(&doc);
+    }
     assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_merge(&zero, &c), TTFT_TPOT_EINVAL);
     assert_int_equal(ttft_tpot_merge(&c, NULL), TTFT_TPOT_EINVAL);
