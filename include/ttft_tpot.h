@@ -77,8 +77,10 @@
 
    THREADS
      A collector is not thread-safe: give each dispatching thread its own collector and combine them
-     for the report with ttft_tpot_merge. Different collectors never share state; the library has no
-     globals.
+     for the report with ttft_tpot_merge (src must not be recorded into meanwhile). Different
+     collectors never share state and may be used from different threads at once; the library has no
+     globals, and ttft_tpot_now, ttft_tpot_strerror and ttft_tpot_role_name may be called from any
+     thread.
 */
 #ifndef TTFT_TPOT_H
 #define TTFT_TPOT_H
