@@ -1,7 +1,8 @@
 /* ttft_tpot_report - the report of one or more traces (format v1), computed by the library the same
    way a live collector computes it: any driver that can write a CSV file gets the same numbers.
 
-   usage: ttft_tpot_report [--json] [--chrome-trace OUT.json] [--prefill-kernel NAME] TRACE...
+   usage: ttft_tpot_report [--json | --prometheus] [--slo ttft=MS,tpot=MS,e2e=MS] [--chrome-trace OUT.json]
+                           [--prefill-kernel NAME] TRACE...
    Exit status: 0 report printed, 1 bad input (file:line: message on stderr, nothing on stdout),
    2 bad usage. */
 #define TTFT_TPOT_IMPLEMENTATION
@@ -11,14 +12,47 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: ttft_tpot_report [--json] [--chrome-trace OUT.json] [--prefill-kernel NAME] TRACE...\n"
+    "usage: ttft_tpot_report [--json | --prometheus] [--slo ttft=MS,tpot=MS,e2e=MS] [--chrome-trace OUT.json]\n"
+    "                        [--prefill-kernel NAME] TRACE...\n"
     "Reads the traces (format v1: phase,role,start_ns,dur_ns,tokens,warmup) in order into one collector\n"
     "and prints its report: text by default, JSON (schema ttft_tpot/v1) with --json.\n"
     "  --json                 print the JSON report\n"
+    "  --prometheus           print the requests as Prometheus text exposition (vLLM's metric names)\n"
+    "  --slo LIST             SLOs for goodput, any of ttft=MS,tpot=MS,e2e=MS\n"
     "  --chrome-trace FILE    also write the samples as a Chrome / Perfetto trace to FILE\n"
     "  --prefill-kernel NAME  show kernel phase NAME as the lower bound of steady TTFT\n"
     "  --help                 this text\n"
     "Exit status: 0 report printed, 1 bad input, 2 bad usage.\n";
+
+/* "ttft=200,tpot=50" into slo; 0 when malformed. */
+static int parse_slo(const char *text, ttft_tpot_slo *slo)
+{
+    const char *p = text;
+    memset(slo, 0, sizeof *slo);
+    while (*p) {
+        double *dst, v;
+        char *end;
+        if (strncmp(p, "ttft=", 5) == 0)
+            dst = &slo->ttft_ms;
+        else if (strncmp(p, "tpot=", 5) == 0)
+            dst = &slo->tpot_ms;
+        else if (strncmp(p, "e2e=", 4) == 0)
+            dst = &slo->e2e_ms;
+        else
+            return 0;
+        p = strchr(p, '=') + 1;
+        if (*p < '0' || *p > '9')
+            return 0;
+        v = strtod(p, &end);
+        if (end == p || !(v > 0) || v > 1e12 || (*end && *end != ','))
+            return 0;
+        *dst = v;
+        p = *end ? end + 1 : end;
+        if (*end && !*p)
+            return 0; /* a trailing comma */
+    }
+    return slo->ttft_ms > 0 || slo->tpot_ms > 0 || slo->e2e_ms > 0;
+}
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -69,7 +103,8 @@ static int write_chrome(const ttft_tpot *c, const char *path)
 int main(int argc, char **argv)
 {
     const char *chrome = NULL, *kernel = NULL;
-    int json = 0, first = 0, i, rc, status = 0;
+    int json = 0, prometheus = 0, has_slo = 0, first = 0, i, rc, status = 0;
+    ttft_tpot_slo slo;
     size_t lines = 0;
     ttft_tpot c;
     ttft_tpot_config cfg;
@@ -81,6 +116,14 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(argv[i], "--json") == 0) {
             json = 1;
+        } else if (strcmp(argv[i], "--prometheus") == 0) {
+            prometheus = 1;
+        } else if (strcmp(argv[i], "--slo") == 0) {
+            if (i + 1 >= argc || !parse_slo(argv[i + 1], &slo))
+                return usage_error("--slo takes ttft=MS,tpot=MS,e2e=MS (any of them, each above 0), not ",
+                                   i + 1 < argc ? argv[i + 1] : "nothing");
+            has_slo = 1;
+            i++;
         } else if (strcmp(argv[i], "--chrome-trace") == 0 || strcmp(argv[i], "--prefill-kernel") == 0) {
             if (i + 1 >= argc || !*argv[i + 1])
                 return usage_error(argv[i], " needs a value");
@@ -98,6 +141,8 @@ int main(int argc, char **argv)
     }
     if (first == 0 || first >= argc)
         return usage_error("no trace given", "");
+    if (json && prometheus)
+        return usage_error("--json and --prometheus: one output at a time", "");
     for (i = first; i < argc; i++) {
         if (count_lines(argv[i], &lines) != 0) {
             fprintf(stderr, "ttft_tpot_report: cannot read %s: %s\n", argv[i], strerror(errno));
@@ -109,6 +154,8 @@ int main(int argc, char **argv)
     cfg.capacity = lines < UINT32_MAX ? lines : UINT32_MAX;
     cfg.max_phases = 65535;
     cfg.timeline = 1;
+    cfg.max_requests = lines < (1u << 24) ? (unsigned)lines : 1u << 24; /* a line is at most one request */
+    cfg.max_request_events = lines < UINT32_MAX ? lines : UINT32_MAX;
     cfg.clock = no_clock;
     cfg.clock_name = "not in the trace"; /* a trace's "# clock:" line replaces it */
     if (ttft_tpot_init(&c, &cfg) != TTFT_TPOT_OK) {
@@ -141,10 +188,14 @@ int main(int argc, char **argv)
             ttft_tpot_link_prefill_kernel(&c, k);
         }
     }
+    if (has_slo)
+        ttft_tpot_set_slo(&c, slo);
     if (status == 0 && chrome)
         status = write_chrome(&c, chrome);
     if (status == 0) {
-        rc = json ? ttft_tpot_report_json(&c, stdout) : ttft_tpot_report(&c, stdout);
+        rc = json ? ttft_tpot_report_json(&c, stdout)
+             : prometheus ? ttft_tpot_prometheus(&c, stdout, NULL, NULL)
+                          : ttft_tpot_report(&c, stdout);
         if (rc != TTFT_TPOT_OK || fflush(stdout) != 0) {
             fprintf(stderr, "ttft_tpot_report: writing the report failed: %s\n",
                     ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));

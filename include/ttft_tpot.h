@@ -137,7 +137,8 @@ enum {
     TTFT_TPOT_ERANGE = -7,  /* duration negative, NaN, infinite or past 2^64 ns */
     TTFT_TPOT_ESTATE = -8,  /* span ended twice or never begun; warmup_end without begin */
     TTFT_TPOT_EIO = -9,     /* reading or writing the stream failed */
-    TTFT_TPOT_EPARSE = -10  /* malformed trace */
+    TTFT_TPOT_EPARSE = -10, /* malformed trace */
+    TTFT_TPOT_EREQUEST = -11 /* request event for an unknown request, a second submit, or out of order */
 };
 
 /* A clock returns monotonic nanoseconds; user is config.clock_user. */
@@ -155,7 +156,30 @@ typedef struct ttft_tpot_config {
     void *alloc_user;         /* passed to TTFT_TPOT_MALLOC / TTFT_TPOT_FREE */
     int bounded;              /* nonzero: every phase keeps its steady samples in a histogram */
     unsigned hist_slots;      /* phases that may be bounded (0: max_phases when bounded, else 0) */
+    unsigned max_requests;    /* requests tracked (0: none; request calls return EFULL) */
+    size_t max_request_events; /* submit and token events kept (0: 64 per request) */
+    unsigned max_shapes;      /* (phase, shape key) pairs remembered for warmup per shape (0: 64) */
 } ttft_tpot_config;
+
+/* A request, as the driver names it (1..TTFT_TPOT_NAME_MAX-1 bytes of UTF-8, like a phase). */
+typedef struct ttft_tpot_request {
+    char id[TTFT_TPOT_NAME_MAX];
+    uint64_t submit_ns, first_ns, last_ns; /* first_ns and last_ns: 0 with no token yet */
+    uint64_t tokens;
+    uint32_t token_events;
+    int warmup; /* submitted inside a warmup section */
+} ttft_tpot_request;
+
+/* One request event: a submit (tokens 0) or tokens delivered, in call order. */
+typedef struct ttft_tpot_event {
+    uint64_t t_ns;
+    uint32_t request, tokens;
+} ttft_tpot_event;
+
+/* Service level objectives for goodput, in ms; 0: none. */
+typedef struct ttft_tpot_slo {
+    double ttft_ms, tpot_ms, e2e_ms;
+} ttft_tpot_slo;
 
 /* Bounded mode: a log-linear histogram, 64 sub-buckets per power of two over all of 0..2^64-1 ns;
    values under 128 ns are exact. A figure read from it is a bucket's midpoint (clamped to the exact
@@ -207,6 +231,19 @@ typedef struct ttft_tpot {
     uint64_t clock_read_ns;  /* median cost of one clock read, measured at init; 0: not measured */
     char clock_name[32];
     int clock_from_trace;    /* clock_* describe the clock of the first trace read */
+    ttft_tpot_request *requests;
+    unsigned n_requests, max_requests;
+    uint32_t *request_index; /* open addressing by id: request number + 1, 0 empty */
+    uint32_t request_mask;
+    ttft_tpot_event *events;
+    size_t n_events, max_events;
+    uint64_t requests_dropped; /* request events not kept: the request or event table was full */
+    ttft_tpot_slo slo;
+    uint64_t *shape_keys; /* (phase, key) pairs seen: key, with the phase in shape_phases */
+    uint32_t *shape_phases; /* phase + 1, 0 empty */
+    uint32_t shape_mask;
+    unsigned n_shapes, max_shapes;
+    uint64_t shapes_dropped; /* spans with a new shape after the shape table was full: not flagged */
 } ttft_tpot;
 
 /* A span in flight. Zero-initialised means "never begun". */
@@ -215,6 +252,7 @@ typedef struct ttft_tpot_span {
     uint64_t start;
     int phase;
     int state; /* 0 never begun, 1 running, 2 disabled (records nothing), 3 ended */
+    int new_shape; /* begun with a shape key not seen before for its phase: warmup */
 } ttft_tpot_span;
 
 /* Statistics of a set of samples; durations in ns. With n == 0 every figure is 0 and means "none". */
@@ -243,6 +281,19 @@ typedef struct ttft_tpot_summary {
     uint64_t prefill_kernel_min_ns; /* the linked prefill kernel's fastest sample */
     uint64_t samples, dropped, rejected;
 } ttft_tpot_summary;
+
+/* Serving metrics over requests, in vLLM's definitions (README: Serving metrics). Durations in ns.
+   n counts measured requests: not submitted inside a warmup section, with at least one token. */
+typedef struct ttft_tpot_requests {
+    uint64_t seen, n, incomplete, warmup_excluded, dropped;
+    ttft_tpot_stats ttft, tpot, itl, e2e; /* tpot: requests with more than one token; itl: every gap */
+    int has_window;                       /* a measured request exists and the window is > 0 */
+    double window_ns, request_rps, output_tok_s;
+    uint64_t tokens;                      /* of the measured requests */
+    int has_goodput;                      /* an SLO is set and n > 0 */
+    uint64_t good_n;
+    double good_fraction, good_rps;       /* good_rps needs has_window */
+} ttft_tpot_requests;
 
 /* Bytes of storage init needs for cfg (NULL: defaults); 0 when the sizes overflow. */
 TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg);
@@ -325,6 +376,42 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
    EIO on a write error. Open the file at ui.perfetto.dev or chrome://tracing. */
 TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
 
+/* Requests. A request is submitted once, then delivers tokens in events of one or more tokens; it
+   finishes implicitly at its last token. The plain forms read the collector's clock; the _at forms
+   take a time on that clock (device timestamps, traces, tests). A request submitted inside a warmup
+   section is a warmup request. Disabled collector: nothing, OK.
+   submit: OK; EINVAL (c or id NULL); ENAME (id as a phase name would be refused); EREQUEST (the id
+   was submitted before: counted as rejected); EFULL (request or event table full, config
+   max_requests / max_request_events: counted in requests_dropped).
+   tokens: as submit, and EREQUEST for an unknown id, or a time before the request's submit or its
+   previous tokens (counted as rejected); EINVAL for 0 tokens. */
+TTFT_TPOT_DEF int ttft_tpot_request_submit(ttft_tpot *c, const char *id);
+TTFT_TPOT_DEF int ttft_tpot_request_submit_at(ttft_tpot *c, const char *id, uint64_t t_ns);
+TTFT_TPOT_DEF int ttft_tpot_request_tokens(ttft_tpot *c, const char *id, uint32_t tokens);
+TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint64_t t_ns, uint32_t tokens);
+
+/* SLOs for goodput: a request is good when each SLO set (nonzero) holds, <= inclusive; a request with
+   one token has no TPOT and passes the TPOT SLO. OK; EINVAL (c NULL); ERANGE (negative, NaN or
+   infinite: nothing changes). */
+TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo);
+
+/* The serving metrics. OK; EINVAL (NULL); ENOMEM. With no request seen, out->seen is 0. */
+TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out);
+
+/* Prometheus text exposition (format 0.0.4, OpenMetrics-compatible) of the measured requests:
+   histograms of TTFT, TPOT, ITL and E2E latency and counters of requests and generation tokens.
+   prefix NULL gives vLLM's names ("vllm:time_to_first_token_seconds", ...), which Prometheus
+   accepts though promtool's lint prefers names without ':'; another prefix ("llm_") replaces
+   "vllm:". labels (NULL or e.g. "model_name=\"qwen3\"") go on every series. EINVAL (c or out NULL,
+   prefix not [a-zA-Z_:][a-zA-Z0-9_:]*), ENOMEM, EIO. The bucket bounds are in the README. */
+TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels);
+
+/* Warmup per shape: graph capture or kernel compilation happens once per batch size or shape, so
+   the first sample of each (phase, key) is warmup too. key is the driver's (e.g. the batch size).
+   When config.max_shapes pairs are known, a new pair is counted in shapes_dropped, not flagged. */
+TTFT_TPOT_DEF int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens);
+TTFT_TPOT_DEF ttft_tpot_span ttft_tpot_span_begin_shape(ttft_tpot *c, int phase, uint64_t key);
+
 /* Monotonic nanoseconds from the platform clock (see CLOCK above). */
 TTFT_TPOT_DEF uint64_t ttft_tpot_now(void);
 
@@ -388,7 +475,8 @@ static inline void ttft_tpot__hist_add(ttft_tpot_hist *h, uint64_t v, uint32_t t
 
 /* Record one sample. The first call of a phase, and any call inside a warmup section, is warmup;
    a bounded phase's steady samples go to its histogram. */
-static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count)
+static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
+                                  int new_shape)
 {
     ttft_tpot_phase_slot *p;
     ttft_tpot_sample *s;
@@ -399,7 +487,7 @@ static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint6
         return TTFT_TPOT_EPHASE;
     }
     p = &c->phases[phase];
-    warm = (p->called == 0) | (c->warmup_depth != 0);
+    warm = (p->called == 0) | (c->warmup_depth != 0) | new_shape;
     p->called = 1; /* a plain store: no load-add-store chain from one record to the next */
     tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
     if (p->hist && !warm) {
@@ -430,7 +518,7 @@ static inline int ttft_tpot_record(ttft_tpot *c, int phase, uint64_t dur_ns, uin
         return TTFT_TPOT_EINVAL;
     if (!c->enabled)
         return TTFT_TPOT_OK;
-    return ttft_tpot__push(c, phase, 0, dur_ns, tokens);
+    return ttft_tpot__push(c, phase, 0, dur_ns, tokens, 0);
 }
 
 /* Begin a span. With c NULL or disabled the span is inert: no clock read, end records nothing. */
@@ -441,6 +529,7 @@ static inline ttft_tpot_span ttft_tpot_span_begin(ttft_tpot *c, int phase)
     s.phase = phase;
     s.start = 0;
     s.state = 2;
+    s.new_shape = 0;
     if (c && c->enabled) {
         s.state = 1;
         s.start = ttft_tpot__clock(c);
@@ -464,7 +553,7 @@ static inline int ttft_tpot__span_end(ttft_tpot_span *s, uint64_t count)
     now = ttft_tpot__clock(s->c);
     dur = now - s->start;
     dur = now < s->start ? 0 : dur;
-    return ttft_tpot__push(s->c, s->phase, s->start, dur, count);
+    return ttft_tpot__push(s->c, s->phase, s->start, dur, count, s->new_shape);
 }
 
 /* End a span, recording its duration with tokens produced. Returns OK (also for an inert span),
@@ -486,6 +575,7 @@ static inline int ttft_tpot_span_end(ttft_tpot_span *s)
    collector and phase expressions are not evaluated). */
 #ifndef TTFT_TPOT_DISABLE
 #define TTFT_TPOT_SPAN_BEGIN(var, c, phase) ttft_tpot_span var = ttft_tpot_span_begin((c), (phase))
+#define TTFT_TPOT_SPAN_BEGIN_SHAPE(var, c, phase, key) ttft_tpot_span var = ttft_tpot_span_begin_shape((c), (phase), (key))
 #define TTFT_TPOT_SPAN_END(var) ((void)ttft_tpot_span_end(&(var)))
 #define TTFT_TPOT_SPAN_END_TOKENS(var, tokens) ((void)ttft_tpot_span_end_tokens(&(var), (tokens)))
 #define TTFT_TPOT_TIME(c, phase, tokens, stmt)                                                        \
@@ -496,6 +586,7 @@ static inline int ttft_tpot_span_end(ttft_tpot_span *s)
     } while (0)
 #else
 #define TTFT_TPOT_SPAN_BEGIN(var, c, phase) ((void)sizeof(c), (void)sizeof(phase))
+#define TTFT_TPOT_SPAN_BEGIN_SHAPE(var, c, phase, key) ((void)sizeof(c), (void)sizeof(phase), (void)sizeof(key))
 #define TTFT_TPOT_SPAN_END(var) ((void)0)
 #define TTFT_TPOT_SPAN_END_TOKENS(var, tokens) ((void)sizeof(tokens))
 #define TTFT_TPOT_TIME(c, phase, tokens, stmt)                                                        \
@@ -596,29 +687,51 @@ TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role)
 
 /* ---- storage ---------------------------------------------------------------------------------- */
 
-/* The sizes cfg asks for: samples, phases, histogram slots, and the bytes of the one block. */
-static int ttft_tpot__sizes(const ttft_tpot_config *cfg, size_t *cap, unsigned *ph, unsigned *hs, size_t *bytes)
+/* What cfg asks for, and where each part sits in the one block: phases, histograms, samples, start
+   times, requests, events, shape keys, then the uint32_t tables (each part a multiple of 8 bytes). */
+typedef struct ttft_tpot__layout {
+    size_t cap, events, bytes;
+    unsigned phases, hists, requests, req_slots, shapes, shape_slots;
+} ttft_tpot__layout;
+
+/* The smallest power of two >= 2n (open addressing stays under half full), at least 2. */
+static uint32_t ttft_tpot__table_size(unsigned n)
+{
+    uint32_t t = 2;
+    while (t < 2u * n)
+        t <<= 1;
+    return t;
+}
+
+static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *l)
 {
     size_t per, fixed;
-    *cap = cfg && cfg->capacity ? cfg->capacity : TTFT_TPOT__DEFAULT_CAPACITY;
-    *ph = cfg && cfg->max_phases ? cfg->max_phases : TTFT_TPOT__DEFAULT_PHASES;
-    *hs = cfg && cfg->hist_slots ? cfg->hist_slots : cfg && cfg->bounded ? *ph : 0;
-    if (*ph > 65535u || *hs > *ph || (uint64_t)*cap > UINT32_MAX)
+    l->cap = cfg && cfg->capacity ? cfg->capacity : TTFT_TPOT__DEFAULT_CAPACITY;
+    l->phases = cfg && cfg->max_phases ? cfg->max_phases : TTFT_TPOT__DEFAULT_PHASES;
+    l->hists = cfg && cfg->hist_slots ? cfg->hist_slots : cfg && cfg->bounded ? l->phases : 0;
+    l->requests = cfg ? cfg->max_requests : 0;
+    l->events = !l->requests ? 0 : cfg->max_request_events ? cfg->max_request_events : (size_t)l->requests * 64;
+    l->shapes = cfg && cfg->max_shapes ? cfg->max_shapes : 64;
+    if (l->phases > 65535u || l->hists > l->phases || (uint64_t)l->cap > UINT32_MAX ||
+        l->requests > (1u << 24) || (uint64_t)l->events > UINT32_MAX || l->shapes > (1u << 24))
         return TTFT_TPOT_EINVAL;
+    l->req_slots = l->requests ? ttft_tpot__table_size(l->requests) : 0;
+    l->shape_slots = ttft_tpot__table_size(l->shapes);
     per = sizeof(ttft_tpot_sample) + (cfg && cfg->timeline ? sizeof(uint64_t) : 0);
     /* + 8: room to align a caller's buffer */
-    fixed = (size_t)*ph * sizeof(ttft_tpot_phase_slot) + (size_t)*hs * sizeof(ttft_tpot_hist) + 8;
-    if (*cap > (SIZE_MAX - fixed) / per)
+    fixed = (size_t)l->phases * sizeof(ttft_tpot_phase_slot) + (size_t)l->hists * sizeof(ttft_tpot_hist) +
+            (size_t)l->requests * sizeof(ttft_tpot_request) + l->events * sizeof(ttft_tpot_event) +
+            (size_t)l->shape_slots * (sizeof(uint64_t) + sizeof(uint32_t)) + (size_t)l->req_slots * sizeof(uint32_t) + 8;
+    if (l->cap > (SIZE_MAX - fixed) / per)
         return TTFT_TPOT_ENOMEM;
-    *bytes = fixed + *cap * per;
+    l->bytes = fixed + l->cap * per;
     return TTFT_TPOT_OK;
 }
 
 TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg)
 {
-    size_t cap, bytes;
-    unsigned ph, hs;
-    return ttft_tpot__sizes(cfg, &cap, &ph, &hs, &bytes) == TTFT_TPOT_OK ? bytes : 0;
+    ttft_tpot__layout l;
+    return ttft_tpot__layout_of(cfg, &l) == TTFT_TPOT_OK ? l.bytes : 0;
 }
 
 static int ttft_tpot__cmp_u64(const void *a, const void *b)
@@ -661,36 +774,48 @@ static void ttft_tpot__hist_merge(ttft_tpot_hist *dst, const ttft_tpot_hist *src
 
 TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
 {
-    size_t cap, bytes;
-    unsigned ph, hs;
+    ttft_tpot__layout l;
     unsigned char *mem;
     int rc;
     if (!c)
         return TTFT_TPOT_EINVAL;
     memset(c, 0, sizeof *c);
-    rc = ttft_tpot__sizes(cfg, &cap, &ph, &hs, &bytes);
+    rc = ttft_tpot__layout_of(cfg, &l);
     if (rc != TTFT_TPOT_OK)
         return rc;
     if (cfg && cfg->buffer) {
-        if (cfg->buffer_bytes < bytes)
+        if (cfg->buffer_bytes < l.bytes)
             return TTFT_TPOT_ENOMEM;
         mem = (unsigned char *)cfg->buffer;
         mem += (8 - (uintptr_t)mem % 8) % 8;
     } else {
-        mem = (unsigned char *)TTFT_TPOT_MALLOC(bytes, cfg ? cfg->alloc_user : NULL);
+        mem = (unsigned char *)TTFT_TPOT_MALLOC(l.bytes, cfg ? cfg->alloc_user : NULL);
         if (!mem)
             return TTFT_TPOT_ENOMEM;
         c->owned = mem;
     }
-    /* phases, histograms, samples, start times: each a multiple of 8 bytes, so all stay aligned */
     c->phases = (ttft_tpot_phase_slot *)(void *)mem;
-    c->hists = (ttft_tpot_hist *)(void *)(c->phases + ph);
-    c->samples = (ttft_tpot_sample *)(void *)(c->hists + hs);
-    if (cfg && cfg->timeline)
-        c->starts = (uint64_t *)(void *)(c->samples + cap);
-    c->capacity = cap;
-    c->max_phases = ph;
-    c->hist_slots = hs;
+    c->hists = (ttft_tpot_hist *)(void *)(c->phases + l.phases);
+    c->samples = (ttft_tpot_sample *)(void *)(c->hists + l.hists);
+    mem = (unsigned char *)(c->samples + l.cap);
+    if (cfg && cfg->timeline) {
+        c->starts = (uint64_t *)(void *)mem;
+        mem += l.cap * sizeof(uint64_t);
+    }
+    c->requests = (ttft_tpot_request *)(void *)mem;
+    c->events = (ttft_tpot_event *)(void *)(c->requests + l.requests);
+    c->shape_keys = (uint64_t *)(void *)(c->events + l.events);
+    c->shape_phases = (uint32_t *)(void *)(c->shape_keys + l.shape_slots);
+    c->request_index = c->shape_phases + l.shape_slots;
+    memset(c->shape_phases, 0, (size_t)(l.shape_slots + l.req_slots) * sizeof(uint32_t));
+    c->max_requests = l.requests;
+    c->request_mask = l.req_slots ? l.req_slots - 1 : 0;
+    c->max_events = l.events;
+    c->max_shapes = l.shapes;
+    c->shape_mask = l.shape_slots - 1;
+    c->capacity = l.cap;
+    c->max_phases = l.phases;
+    c->hist_slots = l.hists;
     c->enabled = 1;
     c->prefill_kernel = -1;
     if (cfg) {
@@ -824,6 +949,114 @@ TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase)
     return TTFT_TPOT_OK;
 }
 
+/* ---- request tables ---------------------------------------------------------------------------- */
+
+static uint32_t ttft_tpot__hash(const char *s, size_t len)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    size_t i;
+    for (i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+/* The number of the request named id, or -1. */
+static int ttft_tpot__request_find(const ttft_tpot *c, const char *id, size_t len)
+{
+    uint32_t i;
+    if (!c->max_requests)
+        return -1;
+    for (i = ttft_tpot__hash(id, len) & c->request_mask; c->request_index[i]; i = (i + 1) & c->request_mask) {
+        const ttft_tpot_request *r = &c->requests[c->request_index[i] - 1];
+        if (strncmp(r->id, id, len) == 0 && r->id[len] == '\0')
+            return (int)c->request_index[i] - 1;
+    }
+    return -1;
+}
+
+static void ttft_tpot__request_index_add(ttft_tpot *c, unsigned r)
+{
+    const char *id = c->requests[r].id;
+    uint32_t i = ttft_tpot__hash(id, strlen(id)) & c->request_mask;
+    while (c->request_index[i])
+        i = (i + 1) & c->request_mask;
+    c->request_index[i] = r + 1;
+}
+
+/* Apply one request event: a submit (tokens 0) or tokens. Checked, then stored; nothing counted. */
+static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, uint64_t t, uint32_t tokens,
+                                    int warmup)
+{
+    ttft_tpot_request *req;
+    ttft_tpot_event *ev;
+    int r;
+    if (!ttft_tpot__name_ok(id, len))
+        return TTFT_TPOT_ENAME;
+    r = ttft_tpot__request_find(c, id, len);
+    if (tokens == 0) { /* submit */
+        if (r >= 0)
+            return TTFT_TPOT_EREQUEST;
+        if (c->n_requests == c->max_requests || c->n_events == c->max_events)
+            return TTFT_TPOT_EFULL;
+        req = &c->requests[c->n_requests];
+        memset(req, 0, sizeof *req);
+        memcpy(req->id, id, len);
+        req->submit_ns = t;
+        req->warmup = warmup != 0;
+        ttft_tpot__request_index_add(c, c->n_requests);
+        r = (int)c->n_requests++;
+    } else {
+        if (r < 0)
+            return TTFT_TPOT_EREQUEST;
+        req = &c->requests[r];
+        if (t < req->submit_ns || (req->token_events && t < req->last_ns))
+            return TTFT_TPOT_EREQUEST;
+        if (c->n_events == c->max_events)
+            return TTFT_TPOT_EFULL;
+        if (!req->token_events)
+            req->first_ns = t;
+        req->last_ns = t;
+        req->tokens += tokens;
+        req->token_events++;
+    }
+    ev = &c->events[c->n_events++];
+    ev->t_ns = t;
+    ev->request = (uint32_t)r;
+    ev->tokens = tokens;
+    return TTFT_TPOT_OK;
+}
+
+/* Back to n requests and m events, as after an event that is refused: the aggregates and the index
+   are rebuilt from the event log. */
+static void ttft_tpot__requests_rollback(ttft_tpot *c, unsigned n, size_t m)
+{
+    unsigned r;
+    size_t i;
+    c->n_requests = n;
+    c->n_events = m;
+    if (c->max_requests)
+        memset(c->request_index, 0, ((size_t)c->request_mask + 1) * sizeof *c->request_index);
+    for (r = 0; r < n; r++) {
+        ttft_tpot_request *req = &c->requests[r];
+        req->first_ns = req->last_ns = req->tokens = 0;
+        req->token_events = 0;
+        ttft_tpot__request_index_add(c, r);
+    }
+    for (i = 0; i < m; i++) {
+        const ttft_tpot_event *ev = &c->events[i];
+        ttft_tpot_request *req = &c->requests[ev->request];
+        if (!ev->tokens)
+            continue;
+        if (!req->token_events)
+            req->first_ns = ev->t_ns;
+        req->last_ns = ev->t_ns;
+        req->tokens += ev->tokens;
+        req->token_events++;
+    }
+}
+
 TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
 {
     unsigned p, added = 0, slots = 0;
@@ -847,6 +1080,11 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     }
     if (dst->n_phases + added > dst->max_phases)
         return TTFT_TPOT_EPHASE;
+    for (p = 0; p < src->n_requests; p++) /* requests: new ids only, and room for all */
+        if (ttft_tpot__request_find(dst, src->requests[p].id, strlen(src->requests[p].id)) >= 0)
+            return TTFT_TPOT_EREQUEST;
+    if (src->n_requests > dst->max_requests - dst->n_requests || src->n_events > dst->max_events - dst->n_events)
+        return TTFT_TPOT_EFULL;
     if (dst->n_hists + slots > dst->hist_slots && slots)
         return TTFT_TPOT_ENOMEM;
     map = (int *)TTFT_TPOT_MALLOC((src->n_phases ? src->n_phases : 1) * sizeof *map, dst->alloc_user);
@@ -874,8 +1112,19 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
             dst->starts[dst->n] = src->starts ? src->starts[i] : 0;
         dst->samples[dst->n++] = s;
     }
+    for (i = 0; i < src->n_events; i++) {
+        ttft_tpot_event ev = src->events[i];
+        ev.request += dst->n_requests;
+        dst->events[dst->n_events++] = ev;
+    }
+    for (p = 0; p < src->n_requests; p++) {
+        dst->requests[dst->n_requests] = src->requests[p];
+        ttft_tpot__request_index_add(dst, dst->n_requests++);
+    }
     dst->dropped += src->dropped;
     dst->rejected += src->rejected;
+    dst->requests_dropped += src->requests_dropped;
+    dst->shapes_dropped += src->shapes_dropped;
     TTFT_TPOT_FREE(map, dst->alloc_user);
     return TTFT_TPOT_OK;
 }
@@ -890,6 +1139,8 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
     c->rejected = 0;
     for (i = 0; i < c->n_hists; i++)
         ttft_tpot__hist_reset(&c->hists[i]);
+    c->requests_dropped = 0;
+    ttft_tpot__requests_rollback(c, 0, 0);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role role)
@@ -955,7 +1206,7 @@ TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32
         c->rejected++;
         return TTFT_TPOT_ERANGE;
     }
-    return ttft_tpot__push(c, phase, 0, (uint64_t)ns, tokens);
+    return ttft_tpot__push(c, phase, 0, (uint64_t)ns, tokens, 0);
 }
 
 /* ---- statistics ------------------------------------------------------------------------------- */
@@ -1352,6 +1603,207 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
     return TTFT_TPOT_OK;
 }
 
+/* ---- requests: the calls, and their statistics ----------------------------------------------- */
+
+static int ttft_tpot__request_call(ttft_tpot *c, const char *id, int now, uint64_t t, uint32_t tokens)
+{
+    int rc;
+    if (!c || !id)
+        return TTFT_TPOT_EINVAL;
+    if (!c->enabled)
+        return TTFT_TPOT_OK;
+    rc = ttft_tpot__request_event(c, id, strlen(id), now ? ttft_tpot__clock(c) : t, tokens, c->warmup_depth != 0);
+    if (rc == TTFT_TPOT_EREQUEST)
+        c->rejected++;
+    else if (rc == TTFT_TPOT_EFULL)
+        c->requests_dropped++;
+    return rc;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_request_submit(ttft_tpot *c, const char *id)
+{
+    return ttft_tpot__request_call(c, id, 1, 0, 0);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_request_submit_at(ttft_tpot *c, const char *id, uint64_t t_ns)
+{
+    return ttft_tpot__request_call(c, id, 0, t_ns, 0);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_request_tokens(ttft_tpot *c, const char *id, uint32_t tokens)
+{
+    return tokens ? ttft_tpot__request_call(c, id, 1, 0, tokens) : TTFT_TPOT_EINVAL;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint64_t t_ns, uint32_t tokens)
+{
+    return tokens ? ttft_tpot__request_call(c, id, 0, t_ns, tokens) : TTFT_TPOT_EINVAL;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo)
+{
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    /* written so that NaN fails too */
+    if (!(slo.ttft_ms >= 0 && slo.tpot_ms >= 0 && slo.e2e_ms >= 0) ||
+        slo.ttft_ms - slo.ttft_ms != 0 || slo.tpot_ms - slo.tpot_ms != 0 || slo.e2e_ms - slo.e2e_ms != 0)
+        return TTFT_TPOT_ERANGE;
+    c->slo = slo;
+    return TTFT_TPOT_OK;
+}
+
+/* Whether (phase, key) is new, remembering it; a full table remembers nothing more. */
+static int ttft_tpot__shape_new(ttft_tpot *c, int phase, uint64_t key)
+{
+    uint64_t h = (key ^ ((uint64_t)(unsigned)phase << 48)) * 0x9E3779B97F4A7C15ull;
+    uint32_t i = (uint32_t)(h >> 32) & c->shape_mask;
+    for (; c->shape_phases[i]; i = (i + 1) & c->shape_mask)
+        if (c->shape_phases[i] == (uint32_t)phase + 1 && c->shape_keys[i] == key)
+            return 0;
+    if (c->n_shapes == c->max_shapes) {
+        c->shapes_dropped++;
+        return 0;
+    }
+    c->shape_phases[i] = (uint32_t)phase + 1;
+    c->shape_keys[i] = key;
+    c->n_shapes++;
+    return 1;
+}
+
+TTFT_TPOT_DEF ttft_tpot_span ttft_tpot_span_begin_shape(ttft_tpot *c, int phase, uint64_t key)
+{
+    /* the lookup comes before the clock is read, so the span does not time it */
+    int fresh = c && c->enabled && (unsigned)phase < c->n_phases && ttft_tpot__shape_new(c, phase, key);
+    ttft_tpot_span s = ttft_tpot_span_begin(c, phase);
+    s.new_shape = fresh;
+    return s;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens)
+{
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    if (!c->enabled)
+        return TTFT_TPOT_OK;
+    return ttft_tpot__push(c, phase, 0, dur_ns, tokens,
+                           (unsigned)phase < c->n_phases && ttft_tpot__shape_new(c, phase, key));
+}
+
+/* Statistics of durations scaled by 1024 (TPOT keeps 1/1024 ns this way), back in ns. */
+static void ttft_tpot__unscale(ttft_tpot_stats *st)
+{
+    st->min_ns = (st->min_ns + 512) / 1024;
+    st->max_ns = (st->max_ns + 512) / 1024;
+    st->total_ns /= 1024;
+    st->mean_ns /= 1024;
+    st->p50_ns /= 1024;
+    st->p90_ns /= 1024;
+    st->p95_ns /= 1024;
+    st->p99_ns /= 1024;
+}
+
+/* A request's TPOT, (E2E - TTFT) / (tokens - 1), in 1/1024 ns. */
+static uint64_t ttft_tpot__tpot_scaled(const ttft_tpot_request *r)
+{
+    uint64_t gap = r->last_ns - r->first_ns, d = r->tokens - 1, q = gap / d;
+    double frac = (double)(gap % d) / (double)d;
+    if (q >= UINT64_MAX / 1024) /* over 2^54 ns a token: saturate rather than wrap */
+        return UINT64_MAX;
+    return q * 1024 + (uint64_t)(frac * 1024.0 + 0.5);
+}
+
+static int ttft_tpot__measured(const ttft_tpot_request *r)
+{
+    return !r->warmup && r->token_events > 0;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out)
+{
+    uint64_t *x, *last, first_submit = UINT64_MAX, last_token = 0;
+    double slo_ttft, slo_tpot, slo_e2e;
+    size_t m, i, nx;
+    unsigned r;
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->seen = c->n_requests;
+    out->dropped = c->requests_dropped;
+    if (!c->n_requests)
+        return TTFT_TPOT_OK;
+    nx = c->n_events > c->n_requests ? c->n_events : c->n_requests;
+    x = (uint64_t *)TTFT_TPOT_MALLOC(nx * sizeof *x, c->alloc_user);
+    last = (uint64_t *)TTFT_TPOT_MALLOC(c->n_requests * sizeof *last, c->alloc_user);
+    if (!x || !last) {
+        if (x)
+            TTFT_TPOT_FREE(x, c->alloc_user);
+        if (last)
+            TTFT_TPOT_FREE(last, c->alloc_user);
+        return TTFT_TPOT_ENOMEM;
+    }
+    slo_ttft = c->slo.ttft_ms * 1e6;
+    slo_tpot = c->slo.tpot_ms * 1e6;
+    slo_e2e = c->slo.e2e_ms * 1e6;
+    for (r = 0; r < c->n_requests; r++) { /* counts, window, goodput */
+        const ttft_tpot_request *q = &c->requests[r];
+        int good;
+        if (q->warmup) {
+            out->warmup_excluded++;
+            continue;
+        }
+        if (!q->token_events) {
+            out->incomplete++;
+            continue;
+        }
+        out->n++;
+        out->tokens += q->tokens;
+        first_submit = q->submit_ns < first_submit ? q->submit_ns : first_submit;
+        last_token = q->last_ns > last_token ? q->last_ns : last_token;
+        good = (!slo_ttft || (double)(q->first_ns - q->submit_ns) <= slo_ttft) &&
+               (!slo_e2e || (double)(q->last_ns - q->submit_ns) <= slo_e2e) &&
+               (!slo_tpot || q->tokens < 2 || (double)ttft_tpot__tpot_scaled(q) / 1024.0 <= slo_tpot);
+        out->good_n += (uint64_t)good;
+    }
+    for (m = 0, r = 0; r < c->n_requests; r++)
+        if (ttft_tpot__measured(&c->requests[r]))
+            x[m++] = c->requests[r].first_ns - c->requests[r].submit_ns;
+    ttft_tpot__fill(c, x, m, &out->ttft);
+    for (m = 0, r = 0; r < c->n_requests; r++)
+        if (ttft_tpot__measured(&c->requests[r]))
+            x[m++] = c->requests[r].last_ns - c->requests[r].submit_ns;
+    ttft_tpot__fill(c, x, m, &out->e2e);
+    for (m = 0, r = 0; r < c->n_requests; r++)
+        if (ttft_tpot__measured(&c->requests[r]) && c->requests[r].tokens > 1)
+            x[m++] = ttft_tpot__tpot_scaled(&c->requests[r]);
+    ttft_tpot__fill(c, x, m, &out->tpot);
+    ttft_tpot__unscale(&out->tpot);
+    for (r = 0; r < c->n_requests; r++) /* ITL: every gap between a measured request's token events */
+        last[r] = UINT64_MAX;
+    for (m = 0, i = 0; i < c->n_events; i++) {
+        const ttft_tpot_event *ev = &c->events[i];
+        if (!ev->tokens || !ttft_tpot__measured(&c->requests[ev->request]))
+            continue;
+        if (last[ev->request] != UINT64_MAX)
+            x[m++] = ev->t_ns - last[ev->request];
+        last[ev->request] = ev->t_ns;
+    }
+    ttft_tpot__fill(c, x, m, &out->itl);
+    if (out->n && last_token > first_submit) {
+        out->has_window = 1;
+        out->window_ns = (double)(last_token - first_submit);
+        out->request_rps = (double)out->n / (out->window_ns * 1e-9);
+        out->output_tok_s = (double)out->tokens / (out->window_ns * 1e-9);
+    }
+    if (out->n && (slo_ttft || slo_tpot || slo_e2e)) {
+        out->has_goodput = 1;
+        out->good_fraction = (double)out->good_n / (double)out->n;
+        if (out->has_window)
+            out->good_rps = (double)out->good_n / (out->window_ns * 1e-9);
+    }
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    TTFT_TPOT_FREE(last, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
 /* ---- reports ---------------------------------------------------------------------------------- */
 
 /* A duration in a unit that reads well: "7.99 s", "52.70 ms", "850.00 us", "93 ns". */
@@ -1427,6 +1879,61 @@ static int ttft_tpot__all_phase_stats(const ttft_tpot *c, ttft_tpot_stats **out,
     return TTFT_TPOT_OK;
 }
 
+/* "p50 / p90 / p99 ms" of a set, for the serving lines. */
+static void ttft_tpot__serving_line(FILE *out, const char *what, const ttft_tpot_stats *st)
+{
+    char a[32], b[32], d[32], e[32];
+    if (!st->n) {
+        fprintf(out, "  %-4s p50/p90/p99: n/a\n", what);
+        return;
+    }
+    fprintf(out, "  %-4s p50/p90/p99: %s / %s / %s  (mean %s, n=%llu)\n", what, ttft_tpot__dur(a, sizeof a, st->p50_ns),
+            ttft_tpot__dur(b, sizeof b, st->p90_ns), ttft_tpot__dur(d, sizeof d, st->p99_ns),
+            ttft_tpot__dur(e, sizeof e, st->mean_ns), (unsigned long long)st->n);
+}
+
+/* The serving section of the text report. */
+static int ttft_tpot__report_requests(const ttft_tpot *c, FILE *out)
+{
+    ttft_tpot_requests q;
+    char a[32];
+    int rc = ttft_tpot_requests_summary(c, &q);
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    fprintf(out, "\nServing: %llu requests measured (%llu warmup and %llu incomplete excluded)",
+            (unsigned long long)q.n, (unsigned long long)q.warmup_excluded, (unsigned long long)q.incomplete);
+    if (q.has_window)
+        fprintf(out, ", window %s\n", ttft_tpot__dur(a, sizeof a, q.window_ns));
+    else
+        fputs("\n", out);
+    if (q.dropped)
+        fprintf(out, "WARNING: %llu request events dropped: the request tables are full (config.max_requests "
+                     "%u, max_request_events %llu)\n",
+                (unsigned long long)q.dropped, c->max_requests, (unsigned long long)c->max_events);
+    ttft_tpot__serving_line(out, "TTFT", &q.ttft);
+    ttft_tpot__serving_line(out, "TPOT", &q.tpot);
+    ttft_tpot__serving_line(out, "ITL", &q.itl);
+    ttft_tpot__serving_line(out, "E2E", &q.e2e);
+    if (q.has_window)
+        fprintf(out, "  Throughput: %.2f req/s, %.1f output tok/s  (%llu tokens of measured requests / window)\n",
+                q.request_rps, q.output_tok_s, (unsigned long long)q.tokens);
+    if (q.has_goodput) {
+        fputs("  Goodput (", out);
+        if (c->slo.ttft_ms)
+            fprintf(out, "TTFT <= %g ms%s", c->slo.ttft_ms, c->slo.tpot_ms || c->slo.e2e_ms ? ", " : "");
+        if (c->slo.tpot_ms)
+            fprintf(out, "TPOT <= %g ms%s", c->slo.tpot_ms, c->slo.e2e_ms ? ", " : "");
+        if (c->slo.e2e_ms)
+            fprintf(out, "E2E <= %g ms", c->slo.e2e_ms);
+        fprintf(out, "): %llu of %llu good (%.1f%%)", (unsigned long long)q.good_n, (unsigned long long)q.n,
+                100.0 * q.good_fraction);
+        if (q.has_window)
+            fprintf(out, ", %.2f good req/s", q.good_rps);
+        fputs("\n", out);
+    }
+    return TTFT_TPOT_OK;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
 {
     ttft_tpot_summary s;
@@ -1494,11 +2001,23 @@ TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
         fprintf(out, "WARNING: %llu samples dropped (storage full at %llu): figures cover the stored ones\n",
                 (unsigned long long)s.dropped, (unsigned long long)c->capacity);
     if (s.rejected)
-        fprintf(out, "WARNING: %llu calls rejected (unknown phase, invalid duration or span misuse)\n",
+        fprintf(out, "WARNING: %llu calls rejected (unknown phase or request, invalid duration, span misuse)\n",
                 (unsigned long long)s.rejected);
+    if (c->shapes_dropped)
+        fprintf(out, "WARNING: %llu samples with a new shape not flagged warmup: the shape table (config.max_shapes "
+                     "%u) is full\n",
+                (unsigned long long)c->shapes_dropped, c->max_shapes);
+    if (c->n_requests || c->requests_dropped) {
+        rc = ttft_tpot__report_requests(c, out);
+        if (rc != TTFT_TPOT_OK) {
+            TTFT_TPOT_FREE(ph, c->alloc_user);
+            return rc;
+        }
+    }
 
-    fprintf(out, "\n%-24s %-7s %8s %6s %11s %11s %11s %11s %11s\n", "phase", "role", "n", "warmup", "avg",
-            "min", "max", "p50", "p99");
+    if (c->n_phases)
+        fprintf(out, "\n%-24s %-7s %8s %6s %11s %11s %11s %11s %11s\n", "phase", "role", "n", "warmup", "avg",
+                "min", "max", "p50", "p99");
     for (q = 0; q < c->n_phases; q++) { /* names are UTF-8 without control characters: printed as is */
         const ttft_tpot_stats *t = &ph[p = order[q]];
         if (t->n == 0) {
@@ -1593,6 +2112,73 @@ static void ttft_tpot__json_approx(FILE *out, const ttft_tpot_stats *st)
         fputs(",\"approximate\":false", out);
 }
 
+/* STATS = {"n":N,"mean":N,"p50":N,"p90":N,"p95":N,"p99":N,"min":N,"max":N} in ms, or null. */
+static void ttft_tpot__json_stats(FILE *out, const char *key, const ttft_tpot_stats *st)
+{
+    fprintf(out, ",\"%s\":", key);
+    if (!st->n) {
+        fputs("null", out);
+        return;
+    }
+    fprintf(out, "{\"n\":%llu", (unsigned long long)st->n);
+    ttft_tpot__json_kv_ms(out, "mean", st->mean_ns);
+    ttft_tpot__json_kv_ms(out, "p50", st->p50_ns);
+    ttft_tpot__json_kv_ms(out, "p90", st->p90_ns);
+    ttft_tpot__json_kv_ms(out, "p95", st->p95_ns);
+    ttft_tpot__json_kv_ms(out, "p99", st->p99_ns);
+    ttft_tpot__json_kv_ms(out, "min", (double)st->min_ns);
+    ttft_tpot__json_kv_ms(out, "max", (double)st->max_ns);
+    fputc('}', out);
+}
+
+/* "requests": the serving metrics, or null when no request was seen. */
+static int ttft_tpot__json_requests(const ttft_tpot *c, FILE *out)
+{
+    ttft_tpot_requests q;
+    int rc;
+    if (!c->n_requests && !c->requests_dropped) {
+        fputs("null", out);
+        return TTFT_TPOT_OK;
+    }
+    rc = ttft_tpot_requests_summary(c, &q);
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    fprintf(out, "{\"n\":%llu,\"incomplete\":%llu,\"warmup_excluded\":%llu,\"dropped\":%llu",
+            (unsigned long long)q.n, (unsigned long long)q.incomplete, (unsigned long long)q.warmup_excluded,
+            (unsigned long long)q.dropped);
+    ttft_tpot__json_stats(out, "ttft_ms", &q.ttft);
+    ttft_tpot__json_stats(out, "tpot_ms", &q.tpot);
+    ttft_tpot__json_stats(out, "itl_ms", &q.itl);
+    ttft_tpot__json_stats(out, "e2e_ms", &q.e2e);
+    fputs(",\"window_ms\":", out);
+    if (q.has_window)
+        ttft_tpot__json_ms(out, q.window_ns);
+    else
+        fputs("null", out);
+    fputs(",\"request_throughput_rps\":", out);
+    ttft_tpot__json_num(out, q.has_window, q.request_rps);
+    fputs(",\"output_throughput_tok_s\":", out);
+    ttft_tpot__json_num(out, q.has_window, q.output_tok_s);
+    fputs(",\"goodput\":", out);
+    if (q.has_goodput) {
+        fprintf(out, "{\"n\":%llu,\"fraction\":", (unsigned long long)q.good_n);
+        ttft_tpot__json_num(out, 1, q.good_fraction);
+        fputs(",\"rps\":", out);
+        ttft_tpot__json_num(out, q.has_window, q.good_rps);
+        fprintf(out, ",\"slo\":{\"ttft_ms\":");
+        ttft_tpot__json_num(out, c->slo.ttft_ms > 0, c->slo.ttft_ms);
+        fputs(",\"tpot_ms\":", out);
+        ttft_tpot__json_num(out, c->slo.tpot_ms > 0, c->slo.tpot_ms);
+        fputs(",\"e2e_ms\":", out);
+        ttft_tpot__json_num(out, c->slo.e2e_ms > 0, c->slo.e2e_ms);
+        fputs("}}", out);
+    } else {
+        fputs("null", out);
+    }
+    fputc('}', out);
+    return TTFT_TPOT_OK;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
 {
     ttft_tpot_summary s;
@@ -1661,8 +2247,15 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
     } else {
         fputs("null", out);
     }
-    fprintf(out, ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"phases\":[",
-            (unsigned long long)s.dropped, (unsigned long long)s.rejected, (unsigned long long)s.samples);
+    fprintf(out, ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"shapes_dropped\":%llu,\"requests\":",
+            (unsigned long long)s.dropped, (unsigned long long)s.rejected, (unsigned long long)s.samples,
+            (unsigned long long)c->shapes_dropped);
+    rc = ttft_tpot__json_requests(c, out);
+    if (rc != TTFT_TPOT_OK) {
+        TTFT_TPOT_FREE(ph, c->alloc_user);
+        return rc;
+    }
+    fputs(",\"phases\":[", out);
     for (q = 0; q < c->n_phases; q++) {
         const ttft_tpot_stats *t = &ph[p = order[q]];
         fputs(q ? ",{\"name\":" : "{\"name\":", out);
@@ -1691,9 +2284,141 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
     return ttft_tpot__finish(out);
 }
 
+/* ---- Prometheus text exposition ---------------------------------------------------------------- */
+
+/* Bucket upper bounds in seconds. TTFT and E2E: vLLM's. TPOT and ITL: vLLM's from 10 ms up, with
+   finer buckets below it, where a fast decode step lands. */
+static const char *const ttft_tpot__le_ttft[] = {"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08", "0.1",
+                                                 "0.25",  "0.5",   "0.75", "1",    "2.5",  "5",    "7.5",  "10",
+                                                 "20",    "40",    "80",   "160",  "640",  "2560"};
+static const char *const ttft_tpot__le_tpot[] = {"0.0005", "0.001", "0.002", "0.003", "0.004", "0.005", "0.0075",
+                                                 "0.01",   "0.025", "0.05",  "0.075", "0.1",   "0.15",  "0.2",
+                                                 "0.3",    "0.4",   "0.5",   "0.75",  "1",     "2.5",   "5",
+                                                 "7.5",    "10",    "20",    "40",    "80"};
+static const char *const ttft_tpot__le_e2e[] = {"0.3", "0.5", "0.8", "1",  "1.5", "2",   "2.5", "5",    "10",   "15",  "20",
+                                                "30",  "40",  "50",  "60", "120", "240", "480", "960", "1920", "7680"};
+
+/* One histogram from ns values. */
+/* labels: "" or "{a=\"b\"}" for sums, counts and counters; bucket_labels: "" or "a=\"b\"," */
+static void ttft_tpot__prom_hist(FILE *out, const char *prefix, const char *name, const char *help,
+                                 const char *const *le, size_t nle, const double *v, size_t n, const char *labels,
+                                 const char *bucket_labels)
+{
+    double sum = 0;
+    size_t b, i;
+    for (i = 0; i < n; i++)
+        sum += v[i] * 1e-9;
+    fprintf(out, "# HELP %s%s %s\n# TYPE %s%s histogram\n", prefix, name, help, prefix, name);
+    for (b = 0; b < nle; b++) {
+        double bound = strtod(le[b], NULL) * 1e9;
+        size_t k = 0;
+        for (i = 0; i < n; i++)
+            k += v[i] <= bound;
+        fprintf(out, "%s%s_bucket{%sle=\"%s\"} %lu\n", prefix, name, bucket_labels, le[b], (unsigned long)k);
+    }
+    fprintf(out, "%s%s_bucket{%sle=\"+Inf\"} %lu\n", prefix, name, bucket_labels, (unsigned long)n);
+    fprintf(out, "%s%s_sum%s %.9f\n%s%s_count%s %lu\n", prefix, name, labels, sum, prefix, name, labels,
+            (unsigned long)n);
+}
+
+static int ttft_tpot__prom_name_ok(const char *p)
+{
+    size_t i;
+    for (i = 0; p[i]; i++) {
+        char ch = p[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || ch == ':' ||
+              (i > 0 && ch >= '0' && ch <= '9')))
+            return 0;
+    }
+    return 1;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels)
+{
+    double *v;
+    size_t n, i, m;
+    unsigned r;
+    uint64_t *last, tokens = 0;
+    char lb[512], blb[512]; /* the labels as {..} and as the head of a bucket's label set */
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    if (!prefix)
+        prefix = "vllm:";
+    if (!ttft_tpot__prom_name_ok(prefix) || (labels && (strpbrk(labels, "{}\n") || strlen(labels) > 500)))
+        return TTFT_TPOT_EINVAL;
+    snprintf(lb, sizeof lb, labels && *labels ? "{%s}" : "%s", labels ? labels : "");
+    snprintf(blb, sizeof blb, labels && *labels ? "%s," : "%s", labels ? labels : "");
+    n = c->n_events > c->n_requests ? c->n_events : c->n_requests;
+    v = (double *)TTFT_TPOT_MALLOC((n ? n : 1) * sizeof *v, c->alloc_user);
+    last = (uint64_t *)TTFT_TPOT_MALLOC((c->n_requests ? c->n_requests : 1) * sizeof *last, c->alloc_user);
+    if (!v || !last) {
+        if (v)
+            TTFT_TPOT_FREE(v, c->alloc_user);
+        if (last)
+            TTFT_TPOT_FREE(last, c->alloc_user);
+        return TTFT_TPOT_ENOMEM;
+    }
+    for (m = 0, r = 0; r < c->n_requests; r++)
+        if (ttft_tpot__measured(&c->requests[r]))
+            v[m++] = (double)(c->requests[r].first_ns - c->requests[r].submit_ns);
+    ttft_tpot__prom_hist(out, prefix, "time_to_first_token_seconds", "Histogram of time to first token in seconds.",
+                         ttft_tpot__le_ttft, sizeof ttft_tpot__le_ttft / sizeof *ttft_tpot__le_ttft, v, m, lb, blb);
+    for (m = 0, r = 0; r < c->n_requests; r++)
+        if (ttft_tpot__measured(&c->requests[r]) && c->requests[r].tokens > 1)
+            v[m++] = (double)ttft_tpot__tpot_scaled(&c->requests[r]) / 1024.0;
+    ttft_tpot__prom_hist(out, prefix, "request_time_per_output_token_seconds",
+                         "Histogram of time per output token in seconds, per request.", ttft_tpot__le_tpot,
+                         sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot, v, m, lb, blb);
+    for (r = 0; r < c->n_requests; r++)
+        last[r] = UINT64_MAX;
+    for (m = 0, i = 0; i < c->n_events; i++) {
+        const ttft_tpot_event *ev = &c->events[i];
+        if (!ev->tokens || !ttft_tpot__measured(&c->requests[ev->request]))
+            continue;
+        if (last[ev->request] != UINT64_MAX)
+            v[m++] = (double)(ev->t_ns - last[ev->request]);
+        last[ev->request] = ev->t_ns;
+    }
+    ttft_tpot__prom_hist(out, prefix, "inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
+                         ttft_tpot__le_tpot, sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot, v, m, lb, blb);
+    for (m = 0, r = 0; r < c->n_requests; r++)
+        if (ttft_tpot__measured(&c->requests[r])) {
+            v[m++] = (double)(c->requests[r].last_ns - c->requests[r].submit_ns);
+            tokens += c->requests[r].tokens;
+        }
+    ttft_tpot__prom_hist(out, prefix, "e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.",
+                         ttft_tpot__le_e2e, sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e, v, m, lb, blb);
+    fprintf(out, "# HELP %srequest_success_total Count of finished requests (measured: not warmup).\n"
+                 "# TYPE %srequest_success_total counter\n%srequest_success_total%s %lu\n",
+            prefix, prefix, prefix, lb, (unsigned long)m);
+    fprintf(out, "# HELP %sgeneration_tokens_total Number of generation tokens of the finished requests.\n"
+                 "# TYPE %sgeneration_tokens_total counter\n%sgeneration_tokens_total%s %llu\n",
+            prefix, prefix, prefix, lb, (unsigned long long)tokens);
+    TTFT_TPOT_FREE(v, c->alloc_user);
+    TTFT_TPOT_FREE(last, c->alloc_user);
+    return ttft_tpot__finish(out);
+}
+
 /* ---- trace format v1 -------------------------------------------------------------------------- */
 
 static const char ttft_tpot__header[] = "phase,role,start_ns,dur_ns,tokens,warmup";
+
+/* A name as a CSV field: quoted when CSV would split it, or when it would read as a comment. */
+static void ttft_tpot__csv_name(FILE *out, const char *name)
+{
+    const char *q;
+    if (!strpbrk(name, ",\"") && name[0] != '#' && name[0] != ' ') {
+        fputs(name, out);
+        return;
+    }
+    fputc('"', out);
+    for (q = name; *q; q++) {
+        if (*q == '"')
+            fputc('"', out);
+        fputc(*q, out);
+    }
+    fputc('"', out);
+}
 
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
 {
@@ -1706,23 +2431,16 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
     fprintf(out, "%s\n", ttft_tpot__header);
     for (i = 0; i < c->n; i++) {
         const ttft_tpot_sample *s = &c->samples[i];
-        const char *name = c->phases[s->phase].name;
-        /* quote a name that CSV would split, or that would read as a comment */
-        if (strpbrk(name, ",\"") || name[0] == '#' || name[0] == ' ') {
-            const char *q;
-            fputc('"', out);
-            for (q = name; *q; q++) {
-                if (*q == '"')
-                    fputc('"', out);
-                fputc(*q, out);
-            }
-            fputc('"', out);
-        } else {
-            fputs(name, out);
-        }
+        ttft_tpot__csv_name(out, c->phases[s->phase].name);
         fprintf(out, ",%s,%llu,%llu,%lu,%d\n", ttft_tpot_role_name(c->phases[s->phase].role),
                 (unsigned long long)(c->starts ? c->starts[i] : 0), (unsigned long long)s->dur_ns,
                 (unsigned long)s->tokens, s->warmup);
+    }
+    for (i = 0; i < c->n_events; i++) { /* request events after the samples, in their own order */
+        const ttft_tpot_event *ev = &c->events[i];
+        ttft_tpot__csv_name(out, c->requests[ev->request].id);
+        fprintf(out, ",%s,%llu,0,%lu,%d\n", ev->tokens ? "token" : "submit", (unsigned long long)ev->t_ns,
+                (unsigned long)ev->tokens, c->requests[ev->request].warmup);
     }
     return ttft_tpot__finish(out);
 }
@@ -1921,12 +2639,41 @@ static int ttft_tpot__u64(const char *s, size_t len, uint64_t max, uint64_t *v)
     return 1;
 }
 
+/* A request line of a trace, checked as the API checks it; the request keeps its warmup flag. */
+static int ttft_tpot__read_request_event(ttft_tpot *c, ttft_tpot__reader *r, unsigned long line, int submit,
+                                         uint64_t t, uint64_t dur, uint64_t tokens, int warm)
+{
+    int rc, q;
+    if (dur != 0)
+        return ttft_tpot__fail(r, line, "a request event has dur_ns 0, not ", r->field[3]);
+    if (submit ? tokens != 0 : tokens == 0)
+        return ttft_tpot__fail(r, line, submit ? "a submit has 0 tokens" : "a token event has 1 token or more",
+                               NULL);
+    q = ttft_tpot__request_find(c, r->field[0], r->len[0]);
+    if (!submit && q >= 0 && c->requests[q].warmup != warm)
+        return ttft_tpot__fail(r, line, "warmup flag differs from the request's submit: ", r->field[0]);
+    rc = ttft_tpot__request_event(c, r->field[0], r->len[0], t, (uint32_t)tokens, warm);
+    if (rc == TTFT_TPOT_ENAME)
+        return ttft_tpot__fail(r, line, "invalid request id (1 to 63 bytes of UTF-8, no control characters): ",
+                               r->field[0]);
+    if (rc == TTFT_TPOT_EFULL)
+        return ttft_tpot__fail(r, line, "more requests or request events than this collector holds "
+                                        "(config.max_requests, max_request_events)", NULL);
+    if (rc == TTFT_TPOT_EREQUEST)
+        return ttft_tpot__fail(r, line,
+                               submit ? "second submit of request " : q < 0 ? "token for unknown request "
+                                                                            : "token before its request's submit or "
+                                                                              "previous token: ",
+                               r->field[0]);
+    return rc;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen)
 {
     ttft_tpot__reader *r;
     static const char *const cols[6] = {"phase", "role", "start_ns", "dur_ns", "tokens", "warmup"};
-    unsigned old_phases, old_hists, p;
-    size_t n = 0, i;
+    unsigned old_phases, old_hists, old_requests, p;
+    size_t n = 0, i, old_events;
     uint64_t dropped = 0;
     int rc = TTFT_TPOT_OK, header = 0;
     unsigned long line = 0;
@@ -1946,6 +2693,8 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     r->name = name ? name : "(trace)";
     old_phases = c->n_phases;
     old_hists = c->n_hists;
+    old_requests = c->n_requests;
+    old_events = c->n_events;
 
     /* New samples go past c->n and are committed only once the whole input has been read. */
     for (;;) {
@@ -1974,10 +2723,10 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
             rc = ttft_tpot__fail(r, line, "expected 6 fields: ", ttft_tpot__header);
             break;
         }
-        for (role = 0; role < 4; role++)
-            if (strcmp(r->field[1], ttft_tpot__roles[role]) == 0)
+        for (role = 0; role < 6; role++)
+            if (strcmp(r->field[1], role < 4 ? ttft_tpot__roles[role] : role == 4 ? "submit" : "token") == 0)
                 break;
-        if (role == 4) {
+        if (role == 6) {
             rc = ttft_tpot__fail(r, line, "unknown role: ", r->field[1]);
             break;
         }
@@ -1996,6 +2745,12 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
         if (!ttft_tpot__u64(r->field[5], r->len[5], 1, &warm) || r->len[5] != 1) {
             rc = ttft_tpot__fail(r, line, "warmup is not 0 or 1: ", r->field[5]);
             break;
+        }
+        if (role >= 4) { /* a request event: RID,submit,T,0,0,W or RID,token,T,0,K,W */
+            rc = ttft_tpot__read_request_event(c, r, line, role == 4, start, dur, tokens, (int)warm);
+            if (rc != TTFT_TPOT_OK)
+                break;
+            continue;
         }
         id = ttft_tpot__add_phase(c, r->field[0], r->len[0], role);
         if (id == TTFT_TPOT_EROLE) {
@@ -2026,6 +2781,8 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     if (rc != TTFT_TPOT_OK) {
         c->n_phases = old_phases; /* forget phases this call added; samples past n were never counted */
         c->n_hists = old_hists;
+        if (c->n_requests != old_requests || c->n_events != old_events)
+            ttft_tpot__requests_rollback(c, old_requests, old_events);
         TTFT_TPOT_FREE(r, c->alloc_user);
         return rc;
     }

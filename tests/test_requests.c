@@ -1,0 +1,405 @@
+/* Serving metrics per request (vLLM's definitions), goodput, warmup per shape, Prometheus: every
+   figure worked out by hand from the timestamps below. */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "test_util.h"
+
+#include <sys/wait.h>
+
+#define MS 1000000ull
+
+static void make(ttft_tpot *c)
+{
+    ttft_tpot_config cfg = {0};
+    cfg.max_requests = 8;
+    cfg.max_request_events = 32;
+    cfg.timeline = 1;
+    assert_int_equal(ttft_tpot_init(c, &cfg), TTFT_TPOT_OK);
+}
+
+/* A: submit 0, tokens at 100 (1), 120 (1), 150 (2) ms: TTFT 100, E2E 150, TPOT 50/3, ITL 20 and 30.
+   B: submit 10, 1 token at 60: TTFT 50, E2E 50, no TPOT (one token), no ITL; finishes first.
+   C: submit 20, 3 tokens at once at 300: TTFT 280, E2E 280, TPOT 0, no ITL.
+   W: a warmup request; I: submitted, no token yet. */
+static void serve(ttft_tpot *c)
+{
+    assert_int_equal(ttft_tpot_warmup_begin(c), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(c, "W", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_warmup_end(c), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(c, "A", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "W", 5 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(c, "B", 10 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(c, "C", 20 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(c, "I", 40 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "B", 60 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "A", 100 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "A", 120 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "A", 150 * MS, 2), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "C", 300 * MS, 3), TTFT_TPOT_OK);
+}
+
+static void per_request_metrics(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    (void)state;
+    make(&c);
+    serve(&c);
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.n", 3);
+    assert_ms(&doc, "requests.incomplete", 1);
+    assert_ms(&doc, "requests.warmup_excluded", 1);
+    /* TTFT 50 100 280 */
+    assert_ms(&doc, "requests.ttft_ms.n", 3);
+    assert_ms(&doc, "requests.ttft_ms.p50", 100);
+    assert_ms(&doc, "requests.ttft_ms.p90", 244);   /* h = 1.8: 100 + 0.8 * 180 */
+    assert_ms(&doc, "requests.ttft_ms.p95", 262);   /* h = 1.9 */
+    assert_ms(&doc, "requests.ttft_ms.p99", 276.4); /* h = 1.98 */
+    assert_near(num_at(&doc, "requests.ttft_ms.mean"), 430.0 / 3, 1e-6);
+    assert_ms(&doc, "requests.ttft_ms.min", 50);
+    assert_ms(&doc, "requests.ttft_ms.max", 280);
+    /* E2E 50 150 280 */
+    assert_ms(&doc, "requests.e2e_ms.p50", 150);
+    assert_ms(&doc, "requests.e2e_ms.mean", 160);
+    /* TPOT: A (150 - 100) / (4 - 1), C 0; B has one token: none */
+    assert_ms(&doc, "requests.tpot_ms.n", 2);
+    assert_near(num_at(&doc, "requests.tpot_ms.max"), 50.0 / 3, 1e-6);
+    assert_ms(&doc, "requests.tpot_ms.min", 0);
+    assert_near(num_at(&doc, "requests.tpot_ms.p50"), 25.0 / 3, 1e-6);
+    /* ITL: A's gaps 20 and 30, pooled */
+    assert_ms(&doc, "requests.itl_ms.n", 2);
+    assert_ms(&doc, "requests.itl_ms.p50", 25);
+    assert_ms(&doc, "requests.itl_ms.p99", 29.9);
+    /* window: first submit 0 to last token 300 of the measured requests */
+    assert_ms(&doc, "requests.window_ms", 300);
+    assert_ms(&doc, "requests.request_throughput_rps", 10);         /* 3 / 0.3 s */
+    assert_near(num_at(&doc, "requests.output_throughput_tok_s"), 8 / 0.3, 1e-9); /* 4 + 1 + 3 tokens */
+    assert_true(is_null_at(&doc, "requests.goodput"));
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+static void goodput_under_slos(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_slo slo = {100, 10, 0};
+    ttft_tpot_requests q;
+    jc_value doc;
+    char *text;
+    (void)state;
+    make(&c);
+    serve(&c);
+    assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_OK);
+    /* A: TTFT 100 <= 100 (the edge counts), TPOT 16.7 > 10: bad. B: TTFT 50, no TPOT: good. C: TTFT 280: bad */
+    assert_int_equal(ttft_tpot_requests_summary(&c, &q), TTFT_TPOT_OK);
+    assert_int_equal(q.good_n, 1);
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.goodput.n", 1);
+    assert_near(num_at(&doc, "requests.goodput.fraction"), 1.0 / 3, 1e-12);
+    assert_near(num_at(&doc, "requests.goodput.rps"), 1 / 0.3, 1e-9);
+    jc_free(&doc);
+    slo.tpot_ms = 0; /* E2E <= 150 instead: A (150, the edge) and B good, C not */
+    slo.e2e_ms = 150;
+    assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_requests_summary(&c, &q), TTFT_TPOT_OK);
+    assert_int_equal(q.good_n, 2);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "Serving: 3 requests measured (1 warmup and 1 incomplete excluded), window 300.00 ms"));
+    assert_non_null(strstr(text, "  TTFT p50/p90/p99: 100.00 ms / 244.00 ms / 276.40 ms  (mean 143.33 ms, n=3)"));
+    assert_non_null(strstr(text, "  Throughput: 10.00 req/s, 26.7 output tok/s"));
+    assert_non_null(strstr(text, "  Goodput (TTFT <= 100 ms, E2E <= 150 ms): 2 of 3 good (66.7%), 6.67 good req/s"));
+    free(text);
+    slo.e2e_ms = -1;
+    assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_ERANGE);
+    slo.e2e_ms = NAN;
+    assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_ERANGE);
+    slo.e2e_ms = INFINITY;
+    assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_set_slo(NULL, slo), TTFT_TPOT_EINVAL);
+    ttft_tpot_free(&c);
+}
+
+static void request_calls_refused(void **state)
+{
+    ttft_tpot c, none;
+    (void)state;
+    make(&c);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "ghost", 5, 1), TTFT_TPOT_EREQUEST); /* unknown */
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "r", 100), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "r", 200), TTFT_TPOT_EREQUEST); /* second submit */
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 50, 1), TTFT_TPOT_EREQUEST);  /* before submit */
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 300, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 250, 1), TTFT_TPOT_EREQUEST); /* before its last */
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 300, 0), TTFT_TPOT_EINVAL);   /* no token */
+    assert_int_equal(ttft_tpot_request_submit(&c, "bad\n"), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_request_submit(&c, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_request_submit(NULL, "x"), TTFT_TPOT_EINVAL);
+    assert_int_equal(c.rejected, 4);
+    ttft_tpot_enable(&c, 0);
+    assert_int_equal(ttft_tpot_request_submit(&c, "off"), TTFT_TPOT_OK); /* disabled: nothing */
+    assert_int_equal(c.n_requests, 1);
+    ttft_tpot_free(&c);
+    /* no request table: every submit is counted as dropped, and the report says so */
+    assert_int_equal(ttft_tpot_init(&none, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit(&none, "x"), TTFT_TPOT_EFULL);
+    assert_int_equal(none.requests_dropped, 1);
+    {
+        char *text = capture(&none, ttft_tpot_report);
+        assert_non_null(strstr(text, "WARNING: 1 request events dropped"));
+        free(text);
+    }
+    ttft_tpot_free(&none);
+}
+
+static void empty_and_incomplete_runs(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    (void)state;
+    make(&c);
+    json_of(&c, &doc);
+    assert_true(is_null_at(&doc, "requests")); /* no request seen */
+    jc_free(&doc);
+    assert_int_equal(ttft_tpot_request_submit(&c, "waiting"), TTFT_TPOT_OK);
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.n", 0);
+    assert_ms(&doc, "requests.incomplete", 1);
+    assert_true(is_null_at(&doc, "requests.ttft_ms"));
+    assert_true(is_null_at(&doc, "requests.window_ms"));
+    assert_true(is_null_at(&doc, "requests.request_throughput_rps"));
+    jc_free(&doc);
+    ttft_tpot_clear(&c);
+    assert_int_equal(c.n_requests, 0);
+    assert_int_equal(ttft_tpot_request_submit(&c, "waiting"), TTFT_TPOT_OK); /* the id is free again */
+    ttft_tpot_free(&c);
+}
+
+static void requests_round_trip_and_bad_lines(void **state)
+{
+    static const struct {
+        const char *text, *err;
+    } bad[] = {
+        {"ghost,token,5,0,1,0\n", "t:2: token for unknown request ghost"},
+        {"r,submit,5,0,0,0\nr,submit,6,0,0,0\n", "t:3: second submit of request r"},
+        {"r,submit,5,0,0,0\nr,token,4,0,1,0\n", "t:3: token before its request's submit or previous token: r"},
+        {"r,submit,5,7,0,0\n", "t:2: a request event has dur_ns 0, not 7"},
+        {"r,submit,5,0,1,0\n", "t:2: a submit has 0 tokens"},
+        {"r,submit,5,0,0,0\nr,token,6,0,0,0\n", "t:3: a token event has 1 token or more"},
+        {"r,submit,5,0,0,1\nr,token,6,0,1,0\n", "t:3: warmup flag differs from the request's submit: r"},
+        {"live,token,900000000,0,1,0\nx,token,1,0,1,0\n", "t:3: token for unknown request x"}, /* rolls back */
+    };
+    ttft_tpot a, b;
+    char *ja, *jb, err[256];
+    FILE *f;
+    size_t i;
+    (void)state;
+    make(&a);
+    make(&b);
+    serve(&a);
+    ttft_tpot_record(&a, ttft_tpot_phase(&a, "decode", TTFT_TPOT_ROLE_DECODE), MS, 1);
+    f = tmpfile();
+    assert_int_equal(ttft_tpot_trace_write(&a, f), TTFT_TPOT_OK);
+    rewind(f);
+    assert_int_equal(ttft_tpot_trace_read(&b, f, "t", err, sizeof err), TTFT_TPOT_OK);
+    fclose(f);
+    b.clock_read_ns = a.clock_read_ns; /* each measured its own at init */
+    ja = capture(&a, ttft_tpot_report_json);
+    jb = capture(&b, ttft_tpot_report_json);
+    assert_string_equal(ja, jb);
+    free(ja);
+    free(jb);
+    ttft_tpot_free(&b);
+    /* bad request lines: an error with the line, and the collector as it was */
+    make(&b);
+    assert_int_equal(ttft_tpot_request_submit_at(&b, "live", 0), TTFT_TPOT_OK);
+    ja = capture(&b, ttft_tpot_report_json);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "phase,role,start_ns,dur_ns,tokens,warmup\n%s", bad[i].text);
+        f = tmpfile();
+        fputs(text, f);
+        rewind(f);
+        if (ttft_tpot_trace_read(&b, f, "t", err, sizeof err) != TTFT_TPOT_EPARSE || strcmp(err, bad[i].err) != 0)
+            fail_msg("case %zu: \"%s\", expected \"%s\"", i, err, bad[i].err);
+        fclose(f);
+        jb = capture(&b, ttft_tpot_report_json);
+        assert_string_equal(ja, jb);
+        free(jb);
+    }
+    free(ja);
+    ttft_tpot_free(&a);
+    ttft_tpot_free(&b);
+}
+
+static void merged_requests(void **state)
+{
+    ttft_tpot a, b;
+    ttft_tpot_requests q;
+    (void)state;
+    make(&a);
+    make(&b);
+    serve(&a);
+    assert_int_equal(ttft_tpot_request_submit_at(&b, "Z", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&b, "Z", 600 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_requests_summary(&a, &q), TTFT_TPOT_OK);
+    assert_int_equal(q.n, 4);
+    assert_near(q.window_ns, 600.0 * MS, 0);
+    assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_EREQUEST); /* Z is there already */
+    ttft_tpot_free(&a);
+    ttft_tpot_free(&b);
+}
+
+static void warmup_per_shape(void **state)
+{
+    static const uint64_t keys[] = {1, 1, 2, 2, 1, 4};
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_stats st;
+    int d, k;
+    size_t i;
+    char *text;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < 6; i++) /* first call (key 1), the first of key 2, the first of key 4 */
+        assert_int_equal(ttft_tpot_record_shape(&c, d, keys[i], MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_phase_stats(&c, d, &st), TTFT_TPOT_OK);
+    assert_int_equal(st.warmup_n, 3);
+    assert_int_equal(c.samples[2].warmup, 1);
+    assert_int_equal(c.samples[4].warmup, 0);
+    k = ttft_tpot_phase(&c, "graph", TTFT_TPOT_ROLE_KERNEL); /* the same keys, another phase: new again */
+    for (i = 0; i < 3; i++) {
+        TTFT_TPOT_SPAN_BEGIN_SHAPE(s, &c, k, keys[i + 2]);
+        TTFT_TPOT_SPAN_END(s);
+    }
+    assert_int_equal(ttft_tpot_phase_stats(&c, k, &st), TTFT_TPOT_OK);
+    assert_int_equal(st.warmup_n, 2); /* keys 2 (the first call too), 1 */
+    ttft_tpot_free(&c);
+    /* a full shape table: new shapes are counted, not flagged */
+    cfg.max_shapes = 2;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < 6; i++)
+        ttft_tpot_record_shape(&c, d, keys[i], MS, 1);
+    assert_int_equal(c.shapes_dropped, 1);
+    assert_int_equal(c.samples[5].warmup, 0);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 1 samples with a new shape not flagged warmup"));
+    free(text);
+    assert_int_equal(ttft_tpot_record_shape(NULL, 0, 1, 1, 1), TTFT_TPOT_EINVAL);
+    ttft_tpot_enable(&c, 0);
+    assert_int_equal(ttft_tpot_record_shape(&c, d, 9, 1, 1), TTFT_TPOT_OK);
+    ttft_tpot_free(&c);
+}
+
+/* The value of a series line "name{...} value" in text, or -1. */
+static double series(const char *text, const char *line_start)
+{
+    const char *p = strstr(text, line_start);
+    if (!p)
+        return -1;
+    return strtod(p + strlen(line_start), NULL);
+}
+
+static void prometheus_exposition(void **state)
+{
+    ttft_tpot c;
+    char *text, *p, *line;
+    double prev = -1;
+    FILE *f;
+    long len;
+    (void)state;
+    make(&c);
+    serve(&c);
+    f = tmpfile();
+    assert_int_equal(ttft_tpot_prometheus(&c, f, NULL, "model_name=\"tiny\""), TTFT_TPOT_OK);
+    len = ftell(f);
+    rewind(f);
+    text = (char *)malloc((size_t)len + 1);
+    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+    text[len] = '\0';
+    fclose(f);
+    /* TTFT 0.05, 0.1, 0.28 s: le 0.08 holds 1, le 0.1 holds 2 (inclusive), le 0.5 all 3 */
+    assert_near(series(text, "vllm:time_to_first_token_seconds_bucket{model_name=\"tiny\",le=\"0.08\"} "), 1, 0);
+    assert_near(series(text, "vllm:time_to_first_token_seconds_bucket{model_name=\"tiny\",le=\"0.1\"} "), 2, 0);
+    assert_near(series(text, "vllm:time_to_first_token_seconds_bucket{model_name=\"tiny\",le=\"0.25\"} "), 2, 0);
+    assert_near(series(text, "vllm:time_to_first_token_seconds_bucket{model_name=\"tiny\",le=\"0.5\"} "), 3, 0);
+    assert_near(series(text, "vllm:time_to_first_token_seconds_bucket{model_name=\"tiny\",le=\"+Inf\"} "), 3, 0);
+    assert_near(series(text, "vllm:time_to_first_token_seconds_count{model_name=\"tiny\"} "), 3, 0);
+    assert_near(series(text, "vllm:time_to_first_token_seconds_sum{model_name=\"tiny\"} "), 0.43, 1e-9);
+    assert_near(series(text, "vllm:inter_token_latency_seconds_bucket{model_name=\"tiny\",le=\"0.025\"} "), 1, 0);
+    assert_near(series(text, "vllm:inter_token_latency_seconds_count{model_name=\"tiny\"} "), 2, 0);
+    assert_near(series(text, "vllm:request_success_total{model_name=\"tiny\"} "), 3, 0);
+    assert_near(series(text, "vllm:generation_tokens_total{model_name=\"tiny\"} "), 8, 0);
+    /* every histogram's buckets never decrease, and +Inf equals _count */
+    for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '#') {
+            prev = -1;
+            continue;
+        }
+        p = strrchr(line, ' ');
+        if (strstr(line, "_bucket{")) {
+            double v = strtod(p + 1, NULL);
+            assert_true(v >= prev);
+            prev = v;
+        } else if (strstr(line, "_count{")) {
+            assert_near(strtod(p + 1, NULL), prev, 0);
+        }
+    }
+    free(text);
+    assert_int_equal(ttft_tpot_prometheus(&c, stdout, "bad prefix", NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_prometheus(&c, stdout, NULL, "a=\"}\""), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_prometheus(NULL, stdout, NULL, NULL), TTFT_TPOT_EINVAL);
+    ttft_tpot_free(&c);
+}
+
+/* promtool (Debian package prometheus) accepts the exposition: with an underscore prefix, clean;
+   with vLLM's names, the only remarks are about the ':' in them. */
+static void promtool_accepts_it(void **state)
+{
+    ttft_tpot c;
+    FILE *f;
+    int st;
+    char *out;
+    (void)state;
+    if (system("command -v promtool >/dev/null 2>&1") != 0) {
+        print_message("promtool not found (Debian: apt-get install prometheus): SKIPPED\n");
+        skip();
+    }
+    make(&c);
+    serve(&c);
+    f = fopen("requests_metrics.prom", "w");
+    assert_int_equal(ttft_tpot_prometheus(&c, f, "llm_", "model_name=\"tiny\""), TTFT_TPOT_OK);
+    fclose(f);
+    st = system("promtool check metrics < requests_metrics.prom > promtool.out 2>&1");
+    out = slurp("promtool.out");
+    if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+        fail_msg("promtool: %s", out);
+    free(out);
+    f = fopen("requests_metrics.prom", "w");
+    assert_int_equal(ttft_tpot_prometheus(&c, f, NULL, NULL), TTFT_TPOT_OK);
+    fclose(f);
+    st = system("promtool check metrics < requests_metrics.prom 2>&1 | grep -v \"metric names should not contain ':'\" "
+                "> promtool.out; test ! -s promtool.out");
+    out = slurp("promtool.out");
+    if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+        fail_msg("promtool: %s", out);
+    free(out);
+    ttft_tpot_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(per_request_metrics),
+        cmocka_unit_test(goodput_under_slos),
+        cmocka_unit_test(request_calls_refused),
+        cmocka_unit_test(empty_and_incomplete_runs),
+        cmocka_unit_test(requests_round_trip_and_bad_lines),
+        cmocka_unit_test(merged_requests),
+        cmocka_unit_test(warmup_per_shape),
+        cmocka_unit_test(prometheus_exposition),
+        cmocka_unit_test(promtool_accepts_it),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
