@@ -32,7 +32,7 @@ struct backend {
     float *rope_cs;        /* [max_seq][head_dim/2][cos, sin] */
     float *kc, *vc;        /* [layers][max_batch][max_seq][dim], allocated on the first prefill */
     scratch sc[N_MODES];
-    int mode, batch, len, rows; /* the current dispatch */
+    int mode, batch, len, rows; /* the current dispatch: batch sequences, rows in all */
     int *pos;                   /* per sequence: positions filled */
     int *row_seq, *row_pos, *last_row;
     int row_cap;
@@ -223,51 +223,63 @@ static void embed_rows(backend *b, const int *tokens)
     }
 }
 
-int backend_prefill_begin(backend *b, int batch, const int *tokens, int len)
+static int slots_ok(const backend *b, int n, const int *slots)
+{
+    int i;
+    if (n < 1 || n > b->cfg.max_batch)
+        return 0;
+    for (i = 0; i < n; i++)
+        if (slots[i] < 0 || slots[i] >= b->cfg.max_batch)
+            return 0;
+    return 1;
+}
+
+int backend_prefill_begin(backend *b, int n, const int *slots, const int *tokens, int len)
 {
     int s, i;
-    if (batch < 1 || batch > b->cfg.max_batch || len < 1 || len > b->cfg.max_seq)
+    if (!slots_ok(b, n, slots) || len < 1 || len > b->cfg.max_seq)
         return -1;
     if (!b->kc) { /* the KV cache: allocated and first touched on the first prefill */
-        size_t n = (size_t)b->cfg.n_layers * (size_t)b->cfg.max_batch * (size_t)b->cfg.max_seq * (size_t)b->cfg.dim;
-        b->kc = touched(n);
-        b->vc = touched(n);
+        size_t sz = (size_t)b->cfg.n_layers * (size_t)b->cfg.max_batch * (size_t)b->cfg.max_seq * (size_t)b->cfg.dim;
+        b->kc = touched(sz);
+        b->vc = touched(sz);
         if (!b->kc || !b->vc)
             return -1;
     }
     b->mode = MODE_PREFILL;
-    b->batch = batch;
+    b->batch = n;
     b->len = len;
-    b->rows = batch * len;
+    b->rows = n * len;
     if (ensure_scratch(b, b->rows) != 0)
         return -1;
-    for (s = 0; s < batch; s++) {
+    for (s = 0; s < n; s++) {
         for (i = 0; i < len; i++) {
-            b->row_seq[s * len + i] = s;
+            b->row_seq[s * len + i] = slots[s];
             b->row_pos[s * len + i] = i;
         }
         b->last_row[s] = s * len + len - 1;
-        b->pos[s] = len;
+        b->pos[slots[s]] = len;
     }
     embed_rows(b, tokens);
     return 0;
 }
 
-int backend_decode_begin(backend *b, const int *tokens)
+int backend_decode_begin(backend *b, int n, const int *slots, const int *tokens)
 {
     int s;
-    if (b->batch < 1)
+    if (!b->kc || !slots_ok(b, n, slots))
         return -1;
-    for (s = 0; s < b->batch; s++)
-        if (b->pos[s] >= b->cfg.max_seq)
-            return -1;
+    for (s = 0; s < n; s++)
+        if (b->pos[slots[s]] < 1 || b->pos[slots[s]] >= b->cfg.max_seq)
+            return -1; /* never prefilled, or full */
     b->mode = MODE_DECODE;
-    b->rows = b->batch;
+    b->batch = n;
+    b->rows = n;
     if (ensure_scratch(b, b->rows) != 0)
         return -1;
-    for (s = 0; s < b->batch; s++) {
-        b->row_seq[s] = s;
-        b->row_pos[s] = b->pos[s]++;
+    for (s = 0; s < n; s++) {
+        b->row_seq[s] = slots[s];
+        b->row_pos[s] = b->pos[slots[s]]++;
         b->last_row[s] = s;
     }
     embed_rows(b, tokens);

@@ -29,14 +29,15 @@ void backend_destroy(backend *b);
 
 /* Dispatches. Each returns 0, or -1 when out of memory or past max_seq / max_batch. */
 
-/* Start a prefill of batch sequences of len tokens each (tokens[s*len + i]); they restart at
-   position 0. Embeds the prompt. */
-int backend_prefill_begin(backend *b, int batch, const int *tokens, int len);
-/* Start a decode step: the next token of each sequence of the current batch. */
-int backend_decode_begin(backend *b, const int *tokens);
+/* Start a prefill of n sequences of len tokens each (tokens[i*len + j]) into the given slots (0 to
+   max_batch-1); each slot restarts at position 0. Embeds the prompts. */
+int backend_prefill_begin(backend *b, int n, const int *slots, const int *tokens, int len);
+/* Start a decode step: the next token of each of n slots, each at its own position. */
+int backend_decode_begin(backend *b, int n, const int *slots, const int *tokens);
 /* One transformer layer over the rows of the current dispatch. */
 int backend_layer(backend *b, int layer);
-/* Final norm and output projection of each sequence's last row: logits[s*vocab + v]. */
+/* Final norm and output projection of the last row of each sequence of the dispatch, in the order
+   given: logits[i*vocab + v]. */
 int backend_head(backend *b, float *logits);
 
 /* Figures for the report. */

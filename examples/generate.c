@@ -4,9 +4,7 @@
    dispatches an accelerator, and wraps every dispatch in a span: the API level (prefill, decode
    step: what the caller waits for) and the kernel level (each layer, the head). Run with --help. */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot.h"
-
-#include "backend.h"
+#include "driver.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,14 +13,6 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-
-typedef struct options {
-    int profile;
-    const char *profile_json, *trace;
-    long prompt_len, max_new_tokens, batch, warmup_runs, repeat_runs, threads;
-    long dim, layers, heads, hidden, vocab;
-    unsigned long long seed;
-} options;
 
 /* Integer options: name, where, range. */
 typedef struct int_opt {
@@ -44,6 +34,7 @@ static const int_opt int_opts[] = {
     {"--heads", offsetof(options, heads), 1, 256, "attention heads (8)"},
     {"--hidden", offsetof(options, hidden), 1, 32768, "MLP width (1408)"},
     {"--vocab", offsetof(options, vocab), 2, 1000000, "vocabulary size (4096)"},
+    {"--requests", offsetof(options, requests), 0, 1000000, "serve N requests, continuous batching (0: off)"},
 };
 
 static void usage(FILE *out)
@@ -55,6 +46,9 @@ static void usage(FILE *out)
                  "  --profile               print the latency report at exit\n"
                  "  --profile-json FILE     write the JSON report (schema ttft_tpot/v1) to FILE\n"
                  "  --trace FILE            write every timed sample as a trace (format v1) to FILE\n"
+                 "  --prometheus FILE       write the requests' metrics for Prometheus (node_exporter textfile)\n"
+                 "  --arrival-rate R        serving: requests per second, Poisson arrivals (0: all at once)\n"
+                 "  --slo LIST              serving: SLOs for goodput, ttft=MS,tpot=MS,e2e=MS (any of them)\n"
                  "  --seed N                weights and prompts are a function of N (1)\n");
     for (i = 0; i < sizeof int_opts / sizeof int_opts[0]; i++) {
         char flag[40];
@@ -113,10 +107,30 @@ static int parse_args(int argc, char **argv, options *o)
             val = eq + 1;
         else if (i + 1 < argc)
             val = argv[++i];
-        if (strcmp(name, "--profile-json") == 0 || strcmp(name, "--trace") == 0) {
+        if (strcmp(name, "--profile-json") == 0 || strcmp(name, "--trace") == 0 || strcmp(name, "--prometheus") == 0) {
             if (!val || !*val)
                 return bad_usage("%s needs a file name%s", name, "");
-            *(strcmp(name, "--trace") == 0 ? &o->trace : &o->profile_json) = val;
+            if (strcmp(name, "--trace") == 0)
+                o->trace = val;
+            else if (strcmp(name, "--prometheus") == 0)
+                o->prometheus = val;
+            else
+                o->profile_json = val;
+            continue;
+        }
+        if (strcmp(name, "--arrival-rate") == 0) {
+            char *end;
+            errno = 0;
+            o->arrival_rate = val ? strtod(val, &end) : -1;
+            if (!val || !*val || errno || *end || !(o->arrival_rate >= 0 && o->arrival_rate <= 1e6))
+                return bad_usage("--arrival-rate: expected requests per second in 0..1e6, got '%s'%s", val ? val : "", "");
+            continue;
+        }
+        if (strcmp(name, "--slo") == 0) {
+            if (!val || ttft_tpot_slo_parse(val, &o->slo) != TTFT_TPOT_OK)
+                return bad_usage("--slo: expected ttft=MS,tpot=MS,e2e=MS (any of them, each above 0), got '%s'%s",
+                                 val ? val : "", "");
+            o->has_slo = 1;
             continue;
         }
         if (strcmp(name, "--seed") == 0) {
@@ -152,20 +166,6 @@ static int parse_args(int argc, char **argv, options *o)
     return 0;
 }
 
-/* The phases the driver times. */
-typedef struct phases {
-    int generate, prefill, decode, prefill_layer, prefill_head, decode_layer, decode_head;
-} phases;
-
-typedef struct driver {
-    options o;
-    backend *b;
-    ttft_tpot tp;
-    phases ph;
-    int *prompt, *next;
-    float *logits;
-} driver;
-
 static int argmax(const float *v, int n)
 {
     int i, best = 0;
@@ -175,8 +175,7 @@ static int argmax(const float *v, int n)
     return best;
 }
 
-/* The layers and the head of the current dispatch, each a kernel span. */
-static int run_kernels(driver *g, int layer_phase, int head_phase)
+int run_kernels(driver *g, int n, int layer_phase, int head_phase)
 {
     int l, rc = 0, s, vocab = backend_cfg(g->b)->vocab;
     for (l = 0; l < (int)g->o.layers && rc == 0; l++) {
@@ -189,7 +188,7 @@ static int run_kernels(driver *g, int layer_phase, int head_phase)
         rc = backend_head(g->b, g->logits);
         TTFT_TPOT_SPAN_END(h);
     }
-    for (s = 0; rc == 0 && s < (int)g->o.batch; s++) /* greedy sampling */
+    for (s = 0; rc == 0 && s < n; s++) /* greedy sampling */
         g->next[s] = argmax(g->logits + (size_t)s * (size_t)vocab, vocab);
     return rc;
 }
@@ -201,10 +200,10 @@ static int generate_once(driver *g, int run)
     TTFT_TPOT_SPAN_BEGIN(e2e, &g->tp, g->ph.generate);
     printf("run %d/%ld%s:", run + 1, g->o.warmup_runs + g->o.repeat_runs, run < g->o.warmup_runs ? " (warmup)" : "");
     {
-        TTFT_TPOT_SPAN_BEGIN(p, &g->tp, g->ph.prefill);
-        rc = backend_prefill_begin(g->b, B, g->prompt, (int)g->o.prompt_len);
+        TTFT_TPOT_SPAN_BEGIN_SHAPE(p, &g->tp, g->ph.prefill, (uint64_t)B); /* the batch size: its shape */
+        rc = backend_prefill_begin(g->b, B, g->slots, g->prompt, (int)g->o.prompt_len);
         if (rc == 0)
-            rc = run_kernels(g, g->ph.prefill_layer, g->ph.prefill_head);
+            rc = run_kernels(g, B, g->ph.prefill_layer, g->ph.prefill_head);
         TTFT_TPOT_SPAN_END_TOKENS(p, (uint32_t)B); /* the first token of every sequence */
     }
     for (step = 1; rc == 0; step++) {
@@ -213,10 +212,10 @@ static int generate_once(driver *g, int run)
         if (step == g->o.max_new_tokens)
             break;
         {
-            TTFT_TPOT_SPAN_BEGIN(d, &g->tp, g->ph.decode);
-            rc = backend_decode_begin(g->b, g->next);
+            TTFT_TPOT_SPAN_BEGIN_SHAPE(d, &g->tp, g->ph.decode, (uint64_t)B);
+            rc = backend_decode_begin(g->b, B, g->slots, g->next);
             if (rc == 0)
-                rc = run_kernels(g, g->ph.decode_layer, g->ph.decode_head);
+                rc = run_kernels(g, B, g->ph.decode_layer, g->ph.decode_head);
             TTFT_TPOT_SPAN_END_TOKENS(d, (uint32_t)B); /* one token for each sequence */
         }
     }
@@ -278,6 +277,26 @@ static int write_file(const char *path, int (*fn)(const ttft_tpot *, FILE *), co
     return 0;
 }
 
+/* The Prometheus exposition to path, atomically (a temporary file renamed), as node_exporter's
+   textfile collector wants it. */
+static int write_prometheus(const char *path, const ttft_tpot *tp)
+{
+    char tmp[4096];
+    FILE *f;
+    int rc;
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp || !(f = fopen(tmp, "w"))) {
+        fprintf(stderr, "generate: cannot write %s.tmp: %s\n", path, strerror(errno));
+        return 1;
+    }
+    rc = ttft_tpot_prometheus(tp, f, NULL, NULL);
+    if (fclose(f) != 0 || rc != TTFT_TPOT_OK || rename(tmp, path) != 0) {
+        fprintf(stderr, "generate: writing %s failed\n", path);
+        remove(tmp);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     driver g;
@@ -310,22 +329,31 @@ int main(int argc, char **argv)
         return strstr(err, "memory") ? 1 : 2;
     }
 
-    /* Storage for every span of every run, reserved once. */
-    runs = (int)(g.o.warmup_runs + g.o.repeat_runs);
+    /* Storage for every span of every run, reserved once: a run's dispatches each time one span for
+       the API call, one per layer and one for the head; serving has at most one dispatch a token. */
+    runs = (int)(g.o.warmup_runs + (g.o.requests ? 0 : g.o.repeat_runs));
     memset(&tc, 0, sizeof tc);
-    tc.capacity = (size_t)runs * ((size_t)g.o.max_new_tokens * (size_t)(g.o.layers + 2) + 1);
+    tc.capacity = ((size_t)runs + (size_t)g.o.requests) * ((size_t)g.o.max_new_tokens * (size_t)(g.o.layers + 2) + 1);
     tc.timeline = g.o.trace != NULL;
+    tc.max_requests = (unsigned)g.o.requests;
+    tc.max_request_events = (size_t)g.o.requests * (size_t)(g.o.max_new_tokens + 1);
     n_tok = (size_t)g.o.batch * (size_t)g.o.prompt_len;
     g.prompt = (int *)malloc(n_tok * sizeof(int));
     g.next = (int *)malloc((size_t)g.o.batch * sizeof(int));
+    g.slots = (int *)malloc((size_t)g.o.batch * sizeof(int));
     g.logits = (float *)malloc((size_t)g.o.batch * (size_t)g.o.vocab * sizeof(float));
-    if (!g.prompt || !g.next || !g.logits || ttft_tpot_init(&g.tp, &tc) != TTFT_TPOT_OK || register_phases(&g)) {
+    if (!g.prompt || !g.next || !g.slots || !g.logits || ttft_tpot_init(&g.tp, &tc) != TTFT_TPOT_OK ||
+        register_phases(&g)) {
         fprintf(stderr, "generate: out of memory\n");
         status = 1;
         goto done;
     }
+    for (i = 0; i < (size_t)g.o.batch; i++)
+        g.slots[i] = (int)i;
+    if (g.o.has_slo)
+        ttft_tpot_set_slo(&g.tp, g.o.slo);
     /* Collect when any output wants the samples; otherwise every span is one untaken branch. */
-    ttft_tpot_enable(&g.tp, g.o.profile || g.o.profile_json || g.o.trace);
+    ttft_tpot_enable(&g.tp, g.o.profile || g.o.profile_json || g.o.trace || g.o.prometheus);
     seed = g.o.seed ^ 0x5eedull;
     for (i = 0; i < n_tok; i++) { /* a deterministic prompt per sequence */
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
@@ -342,21 +370,29 @@ int main(int argc, char **argv)
         if (run < g.o.warmup_runs)
             ttft_tpot_warmup_end(&g.tp);
     }
+    if (status == 0 && g.o.requests && serve_requests(&g) != 0) {
+        fprintf(stderr, "generate: the backend failed (out of memory)\n");
+        status = 1;
+    }
 
     if (status == 0 && g.o.profile) {
         printf("\n");
         ttft_tpot_report(&g.tp, stdout);
-        print_backend_rates(&g);
+        if (!g.o.requests) /* serving dispatches batches of every size: no single rate to quote */
+            print_backend_rates(&g);
     }
     if (status == 0 && g.o.profile_json)
         status = write_file(g.o.profile_json, ttft_tpot_report_json, &g.tp);
     if (status == 0 && g.o.trace)
         status = write_file(g.o.trace, ttft_tpot_trace_write, &g.tp);
+    if (status == 0 && g.o.prometheus)
+        status = write_prometheus(g.o.prometheus, &g.tp);
 done:
     ttft_tpot_free(&g.tp);
     backend_destroy(g.b);
     free(g.prompt);
     free(g.next);
+    free(g.slots);
     free(g.logits);
     return status;
 }

@@ -24,36 +24,6 @@ static const char usage_text[] =
     "  --help                 this text\n"
     "Exit status: 0 report printed, 1 bad input, 2 bad usage.\n";
 
-/* "ttft=200,tpot=50" into slo; 0 when malformed. */
-static int parse_slo(const char *text, ttft_tpot_slo *slo)
-{
-    const char *p = text;
-    memset(slo, 0, sizeof *slo);
-    while (*p) {
-        double *dst, v;
-        char *end;
-        if (strncmp(p, "ttft=", 5) == 0)
-            dst = &slo->ttft_ms;
-        else if (strncmp(p, "tpot=", 5) == 0)
-            dst = &slo->tpot_ms;
-        else if (strncmp(p, "e2e=", 4) == 0)
-            dst = &slo->e2e_ms;
-        else
-            return 0;
-        p = strchr(p, '=') + 1;
-        if (*p < '0' || *p > '9')
-            return 0;
-        v = strtod(p, &end);
-        if (end == p || !(v > 0) || v > 1e12 || (*end && *end != ','))
-            return 0;
-        *dst = v;
-        p = *end ? end + 1 : end;
-        if (*end && !*p)
-            return 0; /* a trailing comma */
-    }
-    return slo->ttft_ms > 0 || slo->tpot_ms > 0 || slo->e2e_ms > 0;
-}
-
 static int usage_error(const char *what, const char *arg)
 {
     fprintf(stderr, "ttft_tpot_report: %s%s (try --help)\n", what, arg);
@@ -119,7 +89,7 @@ int main(int argc, char **argv)
         } else if (strcmp(argv[i], "--prometheus") == 0) {
             prometheus = 1;
         } else if (strcmp(argv[i], "--slo") == 0) {
-            if (i + 1 >= argc || !parse_slo(argv[i + 1], &slo))
+            if (i + 1 >= argc || ttft_tpot_slo_parse(argv[i + 1], &slo) != TTFT_TPOT_OK)
                 return usage_error("--slo takes ttft=MS,tpot=MS,e2e=MS (any of them, each above 0), not ",
                                    i + 1 < argc ? argv[i + 1] : "nothing");
             has_slo = 1;

@@ -395,6 +395,10 @@ TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint
    infinite: nothing changes). */
 TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo);
 
+/* Parse "ttft=MS,tpot=MS,e2e=MS" (any subset, each once, above 0) into out, as the command-line tools
+   take it. OK; EINVAL (NULL, or text malformed: out unspecified). */
+TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out);
+
 /* The serving metrics. OK; EINVAL (NULL); ENOMEM. With no request seen, out->seen is 0. */
 TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out);
 
@@ -1649,6 +1653,36 @@ TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo)
         slo.ttft_ms - slo.ttft_ms != 0 || slo.tpot_ms - slo.tpot_ms != 0 || slo.e2e_ms - slo.e2e_ms != 0)
         return TTFT_TPOT_ERANGE;
     c->slo = slo;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out)
+{
+    static const char *const keys[3] = {"ttft=", "tpot=", "e2e="};
+    const char *p = text;
+    if (!text || !out)
+        return TTFT_TPOT_EINVAL;
+    memset(out, 0, sizeof *out);
+    do {
+        double *dst[3], v;
+        char *end;
+        int k;
+        dst[0] = &out->ttft_ms;
+        dst[1] = &out->tpot_ms;
+        dst[2] = &out->e2e_ms;
+        for (k = 0; k < 3 && strncmp(p, keys[k], strlen(keys[k])) != 0; k++)
+            ;
+        if (k == 3 || *dst[k] > 0)
+            return TTFT_TPOT_EINVAL; /* unknown key, or given twice */
+        p += strlen(keys[k]);
+        if (*p < '0' || *p > '9')
+            return TTFT_TPOT_EINVAL;
+        v = strtod(p, &end);
+        if (!(v > 0 && v < 1e15) || (*end != ',' && *end != '\0'))
+            return TTFT_TPOT_EINVAL;
+        *dst[k] = v;
+        p = end;
+    } while (*p++ == ',');
     return TTFT_TPOT_OK;
 }
 

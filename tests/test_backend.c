@@ -86,7 +86,7 @@ static void decode_matches_prefill(int batch, uint64_t seed)
     backend_config cfg = {64, 2, 4, 96, 101, TOTAL, 0, 0};
     backend *dec, *ref;
     char err[128];
-    int tokens[8 * TOTAL], seq_tokens[8 * TOTAL], step[8], s, t, i;
+    int tokens[8 * TOTAL], seq_tokens[8 * TOTAL], step[8], slots[8], s, t, i;
     float *ld, *lr;
     cfg.max_batch = batch;
     cfg.seed = seed;
@@ -98,17 +98,19 @@ static void decode_matches_prefill(int batch, uint64_t seed)
     assert_true(ld && lr);
     for (i = 0; i < batch * TOTAL; i++)
         tokens[i] = (int)((seed * 31 + (uint64_t)i * 17) % (uint64_t)cfg.vocab);
+    for (s = 0; s < batch; s++) /* the slots in reverse: the slot a sequence sits in must not matter */
+        slots[s] = batch - 1 - s;
     for (s = 0; s < batch; s++) /* the prompt, laid out [batch][PROMPT] */
         for (t = 0; t < PROMPT; t++)
             seq_tokens[s * PROMPT + t] = tokens[s * TOTAL + t];
-    assert_int_equal(backend_prefill_begin(dec, batch, seq_tokens, PROMPT), 0);
+    assert_int_equal(backend_prefill_begin(dec, batch, slots, seq_tokens, PROMPT), 0);
     finish(dec, ld);
     for (t = PROMPT; t <= TOTAL; t++) {
         /* reference: prefill over tokens 0..t-1 of every sequence */
         for (s = 0; s < batch; s++)
             for (i = 0; i < t; i++)
                 seq_tokens[s * t + i] = tokens[s * TOTAL + i];
-        assert_int_equal(backend_prefill_begin(ref, batch, seq_tokens, t), 0);
+        assert_int_equal(backend_prefill_begin(ref, batch, slots, seq_tokens, t), 0);
         finish(ref, lr);
         if (rel_diff(ld, lr, (size_t)(batch * cfg.vocab)) > 1e-4)
             fail_msg("seed %llu batch %d: logits after %d tokens differ by %g relative", (unsigned long long)seed,
@@ -117,11 +119,11 @@ static void decode_matches_prefill(int batch, uint64_t seed)
             break;
         for (s = 0; s < batch; s++)
             step[s] = tokens[s * TOTAL + t];
-        assert_int_equal(backend_decode_begin(dec, step), 0);
+        assert_int_equal(backend_decode_begin(dec, batch, slots, step), 0);
         finish(dec, ld);
     }
     /* the cache is full: one more step is refused, not written past the end */
-    assert_int_equal(backend_decode_begin(dec, step), -1);
+    assert_int_equal(backend_decode_begin(dec, batch, slots, step), -1);
     free(ld);
     free(lr);
     backend_destroy(dec);

@@ -75,6 +75,38 @@ static void batch_records_tokens_per_step(void **state)
     jc_free(&doc);
 }
 
+/* Serving: requests arrive, wait, are prefilled and decoded in a batch that changes size. */
+static void serving_mode_records_every_request(void **state)
+{
+    jc_value doc;
+    char *err, *json, *prom;
+    (void)state;
+    assert_int_equal(run("--dim 64 --layers 2 --heads 4 --hidden 96 --vocab 300 --prompt-len 8 --max-new-tokens 5 "
+                         "--batch 3 --requests 7 --arrival-rate 0 --warmup-runs 1 --slo ttft=60000,e2e=60000 "
+                         "--profile-json generate_test.json --prometheus generate_test.prom",
+                         &err),
+                     0);
+    free(err);
+    json = slurp("generate_test.json");
+    assert_int_equal(jc_parse(json, &doc), 0);
+    free(json);
+    assert_ms(&doc, "requests.n", 7);
+    assert_ms(&doc, "requests.incomplete", 0);
+    assert_ms(&doc, "requests.ttft_ms.n", 7);
+    assert_ms(&doc, "requests.tpot_ms.n", 7);       /* 5 tokens each: every request has a TPOT */
+    assert_ms(&doc, "requests.itl_ms.n", 7 * 4);    /* one token an event: 4 gaps each */
+    assert_ms(&doc, "requests.goodput.n", 7);       /* SLOs of a minute: all good */
+    assert_true(num_at(&doc, "requests.ttft_ms.max") <= num_at(&doc, "requests.e2e_ms.max"));
+    assert_true(num_at(&doc, "requests.window_ms") > 0);
+    /* 7 requests over 3 slots: the decode batch shrinks at the end; each new size is a warmup step */
+    assert_true(num_at(phase_named(&doc, "decode_step"), "warmup_n") >= 4 + 1);
+    jc_free(&doc);
+    prom = slurp("generate_test.prom");
+    assert_non_null(strstr(prom, "vllm:request_success_total 7\n"));
+    assert_non_null(strstr(prom, "vllm:generation_tokens_total 35\n"));
+    free(prom);
+}
+
 static void bad_flags_exit_2_with_one_line(void **state)
 {
     static const struct {
@@ -91,6 +123,9 @@ static void bad_flags_exit_2_with_one_line(void **state)
         {"--profile-json", "generate: --profile-json needs a file name (try --help)\n"},
         {"stray", "generate: unexpected argument 'stray' (try --help)\n"},
         {"--dim 100 --heads 3", "generate: --dim 100 must be a multiple of --heads 3 with an even head size\n"},
+        {"--arrival-rate -1", "generate: --arrival-rate: expected requests per second in 0..1e6, got '-1' (try --help)\n"},
+        {"--slo ttft=", "generate: --slo: expected ttft=MS,tpot=MS,e2e=MS (any of them, each above 0), got 'ttft=' (try --help)\n"},
+        {"--prometheus", "generate: --prometheus needs a file name (try --help)\n"},
     };
     size_t i;
     (void)state;
@@ -108,6 +143,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(profile_run_shows_warmup_separated),
         cmocka_unit_test(batch_records_tokens_per_step),
+        cmocka_unit_test(serving_mode_records_every_request),
         cmocka_unit_test(bad_flags_exit_2_with_one_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

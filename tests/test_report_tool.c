@@ -183,17 +183,16 @@ static void chrome_trace_has_one_event_per_sample(void **state)
 }
 
 #ifdef GENERATE_BIN
-/* What the driver printed live is what the tool prints from the driver's trace. */
-static void driver_round_trip(void **state)
+/* What the driver printed live is what the tool prints from the driver's trace: plain runs, and
+   serving (request events in the trace). */
+static void round_trip(const char *mode)
 {
     char cmd[1024], *live_json, *live_out, *out, *err;
     int st;
-    (void)state;
     snprintf(cmd, sizeof cmd,
              "\"%s\" --dim 64 --layers 2 --heads 4 --hidden 96 --vocab 300 --prompt-len 16 --max-new-tokens 8 "
-             "--batch 2 --warmup-runs 1 --repeat-runs 2 --profile --profile-json live.json --trace live.csv "
-             ">live.out",
-             GENERATE_BIN);
+             "--batch 2 --warmup-runs 1 %s --profile --profile-json live.json --trace live.csv >live.out",
+             GENERATE_BIN, mode);
     st = system(cmd);
     assert_true(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
     live_json = slurp("live.json");
@@ -209,6 +208,13 @@ static void driver_round_trip(void **state)
     free(err);
     free(live_json);
     free(live_out);
+}
+
+static void driver_round_trip(void **state)
+{
+    (void)state;
+    round_trip("--repeat-runs 2");
+    round_trip("--requests 5 --arrival-rate 0");
 }
 #endif
 

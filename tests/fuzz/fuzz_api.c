@@ -60,6 +60,9 @@ static void make(ttft_tpot *c, input *in, unsigned shape)
     cfg.bounded = shape >> 7 & 1;
     cfg.hist_slots = shape >> 8 & 1 ? 1 : 0;
     cfg.timeline = shape >> 9 & 1;
+    cfg.max_requests = shape >> 10 & 3;       /* 0 (none) to 3 requests */
+    cfg.max_request_events = shape >> 12 & 7; /* 0: the default, 64 a request */
+    cfg.max_shapes = 1 + (shape >> 15 & 1);
     cfg.clock = data_clock;
     cfg.clock_user = in;
     CHECK(ttft_tpot_init(c, &cfg) == TTFT_TPOT_OK);
@@ -67,7 +70,7 @@ static void make(ttft_tpot *c, input *in, unsigned shape)
 
 static int known(int rc)
 {
-    return rc >= TTFT_TPOT_EPARSE && rc <= TTFT_TPOT_OK;
+    return rc >= TTFT_TPOT_EREQUEST && rc <= TTFT_TPOT_OK;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -84,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     make(&c, &in, (unsigned)take(&in, 2));
     make(&other, &in, (unsigned)take(&in, 2));
     while (in.left) {
-        unsigned op = (unsigned)take(&in, 1) % 14, slot = (unsigned)take(&in, 1);
+        unsigned op = (unsigned)take(&in, 1) % 19, slot = (unsigned)take(&in, 1);
         int phase = (int)(int8_t)take(&in, 1), rc = TTFT_TPOT_OK;
         ttft_tpot *t = slot & 0x80 ? &other : &c;
         switch (op) {
@@ -114,6 +117,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 10: rc = ttft_tpot_link_prefill_kernel(t, phase); break;
         case 11: rc = ttft_tpot_phase_bounded(t, phase); break;
         case 12: rc = slot & 1 ? ttft_tpot_merge(&c, &other) : ttft_tpot_merge(&other, &c); break;
+        case 13: name[0] = (char)('a' + slot % 3), name[1] = '\0';
+            rc = ttft_tpot_request_submit_at(t, name, take(&in, 2));
+            break;
+        case 14: name[0] = (char)('a' + slot % 3), name[1] = '\0';
+            rc = ttft_tpot_request_tokens_at(t, name, take(&in, 2), (uint32_t)take(&in, 1));
+            break;
+        case 15: {
+            ttft_tpot_slo slo;
+            slo.ttft_ms = (double)take(&in, 1) - 8;
+            slo.tpot_ms = (double)take(&in, 1);
+            slo.e2e_ms = (double)take(&in, 1);
+            rc = ttft_tpot_set_slo(t, slo);
+            break;
+        }
+        case 16: rc = ttft_tpot_record_shape(t, phase, take(&in, 1), take(&in, 2), 1); break;
+        case 17: spans[slot % 4] = ttft_tpot_span_begin_shape(t, phase, take(&in, 1)); break;
         default: rc = ttft_tpot_phase_stats(t, phase, &st); break;
         }
         CHECK(known(rc) || rc >= 0);
@@ -124,6 +143,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(ttft_tpot_phase_stats(&c, (int)i, &st) == TTFT_TPOT_OK && st.min_ns <= st.max_ns);
     free(output(&c, ttft_tpot_report));
     valid_json(output(&c, ttft_tpot_report_json));
+    {
+        ttft_tpot_requests q;
+        char *buf = NULL;
+        size_t len = 0;
+        CHECK(ttft_tpot_requests_summary(&c, &q) == TTFT_TPOT_OK);
+        CHECK(q.n + q.incomplete + q.warmup_excluded == q.seen);
+        CHECK(!q.has_goodput || q.good_n <= q.n);
+        f = open_memstream(&buf, &len);
+        CHECK(f && ttft_tpot_prometheus(&c, f, NULL, "m=\"x\"") == TTFT_TPOT_OK);
+        fclose(f);
+        free(buf);
+    }
     if (c.starts)
         valid_json(output(&c, ttft_tpot_chrome_trace));
     /* the trace of any collector reads back */
@@ -135,6 +166,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memset(&cfg, 0, sizeof cfg);
         cfg.capacity = c.n ? c.n : 1;
         cfg.max_phases = c.max_phases;
+        cfg.max_requests = c.max_requests;
+        cfg.max_request_events = c.max_events;
         CHECK(ttft_tpot_init(&back, &cfg) == TTFT_TPOT_OK);
     }
     CHECK(ttft_tpot_trace_read(&back, f, "back", NULL, 0) == TTFT_TPOT_OK);

@@ -25,6 +25,8 @@ static void collector(ttft_tpot *c)
     cfg.capacity = 48;
     cfg.max_phases = 6;
     cfg.timeline = 1;
+    cfg.max_requests = 6;
+    cfg.max_request_events = 24;
     cfg.clock = zero_clock;
     cfg.clock_name = "fuzz";
     CHECK(ttft_tpot_init(c, &cfg) == TTFT_TPOT_OK);

@@ -1,0 +1,45 @@
+/* driver.h - what the example driver's two modes share: its options, phases and state, and the
+   dispatch of one batch through the backend's kernels. */
+#ifndef DRIVER_H
+#define DRIVER_H
+
+#include "ttft_tpot.h"
+
+#include "backend.h"
+
+typedef struct options {
+    int profile;
+    const char *profile_json, *trace;
+    long prompt_len, max_new_tokens, batch, warmup_runs, repeat_runs, threads;
+    long dim, layers, heads, hidden, vocab;
+    unsigned long long seed;
+    long requests;       /* serving mode: requests to serve (0: the plain generation runs) */
+    double arrival_rate; /* requests per second, Poisson arrivals (0: all at once) */
+    int has_slo;
+    ttft_tpot_slo slo;
+    const char *prometheus;
+} options;
+
+/* The phases the driver times. */
+typedef struct phases {
+    int generate, prefill, decode, prefill_layer, prefill_head, decode_layer, decode_head;
+} phases;
+
+typedef struct driver {
+    options o;
+    backend *b;
+    ttft_tpot tp;
+    phases ph;
+    int *prompt, *next, *slots; /* slots: 0..batch-1, the lockstep mode's */
+    float *logits;
+} driver;
+
+/* The layers and the head of the dispatch begun for n sequences, each a kernel span; then greedy
+   sampling into g->next[0..n). 0, or -1 when the backend fails. */
+int run_kernels(driver *g, int n, int layer_phase, int head_phase);
+
+/* Serving mode: o.requests requests arriving at o.arrival_rate, continuous batching over o.batch
+   slots, each request's lifecycle recorded. 0, or -1 when the backend fails or memory runs out. */
+int serve_requests(driver *g);
+
+#endif

@@ -1,0 +1,172 @@
+/* serve.c - the driver's serving mode: requests arrive as a Poisson process, wait for a free slot,
+   are prefilled as soon as one is free (prefill first, as vLLM schedules), then decode together in
+   one batch that grows and shrinks as requests come and go (continuous batching). Each request's
+   lifecycle goes to the collector: its submit at its arrival time, so queueing counts in its TTFT,
+   and every token as it is produced. A batch size not seen before is a warmup step (graph capture
+   on an accelerator): decode and prefill spans carry the batch size as their shape key. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 199309L /* nanosleep */
+#endif
+#include "driver.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct request {
+    uint64_t arrive_ns; /* after the start of serving */
+    int slot;           /* -1: not (or no longer) in the batch */
+    int produced, next;
+    int first[8]; /* the first tokens, printed when the request is done */
+    char id[16];
+} request;
+
+typedef struct server {
+    driver *g;
+    request *req;
+    int n, *slot_req; /* the request in each slot, -1 free */
+    int finished;
+    uint64_t t0;
+} server;
+
+static void take_token(server *s, int r, int token)
+{
+    request *q = &s->req[r];
+    if (q->produced < 8)
+        q->first[q->produced] = token;
+    q->produced++;
+    q->next = token;
+    ttft_tpot_request_tokens(&s->g->tp, q->id, 1);
+    if (q->produced == s->g->o.max_new_tokens) { /* done: the slot is free for the next request */
+        int k;
+        printf("%s: %d tokens:", q->id, q->produced);
+        for (k = 0; k < q->produced && k < 8; k++)
+            printf(" %d", q->first[k]);
+        printf(q->produced > 8 ? " ...\n" : "\n");
+        s->slot_req[q->slot] = -1;
+        q->slot = -1;
+        s->finished++;
+    }
+}
+
+/* Prefill the requests waiting from *admit on, as many as there are free slots, in one dispatch. */
+static int prefill_new(server *s, int *admit, int arrived)
+{
+    driver *g = s->g;
+    int slots[256], who[256], n = 0, i, j, rc, len = (int)g->o.prompt_len;
+    for (i = 0; i < (int)g->o.batch && *admit < arrived; i++)
+        if (s->slot_req[i] < 0) {
+            request *q = &s->req[*admit];
+            uint64_t seed = g->o.seed * 1000003u + (uint64_t)*admit; /* each request its own prompt */
+            for (j = 0; j < len; j++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                g->prompt[n * len + j] = (int)((seed >> 33) % (uint64_t)g->o.vocab);
+            }
+            q->slot = i;
+            s->slot_req[i] = *admit;
+            slots[n] = i;
+            who[n++] = (*admit)++;
+        }
+    if (n == 0)
+        return 0;
+    {
+        TTFT_TPOT_SPAN_BEGIN_SHAPE(p, &g->tp, g->ph.prefill, (uint64_t)n);
+        rc = backend_prefill_begin(g->b, n, slots, g->prompt, len);
+        if (rc == 0)
+            rc = run_kernels(g, n, g->ph.prefill_layer, g->ph.prefill_head);
+        TTFT_TPOT_SPAN_END_TOKENS(p, (uint32_t)n);
+    }
+    for (i = 0; rc == 0 && i < n; i++)
+        take_token(s, who[i], g->next[i]);
+    return rc;
+}
+
+/* One decode step of every request in the batch. */
+static int decode_batch(server *s, int *stepped)
+{
+    driver *g = s->g;
+    int slots[256], who[256], toks[256], n = 0, i, rc;
+    for (i = 0; i < (int)g->o.batch; i++)
+        if (s->slot_req[i] >= 0) {
+            slots[n] = i;
+            who[n] = s->slot_req[i];
+            toks[n++] = s->req[s->slot_req[i]].next;
+        }
+    *stepped = n > 0;
+    if (n == 0)
+        return 0;
+    {
+        TTFT_TPOT_SPAN_BEGIN_SHAPE(d, &g->tp, g->ph.decode, (uint64_t)n);
+        rc = backend_decode_begin(g->b, n, slots, toks);
+        if (rc == 0)
+            rc = run_kernels(g, n, g->ph.decode_layer, g->ph.decode_head);
+        TTFT_TPOT_SPAN_END_TOKENS(d, (uint32_t)n);
+    }
+    for (i = 0; rc == 0 && i < n; i++)
+        take_token(s, who[i], g->next[i]);
+    return rc;
+}
+
+/* Wait for the next arrival: the server is idle, as a real one is between requests. */
+static void wait_until(uint64_t t)
+{
+    uint64_t now = ttft_tpot_now();
+    if (t > now) {
+        struct timespec ts;
+        uint64_t d = t - now < 1000000000u ? t - now : 999999999u;
+        ts.tv_sec = 0;
+        ts.tv_nsec = (long)d;
+        nanosleep(&ts, NULL);
+    }
+}
+
+int serve_requests(driver *g)
+{
+    server s;
+    uint64_t rng = g->o.seed ^ 0xa77u, t = 0;
+    int i, arrived = 0, admit = 0, rc = 0, stepped;
+    memset(&s, 0, sizeof s);
+    s.g = g;
+    s.n = (int)g->o.requests;
+    s.req = (request *)calloc((size_t)s.n, sizeof *s.req);
+    s.slot_req = (int *)malloc((size_t)g->o.batch * sizeof *s.slot_req);
+    if (!s.req || !s.slot_req) {
+        free(s.req);
+        free(s.slot_req);
+        return -1;
+    }
+    for (i = 0; i < (int)g->o.batch; i++)
+        s.slot_req[i] = -1;
+    for (i = 0; i < s.n; i++) { /* Poisson arrivals: exponential gaps of mean 1/rate, from the seed */
+        if (g->o.arrival_rate > 0) {
+            double u;
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            u = ((double)(rng >> 11) + 1.0) / 9007199254740993.0; /* in (0, 1] */
+            t += (uint64_t)(-log(u) / g->o.arrival_rate * 1e9);
+        }
+        s.req[i].arrive_ns = t;
+        s.req[i].slot = -1;
+        snprintf(s.req[i].id, sizeof s.req[i].id, "req-%d", i);
+    }
+    s.t0 = ttft_tpot_now();
+    while (s.finished < s.n && rc == 0) {
+        uint64_t now = ttft_tpot_now() - s.t0;
+        while (arrived < s.n && s.req[arrived].arrive_ns <= now) { /* submitted when it arrived */
+            ttft_tpot_request_submit_at(&g->tp, s.req[arrived].id, s.t0 + s.req[arrived].arrive_ns);
+            arrived++;
+        }
+        if (admit < arrived) {
+            int before = admit;
+            rc = prefill_new(&s, &admit, arrived);
+            if (admit > before)
+                continue; /* prefill first: new requests get their first token before the batch steps */
+        }
+        rc = rc ? rc : decode_batch(&s, &stepped);
+        if (rc == 0 && !stepped && arrived < s.n)
+            wait_until(s.t0 + s.req[arrived].arrive_ns);
+    }
+    free(s.req);
+    free(s.slot_req);
+    return rc;
+}
