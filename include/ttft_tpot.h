@@ -1792,9 +1792,9 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
         out->tokens += q->tokens;
         first_submit = q->submit_ns < first_submit ? q->submit_ns : first_submit;
         last_token = q->last_ns > last_token ? q->last_ns : last_token;
-        good = (!slo_ttft || (double)(q->first_ns - q->submit_ns) <= slo_ttft) &&
-               (!slo_e2e || (double)(q->last_ns - q->submit_ns) <= slo_e2e) &&
-               (!slo_tpot || q->tokens < 2 || (double)ttft_tpot__tpot_scaled(q) / 1024.0 <= slo_tpot);
+        good = (slo_ttft <= 0 || (double)(q->first_ns - q->submit_ns) <= slo_ttft) &&
+               (slo_e2e <= 0 || (double)(q->last_ns - q->submit_ns) <= slo_e2e) &&
+               (slo_tpot <= 0 || q->tokens < 2 || (double)ttft_tpot__tpot_scaled(q) / 1024.0 <= slo_tpot);
         out->good_n += (uint64_t)good;
     }
     for (m = 0, r = 0; r < c->n_requests; r++)
@@ -1827,7 +1827,7 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
         out->request_rps = (double)out->n / (out->window_ns * 1e-9);
         out->output_tok_s = (double)out->tokens / (out->window_ns * 1e-9);
     }
-    if (out->n && (slo_ttft || slo_tpot || slo_e2e)) {
+    if (out->n && (slo_ttft > 0 || slo_tpot > 0 || slo_e2e > 0)) {
         out->has_goodput = 1;
         out->good_fraction = (double)out->good_n / (double)out->n;
         if (out->has_window)
@@ -1953,11 +1953,11 @@ static int ttft_tpot__report_requests(const ttft_tpot *c, FILE *out)
                 q.request_rps, q.output_tok_s, (unsigned long long)q.tokens);
     if (q.has_goodput) {
         fputs("  Goodput (", out);
-        if (c->slo.ttft_ms)
-            fprintf(out, "TTFT <= %g ms%s", c->slo.ttft_ms, c->slo.tpot_ms || c->slo.e2e_ms ? ", " : "");
-        if (c->slo.tpot_ms)
-            fprintf(out, "TPOT <= %g ms%s", c->slo.tpot_ms, c->slo.e2e_ms ? ", " : "");
-        if (c->slo.e2e_ms)
+        if (c->slo.ttft_ms > 0)
+            fprintf(out, "TTFT <= %g ms%s", c->slo.ttft_ms, c->slo.tpot_ms > 0 || c->slo.e2e_ms > 0 ? ", " : "");
+        if (c->slo.tpot_ms > 0)
+            fprintf(out, "TPOT <= %g ms%s", c->slo.tpot_ms, c->slo.e2e_ms > 0 ? ", " : "");
+        if (c->slo.e2e_ms > 0)
             fprintf(out, "E2E <= %g ms", c->slo.e2e_ms);
         fprintf(out, "): %llu of %llu good (%.1f%%)", (unsigned long long)q.good_n, (unsigned long long)q.n,
                 100.0 * q.good_fraction);
