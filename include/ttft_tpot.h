@@ -1726,8 +1726,8 @@ TTFT_TPOT_DEF int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, 
 /* Statistics of durations scaled by 1024 (TPOT keeps 1/1024 ns this way), back in ns. */
 static void ttft_tpot__unscale(ttft_tpot_stats *st)
 {
-    st->min_ns = (st->min_ns + 512) / 1024;
-    st->max_ns = (st->max_ns + 512) / 1024;
+    st->min_ns = st->min_ns / 1024 + (st->min_ns % 1024 >= 512); /* rounded, without overflow */
+    st->max_ns = st->max_ns / 1024 + (st->max_ns % 1024 >= 512);
     st->total_ns /= 1024;
     st->mean_ns /= 1024;
     st->p50_ns /= 1024;

@@ -77,6 +77,7 @@ static int run_with_failure(long k)
     fail_at = k;
     cfg.capacity = 8192; /* past 4096 samples a set takes the narrowed path, which allocates more */
     cfg.hist_slots = 1;
+    cfg.max_requests = 2;
     rc = ttft_tpot_init(&a, &cfg);
     if (rc != TTFT_TPOT_OK) {
         assert_int_equal(rc, TTFT_TPOT_ENOMEM);
@@ -94,6 +95,16 @@ static int run_with_failure(long k)
         if (rc != TTFT_TPOT_ENOMEM)                                                                   \
             assert_int_equal(rc, TTFT_TPOT_OK);                                                       \
     } while (0)
+    ttft_tpot_request_submit_at(&a, "q", 0);
+    ttft_tpot_request_tokens_at(&a, "q", 5, 1);
+    ttft_tpot_request_tokens_at(&a, "q", 9, 1);
+    {
+        ttft_tpot_requests rq;
+        STEP(ttft_tpot_requests_summary(&a, &rq));
+        if (rc == TTFT_TPOT_OK)
+            assert_int_equal(rq.itl.n, 1);
+    }
+    STEP(ttft_tpot_prometheus(&a, out, NULL, NULL));
     STEP(ttft_tpot_summarize(&a, &s));
     if (rc == TTFT_TPOT_OK) /* whatever failed before, a figure that is given is right */
         assert_int_equal(s.tpot.n, 4999);

@@ -388,6 +388,82 @@ static void promtool_accepts_it(void **state)
     ttft_tpot_free(&c);
 }
 
+/* The corners: collisions in the id table, full tables, the rollback of tokens already counted,
+   a TPOT past 2^54 ns, SLO text, bad ids in traces. */
+static void request_edges(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_requests q;
+    ttft_tpot_slo slo = {0, 5, 7};
+    char id[16], err[256], *text, *before, *after;
+    FILE *f;
+    int i;
+    (void)state;
+    cfg.max_requests = 64; /* 64 ids in 128 slots: some must probe past a collision */
+    cfg.max_request_events = 130;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    for (i = 0; i < 64; i++) {
+        snprintf(id, sizeof id, "r%d", i);
+        assert_int_equal(ttft_tpot_request_submit_at(&c, id, (uint64_t)i), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, (uint64_t)i + 10, 1), TTFT_TPOT_OK);
+    }
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "one more", 0), TTFT_TPOT_EFULL); /* 64 requests */
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r5", 20, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r5", 30, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r5", 40, 1), TTFT_TPOT_EFULL); /* 130 events */
+    assert_int_equal(c.requests_dropped, 2);
+    for (i = 0; i < 64; i++) {
+        snprintf(id, sizeof id, "r%d", i);
+        assert_int_equal(ttft_tpot__request_find(&c, id, strlen(id)), i);
+    }
+    ttft_tpot_free(&c);
+    /* a refused trace after tokens of a request already there: its counts come back as they were */
+    make(&c);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "live", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "live", 10, 2), TTFT_TPOT_OK);
+    before = capture(&c, ttft_tpot_report_json);
+    f = tmpfile();
+    fputs("phase,role,start_ns,dur_ns,tokens,warmup\nlive,token,20,0,3,0\nnew,submit,5,0,0,0\n"
+          "bad\x01id,submit,5,0,0,0\n",
+          f);
+    rewind(f);
+    assert_int_equal(ttft_tpot_trace_read(&c, f, "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    fclose(f);
+    assert_non_null(strstr(err, "t:4: invalid request id"));
+    after = capture(&c, ttft_tpot_report_json);
+    assert_string_equal(before, after);
+    assert_int_equal(c.requests[0].tokens, 2);
+    assert_int_equal(ttft_tpot__request_find(&c, "new", 3), -1); /* the new one is gone again */
+    free(before);
+    free(after);
+    /* a trace with more requests than the collector holds */
+    f = tmpfile();
+    fputs("phase,role,start_ns,dur_ns,tokens,warmup\na,submit,1,0,0,0\nb,submit,1,0,0,0\nc,submit,1,0,0,0\n"
+          "d,submit,1,0,0,0\ne,submit,1,0,0,0\nf,submit,1,0,0,0\ng,submit,1,0,0,0\nh,submit,1,0,0,0\n",
+          f);
+    rewind(f);
+    assert_int_equal(ttft_tpot_trace_read(&c, f, "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    fclose(f);
+    assert_non_null(strstr(err, "t:9: more requests or request events than this collector holds")); /* h: the 9th */
+    /* a token 2^60 ns after the first: a TPOT past 2^54 ns saturates instead of wrapping */
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "live", (uint64_t)1 << 60, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_requests_summary(&c, &q), TTFT_TPOT_OK);
+    assert_true(q.tpot.max_ns >= ((uint64_t)1 << 53));
+    assert_int_equal(ttft_tpot_requests_summary(NULL, &q), TTFT_TPOT_EINVAL);
+    /* the SLO line names each SLO set */
+    assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_OK);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "Goodput (TPOT <= 5 ms, E2E <= 7 ms): "));
+    free(text);
+    assert_int_equal(ttft_tpot_slo_parse(NULL, &slo), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_slo_parse("tpot=1e20", &slo), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_slo_parse("e2e=2.5,ttft=1", &slo), TTFT_TPOT_OK);
+    assert_near(slo.e2e_ms, 2.5, 0);
+    assert_near(slo.ttft_ms, 1, 0);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -400,6 +476,7 @@ int main(void)
         cmocka_unit_test(warmup_per_shape),
         cmocka_unit_test(prometheus_exposition),
         cmocka_unit_test(promtool_accepts_it),
+        cmocka_unit_test(request_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
