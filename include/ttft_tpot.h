@@ -323,9 +323,10 @@ TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role
    config.hist_slots are taken). */
 TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase);
 
-/* Add src's samples and histograms to dst, phases matched by name (added to dst when new), for
-   per-thread collectors reported together. All or nothing: EINVAL (NULL, or dst == src), EROLE (a
-   name has another role in dst), EPHASE (dst's phase table is full), ENOMEM (no histogram slot for a
+/* Add src's samples, histograms and requests to dst, phases matched by name (added to dst when new),
+   for per-thread collectors reported together. All or nothing: EINVAL (NULL, or dst == src), EROLE (a
+   name has another role in dst), EPHASE (dst's phase table is full), EREQUEST (a request id is in
+   both), EFULL (dst's request tables cannot hold src's requests), ENOMEM (no histogram slot for a
    bounded phase, or no memory). Samples past dst's capacity are counted as dropped. */
 TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src);
 

@@ -246,6 +246,10 @@ static void merged_requests(void **state)
     assert_near(q.window_ns, 600.0 * MS, 0);
     assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_EREQUEST); /* Z is there already */
     ttft_tpot_free(&a);
+    assert_int_equal(ttft_tpot_init(&a, NULL), TTFT_TPOT_OK); /* no request table: no room */
+    assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_EFULL);
+    assert_int_equal(a.n_requests, 0);
+    ttft_tpot_free(&a);
     ttft_tpot_free(&b);
 }
 
