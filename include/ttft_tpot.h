@@ -66,6 +66,13 @@
      twice) is counted in "rejected". Both appear in every report. Contract of each function at its
      declaration below.
 
+   REQUESTS (serving)
+     With config.max_requests, the collector also records each request's submit and token events and
+     reports vLLM's per-request metrics: TTFT = first token - submit, E2E = last token - submit,
+     TPOT = (E2E - TTFT) / (tokens - 1), ITL = every gap between a request's token events; goodput
+     under SLOs; Prometheus exposition (ttft_tpot_prometheus). Warmup per shape: spans and records
+     with a shape key flag the first sample of each (phase, key).
+
    BOUNDED MODE
      Exact mode keeps every sample (16 bytes). A bounded phase (config.bounded, or
      ttft_tpot_phase_bounded) keeps its steady samples in a fixed-size log-linear histogram: percentiles
@@ -1752,11 +1759,55 @@ static int ttft_tpot__measured(const ttft_tpot_request *r)
     return !r->warmup && r->token_events > 0;
 }
 
+/* The values of one set over the measured requests, into x (room for every event): TTFT, E2E or TPOT
+   (1/1024 ns) a request, or ITL, every gap between a request's token events. last: room for a value a
+   request. Returns how many. */
+enum { TTFT_TPOT__SET_TTFT, TTFT_TPOT__SET_E2E, TTFT_TPOT__SET_TPOT, TTFT_TPOT__SET_ITL };
+
+static size_t ttft_tpot__request_set(const ttft_tpot *c, int set, uint64_t *x, uint64_t *last)
+{
+    size_t m = 0, i;
+    unsigned r;
+    if (set == TTFT_TPOT__SET_ITL) {
+        for (r = 0; r < c->n_requests; r++)
+            last[r] = UINT64_MAX;
+        for (i = 0; i < c->n_events; i++) {
+            const ttft_tpot_event *ev = &c->events[i];
+            if (!ev->tokens || !ttft_tpot__measured(&c->requests[ev->request]))
+                continue;
+            if (last[ev->request] != UINT64_MAX)
+                x[m++] = ev->t_ns - last[ev->request];
+            last[ev->request] = ev->t_ns;
+        }
+        return m;
+    }
+    for (r = 0; r < c->n_requests; r++) {
+        const ttft_tpot_request *q = &c->requests[r];
+        if (!ttft_tpot__measured(q))
+            continue;
+        if (set == TTFT_TPOT__SET_TTFT)
+            x[m++] = q->first_ns - q->submit_ns;
+        else if (set == TTFT_TPOT__SET_E2E)
+            x[m++] = q->last_ns - q->submit_ns;
+        else if (q->tokens > 1)
+            x[m++] = ttft_tpot__tpot_scaled(q);
+    }
+    return m;
+}
+
+/* The working memory of ttft_tpot__request_set, one block: *x then *last. */
+static int ttft_tpot__request_work(const ttft_tpot *c, uint64_t **x, uint64_t **last)
+{
+    size_t nx = c->n_events > c->n_requests ? c->n_events : c->n_requests;
+    *x = (uint64_t *)TTFT_TPOT_MALLOC((nx + c->n_requests + 1) * sizeof **x, c->alloc_user);
+    *last = *x ? *x + nx : NULL;
+    return *x ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out)
 {
     uint64_t *x, *last, first_submit = UINT64_MAX, last_token = 0;
     double slo_ttft, slo_tpot, slo_e2e;
-    size_t m, i, nx;
     unsigned r;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
@@ -1765,16 +1816,8 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
     out->dropped = c->requests_dropped;
     if (!c->n_requests)
         return TTFT_TPOT_OK;
-    nx = c->n_events > c->n_requests ? c->n_events : c->n_requests;
-    x = (uint64_t *)TTFT_TPOT_MALLOC(nx * sizeof *x, c->alloc_user);
-    last = (uint64_t *)TTFT_TPOT_MALLOC(c->n_requests * sizeof *last, c->alloc_user);
-    if (!x || !last) {
-        if (x)
-            TTFT_TPOT_FREE(x, c->alloc_user);
-        if (last)
-            TTFT_TPOT_FREE(last, c->alloc_user);
+    if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
-    }
     slo_ttft = c->slo.ttft_ms * 1e6;
     slo_tpot = c->slo.tpot_ms * 1e6;
     slo_e2e = c->slo.e2e_ms * 1e6;
@@ -1798,30 +1841,11 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
                (slo_tpot <= 0 || q->tokens < 2 || (double)ttft_tpot__tpot_scaled(q) / 1024.0 <= slo_tpot);
         out->good_n += (uint64_t)good;
     }
-    for (m = 0, r = 0; r < c->n_requests; r++)
-        if (ttft_tpot__measured(&c->requests[r]))
-            x[m++] = c->requests[r].first_ns - c->requests[r].submit_ns;
-    ttft_tpot__fill(c, x, m, &out->ttft);
-    for (m = 0, r = 0; r < c->n_requests; r++)
-        if (ttft_tpot__measured(&c->requests[r]))
-            x[m++] = c->requests[r].last_ns - c->requests[r].submit_ns;
-    ttft_tpot__fill(c, x, m, &out->e2e);
-    for (m = 0, r = 0; r < c->n_requests; r++)
-        if (ttft_tpot__measured(&c->requests[r]) && c->requests[r].tokens > 1)
-            x[m++] = ttft_tpot__tpot_scaled(&c->requests[r]);
-    ttft_tpot__fill(c, x, m, &out->tpot);
+    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_TTFT, x, last), &out->ttft);
+    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_E2E, x, last), &out->e2e);
+    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_TPOT, x, last), &out->tpot);
     ttft_tpot__unscale(&out->tpot);
-    for (r = 0; r < c->n_requests; r++) /* ITL: every gap between a measured request's token events */
-        last[r] = UINT64_MAX;
-    for (m = 0, i = 0; i < c->n_events; i++) {
-        const ttft_tpot_event *ev = &c->events[i];
-        if (!ev->tokens || !ttft_tpot__measured(&c->requests[ev->request]))
-            continue;
-        if (last[ev->request] != UINT64_MAX)
-            x[m++] = ev->t_ns - last[ev->request];
-        last[ev->request] = ev->t_ns;
-    }
-    ttft_tpot__fill(c, x, m, &out->itl);
+    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_ITL, x, last), &out->itl);
     if (out->n && last_token > first_submit) {
         out->has_window = 1;
         out->window_ns = (double)(last_token - first_submit);
@@ -1835,7 +1859,6 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
             out->good_rps = (double)out->good_n / (out->window_ns * 1e-9);
     }
     TTFT_TPOT_FREE(x, c->alloc_user);
-    TTFT_TPOT_FREE(last, c->alloc_user);
     return TTFT_TPOT_OK;
 }
 
@@ -2334,21 +2357,22 @@ static const char *const ttft_tpot__le_e2e[] = {"0.3", "0.5", "0.8", "1",  "1.5"
                                                 "30",  "40",  "50",  "60", "120", "240", "480", "960", "1920", "7680"};
 
 /* One histogram from ns values. */
-/* labels: "" or "{a=\"b\"}" for sums, counts and counters; bucket_labels: "" or "a=\"b\"," */
+/* One histogram of values in ns / scale. labels: "" or "{a=\"b\"}" for the sum and the count;
+   bucket_labels: "" or "a=\"b\"," ahead of le. */
 static void ttft_tpot__prom_hist(FILE *out, const char *prefix, const char *name, const char *help,
-                                 const char *const *le, size_t nle, const double *v, size_t n, const char *labels,
-                                 const char *bucket_labels)
+                                 const char *const *le, size_t nle, const uint64_t *v, size_t n, double scale,
+                                 const char *labels, const char *bucket_labels)
 {
     double sum = 0;
     size_t b, i;
     for (i = 0; i < n; i++)
-        sum += v[i] * 1e-9;
+        sum += (double)v[i] / scale * 1e-9;
     fprintf(out, "# HELP %s%s %s\n# TYPE %s%s histogram\n", prefix, name, help, prefix, name);
     for (b = 0; b < nle; b++) {
-        double bound = strtod(le[b], NULL) * 1e9;
+        double bound = strtod(le[b], NULL) * 1e9 * scale;
         size_t k = 0;
         for (i = 0; i < n; i++)
-            k += v[i] <= bound;
+            k += (double)v[i] <= bound;
         fprintf(out, "%s%s_bucket{%sle=\"%s\"} %lu\n", prefix, name, bucket_labels, le[b], (unsigned long)k);
     }
     fprintf(out, "%s%s_bucket{%sle=\"+Inf\"} %lu\n", prefix, name, bucket_labels, (unsigned long)n);
@@ -2370,10 +2394,25 @@ static int ttft_tpot__prom_name_ok(const char *p)
 
 TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels)
 {
-    double *v;
-    size_t n, i, m;
-    unsigned r;
-    uint64_t *last, tokens = 0;
+    static const struct {
+        int set;
+        const char *name, *help;
+        const char *const *le;
+        size_t nle;
+        double scale;
+    } h[4] = {
+        {TTFT_TPOT__SET_TTFT, "time_to_first_token_seconds", "Histogram of time to first token in seconds.",
+         ttft_tpot__le_ttft, sizeof ttft_tpot__le_ttft / sizeof *ttft_tpot__le_ttft, 1},
+        {TTFT_TPOT__SET_TPOT, "request_time_per_output_token_seconds",
+         "Histogram of time per output token in seconds, per request.", ttft_tpot__le_tpot,
+         sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot, 1024},
+        {TTFT_TPOT__SET_ITL, "inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
+         ttft_tpot__le_tpot, sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot, 1},
+        {TTFT_TPOT__SET_E2E, "e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.",
+         ttft_tpot__le_e2e, sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e, 1},
+    };
+    uint64_t *x, *last, tokens = 0, done = 0;
+    unsigned r, k;
     char lb[512], blb[512]; /* the labels as {..} and as the head of a bucket's label set */
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
@@ -2383,54 +2422,23 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
         return TTFT_TPOT_EINVAL;
     snprintf(lb, sizeof lb, labels && *labels ? "{%s}" : "%s", labels ? labels : "");
     snprintf(blb, sizeof blb, labels && *labels ? "%s," : "%s", labels ? labels : "");
-    n = c->n_events > c->n_requests ? c->n_events : c->n_requests;
-    v = (double *)TTFT_TPOT_MALLOC((n ? n : 1) * sizeof *v, c->alloc_user);
-    last = (uint64_t *)TTFT_TPOT_MALLOC((c->n_requests ? c->n_requests : 1) * sizeof *last, c->alloc_user);
-    if (!v || !last) {
-        if (v)
-            TTFT_TPOT_FREE(v, c->alloc_user);
-        if (last)
-            TTFT_TPOT_FREE(last, c->alloc_user);
+    if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
-    }
-    for (m = 0, r = 0; r < c->n_requests; r++)
-        if (ttft_tpot__measured(&c->requests[r]))
-            v[m++] = (double)(c->requests[r].first_ns - c->requests[r].submit_ns);
-    ttft_tpot__prom_hist(out, prefix, "time_to_first_token_seconds", "Histogram of time to first token in seconds.",
-                         ttft_tpot__le_ttft, sizeof ttft_tpot__le_ttft / sizeof *ttft_tpot__le_ttft, v, m, lb, blb);
-    for (m = 0, r = 0; r < c->n_requests; r++)
-        if (ttft_tpot__measured(&c->requests[r]) && c->requests[r].tokens > 1)
-            v[m++] = (double)ttft_tpot__tpot_scaled(&c->requests[r]) / 1024.0;
-    ttft_tpot__prom_hist(out, prefix, "request_time_per_output_token_seconds",
-                         "Histogram of time per output token in seconds, per request.", ttft_tpot__le_tpot,
-                         sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot, v, m, lb, blb);
+    for (k = 0; k < 4; k++)
+        ttft_tpot__prom_hist(out, prefix, h[k].name, h[k].help, h[k].le, h[k].nle, x,
+                             ttft_tpot__request_set(c, h[k].set, x, last), h[k].scale, lb, blb);
     for (r = 0; r < c->n_requests; r++)
-        last[r] = UINT64_MAX;
-    for (m = 0, i = 0; i < c->n_events; i++) {
-        const ttft_tpot_event *ev = &c->events[i];
-        if (!ev->tokens || !ttft_tpot__measured(&c->requests[ev->request]))
-            continue;
-        if (last[ev->request] != UINT64_MAX)
-            v[m++] = (double)(ev->t_ns - last[ev->request]);
-        last[ev->request] = ev->t_ns;
-    }
-    ttft_tpot__prom_hist(out, prefix, "inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
-                         ttft_tpot__le_tpot, sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot, v, m, lb, blb);
-    for (m = 0, r = 0; r < c->n_requests; r++)
         if (ttft_tpot__measured(&c->requests[r])) {
-            v[m++] = (double)(c->requests[r].last_ns - c->requests[r].submit_ns);
+            done++;
             tokens += c->requests[r].tokens;
         }
-    ttft_tpot__prom_hist(out, prefix, "e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.",
-                         ttft_tpot__le_e2e, sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e, v, m, lb, blb);
     fprintf(out, "# HELP %srequest_success_total Count of finished requests (measured: not warmup).\n"
-                 "# TYPE %srequest_success_total counter\n%srequest_success_total%s %lu\n",
-            prefix, prefix, prefix, lb, (unsigned long)m);
+                 "# TYPE %srequest_success_total counter\n%srequest_success_total%s %llu\n",
+            prefix, prefix, prefix, lb, (unsigned long long)done);
     fprintf(out, "# HELP %sgeneration_tokens_total Number of generation tokens of the finished requests.\n"
                  "# TYPE %sgeneration_tokens_total counter\n%sgeneration_tokens_total%s %llu\n",
             prefix, prefix, prefix, lb, (unsigned long long)tokens);
-    TTFT_TPOT_FREE(v, c->alloc_user);
-    TTFT_TPOT_FREE(last, c->alloc_user);
+    TTFT_TPOT_FREE(x, c->alloc_user);
     return ttft_tpot__finish(out);
 }
 

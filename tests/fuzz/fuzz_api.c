@@ -5,12 +5,7 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-#include "../json_check.h"
-
-#define CHECK(x) ((x) ? (void)0 : (fprintf(stderr, "broken: %s (line %d)\n", #x, __LINE__), abort()))
+#include "fuzz_util.h"
 
 typedef struct {
     const uint8_t *p;
@@ -30,25 +25,6 @@ static uint64_t take(input *in, unsigned bytes)
 static uint64_t data_clock(void *user) /* the clock says what the input says */
 {
     return take((input *)user, 3);
-}
-
-static char *output(const ttft_tpot *c, int (*fn)(const ttft_tpot *, FILE *))
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    CHECK(f != NULL);
-    CHECK(fn(c, f) == TTFT_TPOT_OK);
-    fclose(f);
-    return buf;
-}
-
-static void valid_json(char *text)
-{
-    jc_value v;
-    CHECK(jc_parse(text, &v) == 0);
-    jc_free(&v);
-    free(text);
 }
 
 static void make(ttft_tpot *c, input *in, unsigned shape)

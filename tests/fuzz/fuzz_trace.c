@@ -5,12 +5,7 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-#include "../json_check.h"
-
-#define CHECK(x) ((x) ? (void)0 : (fprintf(stderr, "broken: %s (line %d)\n", #x, __LINE__), abort()))
+#include "fuzz_util.h"
 
 static uint64_t zero_clock(void *user)
 {
@@ -30,28 +25,6 @@ static void collector(ttft_tpot *c)
     cfg.clock = zero_clock;
     cfg.clock_name = "fuzz";
     CHECK(ttft_tpot_init(c, &cfg) == TTFT_TPOT_OK);
-}
-
-typedef int (*report_fn)(const ttft_tpot *, FILE *);
-
-/* fn's output as a string (to free) */
-static char *output(const ttft_tpot *c, report_fn fn)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    CHECK(f != NULL);
-    CHECK(fn(c, f) == TTFT_TPOT_OK);
-    fclose(f);
-    return buf;
-}
-
-static void valid_json(char *text)
-{
-    jc_value v;
-    CHECK(jc_parse(text, &v) == 0);
-    jc_free(&v);
-    free(text);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
