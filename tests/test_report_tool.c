@@ -218,6 +218,44 @@ static void driver_round_trip(void **state)
 }
 #endif
 
+/* The serving metrics of a hand-made trace, through the tool: vLLM's definitions worked by hand.
+   A: submit 0, tokens at 100, 120, 150 (2) ms; B: submit 10, 1 token at 60; C: submit 20, 3 at 300;
+   W: warmup; I: no token. */
+static void requests_through_the_tool(void **state)
+{
+    char *out, *err;
+    jc_value doc;
+    (void)state;
+    write_text("requests.csv", "phase,role,start_ns,dur_ns,tokens,warmup\n"
+                               "W,submit,0,0,0,1\nA,submit,0,0,0,0\nW,token,5000000,0,1,1\n"
+                               "B,submit,10000000,0,0,0\nC,submit,20000000,0,0,0\nI,submit,40000000,0,0,0\n"
+                               "B,token,60000000,0,1,0\nA,token,100000000,0,1,0\nA,token,120000000,0,1,0\n"
+                               "A,token,150000000,0,2,0\nC,token,300000000,0,3,0\n");
+    assert_int_equal(tool("--json --slo ttft=100,e2e=150 requests.csv", &out, &err), 0);
+    assert_int_equal(jc_parse(out, &doc), 0);
+    assert_ms(&doc, "requests.n", 3);
+    assert_ms(&doc, "requests.incomplete", 1);
+    assert_ms(&doc, "requests.warmup_excluded", 1);
+    assert_ms(&doc, "requests.ttft_ms.p90", 244); /* 50 100 280: 100 + 0.8 * 180 */
+    assert_ms(&doc, "requests.e2e_ms.mean", 160);
+    assert_near(num_at(&doc, "requests.tpot_ms.max"), 50.0 / 3, 1e-6);
+    assert_ms(&doc, "requests.itl_ms.p50", 25);
+    assert_ms(&doc, "requests.request_throughput_rps", 10);
+    assert_ms(&doc, "requests.goodput.n", 2); /* A (100 and 150, both edges) and B */
+    assert_ms(&doc, "requests.goodput.slo.ttft_ms", 100);
+    assert_true(is_null_at(&doc, "requests.goodput.slo.tpot_ms"));
+    jc_free(&doc);
+    free(out);
+    free(err);
+    assert_int_equal(tool("--prometheus requests.csv", &out, &err), 0);
+    assert_non_null(strstr(out, "vllm:request_success_total 3\n"));
+    free(out);
+    free(err);
+    assert_int_equal(tool("--json --prometheus requests.csv", &out, &err), 2);
+    free(out);
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +266,7 @@ int main(void)
         cmocka_unit_test(header_only_trace_reports_nulls),
         cmocka_unit_test(bad_usage_exits_2),
         cmocka_unit_test(chrome_trace_has_one_event_per_sample),
+        cmocka_unit_test(requests_through_the_tool),
 #ifdef GENERATE_BIN
         cmocka_unit_test(driver_round_trip),
 #endif
