@@ -209,9 +209,10 @@ typedef struct ttft_tpot_sample {
 } ttft_tpot_sample;
 
 typedef struct ttft_tpot_phase_slot {
-    uint64_t called;         /* 0 until the phase's first call, which is warmup; then 1 */
+    size_t fast_cap;         /* below it the inline path stores: capacity, or 0 (first call, bounded, timeline) */
     ttft_tpot_hist *hist;    /* bounded: its steady samples go here; NULL: exact */
     uint32_t default_tokens; /* tokens of a span ended without a count: 1 prefill/decode, 0 others */
+    uint16_t fresh;          /* 1 until the phase's first call, which is warmup */
     int role;                /* ttft_tpot_role */
     char name[TTFT_TPOT_NAME_MAX];
 } ttft_tpot_phase_slot;
@@ -226,6 +227,7 @@ typedef struct ttft_tpot {
     uint64_t dropped;  /* samples not stored: storage full */
     uint64_t rejected; /* calls refused: unknown phase, invalid duration, span misuse */
     unsigned warmup_depth;
+    uint16_t warm_all; /* warmup_depth != 0 */
     int enabled;
     int prefill_kernel; /* phase linked as the prefill kernel, or -1 */
     ttft_tpot_clock_fn clock;
@@ -485,40 +487,36 @@ static inline void ttft_tpot__hist_add(ttft_tpot_hist *h, uint64_t v, uint32_t t
 
 #define TTFT_TPOT__DEFAULT_TOKENS ((uint64_t)1 << 32) /* push: use the phase's default count */
 
+/* Everything the inline path leaves: unknown phases, full storage, start times, warmup samples of
+   bounded phases. */
+TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
+                                       int new_shape);
+
 /* Record one sample. The first call of a phase, and any call inside a warmup section, is warmup;
-   a bounded phase's steady samples go to its histogram. */
+   a bounded phase's steady samples go to its histogram. The common cases stay inline: a called
+   exact phase with room (one comparison decides: fast_cap is 0 until the first call), and a steady
+   sample of a bounded phase. */
 static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
                                   int new_shape)
 {
-    ttft_tpot_phase_slot *p;
-    ttft_tpot_sample *s;
-    uint32_t tokens;
-    int warm;
-    if ((unsigned)phase >= c->n_phases) {
-        c->rejected++;
-        return TTFT_TPOT_EPHASE;
+    if ((unsigned)phase < c->n_phases) {
+        ttft_tpot_phase_slot *p = &c->phases[phase];
+        uint16_t warm = (uint16_t)(c->warm_all | new_shape); /* not fresh: fresh phases go slow */
+        uint32_t tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
+        if (c->n < p->fast_cap) {
+            ttft_tpot_sample *s = &c->samples[c->n++];
+            s->dur_ns = dur;
+            s->tokens = tokens;
+            s->phase = (uint16_t)phase;
+            s->warmup = warm;
+            return TTFT_TPOT_OK;
+        }
+        if (p->hist && !warm && !p->fresh) {
+            ttft_tpot__hist_add(p->hist, dur, tokens);
+            return TTFT_TPOT_OK;
+        }
     }
-    p = &c->phases[phase];
-    warm = (p->called == 0) | (c->warmup_depth != 0) | new_shape;
-    p->called = 1; /* a plain store: no load-add-store chain from one record to the next */
-    tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
-    if (p->hist && !warm) {
-        ttft_tpot__hist_add(p->hist, dur, tokens);
-        return TTFT_TPOT_OK;
-    }
-    if (c->n == c->capacity) {
-        c->dropped++;
-        return TTFT_TPOT_EFULL;
-    }
-    s = &c->samples[c->n];
-    s->dur_ns = dur;
-    s->tokens = tokens;
-    s->phase = (uint16_t)phase;
-    s->warmup = (uint16_t)warm;
-    if (c->starts)
-        c->starts[c->n] = start;
-    c->n++;
-    return TTFT_TPOT_OK;
+    return ttft_tpot__push_slow(c, phase, start, dur, count, new_shape);
 }
 
 /* Record a duration measured elsewhere (a device event timer), in ns. Returns OK (also when the
@@ -937,10 +935,12 @@ static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int 
     memcpy(p->name, name, len);
     p->role = role;
     p->default_tokens = role == TTFT_TPOT_ROLE_PREFILL || role == TTFT_TPOT_ROLE_DECODE;
+    p->fresh = 1;
     if (c->bounded && c->n_hists < c->hist_slots) { /* slots are as many as phases when bounded */
         p->hist = &c->hists[c->n_hists++];
         ttft_tpot__hist_reset(p->hist);
     }
+    p->fast_cap = 0; /* the first call takes the slow path, which opens the inline one */
     return (int)c->n_phases++;
 }
 
@@ -958,6 +958,7 @@ TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase)
         return TTFT_TPOT_ENOMEM;
     p->hist = &c->hists[c->n_hists++];
     ttft_tpot__hist_reset(p->hist);
+    p->fast_cap = 0;
     return TTFT_TPOT_OK;
 }
 
@@ -1110,7 +1111,10 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
             ttft_tpot_phase_bounded(dst, id);
             ttft_tpot__hist_merge(dst->phases[id].hist, sp->hist);
         }
-        dst->phases[id].called |= sp->called;
+        if (!sp->fresh && dst->phases[id].fresh) {
+            dst->phases[id].fresh = 0;
+            dst->phases[id].fast_cap = dst->phases[id].hist || dst->starts ? 0 : dst->capacity;
+        }
         map[p] = id;
     }
     for (i = 0; i < src->n; i++) {
@@ -1185,11 +1189,49 @@ TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on)
         c->enabled = on != 0;
 }
 
+TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
+                                       int new_shape)
+{
+    ttft_tpot_phase_slot *p;
+    ttft_tpot_sample *s;
+    uint32_t tokens;
+    int warm;
+    if ((unsigned)phase >= c->n_phases) {
+        c->rejected++;
+        return TTFT_TPOT_EPHASE;
+    }
+    p = &c->phases[phase];
+    warm = p->fresh | c->warm_all | new_shape;
+    if (p->fresh) { /* the first call: from now on an exact phase stores inline */
+        p->fresh = 0;
+        p->fast_cap = p->hist || c->starts ? 0 : c->capacity;
+    }
+    tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
+    if (p->hist && !warm) {
+        ttft_tpot__hist_add(p->hist, dur, tokens);
+        return TTFT_TPOT_OK;
+    }
+    if (c->n == c->capacity) {
+        c->dropped++;
+        return TTFT_TPOT_EFULL;
+    }
+    s = &c->samples[c->n];
+    s->dur_ns = dur;
+    s->tokens = tokens;
+    s->phase = (uint16_t)phase;
+    s->warmup = (uint16_t)warm;
+    if (c->starts)
+        c->starts[c->n] = start;
+    c->n++;
+    return TTFT_TPOT_OK;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_warmup_begin(ttft_tpot *c)
 {
     if (!c)
         return TTFT_TPOT_EINVAL;
     c->warmup_depth++;
+    c->warm_all = 1;
     return TTFT_TPOT_OK;
 }
 
@@ -1202,6 +1244,7 @@ TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c)
         return TTFT_TPOT_ESTATE;
     }
     c->warmup_depth--;
+    c->warm_all = c->warmup_depth != 0;
     return TTFT_TPOT_OK;
 }
 
@@ -2831,7 +2874,10 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     }
     for (i = c->n; i < c->n + n; i++) {
         p = c->samples[i].phase;
-        c->phases[p].called = 1;
+        if (c->phases[p].fresh) {
+            c->phases[p].fresh = 0;
+            c->phases[p].fast_cap = c->phases[p].hist || c->starts ? 0 : c->capacity;
+        }
     }
     c->n += n;
     c->dropped += dropped;
