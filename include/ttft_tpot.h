@@ -487,8 +487,8 @@ static inline void ttft_tpot__hist_add(ttft_tpot_hist *h, uint64_t v, uint32_t t
 
 #define TTFT_TPOT__DEFAULT_TOKENS ((uint64_t)1 << 32) /* push: use the phase's default count */
 
-/* Everything the inline path leaves: unknown phases, full storage, start times, warmup samples of
-   bounded phases. */
+/* Everything the inline path leaves: unknown phases, a phase's first call, full storage, start
+   times, warmup samples of bounded phases. */
 TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
                                        int new_shape);
 
@@ -1207,10 +1207,7 @@ TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, 
         p->fast_cap = p->hist || c->starts ? 0 : c->capacity;
     }
     tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
-    if (p->hist && !warm) {
-        ttft_tpot__hist_add(p->hist, dur, tokens);
-        return TTFT_TPOT_OK;
-    }
+    /* a bounded phase's steady samples never come here: the inline path takes them */
     if (c->n == c->capacity) {
         c->dropped++;
         return TTFT_TPOT_EFULL;
