@@ -3,19 +3,16 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
 
-#include <sys/wait.h>
-
 /* Run the tool with args: exit status; stdout and stderr in *out and *err (to free). */
 static int tool(const char *args, char **out, char **err)
 {
     char cmd[2048];
     int st;
     snprintf(cmd, sizeof cmd, "\"%s\" %s >report_test.out 2>report_test.err", REPORT_BIN, args);
-    st = system(cmd);
-    assert_true(st != -1 && WIFEXITED(st));
+    st = shell(cmd);
     *out = slurp("report_test.out");
     *err = slurp("report_test.err");
-    return WEXITSTATUS(st);
+    return st;
 }
 
 static void write_text(const char *path, const char *text)
@@ -188,13 +185,11 @@ static void chrome_trace_has_one_event_per_sample(void **state)
 static void round_trip(const char *mode)
 {
     char cmd[1024], *live_json, *live_out, *out, *err;
-    int st;
     snprintf(cmd, sizeof cmd,
              "\"%s\" --dim 64 --layers 2 --heads 4 --hidden 96 --vocab 300 --prompt-len 16 --max-new-tokens 8 "
              "--batch 2 --warmup-runs 1 %s --profile --profile-json live.json --trace live.csv >live.out",
              GENERATE_BIN, mode);
-    st = system(cmd);
-    assert_true(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_int_equal(shell(cmd), 0);
     live_json = slurp("live.json");
     live_out = slurp("live.out");
     assert_int_equal(tool("--json live.csv", &out, &err), 0);

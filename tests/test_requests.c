@@ -3,8 +3,6 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
 
-#include <sys/wait.h>
-
 #define MS 1000000ull
 
 static void make(ttft_tpot *c)
@@ -366,7 +364,7 @@ static void promtool_accepts_it(void **state)
     int st;
     char *out;
     (void)state;
-    if (system("command -v promtool >/dev/null 2>&1") != 0) {
+    if (shell("command -v promtool >/dev/null 2>&1") != 0) {
         print_message("promtool not found (Debian: apt-get install prometheus): SKIPPED\n");
         skip();
     }
@@ -375,18 +373,18 @@ static void promtool_accepts_it(void **state)
     f = fopen("requests_metrics.prom", "w");
     assert_int_equal(ttft_tpot_prometheus(&c, f, "llm_", "model_name=\"tiny\""), TTFT_TPOT_OK);
     fclose(f);
-    st = system("promtool check metrics < requests_metrics.prom > promtool.out 2>&1");
+    st = shell("promtool check metrics < requests_metrics.prom > promtool.out 2>&1");
     out = slurp("promtool.out");
-    if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+    if (st != 0)
         fail_msg("promtool: %s", out);
     free(out);
     f = fopen("requests_metrics.prom", "w");
     assert_int_equal(ttft_tpot_prometheus(&c, f, NULL, NULL), TTFT_TPOT_OK);
     fclose(f);
-    st = system("promtool check metrics < requests_metrics.prom 2>&1 | grep -v \"metric names should not contain ':'\" "
-                "> promtool.out; test ! -s promtool.out");
+    st = shell("promtool check metrics < requests_metrics.prom 2>&1 | grep -v \"metric names should not contain ':'\" "
+               "> promtool.out; test ! -s promtool.out");
     out = slurp("promtool.out");
-    if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+    if (st != 0)
         fail_msg("promtool: %s", out);
     free(out);
     ttft_tpot_free(&c);

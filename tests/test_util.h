@@ -11,6 +11,8 @@
 #include "json_check.h"
 #include "ttft_tpot.h"
 
+#include <sys/wait.h>
+
 /* A clock that returns scripted timestamps, and counts how often it was read. */
 typedef struct {
     const uint64_t *t;
@@ -61,6 +63,15 @@ static inline char *slurp(const char *path)
     buf[len] = '\0';
     fclose(f);
     return buf;
+}
+
+/* The exit status of a shell command; the test fails when the command did not exit normally. */
+static inline int shell(const char *cmd)
+{
+    int st = system(cmd);
+    if (st == -1 || !WIFEXITED(st))
+        fail_msg("did not exit normally: %s", cmd);
+    return WEXITSTATUS(st);
 }
 
 /* The collector's JSON report, parsed (and checked to be valid JSON). */
