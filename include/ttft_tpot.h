@@ -944,6 +944,14 @@ static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int 
     return (int)c->n_phases++;
 }
 
+/* The phase has been called: its next sample is not a first call, and an exact phase of a collector
+   without start times stores inline from now on. */
+static void ttft_tpot__phase_called(const ttft_tpot *c, ttft_tpot_phase_slot *p)
+{
+    p->fresh = 0;
+    p->fast_cap = p->hist || c->starts ? 0 : c->capacity;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase)
 {
     ttft_tpot_phase_slot *p;
@@ -1111,10 +1119,8 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
             ttft_tpot_phase_bounded(dst, id);
             ttft_tpot__hist_merge(dst->phases[id].hist, sp->hist);
         }
-        if (!sp->fresh && dst->phases[id].fresh) {
-            dst->phases[id].fresh = 0;
-            dst->phases[id].fast_cap = dst->phases[id].hist || dst->starts ? 0 : dst->capacity;
-        }
+        if (!sp->fresh && dst->phases[id].fresh)
+            ttft_tpot__phase_called(dst, &dst->phases[id]);
         map[p] = id;
     }
     for (i = 0; i < src->n; i++) {
@@ -1202,10 +1208,8 @@ TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, 
     }
     p = &c->phases[phase];
     warm = p->fresh | c->warm_all | new_shape;
-    if (p->fresh) { /* the first call: from now on an exact phase stores inline */
-        p->fresh = 0;
-        p->fast_cap = p->hist || c->starts ? 0 : c->capacity;
-    }
+    if (p->fresh)
+        ttft_tpot__phase_called(c, p);
     tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
     /* a bounded phase's steady samples never come here: the inline path takes them */
     if (c->n == c->capacity) {
@@ -2871,10 +2875,8 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     }
     for (i = c->n; i < c->n + n; i++) {
         p = c->samples[i].phase;
-        if (c->phases[p].fresh) {
-            c->phases[p].fresh = 0;
-            c->phases[p].fast_cap = c->phases[p].hist || c->starts ? 0 : c->capacity;
-        }
+        if (c->phases[p].fresh)
+            ttft_tpot__phase_called(c, &c->phases[p]);
     }
     c->n += n;
     c->dropped += dropped;
