@@ -7,18 +7,6 @@
 
 #define MS 1000000ull
 
-static int read_str(ttft_tpot *c, const char *text, const char *name, char *err, size_t errlen)
-{
-    FILE *f = tmpfile();
-    int rc;
-    assert_non_null(f);
-    fputs(text, f);
-    rewind(f);
-    rc = ttft_tpot_trace_read(c, f, name, err, errlen);
-    fclose(f);
-    return rc;
-}
-
 static void sort_fallback_gives_the_same_percentiles(void **state)
 {
     ttft_tpot c;
@@ -216,23 +204,23 @@ static void trace_oddities(void **state)
     (void)state;
     assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
     /* a stray carriage return where a record starts */
-    assert_int_equal(read_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\n\rx\n", "t", err, sizeof err),
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\n\rx\n", "t", err, sizeof err),
                      TTFT_TPOT_EPARSE);
     assert_string_equal(err, "t:2: stray carriage return");
     /* six fields, the wrong names */
-    assert_int_equal(read_str(&c, "a,b,c,d,e,f\n", NULL, err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_int_equal(trace_str(&c, "a,b,c,d,e,f\n", NULL, err, sizeof err), TTFT_TPOT_EPARSE);
     assert_non_null(strstr(err, "(trace):1: missing header"));
     /* no room for the message: still refused */
-    assert_int_equal(read_str(&c, "x\n", "t", NULL, 0), TTFT_TPOT_EPARSE);
-    assert_int_equal(read_str(&c, "x\n", "t", err, 0), TTFT_TPOT_EPARSE);
+    assert_int_equal(trace_str(&c, "x\n", "t", NULL, 0), TTFT_TPOT_EPARSE);
+    assert_int_equal(trace_str(&c, "x\n", "t", err, 0), TTFT_TPOT_EPARSE);
     /* a comment as the last line, without a newline; two clock lines: the first counts */
-    assert_int_equal(read_str(&c,
+    assert_int_equal(trace_str(&c,
                               "# clock: FIRST, 7 ns/read\n# clock: SECOND, 9 ns/read\n"
                               "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,1,0,0\n# end",
                               "t", err, sizeof err),
                      TTFT_TPOT_OK);
     assert_string_equal(c.clock_name, "FIRST");
-    assert_int_equal(read_str(&c, "# clock: THIRD, 5 ns/read\nphase,role,start_ns,dur_ns,tokens,warmup\n", "t",
+    assert_int_equal(trace_str(&c, "# clock: THIRD, 5 ns/read\nphase,role,start_ns,dur_ns,tokens,warmup\n", "t",
                               err, sizeof err),
                      TTFT_TPOT_OK);
     assert_string_equal(c.clock_name, "FIRST"); /* the first trace read names the clock */

@@ -17,7 +17,7 @@ static int run(const char *args, char **err)
 static void profile_run_shows_warmup_separated(void **state)
 {
     jc_value doc;
-    char *err, *json, *out;
+    char *err, *out;
     (void)state;
     /* a reduced model with a short prompt: quick under sanitizers, and its one-time costs still
        dwarf a steady prefill */
@@ -31,9 +31,7 @@ static void profile_run_shows_warmup_separated(void **state)
     assert_non_null(strstr(out, "prefill rate"));
     assert_non_null(strstr(out, "decode weight stream"));
     free(out);
-    json = slurp("generate_test.json");
-    assert_int_equal(jc_parse(json, &doc), 0);
-    free(json);
+    json_file("generate_test.json", &doc);
     /* the one-time costs land in the first request and step 0, not in the steady figures */
     assert_true(num_at(&doc, "ttft.first_ms") > num_at(&doc, "ttft.steady.p50_ms"));
     assert_ms(&doc, "ttft.steady.n", 3);
@@ -50,16 +48,14 @@ static void profile_run_shows_warmup_separated(void **state)
 static void batch_records_tokens_per_step(void **state)
 {
     jc_value doc;
-    char *err, *json;
+    char *err;
     (void)state;
     assert_int_equal(run("--dim 64 --layers 2 --heads 4 --hidden 96 --vocab 300 --prompt-len 16 --max-new-tokens 5 "
                          "--batch 4 --profile-json generate_test.json",
                          &err),
                      0);
     free(err);
-    json = slurp("generate_test.json");
-    assert_int_equal(jc_parse(json, &doc), 0);
-    free(json);
+    json_file("generate_test.json", &doc);
     assert_ms(phase_named(&doc, "decode_step"), "n", 4);       /* 5 new tokens: 1 from the prefill, 4 steps */
     assert_ms(phase_named(&doc, "decode_step"), "tokens", 16); /* 4 sequences a step */
     assert_ms(phase_named(&doc, "prefill"), "tokens", 4);      /* one per sequence */
@@ -76,7 +72,7 @@ static void batch_records_tokens_per_step(void **state)
 static void serving_mode_records_every_request(void **state)
 {
     jc_value doc;
-    char *err, *json, *prom;
+    char *err, *prom;
     (void)state;
     assert_int_equal(run("--dim 64 --layers 2 --heads 4 --hidden 96 --vocab 300 --prompt-len 8 --max-new-tokens 5 "
                          "--batch 3 --requests 7 --arrival-rate 0 --warmup-runs 1 --slo ttft=60000,e2e=60000 "
@@ -84,9 +80,7 @@ static void serving_mode_records_every_request(void **state)
                          &err),
                      0);
     free(err);
-    json = slurp("generate_test.json");
-    assert_int_equal(jc_parse(json, &doc), 0);
-    free(json);
+    json_file("generate_test.json", &doc);
     assert_ms(&doc, "requests.n", 7);
     assert_ms(&doc, "requests.incomplete", 0);
     assert_ms(&doc, "requests.ttft_ms.n", 7);

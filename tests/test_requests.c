@@ -213,12 +213,8 @@ static void requests_round_trip_and_bad_lines(void **state)
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[256];
         snprintf(text, sizeof text, "phase,role,start_ns,dur_ns,tokens,warmup\n%s", bad[i].text);
-        f = tmpfile();
-        fputs(text, f);
-        rewind(f);
-        if (ttft_tpot_trace_read(&b, f, "t", err, sizeof err) != TTFT_TPOT_EPARSE || strcmp(err, bad[i].err) != 0)
+        if (trace_str(&b, text, "t", err, sizeof err) != TTFT_TPOT_EPARSE || strcmp(err, bad[i].err) != 0)
             fail_msg("case %zu: \"%s\", expected \"%s\"", i, err, bad[i].err);
-        fclose(f);
         jb = capture(&b, ttft_tpot_report_json);
         assert_string_equal(ja, jb);
         free(jb);
@@ -399,7 +395,6 @@ static void request_edges(void **state)
     ttft_tpot_requests q;
     ttft_tpot_slo slo = {0, 5, 7};
     char id[16], err[256], *text, *before, *after;
-    FILE *f;
     int i;
     (void)state;
     cfg.max_requests = 64; /* 64 ids in 128 slots: some must probe past a collision */
@@ -425,13 +420,11 @@ static void request_edges(void **state)
     assert_int_equal(ttft_tpot_request_submit_at(&c, "live", 0), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_tokens_at(&c, "live", 10, 2), TTFT_TPOT_OK);
     before = capture(&c, ttft_tpot_report_json);
-    f = tmpfile();
-    fputs("phase,role,start_ns,dur_ns,tokens,warmup\nlive,token,20,0,3,0\nnew,submit,5,0,0,0\n"
-          "bad\x01id,submit,5,0,0,0\n",
-          f);
-    rewind(f);
-    assert_int_equal(ttft_tpot_trace_read(&c, f, "t", err, sizeof err), TTFT_TPOT_EPARSE);
-    fclose(f);
+    assert_int_equal(trace_str(&c,
+                               "phase,role,start_ns,dur_ns,tokens,warmup\nlive,token,20,0,3,0\nnew,submit,5,0,0,0\n"
+                               "bad\x01id,submit,5,0,0,0\n",
+                               "t", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
     assert_non_null(strstr(err, "t:4: invalid request id"));
     after = capture(&c, ttft_tpot_report_json);
     assert_string_equal(before, after);
@@ -440,13 +433,12 @@ static void request_edges(void **state)
     free(before);
     free(after);
     /* a trace with more requests than the collector holds */
-    f = tmpfile();
-    fputs("phase,role,start_ns,dur_ns,tokens,warmup\na,submit,1,0,0,0\nb,submit,1,0,0,0\nc,submit,1,0,0,0\n"
-          "d,submit,1,0,0,0\ne,submit,1,0,0,0\nf,submit,1,0,0,0\ng,submit,1,0,0,0\nh,submit,1,0,0,0\n",
-          f);
-    rewind(f);
-    assert_int_equal(ttft_tpot_trace_read(&c, f, "t", err, sizeof err), TTFT_TPOT_EPARSE);
-    fclose(f);
+    assert_int_equal(trace_str(&c,
+                               "phase,role,start_ns,dur_ns,tokens,warmup\na,submit,1,0,0,0\nb,submit,1,0,0,0\n"
+                               "c,submit,1,0,0,0\nd,submit,1,0,0,0\ne,submit,1,0,0,0\nf,submit,1,0,0,0\n"
+                               "g,submit,1,0,0,0\nh,submit,1,0,0,0\n",
+                               "t", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
     assert_non_null(strstr(err, "t:9: more requests or request events than this collector holds")); /* h: the 9th */
     /* a token 2^60 ns after the first: a TPOT past 2^54 ns saturates instead of wrapping */
     assert_int_equal(ttft_tpot_request_tokens_at(&c, "live", (uint64_t)1 << 60, 1), TTFT_TPOT_OK);

@@ -3,19 +3,6 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
 
-/* Read text as a trace named "t". */
-static int read_str(ttft_tpot *c, const char *text, size_t len, char *err, size_t errlen)
-{
-    FILE *f = tmpfile();
-    int rc;
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, len, f), len);
-    rewind(f);
-    rc = ttft_tpot_trace_read(c, f, "t", err, errlen);
-    fclose(f);
-    return rc;
-}
-
 static void load(ttft_tpot *c, const char *path)
 {
     char err[256];
@@ -137,7 +124,7 @@ static void accepted_variants(void **state)
     char err[256];
     (void)state;
     assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    assert_int_equal(read_str(&c, text, sizeof text - 1, err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(trace_text(&c, text, sizeof text - 1, "t", err, sizeof err), TTFT_TPOT_OK);
     assert_int_equal(c.n, 3);
     assert_string_equal(c.phases[0].name, "x,\"y\"");
     assert_int_equal(c.samples[1].dur_ns, UINT64_MAX);
@@ -155,7 +142,7 @@ static void more_lines_than_capacity_are_dropped(void **state)
     (void)state;
     cfg.capacity = 2;
     assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(read_str(&c, text, sizeof text - 1, NULL, 0), TTFT_TPOT_OK);
+    assert_int_equal(trace_text(&c, text, sizeof text - 1, "t", NULL, 0), TTFT_TPOT_OK);
     assert_int_equal(c.n, 2);
     assert_int_equal(c.dropped, 1);
     ttft_tpot_free(&c);
@@ -215,14 +202,14 @@ static void malformed_lines(void **state)
     before = capture(&c, ttft_tpot_report_json);
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t len = cases[i].len ? cases[i].len : strlen(cases[i].text);
-        int rc = read_str(&c, cases[i].text, len, err, sizeof err);
+        int rc = trace_text(&c, cases[i].text, len, "t", err, sizeof err);
         if (rc != TTFT_TPOT_EPARSE || strstr(err, cases[i].err) != err)
             fail_msg("case %zu: rc %d, error \"%s\", expected \"%s...\"", i, rc, err, cases[i].err);
         assert_int_equal(c.n, 1);
         assert_int_equal(c.n_phases, 1);
     }
     snprintf(longline, sizeof longline, "%s%0300d,kernel,1,2,0,0\n", H, 7);
-    assert_int_equal(read_str(&c, longline, strlen(longline), err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_int_equal(trace_text(&c, longline, strlen(longline), "t", err, sizeof err), TTFT_TPOT_EPARSE);
     assert_non_null(strstr(err, "t:2: field too long"));
     after = capture(&c, ttft_tpot_report_json);
     assert_string_equal(before, after); /* the collector is as it was */

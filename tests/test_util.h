@@ -74,6 +74,33 @@ static inline int shell(const char *cmd)
     return WEXITSTATUS(st);
 }
 
+/* Read len bytes of text as a trace named name into c. */
+static inline int trace_text(ttft_tpot *c, const char *text, size_t len, const char *name, char *err, size_t errlen)
+{
+    FILE *f = tmpfile();
+    int rc;
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    rewind(f);
+    rc = ttft_tpot_trace_read(c, f, name, err, errlen);
+    fclose(f);
+    return rc;
+}
+
+static inline int trace_str(ttft_tpot *c, const char *text, const char *name, char *err, size_t errlen)
+{
+    return trace_text(c, text, strlen(text), name, err, errlen);
+}
+
+/* A JSON file, parsed (and checked to be valid JSON). */
+static inline void json_file(const char *path, jc_value *doc)
+{
+    char *text = slurp(path);
+    if (jc_parse(text, doc) != 0)
+        fail_msg("%s is not valid JSON: %.200s", path, text);
+    free(text);
+}
+
 /* The collector's JSON report, parsed (and checked to be valid JSON). */
 static inline void json_of(const ttft_tpot *c, jc_value *doc)
 {
