@@ -60,11 +60,21 @@
      ttft_tpot_warmup_begin and ttft_tpot_warmup_end.
 
    ERRORS AND ODD INPUT
-     Functions return TTFT_TPOT_OK (0) or a negative TTFT_TPOT_E* code; ttft_tpot_strerror names it.
-     Nothing aborts on run-time data. A sample that cannot be stored because storage is full is
-     counted in "dropped"; a call that is rejected (unknown phase, invalid duration, a span ended
-     twice) is counted in "rejected". Both appear in every report. Contract of each function at its
-     declaration below.
+     Functions return TTFT_TPOT_OK (0) or a negative TTFT_TPOT_E* code (one list: TTFT_TPOT_ERRORS);
+     ttft_tpot_strerror names it. Nothing aborts on run-time data. A sample that cannot be stored
+     because storage is full is counted in "dropped"; a call that is rejected (unknown phase, invalid
+     duration, a span ended twice) is counted in "rejected". Both appear in every report, and travel
+     in traces. Contract of each function at its declaration below.
+
+   LOCALE
+     No output or input depends on LC_NUMERIC: JSON, Prometheus, traces, the Chrome trace, SLO
+     parsing and the text report (which is pasted and grepped) always use '.' as the decimal point,
+     whatever locale the host program set.
+
+   EXACT
+     Durations are integer ns; min, max and percentiles are computed in integers and printed in JSON
+     exactly to the ns at any magnitude (percentiles interpolated between ranks are rounded to the
+     nearest ns, half up). Means and totals are doubles: exact below 2^53 ns (104 days).
 
    REQUESTS (serving)
      With config.max_requests, the collector also records each request's submit and token events and
@@ -133,20 +143,25 @@ typedef enum ttft_tpot_role {
     TTFT_TPOT_ROLE_E2E = 3      /* a whole generate call: the mixed e2e rate */
 } ttft_tpot_role;
 
-enum {
-    TTFT_TPOT_OK = 0,
-    TTFT_TPOT_EINVAL = -1,  /* NULL pointer or argument out of range */
-    TTFT_TPOT_ENOMEM = -2,  /* allocation failed, or the caller's buffer is too small */
-    TTFT_TPOT_EFULL = -3,   /* sample storage full: the sample was counted as dropped */
-    TTFT_TPOT_EPHASE = -4,  /* unknown phase id, or the phase table is full */
-    TTFT_TPOT_EROLE = -5,   /* the phase exists with another role */
-    TTFT_TPOT_ENAME = -6,   /* name empty, too long, not UTF-8, or with control characters */
-    TTFT_TPOT_ERANGE = -7,  /* duration negative, NaN, infinite or past 2^64 ns */
-    TTFT_TPOT_ESTATE = -8,  /* span ended twice or never begun; warmup_end without begin */
-    TTFT_TPOT_EIO = -9,     /* reading or writing the stream failed */
-    TTFT_TPOT_EPARSE = -10, /* malformed trace */
-    TTFT_TPOT_EREQUEST = -11 /* request event for an unknown request, a second submit, or out of order */
-};
+/* The error codes and their names, one list: the enum and ttft_tpot_strerror both expand it, so a
+   code cannot lack its name. X(NAME, VALUE, TEXT) gives TTFT_TPOT_NAME = VALUE. */
+#define TTFT_TPOT_ERRORS(X)                                                                           \
+    X(OK, 0, "ok")                                                                                    \
+    X(EINVAL, -1, "invalid argument")                 /* NULL pointer or argument out of range */     \
+    X(ENOMEM, -2, "out of memory")                    /* allocation failed, or buffer too small */    \
+    X(EFULL, -3, "sample storage full")               /* sample or request storage full: dropped */   \
+    X(EPHASE, -4, "unknown phase or phase table full")                                                \
+    X(EROLE, -5, "phase exists with another role")                                                    \
+    X(ENAME, -6, "invalid phase name")                /* empty, too long, not UTF-8, control chars */ \
+    X(ERANGE, -7, "duration out of range")            /* negative, NaN, infinite, past 2^64 ns */     \
+    X(ESTATE, -8, "span or warmup section misused")   /* ended twice, never begun */                  \
+    X(EIO, -9, "I/O error")                           /* reading or writing the stream failed */      \
+    X(EPARSE, -10, "malformed trace")                                                                 \
+    X(EREQUEST, -11, "request event refused")         /* unknown id, second submit, time backwards */
+
+#define TTFT_TPOT__ERR_ENUM(name, value, text) TTFT_TPOT_##name = value,
+enum { TTFT_TPOT_ERRORS(TTFT_TPOT__ERR_ENUM) };
+#undef TTFT_TPOT__ERR_ENUM
 
 /* A clock returns monotonic nanoseconds; user is config.clock_user. */
 typedef uint64_t (*ttft_tpot_clock_fn)(void *user);
@@ -164,7 +179,7 @@ typedef struct ttft_tpot_config {
     int bounded;              /* nonzero: every phase keeps its steady samples in a histogram */
     unsigned hist_slots;      /* phases that may be bounded (0: max_phases when bounded, else 0) */
     unsigned max_requests;    /* requests tracked (0: none; request calls return EFULL) */
-    size_t max_request_events; /* submit and token events kept (0: 64 per request) */
+    size_t max_request_events; /* submit and token events kept (0: 4096 per request, 64 KiB each) */
     unsigned max_shapes;      /* (phase, shape key) pairs remembered for warmup per shape (0: 64) */
 } ttft_tpot_config;
 
@@ -174,7 +189,8 @@ typedef struct ttft_tpot_request {
     uint64_t submit_ns, first_ns, last_ns; /* first_ns and last_ns: 0 with no token yet */
     uint64_t tokens;
     uint32_t token_events;
-    int warmup; /* submitted inside a warmup section */
+    int warmup;    /* submitted inside a warmup section */
+    int truncated; /* an event of it did not fit config.max_request_events: out of every figure */
 } ttft_tpot_request;
 
 /* One request event: a submit (tokens 0) or tokens delivered, in call order. */
@@ -247,12 +263,16 @@ typedef struct ttft_tpot {
     ttft_tpot_event *events;
     size_t n_events, max_events;
     uint64_t requests_dropped; /* request events not kept: the request or event table was full */
+    uint64_t requests_refused; /* submits refused: the request table was full */
+    uint64_t events_lost;      /* events of tracked requests not kept: the event table was full */
     ttft_tpot_slo slo;
     uint64_t *shape_keys; /* (phase, key) pairs seen: key, with the phase in shape_phases */
     uint32_t *shape_phases; /* phase + 1, 0 empty */
     uint32_t shape_mask;
     unsigned n_shapes, max_shapes;
     uint64_t shapes_dropped; /* spans with a new shape after the shape table was full: not flagged */
+    uint64_t full_at[4]; /* the limits losses read from a trace met (capacity, max_requests,
+                            max_request_events, max_shapes of the recording collector); 0: own */
 } ttft_tpot;
 
 /* A span in flight. Zero-initialised means "never begun". */
@@ -271,6 +291,8 @@ typedef struct ttft_tpot_stats {
     uint64_t min_ns, max_ns;
     double total_ns, mean_ns; /* the total is summed without overflow, then rounded to double */
     double p50_ns, p90_ns, p95_ns, p99_ns;
+    uint64_t pct_ns[4]; /* p50, p90, p95, p99 to the nearest ns in integer arithmetic: exact where the
+                           doubles above lose bits (past 2^53 ns); from a histogram, its rounded figure */
     int approx; /* 1: percentiles and mean from a histogram, within TTFT_TPOT_HIST_MAX_REL_ERR */
 } ttft_tpot_stats;
 
@@ -278,6 +300,7 @@ typedef struct ttft_tpot_stats {
 typedef struct ttft_tpot_summary {
     int has_ttft_first;
     uint64_t ttft_first_ns;
+    int ttft_first_warmup; /* the first prefill-role sample is flagged warmup (not after a clear) */
     ttft_tpot_stats ttft_steady; /* prefill-role, not warmup */
     ttft_tpot_stats tpot;        /* decode-role, not warmup */
     uint64_t tpot_excluded;      /* decode-role samples flagged warmup */
@@ -295,6 +318,7 @@ typedef struct ttft_tpot_summary {
    n counts measured requests: not submitted inside a warmup section, with at least one token. */
 typedef struct ttft_tpot_requests {
     uint64_t seen, n, incomplete, warmup_excluded, dropped;
+    uint64_t truncated; /* tracked, but their events did not all fit: left out of every figure */
     ttft_tpot_stats ttft, tpot, itl, e2e; /* tpot: requests with more than one token; itl: every gap */
     int has_window;                       /* a measured request exists and the window is > 0 */
     double window_ns, request_rps, output_tok_s;
@@ -318,13 +342,16 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg);
 /* Release what init allocated; c is zeroed. NULL or an already freed collector: nothing happens. */
 TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c);
 
-/* Empty c for a new interval: samples, histograms, dropped and rejected counts go; phases, their
-   roles and their first-call state stay (warmup is once per process). NULL: nothing. */
+/* Empty c for a new interval: samples, histograms, requests and every count of what was lost go;
+   phases, their roles, their first-call state and the shapes seen stay (warmup is once per process).
+   NULL: nothing. */
 TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c);
 
 /* Register a phase, or find it again: returns its id (>= 0), the same id for the same name and role.
    EINVAL (c or name NULL, role unknown), ENAME (empty, TTFT_TPOT_NAME_MAX bytes or longer, not valid
-   UTF-8, or holding a control character), EROLE (name taken by another role), EPHASE (table full). */
+   UTF-8, or holding a character a terminal does not show as text: a C0 or C1 control (U+0000-U+001F,
+   U+007F-U+009F) or a bidirectional override or isolate (U+202A-U+202E, U+2066-U+2069); request ids
+   follow the same rule), EROLE (name taken by another role), EPHASE (table full). */
 TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role role);
 
 /* Make a phase bounded: from now on its steady samples go to a histogram (warmup samples stay exact).
@@ -364,26 +391,36 @@ TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32
 TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out);
 TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out);
 
-/* The text report and the JSON report (schema ttft_tpot/v1). EINVAL (NULL), ENOMEM, EIO (the stream
-   reports a write error). An empty collector prints n/a (text) and nulls (JSON). */
+/* The text report and the JSON report (schema ttft_tpot/v1). Every figure is computed before the first
+   byte is written: ENOMEM writes nothing. EINVAL (NULL: nothing written), EIO (the stream reports a
+   write error: what reached it is unspecified). An empty collector prints n/a (text) and nulls
+   (JSON); a figure that cannot be computed is n/a with the reason, never 0. */
 TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out);
 TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out);
 
-/* Trace format v1 (CSV): "phase,role,start_ns,dur_ns,tokens,warmup", one line a sample in call order.
-   write: every stored sample (start_ns 0 without config.timeline); EINVAL, EIO.
-   read: append a trace's samples to c, warmup flags as written. On malformed input returns EPARSE,
-   writes "name:line: what is wrong" into err (err may be NULL; name NULL reads "(trace)"), and
-   leaves c as it was. Samples past the capacity are counted as dropped. EINVAL (c or in NULL),
-   ENOMEM, EIO (read error; c as it was). A "# clock: NAME, N ns/read" comment, which write puts
-   there, names the clock of the first trace read. */
+/* Trace format v1 (CSV): "phase,role,start_ns,dur_ns,tokens,warmup", one line a sample in call order,
+   then the request events. What samples cannot say travels in directive lines, which a reader that
+   does not know them takes for comments: "# clock:", "# phase:" (the phase table, in order),
+   "# hist:" (a bounded phase's histogram), "# truncated:" (a request whose events did not all fit)
+   and "# counts:" (dropped, rejected, shapes_dropped, requests_dropped, requests_refused,
+   events_lost, and the limits they met). So the report of a trace equals the live report, except
+   for the SLOs and the prefill-kernel link, which a trace does not carry (README: Traces).
+   write: every stored sample (start_ns 0 without config.timeline) and the directives; EINVAL, EIO.
+   read: append a trace to c, warmup flags as written; a UTF-8 byte order mark and CRLF line ends
+   are accepted. On malformed input returns EPARSE, writes "name:line: what is wrong" into err (err
+   may be NULL; name NULL reads "(trace)"; every byte a terminal would not show as text escaped as
+   \xHH), and leaves c as it was. Samples past the capacity are counted as dropped. EINVAL (c or in
+   NULL), ENOMEM, EIO (read error; c as it was). A "# hist:" line needs a free histogram slot
+   (config.hist_slots) unless its phase is bounded already. */
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out);
 TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen);
 
 /* Every stored sample as a Chrome / Perfetto trace (Trace Event Format JSON): one complete event
    ("ph":"X") per sample, ts and dur in microseconds to the nanosecond, the phase name as the event
    name, the role as its category and its track (e2e, prefill, decode, kernel, top to bottom), tokens
-   and warmup in args. Needs start times: EINVAL when c is NULL or was made without config.timeline;
-   EIO on a write error. Open the file at ui.perfetto.dev or chrome://tracing. */
+   and warmup in args. Needs start times: EINVAL when c is NULL or was made without config.timeline
+   (a trace read into a timeline collector has them only if it was recorded with one: its start_ns
+   are 0 otherwise, and ttft_tpot_report refuses to export it); EIO on a write error. */
 TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
 
 /* Requests. A request is submitted once, then delivers tokens in events of one or more tokens; it
@@ -391,10 +428,14 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
    take a time on that clock (device timestamps, traces, tests). A request submitted inside a warmup
    section is a warmup request. Disabled collector: nothing, OK.
    submit: OK; EINVAL (c or id NULL); ENAME (id as a phase name would be refused); EREQUEST (the id
-   was submitted before: counted as rejected); EFULL (request or event table full, config
-   max_requests / max_request_events: counted in requests_dropped).
+   was submitted before: counted as rejected); EFULL: the request table is full (config.max_requests:
+   counted in requests_dropped and requests_refused), or the event table is full (the request is
+   tracked but truncated: counted in requests_dropped and events_lost).
    tokens: as submit, and EREQUEST for an unknown id, or a time before the request's submit or its
-   previous tokens (counted as rejected); EINVAL for 0 tokens. */
+   previous tokens (counted as rejected); EINVAL for 0 tokens. EFULL when the event table is full:
+   the request is truncated, and a truncated request is left out of every request figure (counted
+   in requests.truncated; its later events are dropped too). Once a submit was refused for a full
+   request table, a token for an unknown id is counted as dropped (EFULL), not rejected. */
 TTFT_TPOT_DEF int ttft_tpot_request_submit(ttft_tpot *c, const char *id);
 TTFT_TPOT_DEF int ttft_tpot_request_submit_at(ttft_tpot *c, const char *id, uint64_t t_ns);
 TTFT_TPOT_DEF int ttft_tpot_request_tokens(ttft_tpot *c, const char *id, uint32_t tokens);
@@ -406,7 +447,9 @@ TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint
 TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo);
 
 /* Parse "ttft=MS,tpot=MS,e2e=MS" (any subset, each once, above 0) into out, as the command-line tools
-   take it. OK; EINVAL (NULL, or text malformed: out unspecified). */
+   take it. Each MS is a plain decimal, digits with at most 6 after a '.' (to the ns): no sign,
+   exponent, hex, inf or nan, whatever the locale. OK; EINVAL (NULL, or text malformed: out
+   unspecified). */
 TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out);
 
 /* The serving metrics. OK; EINVAL (NULL); ENOMEM. With no request seen, out->seen is 0. */
@@ -416,8 +459,11 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
    histograms of TTFT, TPOT, ITL and E2E latency and counters of requests and generation tokens.
    prefix NULL gives vLLM's names ("vllm:time_to_first_token_seconds", ...), which Prometheus
    accepts though promtool's lint prefers names without ':'; another prefix ("llm_") replaces
-   "vllm:". labels (NULL or e.g. "model_name=\"qwen3\"") go on every series. EINVAL (c or out NULL,
-   prefix not [a-zA-Z_:][a-zA-Z0-9_:]*), ENOMEM, EIO. The bucket bounds are in the README. */
+   "vllm:". labels (NULL or e.g. "model_name=\"qwen3\"") go on every series: name="value" pairs
+   joined by ',', names [a-zA-Z_][a-zA-Z0-9_]* each once, not "le" and not starting "__"; values
+   UTF-8 with \\, \" and \n their only escapes, no raw newline, no braces; at most 500 bytes.
+   EINVAL (c or out NULL, prefix not [a-zA-Z_:][a-zA-Z0-9_:]*, labels otherwise: nothing written),
+   ENOMEM (nothing written), EIO. The bucket bounds are in the README. */
 TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels);
 
 /* Warmup per shape: graph capture or kernel compilation happens once per batch size or shape, so
@@ -673,18 +719,13 @@ TTFT_TPOT_DEF uint64_t ttft_tpot_now(void)
 TTFT_TPOT_DEF const char *ttft_tpot_strerror(int err)
 {
     switch (err) {
-    case TTFT_TPOT_OK: return "ok";
-    case TTFT_TPOT_EINVAL: return "invalid argument";
-    case TTFT_TPOT_ENOMEM: return "out of memory";
-    case TTFT_TPOT_EFULL: return "sample storage full";
-    case TTFT_TPOT_EPHASE: return "unknown phase or phase table full";
-    case TTFT_TPOT_EROLE: return "phase exists with another role";
-    case TTFT_TPOT_ENAME: return "invalid phase name";
-    case TTFT_TPOT_ERANGE: return "duration out of range";
-    case TTFT_TPOT_ESTATE: return "span or warmup section misused";
-    case TTFT_TPOT_EIO: return "I/O error";
-    case TTFT_TPOT_EPARSE: return "malformed trace";
-    default: return "unknown error";
+#define TTFT_TPOT__ERR_CASE(name, value, text)                                                        \
+    case value:                                                                                       \
+        return text;
+        TTFT_TPOT_ERRORS(TTFT_TPOT__ERR_CASE)
+#undef TTFT_TPOT__ERR_CASE
+    default:
+        return "unknown error";
     }
 }
 
@@ -720,7 +761,10 @@ static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *
     l->phases = cfg && cfg->max_phases ? cfg->max_phases : TTFT_TPOT__DEFAULT_PHASES;
     l->hists = cfg && cfg->hist_slots ? cfg->hist_slots : cfg && cfg->bounded ? l->phases : 0;
     l->requests = cfg ? cfg->max_requests : 0;
-    l->events = !l->requests ? 0 : cfg->max_request_events ? cfg->max_request_events : (size_t)l->requests * 64;
+    /* 4096 events a request by default: a long generation fits; 64 KiB a request of address space,
+       touched only as events arrive */
+    l->events = !l->requests ? 0 : cfg->max_request_events ? cfg->max_request_events
+                : (uint64_t)l->requests * 4096 < UINT32_MAX ? (size_t)l->requests * 4096 : UINT32_MAX;
     l->shapes = cfg && cfg->max_shapes ? cfg->max_shapes : 64;
     if (l->phases > 65535u || l->hists > l->phases || (uint64_t)l->cap > UINT32_MAX ||
         l->requests > (1u << 24) || (uint64_t)l->events > UINT32_MAX || l->shapes > (1u << 24))
@@ -858,11 +902,12 @@ TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c)
 
 /* ---- phases ----------------------------------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one. */
-static size_t ttft_tpot__utf8_len(const unsigned char *s, size_t avail)
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one; its code point in *out. */
+static size_t ttft_tpot__utf8_cp(const unsigned char *s, size_t avail, uint32_t *out)
 {
     size_t len, i;
     uint32_t cp;
+    *out = s[0];
     if (s[0] < 0x80)
         return 1;
     if (s[0] >= 0xC2 && s[0] <= 0xDF) {
@@ -887,25 +932,60 @@ static size_t ttft_tpot__utf8_len(const unsigned char *s, size_t avail)
     if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
         (cp >= 0xD800 && cp <= 0xDFFF))
         return 0;
+    *out = cp;
     return len;
 }
 
-/* A phase name: 1..NAME_MAX-1 bytes of UTF-8 without control characters. */
+static size_t ttft_tpot__utf8_len(const unsigned char *s, size_t avail)
+{
+    uint32_t cp;
+    return ttft_tpot__utf8_cp(s, avail, &cp);
+}
+
+/* Length of the character at s when a terminal shows it as text, else 0: valid UTF-8 that is not a
+   C0 or C1 control (C1 U+0080-U+009F holds CSI, U+009B), DEL, or a bidirectional override or isolate
+   (U+202A-U+202E, U+2066-U+2069: they reorder what follows on the line). */
+static size_t ttft_tpot__printable(const unsigned char *s, size_t avail)
+{
+    uint32_t cp;
+    size_t k = ttft_tpot__utf8_cp(s, avail, &cp);
+    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
+        return 0;
+    return k;
+}
+
+/* A phase name or request id: 1..NAME_MAX-1 bytes of printable UTF-8 (ttft_tpot__printable). */
 static int ttft_tpot__name_ok(const char *name, size_t len)
 {
     const unsigned char *s = (const unsigned char *)name;
     size_t i = 0, k;
     if (len == 0 || len >= TTFT_TPOT_NAME_MAX)
         return 0;
-    while (i < len) {
-        if (s[i] < 0x20 || s[i] == 0x7F)
+    for (; i < len; i += k)
+        if ((k = ttft_tpot__printable(s + i, len - i)) == 0)
             return 0;
-        k = ttft_tpot__utf8_len(s + i, len - i);
-        if (k == 0)
-            return 0;
-        i += k;
-    }
     return 1;
+}
+
+/* Append src to dst (of cap bytes, NUL-terminated, truncated to fit), every character a terminal
+   would not show as text written as \xHH per byte: error messages echo input. */
+static void ttft_tpot__escape(char *dst, size_t cap, const char *src)
+{
+    const unsigned char *s = (const unsigned char *)src;
+    size_t at = strlen(dst), n = strlen(src), i = 0, k;
+    while (i < n && at + 1 < cap) {
+        if ((k = ttft_tpot__printable(s + i, n - i)) != 0 && at + k < cap) {
+            memcpy(dst + at, s + i, k);
+            at += k;
+            i += k;
+        } else if (k == 0 && at + 4 < cap) {
+            snprintf(dst + at, cap - at, "\\x%02x", s[i++]);
+            at += 4;
+        } else {
+            break;
+        }
+    }
+    dst[at] = '\0';
 }
 
 static int ttft_tpot__lookup(const ttft_tpot *c, const char *name, size_t len)
@@ -1006,41 +1086,56 @@ static void ttft_tpot__request_index_add(ttft_tpot *c, unsigned r)
     c->request_index[i] = r + 1;
 }
 
-/* Apply one request event: a submit (tokens 0) or tokens. Checked, then stored; nothing counted. */
-static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, uint64_t t, uint32_t tokens,
-                                    int warmup)
+/* A new request in the table, which has room: its number. */
+static int ttft_tpot__request_new(ttft_tpot *c, const char *id, size_t len, uint64_t t, int warmup)
 {
-    ttft_tpot_request *req;
+    ttft_tpot_request *q = &c->requests[c->n_requests];
+    memset(q, 0, sizeof *q);
+    memcpy(q->id, id, len);
+    q->submit_ns = t;
+    q->warmup = warmup != 0;
+    ttft_tpot__request_index_add(c, c->n_requests);
+    return (int)c->n_requests++;
+}
+
+#define TTFT_TPOT__ELOG (-100) /* internal: the request is tracked, the event log is full */
+
+/* Apply one request event: a submit (tokens 0) or tokens. Checked, then stored; nothing counted.
+   *req: the request's number, or -1. EFULL: the request table is full (a token for an unknown id
+   once a submit was refused for that is taken as one of the requests that could not be tracked);
+   TTFT_TPOT__ELOG: the event log is full, or the request already lost an event (a submit still
+   makes its request). */
+static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, uint64_t t, uint32_t tokens,
+                                    int warmup, int *req)
+{
+    ttft_tpot_request *q;
     ttft_tpot_event *ev;
     int r;
     if (!ttft_tpot__name_ok(id, len))
         return TTFT_TPOT_ENAME;
-    r = ttft_tpot__request_find(c, id, len);
+    *req = r = ttft_tpot__request_find(c, id, len);
     if (tokens == 0) { /* submit */
         if (r >= 0)
             return TTFT_TPOT_EREQUEST;
-        if (c->n_requests == c->max_requests || c->n_events == c->max_events)
+        if (c->n_requests == c->max_requests)
             return TTFT_TPOT_EFULL;
-        req = &c->requests[c->n_requests];
-        memset(req, 0, sizeof *req);
-        memcpy(req->id, id, len);
-        req->submit_ns = t;
-        req->warmup = warmup != 0;
-        ttft_tpot__request_index_add(c, c->n_requests);
-        r = (int)c->n_requests++;
+        *req = r = ttft_tpot__request_new(c, id, len, t, warmup);
+        q = &c->requests[r];
     } else {
         if (r < 0)
+            return c->requests_refused ? TTFT_TPOT_EFULL : TTFT_TPOT_EREQUEST;
+        q = &c->requests[r];
+        if (t < q->submit_ns || (q->token_events && t < q->last_ns))
             return TTFT_TPOT_EREQUEST;
-        req = &c->requests[r];
-        if (t < req->submit_ns || (req->token_events && t < req->last_ns))
-            return TTFT_TPOT_EREQUEST;
-        if (c->n_events == c->max_events)
-            return TTFT_TPOT_EFULL;
-        if (!req->token_events)
-            req->first_ns = t;
-        req->last_ns = t;
-        req->tokens += tokens;
-        req->token_events++;
+    }
+    if (q->truncated || c->n_events == c->max_events)
+        return TTFT_TPOT__ELOG;
+    if (tokens) {
+        if (!q->token_events)
+            q->first_ns = t;
+        q->last_ns = t;
+        q->tokens += tokens;
+        q->token_events++;
     }
     ev = &c->events[c->n_events++];
     ev->t_ns = t;
@@ -1146,7 +1241,11 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     dst->dropped += src->dropped;
     dst->rejected += src->rejected;
     dst->requests_dropped += src->requests_dropped;
+    dst->requests_refused += src->requests_refused;
+    dst->events_lost += src->events_lost;
     dst->shapes_dropped += src->shapes_dropped;
+    for (p = 0; p < 4; p++)
+        dst->full_at[p] = dst->full_at[p] ? dst->full_at[p] : src->full_at[p];
     TTFT_TPOT_FREE(map, dst->alloc_user);
     return TTFT_TPOT_OK;
 }
@@ -1161,7 +1260,9 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
     c->rejected = 0;
     for (i = 0; i < c->n_hists; i++)
         ttft_tpot__hist_reset(&c->hists[i]);
-    c->requests_dropped = 0;
+    c->requests_dropped = c->requests_refused = c->events_lost = 0;
+    c->shapes_dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
+    memset(c->full_at, 0, sizeof c->full_at);
     ttft_tpot__requests_rollback(c, 0, 0);
 }
 
@@ -1327,41 +1428,51 @@ static void ttft_tpot__select(uint64_t *x, size_t lo, size_t hi, size_t k)
     }
 }
 
+/* v + f/100 * (next - v), the interpolation of a percentile between ranks, as a double and, in
+   integers, to the nearest ns (f/100 of the gap split into whole hundredths and the rest, so nothing
+   overflows or rounds before the end). */
+static void ttft_tpot__interp(uint64_t v, uint64_t next, uint64_t f, double *out, uint64_t *out_ns)
+{
+    uint64_t gap = next - v;
+    *out = f ? (double)v + (double)f / 100.0 * (double)gap : (double)v;
+    *out_ns = v + f * (gap / 100) + (f * (gap % 100) + 50) / 100;
+}
+
 /* Percentile p (integer, 0..100) of x[0, n); x[0, *from) already holds the values below every
    earlier, smaller percentile's rank, so each call selects only in the part still unordered. */
-static double ttft_tpot__pct(uint64_t *x, size_t n, size_t *from, unsigned p)
+static void ttft_tpot__pct(uint64_t *x, size_t n, size_t *from, unsigned p, double *out, uint64_t *out_ns)
 {
-    uint64_t h = (uint64_t)(n - 1) * p;
+    uint64_t h = (uint64_t)(n - 1) * p, v, next;
     size_t k = (size_t)(h / 100), i;
-    double frac = (double)(h % 100) / 100.0;
-    uint64_t v, next;
     ttft_tpot__select(x, *from, n, k);
     *from = k;
-    v = x[k];
-    if (frac == 0.0 || k + 1 >= n)
-        return (double)v;
-    next = x[k + 1];
-    for (i = k + 2; i < n; i++)
-        if (x[i] < next)
-            next = x[i];
-    return (double)v + frac * (double)(next - v);
+    v = next = x[k];
+    if (h % 100 != 0 && k + 1 < n) {
+        next = x[k + 1];
+        for (i = k + 2; i < n; i++)
+            if (x[i] < next)
+                next = x[i];
+    }
+    ttft_tpot__interp(v, next, h % 100, out, out_ns);
 }
 
 static const unsigned ttft_tpot__pcts[4] = {50, 90, 95, 99};
 
-static void ttft_tpot__set_pcts(ttft_tpot_stats *st, const double *v)
+static void ttft_tpot__set_pcts(ttft_tpot_stats *st, const double *v, const uint64_t *ns)
 {
     st->p50_ns = v[0];
     st->p90_ns = v[1];
     st->p95_ns = v[2];
     st->p99_ns = v[3];
+    memcpy(st->pct_ns, ns, sizeof st->pct_ns);
 }
 
 /* Exact percentiles of a large x[0, n), narrowed by histogram: slot[] holds how many values fall in
    each bucket (ttft_tpot__hist_index), which tells the bucket of every rank needed; one pass copies
    just those buckets' values out, and selection runs over them alone. Returns 0 when that cannot help
    (the buckets hold most of x, or no memory): the caller then selects over all of x. */
-static int ttft_tpot__narrowed_pcts(const ttft_tpot *c, const uint64_t *x, size_t n, uint32_t *slot, double *out)
+static int ttft_tpot__narrowed_pcts(const ttft_tpot *c, const uint64_t *x, size_t n, uint32_t *slot, double *out,
+                                    uint64_t *out_ns)
 {
     uint64_t rank[8], val[8], *buf;
     size_t at[8], len[8], total = 0, cum = 0, i, j;
@@ -1400,10 +1511,9 @@ static int ttft_tpot__narrowed_pcts(const ttft_tpot *c, const uint64_t *x, size_
         ttft_tpot__select(buf, lo, at[k], lo + q);
         val[r] = buf[lo + q];
     }
-    for (j = 0; j < 4; j++) {
-        uint64_t h = (uint64_t)(n - 1) * ttft_tpot__pcts[j];
-        out[j] = (double)val[2 * j] + (double)(h % 100) / 100.0 * (double)(val[2 * j + 1] - val[2 * j]);
-    }
+    for (j = 0; j < 4; j++)
+        ttft_tpot__interp(val[2 * j], val[2 * j + 1], (uint64_t)(n - 1) * ttft_tpot__pcts[j] % 100, &out[j],
+                          &out_ns[j]);
     TTFT_TPOT_FREE(buf, c->alloc_user);
     return 1;
 }
@@ -1416,6 +1526,7 @@ static void ttft_tpot__fill(const ttft_tpot *c, uint64_t *x, size_t n, ttft_tpot
     size_t i, from = 0;
     uint32_t *slot = NULL;
     double v[4];
+    uint64_t v_ns[4];
     unsigned j;
     st->n = n;
     if (n == 0)
@@ -1435,12 +1546,12 @@ static void ttft_tpot__fill(const ttft_tpot *c, uint64_t *x, size_t n, ttft_tpot
     st->max_ns = mx;
     st->total_ns = (double)hi * TTFT_TPOT__TWO64 + (double)lo;
     st->mean_ns = st->total_ns / (double)n;
-    if (!slot || !ttft_tpot__narrowed_pcts(c, x, n, slot, v))
+    if (!slot || !ttft_tpot__narrowed_pcts(c, x, n, slot, v, v_ns))
         for (j = 0; j < 4; j++)
-            v[j] = ttft_tpot__pct(x, n, &from, ttft_tpot__pcts[j]);
+            ttft_tpot__pct(x, n, &from, ttft_tpot__pcts[j], &v[j], &v_ns[j]);
     if (slot)
         TTFT_TPOT_FREE(slot, c->alloc_user);
-    ttft_tpot__set_pcts(st, v);
+    ttft_tpot__set_pcts(st, v, v_ns);
 }
 
 /* Read the k-th smallest value of a histogram back as its bucket's midpoint. */
@@ -1465,6 +1576,12 @@ static double ttft_tpot__hist_rank(const ttft_tpot_hist *h, uint64_t k)
     mid = (double)lo + (double)(width - 1) / 2.0;
     mid = mid < (double)h->min_ns ? (double)h->min_ns : mid;
     return mid > (double)h->max_ns ? (double)h->max_ns : mid;
+}
+
+/* A non-negative double below 2^64, to the nearest integer. */
+static uint64_t ttft_tpot__round_ns(double v)
+{
+    return v + 0.5 < TTFT_TPOT__TWO64 ? (uint64_t)(v + 0.5) : UINT64_MAX;
 }
 
 static double ttft_tpot__hist_pct(const ttft_tpot_hist *h, uint64_t n, unsigned p)
@@ -1493,6 +1610,10 @@ static void ttft_tpot__hist_fill(const ttft_tpot_hist *h, ttft_tpot_stats *st)
     st->p90_ns = ttft_tpot__hist_pct(h, st->n, 90);
     st->p95_ns = ttft_tpot__hist_pct(h, st->n, 95);
     st->p99_ns = ttft_tpot__hist_pct(h, st->n, 99);
+    st->pct_ns[0] = ttft_tpot__round_ns(st->p50_ns);
+    st->pct_ns[1] = ttft_tpot__round_ns(st->p90_ns);
+    st->pct_ns[2] = ttft_tpot__round_ns(st->p95_ns);
+    st->pct_ns[3] = ttft_tpot__round_ns(st->p99_ns);
 }
 
 /* Working memory of the statistics: room for every stored duration, and a histogram for sets that
@@ -1611,6 +1732,7 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
         if (role == TTFT_TPOT_ROLE_PREFILL && !out->has_ttft_first) {
             out->has_ttft_first = 1;
             out->ttft_first_ns = s->dur_ns;
+            out->ttft_first_warmup = s->warmup != 0;
         }
         if (s->warmup && role != TTFT_TPOT_ROLE_KERNEL)
             set[role == TTFT_TPOT_ROLE_E2E ? 2 : role]->warmup_n++;
@@ -1642,7 +1764,7 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
         out->has_output_tok_s = 1;
         out->output_tok_s = (double)out->tpot.tokens / (out->tpot.total_ns * 1e-9);
     }
-    if (out->e2e.n && out->e2e.total_ns > 0) {
+    if (out->e2e.n && out->e2e.total_ns > 0 && out->e2e.tokens > 0) { /* 0 tokens: no rate, not 0 tok/s */
         out->has_e2e_tok_s = 1;
         out->e2e_tok_s = (double)out->e2e.tokens / (out->e2e.total_ns * 1e-9);
     }
@@ -1663,16 +1785,23 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
 
 static int ttft_tpot__request_call(ttft_tpot *c, const char *id, int now, uint64_t t, uint32_t tokens)
 {
-    int rc;
+    int rc, r;
     if (!c || !id)
         return TTFT_TPOT_EINVAL;
     if (!c->enabled)
         return TTFT_TPOT_OK;
-    rc = ttft_tpot__request_event(c, id, strlen(id), now ? ttft_tpot__clock(c) : t, tokens, c->warmup_depth != 0);
+    rc = ttft_tpot__request_event(c, id, strlen(id), now ? ttft_tpot__clock(c) : t, tokens, c->warmup_depth != 0, &r);
     if (rc == TTFT_TPOT_EREQUEST)
         c->rejected++;
-    else if (rc == TTFT_TPOT_EFULL)
+    if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
         c->requests_dropped++;
+    if (rc == TTFT_TPOT_EFULL && tokens == 0)
+        c->requests_refused++;
+    if (rc == TTFT_TPOT__ELOG) { /* tracked, but not every event kept: out of every figure */
+        c->events_lost++;
+        c->requests[r].truncated = 1;
+        rc = TTFT_TPOT_EFULL;
+    }
     return rc;
 }
 
@@ -1708,6 +1837,38 @@ TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo)
     return TTFT_TPOT_OK;
 }
 
+/* A plain decimal at s, digits with at most `places` of them after a '.', read as an integer scaled
+   by 10^places ("1.5" with 6 places: 1500000): no sign, exponent, hex, inf or nan, and no locale.
+   Returns the characters read, 0 when s does not start with one or it passes UINT64_MAX. */
+static size_t ttft_tpot__decimal(const char *s, unsigned places, uint64_t *out)
+{
+    size_t i = 0;
+    unsigned frac = 0;
+    int dot = 0;
+    uint64_t v = 0;
+    for (;; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (s[i] == '.' && !dot && i > 0) {
+            dot = 1;
+            continue;
+        }
+        if (s[i] < '0' || s[i] > '9')
+            break;
+        if ((dot && ++frac > places) || v > (UINT64_MAX - d) / 10)
+            return 0;
+        v = v * 10 + d;
+    }
+    if (i == 0 || s[i - 1] == '.')
+        return 0;
+    for (; frac < places; frac++) {
+        if (v > UINT64_MAX / 10)
+            return 0;
+        v *= 10;
+    }
+    *out = v;
+    return i;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out)
 {
     static const char *const keys[3] = {"ttft=", "tpot=", "e2e="};
@@ -1716,8 +1877,9 @@ TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out)
         return TTFT_TPOT_EINVAL;
     memset(out, 0, sizeof *out);
     do {
-        double *dst[3], v;
-        char *end;
+        double *dst[3];
+        uint64_t ns;
+        size_t len;
         int k;
         dst[0] = &out->ttft_ms;
         dst[1] = &out->tpot_ms;
@@ -1727,13 +1889,11 @@ TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out)
         if (k == 3 || *dst[k] > 0)
             return TTFT_TPOT_EINVAL; /* unknown key, or given twice */
         p += strlen(keys[k]);
-        if (*p < '0' || *p > '9')
+        len = ttft_tpot__decimal(p, 6, &ns); /* ms to the ns */
+        if (!len || ns == 0 || (p[len] != ',' && p[len] != '\0'))
             return TTFT_TPOT_EINVAL;
-        v = strtod(p, &end);
-        if (!(v > 0 && v < 1e15) || (*end != ',' && *end != '\0'))
-            return TTFT_TPOT_EINVAL;
-        *dst[k] = v;
-        p = end;
+        *dst[k] = (double)ns / 1e6;
+        p += len;
     } while (*p++ == ',');
     return TTFT_TPOT_OK;
 }
@@ -1775,40 +1935,55 @@ TTFT_TPOT_DEF int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, 
                            (unsigned)phase < c->n_phases && ttft_tpot__shape_new(c, phase, key));
 }
 
-/* Statistics of durations scaled by 1024 (TPOT keeps 1/1024 ns this way), back in ns. */
-static void ttft_tpot__unscale(ttft_tpot_stats *st)
+/* Statistics of durations kept in 1/scale ns (request TPOT), back in ns: rounded, without overflow. */
+static void ttft_tpot__unscale(ttft_tpot_stats *st, uint64_t scale)
 {
-    st->min_ns = st->min_ns / 1024 + (st->min_ns % 1024 >= 512); /* rounded, without overflow */
-    st->max_ns = st->max_ns / 1024 + (st->max_ns % 1024 >= 512);
-    st->total_ns /= 1024;
-    st->mean_ns /= 1024;
-    st->p50_ns /= 1024;
-    st->p90_ns /= 1024;
-    st->p95_ns /= 1024;
-    st->p99_ns /= 1024;
+    unsigned j;
+    st->min_ns = st->min_ns / scale + (st->min_ns % scale >= (scale + 1) / 2);
+    st->max_ns = st->max_ns / scale + (st->max_ns % scale >= (scale + 1) / 2);
+    for (j = 0; j < 4; j++)
+        st->pct_ns[j] = st->pct_ns[j] / scale + (st->pct_ns[j] % scale >= (scale + 1) / 2);
+    st->total_ns /= (double)scale;
+    st->mean_ns /= (double)scale;
+    st->p50_ns /= (double)scale;
+    st->p90_ns /= (double)scale;
+    st->p95_ns /= (double)scale;
+    st->p99_ns /= (double)scale;
 }
 
-/* A request's TPOT, (E2E - TTFT) / (tokens - 1), in 1/1024 ns. */
-static uint64_t ttft_tpot__tpot_scaled(const ttft_tpot_request *r)
+/* A request's TPOT, (E2E - TTFT) / (tokens - 1), in 1/scale ns, rounded (scale 1 or 1024). */
+static uint64_t ttft_tpot__tpot_scaled(const ttft_tpot_request *r, uint64_t scale)
 {
-    uint64_t gap = r->last_ns - r->first_ns, d = r->tokens - 1, q = gap / d;
-    double frac = (double)(gap % d) / (double)d;
-    if (q >= UINT64_MAX / 1024) /* over 2^54 ns a token: saturate rather than wrap */
-        return UINT64_MAX;
-    return q * 1024 + (uint64_t)(frac * 1024.0 + 0.5);
+    uint64_t gap = r->last_ns - r->first_ns, d = r->tokens - 1, q = gap / d, rem = gap % d;
+    if (scale == 1)
+        return q + (rem >= d - rem); /* half up */
+    return q * scale + (uint64_t)((double)rem / (double)d * (double)scale + 0.5);
 }
 
 static int ttft_tpot__measured(const ttft_tpot_request *r)
 {
-    return !r->warmup && r->token_events > 0;
+    return !r->warmup && !r->truncated && r->token_events > 0;
+}
+
+/* The scale request TPOT is kept in: 1/1024 ns while every measured request's TPOT fits in 64 bits
+   that way (below 2^54 ns a token), else whole ns. Nothing saturates. */
+static uint64_t ttft_tpot__tpot_scale(const ttft_tpot *c)
+{
+    unsigned r;
+    for (r = 0; r < c->n_requests; r++) {
+        const ttft_tpot_request *q = &c->requests[r];
+        if (ttft_tpot__measured(q) && q->tokens > 1 && (q->last_ns - q->first_ns) / (q->tokens - 1) >= UINT64_MAX / 1024)
+            return 1;
+    }
+    return 1024;
 }
 
 /* The values of one set over the measured requests, into x (room for every event): TTFT, E2E or TPOT
-   (1/1024 ns) a request, or ITL, every gap between a request's token events. last: room for a value a
-   request. Returns how many. */
+   (1/scale ns) a request, or ITL, every gap between a request's token events. last: room for a value
+   a request. Returns how many. */
 enum { TTFT_TPOT__SET_TTFT, TTFT_TPOT__SET_E2E, TTFT_TPOT__SET_TPOT, TTFT_TPOT__SET_ITL };
 
-static size_t ttft_tpot__request_set(const ttft_tpot *c, int set, uint64_t *x, uint64_t *last)
+static size_t ttft_tpot__request_set(const ttft_tpot *c, int set, uint64_t scale, uint64_t *x, uint64_t *last)
 {
     size_t m = 0, i;
     unsigned r;
@@ -1834,7 +2009,7 @@ static size_t ttft_tpot__request_set(const ttft_tpot *c, int set, uint64_t *x, u
         else if (set == TTFT_TPOT__SET_E2E)
             x[m++] = q->last_ns - q->submit_ns;
         else if (q->tokens > 1)
-            x[m++] = ttft_tpot__tpot_scaled(q);
+            x[m++] = ttft_tpot__tpot_scaled(q, scale);
     }
     return m;
 }
@@ -1848,10 +2023,19 @@ static int ttft_tpot__request_work(const ttft_tpot *c, uint64_t **x, uint64_t **
     return *x ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
 }
 
+/* Whether a measured request meets every SLO set (inclusive); a request without TPOT passes that one. */
+static int ttft_tpot__good(const ttft_tpot *c, const ttft_tpot_request *q)
+{
+    double ttft = c->slo.ttft_ms * 1e6, tpot = c->slo.tpot_ms * 1e6, e2e = c->slo.e2e_ms * 1e6;
+    uint64_t d = q->tokens - 1, gap = q->last_ns - q->first_ns;
+    return (ttft <= 0 || (double)(q->first_ns - q->submit_ns) <= ttft) &&
+           (e2e <= 0 || (double)(q->last_ns - q->submit_ns) <= e2e) &&
+           (tpot <= 0 || q->tokens < 2 || (double)(gap / d) + (double)(gap % d) / (double)d <= tpot);
+}
+
 TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out)
 {
-    uint64_t *x, *last, first_submit = UINT64_MAX, last_token = 0;
-    double slo_ttft, slo_tpot, slo_e2e;
+    uint64_t *x, *last, first_submit = UINT64_MAX, last_token = 0, scale;
     unsigned r;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
@@ -1862,41 +2046,33 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
         return TTFT_TPOT_OK;
     if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
-    slo_ttft = c->slo.ttft_ms * 1e6;
-    slo_tpot = c->slo.tpot_ms * 1e6;
-    slo_e2e = c->slo.e2e_ms * 1e6;
     for (r = 0; r < c->n_requests; r++) { /* counts, window, goodput */
         const ttft_tpot_request *q = &c->requests[r];
-        int good;
-        if (q->warmup) {
-            out->warmup_excluded++;
-            continue;
-        }
-        if (!q->token_events) {
-            out->incomplete++;
+        if (q->warmup || q->truncated || !q->token_events) {
+            out->warmup_excluded += q->warmup != 0;
+            out->truncated += !q->warmup && q->truncated;
+            out->incomplete += !q->warmup && !q->truncated;
             continue;
         }
         out->n++;
         out->tokens += q->tokens;
         first_submit = q->submit_ns < first_submit ? q->submit_ns : first_submit;
         last_token = q->last_ns > last_token ? q->last_ns : last_token;
-        good = (slo_ttft <= 0 || (double)(q->first_ns - q->submit_ns) <= slo_ttft) &&
-               (slo_e2e <= 0 || (double)(q->last_ns - q->submit_ns) <= slo_e2e) &&
-               (slo_tpot <= 0 || q->tokens < 2 || (double)ttft_tpot__tpot_scaled(q) / 1024.0 <= slo_tpot);
-        out->good_n += (uint64_t)good;
+        out->good_n += (uint64_t)ttft_tpot__good(c, q);
     }
-    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_TTFT, x, last), &out->ttft);
-    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_E2E, x, last), &out->e2e);
-    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_TPOT, x, last), &out->tpot);
-    ttft_tpot__unscale(&out->tpot);
-    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_ITL, x, last), &out->itl);
+    scale = ttft_tpot__tpot_scale(c);
+    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_TTFT, 1, x, last), &out->ttft);
+    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_E2E, 1, x, last), &out->e2e);
+    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_TPOT, scale, x, last), &out->tpot);
+    ttft_tpot__unscale(&out->tpot, scale);
+    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_ITL, 1, x, last), &out->itl);
     if (out->n && last_token > first_submit) {
         out->has_window = 1;
         out->window_ns = (double)(last_token - first_submit);
         out->request_rps = (double)out->n / (out->window_ns * 1e-9);
         out->output_tok_s = (double)out->tokens / (out->window_ns * 1e-9);
     }
-    if (out->n && (slo_ttft > 0 || slo_tpot > 0 || slo_e2e > 0)) {
+    if (out->n && (c->slo.ttft_ms > 0 || c->slo.tpot_ms > 0 || c->slo.e2e_ms > 0)) {
         out->has_goodput = 1;
         out->good_fraction = (double)out->good_n / (double)out->n;
         if (out->has_window)
@@ -1908,17 +2084,33 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
 
 /* ---- reports ---------------------------------------------------------------------------------- */
 
+/* One double through printf, with '.' as the decimal point whatever LC_NUMERIC says: every output is
+   locale-independent, the text report included (it is pasted and grepped). The locale's decimal
+   point is the one run of bytes in the output that is not a digit, sign or exponent. */
+static const char *ttft_tpot__num(char *buf, size_t len, const char *fmt, double v)
+{
+    char *p, *q;
+    snprintf(buf, len, fmt, v);
+    if (!(v - v == 0)) /* inf or nan: no decimal point to mend */
+        return buf;
+    for (p = buf; *p && strchr("0123456789+-eE", *p); p++)
+        ;
+    for (q = p; *q && !strchr("0123456789+-eE", *q); q++)
+        ;
+    if (*p) {
+        *p = '.';
+        memmove(p + 1, q, strlen(q) + 1);
+    }
+    return buf;
+}
+
 /* A duration in a unit that reads well: "7.99 s", "52.70 ms", "850.00 us", "93 ns". */
 static const char *ttft_tpot__dur(char *buf, size_t len, double ns)
 {
-    if (ns >= 1e9)
-        snprintf(buf, len, "%.2f s", ns / 1e9);
-    else if (ns >= 1e6)
-        snprintf(buf, len, "%.2f ms", ns / 1e6);
-    else if (ns >= 1e3)
-        snprintf(buf, len, "%.2f us", ns / 1e3);
-    else
-        snprintf(buf, len, "%.0f ns", ns);
+    const char *unit = ns >= 1e9 ? " s" : ns >= 1e6 ? " ms" : ns >= 1e3 ? " us" : " ns";
+    double v = ns >= 1e9 ? ns / 1e9 : ns >= 1e6 ? ns / 1e6 : ns >= 1e3 ? ns / 1e3 : ns;
+    ttft_tpot__num(buf, len - 3, ns >= 1e3 ? "%.2f" : "%.0f", v);
+    strcat(buf, unit);
     return buf;
 }
 
@@ -1981,6 +2173,33 @@ static int ttft_tpot__all_phase_stats(const ttft_tpot *c, ttft_tpot_stats **out,
     return TTFT_TPOT_OK;
 }
 
+/* Everything a report shows, computed before a byte of it is written: on ENOMEM nothing is written. */
+typedef struct ttft_tpot__figures {
+    ttft_tpot_summary s;
+    ttft_tpot_requests q; /* when has_q: a request was seen, or request events dropped */
+    int has_q;
+    ttft_tpot_stats *ph; /* per phase, and the phases in report order */
+    unsigned *order;
+} ttft_tpot__figures;
+
+static int ttft_tpot__figures_of(const ttft_tpot *c, ttft_tpot__figures *f)
+{
+    int rc = ttft_tpot_summarize(c, &f->s);
+    f->ph = NULL;
+    f->has_q = c->n_requests || c->requests_dropped;
+    if (rc == TTFT_TPOT_OK && f->has_q)
+        rc = ttft_tpot_requests_summary(c, &f->q);
+    if (rc == TTFT_TPOT_OK)
+        rc = ttft_tpot__all_phase_stats(c, &f->ph, &f->order);
+    return rc;
+}
+
+static void ttft_tpot__figures_free(const ttft_tpot *c, ttft_tpot__figures *f)
+{
+    if (f->ph)
+        TTFT_TPOT_FREE(f->ph, c->alloc_user);
+}
+
 /* "p50 / p90 / p99 ms" of a set, for the serving lines. */
 static void ttft_tpot__serving_line(FILE *out, const char *what, const ttft_tpot_stats *st)
 {
@@ -1994,64 +2213,79 @@ static void ttft_tpot__serving_line(FILE *out, const char *what, const ttft_tpot
             ttft_tpot__dur(e, sizeof e, st->mean_ns), (unsigned long long)st->n);
 }
 
-/* The serving section of the text report. */
-static int ttft_tpot__report_requests(const ttft_tpot *c, FILE *out)
+/* The limit a counted loss met (ttft_tpot.full_at order): the recording collector's when the losses
+   came from a trace, so that a trace's report names the same sizes as the live one. */
+static uint64_t ttft_tpot__limit(const ttft_tpot *c, int k)
 {
-    ttft_tpot_requests q;
-    char a[32];
-    int rc = ttft_tpot_requests_summary(c, &q);
-    if (rc != TTFT_TPOT_OK)
-        return rc;
-    fprintf(out, "\nServing: %llu requests measured (%llu warmup and %llu incomplete excluded)",
-            (unsigned long long)q.n, (unsigned long long)q.warmup_excluded, (unsigned long long)q.incomplete);
-    if (q.has_window)
-        fprintf(out, ", window %s\n", ttft_tpot__dur(a, sizeof a, q.window_ns));
-    else
-        fputs("\n", out);
-    if (q.dropped)
-        fprintf(out, "WARNING: %llu request events dropped: the request tables are full (config.max_requests "
-                     "%u, max_request_events %llu)\n",
-                (unsigned long long)q.dropped, c->max_requests, (unsigned long long)c->max_events);
-    ttft_tpot__serving_line(out, "TTFT", &q.ttft);
-    ttft_tpot__serving_line(out, "TPOT", &q.tpot);
-    ttft_tpot__serving_line(out, "ITL", &q.itl);
-    ttft_tpot__serving_line(out, "E2E", &q.e2e);
-    if (q.has_window)
-        fprintf(out, "  Throughput: %.2f req/s, %.1f output tok/s  (%llu tokens of measured requests / window)\n",
-                q.request_rps, q.output_tok_s, (unsigned long long)q.tokens);
-    if (q.has_goodput) {
-        fputs("  Goodput (", out);
-        if (c->slo.ttft_ms > 0)
-            fprintf(out, "TTFT <= %g ms%s", c->slo.ttft_ms, c->slo.tpot_ms > 0 || c->slo.e2e_ms > 0 ? ", " : "");
-        if (c->slo.tpot_ms > 0)
-            fprintf(out, "TPOT <= %g ms%s", c->slo.tpot_ms, c->slo.e2e_ms > 0 ? ", " : "");
-        if (c->slo.e2e_ms > 0)
-            fprintf(out, "E2E <= %g ms", c->slo.e2e_ms);
-        fprintf(out, "): %llu of %llu good (%.1f%%)", (unsigned long long)q.good_n, (unsigned long long)q.n,
-                100.0 * q.good_fraction);
-        if (q.has_window)
-            fprintf(out, ", %.2f good req/s", q.good_rps);
-        fputs("\n", out);
-    }
-    return TTFT_TPOT_OK;
+    const uint64_t own[4] = {c->capacity, c->max_requests, c->max_events, c->max_shapes};
+    return c->full_at[k] ? c->full_at[k] : own[k];
 }
 
-TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
+/* What the request tables could not keep, and what that leaves out. */
+static void ttft_tpot__text_request_losses(const ttft_tpot *c, const ttft_tpot_requests *q, FILE *out)
 {
-    ttft_tpot_summary s;
-    ttft_tpot_stats *ph;
-    char a[32], b[32], d[32], e[32], f[32];
-    unsigned q, p, *order;
-    int rc, few = 0, approx = 0;
-    if (!c || !out)
-        return TTFT_TPOT_EINVAL;
-    rc = ttft_tpot_summarize(c, &s);
-    if (rc == TTFT_TPOT_OK)
-        rc = ttft_tpot__all_phase_stats(c, &ph, &order);
-    if (rc != TTFT_TPOT_OK)
-        return rc;
+    if (q->dropped)
+        fprintf(out, "WARNING: %llu request events dropped: the request tables are full (config.max_requests %llu, "
+                     "max_request_events %llu; %llu submits refused)\n",
+                (unsigned long long)q->dropped, (unsigned long long)ttft_tpot__limit(c, 1),
+                (unsigned long long)ttft_tpot__limit(c, 2), (unsigned long long)c->requests_refused);
+    if (q->truncated)
+        fprintf(out, "WARNING: %llu request%s truncated: %llu events did not fit config.max_request_events %llu "
+                     "(%llu would hold every event); left out of every request figure\n",
+                (unsigned long long)q->truncated, q->truncated == 1 ? "" : "s", (unsigned long long)c->events_lost,
+                (unsigned long long)ttft_tpot__limit(c, 2), (unsigned long long)(c->n_events + c->events_lost));
+}
 
-    fprintf(out, "ttft_tpot report: %llu samples in %u phases (clock: %s", (unsigned long long)s.samples,
+/* The goodput line: the SLOs set, and how many requests met them. */
+static void ttft_tpot__text_goodput(const ttft_tpot *c, const ttft_tpot_requests *q, FILE *out)
+{
+    const double slo[3] = {c->slo.ttft_ms, c->slo.tpot_ms, c->slo.e2e_ms};
+    static const char *const what[3] = {"TTFT", "TPOT", "E2E"};
+    char a[64];
+    int k, any = 0;
+    fputs("  Goodput (", out);
+    for (k = 0; k < 3; k++)
+        if (slo[k] > 0)
+            fprintf(out, "%s%s <= %s ms", any++ ? ", " : "", what[k], ttft_tpot__num(a, sizeof a, "%g", slo[k]));
+    fprintf(out, "): %llu of %llu good (%s%%)", (unsigned long long)q->good_n, (unsigned long long)q->n,
+            ttft_tpot__num(a, sizeof a, "%.1f", 100.0 * q->good_fraction));
+    if (q->has_window)
+        fprintf(out, ", %s good req/s", ttft_tpot__num(a, sizeof a, "%.2f", q->good_rps));
+    fputs("\n", out);
+}
+
+/* The serving section of the text report. */
+static void ttft_tpot__text_serving(const ttft_tpot *c, const ttft_tpot_requests *q, FILE *out)
+{
+    char a[32], b[32];
+    if (q->truncated)
+        fprintf(out, "\nServing: %llu requests measured (%llu warmup, %llu incomplete and %llu truncated excluded)",
+                (unsigned long long)q->n, (unsigned long long)q->warmup_excluded, (unsigned long long)q->incomplete,
+                (unsigned long long)q->truncated);
+    else
+        fprintf(out, "\nServing: %llu requests measured (%llu warmup and %llu incomplete excluded)",
+                (unsigned long long)q->n, (unsigned long long)q->warmup_excluded, (unsigned long long)q->incomplete);
+    if (q->has_window)
+        fprintf(out, ", window %s\n", ttft_tpot__dur(a, sizeof a, q->window_ns));
+    else
+        fputs("\n", out);
+    ttft_tpot__text_request_losses(c, q, out);
+    ttft_tpot__serving_line(out, "TTFT", &q->ttft);
+    ttft_tpot__serving_line(out, "TPOT", &q->tpot);
+    ttft_tpot__serving_line(out, "ITL", &q->itl);
+    ttft_tpot__serving_line(out, "E2E", &q->e2e);
+    if (q->has_window)
+        fprintf(out, "  Throughput: %s req/s, %s output tok/s  (%llu tokens of measured requests / window)\n",
+                ttft_tpot__num(a, sizeof a, "%.2f", q->request_rps), ttft_tpot__num(b, sizeof b, "%.1f", q->output_tok_s),
+                (unsigned long long)q->tokens);
+    if (q->has_goodput)
+        ttft_tpot__text_goodput(c, q, out);
+}
+
+/* The report's first line, and a warning when reading the clock is a system call. */
+static void ttft_tpot__text_head(const ttft_tpot *c, const ttft_tpot_summary *s, FILE *out)
+{
+    fprintf(out, "ttft_tpot report: %llu samples in %u phases (clock: %s", (unsigned long long)s->samples,
             c->n_phases, c->clock_name[0] ? c->clock_name : "unknown");
     if (c->clock_read_ns)
         fprintf(out, ", %llu ns/read", (unsigned long long)c->clock_read_ns);
@@ -2059,68 +2293,97 @@ TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
     if (c->clock_read_ns > 200) /* a clock without vDSO: every read is a system call */
         fprintf(out, "WARNING: one clock read costs %llu ns: spans shorter than ~%llu us are distorted\n",
                 (unsigned long long)c->clock_read_ns, (unsigned long long)c->clock_read_ns / 10);
-    if (s.has_ttft_first)
-        fprintf(out, "TTFT (first request)  : %-11s (incl. one-time warmup)\n",
-                ttft_tpot__dur(a, sizeof a, (double)s.ttft_first_ns));
+}
+
+/* The two TTFT lines. */
+static void ttft_tpot__text_ttft(const ttft_tpot_summary *s, FILE *out)
+{
+    const ttft_tpot_stats *t = &s->ttft_steady;
+    char a[32], b[32], d[32], e[32];
+    if (s->has_ttft_first)
+        fprintf(out, "TTFT (first request)  : %-11s %s\n", ttft_tpot__dur(a, sizeof a, (double)s->ttft_first_ns),
+                s->ttft_first_warmup ? "(incl. one-time warmup)"
+                                     : "(not flagged warmup: its one-time costs came before it)");
     else
         fprintf(out, "TTFT (first request)  : n/a         (no prefill-role sample)\n");
-    if (s.ttft_steady.n)
+    if (t->n)
         fprintf(out, "TTFT (steady, p50)    : %-11s (n=%llu, p90 %s, p99 %s, mean %s%s)\n",
-                ttft_tpot__dur(a, sizeof a, s.ttft_steady.p50_ns), (unsigned long long)s.ttft_steady.n,
-                ttft_tpot__dur(b, sizeof b, s.ttft_steady.p90_ns),
-                ttft_tpot__dur(d, sizeof d, s.ttft_steady.p99_ns),
-                ttft_tpot__dur(e, sizeof e, s.ttft_steady.mean_ns),
-                s.ttft_steady.approx ? "; ~ within 0.8%: bounded histogram" : "");
-    else if (s.has_prefill_kernel)
+                ttft_tpot__dur(a, sizeof a, t->p50_ns), (unsigned long long)t->n, ttft_tpot__dur(b, sizeof b, t->p90_ns),
+                ttft_tpot__dur(d, sizeof d, t->p99_ns), ttft_tpot__dur(e, sizeof e, t->mean_ns),
+                t->approx ? "; ~ within 0.8%: bounded histogram" : "");
+    else if (!s->has_ttft_first)
+        fprintf(out, "TTFT (steady, p50)    : n/a         (no prefill-role sample)\n");
+    else if (s->has_prefill_kernel)
         fprintf(out, "TTFT (steady, p50)    : n/a         (no warmed-up prefill measured: time a warmup "
                      "request first; prefill kernel alone: %s)\n",
-                ttft_tpot__dur(a, sizeof a, (double)s.prefill_kernel_min_ns));
+                ttft_tpot__dur(a, sizeof a, (double)s->prefill_kernel_min_ns));
     else
         fprintf(out, "TTFT (steady, p50)    : n/a         (no warmed-up prefill measured: time a warmup "
                      "request first)\n");
-    if (s.tpot.n) /* ms/token as vLLM prints it; us/token when a step takes under a millisecond */
-        fprintf(out, "TPOT (steady, p50/p99): %.2f / %.2f %s/token  (n=%llu, excl. %llu warmup step%s%s%s)\n",
-                s.tpot.p50_ns / (s.tpot.p99_ns >= 1e6 ? 1e6 : 1e3),
-                s.tpot.p99_ns / (s.tpot.p99_ns >= 1e6 ? 1e6 : 1e3), s.tpot.p99_ns >= 1e6 ? "ms" : "us",
-                (unsigned long long)s.tpot.n,
-                (unsigned long long)s.tpot_excluded, s.tpot_excluded == 1 ? "" : "s",
-                s.tpot.n < 100 ? "; p99 of fewer than 100 samples" : "",
-                s.tpot.approx ? "; ~ within 0.8%: bounded histogram" : "");
+}
+
+/* TPOT, output throughput and e2e: each a figure, or n/a with the reason. */
+static void ttft_tpot__text_decode(const ttft_tpot_summary *s, FILE *out)
+{
+    const ttft_tpot_stats *t = &s->tpot;
+    double unit = t->p99_ns >= 1e6 ? 1e6 : 1e3; /* ms/token as vLLM prints it; us under a millisecond */
+    char a[32], b[32];
+    if (t->n)
+        fprintf(out, "TPOT (steady, p50/p99): %s / %s %s/token  (n=%llu, excl. %llu warmup step%s%s%s)\n",
+                ttft_tpot__num(a, sizeof a, "%.2f", t->p50_ns / unit), ttft_tpot__num(b, sizeof b, "%.2f", t->p99_ns / unit),
+                unit == 1e6 ? "ms" : "us", (unsigned long long)t->n, (unsigned long long)s->tpot_excluded,
+                s->tpot_excluded == 1 ? "" : "s", t->n < 100 ? "; p99 of fewer than 100 samples" : "",
+                t->approx ? "; ~ within 0.8%: bounded histogram" : "");
     else
         fprintf(out, "TPOT (steady, p50/p99): n/a         (no steady decode step; %llu warmup step%s excluded)\n",
-                (unsigned long long)s.tpot_excluded, s.tpot_excluded == 1 ? "" : "s");
-    if (s.has_output_tok_s)
-        fprintf(out, "Output throughput     : %.1f tok/s  (decode-only, steady)\n", s.output_tok_s);
+                (unsigned long long)s->tpot_excluded, s->tpot_excluded == 1 ? "" : "s");
+    if (s->has_output_tok_s)
+        fprintf(out, "Output throughput     : %s tok/s  (decode-only, steady)\n",
+                ttft_tpot__num(a, sizeof a, "%.1f", s->output_tok_s));
+    else if (t->n)
+        fprintf(out, "Output throughput     : n/a         (the %llu steady decode steps took 0 ns)\n",
+                (unsigned long long)t->n);
     else
         fprintf(out, "Output throughput     : n/a         (no steady decode step)\n");
-    if (s.has_e2e_tok_s)
-        fprintf(out, "e2e                   : %.2f tok/s  (%llu tokens / %s; incl. prefill and warmup, "
+    if (s->has_e2e_tok_s)
+        fprintf(out, "e2e                   : %s tok/s  (%llu tokens / %s; incl. prefill and warmup, "
                      "not a serving throughput)\n",
-                s.e2e_tok_s, (unsigned long long)s.e2e.tokens, ttft_tpot__dur(a, sizeof a, s.e2e.total_ns));
+                ttft_tpot__num(a, sizeof a, "%.2f", s->e2e_tok_s), (unsigned long long)s->e2e.tokens,
+                ttft_tpot__dur(b, sizeof b, s->e2e.total_ns));
+    else if (s->e2e.n && !s->e2e.tokens)
+        fprintf(out, "e2e                   : n/a         (the e2e samples carry no tokens: end an e2e span "
+                     "with TTFT_TPOT_SPAN_END_TOKENS)\n");
+    else if (s->e2e.n)
+        fprintf(out, "e2e                   : n/a         (the e2e samples took 0 ns)\n");
     else
         fprintf(out, "e2e                   : n/a         (no e2e-role sample)\n");
-    if (s.dropped)
+}
+
+/* What the collector could not keep or refused. */
+static void ttft_tpot__text_warnings(const ttft_tpot *c, const ttft_tpot_summary *s, FILE *out)
+{
+    if (s->dropped)
         fprintf(out, "WARNING: %llu samples dropped (storage full at %llu): figures cover the stored ones\n",
-                (unsigned long long)s.dropped, (unsigned long long)c->capacity);
-    if (s.rejected)
+                (unsigned long long)s->dropped, (unsigned long long)ttft_tpot__limit(c, 0));
+    if (s->rejected)
         fprintf(out, "WARNING: %llu calls rejected (unknown phase or request, invalid duration, span misuse)\n",
-                (unsigned long long)s.rejected);
+                (unsigned long long)s->rejected);
     if (c->shapes_dropped)
         fprintf(out, "WARNING: %llu samples with a new shape not flagged warmup: the shape table (config.max_shapes "
-                     "%u) is full\n",
-                (unsigned long long)c->shapes_dropped, c->max_shapes);
-    if (c->n_requests || c->requests_dropped) {
-        rc = ttft_tpot__report_requests(c, out);
-        if (rc != TTFT_TPOT_OK) {
-            TTFT_TPOT_FREE(ph, c->alloc_user);
-            return rc;
-        }
-    }
+                     "%llu) is full\n",
+                (unsigned long long)c->shapes_dropped, (unsigned long long)ttft_tpot__limit(c, 3));
+}
 
+/* One row a phase, in order of first use. */
+static void ttft_tpot__text_rows(const ttft_tpot *c, const ttft_tpot_stats *ph, const unsigned *order, FILE *out)
+{
+    char a[32], b[32], d[32], e[32], f[32];
+    unsigned q, p;
+    int few = 0, approx = 0;
     if (c->n_phases)
         fprintf(out, "\n%-24s %-7s %8s %6s %11s %11s %11s %11s %11s\n", "phase", "role", "n", "warmup", "avg",
                 "min", "max", "p50", "p99");
-    for (q = 0; q < c->n_phases; q++) { /* names are UTF-8 without control characters: printed as is */
+    for (q = 0; q < c->n_phases; q++) { /* names are printable UTF-8 (the name rule): printed as is */
         const ttft_tpot_stats *t = &ph[p = order[q]];
         if (t->n == 0) {
             fprintf(out, "%-24s %-7s %8s %6s %11s\n", c->phases[p].name, ttft_tpot_role_name(c->phases[p].role),
@@ -2130,18 +2393,48 @@ TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
         few |= t->n < 100;
         approx |= t->approx;
         fprintf(out, "%-24s %-7s %8llu %6llu %11s %11s %11s %11s %10s%s%s\n", c->phases[p].name,
-                ttft_tpot_role_name(c->phases[p].role), (unsigned long long)t->n,
-                (unsigned long long)t->warmup_n, ttft_tpot__dur(a, sizeof a, t->mean_ns),
-                ttft_tpot__dur(b, sizeof b, (double)t->min_ns), ttft_tpot__dur(d, sizeof d, (double)t->max_ns),
-                ttft_tpot__dur(e, sizeof e, t->p50_ns), ttft_tpot__dur(f, sizeof f, t->p99_ns),
-                t->n < 100 ? "*" : " ", t->approx ? " ~" : "");
+                ttft_tpot_role_name(c->phases[p].role), (unsigned long long)t->n, (unsigned long long)t->warmup_n,
+                ttft_tpot__dur(a, sizeof a, t->mean_ns), ttft_tpot__dur(b, sizeof b, (double)t->min_ns),
+                ttft_tpot__dur(d, sizeof d, (double)t->max_ns), ttft_tpot__dur(e, sizeof e, t->p50_ns),
+                ttft_tpot__dur(f, sizeof f, t->p99_ns), t->n < 100 ? "*" : " ", t->approx ? " ~" : "");
     }
     if (few)
         fprintf(out, "* p99 of fewer than 100 samples: close to the max, not a tail estimate\n");
     if (approx)
         fprintf(out, "~ bounded phase: avg and percentiles from a histogram, within 0.78%% of exact\n");
-    TTFT_TPOT_FREE(ph, c->alloc_user);
-    return ttft_tpot__finish(out);
+}
+
+/* The text report: every figure, computed first, then written. */
+static void ttft_tpot__text(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
+{
+    ttft_tpot__text_head(c, &f->s, out);
+    ttft_tpot__text_ttft(&f->s, out);
+    ttft_tpot__text_decode(&f->s, out);
+    ttft_tpot__text_warnings(c, &f->s, out);
+    if (f->has_q)
+        ttft_tpot__text_serving(c, &f->q, out);
+    ttft_tpot__text_rows(c, f->ph, f->order, out);
+}
+
+/* Compute every figure, then hand them to a writer: a report is whole, or (ENOMEM) not written. */
+static int ttft_tpot__render(const ttft_tpot *c, FILE *out,
+                             void (*write)(const ttft_tpot *, const ttft_tpot__figures *, FILE *))
+{
+    ttft_tpot__figures f;
+    int rc;
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    if ((rc = ttft_tpot__figures_of(c, &f)) == TTFT_TPOT_OK) {
+        write(c, &f, out);
+        rc = ttft_tpot__finish(out);
+    }
+    ttft_tpot__figures_free(c, &f);
+    return rc;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
+{
+    return ttft_tpot__render(c, out, ttft_tpot__text);
 }
 
 /* A JSON string: quotes, backslashes and control bytes escaped, valid UTF-8 passed through,
@@ -2168,33 +2461,35 @@ static void ttft_tpot__json_str(FILE *out, const char *str)
     fputc('"', out);
 }
 
-/* ns as ms with exactly 6 decimals when it fits (so to the nanosecond), trailing zeros trimmed. */
-static void ttft_tpot__json_ms(FILE *out, double ns)
+/* Integer ns as ms with 6 decimals, trailing zeros trimmed: exact. */
+static void ttft_tpot__json_ms_u64(FILE *out, uint64_t r)
 {
     char buf[64];
     size_t n;
-    if (!(ns >= 0.0) || ns >= TTFT_TPOT__TWO64) { /* NaN never: checked for completeness */
-        if (ns >= TTFT_TPOT__TWO64 && ns < 1e300)
-            fprintf(out, "%.6f", ns / 1e6);
-        else
-            fputs("null", out);
-        return;
-    }
-    {
-        uint64_t r = (uint64_t)(ns + 0.5 < TTFT_TPOT__TWO64 ? ns + 0.5 : ns);
-        snprintf(buf, sizeof buf, "%llu.%06llu", (unsigned long long)(r / 1000000u),
-                 (unsigned long long)(r % 1000000u));
-    }
+    snprintf(buf, sizeof buf, "%llu.%06llu", (unsigned long long)(r / 1000000u), (unsigned long long)(r % 1000000u));
     n = strlen(buf);
     while (buf[n - 1] == '0' && buf[n - 2] != '.')
         buf[--n] = '\0';
     fputs(buf, out);
 }
 
+/* ns as ms to the nanosecond (rounded); past 2^64 ns in %.6f, never NaN or inf (null). */
+static void ttft_tpot__json_ms(FILE *out, double ns)
+{
+    char buf[400];
+    if (ns >= 0.0 && ns < TTFT_TPOT__TWO64)
+        ttft_tpot__json_ms_u64(out, ttft_tpot__round_ns(ns));
+    else if (ns >= TTFT_TPOT__TWO64 && ns < 1e300) /* NaN fails both tests: checked for completeness */
+        fputs(ttft_tpot__num(buf, sizeof buf, "%.6f", ns / 1e6), out);
+    else
+        fputs("null", out);
+}
+
 static void ttft_tpot__json_num(FILE *out, int has, double v)
 {
+    char buf[64];
     if (has && v == v && v - v == 0.0) /* finite */
-        fprintf(out, "%.17g", v);
+        fputs(ttft_tpot__num(buf, sizeof buf, "%.17g", v), out);
     else
         fputs("null", out);
 }
@@ -2205,11 +2500,17 @@ static void ttft_tpot__json_kv_ms(FILE *out, const char *key, double ns)
     ttft_tpot__json_ms(out, ns);
 }
 
-/* Whether the figures came from a histogram, and how far they may be from exact. */
+static void ttft_tpot__json_kv_u64(FILE *out, const char *key, uint64_t ns)
+{
+    fprintf(out, ",\"%s\":", key);
+    ttft_tpot__json_ms_u64(out, ns);
+}
+
+/* Whether the figures came from a histogram, and how far they may be from exact (1/128). */
 static void ttft_tpot__json_approx(FILE *out, const ttft_tpot_stats *st)
 {
     if (st->approx)
-        fprintf(out, ",\"approximate\":true,\"max_rel_err\":%.7f", TTFT_TPOT_HIST_MAX_REL_ERR);
+        fputs(",\"approximate\":true,\"max_rel_err\":0.0078125", out);
     else
         fputs(",\"approximate\":false", out);
 }
@@ -2224,50 +2525,46 @@ static void ttft_tpot__json_stats(FILE *out, const char *key, const ttft_tpot_st
     }
     fprintf(out, "{\"n\":%llu", (unsigned long long)st->n);
     ttft_tpot__json_kv_ms(out, "mean", st->mean_ns);
-    ttft_tpot__json_kv_ms(out, "p50", st->p50_ns);
-    ttft_tpot__json_kv_ms(out, "p90", st->p90_ns);
-    ttft_tpot__json_kv_ms(out, "p95", st->p95_ns);
-    ttft_tpot__json_kv_ms(out, "p99", st->p99_ns);
-    ttft_tpot__json_kv_ms(out, "min", (double)st->min_ns);
-    ttft_tpot__json_kv_ms(out, "max", (double)st->max_ns);
+    ttft_tpot__json_kv_u64(out, "p50", st->pct_ns[0]);
+    ttft_tpot__json_kv_u64(out, "p90", st->pct_ns[1]);
+    ttft_tpot__json_kv_u64(out, "p95", st->pct_ns[2]);
+    ttft_tpot__json_kv_u64(out, "p99", st->pct_ns[3]);
+    ttft_tpot__json_kv_u64(out, "min", st->min_ns);
+    ttft_tpot__json_kv_u64(out, "max", st->max_ns);
     fputc('}', out);
 }
 
 /* "requests": the serving metrics, or null when no request was seen. */
-static int ttft_tpot__json_requests(const ttft_tpot *c, FILE *out)
+static void ttft_tpot__json_requests(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
 {
-    ttft_tpot_requests q;
-    int rc;
-    if (!c->n_requests && !c->requests_dropped) {
+    const ttft_tpot_requests *q = &f->q;
+    if (!f->has_q) {
         fputs("null", out);
-        return TTFT_TPOT_OK;
+        return;
     }
-    rc = ttft_tpot_requests_summary(c, &q);
-    if (rc != TTFT_TPOT_OK)
-        return rc;
-    fprintf(out, "{\"n\":%llu,\"incomplete\":%llu,\"warmup_excluded\":%llu,\"dropped\":%llu",
-            (unsigned long long)q.n, (unsigned long long)q.incomplete, (unsigned long long)q.warmup_excluded,
-            (unsigned long long)q.dropped);
-    ttft_tpot__json_stats(out, "ttft_ms", &q.ttft);
-    ttft_tpot__json_stats(out, "tpot_ms", &q.tpot);
-    ttft_tpot__json_stats(out, "itl_ms", &q.itl);
-    ttft_tpot__json_stats(out, "e2e_ms", &q.e2e);
+    fprintf(out, "{\"n\":%llu,\"incomplete\":%llu,\"warmup_excluded\":%llu,\"dropped\":%llu,\"truncated\":%llu",
+            (unsigned long long)q->n, (unsigned long long)q->incomplete, (unsigned long long)q->warmup_excluded,
+            (unsigned long long)q->dropped, (unsigned long long)q->truncated);
+    ttft_tpot__json_stats(out, "ttft_ms", &q->ttft);
+    ttft_tpot__json_stats(out, "tpot_ms", &q->tpot);
+    ttft_tpot__json_stats(out, "itl_ms", &q->itl);
+    ttft_tpot__json_stats(out, "e2e_ms", &q->e2e);
     fputs(",\"window_ms\":", out);
-    if (q.has_window)
-        ttft_tpot__json_ms(out, q.window_ns);
+    if (q->has_window)
+        ttft_tpot__json_ms(out, q->window_ns);
     else
         fputs("null", out);
     fputs(",\"request_throughput_rps\":", out);
-    ttft_tpot__json_num(out, q.has_window, q.request_rps);
+    ttft_tpot__json_num(out, q->has_window, q->request_rps);
     fputs(",\"output_throughput_tok_s\":", out);
-    ttft_tpot__json_num(out, q.has_window, q.output_tok_s);
+    ttft_tpot__json_num(out, q->has_window, q->output_tok_s);
     fputs(",\"goodput\":", out);
-    if (q.has_goodput) {
-        fprintf(out, "{\"n\":%llu,\"fraction\":", (unsigned long long)q.good_n);
-        ttft_tpot__json_num(out, 1, q.good_fraction);
+    if (q->has_goodput) {
+        fprintf(out, "{\"n\":%llu,\"fraction\":", (unsigned long long)q->good_n);
+        ttft_tpot__json_num(out, 1, q->good_fraction);
         fputs(",\"rps\":", out);
-        ttft_tpot__json_num(out, q.has_window, q.good_rps);
-        fprintf(out, ",\"slo\":{\"ttft_ms\":");
+        ttft_tpot__json_num(out, q->has_window, q->good_rps);
+        fputs(",\"slo\":{\"ttft_ms\":", out);
         ttft_tpot__json_num(out, c->slo.ttft_ms > 0, c->slo.ttft_ms);
         fputs(",\"tpot_ms\":", out);
         ttft_tpot__json_num(out, c->slo.tpot_ms > 0, c->slo.tpot_ms);
@@ -2278,101 +2575,90 @@ static int ttft_tpot__json_requests(const ttft_tpot *c, FILE *out)
         fputs("null", out);
     }
     fputc('}', out);
-    return TTFT_TPOT_OK;
 }
 
-TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
+/* "ttft": the first request and the steady state. */
+static void ttft_tpot__json_ttft(const ttft_tpot_summary *s, FILE *out)
 {
-    ttft_tpot_summary s;
-    ttft_tpot_stats *ph;
-    unsigned q, p, *order;
-    int rc;
-    if (!c || !out)
-        return TTFT_TPOT_EINVAL;
-    rc = ttft_tpot_summarize(c, &s);
-    if (rc == TTFT_TPOT_OK)
-        rc = ttft_tpot__all_phase_stats(c, &ph, &order);
-    if (rc != TTFT_TPOT_OK)
-        return rc;
-    fputs("{\"schema\":\"ttft_tpot/v1\",\"clock\":{\"name\":", out);
-    ttft_tpot__json_str(out, c->clock_name[0] ? c->clock_name : "unknown");
-    if (c->clock_read_ns)
-        fprintf(out, ",\"read_ns\":%llu}", (unsigned long long)c->clock_read_ns);
-    else
-        fputs(",\"read_ns\":null}", out);
     fputs(",\"ttft\":{\"first_ms\":", out);
-    if (s.has_ttft_first)
-        ttft_tpot__json_ms(out, (double)s.ttft_first_ns);
+    if (s->has_ttft_first)
+        ttft_tpot__json_ms_u64(out, s->ttft_first_ns);
     else
         fputs("null", out);
+    fputs(s->has_ttft_first ? (s->ttft_first_warmup ? ",\"first_warmup\":true" : ",\"first_warmup\":false")
+                            : ",\"first_warmup\":null", out);
     fputs(",\"steady\":", out);
-    if (s.ttft_steady.n) {
-        fprintf(out, "{\"n\":%llu", (unsigned long long)s.ttft_steady.n);
-        ttft_tpot__json_kv_ms(out, "p50_ms", s.ttft_steady.p50_ns);
-        ttft_tpot__json_kv_ms(out, "p90_ms", s.ttft_steady.p90_ns);
-        ttft_tpot__json_kv_ms(out, "p99_ms", s.ttft_steady.p99_ns);
-        ttft_tpot__json_kv_ms(out, "mean_ms", s.ttft_steady.mean_ns);
-        ttft_tpot__json_approx(out, &s.ttft_steady);
+    if (s->ttft_steady.n) {
+        fprintf(out, "{\"n\":%llu", (unsigned long long)s->ttft_steady.n);
+        ttft_tpot__json_kv_u64(out, "p50_ms", s->ttft_steady.pct_ns[0]);
+        ttft_tpot__json_kv_u64(out, "p90_ms", s->ttft_steady.pct_ns[1]);
+        ttft_tpot__json_kv_u64(out, "p99_ms", s->ttft_steady.pct_ns[3]);
+        ttft_tpot__json_kv_ms(out, "mean_ms", s->ttft_steady.mean_ns);
+        ttft_tpot__json_approx(out, &s->ttft_steady);
         fputc('}', out);
     } else {
         fputs("null", out);
     }
     fputs(",\"prefill_kernel_min_ms\":", out);
-    if (s.has_prefill_kernel)
-        ttft_tpot__json_ms(out, (double)s.prefill_kernel_min_ns);
+    if (s->has_prefill_kernel)
+        ttft_tpot__json_ms_u64(out, s->prefill_kernel_min_ns);
     else
         fputs("null", out);
-    fputs("},\"tpot\":", out);
-    if (s.tpot.n) {
-        fprintf(out, "{\"n\":%llu,\"excluded_warmup\":%llu", (unsigned long long)s.tpot.n,
-                (unsigned long long)s.tpot_excluded);
-        ttft_tpot__json_kv_ms(out, "p50_ms", s.tpot.p50_ns);
-        ttft_tpot__json_kv_ms(out, "p90_ms", s.tpot.p90_ns);
-        ttft_tpot__json_kv_ms(out, "p99_ms", s.tpot.p99_ns);
-        ttft_tpot__json_kv_ms(out, "mean_ms", s.tpot.mean_ns);
-        ttft_tpot__json_kv_ms(out, "min_ms", (double)s.tpot.min_ns);
-        ttft_tpot__json_kv_ms(out, "max_ms", (double)s.tpot.max_ns);
-        ttft_tpot__json_approx(out, &s.tpot);
+    fputc('}', out);
+}
+
+/* "tpot", "output_throughput_tok_s" and "e2e". */
+static void ttft_tpot__json_decode(const ttft_tpot_summary *s, FILE *out)
+{
+    fputs(",\"tpot\":", out);
+    if (s->tpot.n) {
+        fprintf(out, "{\"n\":%llu,\"excluded_warmup\":%llu", (unsigned long long)s->tpot.n,
+                (unsigned long long)s->tpot_excluded);
+        ttft_tpot__json_kv_u64(out, "p50_ms", s->tpot.pct_ns[0]);
+        ttft_tpot__json_kv_u64(out, "p90_ms", s->tpot.pct_ns[1]);
+        ttft_tpot__json_kv_u64(out, "p99_ms", s->tpot.pct_ns[3]);
+        ttft_tpot__json_kv_ms(out, "mean_ms", s->tpot.mean_ns);
+        ttft_tpot__json_kv_u64(out, "min_ms", s->tpot.min_ns);
+        ttft_tpot__json_kv_u64(out, "max_ms", s->tpot.max_ns);
+        ttft_tpot__json_approx(out, &s->tpot);
         fputc('}', out);
     } else {
         fputs("null", out);
     }
     fputs(",\"output_throughput_tok_s\":", out);
-    ttft_tpot__json_num(out, s.has_output_tok_s, s.output_tok_s);
+    ttft_tpot__json_num(out, s->has_output_tok_s, s->output_tok_s);
     fputs(",\"e2e\":", out);
-    if (s.e2e.n) {
-        fprintf(out, "{\"tokens\":%llu", (unsigned long long)s.e2e.tokens);
-        ttft_tpot__json_kv_ms(out, "wall_ms", s.e2e.total_ns);
+    if (s->e2e.n) {
+        fprintf(out, "{\"tokens\":%llu", (unsigned long long)s->e2e.tokens);
+        ttft_tpot__json_kv_ms(out, "wall_ms", s->e2e.total_ns);
         fputs(",\"tok_s\":", out);
-        ttft_tpot__json_num(out, s.has_e2e_tok_s, s.e2e_tok_s);
+        ttft_tpot__json_num(out, s->has_e2e_tok_s, s->e2e_tok_s);
         fputc('}', out);
     } else {
         fputs("null", out);
     }
-    fprintf(out, ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"shapes_dropped\":%llu,\"requests\":",
-            (unsigned long long)s.dropped, (unsigned long long)s.rejected, (unsigned long long)s.samples,
-            (unsigned long long)c->shapes_dropped);
-    rc = ttft_tpot__json_requests(c, out);
-    if (rc != TTFT_TPOT_OK) {
-        TTFT_TPOT_FREE(ph, c->alloc_user);
-        return rc;
-    }
+}
+
+/* "phases": one object a phase, in order of first use. */
+static void ttft_tpot__json_phases(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
+{
+    unsigned q, p;
     fputs(",\"phases\":[", out);
     for (q = 0; q < c->n_phases; q++) {
-        const ttft_tpot_stats *t = &ph[p = order[q]];
+        const ttft_tpot_stats *t = &f->ph[p = f->order[q]];
         fputs(q ? ",{\"name\":" : "{\"name\":", out);
         ttft_tpot__json_str(out, c->phases[p].name);
         fprintf(out, ",\"role\":\"%s\",\"n\":%llu,\"warmup_n\":%llu,\"tokens\":%llu",
-                ttft_tpot_role_name(c->phases[p].role), (unsigned long long)t->n,
-                (unsigned long long)t->warmup_n, (unsigned long long)t->tokens);
+                ttft_tpot_role_name(c->phases[p].role), (unsigned long long)t->n, (unsigned long long)t->warmup_n,
+                (unsigned long long)t->tokens);
         if (t->n) {
             ttft_tpot__json_kv_ms(out, "total_ms", t->total_ns);
             ttft_tpot__json_kv_ms(out, "mean_ms", t->mean_ns);
-            ttft_tpot__json_kv_ms(out, "min_ms", (double)t->min_ns);
-            ttft_tpot__json_kv_ms(out, "max_ms", (double)t->max_ns);
-            ttft_tpot__json_kv_ms(out, "p50_ms", t->p50_ns);
-            ttft_tpot__json_kv_ms(out, "p90_ms", t->p90_ns);
-            ttft_tpot__json_kv_ms(out, "p99_ms", t->p99_ns);
+            ttft_tpot__json_kv_u64(out, "min_ms", t->min_ns);
+            ttft_tpot__json_kv_u64(out, "max_ms", t->max_ns);
+            ttft_tpot__json_kv_u64(out, "p50_ms", t->pct_ns[0]);
+            ttft_tpot__json_kv_u64(out, "p90_ms", t->pct_ns[1]);
+            ttft_tpot__json_kv_u64(out, "p99_ms", t->pct_ns[3]);
             ttft_tpot__json_approx(out, t);
         } else {
             fputs(",\"total_ms\":0,\"mean_ms\":null,\"min_ms\":null,\"max_ms\":null,\"p50_ms\":null,"
@@ -2381,9 +2667,31 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
         }
         fputc('}', out);
     }
-    fputs("]}\n", out);
-    TTFT_TPOT_FREE(ph, c->alloc_user);
-    return ttft_tpot__finish(out);
+    fputc(']', out);
+}
+
+/* The JSON report (schema ttft_tpot/v1). */
+static void ttft_tpot__json(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
+{
+    fputs("{\"schema\":\"ttft_tpot/v1\",\"clock\":{\"name\":", out);
+    ttft_tpot__json_str(out, c->clock_name[0] ? c->clock_name : "unknown");
+    if (c->clock_read_ns)
+        fprintf(out, ",\"read_ns\":%llu}", (unsigned long long)c->clock_read_ns);
+    else
+        fputs(",\"read_ns\":null}", out);
+    ttft_tpot__json_ttft(&f->s, out);
+    ttft_tpot__json_decode(&f->s, out);
+    fprintf(out, ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"shapes_dropped\":%llu,\"requests\":",
+            (unsigned long long)f->s.dropped, (unsigned long long)f->s.rejected, (unsigned long long)f->s.samples,
+            (unsigned long long)c->shapes_dropped);
+    ttft_tpot__json_requests(c, f, out);
+    ttft_tpot__json_phases(c, f, out);
+    fputs("}\n", out);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
+{
+    return ttft_tpot__render(c, out, ttft_tpot__json);
 }
 
 /* ---- Prometheus text exposition ---------------------------------------------------------------- */
@@ -2400,28 +2708,49 @@ static const char *const ttft_tpot__le_tpot[] = {"0.0005", "0.001", "0.002", "0.
 static const char *const ttft_tpot__le_e2e[] = {"0.3", "0.5", "0.8", "1",  "1.5", "2",   "2.5", "5",    "10",   "15",  "20",
                                                 "30",  "40",  "50",  "60", "120", "240", "480", "960", "1920", "7680"};
 
-/* One histogram from ns values. */
-/* One histogram of values in ns / scale. labels: "" or "{a=\"b\"}" for the sum and the count;
-   bucket_labels: "" or "a=\"b\"," ahead of le. */
+/* The sum of v[0, n) in 1/scale ns (scale 1 or 1024), as seconds to the ns: exact while it fits. */
+static const char *ttft_tpot__prom_sum(char *buf, size_t len, const uint64_t *v, size_t n, uint64_t scale)
+{
+    uint64_t lo = 0, hi = 0, round;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        lo += v[i];
+        hi += lo < v[i]; /* carry: a 128-bit sum */
+    }
+    if (scale == 1024) { /* back to ns, rounded */
+        round = (lo & 1023u) >= 512u;
+        lo = (lo >> 10) | (hi << 54);
+        hi >>= 10;
+        lo += round;
+        hi += lo < round;
+    }
+    if (hi == 0)
+        snprintf(buf, len, "%llu.%09llu", (unsigned long long)(lo / 1000000000u), (unsigned long long)(lo % 1000000000u));
+    else
+        ttft_tpot__num(buf, len, "%.9f", ((double)hi * TTFT_TPOT__TWO64 + (double)lo) * 1e-9);
+    return buf;
+}
+
+/* One histogram of values in 1/scale ns. labels: "" or "{a=\"b\"}" for the sum and the count;
+   bucket_labels: "" or "a=\"b\"," ahead of le. Bounds are read as integers: no locale. */
 static void ttft_tpot__prom_hist(FILE *out, const char *prefix, const char *name, const char *help,
-                                 const char *const *le, size_t nle, const uint64_t *v, size_t n, double scale,
+                                 const char *const *le, size_t nle, const uint64_t *v, size_t n, uint64_t scale,
                                  const char *labels, const char *bucket_labels)
 {
-    double sum = 0;
+    char sum[64];
     size_t b, i;
-    for (i = 0; i < n; i++)
-        sum += (double)v[i] / scale * 1e-9;
     fprintf(out, "# HELP %s%s %s\n# TYPE %s%s histogram\n", prefix, name, help, prefix, name);
     for (b = 0; b < nle; b++) {
-        double bound = strtod(le[b], NULL) * 1e9 * scale;
-        size_t k = 0;
+        uint64_t bound = 0, k = 0;
+        (void)ttft_tpot__decimal(le[b], 9, &bound); /* seconds to the ns; the tables are ours */
+        bound *= scale;
         for (i = 0; i < n; i++)
-            k += (double)v[i] <= bound;
-        fprintf(out, "%s%s_bucket{%sle=\"%s\"} %lu\n", prefix, name, bucket_labels, le[b], (unsigned long)k);
+            k += v[i] <= bound;
+        fprintf(out, "%s%s_bucket{%sle=\"%s\"} %llu\n", prefix, name, bucket_labels, le[b], (unsigned long long)k);
     }
-    fprintf(out, "%s%s_bucket{%sle=\"+Inf\"} %lu\n", prefix, name, bucket_labels, (unsigned long)n);
-    fprintf(out, "%s%s_sum%s %.9f\n%s%s_count%s %lu\n", prefix, name, labels, sum, prefix, name, labels,
-            (unsigned long)n);
+    fprintf(out, "%s%s_bucket{%sle=\"+Inf\"} %llu\n", prefix, name, bucket_labels, (unsigned long long)n);
+    fprintf(out, "%s%s_sum%s %s\n%s%s_count%s %llu\n", prefix, name, labels, ttft_tpot__prom_sum(sum, sizeof sum, v, n, scale),
+            prefix, name, labels, (unsigned long long)n);
 }
 
 static int ttft_tpot__prom_name_ok(const char *p)
@@ -2436,6 +2765,53 @@ static int ttft_tpot__prom_name_ok(const char *p)
     return 1;
 }
 
+/* Length of the label name at s ([a-zA-Z_][a-zA-Z0-9_]*), 0 when none. */
+static size_t ttft_tpot__label_name(const char *s)
+{
+    size_t i = 0;
+    while ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' || (i && s[i] >= '0' && s[i] <= '9'))
+        i++;
+    return i;
+}
+
+/* labels as the inside of an exposition label set: name="value" pairs joined by ','; names
+   [a-zA-Z_][a-zA-Z0-9_]*, each once, not "le" (the buckets' own) and not starting "__" (reserved);
+   values valid UTF-8 whose only escapes are \\, \" and \n, without a raw newline and (so that no
+   naive parser is fooled) without braces; at most 500 bytes. */
+static int ttft_tpot__labels_ok(const char *s)
+{
+    const char *names[64];
+    size_t lens[64], i = 0, len = strlen(s), k;
+    unsigned n = 0, j;
+    while (len <= 500 && s[i] && n < 64) {
+        names[n] = s + i;
+        lens[n] = k = ttft_tpot__label_name(s + i);
+        if (k == 0 || (k == 2 && strncmp(s + i, "le", 2) == 0) || (k >= 2 && strncmp(s + i, "__", 2) == 0) ||
+            s[i + k] != '=' || s[i + k + 1] != '"')
+            return 0;
+        for (j = 0; j < n; j++)
+            if (lens[j] == k && strncmp(names[j], s + i, k) == 0)
+                return 0;
+        n++;
+        for (i += k + 2; s[i] != '"'; i += k) {
+            if (s[i] == '\\')
+                k = s[i + 1] == '\\' || s[i + 1] == '"' || s[i + 1] == 'n' ? 2 : 0;
+            else
+                k = !s[i] || s[i] == '\n' || s[i] == '{' || s[i] == '}' ? 0
+                    : ttft_tpot__utf8_len((const unsigned char *)s + i, len - i);
+            if (k == 0)
+                return 0; /* also the end of the text: an unterminated value */
+        }
+        i++;
+        if (s[i] == ',' && s[i + 1] == '\0')
+            return 0;
+        if (s[i] != ',' && s[i] != '\0')
+            return 0;
+        i += s[i] == ',';
+    }
+    return len <= 500 && s[i] == '\0';
+}
+
 TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels)
 {
     static const struct {
@@ -2443,34 +2819,36 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
         const char *name, *help;
         const char *const *le;
         size_t nle;
-        double scale;
     } h[4] = {
         {TTFT_TPOT__SET_TTFT, "time_to_first_token_seconds", "Histogram of time to first token in seconds.",
-         ttft_tpot__le_ttft, sizeof ttft_tpot__le_ttft / sizeof *ttft_tpot__le_ttft, 1},
+         ttft_tpot__le_ttft, sizeof ttft_tpot__le_ttft / sizeof *ttft_tpot__le_ttft},
         {TTFT_TPOT__SET_TPOT, "request_time_per_output_token_seconds",
          "Histogram of time per output token in seconds, per request.", ttft_tpot__le_tpot,
-         sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot, 1024},
+         sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot},
         {TTFT_TPOT__SET_ITL, "inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
-         ttft_tpot__le_tpot, sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot, 1},
+         ttft_tpot__le_tpot, sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot},
         {TTFT_TPOT__SET_E2E, "e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.",
-         ttft_tpot__le_e2e, sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e, 1},
+         ttft_tpot__le_e2e, sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e},
     };
-    uint64_t *x, *last, tokens = 0, done = 0;
+    uint64_t *x, *last, tokens = 0, done = 0, scale;
     unsigned r, k;
     char lb[512], blb[512]; /* the labels as {..} and as the head of a bucket's label set */
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
     if (!prefix)
         prefix = "vllm:";
-    if (!ttft_tpot__prom_name_ok(prefix) || (labels && (strpbrk(labels, "{}\n") || strlen(labels) > 500)))
+    if (!ttft_tpot__prom_name_ok(prefix) || (labels && !ttft_tpot__labels_ok(labels)))
         return TTFT_TPOT_EINVAL;
     snprintf(lb, sizeof lb, labels && *labels ? "{%s}" : "%s", labels ? labels : "");
     snprintf(blb, sizeof blb, labels && *labels ? "%s," : "%s", labels ? labels : "");
     if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
-    for (k = 0; k < 4; k++)
+    scale = ttft_tpot__tpot_scale(c);
+    for (k = 0; k < 4; k++) {
+        uint64_t sc = h[k].set == TTFT_TPOT__SET_TPOT ? scale : 1;
         ttft_tpot__prom_hist(out, prefix, h[k].name, h[k].help, h[k].le, h[k].nle, x,
-                             ttft_tpot__request_set(c, h[k].set, x, last), h[k].scale, lb, blb);
+                             ttft_tpot__request_set(c, h[k].set, sc, x, last), sc, lb, blb);
+    }
     for (r = 0; r < c->n_requests; r++)
         if (ttft_tpot__measured(&c->requests[r])) {
             done++;
@@ -2490,6 +2868,17 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
 
 static const char ttft_tpot__header[] = "phase,role,start_ns,dur_ns,tokens,warmup";
 
+/* The counts a "# counts:" line carries: what the collector lost, so a trace's report says it too. */
+#define TTFT_TPOT__COUNTS(X) X(dropped) X(rejected) X(shapes_dropped) X(requests_dropped) X(requests_refused) X(events_lost)
+#define TTFT_TPOT__COUNT_NAME(f) #f,
+/* then the limits those losses met, which the warnings name (ttft_tpot.full_at) */
+static const char *const ttft_tpot__count_names[] = {TTFT_TPOT__COUNTS(TTFT_TPOT__COUNT_NAME) "capacity",
+                                                     "max_requests", "max_request_events", "max_shapes"};
+#undef TTFT_TPOT__COUNT_NAME
+#define TTFT_TPOT__N_COUNTS 6u /* counts; the 4 limits follow */
+#define TTFT_TPOT__N_KEYS (sizeof ttft_tpot__count_names / sizeof ttft_tpot__count_names[0])
+
+
 /* A name as a CSV field: quoted when CSV would split it, or when it would read as a comment. */
 static void ttft_tpot__csv_name(FILE *out, const char *name)
 {
@@ -2507,6 +2896,51 @@ static void ttft_tpot__csv_name(FILE *out, const char *name)
     fputc('"', out);
 }
 
+/* A bounded phase's histogram: "# hist: ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C I:C ...,NAME". */
+static void ttft_tpot__write_hist(FILE *out, const ttft_tpot_phase_slot *p)
+{
+    const ttft_tpot_hist *h = p->hist;
+    unsigned i, any = 0;
+    fprintf(out, "# hist: %s,%llu,%llu,%llu,%llu,%llu,", ttft_tpot_role_name(p->role), (unsigned long long)h->tokens,
+            (unsigned long long)h->min_ns, (unsigned long long)h->max_ns, (unsigned long long)h->sum_hi,
+            (unsigned long long)h->sum_lo);
+    for (i = 0; i < TTFT_TPOT_HIST_BUCKETS; i++)
+        if (h->counts[i])
+            fprintf(out, any++ ? " %u:%llu" : "%u:%llu", i, (unsigned long long)h->counts[i]);
+    fprintf(out, ",%s\n", p->name);
+}
+
+/* What the samples and events cannot say, as directives a v1 reader takes for comments: the phase
+   table in its order, bounded phases' histograms, truncated requests, and every count of what was
+   lost. Names and ids go last on their line and unquoted: they hold no newline. */
+static void ttft_tpot__write_directives(const ttft_tpot *c, FILE *out, int phases)
+{
+    const uint64_t counts[] = {
+#define TTFT_TPOT__COUNT_OF(f) c->f,
+        TTFT_TPOT__COUNTS(TTFT_TPOT__COUNT_OF)
+#undef TTFT_TPOT__COUNT_OF
+        ttft_tpot__limit(c, 0), ttft_tpot__limit(c, 1), ttft_tpot__limit(c, 2), ttft_tpot__limit(c, 3)};
+    unsigned i, any = 0, put = 0;
+    for (i = 0; phases && i < c->n_phases; i++)
+        fprintf(out, "# phase: %s,%s\n", ttft_tpot_role_name(c->phases[i].role), c->phases[i].name);
+    if (phases)
+        return;
+    for (i = 0; i < c->n_phases; i++)
+        if (c->phases[i].hist && c->phases[i].hist->max_ns >= c->phases[i].hist->min_ns) /* not empty */
+            ttft_tpot__write_hist(out, &c->phases[i]);
+    for (i = 0; i < c->n_requests; i++)
+        if (c->requests[i].truncated)
+            fprintf(out, "# truncated: %llu,%d,%s\n", (unsigned long long)c->requests[i].submit_ns,
+                    c->requests[i].warmup, c->requests[i].id);
+    for (i = 0; i < TTFT_TPOT__N_COUNTS; i++)
+        any |= counts[i] != 0;
+    for (i = 0; any && i < TTFT_TPOT__N_KEYS; i++) /* a loss, then the limits it met */
+        if (counts[i])
+            fprintf(out, put++ ? " %s=%llu" : "# counts: %s=%llu", ttft_tpot__count_names[i], (unsigned long long)counts[i]);
+    if (any)
+        fputc('\n', out);
+}
+
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
 {
     size_t i;
@@ -2516,6 +2950,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
     if (c->clock_name[0] && c->clock_read_ns)
         fprintf(out, "# clock: %s, %llu ns/read\n", c->clock_name, (unsigned long long)c->clock_read_ns);
     fprintf(out, "%s\n", ttft_tpot__header);
+    ttft_tpot__write_directives(c, out, 1);
     for (i = 0; i < c->n; i++) {
         const ttft_tpot_sample *s = &c->samples[i];
         ttft_tpot__csv_name(out, c->phases[s->phase].name);
@@ -2529,6 +2964,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
         fprintf(out, ",%s,%llu,0,%lu,%d\n", ev->tokens ? "token" : "submit", (unsigned long long)ev->t_ns,
                 (unsigned long)ev->tokens, c->requests[ev->request].warmup);
     }
+    ttft_tpot__write_directives(c, out, 0);
     return ttft_tpot__finish(out);
 }
 
@@ -2568,28 +3004,88 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
     return ttft_tpot__finish(out);
 }
 
-#define TTFT_TPOT__FIELD_MAX 256 /* longer than any valid field: a longer one is an error */
+#define TTFT_TPOT__FIELD_MAX 256    /* longer than any valid field: a longer one is an error */
+#define TTFT_TPOT__LINE_MAX 131072  /* a directive line: a "# hist:" line of every bucket fits */
 
+/* A bounded phase's histogram from a "# hist:" line, added when the whole trace has been read. */
+typedef struct ttft_tpot__pending {
+    int phase;
+    ttft_tpot_hist h;
+} ttft_tpot__pending;
+
+/* One trace_read: the input, what it adds (committed at the end, or rolled back), the line read. */
 typedef struct ttft_tpot__reader {
     FILE *in;
+    ttft_tpot *c;
     unsigned long line; /* line of the next character */
-    char clock_name[32]; /* from a "# clock: NAME, N ns/read" comment, if any */
-    uint64_t clock_read_ns;
-    char field[6][TTFT_TPOT__FIELD_MAX];
-    size_t len[6];
     char *err;
     size_t errlen;
     const char *name;
+    char clock_name[32]; /* from a "# clock: NAME, N ns/read" comment, if any */
+    uint64_t clock_read_ns;
+    unsigned old_phases, old_hists, old_requests;
+    size_t old_events, n; /* n: samples stored past c->n */
+    uint64_t dropped, counts[TTFT_TPOT__N_KEYS]; /* "# counts:" lines: losses added, limits kept */
+    ttft_tpot__pending *pending;
+    unsigned n_pending, cap_pending, slots; /* slots: histogram slots the pending ones need */
+    char field[6][TTFT_TPOT__FIELD_MAX];
+    size_t len[6];
+    char text[TTFT_TPOT__LINE_MAX]; /* a comment line */
 } ttft_tpot__reader;
 
 static int ttft_tpot__fail(ttft_tpot__reader *r, unsigned long line, const char *what, const char *arg)
 {
-    if (r->err && r->errlen)
-        snprintf(r->err, r->errlen, "%s:%lu: %s%s", r->name, line, what, arg ? arg : "");
+    char num[32];
+    if (r->err && r->errlen) {
+        r->err[0] = '\0';
+        ttft_tpot__escape(r->err, r->errlen, r->name);
+        snprintf(num, sizeof num, ":%lu: ", line);
+        ttft_tpot__escape(r->err, r->errlen, num);
+        ttft_tpot__escape(r->err, r->errlen, what);
+        ttft_tpot__escape(r->err, r->errlen, arg ? arg : "");
+    }
     return TTFT_TPOT_EPARSE;
 }
 
-static int ttft_tpot__u64(const char *s, size_t len, uint64_t max, uint64_t *v);
+/* Parse an unsigned decimal field: digits only, no sign, no spaces, at most max. */
+static int ttft_tpot__u64(const char *s, size_t len, uint64_t max, uint64_t *v)
+{
+    size_t i;
+    *v = 0;
+    if (len == 0)
+        return 0;
+    for (i = 0; i < len; i++) {
+        unsigned d;
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        d = (unsigned)(s[i] - '0');
+        if (d > max || *v > (max - d) / 10)
+            return 0;
+        *v = *v * 10 + d;
+    }
+    return 1;
+}
+
+/* The unsigned number at *p up to the separator sep (which must follow), and *p past it. */
+static int ttft_tpot__take(const char **p, char sep, uint64_t max, uint64_t *v)
+{
+    const char *end = strchr(*p, sep);
+    if (!end || !ttft_tpot__u64(*p, (size_t)(end - *p), max, v))
+        return 0;
+    *p = end + 1;
+    return 1;
+}
+
+/* The role a trace names: 0-3 the sample roles, 4 submit, 5 token; -1 none. */
+static int ttft_tpot__role_of(const char *s, size_t len)
+{
+    static const char *const roles[6] = {"prefill", "decode", "kernel", "e2e", "submit", "token"};
+    int k;
+    for (k = 0; k < 6; k++)
+        if (strlen(roles[k]) == len && strncmp(s, roles[k], len) == 0)
+            return k;
+    return -1;
+}
 
 /* " clock: NAME, N ns/read" (what trace_write puts after the '#'): note the clock. */
 static void ttft_tpot__clock_comment(ttft_tpot__reader *r, const char *text)
@@ -2614,25 +3110,217 @@ static void ttft_tpot__clock_comment(ttft_tpot__reader *r, const char *text)
     r->clock_read_ns = ns;
 }
 
+/* The id of the phase a line names, added when new; EPARSE with the reason otherwise. */
+static int ttft_tpot__phase_id(ttft_tpot__reader *r, unsigned long line, const char *name, size_t len, int role)
+{
+    int id = ttft_tpot__add_phase(r->c, name, len, role);
+    if (id == TTFT_TPOT_EROLE)
+        return ttft_tpot__fail(r, line, "phase changes role: ", name);
+    if (id == TTFT_TPOT_ENAME)
+        return ttft_tpot__fail(r, line, "invalid phase name (1 to 63 bytes of UTF-8, no control characters): ", name);
+    if (id < 0)
+        return ttft_tpot__fail(r, line, "too many phases for this collector", NULL);
+    return id;
+}
+
+/* "# phase: ROLE,NAME": a phase as the collector had it, in the order it was registered. */
+static int ttft_tpot__read_phase_line(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    const char *comma = strchr(p, ',');
+    int role = comma ? ttft_tpot__role_of(p, (size_t)(comma - p)) : -1;
+    if (role < 0 || role > 3)
+        return ttft_tpot__fail(r, line, "# phase: expected ROLE,NAME with a phase role, not ", p);
+    role = ttft_tpot__phase_id(r, line, comma + 1, strlen(comma + 1), role);
+    return role < 0 ? role : TTFT_TPOT_OK;
+}
+
+/* The buckets of a "# hist:" line, "I:C I:C ...", into h: indices ascending, counts above 0. */
+static int ttft_tpot__read_buckets(const char *p, const char *end, ttft_tpot_hist *h, unsigned *first, unsigned *last)
+{
+    uint64_t i, n, total = 0;
+    int any = 0;
+    while (p < end) {
+        const char *colon = (const char *)memchr(p, ':', (size_t)(end - p)), *stop;
+        if (!colon)
+            return 0;
+        for (stop = colon + 1; stop < end && *stop != ' '; stop++)
+            ;
+        if (!ttft_tpot__u64(p, (size_t)(colon - p), TTFT_TPOT_HIST_BUCKETS - 1, &i) ||
+            !ttft_tpot__u64(colon + 1, (size_t)(stop - colon - 1), UINT64_MAX - total, &n) || n == 0 ||
+            (any && i <= *last) || (stop < end && stop + 1 == end))
+            return 0;
+        *first = any ? *first : (unsigned)i;
+        *last = (unsigned)i;
+        any = 1;
+        total += n;
+        h->counts[i] = n;
+        p = stop + (stop < end);
+    }
+    return any;
+}
+
+/* Room for one more pending histogram. */
+static ttft_tpot__pending *ttft_tpot__pending_add(ttft_tpot__reader *r)
+{
+    if (r->n_pending == r->cap_pending) {
+        unsigned cap = r->cap_pending ? 2 * r->cap_pending : 2;
+        ttft_tpot__pending *p = (ttft_tpot__pending *)TTFT_TPOT_MALLOC(cap * sizeof *p, r->c->alloc_user);
+        if (!p)
+            return NULL;
+        if (r->n_pending)
+            memcpy(p, r->pending, r->n_pending * sizeof *p);
+        if (r->pending)
+            TTFT_TPOT_FREE(r->pending, r->c->alloc_user);
+        r->pending = p;
+        r->cap_pending = cap;
+    }
+    return &r->pending[r->n_pending];
+}
+
+/* "# hist: ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C I:C ...,NAME": a bounded phase's histogram,
+   the sum in two 64-bit halves. Kept aside; added to the phase when the trace has been read. */
+static int ttft_tpot__read_hist(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    const char *comma = strchr(p, ','), *end;
+    ttft_tpot__pending *pd;
+    ttft_tpot_hist *h;
+    unsigned first = 0, last = 0, k;
+    int role = comma ? ttft_tpot__role_of(p, (size_t)(comma - p)) : -1, id, pending = 0;
+    if (role < 0 || role > 3 || !(pd = ttft_tpot__pending_add(r)))
+        return role < 0 || role > 3 ? ttft_tpot__fail(r, line, "# hist: unknown role", NULL) : TTFT_TPOT_ENOMEM;
+    h = &pd->h;
+    ttft_tpot__hist_reset(h);
+    p = comma + 1;
+    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &h->tokens) || !ttft_tpot__take(&p, ',', UINT64_MAX, &h->min_ns) ||
+        !ttft_tpot__take(&p, ',', UINT64_MAX, &h->max_ns) || !ttft_tpot__take(&p, ',', UINT64_MAX, &h->sum_hi) ||
+        !ttft_tpot__take(&p, ',', UINT64_MAX, &h->sum_lo) || !(end = strchr(p, ',')) ||
+        !ttft_tpot__read_buckets(p, end, h, &first, &last) || h->min_ns > h->max_ns ||
+        ttft_tpot__hist_index(h->min_ns) != first || ttft_tpot__hist_index(h->max_ns) != last)
+        return ttft_tpot__fail(r, line, "# hist: expected ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C ...,NAME "
+                                        "with the buckets of min and max first and last", NULL);
+    if ((id = ttft_tpot__phase_id(r, line, end + 1, strlen(end + 1), role)) < 0)
+        return id;
+    for (k = 0; k < r->n_pending; k++)
+        pending |= r->pending[k].phase == id;
+    r->slots += !r->c->phases[id].hist && !pending;
+    if (r->c->n_hists + r->slots > r->c->hist_slots)
+        return ttft_tpot__fail(r, line, "a bounded phase's histogram needs a free histogram slot "
+                                        "(config.hist_slots, or config.bounded): ", end + 1);
+    pd->phase = id;
+    r->n_pending++;
+    return TTFT_TPOT_OK;
+}
+
+/* "# truncated: SUBMIT_NS,WARMUP,ID": a request of this trace whose events did not all fit. */
+static int ttft_tpot__read_truncated(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    ttft_tpot *c = r->c;
+    uint64_t t, w;
+    size_t len;
+    int q;
+    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &t) || !ttft_tpot__take(&p, ',', 1, &w))
+        return ttft_tpot__fail(r, line, "# truncated: expected SUBMIT_NS,WARMUP,ID", NULL);
+    len = strlen(p);
+    if (!ttft_tpot__name_ok(p, len))
+        return ttft_tpot__fail(r, line, "# truncated: invalid request id: ", p);
+    q = ttft_tpot__request_find(c, p, len);
+    if (q >= 0 && (unsigned)q < r->old_requests)
+        return ttft_tpot__fail(r, line, "# truncated: a request of an earlier trace: ", p);
+    if (q >= 0 && (c->requests[q].submit_ns != t || c->requests[q].warmup != (int)w))
+        return ttft_tpot__fail(r, line, "# truncated: differs from the request's submit: ", p);
+    if (q < 0 && c->n_requests == c->max_requests)
+        return ttft_tpot__fail(r, line, "more requests than this collector holds (config.max_requests)", NULL);
+    if (q < 0)
+        q = ttft_tpot__request_new(c, p, len, t, (int)w);
+    c->requests[q].truncated = 1;
+    return TTFT_TPOT_OK;
+}
+
+/* "# counts: NAME=N NAME=N ...": what the collector lost (ttft_tpot__count_names), each once. */
+static int ttft_tpot__read_counts(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    unsigned seen = 0, k;
+    while (*p) {
+        const char *eq = strchr(p, '='), *stop = eq ? eq + 1 + strcspn(eq + 1, " ") : p;
+        uint64_t v;
+        for (k = 0; eq && k < TTFT_TPOT__N_KEYS; k++)
+            if (strlen(ttft_tpot__count_names[k]) == (size_t)(eq - p) &&
+                strncmp(p, ttft_tpot__count_names[k], (size_t)(eq - p)) == 0)
+                break;
+        if (!eq || k == TTFT_TPOT__N_KEYS || (seen >> k & 1u) ||
+            !ttft_tpot__u64(eq + 1, (size_t)(stop - eq - 1), k < TTFT_TPOT__N_COUNTS ? UINT64_MAX - r->counts[k] : UINT64_MAX, &v) ||
+            (*stop && !stop[1]))
+            return ttft_tpot__fail(r, line, "# counts: expected NAME=N ..., each name once, of ", "dropped rejected "
+                                   "shapes_dropped requests_dropped requests_refused events_lost capacity "
+                                   "max_requests max_request_events max_shapes");
+        seen |= 1u << k;
+        if (k < TTFT_TPOT__N_COUNTS)
+            r->counts[k] += v;
+        else if (!r->counts[k]) /* a limit: the first one given */
+            r->counts[k] = v;
+        p = stop + (*stop != '\0');
+    }
+    return TTFT_TPOT_OK;
+}
+
+/* A comment line, in r->text: the writer's directives ("# clock:", "# phase:", "# hist:",
+   "# truncated:", "# counts:") are read back, anything else is a comment. bad: the line was too
+   long or held a NUL byte, which only a directive minds. */
+static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, int bad)
+{
+    static const char *const kinds[4] = {" phase: ", " hist: ", " truncated: ", " counts: "};
+    const char *p;
+    int k;
+    if (strncmp(r->text, " clock: ", 8) == 0) {
+        ttft_tpot__clock_comment(r, r->text);
+        return TTFT_TPOT_OK;
+    }
+    for (k = 0; k < 4 && strncmp(r->text, kinds[k], strlen(kinds[k])) != 0; k++)
+        ;
+    if (k == 4)
+        return TTFT_TPOT_OK;
+    if (bad)
+        return ttft_tpot__fail(r, line, "directive too long, or with a NUL byte: #", kinds[k]);
+    p = r->text + strlen(kinds[k]);
+    return k == 0 ? ttft_tpot__read_phase_line(r, line, p)
+           : k == 1 ? ttft_tpot__read_hist(r, line, p)
+           : k == 2 ? ttft_tpot__read_truncated(r, line, p)
+                    : ttft_tpot__read_counts(r, line, p);
+}
+
+/* The rest of a comment line into r->text (without a CRLF's '\r'), then act on it. */
+static int ttft_tpot__comment(ttft_tpot__reader *r, unsigned long line)
+{
+    size_t n = 0;
+    int ch, bad = 0;
+    while ((ch = getc(r->in)) != EOF && ch != '\n') {
+        bad |= ch == 0 || n + 1 >= sizeof r->text;
+        if (n + 1 < sizeof r->text)
+            r->text[n++] = (char)ch;
+    }
+    if (ch == EOF && ferror(r->in))
+        return TTFT_TPOT_EIO;
+    if (ch == '\n') /* a comment that ends the input stays on its own line */
+        r->line++;
+    if (n && r->text[n - 1] == '\r')
+        n--;
+    r->text[n] = '\0';
+    return ttft_tpot__directive(r, line, bad);
+}
+
 /* Read one CSV record (RFC 4180). Returns the number of fields (0 at end of input), or EPARSE / EIO.
    *line is set to the line the record starts on. Comment lines (#...) and empty lines are skipped. */
 static int ttft_tpot__csv_row(ttft_tpot__reader *r, unsigned long *line)
 {
-    int ch, nf, quoted, after_quote;
+    int ch, nf, quoted, after_quote, rc;
     for (;;) {
         ch = getc(r->in);
         *line = r->line;
         if (ch == EOF)
             return ferror(r->in) ? TTFT_TPOT_EIO : 0;
-        if (ch == '#') { /* a comment; the writer's "# clock: ..." line is read back */
-            char text[96];
-            size_t n = 0;
-            while ((ch = getc(r->in)) != EOF && ch != '\n')
-                if (n + 1 < sizeof text)
-                    text[n++] = (char)ch;
-            text[n] = '\0';
-            ttft_tpot__clock_comment(r, text);
-            r->line++;
+        if (ch == '#') {
+            if ((rc = ttft_tpot__comment(r, *line)) != TTFT_TPOT_OK)
+                return rc;
             continue;
         }
         if (ch == '\n') {
@@ -2707,45 +3395,27 @@ static int ttft_tpot__csv_row(ttft_tpot__reader *r, unsigned long *line)
     }
 }
 
-/* Parse an unsigned decimal field: digits only, no sign, no spaces, at most max. */
-static int ttft_tpot__u64(const char *s, size_t len, uint64_t max, uint64_t *v)
-{
-    size_t i;
-    *v = 0;
-    if (len == 0)
-        return 0;
-    for (i = 0; i < len; i++) {
-        unsigned d;
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-        d = (unsigned)(s[i] - '0');
-        if (d > max || *v > (max - d) / 10)
-            return 0;
-        *v = *v * 10 + d;
-    }
-    return 1;
-}
-
 /* A request line of a trace, checked as the API checks it; the request keeps its warmup flag. */
-static int ttft_tpot__read_request_event(ttft_tpot *c, ttft_tpot__reader *r, unsigned long line, int submit,
-                                         uint64_t t, uint64_t dur, uint64_t tokens, int warm)
+static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long line, int submit, uint64_t t,
+                                         uint64_t dur, uint64_t tokens, int warm)
 {
-    int rc, q;
+    ttft_tpot *c = r->c;
+    int rc, q = ttft_tpot__request_find(c, r->field[0], r->len[0]);
     if (dur != 0)
         return ttft_tpot__fail(r, line, "a request event has dur_ns 0, not ", r->field[3]);
     if (submit ? tokens != 0 : tokens == 0)
         return ttft_tpot__fail(r, line, submit ? "a submit has 0 tokens" : "a token event has 1 token or more",
                                NULL);
-    q = ttft_tpot__request_find(c, r->field[0], r->len[0]);
     if (!submit && q >= 0 && c->requests[q].warmup != warm)
         return ttft_tpot__fail(r, line, "warmup flag differs from the request's submit: ", r->field[0]);
-    rc = ttft_tpot__request_event(c, r->field[0], r->len[0], t, (uint32_t)tokens, warm);
+    rc = ttft_tpot__request_event(c, r->field[0], r->len[0], t, (uint32_t)tokens, warm, &q);
     if (rc == TTFT_TPOT_ENAME)
         return ttft_tpot__fail(r, line, "invalid request id (1 to 63 bytes of UTF-8, no control characters): ",
                                r->field[0]);
-    if (rc == TTFT_TPOT_EFULL)
+    if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
         return ttft_tpot__fail(r, line, "more requests or request events than this collector holds "
-                                        "(config.max_requests, max_request_events)", NULL);
+                                        "(config.max_requests, max_request_events), or an event after "
+                                        "its request's # truncated: line", NULL);
     if (rc == TTFT_TPOT_EREQUEST)
         return ttft_tpot__fail(r, line,
                                submit ? "second submit of request " : q < 0 ? "token for unknown request "
@@ -2755,16 +3425,100 @@ static int ttft_tpot__read_request_event(ttft_tpot *c, ttft_tpot__reader *r, uns
     return rc;
 }
 
+/* One record after the header: a sample (stored past c->n until the end), or a request event. */
+static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
+{
+    ttft_tpot *c = r->c;
+    ttft_tpot_sample *s;
+    uint64_t start, dur, tokens, warm;
+    int role, id, i;
+    for (i = 0; i < nf; i++)
+        r->field[i][r->len[i]] = '\0';
+    if (nf != 6)
+        return ttft_tpot__fail(r, line, "expected 6 fields: ", ttft_tpot__header);
+    if ((role = ttft_tpot__role_of(r->field[1], r->len[1])) < 0)
+        return ttft_tpot__fail(r, line, "unknown role: ", r->field[1]);
+    if (!ttft_tpot__u64(r->field[2], r->len[2], UINT64_MAX, &start))
+        return ttft_tpot__fail(r, line, "start_ns is not an unsigned 64-bit integer: ", r->field[2]);
+    if (!ttft_tpot__u64(r->field[3], r->len[3], UINT64_MAX, &dur))
+        return ttft_tpot__fail(r, line, "dur_ns is not an unsigned 64-bit integer: ", r->field[3]);
+    if (!ttft_tpot__u64(r->field[4], r->len[4], UINT32_MAX, &tokens))
+        return ttft_tpot__fail(r, line, "tokens is not an unsigned 32-bit integer: ", r->field[4]);
+    if (!ttft_tpot__u64(r->field[5], r->len[5], 1, &warm) || r->len[5] != 1)
+        return ttft_tpot__fail(r, line, "warmup is not 0 or 1: ", r->field[5]);
+    if (role >= 4) /* a request event: RID,submit,T,0,0,W or RID,token,T,0,K,W */
+        return ttft_tpot__read_request_event(r, line, role == 4, start, dur, tokens, (int)warm);
+    if ((id = ttft_tpot__phase_id(r, line, r->field[0], r->len[0], role)) < 0)
+        return id;
+    if (c->n + r->n == c->capacity) {
+        r->dropped++;
+        return TTFT_TPOT_OK;
+    }
+    s = &c->samples[c->n + r->n];
+    s->dur_ns = dur;
+    s->tokens = (uint32_t)tokens;
+    s->phase = (uint16_t)id;
+    s->warmup = (uint16_t)warm;
+    if (c->starts)
+        c->starts[c->n + r->n] = start;
+    r->n++;
+    return TTFT_TPOT_OK;
+}
+
+/* The header line, after an optional UTF-8 byte order mark. */
+static int ttft_tpot__read_header(ttft_tpot__reader *r)
+{
+    static const char *const cols[6] = {"phase", "role", "start_ns", "dur_ns", "tokens", "warmup"};
+    unsigned long line;
+    int ch = getc(r->in), nf, i;
+    if (ch == 0xEF && (getc(r->in) != 0xBB || getc(r->in) != 0xBF))
+        return ttft_tpot__fail(r, 1, "missing header: expected ", ttft_tpot__header);
+    if (ch != 0xEF && ch != EOF)
+        ungetc(ch, r->in);
+    if ((nf = ttft_tpot__csv_row(r, &line)) < 0)
+        return nf;
+    for (i = 0; i < 6 && nf == 6; i++)
+        if (strlen(cols[i]) != r->len[i] || strncmp(r->field[i], cols[i], r->len[i]) != 0)
+            break;
+    return i == 6 ? TTFT_TPOT_OK : ttft_tpot__fail(r, line, "missing header: expected ", ttft_tpot__header);
+}
+
+/* The whole trace was read: its samples, histograms, counts and clock join the collector. */
+static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
+{
+    size_t i;
+    unsigned k = 0;
+    for (i = c->n; i < c->n + r->n; i++)
+        if (c->phases[c->samples[i].phase].fresh)
+            ttft_tpot__phase_called(c, &c->phases[c->samples[i].phase]);
+    c->n += r->n;
+    c->dropped += r->dropped;
+#define TTFT_TPOT__ADD_COUNT(f) c->f += r->counts[k++];
+    TTFT_TPOT__COUNTS(TTFT_TPOT__ADD_COUNT)
+#undef TTFT_TPOT__ADD_COUNT
+    for (k = 0; k < 4; k++) /* the recording collector's limits, for the warnings */
+        if (!c->full_at[k])
+            c->full_at[k] = r->counts[TTFT_TPOT__N_COUNTS + k];
+    for (k = 0; k < r->n_pending; k++) {
+        ttft_tpot_phase_slot *p = &c->phases[r->pending[k].phase];
+        if (!p->hist)
+            ttft_tpot_phase_bounded(c, r->pending[k].phase); /* the slot was counted while reading */
+        ttft_tpot__hist_merge(p->hist, &r->pending[k].h);
+        if (p->fresh)
+            ttft_tpot__phase_called(c, p);
+    }
+    if (r->clock_read_ns && !c->clock_from_trace) { /* the clock that recorded the first trace read */
+        memcpy(c->clock_name, r->clock_name, sizeof c->clock_name);
+        c->clock_read_ns = r->clock_read_ns;
+        c->clock_from_trace = 1;
+    }
+}
+
 TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen)
 {
     ttft_tpot__reader *r;
-    static const char *const cols[6] = {"phase", "role", "start_ns", "dur_ns", "tokens", "warmup"};
-    unsigned old_phases, old_hists, old_requests, p;
-    size_t n = 0, i, old_events;
-    uint64_t dropped = 0;
-    int rc = TTFT_TPOT_OK, header = 0;
-    unsigned long line = 0;
-
+    unsigned long line;
+    int rc, nf;
     if (err && errlen)
         err[0] = '\0';
     if (!c || !in || !c->phases)
@@ -2772,121 +3526,32 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     r = (ttft_tpot__reader *)TTFT_TPOT_MALLOC(sizeof *r, c->alloc_user);
     if (!r)
         return TTFT_TPOT_ENOMEM;
-    memset(r, 0, sizeof *r);
+    memset(r, 0, offsetof(ttft_tpot__reader, field));
     r->in = in;
+    r->c = c;
     r->line = 1;
     r->err = err;
     r->errlen = errlen;
     r->name = name ? name : "(trace)";
-    old_phases = c->n_phases;
-    old_hists = c->n_hists;
-    old_requests = c->n_requests;
-    old_events = c->n_events;
-
-    /* New samples go past c->n and are committed only once the whole input has been read. */
-    for (;;) {
-        int nf = ttft_tpot__csv_row(r, &line), role, id;
-        uint64_t start, dur, tokens, warm;
-        if (nf <= 0) {
-            rc = nf;
-            if (nf == 0 && !header)
-                rc = ttft_tpot__fail(r, line, "missing header: expected ", ttft_tpot__header);
-            break;
-        }
-        for (i = 0; i < (size_t)nf; i++)
-            r->field[i][r->len[i]] = '\0';
-        if (!header) {
-            for (i = 0; i < 6; i++)
-                if ((size_t)nf != 6 || strcmp(r->field[i], cols[i]) != 0)
-                    break;
-            if (i != 6) {
-                rc = ttft_tpot__fail(r, line, "missing header: expected ", ttft_tpot__header);
-                break;
-            }
-            header = 1;
-            continue;
-        }
-        if (nf != 6) {
-            rc = ttft_tpot__fail(r, line, "expected 6 fields: ", ttft_tpot__header);
-            break;
-        }
-        for (role = 0; role < 6; role++)
-            if (strcmp(r->field[1], role < 4 ? ttft_tpot__roles[role] : role == 4 ? "submit" : "token") == 0)
-                break;
-        if (role == 6) {
-            rc = ttft_tpot__fail(r, line, "unknown role: ", r->field[1]);
-            break;
-        }
-        if (!ttft_tpot__u64(r->field[2], r->len[2], UINT64_MAX, &start)) {
-            rc = ttft_tpot__fail(r, line, "start_ns is not an unsigned 64-bit integer: ", r->field[2]);
-            break;
-        }
-        if (!ttft_tpot__u64(r->field[3], r->len[3], UINT64_MAX, &dur)) {
-            rc = ttft_tpot__fail(r, line, "dur_ns is not an unsigned 64-bit integer: ", r->field[3]);
-            break;
-        }
-        if (!ttft_tpot__u64(r->field[4], r->len[4], UINT32_MAX, &tokens)) {
-            rc = ttft_tpot__fail(r, line, "tokens is not an unsigned 32-bit integer: ", r->field[4]);
-            break;
-        }
-        if (!ttft_tpot__u64(r->field[5], r->len[5], 1, &warm) || r->len[5] != 1) {
-            rc = ttft_tpot__fail(r, line, "warmup is not 0 or 1: ", r->field[5]);
-            break;
-        }
-        if (role >= 4) { /* a request event: RID,submit,T,0,0,W or RID,token,T,0,K,W */
-            rc = ttft_tpot__read_request_event(c, r, line, role == 4, start, dur, tokens, (int)warm);
-            if (rc != TTFT_TPOT_OK)
-                break;
-            continue;
-        }
-        id = ttft_tpot__add_phase(c, r->field[0], r->len[0], role);
-        if (id == TTFT_TPOT_EROLE) {
-            rc = ttft_tpot__fail(r, line, "phase changes role: ", r->field[0]);
-            break;
-        }
-        if (id == TTFT_TPOT_ENAME) {
-            rc = ttft_tpot__fail(r, line, "invalid phase name (1 to 63 bytes of UTF-8, no control "
-                                          "characters): ", r->field[0]);
-            break;
-        }
-        if (id < 0) {
-            rc = ttft_tpot__fail(r, line, "too many phases for this collector", NULL);
-            break;
-        }
-        if (c->n + n == c->capacity) {
-            dropped++;
-            continue;
-        }
-        c->samples[c->n + n].dur_ns = dur;
-        c->samples[c->n + n].tokens = (uint32_t)tokens;
-        c->samples[c->n + n].phase = (uint16_t)id;
-        c->samples[c->n + n].warmup = (uint16_t)warm;
-        if (c->starts)
-            c->starts[c->n + n] = start;
-        n++;
+    r->old_phases = c->n_phases;
+    r->old_hists = c->n_hists;
+    r->old_requests = c->n_requests;
+    r->old_events = c->n_events;
+    rc = ttft_tpot__read_header(r);
+    while (rc == TTFT_TPOT_OK && (nf = ttft_tpot__csv_row(r, &line)) != 0)
+        rc = nf < 0 ? nf : ttft_tpot__read_row(r, nf, line);
+    if (rc == TTFT_TPOT_OK) {
+        ttft_tpot__read_commit(c, r);
+    } else { /* forget what this call added; samples past c->n were never counted */
+        c->n_phases = r->old_phases;
+        c->n_hists = r->old_hists;
+        if (c->n_requests != r->old_requests || c->n_events != r->old_events)
+            ttft_tpot__requests_rollback(c, r->old_requests, r->old_events);
     }
-    if (rc != TTFT_TPOT_OK) {
-        c->n_phases = old_phases; /* forget phases this call added; samples past n were never counted */
-        c->n_hists = old_hists;
-        if (c->n_requests != old_requests || c->n_events != old_events)
-            ttft_tpot__requests_rollback(c, old_requests, old_events);
-        TTFT_TPOT_FREE(r, c->alloc_user);
-        return rc;
-    }
-    for (i = c->n; i < c->n + n; i++) {
-        p = c->samples[i].phase;
-        if (c->phases[p].fresh)
-            ttft_tpot__phase_called(c, &c->phases[p]);
-    }
-    c->n += n;
-    c->dropped += dropped;
-    if (r->clock_read_ns && !c->clock_from_trace) { /* the clock that recorded the first trace read */
-        memcpy(c->clock_name, r->clock_name, sizeof c->clock_name);
-        c->clock_read_ns = r->clock_read_ns;
-        c->clock_from_trace = 1;
-    }
+    if (r->pending)
+        TTFT_TPOT_FREE(r->pending, c->alloc_user);
     TTFT_TPOT_FREE(r, c->alloc_user);
-    return TTFT_TPOT_OK;
+    return rc;
 }
 
 #ifdef __cplusplus
