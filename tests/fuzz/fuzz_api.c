@@ -1,7 +1,8 @@
 /* libFuzzer: any sequence of API calls, with odd arguments, then every report. The bytes choose the
    configuration, the calls, their arguments and what the clock says. Properties, each an abort when
    broken: no call crashes or returns an undocumented code, reports print, JSON parses, and the trace
-   of any collector reads back. */
+   of any collector reads back into the same report, text and JSON (given the SLOs and the prefill
+   kernel link, which a trace does not carry). */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
 
@@ -124,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *buf = NULL;
         size_t len = 0;
         CHECK(ttft_tpot_requests_summary(&c, &q) == TTFT_TPOT_OK);
-        CHECK(q.n + q.incomplete + q.warmup_excluded == q.seen);
+        CHECK(q.n + q.incomplete + q.warmup_excluded + q.truncated == q.seen);
         CHECK(!q.has_goodput || q.good_n <= q.n);
         f = open_memstream(&buf, &len);
         CHECK(f && ttft_tpot_prometheus(&c, f, NULL, "m=\"x\"") == TTFT_TPOT_OK);
@@ -144,12 +145,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cfg.max_phases = c.max_phases;
         cfg.max_requests = c.max_requests;
         cfg.max_request_events = c.max_events;
+        cfg.hist_slots = c.hist_slots;
+        cfg.clock = data_clock; /* never read; named as c's clock is */
+        cfg.clock_user = &in;
         CHECK(ttft_tpot_init(&back, &cfg) == TTFT_TPOT_OK);
     }
     CHECK(ttft_tpot_trace_read(&back, f, "back", NULL, 0) == TTFT_TPOT_OK);
     CHECK(back.n == c.n);
     fclose(f);
     free(trace);
+    back.slo = c.slo;
+    if (c.prefill_kernel >= 0)
+        ttft_tpot_link_prefill_kernel(&back, ttft_tpot_find_phase(&back, c.phases[c.prefill_kernel].name));
+    same_reports(&c, &back);
     ttft_tpot_free(&back);
     ttft_tpot_free(&c);
     ttft_tpot_free(&other);

@@ -31,4 +31,19 @@ static inline void valid_json(char *text)
     free(text);
 }
 
+/* a and b print the same text and JSON reports */
+static inline void same_reports(const ttft_tpot *a, const ttft_tpot *b)
+{
+    int (*const writers[2])(const ttft_tpot *, FILE *) = {ttft_tpot_report, ttft_tpot_report_json};
+    int k;
+    for (k = 0; k < 2; k++) {
+        char *t1 = output(a, writers[k]), *t2 = output(b, writers[k]);
+        if (strcmp(t1, t2) != 0)
+            fprintf(stderr, "one:\n%s\nthe other:\n%s\n", t1, t2);
+        CHECK(strcmp(t1, t2) == 0);
+        free(t1);
+        free(t2);
+    }
+}
+
 #endif
