@@ -3,48 +3,126 @@
 
    usage: ttft_tpot_report [--json | --prometheus] [--slo ttft=MS,tpot=MS,e2e=MS] [--chrome-trace OUT.json]
                            [--prefill-kernel NAME] TRACE...
-   Exit status: 0 report printed, 1 bad input (file:line: message on stderr, nothing on stdout),
-   2 bad usage. */
+   Each TRACE is read once ("-": standard input), so pipes and FIFOs work. Exit status: 0 report
+   printed, 1 bad input (file:line: message on stderr, nothing on stdout), 2 bad usage. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage_text[] =
     "usage: ttft_tpot_report [--json | --prometheus] [--slo ttft=MS,tpot=MS,e2e=MS] [--chrome-trace OUT.json]\n"
     "                        [--prefill-kernel NAME] TRACE...\n"
     "Reads the traces (format v1: phase,role,start_ns,dur_ns,tokens,warmup) in order into one collector\n"
-    "and prints its report: text by default, JSON (schema ttft_tpot/v1) with --json.\n"
+    "and prints its report: text by default, JSON (schema ttft_tpot/v1) with --json. A TRACE of -\n"
+    "is standard input.\n"
     "  --json                 print the JSON report\n"
     "  --prometheus           print the requests as Prometheus text exposition (vLLM's metric names)\n"
     "  --slo LIST             SLOs for goodput, any of ttft=MS,tpot=MS,e2e=MS\n"
-    "  --chrome-trace FILE    also write the samples as a Chrome / Perfetto trace to FILE\n"
+    "  --chrome-trace FILE    also write the samples as a Chrome / Perfetto trace to FILE (needs\n"
+    "                         start times: a trace recorded with config.timeline)\n"
     "  --prefill-kernel NAME  show kernel phase NAME as the lower bound of steady TTFT\n"
     "  --help                 this text\n"
     "Exit status: 0 report printed, 1 bad input, 2 bad usage.\n";
 
+/* A name from the command line, fit for a terminal: bytes outside printable ASCII as \xHH. */
+static void put_escaped(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char b = (unsigned char)*s;
+        if (b >= 0x20 && b < 0x7f)
+            fputc(b, out);
+        else
+            fprintf(out, "\\x%02x", b);
+    }
+}
+
 static int usage_error(const char *what, const char *arg)
 {
-    fprintf(stderr, "ttft_tpot_report: %s%s (try --help)\n", what, arg);
+    fprintf(stderr, "ttft_tpot_report: %s", what);
+    put_escaped(stderr, arg);
+    fputs(" (try --help)\n", stderr);
     return 2;
 }
 
-/* Lines in a file, an upper bound of its samples: sizes the collector so nothing is dropped. */
-static int count_lines(const char *path, size_t *lines)
+/* "ttft_tpot_report: what NAME: the system's reason" on stderr; returns 1. */
+static int system_error(const char *what, const char *name)
 {
-    FILE *f = fopen(path, "rb");
+    const char *why = strerror(errno);
+    fprintf(stderr, "ttft_tpot_report: %s", what);
+    put_escaped(stderr, name);
+    fprintf(stderr, ": %s\n", why);
+    return 1;
+}
+
+/* "ttft_tpot_report: what NAME why" on stderr, NAME escaped; returns 1. */
+static int input_error(const char *what, const char *name, const char *why)
+{
+    fprintf(stderr, "ttft_tpot_report: %s", what);
+    put_escaped(stderr, name);
+    fprintf(stderr, "%s\n", why);
+    return 1;
+}
+
+/* What an input holds at most: records (lines that start with something other than '#' or a line
+   end: blank lines and comments size nothing), requests a "# truncated:" line may add, and bounded
+   phases' histograms ("# hist:" lines). */
+typedef struct sizes {
+    size_t records, truncated, hists;
+} sizes;
+
+/* Counts one input's lines as they stream past, across buffer boundaries: at a line's start, and
+   through the first bytes of a comment. */
+typedef struct counter {
+    int col; /* bytes of the current line seen, up to sizeof head */
+    char head[13];
+} counter;
+
+static void count_bytes(counter *k, const char *buf, size_t n, sizes *z)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        char ch = buf[i];
+        if (ch == '\n') {
+            k->col = 0;
+            continue;
+        }
+        if (k->col == 0 && ch != '#' && ch != '\r')
+            z->records++;
+        if (k->col < (int)sizeof k->head - 1) {
+            k->head[k->col++] = ch;
+            k->head[k->col] = '\0';
+            z->hists += strcmp(k->head, "# hist:") == 0;
+            z->truncated += strcmp(k->head, "# truncated:") == 0;
+        }
+    }
+}
+
+/* Read an input ("-": standard input) once, into a temporary file the trace reader then reads: a pipe
+   or a FIFO cannot be read twice, and the collector must be sized before reading. */
+static FILE *spool(const char *path, sizes *z)
+{
+    FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb"), *copy = in ? tmpfile() : NULL;
+    counter k;
     char buf[65536];
-    size_t n, i;
-    if (!f)
-        return -1;
-    *lines += 1; /* a last line without a newline */
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        for (i = 0; i < n; i++)
-            *lines += buf[i] == '\n';
-    i = (size_t)ferror(f);
-    fclose(f);
-    return i ? -1 : 0;
+    size_t n;
+    int bad;
+    memset(&k, 0, sizeof k);
+    while (copy && (n = fread(buf, 1, sizeof buf, in)) > 0) {
+        count_bytes(&k, buf, n, z);
+        if (fwrite(buf, 1, n, copy) != n)
+            break;
+    }
+    bad = !in || !copy || ferror(in) || ferror(copy) || fflush(copy) != 0;
+    if (in && in != stdin)
+        fclose(in);
+    if (bad && copy)
+        fclose(copy);
+    if (!bad)
+        rewind(copy);
+    return bad ? NULL : copy;
 }
 
 /* The tool records nothing: its collector's clock is never read, and names none of its own. */
@@ -58,13 +136,121 @@ static int write_chrome(const ttft_tpot *c, const char *path)
 {
     FILE *f = fopen(path, "w");
     int rc;
-    if (!f) {
-        fprintf(stderr, "ttft_tpot_report: cannot write %s: %s\n", path, strerror(errno));
-        return 1;
-    }
+    if (!f)
+        return system_error("cannot write ", path);
     rc = ttft_tpot_chrome_trace(c, f);
-    if (fclose(f) != 0 || rc != TTFT_TPOT_OK) {
-        fprintf(stderr, "ttft_tpot_report: writing %s failed\n", path);
+    if (fclose(f) != 0 || rc != TTFT_TPOT_OK)
+        return input_error("writing ", path, " failed");
+    return 0;
+}
+
+typedef struct options {
+    const char *chrome, *kernel;
+    int json, prometheus, has_slo, first; /* first: argv index of the first trace */
+    ttft_tpot_slo slo;
+} options;
+
+/* argv into o: -1 to go on, else the exit status (0 after --help, 2 after a usage error). */
+static int parse(int argc, char **argv, options *o)
+{
+    int i;
+    memset(o, 0, sizeof *o);
+    for (i = 1; i < argc && !o->first; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage_text, stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(argv[i], "--prometheus") == 0) {
+            o->prometheus = 1;
+        } else if (strcmp(argv[i], "--slo") == 0) {
+            if (i + 1 >= argc || ttft_tpot_slo_parse(argv[i + 1], &o->slo) != TTFT_TPOT_OK)
+                return usage_error("--slo takes ttft=MS,tpot=MS,e2e=MS (any of them, each above 0), not ",
+                                   i + 1 < argc ? argv[i + 1] : "nothing");
+            o->has_slo = 1;
+            i++;
+        } else if (strcmp(argv[i], "--chrome-trace") == 0 || strcmp(argv[i], "--prefill-kernel") == 0) {
+            if (i + 1 >= argc || !*argv[i + 1])
+                return usage_error(argv[i], " needs a value");
+            *(argv[i][2] == 'c' ? &o->chrome : &o->kernel) = argv[i + 1];
+            i++;
+        } else if (strcmp(argv[i], "--") == 0) {
+            o->first = i + 1 < argc ? i + 1 : argc;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return usage_error("unknown option ", argv[i]);
+        } else {
+            o->first = i;
+        }
+    }
+    if (o->first == 0 || o->first >= argc)
+        return usage_error("no trace given", "");
+    if (o->json && o->prometheus)
+        return usage_error("--json and --prometheus: one output at a time", "");
+    return -1;
+}
+
+/* Read the spooled traces into c, in order; names[k]: the first trace without start times, if any. */
+static int read_traces(ttft_tpot *c, char **names, FILE **copies, int n, const char **no_starts)
+{
+    char err[512];
+    int k, rc;
+    for (k = 0; k < n; k++) {
+        size_t before = c->n, i;
+        rc = ttft_tpot_trace_read(c, copies[k], names[k], err, sizeof err);
+        if (rc == TTFT_TPOT_EPARSE) {
+            fprintf(stderr, "%s\n", err); /* escaped by the library */
+            return 1;
+        }
+        if (rc != TTFT_TPOT_OK)
+            return input_error("", names[k], rc == TTFT_TPOT_ENOMEM ? ": out of memory" : ": read error");
+        for (i = before; i < c->n && c->starts[i] == 0; i++)
+            ;
+        if (c->n > before && i == c->n && !*no_starts) /* start_ns 0 throughout: recorded without a timeline */
+            *no_starts = names[k];
+    }
+    return 0;
+}
+
+/* The collector for what the inputs hold: nothing they hold is dropped. */
+static int make_collector(ttft_tpot *c, const sizes *z)
+{
+    ttft_tpot_config cfg;
+    size_t lines = z->records + 1;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capacity = lines < UINT32_MAX ? lines : UINT32_MAX;
+    cfg.max_phases = 65535;
+    cfg.timeline = 1;
+    cfg.hist_slots = z->hists < 65535 ? (unsigned)z->hists : 65535;
+    lines += z->truncated; /* a "# truncated:" line may add a request */
+    cfg.max_requests = lines < (1u << 24) ? (unsigned)lines : 1u << 24; /* a line is at most one request */
+    cfg.max_request_events = lines < UINT32_MAX ? lines : UINT32_MAX;
+    cfg.clock = no_clock;
+    cfg.clock_name = "not in the trace"; /* a trace's "# clock:" line replaces it */
+    return ttft_tpot_init(c, &cfg);
+}
+
+/* The report, the Chrome trace and the checks that come before them. */
+static int write_outputs(ttft_tpot *c, const options *o, const char *no_starts)
+{
+    int rc, k;
+    if (o->kernel) {
+        k = ttft_tpot_find_phase(c, o->kernel);
+        if (k < 0 || c->phases[k].role != TTFT_TPOT_ROLE_KERNEL)
+            return input_error("--prefill-kernel: no kernel phase named '", o->kernel, "' in the traces");
+        ttft_tpot_link_prefill_kernel(c, k);
+    }
+    if (o->has_slo)
+        ttft_tpot_set_slo(c, o->slo);
+    if (o->chrome && no_starts)
+        return input_error("--chrome-trace: ", no_starts, " has no start times (start_ns is 0 on every line): "
+                           "a timeline needs a trace recorded with config.timeline (generate --trace records one)");
+    if (o->chrome && write_chrome(c, o->chrome) != 0)
+        return 1;
+    rc = o->json ? ttft_tpot_report_json(c, stdout)
+         : o->prometheus ? ttft_tpot_prometheus(c, stdout, NULL, NULL)
+                         : ttft_tpot_report(c, stdout);
+    if (rc != TTFT_TPOT_OK || fflush(stdout) != 0) {
+        fprintf(stderr, "ttft_tpot_report: writing the report failed: %s\n", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
         return 1;
     }
     return 0;
@@ -72,106 +258,31 @@ static int write_chrome(const ttft_tpot *c, const char *path)
 
 int main(int argc, char **argv)
 {
-    const char *chrome = NULL, *kernel = NULL;
-    int json = 0, prometheus = 0, has_slo = 0, first = 0, i, rc, status = 0;
-    ttft_tpot_slo slo;
-    size_t lines = 0;
+    options o;
+    sizes z;
     ttft_tpot c;
-    ttft_tpot_config cfg;
-    char err[512];
-
-    for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(usage_text, stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-        } else if (strcmp(argv[i], "--prometheus") == 0) {
-            prometheus = 1;
-        } else if (strcmp(argv[i], "--slo") == 0) {
-            if (i + 1 >= argc || ttft_tpot_slo_parse(argv[i + 1], &slo) != TTFT_TPOT_OK)
-                return usage_error("--slo takes ttft=MS,tpot=MS,e2e=MS (any of them, each above 0), not ",
-                                   i + 1 < argc ? argv[i + 1] : "nothing");
-            has_slo = 1;
-            i++;
-        } else if (strcmp(argv[i], "--chrome-trace") == 0 || strcmp(argv[i], "--prefill-kernel") == 0) {
-            if (i + 1 >= argc || !*argv[i + 1])
-                return usage_error(argv[i], " needs a value");
-            *(argv[i][2] == 'c' ? &chrome : &kernel) = argv[i + 1];
-            i++;
-        } else if (strcmp(argv[i], "--") == 0) {
-            first = i + 1;
-            break;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return usage_error("unknown option ", argv[i]);
-        } else {
-            first = i;
-            break;
-        }
+    const char *no_starts = NULL;
+    FILE **copies;
+    int i, n, status = parse(argc, argv, &o);
+    if (status >= 0)
+        return status;
+    n = argc - o.first;
+    copies = (FILE **)calloc((size_t)n, sizeof *copies);
+    memset(&z, 0, sizeof z);
+    for (i = 0; copies && i < n && status < 0; i++)
+        if (!(copies[i] = spool(argv[o.first + i], &z)))
+            status = system_error("cannot read ", argv[o.first + i]);
+    if (status < 0 && (!copies || make_collector(&c, &z) != TTFT_TPOT_OK))
+        status = input_error("out of memory for ", "the traces", "");
+    else if (status < 0) {
+        status = read_traces(&c, argv + o.first, copies, n, &no_starts);
+        if (status == 0)
+            status = write_outputs(&c, &o, no_starts);
+        ttft_tpot_free(&c);
     }
-    if (first == 0 || first >= argc)
-        return usage_error("no trace given", "");
-    if (json && prometheus)
-        return usage_error("--json and --prometheus: one output at a time", "");
-    for (i = first; i < argc; i++) {
-        if (count_lines(argv[i], &lines) != 0) {
-            fprintf(stderr, "ttft_tpot_report: cannot read %s: %s\n", argv[i], strerror(errno));
-            return 1;
-        }
-    }
-
-    memset(&cfg, 0, sizeof cfg);
-    cfg.capacity = lines < UINT32_MAX ? lines : UINT32_MAX;
-    cfg.max_phases = 65535;
-    cfg.timeline = 1;
-    cfg.max_requests = lines < (1u << 24) ? (unsigned)lines : 1u << 24; /* a line is at most one request */
-    cfg.max_request_events = lines < UINT32_MAX ? lines : UINT32_MAX;
-    cfg.clock = no_clock;
-    cfg.clock_name = "not in the trace"; /* a trace's "# clock:" line replaces it */
-    if (ttft_tpot_init(&c, &cfg) != TTFT_TPOT_OK) {
-        fprintf(stderr, "ttft_tpot_report: out of memory for %lu samples\n", (unsigned long)lines);
-        return 1;
-    }
-    for (i = first; i < argc && status == 0; i++) {
-        FILE *f = fopen(argv[i], "rb");
-        if (!f) {
-            fprintf(stderr, "ttft_tpot_report: cannot read %s: %s\n", argv[i], strerror(errno));
-            status = 1;
-            break;
-        }
-        rc = ttft_tpot_trace_read(&c, f, argv[i], err, sizeof err);
-        fclose(f);
-        if (rc != TTFT_TPOT_OK) {
-            if (rc == TTFT_TPOT_EPARSE)
-                fprintf(stderr, "%s\n", err);
-            else
-                fprintf(stderr, "ttft_tpot_report: %s: %s\n", argv[i], ttft_tpot_strerror(rc));
-            status = 1;
-        }
-    }
-    if (status == 0 && kernel) {
-        int k = ttft_tpot_find_phase(&c, kernel);
-        if (k < 0 || c.phases[k].role != TTFT_TPOT_ROLE_KERNEL) {
-            fprintf(stderr, "ttft_tpot_report: --prefill-kernel: no kernel phase named '%s' in the traces\n", kernel);
-            status = 1;
-        } else {
-            ttft_tpot_link_prefill_kernel(&c, k);
-        }
-    }
-    if (has_slo)
-        ttft_tpot_set_slo(&c, slo);
-    if (status == 0 && chrome)
-        status = write_chrome(&c, chrome);
-    if (status == 0) {
-        rc = json ? ttft_tpot_report_json(&c, stdout)
-             : prometheus ? ttft_tpot_prometheus(&c, stdout, NULL, NULL)
-                          : ttft_tpot_report(&c, stdout);
-        if (rc != TTFT_TPOT_OK || fflush(stdout) != 0) {
-            fprintf(stderr, "ttft_tpot_report: writing the report failed: %s\n",
-                    ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
-            status = 1;
-        }
-    }
-    ttft_tpot_free(&c);
+    for (i = 0; copies && i < n; i++)
+        if (copies[i])
+            fclose(copies[i]);
+    free(copies);
     return status;
 }

@@ -179,6 +179,82 @@ static void chrome_trace_has_one_event_per_sample(void **state)
     free(err);
 }
 
+/* 4. Every input is read once: standard input as '-' or /dev/stdin, a pipe, a FIFO; all give the
+   report of the file itself. */
+static void inputs_are_read_once(void **state)
+{
+    static const char *const ways[] = {
+        "cat '%s' | \"%s\" --json - >report_test.out 2>report_test.err",
+        "\"%2$s\" --json /dev/stdin <'%1$s' >report_test.out 2>report_test.err",
+        "cat '%s' | \"%s\" --json /dev/stdin >report_test.out 2>report_test.err",
+        ("rm -f in.fifo && mkfifo in.fifo && { cat '%s' >in.fifo & } && timeout 60 \"%s\" --json in.fifo "
+         ">report_test.out 2>report_test.err"),
+    };
+    const char *vec = TEST_VECTOR_DIR "/warmup_repeat_batch64.csv";
+    char cmd[2048], *want, *err, *got;
+    size_t i;
+    (void)state;
+    snprintf(cmd, sizeof cmd, "--json %s", vec);
+    assert_int_equal(tool(cmd, &want, &err), 0);
+    free(err);
+    for (i = 0; i < sizeof ways / sizeof ways[0]; i++) {
+        snprintf(cmd, sizeof cmd, ways[i], vec, REPORT_BIN);
+        if (shell(cmd) != 0)
+            fail_msg("%s: %s", cmd, (err = slurp("report_test.err")));
+        got = slurp("report_test.out");
+        assert_string_equal(got, want);
+        free(got);
+    }
+    free(want);
+    remove("in.fifo");
+}
+
+/* 4. Blank lines are not samples: storage is sized by records, so 1e7 blank lines (which once
+   sized storage for 1e7 samples, about 1.5 GB) report in well under 1 GB of address space. */
+static void blank_lines_cost_no_storage(void **state)
+{
+    char cmd[1024], *out, *err;
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    skip(); /* a sanitizer reserves terabytes of address space: no ulimit -v here */
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+    skip();
+#endif
+#endif
+    write_text("blank.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,1,0\n");
+    assert_int_equal(shell("head -c 10000000 /dev/zero | tr '\\0' '\\n' >>blank.csv"), 0);
+    snprintf(cmd, sizeof cmd, "ulimit -v 1000000 && \"%s\" --json blank.csv >report_test.out 2>report_test.err",
+             REPORT_BIN);
+    assert_int_equal(shell(cmd), 0);
+    out = slurp("report_test.out");
+    err = slurp("report_test.err");
+    assert_string_equal(err, "");
+    assert_non_null(strstr(out, "\"samples\":1,"));
+    free(out);
+    free(err);
+    remove("blank.csv");
+}
+
+/* 5. A trace without start times has no timeline: the export is refused, not written at ts 0. */
+static void chrome_trace_needs_start_times(void **state)
+{
+    char *out, *err;
+    FILE *f;
+    (void)state;
+    write_text("nostart.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,1,1\nd,decode,0,6,1,0\n");
+    remove("nostart.json");
+    assert_int_equal(tool("--chrome-trace nostart.json nostart.csv", &out, &err), 1);
+    assert_string_equal(out, "");
+    assert_non_null(strstr(err, "nostart.csv has no start times"));
+    assert_non_null(strstr(err, "config.timeline"));
+    f = fopen("nostart.json", "r");
+    assert_null(f);
+    free(out);
+    free(err);
+}
+
 #ifdef GENERATE_BIN
 /* What the driver printed live is what the tool prints from the driver's trace: plain runs, and
    serving (request events in the trace). */
@@ -262,6 +338,9 @@ int main(void)
         cmocka_unit_test(bad_usage_exits_2),
         cmocka_unit_test(chrome_trace_has_one_event_per_sample),
         cmocka_unit_test(requests_through_the_tool),
+        cmocka_unit_test(inputs_are_read_once),
+        cmocka_unit_test(blank_lines_cost_no_storage),
+        cmocka_unit_test(chrome_trace_needs_start_times),
 #ifdef GENERATE_BIN
         cmocka_unit_test(driver_round_trip),
 #endif
