@@ -3,6 +3,9 @@
    It dispatches the example backend (a small llama-style transformer, backend.h) the way a driver
    dispatches an accelerator, and wraps every dispatch in a span: the API level (prefill, decode
    step: what the caller waits for) and the kernel level (each layer, the head). Run with --help. */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fchmod, fdopen, lstat */
+#endif
 #define TTFT_TPOT_IMPLEMENTATION
 #include "driver.h"
 
@@ -10,6 +13,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -277,21 +282,46 @@ static int write_file(const char *path, int (*fn)(const ttft_tpot *, FILE *), co
     return 0;
 }
 
-/* The Prometheus exposition to path, atomically (a temporary file renamed), as node_exporter's
-   textfile collector wants it. */
+/* The Prometheus exposition to path, atomically, as node_exporter's textfile collector wants it: a
+   temporary file created exclusively (mkstemp) in path's directory, renamed over path. A path that
+   exists and is not a regular file (a FIFO, a device, a link) is refused, never replaced. */
 static int write_prometheus(const char *path, const ttft_tpot *tp)
 {
+    const char *base = strrchr(path, '/');
+    size_t dir = base ? (size_t)(base - path) + 1 : 0;
     char tmp[4096];
-    FILE *f;
-    int rc;
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp || !(f = fopen(tmp, "w"))) {
-        fprintf(stderr, "generate: cannot write %s.tmp: %s\n", path, strerror(errno));
+    struct stat st;
+    FILE *f = NULL;
+    int fd, rc = TTFT_TPOT_EIO;
+    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "generate: --prometheus: %s is not a regular file: not replaced\n", path);
         return 1;
     }
-    rc = ttft_tpot_prometheus(tp, f, NULL, NULL);
-    if (fclose(f) != 0 || rc != TTFT_TPOT_OK || rename(tmp, path) != 0) {
-        fprintf(stderr, "generate: writing %s failed\n", path);
+    if (snprintf(tmp, sizeof tmp, "%.*s.%s.XXXXXX", (int)dir, path, path + dir) >= (int)sizeof tmp ||
+        (fd = mkstemp(tmp)) < 0) {
+        fprintf(stderr, "generate: cannot create a temporary file beside %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    if (fchmod(fd, 0644) == 0 && (f = fdopen(fd, "w")) != NULL) /* the collector reads it as another user */
+        rc = ttft_tpot_prometheus(tp, f, NULL, NULL);
+    if ((f ? fclose(f) : close(fd)) != 0 || rc != TTFT_TPOT_OK || rename(tmp, path) != 0) {
+        fprintf(stderr, "generate: writing %s failed: %s\n", path, ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
         remove(tmp);
+        return 1;
+    }
+    return 0;
+}
+
+/* The report on standard output: 0, or 1 after a message when it could not be written whole. */
+static int print_profile(const driver *g)
+{
+    int rc;
+    printf("\n");
+    rc = ttft_tpot_report(&g->tp, stdout);
+    if (rc == TTFT_TPOT_OK && !g->o.requests) /* serving dispatches batches of every size: no single rate */
+        print_backend_rates(g);
+    if (rc != TTFT_TPOT_OK || fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "generate: writing the report failed: %s\n", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
         return 1;
     }
     return 0;
@@ -375,18 +405,18 @@ int main(int argc, char **argv)
         status = 1;
     }
 
-    if (status == 0 && g.o.profile) {
-        printf("\n");
-        ttft_tpot_report(&g.tp, stdout);
-        if (!g.o.requests) /* serving dispatches batches of every size: no single rate to quote */
-            print_backend_rates(&g);
-    }
+    if (status == 0 && g.o.profile)
+        status = print_profile(&g);
     if (status == 0 && g.o.profile_json)
         status = write_file(g.o.profile_json, ttft_tpot_report_json, &g.tp);
     if (status == 0 && g.o.trace)
         status = write_file(g.o.trace, ttft_tpot_trace_write, &g.tp);
     if (status == 0 && g.o.prometheus)
         status = write_prometheus(g.o.prometheus, &g.tp);
+    if (status == 0 && (fflush(stdout) != 0 || ferror(stdout))) { /* the token stream, too */
+        fprintf(stderr, "generate: writing to standard output failed\n");
+        status = 1;
+    }
 done:
     ttft_tpot_free(&g.tp);
     backend_destroy(g.b);

@@ -1,7 +1,13 @@
 /* The example driver end to end: its report on real work has the shape the metrics promise, and bad
    flags get one line on stderr and exit status 2. */
+#if !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* symlink, mkfifo, lstat */
+#endif
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Run the driver with args; returns its exit status, stderr in *err (to free). */
 static int run(const char *args, char **err)
@@ -98,6 +104,54 @@ static void serving_mode_records_every_request(void **state)
     free(prom);
 }
 
+#define TINY "--dim 32 --layers 2 --heads 2 --hidden 48 --vocab 50 --prompt-len 8 --max-new-tokens 4 "
+
+/* 6. A report that cannot be written is a failure. */
+static void write_failure_exits_1(void **state)
+{
+    char cmd[1024];
+    (void)state;
+    snprintf(cmd, sizeof cmd, "\"%s\" " TINY "--profile >/dev/full 2>generate_test.err", GENERATE_BIN);
+    assert_int_equal(shell(cmd), 1);
+}
+
+/* 6. --prometheus PATH: a planted PATH.tmp symlink is not followed, and a target that is not a
+   regular file (here a FIFO) is refused and left as it was. */
+static void prometheus_file_is_written_safely(void **state)
+{
+    struct stat st;
+    char *err, *text;
+    FILE *f;
+    (void)state;
+    remove("victim.txt");
+    remove("p.prom");
+    remove("p.prom.tmp");
+    remove("p.fifo");
+    f = fopen("victim.txt", "w");
+    assert_non_null(f);
+    fputs("keep\n", f);
+    fclose(f);
+    assert_int_equal(symlink("victim.txt", "p.prom.tmp"), 0);
+    assert_int_equal(run(TINY "--requests 2 --prometheus p.prom", &err), 0);
+    free(err);
+    text = slurp("victim.txt");
+    assert_string_equal(text, "keep\n");
+    free(text);
+    assert_int_equal(lstat("p.prom", &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    text = slurp("p.prom");
+    assert_non_null(strstr(text, "vllm:request_success_total 2\n"));
+    free(text);
+    assert_int_equal(mkfifo("p.fifo", 0600), 0);
+    assert_int_equal(run(TINY "--requests 2 --prometheus p.fifo", &err), 1);
+    assert_non_null(strstr(err, "p.fifo is not a regular file"));
+    free(err);
+    assert_int_equal(lstat("p.fifo", &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    remove("p.fifo");
+    remove("p.prom.tmp");
+}
+
 static void bad_flags_exit_2_with_one_line(void **state)
 {
     static const struct {
@@ -136,6 +190,8 @@ int main(void)
         cmocka_unit_test(batch_records_tokens_per_step),
         cmocka_unit_test(serving_mode_records_every_request),
         cmocka_unit_test(bad_flags_exit_2_with_one_line),
+        cmocka_unit_test(write_failure_exits_1),
+        cmocka_unit_test(prometheus_file_is_written_safely),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
