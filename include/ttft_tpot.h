@@ -159,7 +159,7 @@ typedef enum ttft_tpot_role {
     X(EPARSE, -10, "malformed trace")                                                                 \
     X(EREQUEST, -11, "request event refused")         /* unknown id, second submit, time backwards */
 
-#define TTFT_TPOT__ERR_ENUM(name, value, text) TTFT_TPOT_##name = value,
+#define TTFT_TPOT__ERR_ENUM(name, value, text) TTFT_TPOT_##name = (value),
 enum { TTFT_TPOT_ERRORS(TTFT_TPOT__ERR_ENUM) };
 #undef TTFT_TPOT__ERR_ENUM
 
@@ -2027,10 +2027,10 @@ static int ttft_tpot__request_work(const ttft_tpot *c, uint64_t **x, uint64_t **
 static int ttft_tpot__good(const ttft_tpot *c, const ttft_tpot_request *q)
 {
     double ttft = c->slo.ttft_ms * 1e6, tpot = c->slo.tpot_ms * 1e6, e2e = c->slo.e2e_ms * 1e6;
-    uint64_t d = q->tokens - 1, gap = q->last_ns - q->first_ns;
+    uint64_t d = q->tokens > 1 ? q->tokens - 1 : 1, gap = q->last_ns - q->first_ns, whole = gap / d;
     return (ttft <= 0 || (double)(q->first_ns - q->submit_ns) <= ttft) &&
            (e2e <= 0 || (double)(q->last_ns - q->submit_ns) <= e2e) &&
-           (tpot <= 0 || q->tokens < 2 || (double)(gap / d) + (double)(gap % d) / (double)d <= tpot);
+           (tpot <= 0 || q->tokens < 2 || (double)whole + (double)(gap % d) / (double)d <= tpot);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out)
@@ -2109,8 +2109,8 @@ static const char *ttft_tpot__dur(char *buf, size_t len, double ns)
 {
     const char *unit = ns >= 1e9 ? " s" : ns >= 1e6 ? " ms" : ns >= 1e3 ? " us" : " ns";
     double v = ns >= 1e9 ? ns / 1e9 : ns >= 1e6 ? ns / 1e6 : ns >= 1e3 ? ns / 1e3 : ns;
-    ttft_tpot__num(buf, len - 3, ns >= 1e3 ? "%.2f" : "%.0f", v);
-    strcat(buf, unit);
+    char num[64];
+    snprintf(buf, len, "%s%s", ttft_tpot__num(num, sizeof num, ns >= 1e3 ? "%.2f" : "%.0f", v), unit);
     return buf;
 }
 
@@ -2233,7 +2233,7 @@ static void ttft_tpot__text_request_losses(const ttft_tpot *c, const ttft_tpot_r
         fprintf(out, "WARNING: %llu request%s truncated: %llu events did not fit config.max_request_events %llu "
                      "(%llu would hold every event); left out of every request figure\n",
                 (unsigned long long)q->truncated, q->truncated == 1 ? "" : "s", (unsigned long long)c->events_lost,
-                (unsigned long long)ttft_tpot__limit(c, 2), (unsigned long long)(c->n_events + c->events_lost));
+                (unsigned long long)ttft_tpot__limit(c, 2), (unsigned long long)c->n_events + c->events_lost);
 }
 
 /* The goodput line: the SLOs set, and how many requests met them. */
