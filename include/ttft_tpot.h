@@ -2109,8 +2109,10 @@ static const char *ttft_tpot__dur(char *buf, size_t len, double ns)
 {
     const char *unit = ns >= 1e9 ? " s" : ns >= 1e6 ? " ms" : ns >= 1e3 ? " us" : " ns";
     double v = ns >= 1e9 ? ns / 1e9 : ns >= 1e6 ? ns / 1e6 : ns >= 1e3 ? ns / 1e3 : ns;
-    char num[64];
-    snprintf(buf, len, "%s%s", ttft_tpot__num(num, sizeof num, ns >= 1e3 ? "%.2f" : "%.0f", v), unit);
+    size_t n;
+    ttft_tpot__num(buf, len - 3, ns >= 1e3 ? "%.2f" : "%.0f", v); /* room for the unit (len is 32) */
+    n = strlen(buf);
+    memcpy(buf + n, unit, strlen(unit) + 1);
     return buf;
 }
 

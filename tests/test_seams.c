@@ -206,6 +206,83 @@ static void trace_carries_bounded_phases(void **state)
     ttft_tpot_free(&c);
 }
 
+/* 2. Malformed directives are errors like malformed lines: the message says which, and the collector
+   is left as it was. */
+static void malformed_directives_are_refused(void **state)
+{
+#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+    static const struct {
+        const char *text, *msg;
+    } cases[] = {
+        {H "# phase: bogus,x\n", "t:2: # phase: expected ROLE,NAME"},
+        {H "# phase: decode\n", "t:2: # phase: expected ROLE,NAME"},
+        {H "# phase: decode,\n", "t:2: invalid phase name"},
+        {H "# phase: kernel,d\nd,decode,0,1,1,0\n", "t:3: phase changes role: d"},
+        {H "# hist: bogus,1,5,5,0,5,5:1,d\n", "t:2: # hist: unknown role"},
+        {H "# hist: decode,1,5,5,0,5,6:1,d\n", "t:2: # hist: expected"},         /* min not in the first bucket */
+        {H "# hist: decode,1,5,5,0,5,5:0,d\n", "t:2: # hist: expected"},         /* an empty bucket */
+        {H "# hist: decode,2,5,6,0,11,6:1 5:1,d\n", "t:2: # hist: expected"},    /* descending */
+        {H "# hist: decode,1,5,5,0,5,,d\n", "t:2: # hist: expected"},            /* no bucket */
+        {H "# hist: decode,1,5,5,0,5,5:1 ,d\n", "t:2: # hist: expected"},        /* a trailing space */
+        {H "# hist: decode,1,9,5,0,5,5:1,d\n", "t:2: # hist: expected"},         /* min above max */
+        {H "# hist: decode,1,5,5,0,5,3776:1,d\n", "t:2: # hist: expected"},      /* no such bucket */
+        {H "# hist: decode,1,5,5,0,5,5:1\n", "t:2: # hist: expected"},           /* no name */
+        {H "# hist: decode,1,5,5,x,5,5:1,d\n", "t:2: # hist: expected"},
+        {H "# truncated: x,0,r\n", "t:2: # truncated: expected SUBMIT_NS,WARMUP,ID"},
+        {H "# truncated: 5,2,r\n", "t:2: # truncated: expected SUBMIT_NS,WARMUP,ID"},
+        {H "# truncated: 5,0,\n", "t:2: # truncated: invalid request id"},
+        {H "r,submit,5,0,0,0\n# truncated: 6,0,r\n", "t:3: # truncated: differs from the request's submit: r"},
+        {H "# truncated: 5,0,r\nr,token,10,0,1,0\n", "t:3: more requests or request events"},
+        {H "# counts: bogus=1\n", "t:2: # counts: expected NAME=N"},
+        {H "# counts: dropped=1 dropped=2\n", "t:2: # counts: expected NAME=N"},
+        {H "# counts: dropped=x\n", "t:2: # counts: expected NAME=N"},
+        {H "# counts: dropped=1 \n", "t:2: # counts: expected NAME=N"},
+        {H "# counts: dropped\n", "t:2: # counts: expected NAME=N"},
+        {"\xef\xbb" "x" H, "t:1: missing header"},                                   /* not a byte order mark */
+    };
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char err[512], *before, *after, *big;
+    size_t i;
+    (void)state;
+    cfg.max_requests = 2;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 5, 1);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "early", 1), TTFT_TPOT_OK);
+    before = capture(&c, ttft_tpot_report_json);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (trace_str(&c, cases[i].text, "t", err, sizeof err) != TTFT_TPOT_EPARSE ||
+            strncmp(err, cases[i].msg, strlen(cases[i].msg)) != 0)
+            fail_msg("case %zu: \"%s\" for %s", i, err, cases[i].text);
+        after = capture(&c, ttft_tpot_report_json);
+        assert_string_equal(before, after);
+        free(after);
+    }
+    /* a request of an earlier trace (or of the live collector) cannot be truncated by this one */
+    assert_int_equal(trace_str(&c, H "# truncated: 1,0,early\n", "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t:2: # truncated: a request of an earlier trace: early"));
+    /* no room for the request a truncated line makes */
+    assert_int_equal(trace_str(&c, H "a,submit,1,0,0,0\n# truncated: 5,0,b\n", "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t:3: more requests than this collector holds"));
+    /* a directive too long for a line, or with a NUL byte */
+    big = (char *)malloc(200000);
+    assert_non_null(big);
+    memset(big, '1', 199999);
+    big[199999] = '\0';
+    memcpy(big, H "# counts: dropped=", strlen(H "# counts: dropped="));
+    assert_int_equal(trace_str(&c, big, "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t:2: directive too long, or with a NUL byte: # counts: "));
+    free(big);
+    assert_int_equal(trace_text(&c, H "# counts: dropped=1\0\n", sizeof H + 20, "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t:2: directive too long, or with a NUL byte"));
+    after = capture(&c, ttft_tpot_report_json);
+    assert_string_equal(before, after);
+    free(after);
+    free(before);
+    ttft_tpot_free(&c);
+#undef H
+}
+
 /* 4. What the reader must take: a UTF-8 byte order mark, a CRLF clock line; and a comment ending the
    input without a newline is on line 1, not 2. */
 static void reader_takes_bom_and_crlf(void **state)
@@ -503,6 +580,7 @@ int main(void)
         cmocka_unit_test(full_request_table_drops_not_rejects),
         cmocka_unit_test(trace_carries_what_was_lost),
         cmocka_unit_test(trace_carries_bounded_phases),
+        cmocka_unit_test(malformed_directives_are_refused),
         cmocka_unit_test(reader_takes_bom_and_crlf),
         cmocka_unit_test(names_that_would_reach_a_terminal),
         cmocka_unit_test(exact_past_two_to_the_53),
