@@ -171,6 +171,9 @@ static void bad_flags_exit_2_with_one_line(void **state)
         {"--arrival-rate -1", "generate: --arrival-rate: expected requests per second in 0..1e6, got '-1' (try --help)\n"},
         {"--slo ttft=", "generate: --slo: expected ttft=MS,tpot=MS,e2e=MS (any of them, each above 0), got 'ttft=' (try --help)\n"},
         {"--prometheus", "generate: --prometheus needs a file name (try --help)\n"},
+        {"--batch \"$(printf '\\033]0;x\\007')\"", /* what reaches the terminal is escaped */
+         "generate: --batch: expected an integer in 1..256, got '\\x1b]0;x\\x07' (try --help)\n"},
+        {"\"$(printf '\\302\\233')\"", "generate: unexpected argument '\\xc2\\x9b' (try --help)\n"},
     };
     size_t i;
     (void)state;
