@@ -227,6 +227,7 @@ static void malformed_directives_are_refused(void **state)
         {H "# hist: decode,1,9,5,0,5,5:1,d\n", "t:2: # hist: expected"},         /* min above max */
         {H "# hist: decode,1,5,5,0,5,3776:1,d\n", "t:2: # hist: expected"},      /* no such bucket */
         {H "# hist: decode,1,5,5,0,5,5:1\n", "t:2: # hist: expected"},           /* no name */
+        {H "# hist: decode,1,5,5,0,5,5,d\n", "t:2: # hist: expected"},           /* a bucket without its count */
         {H "# hist: decode,1,5,5,x,5,5:1,d\n", "t:2: # hist: expected"},
         {H "# truncated: x,0,r\n", "t:2: # truncated: expected SUBMIT_NS,WARMUP,ID"},
         {H "# truncated: 5,2,r\n", "t:2: # truncated: expected SUBMIT_NS,WARMUP,ID"},
@@ -451,7 +452,8 @@ static void report_lines_say_what_is_true(void **state)
 static void slo_is_decimal(void **state)
 {
     static const char *const bad[] = {"ttft=0x10", "ttft=1e-310", "ttft=1e3", "ttft=inf", "ttft=nan", "ttft=0.0000001",
-                                      "ttft=1.", "ttft=.5", "ttft=+1", "ttft= 1", "ttft=1,", "ttft=0"};
+                                      "ttft=1.", "ttft=.5", "ttft=+1", "ttft= 1", "ttft=1,", "ttft=0",
+                                      "ttft=99999999999999" /* past 2^64 ns */};
     ttft_tpot_slo slo;
     size_t i;
     (void)state;
@@ -504,6 +506,70 @@ static void prometheus_labels_are_valid(void **state)
     assert_int_equal(rc, TTFT_TPOT_OK);
     assert_non_null(strstr(out, "llm_time_to_first_token_seconds_bucket{model_name=\"q\\\"3\\\\n\\n\",engine=\"x\",le=\"0.5\"} 1\n"));
     assert_non_null(strstr(out, "llm_time_to_first_token_seconds_sum{model_name=\"q\\\"3\\\\n\\n\",engine=\"x\"} 0.500000000\n"));
+    free(out);
+    ttft_tpot_free(&c);
+}
+
+/* 2. "# hist:" lines join their phases when the trace has been read: two lines of one phase add up,
+   a phase only a histogram names is made, more lines than the reader first makes room for, and a
+   histogram of a phase with another role is refused. */
+static void hist_lines_join_their_phases(void **state)
+{
+#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_stats st;
+    char err[256];
+    (void)state;
+    cfg.hist_slots = 3;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, H "# hist: decode,1,5,5,0,5,5:1,a\n# hist: decode,1,6,6,0,6,6:1,a\n"
+                                     "# hist: kernel,2,7,7,0,7,7:1,b\n# hist: kernel,0,8,9,0,17,8:1 9:1,c\n",
+                               "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_phase_stats(&c, ttft_tpot_find_phase(&c, "a"), &st), TTFT_TPOT_OK);
+    assert_true(st.n == 2 && st.min_ns == 5 && st.max_ns == 6 && st.tokens == 2 && st.approx);
+    assert_int_equal(ttft_tpot_phase_stats(&c, ttft_tpot_find_phase(&c, "c"), &st), TTFT_TPOT_OK);
+    assert_true(st.n == 2 && st.min_ns == 8 && st.max_ns == 9 && st.total_ns == 17);
+    assert_int_equal(trace_str(&c, H "# hist: kernel,1,5,5,0,5,5:1,a\n", "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "t:2: phase changes role: a");
+    ttft_tpot_free(&c);
+#undef H
+}
+
+/* 9. e2e samples with tokens that took 0 ns: no rate, and the reason. */
+static void e2e_of_zero_ns(void **state)
+{
+    ttft_tpot c;
+    char *text;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    ttft_tpot_record(&c, ttft_tpot_phase(&c, "generate", TTFT_TPOT_ROLE_E2E), 0, 32);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "e2e                   : n/a         (the e2e samples took 0 ns)"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+/* 3. A Prometheus sum past 2^64 ns (three TTFTs of 2^63 ns) is still written with '.'. */
+static void prometheus_sum_past_two_to_the_64(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char id[4], *out;
+    int i, rc;
+    (void)state;
+    cfg.max_requests = 3;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    for (i = 0; i < 3; i++) {
+        snprintf(id, sizeof id, "r%d", i);
+        assert_int_equal(ttft_tpot_request_submit_at(&c, id, 0), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, 1ull << 63, 1), TTFT_TPOT_OK);
+    }
+    out = prometheus_of(&c, NULL, &rc);
+    assert_int_equal(rc, TTFT_TPOT_OK);
+    /* 3 * 2^63 ns = 27670116110.564327424 s, through a double */
+    assert_non_null(strstr(out, "llm_time_to_first_token_seconds_sum 27670116110.5643"));
     free(out);
     ttft_tpot_free(&c);
 }
@@ -589,6 +655,9 @@ int main(void)
         cmocka_unit_test(report_lines_say_what_is_true),
         cmocka_unit_test(slo_is_decimal),
         cmocka_unit_test(prometheus_labels_are_valid),
+        cmocka_unit_test(hist_lines_join_their_phases),
+        cmocka_unit_test(e2e_of_zero_ns),
+        cmocka_unit_test(prometheus_sum_past_two_to_the_64),
         cmocka_unit_test(decimal_comma_locale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
