@@ -34,9 +34,23 @@ typedef struct driver {
     float *logits;
 } driver;
 
-/* The layers and the head of the dispatch begun for n sequences, each a kernel span; then greedy
-   sampling into g->next[0..n). 0, or -1 when the backend fails. */
-int run_kernels(driver *g, int n, int layer_phase, int head_phase);
+/* The driver's random numbers: a 64-bit linear congruential generator (Knuth's MMIX constants), so
+   prompts and arrivals are a function of --seed (the backend draws its weights itself). Returns the
+   new state. */
+static inline uint64_t driver_rand(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return *state;
+}
+
+/* n prompt tokens drawn from seed, into dst. */
+void make_prompt(const driver *g, uint64_t seed, int *dst, size_t n);
+
+/* One timed dispatch of n sequences in slots: a prefill of the n prompts in g->prompt, or a decode
+   step of tokens. A span of the prefill or decode phase with n as its shape key (a batch size not
+   seen before is warmup) and n tokens wraps the dispatch, its kernels (each a kernel span) and
+   greedy sampling into g->next[0..n). 0, or -1 when the backend fails. */
+int dispatch(driver *g, int prefill, int n, const int *slots, const int *tokens);
 
 /* Serving mode: o.requests requests arriving at o.arrival_rate, continuous batching over o.batch
    slots, each request's lifecycle recorded. 0, or -1 when the backend fails or memory runs out. */

@@ -194,7 +194,7 @@ static int argmax(const float *v, int n)
     return best;
 }
 
-int run_kernels(driver *g, int n, int layer_phase, int head_phase)
+static int run_kernels(driver *g, int n, int layer_phase, int head_phase)
 {
     int l, rc = 0, s, vocab = backend_cfg(g->b)->vocab;
     for (l = 0; l < (int)g->o.layers && rc == 0; l++) {
@@ -212,31 +212,40 @@ int run_kernels(driver *g, int n, int layer_phase, int head_phase)
     return rc;
 }
 
+int dispatch(driver *g, int prefill, int n, const int *slots, const int *tokens)
+{
+    const phases *p = &g->ph;
+    int rc;
+    TTFT_TPOT_SPAN_BEGIN_SHAPE(s, &g->tp, prefill ? p->prefill : p->decode, (uint64_t)n);
+    rc = prefill ? backend_prefill_begin(g->b, n, slots, g->prompt, (int)g->o.prompt_len)
+                 : backend_decode_begin(g->b, n, slots, tokens);
+    if (rc == 0)
+        rc = prefill ? run_kernels(g, n, p->prefill_layer, p->prefill_head)
+                     : run_kernels(g, n, p->decode_layer, p->decode_head);
+    TTFT_TPOT_SPAN_END_TOKENS(s, (uint32_t)n); /* a token for each sequence */
+    return rc;
+}
+
+void make_prompt(const driver *g, uint64_t seed, int *dst, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        dst[i] = (int)((driver_rand(&seed) >> 33) % (uint64_t)g->o.vocab);
+}
+
 /* One generation: a prefill of the batch, then max_new_tokens - 1 decode steps. */
 static int generate_once(driver *g, int run)
 {
     int step, rc, B = (int)g->o.batch;
     TTFT_TPOT_SPAN_BEGIN(e2e, &g->tp, g->ph.generate);
     printf("run %d/%ld%s:", run + 1, g->o.warmup_runs + g->o.repeat_runs, run < g->o.warmup_runs ? " (warmup)" : "");
-    {
-        TTFT_TPOT_SPAN_BEGIN_SHAPE(p, &g->tp, g->ph.prefill, (uint64_t)B); /* the batch size: its shape */
-        rc = backend_prefill_begin(g->b, B, g->slots, g->prompt, (int)g->o.prompt_len);
-        if (rc == 0)
-            rc = run_kernels(g, B, g->ph.prefill_layer, g->ph.prefill_head);
-        TTFT_TPOT_SPAN_END_TOKENS(p, (uint32_t)B); /* the first token of every sequence */
-    }
+    rc = dispatch(g, 1, B, g->slots, NULL); /* the first token of every sequence */
     for (step = 1; rc == 0; step++) {
         printf(" %d", g->next[0]); /* the stream of sequence 0 */
         fflush(stdout);
         if (step == g->o.max_new_tokens)
             break;
-        {
-            TTFT_TPOT_SPAN_BEGIN_SHAPE(d, &g->tp, g->ph.decode, (uint64_t)B);
-            rc = backend_decode_begin(g->b, B, g->slots, g->next);
-            if (rc == 0)
-                rc = run_kernels(g, B, g->ph.decode_layer, g->ph.decode_head);
-            TTFT_TPOT_SPAN_END_TOKENS(d, (uint32_t)B); /* one token for each sequence */
-        }
+        rc = dispatch(g, 0, B, g->slots, g->next); /* one token for each sequence */
     }
     TTFT_TPOT_SPAN_END_TOKENS(e2e, (uint32_t)(B * g->o.max_new_tokens));
     printf(B > 1 ? "  (sequence 1 of %d)\n" : "\n", B);
@@ -349,7 +358,6 @@ int main(int argc, char **argv)
     char err[256];
     int rc, run, runs, status = 0;
     size_t i, n_tok;
-    uint64_t seed;
 
     memset(&g, 0, sizeof g);
     rc = parse_args(argc, argv, &g.o);
@@ -398,11 +406,7 @@ int main(int argc, char **argv)
         ttft_tpot_set_slo(&g.tp, g.o.slo);
     /* Collect when any output wants the samples; otherwise every span is one untaken branch. */
     ttft_tpot_enable(&g.tp, g.o.profile || g.o.profile_json || g.o.trace || g.o.prometheus);
-    seed = g.o.seed ^ 0x5eedull;
-    for (i = 0; i < n_tok; i++) { /* a deterministic prompt per sequence */
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        g.prompt[i] = (int)((seed >> 33) % (uint64_t)g.o.vocab);
-    }
+    make_prompt(&g, g.o.seed ^ 0x5eedull, g.prompt, n_tok); /* a deterministic prompt per sequence */
 
     for (run = 0; run < runs && status == 0; run++) {
         if (run < g.o.warmup_runs)

@@ -54,15 +54,12 @@ static void take_token(server *s, int r, int token)
 static int prefill_new(server *s, int *admit, int arrived)
 {
     driver *g = s->g;
-    int slots[256], who[256], n = 0, i, j, rc, len = (int)g->o.prompt_len;
+    int slots[256], who[256], n = 0, i, rc, len = (int)g->o.prompt_len;
     for (i = 0; i < (int)g->o.batch && *admit < arrived; i++)
         if (s->slot_req[i] < 0) {
             request *q = &s->req[*admit];
-            uint64_t seed = g->o.seed * 1000003u + (uint64_t)*admit; /* each request its own prompt */
-            for (j = 0; j < len; j++) {
-                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-                g->prompt[n * len + j] = (int)((seed >> 33) % (uint64_t)g->o.vocab);
-            }
+            /* each request its own prompt */
+            make_prompt(g, g->o.seed * 1000003u + (uint64_t)*admit, g->prompt + (size_t)n * (size_t)len, (size_t)len);
             q->slot = i;
             s->slot_req[i] = *admit;
             slots[n] = i;
@@ -70,13 +67,7 @@ static int prefill_new(server *s, int *admit, int arrived)
         }
     if (n == 0)
         return 0;
-    {
-        TTFT_TPOT_SPAN_BEGIN_SHAPE(p, &g->tp, g->ph.prefill, (uint64_t)n);
-        rc = backend_prefill_begin(g->b, n, slots, g->prompt, len);
-        if (rc == 0)
-            rc = run_kernels(g, n, g->ph.prefill_layer, g->ph.prefill_head);
-        TTFT_TPOT_SPAN_END_TOKENS(p, (uint32_t)n);
-    }
+    rc = dispatch(g, 1, n, slots, NULL);
     for (i = 0; rc == 0 && i < n; i++)
         take_token(s, who[i], g->next[i]);
     return rc;
@@ -96,13 +87,7 @@ static int decode_batch(server *s, int *stepped)
     *stepped = n > 0;
     if (n == 0)
         return 0;
-    {
-        TTFT_TPOT_SPAN_BEGIN_SHAPE(d, &g->tp, g->ph.decode, (uint64_t)n);
-        rc = backend_decode_begin(g->b, n, slots, toks);
-        if (rc == 0)
-            rc = run_kernels(g, n, g->ph.decode_layer, g->ph.decode_head);
-        TTFT_TPOT_SPAN_END_TOKENS(d, (uint32_t)n);
-    }
+    rc = dispatch(g, 0, n, slots, toks);
     for (i = 0; rc == 0 && i < n; i++)
         take_token(s, who[i], g->next[i]);
     return rc;
@@ -141,8 +126,7 @@ int serve_requests(driver *g)
     for (i = 0; i < s.n; i++) { /* Poisson arrivals: exponential gaps of mean 1/rate, from the seed */
         if (g->o.arrival_rate > 0) {
             double u;
-            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-            u = ((double)(rng >> 11) + 1.0) / 9007199254740993.0; /* in (0, 1] */
+            u = ((double)(driver_rand(&rng) >> 11) + 1.0) / 9007199254740993.0; /* in (0, 1] */
             t += (uint64_t)(-log(u) / g->o.arrival_rate * 1e9);
         }
         s.req[i].arrive_ns = t;
