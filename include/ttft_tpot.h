@@ -21,11 +21,20 @@
          if (profile) ttft_tpot_report(&tp, stdout);
          ttft_tpot_free(&tp);
 
+   SECTIONS
+     Each heading stands twice, in the same order: over the declarations and over the implementation
+     (search "---- Requests" to find both): Errors · Clock · Statistics (exact and bounded) · Phases
+     and warmup · Requests · Collector and config · Recording · Report model · Writers (text, JSON,
+     Prometheus, Chrome trace) · Trace I/O. Each section uses only those above it.
+
    COMPILE-TIME OPTIONS (define before the #include that they should affect)
      TTFT_TPOT_IMPLEMENTATION   in one file: emit the function bodies there.
      TTFT_TPOT_STATIC           with the implementation: make every function static to that file.
      TTFT_TPOT_DEF              the declaration prefix of every non-inline function (default extern).
      TTFT_TPOT_DISABLE          span macros compile to nothing; types and functions stay, so code builds.
+     TTFT_TPOT_NO_STDIO         for a host without stdio: no FILE* writer or reader (Writers, Trace I/O)
+                                is declared or compiled, and <stdio.h> is not included; recording,
+                                statistics and requests stay (read figures with ttft_tpot_summarize).
      TTFT_TPOT_MALLOC(sz, u)    allocator used by init and the reports; u is config.alloc_user.
      TTFT_TPOT_FREE(p, u)       both or neither (the header stops with #error otherwise). Default libc.
      TTFT_TPOT_ASSERT(x)        checks internal invariants only, never run-time data. Default assert().
@@ -115,7 +124,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#ifndef TTFT_TPOT_NO_STDIO
 #include <stdio.h>
+#endif
 #ifndef _WIN32
 #include <time.h>
 #endif
@@ -136,12 +147,9 @@
 extern "C" {
 #endif
 
-typedef enum ttft_tpot_role {
-    TTFT_TPOT_ROLE_PREFILL = 0, /* a request's prefill: the source of TTFT */
-    TTFT_TPOT_ROLE_DECODE = 1,  /* one decode step: the source of TPOT */
-    TTFT_TPOT_ROLE_KERNEL = 2,  /* any other timed dispatch: raw aggregates only */
-    TTFT_TPOT_ROLE_E2E = 3      /* a whole generate call: the mixed e2e rate */
-} ttft_tpot_role;
+typedef struct ttft_tpot ttft_tpot; /* the collector: Collector and config */
+
+/* ---- Errors ---------------------------------------------------------------------------------- */
 
 /* The error codes and their names, one list: the enum and ttft_tpot_strerror both expand it, so a
    code cannot lack its name. X(NAME, VALUE, TEXT) gives TTFT_TPOT_NAME = VALUE. */
@@ -163,25 +171,124 @@ typedef enum ttft_tpot_role {
 enum { TTFT_TPOT_ERRORS(TTFT_TPOT__ERR_ENUM) };
 #undef TTFT_TPOT__ERR_ENUM
 
+/* Name of an error code, "ok" for 0. */
+TTFT_TPOT_DEF const char *ttft_tpot_strerror(int err);
+
+/* ---- Clock ----------------------------------------------------------------------------------- */
+
 /* A clock returns monotonic nanoseconds; user is config.clock_user. */
 typedef uint64_t (*ttft_tpot_clock_fn)(void *user);
 
-typedef struct ttft_tpot_config {
-    size_t capacity;          /* samples kept (0: 65536); at most UINT32_MAX */
-    unsigned max_phases;      /* phases (0: 64); at most 65535 */
-    int timeline;             /* nonzero: also keep each sample's start time (8 more bytes a sample) */
-    void *buffer;             /* optional caller storage of buffer_bytes (see ttft_tpot_bytes_needed) */
-    size_t buffer_bytes;
-    ttft_tpot_clock_fn clock; /* optional replacement clock */
-    void *clock_user;
-    const char *clock_name;   /* how the report names a replacement clock ("user clock") */
-    void *alloc_user;         /* passed to TTFT_TPOT_MALLOC / TTFT_TPOT_FREE */
-    int bounded;              /* nonzero: every phase keeps its steady samples in a histogram */
-    unsigned hist_slots;      /* phases that may be bounded (0: max_phases when bounded, else 0) */
-    unsigned max_requests;    /* requests tracked (0: none; request calls return EFULL) */
-    size_t max_request_events; /* submit and token events kept (0: 4096 per request, 64 KiB each) */
-    unsigned max_shapes;      /* (phase, shape key) pairs remembered for warmup per shape (0: 64) */
-} ttft_tpot_config;
+/* Monotonic nanoseconds from the platform clock (see CLOCK above). */
+TTFT_TPOT_DEF uint64_t ttft_tpot_now(void);
+
+/* ---- Statistics (exact and bounded) ---------------------------------------------------------- */
+
+/* Bounded mode: a log-linear histogram, 64 sub-buckets per power of two over all of 0..2^64-1 ns;
+   values under 128 ns are exact. A figure read from it is a bucket's midpoint (clamped to the exact
+   min and max): within TTFT_TPOT_HIST_MAX_REL_ERR (1/128, 0.78%) of the exact value. Fixed size,
+   mergeable, recording is a few instructions. */
+#define TTFT_TPOT_HIST_BUCKETS 3776
+#define TTFT_TPOT_HIST_MAX_REL_ERR (1.0 / 128.0)
+typedef struct ttft_tpot_hist {
+    uint64_t tokens, min_ns, max_ns; /* the count is the sum of counts[], taken when reading */
+    uint64_t sum_lo, sum_hi; /* 128-bit sum of durations */
+    uint64_t counts[TTFT_TPOT_HIST_BUCKETS];
+} ttft_tpot_hist;
+
+/* Statistics of a set of samples; durations in ns. With n == 0 every figure is 0 and means "none". */
+typedef struct ttft_tpot_stats {
+    uint64_t n, warmup_n;
+    uint64_t tokens; /* sum of tokens */
+    uint64_t min_ns, max_ns;
+    double total_ns, mean_ns; /* the total is summed without overflow, then rounded to double */
+    double p50_ns, p90_ns, p95_ns, p99_ns;
+    uint64_t pct_ns[4]; /* p50, p90, p95, p99 to the nearest ns in integer arithmetic: exact where the
+                           doubles above lose bits (past 2^53 ns); from a histogram, its rounded figure */
+    int approx; /* 1: percentiles and mean from a histogram, within TTFT_TPOT_HIST_MAX_REL_ERR */
+} ttft_tpot_stats;
+
+/* Histogram bucket of v: v itself under 128; above, 64 buckets per power of two. */
+static inline unsigned ttft_tpot__hist_index(uint64_t v)
+{
+    unsigned e;
+    if (v < 128)
+        return (unsigned)v;
+#if defined(__GNUC__) || defined(__clang__)
+    e = 63u - (unsigned)__builtin_clzll(v);
+#else
+    {
+        uint64_t t = v;
+        for (e = 0; t >>= 1;)
+            e++;
+    }
+#endif
+    return (e - 6u) * 64u + (unsigned)(v >> (e - 6u));
+}
+
+static inline void ttft_tpot__hist_add(ttft_tpot_hist *h, uint64_t v, uint32_t tokens)
+{
+    h->counts[ttft_tpot__hist_index(v)]++;
+    h->tokens += tokens;
+    if (v < h->min_ns) /* rarely true: no store on the common path */
+        h->min_ns = v;
+    if (v > h->max_ns)
+        h->max_ns = v;
+    h->sum_lo += v;
+    h->sum_hi += h->sum_lo < v; /* carry */
+}
+
+/* Statistics of one phase, warmup included: O(n) time and temporary memory of 8 bytes a stored
+   sample (ENOMEM when it cannot be had; out is then unspecified). EINVAL (c or out NULL), EPHASE
+   (unknown phase). */
+TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out);
+
+/* ---- Phases and warmup ----------------------------------------------------------------------- */
+
+typedef enum ttft_tpot_role {
+    TTFT_TPOT_ROLE_PREFILL = 0, /* a request's prefill: the source of TTFT */
+    TTFT_TPOT_ROLE_DECODE = 1,  /* one decode step: the source of TPOT */
+    TTFT_TPOT_ROLE_KERNEL = 2,  /* any other timed dispatch: raw aggregates only */
+    TTFT_TPOT_ROLE_E2E = 3      /* a whole generate call: the mixed e2e rate */
+} ttft_tpot_role;
+
+typedef struct ttft_tpot_phase_slot {
+    size_t fast_cap;         /* below it the inline path stores: capacity, or 0 (first call, bounded, timeline) */
+    ttft_tpot_hist *hist;    /* bounded: its steady samples go here; NULL: exact */
+    uint32_t default_tokens; /* tokens of a span ended without a count: 1 prefill/decode, 0 others */
+    uint16_t fresh;          /* 1 until the phase's first call, which is warmup */
+    int role;                /* ttft_tpot_role */
+    char name[TTFT_TPOT_NAME_MAX];
+} ttft_tpot_phase_slot;
+
+/* Register a phase, or find it again: returns its id (>= 0), the same id for the same name and role.
+   EINVAL (c or name NULL, role unknown), ENAME (empty, TTFT_TPOT_NAME_MAX bytes or longer, not valid
+   UTF-8, or holding a character a terminal does not show as text: a C0 or C1 control (U+0000-U+001F,
+   U+007F-U+009F) or a bidirectional override or isolate (U+202A-U+202E, U+2066-U+2069); request ids
+   follow the same rule), EROLE (name taken by another role), EPHASE (table full). */
+TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role role);
+
+/* Make a phase bounded: from now on its steady samples go to a histogram (warmup samples stay exact).
+   OK (also when it already is); EINVAL (c NULL); EPHASE (unknown phase); ENOMEM (all of
+   config.hist_slots are taken). */
+TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase);
+
+/* Find a phase id by name: id, or EPHASE when unknown, EINVAL when c or name is NULL. */
+TTFT_TPOT_DEF int ttft_tpot_find_phase(const ttft_tpot *c, const char *name);
+
+/* Show kernel_phase in the text report as a lower bound of steady TTFT (its fastest sample).
+   -1 unlinks. EINVAL (c NULL), EPHASE (unknown phase). */
+TTFT_TPOT_DEF int ttft_tpot_link_prefill_kernel(ttft_tpot *c, int kernel_phase);
+
+/* Every sample recorded between begin and end is flagged warmup; sections nest.
+   EINVAL (c NULL); warmup_end without a matching begin: ESTATE, counted as rejected. */
+TTFT_TPOT_DEF int ttft_tpot_warmup_begin(ttft_tpot *c);
+TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c);
+
+/* Name of a role ("prefill", "decode", "kernel", "e2e"), or "?" when unknown. */
+TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role);
+
+/* ---- Requests -------------------------------------------------------------------------------- */
 
 /* A request, as the driver names it (1..TTFT_TPOT_NAME_MAX-1 bytes of UTF-8, like a phase). */
 typedef struct ttft_tpot_request {
@@ -204,17 +311,70 @@ typedef struct ttft_tpot_slo {
     double ttft_ms, tpot_ms, e2e_ms;
 } ttft_tpot_slo;
 
-/* Bounded mode: a log-linear histogram, 64 sub-buckets per power of two over all of 0..2^64-1 ns;
-   values under 128 ns are exact. A figure read from it is a bucket's midpoint (clamped to the exact
-   min and max): within TTFT_TPOT_HIST_MAX_REL_ERR (1/128, 0.78%) of the exact value. Fixed size,
-   mergeable, recording is a few instructions. */
-#define TTFT_TPOT_HIST_BUCKETS 3776
-#define TTFT_TPOT_HIST_MAX_REL_ERR (1.0 / 128.0)
-typedef struct ttft_tpot_hist {
-    uint64_t tokens, min_ns, max_ns; /* the count is the sum of counts[], taken when reading */
-    uint64_t sum_lo, sum_hi; /* 128-bit sum of durations */
-    uint64_t counts[TTFT_TPOT_HIST_BUCKETS];
-} ttft_tpot_hist;
+/* Serving metrics over requests, in vLLM's definitions (README: Serving metrics). Durations in ns.
+   n counts measured requests: not submitted inside a warmup section, with at least one token. */
+typedef struct ttft_tpot_requests {
+    uint64_t seen, n, incomplete, warmup_excluded, dropped;
+    uint64_t truncated; /* tracked, but their events did not all fit: left out of every figure */
+    ttft_tpot_stats ttft, tpot, itl, e2e; /* tpot: requests with more than one token; itl: every gap */
+    int has_window;                       /* a measured request exists and the window is > 0 */
+    double window_ns, request_rps, output_tok_s;
+    uint64_t tokens;                      /* of the measured requests */
+    int has_goodput;                      /* an SLO is set and n > 0 */
+    uint64_t good_n;
+    double good_fraction, good_rps;       /* good_rps needs has_window */
+} ttft_tpot_requests;
+
+/* Requests. A request is submitted once, then delivers tokens in events of one or more tokens; it
+   finishes implicitly at its last token. The plain forms read the collector's clock; the _at forms
+   take a time on that clock (device timestamps, traces, tests). A request submitted inside a warmup
+   section is a warmup request. Disabled collector: nothing, OK.
+   submit: OK; EINVAL (c or id NULL); ENAME (id as a phase name would be refused); EREQUEST (the id
+   was submitted before: counted as rejected); EFULL: the request table is full (config.max_requests:
+   counted in requests_dropped and requests_refused), or the event table is full (the request is
+   tracked but truncated: counted in requests_dropped and events_lost).
+   tokens: as submit, and EREQUEST for an unknown id, or a time before the request's submit or its
+   previous tokens (counted as rejected); EINVAL for 0 tokens. EFULL when the event table is full:
+   the request is truncated, and a truncated request is left out of every request figure (counted
+   in requests.truncated; its later events are dropped too). Once a submit was refused for a full
+   request table, a token for an unknown id is counted as dropped (EFULL), not rejected. */
+TTFT_TPOT_DEF int ttft_tpot_request_submit(ttft_tpot *c, const char *id);
+TTFT_TPOT_DEF int ttft_tpot_request_submit_at(ttft_tpot *c, const char *id, uint64_t t_ns);
+TTFT_TPOT_DEF int ttft_tpot_request_tokens(ttft_tpot *c, const char *id, uint32_t tokens);
+TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint64_t t_ns, uint32_t tokens);
+
+/* SLOs for goodput: a request is good when each SLO set (nonzero) holds, <= inclusive; a request with
+   one token has no TPOT and passes the TPOT SLO. OK; EINVAL (c NULL); ERANGE (negative, NaN or
+   infinite: nothing changes). */
+TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo);
+
+/* Parse "ttft=MS,tpot=MS,e2e=MS" (any subset, each once, above 0) into out, as the command-line tools
+   take it. Each MS is a plain decimal, digits with at most 6 after a '.' (to the ns): no sign,
+   exponent, hex, inf or nan, whatever the locale. OK; EINVAL (NULL, or text malformed: out
+   unspecified). */
+TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out);
+
+/* The serving metrics. OK; EINVAL (NULL); ENOMEM. With no request seen, out->seen is 0. */
+TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out);
+
+/* ---- Collector and config -------------------------------------------------------------------- */
+
+typedef struct ttft_tpot_config {
+    size_t capacity;          /* samples kept (0: 65536); at most UINT32_MAX */
+    unsigned max_phases;      /* phases (0: 64); at most 65535 */
+    int timeline;             /* nonzero: also keep each sample's start time (8 more bytes a sample) */
+    void *buffer;             /* optional caller storage of buffer_bytes (see ttft_tpot_bytes_needed) */
+    size_t buffer_bytes;
+    ttft_tpot_clock_fn clock; /* optional replacement clock */
+    void *clock_user;
+    const char *clock_name;   /* how the report names a replacement clock ("user clock") */
+    void *alloc_user;         /* passed to TTFT_TPOT_MALLOC / TTFT_TPOT_FREE */
+    int bounded;              /* nonzero: every phase keeps its steady samples in a histogram */
+    unsigned hist_slots;      /* phases that may be bounded (0: max_phases when bounded, else 0) */
+    unsigned max_requests;    /* requests tracked (0: none; request calls return EFULL) */
+    size_t max_request_events; /* submit and token events kept (0: 4096 per request, 64 KiB each) */
+    unsigned max_shapes;      /* (phase, shape key) pairs remembered for warmup per shape (0: 64) */
+} ttft_tpot_config;
 
 /* One stored sample: 16 bytes. */
 typedef struct ttft_tpot_sample {
@@ -224,17 +384,8 @@ typedef struct ttft_tpot_sample {
     uint16_t warmup; /* 1 when flagged warmup */
 } ttft_tpot_sample;
 
-typedef struct ttft_tpot_phase_slot {
-    size_t fast_cap;         /* below it the inline path stores: capacity, or 0 (first call, bounded, timeline) */
-    ttft_tpot_hist *hist;    /* bounded: its steady samples go here; NULL: exact */
-    uint32_t default_tokens; /* tokens of a span ended without a count: 1 prefill/decode, 0 others */
-    uint16_t fresh;          /* 1 until the phase's first call, which is warmup */
-    int role;                /* ttft_tpot_role */
-    char name[TTFT_TPOT_NAME_MAX];
-} ttft_tpot_phase_slot;
-
 /* The collector. Fields are visible so the record path can be inlined; read them through functions. */
-typedef struct ttft_tpot {
+struct ttft_tpot {
     ttft_tpot_sample *samples;
     uint64_t *starts; /* NULL unless config.timeline */
     size_t n, capacity;
@@ -273,60 +424,7 @@ typedef struct ttft_tpot {
     uint64_t shapes_dropped; /* spans with a new shape after the shape table was full: not flagged */
     uint64_t full_at[4]; /* the limits losses read from a trace met (capacity, max_requests,
                             max_request_events, max_shapes of the recording collector); 0: own */
-} ttft_tpot;
-
-/* A span in flight. Zero-initialised means "never begun". */
-typedef struct ttft_tpot_span {
-    ttft_tpot *c;
-    uint64_t start;
-    int phase;
-    int state; /* 0 never begun, 1 running, 2 disabled (records nothing), 3 ended */
-    int new_shape; /* begun with a shape key not seen before for its phase: warmup */
-} ttft_tpot_span;
-
-/* Statistics of a set of samples; durations in ns. With n == 0 every figure is 0 and means "none". */
-typedef struct ttft_tpot_stats {
-    uint64_t n, warmup_n;
-    uint64_t tokens; /* sum of tokens */
-    uint64_t min_ns, max_ns;
-    double total_ns, mean_ns; /* the total is summed without overflow, then rounded to double */
-    double p50_ns, p90_ns, p95_ns, p99_ns;
-    uint64_t pct_ns[4]; /* p50, p90, p95, p99 to the nearest ns in integer arithmetic: exact where the
-                           doubles above lose bits (past 2^53 ns); from a histogram, its rounded figure */
-    int approx; /* 1: percentiles and mean from a histogram, within TTFT_TPOT_HIST_MAX_REL_ERR */
-} ttft_tpot_stats;
-
-/* The headline metrics (definitions at the top of this file). */
-typedef struct ttft_tpot_summary {
-    int has_ttft_first;
-    uint64_t ttft_first_ns;
-    int ttft_first_warmup; /* the first prefill-role sample is flagged warmup (not after a clear) */
-    ttft_tpot_stats ttft_steady; /* prefill-role, not warmup */
-    ttft_tpot_stats tpot;        /* decode-role, not warmup */
-    uint64_t tpot_excluded;      /* decode-role samples flagged warmup */
-    int has_output_tok_s;
-    double output_tok_s;
-    ttft_tpot_stats e2e; /* e2e-role samples, all of them */
-    int has_e2e_tok_s;
-    double e2e_tok_s;
-    int has_prefill_kernel;
-    uint64_t prefill_kernel_min_ns; /* the linked prefill kernel's fastest sample */
-    uint64_t samples, dropped, rejected;
-} ttft_tpot_summary;
-
-/* Serving metrics over requests, in vLLM's definitions (README: Serving metrics). Durations in ns.
-   n counts measured requests: not submitted inside a warmup section, with at least one token. */
-typedef struct ttft_tpot_requests {
-    uint64_t seen, n, incomplete, warmup_excluded, dropped;
-    uint64_t truncated; /* tracked, but their events did not all fit: left out of every figure */
-    ttft_tpot_stats ttft, tpot, itl, e2e; /* tpot: requests with more than one token; itl: every gap */
-    int has_window;                       /* a measured request exists and the window is > 0 */
-    double window_ns, request_rps, output_tok_s;
-    uint64_t tokens;                      /* of the measured requests */
-    int has_goodput;                      /* an SLO is set and n > 0 */
-    uint64_t good_n;
-    double good_fraction, good_rps;       /* good_rps needs has_window */
-} ttft_tpot_requests;
+};
 
 /* Bytes of storage init needs for cfg (NULL: defaults); 0 when the sizes overflow. */
 TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg);
@@ -347,18 +445,6 @@ TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c);
    NULL: nothing. */
 TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c);
 
-/* Register a phase, or find it again: returns its id (>= 0), the same id for the same name and role.
-   EINVAL (c or name NULL, role unknown), ENAME (empty, TTFT_TPOT_NAME_MAX bytes or longer, not valid
-   UTF-8, or holding a character a terminal does not show as text: a C0 or C1 control (U+0000-U+001F,
-   U+007F-U+009F) or a bidirectional override or isolate (U+202A-U+202E, U+2066-U+2069); request ids
-   follow the same rule), EROLE (name taken by another role), EPHASE (table full). */
-TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role role);
-
-/* Make a phase bounded: from now on its steady samples go to a histogram (warmup samples stay exact).
-   OK (also when it already is); EINVAL (c NULL); EPHASE (unknown phase); ENOMEM (all of
-   config.hist_slots are taken). */
-TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase);
-
 /* Add src's samples, histograms and requests to dst, phases matched by name (added to dst when new),
    for per-thread collectors reported together. All or nothing: EINVAL (NULL, or dst == src), EROLE (a
    name has another role in dst), EPHASE (dst's phase table is full), EREQUEST (a request id is in
@@ -366,122 +452,26 @@ TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase);
    bounded phase, or no memory). Samples past dst's capacity are counted as dropped. */
 TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src);
 
-/* Find a phase id by name: id, or EPHASE when unknown, EINVAL when c or name is NULL. */
-TTFT_TPOT_DEF int ttft_tpot_find_phase(const ttft_tpot *c, const char *name);
-
-/* Show kernel_phase in the text report as a lower bound of steady TTFT (its fastest sample).
-   -1 unlinks. EINVAL (c NULL), EPHASE (unknown phase). */
-TTFT_TPOT_DEF int ttft_tpot_link_prefill_kernel(ttft_tpot *c, int kernel_phase);
-
 /* Turn recording on (nonzero) or off. Off: spans record nothing and read no clock. NULL: nothing. */
 TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on);
 
-/* Every sample recorded between begin and end is flagged warmup; sections nest.
-   EINVAL (c NULL); warmup_end without a matching begin: ESTATE, counted as rejected. */
-TTFT_TPOT_DEF int ttft_tpot_warmup_begin(ttft_tpot *c);
-TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c);
+/* ---- Recording ------------------------------------------------------------------------------- */
 
-/* ttft_tpot_record for a duration in ms, as device timers give it (rounded to the nearest ns).
-   ERANGE when ms is negative, NaN, infinite or 2^64 ns or more (counted as rejected); EINVAL (c NULL);
-   otherwise what ttft_tpot_record returns. */
-TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens);
+/* A span in flight. Zero-initialised means "never begun". */
+typedef struct ttft_tpot_span {
+    ttft_tpot *c;
+    uint64_t start;
+    int phase;
+    int state; /* 0 never begun, 1 running, 2 disabled (records nothing), 3 ended */
+    int new_shape; /* begun with a shape key not seen before for its phase: warmup */
+} ttft_tpot_span;
 
-/* Statistics. They take O(n) time and temporary memory of 8 bytes a sample (ENOMEM when it cannot be
-   had; out is then unspecified). EINVAL (c or out NULL); phase_stats: EPHASE (unknown phase). */
-TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out);
-TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out);
+#define TTFT_TPOT__DEFAULT_TOKENS ((uint64_t)1 << 32) /* push: use the phase's default count */
 
-/* The text report and the JSON report (schema ttft_tpot/v1). Every figure is computed before the first
-   byte is written: ENOMEM writes nothing. EINVAL (NULL: nothing written), EIO (the stream reports a
-   write error: what reached it is unspecified). An empty collector prints n/a (text) and nulls
-   (JSON); a figure that cannot be computed is n/a with the reason, never 0. */
-TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out);
-TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out);
-
-/* Trace format v1 (CSV): "phase,role,start_ns,dur_ns,tokens,warmup", one line a sample in call order,
-   then the request events. What samples cannot say travels in directive lines, which a reader that
-   does not know them takes for comments: "# clock:", "# phase:" (the phase table, in order),
-   "# hist:" (a bounded phase's histogram), "# truncated:" (a request whose events did not all fit)
-   and "# counts:" (dropped, rejected, shapes_dropped, requests_dropped, requests_refused,
-   events_lost, and the limits they met). So the report of a trace equals the live report, except
-   for the SLOs and the prefill-kernel link, which a trace does not carry (README: Traces).
-   write: every stored sample (start_ns 0 without config.timeline) and the directives; EINVAL, EIO.
-   read: append a trace to c, warmup flags as written; a UTF-8 byte order mark and CRLF line ends
-   are accepted. On malformed input returns EPARSE, writes "name:line: what is wrong" into err (err
-   may be NULL; name NULL reads "(trace)"; every byte a terminal would not show as text escaped as
-   \xHH), and leaves c as it was. Samples past the capacity are counted as dropped. EINVAL (c or in
-   NULL), ENOMEM, EIO (read error; c as it was). A "# hist:" line needs a free histogram slot
-   (config.hist_slots) unless its phase is bounded already. */
-TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out);
-TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen);
-
-/* Every stored sample as a Chrome / Perfetto trace (Trace Event Format JSON): one complete event
-   ("ph":"X") per sample, ts and dur in microseconds to the nanosecond, the phase name as the event
-   name, the role as its category and its track (e2e, prefill, decode, kernel, top to bottom), tokens
-   and warmup in args. Needs start times: EINVAL when c is NULL or was made without config.timeline
-   (a trace read into a timeline collector has them only if it was recorded with one: its start_ns
-   are 0 otherwise, and ttft_tpot_report refuses to export it); EIO on a write error. */
-TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
-
-/* Requests. A request is submitted once, then delivers tokens in events of one or more tokens; it
-   finishes implicitly at its last token. The plain forms read the collector's clock; the _at forms
-   take a time on that clock (device timestamps, traces, tests). A request submitted inside a warmup
-   section is a warmup request. Disabled collector: nothing, OK.
-   submit: OK; EINVAL (c or id NULL); ENAME (id as a phase name would be refused); EREQUEST (the id
-   was submitted before: counted as rejected); EFULL: the request table is full (config.max_requests:
-   counted in requests_dropped and requests_refused), or the event table is full (the request is
-   tracked but truncated: counted in requests_dropped and events_lost).
-   tokens: as submit, and EREQUEST for an unknown id, or a time before the request's submit or its
-   previous tokens (counted as rejected); EINVAL for 0 tokens. EFULL when the event table is full:
-   the request is truncated, and a truncated request is left out of every request figure (counted
-   in requests.truncated; its later events are dropped too). Once a submit was refused for a full
-   request table, a token for an unknown id is counted as dropped (EFULL), not rejected. */
-TTFT_TPOT_DEF int ttft_tpot_request_submit(ttft_tpot *c, const char *id);
-TTFT_TPOT_DEF int ttft_tpot_request_submit_at(ttft_tpot *c, const char *id, uint64_t t_ns);
-TTFT_TPOT_DEF int ttft_tpot_request_tokens(ttft_tpot *c, const char *id, uint32_t tokens);
-TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint64_t t_ns, uint32_t tokens);
-
-/* SLOs for goodput: a request is good when each SLO set (nonzero) holds, <= inclusive; a request with
-   one token has no TPOT and passes the TPOT SLO. OK; EINVAL (c NULL); ERANGE (negative, NaN or
-   infinite: nothing changes). */
-TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo);
-
-/* Parse "ttft=MS,tpot=MS,e2e=MS" (any subset, each once, above 0) into out, as the command-line tools
-   take it. Each MS is a plain decimal, digits with at most 6 after a '.' (to the ns): no sign,
-   exponent, hex, inf or nan, whatever the locale. OK; EINVAL (NULL, or text malformed: out
-   unspecified). */
-TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out);
-
-/* The serving metrics. OK; EINVAL (NULL); ENOMEM. With no request seen, out->seen is 0. */
-TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out);
-
-/* Prometheus text exposition (format 0.0.4, OpenMetrics-compatible) of the measured requests:
-   histograms of TTFT, TPOT, ITL and E2E latency and counters of requests and generation tokens.
-   prefix NULL gives vLLM's names ("vllm:time_to_first_token_seconds", ...), which Prometheus
-   accepts though promtool's lint prefers names without ':'; another prefix ("llm_") replaces
-   "vllm:". labels (NULL or e.g. "model_name=\"qwen3\"") go on every series: name="value" pairs
-   joined by ',', names [a-zA-Z_][a-zA-Z0-9_]* each once, not "le" and not starting "__"; values
-   UTF-8 with \\, \" and \n their only escapes, no raw newline, no braces; at most 500 bytes.
-   EINVAL (c or out NULL, prefix not [a-zA-Z_:][a-zA-Z0-9_:]*, labels otherwise: nothing written),
-   ENOMEM (nothing written), EIO. The bucket bounds are in the README. */
-TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels);
-
-/* Warmup per shape: graph capture or kernel compilation happens once per batch size or shape, so
-   the first sample of each (phase, key) is warmup too. key is the driver's (e.g. the batch size).
-   When config.max_shapes pairs are known, a new pair is counted in shapes_dropped, not flagged. */
-TTFT_TPOT_DEF int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens);
-TTFT_TPOT_DEF ttft_tpot_span ttft_tpot_span_begin_shape(ttft_tpot *c, int phase, uint64_t key);
-
-/* Monotonic nanoseconds from the platform clock (see CLOCK above). */
-TTFT_TPOT_DEF uint64_t ttft_tpot_now(void);
-
-/* Name of an error code, "ok" for 0. */
-TTFT_TPOT_DEF const char *ttft_tpot_strerror(int err);
-
-/* Name of a role ("prefill", "decode", "kernel", "e2e"), or "?" when unknown. */
-TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role);
-
-/* ---- record path: inline, a few instructions besides the clock ---------------------------------- */
+/* Everything the inline path leaves: unknown phases, a phase's first call, full storage, start
+   times, warmup samples of bounded phases. */
+TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
+                                       int new_shape);
 
 /* The collector's clock; the platform clock inline where <time.h> declares CLOCK_MONOTONIC (a strict
    -std=c99 file without _POSIX_C_SOURCE calls ttft_tpot_now instead). */
@@ -500,43 +490,6 @@ static inline uint64_t ttft_tpot__clock(const ttft_tpot *c)
     return ttft_tpot_now();
 #endif
 }
-
-/* Histogram bucket of v: v itself under 128; above, 64 buckets per power of two. */
-static inline unsigned ttft_tpot__hist_index(uint64_t v)
-{
-    unsigned e;
-    if (v < 128)
-        return (unsigned)v;
-#if defined(__GNUC__) || defined(__clang__)
-    e = 63u - (unsigned)__builtin_clzll(v);
-#else
-    {
-        uint64_t t = v;
-        for (e = 0; t >>= 1;)
-            e++;
-    }
-#endif
-    return (e - 6u) * 64u + (unsigned)(v >> (e - 6u));
-}
-
-static inline void ttft_tpot__hist_add(ttft_tpot_hist *h, uint64_t v, uint32_t tokens)
-{
-    h->counts[ttft_tpot__hist_index(v)]++;
-    h->tokens += tokens;
-    if (v < h->min_ns) /* rarely true: no store on the common path */
-        h->min_ns = v;
-    if (v > h->max_ns)
-        h->max_ns = v;
-    h->sum_lo += v;
-    h->sum_hi += h->sum_lo < v; /* carry */
-}
-
-#define TTFT_TPOT__DEFAULT_TOKENS ((uint64_t)1 << 32) /* push: use the phase's default count */
-
-/* Everything the inline path leaves: unknown phases, a phase's first call, full storage, start
-   times, warmup samples of bounded phases. */
-TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
-                                       int new_shape);
 
 /* Record one sample. The first call of a phase, and any call inside a warmup section, is warmup;
    a bounded phase's steady samples go to its histogram. The common cases stay inline: a called
@@ -576,6 +529,11 @@ static inline int ttft_tpot_record(ttft_tpot *c, int phase, uint64_t dur_ns, uin
         return TTFT_TPOT_OK;
     return ttft_tpot__push(c, phase, 0, dur_ns, tokens, 0);
 }
+
+/* ttft_tpot_record for a duration in ms, as device timers give it (rounded to the nearest ns).
+   ERANGE when ms is negative, NaN, infinite or 2^64 ns or more (counted as rejected); EINVAL (c NULL);
+   otherwise what ttft_tpot_record returns. */
+TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens);
 
 /* Begin a span. With c NULL or disabled the span is inert: no clock read, end records nothing. */
 static inline ttft_tpot_span ttft_tpot_span_begin(ttft_tpot *c, int phase)
@@ -626,6 +584,12 @@ static inline int ttft_tpot_span_end(ttft_tpot_span *s)
     return ttft_tpot__span_end(s, TTFT_TPOT__DEFAULT_TOKENS);
 }
 
+/* Warmup per shape: graph capture or kernel compilation happens once per batch size or shape, so
+   the first sample of each (phase, key) is warmup too. key is the driver's (e.g. the batch size).
+   When config.max_shapes pairs are known, a new pair is counted in shapes_dropped, not flagged. */
+TTFT_TPOT_DEF int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens);
+TTFT_TPOT_DEF ttft_tpot_span ttft_tpot_span_begin_shape(ttft_tpot *c, int phase, uint64_t key);
+
 /* Span macros. BEGIN declares `var` in the enclosing scope; end it exactly once, on the same thread.
    TTFT_TPOT_TIME wraps a statement or block. With TTFT_TPOT_DISABLE they expand to nothing (the
    collector and phase expressions are not evaluated). */
@@ -651,6 +615,86 @@ static inline int ttft_tpot_span_end(ttft_tpot_span *s)
         stmt;                                                                                         \
     } while (0)
 #endif
+
+/* ---- Report model ---------------------------------------------------------------------------- */
+
+/* The headline metrics (definitions at the top of this file). */
+typedef struct ttft_tpot_summary {
+    int has_ttft_first;
+    uint64_t ttft_first_ns;
+    int ttft_first_warmup; /* the first prefill-role sample is flagged warmup (not after a clear) */
+    ttft_tpot_stats ttft_steady; /* prefill-role, not warmup */
+    ttft_tpot_stats tpot;        /* decode-role, not warmup */
+    uint64_t tpot_excluded;      /* decode-role samples flagged warmup */
+    int has_output_tok_s;
+    double output_tok_s;
+    ttft_tpot_stats e2e; /* e2e-role samples, all of them */
+    int has_e2e_tok_s;
+    double e2e_tok_s;
+    int has_prefill_kernel;
+    uint64_t prefill_kernel_min_ns; /* the linked prefill kernel's fastest sample */
+    uint64_t samples, dropped, rejected;
+} ttft_tpot_summary;
+
+/* The headline metrics (definitions at the top of this file): O(n) time and temporary memory of 8
+   bytes a stored sample (ENOMEM when it cannot be had; out is then unspecified). EINVAL (c or out
+   NULL). */
+TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out);
+
+/* ---- Writers (text, JSON, Prometheus, Chrome trace) ------------------------------------------ */
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* The text report and the JSON report (schema ttft_tpot/v1). Every figure is computed before the first
+   byte is written: ENOMEM writes nothing. EINVAL (NULL: nothing written), EIO (the stream reports a
+   write error: what reached it is unspecified). An empty collector prints n/a (text) and nulls
+   (JSON); a figure that cannot be computed is n/a with the reason, never 0. */
+TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out);
+TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out);
+
+/* Prometheus text exposition (format 0.0.4, OpenMetrics-compatible) of the measured requests:
+   histograms of TTFT, TPOT, ITL and E2E latency and counters of requests and generation tokens.
+   prefix NULL gives vLLM's names ("vllm:time_to_first_token_seconds", ...), which Prometheus
+   accepts though promtool's lint prefers names without ':'; another prefix ("llm_") replaces
+   "vllm:". labels (NULL or e.g. "model_name=\"qwen3\"") go on every series: name="value" pairs
+   joined by ',', names [a-zA-Z_][a-zA-Z0-9_]* each once, not "le" and not starting "__"; values
+   UTF-8 with \\, \" and \n their only escapes, no raw newline, no braces; at most 500 bytes.
+   EINVAL (c or out NULL, prefix not [a-zA-Z_:][a-zA-Z0-9_:]*, labels otherwise: nothing written),
+   ENOMEM (nothing written), EIO. The bucket bounds are in the README. */
+TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels);
+
+/* Every stored sample as a Chrome / Perfetto trace (Trace Event Format JSON): one complete event
+   ("ph":"X") per sample, ts and dur in microseconds to the nanosecond, the phase name as the event
+   name, the role as its category and its track (e2e, prefill, decode, kernel, top to bottom), tokens
+   and warmup in args. Needs start times: EINVAL when c is NULL or was made without config.timeline
+   (a trace read into a timeline collector has them only if it was recorded with one: its start_ns
+   are 0 otherwise, and ttft_tpot_report refuses to export it); EIO on a write error. */
+TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
+
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* ---- Trace I/O ------------------------------------------------------------------------------- */
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* Trace format v1 (CSV): "phase,role,start_ns,dur_ns,tokens,warmup", one line a sample in call order,
+   then the request events. What samples cannot say travels in directive lines, which a reader that
+   does not know them takes for comments: "# clock:", "# phase:" (the phase table, in order),
+   "# hist:" (a bounded phase's histogram), "# truncated:" (a request whose events did not all fit)
+   and "# counts:" (dropped, rejected, shapes_dropped, requests_dropped, requests_refused,
+   events_lost, and the limits they met). So the report of a trace equals the live report, except
+   for the SLOs and the prefill-kernel link, which a trace does not carry (README: Traces).
+   write: every stored sample (start_ns 0 without config.timeline) and the directives; EINVAL, EIO.
+   read: append a trace to c, warmup flags as written; a UTF-8 byte order mark and CRLF line ends
+   are accepted. On malformed input returns EPARSE, writes "name:line: what is wrong" into err (err
+   may be NULL; name NULL reads "(trace)"; every byte a terminal would not show as text escaped as
+   \xHH), and leaves c as it was. Samples past the capacity are counted as dropped. EINVAL (c or in
+   NULL), ENOMEM, EIO (read error; c as it was). A "# hist:" line needs a free histogram slot
+   (config.hist_slots) unless its phase is bounded already. */
+TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out);
+TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen);
+
+#endif /* TTFT_TPOT_NO_STDIO */
 
 #ifdef __cplusplus
 }
@@ -697,6 +741,29 @@ extern "C" {
 #define TTFT_TPOT__DEFAULT_PHASES 64u
 #define TTFT_TPOT__TWO64 18446744073709551616.0
 
+/* ---- Errors ---------------------------------------------------------------------------------- */
+
+TTFT_TPOT_DEF const char *ttft_tpot_strerror(int err)
+{
+    switch (err) {
+#define TTFT_TPOT__ERR_CASE(name, value, text)                                                        \
+    case value:                                                                                       \
+        return text;
+        TTFT_TPOT_ERRORS(TTFT_TPOT__ERR_CASE)
+#undef TTFT_TPOT__ERR_CASE
+    default:
+        return "unknown error";
+    }
+}
+
+/* ---- Clock ----------------------------------------------------------------------------------- */
+
+#if defined(_WIN32)
+#define TTFT_TPOT__CLOCK_NAME "QueryPerformanceCounter"
+#else
+#define TTFT_TPOT__CLOCK_NAME "CLOCK_MONOTONIC"
+#endif
+
 TTFT_TPOT_DEF uint64_t ttft_tpot_now(void)
 {
 #if defined(_WIN32)
@@ -714,78 +781,6 @@ TTFT_TPOT_DEF uint64_t ttft_tpot_now(void)
         return 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 #endif
-}
-
-TTFT_TPOT_DEF const char *ttft_tpot_strerror(int err)
-{
-    switch (err) {
-#define TTFT_TPOT__ERR_CASE(name, value, text)                                                        \
-    case value:                                                                                       \
-        return text;
-        TTFT_TPOT_ERRORS(TTFT_TPOT__ERR_CASE)
-#undef TTFT_TPOT__ERR_CASE
-    default:
-        return "unknown error";
-    }
-}
-
-static const char *const ttft_tpot__roles[4] = {"prefill", "decode", "kernel", "e2e"};
-
-TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role)
-{
-    return role >= 0 && role < 4 ? ttft_tpot__roles[role] : "?";
-}
-
-/* ---- storage ---------------------------------------------------------------------------------- */
-
-/* What cfg asks for, and where each part sits in the one block: phases, histograms, samples, start
-   times, requests, events, shape keys, then the uint32_t tables (each part a multiple of 8 bytes). */
-typedef struct ttft_tpot__layout {
-    size_t cap, events, bytes;
-    unsigned phases, hists, requests, req_slots, shapes, shape_slots;
-} ttft_tpot__layout;
-
-/* The smallest power of two >= 2n (open addressing stays under half full), at least 2. */
-static uint32_t ttft_tpot__table_size(unsigned n)
-{
-    uint32_t t = 2;
-    while (t < 2u * n)
-        t <<= 1;
-    return t;
-}
-
-static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *l)
-{
-    size_t per, fixed;
-    l->cap = cfg && cfg->capacity ? cfg->capacity : TTFT_TPOT__DEFAULT_CAPACITY;
-    l->phases = cfg && cfg->max_phases ? cfg->max_phases : TTFT_TPOT__DEFAULT_PHASES;
-    l->hists = cfg && cfg->hist_slots ? cfg->hist_slots : cfg && cfg->bounded ? l->phases : 0;
-    l->requests = cfg ? cfg->max_requests : 0;
-    /* 4096 events a request by default: a long generation fits; 64 KiB a request of address space,
-       touched only as events arrive */
-    l->events = !l->requests ? 0 : cfg->max_request_events ? cfg->max_request_events
-                : (uint64_t)l->requests * 4096 < UINT32_MAX ? (size_t)l->requests * 4096 : UINT32_MAX;
-    l->shapes = cfg && cfg->max_shapes ? cfg->max_shapes : 64;
-    if (l->phases > 65535u || l->hists > l->phases || (uint64_t)l->cap > UINT32_MAX ||
-        l->requests > (1u << 24) || (uint64_t)l->events > UINT32_MAX || l->shapes > (1u << 24))
-        return TTFT_TPOT_EINVAL;
-    l->req_slots = l->requests ? ttft_tpot__table_size(l->requests) : 0;
-    l->shape_slots = ttft_tpot__table_size(l->shapes);
-    per = sizeof(ttft_tpot_sample) + (cfg && cfg->timeline ? sizeof(uint64_t) : 0);
-    /* + 8: room to align a caller's buffer */
-    fixed = (size_t)l->phases * sizeof(ttft_tpot_phase_slot) + (size_t)l->hists * sizeof(ttft_tpot_hist) +
-            (size_t)l->requests * sizeof(ttft_tpot_request) + l->events * sizeof(ttft_tpot_event) +
-            (size_t)l->shape_slots * (sizeof(uint64_t) + sizeof(uint32_t)) + (size_t)l->req_slots * sizeof(uint32_t) + 8;
-    if (l->cap > (SIZE_MAX - fixed) / per)
-        return TTFT_TPOT_ENOMEM;
-    l->bytes = fixed + l->cap * per;
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg)
-{
-    ttft_tpot__layout l;
-    return ttft_tpot__layout_of(cfg, &l) == TTFT_TPOT_OK ? l.bytes : 0;
 }
 
 static int ttft_tpot__cmp_u64(const void *a, const void *b)
@@ -808,6 +803,8 @@ static uint64_t ttft_tpot__clock_cost(void)
     return t[127] ? t[127] : 1;
 }
 
+/* ---- Statistics (exact and bounded) ---------------------------------------------------------- */
+
 static void ttft_tpot__hist_reset(ttft_tpot_hist *h)
 {
     memset(h, 0, sizeof *h);
@@ -825,548 +822,6 @@ static void ttft_tpot__hist_merge(ttft_tpot_hist *dst, const ttft_tpot_hist *src
     dst->sum_lo += src->sum_lo;
     dst->sum_hi += src->sum_hi + (dst->sum_lo < src->sum_lo);
 }
-
-TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
-{
-    ttft_tpot__layout l;
-    unsigned char *mem;
-    int rc;
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    memset(c, 0, sizeof *c);
-    rc = ttft_tpot__layout_of(cfg, &l);
-    if (rc != TTFT_TPOT_OK)
-        return rc;
-    if (cfg && cfg->buffer) {
-        if (cfg->buffer_bytes < l.bytes)
-            return TTFT_TPOT_ENOMEM;
-        mem = (unsigned char *)cfg->buffer;
-        mem += (8 - (uintptr_t)mem % 8) % 8;
-    } else {
-        mem = (unsigned char *)TTFT_TPOT_MALLOC(l.bytes, cfg ? cfg->alloc_user : NULL);
-        if (!mem)
-            return TTFT_TPOT_ENOMEM;
-        c->owned = mem;
-    }
-    c->phases = (ttft_tpot_phase_slot *)(void *)mem;
-    c->hists = (ttft_tpot_hist *)(void *)(c->phases + l.phases);
-    c->samples = (ttft_tpot_sample *)(void *)(c->hists + l.hists);
-    mem = (unsigned char *)(c->samples + l.cap);
-    if (cfg && cfg->timeline) {
-        c->starts = (uint64_t *)(void *)mem;
-        mem += l.cap * sizeof(uint64_t);
-    }
-    c->requests = (ttft_tpot_request *)(void *)mem;
-    c->events = (ttft_tpot_event *)(void *)(c->requests + l.requests);
-    c->shape_keys = (uint64_t *)(void *)(c->events + l.events);
-    c->shape_phases = (uint32_t *)(void *)(c->shape_keys + l.shape_slots);
-    c->request_index = c->shape_phases + l.shape_slots;
-    memset(c->shape_phases, 0, (size_t)(l.shape_slots + l.req_slots) * sizeof(uint32_t));
-    c->max_requests = l.requests;
-    c->request_mask = l.req_slots ? l.req_slots - 1 : 0;
-    c->max_events = l.events;
-    c->max_shapes = l.shapes;
-    c->shape_mask = l.shape_slots - 1;
-    c->capacity = l.cap;
-    c->max_phases = l.phases;
-    c->hist_slots = l.hists;
-    c->enabled = 1;
-    c->prefill_kernel = -1;
-    if (cfg) {
-        c->clock = cfg->clock;
-        c->clock_user = cfg->clock_user;
-        c->alloc_user = cfg->alloc_user;
-        c->bounded = cfg->bounded != 0;
-    }
-    if (c->clock) { /* a replacement clock is not read here: a test's clock may be a script */
-        snprintf(c->clock_name, sizeof c->clock_name, "%s", cfg->clock_name ? cfg->clock_name : "user clock");
-    } else {
-#if defined(_WIN32)
-        snprintf(c->clock_name, sizeof c->clock_name, "QueryPerformanceCounter");
-#else
-        snprintf(c->clock_name, sizeof c->clock_name, "CLOCK_MONOTONIC");
-#endif
-        c->clock_read_ns = ttft_tpot__clock_cost();
-    }
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c)
-{
-    if (!c)
-        return;
-    if (c->owned)
-        TTFT_TPOT_FREE(c->owned, c->alloc_user);
-    memset(c, 0, sizeof *c);
-}
-
-/* ---- phases ----------------------------------------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one; its code point in *out. */
-static size_t ttft_tpot__utf8_cp(const unsigned char *s, size_t avail, uint32_t *out)
-{
-    size_t len, i;
-    uint32_t cp;
-    *out = s[0];
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-        len = 2;
-        cp = s[0] & 0x1Fu;
-    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-        len = 3;
-        cp = s[0] & 0x0Fu;
-    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-        len = 4;
-        cp = s[0] & 0x07u;
-    } else {
-        return 0;
-    }
-    if (avail < len)
-        return 0;
-    for (i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3Fu);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    *out = cp;
-    return len;
-}
-
-static size_t ttft_tpot__utf8_len(const unsigned char *s, size_t avail)
-{
-    uint32_t cp;
-    return ttft_tpot__utf8_cp(s, avail, &cp);
-}
-
-/* Length of the character at s when a terminal shows it as text, else 0: valid UTF-8 that is not a
-   C0 or C1 control (C1 U+0080-U+009F holds CSI, U+009B), DEL, or a bidirectional override or isolate
-   (U+202A-U+202E, U+2066-U+2069: they reorder what follows on the line). */
-static size_t ttft_tpot__printable(const unsigned char *s, size_t avail)
-{
-    uint32_t cp;
-    size_t k = ttft_tpot__utf8_cp(s, avail, &cp);
-    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
-        return 0;
-    return k;
-}
-
-/* A phase name or request id: 1..NAME_MAX-1 bytes of printable UTF-8 (ttft_tpot__printable). */
-static int ttft_tpot__name_ok(const char *name, size_t len)
-{
-    const unsigned char *s = (const unsigned char *)name;
-    size_t i = 0, k;
-    if (len == 0 || len >= TTFT_TPOT_NAME_MAX)
-        return 0;
-    for (; i < len; i += k)
-        if ((k = ttft_tpot__printable(s + i, len - i)) == 0)
-            return 0;
-    return 1;
-}
-
-/* Append src to dst (of cap bytes, NUL-terminated, truncated to fit), every character a terminal
-   would not show as text written as \xHH per byte: error messages echo input. */
-static void ttft_tpot__escape(char *dst, size_t cap, const char *src)
-{
-    const unsigned char *s = (const unsigned char *)src;
-    size_t at = strlen(dst), n = strlen(src), i = 0, k;
-    while (i < n && at + 1 < cap) {
-        if ((k = ttft_tpot__printable(s + i, n - i)) != 0 && at + k < cap) {
-            memcpy(dst + at, s + i, k);
-            at += k;
-            i += k;
-        } else if (k == 0 && at + 4 < cap) {
-            snprintf(dst + at, cap - at, "\\x%02x", s[i++]);
-            at += 4;
-        } else {
-            break;
-        }
-    }
-    dst[at] = '\0';
-}
-
-static int ttft_tpot__lookup(const ttft_tpot *c, const char *name, size_t len)
-{
-    unsigned i;
-    for (i = 0; i < c->n_phases; i++)
-        if (strncmp(c->phases[i].name, name, len) == 0 && c->phases[i].name[len] == '\0')
-            return (int)i;
-    return TTFT_TPOT_EPHASE;
-}
-
-static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int role)
-{
-    ttft_tpot_phase_slot *p;
-    int id;
-    if (role < 0 || role > 3)
-        return TTFT_TPOT_EINVAL;
-    if (!ttft_tpot__name_ok(name, len))
-        return TTFT_TPOT_ENAME;
-    id = ttft_tpot__lookup(c, name, len);
-    if (id >= 0)
-        return c->phases[id].role == role ? id : TTFT_TPOT_EROLE;
-    if (c->n_phases >= c->max_phases)
-        return TTFT_TPOT_EPHASE;
-    p = &c->phases[c->n_phases];
-    memset(p, 0, sizeof *p);
-    memcpy(p->name, name, len);
-    p->role = role;
-    p->default_tokens = role == TTFT_TPOT_ROLE_PREFILL || role == TTFT_TPOT_ROLE_DECODE;
-    p->fresh = 1;
-    if (c->bounded && c->n_hists < c->hist_slots) { /* slots are as many as phases when bounded */
-        p->hist = &c->hists[c->n_hists++];
-        ttft_tpot__hist_reset(p->hist);
-    }
-    p->fast_cap = 0; /* the first call takes the slow path, which opens the inline one */
-    return (int)c->n_phases++;
-}
-
-/* The phase has been called: its next sample is not a first call, and an exact phase of a collector
-   without start times stores inline from now on. */
-static void ttft_tpot__phase_called(const ttft_tpot *c, ttft_tpot_phase_slot *p)
-{
-    p->fresh = 0;
-    p->fast_cap = p->hist || c->starts ? 0 : c->capacity;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase)
-{
-    ttft_tpot_phase_slot *p;
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    if (phase < 0 || (unsigned)phase >= c->n_phases)
-        return TTFT_TPOT_EPHASE;
-    p = &c->phases[phase];
-    if (p->hist)
-        return TTFT_TPOT_OK;
-    if (c->n_hists >= c->hist_slots)
-        return TTFT_TPOT_ENOMEM;
-    p->hist = &c->hists[c->n_hists++];
-    ttft_tpot__hist_reset(p->hist);
-    p->fast_cap = 0;
-    return TTFT_TPOT_OK;
-}
-
-/* ---- request tables ---------------------------------------------------------------------------- */
-
-static uint32_t ttft_tpot__hash(const char *s, size_t len)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    size_t i;
-    for (i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 16777619u;
-    }
-    return h;
-}
-
-/* The number of the request named id, or -1. */
-static int ttft_tpot__request_find(const ttft_tpot *c, const char *id, size_t len)
-{
-    uint32_t i;
-    if (!c->max_requests)
-        return -1;
-    for (i = ttft_tpot__hash(id, len) & c->request_mask; c->request_index[i]; i = (i + 1) & c->request_mask) {
-        const ttft_tpot_request *r = &c->requests[c->request_index[i] - 1];
-        if (strncmp(r->id, id, len) == 0 && r->id[len] == '\0')
-            return (int)c->request_index[i] - 1;
-    }
-    return -1;
-}
-
-static void ttft_tpot__request_index_add(ttft_tpot *c, unsigned r)
-{
-    const char *id = c->requests[r].id;
-    uint32_t i = ttft_tpot__hash(id, strlen(id)) & c->request_mask;
-    while (c->request_index[i])
-        i = (i + 1) & c->request_mask;
-    c->request_index[i] = r + 1;
-}
-
-/* A new request in the table, which has room: its number. */
-static int ttft_tpot__request_new(ttft_tpot *c, const char *id, size_t len, uint64_t t, int warmup)
-{
-    ttft_tpot_request *q = &c->requests[c->n_requests];
-    memset(q, 0, sizeof *q);
-    memcpy(q->id, id, len);
-    q->submit_ns = t;
-    q->warmup = warmup != 0;
-    ttft_tpot__request_index_add(c, c->n_requests);
-    return (int)c->n_requests++;
-}
-
-#define TTFT_TPOT__ELOG (-100) /* internal: the request is tracked, the event log is full */
-
-/* Apply one request event: a submit (tokens 0) or tokens. Checked, then stored; nothing counted.
-   *req: the request's number, or -1. EFULL: the request table is full (a token for an unknown id
-   once a submit was refused for that is taken as one of the requests that could not be tracked);
-   TTFT_TPOT__ELOG: the event log is full, or the request already lost an event (a submit still
-   makes its request). */
-static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, uint64_t t, uint32_t tokens,
-                                    int warmup, int *req)
-{
-    ttft_tpot_request *q;
-    ttft_tpot_event *ev;
-    int r;
-    if (!ttft_tpot__name_ok(id, len))
-        return TTFT_TPOT_ENAME;
-    *req = r = ttft_tpot__request_find(c, id, len);
-    if (tokens == 0) { /* submit */
-        if (r >= 0)
-            return TTFT_TPOT_EREQUEST;
-        if (c->n_requests == c->max_requests)
-            return TTFT_TPOT_EFULL;
-        *req = r = ttft_tpot__request_new(c, id, len, t, warmup);
-        q = &c->requests[r];
-    } else {
-        if (r < 0)
-            return c->requests_refused ? TTFT_TPOT_EFULL : TTFT_TPOT_EREQUEST;
-        q = &c->requests[r];
-        if (t < q->submit_ns || (q->token_events && t < q->last_ns))
-            return TTFT_TPOT_EREQUEST;
-    }
-    if (q->truncated || c->n_events == c->max_events)
-        return TTFT_TPOT__ELOG;
-    if (tokens) {
-        if (!q->token_events)
-            q->first_ns = t;
-        q->last_ns = t;
-        q->tokens += tokens;
-        q->token_events++;
-    }
-    ev = &c->events[c->n_events++];
-    ev->t_ns = t;
-    ev->request = (uint32_t)r;
-    ev->tokens = tokens;
-    return TTFT_TPOT_OK;
-}
-
-/* Back to n requests and m events, as after an event that is refused: the aggregates and the index
-   are rebuilt from the event log. */
-static void ttft_tpot__requests_rollback(ttft_tpot *c, unsigned n, size_t m)
-{
-    unsigned r;
-    size_t i;
-    c->n_requests = n;
-    c->n_events = m;
-    if (c->max_requests)
-        memset(c->request_index, 0, ((size_t)c->request_mask + 1) * sizeof *c->request_index);
-    for (r = 0; r < n; r++) {
-        ttft_tpot_request *req = &c->requests[r];
-        req->first_ns = req->last_ns = req->tokens = 0;
-        req->token_events = 0;
-        ttft_tpot__request_index_add(c, r);
-    }
-    for (i = 0; i < m; i++) {
-        const ttft_tpot_event *ev = &c->events[i];
-        ttft_tpot_request *req = &c->requests[ev->request];
-        if (!ev->tokens)
-            continue;
-        if (!req->token_events)
-            req->first_ns = ev->t_ns;
-        req->last_ns = ev->t_ns;
-        req->tokens += ev->tokens;
-        req->token_events++;
-    }
-}
-
-TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
-{
-    unsigned p, added = 0, slots = 0;
-    int *map;
-    size_t i;
-    if (!dst || !src || dst == src || !dst->phases)
-        return TTFT_TPOT_EINVAL;
-    /* plan first, so that a merge that cannot be done changes nothing */
-    for (p = 0; p < src->n_phases; p++) {
-        const ttft_tpot_phase_slot *sp = &src->phases[p];
-        int id = ttft_tpot__lookup(dst, sp->name, strlen(sp->name));
-        int has_hist = sp->hist && sp->hist->max_ns >= sp->hist->min_ns; /* not empty */
-        if (id >= 0 && dst->phases[id].role != sp->role)
-            return TTFT_TPOT_EROLE;
-        if (id < 0) {
-            added++;
-            slots += has_hist || dst->bounded;
-        } else {
-            slots += has_hist && !dst->phases[id].hist;
-        }
-    }
-    if (dst->n_phases + added > dst->max_phases)
-        return TTFT_TPOT_EPHASE;
-    for (p = 0; p < src->n_requests; p++) /* requests: new ids only, and room for all */
-        if (ttft_tpot__request_find(dst, src->requests[p].id, strlen(src->requests[p].id)) >= 0)
-            return TTFT_TPOT_EREQUEST;
-    if (src->n_requests > dst->max_requests - dst->n_requests || src->n_events > dst->max_events - dst->n_events)
-        return TTFT_TPOT_EFULL;
-    if (dst->n_hists + slots > dst->hist_slots && slots)
-        return TTFT_TPOT_ENOMEM;
-    map = (int *)TTFT_TPOT_MALLOC((src->n_phases ? src->n_phases : 1) * sizeof *map, dst->alloc_user);
-    if (!map)
-        return TTFT_TPOT_ENOMEM;
-    for (p = 0; p < src->n_phases; p++) {
-        const ttft_tpot_phase_slot *sp = &src->phases[p];
-        int id = ttft_tpot__add_phase(dst, sp->name, strlen(sp->name), sp->role);
-        TTFT_TPOT_ASSERT(id >= 0); /* planned above */
-        if (sp->hist && sp->hist->max_ns >= sp->hist->min_ns) {
-            ttft_tpot_phase_bounded(dst, id);
-            ttft_tpot__hist_merge(dst->phases[id].hist, sp->hist);
-        }
-        if (!sp->fresh && dst->phases[id].fresh)
-            ttft_tpot__phase_called(dst, &dst->phases[id]);
-        map[p] = id;
-    }
-    for (i = 0; i < src->n; i++) {
-        ttft_tpot_sample s = src->samples[i];
-        if (dst->n == dst->capacity) {
-            dst->dropped++;
-            continue;
-        }
-        s.phase = (uint16_t)map[s.phase];
-        if (dst->starts)
-            dst->starts[dst->n] = src->starts ? src->starts[i] : 0;
-        dst->samples[dst->n++] = s;
-    }
-    for (i = 0; i < src->n_events; i++) {
-        ttft_tpot_event ev = src->events[i];
-        ev.request += dst->n_requests;
-        dst->events[dst->n_events++] = ev;
-    }
-    for (p = 0; p < src->n_requests; p++) {
-        dst->requests[dst->n_requests] = src->requests[p];
-        ttft_tpot__request_index_add(dst, dst->n_requests++);
-    }
-    dst->dropped += src->dropped;
-    dst->rejected += src->rejected;
-    dst->requests_dropped += src->requests_dropped;
-    dst->requests_refused += src->requests_refused;
-    dst->events_lost += src->events_lost;
-    dst->shapes_dropped += src->shapes_dropped;
-    for (p = 0; p < 4; p++)
-        dst->full_at[p] = dst->full_at[p] ? dst->full_at[p] : src->full_at[p];
-    TTFT_TPOT_FREE(map, dst->alloc_user);
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
-{
-    unsigned i;
-    if (!c)
-        return;
-    c->n = 0;
-    c->dropped = 0;
-    c->rejected = 0;
-    for (i = 0; i < c->n_hists; i++)
-        ttft_tpot__hist_reset(&c->hists[i]);
-    c->requests_dropped = c->requests_refused = c->events_lost = 0;
-    c->shapes_dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
-    memset(c->full_at, 0, sizeof c->full_at);
-    ttft_tpot__requests_rollback(c, 0, 0);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role role)
-{
-    if (!c || !name || !c->phases)
-        return TTFT_TPOT_EINVAL;
-    return ttft_tpot__add_phase(c, name, strlen(name), (int)role);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_find_phase(const ttft_tpot *c, const char *name)
-{
-    if (!c || !name)
-        return TTFT_TPOT_EINVAL;
-    return ttft_tpot__lookup(c, name, strlen(name));
-}
-
-TTFT_TPOT_DEF int ttft_tpot_link_prefill_kernel(ttft_tpot *c, int kernel_phase)
-{
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    if (kernel_phase != -1 && (kernel_phase < 0 || (unsigned)kernel_phase >= c->n_phases))
-        return TTFT_TPOT_EPHASE;
-    c->prefill_kernel = kernel_phase;
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on)
-{
-    if (c)
-        c->enabled = on != 0;
-}
-
-TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
-                                       int new_shape)
-{
-    ttft_tpot_phase_slot *p;
-    ttft_tpot_sample *s;
-    uint32_t tokens;
-    int warm;
-    if ((unsigned)phase >= c->n_phases) {
-        c->rejected++;
-        return TTFT_TPOT_EPHASE;
-    }
-    p = &c->phases[phase];
-    warm = p->fresh | c->warm_all | new_shape;
-    if (p->fresh)
-        ttft_tpot__phase_called(c, p);
-    tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
-    /* a bounded phase's steady samples never come here: the inline path takes them */
-    if (c->n == c->capacity) {
-        c->dropped++;
-        return TTFT_TPOT_EFULL;
-    }
-    s = &c->samples[c->n];
-    s->dur_ns = dur;
-    s->tokens = tokens;
-    s->phase = (uint16_t)phase;
-    s->warmup = (uint16_t)warm;
-    if (c->starts)
-        c->starts[c->n] = start;
-    c->n++;
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_warmup_begin(ttft_tpot *c)
-{
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    c->warmup_depth++;
-    c->warm_all = 1;
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c)
-{
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    if (c->warmup_depth == 0) {
-        c->rejected++;
-        return TTFT_TPOT_ESTATE;
-    }
-    c->warmup_depth--;
-    c->warm_all = c->warmup_depth != 0;
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens)
-{
-    double ns;
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    if (!c->enabled)
-        return TTFT_TPOT_OK;
-    ns = ms * 1e6 + 0.5;
-    /* written so that NaN fails the test too */
-    if (!(ms >= 0.0 && ns < TTFT_TPOT__TWO64)) {
-        c->rejected++;
-        return TTFT_TPOT_ERANGE;
-    }
-    return ttft_tpot__push(c, phase, 0, (uint64_t)ns, tokens, 0);
-}
-
-/* ---- statistics ------------------------------------------------------------------------------- */
 
 #ifndef TTFT_TPOT__SELECT_ROUNDS
 #define TTFT_TPOT__SELECT_ROUNDS 8 /* + 2 log2 n; a test sets 0 to take the sort fallback every time */
@@ -1700,88 +1155,322 @@ TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot
     return TTFT_TPOT_OK;
 }
 
-/* The sets of the headline metrics: 0 steady prefill, 1 steady decode, 2 every e2e sample; -1 none. */
-static int ttft_tpot__headline_set(int role, int warmup)
+/* ---- Phases and warmup ----------------------------------------------------------------------- */
+
+static const char *const ttft_tpot__roles[4] = {"prefill", "decode", "kernel", "e2e"};
+
+TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role)
 {
-    if (role == TTFT_TPOT_ROLE_E2E)
-        return 2;
-    if (warmup || role == TTFT_TPOT_ROLE_KERNEL)
-        return -1;
-    return role; /* prefill 0, decode 1 */
+    return role >= 0 && role < 4 ? ttft_tpot__roles[role] : "?";
 }
 
-TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out)
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one; its code point in *out. */
+static size_t ttft_tpot__utf8_cp(const unsigned char *s, size_t avail, uint32_t *out)
 {
-    ttft_tpot__work w;
-    ttft_tpot_stats *set[3];
-    size_t at[3] = {0, 0, 0}, end[3], i;
-    int k;
-    if (!c || !out)
+    size_t len, i;
+    uint32_t cp;
+    *out = s[0];
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        len = 2;
+        cp = s[0] & 0x1Fu;
+    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        len = 3;
+        cp = s[0] & 0x0Fu;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        len = 4;
+        cp = s[0] & 0x07u;
+    } else {
+        return 0;
+    }
+    if (avail < len)
+        return 0;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3Fu);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    *out = cp;
+    return len;
+}
+
+/* Length of the character at s when a terminal shows it as text, else 0: valid UTF-8 that is not a
+   C0 or C1 control (C1 U+0080-U+009F holds CSI, U+009B), DEL, or a bidirectional override or isolate
+   (U+202A-U+202E, U+2066-U+2069: they reorder what follows on the line). */
+static size_t ttft_tpot__printable(const unsigned char *s, size_t avail)
+{
+    uint32_t cp;
+    size_t k = ttft_tpot__utf8_cp(s, avail, &cp);
+    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
+        return 0;
+    return k;
+}
+
+/* A phase name or request id: 1..NAME_MAX-1 bytes of printable UTF-8 (ttft_tpot__printable). */
+static int ttft_tpot__name_ok(const char *name, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)name;
+    size_t i = 0, k;
+    if (len == 0 || len >= TTFT_TPOT_NAME_MAX)
+        return 0;
+    for (; i < len; i += k)
+        if ((k = ttft_tpot__printable(s + i, len - i)) == 0)
+            return 0;
+    return 1;
+}
+
+static int ttft_tpot__lookup(const ttft_tpot *c, const char *name, size_t len)
+{
+    unsigned i;
+    for (i = 0; i < c->n_phases; i++)
+        if (strncmp(c->phases[i].name, name, len) == 0 && c->phases[i].name[len] == '\0')
+            return (int)i;
+    return TTFT_TPOT_EPHASE;
+}
+
+static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int role)
+{
+    ttft_tpot_phase_slot *p;
+    int id;
+    if (role < 0 || role > 3)
         return TTFT_TPOT_EINVAL;
-    memset(out, 0, sizeof *out);
-    if (ttft_tpot__work_init(c, &w) != TTFT_TPOT_OK)
+    if (!ttft_tpot__name_ok(name, len))
+        return TTFT_TPOT_ENAME;
+    id = ttft_tpot__lookup(c, name, len);
+    if (id >= 0)
+        return c->phases[id].role == role ? id : TTFT_TPOT_EROLE;
+    if (c->n_phases >= c->max_phases)
+        return TTFT_TPOT_EPHASE;
+    p = &c->phases[c->n_phases];
+    memset(p, 0, sizeof *p);
+    memcpy(p->name, name, len);
+    p->role = role;
+    p->default_tokens = role == TTFT_TPOT_ROLE_PREFILL || role == TTFT_TPOT_ROLE_DECODE;
+    p->fresh = 1;
+    if (c->bounded && c->n_hists < c->hist_slots) { /* slots are as many as phases when bounded */
+        p->hist = &c->hists[c->n_hists++];
+        ttft_tpot__hist_reset(p->hist);
+    }
+    p->fast_cap = 0; /* the first call takes the slow path, which opens the inline one */
+    return (int)c->n_phases++;
+}
+
+/* The phase has been called: its next sample is not a first call, and an exact phase of a collector
+   without start times stores inline from now on. */
+static void ttft_tpot__phase_called(const ttft_tpot *c, ttft_tpot_phase_slot *p)
+{
+    p->fresh = 0;
+    p->fast_cap = p->hist || c->starts ? 0 : c->capacity;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase)
+{
+    ttft_tpot_phase_slot *p;
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    if (phase < 0 || (unsigned)phase >= c->n_phases)
+        return TTFT_TPOT_EPHASE;
+    p = &c->phases[phase];
+    if (p->hist)
+        return TTFT_TPOT_OK;
+    if (c->n_hists >= c->hist_slots)
         return TTFT_TPOT_ENOMEM;
-    set[0] = &out->ttft_steady;
-    set[1] = &out->tpot;
-    set[2] = &out->e2e;
-    /* one pass counts each set and finds the first prefill; a second puts each set in its own
-       region of the work area */
-    for (i = 0; i < c->n; i++) {
-        const ttft_tpot_sample *s = &c->samples[i];
-        int role = c->phases[s->phase].role;
-        if (role == TTFT_TPOT_ROLE_PREFILL && !out->has_ttft_first) {
-            out->has_ttft_first = 1;
-            out->ttft_first_ns = s->dur_ns;
-            out->ttft_first_warmup = s->warmup != 0;
-        }
-        if (s->warmup && role != TTFT_TPOT_ROLE_KERNEL)
-            set[role == TTFT_TPOT_ROLE_E2E ? 2 : role]->warmup_n++;
-        if ((k = ttft_tpot__headline_set(role, s->warmup)) >= 0)
-            at[k]++;
-    }
-    end[0] = at[0];
-    end[1] = end[0] + at[1];
-    end[2] = end[1] + at[2];
-    at[0] = 0;
-    at[1] = end[0];
-    at[2] = end[1];
-    for (i = 0; i < c->n; i++) {
-        const ttft_tpot_sample *s = &c->samples[i];
-        if ((k = ttft_tpot__headline_set(c->phases[s->phase].role, s->warmup)) >= 0) {
-            w.x[at[k]++] = s->dur_ns;
-            set[k]->tokens += s->tokens;
-        }
-    }
-    for (k = 0; k < 3; k++) {
-        ttft_tpot__work slice;
-        size_t start = k ? end[k - 1] : 0;
-        slice.x = w.x + start;
-        slice.h = w.h;
-        ttft_tpot__finish_set(c, &slice, end[k] - start, -1, k == 2 ? TTFT_TPOT_ROLE_E2E : k, set[k]);
-    }
-    out->tpot_excluded = out->tpot.warmup_n;
-    if (out->tpot.n && out->tpot.total_ns > 0) {
-        out->has_output_tok_s = 1;
-        out->output_tok_s = (double)out->tpot.tokens / (out->tpot.total_ns * 1e-9);
-    }
-    if (out->e2e.n && out->e2e.total_ns > 0 && out->e2e.tokens > 0) { /* 0 tokens: no rate, not 0 tok/s */
-        out->has_e2e_tok_s = 1;
-        out->e2e_tok_s = (double)out->e2e.tokens / (out->e2e.total_ns * 1e-9);
-    }
-    if (c->prefill_kernel >= 0) {
-        ttft_tpot_stats kern;
-        ttft_tpot__phase_set(c, &w, c->prefill_kernel, &kern);
-        out->has_prefill_kernel = kern.n > 0;
-        out->prefill_kernel_min_ns = kern.min_ns;
-    }
-    out->samples = c->n;
-    out->dropped = c->dropped;
-    out->rejected = c->rejected;
-    ttft_tpot__work_free(c, &w);
+    p->hist = &c->hists[c->n_hists++];
+    ttft_tpot__hist_reset(p->hist);
+    p->fast_cap = 0;
     return TTFT_TPOT_OK;
 }
 
-/* ---- requests: the calls, and their statistics ----------------------------------------------- */
+TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role role)
+{
+    if (!c || !name || !c->phases)
+        return TTFT_TPOT_EINVAL;
+    return ttft_tpot__add_phase(c, name, strlen(name), (int)role);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_find_phase(const ttft_tpot *c, const char *name)
+{
+    if (!c || !name)
+        return TTFT_TPOT_EINVAL;
+    return ttft_tpot__lookup(c, name, strlen(name));
+}
+
+TTFT_TPOT_DEF int ttft_tpot_link_prefill_kernel(ttft_tpot *c, int kernel_phase)
+{
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    if (kernel_phase != -1 && (kernel_phase < 0 || (unsigned)kernel_phase >= c->n_phases))
+        return TTFT_TPOT_EPHASE;
+    c->prefill_kernel = kernel_phase;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_warmup_begin(ttft_tpot *c)
+{
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    c->warmup_depth++;
+    c->warm_all = 1;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c)
+{
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    if (c->warmup_depth == 0) {
+        c->rejected++;
+        return TTFT_TPOT_ESTATE;
+    }
+    c->warmup_depth--;
+    c->warm_all = c->warmup_depth != 0;
+    return TTFT_TPOT_OK;
+}
+
+/* Whether (phase, key) is new, remembering it; a full table remembers nothing more. */
+static int ttft_tpot__shape_new(ttft_tpot *c, int phase, uint64_t key)
+{
+    uint64_t h = (key ^ ((uint64_t)(unsigned)phase << 48)) * 0x9E3779B97F4A7C15ull;
+    uint32_t i = (uint32_t)(h >> 32) & c->shape_mask;
+    for (; c->shape_phases[i]; i = (i + 1) & c->shape_mask)
+        if (c->shape_phases[i] == (uint32_t)phase + 1 && c->shape_keys[i] == key)
+            return 0;
+    if (c->n_shapes == c->max_shapes) {
+        c->shapes_dropped++;
+        return 0;
+    }
+    c->shape_phases[i] = (uint32_t)phase + 1;
+    c->shape_keys[i] = key;
+    c->n_shapes++;
+    return 1;
+}
+
+/* ---- Requests -------------------------------------------------------------------------------- */
+
+static uint32_t ttft_tpot__hash(const char *s, size_t len)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    size_t i;
+    for (i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+/* The number of the request named id, or -1. */
+static int ttft_tpot__request_find(const ttft_tpot *c, const char *id, size_t len)
+{
+    uint32_t i;
+    if (!c->max_requests)
+        return -1;
+    for (i = ttft_tpot__hash(id, len) & c->request_mask; c->request_index[i]; i = (i + 1) & c->request_mask) {
+        const ttft_tpot_request *r = &c->requests[c->request_index[i] - 1];
+        if (strncmp(r->id, id, len) == 0 && r->id[len] == '\0')
+            return (int)c->request_index[i] - 1;
+    }
+    return -1;
+}
+
+static void ttft_tpot__request_index_add(ttft_tpot *c, unsigned r)
+{
+    const char *id = c->requests[r].id;
+    uint32_t i = ttft_tpot__hash(id, strlen(id)) & c->request_mask;
+    while (c->request_index[i])
+        i = (i + 1) & c->request_mask;
+    c->request_index[i] = r + 1;
+}
+
+/* A new request in the table, which has room: its number. */
+static int ttft_tpot__request_new(ttft_tpot *c, const char *id, size_t len, uint64_t t, int warmup)
+{
+    ttft_tpot_request *q = &c->requests[c->n_requests];
+    memset(q, 0, sizeof *q);
+    memcpy(q->id, id, len);
+    q->submit_ns = t;
+    q->warmup = warmup != 0;
+    ttft_tpot__request_index_add(c, c->n_requests);
+    return (int)c->n_requests++;
+}
+
+#define TTFT_TPOT__ELOG (-100) /* internal: the request is tracked, the event log is full */
+
+/* Apply one request event: a submit (tokens 0) or tokens. Checked, then stored; nothing counted.
+   *req: the request's number, or -1. EFULL: the request table is full (a token for an unknown id
+   once a submit was refused for that is taken as one of the requests that could not be tracked);
+   TTFT_TPOT__ELOG: the event log is full, or the request already lost an event (a submit still
+   makes its request). */
+static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, uint64_t t, uint32_t tokens,
+                                    int warmup, int *req)
+{
+    ttft_tpot_request *q;
+    ttft_tpot_event *ev;
+    int r;
+    if (!ttft_tpot__name_ok(id, len))
+        return TTFT_TPOT_ENAME;
+    *req = r = ttft_tpot__request_find(c, id, len);
+    if (tokens == 0) { /* submit */
+        if (r >= 0)
+            return TTFT_TPOT_EREQUEST;
+        if (c->n_requests == c->max_requests)
+            return TTFT_TPOT_EFULL;
+        *req = r = ttft_tpot__request_new(c, id, len, t, warmup);
+        q = &c->requests[r];
+    } else {
+        if (r < 0)
+            return c->requests_refused ? TTFT_TPOT_EFULL : TTFT_TPOT_EREQUEST;
+        q = &c->requests[r];
+        if (t < q->submit_ns || (q->token_events && t < q->last_ns))
+            return TTFT_TPOT_EREQUEST;
+    }
+    if (q->truncated || c->n_events == c->max_events)
+        return TTFT_TPOT__ELOG;
+    if (tokens) {
+        if (!q->token_events)
+            q->first_ns = t;
+        q->last_ns = t;
+        q->tokens += tokens;
+        q->token_events++;
+    }
+    ev = &c->events[c->n_events++];
+    ev->t_ns = t;
+    ev->request = (uint32_t)r;
+    ev->tokens = tokens;
+    return TTFT_TPOT_OK;
+}
+
+/* Back to n requests and m events, as after an event that is refused: the aggregates and the index
+   are rebuilt from the event log. */
+static void ttft_tpot__requests_rollback(ttft_tpot *c, unsigned n, size_t m)
+{
+    unsigned r;
+    size_t i;
+    c->n_requests = n;
+    c->n_events = m;
+    if (c->max_requests)
+        memset(c->request_index, 0, ((size_t)c->request_mask + 1) * sizeof *c->request_index);
+    for (r = 0; r < n; r++) {
+        ttft_tpot_request *req = &c->requests[r];
+        req->first_ns = req->last_ns = req->tokens = 0;
+        req->token_events = 0;
+        ttft_tpot__request_index_add(c, r);
+    }
+    for (i = 0; i < m; i++) {
+        const ttft_tpot_event *ev = &c->events[i];
+        ttft_tpot_request *req = &c->requests[ev->request];
+        if (!ev->tokens)
+            continue;
+        if (!req->token_events)
+            req->first_ns = ev->t_ns;
+        req->last_ns = ev->t_ns;
+        req->tokens += ev->tokens;
+        req->token_events++;
+    }
+}
 
 static int ttft_tpot__request_call(ttft_tpot *c, const char *id, int now, uint64_t t, uint32_t tokens)
 {
@@ -1896,43 +1585,6 @@ TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out)
         p += len;
     } while (*p++ == ',');
     return TTFT_TPOT_OK;
-}
-
-/* Whether (phase, key) is new, remembering it; a full table remembers nothing more. */
-static int ttft_tpot__shape_new(ttft_tpot *c, int phase, uint64_t key)
-{
-    uint64_t h = (key ^ ((uint64_t)(unsigned)phase << 48)) * 0x9E3779B97F4A7C15ull;
-    uint32_t i = (uint32_t)(h >> 32) & c->shape_mask;
-    for (; c->shape_phases[i]; i = (i + 1) & c->shape_mask)
-        if (c->shape_phases[i] == (uint32_t)phase + 1 && c->shape_keys[i] == key)
-            return 0;
-    if (c->n_shapes == c->max_shapes) {
-        c->shapes_dropped++;
-        return 0;
-    }
-    c->shape_phases[i] = (uint32_t)phase + 1;
-    c->shape_keys[i] = key;
-    c->n_shapes++;
-    return 1;
-}
-
-TTFT_TPOT_DEF ttft_tpot_span ttft_tpot_span_begin_shape(ttft_tpot *c, int phase, uint64_t key)
-{
-    /* the lookup comes before the clock is read, so the span does not time it */
-    int fresh = c && c->enabled && (unsigned)phase < c->n_phases && ttft_tpot__shape_new(c, phase, key);
-    ttft_tpot_span s = ttft_tpot_span_begin(c, phase);
-    s.new_shape = fresh;
-    return s;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens)
-{
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    if (!c->enabled)
-        return TTFT_TPOT_OK;
-    return ttft_tpot__push(c, phase, 0, dur_ns, tokens,
-                           (unsigned)phase < c->n_phases && ttft_tpot__shape_new(c, phase, key));
 }
 
 /* Statistics of durations kept in 1/scale ns (request TPOT), back in ns: rounded, without overflow. */
@@ -2082,45 +1734,381 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
     return TTFT_TPOT_OK;
 }
 
-/* ---- reports ---------------------------------------------------------------------------------- */
+/* ---- Collector and config -------------------------------------------------------------------- */
 
-/* One double through printf, with '.' as the decimal point whatever LC_NUMERIC says: every output is
-   locale-independent, the text report included (it is pasted and grepped). The locale's decimal
-   point is the one run of bytes in the output that is not a digit, sign or exponent. */
-static const char *ttft_tpot__num(char *buf, size_t len, const char *fmt, double v)
+/* What cfg asks for, and where each part sits in the one block: phases, histograms, samples, start
+   times, requests, events, shape keys, then the uint32_t tables (each part a multiple of 8 bytes). */
+typedef struct ttft_tpot__layout {
+    size_t cap, events, bytes;
+    unsigned phases, hists, requests, req_slots, shapes, shape_slots;
+} ttft_tpot__layout;
+
+/* The smallest power of two >= 2n (open addressing stays under half full), at least 2. */
+static uint32_t ttft_tpot__table_size(unsigned n)
 {
-    char *p, *q;
-    snprintf(buf, len, fmt, v);
-    if (!(v - v == 0)) /* inf or nan: no decimal point to mend */
-        return buf;
-    for (p = buf; *p && strchr("0123456789+-eE", *p); p++)
-        ;
-    for (q = p; *q && !strchr("0123456789+-eE", *q); q++)
-        ;
-    if (*p) {
-        *p = '.';
-        memmove(p + 1, q, strlen(q) + 1);
+    uint32_t t = 2;
+    while (t < 2u * n)
+        t <<= 1;
+    return t;
+}
+
+static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *l)
+{
+    size_t per, fixed;
+    l->cap = cfg && cfg->capacity ? cfg->capacity : TTFT_TPOT__DEFAULT_CAPACITY;
+    l->phases = cfg && cfg->max_phases ? cfg->max_phases : TTFT_TPOT__DEFAULT_PHASES;
+    l->hists = cfg && cfg->hist_slots ? cfg->hist_slots : cfg && cfg->bounded ? l->phases : 0;
+    l->requests = cfg ? cfg->max_requests : 0;
+    /* 4096 events a request by default: a long generation fits; 64 KiB a request of address space,
+       touched only as events arrive */
+    l->events = !l->requests ? 0 : cfg->max_request_events ? cfg->max_request_events
+                : (uint64_t)l->requests * 4096 < UINT32_MAX ? (size_t)l->requests * 4096 : UINT32_MAX;
+    l->shapes = cfg && cfg->max_shapes ? cfg->max_shapes : 64;
+    if (l->phases > 65535u || l->hists > l->phases || (uint64_t)l->cap > UINT32_MAX ||
+        l->requests > (1u << 24) || (uint64_t)l->events > UINT32_MAX || l->shapes > (1u << 24))
+        return TTFT_TPOT_EINVAL;
+    l->req_slots = l->requests ? ttft_tpot__table_size(l->requests) : 0;
+    l->shape_slots = ttft_tpot__table_size(l->shapes);
+    per = sizeof(ttft_tpot_sample) + (cfg && cfg->timeline ? sizeof(uint64_t) : 0);
+    /* + 8: room to align a caller's buffer */
+    fixed = (size_t)l->phases * sizeof(ttft_tpot_phase_slot) + (size_t)l->hists * sizeof(ttft_tpot_hist) +
+            (size_t)l->requests * sizeof(ttft_tpot_request) + l->events * sizeof(ttft_tpot_event) +
+            (size_t)l->shape_slots * (sizeof(uint64_t) + sizeof(uint32_t)) + (size_t)l->req_slots * sizeof(uint32_t) + 8;
+    if (l->cap > (SIZE_MAX - fixed) / per)
+        return TTFT_TPOT_ENOMEM;
+    l->bytes = fixed + l->cap * per;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg)
+{
+    ttft_tpot__layout l;
+    return ttft_tpot__layout_of(cfg, &l) == TTFT_TPOT_OK ? l.bytes : 0;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
+{
+    const char *name;
+    size_t len;
+    ttft_tpot__layout l;
+    unsigned char *mem;
+    int rc;
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    memset(c, 0, sizeof *c);
+    rc = ttft_tpot__layout_of(cfg, &l);
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    if (cfg && cfg->buffer) {
+        if (cfg->buffer_bytes < l.bytes)
+            return TTFT_TPOT_ENOMEM;
+        mem = (unsigned char *)cfg->buffer;
+        mem += (8 - (uintptr_t)mem % 8) % 8;
+    } else {
+        mem = (unsigned char *)TTFT_TPOT_MALLOC(l.bytes, cfg ? cfg->alloc_user : NULL);
+        if (!mem)
+            return TTFT_TPOT_ENOMEM;
+        c->owned = mem;
     }
-    return buf;
+    c->phases = (ttft_tpot_phase_slot *)(void *)mem;
+    c->hists = (ttft_tpot_hist *)(void *)(c->phases + l.phases);
+    c->samples = (ttft_tpot_sample *)(void *)(c->hists + l.hists);
+    mem = (unsigned char *)(c->samples + l.cap);
+    if (cfg && cfg->timeline) {
+        c->starts = (uint64_t *)(void *)mem;
+        mem += l.cap * sizeof(uint64_t);
+    }
+    c->requests = (ttft_tpot_request *)(void *)mem;
+    c->events = (ttft_tpot_event *)(void *)(c->requests + l.requests);
+    c->shape_keys = (uint64_t *)(void *)(c->events + l.events);
+    c->shape_phases = (uint32_t *)(void *)(c->shape_keys + l.shape_slots);
+    c->request_index = c->shape_phases + l.shape_slots;
+    memset(c->shape_phases, 0, (size_t)(l.shape_slots + l.req_slots) * sizeof(uint32_t));
+    c->max_requests = l.requests;
+    c->request_mask = l.req_slots ? l.req_slots - 1 : 0;
+    c->max_events = l.events;
+    c->max_shapes = l.shapes;
+    c->shape_mask = l.shape_slots - 1;
+    c->capacity = l.cap;
+    c->max_phases = l.phases;
+    c->hist_slots = l.hists;
+    c->enabled = 1;
+    c->prefill_kernel = -1;
+    if (cfg) {
+        c->clock = cfg->clock;
+        c->clock_user = cfg->clock_user;
+        c->alloc_user = cfg->alloc_user;
+        c->bounded = cfg->bounded != 0;
+    }
+    name = !c->clock ? TTFT_TPOT__CLOCK_NAME : cfg->clock_name ? cfg->clock_name : "user clock";
+    len = strlen(name) < sizeof c->clock_name ? strlen(name) : sizeof c->clock_name - 1;
+    memcpy(c->clock_name, name, len); /* c is zeroed: the name ends there */
+    if (!c->clock) /* a replacement clock is not read here: a test's clock may be a script */
+        c->clock_read_ns = ttft_tpot__clock_cost();
+    return TTFT_TPOT_OK;
 }
 
-/* A duration in a unit that reads well: "7.99 s", "52.70 ms", "850.00 us", "93 ns". */
-static const char *ttft_tpot__dur(char *buf, size_t len, double ns)
+TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c)
 {
-    const char *unit = ns >= 1e9 ? " s" : ns >= 1e6 ? " ms" : ns >= 1e3 ? " us" : " ns";
-    double v = ns >= 1e9 ? ns / 1e9 : ns >= 1e6 ? ns / 1e6 : ns >= 1e3 ? ns / 1e3 : ns;
-    size_t n;
-    ttft_tpot__num(buf, len - 3, ns >= 1e3 ? "%.2f" : "%.0f", v); /* room for the unit (len is 32) */
-    n = strlen(buf);
-    memcpy(buf + n, unit, strlen(unit) + 1);
-    return buf;
+    if (!c)
+        return;
+    if (c->owned)
+        TTFT_TPOT_FREE(c->owned, c->alloc_user);
+    memset(c, 0, sizeof *c);
 }
 
-static int ttft_tpot__finish(FILE *out)
+TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
 {
-    return ferror(out) ? TTFT_TPOT_EIO : TTFT_TPOT_OK;
+    unsigned p, added = 0, slots = 0;
+    int *map;
+    size_t i;
+    if (!dst || !src || dst == src || !dst->phases)
+        return TTFT_TPOT_EINVAL;
+    /* plan first, so that a merge that cannot be done changes nothing */
+    for (p = 0; p < src->n_phases; p++) {
+        const ttft_tpot_phase_slot *sp = &src->phases[p];
+        int id = ttft_tpot__lookup(dst, sp->name, strlen(sp->name));
+        int has_hist = sp->hist && sp->hist->max_ns >= sp->hist->min_ns; /* not empty */
+        if (id >= 0 && dst->phases[id].role != sp->role)
+            return TTFT_TPOT_EROLE;
+        if (id < 0) {
+            added++;
+            slots += has_hist || dst->bounded;
+        } else {
+            slots += has_hist && !dst->phases[id].hist;
+        }
+    }
+    if (dst->n_phases + added > dst->max_phases)
+        return TTFT_TPOT_EPHASE;
+    for (p = 0; p < src->n_requests; p++) /* requests: new ids only, and room for all */
+        if (ttft_tpot__request_find(dst, src->requests[p].id, strlen(src->requests[p].id)) >= 0)
+            return TTFT_TPOT_EREQUEST;
+    if (src->n_requests > dst->max_requests - dst->n_requests || src->n_events > dst->max_events - dst->n_events)
+        return TTFT_TPOT_EFULL;
+    if (dst->n_hists + slots > dst->hist_slots && slots)
+        return TTFT_TPOT_ENOMEM;
+    map = (int *)TTFT_TPOT_MALLOC((src->n_phases ? src->n_phases : 1) * sizeof *map, dst->alloc_user);
+    if (!map)
+        return TTFT_TPOT_ENOMEM;
+    for (p = 0; p < src->n_phases; p++) {
+        const ttft_tpot_phase_slot *sp = &src->phases[p];
+        int id = ttft_tpot__add_phase(dst, sp->name, strlen(sp->name), sp->role);
+        TTFT_TPOT_ASSERT(id >= 0); /* planned above */
+        if (sp->hist && sp->hist->max_ns >= sp->hist->min_ns) {
+            ttft_tpot_phase_bounded(dst, id);
+            ttft_tpot__hist_merge(dst->phases[id].hist, sp->hist);
+        }
+        if (!sp->fresh && dst->phases[id].fresh)
+            ttft_tpot__phase_called(dst, &dst->phases[id]);
+        map[p] = id;
+    }
+    for (i = 0; i < src->n; i++) {
+        ttft_tpot_sample s = src->samples[i];
+        if (dst->n == dst->capacity) {
+            dst->dropped++;
+            continue;
+        }
+        s.phase = (uint16_t)map[s.phase];
+        if (dst->starts)
+            dst->starts[dst->n] = src->starts ? src->starts[i] : 0;
+        dst->samples[dst->n++] = s;
+    }
+    for (i = 0; i < src->n_events; i++) {
+        ttft_tpot_event ev = src->events[i];
+        ev.request += dst->n_requests;
+        dst->events[dst->n_events++] = ev;
+    }
+    for (p = 0; p < src->n_requests; p++) {
+        dst->requests[dst->n_requests] = src->requests[p];
+        ttft_tpot__request_index_add(dst, dst->n_requests++);
+    }
+    dst->dropped += src->dropped;
+    dst->rejected += src->rejected;
+    dst->requests_dropped += src->requests_dropped;
+    dst->requests_refused += src->requests_refused;
+    dst->events_lost += src->events_lost;
+    dst->shapes_dropped += src->shapes_dropped;
+    for (p = 0; p < 4; p++)
+        dst->full_at[p] = dst->full_at[p] ? dst->full_at[p] : src->full_at[p];
+    TTFT_TPOT_FREE(map, dst->alloc_user);
+    return TTFT_TPOT_OK;
 }
 
+TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
+{
+    unsigned i;
+    if (!c)
+        return;
+    c->n = 0;
+    c->dropped = 0;
+    c->rejected = 0;
+    for (i = 0; i < c->n_hists; i++)
+        ttft_tpot__hist_reset(&c->hists[i]);
+    c->requests_dropped = c->requests_refused = c->events_lost = 0;
+    c->shapes_dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
+    memset(c->full_at, 0, sizeof c->full_at);
+    ttft_tpot__requests_rollback(c, 0, 0);
+}
+
+TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on)
+{
+    if (c)
+        c->enabled = on != 0;
+}
+
+/* ---- Recording ------------------------------------------------------------------------------- */
+
+TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
+                                       int new_shape)
+{
+    ttft_tpot_phase_slot *p;
+    ttft_tpot_sample *s;
+    uint32_t tokens;
+    int warm;
+    if ((unsigned)phase >= c->n_phases) {
+        c->rejected++;
+        return TTFT_TPOT_EPHASE;
+    }
+    p = &c->phases[phase];
+    warm = p->fresh | c->warm_all | new_shape;
+    if (p->fresh)
+        ttft_tpot__phase_called(c, p);
+    tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
+    /* a bounded phase's steady samples never come here: the inline path takes them */
+    if (c->n == c->capacity) {
+        c->dropped++;
+        return TTFT_TPOT_EFULL;
+    }
+    s = &c->samples[c->n];
+    s->dur_ns = dur;
+    s->tokens = tokens;
+    s->phase = (uint16_t)phase;
+    s->warmup = (uint16_t)warm;
+    if (c->starts)
+        c->starts[c->n] = start;
+    c->n++;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens)
+{
+    double ns;
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    if (!c->enabled)
+        return TTFT_TPOT_OK;
+    ns = ms * 1e6 + 0.5;
+    /* written so that NaN fails the test too */
+    if (!(ms >= 0.0 && ns < TTFT_TPOT__TWO64)) {
+        c->rejected++;
+        return TTFT_TPOT_ERANGE;
+    }
+    return ttft_tpot__push(c, phase, 0, (uint64_t)ns, tokens, 0);
+}
+
+TTFT_TPOT_DEF ttft_tpot_span ttft_tpot_span_begin_shape(ttft_tpot *c, int phase, uint64_t key)
+{
+    /* the lookup comes before the clock is read, so the span does not time it */
+    int fresh = c && c->enabled && (unsigned)phase < c->n_phases && ttft_tpot__shape_new(c, phase, key);
+    ttft_tpot_span s = ttft_tpot_span_begin(c, phase);
+    s.new_shape = fresh;
+    return s;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens)
+{
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    if (!c->enabled)
+        return TTFT_TPOT_OK;
+    return ttft_tpot__push(c, phase, 0, dur_ns, tokens,
+                           (unsigned)phase < c->n_phases && ttft_tpot__shape_new(c, phase, key));
+}
+
+/* ---- Report model ---------------------------------------------------------------------------- */
+
+/* The sets of the headline metrics: 0 steady prefill, 1 steady decode, 2 every e2e sample; -1 none. */
+static int ttft_tpot__headline_set(int role, int warmup)
+{
+    if (role == TTFT_TPOT_ROLE_E2E)
+        return 2;
+    if (warmup || role == TTFT_TPOT_ROLE_KERNEL)
+        return -1;
+    return role; /* prefill 0, decode 1 */
+}
+
+TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out)
+{
+    ttft_tpot__work w;
+    ttft_tpot_stats *set[3];
+    size_t at[3] = {0, 0, 0}, end[3], i;
+    int k;
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    memset(out, 0, sizeof *out);
+    if (ttft_tpot__work_init(c, &w) != TTFT_TPOT_OK)
+        return TTFT_TPOT_ENOMEM;
+    set[0] = &out->ttft_steady;
+    set[1] = &out->tpot;
+    set[2] = &out->e2e;
+    /* one pass counts each set and finds the first prefill; a second puts each set in its own
+       region of the work area */
+    for (i = 0; i < c->n; i++) {
+        const ttft_tpot_sample *s = &c->samples[i];
+        int role = c->phases[s->phase].role;
+        if (role == TTFT_TPOT_ROLE_PREFILL && !out->has_ttft_first) {
+            out->has_ttft_first = 1;
+            out->ttft_first_ns = s->dur_ns;
+            out->ttft_first_warmup = s->warmup != 0;
+        }
+        if (s->warmup && role != TTFT_TPOT_ROLE_KERNEL)
+            set[role == TTFT_TPOT_ROLE_E2E ? 2 : role]->warmup_n++;
+        if ((k = ttft_tpot__headline_set(role, s->warmup)) >= 0)
+            at[k]++;
+    }
+    end[0] = at[0];
+    end[1] = end[0] + at[1];
+    end[2] = end[1] + at[2];
+    at[0] = 0;
+    at[1] = end[0];
+    at[2] = end[1];
+    for (i = 0; i < c->n; i++) {
+        const ttft_tpot_sample *s = &c->samples[i];
+        if ((k = ttft_tpot__headline_set(c->phases[s->phase].role, s->warmup)) >= 0) {
+            w.x[at[k]++] = s->dur_ns;
+            set[k]->tokens += s->tokens;
+        }
+    }
+    for (k = 0; k < 3; k++) {
+        ttft_tpot__work slice;
+        size_t start = k ? end[k - 1] : 0;
+        slice.x = w.x + start;
+        slice.h = w.h;
+        ttft_tpot__finish_set(c, &slice, end[k] - start, -1, k == 2 ? TTFT_TPOT_ROLE_E2E : k, set[k]);
+    }
+    out->tpot_excluded = out->tpot.warmup_n;
+    if (out->tpot.n && out->tpot.total_ns > 0) {
+        out->has_output_tok_s = 1;
+        out->output_tok_s = (double)out->tpot.tokens / (out->tpot.total_ns * 1e-9);
+    }
+    if (out->e2e.n && out->e2e.total_ns > 0 && out->e2e.tokens > 0) { /* 0 tokens: no rate, not 0 tok/s */
+        out->has_e2e_tok_s = 1;
+        out->e2e_tok_s = (double)out->e2e.tokens / (out->e2e.total_ns * 1e-9);
+    }
+    if (c->prefill_kernel >= 0) {
+        ttft_tpot_stats kern;
+        ttft_tpot__phase_set(c, &w, c->prefill_kernel, &kern);
+        out->has_prefill_kernel = kern.n > 0;
+        out->prefill_kernel_min_ns = kern.min_ns;
+    }
+    out->samples = c->n;
+    out->dropped = c->dropped;
+    out->rejected = c->rejected;
+    ttft_tpot__work_free(c, &w);
+    return TTFT_TPOT_OK;
+}
+
+#ifndef TTFT_TPOT_NO_STDIO /* the writers render the model: without them it has no use */
 /* Phase statistics for every phase in one pass (samples bucketed by phase, then selected), and the
    phases in order of first use: by their first stored sample, then those without one. One
    allocation: *out holds the statistics, then *order. */
@@ -2201,6 +2189,62 @@ static void ttft_tpot__figures_free(const ttft_tpot *c, ttft_tpot__figures *f)
     if (f->ph)
         TTFT_TPOT_FREE(f->ph, c->alloc_user);
 }
+#endif
+
+/* ---- Writers (text, JSON, Prometheus, Chrome trace) ------------------------------------------ */
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* One double through printf, with '.' as the decimal point whatever LC_NUMERIC says: every output is
+   locale-independent, the text report included (it is pasted and grepped). The locale's decimal
+   point is the one run of bytes in the output that is not a digit, sign or exponent. */
+static const char *ttft_tpot__num(char *buf, size_t len, const char *fmt, double v)
+{
+    char *p, *q;
+    snprintf(buf, len, fmt, v);
+    if (!(v - v == 0)) /* inf or nan: no decimal point to mend */
+        return buf;
+    for (p = buf; *p && strchr("0123456789+-eE", *p); p++)
+        ;
+    for (q = p; *q && !strchr("0123456789+-eE", *q); q++)
+        ;
+    if (*p) {
+        *p = '.';
+        memmove(p + 1, q, strlen(q) + 1);
+    }
+    return buf;
+}
+
+/* A duration in a unit that reads well: "7.99 s", "52.70 ms", "850.00 us", "93 ns". */
+static const char *ttft_tpot__dur(char *buf, size_t len, double ns)
+{
+    const char *unit = ns >= 1e9 ? " s" : ns >= 1e6 ? " ms" : ns >= 1e3 ? " us" : " ns";
+    double v = ns >= 1e9 ? ns / 1e9 : ns >= 1e6 ? ns / 1e6 : ns >= 1e3 ? ns / 1e3 : ns;
+    size_t n;
+    ttft_tpot__num(buf, len - 3, ns >= 1e3 ? "%.2f" : "%.0f", v); /* room for the unit (len is 32) */
+    n = strlen(buf);
+    memcpy(buf + n, unit, strlen(unit) + 1);
+    return buf;
+}
+
+static int ttft_tpot__finish(FILE *out)
+{
+    return ferror(out) ? TTFT_TPOT_EIO : TTFT_TPOT_OK;
+}
+
+static size_t ttft_tpot__utf8_len(const unsigned char *s, size_t avail)
+{
+    uint32_t cp;
+    return ttft_tpot__utf8_cp(s, avail, &cp);
+}
+
+/* The limit a counted loss met (ttft_tpot.full_at order): the recording collector's when the losses
+   came from a trace, so that a trace's report names the same sizes as the live one. */
+static uint64_t ttft_tpot__limit(const ttft_tpot *c, int k)
+{
+    const uint64_t own[4] = {c->capacity, c->max_requests, c->max_events, c->max_shapes};
+    return c->full_at[k] ? c->full_at[k] : own[k];
+}
 
 /* "p50 / p90 / p99 ms" of a set, for the serving lines. */
 static void ttft_tpot__serving_line(FILE *out, const char *what, const ttft_tpot_stats *st)
@@ -2213,14 +2257,6 @@ static void ttft_tpot__serving_line(FILE *out, const char *what, const ttft_tpot
     fprintf(out, "  %-4s p50/p90/p99: %s / %s / %s  (mean %s, n=%llu)\n", what, ttft_tpot__dur(a, sizeof a, st->p50_ns),
             ttft_tpot__dur(b, sizeof b, st->p90_ns), ttft_tpot__dur(d, sizeof d, st->p99_ns),
             ttft_tpot__dur(e, sizeof e, st->mean_ns), (unsigned long long)st->n);
-}
-
-/* The limit a counted loss met (ttft_tpot.full_at order): the recording collector's when the losses
-   came from a trace, so that a trace's report names the same sizes as the live one. */
-static uint64_t ttft_tpot__limit(const ttft_tpot *c, int k)
-{
-    const uint64_t own[4] = {c->capacity, c->max_requests, c->max_events, c->max_shapes};
-    return c->full_at[k] ? c->full_at[k] : own[k];
 }
 
 /* What the request tables could not keep, and what that leaves out. */
@@ -2696,8 +2732,6 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
     return ttft_tpot__render(c, out, ttft_tpot__json);
 }
 
-/* ---- Prometheus text exposition ---------------------------------------------------------------- */
-
 /* Bucket upper bounds in seconds. TTFT and E2E: vLLM's. TPOT and ITL: vLLM's from 10 ms up, with
    finer buckets below it, where a fast decode step lands. */
 static const char *const ttft_tpot__le_ttft[] = {"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08", "0.1",
@@ -2866,7 +2900,68 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
     return ttft_tpot__finish(out);
 }
 
-/* ---- trace format v1 -------------------------------------------------------------------------- */
+/* ns as microseconds with three decimals: exact. */
+static void ttft_tpot__us(FILE *out, uint64_t ns)
+{
+    fprintf(out, "%llu.%03u", (unsigned long long)(ns / 1000u), (unsigned)(ns % 1000u));
+}
+
+TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
+{
+    static const int track[4] = {2, 3, 4, 1}; /* by role: e2e on top, kernels at the bottom */
+    size_t i;
+    int r;
+    if (!c || !out || !c->starts)
+        return TTFT_TPOT_EINVAL;
+    fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
+          "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"ttft_tpot\"}}",
+          out);
+    for (r = 0; r < 4; r++)
+        fprintf(out,
+                ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}"
+                ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}",
+                track[r], ttft_tpot__roles[r], track[r], track[r]);
+    for (i = 0; i < c->n; i++) {
+        const ttft_tpot_sample *s = &c->samples[i];
+        int role = c->phases[s->phase].role;
+        fputs(",\n{\"ph\":\"X\",\"pid\":1,\"name\":", out);
+        ttft_tpot__json_str(out, c->phases[s->phase].name);
+        fprintf(out, ",\"cat\":\"%s\",\"tid\":%d,\"ts\":", ttft_tpot__roles[role], track[role]);
+        ttft_tpot__us(out, c->starts[i]);
+        fputs(",\"dur\":", out);
+        ttft_tpot__us(out, s->dur_ns);
+        fprintf(out, ",\"args\":{\"tokens\":%lu,\"warmup\":%d}}", (unsigned long)s->tokens, s->warmup);
+    }
+    fputs("\n]}\n", out);
+    return ttft_tpot__finish(out);
+}
+
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* ---- Trace I/O ------------------------------------------------------------------------------- */
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* Append src to dst (of cap bytes, NUL-terminated, truncated to fit), every character a terminal
+   would not show as text written as \xHH per byte: error messages echo input. */
+static void ttft_tpot__escape(char *dst, size_t cap, const char *src)
+{
+    const unsigned char *s = (const unsigned char *)src;
+    size_t at = strlen(dst), n = strlen(src), i = 0, k;
+    while (i < n && at + 1 < cap) {
+        if ((k = ttft_tpot__printable(s + i, n - i)) != 0 && at + k < cap) {
+            memcpy(dst + at, s + i, k);
+            at += k;
+            i += k;
+        } else if (k == 0 && at + 4 < cap) {
+            snprintf(dst + at, cap - at, "\\x%02x", s[i++]);
+            at += 4;
+        } else {
+            break;
+        }
+    }
+    dst[at] = '\0';
+}
 
 static const char ttft_tpot__header[] = "phase,role,start_ns,dur_ns,tokens,warmup";
 
@@ -2879,7 +2974,6 @@ static const char *const ttft_tpot__count_names[] = {TTFT_TPOT__COUNTS(TTFT_TPOT
 #undef TTFT_TPOT__COUNT_NAME
 #define TTFT_TPOT__N_COUNTS 6u /* counts; the 4 limits follow */
 #define TTFT_TPOT__N_KEYS (sizeof ttft_tpot__count_names / sizeof ttft_tpot__count_names[0])
-
 
 /* A name as a CSV field: quoted when CSV would split it, or when it would read as a comment. */
 static void ttft_tpot__csv_name(FILE *out, const char *name)
@@ -2967,42 +3061,6 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
                 (unsigned long)ev->tokens, c->requests[ev->request].warmup);
     }
     ttft_tpot__write_directives(c, out, 0);
-    return ttft_tpot__finish(out);
-}
-
-/* ns as microseconds with three decimals: exact. */
-static void ttft_tpot__us(FILE *out, uint64_t ns)
-{
-    fprintf(out, "%llu.%03u", (unsigned long long)(ns / 1000u), (unsigned)(ns % 1000u));
-}
-
-TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
-{
-    static const int track[4] = {2, 3, 4, 1}; /* by role: e2e on top, kernels at the bottom */
-    size_t i;
-    int r;
-    if (!c || !out || !c->starts)
-        return TTFT_TPOT_EINVAL;
-    fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
-          "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"ttft_tpot\"}}",
-          out);
-    for (r = 0; r < 4; r++)
-        fprintf(out,
-                ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}"
-                ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}",
-                track[r], ttft_tpot__roles[r], track[r], track[r]);
-    for (i = 0; i < c->n; i++) {
-        const ttft_tpot_sample *s = &c->samples[i];
-        int role = c->phases[s->phase].role;
-        fputs(",\n{\"ph\":\"X\",\"pid\":1,\"name\":", out);
-        ttft_tpot__json_str(out, c->phases[s->phase].name);
-        fprintf(out, ",\"cat\":\"%s\",\"tid\":%d,\"ts\":", ttft_tpot__roles[role], track[role]);
-        ttft_tpot__us(out, c->starts[i]);
-        fputs(",\"dur\":", out);
-        ttft_tpot__us(out, s->dur_ns);
-        fprintf(out, ",\"args\":{\"tokens\":%lu,\"warmup\":%d}}", (unsigned long)s->tokens, s->warmup);
-    }
-    fputs("\n]}\n", out);
     return ttft_tpot__finish(out);
 }
 
@@ -3555,6 +3613,8 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     TTFT_TPOT_FREE(r, c->alloc_user);
     return rc;
 }
+
+#endif /* TTFT_TPOT_NO_STDIO */
 
 #ifdef __cplusplus
 }
