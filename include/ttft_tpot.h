@@ -2538,12 +2538,6 @@ static void ttft_tpot__json_kv_ms(FILE *out, const char *key, double ns)
     ttft_tpot__json_ms(out, ns);
 }
 
-static void ttft_tpot__json_kv_u64(FILE *out, const char *key, uint64_t ns)
-{
-    fprintf(out, ",\"%s\":", key);
-    ttft_tpot__json_ms_u64(out, ns);
-}
-
 /* Whether the figures came from a histogram, and how far they may be from exact (1/128). */
 static void ttft_tpot__json_approx(FILE *out, const ttft_tpot_stats *st)
 {
@@ -2553,7 +2547,30 @@ static void ttft_tpot__json_approx(FILE *out, const ttft_tpot_stats *st)
         fputs(",\"approximate\":false", out);
 }
 
-/* STATS = {"n":N,"mean":N,"p50":N,"p90":N,"p95":N,"p99":N,"min":N,"max":N} in ms, or null. */
+/* The figures of a statistics object, one shape across the report: mean, p50, p90, p95, p99, min,
+   max and total, and whether they come from a histogram; keys end in sfx ("_ms"; the requests'
+   STATS have none). No sample: total 0, the others null. The caller opens the object, and writes
+   its own keys ("n" first) before these. */
+static void ttft_tpot__json_figures(FILE *out, const ttft_tpot_stats *st, const char *sfx)
+{
+    static const char *const names[8] = {"mean", "p50", "p90", "p95", "p99", "min", "max", "total"};
+    const uint64_t exact[6] = {st->pct_ns[0], st->pct_ns[1], st->pct_ns[2], st->pct_ns[3], st->min_ns, st->max_ns};
+    int k;
+    for (k = 0; k < 8; k++) {
+        fprintf(out, ",\"%s%s\":", names[k], sfx);
+        if (!st->n)
+            fputs(k == 7 ? "0" : "null", out);
+        else if (k == 0 || k == 7)
+            ttft_tpot__json_ms(out, k ? st->total_ns : st->mean_ns);
+        else
+            ttft_tpot__json_ms_u64(out, exact[k - 1]);
+    }
+    if (st->n)
+        ttft_tpot__json_approx(out, st);
+}
+
+/* STATS = {"n":N,"mean":N,"p50":N,"p90":N,"p95":N,"p99":N,"min":N,"max":N,"total":N,
+   "approximate":B} in ms, or null. */
 static void ttft_tpot__json_stats(FILE *out, const char *key, const ttft_tpot_stats *st)
 {
     fprintf(out, ",\"%s\":", key);
@@ -2562,13 +2579,7 @@ static void ttft_tpot__json_stats(FILE *out, const char *key, const ttft_tpot_st
         return;
     }
     fprintf(out, "{\"n\":%llu", (unsigned long long)st->n);
-    ttft_tpot__json_kv_ms(out, "mean", st->mean_ns);
-    ttft_tpot__json_kv_u64(out, "p50", st->pct_ns[0]);
-    ttft_tpot__json_kv_u64(out, "p90", st->pct_ns[1]);
-    ttft_tpot__json_kv_u64(out, "p95", st->pct_ns[2]);
-    ttft_tpot__json_kv_u64(out, "p99", st->pct_ns[3]);
-    ttft_tpot__json_kv_u64(out, "min", st->min_ns);
-    ttft_tpot__json_kv_u64(out, "max", st->max_ns);
+    ttft_tpot__json_figures(out, st, "");
     fputc('}', out);
 }
 
@@ -2628,11 +2639,7 @@ static void ttft_tpot__json_ttft(const ttft_tpot_summary *s, FILE *out)
     fputs(",\"steady\":", out);
     if (s->ttft_steady.n) {
         fprintf(out, "{\"n\":%llu", (unsigned long long)s->ttft_steady.n);
-        ttft_tpot__json_kv_u64(out, "p50_ms", s->ttft_steady.pct_ns[0]);
-        ttft_tpot__json_kv_u64(out, "p90_ms", s->ttft_steady.pct_ns[1]);
-        ttft_tpot__json_kv_u64(out, "p99_ms", s->ttft_steady.pct_ns[3]);
-        ttft_tpot__json_kv_ms(out, "mean_ms", s->ttft_steady.mean_ns);
-        ttft_tpot__json_approx(out, &s->ttft_steady);
+        ttft_tpot__json_figures(out, &s->ttft_steady, "_ms");
         fputc('}', out);
     } else {
         fputs("null", out);
@@ -2652,13 +2659,7 @@ static void ttft_tpot__json_decode(const ttft_tpot_summary *s, FILE *out)
     if (s->tpot.n) {
         fprintf(out, "{\"n\":%llu,\"excluded_warmup\":%llu", (unsigned long long)s->tpot.n,
                 (unsigned long long)s->tpot_excluded);
-        ttft_tpot__json_kv_u64(out, "p50_ms", s->tpot.pct_ns[0]);
-        ttft_tpot__json_kv_u64(out, "p90_ms", s->tpot.pct_ns[1]);
-        ttft_tpot__json_kv_u64(out, "p99_ms", s->tpot.pct_ns[3]);
-        ttft_tpot__json_kv_ms(out, "mean_ms", s->tpot.mean_ns);
-        ttft_tpot__json_kv_u64(out, "min_ms", s->tpot.min_ns);
-        ttft_tpot__json_kv_u64(out, "max_ms", s->tpot.max_ns);
-        ttft_tpot__json_approx(out, &s->tpot);
+        ttft_tpot__json_figures(out, &s->tpot, "_ms");
         fputc('}', out);
     } else {
         fputs("null", out);
@@ -2689,20 +2690,7 @@ static void ttft_tpot__json_phases(const ttft_tpot *c, const ttft_tpot__figures 
         fprintf(out, ",\"role\":\"%s\",\"n\":%llu,\"warmup_n\":%llu,\"tokens\":%llu",
                 ttft_tpot_role_name(c->phases[p].role), (unsigned long long)t->n, (unsigned long long)t->warmup_n,
                 (unsigned long long)t->tokens);
-        if (t->n) {
-            ttft_tpot__json_kv_ms(out, "total_ms", t->total_ns);
-            ttft_tpot__json_kv_ms(out, "mean_ms", t->mean_ns);
-            ttft_tpot__json_kv_u64(out, "min_ms", t->min_ns);
-            ttft_tpot__json_kv_u64(out, "max_ms", t->max_ns);
-            ttft_tpot__json_kv_u64(out, "p50_ms", t->pct_ns[0]);
-            ttft_tpot__json_kv_u64(out, "p90_ms", t->pct_ns[1]);
-            ttft_tpot__json_kv_u64(out, "p99_ms", t->pct_ns[3]);
-            ttft_tpot__json_approx(out, t);
-        } else {
-            fputs(",\"total_ms\":0,\"mean_ms\":null,\"min_ms\":null,\"max_ms\":null,\"p50_ms\":null,"
-                  "\"p90_ms\":null,\"p99_ms\":null",
-                  out);
-        }
+        ttft_tpot__json_figures(out, t, "_ms");
         fputc('}', out);
     }
     fputc(']', out);

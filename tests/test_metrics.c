@@ -373,9 +373,48 @@ static void text_report_lines(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Every statistics object of the JSON report has one shape: the same figures, with the keys of its
+   context (the requests' STATS without "_ms"). */
+static void statistics_objects_share_one_shape(void **state)
+{
+    static const char *const figures[] = {"n", "mean", "p50", "p90", "p95", "p99", "min", "max", "total", "approximate"};
+    static const char *const objects[] = {"ttft.steady", "tpot", "phases.0", "requests.ttft_ms", "requests.itl_ms"};
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char key[64];
+    size_t o, k;
+    int p, d;
+    (void)state;
+    cfg.max_requests = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    p = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    d = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+    for (k = 0; k < 3; k++) {
+        ttft_tpot_record(&c, p, 10 + k, 1);
+        ttft_tpot_record(&c, d, 5 + k, 1);
+    }
+    ttft_tpot_request_submit_at(&c, "r", 0);
+    ttft_tpot_request_tokens_at(&c, "r", 10, 1);
+    ttft_tpot_request_tokens_at(&c, "r", 30, 1);
+    json_of(&c, &doc);
+    for (o = 0; o < sizeof objects / sizeof objects[0]; o++)
+        for (k = 0; k < sizeof figures / sizeof figures[0]; k++) {
+            snprintf(key, sizeof key, "%s.%s%s", objects[o], figures[k],
+                     k == 0 || k == 9 || o >= 3 ? "" : "_ms");
+            if (!jc_get(&doc, key))
+                fail_msg("no %s", key);
+        }
+    assert_ms(&doc, "ttft.steady.p95_ms", 0.000012); /* 11, 12: h = 0.95, 11.95 ns to the nearest ns */
+    assert_ms(&doc, "requests.itl_ms.total", 0.00002);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(statistics_objects_share_one_shape),
         cmocka_unit_test(percentiles_by_hand),
         cmocka_unit_test(percentiles_land_on_ranks),
         cmocka_unit_test(selection_matches_sorting),
