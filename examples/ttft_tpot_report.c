@@ -195,7 +195,9 @@ static int read_traces(ttft_tpot *c, char **names, FILE **copies, int n, const c
     char err[512];
     int k, rc;
     for (k = 0; k < n; k++) {
-        size_t before = c->n, i;
+        size_t before = ttft_tpot_counts_of(c).samples, after, i;
+        ttft_tpot_sample s;
+        uint64_t start = 0;
         rc = ttft_tpot_trace_read(c, copies[k], names[k], err, sizeof err);
         if (rc == TTFT_TPOT_EPARSE) {
             fprintf(stderr, "%s\n", err); /* escaped by the library */
@@ -203,9 +205,10 @@ static int read_traces(ttft_tpot *c, char **names, FILE **copies, int n, const c
         }
         if (rc != TTFT_TPOT_OK)
             return input_error("", names[k], rc == TTFT_TPOT_ENOMEM ? ": out of memory" : ": read error");
-        for (i = before; i < c->n && c->starts[i] == 0; i++)
+        after = ttft_tpot_counts_of(c).samples;
+        for (i = before; i < after && ttft_tpot_sample_at(c, i, &s, &start) == TTFT_TPOT_OK && start == 0; i++)
             ;
-        if (c->n > before && i == c->n && !*no_starts) /* start_ns 0 throughout: recorded without a timeline */
+        if (after > before && i == after && !*no_starts) /* start_ns 0 throughout: recorded without a timeline */
             *no_starts = names[k];
     }
     return 0;
@@ -235,7 +238,7 @@ static int write_outputs(ttft_tpot *c, const options *o, const char *no_starts)
     int rc, k;
     if (o->kernel) {
         k = ttft_tpot_find_phase(c, o->kernel);
-        if (k < 0 || c->phases[k].role != TTFT_TPOT_ROLE_KERNEL)
+        if (ttft_tpot_phase_role(c, k) != TTFT_TPOT_ROLE_KERNEL)
             return input_error("--prefill-kernel: no kernel phase named '", o->kernel, "' in the traces");
         ttft_tpot_link_prefill_kernel(c, k);
     }

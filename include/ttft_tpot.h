@@ -182,6 +182,11 @@ typedef uint64_t (*ttft_tpot_clock_fn)(void *user);
 /* Monotonic nanoseconds from the platform clock (see CLOCK above). */
 TTFT_TPOT_DEF uint64_t ttft_tpot_now(void);
 
+/* The clock that timed c's samples (its own, or the first trace read's) and the cost of one read in
+   ns (0: not measured, as for a replacement clock). NULL c: "" and 0. */
+TTFT_TPOT_DEF const char *ttft_tpot_clock_name(const ttft_tpot *c);
+TTFT_TPOT_DEF uint64_t ttft_tpot_clock_read_ns(const ttft_tpot *c);
+
 /* ---- Statistics (exact and bounded) ---------------------------------------------------------- */
 
 /* Bounded mode: a log-linear histogram, 64 sub-buckets per power of two over all of 0..2^64-1 ns;
@@ -288,6 +293,11 @@ TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c);
 /* Name of a role ("prefill", "decode", "kernel", "e2e"), or "?" when unknown. */
 TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role);
 
+/* A registered phase's name (NULL when c is NULL or the phase unknown) and role (EPHASE, or EINVAL
+   when c is NULL). */
+TTFT_TPOT_DEF const char *ttft_tpot_phase_name(const ttft_tpot *c, int phase);
+TTFT_TPOT_DEF int ttft_tpot_phase_role(const ttft_tpot *c, int phase);
+
 /* ---- Requests -------------------------------------------------------------------------------- */
 
 /* A request, as the driver names it (1..TTFT_TPOT_NAME_MAX-1 bytes of UTF-8, like a phase). */
@@ -356,6 +366,10 @@ TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out);
 
 /* The serving metrics. OK; EINVAL (NULL); ENOMEM. With no request seen, out->seen is 0. */
 TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out);
+
+/* The i-th tracked request (0 .. counts.requests - 1, in submit order): OK; EINVAL (NULL, or no such
+   request). */
+TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot_request *out);
 
 /* ---- Collector and config -------------------------------------------------------------------- */
 
@@ -451,6 +465,23 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c);
    both), EFULL (dst's request tables cannot hold src's requests), ENOMEM (no histogram slot for a
    bounded phase, or no memory). Samples past dst's capacity are counted as dropped. */
 TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src);
+
+/* What a collector holds and what it lost, as tools and tests read it (the fields may move). */
+typedef struct ttft_tpot_counts {
+    size_t samples;     /* stored */
+    unsigned phases;    /* registered */
+    unsigned requests;  /* tracked */
+    uint64_t dropped;   /* samples not stored: storage full */
+    uint64_t rejected;  /* calls refused */
+    uint64_t shapes_dropped, requests_dropped, requests_refused, events_lost; /* as in the reports */
+} ttft_tpot_counts;
+
+/* c's counts (all 0 for NULL or a zeroed collector). */
+TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c);
+
+/* The i-th stored sample, in call order (0 .. counts.samples - 1), and its start time when start_ns
+   is not NULL (0 without config.timeline). OK; EINVAL (c or out NULL, or no such sample). */
+TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns);
 
 /* Turn recording on (nonzero) or off. Off: spans record nothing and read no clock. NULL: nothing. */
 TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on);
@@ -787,6 +818,16 @@ static int ttft_tpot__cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
+}
+
+TTFT_TPOT_DEF const char *ttft_tpot_clock_name(const ttft_tpot *c)
+{
+    return c ? c->clock_name : "";
+}
+
+TTFT_TPOT_DEF uint64_t ttft_tpot_clock_read_ns(const ttft_tpot *c)
+{
+    return c ? c->clock_read_ns : 0;
 }
 
 /* The median cost of one read of the platform clock: 255 back-to-back reads. */
@@ -1162,6 +1203,18 @@ static const char *const ttft_tpot__roles[4] = {"prefill", "decode", "kernel", "
 TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role)
 {
     return role >= 0 && role < 4 ? ttft_tpot__roles[role] : "?";
+}
+
+TTFT_TPOT_DEF const char *ttft_tpot_phase_name(const ttft_tpot *c, int phase)
+{
+    return c && phase >= 0 && (unsigned)phase < c->n_phases ? c->phases[phase].name : NULL;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_phase_role(const ttft_tpot *c, int phase)
+{
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    return phase >= 0 && (unsigned)phase < c->n_phases ? c->phases[phase].role : TTFT_TPOT_EPHASE;
 }
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one; its code point in *out. */
@@ -1675,6 +1728,14 @@ static int ttft_tpot__request_work(const ttft_tpot *c, uint64_t **x, uint64_t **
     return *x ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
 }
 
+TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot_request *out)
+{
+    if (!c || !out || i >= c->n_requests)
+        return TTFT_TPOT_EINVAL;
+    *out = c->requests[i];
+    return TTFT_TPOT_OK;
+}
+
 /* Whether a measured request meets every SLO set (inclusive); a request without TPOT passes that one. */
 static int ttft_tpot__good(const ttft_tpot *c, const ttft_tpot_request *q)
 {
@@ -1948,6 +2009,34 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
     c->shapes_dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
     memset(c->full_at, 0, sizeof c->full_at);
     ttft_tpot__requests_rollback(c, 0, 0);
+}
+
+TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
+{
+    ttft_tpot_counts k;
+    memset(&k, 0, sizeof k);
+    if (!c)
+        return k;
+    k.samples = c->n;
+    k.phases = c->n_phases;
+    k.requests = c->n_requests;
+    k.dropped = c->dropped;
+    k.rejected = c->rejected;
+    k.shapes_dropped = c->shapes_dropped;
+    k.requests_dropped = c->requests_dropped;
+    k.requests_refused = c->requests_refused;
+    k.events_lost = c->events_lost;
+    return k;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns)
+{
+    if (!c || !out || i >= c->n)
+        return TTFT_TPOT_EINVAL;
+    *out = c->samples[i];
+    if (start_ns)
+        *start_ns = c->starts ? c->starts[i] : 0;
+    return TTFT_TPOT_OK;
 }
 
 TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on)

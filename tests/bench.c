@@ -169,8 +169,8 @@ int main(int argc, char **argv)
     for (i = 0; i < REPORT_N; i++)
         durs[i] = log_uniform(1, 3.6e12); /* 1 ns .. 1 h */
 
-    printf("ttft_tpot_bench: clock %s, %llu ns/read; %d spans a repetition, median of %d\n", c.clock_name,
-           (unsigned long long)c.clock_read_ns, SPANS, REPS);
+    printf("ttft_tpot_bench: clock %s, %llu ns/read; %d spans a repetition, median of %d\n", ttft_tpot_clock_name(&c),
+           (unsigned long long)ttft_tpot_clock_read_ns(&c), SPANS, REPS);
     (void)floor_ns(scratch); /* calibration run, thrown away: page faults, frequency */
     (void)span_ns(&c, phase);
     for (r = 0; r < REPS; r++) { /* interleaved, the order rotating */

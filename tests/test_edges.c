@@ -97,9 +97,21 @@ static void merge_paths(void **state)
         ttft_tpot_record(&src, ttft_tpot_phase(&src, "k", TTFT_TPOT_ROLE_KERNEL), MS, 0);
     assert_int_equal(ttft_tpot_merge(&dst, &src), TTFT_TPOT_OK);
     assert_non_null(dst.phases[0].hist); /* bounded like every phase of dst */
-    assert_int_equal(dst.n, 3);          /* 5 stored samples, 3 fit */
-    assert_int_equal(dst.dropped, 2);
-    assert_int_equal(dst.starts[0], 0);  /* ttft_tpot_record has no start time */
+    assert_int_equal(counts(&dst).samples, 3);          /* 5 stored samples, 3 fit */
+    assert_int_equal(counts(&dst).dropped, 2);
+    {
+        ttft_tpot_sample s;
+        uint64_t start = 1;
+        assert_int_equal(ttft_tpot_sample_at(&dst, 0, &s, &start), TTFT_TPOT_OK);
+        assert_int_equal(start, 0); /* ttft_tpot_record has no start time */
+        assert_int_equal(ttft_tpot_sample_at(&dst, 3, &s, NULL), TTFT_TPOT_EINVAL); /* no such sample */
+        assert_null(ttft_tpot_phase_name(&dst, 99));
+        assert_int_equal(ttft_tpot_phase_role(&dst, 99), TTFT_TPOT_EPHASE);
+        assert_int_equal(ttft_tpot_phase_role(NULL, 0), TTFT_TPOT_EINVAL);
+        assert_int_equal(ttft_tpot_counts_of(NULL).samples, 0);
+        assert_string_equal(ttft_tpot_clock_name(NULL), "");
+        assert_int_equal(ttft_tpot_clock_read_ns(NULL), 0);
+    }
     ttft_tpot_free(&dst);
     /* a bounded src into a dst without a free slot: nothing changes */
     cfg.timeline = 0;
@@ -193,7 +205,7 @@ static void streams_that_fail(void **state)
     assert_int_equal(ttft_tpot_trace_read(&c, w2, "w", err, sizeof err), TTFT_TPOT_EIO);
     fclose(w2);
     remove("edges_write_only.csv");
-    assert_int_equal(c.n_phases, 0);
+    assert_int_equal(counts(&c).phases, 0);
     ttft_tpot_free(&c);
 }
 
@@ -219,12 +231,12 @@ static void trace_oddities(void **state)
                               "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,1,0,0\n# end",
                               "t", err, sizeof err),
                      TTFT_TPOT_OK);
-    assert_string_equal(c.clock_name, "FIRST");
+    assert_string_equal(ttft_tpot_clock_name(&c), "FIRST");
     assert_int_equal(trace_str(&c, "# clock: THIRD, 5 ns/read\nphase,role,start_ns,dur_ns,tokens,warmup\n", "t",
                               err, sizeof err),
                      TTFT_TPOT_OK);
-    assert_string_equal(c.clock_name, "FIRST"); /* the first trace read names the clock */
-    assert_int_equal(c.clock_read_ns, 7);
+    assert_string_equal(ttft_tpot_clock_name(&c), "FIRST"); /* the first trace read names the clock */
+    assert_int_equal(ttft_tpot_clock_read_ns(&c), 7);
     ttft_tpot_free(&c);
 }
 

@@ -239,11 +239,11 @@ static void warmup_first_call_of_each_phase(void **state)
     ttft_tpot_record(&c, b, 3 * MS, 0);
     ttft_tpot_record(&c, a, 4 * MS, 1);
     ttft_tpot_record(&c, b, 5 * MS, 0);
-    assert_int_equal(c.samples[0].warmup, 1);
-    assert_int_equal(c.samples[1].warmup, 0);
-    assert_int_equal(c.samples[2].warmup, 1);
-    assert_int_equal(c.samples[3].warmup, 0);
-    assert_int_equal(c.samples[4].warmup, 0);
+    assert_int_equal(sample(&c, 0).warmup, 1);
+    assert_int_equal(sample(&c, 1).warmup, 0);
+    assert_int_equal(sample(&c, 2).warmup, 1);
+    assert_int_equal(sample(&c, 3).warmup, 0);
+    assert_int_equal(sample(&c, 4).warmup, 0);
     json_of(&c, &doc);
     assert_ms(&doc, "tpot.n", 2);
     assert_ms(&doc, "tpot.excluded_warmup", 1);

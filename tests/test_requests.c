@@ -131,15 +131,15 @@ static void request_calls_refused(void **state)
     assert_int_equal(ttft_tpot_request_submit(&c, "bad\n"), TTFT_TPOT_ENAME);
     assert_int_equal(ttft_tpot_request_submit(&c, NULL), TTFT_TPOT_EINVAL);
     assert_int_equal(ttft_tpot_request_submit(NULL, "x"), TTFT_TPOT_EINVAL);
-    assert_int_equal(c.rejected, 4);
+    assert_int_equal(counts(&c).rejected, 4);
     ttft_tpot_enable(&c, 0);
     assert_int_equal(ttft_tpot_request_submit(&c, "off"), TTFT_TPOT_OK); /* disabled: nothing */
-    assert_int_equal(c.n_requests, 1);
+    assert_int_equal(counts(&c).requests, 1);
     ttft_tpot_free(&c);
     /* no request table: every submit is counted as dropped, and the report says so */
     assert_int_equal(ttft_tpot_init(&none, NULL), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_submit(&none, "x"), TTFT_TPOT_EFULL);
-    assert_int_equal(none.requests_dropped, 1);
+    assert_int_equal(counts(&none).requests_dropped, 1);
     {
         char *text = capture(&none, ttft_tpot_report);
         assert_non_null(strstr(text, "WARNING: 1 request events dropped"));
@@ -166,7 +166,7 @@ static void empty_and_incomplete_runs(void **state)
     assert_true(is_null_at(&doc, "requests.request_throughput_rps"));
     jc_free(&doc);
     ttft_tpot_clear(&c);
-    assert_int_equal(c.n_requests, 0);
+    assert_int_equal(counts(&c).requests, 0);
     assert_int_equal(ttft_tpot_request_submit(&c, "waiting"), TTFT_TPOT_OK); /* the id is free again */
     ttft_tpot_free(&c);
 }
@@ -242,7 +242,7 @@ static void merged_requests(void **state)
     ttft_tpot_free(&a);
     assert_int_equal(ttft_tpot_init(&a, NULL), TTFT_TPOT_OK); /* no request table: no room */
     assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_EFULL);
-    assert_int_equal(a.n_requests, 0);
+    assert_int_equal(counts(&a).requests, 0);
     ttft_tpot_free(&a);
     ttft_tpot_free(&b);
 }
@@ -263,8 +263,8 @@ static void warmup_per_shape(void **state)
         assert_int_equal(ttft_tpot_record_shape(&c, d, keys[i], MS, 1), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_phase_stats(&c, d, &st), TTFT_TPOT_OK);
     assert_int_equal(st.warmup_n, 3);
-    assert_int_equal(c.samples[2].warmup, 1);
-    assert_int_equal(c.samples[4].warmup, 0);
+    assert_int_equal(sample(&c, 2).warmup, 1);
+    assert_int_equal(sample(&c, 4).warmup, 0);
     k = ttft_tpot_phase(&c, "graph", TTFT_TPOT_ROLE_KERNEL); /* the same keys, another phase: new again */
     for (i = 0; i < 3; i++) {
         TTFT_TPOT_SPAN_BEGIN_SHAPE(s, &c, k, keys[i + 2]);
@@ -279,8 +279,8 @@ static void warmup_per_shape(void **state)
     d = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < 6; i++)
         ttft_tpot_record_shape(&c, d, keys[i], MS, 1);
-    assert_int_equal(c.shapes_dropped, 1);
-    assert_int_equal(c.samples[5].warmup, 0);
+    assert_int_equal(counts(&c).shapes_dropped, 1);
+    assert_int_equal(sample(&c, 5).warmup, 0);
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "WARNING: 1 samples with a new shape not flagged warmup"));
     free(text);
@@ -409,7 +409,7 @@ static void request_edges(void **state)
     assert_int_equal(ttft_tpot_request_tokens_at(&c, "r5", 20, 1), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_tokens_at(&c, "r5", 30, 1), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_tokens_at(&c, "r5", 40, 1), TTFT_TPOT_EFULL); /* 130 events */
-    assert_int_equal(c.requests_dropped, 2);
+    assert_int_equal(counts(&c).requests_dropped, 2);
     for (i = 0; i < 64; i++) {
         snprintf(id, sizeof id, "r%d", i);
         assert_int_equal(ttft_tpot__request_find(&c, id, strlen(id)), i);
@@ -428,7 +428,12 @@ static void request_edges(void **state)
     assert_non_null(strstr(err, "t:4: invalid request id"));
     after = capture(&c, ttft_tpot_report_json);
     assert_string_equal(before, after);
-    assert_int_equal(c.requests[0].tokens, 2);
+    {
+        ttft_tpot_request r;
+        assert_int_equal(ttft_tpot_request_at(&c, 0, &r), TTFT_TPOT_OK);
+        assert_int_equal(r.tokens, 2);
+        assert_int_equal(ttft_tpot_request_at(&c, 1, &r), TTFT_TPOT_EINVAL); /* no such request */
+    }
     assert_int_equal(ttft_tpot__request_find(&c, "new", 3), -1); /* the new one is gone again */
     free(before);
     free(after);

@@ -200,7 +200,7 @@ static void trace_carries_bounded_phases(void **state)
     assert_int_equal(ttft_tpot_init(&b, NULL), TTFT_TPOT_OK);
     assert_int_equal(trace_str(&b, trace, "t", err, sizeof err), TTFT_TPOT_EPARSE);
     assert_non_null(strstr(err, "config.hist_slots"));
-    assert_int_equal(b.n_phases, 0);
+    assert_int_equal(counts(&b).phases, 0);
     ttft_tpot_free(&b);
     free(trace);
     ttft_tpot_free(&c);
@@ -296,9 +296,9 @@ static void reader_takes_bom_and_crlf(void **state)
                                    "phase,role,start_ns,dur_ns,tokens,warmup\r\nd,decode,0,5,1,0\r\n",
                                "t", err, sizeof err),
                      TTFT_TPOT_OK);
-    assert_string_equal(c.clock_name, "CLOCK_MONOTONIC");
-    assert_int_equal(c.clock_read_ns, 20);
-    assert_int_equal(c.n, 1);
+    assert_string_equal(ttft_tpot_clock_name(&c), "CLOCK_MONOTONIC");
+    assert_int_equal(ttft_tpot_clock_read_ns(&c), 20);
+    assert_int_equal(counts(&c).samples, 1);
     assert_int_equal(trace_str(&c, "# only a comment", "t", err, sizeof err), TTFT_TPOT_EPARSE);
     assert_true(strncmp(err, "t:1: missing header", 19) == 0);
     ttft_tpot_free(&c);

@@ -125,12 +125,12 @@ static void accepted_variants(void **state)
     (void)state;
     assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
     assert_int_equal(trace_text(&c, text, sizeof text - 1, "t", err, sizeof err), TTFT_TPOT_OK);
-    assert_int_equal(c.n, 3);
-    assert_string_equal(c.phases[0].name, "x,\"y\"");
-    assert_int_equal(c.samples[1].dur_ns, UINT64_MAX);
-    assert_int_equal(c.samples[1].tokens, UINT32_MAX);
-    assert_int_equal(c.samples[1].warmup, 1);
-    assert_int_equal(c.samples[2].warmup, 0); /* as written, not re-derived */
+    assert_int_equal(counts(&c).samples, 3);
+    assert_string_equal(ttft_tpot_phase_name(&c, 0), "x,\"y\"");
+    assert_int_equal(sample(&c, 1).dur_ns, UINT64_MAX);
+    assert_int_equal(sample(&c, 1).tokens, UINT32_MAX);
+    assert_int_equal(sample(&c, 1).warmup, 1);
+    assert_int_equal(sample(&c, 2).warmup, 0); /* as written, not re-derived */
     ttft_tpot_free(&c);
 }
 
@@ -143,8 +143,8 @@ static void more_lines_than_capacity_are_dropped(void **state)
     cfg.capacity = 2;
     assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
     assert_int_equal(trace_text(&c, text, sizeof text - 1, "t", NULL, 0), TTFT_TPOT_OK);
-    assert_int_equal(c.n, 2);
-    assert_int_equal(c.dropped, 1);
+    assert_int_equal(counts(&c).samples, 2);
+    assert_int_equal(counts(&c).dropped, 1);
     ttft_tpot_free(&c);
 }
 
@@ -205,8 +205,8 @@ static void malformed_lines(void **state)
         int rc = trace_text(&c, cases[i].text, len, "t", err, sizeof err);
         if (rc != TTFT_TPOT_EPARSE || strstr(err, cases[i].err) != err)
             fail_msg("case %zu: rc %d, error \"%s\", expected \"%s...\"", i, rc, err, cases[i].err);
-        assert_int_equal(c.n, 1);
-        assert_int_equal(c.n_phases, 1);
+        assert_int_equal(counts(&c).samples, 1);
+        assert_int_equal(counts(&c).phases, 1);
     }
     snprintf(longline, sizeof longline, "%s%0300d,kernel,1,2,0,0\n", H, 7);
     assert_int_equal(trace_text(&c, longline, strlen(longline), "t", err, sizeof err), TTFT_TPOT_EPARSE);

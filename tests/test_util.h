@@ -26,6 +26,19 @@ static inline uint64_t script_now(void *user)
     return s->t[s->next++];
 }
 
+/* What a test reads of a collector, through its accessors. */
+static inline ttft_tpot_counts counts(const ttft_tpot *c)
+{
+    return ttft_tpot_counts_of(c);
+}
+
+static inline ttft_tpot_sample sample(const ttft_tpot *c, size_t i)
+{
+    ttft_tpot_sample s;
+    assert_int_equal(ttft_tpot_sample_at(c, i, &s, NULL), TTFT_TPOT_OK);
+    return s;
+}
+
 /* Everything fn writes to a stream, as a string to free(). */
 typedef int (*report_fn)(const ttft_tpot *, FILE *);
 

@@ -43,8 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     collector(&c);
     ttft_tpot_record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 1000, 1);
     before = output(&c, ttft_tpot_report_json);
-    n0 = c.n;
-    p0 = c.n_phases;
+    n0 = ttft_tpot_counts_of(&c).samples;
+    p0 = ttft_tpot_counts_of(&c).phases;
     in = fmemopen((void *)data, size, "rb");
     CHECK(in != NULL);
     rc = ttft_tpot_trace_read(&c, in, "fuzz", err, sizeof err);
@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(strncmp(err, "fuzz:", 5) == 0 && strstr(err + 5, ": ") != NULL);
         for (i = 0; err[i]; i++)
             CHECK((unsigned char)err[i] >= 0x20 && (unsigned char)err[i] != 0x7f);
-        CHECK(c.n == n0 && c.n_phases == p0);
+        CHECK(ttft_tpot_counts_of(&c).samples == n0 && ttft_tpot_counts_of(&c).phases == p0);
         after = output(&c, ttft_tpot_report_json);
         CHECK(strcmp(before, after) == 0);
         free(after);
