@@ -201,6 +201,13 @@ typedef struct ttft_tpot_hist {
     uint64_t counts[TTFT_TPOT_HIST_BUCKETS];
 } ttft_tpot_hist;
 
+/* The histograms bounded phases take, one a phase. */
+typedef struct ttft_tpot__hist_pool {
+    ttft_tpot_hist *pool;
+    unsigned n, max;
+    int bounded; /* new phases are bounded */
+} ttft_tpot__hist_pool;
+
 /* Statistics of a set of samples; durations in ns. With n == 0 every figure is 0 and means "none". */
 typedef struct ttft_tpot_stats {
     uint64_t n, warmup_n;
@@ -266,6 +273,21 @@ typedef struct ttft_tpot_phase_slot {
     char name[TTFT_TPOT_NAME_MAX];
 } ttft_tpot_phase_slot;
 
+/* The phase table, in registration order. */
+typedef struct ttft_tpot__phase_table {
+    ttft_tpot_phase_slot *slots;
+    unsigned n, max;
+} ttft_tpot__phase_table;
+
+/* Warmup per shape: the (phase, key) pairs seen, by open addressing. */
+typedef struct ttft_tpot__shape_table {
+    uint64_t *keys;   /* the key, with its phase in phases[] */
+    uint32_t *phases; /* phase + 1, 0 empty */
+    uint32_t mask;
+    unsigned n, max;
+    uint64_t dropped; /* spans with a new shape after the table was full: not flagged */
+} ttft_tpot__shape_table;
+
 /* Register a phase, or find it again: returns its id (>= 0), the same id for the same name and role.
    EINVAL (c or name NULL, role unknown), ENAME (empty, TTFT_TPOT_NAME_MAX bytes or longer, not valid
    UTF-8, or holding a character a terminal does not show as text: a C0 or C1 control (U+0000-U+001F,
@@ -315,6 +337,19 @@ typedef struct ttft_tpot_event {
     uint64_t t_ns;
     uint32_t request, tokens;
 } ttft_tpot_event;
+
+/* The request table: each request's aggregates, an index by id, and the event log. */
+typedef struct ttft_tpot__request_table {
+    ttft_tpot_request *list;
+    unsigned n, max;
+    uint32_t *index; /* open addressing by id: request number + 1, 0 empty */
+    uint32_t mask;
+    ttft_tpot_event *events;
+    size_t n_events, max_events;
+    uint64_t dropped;     /* request events not kept: the request or event table was full */
+    uint64_t refused;     /* submits refused: the request table was full */
+    uint64_t events_lost; /* events of tracked requests not kept: the event table was full */
+} ttft_tpot__request_table;
 
 /* Service level objectives for goodput, in ms; 0: none. */
 typedef struct ttft_tpot_slo {
@@ -398,14 +433,21 @@ typedef struct ttft_tpot_sample {
     uint16_t warmup; /* 1 when flagged warmup */
 } ttft_tpot_sample;
 
-/* The collector. Fields are visible so the record path can be inlined; read them through functions. */
-struct ttft_tpot {
+/* The sample store: every stored sample in call order, and what did not fit. */
+typedef struct ttft_tpot__store {
     ttft_tpot_sample *samples;
     uint64_t *starts; /* NULL unless config.timeline */
     size_t n, capacity;
-    ttft_tpot_phase_slot *phases;
-    unsigned n_phases, max_phases;
-    uint64_t dropped;  /* samples not stored: storage full */
+    uint64_t dropped; /* samples not stored: storage full */
+} ttft_tpot__store;
+
+/* The collector. Fields are visible so the record path can be inlined; read them through functions. */
+struct ttft_tpot {
+    ttft_tpot__store store;          /* the samples (Recording) */
+    ttft_tpot__phase_table phase;    /* Phases and warmup */
+    ttft_tpot__hist_pool hist;       /* bounded phases' histograms (Statistics) */
+    ttft_tpot__request_table req;    /* Requests */
+    ttft_tpot__shape_table shape;    /* warmup per shape (Phases and warmup) */
     uint64_t rejected; /* calls refused: unknown phase, invalid duration, span misuse */
     unsigned warmup_depth;
     uint16_t warm_all; /* warmup_depth != 0 */
@@ -415,27 +457,10 @@ struct ttft_tpot {
     void *clock_user;
     void *alloc_user;
     void *owned; /* the one allocation made by init, NULL with a caller buffer */
-    ttft_tpot_hist *hists;
-    unsigned n_hists, hist_slots;
-    int bounded;             /* new phases are bounded */
     uint64_t clock_read_ns;  /* median cost of one clock read, measured at init; 0: not measured */
     char clock_name[32];
     int clock_from_trace;    /* clock_* describe the clock of the first trace read */
-    ttft_tpot_request *requests;
-    unsigned n_requests, max_requests;
-    uint32_t *request_index; /* open addressing by id: request number + 1, 0 empty */
-    uint32_t request_mask;
-    ttft_tpot_event *events;
-    size_t n_events, max_events;
-    uint64_t requests_dropped; /* request events not kept: the request or event table was full */
-    uint64_t requests_refused; /* submits refused: the request table was full */
-    uint64_t events_lost;      /* events of tracked requests not kept: the event table was full */
     ttft_tpot_slo slo;
-    uint64_t *shape_keys; /* (phase, key) pairs seen: key, with the phase in shape_phases */
-    uint32_t *shape_phases; /* phase + 1, 0 empty */
-    uint32_t shape_mask;
-    unsigned n_shapes, max_shapes;
-    uint64_t shapes_dropped; /* spans with a new shape after the shape table was full: not flagged */
     uint64_t full_at[4]; /* the limits losses read from a trace met (capacity, max_requests,
                             max_request_events, max_shapes of the recording collector); 0: own */
 };
@@ -529,12 +554,12 @@ static inline uint64_t ttft_tpot__clock(const ttft_tpot *c)
 static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
                                   int new_shape)
 {
-    if ((unsigned)phase < c->n_phases) {
-        ttft_tpot_phase_slot *p = &c->phases[phase];
+    if ((unsigned)phase < c->phase.n) {
+        ttft_tpot_phase_slot *p = &c->phase.slots[phase];
         uint16_t warm = (uint16_t)(c->warm_all | new_shape); /* not fresh: fresh phases go slow */
         uint32_t tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
-        if (c->n < p->fast_cap) {
-            ttft_tpot_sample *s = &c->samples[c->n++];
+        if (c->store.n < p->fast_cap) {
+            ttft_tpot_sample *s = &c->store.samples[c->store.n++];
             s->dur_ns = dur;
             s->tokens = tokens;
             s->phase = (uint16_t)phase;
@@ -1129,9 +1154,9 @@ static void ttft_tpot__work_free(const ttft_tpot *c, ttft_tpot__work *w)
 
 static int ttft_tpot__work_init(const ttft_tpot *c, ttft_tpot__work *w)
 {
-    w->x = (uint64_t *)TTFT_TPOT_MALLOC((c->n ? c->n : 1) * sizeof(uint64_t), c->alloc_user);
-    w->h = c->n_hists ? (ttft_tpot_hist *)TTFT_TPOT_MALLOC(sizeof(ttft_tpot_hist), c->alloc_user) : NULL;
-    if (!w->x || (c->n_hists && !w->h)) {
+    w->x = (uint64_t *)TTFT_TPOT_MALLOC((c->store.n ? c->store.n : 1) * sizeof(uint64_t), c->alloc_user);
+    w->h = c->hist.n ? (ttft_tpot_hist *)TTFT_TPOT_MALLOC(sizeof(ttft_tpot_hist), c->alloc_user) : NULL;
+    if (!w->x || (c->hist.n && !w->h)) {
         ttft_tpot__work_free(c, w);
         return TTFT_TPOT_ENOMEM;
     }
@@ -1147,9 +1172,9 @@ static void ttft_tpot__finish_set(const ttft_tpot *c, ttft_tpot__work *w, size_t
     unsigned p;
     size_t i;
     int merged = 0;
-    for (p = 0; p < c->n_phases; p++) {
-        const ttft_tpot_hist *h = c->phases[p].hist;
-        if (!h || h->max_ns < h->min_ns || (phase >= 0 ? (int)p != phase : c->phases[p].role != role))
+    for (p = 0; p < c->phase.n; p++) {
+        const ttft_tpot_hist *h = c->phase.slots[p].hist;
+        if (!h || h->max_ns < h->min_ns || (phase >= 0 ? (int)p != phase : c->phase.slots[p].role != role))
             continue;
         if (!merged)
             ttft_tpot__hist_reset(w->h);
@@ -1171,8 +1196,8 @@ static void ttft_tpot__phase_set(const ttft_tpot *c, ttft_tpot__work *w, int pha
 {
     size_t i, m = 0;
     memset(st, 0, sizeof *st);
-    for (i = 0; i < c->n; i++) {
-        const ttft_tpot_sample *s = &c->samples[i];
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
         if (s->phase != phase)
             continue;
         st->warmup_n += s->warmup;
@@ -1187,7 +1212,7 @@ TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot
     ttft_tpot__work w;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
-    if (phase < 0 || (unsigned)phase >= c->n_phases)
+    if (phase < 0 || (unsigned)phase >= c->phase.n)
         return TTFT_TPOT_EPHASE;
     if (ttft_tpot__work_init(c, &w) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
@@ -1207,14 +1232,14 @@ TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role)
 
 TTFT_TPOT_DEF const char *ttft_tpot_phase_name(const ttft_tpot *c, int phase)
 {
-    return c && phase >= 0 && (unsigned)phase < c->n_phases ? c->phases[phase].name : NULL;
+    return c && phase >= 0 && (unsigned)phase < c->phase.n ? c->phase.slots[phase].name : NULL;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_phase_role(const ttft_tpot *c, int phase)
 {
     if (!c)
         return TTFT_TPOT_EINVAL;
-    return phase >= 0 && (unsigned)phase < c->n_phases ? c->phases[phase].role : TTFT_TPOT_EPHASE;
+    return phase >= 0 && (unsigned)phase < c->phase.n ? c->phase.slots[phase].role : TTFT_TPOT_EPHASE;
 }
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one; its code point in *out. */
@@ -1279,8 +1304,8 @@ static int ttft_tpot__name_ok(const char *name, size_t len)
 static int ttft_tpot__lookup(const ttft_tpot *c, const char *name, size_t len)
 {
     unsigned i;
-    for (i = 0; i < c->n_phases; i++)
-        if (strncmp(c->phases[i].name, name, len) == 0 && c->phases[i].name[len] == '\0')
+    for (i = 0; i < c->phase.n; i++)
+        if (strncmp(c->phase.slots[i].name, name, len) == 0 && c->phase.slots[i].name[len] == '\0')
             return (int)i;
     return TTFT_TPOT_EPHASE;
 }
@@ -1295,21 +1320,21 @@ static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int 
         return TTFT_TPOT_ENAME;
     id = ttft_tpot__lookup(c, name, len);
     if (id >= 0)
-        return c->phases[id].role == role ? id : TTFT_TPOT_EROLE;
-    if (c->n_phases >= c->max_phases)
+        return c->phase.slots[id].role == role ? id : TTFT_TPOT_EROLE;
+    if (c->phase.n >= c->phase.max)
         return TTFT_TPOT_EPHASE;
-    p = &c->phases[c->n_phases];
+    p = &c->phase.slots[c->phase.n];
     memset(p, 0, sizeof *p);
     memcpy(p->name, name, len);
     p->role = role;
     p->default_tokens = role == TTFT_TPOT_ROLE_PREFILL || role == TTFT_TPOT_ROLE_DECODE;
     p->fresh = 1;
-    if (c->bounded && c->n_hists < c->hist_slots) { /* slots are as many as phases when bounded */
-        p->hist = &c->hists[c->n_hists++];
+    if (c->hist.bounded && c->hist.n < c->hist.max) { /* slots are as many as phases when bounded */
+        p->hist = &c->hist.pool[c->hist.n++];
         ttft_tpot__hist_reset(p->hist);
     }
     p->fast_cap = 0; /* the first call takes the slow path, which opens the inline one */
-    return (int)c->n_phases++;
+    return (int)c->phase.n++;
 }
 
 /* The phase has been called: its next sample is not a first call, and an exact phase of a collector
@@ -1317,7 +1342,7 @@ static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int 
 static void ttft_tpot__phase_called(const ttft_tpot *c, ttft_tpot_phase_slot *p)
 {
     p->fresh = 0;
-    p->fast_cap = p->hist || c->starts ? 0 : c->capacity;
+    p->fast_cap = p->hist || c->store.starts ? 0 : c->store.capacity;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase)
@@ -1325,14 +1350,14 @@ TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase)
     ttft_tpot_phase_slot *p;
     if (!c)
         return TTFT_TPOT_EINVAL;
-    if (phase < 0 || (unsigned)phase >= c->n_phases)
+    if (phase < 0 || (unsigned)phase >= c->phase.n)
         return TTFT_TPOT_EPHASE;
-    p = &c->phases[phase];
+    p = &c->phase.slots[phase];
     if (p->hist)
         return TTFT_TPOT_OK;
-    if (c->n_hists >= c->hist_slots)
+    if (c->hist.n >= c->hist.max)
         return TTFT_TPOT_ENOMEM;
-    p->hist = &c->hists[c->n_hists++];
+    p->hist = &c->hist.pool[c->hist.n++];
     ttft_tpot__hist_reset(p->hist);
     p->fast_cap = 0;
     return TTFT_TPOT_OK;
@@ -1340,7 +1365,7 @@ TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase)
 
 TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role role)
 {
-    if (!c || !name || !c->phases)
+    if (!c || !name || !c->phase.slots)
         return TTFT_TPOT_EINVAL;
     return ttft_tpot__add_phase(c, name, strlen(name), (int)role);
 }
@@ -1356,7 +1381,7 @@ TTFT_TPOT_DEF int ttft_tpot_link_prefill_kernel(ttft_tpot *c, int kernel_phase)
 {
     if (!c)
         return TTFT_TPOT_EINVAL;
-    if (kernel_phase != -1 && (kernel_phase < 0 || (unsigned)kernel_phase >= c->n_phases))
+    if (kernel_phase != -1 && (kernel_phase < 0 || (unsigned)kernel_phase >= c->phase.n))
         return TTFT_TPOT_EPHASE;
     c->prefill_kernel = kernel_phase;
     return TTFT_TPOT_OK;
@@ -1388,17 +1413,17 @@ TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c)
 static int ttft_tpot__shape_new(ttft_tpot *c, int phase, uint64_t key)
 {
     uint64_t h = (key ^ ((uint64_t)(unsigned)phase << 48)) * 0x9E3779B97F4A7C15ull;
-    uint32_t i = (uint32_t)(h >> 32) & c->shape_mask;
-    for (; c->shape_phases[i]; i = (i + 1) & c->shape_mask)
-        if (c->shape_phases[i] == (uint32_t)phase + 1 && c->shape_keys[i] == key)
+    uint32_t i = (uint32_t)(h >> 32) & c->shape.mask;
+    for (; c->shape.phases[i]; i = (i + 1) & c->shape.mask)
+        if (c->shape.phases[i] == (uint32_t)phase + 1 && c->shape.keys[i] == key)
             return 0;
-    if (c->n_shapes == c->max_shapes) {
-        c->shapes_dropped++;
+    if (c->shape.n == c->shape.max) {
+        c->shape.dropped++;
         return 0;
     }
-    c->shape_phases[i] = (uint32_t)phase + 1;
-    c->shape_keys[i] = key;
-    c->n_shapes++;
+    c->shape.phases[i] = (uint32_t)phase + 1;
+    c->shape.keys[i] = key;
+    c->shape.n++;
     return 1;
 }
 
@@ -1419,35 +1444,35 @@ static uint32_t ttft_tpot__hash(const char *s, size_t len)
 static int ttft_tpot__request_find(const ttft_tpot *c, const char *id, size_t len)
 {
     uint32_t i;
-    if (!c->max_requests)
+    if (!c->req.max)
         return -1;
-    for (i = ttft_tpot__hash(id, len) & c->request_mask; c->request_index[i]; i = (i + 1) & c->request_mask) {
-        const ttft_tpot_request *r = &c->requests[c->request_index[i] - 1];
+    for (i = ttft_tpot__hash(id, len) & c->req.mask; c->req.index[i]; i = (i + 1) & c->req.mask) {
+        const ttft_tpot_request *r = &c->req.list[c->req.index[i] - 1];
         if (strncmp(r->id, id, len) == 0 && r->id[len] == '\0')
-            return (int)c->request_index[i] - 1;
+            return (int)c->req.index[i] - 1;
     }
     return -1;
 }
 
 static void ttft_tpot__request_index_add(ttft_tpot *c, unsigned r)
 {
-    const char *id = c->requests[r].id;
-    uint32_t i = ttft_tpot__hash(id, strlen(id)) & c->request_mask;
-    while (c->request_index[i])
-        i = (i + 1) & c->request_mask;
-    c->request_index[i] = r + 1;
+    const char *id = c->req.list[r].id;
+    uint32_t i = ttft_tpot__hash(id, strlen(id)) & c->req.mask;
+    while (c->req.index[i])
+        i = (i + 1) & c->req.mask;
+    c->req.index[i] = r + 1;
 }
 
 /* A new request in the table, which has room: its number. */
 static int ttft_tpot__request_new(ttft_tpot *c, const char *id, size_t len, uint64_t t, int warmup)
 {
-    ttft_tpot_request *q = &c->requests[c->n_requests];
+    ttft_tpot_request *q = &c->req.list[c->req.n];
     memset(q, 0, sizeof *q);
     memcpy(q->id, id, len);
     q->submit_ns = t;
     q->warmup = warmup != 0;
-    ttft_tpot__request_index_add(c, c->n_requests);
-    return (int)c->n_requests++;
+    ttft_tpot__request_index_add(c, c->req.n);
+    return (int)c->req.n++;
 }
 
 #define TTFT_TPOT__ELOG (-100) /* internal: the request is tracked, the event log is full */
@@ -1469,18 +1494,18 @@ static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, ui
     if (tokens == 0) { /* submit */
         if (r >= 0)
             return TTFT_TPOT_EREQUEST;
-        if (c->n_requests == c->max_requests)
+        if (c->req.n == c->req.max)
             return TTFT_TPOT_EFULL;
         *req = r = ttft_tpot__request_new(c, id, len, t, warmup);
-        q = &c->requests[r];
+        q = &c->req.list[r];
     } else {
         if (r < 0)
-            return c->requests_refused ? TTFT_TPOT_EFULL : TTFT_TPOT_EREQUEST;
-        q = &c->requests[r];
+            return c->req.refused ? TTFT_TPOT_EFULL : TTFT_TPOT_EREQUEST;
+        q = &c->req.list[r];
         if (t < q->submit_ns || (q->token_events && t < q->last_ns))
             return TTFT_TPOT_EREQUEST;
     }
-    if (q->truncated || c->n_events == c->max_events)
+    if (q->truncated || c->req.n_events == c->req.max_events)
         return TTFT_TPOT__ELOG;
     if (tokens) {
         if (!q->token_events)
@@ -1489,7 +1514,7 @@ static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, ui
         q->tokens += tokens;
         q->token_events++;
     }
-    ev = &c->events[c->n_events++];
+    ev = &c->req.events[c->req.n_events++];
     ev->t_ns = t;
     ev->request = (uint32_t)r;
     ev->tokens = tokens;
@@ -1502,19 +1527,19 @@ static void ttft_tpot__requests_rollback(ttft_tpot *c, unsigned n, size_t m)
 {
     unsigned r;
     size_t i;
-    c->n_requests = n;
-    c->n_events = m;
-    if (c->max_requests)
-        memset(c->request_index, 0, ((size_t)c->request_mask + 1) * sizeof *c->request_index);
+    c->req.n = n;
+    c->req.n_events = m;
+    if (c->req.max)
+        memset(c->req.index, 0, ((size_t)c->req.mask + 1) * sizeof *c->req.index);
     for (r = 0; r < n; r++) {
-        ttft_tpot_request *req = &c->requests[r];
+        ttft_tpot_request *req = &c->req.list[r];
         req->first_ns = req->last_ns = req->tokens = 0;
         req->token_events = 0;
         ttft_tpot__request_index_add(c, r);
     }
     for (i = 0; i < m; i++) {
-        const ttft_tpot_event *ev = &c->events[i];
-        ttft_tpot_request *req = &c->requests[ev->request];
+        const ttft_tpot_event *ev = &c->req.events[i];
+        ttft_tpot_request *req = &c->req.list[ev->request];
         if (!ev->tokens)
             continue;
         if (!req->token_events)
@@ -1536,12 +1561,12 @@ static int ttft_tpot__request_call(ttft_tpot *c, const char *id, int now, uint64
     if (rc == TTFT_TPOT_EREQUEST)
         c->rejected++;
     if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
-        c->requests_dropped++;
+        c->req.dropped++;
     if (rc == TTFT_TPOT_EFULL && tokens == 0)
-        c->requests_refused++;
+        c->req.refused++;
     if (rc == TTFT_TPOT__ELOG) { /* tracked, but not every event kept: out of every figure */
-        c->events_lost++;
-        c->requests[r].truncated = 1;
+        c->req.events_lost++;
+        c->req.list[r].truncated = 1;
         rc = TTFT_TPOT_EFULL;
     }
     return rc;
@@ -1675,8 +1700,8 @@ static int ttft_tpot__measured(const ttft_tpot_request *r)
 static uint64_t ttft_tpot__tpot_scale(const ttft_tpot *c)
 {
     unsigned r;
-    for (r = 0; r < c->n_requests; r++) {
-        const ttft_tpot_request *q = &c->requests[r];
+    for (r = 0; r < c->req.n; r++) {
+        const ttft_tpot_request *q = &c->req.list[r];
         if (ttft_tpot__measured(q) && q->tokens > 1 && (q->last_ns - q->first_ns) / (q->tokens - 1) >= UINT64_MAX / 1024)
             return 1;
     }
@@ -1693,11 +1718,11 @@ static size_t ttft_tpot__request_set(const ttft_tpot *c, int set, uint64_t scale
     size_t m = 0, i;
     unsigned r;
     if (set == TTFT_TPOT__SET_ITL) {
-        for (r = 0; r < c->n_requests; r++)
+        for (r = 0; r < c->req.n; r++)
             last[r] = UINT64_MAX;
-        for (i = 0; i < c->n_events; i++) {
-            const ttft_tpot_event *ev = &c->events[i];
-            if (!ev->tokens || !ttft_tpot__measured(&c->requests[ev->request]))
+        for (i = 0; i < c->req.n_events; i++) {
+            const ttft_tpot_event *ev = &c->req.events[i];
+            if (!ev->tokens || !ttft_tpot__measured(&c->req.list[ev->request]))
                 continue;
             if (last[ev->request] != UINT64_MAX)
                 x[m++] = ev->t_ns - last[ev->request];
@@ -1705,8 +1730,8 @@ static size_t ttft_tpot__request_set(const ttft_tpot *c, int set, uint64_t scale
         }
         return m;
     }
-    for (r = 0; r < c->n_requests; r++) {
-        const ttft_tpot_request *q = &c->requests[r];
+    for (r = 0; r < c->req.n; r++) {
+        const ttft_tpot_request *q = &c->req.list[r];
         if (!ttft_tpot__measured(q))
             continue;
         if (set == TTFT_TPOT__SET_TTFT)
@@ -1722,17 +1747,17 @@ static size_t ttft_tpot__request_set(const ttft_tpot *c, int set, uint64_t scale
 /* The working memory of ttft_tpot__request_set, one block: *x then *last. */
 static int ttft_tpot__request_work(const ttft_tpot *c, uint64_t **x, uint64_t **last)
 {
-    size_t nx = c->n_events > c->n_requests ? c->n_events : c->n_requests;
-    *x = (uint64_t *)TTFT_TPOT_MALLOC((nx + c->n_requests + 1) * sizeof **x, c->alloc_user);
+    size_t nx = c->req.n_events > c->req.n ? c->req.n_events : c->req.n;
+    *x = (uint64_t *)TTFT_TPOT_MALLOC((nx + c->req.n + 1) * sizeof **x, c->alloc_user);
     *last = *x ? *x + nx : NULL;
     return *x ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot_request *out)
 {
-    if (!c || !out || i >= c->n_requests)
+    if (!c || !out || i >= c->req.n)
         return TTFT_TPOT_EINVAL;
-    *out = c->requests[i];
+    *out = c->req.list[i];
     return TTFT_TPOT_OK;
 }
 
@@ -1753,14 +1778,14 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
     memset(out, 0, sizeof *out);
-    out->seen = c->n_requests;
-    out->dropped = c->requests_dropped;
-    if (!c->n_requests)
+    out->seen = c->req.n;
+    out->dropped = c->req.dropped;
+    if (!c->req.n)
         return TTFT_TPOT_OK;
     if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
-    for (r = 0; r < c->n_requests; r++) { /* counts, window, goodput */
-        const ttft_tpot_request *q = &c->requests[r];
+    for (r = 0; r < c->req.n; r++) { /* counts, window, goodput */
+        const ttft_tpot_request *q = &c->req.list[r];
         if (q->warmup || q->truncated || !q->token_events) {
             out->warmup_excluded += q->warmup != 0;
             out->truncated += !q->warmup && q->truncated;
@@ -1871,35 +1896,35 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
             return TTFT_TPOT_ENOMEM;
         c->owned = mem;
     }
-    c->phases = (ttft_tpot_phase_slot *)(void *)mem;
-    c->hists = (ttft_tpot_hist *)(void *)(c->phases + l.phases);
-    c->samples = (ttft_tpot_sample *)(void *)(c->hists + l.hists);
-    mem = (unsigned char *)(c->samples + l.cap);
+    c->phase.slots = (ttft_tpot_phase_slot *)(void *)mem;
+    c->hist.pool = (ttft_tpot_hist *)(void *)(c->phase.slots + l.phases);
+    c->store.samples = (ttft_tpot_sample *)(void *)(c->hist.pool + l.hists);
+    mem = (unsigned char *)(c->store.samples + l.cap);
     if (cfg && cfg->timeline) {
-        c->starts = (uint64_t *)(void *)mem;
+        c->store.starts = (uint64_t *)(void *)mem;
         mem += l.cap * sizeof(uint64_t);
     }
-    c->requests = (ttft_tpot_request *)(void *)mem;
-    c->events = (ttft_tpot_event *)(void *)(c->requests + l.requests);
-    c->shape_keys = (uint64_t *)(void *)(c->events + l.events);
-    c->shape_phases = (uint32_t *)(void *)(c->shape_keys + l.shape_slots);
-    c->request_index = c->shape_phases + l.shape_slots;
-    memset(c->shape_phases, 0, (size_t)(l.shape_slots + l.req_slots) * sizeof(uint32_t));
-    c->max_requests = l.requests;
-    c->request_mask = l.req_slots ? l.req_slots - 1 : 0;
-    c->max_events = l.events;
-    c->max_shapes = l.shapes;
-    c->shape_mask = l.shape_slots - 1;
-    c->capacity = l.cap;
-    c->max_phases = l.phases;
-    c->hist_slots = l.hists;
+    c->req.list = (ttft_tpot_request *)(void *)mem;
+    c->req.events = (ttft_tpot_event *)(void *)(c->req.list + l.requests);
+    c->shape.keys = (uint64_t *)(void *)(c->req.events + l.events);
+    c->shape.phases = (uint32_t *)(void *)(c->shape.keys + l.shape_slots);
+    c->req.index = c->shape.phases + l.shape_slots;
+    memset(c->shape.phases, 0, (size_t)(l.shape_slots + l.req_slots) * sizeof(uint32_t));
+    c->req.max = l.requests;
+    c->req.mask = l.req_slots ? l.req_slots - 1 : 0;
+    c->req.max_events = l.events;
+    c->shape.max = l.shapes;
+    c->shape.mask = l.shape_slots - 1;
+    c->store.capacity = l.cap;
+    c->phase.max = l.phases;
+    c->hist.max = l.hists;
     c->enabled = 1;
     c->prefill_kernel = -1;
     if (cfg) {
         c->clock = cfg->clock;
         c->clock_user = cfg->clock_user;
         c->alloc_user = cfg->alloc_user;
-        c->bounded = cfg->bounded != 0;
+        c->hist.bounded = cfg->bounded != 0;
     }
     name = !c->clock ? TTFT_TPOT__CLOCK_NAME : cfg->clock_name ? cfg->clock_name : "user clock";
     len = strlen(name) < sizeof c->clock_name ? strlen(name) : sizeof c->clock_name - 1;
@@ -1923,72 +1948,72 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     unsigned p, added = 0, slots = 0;
     int *map;
     size_t i;
-    if (!dst || !src || dst == src || !dst->phases)
+    if (!dst || !src || dst == src || !dst->phase.slots)
         return TTFT_TPOT_EINVAL;
     /* plan first, so that a merge that cannot be done changes nothing */
-    for (p = 0; p < src->n_phases; p++) {
-        const ttft_tpot_phase_slot *sp = &src->phases[p];
+    for (p = 0; p < src->phase.n; p++) {
+        const ttft_tpot_phase_slot *sp = &src->phase.slots[p];
         int id = ttft_tpot__lookup(dst, sp->name, strlen(sp->name));
         int has_hist = sp->hist && sp->hist->max_ns >= sp->hist->min_ns; /* not empty */
-        if (id >= 0 && dst->phases[id].role != sp->role)
+        if (id >= 0 && dst->phase.slots[id].role != sp->role)
             return TTFT_TPOT_EROLE;
         if (id < 0) {
             added++;
-            slots += has_hist || dst->bounded;
+            slots += has_hist || dst->hist.bounded;
         } else {
-            slots += has_hist && !dst->phases[id].hist;
+            slots += has_hist && !dst->phase.slots[id].hist;
         }
     }
-    if (dst->n_phases + added > dst->max_phases)
+    if (dst->phase.n + added > dst->phase.max)
         return TTFT_TPOT_EPHASE;
-    for (p = 0; p < src->n_requests; p++) /* requests: new ids only, and room for all */
-        if (ttft_tpot__request_find(dst, src->requests[p].id, strlen(src->requests[p].id)) >= 0)
+    for (p = 0; p < src->req.n; p++) /* requests: new ids only, and room for all */
+        if (ttft_tpot__request_find(dst, src->req.list[p].id, strlen(src->req.list[p].id)) >= 0)
             return TTFT_TPOT_EREQUEST;
-    if (src->n_requests > dst->max_requests - dst->n_requests || src->n_events > dst->max_events - dst->n_events)
+    if (src->req.n > dst->req.max - dst->req.n || src->req.n_events > dst->req.max_events - dst->req.n_events)
         return TTFT_TPOT_EFULL;
-    if (dst->n_hists + slots > dst->hist_slots && slots)
+    if (dst->hist.n + slots > dst->hist.max && slots)
         return TTFT_TPOT_ENOMEM;
-    map = (int *)TTFT_TPOT_MALLOC((src->n_phases ? src->n_phases : 1) * sizeof *map, dst->alloc_user);
+    map = (int *)TTFT_TPOT_MALLOC((src->phase.n ? src->phase.n : 1) * sizeof *map, dst->alloc_user);
     if (!map)
         return TTFT_TPOT_ENOMEM;
-    for (p = 0; p < src->n_phases; p++) {
-        const ttft_tpot_phase_slot *sp = &src->phases[p];
+    for (p = 0; p < src->phase.n; p++) {
+        const ttft_tpot_phase_slot *sp = &src->phase.slots[p];
         int id = ttft_tpot__add_phase(dst, sp->name, strlen(sp->name), sp->role);
         TTFT_TPOT_ASSERT(id >= 0); /* planned above */
         if (sp->hist && sp->hist->max_ns >= sp->hist->min_ns) {
             ttft_tpot_phase_bounded(dst, id);
-            ttft_tpot__hist_merge(dst->phases[id].hist, sp->hist);
+            ttft_tpot__hist_merge(dst->phase.slots[id].hist, sp->hist);
         }
-        if (!sp->fresh && dst->phases[id].fresh)
-            ttft_tpot__phase_called(dst, &dst->phases[id]);
+        if (!sp->fresh && dst->phase.slots[id].fresh)
+            ttft_tpot__phase_called(dst, &dst->phase.slots[id]);
         map[p] = id;
     }
-    for (i = 0; i < src->n; i++) {
-        ttft_tpot_sample s = src->samples[i];
-        if (dst->n == dst->capacity) {
-            dst->dropped++;
+    for (i = 0; i < src->store.n; i++) {
+        ttft_tpot_sample s = src->store.samples[i];
+        if (dst->store.n == dst->store.capacity) {
+            dst->store.dropped++;
             continue;
         }
         s.phase = (uint16_t)map[s.phase];
-        if (dst->starts)
-            dst->starts[dst->n] = src->starts ? src->starts[i] : 0;
-        dst->samples[dst->n++] = s;
+        if (dst->store.starts)
+            dst->store.starts[dst->store.n] = src->store.starts ? src->store.starts[i] : 0;
+        dst->store.samples[dst->store.n++] = s;
     }
-    for (i = 0; i < src->n_events; i++) {
-        ttft_tpot_event ev = src->events[i];
-        ev.request += dst->n_requests;
-        dst->events[dst->n_events++] = ev;
+    for (i = 0; i < src->req.n_events; i++) {
+        ttft_tpot_event ev = src->req.events[i];
+        ev.request += dst->req.n;
+        dst->req.events[dst->req.n_events++] = ev;
     }
-    for (p = 0; p < src->n_requests; p++) {
-        dst->requests[dst->n_requests] = src->requests[p];
-        ttft_tpot__request_index_add(dst, dst->n_requests++);
+    for (p = 0; p < src->req.n; p++) {
+        dst->req.list[dst->req.n] = src->req.list[p];
+        ttft_tpot__request_index_add(dst, dst->req.n++);
     }
-    dst->dropped += src->dropped;
+    dst->store.dropped += src->store.dropped;
     dst->rejected += src->rejected;
-    dst->requests_dropped += src->requests_dropped;
-    dst->requests_refused += src->requests_refused;
-    dst->events_lost += src->events_lost;
-    dst->shapes_dropped += src->shapes_dropped;
+    dst->req.dropped += src->req.dropped;
+    dst->req.refused += src->req.refused;
+    dst->req.events_lost += src->req.events_lost;
+    dst->shape.dropped += src->shape.dropped;
     for (p = 0; p < 4; p++)
         dst->full_at[p] = dst->full_at[p] ? dst->full_at[p] : src->full_at[p];
     TTFT_TPOT_FREE(map, dst->alloc_user);
@@ -2000,13 +2025,13 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
     unsigned i;
     if (!c)
         return;
-    c->n = 0;
-    c->dropped = 0;
+    c->store.n = 0;
+    c->store.dropped = 0;
     c->rejected = 0;
-    for (i = 0; i < c->n_hists; i++)
-        ttft_tpot__hist_reset(&c->hists[i]);
-    c->requests_dropped = c->requests_refused = c->events_lost = 0;
-    c->shapes_dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
+    for (i = 0; i < c->hist.n; i++)
+        ttft_tpot__hist_reset(&c->hist.pool[i]);
+    c->req.dropped = c->req.refused = c->req.events_lost = 0;
+    c->shape.dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
     memset(c->full_at, 0, sizeof c->full_at);
     ttft_tpot__requests_rollback(c, 0, 0);
 }
@@ -2017,25 +2042,25 @@ TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
     memset(&k, 0, sizeof k);
     if (!c)
         return k;
-    k.samples = c->n;
-    k.phases = c->n_phases;
-    k.requests = c->n_requests;
-    k.dropped = c->dropped;
+    k.samples = c->store.n;
+    k.phases = c->phase.n;
+    k.requests = c->req.n;
+    k.dropped = c->store.dropped;
     k.rejected = c->rejected;
-    k.shapes_dropped = c->shapes_dropped;
-    k.requests_dropped = c->requests_dropped;
-    k.requests_refused = c->requests_refused;
-    k.events_lost = c->events_lost;
+    k.shapes_dropped = c->shape.dropped;
+    k.requests_dropped = c->req.dropped;
+    k.requests_refused = c->req.refused;
+    k.events_lost = c->req.events_lost;
     return k;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns)
 {
-    if (!c || !out || i >= c->n)
+    if (!c || !out || i >= c->store.n)
         return TTFT_TPOT_EINVAL;
-    *out = c->samples[i];
+    *out = c->store.samples[i];
     if (start_ns)
-        *start_ns = c->starts ? c->starts[i] : 0;
+        *start_ns = c->store.starts ? c->store.starts[i] : 0;
     return TTFT_TPOT_OK;
 }
 
@@ -2054,28 +2079,28 @@ TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, 
     ttft_tpot_sample *s;
     uint32_t tokens;
     int warm;
-    if ((unsigned)phase >= c->n_phases) {
+    if ((unsigned)phase >= c->phase.n) {
         c->rejected++;
         return TTFT_TPOT_EPHASE;
     }
-    p = &c->phases[phase];
+    p = &c->phase.slots[phase];
     warm = p->fresh | c->warm_all | new_shape;
     if (p->fresh)
         ttft_tpot__phase_called(c, p);
     tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
     /* a bounded phase's steady samples never come here: the inline path takes them */
-    if (c->n == c->capacity) {
-        c->dropped++;
+    if (c->store.n == c->store.capacity) {
+        c->store.dropped++;
         return TTFT_TPOT_EFULL;
     }
-    s = &c->samples[c->n];
+    s = &c->store.samples[c->store.n];
     s->dur_ns = dur;
     s->tokens = tokens;
     s->phase = (uint16_t)phase;
     s->warmup = (uint16_t)warm;
-    if (c->starts)
-        c->starts[c->n] = start;
-    c->n++;
+    if (c->store.starts)
+        c->store.starts[c->store.n] = start;
+    c->store.n++;
     return TTFT_TPOT_OK;
 }
 
@@ -2098,7 +2123,7 @@ TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32
 TTFT_TPOT_DEF ttft_tpot_span ttft_tpot_span_begin_shape(ttft_tpot *c, int phase, uint64_t key)
 {
     /* the lookup comes before the clock is read, so the span does not time it */
-    int fresh = c && c->enabled && (unsigned)phase < c->n_phases && ttft_tpot__shape_new(c, phase, key);
+    int fresh = c && c->enabled && (unsigned)phase < c->phase.n && ttft_tpot__shape_new(c, phase, key);
     ttft_tpot_span s = ttft_tpot_span_begin(c, phase);
     s.new_shape = fresh;
     return s;
@@ -2111,7 +2136,7 @@ TTFT_TPOT_DEF int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, 
     if (!c->enabled)
         return TTFT_TPOT_OK;
     return ttft_tpot__push(c, phase, 0, dur_ns, tokens,
-                           (unsigned)phase < c->n_phases && ttft_tpot__shape_new(c, phase, key));
+                           (unsigned)phase < c->phase.n && ttft_tpot__shape_new(c, phase, key));
 }
 
 /* ---- Report model ---------------------------------------------------------------------------- */
@@ -2142,9 +2167,9 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
     set[2] = &out->e2e;
     /* one pass counts each set and finds the first prefill; a second puts each set in its own
        region of the work area */
-    for (i = 0; i < c->n; i++) {
-        const ttft_tpot_sample *s = &c->samples[i];
-        int role = c->phases[s->phase].role;
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        int role = c->phase.slots[s->phase].role;
         if (role == TTFT_TPOT_ROLE_PREFILL && !out->has_ttft_first) {
             out->has_ttft_first = 1;
             out->ttft_first_ns = s->dur_ns;
@@ -2161,9 +2186,9 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
     at[0] = 0;
     at[1] = end[0];
     at[2] = end[1];
-    for (i = 0; i < c->n; i++) {
-        const ttft_tpot_sample *s = &c->samples[i];
-        if ((k = ttft_tpot__headline_set(c->phases[s->phase].role, s->warmup)) >= 0) {
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        if ((k = ttft_tpot__headline_set(c->phase.slots[s->phase].role, s->warmup)) >= 0) {
             w.x[at[k]++] = s->dur_ns;
             set[k]->tokens += s->tokens;
         }
@@ -2190,8 +2215,8 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
         out->has_prefill_kernel = kern.n > 0;
         out->prefill_kernel_min_ns = kern.min_ns;
     }
-    out->samples = c->n;
-    out->dropped = c->dropped;
+    out->samples = c->store.n;
+    out->dropped = c->store.dropped;
     out->rejected = c->rejected;
     ttft_tpot__work_free(c, &w);
     return TTFT_TPOT_OK;
@@ -2207,7 +2232,7 @@ static int ttft_tpot__all_phase_stats(const ttft_tpot *c, ttft_tpot_stats **out,
     ttft_tpot__work w;
     ttft_tpot_stats *st;
     unsigned p, k = 0;
-    size_t np = c->n_phases ? c->n_phases : 1;
+    size_t np = c->phase.n ? c->phase.n : 1;
     *out = NULL;
     st = (ttft_tpot_stats *)TTFT_TPOT_MALLOC(np * (sizeof *st + sizeof **order), c->alloc_user);
     at = (size_t *)TTFT_TPOT_MALLOC(np * sizeof *at, c->alloc_user);
@@ -2221,25 +2246,25 @@ static int ttft_tpot__all_phase_stats(const ttft_tpot *c, ttft_tpot_stats **out,
     memset(st, 0, np * sizeof *st);
     memset(at, 0, np * sizeof *at);
     *order = (unsigned *)(void *)(st + np);
-    for (i = 0; i < c->n; i++) { /* per-phase counts, and the order of first use */
-        unsigned ph = c->samples[i].phase;
+    for (i = 0; i < c->store.n; i++) { /* per-phase counts, and the order of first use */
+        unsigned ph = c->store.samples[i].phase;
         if (at[ph]++ == 0)
             (*order)[k++] = ph;
     }
-    for (p = 0; p < c->n_phases; p++) {
+    for (p = 0; p < c->phase.n; p++) {
         size_t m = at[p];
         if (m == 0)
             (*order)[k++] = p;
         at[p] = off;
         off += m;
     }
-    for (i = 0; i < c->n; i++) {
-        const ttft_tpot_sample *s = &c->samples[i];
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
         w.x[at[s->phase]++] = s->dur_ns;
         st[s->phase].warmup_n += s->warmup;
         st[s->phase].tokens += s->tokens;
     }
-    for (p = 0, off = 0; p < c->n_phases; p++) { /* at[p] is now the end of p's slice */
+    for (p = 0, off = 0; p < c->phase.n; p++) { /* at[p] is now the end of p's slice */
         ttft_tpot__work slice;
         slice.x = w.x + off;
         slice.h = w.h;
@@ -2265,7 +2290,7 @@ static int ttft_tpot__figures_of(const ttft_tpot *c, ttft_tpot__figures *f)
 {
     int rc = ttft_tpot_summarize(c, &f->s);
     f->ph = NULL;
-    f->has_q = c->n_requests || c->requests_dropped;
+    f->has_q = c->req.n || c->req.dropped;
     if (rc == TTFT_TPOT_OK && f->has_q)
         rc = ttft_tpot_requests_summary(c, &f->q);
     if (rc == TTFT_TPOT_OK)
@@ -2331,7 +2356,7 @@ static size_t ttft_tpot__utf8_len(const unsigned char *s, size_t avail)
    came from a trace, so that a trace's report names the same sizes as the live one. */
 static uint64_t ttft_tpot__limit(const ttft_tpot *c, int k)
 {
-    const uint64_t own[4] = {c->capacity, c->max_requests, c->max_events, c->max_shapes};
+    const uint64_t own[4] = {c->store.capacity, c->req.max, c->req.max_events, c->shape.max};
     return c->full_at[k] ? c->full_at[k] : own[k];
 }
 
@@ -2355,12 +2380,12 @@ static void ttft_tpot__text_request_losses(const ttft_tpot *c, const ttft_tpot_r
         fprintf(out, "WARNING: %llu request events dropped: the request tables are full (config.max_requests %llu, "
                      "max_request_events %llu; %llu submits refused)\n",
                 (unsigned long long)q->dropped, (unsigned long long)ttft_tpot__limit(c, 1),
-                (unsigned long long)ttft_tpot__limit(c, 2), (unsigned long long)c->requests_refused);
+                (unsigned long long)ttft_tpot__limit(c, 2), (unsigned long long)c->req.refused);
     if (q->truncated)
         fprintf(out, "WARNING: %llu request%s truncated: %llu events did not fit config.max_request_events %llu "
                      "(%llu would hold every event); left out of every request figure\n",
-                (unsigned long long)q->truncated, q->truncated == 1 ? "" : "s", (unsigned long long)c->events_lost,
-                (unsigned long long)ttft_tpot__limit(c, 2), (unsigned long long)c->n_events + c->events_lost);
+                (unsigned long long)q->truncated, q->truncated == 1 ? "" : "s", (unsigned long long)c->req.events_lost,
+                (unsigned long long)ttft_tpot__limit(c, 2), (unsigned long long)c->req.n_events + c->req.events_lost);
 }
 
 /* The goodput line: the SLOs set, and how many requests met them. */
@@ -2413,7 +2438,7 @@ static void ttft_tpot__text_serving(const ttft_tpot *c, const ttft_tpot_requests
 static void ttft_tpot__text_head(const ttft_tpot *c, const ttft_tpot_summary *s, FILE *out)
 {
     fprintf(out, "ttft_tpot report: %llu samples in %u phases (clock: %s", (unsigned long long)s->samples,
-            c->n_phases, c->clock_name[0] ? c->clock_name : "unknown");
+            c->phase.n, c->clock_name[0] ? c->clock_name : "unknown");
     if (c->clock_read_ns)
         fprintf(out, ", %llu ns/read", (unsigned long long)c->clock_read_ns);
     fputs(")\n", out);
@@ -2495,10 +2520,10 @@ static void ttft_tpot__text_warnings(const ttft_tpot *c, const ttft_tpot_summary
     if (s->rejected)
         fprintf(out, "WARNING: %llu calls rejected (unknown phase or request, invalid duration, span misuse)\n",
                 (unsigned long long)s->rejected);
-    if (c->shapes_dropped)
+    if (c->shape.dropped)
         fprintf(out, "WARNING: %llu samples with a new shape not flagged warmup: the shape table (config.max_shapes "
                      "%llu) is full\n",
-                (unsigned long long)c->shapes_dropped, (unsigned long long)ttft_tpot__limit(c, 3));
+                (unsigned long long)c->shape.dropped, (unsigned long long)ttft_tpot__limit(c, 3));
 }
 
 /* One row a phase, in order of first use. */
@@ -2507,20 +2532,20 @@ static void ttft_tpot__text_rows(const ttft_tpot *c, const ttft_tpot_stats *ph, 
     char a[32], b[32], d[32], e[32], f[32];
     unsigned q, p;
     int few = 0, approx = 0;
-    if (c->n_phases)
+    if (c->phase.n)
         fprintf(out, "\n%-24s %-7s %8s %6s %11s %11s %11s %11s %11s\n", "phase", "role", "n", "warmup", "avg",
                 "min", "max", "p50", "p99");
-    for (q = 0; q < c->n_phases; q++) { /* names are printable UTF-8 (the name rule): printed as is */
+    for (q = 0; q < c->phase.n; q++) { /* names are printable UTF-8 (the name rule): printed as is */
         const ttft_tpot_stats *t = &ph[p = order[q]];
         if (t->n == 0) {
-            fprintf(out, "%-24s %-7s %8s %6s %11s\n", c->phases[p].name, ttft_tpot_role_name(c->phases[p].role),
+            fprintf(out, "%-24s %-7s %8s %6s %11s\n", c->phase.slots[p].name, ttft_tpot_role_name(c->phase.slots[p].role),
                     "0", "-", "n/a");
             continue;
         }
         few |= t->n < 100;
         approx |= t->approx;
-        fprintf(out, "%-24s %-7s %8llu %6llu %11s %11s %11s %11s %10s%s%s\n", c->phases[p].name,
-                ttft_tpot_role_name(c->phases[p].role), (unsigned long long)t->n, (unsigned long long)t->warmup_n,
+        fprintf(out, "%-24s %-7s %8llu %6llu %11s %11s %11s %11s %10s%s%s\n", c->phase.slots[p].name,
+                ttft_tpot_role_name(c->phase.slots[p].role), (unsigned long long)t->n, (unsigned long long)t->warmup_n,
                 ttft_tpot__dur(a, sizeof a, t->mean_ns), ttft_tpot__dur(b, sizeof b, (double)t->min_ns),
                 ttft_tpot__dur(d, sizeof d, (double)t->max_ns), ttft_tpot__dur(e, sizeof e, t->p50_ns),
                 ttft_tpot__dur(f, sizeof f, t->p99_ns), t->n < 100 ? "*" : " ", t->approx ? " ~" : "");
@@ -2772,12 +2797,12 @@ static void ttft_tpot__json_phases(const ttft_tpot *c, const ttft_tpot__figures 
 {
     unsigned q, p;
     fputs(",\"phases\":[", out);
-    for (q = 0; q < c->n_phases; q++) {
+    for (q = 0; q < c->phase.n; q++) {
         const ttft_tpot_stats *t = &f->ph[p = f->order[q]];
         fputs(q ? ",{\"name\":" : "{\"name\":", out);
-        ttft_tpot__json_str(out, c->phases[p].name);
+        ttft_tpot__json_str(out, c->phase.slots[p].name);
         fprintf(out, ",\"role\":\"%s\",\"n\":%llu,\"warmup_n\":%llu,\"tokens\":%llu",
-                ttft_tpot_role_name(c->phases[p].role), (unsigned long long)t->n, (unsigned long long)t->warmup_n,
+                ttft_tpot_role_name(c->phase.slots[p].role), (unsigned long long)t->n, (unsigned long long)t->warmup_n,
                 (unsigned long long)t->tokens);
         ttft_tpot__json_figures(out, t, "_ms");
         fputc('}', out);
@@ -2798,7 +2823,7 @@ static void ttft_tpot__json(const ttft_tpot *c, const ttft_tpot__figures *f, FIL
     ttft_tpot__json_decode(&f->s, out);
     fprintf(out, ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"shapes_dropped\":%llu,\"requests\":",
             (unsigned long long)f->s.dropped, (unsigned long long)f->s.rejected, (unsigned long long)f->s.samples,
-            (unsigned long long)c->shapes_dropped);
+            (unsigned long long)c->shape.dropped);
     ttft_tpot__json_requests(c, f, out);
     ttft_tpot__json_phases(c, f, out);
     fputs("}\n", out);
@@ -2962,10 +2987,10 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
         ttft_tpot__prom_hist(out, prefix, h[k].name, h[k].help, h[k].le, h[k].nle, x,
                              ttft_tpot__request_set(c, h[k].set, sc, x, last), sc, lb, blb);
     }
-    for (r = 0; r < c->n_requests; r++)
-        if (ttft_tpot__measured(&c->requests[r])) {
+    for (r = 0; r < c->req.n; r++)
+        if (ttft_tpot__measured(&c->req.list[r])) {
             done++;
-            tokens += c->requests[r].tokens;
+            tokens += c->req.list[r].tokens;
         }
     fprintf(out, "# HELP %srequest_success_total Count of finished requests (measured: not warmup).\n"
                  "# TYPE %srequest_success_total counter\n%srequest_success_total%s %llu\n",
@@ -2988,7 +3013,7 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
     static const int track[4] = {2, 3, 4, 1}; /* by role: e2e on top, kernels at the bottom */
     size_t i;
     int r;
-    if (!c || !out || !c->starts)
+    if (!c || !out || !c->store.starts)
         return TTFT_TPOT_EINVAL;
     fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
           "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"ttft_tpot\"}}",
@@ -2998,13 +3023,13 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
                 ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}"
                 ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}",
                 track[r], ttft_tpot__roles[r], track[r], track[r]);
-    for (i = 0; i < c->n; i++) {
-        const ttft_tpot_sample *s = &c->samples[i];
-        int role = c->phases[s->phase].role;
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        int role = c->phase.slots[s->phase].role;
         fputs(",\n{\"ph\":\"X\",\"pid\":1,\"name\":", out);
-        ttft_tpot__json_str(out, c->phases[s->phase].name);
+        ttft_tpot__json_str(out, c->phase.slots[s->phase].name);
         fprintf(out, ",\"cat\":\"%s\",\"tid\":%d,\"ts\":", ttft_tpot__roles[role], track[role]);
-        ttft_tpot__us(out, c->starts[i]);
+        ttft_tpot__us(out, c->store.starts[i]);
         fputs(",\"dur\":", out);
         ttft_tpot__us(out, s->dur_ns);
         fprintf(out, ",\"args\":{\"tokens\":%lu,\"warmup\":%d}}", (unsigned long)s->tokens, s->warmup);
@@ -3043,8 +3068,10 @@ static void ttft_tpot__escape(char *dst, size_t cap, const char *src)
 static const char ttft_tpot__header[] = "phase,role,start_ns,dur_ns,tokens,warmup";
 
 /* The counts a "# counts:" line carries: what the collector lost, so a trace's report says it too. */
-#define TTFT_TPOT__COUNTS(X) X(dropped) X(rejected) X(shapes_dropped) X(requests_dropped) X(requests_refused) X(events_lost)
-#define TTFT_TPOT__COUNT_NAME(f) #f,
+#define TTFT_TPOT__COUNTS(X)                                                                          \
+    X(dropped, store.dropped) X(rejected, rejected) X(shapes_dropped, shape.dropped)                  \
+    X(requests_dropped, req.dropped) X(requests_refused, req.refused) X(events_lost, req.events_lost)
+#define TTFT_TPOT__COUNT_NAME(name, field) #name,
 /* then the limits those losses met, which the warnings name (ttft_tpot.full_at) */
 static const char *const ttft_tpot__count_names[] = {TTFT_TPOT__COUNTS(TTFT_TPOT__COUNT_NAME) "capacity",
                                                      "max_requests", "max_request_events", "max_shapes"};
@@ -3089,22 +3116,22 @@ static void ttft_tpot__write_hist(FILE *out, const ttft_tpot_phase_slot *p)
 static void ttft_tpot__write_directives(const ttft_tpot *c, FILE *out, int phases)
 {
     const uint64_t counts[] = {
-#define TTFT_TPOT__COUNT_OF(f) c->f,
+#define TTFT_TPOT__COUNT_OF(name, field) c->field,
         TTFT_TPOT__COUNTS(TTFT_TPOT__COUNT_OF)
 #undef TTFT_TPOT__COUNT_OF
         ttft_tpot__limit(c, 0), ttft_tpot__limit(c, 1), ttft_tpot__limit(c, 2), ttft_tpot__limit(c, 3)};
     unsigned i, any = 0, put = 0;
-    for (i = 0; phases && i < c->n_phases; i++)
-        fprintf(out, "# phase: %s,%s\n", ttft_tpot_role_name(c->phases[i].role), c->phases[i].name);
+    for (i = 0; phases && i < c->phase.n; i++)
+        fprintf(out, "# phase: %s,%s\n", ttft_tpot_role_name(c->phase.slots[i].role), c->phase.slots[i].name);
     if (phases)
         return;
-    for (i = 0; i < c->n_phases; i++)
-        if (c->phases[i].hist && c->phases[i].hist->max_ns >= c->phases[i].hist->min_ns) /* not empty */
-            ttft_tpot__write_hist(out, &c->phases[i]);
-    for (i = 0; i < c->n_requests; i++)
-        if (c->requests[i].truncated)
-            fprintf(out, "# truncated: %llu,%d,%s\n", (unsigned long long)c->requests[i].submit_ns,
-                    c->requests[i].warmup, c->requests[i].id);
+    for (i = 0; i < c->phase.n; i++)
+        if (c->phase.slots[i].hist && c->phase.slots[i].hist->max_ns >= c->phase.slots[i].hist->min_ns) /* not empty */
+            ttft_tpot__write_hist(out, &c->phase.slots[i]);
+    for (i = 0; i < c->req.n; i++)
+        if (c->req.list[i].truncated)
+            fprintf(out, "# truncated: %llu,%d,%s\n", (unsigned long long)c->req.list[i].submit_ns,
+                    c->req.list[i].warmup, c->req.list[i].id);
     for (i = 0; i < TTFT_TPOT__N_COUNTS; i++)
         any |= counts[i] != 0;
     for (i = 0; any && i < TTFT_TPOT__N_KEYS; i++) /* a loss, then the limits it met */
@@ -3124,18 +3151,18 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
         fprintf(out, "# clock: %s, %llu ns/read\n", c->clock_name, (unsigned long long)c->clock_read_ns);
     fprintf(out, "%s\n", ttft_tpot__header);
     ttft_tpot__write_directives(c, out, 1);
-    for (i = 0; i < c->n; i++) {
-        const ttft_tpot_sample *s = &c->samples[i];
-        ttft_tpot__csv_name(out, c->phases[s->phase].name);
-        fprintf(out, ",%s,%llu,%llu,%lu,%d\n", ttft_tpot_role_name(c->phases[s->phase].role),
-                (unsigned long long)(c->starts ? c->starts[i] : 0), (unsigned long long)s->dur_ns,
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        ttft_tpot__csv_name(out, c->phase.slots[s->phase].name);
+        fprintf(out, ",%s,%llu,%llu,%lu,%d\n", ttft_tpot_role_name(c->phase.slots[s->phase].role),
+                (unsigned long long)(c->store.starts ? c->store.starts[i] : 0), (unsigned long long)s->dur_ns,
                 (unsigned long)s->tokens, s->warmup);
     }
-    for (i = 0; i < c->n_events; i++) { /* request events after the samples, in their own order */
-        const ttft_tpot_event *ev = &c->events[i];
-        ttft_tpot__csv_name(out, c->requests[ev->request].id);
+    for (i = 0; i < c->req.n_events; i++) { /* request events after the samples, in their own order */
+        const ttft_tpot_event *ev = &c->req.events[i];
+        ttft_tpot__csv_name(out, c->req.list[ev->request].id);
         fprintf(out, ",%s,%llu,0,%lu,%d\n", ev->tokens ? "token" : "submit", (unsigned long long)ev->t_ns,
-                (unsigned long)ev->tokens, c->requests[ev->request].warmup);
+                (unsigned long)ev->tokens, c->req.list[ev->request].warmup);
     }
     ttft_tpot__write_directives(c, out, 0);
     return ttft_tpot__finish(out);
@@ -3161,7 +3188,7 @@ typedef struct ttft_tpot__reader {
     char clock_name[32]; /* from a "# clock: NAME, N ns/read" comment, if any */
     uint64_t clock_read_ns;
     unsigned old_phases, old_hists, old_requests;
-    size_t old_events, n; /* n: samples stored past c->n */
+    size_t old_events, n; /* n: samples stored past c->store.n */
     uint64_t dropped, counts[TTFT_TPOT__N_KEYS]; /* "# counts:" lines: losses added, limits kept */
     ttft_tpot__pending *pending;
     unsigned n_pending, cap_pending, slots; /* slots: histogram slots the pending ones need */
@@ -3339,8 +3366,8 @@ static int ttft_tpot__read_hist(ttft_tpot__reader *r, unsigned long line, const 
         return id;
     for (k = 0; k < r->n_pending; k++)
         pending |= r->pending[k].phase == id;
-    r->slots += !r->c->phases[id].hist && !pending;
-    if (r->c->n_hists + r->slots > r->c->hist_slots)
+    r->slots += !r->c->phase.slots[id].hist && !pending;
+    if (r->c->hist.n + r->slots > r->c->hist.max)
         return ttft_tpot__fail(r, line, "a bounded phase's histogram needs a free histogram slot "
                                         "(config.hist_slots, or config.bounded): ", end + 1);
     pd->phase = id;
@@ -3363,13 +3390,13 @@ static int ttft_tpot__read_truncated(ttft_tpot__reader *r, unsigned long line, c
     q = ttft_tpot__request_find(c, p, len);
     if (q >= 0 && (unsigned)q < r->old_requests)
         return ttft_tpot__fail(r, line, "# truncated: a request of an earlier trace: ", p);
-    if (q >= 0 && (c->requests[q].submit_ns != t || c->requests[q].warmup != (int)w))
+    if (q >= 0 && (c->req.list[q].submit_ns != t || c->req.list[q].warmup != (int)w))
         return ttft_tpot__fail(r, line, "# truncated: differs from the request's submit: ", p);
-    if (q < 0 && c->n_requests == c->max_requests)
+    if (q < 0 && c->req.n == c->req.max)
         return ttft_tpot__fail(r, line, "more requests than this collector holds (config.max_requests)", NULL);
     if (q < 0)
         q = ttft_tpot__request_new(c, p, len, t, (int)w);
-    c->requests[q].truncated = 1;
+    c->req.list[q].truncated = 1;
     return TTFT_TPOT_OK;
 }
 
@@ -3543,7 +3570,7 @@ static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long lin
     if (submit ? tokens != 0 : tokens == 0)
         return ttft_tpot__fail(r, line, submit ? "a submit has 0 tokens" : "a token event has 1 token or more",
                                NULL);
-    if (!submit && q >= 0 && c->requests[q].warmup != warm)
+    if (!submit && q >= 0 && c->req.list[q].warmup != warm)
         return ttft_tpot__fail(r, line, "warmup flag differs from the request's submit: ", r->field[0]);
     rc = ttft_tpot__request_event(c, r->field[0], r->len[0], t, (uint32_t)tokens, warm, &q);
     if (rc == TTFT_TPOT_ENAME)
@@ -3562,7 +3589,7 @@ static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long lin
     return rc;
 }
 
-/* One record after the header: a sample (stored past c->n until the end), or a request event. */
+/* One record after the header: a sample (stored past c->store.n until the end), or a request event. */
 static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
 {
     ttft_tpot *c = r->c;
@@ -3587,17 +3614,17 @@ static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
         return ttft_tpot__read_request_event(r, line, role == 4, start, dur, tokens, (int)warm);
     if ((id = ttft_tpot__phase_id(r, line, r->field[0], r->len[0], role)) < 0)
         return id;
-    if (c->n + r->n == c->capacity) {
+    if (c->store.n + r->n == c->store.capacity) {
         r->dropped++;
         return TTFT_TPOT_OK;
     }
-    s = &c->samples[c->n + r->n];
+    s = &c->store.samples[c->store.n + r->n];
     s->dur_ns = dur;
     s->tokens = (uint32_t)tokens;
     s->phase = (uint16_t)id;
     s->warmup = (uint16_t)warm;
-    if (c->starts)
-        c->starts[c->n + r->n] = start;
+    if (c->store.starts)
+        c->store.starts[c->store.n + r->n] = start;
     r->n++;
     return TTFT_TPOT_OK;
 }
@@ -3625,19 +3652,19 @@ static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
 {
     size_t i;
     unsigned k = 0;
-    for (i = c->n; i < c->n + r->n; i++)
-        if (c->phases[c->samples[i].phase].fresh)
-            ttft_tpot__phase_called(c, &c->phases[c->samples[i].phase]);
-    c->n += r->n;
-    c->dropped += r->dropped;
-#define TTFT_TPOT__ADD_COUNT(f) c->f += r->counts[k++];
+    for (i = c->store.n; i < c->store.n + r->n; i++)
+        if (c->phase.slots[c->store.samples[i].phase].fresh)
+            ttft_tpot__phase_called(c, &c->phase.slots[c->store.samples[i].phase]);
+    c->store.n += r->n;
+    c->store.dropped += r->dropped;
+#define TTFT_TPOT__ADD_COUNT(name, field) c->field += r->counts[k++];
     TTFT_TPOT__COUNTS(TTFT_TPOT__ADD_COUNT)
 #undef TTFT_TPOT__ADD_COUNT
     for (k = 0; k < 4; k++) /* the recording collector's limits, for the warnings */
         if (!c->full_at[k])
             c->full_at[k] = r->counts[TTFT_TPOT__N_COUNTS + k];
     for (k = 0; k < r->n_pending; k++) {
-        ttft_tpot_phase_slot *p = &c->phases[r->pending[k].phase];
+        ttft_tpot_phase_slot *p = &c->phase.slots[r->pending[k].phase];
         if (!p->hist)
             ttft_tpot_phase_bounded(c, r->pending[k].phase); /* the slot was counted while reading */
         ttft_tpot__hist_merge(p->hist, &r->pending[k].h);
@@ -3658,7 +3685,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     int rc, nf;
     if (err && errlen)
         err[0] = '\0';
-    if (!c || !in || !c->phases)
+    if (!c || !in || !c->phase.slots)
         return TTFT_TPOT_EINVAL;
     r = (ttft_tpot__reader *)TTFT_TPOT_MALLOC(sizeof *r, c->alloc_user);
     if (!r)
@@ -3670,19 +3697,19 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     r->err = err;
     r->errlen = errlen;
     r->name = name ? name : "(trace)";
-    r->old_phases = c->n_phases;
-    r->old_hists = c->n_hists;
-    r->old_requests = c->n_requests;
-    r->old_events = c->n_events;
+    r->old_phases = c->phase.n;
+    r->old_hists = c->hist.n;
+    r->old_requests = c->req.n;
+    r->old_events = c->req.n_events;
     rc = ttft_tpot__read_header(r);
     while (rc == TTFT_TPOT_OK && (nf = ttft_tpot__csv_row(r, &line)) != 0)
         rc = nf < 0 ? nf : ttft_tpot__read_row(r, nf, line);
     if (rc == TTFT_TPOT_OK) {
         ttft_tpot__read_commit(c, r);
-    } else { /* forget what this call added; samples past c->n were never counted */
-        c->n_phases = r->old_phases;
-        c->n_hists = r->old_hists;
-        if (c->n_requests != r->old_requests || c->n_events != r->old_events)
+    } else { /* forget what this call added; samples past c->store.n were never counted */
+        c->phase.n = r->old_phases;
+        c->hist.n = r->old_hists;
+        if (c->req.n != r->old_requests || c->req.n_events != r->old_events)
             ttft_tpot__requests_rollback(c, r->old_requests, r->old_events);
     }
     if (r->pending)

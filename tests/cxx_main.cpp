@@ -15,7 +15,7 @@ int main()
     }
     ttft_tpot_summary sum;
     int rc = ttft_tpot_summarize(&tp, &sum);
-    bool ok = rc == TTFT_TPOT_OK && sum.tpot.n == 2 && sum.tpot_excluded == 1 && tp.n == 3;
+    bool ok = rc == TTFT_TPOT_OK && sum.tpot.n == 2 && sum.tpot_excluded == 1 && ttft_tpot_counts_of(&tp).samples == 3;
     ttft_tpot_free(&tp);
     if (!ok)
         std::fprintf(stderr, "C++ use of ttft_tpot.h failed: rc %d\n", rc);

@@ -14,15 +14,15 @@ static void init_and_free_contract(void **state)
     assert_int_equal(ttft_tpot_init(NULL, NULL), TTFT_TPOT_EINVAL);
     cfg.max_phases = 65536;
     assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_EINVAL);
-    assert_null(c.samples); /* zeroed on error: safe to free */
+    assert_null(c.store.samples); /* zeroed on error: safe to free */
     ttft_tpot_free(&c);
     cfg.max_phases = 0;
     cfg.capacity = (size_t)UINT32_MAX + (sizeof(size_t) > 4 ? 1 : 0);
     if (sizeof(size_t) > 4)
         assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_EINVAL);
     assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    assert_int_equal(c.capacity, 65536);
-    assert_int_equal(c.max_phases, 64);
+    assert_int_equal(c.store.capacity, 65536);
+    assert_int_equal(c.phase.max, 64);
     assert_int_equal(c.enabled, 1);
     ttft_tpot_free(&c);
     ttft_tpot_free(&c); /* twice: nothing happens */

@@ -145,10 +145,10 @@ static void clear_starts_a_new_interval(void **state)
     ttft_tpot_clear(&c);
     assert_int_equal(counts(&c).samples, 0);
     assert_int_equal(counts(&c).rejected, 0);
-    assert_true(c.phases[d].hist->min_ns > c.phases[d].hist->max_ns); /* empty */
+    assert_true(c.phase.slots[d].hist->min_ns > c.phase.slots[d].hist->max_ns); /* empty */
     ttft_tpot_record(&c, d, 7 * MS, 1); /* not a first call any more: steady */
     assert_int_equal(counts(&c).samples, 0);
-    assert_int_equal(c.phases[d].hist->counts[ttft_tpot__hist_index(7 * MS)], 1);
+    assert_int_equal(c.phase.slots[d].hist->counts[ttft_tpot__hist_index(7 * MS)], 1);
     assert_int_equal(ttft_tpot_find_phase(&c, "decode"), d);
     ttft_tpot_clear(NULL);
     ttft_tpot_free(&c);
@@ -177,7 +177,7 @@ static void merged_collectors_report_as_one(void **state)
                          (uint64_t)(i + 10) * MS, 0);
     }
     /* b's first decode call was flagged in b; all saw it as steady: make them agree */
-    all.samples[6].warmup = 1;
+    all.store.samples[6].warmup = 1;
     all.clock_read_ns = a.clock_read_ns; /* measured at each init: not what is compared */
     assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_OK);
     ja = capture(&a, ttft_tpot_report_json);

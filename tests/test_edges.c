@@ -96,7 +96,7 @@ static void merge_paths(void **state)
     for (i = 0; i < 5; i++)
         ttft_tpot_record(&src, ttft_tpot_phase(&src, "k", TTFT_TPOT_ROLE_KERNEL), MS, 0);
     assert_int_equal(ttft_tpot_merge(&dst, &src), TTFT_TPOT_OK);
-    assert_non_null(dst.phases[0].hist); /* bounded like every phase of dst */
+    assert_non_null(dst.phase.slots[0].hist); /* bounded like every phase of dst */
     assert_int_equal(counts(&dst).samples, 3);          /* 5 stored samples, 3 fit */
     assert_int_equal(counts(&dst).dropped, 2);
     {
@@ -123,7 +123,7 @@ static void merge_paths(void **state)
     ttft_tpot_record(&src, ttft_tpot_phase(&src, "b", TTFT_TPOT_ROLE_KERNEL), MS, 0);
     ttft_tpot_record(&src, 0, MS, 0); /* steady: into the histogram */
     assert_int_equal(ttft_tpot_merge(&full, &src), TTFT_TPOT_ENOMEM);
-    assert_int_equal(full.n_phases, 0);
+    assert_int_equal(counts(&full).phases, 0);
     ttft_tpot_free(&full);
     ttft_tpot_free(&src);
 }
@@ -140,7 +140,7 @@ static void defensive_escaping_and_huge_totals(void **state)
     ttft_tpot_record(&c, k, UINT64_MAX, 0);
     ttft_tpot_record(&c, k, UINT64_MAX, 0);
     /* names are checked on the way in; the JSON writer escapes anyway, should a caller poke one */
-    memcpy(c.phases[k].name, "a\x01\xff", 4);
+    memcpy(c.phase.slots[k].name, "a\x01\xff", 4);
     text = capture(&c, ttft_tpot_report_json);
     assert_non_null(strstr(text, "\"name\":\"a\\u0001\\ufffd\""));
     assert_int_equal(jc_parse(text, &doc), 0);

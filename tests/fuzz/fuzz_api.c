@@ -132,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fclose(f);
         free(buf);
     }
-    if (c.starts) /* made with config.timeline: white-box, the harness chose the configuration */
+    if (c.store.starts) /* made with config.timeline: white-box, the harness chose the configuration */
         valid_json(output(&c, ttft_tpot_chrome_trace));
     /* the trace of any collector reads back */
     trace = output(&c, ttft_tpot_trace_write);
@@ -141,11 +141,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     {
         ttft_tpot_config cfg;
         memset(&cfg, 0, sizeof cfg);
-        cfg.capacity = c.n ? c.n : 1;
-        cfg.max_phases = c.max_phases;
-        cfg.max_requests = c.max_requests;
-        cfg.max_request_events = c.max_events;
-        cfg.hist_slots = c.hist_slots;
+        cfg.capacity = c.store.n ? c.store.n : 1;
+        cfg.max_phases = c.phase.max;
+        cfg.max_requests = c.req.max;
+        cfg.max_request_events = c.req.max_events;
+        cfg.hist_slots = c.hist.max;
         cfg.clock = data_clock; /* never read; named as c's clock is */
         cfg.clock_user = &in;
         CHECK(ttft_tpot_init(&back, &cfg) == TTFT_TPOT_OK);
