@@ -524,6 +524,18 @@ typedef struct ttft_tpot_span {
 
 #define TTFT_TPOT__DEFAULT_TOKENS ((uint64_t)1 << 32) /* push: use the phase's default count */
 
+/* Write sample i of the store: the one place a sample is written (its start time, when kept, is the
+   caller's: the inline path never has one). */
+static inline void ttft_tpot__store_put(ttft_tpot__store *st, size_t i, int phase, uint64_t dur, uint32_t tokens,
+                                        int warm)
+{
+    ttft_tpot_sample *s = &st->samples[i];
+    s->dur_ns = dur;
+    s->tokens = tokens;
+    s->phase = (uint16_t)phase;
+    s->warmup = (uint16_t)warm;
+}
+
 /* Everything the inline path leaves: unknown phases, a phase's first call, full storage, start
    times, warmup samples of bounded phases. */
 TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
@@ -559,11 +571,7 @@ static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint6
         uint16_t warm = (uint16_t)(c->warm_all | new_shape); /* not fresh: fresh phases go slow */
         uint32_t tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
         if (c->store.n < p->fast_cap) {
-            ttft_tpot_sample *s = &c->store.samples[c->store.n++];
-            s->dur_ns = dur;
-            s->tokens = tokens;
-            s->phase = (uint16_t)phase;
-            s->warmup = warm;
+            ttft_tpot__store_put(&c->store, c->store.n++, phase, dur, tokens, warm);
             return TTFT_TPOT_OK;
         }
         if (p->hist && !warm && !p->fresh) {
@@ -1221,6 +1229,14 @@ TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot
     return TTFT_TPOT_OK;
 }
 
+/* Empty every histogram of the pool; the phases keep theirs. */
+static void ttft_tpot__hists_clear(ttft_tpot__hist_pool *h)
+{
+    unsigned i;
+    for (i = 0; i < h->n; i++)
+        ttft_tpot__hist_reset(&h->pool[i]);
+}
+
 /* ---- Phases and warmup ----------------------------------------------------------------------- */
 
 static const char *const ttft_tpot__roles[4] = {"prefill", "decode", "kernel", "e2e"};
@@ -1425,6 +1441,25 @@ static int ttft_tpot__shape_new(ttft_tpot *c, int phase, uint64_t key)
     c->shape.keys[i] = key;
     c->shape.n++;
     return 1;
+}
+
+/* Add src's phases to dst (found by name, or added), with their histograms and first-call state;
+   map[p] is then dst's id of src's phase p. The caller has checked that everything fits. */
+static void ttft_tpot__phases_merge(ttft_tpot *dst, const ttft_tpot *src, int *map)
+{
+    unsigned p;
+    for (p = 0; p < src->phase.n; p++) {
+        const ttft_tpot_phase_slot *sp = &src->phase.slots[p];
+        int id = ttft_tpot__add_phase(dst, sp->name, strlen(sp->name), sp->role);
+        TTFT_TPOT_ASSERT(id >= 0); /* planned */
+        if (sp->hist && sp->hist->max_ns >= sp->hist->min_ns) {
+            ttft_tpot_phase_bounded(dst, id);
+            ttft_tpot__hist_merge(dst->phase.slots[id].hist, sp->hist);
+        }
+        if (!sp->fresh && dst->phase.slots[id].fresh)
+            ttft_tpot__phase_called(dst, &dst->phase.slots[id]);
+        map[p] = id;
+    }
 }
 
 /* ---- Requests -------------------------------------------------------------------------------- */
@@ -1820,7 +1855,68 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
     return TTFT_TPOT_OK;
 }
 
+/* Forget every request, its events and what the table lost. */
+static void ttft_tpot__requests_clear(ttft_tpot *c)
+{
+    c->req.dropped = c->req.refused = c->req.events_lost = 0;
+    ttft_tpot__requests_rollback(c, 0, 0);
+}
+
+/* Append src's requests and their events to dst, with what src's table lost. The caller has checked
+   that the ids are new and that everything fits. */
+static void ttft_tpot__requests_merge(ttft_tpot *dst, const ttft_tpot *src)
+{
+    size_t i;
+    unsigned p;
+    for (i = 0; i < src->req.n_events; i++) {
+        ttft_tpot_event ev = src->req.events[i];
+        ev.request += dst->req.n;
+        dst->req.events[dst->req.n_events++] = ev;
+    }
+    for (p = 0; p < src->req.n; p++) {
+        dst->req.list[dst->req.n] = src->req.list[p];
+        ttft_tpot__request_index_add(dst, dst->req.n++);
+    }
+    dst->req.dropped += src->req.dropped;
+    dst->req.refused += src->req.refused;
+    dst->req.events_lost += src->req.events_lost;
+}
+
 /* ---- Collector and config -------------------------------------------------------------------- */
+
+/* The sample store: sample i with its start time (i past n while a trace is being read). */
+static void ttft_tpot__store_put_timed(ttft_tpot__store *st, size_t i, int phase, uint64_t start, uint64_t dur,
+                                       uint32_t tokens, int warm)
+{
+    ttft_tpot__store_put(st, i, phase, dur, tokens, warm);
+    if (st->starts)
+        st->starts[i] = start;
+}
+
+/* Append a sample, or count it dropped when the store is full: OK or EFULL. */
+static int ttft_tpot__store_add(ttft_tpot__store *st, int phase, uint64_t start, uint64_t dur, uint32_t tokens,
+                                int warm)
+{
+    if (st->n == st->capacity) {
+        st->dropped++;
+        return TTFT_TPOT_EFULL;
+    }
+    ttft_tpot__store_put_timed(st, st->n, phase, start, dur, tokens, warm);
+    st->n++;
+    return TTFT_TPOT_OK;
+}
+
+/* Append src's samples, their phases renumbered by map; what does not fit is counted, and so is
+   what src dropped. */
+static void ttft_tpot__store_merge(ttft_tpot__store *dst, const ttft_tpot__store *src, const int *map)
+{
+    size_t i;
+    for (i = 0; i < src->n; i++) {
+        const ttft_tpot_sample *x = &src->samples[i];
+        (void)ttft_tpot__store_add(dst, map[x->phase], src->starts ? src->starts[i] : 0, x->dur_ns, x->tokens, x->warmup);
+    }
+    dst->dropped += src->dropped;
+}
 
 /* What cfg asks for, and where each part sits in the one block: phases, histograms, samples, start
    times, requests, events, shape keys, then the uint32_t tables (each part a multiple of 8 bytes). */
@@ -1943,14 +2039,10 @@ TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c)
     memset(c, 0, sizeof *c);
 }
 
-TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
+/* Whether src fits into dst whole: OK, or what merge returns when it does not. */
+static int ttft_tpot__merge_plan(const ttft_tpot *dst, const ttft_tpot *src)
 {
     unsigned p, added = 0, slots = 0;
-    int *map;
-    size_t i;
-    if (!dst || !src || dst == src || !dst->phase.slots)
-        return TTFT_TPOT_EINVAL;
-    /* plan first, so that a merge that cannot be done changes nothing */
     for (p = 0; p < src->phase.n; p++) {
         const ttft_tpot_phase_slot *sp = &src->phase.slots[p];
         int id = ttft_tpot__lookup(dst, sp->name, strlen(sp->name));
@@ -1971,69 +2063,40 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
             return TTFT_TPOT_EREQUEST;
     if (src->req.n > dst->req.max - dst->req.n || src->req.n_events > dst->req.max_events - dst->req.n_events)
         return TTFT_TPOT_EFULL;
-    if (dst->hist.n + slots > dst->hist.max && slots)
-        return TTFT_TPOT_ENOMEM;
+    return dst->hist.n + slots > dst->hist.max && slots ? TTFT_TPOT_ENOMEM : TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
+{
+    int *map, rc, k;
+    if (!dst || !src || dst == src || !dst->phase.slots)
+        return TTFT_TPOT_EINVAL;
+    if ((rc = ttft_tpot__merge_plan(dst, src)) != TTFT_TPOT_OK) /* planned first: all or nothing */
+        return rc;
     map = (int *)TTFT_TPOT_MALLOC((src->phase.n ? src->phase.n : 1) * sizeof *map, dst->alloc_user);
     if (!map)
         return TTFT_TPOT_ENOMEM;
-    for (p = 0; p < src->phase.n; p++) {
-        const ttft_tpot_phase_slot *sp = &src->phase.slots[p];
-        int id = ttft_tpot__add_phase(dst, sp->name, strlen(sp->name), sp->role);
-        TTFT_TPOT_ASSERT(id >= 0); /* planned above */
-        if (sp->hist && sp->hist->max_ns >= sp->hist->min_ns) {
-            ttft_tpot_phase_bounded(dst, id);
-            ttft_tpot__hist_merge(dst->phase.slots[id].hist, sp->hist);
-        }
-        if (!sp->fresh && dst->phase.slots[id].fresh)
-            ttft_tpot__phase_called(dst, &dst->phase.slots[id]);
-        map[p] = id;
-    }
-    for (i = 0; i < src->store.n; i++) {
-        ttft_tpot_sample s = src->store.samples[i];
-        if (dst->store.n == dst->store.capacity) {
-            dst->store.dropped++;
-            continue;
-        }
-        s.phase = (uint16_t)map[s.phase];
-        if (dst->store.starts)
-            dst->store.starts[dst->store.n] = src->store.starts ? src->store.starts[i] : 0;
-        dst->store.samples[dst->store.n++] = s;
-    }
-    for (i = 0; i < src->req.n_events; i++) {
-        ttft_tpot_event ev = src->req.events[i];
-        ev.request += dst->req.n;
-        dst->req.events[dst->req.n_events++] = ev;
-    }
-    for (p = 0; p < src->req.n; p++) {
-        dst->req.list[dst->req.n] = src->req.list[p];
-        ttft_tpot__request_index_add(dst, dst->req.n++);
-    }
-    dst->store.dropped += src->store.dropped;
-    dst->rejected += src->rejected;
-    dst->req.dropped += src->req.dropped;
-    dst->req.refused += src->req.refused;
-    dst->req.events_lost += src->req.events_lost;
+    ttft_tpot__phases_merge(dst, src, map);
+    ttft_tpot__store_merge(&dst->store, &src->store, map);
+    ttft_tpot__requests_merge(dst, src);
     dst->shape.dropped += src->shape.dropped;
-    for (p = 0; p < 4; p++)
-        dst->full_at[p] = dst->full_at[p] ? dst->full_at[p] : src->full_at[p];
+    dst->rejected += src->rejected;
+    for (k = 0; k < 4; k++)
+        dst->full_at[k] = dst->full_at[k] ? dst->full_at[k] : src->full_at[k];
     TTFT_TPOT_FREE(map, dst->alloc_user);
     return TTFT_TPOT_OK;
 }
 
 TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
 {
-    unsigned i;
     if (!c)
         return;
-    c->store.n = 0;
-    c->store.dropped = 0;
-    c->rejected = 0;
-    for (i = 0; i < c->hist.n; i++)
-        ttft_tpot__hist_reset(&c->hist.pool[i]);
-    c->req.dropped = c->req.refused = c->req.events_lost = 0;
+    c->store.n = c->store.dropped = 0;
+    ttft_tpot__hists_clear(&c->hist);
+    ttft_tpot__requests_clear(c);
     c->shape.dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
+    c->rejected = 0;
     memset(c->full_at, 0, sizeof c->full_at);
-    ttft_tpot__requests_rollback(c, 0, 0);
 }
 
 TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
@@ -2076,7 +2139,6 @@ TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, 
                                        int new_shape)
 {
     ttft_tpot_phase_slot *p;
-    ttft_tpot_sample *s;
     uint32_t tokens;
     int warm;
     if ((unsigned)phase >= c->phase.n) {
@@ -2089,19 +2151,7 @@ TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, 
         ttft_tpot__phase_called(c, p);
     tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
     /* a bounded phase's steady samples never come here: the inline path takes them */
-    if (c->store.n == c->store.capacity) {
-        c->store.dropped++;
-        return TTFT_TPOT_EFULL;
-    }
-    s = &c->store.samples[c->store.n];
-    s->dur_ns = dur;
-    s->tokens = tokens;
-    s->phase = (uint16_t)phase;
-    s->warmup = (uint16_t)warm;
-    if (c->store.starts)
-        c->store.starts[c->store.n] = start;
-    c->store.n++;
-    return TTFT_TPOT_OK;
+    return ttft_tpot__store_add(&c->store, phase, start, dur, tokens, warm);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens)
@@ -3044,6 +3094,31 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
 
 #ifndef TTFT_TPOT_NO_STDIO
 
+/* How far the tables were filled, to go back to when a trace is refused (samples past the store's n
+   are never counted: they need nothing). */
+typedef struct ttft_tpot__mark {
+    unsigned phases, hists, requests;
+    size_t events;
+} ttft_tpot__mark;
+
+static ttft_tpot__mark ttft_tpot__mark_of(const ttft_tpot *c)
+{
+    ttft_tpot__mark m;
+    m.phases = c->phase.n;
+    m.hists = c->hist.n;
+    m.requests = c->req.n;
+    m.events = c->req.n_events;
+    return m;
+}
+
+static void ttft_tpot__rollback(ttft_tpot *c, const ttft_tpot__mark *m)
+{
+    c->phase.n = m->phases;
+    c->hist.n = m->hists;
+    if (c->req.n != m->requests || c->req.n_events != m->events)
+        ttft_tpot__requests_rollback(c, m->requests, m->events);
+}
+
 /* Append src to dst (of cap bytes, NUL-terminated, truncated to fit), every character a terminal
    would not show as text written as \xHH per byte: error messages echo input. */
 static void ttft_tpot__escape(char *dst, size_t cap, const char *src)
@@ -3187,8 +3262,8 @@ typedef struct ttft_tpot__reader {
     const char *name;
     char clock_name[32]; /* from a "# clock: NAME, N ns/read" comment, if any */
     uint64_t clock_read_ns;
-    unsigned old_phases, old_hists, old_requests;
-    size_t old_events, n; /* n: samples stored past c->store.n */
+    ttft_tpot__mark old; /* where the tables stood: rolled back to on error */
+    size_t n;            /* samples stored past c->store.n */
     uint64_t dropped, counts[TTFT_TPOT__N_KEYS]; /* "# counts:" lines: losses added, limits kept */
     ttft_tpot__pending *pending;
     unsigned n_pending, cap_pending, slots; /* slots: histogram slots the pending ones need */
@@ -3388,7 +3463,7 @@ static int ttft_tpot__read_truncated(ttft_tpot__reader *r, unsigned long line, c
     if (!ttft_tpot__name_ok(p, len))
         return ttft_tpot__fail(r, line, "# truncated: invalid request id: ", p);
     q = ttft_tpot__request_find(c, p, len);
-    if (q >= 0 && (unsigned)q < r->old_requests)
+    if (q >= 0 && (unsigned)q < r->old.requests)
         return ttft_tpot__fail(r, line, "# truncated: a request of an earlier trace: ", p);
     if (q >= 0 && (c->req.list[q].submit_ns != t || c->req.list[q].warmup != (int)w))
         return ttft_tpot__fail(r, line, "# truncated: differs from the request's submit: ", p);
@@ -3593,7 +3668,6 @@ static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long lin
 static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
 {
     ttft_tpot *c = r->c;
-    ttft_tpot_sample *s;
     uint64_t start, dur, tokens, warm;
     int role, id, i;
     for (i = 0; i < nf; i++)
@@ -3618,14 +3692,7 @@ static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
         r->dropped++;
         return TTFT_TPOT_OK;
     }
-    s = &c->store.samples[c->store.n + r->n];
-    s->dur_ns = dur;
-    s->tokens = (uint32_t)tokens;
-    s->phase = (uint16_t)id;
-    s->warmup = (uint16_t)warm;
-    if (c->store.starts)
-        c->store.starts[c->store.n + r->n] = start;
-    r->n++;
+    ttft_tpot__store_put_timed(&c->store, c->store.n + r->n++, id, start, dur, (uint32_t)tokens, (int)warm);
     return TTFT_TPOT_OK;
 }
 
@@ -3697,20 +3764,14 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     r->err = err;
     r->errlen = errlen;
     r->name = name ? name : "(trace)";
-    r->old_phases = c->phase.n;
-    r->old_hists = c->hist.n;
-    r->old_requests = c->req.n;
-    r->old_events = c->req.n_events;
+    r->old = ttft_tpot__mark_of(c);
     rc = ttft_tpot__read_header(r);
     while (rc == TTFT_TPOT_OK && (nf = ttft_tpot__csv_row(r, &line)) != 0)
         rc = nf < 0 ? nf : ttft_tpot__read_row(r, nf, line);
     if (rc == TTFT_TPOT_OK) {
         ttft_tpot__read_commit(c, r);
     } else { /* forget what this call added; samples past c->store.n were never counted */
-        c->phase.n = r->old_phases;
-        c->hist.n = r->old_hists;
-        if (c->req.n != r->old_requests || c->req.n_events != r->old_events)
-            ttft_tpot__requests_rollback(c, r->old_requests, r->old_events);
+        ttft_tpot__rollback(c, &r->old);
     }
     if (r->pending)
         TTFT_TPOT_FREE(r->pending, c->alloc_user);
