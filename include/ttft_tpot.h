@@ -1968,65 +1968,72 @@ TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg)
     return ttft_tpot__layout_of(cfg, &l) == TTFT_TPOT_OK ? l.bytes : 0;
 }
 
+/* Hand each subsystem its part of the one block, in the order ttft_tpot__layout_of counts them:
+   phases, histograms, samples, start times, requests, events, shape keys, then the uint32_t tables. */
+static void ttft_tpot__carve(ttft_tpot *c, const ttft_tpot__layout *l, unsigned char *mem, int timeline)
+{
+    c->phase.slots = (ttft_tpot_phase_slot *)(void *)mem;
+    c->phase.max = l->phases;
+    c->hist.pool = (ttft_tpot_hist *)(void *)(c->phase.slots + l->phases);
+    c->hist.max = l->hists;
+    c->store.samples = (ttft_tpot_sample *)(void *)(c->hist.pool + l->hists);
+    c->store.capacity = l->cap;
+    mem = (unsigned char *)(c->store.samples + l->cap);
+    if (timeline) {
+        c->store.starts = (uint64_t *)(void *)mem;
+        mem += l->cap * sizeof(uint64_t);
+    }
+    c->req.list = (ttft_tpot_request *)(void *)mem;
+    c->req.max = l->requests;
+    c->req.events = (ttft_tpot_event *)(void *)(c->req.list + l->requests);
+    c->req.max_events = l->events;
+    c->shape.keys = (uint64_t *)(void *)(c->req.events + l->events);
+    c->shape.phases = (uint32_t *)(void *)(c->shape.keys + l->shape_slots);
+    c->shape.mask = l->shape_slots - 1;
+    c->shape.max = l->shapes;
+    c->req.index = c->shape.phases + l->shape_slots;
+    c->req.mask = l->req_slots ? l->req_slots - 1 : 0;
+    memset(c->shape.phases, 0, (size_t)(l->shape_slots + l->req_slots) * sizeof(uint32_t));
+}
+
+/* The collector's clock: the platform's, measured, or the replacement the config names. */
+static void ttft_tpot__clock_of(ttft_tpot *c, const ttft_tpot_config *cfg)
+{
+    const char *name = !cfg || !cfg->clock ? TTFT_TPOT__CLOCK_NAME : cfg->clock_name ? cfg->clock_name : "user clock";
+    size_t len = strlen(name) < sizeof c->clock_name ? strlen(name) : sizeof c->clock_name - 1;
+    c->clock = cfg ? cfg->clock : NULL;
+    c->clock_user = cfg ? cfg->clock_user : NULL;
+    memcpy(c->clock_name, name, len); /* c is zeroed: the name ends there */
+    if (!c->clock) /* a replacement clock is not read here: a test's clock may be a script */
+        c->clock_read_ns = ttft_tpot__clock_cost();
+}
+
 TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
 {
-    const char *name;
-    size_t len;
     ttft_tpot__layout l;
     unsigned char *mem;
     int rc;
     if (!c)
         return TTFT_TPOT_EINVAL;
     memset(c, 0, sizeof *c);
-    rc = ttft_tpot__layout_of(cfg, &l);
-    if (rc != TTFT_TPOT_OK)
+    if ((rc = ttft_tpot__layout_of(cfg, &l)) != TTFT_TPOT_OK)
         return rc;
     if (cfg && cfg->buffer) {
         if (cfg->buffer_bytes < l.bytes)
             return TTFT_TPOT_ENOMEM;
         mem = (unsigned char *)cfg->buffer;
         mem += (8 - (uintptr_t)mem % 8) % 8;
+    } else if (!(mem = (unsigned char *)TTFT_TPOT_MALLOC(l.bytes, cfg ? cfg->alloc_user : NULL))) {
+        return TTFT_TPOT_ENOMEM;
     } else {
-        mem = (unsigned char *)TTFT_TPOT_MALLOC(l.bytes, cfg ? cfg->alloc_user : NULL);
-        if (!mem)
-            return TTFT_TPOT_ENOMEM;
         c->owned = mem;
     }
-    c->phase.slots = (ttft_tpot_phase_slot *)(void *)mem;
-    c->hist.pool = (ttft_tpot_hist *)(void *)(c->phase.slots + l.phases);
-    c->store.samples = (ttft_tpot_sample *)(void *)(c->hist.pool + l.hists);
-    mem = (unsigned char *)(c->store.samples + l.cap);
-    if (cfg && cfg->timeline) {
-        c->store.starts = (uint64_t *)(void *)mem;
-        mem += l.cap * sizeof(uint64_t);
-    }
-    c->req.list = (ttft_tpot_request *)(void *)mem;
-    c->req.events = (ttft_tpot_event *)(void *)(c->req.list + l.requests);
-    c->shape.keys = (uint64_t *)(void *)(c->req.events + l.events);
-    c->shape.phases = (uint32_t *)(void *)(c->shape.keys + l.shape_slots);
-    c->req.index = c->shape.phases + l.shape_slots;
-    memset(c->shape.phases, 0, (size_t)(l.shape_slots + l.req_slots) * sizeof(uint32_t));
-    c->req.max = l.requests;
-    c->req.mask = l.req_slots ? l.req_slots - 1 : 0;
-    c->req.max_events = l.events;
-    c->shape.max = l.shapes;
-    c->shape.mask = l.shape_slots - 1;
-    c->store.capacity = l.cap;
-    c->phase.max = l.phases;
-    c->hist.max = l.hists;
+    ttft_tpot__carve(c, &l, mem, cfg && cfg->timeline);
+    c->alloc_user = cfg ? cfg->alloc_user : NULL;
+    c->hist.bounded = cfg && cfg->bounded;
     c->enabled = 1;
     c->prefill_kernel = -1;
-    if (cfg) {
-        c->clock = cfg->clock;
-        c->clock_user = cfg->clock_user;
-        c->alloc_user = cfg->alloc_user;
-        c->hist.bounded = cfg->bounded != 0;
-    }
-    name = !c->clock ? TTFT_TPOT__CLOCK_NAME : cfg->clock_name ? cfg->clock_name : "user clock";
-    len = strlen(name) < sizeof c->clock_name ? strlen(name) : sizeof c->clock_name - 1;
-    memcpy(c->clock_name, name, len); /* c is zeroed: the name ends there */
-    if (!c->clock) /* a replacement clock is not read here: a test's clock may be a script */
-        c->clock_read_ns = ttft_tpot__clock_cost();
+    ttft_tpot__clock_of(c, cfg);
     return TTFT_TPOT_OK;
 }
 
