@@ -2903,15 +2903,76 @@ static const char *const ttft_tpot__le_tpot[] = {"0.0005", "0.001", "0.002", "0.
 static const char *const ttft_tpot__le_e2e[] = {"0.3", "0.5", "0.8", "1",  "1.5", "2",   "2.5", "5",    "10",   "15",  "20",
                                                 "30",  "40",  "50",  "60", "120", "240", "480", "960", "1920", "7680"};
 
-/* The sum of v[0, n) in 1/scale ns (scale 1 or 1024), as seconds to the ns: exact while it fits. */
-static const char *ttft_tpot__prom_sum(char *buf, size_t len, const uint64_t *v, size_t n, uint64_t scale)
+#define TTFT_TPOT__LE_MAX 26 /* bounds of the largest bucket table */
+
+/* The exposition's histograms: name, help, and the requests' set they count. */
+static const struct {
+    int set;
+    const char *name, *help;
+    const char *const *le;
+    size_t nle;
+} ttft_tpot__prom_defs[4] = {
+    {TTFT_TPOT__SET_TTFT, "time_to_first_token_seconds", "Histogram of time to first token in seconds.",
+     ttft_tpot__le_ttft, sizeof ttft_tpot__le_ttft / sizeof *ttft_tpot__le_ttft},
+    {TTFT_TPOT__SET_TPOT, "request_time_per_output_token_seconds",
+     "Histogram of time per output token in seconds, per request.", ttft_tpot__le_tpot,
+     sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot},
+    {TTFT_TPOT__SET_ITL, "inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
+     ttft_tpot__le_tpot, sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot},
+    {TTFT_TPOT__SET_E2E, "e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.",
+     ttft_tpot__le_e2e, sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e},
+};
+
+/* The exposition's figures, computed before a byte is written: each histogram's cumulative bucket
+   counts, count and 128-bit sum (in 1/scale ns), and the two counters. */
+typedef struct ttft_tpot__expo {
+    uint64_t bucket[4][TTFT_TPOT__LE_MAX], n[4], sum_lo[4], sum_hi[4], scale[4];
+    uint64_t done, tokens;
+} ttft_tpot__expo;
+
+/* Histogram k from the values of its set. Bounds are read as integers: no locale. */
+static void ttft_tpot__expo_hist(ttft_tpot__expo *e, int k, const uint64_t *v, size_t n)
 {
-    uint64_t lo = 0, hi = 0, round;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        lo += v[i];
-        hi += lo < v[i]; /* carry: a 128-bit sum */
+    size_t b, i;
+    for (b = 0; b < ttft_tpot__prom_defs[k].nle; b++) {
+        uint64_t bound = 0;
+        (void)ttft_tpot__decimal(ttft_tpot__prom_defs[k].le[b], 9, &bound); /* seconds to the ns: our tables */
+        bound *= e->scale[k];
+        for (i = 0; i < n; i++)
+            e->bucket[k][b] += v[i] <= bound;
     }
+    e->n[k] = n;
+    for (i = 0; i < n; i++) {
+        e->sum_lo[k] += v[i];
+        e->sum_hi[k] += e->sum_lo[k] < v[i]; /* carry */
+    }
+}
+
+static int ttft_tpot__expo_of(const ttft_tpot *c, ttft_tpot__expo *e)
+{
+    uint64_t *x, *last, scale = ttft_tpot__tpot_scale(c);
+    unsigned r;
+    int k;
+    memset(e, 0, sizeof *e);
+    if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
+        return TTFT_TPOT_ENOMEM;
+    for (k = 0; k < 4; k++) {
+        e->scale[k] = ttft_tpot__prom_defs[k].set == TTFT_TPOT__SET_TPOT ? scale : 1;
+        ttft_tpot__expo_hist(e, k, x, ttft_tpot__request_set(c, ttft_tpot__prom_defs[k].set, e->scale[k], x, last));
+    }
+    for (r = 0; r < c->req.n; r++)
+        if (ttft_tpot__measured(&c->req.list[r])) {
+            e->done++;
+            e->tokens += c->req.list[r].tokens;
+        }
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
+/* A 128-bit sum in 1/scale ns (scale 1 or 1024) as seconds to the ns: exact while it fits 64 bits. */
+static const char *ttft_tpot__prom_sum(char *buf, size_t len, uint64_t hi, uint64_t lo, uint64_t scale)
+{
+    uint64_t round;
     if (scale == 1024) { /* back to ns, rounded */
         round = (lo & 1023u) >= 512u;
         lo = (lo >> 10) | (hi << 54);
@@ -2926,26 +2987,22 @@ static const char *ttft_tpot__prom_sum(char *buf, size_t len, const uint64_t *v,
     return buf;
 }
 
-/* One histogram of values in 1/scale ns. labels: "" or "{a=\"b\"}" for the sum and the count;
-   bucket_labels: "" or "a=\"b\"," ahead of le. Bounds are read as integers: no locale. */
-static void ttft_tpot__prom_hist(FILE *out, const char *prefix, const char *name, const char *help,
-                                 const char *const *le, size_t nle, const uint64_t *v, size_t n, uint64_t scale,
-                                 const char *labels, const char *bucket_labels)
+/* Histogram k. labels: "" or "{a=\"b\"}" for the sum and the count; bucket_labels: "" or "a=\"b\","
+   ahead of le. */
+static void ttft_tpot__prom_hist(FILE *out, const char *prefix, const ttft_tpot__expo *e, int k, const char *labels,
+                                 const char *bucket_labels)
 {
+    const char *name = ttft_tpot__prom_defs[k].name;
     char sum[64];
-    size_t b, i;
-    fprintf(out, "# HELP %s%s %s\n# TYPE %s%s histogram\n", prefix, name, help, prefix, name);
-    for (b = 0; b < nle; b++) {
-        uint64_t bound = 0, k = 0;
-        (void)ttft_tpot__decimal(le[b], 9, &bound); /* seconds to the ns; the tables are ours */
-        bound *= scale;
-        for (i = 0; i < n; i++)
-            k += v[i] <= bound;
-        fprintf(out, "%s%s_bucket{%sle=\"%s\"} %llu\n", prefix, name, bucket_labels, le[b], (unsigned long long)k);
-    }
-    fprintf(out, "%s%s_bucket{%sle=\"+Inf\"} %llu\n", prefix, name, bucket_labels, (unsigned long long)n);
-    fprintf(out, "%s%s_sum%s %s\n%s%s_count%s %llu\n", prefix, name, labels, ttft_tpot__prom_sum(sum, sizeof sum, v, n, scale),
-            prefix, name, labels, (unsigned long long)n);
+    size_t b;
+    fprintf(out, "# HELP %s%s %s\n# TYPE %s%s histogram\n", prefix, name, ttft_tpot__prom_defs[k].help, prefix, name);
+    for (b = 0; b < ttft_tpot__prom_defs[k].nle; b++)
+        fprintf(out, "%s%s_bucket{%sle=\"%s\"} %llu\n", prefix, name, bucket_labels, ttft_tpot__prom_defs[k].le[b],
+                (unsigned long long)e->bucket[k][b]);
+    fprintf(out, "%s%s_bucket{%sle=\"+Inf\"} %llu\n", prefix, name, bucket_labels, (unsigned long long)e->n[k]);
+    fprintf(out, "%s%s_sum%s %s\n%s%s_count%s %llu\n", prefix, name, labels,
+            ttft_tpot__prom_sum(sum, sizeof sum, e->sum_hi[k], e->sum_lo[k], e->scale[k]), prefix, name, labels,
+            (unsigned long long)e->n[k]);
 }
 
 static int ttft_tpot__prom_name_ok(const char *p)
@@ -3009,53 +3066,27 @@ static int ttft_tpot__labels_ok(const char *s)
 
 TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels)
 {
-    static const struct {
-        int set;
-        const char *name, *help;
-        const char *const *le;
-        size_t nle;
-    } h[4] = {
-        {TTFT_TPOT__SET_TTFT, "time_to_first_token_seconds", "Histogram of time to first token in seconds.",
-         ttft_tpot__le_ttft, sizeof ttft_tpot__le_ttft / sizeof *ttft_tpot__le_ttft},
-        {TTFT_TPOT__SET_TPOT, "request_time_per_output_token_seconds",
-         "Histogram of time per output token in seconds, per request.", ttft_tpot__le_tpot,
-         sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot},
-        {TTFT_TPOT__SET_ITL, "inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
-         ttft_tpot__le_tpot, sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot},
-        {TTFT_TPOT__SET_E2E, "e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.",
-         ttft_tpot__le_e2e, sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e},
-    };
-    uint64_t *x, *last, tokens = 0, done = 0, scale;
-    unsigned r, k;
+    ttft_tpot__expo e;
     char lb[512], blb[512]; /* the labels as {..} and as the head of a bucket's label set */
+    int k;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
     if (!prefix)
         prefix = "vllm:";
     if (!ttft_tpot__prom_name_ok(prefix) || (labels && !ttft_tpot__labels_ok(labels)))
         return TTFT_TPOT_EINVAL;
+    if (ttft_tpot__expo_of(c, &e) != TTFT_TPOT_OK)
+        return TTFT_TPOT_ENOMEM;
     snprintf(lb, sizeof lb, labels && *labels ? "{%s}" : "%s", labels ? labels : "");
     snprintf(blb, sizeof blb, labels && *labels ? "%s," : "%s", labels ? labels : "");
-    if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
-    scale = ttft_tpot__tpot_scale(c);
-    for (k = 0; k < 4; k++) {
-        uint64_t sc = h[k].set == TTFT_TPOT__SET_TPOT ? scale : 1;
-        ttft_tpot__prom_hist(out, prefix, h[k].name, h[k].help, h[k].le, h[k].nle, x,
-                             ttft_tpot__request_set(c, h[k].set, sc, x, last), sc, lb, blb);
-    }
-    for (r = 0; r < c->req.n; r++)
-        if (ttft_tpot__measured(&c->req.list[r])) {
-            done++;
-            tokens += c->req.list[r].tokens;
-        }
+    for (k = 0; k < 4; k++)
+        ttft_tpot__prom_hist(out, prefix, &e, k, lb, blb);
     fprintf(out, "# HELP %srequest_success_total Count of finished requests (measured: not warmup).\n"
                  "# TYPE %srequest_success_total counter\n%srequest_success_total%s %llu\n",
-            prefix, prefix, prefix, lb, (unsigned long long)done);
+            prefix, prefix, prefix, lb, (unsigned long long)e.done);
     fprintf(out, "# HELP %sgeneration_tokens_total Number of generation tokens of the finished requests.\n"
                  "# TYPE %sgeneration_tokens_total counter\n%sgeneration_tokens_total%s %llu\n",
-            prefix, prefix, prefix, lb, (unsigned long long)tokens);
-    TTFT_TPOT_FREE(x, c->alloc_user);
+            prefix, prefix, prefix, lb, (unsigned long long)e.tokens);
     return ttft_tpot__finish(out);
 }
 
