@@ -1,4 +1,4 @@
-/* ttft_tpot.h v0.1.0 - TTFT / TPOT latency metrics for LLM inference drivers. MIT license (end of file).
+/* ttft_tpot.h v0.2.0 - TTFT / TPOT latency metrics for LLM inference drivers. MIT license (end of file).
 
    Time every prefill, decode step and kernel dispatch of a model driver, then print the numbers that
    matter in deployment, in the vLLM convention: time to first token (first request and steady state),
@@ -118,9 +118,9 @@
 #endif
 
 #define TTFT_TPOT_VERSION_MAJOR 0
-#define TTFT_TPOT_VERSION_MINOR 1
+#define TTFT_TPOT_VERSION_MINOR 2
 #define TTFT_TPOT_VERSION_PATCH 0
-#define TTFT_TPOT_VERSION "0.1.0"
+#define TTFT_TPOT_VERSION "0.2.0"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -264,18 +264,18 @@ typedef enum ttft_tpot_role {
     TTFT_TPOT_ROLE_E2E = 3      /* a whole generate call: the mixed e2e rate */
 } ttft_tpot_role;
 
-typedef struct ttft_tpot_phase_slot {
+typedef struct ttft_tpot__phase_slot {
     size_t fast_cap;         /* below it the inline path stores: capacity, or 0 (first call, bounded, timeline) */
     ttft_tpot_hist *hist;    /* bounded: its steady samples go here; NULL: exact */
     uint32_t default_tokens; /* tokens of a span ended without a count: 1 prefill/decode, 0 others */
     uint16_t fresh;          /* 1 until the phase's first call, which is warmup */
     int role;                /* ttft_tpot_role */
     char name[TTFT_TPOT_NAME_MAX];
-} ttft_tpot_phase_slot;
+} ttft_tpot__phase_slot;
 
 /* The phase table, in registration order. */
 typedef struct ttft_tpot__phase_table {
-    ttft_tpot_phase_slot *slots;
+    ttft_tpot__phase_slot *slots;
     unsigned n, max;
 } ttft_tpot__phase_table;
 
@@ -333,10 +333,10 @@ typedef struct ttft_tpot_request {
 } ttft_tpot_request;
 
 /* One request event: a submit (tokens 0) or tokens delivered, in call order. */
-typedef struct ttft_tpot_event {
+typedef struct ttft_tpot__event {
     uint64_t t_ns;
     uint32_t request, tokens;
-} ttft_tpot_event;
+} ttft_tpot__event;
 
 /* The request table: each request's aggregates, an index by id, and the event log. */
 typedef struct ttft_tpot__request_table {
@@ -344,7 +344,7 @@ typedef struct ttft_tpot__request_table {
     unsigned n, max;
     uint32_t *index; /* open addressing by id: request number + 1, 0 empty */
     uint32_t mask;
-    ttft_tpot_event *events;
+    ttft_tpot__event *events;
     size_t n_events, max_events;
     uint64_t dropped;     /* request events not kept: the request or event table was full */
     uint64_t refused;     /* submits refused: the request table was full */
@@ -371,8 +371,9 @@ typedef struct ttft_tpot_requests {
 } ttft_tpot_requests;
 
 /* Requests. A request is submitted once, then delivers tokens in events of one or more tokens; it
-   finishes implicitly at its last token. The plain forms read the collector's clock; the _at forms
-   take a time on that clock (device timestamps, traces, tests). A request submitted inside a warmup
+   finishes implicitly at its last token. One pair of calls: t_ns is a time on the collector's clock
+   (device timestamps, traces, tests), or TTFT_TPOT_NOW to read that clock; the forms without _at
+   are the same at TTFT_TPOT_NOW. A request submitted inside a warmup
    section is a warmup request. Disabled collector: nothing, OK.
    submit: OK; EINVAL (c or id NULL); ENAME (id as a phase name would be refused); EREQUEST (the id
    was submitted before: counted as rejected); EFULL: the request table is full (config.max_requests:
@@ -383,10 +384,20 @@ typedef struct ttft_tpot_requests {
    the request is truncated, and a truncated request is left out of every request figure (counted
    in requests.truncated; its later events are dropped too). Once a submit was refused for a full
    request table, a token for an unknown id is counted as dropped (EFULL), not rejected. */
-TTFT_TPOT_DEF int ttft_tpot_request_submit(ttft_tpot *c, const char *id);
+#define TTFT_TPOT_NOW UINT64_MAX /* a request event's time: read the collector's clock */
 TTFT_TPOT_DEF int ttft_tpot_request_submit_at(ttft_tpot *c, const char *id, uint64_t t_ns);
-TTFT_TPOT_DEF int ttft_tpot_request_tokens(ttft_tpot *c, const char *id, uint32_t tokens);
 TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint64_t t_ns, uint32_t tokens);
+
+/* The pair above at TTFT_TPOT_NOW. */
+static inline int ttft_tpot_request_submit(ttft_tpot *c, const char *id)
+{
+    return ttft_tpot_request_submit_at(c, id, TTFT_TPOT_NOW);
+}
+
+static inline int ttft_tpot_request_tokens(ttft_tpot *c, const char *id, uint32_t tokens)
+{
+    return ttft_tpot_request_tokens_at(c, id, TTFT_TPOT_NOW, tokens);
+}
 
 /* SLOs for goodput: a request is good when each SLO set (nonzero) holds, <= inclusive; a request with
    one token has no TPOT and passes the TPOT SLO. OK; EINVAL (c NULL); ERANGE (negative, NaN or
@@ -567,7 +578,7 @@ static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint6
                                   int new_shape)
 {
     if ((unsigned)phase < c->phase.n) {
-        ttft_tpot_phase_slot *p = &c->phase.slots[phase];
+        ttft_tpot__phase_slot *p = &c->phase.slots[phase];
         uint16_t warm = (uint16_t)(c->warm_all | new_shape); /* not fresh: fresh phases go slow */
         uint32_t tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
         if (c->store.n < p->fast_cap) {
@@ -582,16 +593,31 @@ static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint6
     return ttft_tpot__push_slow(c, phase, start, dur, count, new_shape);
 }
 
-/* Record a duration measured elsewhere (a device event timer), in ns. Returns OK (also when the
-   collector is disabled: nothing is recorded), EINVAL (c NULL), EPHASE (unknown phase, counted as
-   rejected), EFULL (storage full, counted as dropped). */
-static inline int ttft_tpot_record(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t tokens)
+/* The shape key of a sample without a shape: the one key a shape cannot have. */
+#define TTFT_TPOT_NO_SHAPE UINT64_MAX
+
+/* Whether (phase, key) is new, remembering it: out of line, since it looks up a table. */
+TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int phase, uint64_t key);
+
+/* The recording primitive: a duration measured elsewhere (a device event timer), in ns, with the
+   shape key it ran with (TTFT_TPOT_NO_SHAPE: none). Warmup per shape: graph capture or kernel
+   compilation happens once per batch size or shape, so the first sample of each (phase, key) is
+   warmup too; when config.max_shapes pairs are known, a new pair is counted in shapes_dropped, not
+   flagged. Returns OK (also when the collector is disabled: nothing is recorded), EINVAL (c NULL),
+   EPHASE (unknown phase, counted as rejected), EFULL (storage full, counted as dropped). */
+static inline int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens)
 {
     if (!c)
         return TTFT_TPOT_EINVAL;
     if (!c->enabled)
         return TTFT_TPOT_OK;
-    return ttft_tpot__push(c, phase, 0, dur_ns, tokens, 0);
+    return ttft_tpot__push(c, phase, 0, dur_ns, tokens, key != TTFT_TPOT_NO_SHAPE && ttft_tpot__shape_first(c, phase, key));
+}
+
+/* ttft_tpot_record_shape without a shape. */
+static inline int ttft_tpot_record(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t tokens)
+{
+    return ttft_tpot_record_shape(c, phase, TTFT_TPOT_NO_SHAPE, dur_ns, tokens);
 }
 
 /* ttft_tpot_record for a duration in ms, as device timers give it (rounded to the nearest ns).
@@ -599,8 +625,10 @@ static inline int ttft_tpot_record(ttft_tpot *c, int phase, uint64_t dur_ns, uin
    otherwise what ttft_tpot_record returns. */
 TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens);
 
-/* Begin a span. With c NULL or disabled the span is inert: no clock read, end records nothing. */
-static inline ttft_tpot_span ttft_tpot_span_begin(ttft_tpot *c, int phase)
+/* Begin a span of phase, with the shape key it runs with (TTFT_TPOT_NO_SHAPE: none; warmup per shape
+   as for ttft_tpot_record_shape). The key is looked up before the clock is read, so the span does not
+   time it. With c NULL or disabled the span is inert: no clock read, end records nothing. */
+static inline ttft_tpot_span ttft_tpot_span_begin_shape(ttft_tpot *c, int phase, uint64_t key)
 {
     ttft_tpot_span s;
     s.c = c;
@@ -609,10 +637,17 @@ static inline ttft_tpot_span ttft_tpot_span_begin(ttft_tpot *c, int phase)
     s.state = 2;
     s.new_shape = 0;
     if (c && c->enabled) {
+        s.new_shape = key != TTFT_TPOT_NO_SHAPE && ttft_tpot__shape_first(c, phase, key);
         s.state = 1;
         s.start = ttft_tpot__clock(c);
     }
     return s;
+}
+
+/* ttft_tpot_span_begin_shape without a shape. */
+static inline ttft_tpot_span ttft_tpot_span_begin(ttft_tpot *c, int phase)
+{
+    return ttft_tpot_span_begin_shape(c, phase, TTFT_TPOT_NO_SHAPE);
 }
 
 static inline int ttft_tpot__span_end(ttft_tpot_span *s, uint64_t count)
@@ -647,12 +682,6 @@ static inline int ttft_tpot_span_end(ttft_tpot_span *s)
 {
     return ttft_tpot__span_end(s, TTFT_TPOT__DEFAULT_TOKENS);
 }
-
-/* Warmup per shape: graph capture or kernel compilation happens once per batch size or shape, so
-   the first sample of each (phase, key) is warmup too. key is the driver's (e.g. the batch size).
-   When config.max_shapes pairs are known, a new pair is counted in shapes_dropped, not flagged. */
-TTFT_TPOT_DEF int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens);
-TTFT_TPOT_DEF ttft_tpot_span ttft_tpot_span_begin_shape(ttft_tpot *c, int phase, uint64_t key);
 
 /* Span macros. BEGIN declares `var` in the enclosing scope; end it exactly once, on the same thread.
    TTFT_TPOT_TIME wraps a statement or block. With TTFT_TPOT_DISABLE they expand to nothing (the
@@ -1328,7 +1357,7 @@ static int ttft_tpot__lookup(const ttft_tpot *c, const char *name, size_t len)
 
 static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int role)
 {
-    ttft_tpot_phase_slot *p;
+    ttft_tpot__phase_slot *p;
     int id;
     if (role < 0 || role > 3)
         return TTFT_TPOT_EINVAL;
@@ -1355,7 +1384,7 @@ static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int 
 
 /* The phase has been called: its next sample is not a first call, and an exact phase of a collector
    without start times stores inline from now on. */
-static void ttft_tpot__phase_called(const ttft_tpot *c, ttft_tpot_phase_slot *p)
+static void ttft_tpot__phase_called(const ttft_tpot *c, ttft_tpot__phase_slot *p)
 {
     p->fresh = 0;
     p->fast_cap = p->hist || c->store.starts ? 0 : c->store.capacity;
@@ -1363,7 +1392,7 @@ static void ttft_tpot__phase_called(const ttft_tpot *c, ttft_tpot_phase_slot *p)
 
 TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase)
 {
-    ttft_tpot_phase_slot *p;
+    ttft_tpot__phase_slot *p;
     if (!c)
         return TTFT_TPOT_EINVAL;
     if (phase < 0 || (unsigned)phase >= c->phase.n)
@@ -1449,7 +1478,7 @@ static void ttft_tpot__phases_merge(ttft_tpot *dst, const ttft_tpot *src, int *m
 {
     unsigned p;
     for (p = 0; p < src->phase.n; p++) {
-        const ttft_tpot_phase_slot *sp = &src->phase.slots[p];
+        const ttft_tpot__phase_slot *sp = &src->phase.slots[p];
         int id = ttft_tpot__add_phase(dst, sp->name, strlen(sp->name), sp->role);
         TTFT_TPOT_ASSERT(id >= 0); /* planned */
         if (sp->hist && sp->hist->max_ns >= sp->hist->min_ns) {
@@ -1521,7 +1550,7 @@ static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, ui
                                     int warmup, int *req)
 {
     ttft_tpot_request *q;
-    ttft_tpot_event *ev;
+    ttft_tpot__event *ev;
     int r;
     if (!ttft_tpot__name_ok(id, len))
         return TTFT_TPOT_ENAME;
@@ -1573,7 +1602,7 @@ static void ttft_tpot__requests_rollback(ttft_tpot *c, unsigned n, size_t m)
         ttft_tpot__request_index_add(c, r);
     }
     for (i = 0; i < m; i++) {
-        const ttft_tpot_event *ev = &c->req.events[i];
+        const ttft_tpot__event *ev = &c->req.events[i];
         ttft_tpot_request *req = &c->req.list[ev->request];
         if (!ev->tokens)
             continue;
@@ -1585,14 +1614,15 @@ static void ttft_tpot__requests_rollback(ttft_tpot *c, unsigned n, size_t m)
     }
 }
 
-static int ttft_tpot__request_call(ttft_tpot *c, const char *id, int now, uint64_t t, uint32_t tokens)
+static int ttft_tpot__request_call(ttft_tpot *c, const char *id, uint64_t t, uint32_t tokens)
 {
     int rc, r;
     if (!c || !id)
         return TTFT_TPOT_EINVAL;
     if (!c->enabled)
         return TTFT_TPOT_OK;
-    rc = ttft_tpot__request_event(c, id, strlen(id), now ? ttft_tpot__clock(c) : t, tokens, c->warmup_depth != 0, &r);
+    rc = ttft_tpot__request_event(c, id, strlen(id), t == TTFT_TPOT_NOW ? ttft_tpot__clock(c) : t, tokens,
+                                  c->warmup_depth != 0, &r);
     if (rc == TTFT_TPOT_EREQUEST)
         c->rejected++;
     if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
@@ -1607,24 +1637,14 @@ static int ttft_tpot__request_call(ttft_tpot *c, const char *id, int now, uint64
     return rc;
 }
 
-TTFT_TPOT_DEF int ttft_tpot_request_submit(ttft_tpot *c, const char *id)
-{
-    return ttft_tpot__request_call(c, id, 1, 0, 0);
-}
-
 TTFT_TPOT_DEF int ttft_tpot_request_submit_at(ttft_tpot *c, const char *id, uint64_t t_ns)
 {
-    return ttft_tpot__request_call(c, id, 0, t_ns, 0);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_request_tokens(ttft_tpot *c, const char *id, uint32_t tokens)
-{
-    return tokens ? ttft_tpot__request_call(c, id, 1, 0, tokens) : TTFT_TPOT_EINVAL;
+    return ttft_tpot__request_call(c, id, t_ns, 0);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint64_t t_ns, uint32_t tokens)
 {
-    return tokens ? ttft_tpot__request_call(c, id, 0, t_ns, tokens) : TTFT_TPOT_EINVAL;
+    return tokens ? ttft_tpot__request_call(c, id, t_ns, tokens) : TTFT_TPOT_EINVAL;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo)
@@ -1756,7 +1776,7 @@ static size_t ttft_tpot__request_set(const ttft_tpot *c, int set, uint64_t scale
         for (r = 0; r < c->req.n; r++)
             last[r] = UINT64_MAX;
         for (i = 0; i < c->req.n_events; i++) {
-            const ttft_tpot_event *ev = &c->req.events[i];
+            const ttft_tpot__event *ev = &c->req.events[i];
             if (!ev->tokens || !ttft_tpot__measured(&c->req.list[ev->request]))
                 continue;
             if (last[ev->request] != UINT64_MAX)
@@ -1869,7 +1889,7 @@ static void ttft_tpot__requests_merge(ttft_tpot *dst, const ttft_tpot *src)
     size_t i;
     unsigned p;
     for (i = 0; i < src->req.n_events; i++) {
-        ttft_tpot_event ev = src->req.events[i];
+        ttft_tpot__event ev = src->req.events[i];
         ev.request += dst->req.n;
         dst->req.events[dst->req.n_events++] = ev;
     }
@@ -1953,8 +1973,8 @@ static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *
     l->shape_slots = ttft_tpot__table_size(l->shapes);
     per = sizeof(ttft_tpot_sample) + (cfg && cfg->timeline ? sizeof(uint64_t) : 0);
     /* + 8: room to align a caller's buffer */
-    fixed = (size_t)l->phases * sizeof(ttft_tpot_phase_slot) + (size_t)l->hists * sizeof(ttft_tpot_hist) +
-            (size_t)l->requests * sizeof(ttft_tpot_request) + l->events * sizeof(ttft_tpot_event) +
+    fixed = (size_t)l->phases * sizeof(ttft_tpot__phase_slot) + (size_t)l->hists * sizeof(ttft_tpot_hist) +
+            (size_t)l->requests * sizeof(ttft_tpot_request) + l->events * sizeof(ttft_tpot__event) +
             (size_t)l->shape_slots * (sizeof(uint64_t) + sizeof(uint32_t)) + (size_t)l->req_slots * sizeof(uint32_t) + 8;
     if (l->cap > (SIZE_MAX - fixed) / per)
         return TTFT_TPOT_ENOMEM;
@@ -1972,7 +1992,7 @@ TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg)
    phases, histograms, samples, start times, requests, events, shape keys, then the uint32_t tables. */
 static void ttft_tpot__carve(ttft_tpot *c, const ttft_tpot__layout *l, unsigned char *mem, int timeline)
 {
-    c->phase.slots = (ttft_tpot_phase_slot *)(void *)mem;
+    c->phase.slots = (ttft_tpot__phase_slot *)(void *)mem;
     c->phase.max = l->phases;
     c->hist.pool = (ttft_tpot_hist *)(void *)(c->phase.slots + l->phases);
     c->hist.max = l->hists;
@@ -1985,7 +2005,7 @@ static void ttft_tpot__carve(ttft_tpot *c, const ttft_tpot__layout *l, unsigned 
     }
     c->req.list = (ttft_tpot_request *)(void *)mem;
     c->req.max = l->requests;
-    c->req.events = (ttft_tpot_event *)(void *)(c->req.list + l->requests);
+    c->req.events = (ttft_tpot__event *)(void *)(c->req.list + l->requests);
     c->req.max_events = l->events;
     c->shape.keys = (uint64_t *)(void *)(c->req.events + l->events);
     c->shape.phases = (uint32_t *)(void *)(c->shape.keys + l->shape_slots);
@@ -2051,7 +2071,7 @@ static int ttft_tpot__merge_plan(const ttft_tpot *dst, const ttft_tpot *src)
 {
     unsigned p, added = 0, slots = 0;
     for (p = 0; p < src->phase.n; p++) {
-        const ttft_tpot_phase_slot *sp = &src->phase.slots[p];
+        const ttft_tpot__phase_slot *sp = &src->phase.slots[p];
         int id = ttft_tpot__lookup(dst, sp->name, strlen(sp->name));
         int has_hist = sp->hist && sp->hist->max_ns >= sp->hist->min_ns; /* not empty */
         if (id >= 0 && dst->phase.slots[id].role != sp->role)
@@ -2145,7 +2165,7 @@ TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on)
 TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
                                        int new_shape)
 {
-    ttft_tpot_phase_slot *p;
+    ttft_tpot__phase_slot *p;
     uint32_t tokens;
     int warm;
     if ((unsigned)phase >= c->phase.n) {
@@ -2174,26 +2194,12 @@ TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32
         c->rejected++;
         return TTFT_TPOT_ERANGE;
     }
-    return ttft_tpot__push(c, phase, 0, (uint64_t)ns, tokens, 0);
+    return ttft_tpot_record(c, phase, (uint64_t)ns, tokens);
 }
 
-TTFT_TPOT_DEF ttft_tpot_span ttft_tpot_span_begin_shape(ttft_tpot *c, int phase, uint64_t key)
+TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int phase, uint64_t key)
 {
-    /* the lookup comes before the clock is read, so the span does not time it */
-    int fresh = c && c->enabled && (unsigned)phase < c->phase.n && ttft_tpot__shape_new(c, phase, key);
-    ttft_tpot_span s = ttft_tpot_span_begin(c, phase);
-    s.new_shape = fresh;
-    return s;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens)
-{
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    if (!c->enabled)
-        return TTFT_TPOT_OK;
-    return ttft_tpot__push(c, phase, 0, dur_ns, tokens,
-                           (unsigned)phase < c->phase.n && ttft_tpot__shape_new(c, phase, key));
+    return (unsigned)phase < c->phase.n && ttft_tpot__shape_new(c, phase, key);
 }
 
 /* ---- Report model ---------------------------------------------------------------------------- */
@@ -3210,7 +3216,7 @@ static void ttft_tpot__csv_name(FILE *out, const char *name)
 }
 
 /* A bounded phase's histogram: "# hist: ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C I:C ...,NAME". */
-static void ttft_tpot__write_hist(FILE *out, const ttft_tpot_phase_slot *p)
+static void ttft_tpot__write_hist(FILE *out, const ttft_tpot__phase_slot *p)
 {
     const ttft_tpot_hist *h = p->hist;
     unsigned i, any = 0;
@@ -3272,7 +3278,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
                 (unsigned long)s->tokens, s->warmup);
     }
     for (i = 0; i < c->req.n_events; i++) { /* request events after the samples, in their own order */
-        const ttft_tpot_event *ev = &c->req.events[i];
+        const ttft_tpot__event *ev = &c->req.events[i];
         ttft_tpot__csv_name(out, c->req.list[ev->request].id);
         fprintf(out, ",%s,%llu,0,%lu,%d\n", ev->tokens ? "token" : "submit", (unsigned long long)ev->t_ns,
                 (unsigned long)ev->tokens, c->req.list[ev->request].warmup);
@@ -3769,7 +3775,7 @@ static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
         if (!c->full_at[k])
             c->full_at[k] = r->counts[TTFT_TPOT__N_COUNTS + k];
     for (k = 0; k < r->n_pending; k++) {
-        ttft_tpot_phase_slot *p = &c->phase.slots[r->pending[k].phase];
+        ttft_tpot__phase_slot *p = &c->phase.slots[r->pending[k].phase];
         if (!p->hist)
             ttft_tpot_phase_bounded(c, r->pending[k].phase); /* the slot was counted while reading */
         ttft_tpot__hist_merge(p->hist, &r->pending[k].h);

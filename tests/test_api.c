@@ -291,9 +291,46 @@ static void write_error_is_reported(void **state)
     ttft_tpot_free(&c);
 }
 
+/* One recording primitive with the shape key a parameter, and one pair of request calls with the time
+   a parameter: TTFT_TPOT_NO_SHAPE is no shape, TTFT_TPOT_NOW reads the collector's clock; the other
+   names are the same calls. */
+static void one_primitive_and_its_aliases(void **state)
+{
+    static const uint64_t t[] = {100, 130, 500};
+    script_clock sc = {t, 3, 0};
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_request r;
+    int d;
+    (void)state;
+    cfg.clock = script_now;
+    cfg.clock_user = &sc;
+    cfg.max_requests = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
+    assert_int_equal(ttft_tpot_record(&c, d, 5, 1), TTFT_TPOT_OK);                        /* first call: warmup */
+    assert_int_equal(ttft_tpot_record_shape(&c, d, TTFT_TPOT_NO_SHAPE, 6, 1), TTFT_TPOT_OK); /* no shape: steady */
+    assert_int_equal(ttft_tpot_record_shape(&c, d, 4, 7, 1), TTFT_TPOT_OK);               /* a new shape: warmup */
+    assert_int_equal(sample(&c, 1).warmup, 0);
+    assert_int_equal(sample(&c, 2).warmup, 1);
+    {
+        TTFT_TPOT_SPAN_BEGIN_SHAPE(s, &c, d, TTFT_TPOT_NO_SHAPE); /* clock 100 .. 130 */
+        TTFT_TPOT_SPAN_END(s);
+    }
+    assert_int_equal(sample(&c, 3).dur_ns, 30);
+    assert_int_equal(sample(&c, 3).warmup, 0);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "r", 50), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", TTFT_TPOT_NOW, 1), TTFT_TPOT_OK); /* clock 500 */
+    assert_int_equal(ttft_tpot_request_at(&c, 0, &r), TTFT_TPOT_OK);
+    assert_int_equal(r.first_ns, 500);
+    assert_int_equal(sc.next, 3);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_primitive_and_its_aliases),
         cmocka_unit_test(init_and_free_contract),
         cmocka_unit_test(caller_buffer),
         cmocka_unit_test(full_storage_counts_drops),
