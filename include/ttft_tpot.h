@@ -3591,35 +3591,41 @@ static int ttft_tpot__comment(ttft_tpot__reader *r, unsigned long line)
     return ttft_tpot__directive(r, line, bad);
 }
 
-/* Read one CSV record (RFC 4180). Returns the number of fields (0 at end of input), or EPARSE / EIO.
-   *line is set to the line the record starts on. Comment lines (#...) and empty lines are skipped. */
-static int ttft_tpot__csv_row(ttft_tpot__reader *r, unsigned long *line)
+/* Past empty lines and comment lines (acting on directives) to the first character of the next
+   record: the character (*ch), 0 at end of input, or EPARSE / EIO. *line: the line it is on. */
+static int ttft_tpot__next_record(ttft_tpot__reader *r, unsigned long *line, int *ch)
 {
-    int ch, nf, quoted, after_quote, rc;
+    int rc;
     for (;;) {
-        ch = getc(r->in);
+        *ch = getc(r->in);
         *line = r->line;
-        if (ch == EOF)
+        if (*ch == EOF)
             return ferror(r->in) ? TTFT_TPOT_EIO : 0;
-        if (ch == '#') {
+        if (*ch == '#') {
             if ((rc = ttft_tpot__comment(r, *line)) != TTFT_TPOT_OK)
                 return rc;
             continue;
         }
-        if (ch == '\n') {
-            r->line++;
+        if (*ch == '\r') {
+            *ch = getc(r->in);
+            if (*ch != '\n' && *ch != EOF)
+                return ttft_tpot__fail(r, *line, "stray carriage return", NULL);
+            r->line += *ch == '\n';
             continue;
         }
-        if (ch == '\r') {
-            ch = getc(r->in);
-            if (ch == '\n' || ch == EOF) {
-                r->line++;
-                continue;
-            }
-            return ttft_tpot__fail(r, *line, "stray carriage return", NULL);
-        }
-        break;
+        if (*ch != '\n')
+            return 1;
+        r->line++;
     }
+}
+
+/* Read one CSV record (RFC 4180). Returns the number of fields (0 at end of input), or EPARSE / EIO.
+   *line is set to the line the record starts on. Comment lines (#...) and empty lines are skipped. */
+static int ttft_tpot__csv_row(ttft_tpot__reader *r, unsigned long *line)
+{
+    int ch, nf, quoted, after_quote, rc = ttft_tpot__next_record(r, line, &ch);
+    if (rc <= 0)
+        return rc;
     nf = 0;
     r->len[0] = 0;
     quoted = after_quote = 0;
