@@ -1268,7 +1268,8 @@ static void ttft_tpot__hists_clear(ttft_tpot__hist_pool *h)
 
 /* ---- Phases and warmup ----------------------------------------------------------------------- */
 
-static const char *const ttft_tpot__roles[4] = {"prefill", "decode", "kernel", "e2e"};
+/* The roles' names, then the two roles a trace's request events have (trace role 4 and 5). */
+static const char *const ttft_tpot__roles[6] = {"prefill", "decode", "kernel", "e2e", "submit", "token"};
 
 TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role)
 {
@@ -3280,7 +3281,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
     for (i = 0; i < c->req.n_events; i++) { /* request events after the samples, in their own order */
         const ttft_tpot__event *ev = &c->req.events[i];
         ttft_tpot__csv_name(out, c->req.list[ev->request].id);
-        fprintf(out, ",%s,%llu,0,%lu,%d\n", ev->tokens ? "token" : "submit", (unsigned long long)ev->t_ns,
+        fprintf(out, ",%s,%llu,0,%lu,%d\n", ttft_tpot__roles[ev->tokens ? 5 : 4], (unsigned long long)ev->t_ns,
                 (unsigned long)ev->tokens, c->req.list[ev->request].warmup);
     }
     ttft_tpot__write_directives(c, out, 0);
@@ -3362,10 +3363,9 @@ static int ttft_tpot__take(const char **p, char sep, uint64_t max, uint64_t *v)
 /* The role a trace names: 0-3 the sample roles, 4 submit, 5 token; -1 none. */
 static int ttft_tpot__role_of(const char *s, size_t len)
 {
-    static const char *const roles[6] = {"prefill", "decode", "kernel", "e2e", "submit", "token"};
     int k;
     for (k = 0; k < 6; k++)
-        if (strlen(roles[k]) == len && strncmp(s, roles[k], len) == 0)
+        if (strlen(ttft_tpot__roles[k]) == len && strncmp(s, ttft_tpot__roles[k], len) == 0)
             return k;
     return -1;
 }
