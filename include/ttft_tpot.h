@@ -2393,6 +2393,17 @@ static const char *ttft_tpot__num(char *buf, size_t len, const char *fmt, double
     return buf;
 }
 
+/* Integer ns in units of 10^digits ns (3: us, 6: ms, 9: s) with every decimal: exact, no locale. */
+static const char *ttft_tpot__fixed(char *buf, size_t len, uint64_t ns, unsigned digits)
+{
+    uint64_t unit = 1;
+    unsigned k;
+    for (k = 0; k < digits; k++)
+        unit *= 10;
+    snprintf(buf, len, "%llu.%0*llu", (unsigned long long)(ns / unit), (int)digits, (unsigned long long)(ns % unit));
+    return buf;
+}
+
 /* A duration in a unit that reads well: "7.99 s", "52.70 ms", "850.00 us", "93 ns". */
 static const char *ttft_tpot__dur(char *buf, size_t len, double ns)
 {
@@ -2681,9 +2692,7 @@ static void ttft_tpot__json_str(FILE *out, const char *str)
 static void ttft_tpot__json_ms_u64(FILE *out, uint64_t r)
 {
     char buf[64];
-    size_t n;
-    snprintf(buf, sizeof buf, "%llu.%06llu", (unsigned long long)(r / 1000000u), (unsigned long long)(r % 1000000u));
-    n = strlen(buf);
+    size_t n = strlen(ttft_tpot__fixed(buf, sizeof buf, r, 6));
     while (buf[n - 1] == '0' && buf[n - 2] != '.')
         buf[--n] = '\0';
     fputs(buf, out);
@@ -2988,7 +2997,7 @@ static const char *ttft_tpot__prom_sum(char *buf, size_t len, uint64_t hi, uint6
         hi += lo < round;
     }
     if (hi == 0)
-        snprintf(buf, len, "%llu.%09llu", (unsigned long long)(lo / 1000000000u), (unsigned long long)(lo % 1000000000u));
+        ttft_tpot__fixed(buf, len, lo, 9);
     else
         ttft_tpot__num(buf, len, "%.9f", ((double)hi * TTFT_TPOT__TWO64 + (double)lo) * 1e-9);
     return buf;
@@ -3100,7 +3109,8 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
 /* ns as microseconds with three decimals: exact. */
 static void ttft_tpot__us(FILE *out, uint64_t ns)
 {
-    fprintf(out, "%llu.%03u", (unsigned long long)(ns / 1000u), (unsigned)(ns % 1000u));
+    char buf[32];
+    fputs(ttft_tpot__fixed(buf, sizeof buf, ns, 3), out);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
