@@ -3021,25 +3021,20 @@ static void ttft_tpot__prom_hist(FILE *out, const char *prefix, const ttft_tpot_
             (unsigned long long)e->n[k]);
 }
 
-static int ttft_tpot__prom_name_ok(const char *p)
-{
-    size_t i;
-    for (i = 0; p[i]; i++) {
-        char ch = p[i];
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || ch == ':' ||
-              (i > 0 && ch >= '0' && ch <= '9')))
-            return 0;
-    }
-    return 1;
-}
-
-/* Length of the label name at s ([a-zA-Z_][a-zA-Z0-9_]*), 0 when none. */
-static size_t ttft_tpot__label_name(const char *s)
+/* Length of the exposition name at s: [a-zA-Z_][a-zA-Z0-9_]* for a label, with ':' too for a metric. */
+static size_t ttft_tpot__prom_ident(const char *s, int metric)
 {
     size_t i = 0;
-    while ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' || (i && s[i] >= '0' && s[i] <= '9'))
+    while ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' || (metric && s[i] == ':') ||
+           (i && s[i] >= '0' && s[i] <= '9'))
         i++;
     return i;
+}
+
+/* A metric prefix: a metric name's characters only (it may be empty). */
+static int ttft_tpot__prom_name_ok(const char *p)
+{
+    return p[ttft_tpot__prom_ident(p, 1)] == '\0';
 }
 
 /* labels as the inside of an exposition label set: name="value" pairs joined by ','; names
@@ -3053,7 +3048,7 @@ static int ttft_tpot__labels_ok(const char *s)
     unsigned n = 0, j;
     while (len <= 500 && s[i] && n < 64) {
         names[n] = s + i;
-        lens[n] = k = ttft_tpot__label_name(s + i);
+        lens[n] = k = ttft_tpot__prom_ident(s + i, 0);
         if (k == 0 || (k == 2 && strncmp(s + i, "le", 2) == 0) || (k >= 2 && strncmp(s + i, "__", 2) == 0) ||
             s[i + k] != '=' || s[i + k + 1] != '"')
             return 0;
