@@ -9,6 +9,8 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "driver.h"
 
+#include "cli.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -64,23 +66,11 @@ static void usage(FILE *out)
                  "Exit status: 0 done, 1 runtime failure, 2 bad usage.\n");
 }
 
-/* s as a terminal should see it: bytes outside printable ASCII as \xHH (messages echo arguments). */
-static const char *escaped(char *buf, size_t len, const char *s)
-{
-    size_t at = 0;
-    for (; *s && at + 5 < len; s++) {
-        unsigned char b = (unsigned char)*s;
-        at += (size_t)snprintf(buf + at, len - at, b >= 0x20 && b < 0x7f ? "%c" : "\\x%02x", b);
-    }
-    buf[at] = '\0';
-    return buf;
-}
-
 static int bad_usage(const char *fmt, const char *a, const char *b)
 {
     char x[512], y[512];
     fprintf(stderr, "generate: ");
-    fprintf(stderr, fmt, escaped(x, sizeof x, a), escaped(y, sizeof y, b));
+    fprintf(stderr, fmt, cli_escaped(x, sizeof x, a), cli_escaped(y, sizeof y, b));
     fprintf(stderr, " (try --help)\n");
     return 2;
 }
@@ -169,7 +159,7 @@ static int parse_args(int argc, char **argv, options *o)
             if (!val || !*val || errno || *end || v < io->min || v > io->max) {
                 char x[512];
                 fprintf(stderr, "generate: %s: expected an integer in %ld..%ld, got '%s' (try --help)\n", name,
-                        io->min, io->max, escaped(x, sizeof x, val ? val : ""));
+                        io->min, io->max, cli_escaped(x, sizeof x, val ? val : ""));
                 return 2;
             }
             *(long *)(void *)((char *)o + io->offset) = v;

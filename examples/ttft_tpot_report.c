@@ -8,6 +8,8 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
 
+#include "cli.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,22 +29,10 @@ static const char usage_text[] =
     "  --help                 this text\n"
     "Exit status: 0 report printed, 1 bad input, 2 bad usage.\n";
 
-/* A name from the command line, fit for a terminal: bytes outside printable ASCII as \xHH. */
-static void put_escaped(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char b = (unsigned char)*s;
-        if (b >= 0x20 && b < 0x7f)
-            fputc(b, out);
-        else
-            fprintf(out, "\\x%02x", b);
-    }
-}
-
 static int usage_error(const char *what, const char *arg)
 {
     fprintf(stderr, "ttft_tpot_report: %s", what);
-    put_escaped(stderr, arg);
+    cli_put_escaped(stderr, arg);
     fputs(" (try --help)\n", stderr);
     return 2;
 }
@@ -52,7 +42,7 @@ static int system_error(const char *what, const char *name)
 {
     const char *why = strerror(errno);
     fprintf(stderr, "ttft_tpot_report: %s", what);
-    put_escaped(stderr, name);
+    cli_put_escaped(stderr, name);
     fprintf(stderr, ": %s\n", why);
     return 1;
 }
@@ -61,7 +51,7 @@ static int system_error(const char *what, const char *name)
 static int input_error(const char *what, const char *name, const char *why)
 {
     fprintf(stderr, "ttft_tpot_report: %s", what);
-    put_escaped(stderr, name);
+    cli_put_escaped(stderr, name);
     fprintf(stderr, "%s\n", why);
     return 1;
 }
