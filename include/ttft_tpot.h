@@ -761,7 +761,8 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
    name, the role as its category and its track (e2e, prefill, decode, kernel, top to bottom), tokens
    and warmup in args. Needs start times: EINVAL when c is NULL or was made without config.timeline
    (a trace read into a timeline collector has them only if it was recorded with one: its start_ns
-   are 0 otherwise, and ttft_tpot_report refuses to export it); EIO on a write error. */
+   are 0 otherwise, and ttft_tpot_report refuses to export it); EIO on a write error (what reached
+   the stream is unspecified: it allocates nothing, so that is its only way to fail midway). */
 TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
 
 #endif /* TTFT_TPOT_NO_STDIO */
@@ -777,7 +778,8 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
    and "# counts:" (dropped, rejected, shapes_dropped, requests_dropped, requests_refused,
    events_lost, and the limits they met). So the report of a trace equals the live report, except
    for the SLOs and the prefill-kernel link, which a trace does not carry (README: Traces).
-   write: every stored sample (start_ns 0 without config.timeline) and the directives; EINVAL, EIO.
+   write: every stored sample (start_ns 0 without config.timeline) and the directives; EINVAL (nothing
+   written), EIO (what reached the stream is unspecified; write allocates nothing).
    read: append a trace to c, warmup flags as written; a UTF-8 byte order mark and CRLF line ends
    are accepted. On malformed input returns EPARSE, writes "name:line: what is wrong" into err (err
    may be NULL; name NULL reads "(trace)"; every byte a terminal would not show as text escaped as

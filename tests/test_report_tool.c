@@ -187,6 +187,7 @@ static void inputs_are_read_once(void **state)
         "cat '%s' | \"%s\" --json - >report_test.out 2>report_test.err",
         "\"%2$s\" --json /dev/stdin <'%1$s' >report_test.out 2>report_test.err",
         "cat '%s' | \"%s\" --json /dev/stdin >report_test.out 2>report_test.err",
+        "bash -c '\"$1\" --json <(cat \"$0\")' '%s' \"%s\" >report_test.out 2>report_test.err",
         ("rm -f in.fifo && mkfifo in.fifo && { cat '%s' >in.fifo & } && timeout 60 \"%s\" --json in.fifo "
          ">report_test.out 2>report_test.err"),
     };
