@@ -273,10 +273,12 @@ typedef struct ttft_tpot__phase_slot {
     char name[TTFT_TPOT_NAME_MAX];
 } ttft_tpot__phase_slot;
 
-/* The phase table, in registration order. */
+/* The phase table, in registration order, and an index by name (open addressing, keyed hash). */
 typedef struct ttft_tpot__phase_table {
     ttft_tpot__phase_slot *slots;
     unsigned n, max;
+    uint32_t *index; /* phase + 1, 0 empty; never more than half full */
+    uint32_t mask;
 } ttft_tpot__phase_table;
 
 /* Warmup per shape: the (phase, key) pairs seen, by open addressing. */
@@ -472,6 +474,7 @@ struct ttft_tpot {
     char clock_name[32];
     int clock_from_trace;    /* clock_* describe the clock of the first trace read */
     ttft_tpot_slo slo;
+    uint64_t key[2]; /* SipHash key of the name and id indexes, drawn at init (README: Hashing) */
     uint64_t full_at[4]; /* the limits losses read from a trace met (capacity, max_requests,
                             max_request_events, max_shapes of the recording collector); 0: own */
 };
@@ -823,6 +826,16 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
 #ifndef CLOCK_MONOTONIC
 #error "ttft_tpot.h: CLOCK_MONOTONIC is not declared: compile this file with -D_POSIX_C_SOURCE=199309L"
 #endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h> /* getpid, for the hash key */
+#define TTFT_TPOT__PID() ((uint64_t)getpid())
+#endif
+#endif
+#if defined(_WIN32)
+#define TTFT_TPOT__PID() ((uint64_t)GetCurrentProcessId())
+#endif
+#ifndef TTFT_TPOT__PID
+#define TTFT_TPOT__PID() 0u
 #endif
 
 #include <stdlib.h> /* qsort */
@@ -1349,13 +1362,83 @@ static int ttft_tpot__name_ok(const char *name, size_t len)
     return 1;
 }
 
+/* SipHash-1-3 (Aumasson and Bernstein) of s under key k: names and request ids may come from
+   clients, so their indexes are keyed; without the key, colliding names cannot be crafted. rounds:
+   c compression and d finalisation rounds (1 and 3 here; the tests check 2-4 against the paper). */
+#define TTFT_TPOT__ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+static void ttft_tpot__sipround(uint64_t *v, int rounds)
+{
+    for (; rounds > 0; rounds--) {
+        v[0] += v[1], v[1] = TTFT_TPOT__ROTL(v[1], 13), v[1] ^= v[0], v[0] = TTFT_TPOT__ROTL(v[0], 32);
+        v[2] += v[3], v[3] = TTFT_TPOT__ROTL(v[3], 16), v[3] ^= v[2];
+        v[0] += v[3], v[3] = TTFT_TPOT__ROTL(v[3], 21), v[3] ^= v[0];
+        v[2] += v[1], v[1] = TTFT_TPOT__ROTL(v[1], 17), v[1] ^= v[2], v[2] = TTFT_TPOT__ROTL(v[2], 32);
+    }
+}
+
+static uint64_t ttft_tpot__siphash(const uint64_t *k, const void *s, size_t len, int c_rounds, int d_rounds)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    uint64_t v[4], m;
+    size_t i, j;
+    v[0] = k[0] ^ 0x736f6d6570736575ull;
+    v[1] = k[1] ^ 0x646f72616e646f6dull;
+    v[2] = k[0] ^ 0x6c7967656e657261ull;
+    v[3] = k[1] ^ 0x7465646279746573ull;
+    for (i = 0; i <= len; i += 8) { /* whole words, then the last one with the length in its top byte */
+        m = i + 8 <= len ? 0 : (uint64_t)len << 56;
+        for (j = 0; j < 8 && i + j < len; j++)
+            m |= (uint64_t)p[i + j] << (8 * j); /* little-endian on every host */
+        if (i + 8 > len)
+            i = len; /* the last word: the loop ends after it */
+        v[3] ^= m;
+        ttft_tpot__sipround(v, c_rounds);
+        v[0] ^= m;
+    }
+    v[2] ^= 0xff;
+    ttft_tpot__sipround(v, d_rounds);
+    return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+#undef TTFT_TPOT__ROTL
+
+static uint32_t ttft_tpot__hash(const ttft_tpot *c, const char *s, size_t len)
+{
+    return (uint32_t)ttft_tpot__siphash(c->key, s, len, 1, 3);
+}
+
+/* Where name sits in an index of mask + 1 slots (entry + 1 each, 0 empty) over a table of names
+   (stride bytes apart): its slot, or the empty slot that ends its probe. The index is at most half
+   full, so a probe ends; under a secret key it takes 1.5 slots on average (README: Hashing). */
+static uint32_t ttft_tpot__probe(const ttft_tpot *c, const uint32_t *index, uint32_t mask, const char *names,
+                                 size_t stride, const char *name, size_t len)
+{
+    uint32_t i = ttft_tpot__hash(c, name, len) & mask;
+    for (; index[i]; i = (i + 1) & mask) {
+        const char *have = names + (size_t)(index[i] - 1) * stride;
+        if (memcmp(have, name, len) == 0 && have[len] == '\0')
+            break;
+    }
+    return i;
+}
+
 static int ttft_tpot__lookup(const ttft_tpot *c, const char *name, size_t len)
 {
-    unsigned i;
-    for (i = 0; i < c->phase.n; i++)
-        if (strncmp(c->phase.slots[i].name, name, len) == 0 && c->phase.slots[i].name[len] == '\0')
-            return (int)i;
-    return TTFT_TPOT_EPHASE;
+    uint32_t i = ttft_tpot__probe(c, c->phase.index, c->phase.mask, c->phase.slots[0].name,
+                                  sizeof(ttft_tpot__phase_slot), name, len);
+    return c->phase.index[i] ? (int)c->phase.index[i] - 1 : TTFT_TPOT_EPHASE;
+}
+
+/* Index phases [from, n): after an add, or to rebuild the index after a rollback. */
+static void ttft_tpot__phase_index(ttft_tpot *c, unsigned from)
+{
+    unsigned p;
+    if (from == 0)
+        memset(c->phase.index, 0, ((size_t)c->phase.mask + 1) * sizeof *c->phase.index);
+    for (p = from; p < c->phase.n; p++) {
+        const char *name = c->phase.slots[p].name;
+        c->phase.index[ttft_tpot__probe(c, c->phase.index, c->phase.mask, c->phase.slots[0].name,
+                                        sizeof(ttft_tpot__phase_slot), name, strlen(name))] = p + 1;
+    }
 }
 
 static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int role)
@@ -1382,7 +1465,8 @@ static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int 
         ttft_tpot__hist_reset(p->hist);
     }
     p->fast_cap = 0; /* the first call takes the slow path, which opens the inline one */
-    return (int)c->phase.n++;
+    ttft_tpot__phase_index(c, c->phase.n++);
+    return (int)c->phase.n - 1;
 }
 
 /* The phase has been called: its next sample is not a first call, and an exact phase of a collector
@@ -1496,38 +1580,22 @@ static void ttft_tpot__phases_merge(ttft_tpot *dst, const ttft_tpot *src, int *m
 
 /* ---- Requests -------------------------------------------------------------------------------- */
 
-static uint32_t ttft_tpot__hash(const char *s, size_t len)
+/* The slot of the request named id in the index, or of the empty slot where it would go. */
+static uint32_t ttft_tpot__request_slot(const ttft_tpot *c, const char *id, size_t len)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    size_t i;
-    for (i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 16777619u;
-    }
-    return h;
+    return ttft_tpot__probe(c, c->req.index, c->req.mask, c->req.list[0].id, sizeof(ttft_tpot_request), id, len);
 }
 
 /* The number of the request named id, or -1. */
 static int ttft_tpot__request_find(const ttft_tpot *c, const char *id, size_t len)
 {
-    uint32_t i;
-    if (!c->req.max)
-        return -1;
-    for (i = ttft_tpot__hash(id, len) & c->req.mask; c->req.index[i]; i = (i + 1) & c->req.mask) {
-        const ttft_tpot_request *r = &c->req.list[c->req.index[i] - 1];
-        if (strncmp(r->id, id, len) == 0 && r->id[len] == '\0')
-            return (int)c->req.index[i] - 1;
-    }
-    return -1;
+    return c->req.max ? (int)c->req.index[ttft_tpot__request_slot(c, id, len)] - 1 : -1;
 }
 
 static void ttft_tpot__request_index_add(ttft_tpot *c, unsigned r)
 {
     const char *id = c->req.list[r].id;
-    uint32_t i = ttft_tpot__hash(id, strlen(id)) & c->req.mask;
-    while (c->req.index[i])
-        i = (i + 1) & c->req.mask;
-    c->req.index[i] = r + 1;
+    c->req.index[ttft_tpot__request_slot(c, id, strlen(id))] = r + 1;
 }
 
 /* A new request in the table, which has room: its number. */
@@ -1945,7 +2013,7 @@ static void ttft_tpot__store_merge(ttft_tpot__store *dst, const ttft_tpot__store
    times, requests, events, shape keys, then the uint32_t tables (each part a multiple of 8 bytes). */
 typedef struct ttft_tpot__layout {
     size_t cap, events, bytes;
-    unsigned phases, hists, requests, req_slots, shapes, shape_slots;
+    unsigned phases, phase_slots, hists, requests, req_slots, shapes, shape_slots;
 } ttft_tpot__layout;
 
 /* The smallest power of two >= 2n (open addressing stays under half full), at least 2. */
@@ -1973,12 +2041,14 @@ static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *
         l->requests > (1u << 24) || (uint64_t)l->events > UINT32_MAX || l->shapes > (1u << 24))
         return TTFT_TPOT_EINVAL;
     l->req_slots = l->requests ? ttft_tpot__table_size(l->requests) : 0;
+    l->phase_slots = ttft_tpot__table_size(l->phases);
     l->shape_slots = ttft_tpot__table_size(l->shapes);
     per = sizeof(ttft_tpot_sample) + (cfg && cfg->timeline ? sizeof(uint64_t) : 0);
     /* + 8: room to align a caller's buffer */
     fixed = (size_t)l->phases * sizeof(ttft_tpot__phase_slot) + (size_t)l->hists * sizeof(ttft_tpot_hist) +
             (size_t)l->requests * sizeof(ttft_tpot_request) + l->events * sizeof(ttft_tpot__event) +
-            (size_t)l->shape_slots * (sizeof(uint64_t) + sizeof(uint32_t)) + (size_t)l->req_slots * sizeof(uint32_t) + 8;
+            (size_t)l->shape_slots * (sizeof(uint64_t) + sizeof(uint32_t)) +
+            ((size_t)l->req_slots + l->phase_slots) * sizeof(uint32_t) + 8;
     if (l->cap > (SIZE_MAX - fixed) / per)
         return TTFT_TPOT_ENOMEM;
     l->bytes = fixed + l->cap * per;
@@ -2016,7 +2086,9 @@ static void ttft_tpot__carve(ttft_tpot *c, const ttft_tpot__layout *l, unsigned 
     c->shape.max = l->shapes;
     c->req.index = c->shape.phases + l->shape_slots;
     c->req.mask = l->req_slots ? l->req_slots - 1 : 0;
-    memset(c->shape.phases, 0, (size_t)(l->shape_slots + l->req_slots) * sizeof(uint32_t));
+    c->phase.index = c->req.index + l->req_slots;
+    c->phase.mask = l->phase_slots - 1;
+    memset(c->shape.phases, 0, ((size_t)l->shape_slots + l->req_slots + l->phase_slots) * sizeof(uint32_t));
 }
 
 /* The collector's clock: the platform's, measured, or the replacement the config names. */
@@ -2029,6 +2101,21 @@ static void ttft_tpot__clock_of(ttft_tpot *c, const ttft_tpot_config *cfg)
     memcpy(c->clock_name, name, len); /* c is zeroed: the name ends there */
     if (!c->clock) /* a replacement clock is not read here: a test's clock may be a script */
         c->clock_read_ns = ttft_tpot__clock_cost();
+}
+
+/* The key of the name and id indexes: libc has no portable source of randomness, so the clock, the
+   collector's address, a stack address and the process id, mixed under a fixed key. */
+static void ttft_tpot__key_of(ttft_tpot *c)
+{
+    static const uint64_t mix[2] = {0x0123456789abcdefull, 0xfedcba9876543210ull};
+    uint64_t seed[4];
+    seed[0] = ttft_tpot_now();
+    seed[1] = (uint64_t)(uintptr_t)c;
+    seed[2] = (uint64_t)(uintptr_t)&seed;
+    seed[3] = TTFT_TPOT__PID();
+    c->key[0] = ttft_tpot__siphash(mix, seed, sizeof seed, 2, 4);
+    seed[0] ^= c->key[0];
+    c->key[1] = ttft_tpot__siphash(mix, seed, sizeof seed, 2, 4);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
@@ -2057,6 +2144,7 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
     c->enabled = 1;
     c->prefill_kernel = -1;
     ttft_tpot__clock_of(c, cfg);
+    ttft_tpot__key_of(c);
     return TTFT_TPOT_OK;
 }
 
@@ -3165,7 +3253,10 @@ static ttft_tpot__mark ttft_tpot__mark_of(const ttft_tpot *c)
 
 static void ttft_tpot__rollback(ttft_tpot *c, const ttft_tpot__mark *m)
 {
-    c->phase.n = m->phases;
+    if (c->phase.n != m->phases) {
+        c->phase.n = m->phases;
+        ttft_tpot__phase_index(c, 0);
+    }
     c->hist.n = m->hists;
     if (c->req.n != m->requests || c->req.n_events != m->events)
         ttft_tpot__requests_rollback(c, m->requests, m->events);
