@@ -37,6 +37,8 @@
                                 statistics and requests stay (read figures with ttft_tpot_summarize).
      TTFT_TPOT_MALLOC(sz, u)    allocator used by init and the reports; u is config.alloc_user.
      TTFT_TPOT_FREE(p, u)       both or neither (the header stops with #error otherwise). Default libc.
+     TTFT_TPOT_REALLOC(p, old, sz, u)  optional with those two (else malloc, copy old bytes, free):
+                                only config.grow uses it, when a trace outgrows the collector.
      TTFT_TPOT_ASSERT(x)        checks internal invariants only, never run-time data. Default assert().
      TTFT_TPOT_NAME_MAX         bytes of a phase name including its NUL (default 64), in every file.
 
@@ -436,6 +438,8 @@ typedef struct ttft_tpot_config {
     unsigned max_requests;    /* requests tracked (0: none; request calls return EFULL) */
     size_t max_request_events; /* submit and token events kept (0: 4096 per request, 64 KiB each) */
     unsigned max_shapes;      /* (phase, shape key) pairs remembered for warmup per shape (0: 64) */
+    int grow;                 /* nonzero: ttft_tpot_trace_read enlarges the samples, histograms and
+                                 request tables a trace needs (allocating); recording never does */
 } ttft_tpot_config;
 
 /* One stored sample: 16 bytes. */
@@ -470,6 +474,8 @@ struct ttft_tpot {
     void *clock_user;
     void *alloc_user;
     void *owned; /* the one allocation made by init, NULL with a caller buffer */
+    int grow;      /* config.grow */
+    unsigned grown; /* parts moved to allocations of their own by growing (TTFT_TPOT__PART_*) */
     uint64_t clock_read_ns;  /* median cost of one clock read, measured at init; 0: not measured */
     char clock_name[32];
     int clock_from_trace;    /* clock_* describe the clock of the first trace read */
@@ -806,10 +812,14 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
 #if defined(TTFT_TPOT_MALLOC) != defined(TTFT_TPOT_FREE)
 #error "ttft_tpot.h: define both TTFT_TPOT_MALLOC and TTFT_TPOT_FREE, or neither"
 #endif
+#if defined(TTFT_TPOT_REALLOC) && !defined(TTFT_TPOT_MALLOC)
+#error "ttft_tpot.h: TTFT_TPOT_REALLOC goes with TTFT_TPOT_MALLOC and TTFT_TPOT_FREE"
+#endif
 #ifndef TTFT_TPOT_MALLOC
 #include <stdlib.h>
 #define TTFT_TPOT_MALLOC(sz, u) ((void)(u), malloc(sz))
 #define TTFT_TPOT_FREE(p, u) ((void)(u), free(p))
+#define TTFT_TPOT_REALLOC(p, old, sz, u) ((void)(u), (void)(old), realloc((p), (sz)))
 #endif
 #ifndef TTFT_TPOT_ASSERT
 #include <assert.h>
@@ -1447,11 +1457,13 @@ static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int 
     int id;
     if (role < 0 || role > 3)
         return TTFT_TPOT_EINVAL;
-    if (!ttft_tpot__name_ok(name, len))
+    if (len == 0 || len >= TTFT_TPOT_NAME_MAX)
         return TTFT_TPOT_ENAME;
-    id = ttft_tpot__lookup(c, name, len);
+    id = ttft_tpot__lookup(c, name, len); /* a name found is valid: it was checked when added */
     if (id >= 0)
         return c->phase.slots[id].role == role ? id : TTFT_TPOT_EROLE;
+    if (!ttft_tpot__name_ok(name, len))
+        return TTFT_TPOT_ENAME;
     if (c->phase.n >= c->phase.max)
         return TTFT_TPOT_EPHASE;
     p = &c->phase.slots[c->phase.n];
@@ -1623,9 +1635,11 @@ static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, ui
     ttft_tpot_request *q;
     ttft_tpot__event *ev;
     int r;
-    if (!ttft_tpot__name_ok(id, len))
+    if (len == 0 || len >= TTFT_TPOT_NAME_MAX)
         return TTFT_TPOT_ENAME;
-    *req = r = ttft_tpot__request_find(c, id, len);
+    *req = r = ttft_tpot__request_find(c, id, len); /* an id found is valid: it was checked when added */
+    if (r < 0 && !ttft_tpot__name_ok(id, len))
+        return TTFT_TPOT_ENAME;
     if (tokens == 0) { /* submit */
         if (r >= 0)
             return TTFT_TPOT_EREQUEST;
@@ -2009,13 +2023,6 @@ static void ttft_tpot__store_merge(ttft_tpot__store *dst, const ttft_tpot__store
     dst->dropped += src->dropped;
 }
 
-/* What cfg asks for, and where each part sits in the one block: phases, histograms, samples, start
-   times, requests, events, shape keys, then the uint32_t tables (each part a multiple of 8 bytes). */
-typedef struct ttft_tpot__layout {
-    size_t cap, events, bytes;
-    unsigned phases, phase_slots, hists, requests, req_slots, shapes, shape_slots;
-} ttft_tpot__layout;
-
 /* The smallest power of two >= 2n (open addressing stays under half full), at least 2. */
 static uint32_t ttft_tpot__table_size(unsigned n)
 {
@@ -2024,6 +2031,147 @@ static uint32_t ttft_tpot__table_size(unsigned n)
         t <<= 1;
     return t;
 }
+
+#ifndef TTFT_TPOT_NO_STDIO /* only the trace reader grows a collector */
+/* config.grow: a part outgrown moves to an allocation of its own, enlarged in place from then on. */
+enum {
+    TTFT_TPOT__PART_SAMPLES = 1, TTFT_TPOT__PART_STARTS = 2, TTFT_TPOT__PART_HISTS = 4,
+    TTFT_TPOT__PART_REQUESTS = 8, TTFT_TPOT__PART_INDEX = 16, TTFT_TPOT__PART_EVENTS = 32
+};
+
+/* Part p of old bytes enlarged to sz bytes, its content kept: the new address, or NULL (p stays). */
+static void *ttft_tpot__grow(ttft_tpot *c, void *p, size_t old, size_t sz, unsigned part)
+{
+    void *q;
+#ifdef TTFT_TPOT_REALLOC
+    if (c->grown & part) {
+        if ((q = TTFT_TPOT_REALLOC(p, old, sz, c->alloc_user)) != NULL)
+            c->grown |= part;
+        return q;
+    }
+#endif
+    if ((q = TTFT_TPOT_MALLOC(sz, c->alloc_user)) == NULL)
+        return NULL;
+    memcpy(q, p, old);
+    if (c->grown & part) /* no realloc hook: malloc, copy, free */
+        TTFT_TPOT_FREE(p, c->alloc_user);
+    c->grown |= part;
+    return q;
+}
+
+/* The next size of a table of n entries that must hold need: doubled, within max. */
+static size_t ttft_tpot__next_size(size_t n, size_t need, size_t max)
+{
+    size_t m = n < max / 2 ? 2 * n : max;
+    return m < need ? need : m;
+}
+
+/* Room for need samples (config.grow): OK, or EFULL past UINT32_MAX, or ENOMEM. */
+static int ttft_tpot__store_grow(ttft_tpot *c, size_t need)
+{
+    ttft_tpot__store *st = &c->store;
+    size_t cap = ttft_tpot__next_size(st->capacity, need, UINT32_MAX);
+    unsigned p;
+    void *s;
+    if (!c->grow || need > UINT32_MAX)
+        return TTFT_TPOT_EFULL;
+    s = ttft_tpot__grow(c, st->samples, st->capacity * sizeof *st->samples, cap * sizeof *st->samples,
+                        TTFT_TPOT__PART_SAMPLES);
+    if (!s)
+        return TTFT_TPOT_ENOMEM;
+    st->samples = (ttft_tpot_sample *)s;
+    if (st->starts) { /* the samples are larger now: the capacity stays until both have grown */
+        if (!(s = ttft_tpot__grow(c, st->starts, st->capacity * sizeof *st->starts, cap * sizeof *st->starts,
+                                  TTFT_TPOT__PART_STARTS)))
+            return TTFT_TPOT_ENOMEM;
+        st->starts = (uint64_t *)s;
+    }
+    st->capacity = cap;
+    for (p = 0; p < c->phase.n; p++) /* the inline path stores up to the capacity */
+        if (c->phase.slots[p].fast_cap)
+            c->phase.slots[p].fast_cap = cap;
+    return TTFT_TPOT_OK;
+}
+
+/* Room for need histograms (config.grow), the phases' pointers moved along: OK, EFULL, ENOMEM. */
+static int ttft_tpot__hists_grow(ttft_tpot *c, size_t need)
+{
+    ttft_tpot__hist_pool *h = &c->hist;
+    size_t max = ttft_tpot__next_size(h->max, need, c->phase.max), *at;
+    unsigned p;
+    void *pool;
+    if (!c->grow || need > c->phase.max)
+        return TTFT_TPOT_EFULL;
+    if (!(at = (size_t *)TTFT_TPOT_MALLOC((c->phase.n + 1) * sizeof *at, c->alloc_user)))
+        return TTFT_TPOT_ENOMEM;
+    for (p = 0; p < c->phase.n; p++)
+        at[p] = c->phase.slots[p].hist ? (size_t)(c->phase.slots[p].hist - h->pool) + 1 : 0;
+    pool = ttft_tpot__grow(c, h->pool, h->max * sizeof *h->pool, max * sizeof *h->pool, TTFT_TPOT__PART_HISTS);
+    if (pool) {
+        h->pool = (ttft_tpot_hist *)pool;
+        h->max = (unsigned)max;
+        for (p = 0; p < c->phase.n; p++)
+            c->phase.slots[p].hist = at[p] ? &h->pool[at[p] - 1] : NULL;
+    }
+    TTFT_TPOT_FREE(at, c->alloc_user);
+    return pool ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
+}
+
+/* Room for one more request and one more event (config.grow): the index is rebuilt at twice the
+   requests. OK, EFULL past the limits (2^24 requests, UINT32_MAX events), ENOMEM. */
+static int ttft_tpot__requests_grow(ttft_tpot *c)
+{
+    ttft_tpot__request_table *q = &c->req;
+    size_t max = q->max, ev = q->max_events;
+    uint32_t *index;
+    unsigned r, slots;
+    void *p;
+    if (!c->grow)
+        return TTFT_TPOT_EFULL;
+    if (q->n == q->max) {
+        if (q->max >= (1u << 24))
+            return TTFT_TPOT_EFULL;
+        max = ttft_tpot__next_size(q->max ? q->max : 8, q->n + 1, 1u << 24);
+        slots = ttft_tpot__table_size((unsigned)max);
+        if (!(index = (uint32_t *)TTFT_TPOT_MALLOC((size_t)slots * sizeof *index, c->alloc_user)))
+            return TTFT_TPOT_ENOMEM;
+        if (!(p = ttft_tpot__grow(c, q->list, q->max * sizeof *q->list, max * sizeof *q->list,
+                                  TTFT_TPOT__PART_REQUESTS))) {
+            TTFT_TPOT_FREE(index, c->alloc_user);
+            return TTFT_TPOT_ENOMEM;
+        }
+        q->list = (ttft_tpot_request *)p;
+        if (c->grown & TTFT_TPOT__PART_INDEX)
+            TTFT_TPOT_FREE(q->index, c->alloc_user);
+        c->grown |= TTFT_TPOT__PART_INDEX;
+        q->index = index;
+        q->mask = slots - 1;
+        q->max = (unsigned)max;
+        memset(index, 0, (size_t)slots * sizeof *index);
+        for (r = 0; r < q->n; r++)
+            ttft_tpot__request_index_add(c, r);
+    }
+    if (q->n_events == q->max_events) {
+        if (q->max_events >= UINT32_MAX)
+            return TTFT_TPOT_EFULL;
+        ev = ttft_tpot__next_size(q->max_events ? q->max_events : 64, q->n_events + 1, UINT32_MAX);
+        if (!(p = ttft_tpot__grow(c, q->events, q->max_events * sizeof *q->events, ev * sizeof *q->events,
+                                  TTFT_TPOT__PART_EVENTS)))
+            return TTFT_TPOT_ENOMEM;
+        q->events = (ttft_tpot__event *)p;
+        q->max_events = ev;
+    }
+    return TTFT_TPOT_OK;
+}
+
+#endif
+
+/* What cfg asks for, and where each part sits in the one block: phases, histograms, samples, start
+   times, requests, events, shape keys, then the uint32_t tables (each part a multiple of 8 bytes). */
+typedef struct ttft_tpot__layout {
+    size_t cap, events, bytes;
+    unsigned phases, phase_slots, hists, requests, req_slots, shapes, shape_slots;
+} ttft_tpot__layout;
 
 static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *l)
 {
@@ -2140,6 +2288,7 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
     }
     ttft_tpot__carve(c, &l, mem, cfg && cfg->timeline);
     c->alloc_user = cfg ? cfg->alloc_user : NULL;
+    c->grow = cfg && cfg->grow;
     c->hist.bounded = cfg && cfg->bounded;
     c->enabled = 1;
     c->prefill_kernel = -1;
@@ -2150,8 +2299,15 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
 
 TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c)
 {
+    void *parts[6];
+    unsigned k;
     if (!c)
         return;
+    parts[0] = c->store.samples, parts[1] = c->store.starts, parts[2] = c->hist.pool;
+    parts[3] = c->req.list, parts[4] = c->req.index, parts[5] = c->req.events;
+    for (k = 0; k < 6; k++)
+        if (c->grown >> k & 1u)
+            TTFT_TPOT_FREE(parts[k], c->alloc_user);
     if (c->owned)
         TTFT_TPOT_FREE(c->owned, c->alloc_user);
     memset(c, 0, sizeof *c);
@@ -3388,18 +3544,25 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
 
 #define TTFT_TPOT__FIELD_MAX 256    /* longer than any valid field: a longer one is an error */
 #define TTFT_TPOT__LINE_MAX 131072  /* a directive line: a "# hist:" line of every bucket fits */
+#define TTFT_TPOT__BLOCK (1u << 20) /* bytes read at a time: a directive line and a record fit */
 
-/* A bounded phase's histogram from a "# hist:" line, added when the whole trace has been read. */
+/* A bounded phase's histogram from a "# hist:" line, or its steady samples: added when the whole
+   trace has been read. */
 typedef struct ttft_tpot__pending {
     int phase;
     ttft_tpot_hist h;
 } ttft_tpot__pending;
 
-/* One trace_read: the input, what it adds (committed at the end, or rolled back), the line read. */
+/* One trace_read: the input in blocks, what it adds (committed at the end, or rolled back), the
+   record being read. Records are parsed where they lie in the block; a record with a quote or a
+   control character takes the byte-by-byte RFC 4180 path, into field[]. */
 typedef struct ttft_tpot__reader {
     FILE *in;
     ttft_tpot *c;
-    unsigned long line; /* line of the next character */
+    char *buf;          /* TTFT_TPOT__BLOCK + 1 bytes: room to end the last line with a NUL */
+    size_t pos, end;    /* buf[pos, end): read, not yet parsed */
+    int eof;
+    unsigned long line; /* line of the next byte */
     char *err;
     size_t errlen;
     const char *name;
@@ -3410,9 +3573,10 @@ typedef struct ttft_tpot__reader {
     uint64_t dropped, counts[TTFT_TPOT__N_KEYS]; /* "# counts:" lines: losses added, limits kept */
     ttft_tpot__pending *pending;
     unsigned n_pending, cap_pending, slots; /* slots: histogram slots the pending ones need */
-    char field[6][TTFT_TPOT__FIELD_MAX];
+    int last_phase;      /* the phase of the last sample: most lines repeat it */
+    const char *f[6];    /* the fields of the record */
     size_t len[6];
-    char text[TTFT_TPOT__LINE_MAX]; /* a comment line */
+    char field[6][TTFT_TPOT__FIELD_MAX];
 } ttft_tpot__reader;
 
 static int ttft_tpot__fail(ttft_tpot__reader *r, unsigned long line, const char *what, const char *arg)
@@ -3427,6 +3591,15 @@ static int ttft_tpot__fail(ttft_tpot__reader *r, unsigned long line, const char 
         ttft_tpot__escape(r->err, r->errlen, arg ? arg : "");
     }
     return TTFT_TPOT_EPARSE;
+}
+
+/* ttft_tpot__fail with field k of the record as its argument. */
+static int ttft_tpot__fail_field(ttft_tpot__reader *r, unsigned long line, const char *what, int k)
+{
+    char text[TTFT_TPOT__FIELD_MAX];
+    memcpy(text, r->f[k], r->len[k]); /* a field is shorter than TTFT_TPOT__FIELD_MAX */
+    text[r->len[k]] = '\0';
+    return ttft_tpot__fail(r, line, what, text);
 }
 
 /* Parse an unsigned decimal field: digits only, no sign, no spaces, at most max. */
@@ -3461,9 +3634,10 @@ static int ttft_tpot__take(const char **p, char sep, uint64_t max, uint64_t *v)
 /* The role a trace names: 0-3 the sample roles, 4 submit, 5 token; -1 none. */
 static int ttft_tpot__role_of(const char *s, size_t len)
 {
+    static const unsigned char lens[6] = {7, 6, 6, 3, 6, 5};
     int k;
     for (k = 0; k < 6; k++)
-        if (strlen(ttft_tpot__roles[k]) == len && strncmp(s, ttft_tpot__roles[k], len) == 0)
+        if (lens[k] == len && memcmp(s, ttft_tpot__roles[k], len) == 0)
             return k;
     return -1;
 }
@@ -3495,10 +3669,14 @@ static void ttft_tpot__clock_comment(ttft_tpot__reader *r, const char *text)
 static int ttft_tpot__phase_id(ttft_tpot__reader *r, unsigned long line, const char *name, size_t len, int role)
 {
     int id = ttft_tpot__add_phase(r->c, name, len, role);
+    char text[TTFT_TPOT__FIELD_MAX]; /* the name for a message: it may end where its field ends */
+    len = len < sizeof text ? len : sizeof text - 1;
+    memcpy(text, name, len);
+    text[len] = '\0';
     if (id == TTFT_TPOT_EROLE)
-        return ttft_tpot__fail(r, line, "phase changes role: ", name);
+        return ttft_tpot__fail(r, line, "phase changes role: ", text);
     if (id == TTFT_TPOT_ENAME)
-        return ttft_tpot__fail(r, line, "invalid phase name (1 to 63 bytes of UTF-8, no control characters): ", name);
+        return ttft_tpot__fail(r, line, "invalid phase name (1 to 63 bytes of UTF-8, no control characters): ", text);
     if (id < 0)
         return ttft_tpot__fail(r, line, "too many phases for this collector", NULL);
     return id;
@@ -3584,6 +3762,9 @@ static int ttft_tpot__read_hist(ttft_tpot__reader *r, unsigned long line, const 
     for (k = 0; k < r->n_pending; k++)
         pending |= r->pending[k].phase == id;
     r->slots += !r->c->phase.slots[id].hist && !pending;
+    if (r->c->hist.n + r->slots > r->c->hist.max &&
+        ttft_tpot__hists_grow(r->c, r->c->hist.n + r->slots) == TTFT_TPOT_ENOMEM)
+        return TTFT_TPOT_ENOMEM;
     if (r->c->hist.n + r->slots > r->c->hist.max)
         return ttft_tpot__fail(r, line, "a bounded phase's histogram needs a free histogram slot "
                                         "(config.hist_slots, or config.bounded): ", end + 1);
@@ -3644,97 +3825,144 @@ static int ttft_tpot__read_counts(ttft_tpot__reader *r, unsigned long line, cons
     return TTFT_TPOT_OK;
 }
 
-/* A comment line, in r->text: the writer's directives ("# clock:", "# phase:", "# hist:",
-   "# truncated:", "# counts:") are read back, anything else is a comment. bad: the line was too
-   long or held a NUL byte, which only a directive minds. */
-static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, int bad)
+/* A comment line's text after the '#', NUL-terminated: the writer's directives ("# clock:",
+   "# phase:", "# hist:", "# truncated:", "# counts:") are read back, anything else is a comment.
+   bad: the line was too long or held a NUL byte, which only a directive minds. */
+static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const char *text, int bad)
 {
     static const char *const kinds[4] = {" phase: ", " hist: ", " truncated: ", " counts: "};
     const char *p;
     int k;
-    if (strncmp(r->text, " clock: ", 8) == 0) {
-        ttft_tpot__clock_comment(r, r->text);
+    if (strncmp(text, " clock: ", 8) == 0) {
+        if (!bad)
+            ttft_tpot__clock_comment(r, text);
         return TTFT_TPOT_OK;
     }
-    for (k = 0; k < 4 && strncmp(r->text, kinds[k], strlen(kinds[k])) != 0; k++)
+    for (k = 0; k < 4 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
         ;
     if (k == 4)
         return TTFT_TPOT_OK;
     if (bad)
         return ttft_tpot__fail(r, line, "directive too long, or with a NUL byte: #", kinds[k]);
-    p = r->text + strlen(kinds[k]);
+    p = text + strlen(kinds[k]);
     return k == 0 ? ttft_tpot__read_phase_line(r, line, p)
            : k == 1 ? ttft_tpot__read_hist(r, line, p)
            : k == 2 ? ttft_tpot__read_truncated(r, line, p)
                     : ttft_tpot__read_counts(r, line, p);
 }
 
-/* The rest of a comment line into r->text (without a CRLF's '\r'), then act on it. */
-static int ttft_tpot__comment(ttft_tpot__reader *r, unsigned long line)
+/* More input after buf[pos, end), which moves to the front of the block: 1 some was read, 0 the end
+   of the input, EIO. */
+static int ttft_tpot__more(ttft_tpot__reader *r)
 {
-    size_t n = 0;
-    int ch, bad = 0;
-    while ((ch = getc(r->in)) != EOF && ch != '\n') {
-        bad |= ch == 0 || n + 1 >= sizeof r->text;
-        if (n + 1 < sizeof r->text)
-            r->text[n++] = (char)ch;
+    size_t got;
+    if (r->pos) {
+        memmove(r->buf, r->buf + r->pos, r->end - r->pos);
+        r->end -= r->pos;
+        r->pos = 0;
     }
-    if (ch == EOF && ferror(r->in))
+    if (r->eof || r->end == TTFT_TPOT__BLOCK)
+        return 0;
+    got = fread(r->buf + r->end, 1, TTFT_TPOT__BLOCK - r->end, r->in);
+    r->end += got;
+    if (got == 0 && ferror(r->in))
         return TTFT_TPOT_EIO;
-    if (ch == '\n') /* a comment that ends the input stays on its own line */
-        r->line++;
-    if (n && r->text[n - 1] == '\r')
-        n--;
-    r->text[n] = '\0';
-    return ttft_tpot__directive(r, line, bad);
+    r->eof = got == 0;
+    return got != 0;
 }
 
-/* Past empty lines and comment lines (acting on directives) to the first character of the next
-   record: the character (*ch), 0 at end of input, or EPARSE / EIO. *line: the line it is on. */
-static int ttft_tpot__next_record(ttft_tpot__reader *r, unsigned long *line, int *ch)
+/* The next byte of the input, or EOF (then ferror tells an error from the end). */
+static int ttft_tpot__getc(ttft_tpot__reader *r)
 {
+    if (r->pos == r->end && ttft_tpot__more(r) <= 0)
+        return EOF;
+    return (unsigned char)r->buf[r->pos++];
+}
+
+/* The line at buf[pos]: *len bytes up to its '\n' (*nl 1) or the end of the input (*nl 0). Returns
+   1, 0 at the end of the input, 2 for a line longer than a block (pos at its start), or EIO. */
+static int ttft_tpot__line(ttft_tpot__reader *r, size_t *len, int *nl)
+{
+    size_t seen = 0;
     int rc;
     for (;;) {
-        *ch = getc(r->in);
-        *line = r->line;
-        if (*ch == EOF)
-            return ferror(r->in) ? TTFT_TPOT_EIO : 0;
-        if (*ch == '#') {
-            if ((rc = ttft_tpot__comment(r, *line)) != TTFT_TPOT_OK)
-                return rc;
-            continue;
-        }
-        if (*ch == '\r') {
-            *ch = getc(r->in);
-            if (*ch != '\n' && *ch != EOF)
-                return ttft_tpot__fail(r, *line, "stray carriage return", NULL);
-            r->line += *ch == '\n';
-            continue;
-        }
-        if (*ch != '\n')
+        const char *e = (const char *)memchr(r->buf + r->pos + seen, '\n', r->end - r->pos - seen);
+        if (e) {
+            *len = (size_t)(e - (r->buf + r->pos));
+            *nl = 1;
             return 1;
-        r->line++;
+        }
+        seen = r->end - r->pos;
+        if ((rc = ttft_tpot__more(r)) < 0)
+            return rc;
+        if (rc == 0 && !r->eof)
+            return 2;
+        if (rc == 0) {
+            *len = r->end - r->pos;
+            *nl = 0;
+            return *len != 0;
+        }
     }
 }
 
-/* Read one CSV record (RFC 4180). Returns the number of fields (0 at end of input), or EPARSE / EIO.
-   *line is set to the line the record starts on. Comment lines (#...) and empty lines are skipped. */
-static int ttft_tpot__csv_row(ttft_tpot__reader *r, unsigned long *line)
+/* A comment line longer than a block: a directive is refused, anything else skipped. */
+static int ttft_tpot__long_comment(ttft_tpot__reader *r, unsigned long line)
 {
-    int ch, nf, quoted, after_quote, rc = ttft_tpot__next_record(r, line, &ch);
-    if (rc <= 0)
+    size_t len;
+    int nl, rc;
+    r->buf[r->pos + 16] = '\0'; /* the head is enough to tell a directive */
+    if ((rc = ttft_tpot__directive(r, line, r->buf + r->pos + 1, 1)) != TTFT_TPOT_OK)
         return rc;
-    nf = 0;
+    for (;;) {
+        r->pos = r->end;
+        if ((rc = ttft_tpot__line(r, &len, &nl)) < 0)
+            return rc;
+        if (rc != 2) {
+            r->pos += rc ? len + (size_t)nl : 0;
+            r->line += (unsigned long)(rc && nl);
+            return TTFT_TPOT_OK;
+        }
+    }
+}
+
+/* The fields of a record line [s, s + len), where they lie: 6 or fewer, each shorter than
+   TTFT_TPOT__FIELD_MAX, none with a byte up to '"' (quote, control, space). Returns how many, or 0:
+   the record then takes the byte-by-byte path, which reads quotes and says what is wrong. */
+static int ttft_tpot__fields(ttft_tpot__reader *r, const char *s, size_t len)
+{
+    const char *p = s, *e = s + len, *b;
+    int nf = 0;
+    for (;;) {
+        for (b = p; p < e && *p != ','; p++)
+            if ((unsigned char)*p <= '"')
+                return 0;
+        if ((size_t)(p - b) >= TTFT_TPOT__FIELD_MAX)
+            return 0;
+        r->f[nf] = b;
+        r->len[nf++] = (size_t)(p - b);
+        if (p == e)
+            return nf;
+        if (nf == 6)
+            return 0;
+        p++;
+    }
+}
+
+/* Read one CSV record (RFC 4180) from its first byte, byte by byte, into field[]. Returns the number
+   of fields, or EPARSE / EIO; line: the line it starts on. */
+static int ttft_tpot__csv_row(ttft_tpot__reader *r, unsigned long line)
+{
+    int ch, nf = 0, quoted = 0, after_quote = 0;
     r->len[0] = 0;
-    quoted = after_quote = 0;
-    for (;; ch = getc(r->in)) {
+    for (;;) {
+        ch = ttft_tpot__getc(r);
         if (ch == EOF && ferror(r->in))
             return TTFT_TPOT_EIO;
         if (quoted) {
             if (ch == EOF)
-                return ttft_tpot__fail(r, *line, "unterminated quote", NULL);
+                return ttft_tpot__fail(r, line, "unterminated quote", NULL);
             if (ch == '"') {
-                int nx = getc(r->in);
+                int nx = ttft_tpot__getc(r);
                 if (nx != '"') {
                     quoted = 0;
                     after_quote = 1;
@@ -3749,18 +3977,18 @@ static int ttft_tpot__csv_row(ttft_tpot__reader *r, unsigned long *line)
     plain:
         if (ch == ',' || ch == '\n' || ch == '\r' || ch == EOF) {
             if (ch == '\r') {
-                ch = getc(r->in);
+                ch = ttft_tpot__getc(r);
                 if (ch != '\n' && ch != EOF)
                     return ttft_tpot__fail(r, r->line, "stray carriage return", NULL);
             }
+            r->f[nf] = r->field[nf];
             nf++;
             if (ch != ',') {
-                if (ch == '\n')
-                    r->line++;
+                r->line += ch == '\n';
                 return nf;
             }
             if (nf == 6)
-                return ttft_tpot__fail(r, *line, "more than 6 fields", NULL);
+                return ttft_tpot__fail(r, line, "more than 6 fields", NULL);
             r->len[nf] = 0;
             after_quote = 0;
             continue;
@@ -3777,71 +4005,139 @@ static int ttft_tpot__csv_row(ttft_tpot__reader *r, unsigned long *line)
         if (ch == 0)
             return ttft_tpot__fail(r, r->line, "NUL byte: not a text file", NULL);
         if (r->len[nf] + 1 >= TTFT_TPOT__FIELD_MAX)
-            return ttft_tpot__fail(r, *line, "field too long", NULL);
+            return ttft_tpot__fail(r, line, "field too long", NULL);
         r->field[nf][r->len[nf]++] = (char)ch;
     }
 }
 
-/* A request line of a trace, checked as the API checks it; the request keeps its warmup flag. */
+/* The next record, past empty lines and comment lines (acting on directives): its fields in f[] and
+   len[]. Returns how many, 0 at the end of the input, or EPARSE / EIO; *line: the line it starts on. */
+static int ttft_tpot__record(ttft_tpot__reader *r, unsigned long *line)
+{
+    size_t len, raw;
+    int nl, rc;
+    for (;;) {
+        char *s;
+        *line = r->line;
+        if ((rc = ttft_tpot__line(r, &len, &nl)) <= 0)
+            return rc;
+        s = r->buf + r->pos;
+        if (rc == 2) { /* longer than a block: a comment, or a record that is too long */
+            if (s[0] != '#')
+                return ttft_tpot__csv_row(r, *line);
+            if ((rc = ttft_tpot__long_comment(r, *line)) != TTFT_TPOT_OK)
+                return rc;
+            continue;
+        }
+        r->pos += len + (size_t)nl;
+        r->line += (unsigned long)nl;
+        if (s[0] == '#') { /* its text, without a CRLF's '\r', ends in a NUL where the line end was */
+            size_t n = len - 1 - (len > 1 && s[len - 1] == '\r');
+            int bad = len - 1 >= TTFT_TPOT__LINE_MAX || memchr(s + 1, 0, n) != NULL;
+            s[1 + n] = '\0';
+            if ((rc = ttft_tpot__directive(r, *line, s + 1, bad)) != TTFT_TPOT_OK)
+                return rc;
+            continue;
+        }
+        if (len > 1 && s[0] == '\r')
+            return ttft_tpot__fail(r, *line, "stray carriage return", NULL);
+        raw = len;
+        len -= len && s[len - 1] == '\r';
+        if (len == 0)
+            continue;
+        if ((rc = ttft_tpot__fields(r, s, len)) > 0)
+            return rc;
+        r->pos -= raw + (size_t)nl; /* back to the start of the record */
+        r->line -= (unsigned long)nl;
+        return ttft_tpot__csv_row(r, *line);
+    }
+}
+
+/* A request line of a trace, checked as the API checks it; the request keeps its warmup flag. A
+   growing collector makes room first. */
 static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long line, int submit, uint64_t t,
                                          uint64_t dur, uint64_t tokens, int warm)
 {
     ttft_tpot *c = r->c;
-    int rc, q = ttft_tpot__request_find(c, r->field[0], r->len[0]);
+    int rc, q;
     if (dur != 0)
-        return ttft_tpot__fail(r, line, "a request event has dur_ns 0, not ", r->field[3]);
+        return ttft_tpot__fail_field(r, line, "a request event has dur_ns 0, not ", 3);
     if (submit ? tokens != 0 : tokens == 0)
         return ttft_tpot__fail(r, line, submit ? "a submit has 0 tokens" : "a token event has 1 token or more",
                                NULL);
+    q = r->len[0] < TTFT_TPOT_NAME_MAX ? ttft_tpot__request_find(c, r->f[0], r->len[0]) : -1;
     if (!submit && q >= 0 && c->req.list[q].warmup != warm)
-        return ttft_tpot__fail(r, line, "warmup flag differs from the request's submit: ", r->field[0]);
-    rc = ttft_tpot__request_event(c, r->field[0], r->len[0], t, (uint32_t)tokens, warm, &q);
+        return ttft_tpot__fail_field(r, line, "warmup flag differs from the request's submit: ", 0);
+    if ((c->req.n == c->req.max || c->req.n_events == c->req.max_events) &&
+        ttft_tpot__requests_grow(c) == TTFT_TPOT_ENOMEM)
+        return TTFT_TPOT_ENOMEM;
+    rc = ttft_tpot__request_event(c, r->f[0], r->len[0], t, (uint32_t)tokens, warm, &q);
     if (rc == TTFT_TPOT_ENAME)
-        return ttft_tpot__fail(r, line, "invalid request id (1 to 63 bytes of UTF-8, no control characters): ",
-                               r->field[0]);
+        return ttft_tpot__fail_field(r, line, "invalid request id (1 to 63 bytes of UTF-8, no control characters): ", 0);
     if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
         return ttft_tpot__fail(r, line, "more requests or request events than this collector holds "
                                         "(config.max_requests, max_request_events), or an event after "
                                         "its request's # truncated: line", NULL);
     if (rc == TTFT_TPOT_EREQUEST)
-        return ttft_tpot__fail(r, line,
-                               submit ? "second submit of request " : q < 0 ? "token for unknown request "
-                                                                            : "token before its request's submit or "
-                                                                              "previous token: ",
-                               r->field[0]);
+        return ttft_tpot__fail_field(r, line,
+                                     submit ? "second submit of request " : q < 0 ? "token for unknown request "
+                                                                                  : "token before its request's submit or "
+                                                                                    "previous token: ",
+                                     0);
     return rc;
 }
 
-/* One record after the header: a sample (stored past c->store.n until the end), or a request event. */
-static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
+/* The phase a sample line names: the last one again, or found (added when new). */
+static int ttft_tpot__sample_phase(ttft_tpot__reader *r, unsigned long line, int role)
+{
+    const ttft_tpot__phase_slot *p = r->last_phase >= 0 ? &r->c->phase.slots[r->last_phase] : NULL;
+    if (p && p->role == role && r->len[0] < TTFT_TPOT_NAME_MAX && p->name[r->len[0]] == '\0' &&
+        memcmp(p->name, r->f[0], r->len[0]) == 0)
+        return r->last_phase;
+    return r->last_phase = ttft_tpot__phase_id(r, line, r->f[0], r->len[0], role);
+}
+
+/* A sample, stored past c->store.n until the end (a growing collector makes room). */
+static int ttft_tpot__read_sample(ttft_tpot__reader *r, int id, uint64_t start, uint64_t dur, uint64_t tokens,
+                                  int warm)
 {
     ttft_tpot *c = r->c;
+    if (c->store.n + r->n == c->store.capacity) {
+        int rc = ttft_tpot__store_grow(c, c->store.n + r->n + 1);
+        if (rc == TTFT_TPOT_ENOMEM)
+            return rc;
+        if (rc != TTFT_TPOT_OK) {
+            r->dropped++;
+            return TTFT_TPOT_OK;
+        }
+    }
+    ttft_tpot__store_put_timed(&c->store, c->store.n + r->n++, id, start, dur, (uint32_t)tokens, warm);
+    return TTFT_TPOT_OK;
+}
+
+/* One record after the header: a sample or a request event. */
+static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
+{
     uint64_t start, dur, tokens, warm;
-    int role, id, i;
-    for (i = 0; i < nf; i++)
-        r->field[i][r->len[i]] = '\0';
+    int role, id;
     if (nf != 6)
         return ttft_tpot__fail(r, line, "expected 6 fields: ", ttft_tpot__header);
-    if ((role = ttft_tpot__role_of(r->field[1], r->len[1])) < 0)
-        return ttft_tpot__fail(r, line, "unknown role: ", r->field[1]);
-    if (!ttft_tpot__u64(r->field[2], r->len[2], UINT64_MAX, &start))
-        return ttft_tpot__fail(r, line, "start_ns is not an unsigned 64-bit integer: ", r->field[2]);
-    if (!ttft_tpot__u64(r->field[3], r->len[3], UINT64_MAX, &dur))
-        return ttft_tpot__fail(r, line, "dur_ns is not an unsigned 64-bit integer: ", r->field[3]);
-    if (!ttft_tpot__u64(r->field[4], r->len[4], UINT32_MAX, &tokens))
-        return ttft_tpot__fail(r, line, "tokens is not an unsigned 32-bit integer: ", r->field[4]);
-    if (!ttft_tpot__u64(r->field[5], r->len[5], 1, &warm) || r->len[5] != 1)
-        return ttft_tpot__fail(r, line, "warmup is not 0 or 1: ", r->field[5]);
+    if ((role = ttft_tpot__role_of(r->f[1], r->len[1])) < 0)
+        return ttft_tpot__fail_field(r, line, "unknown role: ", 1);
+    if (!ttft_tpot__u64(r->f[2], r->len[2], UINT64_MAX, &start))
+        return ttft_tpot__fail_field(r, line, "start_ns is not an unsigned 64-bit integer: ", 2);
+    if (!ttft_tpot__u64(r->f[3], r->len[3], UINT64_MAX, &dur))
+        return ttft_tpot__fail_field(r, line, "dur_ns is not an unsigned 64-bit integer: ", 3);
+    if (!ttft_tpot__u64(r->f[4], r->len[4], UINT32_MAX, &tokens))
+        return ttft_tpot__fail_field(r, line, "tokens is not an unsigned 32-bit integer: ", 4);
+    if (r->len[5] != 1 || (r->f[5][0] != '0' && r->f[5][0] != '1'))
+        return ttft_tpot__fail_field(r, line, "warmup is not 0 or 1: ", 5);
+    warm = (uint64_t)(r->f[5][0] - '0');
     if (role >= 4) /* a request event: RID,submit,T,0,0,W or RID,token,T,0,K,W */
         return ttft_tpot__read_request_event(r, line, role == 4, start, dur, tokens, (int)warm);
-    if ((id = ttft_tpot__phase_id(r, line, r->field[0], r->len[0], role)) < 0)
+    if ((id = ttft_tpot__sample_phase(r, line, role)) < 0)
         return id;
-    if (c->store.n + r->n == c->store.capacity) {
-        r->dropped++;
-        return TTFT_TPOT_OK;
-    }
-    ttft_tpot__store_put_timed(&c->store, c->store.n + r->n++, id, start, dur, (uint32_t)tokens, (int)warm);
-    return TTFT_TPOT_OK;
+    return ttft_tpot__read_sample(r, id, start, dur, tokens, (int)warm);
 }
 
 /* The header line, after an optional UTF-8 byte order mark. */
@@ -3849,15 +4145,19 @@ static int ttft_tpot__read_header(ttft_tpot__reader *r)
 {
     static const char *const cols[6] = {"phase", "role", "start_ns", "dur_ns", "tokens", "warmup"};
     unsigned long line;
-    int ch = getc(r->in), nf, i;
-    if (ch == 0xEF && (getc(r->in) != 0xBB || getc(r->in) != 0xBF))
-        return ttft_tpot__fail(r, 1, "missing header: expected ", ttft_tpot__header);
-    if (ch != 0xEF && ch != EOF)
-        ungetc(ch, r->in);
-    if ((nf = ttft_tpot__csv_row(r, &line)) < 0)
+    int nf, i, rc;
+    while (r->end - r->pos < 3 && (rc = ttft_tpot__more(r)) != 0)
+        if (rc < 0)
+            return rc;
+    if (r->end - r->pos >= 1 && (unsigned char)r->buf[r->pos] == 0xEF) {
+        if (r->end - r->pos < 3 || memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3) != 0)
+            return ttft_tpot__fail(r, 1, "missing header: expected ", ttft_tpot__header);
+        r->pos += 3;
+    }
+    if ((nf = ttft_tpot__record(r, &line)) < 0)
         return nf;
     for (i = 0; i < 6 && nf == 6; i++)
-        if (strlen(cols[i]) != r->len[i] || strncmp(r->field[i], cols[i], r->len[i]) != 0)
+        if (strlen(cols[i]) != r->len[i] || memcmp(r->f[i], cols[i], r->len[i]) != 0)
             break;
     return i == 6 ? TTFT_TPOT_OK : ttft_tpot__fail(r, line, "missing header: expected ", ttft_tpot__header);
 }
@@ -3906,6 +4206,10 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     if (!r)
         return TTFT_TPOT_ENOMEM;
     memset(r, 0, offsetof(ttft_tpot__reader, field));
+    if (!(r->buf = (char *)TTFT_TPOT_MALLOC(TTFT_TPOT__BLOCK + 1, c->alloc_user))) {
+        TTFT_TPOT_FREE(r, c->alloc_user);
+        return TTFT_TPOT_ENOMEM;
+    }
     r->in = in;
     r->c = c;
     r->line = 1;
@@ -3913,8 +4217,9 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     r->errlen = errlen;
     r->name = name ? name : "(trace)";
     r->old = ttft_tpot__mark_of(c);
+    r->last_phase = -1;
     rc = ttft_tpot__read_header(r);
-    while (rc == TTFT_TPOT_OK && (nf = ttft_tpot__csv_row(r, &line)) != 0)
+    while (rc == TTFT_TPOT_OK && (nf = ttft_tpot__record(r, &line)) != 0)
         rc = nf < 0 ? nf : ttft_tpot__read_row(r, nf, line);
     if (rc == TTFT_TPOT_OK) {
         ttft_tpot__read_commit(c, r);
@@ -3923,6 +4228,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     }
     if (r->pending)
         TTFT_TPOT_FREE(r->pending, c->alloc_user);
+    TTFT_TPOT_FREE(r->buf, c->alloc_user);
     TTFT_TPOT_FREE(r, c->alloc_user);
     return rc;
 }
