@@ -3,7 +3,7 @@
 
    usage: ttft_tpot_report [--json | --prometheus] [--slo ttft=MS,tpot=MS,e2e=MS] [--chrome-trace OUT.json]
                            [--prefill-kernel NAME] TRACE...
-   Each TRACE is read once ("-": standard input), so pipes and FIFOs work. Exit status: 0 report
+   Each TRACE is read once, in one pass ("-": standard input), so pipes and FIFOs work. Exit status: 0 report
    printed, 1 bad input (file:line: message on stderr, nothing on stdout), 2 bad usage. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
@@ -54,65 +54,6 @@ static int input_error(const char *what, const char *name, const char *why)
     cli_put_escaped(stderr, name);
     fprintf(stderr, "%s\n", why);
     return 1;
-}
-
-/* What an input holds at most: records (lines that start with something other than '#' or a line
-   end: blank lines and comments size nothing), requests a "# truncated:" line may add, and bounded
-   phases' histograms ("# hist:" lines). */
-typedef struct sizes {
-    size_t records, truncated, hists;
-} sizes;
-
-/* Counts one input's lines as they stream past, across buffer boundaries: at a line's start, and
-   through the first bytes of a comment. */
-typedef struct counter {
-    int col; /* bytes of the current line seen, up to sizeof head */
-    char head[13];
-} counter;
-
-static void count_bytes(counter *k, const char *buf, size_t n, sizes *z)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        char ch = buf[i];
-        if (ch == '\n') {
-            k->col = 0;
-            continue;
-        }
-        if (k->col == 0 && ch != '#' && ch != '\r')
-            z->records++;
-        if (k->col < (int)sizeof k->head - 1) {
-            k->head[k->col++] = ch;
-            k->head[k->col] = '\0';
-            z->hists += strcmp(k->head, "# hist:") == 0;
-            z->truncated += strcmp(k->head, "# truncated:") == 0;
-        }
-    }
-}
-
-/* Read an input ("-": standard input) once, into a temporary file the trace reader then reads: a pipe
-   or a FIFO cannot be read twice, and the collector must be sized before reading. */
-static FILE *spool(const char *path, sizes *z)
-{
-    FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb"), *copy = in ? tmpfile() : NULL;
-    counter k;
-    char buf[65536];
-    size_t n;
-    int bad;
-    memset(&k, 0, sizeof k);
-    while (copy && (n = fread(buf, 1, sizeof buf, in)) > 0) {
-        count_bytes(&k, buf, n, z);
-        if (fwrite(buf, 1, n, copy) != n)
-            break;
-    }
-    bad = !in || !copy || ferror(in) || ferror(copy) || fflush(copy) != 0;
-    if (in && in != stdin)
-        fclose(in);
-    if (bad && copy)
-        fclose(copy);
-    if (!bad)
-        rewind(copy);
-    return bad ? NULL : copy;
 }
 
 /* The tool records nothing: its collector's clock is never read, and names none of its own. */
@@ -179,8 +120,15 @@ static int parse(int argc, char **argv, options *o)
     return -1;
 }
 
-/* Read the spooled traces into c, in order; names[k]: the first trace without start times, if any. */
-static int read_traces(ttft_tpot *c, char **names, FILE **copies, int n, const char **no_starts)
+/* Open an input ("-": standard input). */
+static FILE *open_input(const char *path)
+{
+    return strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+}
+
+/* Read each trace once, in order, into c, which grows as they need: a pipe or a FIFO works, and
+   nothing is read twice. *no_starts: the first trace without start times, if any. */
+static int read_traces(ttft_tpot *c, char **names, int n, const char **no_starts)
 {
     char err[512];
     int k, rc;
@@ -188,7 +136,12 @@ static int read_traces(ttft_tpot *c, char **names, FILE **copies, int n, const c
         size_t before = ttft_tpot_counts_of(c).samples, after, i;
         ttft_tpot_sample s;
         uint64_t start = 0;
-        rc = ttft_tpot_trace_read(c, copies[k], names[k], err, sizeof err);
+        FILE *in = open_input(names[k]);
+        if (!in)
+            return system_error("cannot read ", names[k]);
+        rc = ttft_tpot_trace_read(c, in, names[k], err, sizeof err);
+        if (in != stdin)
+            fclose(in);
         if (rc == TTFT_TPOT_EPARSE) {
             fprintf(stderr, "%s\n", err); /* escaped by the library */
             return 1;
@@ -204,19 +157,18 @@ static int read_traces(ttft_tpot *c, char **names, FILE **copies, int n, const c
     return 0;
 }
 
-/* The collector for what the inputs hold: nothing they hold is dropped. */
-static int make_collector(ttft_tpot *c, const sizes *z)
+/* The collector: small, growing as the traces need (nothing they hold is dropped); start times only
+   for a timeline, which is all that reads them. */
+static int make_collector(ttft_tpot *c, const options *o)
 {
     ttft_tpot_config cfg;
-    size_t lines = z->records + 1;
     memset(&cfg, 0, sizeof cfg);
-    cfg.capacity = lines < UINT32_MAX ? lines : UINT32_MAX;
+    cfg.grow = 1;
+    cfg.capacity = 4096;
     cfg.max_phases = 65535;
-    cfg.timeline = 1;
-    cfg.hist_slots = z->hists < 65535 ? (unsigned)z->hists : 65535;
-    lines += z->truncated; /* a "# truncated:" line may add a request */
-    cfg.max_requests = lines < (1u << 24) ? (unsigned)lines : 1u << 24; /* a line is at most one request */
-    cfg.max_request_events = lines < UINT32_MAX ? lines : UINT32_MAX;
+    cfg.timeline = o->chrome != NULL;
+    cfg.max_requests = 64;
+    cfg.max_request_events = 1024;
     cfg.clock = no_clock;
     cfg.clock_name = "not in the trace"; /* a trace's "# clock:" line replaces it */
     return ttft_tpot_init(c, &cfg);
@@ -252,30 +204,16 @@ static int write_outputs(ttft_tpot *c, const options *o, const char *no_starts)
 int main(int argc, char **argv)
 {
     options o;
-    sizes z;
     ttft_tpot c;
     const char *no_starts = NULL;
-    FILE **copies;
-    int i, n, status = parse(argc, argv, &o);
+    int status = parse(argc, argv, &o);
     if (status >= 0)
         return status;
-    n = argc - o.first;
-    copies = (FILE **)calloc((size_t)n, sizeof *copies);
-    memset(&z, 0, sizeof z);
-    for (i = 0; copies && i < n && status < 0; i++)
-        if (!(copies[i] = spool(argv[o.first + i], &z)))
-            status = system_error("cannot read ", argv[o.first + i]);
-    if (status < 0 && (!copies || make_collector(&c, &z) != TTFT_TPOT_OK))
-        status = input_error("out of memory for ", "the traces", "");
-    else if (status < 0) {
-        status = read_traces(&c, argv + o.first, copies, n, &no_starts);
-        if (status == 0)
-            status = write_outputs(&c, &o, no_starts);
-        ttft_tpot_free(&c);
-    }
-    for (i = 0; copies && i < n; i++)
-        if (copies[i])
-            fclose(copies[i]);
-    free(copies);
+    if (make_collector(&c, &o) != TTFT_TPOT_OK)
+        return input_error("out of memory for ", "the traces", "");
+    status = read_traces(&c, argv + o.first, argc - o.first, &no_starts);
+    if (status == 0)
+        status = write_outputs(&c, &o, no_starts);
+    ttft_tpot_free(&c);
     return status;
 }

@@ -6,6 +6,8 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
 
+#include "bench_util.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,29 +21,6 @@
 #endif
 
 enum { SPANS = 1000000, REPS = 9, REPORT_N = 1000000, REPORT_REPS = 7, CALLGRIND_N = 100000 };
-
-static double now_s(void)
-{
-    return (double)ttft_tpot_now() * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
 
 static uint64_t rng = 88172645463325252ull;
 /* log-uniform over [lo, hi) ns */

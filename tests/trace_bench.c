@@ -1,0 +1,533 @@
+/* ttft_tpot_trace_bench - what reading and reporting a large trace costs, measured in one run. It
+   prints figures and ratios; it never passes or fails (timings on a shared machine are noisy).
+
+   usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR] [--part parse|memory|report|phases|ids]
+
+   - parse: the library's trace reader against a minimal in-place parser (the floor: block reads,
+     fields split where they lie, the last phase cached, samples appended), on a realistic trace
+     (several phases, decode dominating), alternated, medians of the repetitions;
+   - memory: peak resident bytes of REPORT_BIN --json (and --bounded) over traces of 2e5 and 2e6
+     lines (and 2e7 without --quick), per line and between sizes;
+   - report: the exact JSON report of n decode samples against qsort and, where /usr/bin/python3
+     has numpy, numpy's percentile, mean, min and max of the same values;
+   - the two inputs that were quadratic: 16,000 phases over 1e6 lines, and 100,000 request ids that
+     collide under the 0.2 index hash (FNV-1a, unkeyed), in REPORT_BIN and in a live collector.
+   Traces go to DIR (default /tmp) and are removed at the end. */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "ttft_tpot.h"
+
+#include "bench_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* tests/trace_bench.c: POSIX (fork, wait4, pipes) */
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint64_t next_u64(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* About mean ns, spread +-1/8 (sum of two uniforms: a bell-ish shape). */
+static uint64_t around(uint64_t mean)
+{
+    uint64_t spread = mean / 8 + 1;
+    return mean - spread + next_u64() % spread + next_u64() % spread;
+}
+
+static FILE *create(const char *path)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    return f;
+}
+
+/* A driver's trace of about `lines` records: generations of 256 steps (a prefill, decode steps,
+   every fourth step its four kernels, an e2e), the first of them cold. phases > 0: that many kernel
+   phases instead, one per line at random (the many-phases case). */
+static double write_trace(const char *path, size_t lines, unsigned phases)
+{
+    static const char *const kernels[4] = {"attention", "matmul_qkv", "matmul_ffn", "lm_head"};
+    FILE *f = create(path);
+    uint64_t t = 1000000000ull;
+    size_t n = 0, step = 0;
+    long bytes;
+    fputs("# ttft_tpot trace v1\n# clock: CLOCK_MONOTONIC, 20 ns/read\nphase,role,start_ns,dur_ns,tokens,warmup\n", f);
+    while (n < lines) {
+        uint64_t d;
+        int cold = n < 300;
+        if (phases) {
+            d = around(40000);
+            fprintf(f, "k%u,kernel,%llu,%llu,0,%d\n", (unsigned)(next_u64() % phases), (unsigned long long)t,
+                    (unsigned long long)d, n < phases);
+        } else if (step % 256 == 0) {
+            d = cold ? 6000000000ull : around(180000000);
+            fprintf(f, "prefill,prefill,%llu,%llu,1,%d\n", (unsigned long long)t, (unsigned long long)d, cold);
+        } else if (step % 256 == 255) {
+            d = around(1000000000);
+            fprintf(f, "generate,e2e,%llu,%llu,256,%d\n", (unsigned long long)t, (unsigned long long)d, cold);
+        } else {
+            unsigned k;
+            d = step % 256 == 1 && cold ? 240000000ull : around(3220000);
+            fprintf(f, "decode_step,decode,%llu,%llu,1,%d\n", (unsigned long long)t, (unsigned long long)d,
+                    step % 256 == 1 && cold);
+            for (k = 0; step % 4 == 0 && k < 4 && n + 1 < lines; k++, n++)
+                fprintf(f, "%s,kernel,%llu,%llu,0,%d\n", kernels[k], (unsigned long long)(t + k * 1000),
+                        (unsigned long long)around(200000 << k), cold && step < 8);
+        }
+        t += d + 5000;
+        step++;
+        n++;
+    }
+    bytes = ftell(f);
+    fclose(f);
+    return (double)bytes;
+}
+
+/* The floor: what any reader of this format must do, and no more. Blocks read with fread, each line
+   split at its commas where it lies, the numbers parsed, the phase found by a cache of the last one
+   (then a scan of a small table), the sample appended to an array that grows. */
+typedef struct floor_sample {
+    uint64_t dur;
+    uint32_t tokens;
+    uint16_t phase, warmup;
+} floor_sample;
+
+static uint64_t floor_u64(const char *s, const char *e)
+{
+    uint64_t v = 0;
+    for (; s < e; s++)
+        v = v * 10 + (uint64_t)(*s - '0');
+    return v;
+}
+
+static size_t floor_parse(const char *path, floor_sample **out)
+{
+    enum { BLOCK = 1 << 20 };
+    static char buf[BLOCK + 1];
+    char names[64][64];
+    size_t n = 0, cap = 1024, have = 0, lens[64];
+    unsigned nphases = 0, last = 0, k;
+    int header = 1;
+    FILE *f = fopen(path, "rb");
+    floor_sample *s = (floor_sample *)malloc(cap * sizeof *s);
+    for (;;) {
+        size_t got = fread(buf + have, 1, BLOCK - have, f), at = 0;
+        char *nl;
+        have += got;
+        if (have == 0)
+            break;
+        while ((nl = (char *)memchr(buf + at, '\n', have - at)) != NULL) {
+            const char *p = buf + at, *field[6];
+            size_t len = (size_t)(nl - p);
+            int nf = 0;
+            at += len + 1;
+            if (p[0] == '#' || header) {
+                header &= p[0] == '#';
+                continue;
+            }
+            field[nf++] = p;
+            for (; p < nl && nf < 6; p++)
+                if (*p == ',')
+                    field[nf++] = p + 1;
+            if (!(len = (size_t)(field[1] - 1 - field[0])) || len != lens[last] || memcmp(names[last], field[0], len)) {
+                for (k = 0; k < nphases && (lens[k] != len || memcmp(names[k], field[0], len)); k++)
+                    ;
+                if (k == nphases && nphases < 64) {
+                    memcpy(names[k], field[0], len);
+                    lens[nphases++] = len;
+                }
+                last = k;
+            }
+            if (n == cap)
+                s = (floor_sample *)realloc(s, (cap *= 2) * sizeof *s);
+            s[n].dur = floor_u64(field[3], field[4] - 1);
+            s[n].tokens = (uint32_t)floor_u64(field[4], field[5] - 1);
+            s[n].phase = (uint16_t)last;
+            s[n++].warmup = (uint16_t)(field[5][0] - '0');
+        }
+        memmove(buf, buf + at, have - at);
+        have -= at;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    *out = s;
+    return n;
+}
+
+static size_t library_parse(const char *path)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    char err[256];
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.grow = 1;
+    cfg.capacity = 4096;
+    cfg.max_phases = 65535;
+    cfg.max_requests = 64;
+    cfg.max_request_events = 1024;
+    ttft_tpot_init(&c, &cfg);
+    if (ttft_tpot_trace_read(&c, f, path, err, sizeof err) != TTFT_TPOT_OK)
+        fprintf(stderr, "%s\n", err);
+    fclose(f);
+    n = ttft_tpot_counts_of(&c).samples;
+    ttft_tpot_free(&c);
+    return n;
+}
+
+static void bench_parse(const char *path, size_t lines)
+{
+    double bytes = write_trace(path, lines, 0), lib[5], flo[5], ratio[5];
+    size_t a = 0, b = 0;
+    int r;
+    for (r = 0; r < 5; r++) { /* alternated: a slow stretch of the machine slows both */
+        floor_sample *s;
+        double t0 = now_s();
+        b = floor_parse(path, &s);
+        flo[r] = now_s() - t0;
+        free(s);
+        t0 = now_s();
+        a = library_parse(path);
+        lib[r] = now_s() - t0;
+        ratio[r] = lib[r] / flo[r];
+    }
+    printf("parse %zu lines (%.0f MB): ttft_tpot_trace_read %.0f MB/s (%.3f s), floor %.0f MB/s (%.3f s), "
+           "ratio %.2f (samples %zu / %zu)\n",
+           lines, bytes / 1e6, bytes / 1e6 / median(lib, 5), median(lib, 5), bytes / 1e6 / median(flo, 5),
+           median(flo, 5), median(ratio, 5), a, b);
+}
+
+/* REPORT_BIN runs are started by a launcher forked first thing, while this process is small: a
+   child's peak resident size counts what it had before exec, which for a child of this process
+   would be this process's buffers. */
+typedef struct launch {
+    char bin[512], opt[32], path[512];
+} launch;
+
+typedef struct launched {
+    double wall;
+    long peak_kib; /* -1: the run failed */
+} launched;
+
+static int to_launcher = -1, from_launcher = -1;
+
+static launched launch_one(const launch *l)
+{
+    launched out;
+    struct rusage ru;
+    int st;
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout))
+            _exit(127);
+        if (l->opt[0])
+            execl(l->bin, l->bin, l->opt, "--json", l->path, (char *)NULL);
+        else
+            execl(l->bin, l->bin, "--json", l->path, (char *)NULL);
+        _exit(127);
+    }
+    out.peak_kib = -1;
+    if (pid > 0 && wait4(pid, &st, 0, &ru) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        out.peak_kib = ru.ru_maxrss;
+    out.wall = now_s() - t0;
+    return out;
+}
+
+static void launcher_start(void)
+{
+    int req[2], res[2];
+    launch l;
+    if (pipe(req) != 0 || pipe(res) != 0)
+        exit(1);
+    if (fork() == 0) {
+        close(req[1]);
+        close(res[0]);
+        while (read(req[0], &l, sizeof l) == (ssize_t)sizeof l) {
+            launched out = launch_one(&l);
+            if (write(res[1], &out, sizeof out) != (ssize_t)sizeof out)
+                break;
+        }
+        _exit(0);
+    }
+    close(req[0]);
+    close(res[1]);
+    to_launcher = req[1];
+    from_launcher = res[0];
+}
+
+/* REPORT_BIN [opt] --json path > /dev/null: wall seconds (-1: it failed), and peak resident KiB. */
+static double run_tool(const char *bin, const char *opt, const char *path, long *peak_kib)
+{
+    launch l;
+    launched out;
+    memset(&l, 0, sizeof l);
+    snprintf(l.bin, sizeof l.bin, "%s", bin);
+    snprintf(l.opt, sizeof l.opt, "%s", opt ? opt : "");
+    snprintf(l.path, sizeof l.path, "%s", path);
+    if (write(to_launcher, &l, sizeof l) != (ssize_t)sizeof l ||
+        read(from_launcher, &out, sizeof out) != (ssize_t)sizeof out)
+        exit(1);
+    *peak_kib = out.peak_kib;
+    if (out.peak_kib < 0)
+        fprintf(stderr, "ttft_tpot_trace_bench: %s %s %s failed\n", bin, opt ? opt : "", path);
+    return out.peak_kib < 0 ? -1 : out.wall;
+}
+
+static void bench_memory(const char *bin, const char *path, int quick)
+{
+    static const size_t sizes[3] = {200000, 2000000, 20000000};
+    const char *modes[2] = {NULL, "--bounded"};
+    long peak[2][3], empty[2];
+    int m, k, nk = quick ? 2 : 3;
+    write_trace(path, 0, 0);
+    for (m = 0; m < 2; m++)
+        run_tool(bin, modes[m], path, &empty[m]);
+    for (k = 0; k < nk; k++) {
+        write_trace(path, sizes[k], 0);
+        for (m = 0; m < 2; m++)
+            run_tool(bin, modes[m], path, &peak[m][k]);
+    }
+    for (m = 0; m < 2; m++) {
+        if (empty[m] < 0 || peak[m][0] < 0 || peak[m][nk - 1] < 0) {
+            printf("memory %s: the tool failed\n", modes[m] ? "--bounded" : "exact");
+            continue;
+        }
+        printf("memory %s: empty trace %.1f MiB", modes[m] ? "--bounded" : "exact", (double)empty[m] / 1024);
+        for (k = 0; k < nk; k++)
+            printf("; %.0e lines %.1f MiB, %.1f bytes/line", (double)sizes[k], (double)peak[m][k] / 1024,
+                   (double)peak[m][k] * 1024 / (double)sizes[k]);
+        printf("; between %.0e and %.0e: %.1f bytes/line\n", (double)sizes[0], (double)sizes[nk - 1],
+               (double)(peak[m][nk - 1] - peak[m][0]) * 1024 / (double)(sizes[nk - 1] - sizes[0]));
+    }
+}
+
+/* The qsort baseline: the same figures from a sorted copy. */
+static double qsort_figures(const uint64_t *v, size_t n, uint64_t *work)
+{
+    double t0 = now_s(), sum = 0, out[4];
+    static const unsigned p[4] = {50, 90, 95, 99};
+    size_t i;
+    memcpy(work, v, n * sizeof *v);
+    qsort(work, n, sizeof *work, cmp_u64);
+    for (i = 0; i < n; i++)
+        sum += (double)work[i];
+    for (i = 0; i < 4; i++) {
+        double h = (double)(n - 1) * p[i] / 100, fl = (double)(size_t)h;
+        size_t k = (size_t)h;
+        out[i] = (double)work[k] + (h - fl) * (double)(work[k + (k + 1 < n)] - work[k]);
+    }
+    if (out[0] < 0 || sum < 0)
+        puts("?");
+    return now_s() - t0;
+}
+
+/* numpy's percentile, mean, min and max of the values in path, in ms (median of 5), or -1. */
+static double numpy_ms(const char *path)
+{
+    char cmd[1024];
+    double ms = -1;
+    FILE *p;
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 -c 'import time, numpy as np\n"
+             "x = np.fromfile(\"%s\", dtype=np.uint64)\nts = []\n"
+             "for _ in range(5):\n"
+             "    t = time.perf_counter(); np.percentile(x, [50, 90, 95, 99]); x.mean(); x.min(); x.max()\n"
+             "    ts.append(time.perf_counter() - t)\n"
+             "print(sorted(ts)[2] * 1e3)' 2>/dev/null",
+             path);
+    if ((p = popen(cmd, "r")) != NULL) {
+        if (fscanf(p, "%lf", &ms) != 1)
+            ms = -1;
+        pclose(p);
+    }
+    return ms;
+}
+
+static void bench_report(const char *path, int quick)
+{
+    static const size_t sizes[3] = {100000, 1000000, 10000000};
+    int k;
+    for (k = 0; k < (quick ? 2 : 3); k++) {
+        size_t n = sizes[k], i;
+        uint64_t *v = (uint64_t *)malloc(n * sizeof *v), *work = (uint64_t *)malloc(n * sizeof *v);
+        ttft_tpot c;
+        ttft_tpot_config cfg;
+        double rep[5], qs[5], np;
+        FILE *devnull = fopen("/dev/null", "w"), *raw;
+        int r, dec;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.capacity = n;
+        ttft_tpot_init(&c, &cfg);
+        dec = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+        for (i = 0; i < n; i++) {
+            v[i] = around(3220000);
+            ttft_tpot_record(&c, dec, v[i], 1);
+        }
+        for (r = 0; r < 5; r++) {
+            double t0 = now_s();
+            ttft_tpot_report_json(&c, devnull);
+            rep[r] = now_s() - t0;
+            qs[r] = qsort_figures(v, n, work);
+        }
+        raw = create(path);
+        fwrite(v, sizeof *v, n, raw);
+        fclose(raw);
+        np = numpy_ms(path);
+        printf("report n=%.0e: JSON report %.1f ms, qsort %.1f ms (ratio %.2f)", (double)n, median(rep, 5) * 1e3,
+               median(qs, 5) * 1e3, median(rep, 5) / median(qs, 5));
+        if (np > 0)
+            printf(", numpy percentile+mean+min+max %.1f ms (ratio %.2f)\n", np, median(rep, 5) * 1e3 / np);
+        else
+            printf(", numpy: not available (/usr/bin/python3 with numpy)\n");
+        fclose(devnull);
+        ttft_tpot_free(&c);
+        free(v);
+        free(work);
+    }
+}
+
+/* The 0.2 index hash: FNV-1a, unkeyed. */
+static uint32_t fnv1a(const char *s, size_t len)
+{
+    uint32_t h = 2166136261u;
+    size_t i;
+    for (i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+/* n ids of 12 printable bytes whose FNV-1a hashes agree in their low 20 bits (so in any index of up
+   to 2^20 slots, the 0.2 tables included): a random 10-byte prefix, then the two last bytes solved
+   for (multiplication by the odd FNV prime is invertible modulo 2^20). Or n random ids. */
+static void make_ids(char (*ids)[16], size_t n, int collide)
+{
+    const uint32_t mask = (1u << 20) - 1, prime = 16777619u;
+    uint32_t inv = prime, u;
+    size_t i = 0;
+    int k;
+    for (k = 0; k < 5; k++) /* Newton: inv = prime^-1 mod 2^32 */
+        inv *= 2u - prime * inv;
+    u = (0x5A5A5u * inv) & mask; /* the value before the last multiply that lands on 0x5A5A5 */
+    while (i < n) {
+        uint32_t h;
+        unsigned b1;
+        for (k = 0; k < 10; k++)
+            ids[i][k] = (char)('a' + next_u64() % 26);
+        ids[i][12] = '\0';
+        if (!collide) {
+            ids[i][10] = (char)('a' + next_u64() % 26);
+            ids[i][11] = (char)('a' + next_u64() % 26);
+            i++;
+            continue;
+        }
+        h = fnv1a(ids[i], 10);
+        for (b1 = 0x21; b1 < 0x7f; b1++) {
+            uint32_t m = (h ^ b1) * prime, b2 = (m ^ u) & 0xFF;
+            if (((m ^ u) & mask & ~0xFFu) == 0 && b2 > 0x20 && b2 < 0x7f && b2 != ',' && b2 != '"' && b1 != ',' &&
+                b1 != '"') {
+                ids[i][10] = (char)b1;
+                ids[i][11] = (char)b2;
+                i++;
+                break;
+            }
+        }
+    }
+}
+
+/* Requests with ids: live (submit and 4 tokens each, into a collector sized for them) in us a
+   request; and as a trace for REPORT_BIN, in s. */
+static void bench_ids(const char *bin, const char *path, size_t n)
+{
+    char(*ids)[16] = (char(*)[16])malloc(n * sizeof *ids);
+    int collide;
+    for (collide = 0; collide < 2; collide++) {
+        ttft_tpot c;
+        ttft_tpot_config cfg;
+        FILE *f;
+        size_t i;
+        long peak;
+        double t0, live, tool;
+        int e;
+        make_ids(ids, n, collide);
+        memset(&cfg, 0, sizeof cfg);
+        cfg.max_requests = (unsigned)n;
+        cfg.max_request_events = 5 * n;
+        ttft_tpot_init(&c, &cfg);
+        t0 = now_s();
+        for (i = 0; i < n; i++) {
+            ttft_tpot_request_submit_at(&c, ids[i], 1000 + i);
+            for (e = 1; e <= 4; e++)
+                ttft_tpot_request_tokens_at(&c, ids[i], 1000 + i + (uint64_t)e * 1000000, 1);
+        }
+        live = (now_s() - t0) / (double)n * 1e6;
+        ttft_tpot_free(&c);
+        f = create(path);
+        fputs("phase,role,start_ns,dur_ns,tokens,warmup\n", f);
+        for (i = 0; i < n; i++) {
+            fprintf(f, "%s,submit,%zu,0,0,0\n", ids[i], 1000 + i);
+            for (e = 1; e <= 4; e++)
+                fprintf(f, "%s,token,%zu,0,1,0\n", ids[i], 1000 + i + (size_t)e * 1000000);
+        }
+        fclose(f);
+        tool = run_tool(bin, NULL, path, &peak);
+        printf("ids %s: %zu requests, live collector %.2f us a request, %s %.2f s\n",
+               collide ? "colliding under FNV-1a" : "random", n, live, bin, tool);
+    }
+    free(ids);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = "/tmp", *bin = NULL, *part = "";
+    char path[512];
+    int i, quick = 0;
+    long peak;
+    launcher_start();
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0)
+            quick = 1;
+        else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
+            dir = argv[++i];
+        else if (strcmp(argv[i], "--part") == 0 && i + 1 < argc)
+            part = argv[++i];
+        else
+            bin = argv[i];
+    }
+    if (!bin) {
+        fputs("usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR] [--part parse|memory|report|phases|ids]\n",
+              stderr);
+        return 2;
+    }
+    snprintf(path, sizeof path, "%s/ttft_tpot_trace_bench.%ld.csv", dir, (long)getpid());
+    if (!*part || strcmp(part, "parse") == 0)
+        bench_parse(path, quick ? 1000000 : 10000000);
+    if (!*part || strcmp(part, "memory") == 0)
+        bench_memory(bin, path, quick);
+    if (!*part || strcmp(part, "report") == 0)
+        bench_report(path, quick);
+    if (!*part || strcmp(part, "phases") == 0) {
+        write_trace(path, 1000000, 16000);
+        printf("phases: 16000 phases x 1e6 lines: %s %.2f s\n", bin, run_tool(bin, NULL, path, &peak));
+    }
+    if (!*part || strcmp(part, "ids") == 0)
+        bench_ids(bin, path, quick ? 20000 : 100000);
+    remove(path);
+    return 0;
+}
