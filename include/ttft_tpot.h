@@ -222,21 +222,26 @@ typedef struct ttft_tpot_stats {
     int approx; /* 1: percentiles and mean from a histogram, within TTFT_TPOT_HIST_MAX_REL_ERR */
 } ttft_tpot_stats;
 
+/* floor(log2(v)), v > 0. */
+static inline unsigned ttft_tpot__log2(uint64_t v)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return 63u - (unsigned)__builtin_clzll(v);
+#else
+    unsigned e = 0;
+    while (v >>= 1)
+        e++;
+    return e;
+#endif
+}
+
 /* Histogram bucket of v: v itself under 128; above, 64 buckets per power of two. */
 static inline unsigned ttft_tpot__hist_index(uint64_t v)
 {
     unsigned e;
     if (v < 128)
         return (unsigned)v;
-#if defined(__GNUC__) || defined(__clang__)
-    e = 63u - (unsigned)__builtin_clzll(v);
-#else
-    {
-        uint64_t t = v;
-        for (e = 0; t >>= 1;)
-            e++;
-    }
-#endif
+    e = ttft_tpot__log2(v);
     return (e - 6u) * 64u + (unsigned)(v >> (e - 6u));
 }
 
@@ -1050,91 +1055,128 @@ static void ttft_tpot__set_pcts(ttft_tpot_stats *st, const double *v, const uint
     memcpy(st->pct_ns, ns, sizeof st->pct_ns);
 }
 
-/* Exact percentiles of a large x[0, n), narrowed by histogram: slot[] holds how many values fall in
-   each bucket (ttft_tpot__hist_index), which tells the bucket of every rank needed; one pass copies
-   just those buckets' values out, and selection runs over them alone. Returns 0 when that cannot help
-   (the buckets hold most of x, or no memory): the caller then selects over all of x. */
-static int ttft_tpot__narrowed_pcts(const ttft_tpot *c, const uint64_t *x, size_t n, uint32_t *slot, double *out,
-                                    uint64_t *out_ns)
+/* Narrowing: a finer log-linear index than the bounded histogram's, 1024 buckets per power of two
+   (values under 2048 exact), so the bucket of a rank holds few values. */
+#define TTFT_TPOT__FINE_BUCKETS 56320u
+#define TTFT_TPOT__NARROW_MIN 4096 /* sets this large are narrowed; smaller ones selected whole */
+
+static unsigned ttft_tpot__fine_index(uint64_t v)
 {
-    uint64_t rank[8], val[8], *buf;
-    size_t at[8], len[8], total = 0, cum = 0, i, j;
-    unsigned bucket[8] = {0}, nb = 0, b = 0, r;
+    unsigned e;
+    if (v < 2048)
+        return (unsigned)v;
+    e = ttft_tpot__log2(v);
+    return (e - 10u) * 1024u + (unsigned)(v >> (e - 10u));
+}
+
+/* What one pass over a set learns: its 128-bit sum, min and max, and (for a large set) how many of
+   its values fall in each fine bucket. */
+typedef struct ttft_tpot__scan {
+    uint64_t lo, hi, mn, mx;
+    size_t n;
+} ttft_tpot__scan;
+
+/* Add x[0, n) to s, and to the bucket counters slot (NULL: none). */
+static void ttft_tpot__scan_add(ttft_tpot__scan *s, const uint64_t *x, size_t n, uint32_t *slot)
+{
+    size_t i;
+    if (s->n == 0 && n)
+        s->mn = s->mx = x[0];
+    for (i = 0; i < n; i++) {
+        s->lo += x[i];
+        s->hi += s->lo < x[i]; /* carry */
+        s->mn = x[i] < s->mn ? x[i] : s->mn;
+        s->mx = x[i] > s->mx ? x[i] : s->mx;
+        if (slot)
+            slot[ttft_tpot__fine_index(x[i])]++;
+    }
+    s->n += n;
+}
+
+/* Exact percentiles of a large x[0, n), narrowed: slot[] (its values' bucket counts) tells the bucket
+   of every rank needed; the values of those buckets are swapped to the front of x (x keeps its
+   values, in another order), and selection runs over them alone, each rank shifted down by the
+   values of the buckets left out below it. mark: TTFT_TPOT__FINE_BUCKETS bytes of scratch. */
+static void ttft_tpot__narrowed_pcts(uint64_t *x, size_t n, const uint32_t *slot, unsigned char *mark, double *out,
+                                     uint64_t *out_ns)
+{
+    uint64_t rank[8], val[8], t;
+    size_t cum = 0, below = 0, m = 0, from = 0, i;
+    unsigned kept[8], nk = 0, b = 0, r, j;
     for (j = 0; j < 4; j++) { /* ranks floor(h) and floor(h)+1 of each percentile, ascending */
         uint64_t h = (uint64_t)(n - 1) * ttft_tpot__pcts[j];
         rank[2 * j] = h / 100;
         rank[2 * j + 1] = h / 100 + 1 < n ? h / 100 + 1 : h / 100;
     }
-    for (r = 0; r < 8; r++) { /* walk the buckets once: the bucket of each rank */
-        while (cum + slot[b] <= rank[r])
-            cum += slot[b++];
-        if (nb == 0 || bucket[nb - 1] != b) {
-            bucket[nb] = b;
-            at[nb] = total;
-            len[nb] = slot[b];
-            total += slot[b];
-            nb++;
+    for (r = 0; r < 8; r++) { /* walk the buckets once: the bucket of each rank is kept */
+        for (; cum + slot[b] <= rank[r]; b++) {
+            below += nk && kept[nk - 1] == b ? 0 : slot[b];
+            cum += slot[b];
         }
-        rank[r] = (rank[r] - cum) | ((uint64_t)(nb - 1) << 56); /* rank inside its bucket, and which */
+        if (nk == 0 || kept[nk - 1] != b)
+            kept[nk++] = b;
+        rank[r] -= below;
     }
-    if (total > n / 2 ||
-        !(buf = (uint64_t *)TTFT_TPOT_MALLOC((total ? total : 1) * sizeof *buf, c->alloc_user)))
-        return 0;
-    memset(slot, 0, TTFT_TPOT_HIST_BUCKETS * sizeof *slot);
-    for (j = 0; j < nb; j++)
-        slot[bucket[j]] = (uint32_t)j + 1;
-    for (i = 0; i < n; i++) {
-        uint32_t s = slot[ttft_tpot__hist_index(x[i])];
-        if (s)
-            buf[at[s - 1]++] = x[i];
-    }
-    for (r = 0; r < 8; r++) {
-        unsigned k = (unsigned)(rank[r] >> 56);
-        size_t lo = at[k] - len[k], q = (size_t)(rank[r] & ((1ull << 56) - 1));
-        ttft_tpot__select(buf, lo, at[k], lo + q);
-        val[r] = buf[lo + q];
+    for (j = 0; j < nk; j++)
+        mark[kept[j]] = 1;
+    for (i = 0; i < n; i++)
+        if (mark[ttft_tpot__fine_index(x[i])]) {
+            t = x[m];
+            x[m++] = x[i];
+            x[i] = t;
+        }
+    for (j = 0; j < nk; j++)
+        mark[kept[j]] = 0;
+    for (r = 0; r < 8; r++) { /* ascending ranks: each selection runs above the last */
+        ttft_tpot__select(x, from, m, (size_t)rank[r]);
+        from = (size_t)rank[r];
+        val[r] = x[from];
     }
     for (j = 0; j < 4; j++)
         ttft_tpot__interp(val[2 * j], val[2 * j + 1], (uint64_t)(n - 1) * ttft_tpot__pcts[j] % 100, &out[j],
                           &out_ns[j]);
-    TTFT_TPOT_FREE(buf, c->alloc_user);
-    return 1;
 }
 
-/* min, max, total, mean and percentiles of x[0, n); x is reordered. n and tokens are the caller's.
-   Sets of 4096 or more are counted by bucket in the same pass, for ttft_tpot__narrowed_pcts. */
-static void ttft_tpot__fill(const ttft_tpot *c, uint64_t *x, size_t n, ttft_tpot_stats *st)
+/* min, max, total, mean and percentiles of x[0, n) from its scan s (slot: its bucket counts, NULL
+   when the set was too small to count); x is reordered. n and tokens are the caller's. */
+static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const uint32_t *slot, unsigned char *mark,
+                              ttft_tpot_stats *st)
 {
-    uint64_t lo = 0, hi = 0, mn, mx;
-    size_t i, from = 0;
-    uint32_t *slot = NULL;
+    size_t from = 0;
     double v[4];
     uint64_t v_ns[4];
     unsigned j;
-    st->n = n;
-    if (n == 0)
+    st->n = s->n;
+    if (s->n == 0)
         return;
-    if (n >= 4096 && (slot = (uint32_t *)TTFT_TPOT_MALLOC(TTFT_TPOT_HIST_BUCKETS * sizeof *slot, c->alloc_user)))
-        memset(slot, 0, TTFT_TPOT_HIST_BUCKETS * sizeof *slot);
-    mn = mx = x[0];
-    for (i = 0; i < n; i++) {
-        lo += x[i];
-        hi += lo < x[i]; /* carry: the total is a 128-bit sum */
-        mn = x[i] < mn ? x[i] : mn;
-        mx = x[i] > mx ? x[i] : mx;
-        if (slot)
-            slot[ttft_tpot__hist_index(x[i])]++;
-    }
-    st->min_ns = mn;
-    st->max_ns = mx;
-    st->total_ns = (double)hi * TTFT_TPOT__TWO64 + (double)lo;
-    st->mean_ns = st->total_ns / (double)n;
-    if (!slot || !ttft_tpot__narrowed_pcts(c, x, n, slot, v, v_ns))
-        for (j = 0; j < 4; j++)
-            ttft_tpot__pct(x, n, &from, ttft_tpot__pcts[j], &v[j], &v_ns[j]);
+    st->min_ns = s->mn;
+    st->max_ns = s->mx;
+    st->total_ns = (double)s->hi * TTFT_TPOT__TWO64 + (double)s->lo;
+    st->mean_ns = st->total_ns / (double)s->n;
     if (slot)
-        TTFT_TPOT_FREE(slot, c->alloc_user);
+        ttft_tpot__narrowed_pcts(x, s->n, slot, mark, v, v_ns);
+    else
+        for (j = 0; j < 4; j++)
+            ttft_tpot__pct(x, s->n, &from, ttft_tpot__pcts[j], &v[j], &v_ns[j]);
     ttft_tpot__set_pcts(st, v, v_ns);
+}
+
+/* Scratch of the exact statistics: fine bucket counters and marks. */
+typedef struct ttft_tpot__narrow {
+    uint32_t *slot;
+    unsigned char *mark; /* all 0 between uses */
+} ttft_tpot__narrow;
+
+/* The statistics of x[0, n), reordered (ttft_tpot__finish). */
+static void ttft_tpot__fill(uint64_t *x, size_t n, const ttft_tpot__narrow *nw, ttft_tpot_stats *st)
+{
+    ttft_tpot__scan s;
+    uint32_t *slot = n >= TTFT_TPOT__NARROW_MIN ? nw->slot : NULL;
+    memset(&s, 0, sizeof s);
+    if (slot)
+        memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
+    ttft_tpot__scan_add(&s, x, n, slot);
+    ttft_tpot__finish_scan(x, &s, slot, nw->mark, st);
 }
 
 /* Read the k-th smallest value of a histogram back as its bucket's midpoint. */
@@ -1199,10 +1241,35 @@ static void ttft_tpot__hist_fill(const ttft_tpot_hist *h, ttft_tpot_stats *st)
     st->pct_ns[3] = ttft_tpot__round_ns(st->p99_ns);
 }
 
-/* Working memory of the statistics: room for every stored duration, and a histogram for sets that
-   take in a bounded phase (only when the collector has one). */
+static void ttft_tpot__narrow_free(const ttft_tpot *c, ttft_tpot__narrow *nw)
+{
+    if (nw->slot)
+        TTFT_TPOT_FREE(nw->slot, c->alloc_user);
+    if (nw->mark)
+        TTFT_TPOT_FREE(nw->mark, c->alloc_user);
+    nw->slot = NULL;
+    nw->mark = NULL;
+}
+
+static int ttft_tpot__narrow_init(const ttft_tpot *c, ttft_tpot__narrow *nw)
+{
+    nw->slot = (uint32_t *)TTFT_TPOT_MALLOC(TTFT_TPOT__FINE_BUCKETS * sizeof *nw->slot, c->alloc_user);
+    nw->mark = (unsigned char *)TTFT_TPOT_MALLOC(TTFT_TPOT__FINE_BUCKETS, c->alloc_user);
+    if (!nw->slot || !nw->mark) {
+        ttft_tpot__narrow_free(c, nw);
+        return TTFT_TPOT_ENOMEM;
+    }
+    memset(nw->mark, 0, TTFT_TPOT__FINE_BUCKETS);
+    return TTFT_TPOT_OK;
+}
+
+/* Working memory of the statistics, taken once for a whole report: room for cap durations (the
+   largest set), the narrowing scratch, and a histogram for sets that take in a bounded phase (only
+   when the collector has one). */
 typedef struct ttft_tpot__work {
     uint64_t *x;
+    size_t cap;
+    ttft_tpot__narrow nw;
     ttft_tpot_hist *h;
 } ttft_tpot__work;
 
@@ -1210,46 +1277,56 @@ static void ttft_tpot__work_free(const ttft_tpot *c, ttft_tpot__work *w)
 {
     if (w->x)
         TTFT_TPOT_FREE(w->x, c->alloc_user);
+    ttft_tpot__narrow_free(c, &w->nw);
     if (w->h)
         TTFT_TPOT_FREE(w->h, c->alloc_user);
 }
 
-static int ttft_tpot__work_init(const ttft_tpot *c, ttft_tpot__work *w)
+static int ttft_tpot__work_init(const ttft_tpot *c, ttft_tpot__work *w, size_t cap)
 {
-    w->x = (uint64_t *)TTFT_TPOT_MALLOC((c->store.n ? c->store.n : 1) * sizeof(uint64_t), c->alloc_user);
+    memset(w, 0, sizeof *w);
+    w->cap = cap;
+    w->x = (uint64_t *)TTFT_TPOT_MALLOC((cap ? cap : 1) * sizeof(uint64_t), c->alloc_user);
     w->h = c->hist.n ? (ttft_tpot_hist *)TTFT_TPOT_MALLOC(sizeof(ttft_tpot_hist), c->alloc_user) : NULL;
-    if (!w->x || (c->hist.n && !w->h)) {
+    if (!w->x || (c->hist.n && !w->h) || ttft_tpot__narrow_init(c, &w->nw) != TTFT_TPOT_OK) {
         ttft_tpot__work_free(c, w);
         return TTFT_TPOT_ENOMEM;
     }
     return TTFT_TPOT_OK;
 }
 
-/* Statistics of x[0, m) together with the bounded phases' histograms that match (phase, or role when
-   phase < 0): exact by selection when no histogram takes part. tokens and warmup_n of the stored
-   samples are already in st. */
-static void ttft_tpot__finish_set(const ttft_tpot *c, ttft_tpot__work *w, size_t m, int phase, int role,
-                                  ttft_tpot_stats *st)
+/* The bounded phases' histograms a set takes in, merged into w->h: phase's own (phase >= 0), or
+   every phase's of role. 0 when none holds a sample. */
+static int ttft_tpot__set_hists(const ttft_tpot *c, ttft_tpot__work *w, int phase, int role)
 {
-    unsigned p;
-    size_t i;
+    unsigned p = phase >= 0 ? (unsigned)phase : 0, end = phase >= 0 ? p + 1 : c->phase.n;
     int merged = 0;
-    for (p = 0; p < c->phase.n; p++) {
+    for (; p < end; p++) {
         const ttft_tpot_hist *h = c->phase.slots[p].hist;
-        if (!h || h->max_ns < h->min_ns || (phase >= 0 ? (int)p != phase : c->phase.slots[p].role != role))
+        if (!h || h->max_ns < h->min_ns || (phase < 0 && c->phase.slots[p].role != role))
             continue;
         if (!merged)
             ttft_tpot__hist_reset(w->h);
         merged = 1;
         ttft_tpot__hist_merge(w->h, h);
     }
-    if (!merged) {
-        ttft_tpot__fill(c, w->x, m, st);
+    return merged;
+}
+
+/* Statistics of x[0, m) together with the bounded phases' histograms that match (phase, or role when
+   phase < 0): exact by selection when no histogram takes part. tokens and warmup_n of the stored
+   samples are already in st. */
+static void ttft_tpot__finish_set(const ttft_tpot *c, ttft_tpot__work *w, uint64_t *x, size_t m, int phase,
+                                  int role, ttft_tpot_stats *st)
+{
+    size_t i;
+    if (!ttft_tpot__set_hists(c, w, phase, role)) {
+        ttft_tpot__fill(x, m, &w->nw, st);
         return;
     }
     st->tokens += w->h->tokens;
     for (i = 0; i < m; i++)
-        ttft_tpot__hist_add(w->h, w->x[i], 0);
+        ttft_tpot__hist_add(w->h, x[i], 0);
     ttft_tpot__hist_fill(w->h, st);
 }
 
@@ -1266,7 +1343,7 @@ static void ttft_tpot__phase_set(const ttft_tpot *c, ttft_tpot__work *w, int pha
         st->tokens += s->tokens;
         w->x[m++] = s->dur_ns;
     }
-    ttft_tpot__finish_set(c, w, m, phase, 0, st);
+    ttft_tpot__finish_set(c, w, w->x, m, phase, 0, st);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out)
@@ -1276,7 +1353,7 @@ TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot
         return TTFT_TPOT_EINVAL;
     if (phase < 0 || (unsigned)phase >= c->phase.n)
         return TTFT_TPOT_EPHASE;
-    if (ttft_tpot__work_init(c, &w) != TTFT_TPOT_OK)
+    if (ttft_tpot__work_init(c, &w, c->store.n) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
     ttft_tpot__phase_set(c, &w, phase, out);
     ttft_tpot__work_free(c, &w);
@@ -1914,6 +1991,7 @@ static int ttft_tpot__good(const ttft_tpot *c, const ttft_tpot_request *q)
 TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out)
 {
     uint64_t *x, *last, first_submit = UINT64_MAX, last_token = 0, scale;
+    ttft_tpot__narrow nw;
     unsigned r;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
@@ -1924,6 +2002,10 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
         return TTFT_TPOT_OK;
     if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
+    if (ttft_tpot__narrow_init(c, &nw) != TTFT_TPOT_OK) {
+        TTFT_TPOT_FREE(x, c->alloc_user);
+        return TTFT_TPOT_ENOMEM;
+    }
     for (r = 0; r < c->req.n; r++) { /* counts, window, goodput */
         const ttft_tpot_request *q = &c->req.list[r];
         if (q->warmup || q->truncated || !q->token_events) {
@@ -1939,11 +2021,11 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
         out->good_n += (uint64_t)ttft_tpot__good(c, q);
     }
     scale = ttft_tpot__tpot_scale(c);
-    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_TTFT, 1, x, last), &out->ttft);
-    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_E2E, 1, x, last), &out->e2e);
-    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_TPOT, scale, x, last), &out->tpot);
+    ttft_tpot__fill(x, ttft_tpot__request_set(c, TTFT_TPOT__SET_TTFT, 1, x, last), &nw, &out->ttft);
+    ttft_tpot__fill(x, ttft_tpot__request_set(c, TTFT_TPOT__SET_E2E, 1, x, last), &nw, &out->e2e);
+    ttft_tpot__fill(x, ttft_tpot__request_set(c, TTFT_TPOT__SET_TPOT, scale, x, last), &nw, &out->tpot);
     ttft_tpot__unscale(&out->tpot, scale);
-    ttft_tpot__fill(c, x, ttft_tpot__request_set(c, TTFT_TPOT__SET_ITL, 1, x, last), &out->itl);
+    ttft_tpot__fill(x, ttft_tpot__request_set(c, TTFT_TPOT__SET_ITL, 1, x, last), &nw, &out->itl);
     if (out->n && last_token > first_submit) {
         out->has_window = 1;
         out->window_ns = (double)(last_token - first_submit);
@@ -1957,6 +2039,7 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
             out->good_rps = (double)out->good_n / (out->window_ns * 1e-9);
     }
     TTFT_TPOT_FREE(x, c->alloc_user);
+    ttft_tpot__narrow_free(c, &nw);
     return TTFT_TPOT_OK;
 }
 
@@ -2461,55 +2544,124 @@ static int ttft_tpot__headline_set(int role, int warmup)
     return role; /* prefill 0, decode 1 */
 }
 
-TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out)
+/* The set of a stored sample: its phase (by_phase), or its headline set (ttft_tpot__headline_set). */
+static int ttft_tpot__set_of(const ttft_tpot *c, const ttft_tpot_sample *s, int by_phase)
 {
-    ttft_tpot__work w;
-    ttft_tpot_stats *set[3];
-    size_t at[3] = {0, 0, 0}, end[3], i;
-    int k;
-    if (!c || !out)
-        return TTFT_TPOT_EINVAL;
-    memset(out, 0, sizeof *out);
-    if (ttft_tpot__work_init(c, &w) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
-    set[0] = &out->ttft_steady;
-    set[1] = &out->tpot;
-    set[2] = &out->e2e;
-    /* one pass counts each set and finds the first prefill; a second puts each set in its own
-       region of the work area */
-    for (i = 0; i < c->store.n; i++) {
-        const ttft_tpot_sample *s = &c->store.samples[i];
-        int role = c->phase.slots[s->phase].role;
-        if (role == TTFT_TPOT_ROLE_PREFILL && !out->has_ttft_first) {
-            out->has_ttft_first = 1;
-            out->ttft_first_ns = s->dur_ns;
-            out->ttft_first_warmup = s->warmup != 0;
+    return by_phase ? (int)s->phase : ttft_tpot__headline_set(c->phase.slots[s->phase].role, s->warmup);
+}
+
+/* A phase's statistics and its steady view, from x[0, m): its steady samples, then its warm ones.
+   An exact phase's steady samples are scanned once for both. */
+static void ttft_tpot__finish_phase(const ttft_tpot *c, ttft_tpot__work *w, uint64_t *x, size_t m, size_t warm,
+                                    int phase, ttft_tpot_stats *st, ttft_tpot_stats *steady)
+{
+    ttft_tpot__scan s;
+    uint32_t *slot = m - warm >= TTFT_TPOT__NARROW_MIN ? w->nw.slot : NULL;
+    ttft_tpot_stats keep = *st;
+    if (ttft_tpot__set_hists(c, w, phase, 0)) { /* bounded: both from its histogram */
+        ttft_tpot__finish_set(c, w, x, m - warm, phase, 0, steady);
+        ttft_tpot__finish_set(c, w, x, m, phase, 0, st);
+        return;
+    }
+    memset(&s, 0, sizeof s);
+    if (slot)
+        memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
+    ttft_tpot__scan_add(&s, x, m - warm, slot);
+    ttft_tpot__finish_scan(x, &s, slot, w->nw.mark, steady);
+    if (warm == 0) { /* the same set: its figures, the phase's counts */
+        *st = *steady;
+        st->tokens = keep.tokens;
+        st->warmup_n = keep.warmup_n;
+        return;
+    }
+    ttft_tpot__scan_add(&s, x + m - warm, warm, slot); /* x still holds every value, reordered */
+    ttft_tpot__finish_scan(x, &s, slot, w->nw.mark, st);
+}
+
+/* Statistics of sets [0, n) of the stored samples into st (count[k]: set k's size, at most the work
+   area's), gathered a group of consecutive sets at a time, as many as the work area holds: one pass
+   over the samples a group. Tokens add up as the samples are gathered. by_phase: the sets are the
+   phases, st[k].warmup_n is known, and steady[k] gets each phase's steady view; at: 2n offsets. */
+static void ttft_tpot__sets(const ttft_tpot *c, ttft_tpot__work *w, int by_phase, const size_t *count, size_t *at,
+                            ttft_tpot_stats *st, ttft_tpot_stats *steady, unsigned n)
+{
+    unsigned lo = 0, hi, k;
+    for (; lo < n; lo = hi) {
+        size_t off = 0, i;
+        for (hi = lo; hi < n && off + count[hi] <= w->cap; hi++) { /* steady samples first, then warm */
+            at[hi] = off;
+            at[n + hi] = off + count[hi] - (by_phase ? st[hi].warmup_n : 0);
+            off += count[hi];
         }
-        if (s->warmup && role != TTFT_TPOT_ROLE_KERNEL)
-            set[role == TTFT_TPOT_ROLE_E2E ? 2 : role]->warmup_n++;
-        if ((k = ttft_tpot__headline_set(role, s->warmup)) >= 0)
-            at[k]++;
-    }
-    end[0] = at[0];
-    end[1] = end[0] + at[1];
-    end[2] = end[1] + at[2];
-    at[0] = 0;
-    at[1] = end[0];
-    at[2] = end[1];
-    for (i = 0; i < c->store.n; i++) {
-        const ttft_tpot_sample *s = &c->store.samples[i];
-        if ((k = ttft_tpot__headline_set(c->phase.slots[s->phase].role, s->warmup)) >= 0) {
-            w.x[at[k]++] = s->dur_ns;
-            set[k]->tokens += s->tokens;
+        TTFT_TPOT_ASSERT(hi > lo); /* the work area holds the largest set */
+        for (i = 0; off && i < c->store.n; i++) {
+            const ttft_tpot_sample *s = &c->store.samples[i];
+            int set = ttft_tpot__set_of(c, s, by_phase), warm = by_phase && s->warmup;
+            if (set < (int)lo || set >= (int)hi)
+                continue;
+            w->x[at[warm ? n + set : set]++] = s->dur_ns;
+            st[set].tokens += s->tokens;
+            if (by_phase && !warm)
+                steady[set].tokens += s->tokens;
+        }
+        for (k = lo; k < hi; k++) { /* at[n + k] is now the end of k's slice */
+            uint64_t *x = w->x + at[n + k] - count[k];
+            if (by_phase)
+                ttft_tpot__finish_phase(c, w, x, count[k], st[k].warmup_n, (int)k, &st[k], &steady[k]);
+            else
+                ttft_tpot__finish_set(c, w, x, count[k], -1, k == 2 ? TTFT_TPOT_ROLE_E2E : (int)k, &st[k]);
         }
     }
-    for (k = 0; k < 3; k++) {
-        ttft_tpot__work slice;
-        size_t start = k ? end[k - 1] : 0;
-        slice.x = w.x + start;
-        slice.h = w.h;
-        ttft_tpot__finish_set(c, &slice, end[k] - start, -1, k == 2 ? TTFT_TPOT_ROLE_E2E : k, set[k]);
+}
+
+/* The phase whose figures a headline set would repeat: the only phase of its role with a sample, or
+   -1. */
+static int ttft_tpot__only_phase(const ttft_tpot *c, const ttft_tpot_stats *ph, int role)
+{
+    unsigned p;
+    int only = -1;
+    for (p = 0; p < c->phase.n; p++) {
+        if (c->phase.slots[p].role != role || ph[p].n == 0)
+            continue;
+        if (only >= 0)
+            return -1;
+        only = (int)p;
     }
+    return only;
+}
+
+/* The headline sets (steady prefill, steady decode, e2e) from the phases' figures: a set that is one
+   phase's (steady) samples takes that phase's figures; the others are gathered and computed. count:
+   each phase's stored samples. */
+static void ttft_tpot__summarize(const ttft_tpot *c, ttft_tpot__work *w, const size_t *count,
+                                 const ttft_tpot_stats *ph, const ttft_tpot_stats *steady, ttft_tpot_summary *out)
+{
+    ttft_tpot_stats set[3];
+    size_t n[3] = {0, 0, 0}, at[6];
+    unsigned p;
+    int k, only[3];
+    memset(set, 0, sizeof set);
+    for (p = 0; p < c->phase.n; p++) { /* warmup samples of every role but kernel are counted */
+        int role = c->phase.slots[p].role;
+        if (role == TTFT_TPOT_ROLE_KERNEL)
+            continue;
+        k = role == TTFT_TPOT_ROLE_E2E ? 2 : role;
+        set[k].warmup_n += ph[p].warmup_n;
+        n[k] += count[p] - (k == 2 ? 0 : ph[p].warmup_n);
+    }
+    for (k = 0; k < 3; k++)
+        if ((only[k] = ttft_tpot__only_phase(c, ph, k == 2 ? TTFT_TPOT_ROLE_E2E : k)) >= 0)
+            n[k] = 0; /* not gathered */
+    ttft_tpot__sets(c, w, 0, n, at, set, NULL, 3);
+    for (k = 0; k < 3; k++)
+        if (only[k] >= 0) {
+            uint64_t warm = set[k].warmup_n;
+            set[k] = k == 2 ? ph[only[k]] : steady[only[k]];
+            set[k].warmup_n = warm;
+        }
+    out->ttft_steady = set[0];
+    out->tpot = set[1];
+    out->e2e = set[2];
     out->tpot_excluded = out->tpot.warmup_n;
     if (out->tpot.n && out->tpot.total_ns > 0) {
         out->has_output_tok_s = 1;
@@ -2520,71 +2672,12 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
         out->e2e_tok_s = (double)out->e2e.tokens / (out->e2e.total_ns * 1e-9);
     }
     if (c->prefill_kernel >= 0) {
-        ttft_tpot_stats kern;
-        ttft_tpot__phase_set(c, &w, c->prefill_kernel, &kern);
-        out->has_prefill_kernel = kern.n > 0;
-        out->prefill_kernel_min_ns = kern.min_ns;
+        out->has_prefill_kernel = ph[c->prefill_kernel].n > 0;
+        out->prefill_kernel_min_ns = ph[c->prefill_kernel].min_ns;
     }
     out->samples = c->store.n;
     out->dropped = c->store.dropped;
     out->rejected = c->rejected;
-    ttft_tpot__work_free(c, &w);
-    return TTFT_TPOT_OK;
-}
-
-#ifndef TTFT_TPOT_NO_STDIO /* the writers render the model: without them it has no use */
-/* Phase statistics for every phase in one pass (samples bucketed by phase, then selected), and the
-   phases in order of first use: by their first stored sample, then those without one. One
-   allocation: *out holds the statistics, then *order. */
-static int ttft_tpot__all_phase_stats(const ttft_tpot *c, ttft_tpot_stats **out, unsigned **order)
-{
-    size_t *at, i, off = 0;
-    ttft_tpot__work w;
-    ttft_tpot_stats *st;
-    unsigned p, k = 0;
-    size_t np = c->phase.n ? c->phase.n : 1;
-    *out = NULL;
-    st = (ttft_tpot_stats *)TTFT_TPOT_MALLOC(np * (sizeof *st + sizeof **order), c->alloc_user);
-    at = (size_t *)TTFT_TPOT_MALLOC(np * sizeof *at, c->alloc_user);
-    if (!st || !at || ttft_tpot__work_init(c, &w) != TTFT_TPOT_OK) {
-        if (st)
-            TTFT_TPOT_FREE(st, c->alloc_user);
-        if (at)
-            TTFT_TPOT_FREE(at, c->alloc_user);
-        return TTFT_TPOT_ENOMEM;
-    }
-    memset(st, 0, np * sizeof *st);
-    memset(at, 0, np * sizeof *at);
-    *order = (unsigned *)(void *)(st + np);
-    for (i = 0; i < c->store.n; i++) { /* per-phase counts, and the order of first use */
-        unsigned ph = c->store.samples[i].phase;
-        if (at[ph]++ == 0)
-            (*order)[k++] = ph;
-    }
-    for (p = 0; p < c->phase.n; p++) {
-        size_t m = at[p];
-        if (m == 0)
-            (*order)[k++] = p;
-        at[p] = off;
-        off += m;
-    }
-    for (i = 0; i < c->store.n; i++) {
-        const ttft_tpot_sample *s = &c->store.samples[i];
-        w.x[at[s->phase]++] = s->dur_ns;
-        st[s->phase].warmup_n += s->warmup;
-        st[s->phase].tokens += s->tokens;
-    }
-    for (p = 0, off = 0; p < c->phase.n; p++) { /* at[p] is now the end of p's slice */
-        ttft_tpot__work slice;
-        slice.x = w.x + off;
-        slice.h = w.h;
-        ttft_tpot__finish_set(c, &slice, at[p] - off, (int)p, 0, &st[p]);
-        off = at[p];
-    }
-    TTFT_TPOT_FREE(at, c->alloc_user);
-    ttft_tpot__work_free(c, &w);
-    *out = st;
-    return TTFT_TPOT_OK;
 }
 
 /* Everything a report shows, computed before a byte of it is written: on ENOMEM nothing is written. */
@@ -2592,28 +2685,93 @@ typedef struct ttft_tpot__figures {
     ttft_tpot_summary s;
     ttft_tpot_requests q; /* when has_q: a request was seen, or request events dropped */
     int has_q;
-    ttft_tpot_stats *ph; /* per phase, and the phases in report order */
-    unsigned *order;
+    ttft_tpot_stats *ph;     /* per phase, warmup included */
+    ttft_tpot_stats *steady; /* per phase, warmup excluded */
+    unsigned *order;         /* the phases in report order */
 } ttft_tpot__figures;
 
-static int ttft_tpot__figures_of(const ttft_tpot *c, ttft_tpot__figures *f)
+/* One pass over the samples: each phase's count and warmup count, the phases in order of first use
+   (by their first stored sample, then those without one), and the first prefill. Returns the size of
+   the work area the report takes: its largest set, or a quarter of the samples (then the phases are
+   gathered in a few passes), whichever is larger. */
+static size_t ttft_tpot__census(const ttft_tpot *c, size_t *count, ttft_tpot__figures *f)
 {
-    int rc = ttft_tpot_summarize(c, &f->s);
-    f->ph = NULL;
-    f->has_q = c->req.n || c->req.dropped;
-    if (rc == TTFT_TPOT_OK && f->has_q)
-        rc = ttft_tpot_requests_summary(c, &f->q);
-    if (rc == TTFT_TPOT_OK)
-        rc = ttft_tpot__all_phase_stats(c, &f->ph, &f->order);
-    return rc;
+    size_t role_n[4] = {0, 0, 0, 0}, cap = c->store.n / 4 + 1, i;
+    unsigned p, k = 0;
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        if (count[s->phase]++ == 0) {
+            f->order[k++] = s->phase;
+            if (c->phase.slots[s->phase].role == TTFT_TPOT_ROLE_PREFILL && !f->s.has_ttft_first) {
+                f->s.has_ttft_first = 1;
+                f->s.ttft_first_ns = s->dur_ns;
+                f->s.ttft_first_warmup = s->warmup != 0;
+            }
+        }
+        f->ph[s->phase].warmup_n += s->warmup;
+    }
+    for (p = 0; p < c->phase.n; p++) {
+        int role = c->phase.slots[p].role;
+        if (count[p] == 0)
+            f->order[k++] = p;
+        role_n[role] += count[p] - (role == TTFT_TPOT_ROLE_E2E ? 0 : f->ph[p].warmup_n);
+        cap = count[p] > cap ? count[p] : cap;
+    }
+    for (k = 0; k < 4; k++)
+        cap = k != TTFT_TPOT_ROLE_KERNEL && role_n[k] > cap ? role_n[k] : cap;
+    return cap;
 }
 
 static void ttft_tpot__figures_free(const ttft_tpot *c, ttft_tpot__figures *f)
 {
     if (f->ph)
         TTFT_TPOT_FREE(f->ph, c->alloc_user);
+    f->ph = NULL;
 }
-#endif
+
+/* The figures: the census, then every phase's (one work area for all), the headline sets, and the
+   requests when asked for. */
+static int ttft_tpot__figures_of(const ttft_tpot *c, ttft_tpot__figures *f, int requests)
+{
+    size_t np = c->phase.n ? c->phase.n : 1, *count;
+    ttft_tpot__work w;
+    int rc = TTFT_TPOT_ENOMEM;
+    memset(f, 0, sizeof *f);
+    f->ph = (ttft_tpot_stats *)TTFT_TPOT_MALLOC(np * (2 * sizeof *f->ph + sizeof *f->order), c->alloc_user);
+    count = (size_t *)TTFT_TPOT_MALLOC(3 * np * sizeof *count, c->alloc_user); /* counts, then offsets */
+    if (f->ph && count) {
+        memset(f->ph, 0, 2 * np * sizeof *f->ph);
+        memset(count, 0, np * sizeof *count);
+        f->steady = f->ph + np;
+        f->order = (unsigned *)(void *)(f->steady + np);
+        rc = ttft_tpot__work_init(c, &w, ttft_tpot__census(c, count, f));
+    }
+    if (rc == TTFT_TPOT_OK) {
+        ttft_tpot__sets(c, &w, 1, count, count + np, f->ph, f->steady, c->phase.n);
+        ttft_tpot__summarize(c, &w, count, f->ph, f->steady, &f->s);
+        ttft_tpot__work_free(c, &w);
+        f->has_q = requests && (c->req.n || c->req.dropped);
+        if (f->has_q)
+            rc = ttft_tpot_requests_summary(c, &f->q);
+    }
+    if (count)
+        TTFT_TPOT_FREE(count, c->alloc_user);
+    if (rc != TTFT_TPOT_OK)
+        ttft_tpot__figures_free(c, f);
+    return rc;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out)
+{
+    ttft_tpot__figures f;
+    int rc;
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    if ((rc = ttft_tpot__figures_of(c, &f, 0)) == TTFT_TPOT_OK)
+        *out = f.s;
+    ttft_tpot__figures_free(c, &f);
+    return rc;
+}
 
 /* ---- Writers (text, JSON, Prometheus, Chrome trace) ------------------------------------------ */
 
@@ -2897,7 +3055,7 @@ static int ttft_tpot__render(const ttft_tpot *c, FILE *out,
     int rc;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
-    if ((rc = ttft_tpot__figures_of(c, &f)) == TTFT_TPOT_OK) {
+    if ((rc = ttft_tpot__figures_of(c, &f, 1)) == TTFT_TPOT_OK) {
         write(c, &f, out);
         rc = ttft_tpot__finish(out);
     }

@@ -125,6 +125,73 @@ static void selection_matches_sorting(void **state)
     free(v);
 }
 
+#define HALF_NS_MS 5.1e-7 /* the report rounds an interpolated percentile to the ns (and doubles round) */
+
+/* The p-th percentile of v[0, n) by sorting (numpy's "linear"), in ms. */
+static double sorted_pct_ms(uint64_t *v, size_t n, unsigned p)
+{
+    double h = (double)(n - 1) * p / 100.0;
+    size_t k = (size_t)h;
+    qsort(v, n, sizeof *v, cmp_u64);
+    return ((double)v[k] + (k + 1 < n ? (h - (double)k) * (double)(v[k + 1] - v[k]) : 0.0)) / 1e6;
+}
+
+/* The report's own path for large sets (narrowed, a phase and its steady view from one gather, TPOT
+   taken from the only decode phase, or gathered from two) against sorting: a cold step of 1 s, then
+   N steady steps, in one decode phase and then split over two. */
+static void report_selection_matches_sorting(void **state)
+{
+    enum { N = 20011 };
+    static const unsigned ps[4] = {50, 90, 95, 99};
+    static const char *const keys[4] = {"p50_ms", "p90_ms", "p95_ms", "p99_ms"};
+    uint64_t *all = (uint64_t *)malloc((N + 1) * sizeof *all), *v = (uint64_t *)malloc((N + 1) * sizeof *v);
+    uint64_t seed = 777;
+    int shape, split;
+    (void)state;
+    for (shape = 0; shape < 3; shape++) {
+        size_t i;
+        all[0] = 1000 * MS;
+        for (i = 1; i <= N; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            all[i] = shape == 0   ? 3220000 + (seed >> 33) % 50 * 7          /* a few fine buckets */
+                     : shape == 1 ? 3000000 + (seed >> 33) % 500000           /* a spread */
+                                  : (seed >> 20) + ((seed >> 60) ? 0 : 1000 * MS); /* wide, a heavy tail */
+        }
+        for (split = 0; split < 2; split++) {
+            ttft_tpot c;
+            ttft_tpot_config cfg = {0};
+            jc_value doc;
+            char path[64];
+            unsigned k;
+            int d[2];
+            cfg.capacity = N + 2;
+            assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+            d[0] = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+            d[1] = ttft_tpot_phase(&c, "decode_big", TTFT_TPOT_ROLE_DECODE);
+            for (i = 0; i <= N; i++) /* the second phase's first call is warmup too */
+                assert_int_equal(ttft_tpot_record(&c, d[split && i % 3 == 2], all[i], 1), TTFT_TPOT_OK);
+            json_of(&c, &doc);
+            for (k = 0; k < 4; k++) { /* TPOT: every steady decode sample */
+                size_t m = 0;
+                for (i = 1; i <= N; i++)
+                    if (!(split && i == 2))
+                        v[m++] = all[i];
+                snprintf(path, sizeof path, "tpot.%s", keys[k]);
+                assert_near(num_at(&doc, path), sorted_pct_ms(v, m, ps[k]), HALF_NS_MS);
+                m = 0; /* the phase decode_step, warmup included */
+                for (i = 0; i <= N; i++)
+                    if (!(split && i % 3 == 2))
+                        v[m++] = all[i];
+                assert_near(num_at(phase_named(&doc, "decode_step"), keys[k]), sorted_pct_ms(v, m, ps[k]), HALF_NS_MS);
+            }
+            jc_free(&doc);
+            ttft_tpot_free(&c);
+        }
+    }
+    free(all);
+    free(v);
+}
+
 /* One cold request: prefill 500 ms, decode steps 100 (warmup), 10, 20, 30 ms, inside an e2e span. */
 static void tpot_excludes_step_zero(void **state)
 {
@@ -418,6 +485,7 @@ int main(void)
         cmocka_unit_test(percentiles_by_hand),
         cmocka_unit_test(percentiles_land_on_ranks),
         cmocka_unit_test(selection_matches_sorting),
+        cmocka_unit_test(report_selection_matches_sorting),
         cmocka_unit_test(tpot_excludes_step_zero),
         cmocka_unit_test(batched_tokens_raise_throughput_not_tpot),
         cmocka_unit_test(steady_ttft_after_a_warm_request),
