@@ -3731,6 +3731,8 @@ typedef struct ttft_tpot__reader {
     uint64_t dropped, counts[TTFT_TPOT__N_KEYS]; /* "# counts:" lines: losses added, limits kept */
     ttft_tpot__pending *pending;
     unsigned n_pending, cap_pending, slots; /* slots: histogram slots the pending ones need */
+    uint32_t *pend_of;   /* by phase: its pending histogram of steady samples + 1; UINT32_MAX: a
+                            first sample kept exact; 0: none yet (allocated with the first) */
     int last_phase;      /* the phase of the last sample: most lines repeat it */
     const char *f[6];    /* the fields of the record */
     size_t len[6];
@@ -3826,8 +3828,12 @@ static void ttft_tpot__clock_comment(ttft_tpot__reader *r, const char *text)
 /* The id of the phase a line names, added when new; EPARSE with the reason otherwise. */
 static int ttft_tpot__phase_id(ttft_tpot__reader *r, unsigned long line, const char *name, size_t len, int role)
 {
-    int id = ttft_tpot__add_phase(r->c, name, len, role);
     char text[TTFT_TPOT__FIELD_MAX]; /* the name for a message: it may end where its field ends */
+    int id;
+    if (r->c->hist.bounded && r->c->hist.n == r->c->hist.max && /* a new phase of a growing bounded */
+        ttft_tpot__hists_grow(r->c, r->c->hist.n + 1) == TTFT_TPOT_ENOMEM) /* collector needs a slot */
+        return TTFT_TPOT_ENOMEM;
+    id = ttft_tpot__add_phase(r->c, name, len, role);
     len = len < sizeof text ? len : sizeof text - 1;
     memcpy(text, name, len);
     text[len] = '\0';
@@ -4255,13 +4261,45 @@ static int ttft_tpot__sample_phase(ttft_tpot__reader *r, unsigned long line, int
     return r->last_phase = ttft_tpot__phase_id(r, line, r->f[0], r->len[0], role);
 }
 
-/* A sample, stored past c->store.n until the end (a growing collector makes room). */
+/* A steady sample of a bounded phase, into the phase's pending histogram (its first sample is kept
+   exact, as when recorded). 1 taken, 0 to be stored, or ENOMEM. */
+static int ttft_tpot__read_bounded(ttft_tpot__reader *r, int id, uint64_t dur, uint64_t tokens)
+{
+    ttft_tpot *c = r->c;
+    uint32_t *at;
+    ttft_tpot__pending *pd;
+    if (!r->pend_of) {
+        if (!(r->pend_of = (uint32_t *)TTFT_TPOT_MALLOC((size_t)c->phase.max * sizeof *r->pend_of, c->alloc_user)))
+            return TTFT_TPOT_ENOMEM;
+        memset(r->pend_of, 0, (size_t)c->phase.max * sizeof *r->pend_of);
+    }
+    at = &r->pend_of[id];
+    if (*at == 0 && c->phase.slots[id].fresh) {
+        *at = UINT32_MAX;
+        return 0;
+    }
+    if (*at == 0 || *at == UINT32_MAX) {
+        if (!(pd = ttft_tpot__pending_add(r)))
+            return TTFT_TPOT_ENOMEM;
+        pd->phase = id;
+        ttft_tpot__hist_reset(&pd->h);
+        *at = ++r->n_pending;
+    }
+    ttft_tpot__hist_add(&r->pending[*at - 1].h, dur, (uint32_t)tokens);
+    return 1;
+}
+
+/* A sample: a bounded phase's steady one into its histogram, any other stored past c->store.n until
+   the end (a growing collector makes room). */
 static int ttft_tpot__read_sample(ttft_tpot__reader *r, int id, uint64_t start, uint64_t dur, uint64_t tokens,
                                   int warm)
 {
     ttft_tpot *c = r->c;
+    int rc;
+    if (c->phase.slots[id].hist && !warm && (rc = ttft_tpot__read_bounded(r, id, dur, tokens)) != 0)
+        return rc < 0 ? rc : TTFT_TPOT_OK;
     if (c->store.n + r->n == c->store.capacity) {
-        int rc = ttft_tpot__store_grow(c, c->store.n + r->n + 1);
+        rc = ttft_tpot__store_grow(c, c->store.n + r->n + 1);
         if (rc == TTFT_TPOT_ENOMEM)
             return rc;
         if (rc != TTFT_TPOT_OK) {
@@ -4386,6 +4424,8 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     }
     if (r->pending)
         TTFT_TPOT_FREE(r->pending, c->alloc_user);
+    if (r->pend_of)
+        TTFT_TPOT_FREE(r->pend_of, c->alloc_user);
     TTFT_TPOT_FREE(r->buf, c->alloc_user);
     TTFT_TPOT_FREE(r, c->alloc_user);
     return rc;

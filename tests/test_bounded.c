@@ -297,6 +297,54 @@ static void odd_clock_comments_are_only_comments(void **state)
     }
 }
 
+/* A trace read into a bounded collector: each phase's first sample and its warmup samples stay exact,
+   its steady samples go to its histogram; a trace refused on its last line leaves the histogram as it
+   was. Figures by hand: steady 2, 4, 6 ms (and 8 ms after the second trace); values under 128 ns are
+   exact in a histogram. */
+static void trace_into_bounded_phases(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_stats st;
+    char err[256];
+    (void)state;
+    cfg.bounded = 1;
+    cfg.grow = 1;
+    cfg.hist_slots = 1; /* grows to the two phases */
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\n"
+                                   "d,decode,0,9000000,1,0\n" /* the first: exact, though not flagged */
+                                   "d,decode,0,2000000,1,0\nd,decode,0,100000000,1,1\nd,decode,0,4000000,1,0\n"
+                                   "d,decode,0,6000000,1,0\nk,kernel,0,50,0,0\nk,kernel,0,70,0,0\n",
+                               "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_int_equal(counts(&c).samples, 3); /* d's first, d's warmup, k's first */
+    assert_int_equal(ttft_tpot_phase_stats(&c, 0, &st), TTFT_TPOT_OK);
+    assert_int_equal(st.n, 5);
+    assert_int_equal(st.warmup_n, 1);
+    assert_int_equal(st.tokens, 5);
+    assert_int_equal(st.min_ns, 2000000);
+    assert_int_equal(st.max_ns, 100000000);
+    assert_near(st.total_ns, 121000000.0, 0);
+    assert_true(st.approx);
+    assert_int_equal(ttft_tpot_phase_stats(&c, 1, &st), TTFT_TPOT_OK);
+    assert_int_equal(st.n, 2);
+    assert_near(st.p50_ns, 60, 1e-9); /* 50 and 70, exact under 128 ns */
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,8000000,1,0\nd,oops,0,1,1,0\n",
+                               "u", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "u:3: unknown role: oops");
+    assert_int_equal(ttft_tpot_phase_stats(&c, 0, &st), TTFT_TPOT_OK);
+    assert_int_equal(st.n, 5); /* the 8 ms of the refused trace is not in it */
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,8000000,1,0\n", "v", err,
+                               sizeof err),
+                     TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_phase_stats(&c, 0, &st), TTFT_TPOT_OK);
+    assert_int_equal(st.n, 6);
+    assert_int_equal(counts(&c).samples, 3);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +356,7 @@ int main(void)
         cmocka_unit_test(merged_histograms_add_up),
         cmocka_unit_test(report_names_its_clock),
         cmocka_unit_test(odd_clock_comments_are_only_comments),
+        cmocka_unit_test(trace_into_bounded_phases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -328,6 +328,57 @@ static void requests_through_the_tool(void **state)
     free(err);
 }
 
+/* --bounded: the same report as exact, n, min, max, mean and tokens to the ns, percentiles within
+   the histogram's error (1/128), and every steady figure marked approximate. */
+static void bounded_report_of_a_trace(void **state)
+{
+    static const char *const keys[] = {"p50_ms", "p90_ms", "p95_ms", "p99_ms"};
+    char args[512], *out, *err;
+    jc_value exact, bounded;
+    const jc_value *pe, *pb;
+    size_t i, k;
+    (void)state;
+    snprintf(args, sizeof args, "--json %s/seed_npu_qwen3_14b.csv", TEST_VECTOR_DIR);
+    assert_int_equal(tool(args, &out, &err), 0);
+    assert_int_equal(jc_parse(out, &exact), 0);
+    free(out);
+    free(err);
+    snprintf(args, sizeof args, "--bounded --json %s/seed_npu_qwen3_14b.csv", TEST_VECTOR_DIR);
+    assert_int_equal(tool(args, &out, &err), 0);
+    assert_string_equal(err, "");
+    assert_int_equal(jc_parse(out, &bounded), 0);
+    free(out);
+    free(err);
+    assert_ms(&bounded, "tpot.n", num_at(&exact, "tpot.n"));
+    assert_ms(&bounded, "tpot.min_ms", num_at(&exact, "tpot.min_ms"));
+    assert_ms(&bounded, "tpot.max_ms", num_at(&exact, "tpot.max_ms"));
+    assert_near(num_at(&bounded, "tpot.mean_ms"), num_at(&exact, "tpot.mean_ms"), 1e-9);
+    assert_near(num_at(&bounded, "output_throughput_tok_s"), num_at(&exact, "output_throughput_tok_s"), 1e-9);
+    assert_true(jc_get(&bounded, "tpot.approximate")->type == JC_BOOL && jc_get(&bounded, "tpot.approximate")->num == 1);
+    for (k = 0; k < 4; k++) {
+        char path[32];
+        snprintf(path, sizeof path, "tpot.%s", keys[k]);
+        assert_near(num_at(&bounded, path), num_at(&exact, path), num_at(&exact, path) / 128);
+    }
+    pe = jc_get(&exact, "phases");
+    pb = jc_get(&bounded, "phases");
+    assert_int_equal(pe->n, pb->n);
+    for (i = 0; i < pe->n; i++) {
+        assert_ms(&pb->items[i], "n", num_at(&pe->items[i], "n"));
+        assert_ms(&pb->items[i], "max_ms", num_at(&pe->items[i], "max_ms"));
+        for (k = 0; k < 4; k++)
+            assert_near(num_at(&pb->items[i], keys[k]), num_at(&pe->items[i], keys[k]),
+                        num_at(&pe->items[i], keys[k]) / 128);
+    }
+    jc_free(&exact);
+    jc_free(&bounded);
+    snprintf(args, sizeof args, "--bounded --chrome-trace x.json %s/seed_npu_qwen3_14b.csv", TEST_VECTOR_DIR);
+    assert_int_equal(tool(args, &out, &err), 2);
+    assert_non_null(strstr(err, "--bounded keeps no timeline for --chrome-trace"));
+    free(out);
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -342,6 +393,7 @@ int main(void)
         cmocka_unit_test(inputs_are_read_once),
         cmocka_unit_test(blank_lines_cost_no_storage),
         cmocka_unit_test(chrome_trace_needs_start_times),
+        cmocka_unit_test(bounded_report_of_a_trace),
 #ifdef GENERATE_BIN
         cmocka_unit_test(driver_round_trip),
 #endif
