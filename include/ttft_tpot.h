@@ -2597,7 +2597,7 @@ static void ttft_tpot__sets(const ttft_tpot *c, ttft_tpot__work *w, int by_phase
         for (i = 0; off && i < c->store.n; i++) {
             const ttft_tpot_sample *s = &c->store.samples[i];
             int set = ttft_tpot__set_of(c, s, by_phase), warm = by_phase && s->warmup;
-            if (set < (int)lo || set >= (int)hi)
+            if (set < (int)lo || set >= (int)hi || !count[set]) /* 0: a set taken from elsewhere */
                 continue;
             w->x[at[warm ? n + set : set]++] = s->dur_ns;
             st[set].tokens += s->tokens;

@@ -170,6 +170,9 @@ static void report_selection_matches_sorting(void **state)
             d[1] = ttft_tpot_phase(&c, "decode_big", TTFT_TPOT_ROLE_DECODE);
             for (i = 0; i <= N; i++) /* the second phase's first call is warmup too */
                 assert_int_equal(ttft_tpot_record(&c, d[split && i % 3 == 2], all[i], 1), TTFT_TPOT_OK);
+            /* an e2e phase of its own, whose figures the report takes from it while TPOT is gathered */
+            assert_int_equal(ttft_tpot_record(&c, ttft_tpot_phase(&c, "generate", TTFT_TPOT_ROLE_E2E), 5 * MS, 1),
+                             TTFT_TPOT_OK);
             json_of(&c, &doc);
             for (k = 0; k < 4; k++) { /* TPOT: every steady decode sample */
                 size_t m = 0;
