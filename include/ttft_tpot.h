@@ -1171,7 +1171,7 @@ typedef struct ttft_tpot__narrow {
 static void ttft_tpot__fill(uint64_t *x, size_t n, const ttft_tpot__narrow *nw, ttft_tpot_stats *st)
 {
     ttft_tpot__scan s;
-    uint32_t *slot = n >= TTFT_TPOT__NARROW_MIN ? nw->slot : NULL;
+    uint32_t *slot = n >= TTFT_TPOT__NARROW_MIN ? nw->slot : NULL; /* none for small sets */
     memset(&s, 0, sizeof s);
     if (slot)
         memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
@@ -1251,8 +1251,13 @@ static void ttft_tpot__narrow_free(const ttft_tpot *c, ttft_tpot__narrow *nw)
     nw->mark = NULL;
 }
 
-static int ttft_tpot__narrow_init(const ttft_tpot *c, ttft_tpot__narrow *nw)
+/* The narrowing scratch, for sets of up to n values: none when they are too small to narrow. */
+static int ttft_tpot__narrow_init(const ttft_tpot *c, ttft_tpot__narrow *nw, size_t n)
 {
+    nw->slot = NULL;
+    nw->mark = NULL;
+    if (n < TTFT_TPOT__NARROW_MIN)
+        return TTFT_TPOT_OK;
     nw->slot = (uint32_t *)TTFT_TPOT_MALLOC(TTFT_TPOT__FINE_BUCKETS * sizeof *nw->slot, c->alloc_user);
     nw->mark = (unsigned char *)TTFT_TPOT_MALLOC(TTFT_TPOT__FINE_BUCKETS, c->alloc_user);
     if (!nw->slot || !nw->mark) {
@@ -1288,7 +1293,7 @@ static int ttft_tpot__work_init(const ttft_tpot *c, ttft_tpot__work *w, size_t c
     w->cap = cap;
     w->x = (uint64_t *)TTFT_TPOT_MALLOC((cap ? cap : 1) * sizeof(uint64_t), c->alloc_user);
     w->h = c->hist.n ? (ttft_tpot_hist *)TTFT_TPOT_MALLOC(sizeof(ttft_tpot_hist), c->alloc_user) : NULL;
-    if (!w->x || (c->hist.n && !w->h) || ttft_tpot__narrow_init(c, &w->nw) != TTFT_TPOT_OK) {
+    if (!w->x || (c->hist.n && !w->h) || ttft_tpot__narrow_init(c, &w->nw, cap) != TTFT_TPOT_OK) {
         ttft_tpot__work_free(c, w);
         return TTFT_TPOT_ENOMEM;
     }
@@ -2002,7 +2007,7 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
         return TTFT_TPOT_OK;
     if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
-    if (ttft_tpot__narrow_init(c, &nw) != TTFT_TPOT_OK) {
+    if (ttft_tpot__narrow_init(c, &nw, c->req.n_events > c->req.n ? c->req.n_events : c->req.n) != TTFT_TPOT_OK) {
         TTFT_TPOT_FREE(x, c->alloc_user);
         return TTFT_TPOT_ENOMEM;
     }
@@ -2556,7 +2561,7 @@ static void ttft_tpot__finish_phase(const ttft_tpot *c, ttft_tpot__work *w, uint
                                     int phase, ttft_tpot_stats *st, ttft_tpot_stats *steady)
 {
     ttft_tpot__scan s;
-    uint32_t *slot = m - warm >= TTFT_TPOT__NARROW_MIN ? w->nw.slot : NULL;
+    uint32_t *slot = m - warm >= TTFT_TPOT__NARROW_MIN ? w->nw.slot : NULL; /* none for small sets */
     ttft_tpot_stats keep = *st;
     if (ttft_tpot__set_hists(c, w, phase, 0)) { /* bounded: both from its histogram */
         ttft_tpot__finish_set(c, w, x, m - warm, phase, 0, steady);
