@@ -3959,6 +3959,8 @@ static int ttft_tpot__read_truncated(ttft_tpot__reader *r, unsigned long line, c
         return ttft_tpot__fail(r, line, "# truncated: a request of an earlier trace: ", p);
     if (q >= 0 && (c->req.list[q].submit_ns != t || c->req.list[q].warmup != (int)w))
         return ttft_tpot__fail(r, line, "# truncated: differs from the request's submit: ", p);
+    if (q < 0 && c->req.n == c->req.max && ttft_tpot__requests_grow(c) == TTFT_TPOT_ENOMEM)
+        return TTFT_TPOT_ENOMEM;
     if (q < 0 && c->req.n == c->req.max)
         return ttft_tpot__fail(r, line, "more requests than this collector holds (config.max_requests)", NULL);
     if (q < 0)

@@ -218,6 +218,74 @@ static void malformed_lines(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A collector made with config.grow, tiny and with no histogram slot, reads a trace of samples, a
+   bounded phase's "# hist:" line, requests and "# truncated:" lines whole: its report equals that of a
+   collector sized for the trace, and of the collector that wrote it. */
+static void growing_collector_reads_everything(void **state)
+{
+    ttft_tpot src, big, grow;
+    ttft_tpot_config cfg = {0};
+    char *trace, *want, *got, err[256], id[8];
+    int d, k, i;
+    (void)state;
+    cfg.timeline = 1;
+    cfg.hist_slots = 1;
+    cfg.max_requests = 8;
+    cfg.max_request_events = 8; /* r4 to r7 keep no event: "# truncated:" lines bring them */
+    assert_int_equal(ttft_tpot_init(&src, &cfg), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&src, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    k = ttft_tpot_phase(&src, "kernel", TTFT_TPOT_ROLE_KERNEL);
+    assert_int_equal(ttft_tpot_phase_bounded(&src, k), TTFT_TPOT_OK);
+    for (i = 0; i < 40; i++) {
+        assert_int_equal(ttft_tpot_record(&src, d, 1000000 + (uint64_t)i * 1000, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_record(&src, k, 50000 + (uint64_t)i * 7, 0), TTFT_TPOT_OK);
+    }
+    for (i = 0; i < 8; i++) {
+        snprintf(id, sizeof id, "r%d", i);
+        ttft_tpot_request_submit_at(&src, id, (uint64_t)i * 1000);
+        ttft_tpot_request_tokens_at(&src, id, (uint64_t)i * 1000 + 500, 1);
+    }
+    trace = capture(&src, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "# hist: kernel,"));
+    assert_non_null(strstr(trace, "# truncated: "));
+    cfg.capacity = 1000;
+    cfg.max_request_events = 100;
+    assert_int_equal(ttft_tpot_init(&big, &cfg), TTFT_TPOT_OK);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.timeline = 1;
+    cfg.grow = 1;
+    cfg.capacity = 1;
+    cfg.max_requests = 1;
+    cfg.max_request_events = 1;
+    assert_int_equal(ttft_tpot_init(&grow, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&big, trace, "t", err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&grow, trace, "t", err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(counts(&grow).samples, counts(&big).samples);
+    assert_int_equal(counts(&grow).requests, 8);
+    assert_int_equal(counts(&grow).dropped, 0);
+    want = capture(&src, ttft_tpot_report_json);
+    got = capture(&big, ttft_tpot_report_json);
+    assert_string_equal(got, want);
+    free(got);
+    got = capture(&grow, ttft_tpot_report_json);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    /* a "# truncated:" line of a request not seen before: the table grows for it too */
+    assert_int_equal(trace_str(&grow, "phase,role,start_ns,dur_ns,tokens,warmup\n# truncated: 5,0,x\n"
+                                      "# truncated: 6,0,y\n# truncated: 7,0,z\n", "u", err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_int_equal(counts(&grow).requests, 11);
+    assert_int_equal(trace_str(&big, "phase,role,start_ns,dur_ns,tokens,warmup\n# truncated: 5,0,x\n", "u", err,
+                               sizeof err),
+                     TTFT_TPOT_EPARSE); /* 8 requests at most, all taken */
+    assert_string_equal(err, "u:2: more requests than this collector holds (config.max_requests)");
+    free(trace);
+    ttft_tpot_free(&src);
+    ttft_tpot_free(&big);
+    ttft_tpot_free(&grow);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +296,7 @@ int main(void)
         cmocka_unit_test(accepted_variants),
         cmocka_unit_test(more_lines_than_capacity_are_dropped),
         cmocka_unit_test(malformed_lines),
+        cmocka_unit_test(growing_collector_reads_everything),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
