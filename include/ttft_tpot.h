@@ -3738,7 +3738,7 @@ typedef struct ttft_tpot__reader {
     unsigned n_pending, cap_pending, slots; /* slots: histogram slots the pending ones need */
     uint32_t *pend_of;   /* by phase: its pending histogram of steady samples + 1; UINT32_MAX: a
                             first sample kept exact; 0: none yet (allocated with the first) */
-    int last_phase;      /* the phase of the last sample: most lines repeat it */
+    int recent[64];      /* phase + 1 by a cheap hash of its name: a trace names few phases, often */
     const char *f[6];    /* the fields of the record */
     size_t len[6];
     char field[6][TTFT_TPOT__FIELD_MAX];
@@ -3774,6 +3774,14 @@ static int ttft_tpot__u64(const char *s, size_t len, uint64_t max, uint64_t *v)
     *v = 0;
     if (len == 0)
         return 0;
+    if (len < 20) { /* 19 digits cannot overflow: check the range once */
+        for (i = 0; i < len; i++) {
+            if (s[i] < '0' || s[i] > '9')
+                return 0;
+            *v = *v * 10 + (unsigned)(s[i] - '0');
+        }
+        return *v <= max;
+    }
     for (i = 0; i < len; i++) {
         unsigned d;
         if (s[i] < '0' || s[i] > '9')
@@ -4258,14 +4266,23 @@ static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long lin
     return rc;
 }
 
-/* The phase a sample line names: the last one again, or found (added when new). */
+/* The phase a sample line names: one seen lately (a cache in front of the keyed index, which a miss
+   falls back on), or found (added when new). */
 static int ttft_tpot__sample_phase(ttft_tpot__reader *r, unsigned long line, int role)
 {
-    const ttft_tpot__phase_slot *p = r->last_phase >= 0 ? &r->c->phase.slots[r->last_phase] : NULL;
-    if (p && p->role == role && r->len[0] < TTFT_TPOT_NAME_MAX && p->name[r->len[0]] == '\0' &&
-        memcmp(p->name, r->f[0], r->len[0]) == 0)
-        return r->last_phase;
-    return r->last_phase = ttft_tpot__phase_id(r, line, r->f[0], r->len[0], role);
+    const char *s = r->f[0];
+    size_t len = r->len[0];
+    int *at, id;
+    const ttft_tpot__phase_slot *p;
+    if (len == 0 || len >= TTFT_TPOT_NAME_MAX) /* refused by ttft_tpot__phase_id */
+        return ttft_tpot__phase_id(r, line, s, len, role);
+    at = &r->recent[(len * 7 + (unsigned char)s[0] * 3 + (unsigned char)s[len - 1]) & 63];
+    p = *at ? &r->c->phase.slots[*at - 1] : NULL;
+    if (p && p->role == role && p->name[len] == '\0' && memcmp(p->name, s, len) == 0)
+        return *at - 1;
+    if ((id = ttft_tpot__phase_id(r, line, s, len, role)) >= 0)
+        *at = id + 1;
+    return id;
 }
 
 /* A steady sample of a bounded phase, into the phase's pending histogram (its first sample is kept
@@ -4420,7 +4437,6 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     r->errlen = errlen;
     r->name = name ? name : "(trace)";
     r->old = ttft_tpot__mark_of(c);
-    r->last_phase = -1;
     rc = ttft_tpot__read_header(r);
     while (rc == TTFT_TPOT_OK && (nf = ttft_tpot__record(r, &line)) != 0)
         rc = nf < 0 ? nf : ttft_tpot__read_row(r, nf, line);
