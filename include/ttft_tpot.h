@@ -99,6 +99,12 @@
      ttft_tpot_phase_bounded) keeps its steady samples in a fixed-size log-linear histogram: percentiles
      within TTFT_TPOT_HIST_MAX_REL_ERR (0.78%), min, max, sum and tokens exact; the reports mark them.
 
+   HASHING
+     Phase names and request ids are indexed with SipHash-1-3 under a key each collector draws at init
+     from the clock, its address, a stack address and the process id: ids crafted to collide cannot
+     be made without the key. At most half full, linear probing: 1.5 probes a lookup on average; with
+     the key known, the worst case is a scan of every entry (README: Hashing).
+
    CLOCK COST
      Init measures one read of the platform clock (median of 255); every report names the clock and
      that cost, and warns above 200 ns (a clock read that is a system call distorts short spans).
@@ -494,14 +500,16 @@ struct ttft_tpot {
 TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg);
 
 /* Set up c from cfg (NULL: defaults). Storage is cfg->buffer when given, else one allocation; recording
-   never allocates. A capacity or max_phases of 0 means the default (there is no empty collector).
+   never allocates (with cfg->grow, ttft_tpot_trace_read may: parts it outgrows move to allocations of
+   their own). A capacity or max_phases of 0 means the default (there is no empty collector). The key of
+   the name and id indexes is drawn here (README: Hashing).
    Returns OK; EINVAL (c NULL, capacity over UINT32_MAX, max_phases over 65535, hist_slots over
    max_phases); ENOMEM (allocation failed or buffer smaller than ttft_tpot_bytes_needed). On error c is
    zeroed, safe to free. The collector starts enabled. A zeroed collector (never set up, or freed)
    records nothing and reports empty; ttft_tpot_phase, trace_read and merge into it return EINVAL. */
 TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg);
 
-/* Release what init allocated; c is zeroed. NULL or an already freed collector: nothing happens. */
+/* Release what init (and a growing trace_read) allocated; c is zeroed. NULL or an already freed collector: nothing happens. */
 TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c);
 
 /* Empty c for a new interval: samples, histograms, requests and every count of what was lost go;
@@ -797,9 +805,12 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
    read: append a trace to c, warmup flags as written; a UTF-8 byte order mark and CRLF line ends
    are accepted. On malformed input returns EPARSE, writes "name:line: what is wrong" into err (err
    may be NULL; name NULL reads "(trace)"; every byte a terminal would not show as text escaped as
-   \xHH), and leaves c as it was. Samples past the capacity are counted as dropped. EINVAL (c or in
-   NULL), ENOMEM, EIO (read error; c as it was). A "# hist:" line needs a free histogram slot
-   (config.hist_slots) unless its phase is bounded already. */
+   \xHH), and leaves c as it was. Samples past the capacity are counted as dropped, unless c grows
+   (config.grow: the samples, histograms and request tables are enlarged as the trace needs). A
+   bounded phase's steady samples go to its histogram (its first and its warmup samples stay exact).
+   One pass over the input in 1 MiB blocks (a pipe works), plus 1 MiB of buffer while reading.
+   EINVAL (c or in NULL), ENOMEM, EIO (read error; c as it was). A "# hist:" line needs a free
+   histogram slot (config.hist_slots) unless its phase is bounded already or c grows. */
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out);
 TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen);
 
@@ -1076,21 +1087,26 @@ typedef struct ttft_tpot__scan {
     size_t n;
 } ttft_tpot__scan;
 
+/* Add v to s (s->n counts it). */
+static void ttft_tpot__scan_one(ttft_tpot__scan *s, uint64_t v)
+{
+    if (s->n++ == 0)
+        s->mn = s->mx = v;
+    s->lo += v;
+    s->hi += s->lo < v; /* carry */
+    s->mn = v < s->mn ? v : s->mn;
+    s->mx = v > s->mx ? v : s->mx;
+}
+
 /* Add x[0, n) to s, and to the bucket counters slot (NULL: none). */
 static void ttft_tpot__scan_add(ttft_tpot__scan *s, const uint64_t *x, size_t n, uint32_t *slot)
 {
     size_t i;
-    if (s->n == 0 && n)
-        s->mn = s->mx = x[0];
     for (i = 0; i < n; i++) {
-        s->lo += x[i];
-        s->hi += s->lo < x[i]; /* carry */
-        s->mn = x[i] < s->mn ? x[i] : s->mn;
-        s->mx = x[i] > s->mx ? x[i] : s->mx;
+        ttft_tpot__scan_one(s, x[i]);
         if (slot)
             slot[ttft_tpot__fine_index(x[i])]++;
     }
-    s->n += n;
 }
 
 /* Exact percentiles of a large x[0, n), narrowed: slot[] (its values' bucket counts) tells the bucket
@@ -2556,9 +2572,11 @@ static int ttft_tpot__set_of(const ttft_tpot *c, const ttft_tpot_sample *s, int 
 }
 
 /* A phase's statistics and its steady view, from x[0, m): its steady samples, then its warm ones.
-   An exact phase's steady samples are scanned once for both. */
+   An exact phase's steady samples are scanned once for both; pre: that scan, already made while the
+   samples were gathered (its bucket counts in w->nw.slot), or NULL. */
 static void ttft_tpot__finish_phase(const ttft_tpot *c, ttft_tpot__work *w, uint64_t *x, size_t m, size_t warm,
-                                    int phase, ttft_tpot_stats *st, ttft_tpot_stats *steady)
+                                    int phase, const ttft_tpot__scan *pre, ttft_tpot_stats *st,
+                                    ttft_tpot_stats *steady)
 {
     ttft_tpot__scan s;
     uint32_t *slot = m - warm >= TTFT_TPOT__NARROW_MIN ? w->nw.slot : NULL; /* none for small sets */
@@ -2569,9 +2587,13 @@ static void ttft_tpot__finish_phase(const ttft_tpot *c, ttft_tpot__work *w, uint
         return;
     }
     memset(&s, 0, sizeof s);
-    if (slot)
-        memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
-    ttft_tpot__scan_add(&s, x, m - warm, slot);
+    if (pre) {
+        s = *pre;
+    } else {
+        if (slot)
+            memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
+        ttft_tpot__scan_add(&s, x, m - warm, slot);
+    }
     ttft_tpot__finish_scan(x, &s, slot, w->nw.mark, steady);
     if (warm == 0) { /* the same set: its figures, the phase's counts */
         *st = *steady;
@@ -2590,15 +2612,24 @@ static void ttft_tpot__finish_phase(const ttft_tpot *c, ttft_tpot__work *w, uint
 static void ttft_tpot__sets(const ttft_tpot *c, ttft_tpot__work *w, int by_phase, const size_t *count, size_t *at,
                             ttft_tpot_stats *st, ttft_tpot_stats *steady, unsigned n)
 {
-    unsigned lo = 0, hi, k;
+    unsigned lo = 0, hi, j;
     for (; lo < n; lo = hi) {
-        size_t off = 0, i;
+        size_t off = 0, i, most = TTFT_TPOT__NARROW_MIN - 1;
+        int big = -1; /* the largest phase: its steady samples are scanned as they are gathered */
+        ttft_tpot__scan scan;
         for (hi = lo; hi < n && off + count[hi] <= w->cap; hi++) { /* steady samples first, then warm */
             at[hi] = off;
             at[n + hi] = off + count[hi] - (by_phase ? st[hi].warmup_n : 0);
             off += count[hi];
+            if (by_phase && at[n + hi] - at[hi] > most) {
+                most = at[n + hi] - at[hi];
+                big = (int)hi;
+            }
         }
         TTFT_TPOT_ASSERT(hi > lo); /* the work area holds the largest set */
+        memset(&scan, 0, sizeof scan);
+        if (big >= 0)
+            memset(w->nw.slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *w->nw.slot);
         for (i = 0; off && i < c->store.n; i++) {
             const ttft_tpot_sample *s = &c->store.samples[i];
             int set = ttft_tpot__set_of(c, s, by_phase), warm = by_phase && s->warmup;
@@ -2608,11 +2639,20 @@ static void ttft_tpot__sets(const ttft_tpot *c, ttft_tpot__work *w, int by_phase
             st[set].tokens += s->tokens;
             if (by_phase && !warm)
                 steady[set].tokens += s->tokens;
+            if (set == big && !warm) {
+                ttft_tpot__scan_one(&scan, s->dur_ns);
+                w->nw.slot[ttft_tpot__fine_index(s->dur_ns)]++;
+            }
         }
-        for (k = lo; k < hi; k++) { /* at[n + k] is now the end of k's slice */
-            uint64_t *x = w->x + at[n + k] - count[k];
+        for (j = 0; j <= hi - lo; j++) { /* big first, while w->nw.slot holds its counts; then the rest */
+            unsigned k = j == 0 ? (unsigned)big : lo + j - 1;
+            uint64_t *x;
+            if (j == 0 ? big < 0 : (int)k == big)
+                continue;
+            x = w->x + at[n + k] - count[k]; /* at[n + k] is now the end of k's slice */
             if (by_phase)
-                ttft_tpot__finish_phase(c, w, x, count[k], st[k].warmup_n, (int)k, &st[k], &steady[k]);
+                ttft_tpot__finish_phase(c, w, x, count[k], st[k].warmup_n, (int)k, (int)k == big ? &scan : NULL,
+                                        &st[k], &steady[k]);
             else
                 ttft_tpot__finish_set(c, w, x, count[k], -1, k == 2 ? TTFT_TPOT_ROLE_E2E : (int)k, &st[k]);
         }

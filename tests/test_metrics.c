@@ -136,9 +136,15 @@ static double sorted_pct_ms(uint64_t *v, size_t n, unsigned p)
     return ((double)v[k] + (k + 1 < n ? (h - (double)k) * (double)(v[k + 1] - v[k]) : 0.0)) / 1e6;
 }
 
+/* Whether sample i goes to the second decode phase: none (split 0), a third (1), two thirds (2). */
+static int second_phase(int split, size_t i)
+{
+    return split == 1 ? i % 3 == 2 : split == 2 ? i % 3 != 2 : 0;
+}
+
 /* The report's own path for large sets (narrowed, a phase and its steady view from one gather, TPOT
    taken from the only decode phase, or gathered from two) against sorting: a cold step of 1 s, then
-   N steady steps, in one decode phase and then split over two. */
+   N steady steps, in one decode phase, then split over two (the larger first, then second). */
 static void report_selection_matches_sorting(void **state)
 {
     enum { N = 20011 };
@@ -157,35 +163,44 @@ static void report_selection_matches_sorting(void **state)
                      : shape == 1 ? 3000000 + (seed >> 33) % 500000           /* a spread */
                                   : (seed >> 20) + ((seed >> 60) ? 0 : 1000 * MS); /* wide, a heavy tail */
         }
-        for (split = 0; split < 2; split++) {
+        for (split = 0; split < 3; split++) {
             ttft_tpot c;
             ttft_tpot_config cfg = {0};
             jc_value doc;
             char path[64];
             unsigned k;
             int d[2];
-            cfg.capacity = N + 2;
+            cfg.capacity = 2 * N + 200;
             assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
             d[0] = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
             d[1] = ttft_tpot_phase(&c, "decode_big", TTFT_TPOT_ROLE_DECODE);
             for (i = 0; i <= N; i++) /* the second phase's first call is warmup too */
-                assert_int_equal(ttft_tpot_record(&c, d[split && i % 3 == 2], all[i], 1), TTFT_TPOT_OK);
+                assert_int_equal(ttft_tpot_record(&c, d[second_phase(split, i)], all[i], 1), TTFT_TPOT_OK);
             /* an e2e phase of its own, whose figures the report takes from it while TPOT is gathered */
             assert_int_equal(ttft_tpot_record(&c, ttft_tpot_phase(&c, "generate", TTFT_TPOT_ROLE_E2E), 5 * MS, 1),
                              TTFT_TPOT_OK);
+            for (i = 0; i < N + 100; i++) /* a larger kernel phase: both decode phases fit one gather */
+                assert_int_equal(ttft_tpot_record(&c, ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL), 7, 0),
+                                 TTFT_TPOT_OK);
             json_of(&c, &doc);
             for (k = 0; k < 4; k++) { /* TPOT: every steady decode sample */
                 size_t m = 0;
                 for (i = 1; i <= N; i++)
-                    if (!(split && i == 2))
+                    if (!(split && i == 2)) /* split: 0 and 2 are each phase's first call */
                         v[m++] = all[i];
                 snprintf(path, sizeof path, "tpot.%s", keys[k]);
                 assert_near(num_at(&doc, path), sorted_pct_ms(v, m, ps[k]), HALF_NS_MS);
                 m = 0; /* the phase decode_step, warmup included */
                 for (i = 0; i <= N; i++)
-                    if (!(split && i % 3 == 2))
+                    if (!second_phase(split, i))
                         v[m++] = all[i];
                 assert_near(num_at(phase_named(&doc, "decode_step"), keys[k]), sorted_pct_ms(v, m, ps[k]), HALF_NS_MS);
+                for (i = 0, m = 0; split && i <= N; i++) /* and decode_big */
+                    if (second_phase(split, i))
+                        v[m++] = all[i];
+                if (split)
+                    assert_near(num_at(phase_named(&doc, "decode_big"), keys[k]), sorted_pct_ms(v, m, ps[k]),
+                                HALF_NS_MS);
             }
             jc_free(&doc);
             ttft_tpot_free(&c);
