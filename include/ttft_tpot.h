@@ -1117,8 +1117,8 @@ static void ttft_tpot__narrowed_pcts(uint64_t *x, size_t n, const uint32_t *slot
                                      uint64_t *out_ns)
 {
     uint64_t rank[8], val[8], t;
-    size_t cum = 0, below = 0, m = 0, from = 0, i;
-    unsigned kept[8], nk = 0, b = 0, r, j;
+    size_t cum = 0, below = 0, m = 0, from = 0, i, j;
+    unsigned kept[8] = {0}, nk = 0, b = 0, r;
     for (j = 0; j < 4; j++) { /* ranks floor(h) and floor(h)+1 of each percentile, ascending */
         uint64_t h = (uint64_t)(n - 1) * ttft_tpot__pcts[j];
         rank[2 * j] = h / 100;
@@ -1497,11 +1497,11 @@ static uint64_t ttft_tpot__siphash(const uint64_t *k, const void *s, size_t len,
         m = i + 8 <= len ? 0 : (uint64_t)len << 56;
         for (j = 0; j < 8 && i + j < len; j++)
             m |= (uint64_t)p[i + j] << (8 * j); /* little-endian on every host */
-        if (i + 8 > len)
-            i = len; /* the last word: the loop ends after it */
         v[3] ^= m;
         ttft_tpot__sipround(v, c_rounds);
         v[0] ^= m;
+        if (i + 8 > len)
+            break; /* that was the last word */
     }
     v[2] ^= 0xff;
     ttft_tpot__sipround(v, d_rounds);
@@ -2226,7 +2226,7 @@ static int ttft_tpot__hists_grow(ttft_tpot *c, size_t need)
 static int ttft_tpot__requests_grow(ttft_tpot *c)
 {
     ttft_tpot__request_table *q = &c->req;
-    size_t max = q->max, ev = q->max_events;
+    size_t max, ev;
     uint32_t *index;
     unsigned r, slots;
     void *p;
@@ -2359,15 +2359,19 @@ static void ttft_tpot__clock_of(ttft_tpot *c, const ttft_tpot_config *cfg)
    collector's address, a stack address and the process id, mixed under a fixed key. */
 static void ttft_tpot__key_of(ttft_tpot *c)
 {
-    static const uint64_t mix[2] = {0x0123456789abcdefull, 0xfedcba9876543210ull};
-    uint64_t seed[4];
-    seed[0] = ttft_tpot_now();
-    seed[1] = (uint64_t)(uintptr_t)c;
-    seed[2] = (uint64_t)(uintptr_t)&seed;
-    seed[3] = TTFT_TPOT__PID();
-    c->key[0] = ttft_tpot__siphash(mix, seed, sizeof seed, 2, 4);
-    seed[0] ^= c->key[0];
-    c->key[1] = ttft_tpot__siphash(mix, seed, sizeof seed, 2, 4);
+    static const uint64_t mix[2][2] = {{0x0123456789abcdefull, 0xfedcba9876543210ull},
+                                       {0x0f1e2d3c4b5a6978ull, 0x8796a5b4c3d2e1f0ull}};
+    uint64_t part[4];
+    unsigned char seed[32];
+    unsigned i;
+    part[0] = ttft_tpot_now();
+    part[1] = (uint64_t)(uintptr_t)c;
+    part[2] = (uint64_t)(uintptr_t)&part;
+    part[3] = TTFT_TPOT__PID();
+    for (i = 0; i < 32; i++)
+        seed[i] = (unsigned char)(part[i / 8] >> (8 * (i % 8)));
+    c->key[0] = ttft_tpot__siphash(mix[0], seed, sizeof seed, 2, 4);
+    c->key[1] = ttft_tpot__siphash(mix[1], seed, sizeof seed, 2, 4);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
@@ -2635,7 +2639,7 @@ static void ttft_tpot__sets(const ttft_tpot *c, ttft_tpot__work *w, int by_phase
             int set = ttft_tpot__set_of(c, s, by_phase), warm = by_phase && s->warmup;
             if (set < (int)lo || set >= (int)hi || !count[set]) /* 0: a set taken from elsewhere */
                 continue;
-            w->x[at[warm ? n + set : set]++] = s->dur_ns;
+            w->x[at[warm ? n + (unsigned)set : (unsigned)set]++] = s->dur_ns;
             st[set].tokens += s->tokens;
             if (by_phase && !warm)
                 steady[set].tokens += s->tokens;
@@ -4316,7 +4320,7 @@ static int ttft_tpot__sample_phase(ttft_tpot__reader *r, unsigned long line, int
     const ttft_tpot__phase_slot *p;
     if (len == 0 || len >= TTFT_TPOT_NAME_MAX) /* refused by ttft_tpot__phase_id */
         return ttft_tpot__phase_id(r, line, s, len, role);
-    at = &r->recent[(len * 7 + (unsigned char)s[0] * 3 + (unsigned char)s[len - 1]) & 63];
+    at = &r->recent[(len * 7 + (size_t)(unsigned char)s[0] * 3 + (unsigned char)s[len - 1]) & 63];
     p = *at ? &r->c->phase.slots[*at - 1] : NULL;
     if (p && p->role == role && p->name[len] == '\0' && memcmp(p->name, s, len) == 0)
         return *at - 1;
