@@ -286,6 +286,45 @@ static void growing_collector_reads_everything(void **state)
     ttft_tpot_free(&grow);
 }
 
+/* Lines longer than the reader's 1 MiB block: a comment is skipped (the lines after it keep their
+   numbers), a directive is refused, a record is refused as too long; the collector as it was. */
+static void lines_longer_than_a_block(void **state)
+{
+    enum { LONG = 1536 * 1024 };
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char *text = (char *)malloc(LONG + 256), err[256];
+    const char *head = "phase,role,start_ns,dur_ns,tokens,warmup\n";
+    size_t at;
+    (void)state;
+    cfg.grow = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    at = (size_t)sprintf(text, "%s#", head);
+    memset(text + at, 'x', LONG);
+    at += LONG;
+    at += (size_t)sprintf(text + at, "\nd,decode,0,5,1,0\nd,decode,0,x,1,0\n");
+    assert_int_equal(trace_text(&c, text, at, "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "t:4: dur_ns is not an unsigned 64-bit integer: x");
+    assert_int_equal(trace_text(&c, text, at - 17, "t", err, sizeof err), TTFT_TPOT_OK); /* without the bad line */
+    assert_int_equal(counts(&c).samples, 1);
+    at = (size_t)sprintf(text, "%s# phase: kernel,", head);
+    memset(text + at, 'y', LONG);
+    at += LONG;
+    text[at++] = '\n';
+    assert_int_equal(trace_text(&c, text, at, "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "t:2: directive too long, or with a NUL byte: # phase: ");
+    at = (size_t)sprintf(text, "%s", head);
+    memset(text + at, 'z', LONG);
+    at += LONG;
+    text[at++] = '\n';
+    assert_int_equal(trace_text(&c, text, at, "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "t:2: field too long");
+    assert_int_equal(counts(&c).samples, 1);
+    assert_int_equal(counts(&c).phases, 1);
+    free(text);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +336,7 @@ int main(void)
         cmocka_unit_test(more_lines_than_capacity_are_dropped),
         cmocka_unit_test(malformed_lines),
         cmocka_unit_test(growing_collector_reads_everything),
+        cmocka_unit_test(lines_longer_than_a_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
