@@ -59,6 +59,39 @@ static void spans_allocate_nothing(void **state)
     assert_int_equal(allocs, frees);
 }
 
+/* a's trace read into a tiny growing collector (bounded or not), so that every table grows: all of it,
+   or (ENOMEM) none of it. */
+static void grow_into(const ttft_tpot *a, int bounded)
+{
+    ttft_tpot g;
+    ttft_tpot_config cfg = {0};
+    FILE *t = tmpfile();
+    int rc;
+    assert_non_null(t);
+    assert_int_equal(ttft_tpot_trace_write(a, t), TTFT_TPOT_OK);
+    cfg.grow = 1;
+    cfg.capacity = 2;
+    cfg.max_requests = 1;
+    cfg.max_request_events = 1;
+    cfg.bounded = bounded;
+    cfg.hist_slots = 1;
+    if (ttft_tpot_init(&g, &cfg) == TTFT_TPOT_OK) {
+        rewind(t);
+        rc = ttft_tpot_trace_read(&g, t, "g", NULL, 0);
+        if (rc == TTFT_TPOT_OK) {
+            assert_int_equal(counts(&g).requests, counts(a).requests);
+            assert_int_equal(counts(&g).dropped, 0);
+            if (!bounded)
+                assert_int_equal(counts(&g).samples, counts(a).samples);
+        } else {
+            assert_int_equal(rc, TTFT_TPOT_ENOMEM);
+            assert_int_equal(counts(&g).samples + counts(&g).phases + counts(&g).requests, 0);
+        }
+        ttft_tpot_free(&g);
+    }
+    fclose(t);
+}
+
 /* Every call that allocates, with its k-th allocation failing: ENOMEM (or OK when the allocation
    was an optimisation it can do without), never a crash, a wrong figure or a leak. Returns whether
    there was a k-th allocation to fail. */
@@ -121,6 +154,8 @@ static int run_with_failure(long k)
     STEP_WRITES(ttft_tpot_report_json(&a, out));
     rewind(f);
     STEP(ttft_tpot_trace_read(&a, f, "t", NULL, 0));
+    grow_into(&a, 0);
+    grow_into(&a, 1);
     cfg.capacity = 4;
     if (ttft_tpot_init(&b, &cfg) == TTFT_TPOT_OK) {
         ttft_tpot_record(&b, ttft_tpot_phase(&b, "d", TTFT_TPOT_ROLE_DECODE), 7, 1);
