@@ -75,6 +75,7 @@ static void grow_into(const ttft_tpot *a, int bounded)
     cfg.max_request_events = 1;
     cfg.bounded = bounded;
     cfg.hist_slots = 1;
+    cfg.timeline = !bounded; /* start times grow with the samples */
     if (ttft_tpot_init(&g, &cfg) == TTFT_TPOT_OK) {
         rewind(t);
         rc = ttft_tpot_trace_read(&g, t, "g", NULL, 0);

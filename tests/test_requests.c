@@ -129,6 +129,9 @@ static void request_calls_refused(void **state)
     assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 250, 1), TTFT_TPOT_EREQUEST); /* before its last */
     assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 300, 0), TTFT_TPOT_EINVAL);   /* no token */
     assert_int_equal(ttft_tpot_request_submit(&c, "bad\n"), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_request_submit(&c, "0123456789012345678901234567890123456789012345678901234567890123"),
+                     TTFT_TPOT_ENAME); /* 64 bytes */
+    assert_int_equal(ttft_tpot_request_tokens(&c, "", 1), TTFT_TPOT_ENAME);
     assert_int_equal(ttft_tpot_request_submit(&c, NULL), TTFT_TPOT_EINVAL);
     assert_int_equal(ttft_tpot_request_submit(NULL, "x"), TTFT_TPOT_EINVAL);
     assert_int_equal(counts(&c).rejected, 4);

@@ -119,18 +119,20 @@ static void accepted_variants(void **state)
 {
     static const char text[] = "# comment\r\n" H "\r\n\"x,\"\"y\"\"\",kernel,1,2,0,0\r\n"
                                "# another\n\nd,decode,0,18446744073709551615,4294967295,1\n"
+                               "d,decode,00000000000000000000007,3,1,0\n" /* leading zeros */
                                "d,decode,0,3,1,0"; /* CRLF, blank lines, no final newline */
     ttft_tpot c;
     char err[256];
     (void)state;
     assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
     assert_int_equal(trace_text(&c, text, sizeof text - 1, "t", err, sizeof err), TTFT_TPOT_OK);
-    assert_int_equal(counts(&c).samples, 3);
+    assert_int_equal(counts(&c).samples, 4);
     assert_string_equal(ttft_tpot_phase_name(&c, 0), "x,\"y\"");
     assert_int_equal(sample(&c, 1).dur_ns, UINT64_MAX);
     assert_int_equal(sample(&c, 1).tokens, UINT32_MAX);
     assert_int_equal(sample(&c, 1).warmup, 1);
-    assert_int_equal(sample(&c, 2).warmup, 0); /* as written, not re-derived */
+    assert_int_equal(sample(&c, 2).dur_ns, 3);
+    assert_int_equal(sample(&c, 3).warmup, 0); /* as written, not re-derived */
     ttft_tpot_free(&c);
 }
 
@@ -167,6 +169,7 @@ static void malformed_lines(void **state)
         {H "a,decode,1,-2,1,0\n", 0, "t:2: dur_ns is not"},
         {H "a,decode,1,+2,1,0\n", 0, "t:2: dur_ns is not"},
         {H "a,decode,1,18446744073709551616,1,0\n", 0, "t:2: dur_ns is not"},
+        {H "a,decode,1,000000000000000000001x,1,0\n", 0, "t:2: dur_ns is not"}, /* 20 characters and more */
         {H "a,decode,1,2,4294967296,0\n", 0, "t:2: tokens is not an unsigned 32-bit integer"},
         {H "a,decode,1,2,1.5,0\n", 0, "t:2: tokens is not"},
         {H "a,fancy,1,2,1,0\n", 0, "t:2: unknown role: fancy"},
@@ -325,6 +328,32 @@ static void lines_longer_than_a_block(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A live collector made with config.grow, its store grown by a trace: recording goes on storing up
+   to the new capacity, and drops past it, as it always did. */
+static void recording_after_a_trace_grew_the_store(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char err[256];
+    int d, i;
+    (void)state;
+    cfg.grow = 1;
+    cfg.capacity = 2;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
+    assert_int_equal(ttft_tpot_record(&c, d, 5, 1), TTFT_TPOT_OK); /* its first call opens the inline path */
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,6,1,0\nd,decode,0,7,1,0\n",
+                               "t", err, sizeof err),
+                     TTFT_TPOT_OK); /* 3 samples: the store grows to 4 */
+    assert_int_equal(ttft_tpot_record(&c, d, 8, 1), TTFT_TPOT_OK);
+    for (i = 0; i < 3; i++)
+        assert_int_equal(ttft_tpot_record(&c, d, 9, 1), TTFT_TPOT_EFULL); /* recording never grows it */
+    assert_int_equal(counts(&c).samples, 4);
+    assert_int_equal(counts(&c).dropped, 3);
+    assert_int_equal(sample(&c, 3).dur_ns, 8);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -337,6 +366,7 @@ int main(void)
         cmocka_unit_test(malformed_lines),
         cmocka_unit_test(growing_collector_reads_everything),
         cmocka_unit_test(lines_longer_than_a_block),
+        cmocka_unit_test(recording_after_a_trace_grew_the_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
