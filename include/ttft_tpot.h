@@ -226,7 +226,20 @@ typedef struct ttft_tpot_stats {
     uint64_t pct_ns[4]; /* p50, p90, p95, p99 to the nearest ns in integer arithmetic: exact where the
                            doubles above lose bits (past 2^53 ns); from a histogram, its rounded figure */
     int approx; /* 1: percentiles and mean from a histogram, within TTFT_TPOT_HIST_MAX_REL_ERR */
+    uint64_t ci_ns[3][2]; /* 95% intervals of p50, p90, p99: [lo, hi] in ns (ttft_tpot_ci95_ranks) */
+    int has_ci[3];        /* 0: too few values for that interval (ttft_tpot_ci95_min_n says how many) */
 } ttft_tpot_stats;
+
+/* The distribution-free 95% interval of the p-th percentile (0 < p < 100) of n values: the order
+   statistics x(lo) and x(hi) (1-based ranks, smallest first), with B ~ Binomial(n, p/100), lo the
+   largest rank with P(B < lo) <= 0.025 and hi the smallest with P(B >= hi) <= 0.025, so that
+   P(x(lo) <= true percentile <= x(hi)) >= 95% for independent samples. Returns 1, or 0 when n is too
+   small for either end (no lo >= 1, or no hi <= n). Exact binomial tails, no libm. */
+TTFT_TPOT_DEF int ttft_tpot_ci95_ranks(uint64_t n, unsigned p, uint64_t *lo, uint64_t *hi);
+
+/* The smallest n for which ttft_tpot_ci95_ranks has an interval of the p-th percentile (p50: 6,
+   p90: 36, p99: 368); 0 for p outside 1..99. */
+TTFT_TPOT_DEF uint64_t ttft_tpot_ci95_min_n(unsigned p);
 
 /* floor(log2(v)), v > 0. */
 static inline unsigned ttft_tpot__log2(uint64_t v)
@@ -1037,22 +1050,74 @@ static void ttft_tpot__interp(uint64_t v, uint64_t next, uint64_t f, double *out
     *out_ns = v + f * (gap / 100) + (f * (gap % 100) + 50) / 100;
 }
 
-/* Percentile p (integer, 0..100) of x[0, n); x[0, *from) already holds the values below every
-   earlier, smaller percentile's rank, so each call selects only in the part still unordered. */
-static void ttft_tpot__pct(uint64_t *x, size_t n, size_t *from, unsigned p, double *out, uint64_t *out_ns)
+/* The values at ranks rank[0, nr) (0-based, ascending) of x[0, n) into val; x is reordered. Each
+   selection runs above the last rank's, whose value is then in place. */
+static void ttft_tpot__select_ranks(uint64_t *x, size_t n, const uint64_t *rank, size_t nr, uint64_t *val)
 {
-    uint64_t h = (uint64_t)(n - 1) * p, v, next;
-    size_t k = (size_t)(h / 100), i;
-    ttft_tpot__select(x, *from, n, k);
-    *from = k;
-    v = next = x[k];
-    if (h % 100 != 0 && k + 1 < n) {
-        next = x[k + 1];
-        for (i = k + 2; i < n; i++)
-            if (x[i] < next)
-                next = x[i];
+    size_t from = 0, r;
+    for (r = 0; r < nr; r++) {
+        ttft_tpot__select(x, from, n, (size_t)rank[r]);
+        from = (size_t)rank[r];
+        val[r] = x[from];
     }
-    ttft_tpot__interp(v, next, h % 100, out, out_ns);
+}
+
+/* Binomial(n, q) weights relative to the mode's (r = q / (1 - q)), walked from the mode down (dir
+   -1) or up (+1) while above 1e-30 of it: returns their sum; *end: the last index taken, *w_end its
+   weight. w(i + 1) / w(i) = (n - i) / (i + 1) * r. */
+static double ttft_tpot__binom_side(uint64_t n, double r, uint64_t mode, int dir, uint64_t *end, double *w_end)
+{
+    double w = 1, sum = 0, next;
+    uint64_t i = mode;
+    for (; dir < 0 ? i > 0 : i < n; i = dir < 0 ? i - 1 : i + 1) {
+        next = w * (dir < 0 ? (double)i / ((double)(n - i + 1) * r) : (double)(n - i) * r / (double)(i + 1));
+        if (next < 1e-30)
+            break;
+        w = next;
+        sum += w;
+    }
+    *end = i;
+    *w_end = w;
+    return sum;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_ci95_ranks(uint64_t n, unsigned p, uint64_t *lo, uint64_t *hi)
+{
+    double q = p / 100.0, r = q / (1.0 - q), total, w, w_b, cum = 0;
+    uint64_t mode, a, b, i;
+    int have_lo, have_hi = 0;
+    if (!lo || !hi || n == 0 || p == 0 || p >= 100)
+        return 0;
+    mode = (uint64_t)((double)(n + 1) * q);
+    mode = mode > n ? n : mode;
+    total = 1 + ttft_tpot__binom_side(n, r, mode, -1, &a, &w) + ttft_tpot__binom_side(n, r, mode, 1, &b, &w_b);
+    have_lo = a > 0; /* below a the weights are negligible: P(B <= a - 1) <= 0.025 */
+    *lo = a;
+    for (i = a;; i++) { /* cum = P(B <= i), from a up */
+        cum += w;
+        if (cum / total <= 0.025) { /* B < i + 1 */
+            have_lo = 1;
+            *lo = i + 1;
+        }
+        if (cum / total >= 0.975) { /* P(B >= i + 1) <= 0.025 */
+            have_hi = i + 1 <= n;
+            *hi = i + 1;
+            break;
+        }
+        if (i == b)
+            break;
+        w *= (double)(n - i) * r / (double)(i + 1);
+    }
+    return have_lo && have_hi;
+}
+
+TTFT_TPOT_DEF uint64_t ttft_tpot_ci95_min_n(unsigned p)
+{
+    uint64_t n, lo, hi;
+    for (n = 1; p > 0 && p < 100 && n < 100000; n++)
+        if (ttft_tpot_ci95_ranks(n, p, &lo, &hi))
+            return n;
+    return 0;
 }
 
 static const unsigned ttft_tpot__pcts[4] = {50, 90, 95, 99};
@@ -1070,6 +1135,7 @@ static void ttft_tpot__set_pcts(ttft_tpot_stats *st, const double *v, const uint
    (values under 2048 exact), so the bucket of a rank holds few values. */
 #define TTFT_TPOT__FINE_BUCKETS 56320u
 #define TTFT_TPOT__NARROW_MIN 4096 /* sets this large are narrowed; smaller ones selected whole */
+#define TTFT_TPOT__MAX_RANKS 14    /* a set's order statistics: 4 percentiles x 2, 3 intervals x 2 */
 
 static unsigned ttft_tpot__fine_index(uint64_t v)
 {
@@ -1109,29 +1175,24 @@ static void ttft_tpot__scan_add(ttft_tpot__scan *s, const uint64_t *x, size_t n,
     }
 }
 
-/* Exact percentiles of a large x[0, n), narrowed: slot[] (its values' bucket counts) tells the bucket
-   of every rank needed; the values of those buckets are swapped to the front of x (x keeps its
-   values, in another order), and selection runs over them alone, each rank shifted down by the
-   values of the buckets left out below it. mark: TTFT_TPOT__FINE_BUCKETS bytes of scratch. */
-static void ttft_tpot__narrowed_pcts(uint64_t *x, size_t n, const uint32_t *slot, unsigned char *mark, double *out,
-                                     uint64_t *out_ns)
+/* The values at ranks rank[0, nr) (ascending) of a large x[0, n), narrowed: slot[] (its values'
+   bucket counts) tells the bucket of every rank; the values of those buckets are swapped to the front
+   of x (x keeps its values, in another order), and selection runs over them alone, each rank shifted
+   down by the values of the buckets left out below it. mark: TTFT_TPOT__FINE_BUCKETS bytes, all 0. */
+static void ttft_tpot__narrowed_ranks(uint64_t *x, size_t n, const uint32_t *slot, unsigned char *mark,
+                                      const uint64_t *rank, size_t nr, uint64_t *val)
 {
-    uint64_t rank[8], val[8], t;
-    size_t cum = 0, below = 0, m = 0, from = 0, i, j;
-    unsigned kept[8] = {0}, nk = 0, b = 0, r;
-    for (j = 0; j < 4; j++) { /* ranks floor(h) and floor(h)+1 of each percentile, ascending */
-        uint64_t h = (uint64_t)(n - 1) * ttft_tpot__pcts[j];
-        rank[2 * j] = h / 100;
-        rank[2 * j + 1] = h / 100 + 1 < n ? h / 100 + 1 : h / 100;
-    }
-    for (r = 0; r < 8; r++) { /* walk the buckets once: the bucket of each rank is kept */
+    uint64_t shifted[TTFT_TPOT__MAX_RANKS], t;
+    size_t cum = 0, below = 0, m = 0, i, j, r;
+    unsigned kept[TTFT_TPOT__MAX_RANKS] = {0}, nk = 0, b = 0;
+    for (r = 0; r < nr; r++) { /* walk the buckets once: the bucket of each rank is kept */
         for (; cum + slot[b] <= rank[r]; b++) {
             below += nk && kept[nk - 1] == b ? 0 : slot[b];
             cum += slot[b];
         }
         if (nk == 0 || kept[nk - 1] != b)
             kept[nk++] = b;
-        rank[r] -= below;
+        shifted[r] = rank[r] - below;
     }
     for (j = 0; j < nk; j++)
         mark[kept[j]] = 1;
@@ -1143,25 +1204,61 @@ static void ttft_tpot__narrowed_pcts(uint64_t *x, size_t n, const uint32_t *slot
         }
     for (j = 0; j < nk; j++)
         mark[kept[j]] = 0;
-    for (r = 0; r < 8; r++) { /* ascending ranks: each selection runs above the last */
-        ttft_tpot__select(x, from, m, (size_t)rank[r]);
-        from = (size_t)rank[r];
-        val[r] = x[from];
-    }
-    for (j = 0; j < 4; j++)
-        ttft_tpot__interp(val[2 * j], val[2 * j + 1], (uint64_t)(n - 1) * ttft_tpot__pcts[j] % 100, &out[j],
-                          &out_ns[j]);
+    ttft_tpot__select_ranks(x, m, shifted, nr, val);
 }
 
-/* min, max, total, mean and percentiles of x[0, n) from its scan s (slot: its bucket counts, NULL
-   when the set was too small to count); x is reordered. n and tokens are the caller's. */
-static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const uint32_t *slot, unsigned char *mark,
-                              ttft_tpot_stats *st)
+static const unsigned ttft_tpot__ci_pcts[3] = {50, 90, 99};
+
+/* Percentiles and 95% intervals of x[0, n) (n > 0) into st; x is reordered. The ranks they need
+   (floor(h) and the next for each percentile, then each interval's two order statistics) are
+   sorted, selected in one sweep, and handed back. slot: x's bucket counts (narrowing), or NULL. */
+static void ttft_tpot__order_stats(uint64_t *x, size_t n, const uint32_t *slot, unsigned char *mark,
+                                   ttft_tpot_stats *st)
 {
-    size_t from = 0;
+    uint64_t rank[TTFT_TPOT__MAX_RANKS], val[TTFT_TPOT__MAX_RANKS], got[TTFT_TPOT__MAX_RANKS], lo, hi, t;
+    unsigned who[TTFT_TPOT__MAX_RANKS], nr = 0, i, j, w;
     double v[4];
     uint64_t v_ns[4];
-    unsigned j;
+    for (j = 0; j < 4; j++) { /* who: 2j and 2j + 1 the percentiles', 8 + 2j and 9 + 2j the intervals' */
+        uint64_t h = (uint64_t)(n - 1) * ttft_tpot__pcts[j];
+        rank[nr] = h / 100;
+        who[nr++] = 2 * j;
+        rank[nr] = h / 100 + 1 < n ? h / 100 + 1 : h / 100;
+        who[nr++] = 2 * j + 1;
+    }
+    for (j = 0; j < 3; j++)
+        if ((st->has_ci[j] = ttft_tpot_ci95_ranks(n, ttft_tpot__ci_pcts[j], &lo, &hi)) != 0) {
+            rank[nr] = lo - 1;
+            who[nr++] = 8 + 2 * j;
+            rank[nr] = hi - 1;
+            who[nr++] = 9 + 2 * j;
+        }
+    for (i = 1; i < nr; i++) /* insertion sort of the few ranks, carrying who */
+        for (j = i; j > 0 && rank[j - 1] > rank[j]; j--) {
+            t = rank[j], rank[j] = rank[j - 1], rank[j - 1] = t;
+            w = who[j], who[j] = who[j - 1], who[j - 1] = w;
+        }
+    if (slot)
+        ttft_tpot__narrowed_ranks(x, n, slot, mark, rank, nr, val);
+    else
+        ttft_tpot__select_ranks(x, n, rank, nr, val);
+    for (i = 0; i < nr; i++)
+        got[who[i]] = val[i];
+    for (j = 0; j < 4; j++)
+        ttft_tpot__interp(got[2 * j], got[2 * j + 1], (uint64_t)(n - 1) * ttft_tpot__pcts[j] % 100, &v[j], &v_ns[j]);
+    ttft_tpot__set_pcts(st, v, v_ns);
+    for (j = 0; j < 3; j++)
+        if (st->has_ci[j]) {
+            st->ci_ns[j][0] = got[8 + 2 * j];
+            st->ci_ns[j][1] = got[9 + 2 * j];
+        }
+}
+
+/* min, max, total, mean, percentiles and intervals of x[0, n) from its scan s (slot: its bucket
+   counts, NULL when the set was too small to count); x is reordered. n and tokens are the caller's. */
+static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const uint32_t *slot, unsigned char *mark,
+                                   ttft_tpot_stats *st)
+{
     st->n = s->n;
     if (s->n == 0)
         return;
@@ -1169,12 +1266,7 @@ static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const 
     st->max_ns = s->mx;
     st->total_ns = (double)s->hi * TTFT_TPOT__TWO64 + (double)s->lo;
     st->mean_ns = st->total_ns / (double)s->n;
-    if (slot)
-        ttft_tpot__narrowed_pcts(x, s->n, slot, mark, v, v_ns);
-    else
-        for (j = 0; j < 4; j++)
-            ttft_tpot__pct(x, s->n, &from, ttft_tpot__pcts[j], &v[j], &v_ns[j]);
-    ttft_tpot__set_pcts(st, v, v_ns);
+    ttft_tpot__order_stats(x, s->n, slot, mark, st);
 }
 
 /* Scratch of the exact statistics: fine bucket counters and marks. */
@@ -1255,6 +1347,13 @@ static void ttft_tpot__hist_fill(const ttft_tpot_hist *h, ttft_tpot_stats *st)
     st->pct_ns[1] = ttft_tpot__round_ns(st->p90_ns);
     st->pct_ns[2] = ttft_tpot__round_ns(st->p95_ns);
     st->pct_ns[3] = ttft_tpot__round_ns(st->p99_ns);
+    for (i = 0; i < 3; i++) { /* the intervals' order statistics, read back as the rest are */
+        uint64_t lo, hi;
+        if ((st->has_ci[i] = ttft_tpot_ci95_ranks(st->n, ttft_tpot__ci_pcts[i], &lo, &hi)) != 0) {
+            st->ci_ns[i][0] = ttft_tpot__round_ns(ttft_tpot__hist_rank(h, lo - 1));
+            st->ci_ns[i][1] = ttft_tpot__round_ns(ttft_tpot__hist_rank(h, hi - 1));
+        }
+    }
 }
 
 static void ttft_tpot__narrow_free(const ttft_tpot *c, ttft_tpot__narrow *nw)
@@ -1911,6 +2010,8 @@ static void ttft_tpot__unscale(ttft_tpot_stats *st, uint64_t scale)
     st->max_ns = st->max_ns / scale + (st->max_ns % scale >= (scale + 1) / 2);
     for (j = 0; j < 4; j++)
         st->pct_ns[j] = st->pct_ns[j] / scale + (st->pct_ns[j] % scale >= (scale + 1) / 2);
+    for (j = 0; j < 6; j++)
+        st->ci_ns[j / 2][j % 2] = st->ci_ns[j / 2][j % 2] / scale + (st->ci_ns[j / 2][j % 2] % scale >= (scale + 1) / 2);
     st->total_ns /= (double)scale;
     st->mean_ns /= (double)scale;
     st->p50_ns /= (double)scale;
@@ -2976,10 +3077,38 @@ static void ttft_tpot__text_head(const ttft_tpot *c, const ttft_tpot_summary *s,
 }
 
 /* The two TTFT lines. */
+/* Percentile k of ttft_tpot__ci_pcts (0 p50, 1 p90, 2 p99) of st in unit ns, with its 95% interval:
+   "3.22 [3.19, 3.25]", or "3.87 [CI needs n>=368]". */
+static const char *ttft_tpot__with_ci(char *buf, size_t len, const ttft_tpot_stats *st, int k, double unit)
+{
+    const double v[3] = {st->p50_ns, st->p90_ns, st->p99_ns};
+    char a[32], b[32], d[32];
+    ttft_tpot__num(a, sizeof a, "%.2f", v[k] / unit);
+    if (st->has_ci[k])
+        snprintf(buf, len, "%s [%s, %s]", a, ttft_tpot__num(b, sizeof b, "%.2f", (double)st->ci_ns[k][0] / unit),
+                 ttft_tpot__num(d, sizeof d, "%.2f", (double)st->ci_ns[k][1] / unit));
+    else
+        snprintf(buf, len, "%s [CI needs n>=%llu]", a, (unsigned long long)ttft_tpot_ci95_min_n(ttft_tpot__ci_pcts[k]));
+    return buf;
+}
+
+/* The 95% interval of percentile k of ttft_tpot__ci_pcts as durations, "[161.2 ms, 161.9 ms]", or
+   "needs n>=6". */
+static const char *ttft_tpot__ci_text(char *buf, size_t len, const ttft_tpot_stats *st, int k)
+{
+    char a[32], b[32];
+    if (st->has_ci[k])
+        snprintf(buf, len, "[%s, %s]", ttft_tpot__dur(a, sizeof a, (double)st->ci_ns[k][0]),
+                 ttft_tpot__dur(b, sizeof b, (double)st->ci_ns[k][1]));
+    else
+        snprintf(buf, len, "needs n>=%llu", (unsigned long long)ttft_tpot_ci95_min_n(ttft_tpot__ci_pcts[k]));
+    return buf;
+}
+
 static void ttft_tpot__text_ttft(const ttft_tpot_summary *s, FILE *out)
 {
     const ttft_tpot_stats *t = &s->ttft_steady;
-    char a[32], b[32], d[32], e[32];
+    char a[32], b[32], d[32], e[32], ci[80];
     if (s->has_ttft_first)
         fprintf(out, "TTFT (first request)  : %-11s %s\n", ttft_tpot__dur(a, sizeof a, (double)s->ttft_first_ns),
                 s->ttft_first_warmup ? "(incl. one-time warmup)"
@@ -2987,10 +3116,10 @@ static void ttft_tpot__text_ttft(const ttft_tpot_summary *s, FILE *out)
     else
         fprintf(out, "TTFT (first request)  : n/a         (no prefill-role sample)\n");
     if (t->n)
-        fprintf(out, "TTFT (steady, p50)    : %-11s (n=%llu, p90 %s, p99 %s, mean %s%s)\n",
+        fprintf(out, "TTFT (steady, p50)    : %-11s (n=%llu, p90 %s, p99 %s, mean %s; p50 95%% CI %s%s)\n",
                 ttft_tpot__dur(a, sizeof a, t->p50_ns), (unsigned long long)t->n, ttft_tpot__dur(b, sizeof b, t->p90_ns),
                 ttft_tpot__dur(d, sizeof d, t->p99_ns), ttft_tpot__dur(e, sizeof e, t->mean_ns),
-                t->approx ? "; ~ within 0.8%: bounded histogram" : "");
+                ttft_tpot__ci_text(ci, sizeof ci, t, 0), t->approx ? "; ~ within 0.8%: bounded histogram" : "");
     else if (!s->has_ttft_first)
         fprintf(out, "TTFT (steady, p50)    : n/a         (no prefill-role sample)\n");
     else if (s->has_prefill_kernel)
@@ -3007,10 +3136,10 @@ static void ttft_tpot__text_decode(const ttft_tpot_summary *s, FILE *out)
 {
     const ttft_tpot_stats *t = &s->tpot;
     double unit = t->p99_ns >= 1e6 ? 1e6 : 1e3; /* ms/token as vLLM prints it; us under a millisecond */
-    char a[32], b[32];
+    char a[96], b[96];
     if (t->n)
-        fprintf(out, "TPOT (steady, p50/p99): %s / %s %s/token  (n=%llu, excl. %llu warmup step%s%s%s)\n",
-                ttft_tpot__num(a, sizeof a, "%.2f", t->p50_ns / unit), ttft_tpot__num(b, sizeof b, "%.2f", t->p99_ns / unit),
+        fprintf(out, "TPOT (steady, p50/p99): %s / %s %s/token  (n=%llu, excl. %llu warmup step%s; 95%% CI%s%s)\n",
+                ttft_tpot__with_ci(a, sizeof a, t, 0, unit), ttft_tpot__with_ci(b, sizeof b, t, 2, unit),
                 unit == 1e6 ? "ms" : "us", (unsigned long long)t->n, (unsigned long long)s->tpot_excluded,
                 s->tpot_excluded == 1 ? "" : "s", t->n < 100 ? "; p99 of fewer than 100 samples" : "",
                 t->approx ? "; ~ within 0.8%: bounded histogram" : "");
@@ -3207,6 +3336,20 @@ static void ttft_tpot__json_figures(FILE *out, const ttft_tpot_stats *st, const 
     }
     if (st->n)
         ttft_tpot__json_approx(out, st);
+    fputs(",\"ci95\":{", out);
+    for (k = 0; k < 3; k++) {
+        fprintf(out, k ? ",\"p%u\":" : "\"p%u\":", ttft_tpot__ci_pcts[k]);
+        if (!st->n || !st->has_ci[k]) {
+            fputs("null", out);
+            continue;
+        }
+        fputc('[', out);
+        ttft_tpot__json_ms_u64(out, st->ci_ns[k][0]);
+        fputc(',', out);
+        ttft_tpot__json_ms_u64(out, st->ci_ns[k][1]);
+        fputc(']', out);
+    }
+    fputc('}', out);
 }
 
 /* STATS = {"n":N,"mean":N,"p50":N,"p90":N,"p95":N,"p99":N,"min":N,"max":N,"total":N,

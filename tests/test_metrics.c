@@ -449,7 +449,9 @@ static void text_report_lines(void **state)
     assert_non_null(strstr(text, "TTFT (first request)  : 7.99 s      (incl. one-time warmup)"));
     assert_non_null(strstr(text, "prefill kernel alone: 1.92 s"));
     /* 50 51 52 53: p50 h = 1.5 -> 51.5; p99 h = 2.97 -> 52.97 */
-    assert_non_null(strstr(text, "TPOT (steady, p50/p99): 51.50 / 52.97 ms/token  (n=4, excl. 1 warmup step"));
+    /* 4 steady steps: too few for any 95% interval (p50 needs 6, p99 368) */
+    assert_non_null(strstr(text, "TPOT (steady, p50/p99): 51.50 [CI needs n>=6] / 52.97 [CI needs n>=368] ms/token  "
+                                 "(n=4, excl. 1 warmup step"));
     assert_non_null(strstr(text, "Output throughput     : 19.4 tok/s")); /* 4 / 0.206 s */
     assert_non_null(strstr(text, "e2e                   : 0.60 tok/s  (6 tokens / 10.00 s; incl. prefill and "
                                  "warmup, not a serving throughput)"));
@@ -496,6 +498,94 @@ static void statistics_objects_share_one_shape(void **state)
     ttft_tpot_free(&c);
 }
 
+/* 95% intervals of percentiles, by hand. B ~ Binomial(n, p); lo is the largest rank with
+   P(B < lo) <= 0.025, hi the smallest with P(B >= hi) <= 0.025.
+   n = 6, p50: P(B < 1) = 1/64 = 0.016, P(B < 2) = 7/64 = 0.109: lo = 1; by symmetry hi = 6.
+   n = 10, p50: P(B <= 1) = 11/1024 = 0.011, P(B <= 2) = 56/1024 = 0.055: lo = 2, hi = 9.
+   n = 5, p50: P(B < 1) = 1/32 = 0.031 > 0.025: none (p50 needs n >= 6).
+   n = 36, p90: P(B >= 36) = 0.9^36 = 0.0225 <= 0.025 and 0.9^35 = 0.025 (0.02503) is not: hi = 36;
+   n = 35 has no hi: p90 needs n >= 36. p99: 0.99^368 = 0.0247 and 0.99^367 = 0.0250 (0.02501): needs
+   n >= 368. */
+static void percentile_intervals_by_hand(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    uint64_t lo, hi;
+    int d, i;
+    char *text;
+    (void)state;
+    assert_true(ttft_tpot_ci95_ranks(6, 50, &lo, &hi) && lo == 1 && hi == 6);
+    assert_true(ttft_tpot_ci95_ranks(10, 50, &lo, &hi) && lo == 2 && hi == 9);
+    assert_false(ttft_tpot_ci95_ranks(5, 50, &lo, &hi));
+    assert_true(ttft_tpot_ci95_ranks(36, 90, &lo, &hi) && hi == 36);
+    assert_false(ttft_tpot_ci95_ranks(35, 90, &lo, &hi));
+    assert_false(ttft_tpot_ci95_ranks(0, 50, &lo, &hi));
+    assert_false(ttft_tpot_ci95_ranks(10, 0, &lo, &hi));
+    assert_false(ttft_tpot_ci95_ranks(10, 100, &lo, &hi));
+    assert_int_equal(ttft_tpot_ci95_min_n(50), 6);
+    assert_int_equal(ttft_tpot_ci95_min_n(90), 36);
+    assert_int_equal(ttft_tpot_ci95_min_n(99), 368);
+    assert_int_equal(ttft_tpot_ci95_min_n(0), 0);
+    /* a cold step, then steady steps of 10, 9, ..., 1 ms: p50 5.5 ms [x(2), x(9)] = [2, 9] ms */
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    assert_int_equal(ttft_tpot_record(&c, d, 500 * MS, 1), TTFT_TPOT_OK);
+    for (i = 10; i >= 1; i--)
+        assert_int_equal(ttft_tpot_record(&c, d, (uint64_t)i * MS, 1), TTFT_TPOT_OK);
+    json_of(&c, &doc);
+    assert_ms(&doc, "tpot.p50_ms", 5.5);
+    assert_ms(&doc, "tpot.ci95.p50.0", 2);
+    assert_ms(&doc, "tpot.ci95.p50.1", 9);
+    assert_true(is_null_at(&doc, "tpot.ci95.p90"));
+    assert_true(is_null_at(&doc, "tpot.ci95.p99"));
+    /* the phase, warmup included: 11 values 1..10 and 500; n = 11, p50: P(B <= 1) = 12/2048 = 0.006,
+       P(B <= 2) = 67/2048 = 0.033: lo = 2, hi = 10: [x(2), x(10)] = [2, 10] ms */
+    assert_ms(phase_named(&doc, "decode_step"), "ci95.p50.0", 2);
+    assert_ms(phase_named(&doc, "decode_step"), "ci95.p50.1", 10);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "TPOT (steady, p50/p99): 5.50 [2.00, 9.00] / 9.91 [CI needs n>=368] ms/token"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+/* The intervals' ranks against scipy.stats.binom (Debian's python3-scipy), over sizes that cross
+   every boundary; skipped with a message where it is not installed. */
+static void percentile_intervals_match_scipy(void **state)
+{
+    static const unsigned ps[3] = {50, 90, 99};
+    static const uint64_t ns[] = {5, 6, 7, 35, 36, 37, 100, 367, 368, 369, 1000, 4097, 123457};
+    FILE *f;
+    unsigned k, i;
+    (void)state;
+    if (shell("/usr/bin/python3 -c 'import scipy.stats' 2>/dev/null") != 0) {
+        print_message("no /usr/bin/python3 with scipy (Debian: apt-get install python3-scipy): SKIPPED\n");
+        skip();
+    }
+    f = fopen("ci95_mine.txt", "w");
+    assert_non_null(f);
+    for (i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        for (k = 0; k < 3; k++) {
+            uint64_t lo = 0, hi = 0;
+            int ok = ttft_tpot_ci95_ranks(ns[i], ps[k], &lo, &hi);
+            fprintf(f, "%llu %u %llu %llu\n", (unsigned long long)ns[i], ps[k], ok ? (unsigned long long)lo : 0ull,
+                    ok ? (unsigned long long)hi : 0ull);
+        }
+    fclose(f);
+    assert_int_equal(shell("/usr/bin/python3 -c '\n"
+                           "from scipy.stats import binom\n"
+                           "for line in open(\"ci95_mine.txt\"):\n"
+                           "    n, p, lo, hi = map(int, line.split())\n"
+                           "    q = p / 100\n"
+                           "    los = [j for j in range(1, n + 1) if binom.cdf(j - 1, n, q) <= 0.025]\n"
+                           "    his = [k for k in range(1, n + 1) if binom.sf(k - 1, n, q) <= 0.025]\n"
+                           "    want = (los[-1], his[0]) if los and his else (0, 0)\n"
+                           "    assert (lo, hi) == want, (n, p, lo, hi, want)\n"
+                           "' >ci95_scipy.out 2>&1"),
+                     0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -504,6 +594,8 @@ int main(void)
         cmocka_unit_test(percentiles_land_on_ranks),
         cmocka_unit_test(selection_matches_sorting),
         cmocka_unit_test(report_selection_matches_sorting),
+        cmocka_unit_test(percentile_intervals_by_hand),
+        cmocka_unit_test(percentile_intervals_match_scipy),
         cmocka_unit_test(tpot_excludes_step_zero),
         cmocka_unit_test(batched_tokens_raise_throughput_not_tpot),
         cmocka_unit_test(steady_ttft_after_a_warm_request),

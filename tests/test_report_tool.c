@@ -56,7 +56,7 @@ static void text_report_with_prefill_kernel(void **state)
     char *out, *err;
     (void)state;
     assert_int_equal(tool("--prefill-kernel prefill_fwd " TEST_VECTOR_DIR "/seed_npu_qwen3_14b.csv", &out, &err), 0);
-    assert_non_null(strstr(out, "TPOT (steady, p50/p99): 52.70 / 56.71 ms/token"));
+    assert_non_null(strstr(out, "TPOT (steady, p50/p99): 52.70 [52.40, 53.02] / 56.71 [CI needs n>=368] ms/token"));
     assert_non_null(strstr(out, "prefill kernel alone: 1.92 s"));
     free(out);
     free(err);

@@ -62,7 +62,9 @@ static void seed_text_report(void **state)
     assert_non_null(strstr(text, "TTFT (first request)  : 7.99 s      (incl. one-time warmup)"));
     assert_non_null(strstr(text, "TTFT (steady, p50)    : n/a         (no warmed-up prefill measured"));
     assert_non_null(strstr(text, "prefill kernel alone: 1.92 s)"));
-    assert_non_null(strstr(text, "TPOT (steady, p50/p99): 52.70 / 56.71 ms/token  (n=30, excl. 1 warmup step"));
+    /* p50 of 30: its interval is [x(10), x(21)] of the sorted steady steps */
+    assert_non_null(strstr(text, "TPOT (steady, p50/p99): 52.70 [52.40, 53.02] / 56.71 [CI needs n>=368] ms/token  "
+                                 "(n=30, excl. 1 warmup step"));
     assert_non_null(strstr(text, "Output throughput     : 18.9 tok/s  (decode-only, steady)"));
     assert_non_null(strstr(text, "e2e                   : 3.19 tok/s  (32 tokens / 10.02 s; incl. prefill and "
                                  "warmup, not a serving throughput)"));
