@@ -1269,6 +1269,28 @@ static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const 
     ttft_tpot__order_stats(x, s->n, slot, mark, st);
 }
 
+/* MSER-5 (White 1997): where the warmup of a series ends, measured. sum[0, m): the sums of its
+   consecutive batches of 5 values (Z_j = sum_j / 5; the argmin does not depend on the scale). For
+   d = 0 .. m/2, MSER(d) = sum over j > d of (Z_j - mean of Z_{d+1..m})^2 / (m - d)^2; returns the
+   smallest minimiser d*, in batches. The tail's mean and squared deviations are kept by Welford's
+   updates, from the last batch back, so nothing cancels. */
+static uint64_t ttft_tpot__mser5(const uint64_t *sum, uint64_t m)
+{
+    double mean = 0, m2 = 0, best = 0;
+    uint64_t d, k = 0, at = 0;
+    for (d = m; d-- > 0;) { /* the tail Z_{d+1..m} in 1-based terms is sum[d .. m) */
+        double z = (double)sum[d] / 5.0, delta = z - mean;
+        k++;
+        mean += delta / (double)k;
+        m2 += delta * (z - mean);
+        if (d <= m / 2 && (k == m - m / 2 || m2 / ((double)k * (double)k) <= best)) {
+            best = m2 / ((double)k * (double)k); /* <=: going back, the last tie is the smallest d */
+            at = d;
+        }
+    }
+    return at;
+}
+
 /* Scratch of the exact statistics: fine bucket counters and marks. */
 typedef struct ttft_tpot__narrow {
     uint32_t *slot;
@@ -2830,6 +2852,79 @@ static void ttft_tpot__summarize(const ttft_tpot *c, ttft_tpot__work *w, const s
     out->rejected = c->rejected;
 }
 
+/* A decode phase's warmup, measured: MSER-5 over its samples in call order, warmup included. */
+typedef struct ttft_tpot__steady_state {
+    int measured;          /* an exact decode-role phase (a bounded one's samples are not all kept) */
+    uint64_t truncation;   /* samples MSER-5 would cut, from the first */
+    int has_p50;           /* a sample is left after the cut */
+    double p50_ns;         /* their p50, and the same to the ns */
+    uint64_t p50_exact_ns;
+} ttft_tpot__steady_state;
+
+/* The p50 of phase's samples after the first cut of them (call order), into ss. */
+static void ttft_tpot__after_cut(const ttft_tpot *c, ttft_tpot__work *w, int phase, ttft_tpot__steady_state *ss)
+{
+    uint64_t seen = 0, rank[2], val[2], h;
+    size_t i, m = 0;
+    for (i = 0; i < c->store.n; i++)
+        if (c->store.samples[i].phase == phase && seen++ >= ss->truncation)
+            w->x[m++] = c->store.samples[i].dur_ns;
+    if ((ss->has_p50 = m > 0) == 0)
+        return;
+    h = (uint64_t)(m - 1) * 50;
+    rank[0] = h / 100;
+    rank[1] = h / 100 + 1 < m ? h / 100 + 1 : h / 100;
+    ttft_tpot__select_ranks(w->x, m, rank, 2, val);
+    ttft_tpot__interp(val[0], val[1], h % 100, &ss->p50_ns, &ss->p50_exact_ns);
+}
+
+/* Every exact decode-role phase's warmup, measured: one pass puts their batch sums (of 5 samples in
+   call order, saturating) in the work area, MSER-5 finds each cut, and a phase with a cut is gathered
+   again for its p50 after it. count: each phase's stored samples. OK or ENOMEM. */
+static int ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, const size_t *count,
+                                    const ttft_tpot_stats *ph, ttft_tpot__steady_state *ss)
+{
+    size_t np = c->phase.n, off = 0, i, *at;
+    uint64_t *run = (uint64_t *)TTFT_TPOT_MALLOC((np + 1) * (2 * sizeof *run + sizeof *at), c->alloc_user);
+    unsigned p;
+    if (!run)
+        return TTFT_TPOT_ENOMEM;
+    at = (size_t *)(void *)(run + 2 * (np + 1)); /* run: a batch's sum and count, a phase */
+    for (p = 0; p < np; p++) {
+        ss[p].measured = c->phase.slots[p].role == TTFT_TPOT_ROLE_DECODE && !c->phase.slots[p].hist;
+        at[p] = off;
+        off += ss[p].measured ? count[p] / 5 : 0;
+        run[2 * p] = run[2 * p + 1] = 0;
+    }
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        uint64_t *r = &run[2 * s->phase];
+        if (!ss[s->phase].measured)
+            continue;
+        r[0] = r[0] + s->dur_ns < r[0] ? UINT64_MAX : r[0] + s->dur_ns;
+        if (++r[1] == 5) {
+            w->x[at[s->phase]++] = r[0];
+            r[0] = r[1] = 0;
+        }
+    }
+    for (p = 0; p < np; p++)
+        if (ss[p].measured)
+            ss[p].truncation = 5 * ttft_tpot__mser5(w->x + at[p] - count[p] / 5, count[p] / 5);
+    TTFT_TPOT_FREE(run, c->alloc_user);
+    for (p = 0; p < np; p++) {
+        if (!ss[p].measured)
+            continue;
+        if (ss[p].truncation) { /* the batch sums are no longer needed: the work area is free */
+            ttft_tpot__after_cut(c, w, (int)p, &ss[p]);
+            continue;
+        }
+        ss[p].has_p50 = ph[p].n > 0;
+        ss[p].p50_ns = ph[p].p50_ns;
+        ss[p].p50_exact_ns = ph[p].pct_ns[0];
+    }
+    return TTFT_TPOT_OK;
+}
+
 /* Everything a report shows, computed before a byte of it is written: on ENOMEM nothing is written. */
 typedef struct ttft_tpot__figures {
     ttft_tpot_summary s;
@@ -2837,6 +2932,7 @@ typedef struct ttft_tpot__figures {
     int has_q;
     ttft_tpot_stats *ph;     /* per phase, warmup included */
     ttft_tpot_stats *steady; /* per phase, warmup excluded */
+    ttft_tpot__steady_state *ss; /* per phase: its warmup measured (decode-role phases) */
     unsigned *order;         /* the phases in report order */
 } ttft_tpot__figures;
 
@@ -2887,21 +2983,24 @@ static int ttft_tpot__figures_of(const ttft_tpot *c, ttft_tpot__figures *f, int 
     ttft_tpot__work w;
     int rc = TTFT_TPOT_ENOMEM;
     memset(f, 0, sizeof *f);
-    f->ph = (ttft_tpot_stats *)TTFT_TPOT_MALLOC(np * (2 * sizeof *f->ph + sizeof *f->order), c->alloc_user);
+    f->ph = (ttft_tpot_stats *)TTFT_TPOT_MALLOC(np * (2 * sizeof *f->ph + sizeof *f->ss + sizeof *f->order),
+                                                c->alloc_user);
     count = (size_t *)TTFT_TPOT_MALLOC(3 * np * sizeof *count, c->alloc_user); /* counts, then offsets */
     if (f->ph && count) {
-        memset(f->ph, 0, 2 * np * sizeof *f->ph);
+        memset(f->ph, 0, np * (2 * sizeof *f->ph + sizeof *f->ss));
         memset(count, 0, np * sizeof *count);
         f->steady = f->ph + np;
-        f->order = (unsigned *)(void *)(f->steady + np);
+        f->ss = (ttft_tpot__steady_state *)(void *)(f->steady + np);
+        f->order = (unsigned *)(void *)(f->ss + np);
         rc = ttft_tpot__work_init(c, &w, ttft_tpot__census(c, count, f));
     }
     if (rc == TTFT_TPOT_OK) {
         ttft_tpot__sets(c, &w, 1, count, count + np, f->ph, f->steady, c->phase.n);
         ttft_tpot__summarize(c, &w, count, f->ph, f->steady, &f->s);
+        rc = ttft_tpot__steady_states(c, &w, count, f->ph, f->ss);
         ttft_tpot__work_free(c, &w);
         f->has_q = requests && (c->req.n || c->req.dropped);
-        if (f->has_q)
+        if (f->has_q && rc == TTFT_TPOT_OK)
             rc = ttft_tpot_requests_summary(c, &f->q);
     }
     if (count)
@@ -3214,11 +3313,38 @@ static void ttft_tpot__text_rows(const ttft_tpot *c, const ttft_tpot_stats *ph, 
 }
 
 /* The text report: every figure, computed first, then written. */
+/* A decode phase whose measured warmup (MSER-5) runs past the samples flagged warmup: the line says
+   where, and the p50 with and without those samples (and whether that lies in the interval). */
+static void ttft_tpot__text_steady_states(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
+{
+    unsigned p;
+    for (p = 0; p < c->phase.n; p++) {
+        const ttft_tpot__steady_state *ss = &f->ss[p];
+        const ttft_tpot_stats *st = &f->steady[p];
+        uint64_t flagged = f->ph[p].warmup_n, past = ss->truncation - flagged;
+        char a[32], b[32], which[48];
+        if (!ss->measured || ss->truncation <= flagged || !st->n || !ss->has_p50)
+            continue;
+        if (flagged > 1)
+            snprintf(which, sizeof which, "%llu flagged", (unsigned long long)flagged);
+        else
+            snprintf(which, sizeof which, "%s", flagged ? "flagged one" : "first (none flagged)");
+        fprintf(out, "%s: MSER-5 puts the end of warmup at step %llu, %llu step%s after the %s; TPOT p50 %s with "
+                     "them, %s without%s\n",
+                c->phase.slots[p].name, (unsigned long long)ss->truncation, (unsigned long long)past,
+                past == 1 ? "" : "s", which, ttft_tpot__dur(a, sizeof a, st->p50_ns),
+                ttft_tpot__dur(b, sizeof b, ss->p50_ns),
+                st->has_ci[0] && ss->p50_exact_ns >= st->ci_ns[0][0] && ss->p50_exact_ns <= st->ci_ns[0][1]
+                    ? " (within the p50's 95% interval)" : "");
+    }
+}
+
 static void ttft_tpot__text(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
 {
     ttft_tpot__text_head(c, &f->s, out);
     ttft_tpot__text_ttft(&f->s, out);
     ttft_tpot__text_decode(&f->s, out);
+    ttft_tpot__text_steady_states(c, f, out);
     ttft_tpot__text_warnings(c, &f->s, out);
     if (f->has_q)
         ttft_tpot__text_serving(c, &f->q, out);
@@ -3462,6 +3588,23 @@ static void ttft_tpot__json_decode(const ttft_tpot_summary *s, FILE *out)
 }
 
 /* "phases": one object a phase, in order of first use. */
+/* ,"steady_state":{"flagged":N,"mser5_truncation":N,"p50_ms_after_truncation":N|null}, or null
+   where the samples are not all kept in call order (a bounded phase). */
+static void ttft_tpot__json_steady_state(FILE *out, const ttft_tpot__steady_state *ss, uint64_t flagged)
+{
+    if (!ss->measured) {
+        fputs(",\"steady_state\":null", out);
+        return;
+    }
+    fprintf(out, ",\"steady_state\":{\"flagged\":%llu,\"mser5_truncation\":%llu,\"p50_ms_after_truncation\":",
+            (unsigned long long)flagged, (unsigned long long)ss->truncation);
+    if (ss->has_p50)
+        ttft_tpot__json_ms_u64(out, ss->p50_exact_ns);
+    else
+        fputs("null", out);
+    fputc('}', out);
+}
+
 static void ttft_tpot__json_phases(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
 {
     unsigned q, p;
@@ -3474,6 +3617,8 @@ static void ttft_tpot__json_phases(const ttft_tpot *c, const ttft_tpot__figures 
                 ttft_tpot_role_name(c->phase.slots[p].role), (unsigned long long)t->n, (unsigned long long)t->warmup_n,
                 (unsigned long long)t->tokens);
         ttft_tpot__json_figures(out, t, "_ms");
+        if (c->phase.slots[p].role == TTFT_TPOT_ROLE_DECODE)
+            ttft_tpot__json_steady_state(out, &f->ss[p], t->warmup_n);
         fputc('}', out);
     }
     fputc(']', out);

@@ -586,6 +586,41 @@ static void percentile_intervals_match_scipy(void **state)
                      0);
 }
 
+/* MSER-5 by hand. A decode phase of 25 steps in batches of 5: 100, 50, 10, 12, 8 ms (the first step
+   is its first call, flagged). Batch means Z = 100, 50, 10, 12, 8; for d = 0..2:
+   d = 0: mean 36, squared deviations 4096 + 196 + 676 + 576 + 784 = 6328, / 5^2 = 253.1;
+   d = 1: mean 20, 900 + 100 + 64 + 144 = 1208, / 4^2 = 75.5;
+   d = 2: mean 10, 0 + 4 + 4 = 8, / 3^2 = 0.89: d* = 2, a cut of 10 steps, 9 past the flagged one.
+   p50 of the 24 steady steps (8 x5, 10 x5, 12 x5, 50 x5, 100 x4): h = 11.5, 12 ms; after the cut
+   (8 x5, 10 x5, 12 x5): h = 7, 10 ms. */
+static void steady_state_measured(void **state)
+{
+    static const uint64_t batch[5] = {100, 50, 10, 12, 8};
+    ttft_tpot c;
+    jc_value doc;
+    char *text;
+    int d, i;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < 25; i++)
+        assert_int_equal(ttft_tpot_record(&c, d, batch[i / 5] * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot__mser5((const uint64_t[]){500, 250, 50, 60, 40}, 5), 2);
+    assert_int_equal(ttft_tpot__mser5((const uint64_t[]){5, 5, 5}, 3), 0); /* ties: the smallest d */
+    assert_int_equal(ttft_tpot__mser5(NULL, 0), 0);
+    json_of(&c, &doc);
+    assert_ms(phase_named(&doc, "decode_step"), "steady_state.flagged", 1);
+    assert_ms(phase_named(&doc, "decode_step"), "steady_state.mser5_truncation", 10);
+    assert_ms(phase_named(&doc, "decode_step"), "steady_state.p50_ms_after_truncation", 10);
+    assert_ms(&doc, "tpot.p50_ms", 12); /* detection reports; the flags decide */
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "decode_step: MSER-5 puts the end of warmup at step 10, 9 steps after the flagged "
+                                 "one; TPOT p50 12.00 ms with them, 10.00 ms without"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -596,6 +631,7 @@ int main(void)
         cmocka_unit_test(report_selection_matches_sorting),
         cmocka_unit_test(percentile_intervals_by_hand),
         cmocka_unit_test(percentile_intervals_match_scipy),
+        cmocka_unit_test(steady_state_measured),
         cmocka_unit_test(tpot_excludes_step_zero),
         cmocka_unit_test(batched_tokens_raise_throughput_not_tpot),
         cmocka_unit_test(steady_ttft_after_a_warm_request),
