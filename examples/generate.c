@@ -401,6 +401,8 @@ int main(int argc, char **argv)
     for (run = 0; run < runs && status == 0; run++) {
         if (run < g.o.warmup_runs)
             ttft_tpot_warmup_begin(&g.tp);
+        else
+            ttft_tpot_run_begin(&g.tp); /* each measured generation is a run of its own */
         if (generate_once(&g, run) != 0) {
             fprintf(stderr, "generate: the backend failed (out of memory)\n");
             status = 1;

@@ -41,6 +41,7 @@
                                 only config.grow uses it, when a trace outgrows the collector.
      TTFT_TPOT_ASSERT(x)        checks internal invariants only, never run-time data. Default assert().
      TTFT_TPOT_NAME_MAX         bytes of a phase name including its NUL (default 64), in every file.
+     TTFT_TPOT_MAX_RUNS         runs a collector marks (ttft_tpot_run_begin; default 256), in every file.
 
    CLOCK
      Integer nanoseconds from a monotonic clock: Linux and other POSIX clock_gettime(CLOCK_MONOTONIC)
@@ -149,6 +150,9 @@
 
 #ifndef TTFT_TPOT_NAME_MAX
 #define TTFT_TPOT_NAME_MAX 64
+#endif
+#ifndef TTFT_TPOT_MAX_RUNS
+#define TTFT_TPOT_MAX_RUNS 256
 #endif
 
 #ifdef __cplusplus
@@ -505,6 +509,9 @@ struct ttft_tpot {
     int clock_from_trace;    /* clock_* describe the clock of the first trace read */
     ttft_tpot_slo slo;
     uint64_t key[2]; /* SipHash key of the name and id indexes, drawn at init (README: Hashing) */
+    size_t run_at[TTFT_TPOT_MAX_RUNS]; /* the first stored sample of each run (ttft_tpot_run_begin) */
+    unsigned runs;
+    uint64_t runs_dropped; /* run_begin calls past TTFT_TPOT_MAX_RUNS: their samples join the last run */
     uint64_t full_at[4]; /* the limits losses read from a trace met (capacity, max_requests,
                             max_request_events, max_shapes of the recording collector); 0: own */
 };
@@ -545,6 +552,8 @@ typedef struct ttft_tpot_counts {
     uint64_t dropped;   /* samples not stored: storage full */
     uint64_t rejected;  /* calls refused */
     uint64_t shapes_dropped, requests_dropped, requests_refused, events_lost; /* as in the reports */
+    unsigned runs;         /* marked (ttft_tpot_run_begin) */
+    uint64_t runs_dropped; /* not marked: TTFT_TPOT_MAX_RUNS reached */
 } ttft_tpot_counts;
 
 /* c's counts (all 0 for NULL or a zeroed collector). */
@@ -556,6 +565,13 @@ TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sa
 
 /* Turn recording on (nonzero) or off. Off: spans record nothing and read no clock. NULL: nothing. */
 TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on);
+
+/* Begin a run: the samples recorded from now on, until the next run begins, are one run of a repeated
+   generation, reported one by one and across runs (mean, sd, CV of steady TTFT p50, TPOT p50 and
+   output throughput). Samples before the first run belong to none (a warmup run, say). OK (also when
+   disabled: nothing is marked); EINVAL (c NULL); EFULL (TTFT_TPOT_MAX_RUNS runs already: not marked,
+   counted in runs_dropped, its samples join the last run). */
+TTFT_TPOT_DEF int ttft_tpot_run_begin(ttft_tpot *c);
 
 /* ---- Recording ------------------------------------------------------------------------------- */
 
@@ -1245,7 +1261,8 @@ static void ttft_tpot__order_stats(uint64_t *x, size_t n, const uint32_t *slot, 
     for (i = 0; i < nr; i++)
         got[who[i]] = val[i];
     for (j = 0; j < 4; j++)
-        ttft_tpot__interp(got[2 * j], got[2 * j + 1], (uint64_t)(n - 1) * ttft_tpot__pcts[j] % 100, &v[j], &v_ns[j]);
+        ttft_tpot__interp(got[2 * (size_t)j], got[2 * (size_t)j + 1], (uint64_t)(n - 1) * ttft_tpot__pcts[j] % 100, &v[j],
+                          &v_ns[j]);
     ttft_tpot__set_pcts(st, v, v_ns);
     for (j = 0; j < 3; j++)
         if (st->has_ci[j]) {
@@ -2238,6 +2255,17 @@ static int ttft_tpot__store_add(ttft_tpot__store *st, int phase, uint64_t start,
     return TTFT_TPOT_OK;
 }
 
+/* A run beginning at stored sample at: OK, or EFULL (counted). */
+static int ttft_tpot__run_mark(ttft_tpot *c, size_t at)
+{
+    if (c->runs == TTFT_TPOT_MAX_RUNS) {
+        c->runs_dropped++;
+        return TTFT_TPOT_EFULL;
+    }
+    c->run_at[c->runs++] = at;
+    return TTFT_TPOT_OK;
+}
+
 /* Append src's samples, their phases renumbered by map; what does not fit is counted, and so is
    what src dropped. */
 static void ttft_tpot__store_merge(ttft_tpot__store *dst, const ttft_tpot__store *src, const int *map)
@@ -2582,6 +2610,10 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     if (!map)
         return TTFT_TPOT_ENOMEM;
     ttft_tpot__phases_merge(dst, src, map);
+    for (k = 0; k < (int)src->runs; k++) /* src's runs, where its samples land */
+        (void)ttft_tpot__run_mark(dst, dst->store.n + src->run_at[k] < dst->store.capacity
+                                           ? dst->store.n + src->run_at[k] : dst->store.capacity);
+    dst->runs_dropped += src->runs_dropped;
     ttft_tpot__store_merge(&dst->store, &src->store, map);
     ttft_tpot__requests_merge(dst, src);
     dst->shape.dropped += src->shape.dropped;
@@ -2601,6 +2633,8 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
     ttft_tpot__requests_clear(c);
     c->shape.dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
     c->rejected = 0;
+    c->runs = 0;
+    c->runs_dropped = 0;
     memset(c->full_at, 0, sizeof c->full_at);
 }
 
@@ -2619,6 +2653,8 @@ TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
     k.requests_dropped = c->req.dropped;
     k.requests_refused = c->req.refused;
     k.events_lost = c->req.events_lost;
+    k.runs = c->runs;
+    k.runs_dropped = c->runs_dropped;
     return k;
 }
 
@@ -2630,6 +2666,15 @@ TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sa
     if (start_ns)
         *start_ns = c->store.starts ? c->store.starts[i] : 0;
     return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_run_begin(ttft_tpot *c)
+{
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    if (!c->enabled)
+        return TTFT_TPOT_OK;
+    return ttft_tpot__run_mark(c, c->store.n);
 }
 
 TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on)
@@ -2894,11 +2939,11 @@ static int ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, cons
         ss[p].measured = c->phase.slots[p].role == TTFT_TPOT_ROLE_DECODE && !c->phase.slots[p].hist;
         at[p] = off;
         off += ss[p].measured ? count[p] / 5 : 0;
-        run[2 * p] = run[2 * p + 1] = 0;
+        run[2 * (size_t)p] = run[2 * (size_t)p + 1] = 0;
     }
     for (i = 0; i < c->store.n; i++) {
         const ttft_tpot_sample *s = &c->store.samples[i];
-        uint64_t *r = &run[2 * s->phase];
+        uint64_t *r = &run[2 * (size_t)s->phase];
         if (!ss[s->phase].measured)
             continue;
         r[0] = r[0] + s->dur_ns < r[0] ? UINT64_MAX : r[0] + s->dur_ns;
@@ -2925,6 +2970,62 @@ static int ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, cons
     return TTFT_TPOT_OK;
 }
 
+/* Runs (ttft_tpot_run_begin): each run's headline figures, from its stored samples. */
+#define TTFT_TPOT__RUN_CV_FLAG 0.05 /* runs whose coefficient of variation passes 5% are flagged */
+enum { TTFT_TPOT__RUN_TTFT, TTFT_TPOT__RUN_TPOT, TTFT_TPOT__RUN_TOK_S };
+typedef struct ttft_tpot__runs {
+    unsigned n;
+    int bounded; /* a prefill or decode phase keeps steady samples in a histogram: no per-run figure */
+    double v[3][TTFT_TPOT_MAX_RUNS]; /* steady TTFT p50 (ns), TPOT p50 (ns), output tok/s */
+    unsigned char has[3][TTFT_TPOT_MAX_RUNS];
+} ttft_tpot__runs;
+
+/* The p50 of x[0, m) (reordered), m > 0. */
+static double ttft_tpot__p50(uint64_t *x, size_t m)
+{
+    uint64_t h = (uint64_t)(m - 1) * 50, rank[2], val[2], ns;
+    double v;
+    rank[0] = h / 100;
+    rank[1] = h / 100 + 1 < m ? h / 100 + 1 : h / 100;
+    ttft_tpot__select_ranks(x, m, rank, 2, val);
+    ttft_tpot__interp(val[0], val[1], h % 100, &v, &ns);
+    return v;
+}
+
+/* Each run's steady TTFT p50, TPOT p50 and output throughput: the runs' ranges are disjoint, so all
+   of them together read every stored sample twice. */
+static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot__runs *out)
+{
+    unsigned r, p;
+    out->n = c->runs;
+    out->bounded = 0;
+    for (p = 0; p < c->phase.n; p++)
+        out->bounded |= c->phase.slots[p].hist && c->phase.slots[p].role <= TTFT_TPOT_ROLE_DECODE &&
+                        c->phase.slots[p].hist->max_ns >= c->phase.slots[p].hist->min_ns;
+    for (r = 0; r < out->n; r++) {
+        size_t end = r + 1 < c->runs ? c->run_at[r + 1] : c->store.n, i, m;
+        uint64_t tokens = 0, hi = 0, lo = 0;
+        int role;
+        for (role = TTFT_TPOT_ROLE_PREFILL; role <= TTFT_TPOT_ROLE_DECODE; role++) {
+            for (i = c->run_at[r], m = 0; i < end; i++) {
+                const ttft_tpot_sample *s = &c->store.samples[i];
+                if (s->warmup || c->phase.slots[s->phase].role != role)
+                    continue;
+                w->x[m++] = s->dur_ns;
+                if (role == TTFT_TPOT_ROLE_DECODE) {
+                    tokens += s->tokens;
+                    lo += s->dur_ns;
+                    hi += lo < s->dur_ns;
+                }
+            }
+            out->has[role][r] = m > 0 && !out->bounded;
+            out->v[role][r] = m ? ttft_tpot__p50(w->x, m) : 0;
+        }
+        out->has[TTFT_TPOT__RUN_TOK_S][r] = out->has[TTFT_TPOT__RUN_TPOT][r] && (lo || hi);
+        out->v[TTFT_TPOT__RUN_TOK_S][r] = (double)tokens / (((double)hi * TTFT_TPOT__TWO64 + (double)lo) * 1e-9);
+    }
+}
+
 /* Everything a report shows, computed before a byte of it is written: on ENOMEM nothing is written. */
 typedef struct ttft_tpot__figures {
     ttft_tpot_summary s;
@@ -2934,6 +3035,7 @@ typedef struct ttft_tpot__figures {
     ttft_tpot_stats *steady; /* per phase, warmup excluded */
     ttft_tpot__steady_state *ss; /* per phase: its warmup measured (decode-role phases) */
     unsigned *order;         /* the phases in report order */
+    ttft_tpot__runs runs;
 } ttft_tpot__figures;
 
 /* One pass over the samples: each phase's count and warmup count, the phases in order of first use
@@ -2998,6 +3100,7 @@ static int ttft_tpot__figures_of(const ttft_tpot *c, ttft_tpot__figures *f, int 
         ttft_tpot__sets(c, &w, 1, count, count + np, f->ph, f->steady, c->phase.n);
         ttft_tpot__summarize(c, &w, count, f->ph, f->steady, &f->s);
         rc = ttft_tpot__steady_states(c, &w, count, f->ph, f->ss);
+        ttft_tpot__runs_of(c, &w, &f->runs);
         ttft_tpot__work_free(c, &w);
         f->has_q = requests && (c->req.n || c->req.dropped);
         if (f->has_q && rc == TTFT_TPOT_OK)
@@ -3339,11 +3442,87 @@ static void ttft_tpot__text_steady_states(const ttft_tpot *c, const ttft_tpot__f
     }
 }
 
+/* sqrt(v) for v >= 0, without libm: Newton's iteration from a power of two above it. */
+static double ttft_tpot__sqrt(double v)
+{
+    double x = 1;
+    int i;
+    if (!(v > 0))
+        return 0;
+    while (x * x < v)
+        x *= 2;
+    for (i = 0; i < 80; i++)
+        x = 0.5 * (x + v / x);
+    return x;
+}
+
+/* Mean, sd (n - 1) and coefficient of variation of figure k over the runs that have it: how many. */
+static unsigned ttft_tpot__across_runs(const ttft_tpot__runs *rs, int k, double *mean, double *sd, double *cv)
+{
+    unsigned r, n = 0;
+    double sum = 0, ss = 0;
+    for (r = 0; r < rs->n; r++)
+        if (rs->has[k][r]) {
+            sum += rs->v[k][r];
+            n++;
+        }
+    *mean = n ? sum / n : 0;
+    for (r = 0; r < rs->n; r++)
+        if (rs->has[k][r])
+            ss += (rs->v[k][r] - *mean) * (rs->v[k][r] - *mean);
+    *sd = n > 1 ? ttft_tpot__sqrt(ss / (n - 1)) : 0;
+    *cv = n > 1 && *mean > 0 ? *sd / *mean : 0;
+    return n;
+}
+
+/* Runs: each figure as mean +- sd (CV) across runs, then TPOT run by run, llama-bench style; a
+   warning when a CV passes TTFT_TPOT__RUN_CV_FLAG. */
+static void ttft_tpot__text_runs(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
+{
+    static const char *const what[3] = {"TTFT p50", "TPOT p50", "output"};
+    static const unsigned shown[3] = {TTFT_TPOT__RUN_TPOT, TTFT_TPOT__RUN_TOK_S, TTFT_TPOT__RUN_TTFT};
+    const ttft_tpot__runs *rs = &f->runs;
+    unsigned k, r, n[3], any = 0;
+    double mean[3], sd[3], cv[3];
+    char a[32], b[32], d[32];
+    if (!rs->n)
+        return;
+    for (k = 0; k < 3; k++)
+        n[k] = ttft_tpot__across_runs(rs, (int)k, &mean[k], &sd[k], &cv[k]);
+    fprintf(out, "Runs (%u)%*s: ", rs->n, rs->n < 10 ? 14 : rs->n < 100 ? 13 : 12, "");
+    for (k = 0; k < 3; k++) {
+        unsigned j = shown[k];
+        double unit = j == TTFT_TPOT__RUN_TOK_S ? 1 : 1e6;
+        if (!n[j])
+            continue;
+        fprintf(out, "%s%s %s +- %s %s (CV %s%%)", any++ ? ", " : "", what[j],
+                ttft_tpot__num(a, sizeof a, unit == 1 ? "%.1f" : "%.2f", mean[j] / unit),
+                ttft_tpot__num(b, sizeof b, unit == 1 ? "%.1f" : "%.2f", sd[j] / unit),
+                unit == 1 ? "tok/s" : "ms", ttft_tpot__num(d, sizeof d, "%.1f", cv[j] * 100));
+    }
+    fputs(rs->bounded ? "n/a (bounded phases keep no per-run samples)\n" : any ? "\n" : "n/a\n", out);
+    if (n[TTFT_TPOT__RUN_TPOT]) {
+        fputs("  TPOT p50 by run     :", out);
+        for (r = 0; r < rs->n; r++)
+            fprintf(out, " %s", rs->has[TTFT_TPOT__RUN_TPOT][r]
+                                    ? ttft_tpot__num(a, sizeof a, "%.2f", rs->v[TTFT_TPOT__RUN_TPOT][r] / 1e6) : "n/a");
+        fputs(" ms\n", out);
+    }
+    for (k = 0; k < 3; k++)
+        if (n[k] > 1 && cv[k] > TTFT_TPOT__RUN_CV_FLAG)
+            fprintf(out, "WARNING: the runs vary: %s CV %s%% (over 5%%): compare runs, not one figure\n", what[k],
+                    ttft_tpot__num(a, sizeof a, "%.1f", cv[k] * 100));
+    if (c->runs_dropped)
+        fprintf(out, "WARNING: %llu runs not marked (TTFT_TPOT_MAX_RUNS %u): their samples are in the last run\n",
+                (unsigned long long)c->runs_dropped, (unsigned)TTFT_TPOT_MAX_RUNS);
+}
+
 static void ttft_tpot__text(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
 {
     ttft_tpot__text_head(c, &f->s, out);
     ttft_tpot__text_ttft(&f->s, out);
     ttft_tpot__text_decode(&f->s, out);
+    ttft_tpot__text_runs(c, f, out);
     ttft_tpot__text_steady_states(c, f, out);
     ttft_tpot__text_warnings(c, &f->s, out);
     if (f->has_q)
@@ -3605,6 +3784,54 @@ static void ttft_tpot__json_steady_state(FILE *out, const ttft_tpot__steady_stat
     fputc('}', out);
 }
 
+/* A run figure: ms from ns for the first two, tok/s for the third; null when has is 0. */
+static void ttft_tpot__json_run_value(FILE *out, unsigned k, int has, double v)
+{
+    if (k < 2 && has)
+        ttft_tpot__json_ms(out, v);
+    else
+        ttft_tpot__json_num(out, has, v);
+}
+
+/* "runs":{"n":N,"dropped":N,"cv_flag":0.05,"ttft_steady_p50_ms":RUN,"tpot_p50_ms":RUN,
+   "output_tok_s":RUN}, RUN = {"mean":N,"sd":N|null,"cv":N|null,"flagged":B,"per_run":[N|null,...]} or
+   null when no run has the figure; "runs" is null when no run was marked. */
+static void ttft_tpot__json_runs(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
+{
+    static const char *const keys[3] = {"ttft_steady_p50_ms", "tpot_p50_ms", "output_tok_s"};
+    const ttft_tpot__runs *rs = &f->runs;
+    unsigned k, r;
+    if (!rs->n && !c->runs_dropped) {
+        fputs(",\"runs\":null", out);
+        return;
+    }
+    fprintf(out, ",\"runs\":{\"n\":%u,\"dropped\":%llu,\"cv_flag\":0.05", rs->n,
+            (unsigned long long)c->runs_dropped);
+    for (k = 0; k < 3; k++) {
+        double mean, sd, cv;
+        unsigned n = ttft_tpot__across_runs(rs, (int)k, &mean, &sd, &cv);
+        fprintf(out, ",\"%s\":", keys[k]);
+        if (!n) {
+            fputs("null", out);
+            continue;
+        }
+        fputs("{\"mean\":", out);
+        ttft_tpot__json_run_value(out, k, 1, mean);
+        fputs(",\"sd\":", out);
+        ttft_tpot__json_run_value(out, k, n > 1, sd);
+        fputs(",\"cv\":", out);
+        ttft_tpot__json_num(out, n > 1 && mean > 0, cv);
+        fprintf(out, ",\"flagged\":%s,\"per_run\":[", n > 1 && cv > TTFT_TPOT__RUN_CV_FLAG ? "true" : "false");
+        for (r = 0; r < rs->n; r++) {
+            if (r)
+                fputc(',', out);
+            ttft_tpot__json_run_value(out, k, rs->has[k][r], rs->v[k][r]);
+        }
+        fputs("]}", out);
+    }
+    fputc('}', out);
+}
+
 static void ttft_tpot__json_phases(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
 {
     unsigned q, p;
@@ -3639,6 +3866,7 @@ static void ttft_tpot__json(const ttft_tpot *c, const ttft_tpot__figures *f, FIL
             (unsigned long long)f->s.dropped, (unsigned long long)f->s.rejected, (unsigned long long)f->s.samples,
             (unsigned long long)c->shape.dropped);
     ttft_tpot__json_requests(c, f, out);
+    ttft_tpot__json_runs(c, f, out);
     ttft_tpot__json_phases(c, f, out);
     fputs("}\n", out);
 }
@@ -3888,8 +4116,9 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
 /* How far the tables were filled, to go back to when a trace is refused (samples past the store's n
    are never counted: they need nothing). */
 typedef struct ttft_tpot__mark {
-    unsigned phases, hists, requests;
+    unsigned phases, hists, requests, runs;
     size_t events;
+    uint64_t runs_dropped;
 } ttft_tpot__mark;
 
 static ttft_tpot__mark ttft_tpot__mark_of(const ttft_tpot *c)
@@ -3899,6 +4128,8 @@ static ttft_tpot__mark ttft_tpot__mark_of(const ttft_tpot *c)
     m.hists = c->hist.n;
     m.requests = c->req.n;
     m.events = c->req.n_events;
+    m.runs = c->runs;
+    m.runs_dropped = c->runs_dropped;
     return m;
 }
 
@@ -3909,6 +4140,8 @@ static void ttft_tpot__rollback(ttft_tpot *c, const ttft_tpot__mark *m)
         ttft_tpot__phase_index(c, 0);
     }
     c->hist.n = m->hists;
+    c->runs = m->runs;
+    c->runs_dropped = m->runs_dropped;
     if (c->req.n != m->requests || c->req.n_events != m->events)
         ttft_tpot__requests_rollback(c, m->requests, m->events);
 }
@@ -3939,13 +4172,14 @@ static const char ttft_tpot__header[] = "phase,role,start_ns,dur_ns,tokens,warmu
 /* The counts a "# counts:" line carries: what the collector lost, so a trace's report says it too. */
 #define TTFT_TPOT__COUNTS(X)                                                                          \
     X(dropped, store.dropped) X(rejected, rejected) X(shapes_dropped, shape.dropped)                  \
-    X(requests_dropped, req.dropped) X(requests_refused, req.refused) X(events_lost, req.events_lost)
+    X(requests_dropped, req.dropped) X(requests_refused, req.refused) X(events_lost, req.events_lost)  \
+    X(runs_dropped, runs_dropped)
 #define TTFT_TPOT__COUNT_NAME(name, field) #name,
 /* then the limits those losses met, which the warnings name (ttft_tpot.full_at) */
 static const char *const ttft_tpot__count_names[] = {TTFT_TPOT__COUNTS(TTFT_TPOT__COUNT_NAME) "capacity",
                                                      "max_requests", "max_request_events", "max_shapes"};
 #undef TTFT_TPOT__COUNT_NAME
-#define TTFT_TPOT__N_COUNTS 6u /* counts; the 4 limits follow */
+#define TTFT_TPOT__N_COUNTS 7u /* counts; the 4 limits follow */
 #define TTFT_TPOT__N_KEYS (sizeof ttft_tpot__count_names / sizeof ttft_tpot__count_names[0])
 
 /* A name as a CSV field: quoted when CSV would split it, or when it would read as a comment. */
@@ -4013,6 +4247,7 @@ static void ttft_tpot__write_directives(const ttft_tpot *c, FILE *out, int phase
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
 {
     size_t i;
+    unsigned run;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
     fputs("# ttft_tpot trace v1\n", out);
@@ -4020,8 +4255,13 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
         fprintf(out, "# clock: %s, %llu ns/read\n", c->clock_name, (unsigned long long)c->clock_read_ns);
     fprintf(out, "%s\n", ttft_tpot__header);
     ttft_tpot__write_directives(c, out, 1);
-    for (i = 0; i < c->store.n; i++) {
-        const ttft_tpot_sample *s = &c->store.samples[i];
+    for (i = 0, run = 0; i <= c->store.n; i++) {
+        const ttft_tpot_sample *s;
+        for (; run < c->runs && c->run_at[run] == i; run++) /* "# run:" where a run begins */
+            fputs("# run:\n", out);
+        if (i == c->store.n)
+            break;
+        s = &c->store.samples[i];
         ttft_tpot__csv_name(out, c->phase.slots[s->phase].name);
         fprintf(out, ",%s,%llu,%llu,%lu,%d\n", ttft_tpot_role_name(c->phase.slots[s->phase].role),
                 (unsigned long long)(c->store.starts ? c->store.starts[i] : 0), (unsigned long long)s->dur_ns,
@@ -4324,8 +4564,8 @@ static int ttft_tpot__read_counts(ttft_tpot__reader *r, unsigned long line, cons
             !ttft_tpot__u64(eq + 1, (size_t)(stop - eq - 1), k < TTFT_TPOT__N_COUNTS ? UINT64_MAX - r->counts[k] : UINT64_MAX, &v) ||
             (*stop && !stop[1]))
             return ttft_tpot__fail(r, line, "# counts: expected NAME=N ..., each name once, of ", "dropped rejected "
-                                   "shapes_dropped requests_dropped requests_refused events_lost capacity "
-                                   "max_requests max_request_events max_shapes");
+                                   "shapes_dropped requests_dropped requests_refused events_lost runs_dropped "
+                                   "capacity max_requests max_request_events max_shapes");
         seen |= 1u << k;
         if (k < TTFT_TPOT__N_COUNTS)
             r->counts[k] += v;
@@ -4347,6 +4587,10 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
     if (strncmp(text, " clock: ", 8) == 0) {
         if (!bad)
             ttft_tpot__clock_comment(r, text);
+        return TTFT_TPOT_OK;
+    }
+    if (strcmp(text, " run:") == 0) { /* a run begins at the next sample */
+        (void)ttft_tpot__run_mark(r->c, r->c->store.n + r->n);
         return TTFT_TPOT_OK;
     }
     for (k = 0; k < 4 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)

@@ -1,7 +1,9 @@
 /* The corners of the contract the other tests do not reach: every error name, UTF-8 edge cases,
    merge paths, defensive escaping, huge totals, stream errors, trace oddities. Selection here always
-   takes its sort fallback (TTFT_TPOT__SELECT_ROUNDS 0), so that path gives the same exact figures. */
+   takes its sort fallback (TTFT_TPOT__SELECT_ROUNDS 0), so that path gives the same exact figures; a
+   collector marks 2 runs at most here (TTFT_TPOT_MAX_RUNS), so the limit is reached. */
 #define TTFT_TPOT__SELECT_ROUNDS 0
+#define TTFT_TPOT_MAX_RUNS 2
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
 
@@ -240,6 +242,39 @@ static void trace_oddities(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Past TTFT_TPOT_MAX_RUNS runs (2 here): the run is not marked but counted, its samples join the last
+   run, the reports and the trace say so, and a trace's "# run:" lines past the limit count the same. */
+static void runs_past_the_limit(void **state)
+{
+    ttft_tpot c, back;
+    char *text, *trace, err[256];
+    int d, r;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
+    for (r = 0; r < 3; r++) {
+        assert_int_equal(ttft_tpot_run_begin(&c), r < 2 ? TTFT_TPOT_OK : TTFT_TPOT_EFULL);
+        ttft_tpot_record(&c, d, 5 * MS, 1);
+    }
+    assert_int_equal(counts(&c).runs, 2);
+    assert_int_equal(counts(&c).runs_dropped, 1);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 1 runs not marked (TTFT_TPOT_MAX_RUNS 2): their samples are in the last run"));
+    free(text);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "# counts: runs_dropped=1"));
+    assert_int_equal(ttft_tpot_init(&back, NULL), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&back, trace, "t", err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(counts(&back).runs, 2);
+    assert_int_equal(counts(&back).runs_dropped, 1);
+    assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# run:\n", "u", err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_int_equal(counts(&back).runs_dropped, 2);
+    free(trace);
+    ttft_tpot_free(&back);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +287,7 @@ int main(void)
         cmocka_unit_test(text_report_variants),
         cmocka_unit_test(streams_that_fail),
         cmocka_unit_test(trace_oddities),
+        cmocka_unit_test(runs_past_the_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -621,6 +621,74 @@ static void steady_state_measured(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Runs by hand. Before the first run: a warmup generation (no run). Three runs, each a steady prefill
+   and steady decode steps of 10/20/30, 12/22/32, 14/24/34 ms, 1 token each. TPOT p50 by run: 20, 22,
+   24 ms: mean 22, sd 2 (sqrt(8 / 2)), CV 2 / 22 = 0.0909, over 5%: flagged. Output by run: 3 tokens /
+   60, 66, 72 ms = 50, 45.4545, 41.6667 tok/s. TTFT p50 by run: 100, 110, 120 ms. The trace carries the
+   runs: its report gives the same. */
+static void runs_by_hand(void **state)
+{
+    ttft_tpot c, back;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char *text, *trace, err[256], *again;
+    int pre, dec, r, k;
+    (void)state;
+    cfg.timeline = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    dec = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    ttft_tpot_record(&c, pre, 500 * MS, 1); /* the first calls: warmup, before any run */
+    ttft_tpot_record(&c, dec, 90 * MS, 1);
+    for (r = 0; r < 3; r++) {
+        assert_int_equal(ttft_tpot_run_begin(&c), TTFT_TPOT_OK);
+        ttft_tpot_record(&c, pre, (uint64_t)(100 + 10 * r) * MS, 1);
+        for (k = 1; k <= 3; k++)
+            ttft_tpot_record(&c, dec, (uint64_t)(10 * k + 2 * r) * MS, 1);
+    }
+    assert_int_equal(counts(&c).runs, 3);
+    json_of(&c, &doc);
+    assert_ms(&doc, "runs.n", 3);
+    assert_ms(&doc, "runs.tpot_p50_ms.mean", 22);
+    assert_ms(&doc, "runs.tpot_p50_ms.sd", 2);
+    assert_near(num_at(&doc, "runs.tpot_p50_ms.cv"), 2.0 / 22, 1e-12);
+    assert_true(jc_get(&doc, "runs.tpot_p50_ms.flagged")->num == 1);
+    assert_ms(&doc, "runs.tpot_p50_ms.per_run.1", 22);
+    assert_near(num_at(&doc, "runs.output_tok_s.per_run.0"), 50, 1e-9);
+    assert_near(num_at(&doc, "runs.output_tok_s.per_run.1"), 3 / 0.066, 1e-9);
+    assert_near(num_at(&doc, "runs.output_tok_s.per_run.2"), 3 / 0.072, 1e-9);
+    assert_ms(&doc, "runs.ttft_steady_p50_ms.mean", 110);
+    assert_ms(&doc, "runs.ttft_steady_p50_ms.sd", 10);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "Runs (3)              : TPOT p50 22.00 +- 2.00 ms (CV 9.1%), output 45.7 +- 4.2 tok/s "
+                                 "(CV 9.1%), TTFT p50 110.00 +- 10.00 ms (CV 9.1%)\n"));
+    assert_non_null(strstr(text, "  TPOT p50 by run     : 20.00 22.00 24.00 ms\n"));
+    assert_non_null(strstr(text, "WARNING: the runs vary: TPOT p50 CV 9.1% (over 5%)"));
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "# run:\n"));
+    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&back, trace, "t", err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(counts(&back).runs, 3);
+    again = capture(&back, ttft_tpot_report_json);
+    free(text);
+    text = capture(&c, ttft_tpot_report_json);
+    assert_string_equal(again, text); /* the report of the trace is the live report, runs included */
+    assert_int_equal(ttft_tpot_merge(&back, &c), TTFT_TPOT_OK); /* c's runs follow back's, shifted */
+    assert_int_equal(counts(&back).runs, 6);
+    ttft_tpot_clear(&c);
+    assert_int_equal(counts(&c).runs, 0);
+    assert_int_equal(ttft_tpot_run_begin(NULL), TTFT_TPOT_EINVAL);
+    ttft_tpot_enable(&c, 0);
+    assert_int_equal(ttft_tpot_run_begin(&c), TTFT_TPOT_OK); /* disabled: nothing marked */
+    assert_int_equal(counts(&c).runs, 0);
+    free(text);
+    free(again);
+    free(trace);
+    ttft_tpot_free(&back);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -632,6 +700,7 @@ int main(void)
         cmocka_unit_test(percentile_intervals_by_hand),
         cmocka_unit_test(percentile_intervals_match_scipy),
         cmocka_unit_test(steady_state_measured),
+        cmocka_unit_test(runs_by_hand),
         cmocka_unit_test(tpot_excludes_step_zero),
         cmocka_unit_test(batched_tokens_raise_throughput_not_tpot),
         cmocka_unit_test(steady_ttft_after_a_warm_request),
