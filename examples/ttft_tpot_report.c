@@ -3,12 +3,15 @@
 
    usage: ttft_tpot_report [--json | --prometheus] [--slo ttft=MS,tpot=MS,e2e=MS] [--chrome-trace OUT.json]
                            [--prefill-kernel NAME] [--bounded] TRACE...
+          ttft_tpot_report --compare [--json] [--alpha A] BASE NEW
+          ttft_tpot_report --compare [--json] [--alpha A] --base TRACE [--base TRACE...] --new TRACE...
    Each TRACE is read once, in one pass ("-": standard input), so pipes and FIFOs work. Exit status: 0 report
    printed, 1 bad input (file:line: message on stderr, nothing on stdout), 2 bad usage. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
 
 #include "cli.h"
+#include "compare.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -28,6 +31,12 @@ static const char usage_text[] =
     "  --prefill-kernel NAME  show kernel phase NAME as the lower bound of steady TTFT\n"
     "  --bounded              keep each phase's steady samples in a histogram: memory stays the same\n"
     "                         for a trace of any length; percentiles within 0.78%, marked approximate\n"
+    "  --compare              compare two sides: BASE NEW, or the traces given with --base and --new\n"
+    "                         (each repeatable): medians with 95% intervals, the change, the two-sided\n"
+    "                         Mann-Whitney U p-value (~ when p >= alpha), a bootstrap interval of the\n"
+    "                         p99's change; --json: schema ttft_tpot/compare-v1\n"
+    "  --base FILE, --new FILE  a trace of that side (with --compare)\n"
+    "  --alpha A              the significance level of --compare (default 0.05)\n"
     "  --help                 this text\n"
     "Exit status: 0 report printed, 1 bad input, 2 bad usage.\n";
 
@@ -81,13 +90,34 @@ typedef struct options {
     const char *chrome, *kernel;
     int json, prometheus, has_slo, bounded, first; /* first: argv index of the first trace */
     ttft_tpot_slo slo;
+    int compare, n_side[2]; /* --compare, and the traces of --base and --new */
+    char **side[2];
+    double alpha;
 } options;
 
-/* argv into o: -1 to go on, else the exit status (0 after --help, 2 after a usage error). */
-static int parse(int argc, char **argv, options *o)
+/* --compare's sides: --base and --new lists, or BASE NEW; -1 to go on, or 2. */
+static int compare_sides(int argc, char **argv, options *o)
+{
+    if (o->n_side[0] + o->n_side[1] == 0 && o->first && argc - o->first == 2) {
+        o->side[0][o->n_side[0]++] = argv[o->first];
+        o->side[1][o->n_side[1]++] = argv[o->first + 1];
+    } else if (!o->n_side[0] || !o->n_side[1] || (o->first && o->first < argc)) {
+        return usage_error("--compare takes BASE NEW, or --base TRACE... --new TRACE...", "");
+    }
+    if (o->prometheus || o->chrome || o->bounded || o->kernel || o->has_slo)
+        return usage_error("--compare prints the comparison only (text or --json)", "");
+    return -1;
+}
+
+/* argv into o: -1 to go on, else the exit status (0 after --help, 2 after a usage error). lists: room
+   for 2 argc names (--base, then --new). */
+static int parse(int argc, char **argv, char **lists, options *o)
 {
     int i;
     memset(o, 0, sizeof *o);
+    o->alpha = 0.05;
+    o->side[0] = lists;
+    o->side[1] = lists + argc;
     for (i = 1; i < argc && !o->first; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage_text, stdout);
@@ -98,6 +128,19 @@ static int parse(int argc, char **argv, options *o)
             o->prometheus = 1;
         } else if (strcmp(argv[i], "--bounded") == 0) {
             o->bounded = 1;
+        } else if (strcmp(argv[i], "--compare") == 0) {
+            o->compare = 1;
+        } else if (strcmp(argv[i], "--base") == 0 || strcmp(argv[i], "--new") == 0) {
+            int k = argv[i][2] == 'n';
+            if (i + 1 >= argc || !*argv[i + 1])
+                return usage_error(argv[i], " needs a trace");
+            o->side[k][o->n_side[k]++] = argv[++i];
+        } else if (strcmp(argv[i], "--alpha") == 0) {
+            char *end = NULL;
+            o->alpha = i + 1 < argc ? strtod(argv[i + 1], &end) : 0;
+            if (i + 1 >= argc || !end || *end || !(o->alpha > 0 && o->alpha < 1))
+                return usage_error("--alpha takes a number between 0 and 1, not ", i + 1 < argc ? argv[i + 1] : "nothing");
+            i++;
         } else if (strcmp(argv[i], "--slo") == 0) {
             if (i + 1 >= argc || ttft_tpot_slo_parse(argv[i + 1], &o->slo) != TTFT_TPOT_OK)
                 return usage_error("--slo takes ttft=MS,tpot=MS,e2e=MS (any of them, each above 0), not ",
@@ -117,6 +160,8 @@ static int parse(int argc, char **argv, options *o)
             o->first = i;
         }
     }
+    if (o->compare)
+        return compare_sides(argc, argv, o);
     if (o->first == 0 || o->first >= argc)
         return usage_error("no trace given", "");
     if (o->json && o->prometheus)
@@ -209,14 +254,53 @@ static int write_outputs(ttft_tpot *c, const options *o, const char *no_starts)
     return 0;
 }
 
+/* --compare: each side read into its own collector, then the table or the JSON. */
+static int compare(const options *o)
+{
+    ttft_tpot side[2];
+    compare_row *rows = NULL;
+    size_t n = 0;
+    int status = 0, k, made = 0;
+    for (k = 0; k < 2 && status == 0; k++, made++)
+        if (make_collector(&side[k], o) != TTFT_TPOT_OK)
+            status = input_error("out of memory for ", "the traces", "");
+        else
+            status = read_traces(&side[k], o->side[k], o->n_side[k], NULL);
+    if (status == 0 && compare_rows(&side[0], &side[1], o->alpha, &rows, &n) != TTFT_TPOT_OK)
+        status = input_error("out of memory for ", "the comparison", "");
+    if (status == 0) {
+        if (o->json)
+            compare_json(stdout, rows, n, o->alpha);
+        else
+            compare_text(stdout, rows, n, o->alpha);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "ttft_tpot_report: writing the comparison failed: %s\n", ttft_tpot_strerror(TTFT_TPOT_EIO));
+            status = 1;
+        }
+    }
+    compare_free(rows, n);
+    for (k = 0; k < made; k++)
+        ttft_tpot_free(&side[k]);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     options o;
     ttft_tpot c;
     const char *no_starts = NULL;
-    int status = parse(argc, argv, &o);
-    if (status >= 0)
+    char **lists = (char **)calloc(2 * (size_t)argc + 1, sizeof *lists);
+    int status = lists ? parse(argc, argv, lists, &o) : input_error("out of memory", "", "");
+    if (status >= 0) {
+        free(lists);
         return status;
+    }
+    if (o.compare) {
+        status = compare(&o);
+        free(lists);
+        return status;
+    }
+    free(lists);
     if (make_collector(&c, &o) != TTFT_TPOT_OK)
         return input_error("out of memory for ", "the traces", "");
     status = read_traces(&c, argv + o.first, argc - o.first, o.chrome ? &no_starts : NULL);

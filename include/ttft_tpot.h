@@ -449,6 +449,13 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
    request). */
 TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot_request *out);
 
+/* The values behind a request figure, for tools that compare runs: which is TTFT_TPOT_VALUES_TTFT,
+   _TPOT (rounded to the ns), _ITL or _E2E, over the measured requests (ITL: every gap), in ns, into
+   out[0, cap); *n: how many there are (more than cap: only cap were written; out may be NULL to ask).
+   OK; EINVAL (c or n NULL, which unknown); ENOMEM. */
+enum { TTFT_TPOT_VALUES_TTFT, TTFT_TPOT_VALUES_E2E, TTFT_TPOT_VALUES_TPOT, TTFT_TPOT_VALUES_ITL };
+TTFT_TPOT_DEF int ttft_tpot_request_values(const ttft_tpot *c, int which, uint64_t *out, size_t cap, size_t *n);
+
 /* ---- Collector and config -------------------------------------------------------------------- */
 
 typedef struct ttft_tpot_config {
@@ -572,6 +579,9 @@ TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on);
    disabled: nothing is marked); EINVAL (c NULL); EFULL (TTFT_TPOT_MAX_RUNS runs already: not marked,
    counted in runs_dropped, its samples join the last run). */
 TTFT_TPOT_DEF int ttft_tpot_run_begin(ttft_tpot *c);
+
+/* Run r (0 .. counts.runs - 1): its stored samples are [*first, *end). OK; EINVAL (NULL, no such run). */
+TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first, size_t *end);
 
 /* ---- Recording ------------------------------------------------------------------------------- */
 
@@ -2131,6 +2141,20 @@ static int ttft_tpot__request_work(const ttft_tpot *c, uint64_t **x, uint64_t **
     return *x ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
 }
 
+TTFT_TPOT_DEF int ttft_tpot_request_values(const ttft_tpot *c, int which, uint64_t *out, size_t cap, size_t *n)
+{
+    uint64_t *x, *last;
+    if (!c || !n || which < TTFT_TPOT_VALUES_TTFT || which > TTFT_TPOT_VALUES_ITL)
+        return TTFT_TPOT_EINVAL;
+    if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
+        return TTFT_TPOT_ENOMEM;
+    *n = ttft_tpot__request_set(c, which, 1, x, last); /* TTFT_TPOT__SET_* are these, in this order */
+    if (out)
+        memcpy(out, x, (*n < cap ? *n : cap) * sizeof *out);
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot_request *out)
 {
     if (!c || !out || i >= c->req.n)
@@ -2675,6 +2699,15 @@ TTFT_TPOT_DEF int ttft_tpot_run_begin(ttft_tpot *c)
     if (!c->enabled)
         return TTFT_TPOT_OK;
     return ttft_tpot__run_mark(c, c->store.n);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first, size_t *end)
+{
+    if (!c || !first || !end || r >= c->runs)
+        return TTFT_TPOT_EINVAL;
+    *first = c->run_at[r];
+    *end = r + 1 < c->runs ? c->run_at[r + 1] : c->store.n;
+    return TTFT_TPOT_OK;
 }
 
 TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on)
@@ -3338,7 +3371,7 @@ static void ttft_tpot__text_decode(const ttft_tpot_summary *s, FILE *out)
 {
     const ttft_tpot_stats *t = &s->tpot;
     double unit = t->p99_ns >= 1e6 ? 1e6 : 1e3; /* ms/token as vLLM prints it; us under a millisecond */
-    char a[96], b[96];
+    char a[128], b[128];
     if (t->n)
         fprintf(out, "TPOT (steady, p50/p99): %s / %s %s/token  (n=%llu, excl. %llu warmup step%s; 95%% CI%s%s)\n",
                 ttft_tpot__with_ci(a, sizeof a, t, 0, unit), ttft_tpot__with_ci(b, sizeof b, t, 2, unit),

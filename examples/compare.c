@@ -1,0 +1,392 @@
+/* compare.c - ttft_tpot_report --compare (compare.h). The tool may use libm; the library does not. */
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COMPARE_RESAMPLES 2000                  /* bootstrap resamples of the p99 change */
+#define COMPARE_SEED 0x5eed5eed5eed5eedull       /* fixed: the same traces give the same interval */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* p-th percentile (0..100) of sorted v[0, n), numpy's "linear". */
+static double percentile(const double *v, size_t n, double p)
+{
+    double h = (double)(n - 1) * p / 100.0;
+    size_t k = (size_t)h;
+    return k + 1 < n ? v[k] + (h - (double)k) * (v[k + 1] - v[k]) : v[k];
+}
+
+/* ---- Values of a metric ------------------------------------------------------------------------ */
+
+enum { M_TTFT_FIRST, M_TTFT_STEADY, M_TPOT, M_ITL, M_E2E, M_OUTPUT, M_PHASE };
+
+/* Metric m of each run of c (steady TTFT p50, TPOT p50 or output tok/s over the run's steady samples),
+   sorted, into *out: OK or ENOMEM. A run without the metric's samples gives none. */
+static int run_values_of(const ttft_tpot *c, int m, compare_values *out)
+{
+    ttft_tpot_counts k = ttft_tpot_counts_of(c);
+    double *x = (double *)malloc((k.samples + 1) * sizeof *x);
+    unsigned r;
+    out->n = 0;
+    out->v = (double *)malloc((k.runs + 1) * sizeof *out->v);
+    if (!x || !out->v) {
+        free(x);
+        return TTFT_TPOT_ENOMEM;
+    }
+    for (r = 0; r < k.runs; r++) {
+        size_t first, end, i, n = 0;
+        double tokens = 0, ns = 0;
+        int want = m == M_TTFT_STEADY ? TTFT_TPOT_ROLE_PREFILL : TTFT_TPOT_ROLE_DECODE;
+        ttft_tpot_run_at(c, r, &first, &end);
+        for (i = first; i < end; i++) {
+            ttft_tpot_sample s;
+            ttft_tpot_sample_at(c, i, &s, NULL);
+            if (s.warmup || ttft_tpot_phase_role(c, s.phase) != want)
+                continue;
+            x[n++] = (double)s.dur_ns / 1e6;
+            tokens += s.tokens;
+            ns += (double)s.dur_ns;
+        }
+        if (!n || (m == M_OUTPUT && !(ns > 0)))
+            continue;
+        qsort(x, n, sizeof *x, cmp_double);
+        out->v[out->n++] = m == M_OUTPUT ? tokens / (ns * 1e-9) : percentile(x, n, 50);
+    }
+    free(x);
+    qsort(out->v, out->n, sizeof *out->v, cmp_double);
+    return TTFT_TPOT_OK;
+}
+
+/* The values of metric m (phase: the phase's id for M_PHASE) of c, in ms or tok/s, sorted, into *out:
+   OK or ENOMEM. A sample metric reads the stored samples; ITL and (with requests) E2E the requests. */
+static int values_of(const ttft_tpot *c, int m, int phase, compare_values *out)
+{
+    ttft_tpot_counts k = ttft_tpot_counts_of(c);
+    size_t i, cap = k.samples, nreq = 0;
+    uint64_t *req = NULL;
+    int which = m == M_ITL ? TTFT_TPOT_VALUES_ITL : TTFT_TPOT_VALUES_E2E, from_requests;
+    from_requests = m == M_ITL || (m == M_E2E && k.requests > 0);
+    if (from_requests && (ttft_tpot_request_values(c, which, NULL, 0, &nreq) != TTFT_TPOT_OK ||
+                          !(req = (uint64_t *)malloc((nreq ? nreq : 1) * sizeof *req)) ||
+                          ttft_tpot_request_values(c, which, req, nreq, &nreq) != TTFT_TPOT_OK)) {
+        free(req);
+        return TTFT_TPOT_ENOMEM;
+    }
+    out->n = 0;
+    out->v = (double *)malloc(((from_requests ? nreq : cap) + 1) * sizeof *out->v);
+    if (!out->v) {
+        free(req);
+        return TTFT_TPOT_ENOMEM;
+    }
+    for (i = 0; from_requests && i < nreq; i++)
+        out->v[out->n++] = (double)req[i] / 1e6;
+    for (i = 0; !from_requests && i < cap; i++) {
+        ttft_tpot_sample s;
+        int role;
+        ttft_tpot_sample_at(c, i, &s, NULL);
+        role = ttft_tpot_phase_role(c, s.phase);
+        if (m == M_TTFT_FIRST && role == TTFT_TPOT_ROLE_PREFILL) {
+            out->v[out->n++] = (double)s.dur_ns / 1e6;
+            break;
+        }
+        if (m == M_PHASE ? s.phase != phase || s.warmup
+                         : s.warmup || role != (m == M_TTFT_STEADY ? TTFT_TPOT_ROLE_PREFILL
+                                                : m == M_E2E       ? TTFT_TPOT_ROLE_E2E
+                                                                   : TTFT_TPOT_ROLE_DECODE))
+            continue;
+        if (m == M_TTFT_FIRST)
+            continue;
+        if (m == M_OUTPUT && s.dur_ns > 0)
+            out->v[out->n++] = (double)s.tokens / ((double)s.dur_ns * 1e-9);
+        else if (m != M_OUTPUT)
+            out->v[out->n++] = (double)s.dur_ns / 1e6;
+    }
+    free(req);
+    qsort(out->v, out->n, sizeof *out->v, cmp_double);
+    return TTFT_TPOT_OK;
+}
+
+/* ---- The statistics ---------------------------------------------------------------------------- */
+
+double compare_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u1)
+{
+    size_t i = 0, j = 0;
+    double u = 0, ties = 0, n = (double)(na + nb), mu, var, z;
+    while (i < na || j < nb) { /* merge the sorted samples, one group of equal values at a time */
+        double v = i < na && (j >= nb || a[i] <= b[j]) ? a[i] : b[j];
+        size_t ta = 0, tb = 0;
+        while (i < na && a[i] == v)
+            i++, ta++;
+        while (j < nb && b[j] == v)
+            j++, tb++;
+        u += (double)ta * ((double)(j - tb) + 0.5 * (double)tb); /* b below, and half of b equal */
+        ties += pow((double)(ta + tb), 3) - (double)(ta + tb);
+    }
+    *u1 = u;
+    mu = (double)na * (double)nb / 2;
+    var = (double)na * (double)nb / 12 * ((n + 1) - ties / (n * (n - 1)));
+    if (!(var > 0))
+        return 1;
+    z = (fabs(u - mu) - 0.5) / sqrt(var);
+    return z <= 0 ? 1 : fmin(1, erfc(z / sqrt(2)));
+}
+
+double compare_min_p(size_t na, size_t nb)
+{
+    double lc = lgamma((double)(na + nb + 1)) - lgamma((double)(na + 1)) - lgamma((double)(nb + 1));
+    return fmin(1, 2 * exp(-lc)); /* the most extreme arrangement, either way: 2 / C(na + nb, na) */
+}
+
+/* xorshift64*, uniform in (0, 1). */
+static double uniform(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return ((double)((*s * 2685821657736338717ull) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* Gamma(a, 1), a >= 1 (Marsaglia and Tsang, 2000); normals by Box-Muller. */
+static double gamma_variate(double a, uint64_t *s)
+{
+    double d = a - 1.0 / 3, c = 1 / sqrt(9 * d);
+    for (;;) {
+        double x = sqrt(-2 * log(uniform(s))) * cos(6.283185307179586 * uniform(s)), v = 1 + c * x, u;
+        if (v <= 0)
+            continue;
+        v = v * v * v;
+        u = uniform(s);
+        if (log(u) < 0.5 * x * x + d - d * v + d * log(v))
+            return d * v;
+    }
+}
+
+/* One bootstrap p99 of sorted v[0, n), n >= 2, drawn exactly without resampling n values: the k-th
+   smallest of n uniforms is Beta(k, n - k + 1), the next one above it is the least of the n - k
+   others, and a resample's order statistics are v at n times those uniforms. */
+static double bootstrap_p99(const double *v, size_t n, uint64_t *s)
+{
+    double h = (double)(n - 1) * 0.99, frac = h - floor(h), g1, g2, u1, u2;
+    size_t k = (size_t)h, i1, i2; /* the 0-based ranks k and k + 1 of the resample */
+    g1 = gamma_variate((double)k + 1, s);
+    g2 = gamma_variate((double)(n - k), s);
+    u1 = g1 / (g1 + g2);
+    u2 = k + 1 < n ? u1 + (1 - u1) * (1 - pow(uniform(s), 1.0 / (double)(n - k - 1))) : u1;
+    i1 = (size_t)(u1 * (double)n);
+    i2 = (size_t)(u2 * (double)n);
+    i1 = i1 < n ? i1 : n - 1;
+    i2 = i2 < n ? i2 : n - 1;
+    return v[i1] + frac * (v[i2] - v[i1]);
+}
+
+/* The 95% bootstrap interval of the p99's change in %, new against base. */
+static int p99_change_ci(const compare_values *b, const compare_values *n, double *ci)
+{
+    double d[COMPARE_RESAMPLES];
+    uint64_t s = COMPARE_SEED;
+    int r;
+    if (b->n < 2 || n->n < 2)
+        return 0;
+    for (r = 0; r < COMPARE_RESAMPLES; r++) {
+        double pb = bootstrap_p99(b->v, b->n, &s), pn = bootstrap_p99(n->v, n->n, &s);
+        if (!(pb > 0))
+            return 0;
+        d[r] = (pn / pb - 1) * 100;
+    }
+    qsort(d, COMPARE_RESAMPLES, sizeof d[0], cmp_double);
+    ci[0] = percentile(d, COMPARE_RESAMPLES, 2.5);
+    ci[1] = percentile(d, COMPARE_RESAMPLES, 97.5);
+    return 1;
+}
+
+/* ---- Rows -------------------------------------------------------------------------------------- */
+
+static void side_stats(const compare_values *x, double *median, double *ci, int *has_ci)
+{
+    uint64_t lo, hi;
+    *median = x->n ? percentile(x->v, x->n, 50) : 0;
+    *has_ci = x->n && ttft_tpot_ci95_ranks(x->n, 50, &lo, &hi);
+    if (*has_ci) {
+        ci[0] = x->v[lo - 1];
+        ci[1] = x->v[hi - 1];
+    }
+}
+
+static void finish_row(compare_row *r, double alpha)
+{
+    double u1;
+    side_stats(&r->base, &r->median[0], r->ci[0], &r->has_ci[0]);
+    side_stats(&r->new_, &r->median[1], r->ci[1], &r->has_ci[1]);
+    r->has_delta = r->base.n && r->new_.n && r->median[0] != 0;
+    r->delta_pct = r->has_delta ? (r->median[1] / r->median[0] - 1) * 100 : 0;
+    r->has_p = r->base.n && r->new_.n && r->base.n + r->new_.n > 2;
+    r->p_value = r->has_p ? compare_mann_whitney(r->base.v, r->base.n, r->new_.v, r->new_.n, &u1) : 1;
+    r->too_few = !r->base.n || !r->new_.n || compare_min_p(r->base.n, r->new_.n) >= alpha;
+    r->significant = r->has_p && r->p_value < alpha;
+    r->has_p99_ci = p99_change_ci(&r->base, &r->new_, r->p99_ci);
+}
+
+/* A row for metric m if either side has a value; 1 added, 0 skipped, or ENOMEM. Steady TTFT, TPOT and
+   output throughput are compared run by run when both sides marked 2 runs or more: decode steps of
+   one run are not independent, runs are. */
+static int add_row(compare_row *r, const ttft_tpot *b, const ttft_tpot *n, int m, int pb, int pn, double alpha)
+{
+    static const char *const names[] = {"ttft_first", "ttft_steady", "tpot", "itl", "e2e", "output_throughput"};
+    int runs = (m == M_TTFT_STEADY || m == M_TPOT || m == M_OUTPUT) && ttft_tpot_counts_of(b).runs > 1 &&
+               ttft_tpot_counts_of(n).runs > 1;
+    memset(r, 0, sizeof *r);
+    r->per_run = runs;
+    if ((runs ? run_values_of(b, m, &r->base) : values_of(b, m, pb, &r->base)) != TTFT_TPOT_OK ||
+        (runs ? run_values_of(n, m, &r->new_) : values_of(n, m, pn, &r->new_)) != TTFT_TPOT_OK) {
+        free(r->base.v);
+        return TTFT_TPOT_ENOMEM;
+    }
+    if (!r->base.n && !r->new_.n) {
+        free(r->base.v);
+        free(r->new_.v);
+        return 0;
+    }
+    if (m == M_PHASE)
+        snprintf(r->metric, sizeof r->metric, "phase:%s", ttft_tpot_phase_name(b, pb));
+    else
+        snprintf(r->metric, sizeof r->metric, "%s", names[m]);
+    r->unit = m == M_OUTPUT ? "tok/s" : "ms";
+    finish_row(r, alpha);
+    return 1;
+}
+
+int compare_rows(const ttft_tpot *base, const ttft_tpot *new_, double alpha, compare_row **rows, size_t *n)
+{
+    unsigned np = ttft_tpot_counts_of(base).phases, p;
+    int m, rc = 0;
+    *n = 0;
+    if (!(*rows = (compare_row *)calloc(M_PHASE + (size_t)np, sizeof **rows)))
+        return TTFT_TPOT_ENOMEM;
+    for (m = 0; m < M_PHASE && rc >= 0; m++)
+        if ((rc = add_row(&(*rows)[*n], base, new_, m, 0, 0, alpha)) > 0)
+            (*n)++;
+    for (p = 0; p < np && rc >= 0; p++) { /* phases both sides have, by name and role */
+        int q = ttft_tpot_find_phase(new_, ttft_tpot_phase_name(base, (int)p));
+        if (q < 0 || ttft_tpot_phase_role(new_, q) != ttft_tpot_phase_role(base, (int)p))
+            continue;
+        if ((rc = add_row(&(*rows)[*n], base, new_, M_PHASE, (int)p, q, alpha)) > 0)
+            (*n)++;
+    }
+    return rc < 0 ? rc : TTFT_TPOT_OK;
+}
+
+void compare_free(compare_row *rows, size_t n)
+{
+    size_t i;
+    for (i = 0; rows && i < n; i++) {
+        free(rows[i].base.v);
+        free(rows[i].new_.v);
+    }
+    free(rows);
+}
+
+/* ---- Output ------------------------------------------------------------------------------------ */
+
+/* "3.22 [3.19, 3.25]" or "3.22 [n<6]" or "-" for a side with no value. */
+static const char *side_text(char *buf, size_t len, const compare_row *r, int side)
+{
+    const compare_values *x = side ? &r->new_ : &r->base;
+    if (!x->n)
+        snprintf(buf, len, "-");
+    else if (r->has_ci[side])
+        snprintf(buf, len, "%.4g [%.4g, %.4g]", r->median[side], r->ci[side][0], r->ci[side][1]);
+    else
+        snprintf(buf, len, "%.4g [n<%llu]", r->median[side], (unsigned long long)ttft_tpot_ci95_min_n(50));
+    return buf;
+}
+
+void compare_text(FILE *out, const compare_row *rows, size_t n, double alpha)
+{
+    size_t i;
+    fprintf(out, "%-34s %-28s %-28s %-9s %-8s %s\n", "metric", "base median [95% CI]", "new median [95% CI]",
+            "delta", "p", "p99 delta [95% CI]");
+    for (i = 0; i < n; i++) {
+        const compare_row *r = &rows[i];
+        char name[96], b[64], nw[64], d[32], p[32], p99[64];
+        snprintf(name, sizeof name, "%s (%s%s)", r->metric, r->unit, r->per_run ? ", runs" : "");
+        if (!r->has_delta)
+            snprintf(d, sizeof d, "n/a");
+        else if (!r->significant)
+            snprintf(d, sizeof d, "~");
+        else
+            snprintf(d, sizeof d, "%+.2f%%", r->delta_pct);
+        if (r->has_p)
+            snprintf(p, sizeof p, "p=%.3f", r->p_value);
+        else
+            snprintf(p, sizeof p, "-");
+        if (r->has_p99_ci)
+            snprintf(p99, sizeof p99, "[%+.1f%%, %+.1f%%]", r->p99_ci[0], r->p99_ci[1]);
+        else
+            snprintf(p99, sizeof p99, "-");
+        fprintf(out, "%-34s %-28s %-28s %-9s %-8s %s  (n=%zu+%zu)%s\n", name, side_text(b, sizeof b, r, 0),
+                side_text(nw, sizeof nw, r, 1), d, p, p99, r->base.n, r->new_.n,
+                r->too_few ? "  too few samples to decide" : "");
+    }
+    fprintf(out, "~: no significant difference (two-sided Mann-Whitney U, p >= %g); runs: one value a run (the "
+                 "runs' own p50, or tok/s)\n", alpha);
+}
+
+static void json_num(FILE *out, int has, double v)
+{
+    if (has && isfinite(v))
+        fprintf(out, "%.17g", v);
+    else
+        fputs("null", out);
+}
+
+static void json_pair(FILE *out, int has, const double *v)
+{
+    if (!has) {
+        fputs("null", out);
+        return;
+    }
+    fputc('[', out);
+    json_num(out, 1, v[0]);
+    fputc(',', out);
+    json_num(out, 1, v[1]);
+    fputc(']', out);
+}
+
+void compare_json(FILE *out, const compare_row *rows, size_t n, double alpha)
+{
+    size_t i;
+    int side;
+    fputs("{\"schema\":\"ttft_tpot/compare-v1\",\"alpha\":", out);
+    json_num(out, 1, alpha);
+    fputs(",\"rows\":[", out);
+    for (i = 0; i < n; i++) {
+        const compare_row *r = &rows[i];
+        const char *s;
+        fputs(i ? ",{\"metric\":\"" : "{\"metric\":\"", out);
+        for (s = r->metric; *s; s++) /* names are printable UTF-8 (the library checks): escape " and \ */
+            fprintf(out, *s == '"' || *s == '\\' ? "\\%c" : "%c", *s);
+        fprintf(out, "\",\"unit\":\"%s\",\"per_run\":%s", r->unit, r->per_run ? "true" : "false");
+        for (side = 0; side < 2; side++) {
+            fprintf(out, ",\"%s\":{\"n\":%zu,\"median\":", side ? "new" : "base", side ? r->new_.n : r->base.n);
+            json_num(out, side ? r->new_.n > 0 : r->base.n > 0, r->median[side]);
+            fputs(",\"ci95\":", out);
+            json_pair(out, r->has_ci[side], r->ci[side]);
+            fputc('}', out);
+        }
+        fputs(",\"delta_pct\":", out);
+        json_num(out, r->has_delta, r->delta_pct);
+        fputs(",\"p_value\":", out);
+        json_num(out, r->has_p, r->p_value);
+        fprintf(out, ",\"significant\":%s,\"too_few\":%s,\"p99_delta_pct_ci95\":", r->significant ? "true" : "false",
+                r->too_few ? "true" : "false");
+        json_pair(out, r->has_p99_ci, r->p99_ci);
+        fputc('}', out);
+    }
+    fputs("]}\n", out);
+}

@@ -1,0 +1,45 @@
+/* compare.h - ttft_tpot_report --compare: is the new side faster than the base side? For each metric
+   both sides have: the medians with their 95% intervals, the change, the two-sided Mann-Whitney U
+   test, and a bootstrap interval of the change of the p99. */
+#ifndef COMPARE_H
+#define COMPARE_H
+
+#include "ttft_tpot.h"
+
+#include <stdio.h>
+
+/* The values of one metric on one side, in its unit (ms, or tok/s), sorted ascending. */
+typedef struct compare_values {
+    double *v;
+    size_t n;
+} compare_values;
+
+/* One row of the comparison. */
+typedef struct compare_row {
+    char metric[TTFT_TPOT_NAME_MAX + 8]; /* ttft_first, ttft_steady, tpot, itl, e2e, output_throughput,
+                                            phase:NAME */
+    const char *unit;                   /* "ms" or "tok/s" */
+    compare_values base, new_;
+    double median[2], ci[2][2]; /* base, new */
+    int has_ci[2];
+    int per_run; /* the values are one a run (ttft_tpot_run_begin), not one a sample */
+    int has_delta, has_p, significant, too_few, has_p99_ci;
+    double delta_pct, p_value, p99_ci[2];
+} compare_row;
+
+/* The rows of every metric both collectors have, into *rows (to free with compare_free): OK or
+   ENOMEM. alpha: the significance level. */
+int compare_rows(const ttft_tpot *base, const ttft_tpot *new_, double alpha, compare_row **rows, size_t *n);
+void compare_free(compare_row *rows, size_t n);
+
+/* The table (text) or the JSON document (schema ttft_tpot/compare-v1). */
+void compare_text(FILE *out, const compare_row *rows, size_t n, double alpha);
+void compare_json(FILE *out, const compare_row *rows, size_t n, double alpha);
+
+/* The statistics, for the tests: the two-sided p-value of the Mann-Whitney U test of sorted a and b
+   (normal approximation, tie and continuity corrections: scipy's mannwhitneyu(use_continuity=True,
+   method="asymptotic")), and the smallest p-value any samples of these sizes could give (exact test). */
+double compare_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u1);
+double compare_min_p(size_t na, size_t nb);
+
+#endif

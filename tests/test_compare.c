@@ -1,0 +1,161 @@
+/* ttft_tpot_report --compare: the Mann-Whitney U test by hand and against scipy, the smallest
+   p-value, and the tool on traces (two configurations, one configuration twice, bad usage). */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "test_util.h"
+
+#include "compare.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* a = 1 2 3, b = 4 5 6: U1 = 0 (no b below any a), mean 9/2, variance 3 * 3 / 12 * 7 = 5.25 (no ties),
+   z = (4.5 - 0.5) / sqrt(5.25) = 1.7457, p = erfc(z / sqrt 2) = 0.08086. a = 1 2 2, b = 2 3 3: U1 = 0 +
+   (0.5 + 0.5) = 1; ties: a group of three 2s and two 3s, sum t^3 - t = 24 + 6 = 30; variance 9 / 12 *
+   (7 - 30 / 30) = 4.5, z = (3.5 - 0.5) / sqrt(4.5) = 1.4142, p = 0.1573. */
+static void mann_whitney_by_hand(void **state)
+{
+    const double a[3] = {1, 2, 3}, b[3] = {4, 5, 6}, c[3] = {1, 2, 2}, d[3] = {2, 3, 3}, e[2] = {7, 7};
+    double u;
+    (void)state;
+    assert_near(compare_mann_whitney(a, 3, b, 3, &u), 0.080855, 1e-6);
+    assert_near(u, 0, 0);
+    assert_near(compare_mann_whitney(c, 3, d, 3, &u), 0.157299, 1e-6);
+    assert_near(u, 1, 0);
+    assert_near(compare_mann_whitney(e, 2, e, 2, &u), 1, 0); /* all tied: no evidence */
+    assert_near(compare_min_p(5, 5), 2.0 / 252, 1e-12);       /* 2 / C(10, 5) */
+    assert_near(compare_min_p(3, 3), 0.1, 1e-12);             /* 2 / C(6, 3): never under 0.05 */
+}
+
+/* Against scipy.stats.mannwhitneyu(a, b, use_continuity=True, alternative="two-sided",
+   method="asymptotic") on samples with and without ties; skipped with a message without scipy. */
+static void mann_whitney_matches_scipy(void **state)
+{
+    enum { NA = 40, NB = 57 };
+    double a[NA], b[NB], u, p;
+    uint64_t seed = 99;
+    char cmd[8192];
+    size_t at;
+    int i, round;
+    (void)state;
+    if (shell("/usr/bin/python3 -c 'import scipy.stats' 2>/dev/null") != 0) {
+        print_message("no /usr/bin/python3 with scipy (Debian: apt-get install python3-scipy): SKIPPED\n");
+        skip();
+    }
+    for (round = 0; round < 3; round++) {
+        for (i = 0; i < NA + NB; i++) {
+            double v;
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            v = round == 0 ? (double)(seed >> 40) : (double)((seed >> 33) % (round == 1 ? 7 : 30)) + (i >= NA);
+            if (i < NA)
+                a[i] = v;
+            else
+                b[i - NA] = v;
+        }
+        qsort(a, NA, sizeof a[0], cmp_double);
+        qsort(b, NB, sizeof b[0], cmp_double);
+        p = compare_mann_whitney(a, NA, b, NB, &u);
+        at = (size_t)snprintf(cmd, sizeof cmd, "/usr/bin/python3 -c 'from scipy.stats import mannwhitneyu\n"
+                                               "r = mannwhitneyu([");
+        for (i = 0; i < NA; i++)
+            at += (size_t)snprintf(cmd + at, sizeof cmd - at, "%s%.17g", i ? "," : "", a[i]);
+        at += (size_t)snprintf(cmd + at, sizeof cmd - at, "], [");
+        for (i = 0; i < NB; i++)
+            at += (size_t)snprintf(cmd + at, sizeof cmd - at, "%s%.17g", i ? "," : "", b[i]);
+        snprintf(cmd + at, sizeof cmd - at,
+                 "], use_continuity=True, alternative=\"two-sided\", method=\"asymptotic\")\n"
+                 "assert abs(r.statistic - %.17g) < 1e-9 and abs(r.pvalue - %.17g) < 1e-12, (r, %.17g, %.17g)' "
+                 ">mwu_scipy.out 2>&1",
+                 u, p, u, p);
+        if (shell(cmd) != 0) {
+            char *out = slurp("mwu_scipy.out");
+            fail_msg("round %d: %s", round, out);
+        }
+    }
+}
+
+/* Run the tool with args: exit status; stdout in *out (to free). */
+static int tool(const char *args, char **out)
+{
+    char cmd[2048];
+    int st;
+    snprintf(cmd, sizeof cmd, "\"%s\" %s >compare_test.out 2>compare_test.err", REPORT_BIN, args);
+    st = shell(cmd);
+    *out = slurp("compare_test.out");
+    return st;
+}
+
+/* Traces made by hand: base steps of 10..14 ms in 5 runs, new 5% slower (significant), and the base
+   again (~). Runs: one TPOT p50 a run, 5 a side: the smallest p is 2/252, so a difference can show. */
+static void write_side(const char *path, double scale)
+{
+    FILE *f = fopen(path, "w");
+    int r, k;
+    assert_non_null(f);
+    fputs("phase,role,start_ns,dur_ns,tokens,warmup\n", f);
+    fprintf(f, "decode_step,decode,0,%llu,1,1\n", (unsigned long long)(90000000 * scale));
+    for (r = 0; r < 5; r++) {
+        fputs("# run:\n", f);
+        for (k = 0; k < 5; k++)
+            fprintf(f, "decode_step,decode,0,%llu,1,0\n", (unsigned long long)((10000000 + 1000000 * k + 10000 * r) * scale));
+    }
+    fclose(f);
+}
+
+static void compare_through_the_tool(void **state)
+{
+    char *out;
+    jc_value doc;
+    const jc_value *rows;
+    size_t i;
+    (void)state;
+    write_side("cmp_base.csv", 1);
+    write_side("cmp_new.csv", 1.05);
+    assert_int_equal(tool("--compare --json cmp_base.csv cmp_new.csv", &out), 0);
+    assert_int_equal(jc_parse(out, &doc), 0);
+    assert_true(strcmp(jc_get(&doc, "schema")->str, "ttft_tpot/compare-v1") == 0);
+    assert_ms(&doc, "alpha", 0.05);
+    rows = jc_get(&doc, "rows");
+    for (i = 0; i < rows->n; i++)
+        if (strcmp(jc_get(&rows->items[i], "metric")->str, "tpot") == 0)
+            break;
+    assert_true(i < rows->n);
+    /* per run p50s: base 12.00 12.01 ... 12.04 ms, new 5% more: medians 12.02 and 12.621 */
+    assert_ms(&rows->items[i], "base.n", 5);
+    assert_ms(&rows->items[i], "base.median", 12.02);
+    assert_ms(&rows->items[i], "new.median", 12.621);
+    assert_near(num_at(&rows->items[i], "delta_pct"), 5, 1e-9);
+    /* all 5 new above all 5 base: U1 = 0, mean 12.5, variance 25 / 12 * 11 = 22.917, z = 12 / 4.787 =
+       2.5067, p = erfc(z / sqrt 2) = 0.012186 */
+    assert_near(num_at(&rows->items[i], "p_value"), 0.012186, 1e-6);
+    assert_true(jc_get(&rows->items[i], "significant")->num == 1);
+    assert_true(jc_get(&rows->items[i], "per_run")->num == 1);
+    assert_true(is_null_at(&rows->items[i], "base.ci95")); /* 5 runs: a p50 interval needs 6 */
+    jc_free(&doc);
+    free(out);
+    assert_int_equal(tool("--compare --base cmp_base.csv --new cmp_base.csv", &out), 0);
+    assert_non_null(strstr(out, "tpot (ms, runs)"));
+    assert_non_null(strstr(out, "~ "));
+    assert_null(strstr(out, "+0.00%"));
+    free(out);
+    assert_int_equal(tool("--compare cmp_base.csv", &out), 2);
+    free(out);
+    assert_int_equal(tool("--compare --alpha 2 cmp_base.csv cmp_new.csv", &out), 2);
+    free(out);
+    assert_int_equal(tool("--compare --bounded cmp_base.csv cmp_new.csv", &out), 2);
+    free(out);
+    assert_int_equal(tool("--compare cmp_base.csv missing.csv", &out), 1);
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(mann_whitney_by_hand),
+        cmocka_unit_test(mann_whitney_matches_scipy),
+        cmocka_unit_test(compare_through_the_tool),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
