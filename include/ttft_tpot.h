@@ -3059,6 +3059,43 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
     }
 }
 
+/* The requests' TTFT series, in submit order (every request with a token that kept all its events,
+   warmup ones included), measured like a decode phase: MSER-5's cut and the p50 after it. OK, ENOMEM. */
+static int ttft_tpot__requests_steady_state(const ttft_tpot *c, ttft_tpot__steady_state *ss, uint64_t *flagged)
+{
+    uint64_t *x = (uint64_t *)TTFT_TPOT_MALLOC((2 * (size_t)c->req.n + 1) * sizeof *x, c->alloc_user), *sum, rank[2],
+             val[2], h;
+    size_t m = 0, b, i;
+    unsigned r;
+    if (!x)
+        return TTFT_TPOT_ENOMEM;
+    memset(ss, 0, sizeof *ss);
+    *flagged = 0;
+    for (r = 0; r < c->req.n; r++) {
+        const ttft_tpot_request *q = &c->req.list[r];
+        if (q->truncated || !q->token_events)
+            continue;
+        x[m++] = q->first_ns - q->submit_ns;
+        *flagged += q->warmup != 0;
+    }
+    sum = x + m; /* the batch sums go after the series */
+    for (b = 0; b < m / 5; b++)
+        for (sum[b] = 0, i = 5 * b; i < 5 * b + 5; i++)
+            sum[b] = sum[b] + x[i] < sum[b] ? UINT64_MAX : sum[b] + x[i];
+    ss->measured = m > 0;
+    ss->truncation = 5 * ttft_tpot__mser5(sum, m / 5);
+    if ((ss->has_p50 = m > ss->truncation) != 0) {
+        size_t n = m - (size_t)ss->truncation;
+        h = (uint64_t)(n - 1) * 50;
+        rank[0] = h / 100;
+        rank[1] = h / 100 + 1 < n ? h / 100 + 1 : h / 100;
+        ttft_tpot__select_ranks(x + ss->truncation, n, rank, 2, val);
+        ttft_tpot__interp(val[0], val[1], h % 100, &ss->p50_ns, &ss->p50_exact_ns);
+    }
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
 /* Everything a report shows, computed before a byte of it is written: on ENOMEM nothing is written. */
 typedef struct ttft_tpot__figures {
     ttft_tpot_summary s;
@@ -3069,6 +3106,8 @@ typedef struct ttft_tpot__figures {
     ttft_tpot__steady_state *ss; /* per phase: its warmup measured (decode-role phases) */
     unsigned *order;         /* the phases in report order */
     ttft_tpot__runs runs;
+    ttft_tpot__steady_state req_ss; /* the requests' TTFT series, measured (when has_q) */
+    uint64_t req_flagged;           /* its warmup requests */
 } ttft_tpot__figures;
 
 /* One pass over the samples: each phase's count and warmup count, the phases in order of first use
@@ -3138,6 +3177,8 @@ static int ttft_tpot__figures_of(const ttft_tpot *c, ttft_tpot__figures *f, int 
         f->has_q = requests && (c->req.n || c->req.dropped);
         if (f->has_q && rc == TTFT_TPOT_OK)
             rc = ttft_tpot_requests_summary(c, &f->q);
+        if (f->has_q && rc == TTFT_TPOT_OK)
+            rc = ttft_tpot__requests_steady_state(c, &f->req_ss, &f->req_flagged);
     }
     if (count)
         TTFT_TPOT_FREE(count, c->alloc_user);
@@ -3296,6 +3337,21 @@ static void ttft_tpot__text_serving(const ttft_tpot *c, const ttft_tpot_requests
                 (unsigned long long)q->tokens);
     if (q->has_goodput)
         ttft_tpot__text_goodput(c, q, out);
+}
+
+/* The requests' TTFT series when its measured warmup (MSER-5) runs past the warmup requests. */
+static void ttft_tpot__text_request_warmup(const ttft_tpot__figures *f, FILE *out)
+{
+    const ttft_tpot__steady_state *ss = &f->req_ss;
+    uint64_t past = ss->truncation - f->req_flagged;
+    char a[32], b[32];
+    if (!f->has_q || !ss->measured || ss->truncation <= f->req_flagged || !ss->has_p50 || !f->q.ttft.n)
+        return;
+    fprintf(out, "requests: MSER-5 puts the end of warmup at request %llu, %llu request%s after the %llu flagged; "
+                 "TTFT p50 %s with them, %s without\n",
+            (unsigned long long)ss->truncation, (unsigned long long)past, past == 1 ? "" : "s",
+            (unsigned long long)f->req_flagged, ttft_tpot__dur(a, sizeof a, f->q.ttft.p50_ns),
+            ttft_tpot__dur(b, sizeof b, ss->p50_ns));
 }
 
 /* The report's first line, and a warning when reading the clock is a system call. */
@@ -3560,6 +3616,7 @@ static void ttft_tpot__text(const ttft_tpot *c, const ttft_tpot__figures *f, FIL
     ttft_tpot__text_warnings(c, &f->s, out);
     if (f->has_q)
         ttft_tpot__text_serving(c, &f->q, out);
+    ttft_tpot__text_request_warmup(f, out);
     ttft_tpot__text_rows(c, f->ph, f->order, out);
 }
 
@@ -3704,6 +3761,23 @@ static void ttft_tpot__json_stats(FILE *out, const char *key, const ttft_tpot_st
     fputc('}', out);
 }
 
+/* ,"steady_state":{"flagged":N,"mser5_truncation":N,"p50_ms_after_truncation":N|null}, or null
+   where the samples are not all kept in call order (a bounded phase). */
+static void ttft_tpot__json_steady_state(FILE *out, const ttft_tpot__steady_state *ss, uint64_t flagged)
+{
+    if (!ss->measured) {
+        fputs(",\"steady_state\":null", out);
+        return;
+    }
+    fprintf(out, ",\"steady_state\":{\"flagged\":%llu,\"mser5_truncation\":%llu,\"p50_ms_after_truncation\":",
+            (unsigned long long)flagged, (unsigned long long)ss->truncation);
+    if (ss->has_p50)
+        ttft_tpot__json_ms_u64(out, ss->p50_exact_ns);
+    else
+        fputs("null", out);
+    fputc('}', out);
+}
+
 /* "requests": the serving metrics, or null when no request was seen. */
 static void ttft_tpot__json_requests(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
 {
@@ -3744,6 +3818,7 @@ static void ttft_tpot__json_requests(const ttft_tpot *c, const ttft_tpot__figure
     } else {
         fputs("null", out);
     }
+    ttft_tpot__json_steady_state(out, &f->req_ss, f->req_flagged); /* of the TTFT series */
     fputc('}', out);
 }
 
@@ -3800,22 +3875,6 @@ static void ttft_tpot__json_decode(const ttft_tpot_summary *s, FILE *out)
 }
 
 /* "phases": one object a phase, in order of first use. */
-/* ,"steady_state":{"flagged":N,"mser5_truncation":N,"p50_ms_after_truncation":N|null}, or null
-   where the samples are not all kept in call order (a bounded phase). */
-static void ttft_tpot__json_steady_state(FILE *out, const ttft_tpot__steady_state *ss, uint64_t flagged)
-{
-    if (!ss->measured) {
-        fputs(",\"steady_state\":null", out);
-        return;
-    }
-    fprintf(out, ",\"steady_state\":{\"flagged\":%llu,\"mser5_truncation\":%llu,\"p50_ms_after_truncation\":",
-            (unsigned long long)flagged, (unsigned long long)ss->truncation);
-    if (ss->has_p50)
-        ttft_tpot__json_ms_u64(out, ss->p50_exact_ns);
-    else
-        fputs("null", out);
-    fputc('}', out);
-}
 
 /* A run figure: ms from ns for the first two, tok/s for the third; null when has is 0. */
 static void ttft_tpot__json_run_value(FILE *out, unsigned k, int has, double v)

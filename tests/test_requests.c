@@ -534,6 +534,38 @@ static void indexes_by_name(void **state)
     ttft_tpot_free(&b);
 }
 
+/* The TTFT series of the requests, measured like a decode phase (test_metrics: steady_state_measured):
+   25 requests whose TTFTs come in batches of 5 at 100, 50, 10, 12, 8 ms, none in a warmup section:
+   MSER-5 cuts 10, and the p50 after the cut is 10 ms. */
+static void request_warmup_measured(void **state)
+{
+    static const uint64_t batch[5] = {100, 50, 10, 12, 8};
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char id[16], *text;
+    int i;
+    (void)state;
+    cfg.max_requests = 32;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    for (i = 0; i < 25; i++) {
+        snprintf(id, sizeof id, "r%d", i);
+        assert_int_equal(ttft_tpot_request_submit_at(&c, id, (uint64_t)i * 1000 * MS), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, (uint64_t)i * 1000 * MS + batch[i / 5] * MS, 1),
+                         TTFT_TPOT_OK);
+    }
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.steady_state.flagged", 0);
+    assert_ms(&doc, "requests.steady_state.mser5_truncation", 10);
+    assert_ms(&doc, "requests.steady_state.p50_ms_after_truncation", 10);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "requests: MSER-5 puts the end of warmup at request 10, 10 requests after the 0 "
+                                 "flagged; TTFT p50 12.00 ms with them, 10.00 ms without"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -549,6 +581,7 @@ int main(void)
         cmocka_unit_test(request_edges),
         cmocka_unit_test(keyed_hash),
         cmocka_unit_test(indexes_by_name),
+        cmocka_unit_test(request_warmup_measured),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
