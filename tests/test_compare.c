@@ -135,6 +135,17 @@ static void compare_through_the_tool(void **state)
     assert_true(is_null_at(&rows->items[i], "base.ci95")); /* 5 runs: a p50 interval needs 6 */
     jc_free(&doc);
     free(out);
+    assert_int_equal(tool("--compare --json cmp_base.csv cmp_base.csv", &out), 0);
+    assert_int_equal(jc_parse(out, &doc), 0); /* a side against itself: no change, the p99's interval holds 0 */
+    rows = jc_get(&doc, "rows");
+    for (i = 0; i < rows->n; i++) {
+        assert_true(jc_get(&rows->items[i], "significant")->num == 0);
+        if (!is_null_at(&rows->items[i], "p99_delta_pct_ci95"))
+            assert_true(num_at(&rows->items[i], "p99_delta_pct_ci95.0") <= 0 &&
+                        num_at(&rows->items[i], "p99_delta_pct_ci95.1") >= 0);
+    }
+    jc_free(&doc);
+    free(out);
     assert_int_equal(tool("--compare --base cmp_base.csv --new cmp_base.csv", &out), 0);
     assert_non_null(strstr(out, "tpot (ms, runs)"));
     assert_non_null(strstr(out, "~ "));
