@@ -2932,7 +2932,8 @@ static void ttft_tpot__summarize(const ttft_tpot *c, ttft_tpot__work *w, const s
 
 /* A decode phase's warmup, measured: MSER-5 over its samples in call order, warmup included. */
 typedef struct ttft_tpot__steady_state {
-    int measured;          /* an exact decode-role phase (a bounded one's samples are not all kept) */
+    int measured;          /* a decode-role phase with every sample stored, and one at least (a
+                              bounded phase's steady samples are in its histogram) */
     uint64_t truncation;   /* samples MSER-5 would cut, from the first */
     int has_p50;           /* a sample is left after the cut */
     double p50_ns;         /* their p50, and the same to the ns */
@@ -2969,7 +2970,9 @@ static int ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, cons
         return TTFT_TPOT_ENOMEM;
     at = (size_t *)(void *)(run + 2 * (np + 1)); /* run: a batch's sum and count, a phase */
     for (p = 0; p < np; p++) {
-        ss[p].measured = c->phase.slots[p].role == TTFT_TPOT_ROLE_DECODE && !c->phase.slots[p].hist;
+        const ttft_tpot_hist *hist = c->phase.slots[p].hist; /* an empty one: every sample is stored */
+        ss[p].measured = c->phase.slots[p].role == TTFT_TPOT_ROLE_DECODE && count[p] > 0 &&
+                         (!hist || hist->max_ns < hist->min_ns);
         at[p] = off;
         off += ss[p].measured ? count[p] / 5 : 0;
         run[2 * (size_t)p] = run[2 * (size_t)p + 1] = 0;

@@ -345,6 +345,34 @@ static void trace_into_bounded_phases(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A decode phase of a bounded collector with its warmup samples only (its histogram empty) is measured
+   like an exact one (every sample is stored), and a phase with no sample is not: so the live report
+   and the report of its trace agree (fuzz_api found them apart). */
+static void steady_state_of_bounded_phases(void **state)
+{
+    ttft_tpot c, back;
+    ttft_tpot_config cfg = {0};
+    char *trace, *want, *got, err[256];
+    (void)state;
+    cfg.bounded = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_record(&c, ttft_tpot_phase(&c, "warm_only", TTFT_TPOT_ROLE_DECODE), 5000, 1);
+    ttft_tpot_phase(&c, "never", TTFT_TPOT_ROLE_DECODE);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_int_equal(ttft_tpot_init(&back, NULL), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&back, trace, "t", err, sizeof err), TTFT_TPOT_OK);
+    want = capture(&c, ttft_tpot_report_json);
+    got = capture(&back, ttft_tpot_report_json);
+    assert_string_equal(got, want);
+    assert_non_null(strstr(want, "\"steady_state\":{\"flagged\":1,"));
+    assert_non_null(strstr(want, "\"steady_state\":null"));
+    free(trace);
+    free(want);
+    free(got);
+    ttft_tpot_free(&c);
+    ttft_tpot_free(&back);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -357,6 +385,7 @@ int main(void)
         cmocka_unit_test(report_names_its_clock),
         cmocka_unit_test(odd_clock_comments_are_only_comments),
         cmocka_unit_test(trace_into_bounded_phases),
+        cmocka_unit_test(steady_state_of_bounded_phases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
