@@ -1299,19 +1299,24 @@ static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const 
 /* MSER-5 (White 1997): where the warmup of a series ends, measured. sum[0, m): the sums of its
    consecutive batches of 5 values (Z_j = sum_j / 5; the argmin does not depend on the scale). For
    d = 0 .. m/2, MSER(d) = sum over j > d of (Z_j - mean of Z_{d+1..m})^2 / (m - d)^2; returns the
-   smallest minimiser d*, in batches. The tail's mean and squared deviations are kept by Welford's
-   updates, from the last batch back, so nothing cancels. */
+   smallest minimiser d*, in batches. The tail's sums are kept from the last batch back, as deviations
+   from the last batch (so little cancels), and compared without dividing: with k batches in the
+   tail, MSER = (k S2 - S1^2) / k^3. */
 static uint64_t ttft_tpot__mser5(const uint64_t *sum, uint64_t m)
 {
-    double mean = 0, m2 = 0, best = 0;
+    double s1 = 0, s2 = 0, best = 0, best_k3 = 1, shift = m ? (double)sum[m - 1] : 0;
     uint64_t d, k = 0, at = 0;
     for (d = m; d-- > 0;) { /* the tail Z_{d+1..m} in 1-based terms is sum[d .. m) */
-        double z = (double)sum[d] / 5.0, delta = z - mean;
+        double z = (double)sum[d] - shift, kk, num;
         k++;
-        mean += delta / (double)k;
-        m2 += delta * (z - mean);
-        if (d <= m / 2 && (k == m - m / 2 || m2 / ((double)k * (double)k) <= best)) {
-            best = m2 / ((double)k * (double)k); /* <=: going back, the last tie is the smallest d */
+        s1 += z;
+        s2 += z * z;
+        kk = (double)k;
+        num = kk * s2 - s1 * s1;
+        num = num > 0 ? num : 0;
+        if (d <= m / 2 && (k == m - m / 2 || num * best_k3 <= best * kk * kk * kk)) {
+            best = num; /* <=: going back, the last tie is the smallest d */
+            best_k3 = kk * kk * kk;
             at = d;
         }
     }
@@ -2776,6 +2781,26 @@ static int ttft_tpot__set_of(const ttft_tpot *c, const ttft_tpot_sample *s, int 
     return by_phase ? (int)s->phase : ttft_tpot__headline_set(c->phase.slots[s->phase].role, s->warmup);
 }
 
+/* MSER-5's batch sums of the decode phases whose samples are all stored (measured), taken while the
+   phases are gathered (in call order): sum[at[p] ...) for phase p, run[2p] and run[2p + 1] the sum and
+   count of its batch in progress. One allocation (run first, for its alignment). */
+typedef struct ttft_tpot__batches {
+    uint64_t *run, *sum;
+    size_t *at;
+    unsigned char *measured;
+} ttft_tpot__batches;
+
+/* Add a measured phase's sample to its batch in progress, and a full batch's sum to sum[]. */
+static void ttft_tpot__batch_add(ttft_tpot__batches *b, unsigned phase, uint64_t v)
+{
+    uint64_t *r = &b->run[2 * (size_t)phase];
+    r[0] = r[0] + v < r[0] ? UINT64_MAX : r[0] + v; /* saturating */
+    if (++r[1] == 5) {
+        b->sum[b->at[phase]++] = r[0];
+        r[0] = r[1] = 0;
+    }
+}
+
 /* A phase's statistics and its steady view, from x[0, m): its steady samples, then its warm ones.
    An exact phase's steady samples are scanned once for both; pre: that scan, already made while the
    samples were gathered (its bucket counts in w->nw.slot), or NULL. */
@@ -2815,7 +2840,7 @@ static void ttft_tpot__finish_phase(const ttft_tpot *c, ttft_tpot__work *w, uint
    over the samples a group. Tokens add up as the samples are gathered. by_phase: the sets are the
    phases, st[k].warmup_n is known, and steady[k] gets each phase's steady view; at: 2n offsets. */
 static void ttft_tpot__sets(const ttft_tpot *c, ttft_tpot__work *w, int by_phase, const size_t *count, size_t *at,
-                            ttft_tpot_stats *st, ttft_tpot_stats *steady, unsigned n)
+                            ttft_tpot_stats *st, ttft_tpot_stats *steady, unsigned n, ttft_tpot__batches *bt)
 {
     unsigned lo = 0, hi, j;
     for (; lo < n; lo = hi) {
@@ -2842,6 +2867,8 @@ static void ttft_tpot__sets(const ttft_tpot *c, ttft_tpot__work *w, int by_phase
                 continue;
             w->x[at[warm ? n + (unsigned)set : (unsigned)set]++] = s->dur_ns;
             st[set].tokens += s->tokens;
+            if (bt && bt->measured[set])
+                ttft_tpot__batch_add(bt, (unsigned)set, s->dur_ns);
             if (by_phase && !warm)
                 steady[set].tokens += s->tokens;
             if (set == big && !warm) {
@@ -2902,7 +2929,7 @@ static void ttft_tpot__summarize(const ttft_tpot *c, ttft_tpot__work *w, const s
     for (k = 0; k < 3; k++)
         if ((only[k] = ttft_tpot__only_phase(c, ph, k == 2 ? TTFT_TPOT_ROLE_E2E : k)) >= 0)
             n[k] = 0; /* not gathered */
-    ttft_tpot__sets(c, w, 0, n, at, set, NULL, 3);
+    ttft_tpot__sets(c, w, 0, n, at, set, NULL, 3, NULL);
     for (k = 0; k < 3; k++)
         if (only[k] >= 0) {
             uint64_t warm = set[k].warmup_n;
@@ -2940,70 +2967,80 @@ typedef struct ttft_tpot__steady_state {
     uint64_t p50_exact_ns;
 } ttft_tpot__steady_state;
 
-/* The p50 of phase's samples after the first cut of them (call order), into ss. */
-static void ttft_tpot__after_cut(const ttft_tpot *c, ttft_tpot__work *w, int phase, ttft_tpot__steady_state *ss)
+/* The p50 of phase's samples after the first cut of them (call order), into ss: gathered and, for a
+   large set, counted by fine bucket in the same pass, then narrowed to the two ranks it needs. */
+static void ttft_tpot__after_cut(const ttft_tpot *c, ttft_tpot__work *w, int phase, size_t count,
+                                 ttft_tpot__steady_state *ss)
 {
     uint64_t seen = 0, rank[2], val[2], h;
     size_t i, m = 0;
+    uint32_t *slot = count - ss->truncation >= TTFT_TPOT__NARROW_MIN ? w->nw.slot : NULL;
+    if (slot)
+        memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
     for (i = 0; i < c->store.n; i++)
-        if (c->store.samples[i].phase == phase && seen++ >= ss->truncation)
-            w->x[m++] = c->store.samples[i].dur_ns;
+        if (c->store.samples[i].phase == phase && seen++ >= ss->truncation) {
+            uint64_t v = c->store.samples[i].dur_ns;
+            w->x[m++] = v;
+            if (slot)
+                slot[ttft_tpot__fine_index(v)]++;
+        }
     if ((ss->has_p50 = m > 0) == 0)
         return;
     h = (uint64_t)(m - 1) * 50;
     rank[0] = h / 100;
     rank[1] = h / 100 + 1 < m ? h / 100 + 1 : h / 100;
-    ttft_tpot__select_ranks(w->x, m, rank, 2, val);
+    if (slot)
+        ttft_tpot__narrowed_ranks(w->x, m, slot, w->nw.mark, rank, 2, val);
+    else
+        ttft_tpot__select_ranks(w->x, m, rank, 2, val);
     ttft_tpot__interp(val[0], val[1], h % 100, &ss->p50_ns, &ss->p50_exact_ns);
 }
 
-/* Every exact decode-role phase's warmup, measured: one pass puts their batch sums (of 5 samples in
-   call order, saturating) in the work area, MSER-5 finds each cut, and a phase with a cut is gathered
-   again for its p50 after it. count: each phase's stored samples. OK or ENOMEM. */
-static int ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, const size_t *count,
-                                    const ttft_tpot_stats *ph, ttft_tpot__steady_state *ss)
+/* Which phases are measured (a decode-role phase with a sample, all of them stored: not a bounded
+   phase with samples in its histogram), and room for their batch sums. OK or ENOMEM. */
+static int ttft_tpot__batches_of(const ttft_tpot *c, const size_t *count, ttft_tpot__batches *b)
 {
-    size_t np = c->phase.n, off = 0, i, *at;
-    uint64_t *run = (uint64_t *)TTFT_TPOT_MALLOC((np + 1) * (2 * sizeof *run + sizeof *at), c->alloc_user);
-    unsigned p;
-    if (!run)
-        return TTFT_TPOT_ENOMEM;
-    at = (size_t *)(void *)(run + 2 * (np + 1)); /* run: a batch's sum and count, a phase */
-    for (p = 0; p < np; p++) {
-        const ttft_tpot_hist *hist = c->phase.slots[p].hist; /* an empty one: every sample is stored */
-        ss[p].measured = c->phase.slots[p].role == TTFT_TPOT_ROLE_DECODE && count[p] > 0 &&
-                         (!hist || hist->max_ns < hist->min_ns);
-        at[p] = off;
-        off += ss[p].measured ? count[p] / 5 : 0;
-        run[2 * (size_t)p] = run[2 * (size_t)p + 1] = 0;
-    }
-    for (i = 0; i < c->store.n; i++) {
-        const ttft_tpot_sample *s = &c->store.samples[i];
-        uint64_t *r = &run[2 * (size_t)s->phase];
-        if (!ss[s->phase].measured)
-            continue;
-        r[0] = r[0] + s->dur_ns < r[0] ? UINT64_MAX : r[0] + s->dur_ns;
-        if (++r[1] == 5) {
-            w->x[at[s->phase]++] = r[0];
-            r[0] = r[1] = 0;
-        }
-    }
+    size_t np = c->phase.n, total = 0, p;
     for (p = 0; p < np; p++)
-        if (ss[p].measured)
-            ss[p].truncation = 5 * ttft_tpot__mser5(w->x + at[p] - count[p] / 5, count[p] / 5);
-    TTFT_TPOT_FREE(run, c->alloc_user);
-    for (p = 0; p < np; p++) {
-        if (!ss[p].measured)
+        total += c->phase.slots[p].role == TTFT_TPOT_ROLE_DECODE ? count[p] / 5 : 0;
+    b->run = (uint64_t *)TTFT_TPOT_MALLOC((2 * np + total + 1) * sizeof *b->run + (np + 1) * (sizeof *b->at + 1),
+                                          c->alloc_user);
+    if (!b->run)
+        return TTFT_TPOT_ENOMEM;
+    b->sum = b->run + 2 * np;
+    b->at = (size_t *)(void *)(b->sum + total + 1);
+    b->measured = (unsigned char *)(b->at + np + 1);
+    for (p = 0, total = 0; p < np; p++) {
+        const ttft_tpot_hist *hist = c->phase.slots[p].hist; /* an empty one: every sample is stored */
+        b->measured[p] = c->phase.slots[p].role == TTFT_TPOT_ROLE_DECODE && count[p] > 0 &&
+                         (!hist || hist->max_ns < hist->min_ns);
+        b->at[p] = total;
+        total += b->measured[p] ? count[p] / 5 : 0;
+        b->run[2 * p] = b->run[2 * p + 1] = 0;
+    }
+    return TTFT_TPOT_OK;
+}
+
+/* Every measured phase's warmup (ttft_tpot__batches_of, its batch sums gathered): MSER-5 finds each
+   cut, and a phase with a cut is gathered again for its p50 after it. count: each phase's stored
+   samples. */
+static void ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, const size_t *count,
+                                     const ttft_tpot_stats *ph, const ttft_tpot__batches *b,
+                                     ttft_tpot__steady_state *ss)
+{
+    unsigned p;
+    for (p = 0; p < c->phase.n; p++) {
+        if (!(ss[p].measured = b->measured[p]))
             continue;
-        if (ss[p].truncation) { /* the batch sums are no longer needed: the work area is free */
-            ttft_tpot__after_cut(c, w, (int)p, &ss[p]);
+        ss[p].truncation = 5 * ttft_tpot__mser5(b->sum + b->at[p] - count[p] / 5, count[p] / 5);
+        if (ss[p].truncation) {
+            ttft_tpot__after_cut(c, w, (int)p, count[p], &ss[p]);
             continue;
         }
         ss[p].has_p50 = ph[p].n > 0;
         ss[p].p50_ns = ph[p].p50_ns;
         ss[p].p50_exact_ns = ph[p].pct_ns[0];
     }
-    return TTFT_TPOT_OK;
 }
 
 /* Runs (ttft_tpot_run_begin): each run's headline figures, from its stored samples. */
@@ -3158,6 +3195,7 @@ static int ttft_tpot__figures_of(const ttft_tpot *c, ttft_tpot__figures *f, int 
 {
     size_t np = c->phase.n ? c->phase.n : 1, *count;
     ttft_tpot__work w;
+    ttft_tpot__batches bt;
     int rc = TTFT_TPOT_ENOMEM;
     memset(f, 0, sizeof *f);
     f->ph = (ttft_tpot_stats *)TTFT_TPOT_MALLOC(np * (2 * sizeof *f->ph + sizeof *f->ss + sizeof *f->order),
@@ -3171,10 +3209,13 @@ static int ttft_tpot__figures_of(const ttft_tpot *c, ttft_tpot__figures *f, int 
         f->order = (unsigned *)(void *)(f->ss + np);
         rc = ttft_tpot__work_init(c, &w, ttft_tpot__census(c, count, f));
     }
+    if (rc == TTFT_TPOT_OK && (rc = ttft_tpot__batches_of(c, count, &bt)) != TTFT_TPOT_OK)
+        ttft_tpot__work_free(c, &w);
     if (rc == TTFT_TPOT_OK) {
-        ttft_tpot__sets(c, &w, 1, count, count + np, f->ph, f->steady, c->phase.n);
+        ttft_tpot__sets(c, &w, 1, count, count + np, f->ph, f->steady, c->phase.n, &bt);
         ttft_tpot__summarize(c, &w, count, f->ph, f->steady, &f->s);
-        rc = ttft_tpot__steady_states(c, &w, count, f->ph, f->ss);
+        ttft_tpot__steady_states(c, &w, count, f->ph, &bt, f->ss);
+        TTFT_TPOT_FREE(bt.run, c->alloc_user);
         ttft_tpot__runs_of(c, &w, &f->runs);
         ttft_tpot__work_free(c, &w);
         f->has_q = requests && (c->req.n || c->req.dropped);

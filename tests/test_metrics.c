@@ -621,6 +621,41 @@ static void steady_state_measured(void **state)
     ttft_tpot_free(&c);
 }
 
+/* MSER-5's cut against the definition computed directly with numpy (every d, the tail's mean and
+   squared deviations from scratch) on series with a warmup ramp and noise; skipped without numpy. */
+static void mser5_matches_numpy(void **state)
+{
+    enum { M = 400 };
+    uint64_t sum[M], seed = 4242;
+    FILE *f;
+    int round, j;
+    (void)state;
+    if (shell("/usr/bin/python3 -c 'import numpy' 2>/dev/null") != 0) {
+        print_message("no /usr/bin/python3 with numpy (Debian: apt-get install python3-numpy): SKIPPED\n");
+        skip();
+    }
+    for (round = 0; round < 4; round++) {
+        f = fopen("mser5_series.txt", "w");
+        assert_non_null(f);
+        for (j = 0; j < M; j++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            sum[j] = 5 * 3220000 + (uint64_t)(round * 40 > j ? (round * 40 - j) * 90000 : 0) + (seed >> 40) % 400000;
+            fprintf(f, "%llu\n", (unsigned long long)sum[j]);
+        }
+        fprintf(f, "%llu\n", (unsigned long long)ttft_tpot__mser5(sum, M));
+        fclose(f);
+        assert_int_equal(shell("/usr/bin/python3 -c '\n"
+                               "import numpy as np\n"
+                               "v = np.loadtxt(\"mser5_series.txt\", dtype=np.float64)\n"
+                               "z, mine = v[:-1] / 5, int(v[-1])\n"
+                               "m = len(z)\n"
+                               "f = [((z[d:] - z[d:].mean()) ** 2).sum() / (m - d) ** 2 for d in range(m // 2 + 1)]\n"
+                               "assert int(np.argmin(f)) == mine, (int(np.argmin(f)), mine)\n"
+                               "' >mser5_numpy.out 2>&1"),
+                         0);
+    }
+}
+
 /* Runs by hand. Before the first run: a warmup generation (no run). Three runs, each a steady prefill
    and steady decode steps of 10/20/30, 12/22/32, 14/24/34 ms, 1 token each. TPOT p50 by run: 20, 22,
    24 ms: mean 22, sd 2 (sqrt(8 / 2)), CV 2 / 22 = 0.0909, over 5%: flagged. Output by run: 3 tokens /
@@ -700,6 +735,7 @@ int main(void)
         cmocka_unit_test(percentile_intervals_by_hand),
         cmocka_unit_test(percentile_intervals_match_scipy),
         cmocka_unit_test(steady_state_measured),
+        cmocka_unit_test(mser5_matches_numpy),
         cmocka_unit_test(runs_by_hand),
         cmocka_unit_test(tpot_excludes_step_zero),
         cmocka_unit_test(batched_tokens_raise_throughput_not_tpot),
