@@ -1281,6 +1281,21 @@ static void ttft_tpot__order_stats(uint64_t *x, size_t n, const uint32_t *slot, 
         }
 }
 
+/* The p50 of x[0, m) (m > 0; x is reordered), and the same to the ns. slot: x's bucket counts
+   (narrowing), or NULL. */
+static void ttft_tpot__p50(uint64_t *x, size_t m, const uint32_t *slot, unsigned char *mark, double *v,
+                           uint64_t *ns)
+{
+    uint64_t h = (uint64_t)(m - 1) * 50, rank[2], val[2];
+    rank[0] = h / 100;
+    rank[1] = h / 100 + 1 < m ? h / 100 + 1 : h / 100;
+    if (slot)
+        ttft_tpot__narrowed_ranks(x, m, slot, mark, rank, 2, val);
+    else
+        ttft_tpot__select_ranks(x, m, rank, 2, val);
+    ttft_tpot__interp(val[0], val[1], h % 100, v, ns);
+}
+
 /* min, max, total, mean, percentiles and intervals of x[0, n) from its scan s (slot: its bucket
    counts, NULL when the set was too small to count); x is reordered. n and tokens are the caller's. */
 static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const uint32_t *slot, unsigned char *mark,
@@ -2790,11 +2805,17 @@ typedef struct ttft_tpot__batches {
     unsigned char *measured;
 } ttft_tpot__batches;
 
+/* a + b, or UINT64_MAX past it: a batch sum of 5 durations of 2^62 ns and more. */
+static uint64_t ttft_tpot__sat_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
 /* Add a measured phase's sample to its batch in progress, and a full batch's sum to sum[]. */
 static void ttft_tpot__batch_add(ttft_tpot__batches *b, unsigned phase, uint64_t v)
 {
     uint64_t *r = &b->run[2 * (size_t)phase];
-    r[0] = r[0] + v < r[0] ? UINT64_MAX : r[0] + v; /* saturating */
+    r[0] = ttft_tpot__sat_add(r[0], v);
     if (++r[1] == 5) {
         b->sum[b->at[phase]++] = r[0];
         r[0] = r[1] = 0;
@@ -2972,7 +2993,7 @@ typedef struct ttft_tpot__steady_state {
 static void ttft_tpot__after_cut(const ttft_tpot *c, ttft_tpot__work *w, int phase, size_t count,
                                  ttft_tpot__steady_state *ss)
 {
-    uint64_t seen = 0, rank[2], val[2], h;
+    uint64_t seen = 0;
     size_t i, m = 0;
     uint32_t *slot = count - ss->truncation >= TTFT_TPOT__NARROW_MIN ? w->nw.slot : NULL;
     if (slot)
@@ -2984,16 +3005,8 @@ static void ttft_tpot__after_cut(const ttft_tpot *c, ttft_tpot__work *w, int pha
             if (slot)
                 slot[ttft_tpot__fine_index(v)]++;
         }
-    if ((ss->has_p50 = m > 0) == 0)
-        return;
-    h = (uint64_t)(m - 1) * 50;
-    rank[0] = h / 100;
-    rank[1] = h / 100 + 1 < m ? h / 100 + 1 : h / 100;
-    if (slot)
-        ttft_tpot__narrowed_ranks(w->x, m, slot, w->nw.mark, rank, 2, val);
-    else
-        ttft_tpot__select_ranks(w->x, m, rank, 2, val);
-    ttft_tpot__interp(val[0], val[1], h % 100, &ss->p50_ns, &ss->p50_exact_ns);
+    if ((ss->has_p50 = m > 0) != 0)
+        ttft_tpot__p50(w->x, m, slot, w->nw.mark, &ss->p50_ns, &ss->p50_exact_ns);
 }
 
 /* Which phases are measured (a decode-role phase with a sample, all of them stored: not a bounded
@@ -3053,18 +3066,6 @@ typedef struct ttft_tpot__runs {
     unsigned char has[3][TTFT_TPOT_MAX_RUNS];
 } ttft_tpot__runs;
 
-/* The p50 of x[0, m) (reordered), m > 0. */
-static double ttft_tpot__p50(uint64_t *x, size_t m)
-{
-    uint64_t h = (uint64_t)(m - 1) * 50, rank[2], val[2], ns;
-    double v;
-    rank[0] = h / 100;
-    rank[1] = h / 100 + 1 < m ? h / 100 + 1 : h / 100;
-    ttft_tpot__select_ranks(x, m, rank, 2, val);
-    ttft_tpot__interp(val[0], val[1], h % 100, &v, &ns);
-    return v;
-}
-
 /* Each run's steady TTFT p50, TPOT p50 and output throughput: the runs' ranges are disjoint, so all
    of them together read every stored sample twice. */
 static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot__runs *out)
@@ -3077,7 +3078,7 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
                         c->phase.slots[p].hist->max_ns >= c->phase.slots[p].hist->min_ns;
     for (r = 0; r < out->n; r++) {
         size_t end = r + 1 < c->runs ? c->run_at[r + 1] : c->store.n, i, m;
-        uint64_t tokens = 0, hi = 0, lo = 0;
+        uint64_t tokens = 0, hi = 0, lo = 0, ns;
         int role;
         for (role = TTFT_TPOT_ROLE_PREFILL; role <= TTFT_TPOT_ROLE_DECODE; role++) {
             for (i = c->run_at[r], m = 0; i < end; i++) {
@@ -3092,7 +3093,9 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
                 }
             }
             out->has[role][r] = m > 0 && !out->bounded;
-            out->v[role][r] = m ? ttft_tpot__p50(w->x, m) : 0;
+            out->v[role][r] = 0;
+            if (m)
+                ttft_tpot__p50(w->x, m, NULL, NULL, &out->v[role][r], &ns);
         }
         out->has[TTFT_TPOT__RUN_TOK_S][r] = out->has[TTFT_TPOT__RUN_TPOT][r] && (lo || hi);
         out->v[TTFT_TPOT__RUN_TOK_S][r] = (double)tokens / (((double)hi * TTFT_TPOT__TWO64 + (double)lo) * 1e-9);
@@ -3103,8 +3106,7 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
    warmup ones included), measured like a decode phase: MSER-5's cut and the p50 after it. OK, ENOMEM. */
 static int ttft_tpot__requests_steady_state(const ttft_tpot *c, ttft_tpot__steady_state *ss, uint64_t *flagged)
 {
-    uint64_t *x = (uint64_t *)TTFT_TPOT_MALLOC((2 * (size_t)c->req.n + 1) * sizeof *x, c->alloc_user), *sum, rank[2],
-             val[2], h;
+    uint64_t *x = (uint64_t *)TTFT_TPOT_MALLOC((2 * (size_t)c->req.n + 1) * sizeof *x, c->alloc_user), *sum;
     size_t m = 0, b, i;
     unsigned r;
     if (!x)
@@ -3121,17 +3123,11 @@ static int ttft_tpot__requests_steady_state(const ttft_tpot *c, ttft_tpot__stead
     sum = x + m; /* the batch sums go after the series */
     for (b = 0; b < m / 5; b++)
         for (sum[b] = 0, i = 5 * b; i < 5 * b + 5; i++)
-            sum[b] = sum[b] + x[i] < sum[b] ? UINT64_MAX : sum[b] + x[i];
+            sum[b] = ttft_tpot__sat_add(sum[b], x[i]);
     ss->measured = m > 0;
     ss->truncation = 5 * ttft_tpot__mser5(sum, m / 5);
-    if ((ss->has_p50 = m > ss->truncation) != 0) {
-        size_t n = m - (size_t)ss->truncation;
-        h = (uint64_t)(n - 1) * 50;
-        rank[0] = h / 100;
-        rank[1] = h / 100 + 1 < n ? h / 100 + 1 : h / 100;
-        ttft_tpot__select_ranks(x + ss->truncation, n, rank, 2, val);
-        ttft_tpot__interp(val[0], val[1], h % 100, &ss->p50_ns, &ss->p50_exact_ns);
-    }
+    if ((ss->has_p50 = m > ss->truncation) != 0)
+        ttft_tpot__p50(x + ss->truncation, m - (size_t)ss->truncation, NULL, NULL, &ss->p50_ns, &ss->p50_exact_ns);
     TTFT_TPOT_FREE(x, c->alloc_user);
     return TTFT_TPOT_OK;
 }
