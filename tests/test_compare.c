@@ -151,6 +151,23 @@ static void compare_through_the_tool(void **state)
     assert_non_null(strstr(out, "~ "));
     assert_null(strstr(out, "+0.00%"));
     free(out);
+    /* every metric by the name the schema gives it, on sides with each kind of sample and requests */
+    {
+        static const char *const names[] = {"\"metric\":\"ttft_first\"", "\"metric\":\"ttft_steady\"",
+                                            "\"metric\":\"tpot\"", "\"metric\":\"itl\"", "\"metric\":\"e2e\"",
+                                            "\"metric\":\"output_throughput\"", "\"metric\":\"phase:attn\""};
+        FILE *f = fopen("cmp_all.csv", "w");
+        assert_non_null(f);
+        fputs("phase,role,start_ns,dur_ns,tokens,warmup\nprefill,prefill,0,9000,1,1\nprefill,prefill,0,5000,1,0\n"
+              "decode_step,decode,0,3000,1,0\nattn,kernel,0,700,0,0\ngenerate,e2e,0,20000,4,0\n"
+              "r,submit,0,0,0,0\nr,token,100,0,1,0\nr,token,150,0,1,0\nr,token,220,0,1,0\n", f);
+        fclose(f);
+        assert_int_equal(tool("--compare --json cmp_all.csv cmp_all.csv", &out), 0);
+        for (i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (!strstr(out, names[i]))
+                fail_msg("no %s in %s", names[i], out);
+        free(out);
+    }
     assert_int_equal(tool("--compare cmp_base.csv", &out), 2);
     free(out);
     assert_int_equal(tool("--compare --alpha 2 cmp_base.csv cmp_new.csv", &out), 2);
