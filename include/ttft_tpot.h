@@ -230,6 +230,7 @@ typedef struct ttft_tpot_stats {
     uint64_t pct_ns[4]; /* p50, p90, p95, p99 to the nearest ns in integer arithmetic: exact where the
                            doubles above lose bits (past 2^53 ns); from a histogram, its rounded figure */
     int approx; /* 1: percentiles and mean from a histogram, within TTFT_TPOT_HIST_MAX_REL_ERR */
+    uint64_t warmup_max_ns; /* a phase's slowest warmup sample (0: none); other sets leave it 0 */
     uint64_t ci_ns[3][2]; /* 95% intervals of p50, p90, p99: [lo, hi] in ns (ttft_tpot_ci95_ranks) */
     int has_ci[3];        /* 0: too few values for that interval (ttft_tpot_ci95_min_n says how many) */
 } ttft_tpot_stats;
@@ -299,6 +300,7 @@ typedef struct ttft_tpot__phase_slot {
     ttft_tpot_hist *hist;    /* bounded: its steady samples go here; NULL: exact */
     uint32_t default_tokens; /* tokens of a span ended without a count: 1 prefill/decode, 0 others */
     uint16_t fresh;          /* 1 until the phase's first call, which is warmup */
+    uint16_t outgrown;       /* took its histogram when the storage was full: exact again after a clear */
     int role;                /* ttft_tpot_role */
     char name[TTFT_TPOT_NAME_MAX];
 } ttft_tpot__phase_slot;
@@ -490,7 +492,9 @@ typedef struct ttft_tpot__store {
     ttft_tpot_sample *samples;
     uint64_t *starts; /* NULL unless config.timeline */
     size_t n, capacity;
-    uint64_t dropped; /* samples not stored: storage full */
+    size_t reserve;   /* slots past the capacity that only warmup samples take (max_phases + max_shapes) */
+    uint64_t dropped; /* samples not kept: storage full, and no histogram to go on in */
+    uint64_t outgrown; /* phases that went on in a histogram when the storage was full */
 } ttft_tpot__store;
 
 /* The collector. Fields are visible so the record path can be inlined; read them through functions. */
@@ -561,6 +565,7 @@ typedef struct ttft_tpot_counts {
     uint64_t shapes_dropped, requests_dropped, requests_refused, events_lost; /* as in the reports */
     unsigned runs;         /* marked (ttft_tpot_run_begin) */
     uint64_t runs_dropped; /* not marked: TTFT_TPOT_MAX_RUNS reached */
+    uint64_t outgrown;     /* phases that went on in a histogram when the storage was full */
 } ttft_tpot_counts;
 
 /* c's counts (all 0 for NULL or a zeroed collector). */
@@ -1549,14 +1554,6 @@ TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot
     return TTFT_TPOT_OK;
 }
 
-/* Empty every histogram of the pool; the phases keep theirs. */
-static void ttft_tpot__hists_clear(ttft_tpot__hist_pool *h)
-{
-    unsigned i;
-    for (i = 0; i < h->n; i++)
-        ttft_tpot__hist_reset(&h->pool[i]);
-}
-
 /* ---- Phases and warmup ----------------------------------------------------------------------- */
 
 /* The roles' names, then the two roles a trace's request events have (trace role 4 and 5). */
@@ -2286,16 +2283,36 @@ static void ttft_tpot__store_put_timed(ttft_tpot__store *st, size_t i, int phase
         st->starts[i] = start;
 }
 
-/* Append a sample, or count it dropped when the store is full: OK or EFULL. */
+/* Append a sample: OK, or EFULL when the store is full (the reserve past the capacity takes warmup
+   samples only). */
 static int ttft_tpot__store_add(ttft_tpot__store *st, int phase, uint64_t start, uint64_t dur, uint32_t tokens,
                                 int warm)
 {
-    if (st->n == st->capacity) {
-        st->dropped++;
+    if (st->n >= st->capacity + (warm ? st->reserve : 0))
         return TTFT_TPOT_EFULL;
-    }
     ttft_tpot__store_put_timed(st, st->n, phase, start, dur, tokens, warm);
     st->n++;
+    return TTFT_TPOT_OK;
+}
+
+/* Keep a sample: stored; past the storage, a steady sample goes on in its phase's histogram (a phase
+   without one takes a free histogram slot: it outgrew the storage, and its percentiles become
+   approximate); otherwise it is dropped. OK or EFULL (counted). */
+static int ttft_tpot__keep(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint32_t tokens, int warm)
+{
+    ttft_tpot__phase_slot *p = &c->phase.slots[phase];
+    if (ttft_tpot__store_add(&c->store, phase, start, dur, tokens, warm) == TTFT_TPOT_OK)
+        return TTFT_TPOT_OK;
+    if (!warm && !p->hist && c->hist.n < c->hist.max) {
+        ttft_tpot_phase_bounded(c, phase);
+        p->outgrown = 1;
+        c->store.outgrown++;
+    }
+    if (warm || !p->hist) {
+        c->store.dropped++;
+        return TTFT_TPOT_EFULL;
+    }
+    ttft_tpot__hist_add(p->hist, dur, tokens);
     return TTFT_TPOT_OK;
 }
 
@@ -2312,14 +2329,15 @@ static int ttft_tpot__run_mark(ttft_tpot *c, size_t at)
 
 /* Append src's samples, their phases renumbered by map; what does not fit is counted, and so is
    what src dropped. */
-static void ttft_tpot__store_merge(ttft_tpot__store *dst, const ttft_tpot__store *src, const int *map)
+static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot__store *src, const int *map)
 {
     size_t i;
     for (i = 0; i < src->n; i++) {
         const ttft_tpot_sample *x = &src->samples[i];
-        (void)ttft_tpot__store_add(dst, map[x->phase], src->starts ? src->starts[i] : 0, x->dur_ns, x->tokens, x->warmup);
+        (void)ttft_tpot__keep(dst, map[x->phase], src->starts ? src->starts[i] : 0, x->dur_ns, x->tokens, x->warmup);
     }
-    dst->dropped += src->dropped;
+    dst->store.dropped += src->dropped;
+    dst->store.outgrown += src->outgrown;
 }
 
 /* The smallest power of two >= 2n (open addressing stays under half full), at least 2. */
@@ -2374,14 +2392,14 @@ static int ttft_tpot__store_grow(ttft_tpot *c, size_t need)
     void *s;
     if (!c->grow || need > UINT32_MAX)
         return TTFT_TPOT_EFULL;
-    s = ttft_tpot__grow(c, st->samples, st->capacity * sizeof *st->samples, cap * sizeof *st->samples,
-                        TTFT_TPOT__PART_SAMPLES);
+    s = ttft_tpot__grow(c, st->samples, (st->capacity + st->reserve) * sizeof *st->samples,
+                        (cap + st->reserve) * sizeof *st->samples, TTFT_TPOT__PART_SAMPLES);
     if (!s)
         return TTFT_TPOT_ENOMEM;
     st->samples = (ttft_tpot_sample *)s;
     if (st->starts) { /* the samples are larger now: the capacity stays until both have grown */
-        if (!(s = ttft_tpot__grow(c, st->starts, st->capacity * sizeof *st->starts, cap * sizeof *st->starts,
-                                  TTFT_TPOT__PART_STARTS)))
+        if (!(s = ttft_tpot__grow(c, st->starts, (st->capacity + st->reserve) * sizeof *st->starts,
+                                  (cap + st->reserve) * sizeof *st->starts, TTFT_TPOT__PART_STARTS)))
             return TTFT_TPOT_ENOMEM;
         st->starts = (uint64_t *)s;
     }
@@ -2468,7 +2486,7 @@ static int ttft_tpot__requests_grow(ttft_tpot *c)
 /* What cfg asks for, and where each part sits in the one block: phases, histograms, samples, start
    times, requests, events, shape keys, then the uint32_t tables (each part a multiple of 8 bytes). */
 typedef struct ttft_tpot__layout {
-    size_t cap, events, bytes;
+    size_t cap, reserve, events, bytes;
     unsigned phases, phase_slots, hists, requests, req_slots, shapes, shape_slots;
 } ttft_tpot__layout;
 
@@ -2477,7 +2495,9 @@ static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *
     size_t per, fixed;
     l->cap = cfg && cfg->capacity ? cfg->capacity : TTFT_TPOT__DEFAULT_CAPACITY;
     l->phases = cfg && cfg->max_phases ? cfg->max_phases : TTFT_TPOT__DEFAULT_PHASES;
-    l->hists = cfg && cfg->hist_slots ? cfg->hist_slots : cfg && cfg->bounded ? l->phases : 0;
+    /* by default every phase of the default table can outgrow the storage into a histogram */
+    l->hists = cfg && cfg->hist_slots ? cfg->hist_slots : cfg && cfg->bounded ? l->phases
+             : l->phases < TTFT_TPOT__DEFAULT_PHASES ? l->phases : TTFT_TPOT__DEFAULT_PHASES;
     l->requests = cfg ? cfg->max_requests : 0;
     /* 4096 events a request by default: a long generation fits; 64 KiB a request of address space,
        touched only as events arrive */
@@ -2490,15 +2510,18 @@ static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *
     l->req_slots = l->requests ? ttft_tpot__table_size(l->requests) : 0;
     l->phase_slots = ttft_tpot__table_size(l->phases);
     l->shape_slots = ttft_tpot__table_size(l->shapes);
+    /* warmup samples cannot go on in a histogram: room for a first call of every phase and shape */
+    l->reserve = (size_t)l->phases + l->shapes;
+    l->reserve = l->reserve < l->cap ? l->reserve : l->cap;
     per = sizeof(ttft_tpot_sample) + (cfg && cfg->timeline ? sizeof(uint64_t) : 0);
     /* + 8: room to align a caller's buffer */
     fixed = (size_t)l->phases * sizeof(ttft_tpot__phase_slot) + (size_t)l->hists * sizeof(ttft_tpot_hist) +
             (size_t)l->requests * sizeof(ttft_tpot_request) + l->events * sizeof(ttft_tpot__event) +
             (size_t)l->shape_slots * (sizeof(uint64_t) + sizeof(uint32_t)) +
             ((size_t)l->req_slots + l->phase_slots) * sizeof(uint32_t) + 8;
-    if (l->cap > (SIZE_MAX - fixed) / per)
+    if (l->cap + l->reserve > (SIZE_MAX - fixed) / per)
         return TTFT_TPOT_ENOMEM;
-    l->bytes = fixed + l->cap * per;
+    l->bytes = fixed + (l->cap + l->reserve) * per;
     return TTFT_TPOT_OK;
 }
 
@@ -2518,10 +2541,11 @@ static void ttft_tpot__carve(ttft_tpot *c, const ttft_tpot__layout *l, unsigned 
     c->hist.max = l->hists;
     c->store.samples = (ttft_tpot_sample *)(void *)(c->hist.pool + l->hists);
     c->store.capacity = l->cap;
-    mem = (unsigned char *)(c->store.samples + l->cap);
+    c->store.reserve = l->reserve;
+    mem = (unsigned char *)(c->store.samples + l->cap + l->reserve);
     if (timeline) {
         c->store.starts = (uint64_t *)(void *)mem;
-        mem += l->cap * sizeof(uint64_t);
+        mem += (l->cap + l->reserve) * sizeof(uint64_t);
     }
     c->req.list = (ttft_tpot_request *)(void *)mem;
     c->req.max = l->requests;
@@ -2658,7 +2682,7 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
         (void)ttft_tpot__run_mark(dst, dst->store.n + src->run_at[k] < dst->store.capacity
                                            ? dst->store.n + src->run_at[k] : dst->store.capacity);
     dst->runs_dropped += src->runs_dropped;
-    ttft_tpot__store_merge(&dst->store, &src->store, map);
+    ttft_tpot__store_merge(dst, &src->store, map);
     ttft_tpot__requests_merge(dst, src);
     dst->shape.dropped += src->shape.dropped;
     dst->rejected += src->rejected;
@@ -2668,12 +2692,32 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     return TTFT_TPOT_OK;
 }
 
+/* Empty every histogram; a phase that outgrew the storage is exact again, and gives its slot back
+   (the histograms are empty, so the bounded phases take the first slots again in phase order). */
+static void ttft_tpot__hists_clear(ttft_tpot *c)
+{
+    unsigned p;
+    c->hist.n = 0;
+    for (p = 0; p < c->phase.n; p++) {
+        ttft_tpot__phase_slot *ph = &c->phase.slots[p];
+        if (ph->outgrown) {
+            ph->hist = NULL;
+            ph->outgrown = 0;
+            if (!ph->fresh)
+                ttft_tpot__phase_called(c, ph);
+        } else if (ph->hist) {
+            ph->hist = &c->hist.pool[c->hist.n++];
+            ttft_tpot__hist_reset(ph->hist);
+        }
+    }
+}
+
 TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
 {
     if (!c)
         return;
-    c->store.n = c->store.dropped = 0;
-    ttft_tpot__hists_clear(&c->hist);
+    c->store.n = c->store.dropped = c->store.outgrown = 0;
+    ttft_tpot__hists_clear(c);
     ttft_tpot__requests_clear(c);
     c->shape.dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
     c->rejected = 0;
@@ -2699,6 +2743,7 @@ TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
     k.events_lost = c->req.events_lost;
     k.runs = c->runs;
     k.runs_dropped = c->runs_dropped;
+    k.outgrown = c->store.outgrown;
     return k;
 }
 
@@ -2754,7 +2799,7 @@ TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, 
         ttft_tpot__phase_called(c, p);
     tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
     /* a bounded phase's steady samples never come here: the inline path takes them */
-    return ttft_tpot__store_add(&c->store, phase, start, dur, tokens, warm);
+    return ttft_tpot__keep(c, phase, start, dur, tokens, warm);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens)
@@ -2825,9 +2870,9 @@ static void ttft_tpot__batch_add(ttft_tpot__batches *b, unsigned phase, uint64_t
 /* A phase's statistics and its steady view, from x[0, m): its steady samples, then its warm ones.
    An exact phase's steady samples are scanned once for both; pre: that scan, already made while the
    samples were gathered (its bucket counts in w->nw.slot), or NULL. */
-static void ttft_tpot__finish_phase(const ttft_tpot *c, ttft_tpot__work *w, uint64_t *x, size_t m, size_t warm,
-                                    int phase, const ttft_tpot__scan *pre, ttft_tpot_stats *st,
-                                    ttft_tpot_stats *steady)
+static void ttft_tpot__phase_figures(const ttft_tpot *c, ttft_tpot__work *w, uint64_t *x, size_t m, size_t warm,
+                                     int phase, const ttft_tpot__scan *pre, ttft_tpot_stats *st,
+                                     ttft_tpot_stats *steady)
 {
     ttft_tpot__scan s;
     uint32_t *slot = m - warm >= TTFT_TPOT__NARROW_MIN ? w->nw.slot : NULL; /* none for small sets */
@@ -2854,6 +2899,19 @@ static void ttft_tpot__finish_phase(const ttft_tpot *c, ttft_tpot__work *w, uint
     }
     ttft_tpot__scan_add(&s, x + m - warm, warm, slot); /* x still holds every value, reordered */
     ttft_tpot__finish_scan(x, &s, slot, w->nw.mark, st);
+}
+
+/* ttft_tpot__phase_figures, and the slowest of the warm samples x[m - warm, m). */
+static void ttft_tpot__finish_phase(const ttft_tpot *c, ttft_tpot__work *w, uint64_t *x, size_t m, size_t warm,
+                                    int phase, const ttft_tpot__scan *pre, ttft_tpot_stats *st,
+                                    ttft_tpot_stats *steady)
+{
+    uint64_t most = 0;
+    size_t i;
+    for (i = m - warm; i < m; i++)
+        most = x[i] > most ? x[i] : most;
+    ttft_tpot__phase_figures(c, w, x, m, warm, phase, pre, st, steady);
+    st->warmup_max_ns = most;
 }
 
 /* Statistics of sets [0, n) of the stored samples into st (count[k]: set k's size, at most the work
@@ -3505,6 +3563,10 @@ static void ttft_tpot__text_warnings(const ttft_tpot *c, const ttft_tpot_summary
     if (s->dropped)
         fprintf(out, "WARNING: %llu samples dropped (storage full at %llu): figures cover the stored ones\n",
                 (unsigned long long)s->dropped, (unsigned long long)ttft_tpot__limit(c, 0));
+    if (c->store.outgrown)
+        fprintf(out, "NOTE: storage full at %llu samples: %llu phases went on in histograms (marked ~): their "
+                     "counts, sums and throughputs are exact, their percentiles within 0.78%%\n",
+                (unsigned long long)ttft_tpot__limit(c, 0), (unsigned long long)c->store.outgrown);
     if (s->rejected)
         fprintf(out, "WARNING: %llu calls rejected (unknown phase or request, invalid duration, span misuse)\n",
                 (unsigned long long)s->rejected);
@@ -3514,17 +3576,29 @@ static void ttft_tpot__text_warnings(const ttft_tpot *c, const ttft_tpot_summary
                 (unsigned long long)c->shape.dropped, (unsigned long long)ttft_tpot__limit(c, 3));
 }
 
-/* One row a phase, in order of first use. */
-static void ttft_tpot__text_rows(const ttft_tpot *c, const ttft_tpot_stats *ph, const unsigned *order, FILE *out)
+/* A row of figures: n, then avg, min, max, p50 and p99 (approx: from a histogram). */
+static void ttft_tpot__text_row(FILE *out, const char *name, const char *role, const char *warm,
+                                const ttft_tpot_stats *t)
 {
     char a[32], b[32], d[32], e[32], f[32];
+    fprintf(out, "%-24s %-7s %8llu %6s %11s %11s %11s %11s %10s%s%s", name, role, (unsigned long long)t->n, warm,
+            ttft_tpot__dur(a, sizeof a, t->mean_ns), ttft_tpot__dur(b, sizeof b, (double)t->min_ns),
+            ttft_tpot__dur(d, sizeof d, (double)t->max_ns), ttft_tpot__dur(e, sizeof e, t->p50_ns),
+            ttft_tpot__dur(f, sizeof f, t->p99_ns), t->n < 100 ? "*" : " ", t->approx ? " ~" : "");
+}
+
+/* One row a phase, in order of first use, every sample; under a phase with warmup samples, its
+   steady row (warmup excluded) and the slowest warmup sample. */
+static void ttft_tpot__text_rows(const ttft_tpot *c, const ttft_tpot__figures *fg, FILE *out)
+{
+    char w[32], m[32];
     unsigned q, p;
     int few = 0, approx = 0;
     if (c->phase.n)
         fprintf(out, "\n%-24s %-7s %8s %6s %11s %11s %11s %11s %11s\n", "phase", "role", "n", "warmup", "avg",
                 "min", "max", "p50", "p99");
     for (q = 0; q < c->phase.n; q++) { /* names are printable UTF-8 (the name rule): printed as is */
-        const ttft_tpot_stats *t = &ph[p = order[q]];
+        const ttft_tpot_stats *t = &fg->ph[p = fg->order[q]], *st = &fg->steady[p];
         if (t->n == 0) {
             fprintf(out, "%-24s %-7s %8s %6s %11s\n", c->phase.slots[p].name, ttft_tpot_role_name(c->phase.slots[p].role),
                     "0", "-", "n/a");
@@ -3532,11 +3606,13 @@ static void ttft_tpot__text_rows(const ttft_tpot *c, const ttft_tpot_stats *ph, 
         }
         few |= t->n < 100;
         approx |= t->approx;
-        fprintf(out, "%-24s %-7s %8llu %6llu %11s %11s %11s %11s %10s%s%s\n", c->phase.slots[p].name,
-                ttft_tpot_role_name(c->phase.slots[p].role), (unsigned long long)t->n, (unsigned long long)t->warmup_n,
-                ttft_tpot__dur(a, sizeof a, t->mean_ns), ttft_tpot__dur(b, sizeof b, (double)t->min_ns),
-                ttft_tpot__dur(d, sizeof d, (double)t->max_ns), ttft_tpot__dur(e, sizeof e, t->p50_ns),
-                ttft_tpot__dur(f, sizeof f, t->p99_ns), t->n < 100 ? "*" : " ", t->approx ? " ~" : "");
+        snprintf(w, sizeof w, "%llu", (unsigned long long)t->warmup_n);
+        ttft_tpot__text_row(out, c->phase.slots[p].name, ttft_tpot_role_name(c->phase.slots[p].role), w, t);
+        fputc('\n', out);
+        if (t->warmup_n == 0 || st->n == 0)
+            continue; /* the steady row would repeat the row above, or be empty */
+        ttft_tpot__text_row(out, "  steady", "", "-", st);
+        fprintf(out, "  warmup max %s\n", ttft_tpot__dur(m, sizeof m, (double)t->warmup_max_ns));
     }
     if (few)
         fprintf(out, "* p99 of fewer than 100 samples: close to the max, not a tail estimate\n");
@@ -3629,7 +3705,7 @@ static void ttft_tpot__text_runs(const ttft_tpot *c, const ttft_tpot__figures *f
                 ttft_tpot__num(b, sizeof b, unit == 1 ? "%.1f" : "%.2f", sd[j] / unit),
                 unit == 1 ? "tok/s" : "ms", ttft_tpot__num(d, sizeof d, "%.1f", cv[j] * 100));
     }
-    fputs(rs->bounded ? "n/a (bounded phases keep no per-run samples)\n" : any ? "\n" : "n/a\n", out);
+    fputs(rs->bounded ? "n/a (samples in a histogram, of a bounded phase or past the storage, have no run)\n" : any ? "\n" : "n/a\n", out);
     if (n[TTFT_TPOT__RUN_TPOT]) {
         fputs("  TPOT p50 by run     :", out);
         for (r = 0; r < rs->n; r++)
@@ -3657,7 +3733,7 @@ static void ttft_tpot__text(const ttft_tpot *c, const ttft_tpot__figures *f, FIL
     if (f->has_q)
         ttft_tpot__text_serving(c, &f->q, out);
     ttft_tpot__text_request_warmup(f, out);
-    ttft_tpot__text_rows(c, f->ph, f->order, out);
+    ttft_tpot__text_rows(c, f, out);
 }
 
 /* Compute every figure, then hand them to a writer: a report is whole, or (ENOMEM) not written. */
@@ -3976,6 +4052,12 @@ static void ttft_tpot__json_phases(const ttft_tpot *c, const ttft_tpot__figures 
                 ttft_tpot_role_name(c->phase.slots[p].role), (unsigned long long)t->n, (unsigned long long)t->warmup_n,
                 (unsigned long long)t->tokens);
         ttft_tpot__json_figures(out, t, "_ms");
+        fputs(",\"warmup_max_ms\":", out);
+        if (t->warmup_n)
+            ttft_tpot__json_ms_u64(out, t->warmup_max_ns);
+        else
+            fputs("null", out);
+        ttft_tpot__json_stats(out, "steady", &f->steady[p]);
         if (c->phase.slots[p].role == TTFT_TPOT_ROLE_DECODE)
             ttft_tpot__json_steady_state(out, &f->ss[p], t->warmup_n);
         fputc('}', out);
@@ -3994,9 +4076,10 @@ static void ttft_tpot__json(const ttft_tpot *c, const ttft_tpot__figures *f, FIL
         fputs(",\"read_ns\":null}", out);
     ttft_tpot__json_ttft(&f->s, out);
     ttft_tpot__json_decode(&f->s, out);
-    fprintf(out, ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"shapes_dropped\":%llu,\"requests\":",
+    fprintf(out, ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"shapes_dropped\":%llu,\"outgrown\":%llu"
+                 ",\"requests\":",
             (unsigned long long)f->s.dropped, (unsigned long long)f->s.rejected, (unsigned long long)f->s.samples,
-            (unsigned long long)c->shape.dropped);
+            (unsigned long long)c->shape.dropped, (unsigned long long)c->store.outgrown);
     ttft_tpot__json_requests(c, f, out);
     ttft_tpot__json_runs(c, f, out);
     ttft_tpot__json_phases(c, f, out);
@@ -4305,13 +4388,13 @@ static const char ttft_tpot__header[] = "phase,role,start_ns,dur_ns,tokens,warmu
 #define TTFT_TPOT__COUNTS(X)                                                                          \
     X(dropped, store.dropped) X(rejected, rejected) X(shapes_dropped, shape.dropped)                  \
     X(requests_dropped, req.dropped) X(requests_refused, req.refused) X(events_lost, req.events_lost)  \
-    X(runs_dropped, runs_dropped)
+    X(runs_dropped, runs_dropped) X(outgrown, store.outgrown)
 #define TTFT_TPOT__COUNT_NAME(name, field) #name,
 /* then the limits those losses met, which the warnings name (ttft_tpot.full_at) */
 static const char *const ttft_tpot__count_names[] = {TTFT_TPOT__COUNTS(TTFT_TPOT__COUNT_NAME) "capacity",
                                                      "max_requests", "max_request_events", "max_shapes"};
 #undef TTFT_TPOT__COUNT_NAME
-#define TTFT_TPOT__N_COUNTS 7u /* counts; the 4 limits follow */
+#define TTFT_TPOT__N_COUNTS 8u /* counts; the 4 limits follow */
 #define TTFT_TPOT__N_KEYS (sizeof ttft_tpot__count_names / sizeof ttft_tpot__count_names[0])
 
 /* A name as a CSV field: quoted when CSV would split it, or when it would read as a comment. */
@@ -4417,6 +4500,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
    trace has been read. */
 typedef struct ttft_tpot__pending {
     int phase;
+    int outgrown; /* the phase outgrew the storage while this trace was read */
     ttft_tpot_hist h;
 } ttft_tpot__pending;
 
@@ -4630,6 +4714,7 @@ static int ttft_tpot__read_hist(ttft_tpot__reader *r, unsigned long line, const 
         return role < 0 || role > 3 ? ttft_tpot__fail(r, line, "# hist: unknown role", NULL) : TTFT_TPOT_ENOMEM;
     h = &pd->h;
     ttft_tpot__hist_reset(h);
+    pd->outgrown = 0;
     p = comma + 1;
     if (!ttft_tpot__take(&p, ',', UINT64_MAX, &h->tokens) || !ttft_tpot__take(&p, ',', UINT64_MAX, &h->min_ns) ||
         !ttft_tpot__take(&p, ',', UINT64_MAX, &h->max_ns) || !ttft_tpot__take(&p, ',', UINT64_MAX, &h->sum_hi) ||
@@ -4696,7 +4781,7 @@ static int ttft_tpot__read_counts(ttft_tpot__reader *r, unsigned long line, cons
             !ttft_tpot__u64(eq + 1, (size_t)(stop - eq - 1), k < TTFT_TPOT__N_COUNTS ? UINT64_MAX - r->counts[k] : UINT64_MAX, &v) ||
             (*stop && !stop[1]))
             return ttft_tpot__fail(r, line, "# counts: expected NAME=N ..., each name once, of ", "dropped rejected "
-                                   "shapes_dropped requests_dropped requests_refused events_lost runs_dropped "
+                                   "shapes_dropped requests_dropped requests_refused events_lost runs_dropped outgrown "
                                    "capacity max_requests max_request_events max_shapes");
         seen |= 1u << k;
         if (k < TTFT_TPOT__N_COUNTS)
@@ -4994,8 +5079,9 @@ static int ttft_tpot__sample_phase(ttft_tpot__reader *r, unsigned long line, int
 }
 
 /* A steady sample of a bounded phase, into the phase's pending histogram (its first sample is kept
-   exact, as when recorded). 1 taken, 0 to be stored, or ENOMEM. */
-static int ttft_tpot__read_bounded(ttft_tpot__reader *r, int id, uint64_t dur, uint64_t tokens)
+   exact, as recording would): 1 taken, 0 not (the first), or ENOMEM. outgrow: the phase outgrew the
+   storage instead, which takes a histogram slot when it has none (0: no slot is left). */
+static int ttft_tpot__read_bounded(ttft_tpot__reader *r, int id, uint64_t dur, uint64_t tokens, int outgrow)
 {
     ttft_tpot *c = r->c;
     uint32_t *at;
@@ -5006,14 +5092,18 @@ static int ttft_tpot__read_bounded(ttft_tpot__reader *r, int id, uint64_t dur, u
         memset(r->pend_of, 0, (size_t)c->phase.max * sizeof *r->pend_of);
     }
     at = &r->pend_of[id];
-    if (*at == 0 && c->phase.slots[id].fresh) {
+    if (*at == 0 && c->phase.slots[id].fresh && !outgrow) {
         *at = UINT32_MAX;
         return 0;
     }
     if (*at == 0 || *at == UINT32_MAX) {
+        if (outgrow && !c->phase.slots[id].hist && c->hist.n + r->slots >= c->hist.max)
+            return 0;
         if (!(pd = ttft_tpot__pending_add(r)))
             return TTFT_TPOT_ENOMEM;
         pd->phase = id;
+        pd->outgrown = outgrow && !c->phase.slots[id].hist;
+        r->slots += pd->outgrown;
         ttft_tpot__hist_reset(&pd->h);
         *at = ++r->n_pending;
     }
@@ -5028,15 +5118,16 @@ static int ttft_tpot__read_sample(ttft_tpot__reader *r, int id, uint64_t start, 
 {
     ttft_tpot *c = r->c;
     int rc;
-    if (c->phase.slots[id].hist && !warm && (rc = ttft_tpot__read_bounded(r, id, dur, tokens)) != 0)
+    if (c->phase.slots[id].hist && !warm && (rc = ttft_tpot__read_bounded(r, id, dur, tokens, 0)) != 0)
         return rc < 0 ? rc : TTFT_TPOT_OK;
-    if (c->store.n + r->n == c->store.capacity) {
+    if (c->store.n + r->n >= c->store.capacity + (warm ? c->store.reserve : 0)) { /* as ttft_tpot__keep */
         rc = ttft_tpot__store_grow(c, c->store.n + r->n + 1);
         if (rc == TTFT_TPOT_ENOMEM)
             return rc;
         if (rc != TTFT_TPOT_OK) {
-            r->dropped++;
-            return TTFT_TPOT_OK;
+            rc = warm ? 0 : ttft_tpot__read_bounded(r, id, dur, tokens, 1);
+            r->dropped += rc == 0;
+            return rc < 0 ? rc : TTFT_TPOT_OK;
         }
     }
     ttft_tpot__store_put_timed(&c->store, c->store.n + r->n++, id, start, dur, (uint32_t)tokens, warm);
@@ -5108,8 +5199,11 @@ static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
             c->full_at[k] = r->counts[TTFT_TPOT__N_COUNTS + k];
     for (k = 0; k < r->n_pending; k++) {
         ttft_tpot__phase_slot *p = &c->phase.slots[r->pending[k].phase];
-        if (!p->hist)
-            ttft_tpot_phase_bounded(c, r->pending[k].phase); /* the slot was counted while reading */
+        if (!p->hist) { /* the slot was counted while reading */
+            ttft_tpot_phase_bounded(c, r->pending[k].phase);
+            p->outgrown = (uint16_t)r->pending[k].outgrown;
+            c->store.outgrown += (uint64_t)r->pending[k].outgrown;
+        }
         ttft_tpot__hist_merge(p->hist, &r->pending[k].h);
         if (p->fresh)
             ttft_tpot__phase_called(c, p);

@@ -52,8 +52,10 @@ static void caller_buffer(void **state)
     k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
     for (i = 0; i < 8; i++)
         assert_int_equal(ttft_tpot_record(&c, k, MS, 0), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_record(&c, k, MS, 0), TTFT_TPOT_EFULL);
-    assert_int_equal(counts(&c).dropped, 1);
+    /* past the storage the phase goes on in a histogram, in the same buffer */
+    assert_int_equal(ttft_tpot_record(&c, k, MS, 0), TTFT_TPOT_OK);
+    assert_int_equal(counts(&c).dropped, 0);
+    assert_int_equal(counts(&c).outgrown, 1);
     ttft_tpot_free(&c); /* frees nothing: the buffer is the caller's */
     free(buf);
 }
@@ -71,12 +73,21 @@ static void full_storage_counts_drops(void **state)
     d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < 4; i++)
         assert_int_equal(ttft_tpot_record(&c, d, (uint64_t)(i + 1) * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_record(&c, d, 99 * MS, 1), TTFT_TPOT_EFULL);
-    assert_int_equal(ttft_tpot_record(&c, d, 99 * MS, 1), TTFT_TPOT_EFULL);
+    /* past the storage the phase goes on in a histogram: nothing is lost */
+    assert_int_equal(ttft_tpot_record(&c, d, 99 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record(&c, d, 99 * MS, 1), TTFT_TPOT_OK);
+    /* warmup samples cannot: the reserve (max_phases + max_shapes, at most the capacity: 4) takes 4 */
+    ttft_tpot_warmup_begin(&c);
+    for (i = 0; i < 6; i++)
+        assert_int_equal(ttft_tpot_record(&c, d, MS, 1), i < 4 ? TTFT_TPOT_OK : TTFT_TPOT_EFULL);
+    ttft_tpot_warmup_end(&c);
     json_of(&c, &doc);
     assert_ms(&doc, "dropped", 2);
-    assert_ms(&doc, "tpot.n", 3); /* 2, 3, 4 ms: the stored steady steps */
-    assert_ms(&doc, "tpot.max_ms", 4);
+    assert_ms(&doc, "outgrown", 1);
+    assert_ms(&doc, "tpot.n", 5); /* 2, 3, 4 ms stored, 99 and 99 in the histogram */
+    assert_ms(&doc, "tpot.max_ms", 99);
+    assert_ms(&doc, "tpot.total_ms", 207);
+    assert_true(is_bool_at(&doc, "tpot.approximate", 1));
     jc_free(&doc);
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "WARNING: 2 samples dropped (storage full at 4)"));

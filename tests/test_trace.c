@@ -138,16 +138,31 @@ static void accepted_variants(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Past the capacity a steady line goes on in its phase's histogram, as recording would; with no
+   histogram slot left (one phase, the one slot taken), it is dropped. */
 static void more_lines_than_capacity_are_dropped(void **state)
 {
     static const char text[] = H "k,kernel,0,1,0,0\nk,kernel,0,2,0,0\nk,kernel,0,3,0,0\n";
+    static const char two[] = H "j,kernel,0,4,0,1\nj,kernel,0,5,0,0\n";
     ttft_tpot c;
     ttft_tpot_config cfg = {0};
+    jc_value doc;
     (void)state;
     cfg.capacity = 2;
+    cfg.max_phases = 2;
+    cfg.hist_slots = 1;
     assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
     assert_int_equal(trace_text(&c, text, sizeof text - 1, "t", NULL, 0), TTFT_TPOT_OK);
     assert_int_equal(counts(&c).samples, 2);
+    assert_int_equal(counts(&c).dropped, 0);
+    assert_int_equal(counts(&c).outgrown, 1);
+    json_of(&c, &doc);
+    assert_ms(&doc, "phases.0.n", 3);
+    assert_ms(&doc, "phases.0.max_ms", 0.000003);
+    jc_free(&doc);
+    /* j's first line is flagged warmup: the reserve past the capacity takes it; its next has no slot */
+    assert_int_equal(trace_text(&c, two, sizeof two - 1, "t", NULL, 0), TTFT_TPOT_OK);
+    assert_int_equal(counts(&c).samples, 3);
     assert_int_equal(counts(&c).dropped, 1);
     ttft_tpot_free(&c);
 }
@@ -331,7 +346,7 @@ static void lines_longer_than_a_block(void **state)
 }
 
 /* A live collector made with config.grow, its store grown by a trace: recording goes on storing up
-   to the new capacity, and drops past it, as it always did. */
+   to the new capacity, and past it goes on in a histogram: recording never grows the store. */
 static void recording_after_a_trace_grew_the_store(void **state)
 {
     ttft_tpot c;
@@ -349,9 +364,10 @@ static void recording_after_a_trace_grew_the_store(void **state)
                      TTFT_TPOT_OK); /* 3 samples: the store grows to 4 */
     assert_int_equal(ttft_tpot_record(&c, d, 8, 1), TTFT_TPOT_OK);
     for (i = 0; i < 3; i++)
-        assert_int_equal(ttft_tpot_record(&c, d, 9, 1), TTFT_TPOT_EFULL); /* recording never grows it */
+        assert_int_equal(ttft_tpot_record(&c, d, 9, 1), TTFT_TPOT_OK); /* recording never grows it */
     assert_int_equal(counts(&c).samples, 4);
-    assert_int_equal(counts(&c).dropped, 3);
+    assert_int_equal(counts(&c).dropped, 0);
+    assert_int_equal(counts(&c).outgrown, 1);
     assert_int_equal(sample(&c, 3).dur_ns, 8);
     ttft_tpot_free(&c);
 }

@@ -137,6 +137,12 @@ static inline int is_null_at(const jc_value *doc, const char *path)
     return v && v->type == JC_NULL;
 }
 
+static inline int is_bool_at(const jc_value *doc, const char *path, int want)
+{
+    const jc_value *v = jc_get(doc, path);
+    return v && v->type == JC_BOOL && (v->num != 0) == want;
+}
+
 /* The phase object of the report named name; fails the test when there is none. */
 static inline const jc_value *phase_named(const jc_value *doc, const char *name)
 {
@@ -149,6 +155,33 @@ static inline const jc_value *phase_named(const jc_value *doc, const char *name)
     }
     fail_msg("no phase named %s in the report", name);
     return NULL;
+}
+
+/* The JSON report and the text report of a and b are the same, byte for byte. */
+static inline void same_reports(const ttft_tpot *a, const ttft_tpot *b)
+{
+    char *x = capture(a, ttft_tpot_report_json), *y = capture(b, ttft_tpot_report_json);
+    assert_string_equal(x, y);
+    free(x);
+    free(y);
+    x = capture(a, ttft_tpot_report);
+    y = capture(b, ttft_tpot_report);
+    assert_string_equal(x, y);
+    free(x);
+    free(y);
+}
+
+/* a's trace, read into a new collector made from cfg: its reports equal a's. */
+static inline void trace_keeps_the_report(const ttft_tpot *a, const ttft_tpot_config *cfg)
+{
+    ttft_tpot b;
+    char err[256], *trace = capture(a, ttft_tpot_trace_write);
+    assert_int_equal(ttft_tpot_init(&b, cfg), TTFT_TPOT_OK);
+    if (trace_str(&b, trace, "back", err, sizeof err) != TTFT_TPOT_OK)
+        fail_msg("%s\n%s", err, trace);
+    same_reports(a, &b);
+    ttft_tpot_free(&b);
+    free(trace);
 }
 
 /* Exact figures: the report prints ms to the nanosecond, so hand-computed values match to 1e-9. */

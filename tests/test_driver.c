@@ -1,0 +1,171 @@
+/* What a real driver needs: steady kernel rows, storage that never loses a sample, prompt tokens
+   and the prefill rate, per-shape rows, queue time and request tracks. Figures worked by hand; the
+   report of each collector's trace equals its live report. */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "test_util.h"
+
+#define MS 1000000ull /* ns */
+
+/* A kernel whose first call page-faults the weights: 280 ms, then 10, 20, 30, 40 ms, and one call of
+   50 ms inside a warmup section. Every sample: n 6, mean (280 + 100 + 50) / 6; steady: 10..40 ms,
+   mean 25, p50 h = 1.5 -> 25, p99 h = 2.97 -> 30 + 0.97 * 10 = 39.7; warmup: 2, the slowest 280. */
+static void steady_kernel_rows(void **state)
+{
+    static const uint64_t ms[] = {280, 10, 20, 30, 40};
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    const jc_value *k;
+    char *text;
+    int phase, i;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    phase = ttft_tpot_phase(&c, "matmul", TTFT_TPOT_ROLE_KERNEL);
+    for (i = 0; i < 5; i++)
+        ttft_tpot_record(&c, phase, ms[i] * MS, 0);
+    ttft_tpot_warmup_begin(&c);
+    ttft_tpot_record(&c, phase, 50 * MS, 0);
+    ttft_tpot_warmup_end(&c);
+    json_of(&c, &doc);
+    k = phase_named(&doc, "matmul");
+    assert_ms(k, "n", 6);
+    assert_ms(k, "warmup_n", 2);
+    assert_near(num_at(k, "mean_ms"), 430.0 / 6, 0.5e-6); /* printed to the ns */
+    assert_ms(k, "max_ms", 280);
+    assert_ms(k, "warmup_max_ms", 280);
+    assert_ms(k, "steady.n", 4);
+    assert_ms(k, "steady.mean", 25);
+    assert_ms(k, "steady.p50", 25);
+    assert_ms(k, "steady.p99", 39.7);
+    assert_ms(k, "steady.max", 40);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "matmul                   kernel         6      2    71.67 ms    10.00 ms   280.00 ms"));
+    assert_non_null(strstr(text, "  steady                                4      -    25.00 ms    10.00 ms    40.00 ms"
+                                 "    25.00 ms   39.70 ms*  warmup max 280.00 ms"));
+    free(text);
+    trace_keeps_the_report(&c, &cfg);
+    ttft_tpot_free(&c);
+}
+
+/* A phase without warmup has no steady row in the text (it would repeat the row), and its JSON
+   "steady" equals its figures; a phase whose samples are all warmup has "steady": null. */
+static void steady_rows_of_phases_without_warmup(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    char *text;
+    int k, e;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    e = ttft_tpot_phase(&c, "once", TTFT_TPOT_ROLE_KERNEL);
+    ttft_tpot_record(&c, k, 1 * MS, 0); /* its first call, then cleared: its next calls are steady */
+    ttft_tpot_clear(&c);
+    ttft_tpot_record(&c, e, 7 * MS, 0);
+    ttft_tpot_record(&c, k, 3 * MS, 0);
+    ttft_tpot_record(&c, k, 5 * MS, 0);
+    json_of(&c, &doc);
+    assert_ms(phase_named(&doc, "k"), "steady.n", 2);
+    assert_ms(phase_named(&doc, "k"), "steady.mean", 4);
+    assert_true(is_null_at(phase_named(&doc, "k"), "warmup_max_ms"));
+    assert_true(is_null_at(phase_named(&doc, "once"), "steady"));
+    assert_ms(phase_named(&doc, "once"), "warmup_max_ms", 7);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_null(strstr(text, "  steady"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+/* Storage of 8 samples, a decode loop of 20 steps: step 0 (50 ms, warmup), then 1..19 ms, 2 tokens
+   each. 8 are stored (50, 1..7); 8..19 go on in the phase's histogram. TPOT: n 19, total 190 ms,
+   tokens 38, output 38 / 0.190 s = 200 tok/s, min 1, max 19: exact; p50 10 ms within 0.78%. Warmup
+   samples past the storage take the reserve (max_phases + max_shapes, at most the capacity: 8). */
+static void full_storage_loses_nothing(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0}, grow = {0};
+    jc_value doc;
+    char *text;
+    int d, i;
+    (void)state;
+    cfg.capacity = 8;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < 20; i++)
+        assert_int_equal(ttft_tpot_record(&c, d, (i ? (uint64_t)i : 50) * MS, 2), TTFT_TPOT_OK);
+    assert_int_equal(counts(&c).samples, 8);
+    assert_int_equal(counts(&c).dropped, 0);
+    assert_int_equal(counts(&c).outgrown, 1);
+    json_of(&c, &doc);
+    assert_ms(&doc, "tpot.n", 19);
+    assert_ms(&doc, "tpot.excluded_warmup", 1);
+    assert_ms(&doc, "tpot.total_ms", 190);
+    assert_ms(&doc, "tpot.min_ms", 1);
+    assert_ms(&doc, "tpot.max_ms", 19);
+    assert_near(num_at(&doc, "tpot.p50_ms"), 10, 10 * TTFT_TPOT_HIST_MAX_REL_ERR);
+    assert_true(is_bool_at(&doc, "tpot.approximate", 1));
+    assert_ms(&doc, "output_throughput_tok_s", 200);
+    assert_ms(&doc, "phases.0.n", 20);
+    assert_ms(&doc, "phases.0.tokens", 40);
+    assert_ms(&doc, "dropped", 0);
+    assert_ms(&doc, "outgrown", 1);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "NOTE: storage full at 8 samples: 1 phases went on in histograms (marked ~)"));
+    assert_null(strstr(text, "dropped"));
+    free(text);
+    trace_keeps_the_report(&c, &cfg); /* a collector as small reads it the same way */
+    grow.grow = 1;
+    trace_keeps_the_report(&c, &grow); /* and one that grows keeps the same figures */
+    /* a clear gives the slot back: the phase is exact again */
+    ttft_tpot_clear(&c);
+    ttft_tpot_record(&c, d, 3 * MS, 1);
+    assert_int_equal(counts(&c).samples, 1);
+    assert_int_equal(counts(&c).outgrown, 0);
+    assert_null(c.phase.slots[d].hist);
+    ttft_tpot_free(&c);
+}
+
+/* With the default configuration, 5 runs of 256 decode steps through 60 kernel phases (76,800
+   kernel samples and 1,280 steps: more than the 65,536 samples stored) drop nothing. */
+static void default_storage_drops_nothing(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    int d, k[60], i, j, r;
+    char name[16];
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    for (j = 0; j < 60; j++) {
+        snprintf(name, sizeof name, "kernel%d", j);
+        k[j] = ttft_tpot_phase(&c, name, TTFT_TPOT_ROLE_KERNEL);
+    }
+    for (r = 0; r < 5; r++)
+        for (i = 0; i < 256; i++) {
+            for (j = 0; j < 60; j++)
+                assert_int_equal(ttft_tpot_record(&c, k[j], (uint64_t)(j + 1) * 1000, 0), TTFT_TPOT_OK);
+            assert_int_equal(ttft_tpot_record(&c, d, (uint64_t)(i + 1) * 1000, 1), TTFT_TPOT_OK);
+        }
+    assert_int_equal(counts(&c).dropped, 0);
+    assert_true(counts(&c).outgrown > 0);
+    json_of(&c, &doc);
+    assert_ms(&doc, "tpot.n", 1279);
+    assert_ms(&doc, "phases.0.n", 1280);
+    assert_ms(&doc, "phases.60.n", 1280);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(steady_kernel_rows),
+        cmocka_unit_test(steady_rows_of_phases_without_warmup),
+        cmocka_unit_test(full_storage_loses_nothing),
+        cmocka_unit_test(default_storage_drops_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
