@@ -302,6 +302,7 @@ typedef struct ttft_tpot__phase_slot {
     uint16_t fresh;          /* 1 until the phase's first call, which is warmup */
     uint16_t outgrown;       /* took its histogram when the storage was full: exact again after a clear */
     int role;                /* ttft_tpot_role */
+    uint64_t prompt[3];      /* its steady samples that carry prompt tokens: how many, the tokens, their ns */
     char name[TTFT_TPOT_NAME_MAX];
 } ttft_tpot__phase_slot;
 
@@ -716,7 +717,12 @@ static inline ttft_tpot_span ttft_tpot_span_begin(ttft_tpot *c, int phase)
     return ttft_tpot_span_begin_shape(c, phase, TTFT_TPOT_NO_SHAPE);
 }
 
-static inline int ttft_tpot__span_end(ttft_tpot_span *s, uint64_t count)
+/* A prefill sample that carries its prompt tokens (ttft_tpot_record_prompt): out of line. */
+TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint32_t prompt,
+                                         int new_shape);
+
+/* End a span with count tokens, or prompt tokens (prompt: a constant at every call). */
+static inline int ttft_tpot__span_end(ttft_tpot_span *s, uint64_t count, int prompt)
 {
     uint64_t now, dur;
     if (!s)
@@ -732,6 +738,8 @@ static inline int ttft_tpot__span_end(ttft_tpot_span *s, uint64_t count)
     now = ttft_tpot__clock(s->c);
     dur = now - s->start;
     dur = now < s->start ? 0 : dur;
+    if (prompt)
+        return ttft_tpot__push_prompt(s->c, s->phase, s->start, dur, (uint32_t)count, s->new_shape);
     return ttft_tpot__push(s->c, s->phase, s->start, dur, count, s->new_shape);
 }
 
@@ -740,14 +748,27 @@ static inline int ttft_tpot__span_end(ttft_tpot_span *s, uint64_t count)
    known), or the code of ttft_tpot_record. A clock that steps back records 0 ns. */
 static inline int ttft_tpot_span_end_tokens(ttft_tpot_span *s, uint32_t tokens)
 {
-    return ttft_tpot__span_end(s, tokens);
+    return ttft_tpot__span_end(s, tokens, 0);
 }
 
 /* End a span with the phase's default token count (1 for prefill and decode, 0 for kernel and e2e). */
 static inline int ttft_tpot_span_end(ttft_tpot_span *s)
 {
-    return ttft_tpot__span_end(s, TTFT_TPOT__DEFAULT_TOKENS);
+    return ttft_tpot__span_end(s, TTFT_TPOT__DEFAULT_TOKENS, 0);
 }
+
+/* Prompt tokens. A prefill-role sample can carry the prompt tokens it processed (of every sequence
+   of a batched prefill), for the prefill rate: the prompt tokens of the steady prefill-role samples
+   that carry them, over the sum of their durations (README: Prefill rate). Such a sample counts the
+   phase's default tokens (1) as its output. Returns what ttft_tpot_span_end would, or EROLE (not a
+   prefill-role phase) and EINVAL (0 prompt tokens), both counted as rejected and nothing recorded. */
+static inline int ttft_tpot_span_end_prompt(ttft_tpot_span *s, uint32_t prompt_tokens)
+{
+    return ttft_tpot__span_end(s, prompt_tokens, 1);
+}
+
+/* ttft_tpot_span_end_prompt for a duration measured elsewhere; as ttft_tpot_record otherwise. */
+TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t prompt_tokens);
 
 /* Span macros. BEGIN declares `var` in the enclosing scope; end it exactly once, on the same thread.
    TTFT_TPOT_TIME wraps a statement or block. With TTFT_TPOT_DISABLE they expand to nothing (the
@@ -757,6 +778,7 @@ static inline int ttft_tpot_span_end(ttft_tpot_span *s)
 #define TTFT_TPOT_SPAN_BEGIN_SHAPE(var, c, phase, key) ttft_tpot_span var = ttft_tpot_span_begin_shape((c), (phase), (key))
 #define TTFT_TPOT_SPAN_END(var) ((void)ttft_tpot_span_end(&(var)))
 #define TTFT_TPOT_SPAN_END_TOKENS(var, tokens) ((void)ttft_tpot_span_end_tokens(&(var), (tokens)))
+#define TTFT_TPOT_SPAN_END_PROMPT(var, prompt_tokens) ((void)ttft_tpot_span_end_prompt(&(var), (prompt_tokens)))
 #define TTFT_TPOT_TIME(c, phase, tokens, stmt)                                                        \
     do {                                                                                              \
         ttft_tpot_span ttft_tpot__span = ttft_tpot_span_begin((c), (phase));                          \
@@ -768,6 +790,7 @@ static inline int ttft_tpot_span_end(ttft_tpot_span *s)
 #define TTFT_TPOT_SPAN_BEGIN_SHAPE(var, c, phase, key) ((void)sizeof(c), (void)sizeof(phase), (void)sizeof(key))
 #define TTFT_TPOT_SPAN_END(var) ((void)0)
 #define TTFT_TPOT_SPAN_END_TOKENS(var, tokens) ((void)sizeof(tokens))
+#define TTFT_TPOT_SPAN_END_PROMPT(var, prompt_tokens) ((void)sizeof(prompt_tokens))
 #define TTFT_TPOT_TIME(c, phase, tokens, stmt)                                                        \
     do {                                                                                              \
         (void)sizeof(c);                                                                              \
@@ -792,6 +815,10 @@ typedef struct ttft_tpot_summary {
     double e2e_tok_s;
     int has_prefill_kernel;
     uint64_t prefill_kernel_min_ns; /* the linked prefill kernel's fastest sample */
+    uint64_t prefill_counted, prefill_tokens; /* steady prefill-role samples that carry prompt tokens,
+                                                 and those tokens */
+    int has_prefill_tok_s;
+    double prefill_tok_s; /* prompt tokens / the sum of those samples' durations */
     uint64_t samples, dropped, rejected;
 } ttft_tpot_summary;
 
@@ -840,9 +867,10 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
 /* Trace format v1 (CSV): "phase,role,start_ns,dur_ns,tokens,warmup", one line a sample in call order,
    then the request events. What samples cannot say travels in directive lines, which a reader that
    does not know them takes for comments: "# clock:", "# phase:" (the phase table, in order),
-   "# hist:" (a bounded phase's histogram), "# truncated:" (a request whose events did not all fit)
-   and "# counts:" (dropped, rejected, shapes_dropped, requests_dropped, requests_refused,
-   events_lost, and the limits they met). So the report of a trace equals the live report, except
+   "# hist:" (a bounded phase's histogram), "# prompt:" (a prefill phase's prompt-token sums),
+   "# truncated:" (a request whose events did not all fit) and "# counts:" (dropped, rejected,
+   shapes_dropped, requests_dropped, requests_refused, events_lost, runs_dropped, outgrown, and the
+   limits they met). So the report of a trace equals the live report, except
    for the SLOs and the prefill-kernel link, which a trace does not carry (README: Traces).
    write: every stored sample (start_ns 0 without config.timeline) and the directives; EINVAL (nothing
    written), EIO (what reached the stream is unspecified; write allocates nothing).
@@ -1838,7 +1866,7 @@ static int ttft_tpot__shape_new(ttft_tpot *c, int phase, uint64_t key)
    map[p] is then dst's id of src's phase p. The caller has checked that everything fits. */
 static void ttft_tpot__phases_merge(ttft_tpot *dst, const ttft_tpot *src, int *map)
 {
-    unsigned p;
+    unsigned p, k;
     for (p = 0; p < src->phase.n; p++) {
         const ttft_tpot__phase_slot *sp = &src->phase.slots[p];
         int id = ttft_tpot__add_phase(dst, sp->name, strlen(sp->name), sp->role);
@@ -1849,6 +1877,8 @@ static void ttft_tpot__phases_merge(ttft_tpot *dst, const ttft_tpot *src, int *m
         }
         if (!sp->fresh && dst->phase.slots[id].fresh)
             ttft_tpot__phase_called(dst, &dst->phase.slots[id]);
+        for (k = 0; k < 3; k++)
+            dst->phase.slots[id].prompt[k] += sp->prompt[k];
         map[p] = id;
     }
 }
@@ -2714,10 +2744,13 @@ static void ttft_tpot__hists_clear(ttft_tpot *c)
 
 TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
 {
+    unsigned p;
     if (!c)
         return;
     c->store.n = c->store.dropped = c->store.outgrown = 0;
     ttft_tpot__hists_clear(c);
+    for (p = 0; p < c->phase.n; p++)
+        memset(c->phase.slots[p].prompt, 0, sizeof c->phase.slots[p].prompt);
     ttft_tpot__requests_clear(c);
     c->shape.dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
     c->rejected = 0;
@@ -2800,6 +2833,34 @@ TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, 
     tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
     /* a bounded phase's steady samples never come here: the inline path takes them */
     return ttft_tpot__keep(c, phase, start, dur, tokens, warm);
+}
+
+TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint32_t prompt,
+                                         int new_shape)
+{
+    ttft_tpot__phase_slot *p = (unsigned)phase < c->phase.n ? &c->phase.slots[phase] : NULL;
+    int warm, rc;
+    if (!p || p->role != TTFT_TPOT_ROLE_PREFILL || prompt == 0) {
+        c->rejected++;
+        return !p ? TTFT_TPOT_EPHASE : prompt ? TTFT_TPOT_EROLE : TTFT_TPOT_EINVAL;
+    }
+    warm = p->fresh | c->warm_all | new_shape;
+    rc = ttft_tpot__push_slow(c, phase, start, dur, TTFT_TPOT__DEFAULT_TOKENS, new_shape);
+    if (rc == TTFT_TPOT_OK && !warm) { /* kept and steady: its prompt counts toward the rate */
+        p->prompt[0]++;
+        p->prompt[1] += prompt;
+        p->prompt[2] += dur;
+    }
+    return rc;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t prompt_tokens)
+{
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    if (!c->enabled)
+        return TTFT_TPOT_OK;
+    return ttft_tpot__push_prompt(c, phase, 0, dur_ns, prompt_tokens, 0);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens)
@@ -2986,6 +3047,23 @@ static int ttft_tpot__only_phase(const ttft_tpot *c, const ttft_tpot_stats *ph, 
     return only;
 }
 
+/* The prefill rate: prompt tokens over the time of the steady prefill-role samples that carry them. */
+static void ttft_tpot__prefill_rate(const ttft_tpot *c, ttft_tpot_summary *out)
+{
+    double ns = 0;
+    unsigned p;
+    for (p = 0; p < c->phase.n; p++) {
+        const ttft_tpot__phase_slot *s = &c->phase.slots[p];
+        if (s->role != TTFT_TPOT_ROLE_PREFILL)
+            continue;
+        out->prefill_counted += s->prompt[0];
+        out->prefill_tokens += s->prompt[1];
+        ns += (double)s->prompt[2];
+    }
+    out->has_prefill_tok_s = out->prefill_counted > 0 && ns > 0;
+    out->prefill_tok_s = out->has_prefill_tok_s ? (double)out->prefill_tokens / (ns * 1e-9) : 0;
+}
+
 /* The headline sets (steady prefill, steady decode, e2e) from the phases' figures: a set that is one
    phase's (steady) samples takes that phase's figures; the others are gathered and computed. count:
    each phase's stored samples. */
@@ -3027,6 +3105,7 @@ static void ttft_tpot__summarize(const ttft_tpot *c, ttft_tpot__work *w, const s
         out->has_e2e_tok_s = 1;
         out->e2e_tok_s = (double)out->e2e.tokens / (out->e2e.total_ns * 1e-9);
     }
+    ttft_tpot__prefill_rate(c, out);
     if (c->prefill_kernel >= 0) {
         out->has_prefill_kernel = ph[c->prefill_kernel].n > 0;
         out->prefill_kernel_min_ns = ph[c->prefill_kernel].min_ns;
@@ -3494,6 +3573,26 @@ static const char *ttft_tpot__ci_text(char *buf, size_t len, const ttft_tpot_sta
     return buf;
 }
 
+/* The prefill rate, under TTFT: the speed of prefill apart from the prompt's length. */
+static void ttft_tpot__text_prefill(const ttft_tpot_summary *s, FILE *out)
+{
+    char a[32];
+    uint64_t without = s->ttft_steady.n - s->prefill_counted;
+    if (!s->ttft_steady.n)
+        return;
+    if (!s->has_prefill_tok_s) {
+        fprintf(out, "Prefill rate          : n/a         (no steady prefill carries prompt tokens: end prefill "
+                     "spans with TTFT_TPOT_SPAN_END_PROMPT)\n");
+        return;
+    }
+    fprintf(out, "Prefill rate          : %s tok/s  (prompt tokens / steady prefill time: %llu tokens, %llu prefills",
+            ttft_tpot__num(a, sizeof a, "%.1f", s->prefill_tok_s), (unsigned long long)s->prefill_tokens,
+            (unsigned long long)s->prefill_counted);
+    if (without)
+        fprintf(out, "; %llu steady prefills carry no prompt count and are left out", (unsigned long long)without);
+    fputs(")\n", out);
+}
+
 static void ttft_tpot__text_ttft(const ttft_tpot_summary *s, FILE *out)
 {
     const ttft_tpot_stats *t = &s->ttft_steady;
@@ -3726,6 +3825,7 @@ static void ttft_tpot__text(const ttft_tpot *c, const ttft_tpot__figures *f, FIL
 {
     ttft_tpot__text_head(c, &f->s, out);
     ttft_tpot__text_ttft(&f->s, out);
+    ttft_tpot__text_prefill(&f->s, out);
     ttft_tpot__text_decode(&f->s, out);
     ttft_tpot__text_runs(c, f, out);
     ttft_tpot__text_steady_states(c, f, out);
@@ -4075,6 +4175,10 @@ static void ttft_tpot__json(const ttft_tpot *c, const ttft_tpot__figures *f, FIL
     else
         fputs(",\"read_ns\":null}", out);
     ttft_tpot__json_ttft(&f->s, out);
+    fprintf(out, ",\"prefill\":{\"tokens\":%llu,\"tok_s\":", (unsigned long long)f->s.prefill_tokens);
+    ttft_tpot__json_num(out, f->s.has_prefill_tok_s, f->s.prefill_tok_s);
+    fprintf(out, ",\"samples\":%llu,\"without_prompt\":%llu}", (unsigned long long)f->s.prefill_counted,
+            (unsigned long long)(f->s.ttft_steady.n - f->s.prefill_counted));
     ttft_tpot__json_decode(&f->s, out);
     fprintf(out, ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"shapes_dropped\":%llu,\"outgrown\":%llu"
                  ",\"requests\":",
@@ -4446,6 +4550,11 @@ static void ttft_tpot__write_directives(const ttft_tpot *c, FILE *out, int phase
     for (i = 0; i < c->phase.n; i++)
         if (c->phase.slots[i].hist && c->phase.slots[i].hist->max_ns >= c->phase.slots[i].hist->min_ns) /* not empty */
             ttft_tpot__write_hist(out, &c->phase.slots[i]);
+    for (i = 0; i < c->phase.n; i++) /* the prefill rate's sums: a sample row has no room for them */
+        if (c->phase.slots[i].prompt[0])
+            fprintf(out, "# prompt: %llu,%llu,%llu,%s\n", (unsigned long long)c->phase.slots[i].prompt[0],
+                    (unsigned long long)c->phase.slots[i].prompt[1], (unsigned long long)c->phase.slots[i].prompt[2],
+                    c->phase.slots[i].name);
     for (i = 0; i < c->req.n; i++)
         if (c->req.list[i].truncated)
             fprintf(out, "# truncated: %llu,%d,%s\n", (unsigned long long)c->req.list[i].submit_ns,
@@ -4524,6 +4633,7 @@ typedef struct ttft_tpot__reader {
     uint64_t dropped, counts[TTFT_TPOT__N_KEYS]; /* "# counts:" lines: losses added, limits kept */
     ttft_tpot__pending *pending;
     unsigned n_pending, cap_pending, slots; /* slots: histogram slots the pending ones need */
+    uint64_t (*prompt)[3]; /* by phase: "# prompt:" sums, added when the trace has been read */
     uint32_t *pend_of;   /* by phase: its pending histogram of steady samples + 1; UINT32_MAX: a
                             first sample kept exact; 0: none yet (allocated with the first) */
     int recent[64];      /* phase + 1 by a cheap hash of its name: a trace names few phases, often */
@@ -4793,12 +4903,34 @@ static int ttft_tpot__read_counts(ttft_tpot__reader *r, unsigned long line, cons
     return TTFT_TPOT_OK;
 }
 
+/* "# prompt: N,TOKENS,NS,NAME": a prefill phase's steady samples that carry prompt tokens, their
+   tokens and their time. Kept aside; added to the phase when the trace has been read. */
+static int ttft_tpot__read_prompt(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    ttft_tpot *c = r->c;
+    uint64_t v[3];
+    int id, k;
+    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &v[0]) || !ttft_tpot__take(&p, ',', UINT64_MAX, &v[1]) ||
+        !ttft_tpot__take(&p, ',', UINT64_MAX, &v[2]))
+        return ttft_tpot__fail(r, line, "# prompt: expected N,TOKENS,NS,NAME", NULL);
+    if ((id = ttft_tpot__phase_id(r, line, p, strlen(p), TTFT_TPOT_ROLE_PREFILL)) < 0)
+        return id;
+    if (!r->prompt) {
+        if (!(r->prompt = (uint64_t(*)[3])TTFT_TPOT_MALLOC((size_t)c->phase.max * sizeof *r->prompt, c->alloc_user)))
+            return TTFT_TPOT_ENOMEM;
+        memset(r->prompt, 0, (size_t)c->phase.max * sizeof *r->prompt);
+    }
+    for (k = 0; k < 3; k++) /* sums of every trace read: they wrap only past 2^64 */
+        r->prompt[id][k] += v[k];
+    return TTFT_TPOT_OK;
+}
+
 /* A comment line's text after the '#', NUL-terminated: the writer's directives ("# clock:",
-   "# phase:", "# hist:", "# truncated:", "# counts:") are read back, anything else is a comment.
+   "# phase:", "# hist:", "# truncated:", "# counts:", "# prompt:") are read back, anything else is a comment.
    bad: the line was too long or held a NUL byte, which only a directive minds. */
 static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const char *text, int bad)
 {
-    static const char *const kinds[4] = {" phase: ", " hist: ", " truncated: ", " counts: "};
+    static const char *const kinds[5] = {" phase: ", " hist: ", " truncated: ", " counts: ", " prompt: "};
     const char *p;
     int k;
     if (strncmp(text, " clock: ", 8) == 0) {
@@ -4810,9 +4942,9 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
         (void)ttft_tpot__run_mark(r->c, r->c->store.n + r->n);
         return TTFT_TPOT_OK;
     }
-    for (k = 0; k < 4 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
+    for (k = 0; k < 5 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
         ;
-    if (k == 4)
+    if (k == 5)
         return TTFT_TPOT_OK;
     if (bad)
         return ttft_tpot__fail(r, line, "directive too long, or with a NUL byte: #", kinds[k]);
@@ -4820,7 +4952,8 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
     return k == 0 ? ttft_tpot__read_phase_line(r, line, p)
            : k == 1 ? ttft_tpot__read_hist(r, line, p)
            : k == 2 ? ttft_tpot__read_truncated(r, line, p)
-                    : ttft_tpot__read_counts(r, line, p);
+           : k == 3 ? ttft_tpot__read_counts(r, line, p)
+                    : ttft_tpot__read_prompt(r, line, p);
 }
 
 /* More input after buf[pos, end), which moves to the front of the block: 1 some was read, 0 the end
@@ -5197,6 +5330,11 @@ static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
     for (k = 0; k < 4; k++) /* the recording collector's limits, for the warnings */
         if (!c->full_at[k])
             c->full_at[k] = r->counts[TTFT_TPOT__N_COUNTS + k];
+    for (k = 0; r->prompt && k < c->phase.n; k++) {
+        c->phase.slots[k].prompt[0] += r->prompt[k][0];
+        c->phase.slots[k].prompt[1] += r->prompt[k][1];
+        c->phase.slots[k].prompt[2] += r->prompt[k][2];
+    }
     for (k = 0; k < r->n_pending; k++) {
         ttft_tpot__phase_slot *p = &c->phase.slots[r->pending[k].phase];
         if (!p->hist) { /* the slot was counted while reading */
@@ -5251,6 +5389,8 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
         TTFT_TPOT_FREE(r->pending, c->alloc_user);
     if (r->pend_of)
         TTFT_TPOT_FREE(r->pend_of, c->alloc_user);
+    if (r->prompt)
+        TTFT_TPOT_FREE(r->prompt, c->alloc_user);
     TTFT_TPOT_FREE(r->buf, c->alloc_user);
     TTFT_TPOT_FREE(r, c->alloc_user);
     return rc;

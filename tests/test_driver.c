@@ -159,6 +159,66 @@ static void default_storage_drops_nothing(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Prompt tokens: a warm first prefill (900 ms, 100 prompt tokens) is left out; steady ones of 200 ms
+   with 400 tokens and 300 ms with 600, and one of 100 ms that carries no count. Prefill rate:
+   (400 + 600) / (0.2 + 0.3 s) = 2000 tok/s over 2 prefills; 1 steady prefill without a count. */
+static void prompt_tokens_give_the_prefill_rate(void **state)
+{
+    ttft_tpot c, old;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char *text, err[256];
+    int pre, dec;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    dec = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 900 * MS, 100), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 200 * MS, 400), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 300 * MS, 600), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record(&c, pre, 100 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, dec, 5 * MS, 7), TTFT_TPOT_EROLE); /* refused, counted */
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 5 * MS, 0), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_record_prompt(&c, 9, 5 * MS, 7), TTFT_TPOT_EPHASE);
+    assert_int_equal(counts(&c).rejected, 3);
+    assert_int_equal(counts(&c).samples, 4);
+    json_of(&c, &doc);
+    assert_ms(&doc, "prefill.tokens", 1000);
+    assert_ms(&doc, "prefill.tok_s", 2000);
+    assert_ms(&doc, "prefill.samples", 2);
+    assert_ms(&doc, "prefill.without_prompt", 1);
+    assert_ms(&doc, "ttft.steady.n", 3); /* the prompt count changes no TTFT figure */
+    assert_ms(&doc, "phases.0.tokens", 4); /* each prefill's output: the default 1 token */
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "Prefill rate          : 2000.0 tok/s  (prompt tokens / steady prefill time: "
+                                 "1000 tokens, 2 prefills; 1 steady prefills carry no prompt count and are left out)"));
+    free(text);
+    trace_keeps_the_report(&c, &cfg);
+    /* a v1 trace without prompt sums reads as before: no rate */
+    assert_int_equal(ttft_tpot_init(&old, NULL), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&old, "phase,role,start_ns,dur_ns,tokens,warmup\np,prefill,0,9,1,1\np,prefill,0,8,1,0\n",
+                               "v1", err, sizeof err), TTFT_TPOT_OK);
+    json_of(&old, &doc);
+    assert_true(is_null_at(&doc, "prefill.tok_s"));
+    assert_ms(&doc, "prefill.without_prompt", 1);
+    jc_free(&doc);
+    text = capture(&old, ttft_tpot_report);
+    assert_non_null(strstr(text, "Prefill rate          : n/a         (no steady prefill carries prompt tokens"));
+    free(text);
+    /* a malformed "# prompt:" line is refused with its line, and leaves the collector as it was */
+    assert_int_equal(trace_str(&old, "phase,role,start_ns,dur_ns,tokens,warmup\n# prompt: 1,x,3,p\n", "t", err,
+                               sizeof err), TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "t:2: # prompt: expected N,TOKENS,NS,NAME");
+    /* prompt sums name a prefill phase: a decode phase's are refused */
+    assert_int_equal(trace_str(&old, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,1,1,0\n# prompt: 1,2,3,d\n",
+                               "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "t:3: phase changes role: d");
+    assert_int_equal(counts(&old).phases, 1);
+    ttft_tpot_free(&old);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -166,6 +226,7 @@ int main(void)
         cmocka_unit_test(steady_rows_of_phases_without_warmup),
         cmocka_unit_test(full_storage_loses_nothing),
         cmocka_unit_test(default_storage_drops_nothing),
+        cmocka_unit_test(prompt_tokens_give_the_prefill_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
