@@ -318,6 +318,7 @@ typedef struct ttft_tpot__phase_table {
 typedef struct ttft_tpot__shape_table {
     uint64_t *keys;   /* the key, with its phase in phases[] */
     uint32_t *phases; /* phase + 1, 0 empty */
+    uint32_t *rows;   /* the phase its samples go to (ttft_tpot_shape_row) + 1, 0: its own phase */
     uint32_t mask;
     unsigned n, max;
     uint64_t dropped; /* spans with a new shape after the table was full: not flagged */
@@ -329,6 +330,16 @@ typedef struct ttft_tpot__shape_table {
    U+007F-U+009F) or a bidirectional override or isolate (U+202A-U+202E, U+2066-U+2069); request ids
    follow the same rule), EROLE (name taken by another role), EPHASE (table full). */
 TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role role);
+
+/* A row of its own for the samples of phase with shape key key (a matrix shape, a batch size): the
+   phase "PHASE[NAME]", of phase's role, which spans and records of (phase, key) go to from now on,
+   each row with its own first-call warmup and figures; the driver names each key once and keeps
+   timing phase with the key. Returns the row's phase id (the same for the same name), or EINVAL (c
+   or name NULL), EPHASE (unknown phase, or the phase table is full), ENAME (the row's name is not a
+   valid phase name: TTFT_TPOT_NAME_MAX bytes or longer, say), EROLE (that name has another role),
+   EFULL (config.max_shapes pairs are known). Naming a key again sends its later samples to the new
+   row. */
+TTFT_TPOT_DEF int ttft_tpot_shape_row(ttft_tpot *c, int phase, uint64_t key, const char *name);
 
 /* Make a phase bounded: from now on its steady samples go to a histogram (warmup samples stay exact).
    OK (also when it already is); EINVAL (c NULL); EPHASE (unknown phase); ENOMEM (all of
@@ -664,7 +675,7 @@ static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint6
 #define TTFT_TPOT_NO_SHAPE UINT64_MAX
 
 /* Whether (phase, key) is new, remembering it: out of line, since it looks up a table. */
-TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int phase, uint64_t key);
+TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int *phase, uint64_t key);
 
 /* The recording primitive: a duration measured elsewhere (a device event timer), in ns, with the
    shape key it ran with (TTFT_TPOT_NO_SHAPE: none). Warmup per shape: graph capture or kernel
@@ -674,11 +685,13 @@ TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int phase, uint64_t key);
    EPHASE (unknown phase, counted as rejected), EFULL (storage full, counted as dropped). */
 static inline int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens)
 {
+    int first;
     if (!c)
         return TTFT_TPOT_EINVAL;
     if (!c->enabled)
         return TTFT_TPOT_OK;
-    return ttft_tpot__push(c, phase, 0, dur_ns, tokens, key != TTFT_TPOT_NO_SHAPE && ttft_tpot__shape_first(c, phase, key));
+    first = key != TTFT_TPOT_NO_SHAPE && ttft_tpot__shape_first(c, &phase, key); /* may pick its row */
+    return ttft_tpot__push(c, phase, 0, dur_ns, tokens, first);
 }
 
 /* ttft_tpot_record_shape without a shape. */
@@ -704,7 +717,7 @@ static inline ttft_tpot_span ttft_tpot_span_begin_shape(ttft_tpot *c, int phase,
     s.state = 2;
     s.new_shape = 0;
     if (c && c->enabled) {
-        s.new_shape = key != TTFT_TPOT_NO_SHAPE && ttft_tpot__shape_first(c, phase, key);
+        s.new_shape = key != TTFT_TPOT_NO_SHAPE && ttft_tpot__shape_first(c, &s.phase, key);
         s.state = 1;
         s.start = ttft_tpot__clock(c);
     }
@@ -1844,22 +1857,66 @@ TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c)
     return TTFT_TPOT_OK;
 }
 
-/* Whether (phase, key) is new, remembering it; a full table remembers nothing more. */
-static int ttft_tpot__shape_new(ttft_tpot *c, int phase, uint64_t key)
+/* Where (phase, key) sits in the shape table: its slot, or the empty one that ends its probe. */
+static uint32_t ttft_tpot__shape_slot(const ttft_tpot *c, int phase, uint64_t key)
 {
     uint64_t h = (key ^ ((uint64_t)(unsigned)phase << 48)) * 0x9E3779B97F4A7C15ull;
     uint32_t i = (uint32_t)(h >> 32) & c->shape.mask;
     for (; c->shape.phases[i]; i = (i + 1) & c->shape.mask)
         if (c->shape.phases[i] == (uint32_t)phase + 1 && c->shape.keys[i] == key)
-            return 0;
+            break;
+    return i;
+}
+
+/* Whether (*phase, key) is new, remembering it; a full table remembers nothing more. A key with a
+   row of its own (ttft_tpot_shape_row) is not new: *phase becomes its row, whose first call is. */
+static int ttft_tpot__shape_new(ttft_tpot *c, int *phase, uint64_t key)
+{
+    uint32_t i = ttft_tpot__shape_slot(c, *phase, key);
+    if (c->shape.phases[i]) {
+        *phase = c->shape.rows[i] ? (int)c->shape.rows[i] - 1 : *phase;
+        return 0;
+    }
     if (c->shape.n == c->shape.max) {
         c->shape.dropped++;
         return 0;
     }
-    c->shape.phases[i] = (uint32_t)phase + 1;
+    c->shape.phases[i] = (uint32_t)*phase + 1;
     c->shape.keys[i] = key;
     c->shape.n++;
     return 1;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_shape_row(ttft_tpot *c, int phase, uint64_t key, const char *name)
+{
+    char row[TTFT_TPOT_NAME_MAX];
+    size_t base, len;
+    uint32_t i;
+    int id;
+    if (!c || !name || !c->phase.slots)
+        return TTFT_TPOT_EINVAL;
+    if (phase < 0 || (unsigned)phase >= c->phase.n)
+        return TTFT_TPOT_EPHASE;
+    base = strlen(c->phase.slots[phase].name);
+    len = strlen(name);
+    if (len == 0 || base + len + 2 >= sizeof row)
+        return TTFT_TPOT_ENAME;
+    memcpy(row, c->phase.slots[phase].name, base); /* "PHASE[NAME]" */
+    row[base] = '[';
+    memcpy(row + base + 1, name, len);
+    row[base + len + 1] = ']';
+    i = ttft_tpot__shape_slot(c, phase, key);
+    if (!c->shape.phases[i] && c->shape.n == c->shape.max)
+        return TTFT_TPOT_EFULL;
+    if ((id = ttft_tpot__add_phase(c, row, base + len + 2, c->phase.slots[phase].role)) < 0)
+        return id;
+    if (!c->shape.phases[i]) { /* known from now on: the row's own first call is its warmup */
+        c->shape.phases[i] = (uint32_t)phase + 1;
+        c->shape.keys[i] = key;
+        c->shape.n++;
+    }
+    c->shape.rows[i] = (uint32_t)id + 1;
+    return id;
 }
 
 /* Add src's phases to dst (found by name, or added), with their histograms and first-call state;
@@ -2547,7 +2604,7 @@ static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *
     /* + 8: room to align a caller's buffer */
     fixed = (size_t)l->phases * sizeof(ttft_tpot__phase_slot) + (size_t)l->hists * sizeof(ttft_tpot_hist) +
             (size_t)l->requests * sizeof(ttft_tpot_request) + l->events * sizeof(ttft_tpot__event) +
-            (size_t)l->shape_slots * (sizeof(uint64_t) + sizeof(uint32_t)) +
+            (size_t)l->shape_slots * (sizeof(uint64_t) + 2 * sizeof(uint32_t)) +
             ((size_t)l->req_slots + l->phase_slots) * sizeof(uint32_t) + 8;
     if (l->cap + l->reserve > (SIZE_MAX - fixed) / per)
         return TTFT_TPOT_ENOMEM;
@@ -2585,11 +2642,12 @@ static void ttft_tpot__carve(ttft_tpot *c, const ttft_tpot__layout *l, unsigned 
     c->shape.phases = (uint32_t *)(void *)(c->shape.keys + l->shape_slots);
     c->shape.mask = l->shape_slots - 1;
     c->shape.max = l->shapes;
-    c->req.index = c->shape.phases + l->shape_slots;
+    c->shape.rows = c->shape.phases + l->shape_slots;
+    c->req.index = c->shape.rows + l->shape_slots;
     c->req.mask = l->req_slots ? l->req_slots - 1 : 0;
     c->phase.index = c->req.index + l->req_slots;
     c->phase.mask = l->phase_slots - 1;
-    memset(c->shape.phases, 0, ((size_t)l->shape_slots + l->req_slots + l->phase_slots) * sizeof(uint32_t));
+    memset(c->shape.phases, 0, (2 * (size_t)l->shape_slots + l->req_slots + l->phase_slots) * sizeof(uint32_t));
 }
 
 /* The collector's clock: the platform's, measured, or the replacement the config names. */
@@ -2879,9 +2937,9 @@ TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32
     return ttft_tpot_record(c, phase, (uint64_t)ns, tokens);
 }
 
-TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int phase, uint64_t key)
+TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int *phase, uint64_t key)
 {
-    return (unsigned)phase < c->phase.n && ttft_tpot__shape_new(c, phase, key);
+    return (unsigned)*phase < c->phase.n && ttft_tpot__shape_new(c, phase, key);
 }
 
 /* ---- Report model ---------------------------------------------------------------------------- */

@@ -219,6 +219,68 @@ static void prompt_tokens_give_the_prefill_rate(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Per-shape rows: matmul named for key 1 (288x288) and key 2 (32000x288); key 3 has no name and
+   stays in matmul, flagging its first sample as before. 288x288: 200 us (its first call), 60, 60,
+   66 us (one by a span); 32000x288: 5000 us (first), 2000, 2200 us. */
+static void shape_rows_split_a_phase(void **state)
+{
+    static const uint64_t t[] = {1000, 67000}; /* the span's clock reads: 66 us */
+    script_clock clk = {t, 2, 0};
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char *text, longname[TTFT_TPOT_NAME_MAX];
+    int mm, small, big;
+    (void)state;
+    cfg.clock = script_now;
+    cfg.clock_user = &clk;
+    cfg.max_shapes = 3;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    mm = ttft_tpot_phase(&c, "matmul", TTFT_TPOT_ROLE_KERNEL);
+    small = ttft_tpot_shape_row(&c, mm, 1, "288x288");
+    big = ttft_tpot_shape_row(&c, mm, 2, "32000x288");
+    assert_true(small > mm && big > small);
+    assert_int_equal(ttft_tpot_shape_row(&c, mm, 1, "288x288"), small); /* named again: the same row */
+    assert_string_equal(ttft_tpot_phase_name(&c, big), "matmul[32000x288]");
+    assert_int_equal(ttft_tpot_phase_role(&c, big), TTFT_TPOT_ROLE_KERNEL);
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    longname[TTFT_TPOT_NAME_MAX - 9] = '\0'; /* "matmul[" + 55 bytes + "]" is 63 bytes: fits */
+    assert_true(ttft_tpot_shape_row(&c, mm, 3, longname) >= 0);
+    longname[TTFT_TPOT_NAME_MAX - 9] = 'x'; /* one more: too long */
+    longname[TTFT_TPOT_NAME_MAX - 8] = '\0';
+    assert_int_equal(ttft_tpot_shape_row(&c, mm, 4, longname), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_shape_row(&c, 99, 4, "a"), TTFT_TPOT_EPHASE);
+    assert_int_equal(ttft_tpot_shape_row(&c, mm, 4, "a"), TTFT_TPOT_EFULL); /* 3 keys known */
+    ttft_tpot_record_shape(&c, mm, 1, 200000, 0);
+    ttft_tpot_record_shape(&c, mm, 2, 5000000, 0);
+    ttft_tpot_record_shape(&c, mm, 1, 60000, 0);
+    ttft_tpot_record_shape(&c, mm, 2, 2000000, 0);
+    ttft_tpot_record_shape(&c, mm, 1, 60000, 0);
+    ttft_tpot_record_shape(&c, mm, 2, 2200000, 0);
+    {
+        TTFT_TPOT_SPAN_BEGIN_SHAPE(sp, &c, mm, 1);
+        TTFT_TPOT_SPAN_END(sp);
+    }
+    ttft_tpot_record_shape(&c, mm, 5, 9000, 0); /* no row, the table full: matmul (its first call) */
+    json_of(&c, &doc);
+    assert_ms(phase_named(&doc, "matmul[288x288]"), "n", 4);
+    assert_ms(phase_named(&doc, "matmul[288x288]"), "warmup_n", 1);
+    assert_ms(phase_named(&doc, "matmul[288x288]"), "warmup_max_ms", 0.2);
+    assert_ms(phase_named(&doc, "matmul[288x288]"), "steady.mean", 0.062);
+    assert_ms(phase_named(&doc, "matmul[32000x288]"), "n", 3);
+    assert_ms(phase_named(&doc, "matmul[32000x288]"), "steady.mean", 2.1);
+    assert_ms(phase_named(&doc, "matmul"), "n", 1);
+    assert_ms(phase_named(&doc, "matmul"), "warmup_n", 1); /* the phase's own first call */
+    assert_ms(&doc, "shapes_dropped", 1);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "matmul[32000x288]        kernel         3      1     3.07 ms     2.00 ms     5.00 ms"));
+    free(text);
+    trace_keeps_the_report(&c, &cfg); /* with the same clock: its name is in both reports */
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -227,6 +289,7 @@ int main(void)
         cmocka_unit_test(full_storage_loses_nothing),
         cmocka_unit_test(default_storage_drops_nothing),
         cmocka_unit_test(prompt_tokens_give_the_prefill_rate),
+        cmocka_unit_test(shape_rows_split_a_phase),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
