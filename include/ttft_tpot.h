@@ -374,6 +374,8 @@ typedef struct ttft_tpot_request {
     uint64_t submit_ns, first_ns, last_ns; /* first_ns and last_ns: 0 with no token yet */
     uint64_t tokens;
     uint32_t token_events;
+    int scheduled;          /* scheduled_ns holds when it was scheduled (ttft_tpot_request_schedule_at) */
+    uint64_t scheduled_ns;
     int warmup;    /* submitted inside a warmup section */
     int truncated; /* an event of it did not fit config.max_request_events: out of every figure */
 } ttft_tpot_request;
@@ -408,6 +410,9 @@ typedef struct ttft_tpot_requests {
     uint64_t seen, n, incomplete, warmup_excluded, dropped;
     uint64_t truncated; /* tracked, but their events did not all fit: left out of every figure */
     ttft_tpot_stats ttft, tpot, itl, e2e; /* tpot: requests with more than one token; itl: every gap */
+    ttft_tpot_stats queue, prefill;       /* TTFT's parts, of the requests with a schedule event:
+                                             submit to schedule, schedule to first token */
+    uint64_t unscheduled;                 /* measured requests without a schedule event */
     int has_window;                       /* a measured request exists and the window is > 0 */
     double window_ns, request_rps, output_tok_s;
     uint64_t tokens;                      /* of the measured requests */
@@ -434,7 +439,13 @@ typedef struct ttft_tpot_requests {
 TTFT_TPOT_DEF int ttft_tpot_request_submit_at(ttft_tpot *c, const char *id, uint64_t t_ns);
 TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint64_t t_ns, uint32_t tokens);
 
-/* The pair above at TTFT_TPOT_NOW. */
+/* When a submitted request was scheduled (its prefill began), between its submit and its first
+   token: TTFT splits into queue time (submit to schedule) and prefill (schedule to first token).
+   Once a request. As submit and tokens otherwise; EREQUEST (unknown id, scheduled before, a time
+   before its submit or after its first token: counted as rejected). Takes no event storage. */
+TTFT_TPOT_DEF int ttft_tpot_request_schedule_at(ttft_tpot *c, const char *id, uint64_t t_ns);
+
+/* The three calls above at TTFT_TPOT_NOW. */
 static inline int ttft_tpot_request_submit(ttft_tpot *c, const char *id)
 {
     return ttft_tpot_request_submit_at(c, id, TTFT_TPOT_NOW);
@@ -443,6 +454,11 @@ static inline int ttft_tpot_request_submit(ttft_tpot *c, const char *id)
 static inline int ttft_tpot_request_tokens(ttft_tpot *c, const char *id, uint32_t tokens)
 {
     return ttft_tpot_request_tokens_at(c, id, TTFT_TPOT_NOW, tokens);
+}
+
+static inline int ttft_tpot_request_schedule(ttft_tpot *c, const char *id)
+{
+    return ttft_tpot_request_schedule_at(c, id, TTFT_TPOT_NOW);
 }
 
 /* SLOs for goodput: a request is good when each SLO set (nonzero) holds, <= inclusive; a request with
@@ -464,10 +480,12 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
 TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot_request *out);
 
 /* The values behind a request figure, for tools that compare runs: which is TTFT_TPOT_VALUES_TTFT,
-   _TPOT (rounded to the ns), _ITL or _E2E, over the measured requests (ITL: every gap), in ns, into
+   _TPOT (rounded to the ns), _ITL, _E2E, _QUEUE or _PREFILL (the requests with a schedule event), over the measured requests (ITL:
+   every gap), in ns, into
    out[0, cap); *n: how many there are (more than cap: only cap were written; out may be NULL to ask).
    OK; EINVAL (c or n NULL, which unknown); ENOMEM. */
-enum { TTFT_TPOT_VALUES_TTFT, TTFT_TPOT_VALUES_E2E, TTFT_TPOT_VALUES_TPOT, TTFT_TPOT_VALUES_ITL };
+enum { TTFT_TPOT_VALUES_TTFT, TTFT_TPOT_VALUES_E2E, TTFT_TPOT_VALUES_TPOT, TTFT_TPOT_VALUES_ITL,
+       TTFT_TPOT_VALUES_QUEUE, TTFT_TPOT_VALUES_PREFILL };
 TTFT_TPOT_DEF int ttft_tpot_request_values(const ttft_tpot *c, int which, uint64_t *out, size_t cap, size_t *n);
 
 /* ---- Collector and config -------------------------------------------------------------------- */
@@ -1597,8 +1615,8 @@ TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot
 
 /* ---- Phases and warmup ----------------------------------------------------------------------- */
 
-/* The roles' names, then the two roles a trace's request events have (trace role 4 and 5). */
-static const char *const ttft_tpot__roles[6] = {"prefill", "decode", "kernel", "e2e", "submit", "token"};
+/* The roles' names, then the three roles a trace's request events have (trace roles 4 to 6). */
+static const char *const ttft_tpot__roles[7] = {"prefill", "decode", "kernel", "e2e", "submit", "token", "schedule"};
 
 TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role)
 {
@@ -2001,7 +2019,7 @@ static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, ui
         if (r < 0)
             return c->req.refused ? TTFT_TPOT_EFULL : TTFT_TPOT_EREQUEST;
         q = &c->req.list[r];
-        if (t < q->submit_ns || (q->token_events && t < q->last_ns))
+        if (t < q->submit_ns || (q->token_events && t < q->last_ns) || (q->scheduled && t < q->scheduled_ns))
             return TTFT_TPOT_EREQUEST;
     }
     if (q->truncated || c->req.n_events == c->req.max_events)
@@ -2080,6 +2098,36 @@ TTFT_TPOT_DEF int ttft_tpot_request_submit_at(ttft_tpot *c, const char *id, uint
 TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint64_t t_ns, uint32_t tokens)
 {
     return tokens ? ttft_tpot__request_call(c, id, t_ns, tokens) : TTFT_TPOT_EINVAL;
+}
+
+/* Record when request r was scheduled: OK or EREQUEST (once, between its submit and first token). */
+static int ttft_tpot__request_scheduled(ttft_tpot *c, int r, uint64_t t)
+{
+    ttft_tpot_request *q = &c->req.list[r];
+    if (q->scheduled || t < q->submit_ns || (q->token_events && t > q->first_ns))
+        return TTFT_TPOT_EREQUEST;
+    q->scheduled = 1;
+    q->scheduled_ns = t;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_request_schedule_at(ttft_tpot *c, const char *id, uint64_t t_ns)
+{
+    int r, rc;
+    if (!c || !id)
+        return TTFT_TPOT_EINVAL;
+    if (!c->enabled)
+        return TTFT_TPOT_OK;
+    if (strlen(id) == 0 || strlen(id) >= TTFT_TPOT_NAME_MAX)
+        return TTFT_TPOT_ENAME;
+    r = ttft_tpot__request_find(c, id, strlen(id));
+    if (r < 0 && c->req.refused) { /* one of the requests that could not be tracked */
+        c->req.dropped++;
+        return TTFT_TPOT_EFULL;
+    }
+    rc = r < 0 ? TTFT_TPOT_EREQUEST : ttft_tpot__request_scheduled(c, r, t_ns == TTFT_TPOT_NOW ? ttft_tpot__clock(c) : t_ns);
+    c->rejected += rc == TTFT_TPOT_EREQUEST;
+    return rc;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo)
@@ -2203,7 +2251,8 @@ static uint64_t ttft_tpot__tpot_scale(const ttft_tpot *c)
 /* The values of one set over the measured requests, into x (room for every event): TTFT, E2E or TPOT
    (1/scale ns) a request, or ITL, every gap between a request's token events. last: room for a value
    a request. Returns how many. */
-enum { TTFT_TPOT__SET_TTFT, TTFT_TPOT__SET_E2E, TTFT_TPOT__SET_TPOT, TTFT_TPOT__SET_ITL };
+enum { TTFT_TPOT__SET_TTFT, TTFT_TPOT__SET_E2E, TTFT_TPOT__SET_TPOT, TTFT_TPOT__SET_ITL, TTFT_TPOT__SET_QUEUE,
+       TTFT_TPOT__SET_PREFILL };
 
 static size_t ttft_tpot__request_set(const ttft_tpot *c, int set, uint64_t scale, uint64_t *x, uint64_t *last)
 {
@@ -2224,9 +2273,13 @@ static size_t ttft_tpot__request_set(const ttft_tpot *c, int set, uint64_t scale
     }
     for (r = 0; r < c->req.n; r++) {
         const ttft_tpot_request *q = &c->req.list[r];
-        if (!ttft_tpot__measured(q))
+        if (!ttft_tpot__measured(q) || (set >= TTFT_TPOT__SET_QUEUE && !q->scheduled))
             continue;
-        if (set == TTFT_TPOT__SET_TTFT)
+        if (set == TTFT_TPOT__SET_QUEUE)
+            x[m++] = q->scheduled_ns - q->submit_ns;
+        else if (set == TTFT_TPOT__SET_PREFILL)
+            x[m++] = q->first_ns - q->scheduled_ns;
+        else if (set == TTFT_TPOT__SET_TTFT)
             x[m++] = q->first_ns - q->submit_ns;
         else if (set == TTFT_TPOT__SET_E2E)
             x[m++] = q->last_ns - q->submit_ns;
@@ -2248,7 +2301,7 @@ static int ttft_tpot__request_work(const ttft_tpot *c, uint64_t **x, uint64_t **
 TTFT_TPOT_DEF int ttft_tpot_request_values(const ttft_tpot *c, int which, uint64_t *out, size_t cap, size_t *n)
 {
     uint64_t *x, *last;
-    if (!c || !n || which < TTFT_TPOT_VALUES_TTFT || which > TTFT_TPOT_VALUES_ITL)
+    if (!c || !n || which < TTFT_TPOT_VALUES_TTFT || which > TTFT_TPOT_VALUES_PREFILL)
         return TTFT_TPOT_EINVAL;
     if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
@@ -2304,6 +2357,7 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
             continue;
         }
         out->n++;
+        out->unscheduled += !q->scheduled;
         out->tokens += q->tokens;
         first_submit = q->submit_ns < first_submit ? q->submit_ns : first_submit;
         last_token = q->last_ns > last_token ? q->last_ns : last_token;
@@ -2315,6 +2369,8 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
     ttft_tpot__fill(x, ttft_tpot__request_set(c, TTFT_TPOT__SET_TPOT, scale, x, last), &nw, &out->tpot);
     ttft_tpot__unscale(&out->tpot, scale);
     ttft_tpot__fill(x, ttft_tpot__request_set(c, TTFT_TPOT__SET_ITL, 1, x, last), &nw, &out->itl);
+    ttft_tpot__fill(x, ttft_tpot__request_set(c, TTFT_TPOT__SET_QUEUE, 1, x, last), &nw, &out->queue);
+    ttft_tpot__fill(x, ttft_tpot__request_set(c, TTFT_TPOT__SET_PREFILL, 1, x, last), &nw, &out->prefill);
     if (out->n && last_token > first_submit) {
         out->has_window = 1;
         out->window_ns = (double)(last_token - first_submit);
@@ -3547,6 +3603,27 @@ static void ttft_tpot__text_goodput(const ttft_tpot *c, const ttft_tpot_requests
 }
 
 /* The serving section of the text report. */
+/* TTFT's parts, under it, where requests were scheduled: queue time and prefill. */
+static void ttft_tpot__text_ttft_parts(const ttft_tpot_requests *q, FILE *out)
+{
+    static const char *const what[2] = {"queue  ", "prefill"}, *const span[2] = {"submit to schedule",
+                                                                                  "schedule to first token"};
+    char a[32], b[32], d[32], e[32];
+    int k;
+    if (!q->queue.n)
+        return;
+    for (k = 0; k < 2; k++) {
+        const ttft_tpot_stats *st = k ? &q->prefill : &q->queue;
+        fprintf(out, "    %s p50/p90/p99: %s / %s / %s  (mean %s, n=%llu: %s)\n", what[k],
+                ttft_tpot__dur(a, sizeof a, st->p50_ns), ttft_tpot__dur(b, sizeof b, st->p90_ns),
+                ttft_tpot__dur(d, sizeof d, st->p99_ns), ttft_tpot__dur(e, sizeof e, st->mean_ns),
+                (unsigned long long)st->n, span[k]);
+    }
+    if (q->unscheduled)
+        fprintf(out, "    (%llu measured requests have no schedule event: not in queue and prefill)\n",
+                (unsigned long long)q->unscheduled);
+}
+
 static void ttft_tpot__text_serving(const ttft_tpot *c, const ttft_tpot_requests *q, FILE *out)
 {
     char a[32], b[32];
@@ -3563,6 +3640,7 @@ static void ttft_tpot__text_serving(const ttft_tpot *c, const ttft_tpot_requests
         fputs("\n", out);
     ttft_tpot__text_request_losses(c, q, out);
     ttft_tpot__serving_line(out, "TTFT", &q->ttft);
+    ttft_tpot__text_ttft_parts(q, out);
     ttft_tpot__serving_line(out, "TPOT", &q->tpot);
     ttft_tpot__serving_line(out, "ITL", &q->itl);
     ttft_tpot__serving_line(out, "E2E", &q->e2e);
@@ -4067,6 +4145,9 @@ static void ttft_tpot__json_requests(const ttft_tpot *c, const ttft_tpot__figure
     ttft_tpot__json_stats(out, "tpot_ms", &q->tpot);
     ttft_tpot__json_stats(out, "itl_ms", &q->itl);
     ttft_tpot__json_stats(out, "e2e_ms", &q->e2e);
+    ttft_tpot__json_stats(out, "queue_ms", &q->queue);
+    ttft_tpot__json_stats(out, "prefill_ms", &q->prefill);
+    fprintf(out, ",\"unscheduled\":%llu", (unsigned long long)q->unscheduled);
     fputs(",\"window_ms\":", out);
     if (q->has_window)
         ttft_tpot__json_ms(out, q->window_ns);
@@ -4266,6 +4347,7 @@ static const char *const ttft_tpot__le_e2e[] = {"0.3", "0.5", "0.8", "1",  "1.5"
                                                 "30",  "40",  "50",  "60", "120", "240", "480", "960", "1920", "7680"};
 
 #define TTFT_TPOT__LE_MAX 26 /* bounds of the largest bucket table */
+#define TTFT_TPOT__PROM_HISTS 6
 
 /* The exposition's histograms: name, help, and the requests' set they count. */
 static const struct {
@@ -4273,7 +4355,7 @@ static const struct {
     const char *name, *help;
     const char *const *le;
     size_t nle;
-} ttft_tpot__prom_defs[4] = {
+} ttft_tpot__prom_defs[TTFT_TPOT__PROM_HISTS] = {
     {TTFT_TPOT__SET_TTFT, "time_to_first_token_seconds", "Histogram of time to first token in seconds.",
      ttft_tpot__le_ttft, sizeof ttft_tpot__le_ttft / sizeof *ttft_tpot__le_ttft},
     {TTFT_TPOT__SET_TPOT, "request_time_per_output_token_seconds",
@@ -4283,12 +4365,19 @@ static const struct {
      ttft_tpot__le_tpot, sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot},
     {TTFT_TPOT__SET_E2E, "e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.",
      ttft_tpot__le_e2e, sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e},
+    {TTFT_TPOT__SET_QUEUE, "request_queue_time_seconds",
+     "Histogram of time spent waiting to be scheduled, per request with a schedule event.", ttft_tpot__le_e2e,
+     sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e},
+    {TTFT_TPOT__SET_PREFILL, "request_prefill_time_seconds",
+     "Histogram of time from schedule to first token, per request with a schedule event.", ttft_tpot__le_e2e,
+     sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e},
 };
 
 /* The exposition's figures, computed before a byte is written: each histogram's cumulative bucket
    counts, count and 128-bit sum (in 1/scale ns), and the two counters. */
 typedef struct ttft_tpot__expo {
-    uint64_t bucket[4][TTFT_TPOT__LE_MAX], n[4], sum_lo[4], sum_hi[4], scale[4];
+    uint64_t bucket[TTFT_TPOT__PROM_HISTS][TTFT_TPOT__LE_MAX], n[TTFT_TPOT__PROM_HISTS];
+    uint64_t sum_lo[TTFT_TPOT__PROM_HISTS], sum_hi[TTFT_TPOT__PROM_HISTS], scale[TTFT_TPOT__PROM_HISTS];
     uint64_t done, tokens;
 } ttft_tpot__expo;
 
@@ -4318,7 +4407,7 @@ static int ttft_tpot__expo_of(const ttft_tpot *c, ttft_tpot__expo *e)
     memset(e, 0, sizeof *e);
     if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
-    for (k = 0; k < 4; k++) {
+    for (k = 0; k < TTFT_TPOT__PROM_HISTS; k++) {
         e->scale[k] = ttft_tpot__prom_defs[k].set == TTFT_TPOT__SET_TPOT ? scale : 1;
         ttft_tpot__expo_hist(e, k, x, ttft_tpot__request_set(c, ttft_tpot__prom_defs[k].set, e->scale[k], x, last));
     }
@@ -4436,7 +4525,7 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
         return TTFT_TPOT_ENOMEM;
     snprintf(lb, sizeof lb, labels && *labels ? "{%s}" : "%s", labels ? labels : "");
     snprintf(blb, sizeof blb, labels && *labels ? "%s," : "%s", labels ? labels : "");
-    for (k = 0; k < 4; k++)
+    for (k = 0; k < TTFT_TPOT__PROM_HISTS; k++)
         ttft_tpot__prom_hist(out, prefix, &e, k, lb, blb);
     fprintf(out, "# HELP %srequest_success_total Count of finished requests (measured: not warmup).\n"
                  "# TYPE %srequest_success_total counter\n%srequest_success_total%s %llu\n",
@@ -4651,9 +4740,14 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
     }
     for (i = 0; i < c->req.n_events; i++) { /* request events after the samples, in their own order */
         const ttft_tpot__event *ev = &c->req.events[i];
-        ttft_tpot__csv_name(out, c->req.list[ev->request].id);
+        const ttft_tpot_request *q = &c->req.list[ev->request];
+        ttft_tpot__csv_name(out, q->id);
         fprintf(out, ",%s,%llu,0,%lu,%d\n", ttft_tpot__roles[ev->tokens ? 5 : 4], (unsigned long long)ev->t_ns,
-                (unsigned long)ev->tokens, c->req.list[ev->request].warmup);
+                (unsigned long)ev->tokens, q->warmup);
+        if (!ev->tokens && q->scheduled) { /* the schedule follows its submit */
+            ttft_tpot__csv_name(out, q->id);
+            fprintf(out, ",schedule,%llu,0,0,%d\n", (unsigned long long)q->scheduled_ns, q->warmup);
+        }
     }
     ttft_tpot__write_directives(c, out, 0);
     return ttft_tpot__finish(out);
@@ -4763,9 +4857,9 @@ static int ttft_tpot__take(const char **p, char sep, uint64_t max, uint64_t *v)
 /* The role a trace names: 0-3 the sample roles, 4 submit, 5 token; -1 none. */
 static int ttft_tpot__role_of(const char *s, size_t len)
 {
-    static const unsigned char lens[6] = {7, 6, 6, 3, 6, 5};
+    static const unsigned char lens[7] = {7, 6, 6, 3, 6, 5, 8};
     int k;
-    for (k = 0; k < 6; k++)
+    for (k = 0; k < 7; k++)
         if (lens[k] == len && memcmp(s, ttft_tpot__roles[k], len) == 0)
             return k;
     return -1;
@@ -5326,6 +5420,24 @@ static int ttft_tpot__read_sample(ttft_tpot__reader *r, int id, uint64_t start, 
 }
 
 /* One record after the header: a sample or a request event. */
+/* "RID,schedule,T,0,0,W": when a request of this trace was scheduled. */
+static int ttft_tpot__read_schedule(ttft_tpot__reader *r, unsigned long line, uint64_t t, uint64_t dur,
+                                    uint64_t tokens, int warm)
+{
+    ttft_tpot *c = r->c;
+    int q = r->len[0] < TTFT_TPOT_NAME_MAX ? ttft_tpot__request_find(c, r->f[0], r->len[0]) : -1;
+    if (dur != 0 || tokens != 0)
+        return ttft_tpot__fail(r, line, "a schedule event has dur_ns 0 and 0 tokens", NULL);
+    if (q < (int)r->old.requests) /* not found, or of an earlier trace: a read that fails must undo it */
+        return ttft_tpot__fail_field(r, line, "schedule of a request not submitted earlier in this trace: ", 0);
+    if (c->req.list[q].warmup != warm)
+        return ttft_tpot__fail_field(r, line, "warmup flag differs from the request's submit: ", 0);
+    if (ttft_tpot__request_scheduled(c, q, t) != TTFT_TPOT_OK)
+        return ttft_tpot__fail_field(r, line, "second schedule, or one before its request's submit or after its "
+                                              "first token: ", 0);
+    return TTFT_TPOT_OK;
+}
+
 static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
 {
     uint64_t start, dur, tokens, warm;
@@ -5343,6 +5455,8 @@ static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
     if (r->len[5] != 1 || (r->f[5][0] != '0' && r->f[5][0] != '1'))
         return ttft_tpot__fail_field(r, line, "warmup is not 0 or 1: ", 5);
     warm = (uint64_t)(r->f[5][0] - '0');
+    if (role == 6) /* RID,schedule,T,0,0,W */
+        return ttft_tpot__read_schedule(r, line, start, dur, tokens, (int)warm);
     if (role >= 4) /* a request event: RID,submit,T,0,0,W or RID,token,T,0,K,W */
         return ttft_tpot__read_request_event(r, line, role == 4, start, dur, tokens, (int)warm);
     if ((id = ttft_tpot__sample_phase(r, line, role)) < 0)

@@ -6,6 +6,13 @@
 
 #define MS 1000000ull /* ns */
 
+/* The Prometheus exposition with vLLM's names. */
+static int prom_default(const ttft_tpot *c, FILE *out)
+{
+    return ttft_tpot_prometheus(c, out, NULL, NULL);
+}
+#define capture_prom(c) capture((c), prom_default)
+
 /* A kernel whose first call page-faults the weights: 280 ms, then 10, 20, 30, 40 ms, and one call of
    50 ms inside a warmup section. Every sample: n 6, mean (280 + 100 + 50) / 6; steady: 10..40 ms,
    mean 25, p50 h = 1.5 -> 25, p99 h = 2.97 -> 30 + 0.97 * 10 = 39.7; warmup: 2, the slowest 280. */
@@ -281,6 +288,104 @@ static void shape_rows_split_a_phase(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Queue time. A: submit 0, scheduled 40, tokens at 100 and 120 ms; B: submit 10, scheduled 10,
+   token 60; C: submit 20, scheduled 200, token 300; D: submit 30, never scheduled, token 50.
+   Queue (A, B, C): 40, 0, 180 -> sorted 0, 40, 180: p50 40, p90 h = 1.8 -> 40 + 0.8 * 140 = 152,
+   mean 73.33; prefill: 60, 50, 100 -> p50 60, p90 60 + 0.8 * 40 = 92, mean 70. D is unscheduled. */
+static void queue_time_splits_ttft(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char *text;
+    (void)state;
+    cfg.max_requests = 8;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 0);
+    ttft_tpot_request_submit_at(&c, "B", 10 * MS);
+    ttft_tpot_request_submit_at(&c, "C", 20 * MS);
+    ttft_tpot_request_submit_at(&c, "D", 30 * MS);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "A", 40 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "B", 10 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "C", 200 * MS), TTFT_TPOT_OK);
+    ttft_tpot_request_tokens_at(&c, "D", 50 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "B", 60 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 100 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 120 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "C", 300 * MS, 1);
+    /* refused, each counted as rejected: unknown, twice, after the first token, a token before it */
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "X", 0), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "A", 50 * MS), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "D", 60 * MS), TTFT_TPOT_EREQUEST);
+    ttft_tpot_request_submit_at(&c, "E", 400 * MS);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "E", 390 * MS), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "E", 500 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "E", 450 * MS, 1), TTFT_TPOT_EREQUEST);
+    assert_int_equal(counts(&c).rejected, 5);
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.queue_ms.n", 3);
+    assert_ms(&doc, "requests.queue_ms.p50", 40);
+    assert_ms(&doc, "requests.queue_ms.p90", 152);
+    assert_ms(&doc, "requests.queue_ms.max", 180);
+    assert_ms(&doc, "requests.queue_ms.total", 220);
+    assert_ms(&doc, "requests.prefill_ms.p50", 60);
+    assert_ms(&doc, "requests.prefill_ms.p90", 92);
+    assert_ms(&doc, "requests.prefill_ms.mean", 70);
+    assert_ms(&doc, "requests.unscheduled", 1);
+    assert_ms(&doc, "requests.ttft_ms.n", 4);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "    queue   p50/p90/p99: 40.00 ms / 152.00 ms / 177.20 ms  (mean 73.33 ms, n=3: "
+                                 "submit to schedule)"));
+    assert_non_null(strstr(text, "    prefill p50/p90/p99: 60.00 ms / 92.00 ms / 99.20 ms  (mean 70.00 ms, n=3: "
+                                 "schedule to first token)"));
+    assert_non_null(strstr(text, "(1 measured requests have no schedule event: not in queue and prefill)"));
+    free(text);
+    text = capture_prom(&c);
+    assert_non_null(strstr(text, "# TYPE vllm:request_queue_time_seconds histogram\n"));
+    assert_non_null(strstr(text, "vllm:request_queue_time_seconds_bucket{le=\"0.3\"} 3\n"));
+    assert_non_null(strstr(text, "vllm:request_queue_time_seconds_sum 0.220000000\n"));
+    assert_non_null(strstr(text, "vllm:request_prefill_time_seconds_sum 0.210000000\n"));
+    assert_non_null(strstr(text, "vllm:request_prefill_time_seconds_count 3\n"));
+    free(text);
+    trace_keeps_the_report(&c, &cfg);
+    ttft_tpot_free(&c);
+}
+
+/* Schedule lines in a trace: after their request's submit, once, between submit and first token. */
+static void schedule_lines_are_checked(void **state)
+{
+#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {H "r,schedule,5,0,0,0\n", "t:2: schedule of a request not submitted earlier in this trace: r"},
+        {H "r,submit,5,0,0,0\nr,schedule,4,0,0,0\n", "t:3: second schedule, or one before its request's submit or "
+                                                     "after its first token: r"},
+        {H "r,submit,5,0,0,0\nr,schedule,6,0,0,0\nr,schedule,7,0,0,0\n",
+         "t:4: second schedule, or one before its request's submit or after its first token: r"},
+        {H "r,submit,5,0,0,0\nr,schedule,6,0,1,0\n", "t:3: a schedule event has dur_ns 0 and 0 tokens"},
+        {H "r,submit,5,0,0,0\nr,schedule,6,0,0,1\n", "t:3: warmup flag differs from the request's submit: r"},
+    };
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char err[256];
+    size_t i;
+    (void)state;
+    cfg.max_requests = 4;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, H "q,submit,5,0,0,0\n", "t", err, sizeof err), TTFT_TPOT_OK);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(trace_str(&c, bad[i].text, "t", err, sizeof err), TTFT_TPOT_EPARSE);
+        assert_string_equal(err, bad[i].msg);
+        assert_int_equal(counts(&c).requests, 1);
+    }
+    /* q is of the earlier trace: a schedule for it would survive a failed read, so it is refused */
+    assert_int_equal(trace_str(&c, H "q,schedule,6,0,0,0\n", "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    ttft_tpot_free(&c);
+#undef H
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +395,8 @@ int main(void)
         cmocka_unit_test(default_storage_drops_nothing),
         cmocka_unit_test(prompt_tokens_give_the_prefill_rate),
         cmocka_unit_test(shape_rows_split_a_phase),
+        cmocka_unit_test(queue_time_splits_ttft),
+        cmocka_unit_test(schedule_lines_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
