@@ -883,10 +883,14 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
 /* Every stored sample as a Chrome / Perfetto trace (Trace Event Format JSON): one complete event
    ("ph":"X") per sample, ts and dur in microseconds to the nanosecond, the phase name as the event
    name, the role as its category and its track (e2e, prefill, decode, kernel, top to bottom), tokens
-   and warmup in args. Needs start times: EINVAL when c is NULL or was made without config.timeline
-   (a trace read into a timeline collector has them only if it was recorded with one: its start_ns
-   are 0 otherwise, and ttft_tpot_report refuses to export it); EIO on a write error (what reached
-   the stream is unspecified: it allocates nothing, so that is its only way to fail midway). */
+   and warmup in args; then the requests (category "request", process "requests"): a queued, a
+   prefill (unscheduled: a ttft) and a decode slice a request, and an instant a token event, each
+   request on the lowest lane free at its submit, so requests served together lie side by side.
+   ENOMEM (nothing written: the lanes take 12 bytes a request). Needs start times: EINVAL when c
+   is NULL or was made without config.timeline (a trace read into a timeline collector has them
+   only if it was recorded with one: its start_ns are 0 otherwise, and ttft_tpot_report refuses to
+   export it); EIO on a write error (what reached the stream is unspecified: it allocates before
+   writing, so that is its only way to fail midway). */
 TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
 
 #endif /* TTFT_TPOT_NO_STDIO */
@@ -4543,13 +4547,87 @@ static void ttft_tpot__us(FILE *out, uint64_t ns)
     fputs(ttft_tpot__fixed(buf, sizeof buf, ns, 3), out);
 }
 
+/* One slice of a request's track: "STAGE ID" from a to b. */
+static void ttft_tpot__request_slice(FILE *out, const ttft_tpot_request *q, unsigned lane, const char *stage,
+                                     uint64_t a, uint64_t b)
+{
+    char name[TTFT_TPOT_NAME_MAX + 16];
+    snprintf(name, sizeof name, "%s %s", stage, q->id);
+    fputs(",\n{\"ph\":\"X\",\"pid\":2,\"name\":", out);
+    ttft_tpot__json_str(out, name);
+    fprintf(out, ",\"cat\":\"request\",\"tid\":%u,\"ts\":", lane + 1);
+    ttft_tpot__us(out, a);
+    fputs(",\"dur\":", out);
+    ttft_tpot__us(out, b - a);
+    fputs(",\"args\":{\"request\":", out);
+    ttft_tpot__json_str(out, q->id);
+    fprintf(out, ",\"warmup\":%d}}", q->warmup);
+}
+
+/* Each request's lane: the lowest whose last request ended by its submit, so that requests served
+   at once lie side by side (continuous batching); lane[] then holds each request's. Returns lanes. */
+static unsigned ttft_tpot__request_lanes(const ttft_tpot *c, uint64_t *end, unsigned *lane)
+{
+    unsigned r, k, n = 0;
+    for (r = 0; r < c->req.n; r++) {
+        const ttft_tpot_request *q = &c->req.list[r];
+        uint64_t done = q->token_events ? q->last_ns : q->scheduled ? q->scheduled_ns : q->submit_ns;
+        for (k = 0; k < n && end[k] > q->submit_ns; k++)
+            ;
+        n += k == n;
+        end[k] = done;
+        lane[r] = k;
+    }
+    return n;
+}
+
+/* The request tracks: per request a queued, a prefill (or, unscheduled, a ttft) and a decode slice,
+   and an instant per token event. */
+static void ttft_tpot__chrome_requests(const ttft_tpot *c, const unsigned *lane, unsigned lanes, FILE *out)
+{
+    unsigned r;
+    size_t i;
+    fputs(",\n{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"requests\"}}", out);
+    for (r = 0; r < lanes; r++)
+        fprintf(out, ",\n{\"ph\":\"M\",\"pid\":2,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":\"lane %u\"}}", r + 1,
+                r + 1);
+    for (r = 0; r < c->req.n; r++) {
+        const ttft_tpot_request *q = &c->req.list[r];
+        if (q->scheduled)
+            ttft_tpot__request_slice(out, q, lane[r], "queued", q->submit_ns, q->scheduled_ns);
+        if (q->token_events)
+            ttft_tpot__request_slice(out, q, lane[r], q->scheduled ? "prefill" : "ttft",
+                                     q->scheduled ? q->scheduled_ns : q->submit_ns, q->first_ns);
+        if (q->token_events > 1)
+            ttft_tpot__request_slice(out, q, lane[r], "decode", q->first_ns, q->last_ns);
+    }
+    for (i = 0; i < c->req.n_events; i++) {
+        const ttft_tpot__event *ev = &c->req.events[i];
+        if (!ev->tokens)
+            continue;
+        fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":%u,\"name\":\"token\",\"cat\":\"request\",\"ts\":",
+                lane[ev->request] + 1);
+        ttft_tpot__us(out, ev->t_ns);
+        fprintf(out, ",\"args\":{\"tokens\":%lu}}", (unsigned long)ev->tokens);
+    }
+}
+
 TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
 {
     static const int track[4] = {2, 3, 4, 1}; /* by role: e2e on top, kernels at the bottom */
+    uint64_t *end = NULL;
+    unsigned *lane = NULL, lanes = 0;
     size_t i;
     int r;
     if (!c || !out || !c->store.starts)
         return TTFT_TPOT_EINVAL;
+    if (c->req.n) { /* the request lanes, before a byte is written */
+        end = (uint64_t *)TTFT_TPOT_MALLOC((size_t)c->req.n * (sizeof *end + sizeof *lane), c->alloc_user);
+        if (!end)
+            return TTFT_TPOT_ENOMEM;
+        lane = (unsigned *)(void *)(end + c->req.n);
+        lanes = ttft_tpot__request_lanes(c, end, lane);
+    }
     fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
           "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"ttft_tpot\"}}",
           out);
@@ -4568,6 +4646,10 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
         fputs(",\"dur\":", out);
         ttft_tpot__us(out, s->dur_ns);
         fprintf(out, ",\"args\":{\"tokens\":%lu,\"warmup\":%d}}", (unsigned long)s->tokens, s->warmup);
+    }
+    if (end) {
+        ttft_tpot__chrome_requests(c, lane, lanes, out);
+        TTFT_TPOT_FREE(end, c->alloc_user);
     }
     fputs("\n]}\n", out);
     return ttft_tpot__finish(out);

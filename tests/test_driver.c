@@ -386,6 +386,85 @@ static void schedule_lines_are_checked(void **state)
 #undef H
 }
 
+/* The request event of the Chrome trace named name: fails the test when there is none. */
+static const jc_value *request_event(const jc_value *doc, const char *name)
+{
+    const jc_value *ev = jc_get(doc, "traceEvents");
+    size_t i;
+    for (i = 0; ev && i < ev->n; i++) {
+        const jc_value *nm = jc_get(&ev->items[i], "name"), *cat = jc_get(&ev->items[i], "cat");
+        if (nm && cat && strcmp(nm->str, name) == 0 && strcmp(cat->str, "request") == 0)
+            return &ev->items[i];
+    }
+    fail_msg("no request event %s", name);
+    return NULL;
+}
+
+/* Request tracks. A: submit 0, scheduled 40, tokens 100 and 120 ms; B: submit 10, scheduled 10, token
+   60; C: submit 20, token 300 (never scheduled); D: submit 130, token 140. Lanes: A 1; B 2 (A runs);
+   C 3 (A and B run at 20); D 1 (A ended at 120). */
+static void request_tracks_in_the_chrome_trace(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    const jc_value *e;
+    char *text;
+    size_t i, tokens = 0;
+    (void)state;
+    cfg.timeline = 1;
+    cfg.max_requests = 4;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 0);
+    ttft_tpot_request_submit_at(&c, "B", 10 * MS);
+    ttft_tpot_request_submit_at(&c, "C", 20 * MS);
+    ttft_tpot_request_schedule_at(&c, "A", 40 * MS);
+    ttft_tpot_request_schedule_at(&c, "B", 10 * MS);
+    ttft_tpot_request_tokens_at(&c, "B", 60 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 100 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 120 * MS, 3);
+    ttft_tpot_request_submit_at(&c, "D", 130 * MS);
+    ttft_tpot_request_tokens_at(&c, "D", 140 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "C", 300 * MS, 1);
+    text = capture(&c, ttft_tpot_chrome_trace);
+    if (jc_parse(text, &doc) != 0)
+        fail_msg("not JSON: %s", text);
+    e = request_event(&doc, "queued A");
+    assert_ms(e, "tid", 1);
+    assert_ms(e, "ts", 0);
+    assert_ms(e, "dur", 40000); /* microseconds */
+    assert_ms(request_event(&doc, "prefill A"), "dur", 60000);
+    e = request_event(&doc, "decode A");
+    assert_ms(e, "ts", 100000);
+    assert_ms(e, "dur", 20000);
+    assert_ms(request_event(&doc, "queued B"), "dur", 0);
+    assert_ms(request_event(&doc, "prefill B"), "tid", 2);
+    e = request_event(&doc, "ttft C");
+    assert_ms(e, "tid", 3);
+    assert_ms(e, "dur", 280000);
+    assert_ms(request_event(&doc, "ttft D"), "tid", 1);
+    e = jc_get(&doc, "traceEvents");
+    for (i = 0; i < e->n; i++) { /* an instant a token event: A 2, B, C and D 1 each */
+        const jc_value *ph = jc_get(&e->items[i], "ph");
+        tokens += ph && strcmp(ph->str, "i") == 0;
+    }
+    assert_int_equal(tokens, 5);
+    jc_free(&doc);
+    { /* the export of the collector's trace is the same, byte for byte */
+        ttft_tpot b;
+        char *trace = capture(&c, ttft_tpot_trace_write), *again, err[256];
+        assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+        assert_int_equal(trace_str(&b, trace, "t", err, sizeof err), TTFT_TPOT_OK);
+        again = capture(&b, ttft_tpot_chrome_trace);
+        assert_string_equal(again, text);
+        free(again);
+        free(trace);
+        ttft_tpot_free(&b);
+    }
+    free(text);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -397,6 +476,7 @@ int main(void)
         cmocka_unit_test(shape_rows_split_a_phase),
         cmocka_unit_test(queue_time_splits_ttft),
         cmocka_unit_test(schedule_lines_are_checked),
+        cmocka_unit_test(request_tracks_in_the_chrome_trace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
