@@ -14,6 +14,7 @@ typedef struct options {
     long dim, layers, heads, hidden, vocab;
     unsigned long long seed;
     long requests;       /* serving mode: requests to serve (0: the plain generation runs) */
+    long capacity;       /* samples the collector keeps exactly (0: room for every one) */
     double arrival_rate; /* requests per second, Poisson arrivals (0: all at once) */
     int has_slo;
     ttft_tpot_slo slo;

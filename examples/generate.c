@@ -42,6 +42,7 @@ static const int_opt int_opts[] = {
     {"--hidden", offsetof(options, hidden), 1, 32768, "MLP width (1408)"},
     {"--vocab", offsetof(options, vocab), 2, 1000000, "vocabulary size (4096)"},
     {"--requests", offsetof(options, requests), 0, 1000000, "serve N requests, continuous batching (0: off)"},
+    {"--capacity", offsetof(options, capacity), 0, 2000000000, "samples kept exactly (0: every sample)"},
 };
 
 static void usage(FILE *out)
@@ -184,16 +185,17 @@ static int argmax(const float *v, int n)
     return best;
 }
 
+/* The kernels of a dispatch of n sequences, keyed by n: serving names each key's shape, a row each. */
 static int run_kernels(driver *g, int n, int layer_phase, int head_phase)
 {
     int l, rc = 0, s, vocab = backend_cfg(g->b)->vocab;
     for (l = 0; l < (int)g->o.layers && rc == 0; l++) {
-        TTFT_TPOT_SPAN_BEGIN(k, &g->tp, layer_phase);
+        TTFT_TPOT_SPAN_BEGIN_SHAPE(k, &g->tp, layer_phase, (uint64_t)n);
         rc = backend_layer(g->b, l);
         TTFT_TPOT_SPAN_END(k);
     }
     if (rc == 0) {
-        TTFT_TPOT_SPAN_BEGIN(h, &g->tp, head_phase);
+        TTFT_TPOT_SPAN_BEGIN_SHAPE(h, &g->tp, head_phase, (uint64_t)n);
         rc = backend_head(g->b, g->logits);
         TTFT_TPOT_SPAN_END(h);
     }
@@ -212,7 +214,10 @@ int dispatch(driver *g, int prefill, int n, const int *slots, const int *tokens)
     if (rc == 0)
         rc = prefill ? run_kernels(g, n, p->prefill_layer, p->prefill_head)
                      : run_kernels(g, n, p->decode_layer, p->decode_head);
-    TTFT_TPOT_SPAN_END_TOKENS(s, (uint32_t)n); /* a token for each sequence */
+    if (prefill) /* a token for each sequence; a prefill also says how many prompt tokens it read */
+        TTFT_TPOT_SPAN_END_PROMPT(s, (uint32_t)n, (uint32_t)((long)n * g->o.prompt_len));
+    else
+        TTFT_TPOT_SPAN_END_TOKENS(s, (uint32_t)n);
     return rc;
 }
 
@@ -242,6 +247,27 @@ static int generate_once(driver *g, int run)
     return rc;
 }
 
+/* Serving dispatches every batch size: decode gets a row a batch size ("decode_step[b=4]"), and the
+   kernels a row a matrix shape, rows x columns of their activations ("decode_layer[4x512]"). */
+static int name_shapes(driver *g)
+{
+    const phases *p = &g->ph;
+    char name[32];
+    int n, bad = 0;
+    for (n = 1; n <= (int)g->o.batch; n++) {
+        snprintf(name, sizeof name, "b=%d", n);
+        bad |= ttft_tpot_shape_row(&g->tp, p->decode, (uint64_t)n, name) < 0;
+        snprintf(name, sizeof name, "%dx%ld", n, g->o.dim);
+        bad |= ttft_tpot_shape_row(&g->tp, p->decode_layer, (uint64_t)n, name) < 0;
+        snprintf(name, sizeof name, "%ldx%ld", (long)n * g->o.prompt_len, g->o.dim);
+        bad |= ttft_tpot_shape_row(&g->tp, p->prefill_layer, (uint64_t)n, name) < 0;
+        snprintf(name, sizeof name, "%dx%ld", n, g->o.vocab);
+        bad |= ttft_tpot_shape_row(&g->tp, p->decode_head, (uint64_t)n, name) < 0;
+        bad |= ttft_tpot_shape_row(&g->tp, p->prefill_head, (uint64_t)n, name) < 0;
+    }
+    return bad;
+}
+
 static int register_phases(driver *g)
 {
     phases *p = &g->ph;
@@ -253,7 +279,7 @@ static int register_phases(driver *g)
     p->decode_layer = ttft_tpot_phase(&g->tp, "decode_layer", TTFT_TPOT_ROLE_KERNEL);
     p->decode_head = ttft_tpot_phase(&g->tp, "decode_head", TTFT_TPOT_ROLE_KERNEL);
     return p->generate < 0 || p->prefill < 0 || p->prefill_layer < 0 || p->prefill_head < 0 || p->decode < 0 ||
-           p->decode_layer < 0 || p->decode_head < 0;
+           p->decode_layer < 0 || p->decode_head < 0 || (g->o.requests && name_shapes(g));
 }
 
 /* What the backend achieved: prefill GFLOP/s and decode weight-streaming GB/s. */
@@ -376,6 +402,10 @@ int main(int argc, char **argv)
     runs = (int)(g.o.warmup_runs + (g.o.requests ? 0 : g.o.repeat_runs));
     memset(&tc, 0, sizeof tc);
     tc.capacity = ((size_t)runs + (size_t)g.o.requests) * ((size_t)g.o.max_new_tokens * (size_t)(g.o.layers + 2) + 1);
+    if (g.o.capacity) /* a smaller store: what does not fit goes on in histograms */
+        tc.capacity = (size_t)g.o.capacity;
+    tc.max_phases = 8 + 5 * (unsigned)g.o.batch; /* serving: rows of 5 phases a batch size */
+    tc.max_shapes = 8 * (unsigned)g.o.batch;
     tc.timeline = g.o.trace != NULL;
     tc.max_requests = (unsigned)g.o.requests;
     tc.max_request_events = (size_t)g.o.requests * (size_t)(g.o.max_new_tokens + 1);

@@ -2,7 +2,8 @@
    are prefilled as soon as one is free (prefill first, as vLLM schedules), then decode together in
    one batch that grows and shrinks as requests come and go (continuous batching). Each request's
    lifecycle goes to the collector: its submit at its arrival time, so queueing counts in its TTFT,
-   and every token as it is produced. A batch size not seen before is a warmup step (graph capture
+   its schedule when its prefill begins (TTFT = queue time + prefill), and every token as it is
+   produced; decode batches are reported a row a batch size. A batch size not seen before is a warmup step (graph capture
    on an accelerator): decode and prefill spans carry the batch size as their shape key. */
 #if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 199309L /* nanosleep */
@@ -67,6 +68,8 @@ static int prefill_new(server *s, int *admit, int arrived)
         }
     if (n == 0)
         return 0;
+    for (i = 0; i < n; i++) /* scheduled: their wait in the queue ends, their prefill begins */
+        ttft_tpot_request_schedule(&g->tp, s->req[who[i]].id);
     rc = dispatch(g, 1, n, slots, NULL);
     for (i = 0; rc == 0 && i < n; i++)
         take_token(s, who[i], g->next[i]);

@@ -749,11 +749,12 @@ static inline ttft_tpot_span ttft_tpot_span_begin(ttft_tpot *c, int phase)
 }
 
 /* A prefill sample that carries its prompt tokens (ttft_tpot_record_prompt): out of line. */
-TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint32_t prompt,
-                                         int new_shape);
+TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint32_t tokens,
+                                         uint32_t prompt, int new_shape);
 
-/* End a span with count tokens, or prompt tokens (prompt: a constant at every call). */
-static inline int ttft_tpot__span_end(ttft_tpot_span *s, uint64_t count, int prompt)
+/* End a span with count tokens, and prompt tokens when with_prompt (a constant at every call, so the
+   common path has no test of it). */
+static inline int ttft_tpot__span_end(ttft_tpot_span *s, uint64_t count, int with_prompt, uint32_t prompt)
 {
     uint64_t now, dur;
     if (!s)
@@ -769,8 +770,8 @@ static inline int ttft_tpot__span_end(ttft_tpot_span *s, uint64_t count, int pro
     now = ttft_tpot__clock(s->c);
     dur = now - s->start;
     dur = now < s->start ? 0 : dur;
-    if (prompt)
-        return ttft_tpot__push_prompt(s->c, s->phase, s->start, dur, (uint32_t)count, s->new_shape);
+    if (with_prompt)
+        return ttft_tpot__push_prompt(s->c, s->phase, s->start, dur, (uint32_t)count, prompt, s->new_shape);
     return ttft_tpot__push(s->c, s->phase, s->start, dur, count, s->new_shape);
 }
 
@@ -779,27 +780,28 @@ static inline int ttft_tpot__span_end(ttft_tpot_span *s, uint64_t count, int pro
    known), or the code of ttft_tpot_record. A clock that steps back records 0 ns. */
 static inline int ttft_tpot_span_end_tokens(ttft_tpot_span *s, uint32_t tokens)
 {
-    return ttft_tpot__span_end(s, tokens, 0);
+    return ttft_tpot__span_end(s, tokens, 0, 0);
 }
 
 /* End a span with the phase's default token count (1 for prefill and decode, 0 for kernel and e2e). */
 static inline int ttft_tpot_span_end(ttft_tpot_span *s)
 {
-    return ttft_tpot__span_end(s, TTFT_TPOT__DEFAULT_TOKENS, 0);
+    return ttft_tpot__span_end(s, TTFT_TPOT__DEFAULT_TOKENS, 0, 0);
 }
 
 /* Prompt tokens. A prefill-role sample can carry the prompt tokens it processed (of every sequence
-   of a batched prefill), for the prefill rate: the prompt tokens of the steady prefill-role samples
-   that carry them, over the sum of their durations (README: Prefill rate). Such a sample counts the
-   phase's default tokens (1) as its output. Returns what ttft_tpot_span_end would, or EROLE (not a
-   prefill-role phase) and EINVAL (0 prompt tokens), both counted as rejected and nothing recorded. */
-static inline int ttft_tpot_span_end_prompt(ttft_tpot_span *s, uint32_t prompt_tokens)
+   of a batched prefill) beside the tokens it produced (one a sequence), for the prefill rate: the
+   prompt tokens of the steady prefill-role samples that carry them, over the sum of their durations
+   (README: Prefill rate). Returns what ttft_tpot_span_end_tokens would, or EROLE (not a
+   prefill-role phase) and EINVAL (0 prompt tokens), both counted as rejected, nothing recorded. */
+static inline int ttft_tpot_span_end_prompt(ttft_tpot_span *s, uint32_t tokens, uint32_t prompt_tokens)
 {
-    return ttft_tpot__span_end(s, prompt_tokens, 1);
+    return ttft_tpot__span_end(s, tokens, 1, prompt_tokens);
 }
 
 /* ttft_tpot_span_end_prompt for a duration measured elsewhere; as ttft_tpot_record otherwise. */
-TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t prompt_tokens);
+TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t tokens,
+                                          uint32_t prompt_tokens);
 
 /* Span macros. BEGIN declares `var` in the enclosing scope; end it exactly once, on the same thread.
    TTFT_TPOT_TIME wraps a statement or block. With TTFT_TPOT_DISABLE they expand to nothing (the
@@ -809,7 +811,8 @@ TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_
 #define TTFT_TPOT_SPAN_BEGIN_SHAPE(var, c, phase, key) ttft_tpot_span var = ttft_tpot_span_begin_shape((c), (phase), (key))
 #define TTFT_TPOT_SPAN_END(var) ((void)ttft_tpot_span_end(&(var)))
 #define TTFT_TPOT_SPAN_END_TOKENS(var, tokens) ((void)ttft_tpot_span_end_tokens(&(var), (tokens)))
-#define TTFT_TPOT_SPAN_END_PROMPT(var, prompt_tokens) ((void)ttft_tpot_span_end_prompt(&(var), (prompt_tokens)))
+#define TTFT_TPOT_SPAN_END_PROMPT(var, tokens, prompt_tokens)                                         \
+    ((void)ttft_tpot_span_end_prompt(&(var), (tokens), (prompt_tokens)))
 #define TTFT_TPOT_TIME(c, phase, tokens, stmt)                                                        \
     do {                                                                                              \
         ttft_tpot_span ttft_tpot__span = ttft_tpot_span_begin((c), (phase));                          \
@@ -821,7 +824,7 @@ TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_
 #define TTFT_TPOT_SPAN_BEGIN_SHAPE(var, c, phase, key) ((void)sizeof(c), (void)sizeof(phase), (void)sizeof(key))
 #define TTFT_TPOT_SPAN_END(var) ((void)0)
 #define TTFT_TPOT_SPAN_END_TOKENS(var, tokens) ((void)sizeof(tokens))
-#define TTFT_TPOT_SPAN_END_PROMPT(var, prompt_tokens) ((void)sizeof(prompt_tokens))
+#define TTFT_TPOT_SPAN_END_PROMPT(var, tokens, prompt_tokens) ((void)sizeof(tokens), (void)sizeof(prompt_tokens))
 #define TTFT_TPOT_TIME(c, phase, tokens, stmt)                                                        \
     do {                                                                                              \
         (void)sizeof(c);                                                                              \
@@ -2953,17 +2956,17 @@ TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, 
     return ttft_tpot__keep(c, phase, start, dur, tokens, warm);
 }
 
-TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint32_t prompt,
-                                         int new_shape)
+TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint32_t tokens,
+                                         uint32_t prompt, int new_shape)
 {
     ttft_tpot__phase_slot *p = (unsigned)phase < c->phase.n ? &c->phase.slots[phase] : NULL;
     int warm, rc;
     if (!p || p->role != TTFT_TPOT_ROLE_PREFILL || prompt == 0) {
         c->rejected++;
-        return !p ? TTFT_TPOT_EPHASE : prompt ? TTFT_TPOT_EROLE : TTFT_TPOT_EINVAL;
+        return !p ? TTFT_TPOT_EPHASE : p->role != TTFT_TPOT_ROLE_PREFILL ? TTFT_TPOT_EROLE : TTFT_TPOT_EINVAL;
     }
     warm = p->fresh | c->warm_all | new_shape;
-    rc = ttft_tpot__push_slow(c, phase, start, dur, TTFT_TPOT__DEFAULT_TOKENS, new_shape);
+    rc = ttft_tpot__push_slow(c, phase, start, dur, tokens, new_shape);
     if (rc == TTFT_TPOT_OK && !warm) { /* kept and steady: its prompt counts toward the rate */
         p->prompt[0]++;
         p->prompt[1] += prompt;
@@ -2972,13 +2975,14 @@ TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start
     return rc;
 }
 
-TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t prompt_tokens)
+TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t tokens,
+                                          uint32_t prompt_tokens)
 {
     if (!c)
         return TTFT_TPOT_EINVAL;
     if (!c->enabled)
         return TTFT_TPOT_OK;
-    return ttft_tpot__push_prompt(c, phase, 0, dur_ns, prompt_tokens, 0);
+    return ttft_tpot__push_prompt(c, phase, 0, dur_ns, tokens, prompt_tokens, 0);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens)
@@ -3831,16 +3835,15 @@ static void ttft_tpot__text_row(FILE *out, const char *name, const char *role, c
 static void ttft_tpot__text_rows(const ttft_tpot *c, const ttft_tpot__figures *fg, FILE *out)
 {
     char w[32], m[32];
-    unsigned q, p;
+    unsigned q, p, empty = 0;
     int few = 0, approx = 0;
     if (c->phase.n)
         fprintf(out, "\n%-24s %-7s %8s %6s %11s %11s %11s %11s %11s\n", "phase", "role", "n", "warmup", "avg",
                 "min", "max", "p50", "p99");
     for (q = 0; q < c->phase.n; q++) { /* names are printable UTF-8 (the name rule): printed as is */
         const ttft_tpot_stats *t = &fg->ph[p = fg->order[q]], *st = &fg->steady[p];
-        if (t->n == 0) {
-            fprintf(out, "%-24s %-7s %8s %6s %11s\n", c->phase.slots[p].name, ttft_tpot_role_name(c->phase.slots[p].role),
-                    "0", "-", "n/a");
+        if (t->n == 0) { /* last in the order: listed on one line below */
+            fprintf(out, empty++ ? ", %s" : "no samples: %s", c->phase.slots[p].name);
             continue;
         }
         few |= t->n < 100;
@@ -3853,6 +3856,8 @@ static void ttft_tpot__text_rows(const ttft_tpot *c, const ttft_tpot__figures *f
         ttft_tpot__text_row(out, "  steady", "", "-", st);
         fprintf(out, "  warmup max %s\n", ttft_tpot__dur(m, sizeof m, (double)t->warmup_max_ns));
     }
+    if (empty)
+        fputc('\n', out);
     if (few)
         fprintf(out, "* p99 of fewer than 100 samples: close to the max, not a tail estimate\n");
     if (approx)

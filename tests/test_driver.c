@@ -180,14 +180,18 @@ static void prompt_tokens_give_the_prefill_rate(void **state)
     assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
     pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
     dec = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
-    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 900 * MS, 100), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 200 * MS, 400), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 300 * MS, 600), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 900 * MS, 1, 100), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 200 * MS, 1, 400), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 300 * MS, 1, 600), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_record(&c, pre, 100 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_record_prompt(&c, dec, 5 * MS, 7), TTFT_TPOT_EROLE); /* refused, counted */
-    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 5 * MS, 0), TTFT_TPOT_EINVAL);
-    assert_int_equal(ttft_tpot_record_prompt(&c, 9, 5 * MS, 7), TTFT_TPOT_EPHASE);
-    assert_int_equal(counts(&c).rejected, 3);
+    assert_int_equal(ttft_tpot_record_prompt(&c, dec, 5 * MS, 1, 7), TTFT_TPOT_EROLE); /* refused, counted */
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 5 * MS, 1, 0), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_record_prompt(&c, 9, 5 * MS, 1, 7), TTFT_TPOT_EPHASE);
+    {
+        ttft_tpot_span sp = ttft_tpot_span_begin(&c, pre);
+        assert_int_equal(ttft_tpot_span_end_prompt(&sp, 1, 0), TTFT_TPOT_EINVAL); /* a span's too */
+    }
+    assert_int_equal(counts(&c).rejected, 4);
     assert_int_equal(counts(&c).samples, 4);
     json_of(&c, &doc);
     assert_ms(&doc, "prefill.tokens", 1000);
@@ -195,7 +199,7 @@ static void prompt_tokens_give_the_prefill_rate(void **state)
     assert_ms(&doc, "prefill.samples", 2);
     assert_ms(&doc, "prefill.without_prompt", 1);
     assert_ms(&doc, "ttft.steady.n", 3); /* the prompt count changes no TTFT figure */
-    assert_ms(&doc, "phases.0.tokens", 4); /* each prefill's output: the default 1 token */
+    assert_ms(&doc, "phases.0.tokens", 4); /* each prefill's output: 1 token */
     jc_free(&doc);
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "Prefill rate          : 2000.0 tok/s  (prompt tokens / steady prefill time: "

@@ -95,8 +95,15 @@ static void serving_mode_records_every_request(void **state)
     assert_ms(&doc, "requests.goodput.n", 7);       /* SLOs of a minute: all good */
     assert_true(num_at(&doc, "requests.ttft_ms.max") <= num_at(&doc, "requests.e2e_ms.max"));
     assert_true(num_at(&doc, "requests.window_ms") > 0);
-    /* 7 requests over 3 slots: the decode batch shrinks at the end; each new size is a warmup step */
-    assert_true(num_at(phase_named(&doc, "decode_step"), "warmup_n") >= 4 + 1);
+    /* 7 requests over 3 slots: the decode batch shrinks at the end; each new size is a warmup step,
+       of its own row (decode by batch size): the warmup run's 4 steps are of b=3 */
+    assert_true(num_at(&doc, "tpot.excluded_warmup") >= 4 + 1);
+    assert_true(num_at(phase_named(&doc, "decode_step[b=3]"), "warmup_n") >= 4);
+    assert_true(num_at(phase_named(&doc, "decode_step[b=1]"), "warmup_n") >= 1);
+    assert_ms(&doc, "requests.queue_ms.n", 7); /* each request scheduled when its prefill began */
+    /* steady prefills carry their prompts: 8 tokens a request */
+    assert_true(num_at(&doc, "prefill.tokens") >= 8 && (uint64_t)num_at(&doc, "prefill.tokens") % 8 == 0);
+    assert_true(num_at(&doc, "prefill.tok_s") > 0);
     jc_free(&doc);
     prom = slurp("generate_test.prom");
     assert_non_null(strstr(prom, "vllm:request_success_total 7\n"));
