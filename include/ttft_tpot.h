@@ -63,20 +63,24 @@
                        sample's duration is the per-sequence time per token.
      Output throughput (decode-only, steady)
                      = sum of tokens / sum of durations over those same decode samples.
+     Prefill rate    = prompt tokens / sum of durations over the prefill-role samples not flagged
+                       warmup that carry a prompt count (TTFT_TPOT_SPAN_END_PROMPT).
      e2e             = sum of tokens / sum of durations of the e2e-role samples; it includes prefill
                        and warmup and is not a serving throughput.
      Percentile p of n sorted values x: h = (n-1)*p/100, x[floor(h)] + (h-floor(h))*(x[floor(h)+1]-x[floor(h)])
      (numpy's default "linear", as vLLM uses). Exact: computed by selection over every stored sample,
      unless a phase is bounded (below).
      Warmup: the first call of every phase is flagged warmup, and so is every sample recorded between
-     ttft_tpot_warmup_begin and ttft_tpot_warmup_end.
+     ttft_tpot_warmup_begin and ttft_tpot_warmup_end. Each phase is reported over every sample and,
+     as its steady view, over its samples not flagged warmup, with its slowest warmup sample.
 
    ERRORS AND ODD INPUT
      Functions return TTFT_TPOT_OK (0) or a negative TTFT_TPOT_E* code (one list: TTFT_TPOT_ERRORS);
-     ttft_tpot_strerror names it. Nothing aborts on run-time data. A sample that cannot be stored
-     because storage is full is counted in "dropped"; a call that is rejected (unknown phase, invalid
-     duration, a span ended twice) is counted in "rejected". Both appear in every report, and travel
-     in traces. Contract of each function at its declaration below.
+     ttft_tpot_strerror names it. Nothing aborts on run-time data. Past the storage a phase goes on
+     in a histogram (counted in "outgrown"); a sample that can be kept nowhere is counted in
+     "dropped"; a call that is rejected (unknown phase, invalid duration, a span ended twice) is
+     counted in "rejected". All appear in every report, and travel in traces. Contract of each
+     function at its declaration below.
 
    LOCALE
      No output or input depends on LC_NUMERIC: JSON, Prometheus, traces, the Chrome trace, SLO
@@ -99,6 +103,7 @@
      Exact mode keeps every sample (16 bytes). A bounded phase (config.bounded, or
      ttft_tpot_phase_bounded) keeps its steady samples in a fixed-size log-linear histogram: percentiles
      within TTFT_TPOT_HIST_MAX_REL_ERR (0.78%), min, max, sum and tokens exact; the reports mark them.
+     An exact phase takes one the same way when the storage is full (it "outgrows" it).
 
    HASHING
      Phase names and request ids are indexed with SipHash-1-3 under a key each collector draws at init
@@ -491,7 +496,8 @@ TTFT_TPOT_DEF int ttft_tpot_request_values(const ttft_tpot *c, int which, uint64
 /* ---- Collector and config -------------------------------------------------------------------- */
 
 typedef struct ttft_tpot_config {
-    size_t capacity;          /* samples kept (0: 65536); at most UINT32_MAX */
+    size_t capacity;          /* samples kept exactly (0: 65536); at most UINT32_MAX. Past it a phase goes
+                                 on in a histogram; warmup samples take max_phases + max_shapes more */
     unsigned max_phases;      /* phases (0: 64); at most 65535 */
     int timeline;             /* nonzero: also keep each sample's start time (8 more bytes a sample) */
     void *buffer;             /* optional caller storage of buffer_bytes (see ttft_tpot_bytes_needed) */
@@ -501,7 +507,8 @@ typedef struct ttft_tpot_config {
     const char *clock_name;   /* how the report names a replacement clock ("user clock") */
     void *alloc_user;         /* passed to TTFT_TPOT_MALLOC / TTFT_TPOT_FREE */
     int bounded;              /* nonzero: every phase keeps its steady samples in a histogram */
-    unsigned hist_slots;      /* phases that may be bounded (0: max_phases when bounded, else 0) */
+    unsigned hist_slots;      /* phases that may be bounded or outgrow the storage (0: max_phases when
+                                 bounded, else max_phases up to 64) */
     unsigned max_requests;    /* requests tracked (0: none; request calls return EFULL) */
     size_t max_request_events; /* submit and token events kept (0: 4096 per request, 64 KiB each) */
     unsigned max_shapes;      /* (phase, shape key) pairs remembered for warmup per shape (0: 64) */
@@ -699,8 +706,10 @@ TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int *phase, uint64_t key)
    shape key it ran with (TTFT_TPOT_NO_SHAPE: none). Warmup per shape: graph capture or kernel
    compilation happens once per batch size or shape, so the first sample of each (phase, key) is
    warmup too; when config.max_shapes pairs are known, a new pair is counted in shapes_dropped, not
-   flagged. Returns OK (also when the collector is disabled: nothing is recorded), EINVAL (c NULL),
-   EPHASE (unknown phase, counted as rejected), EFULL (storage full, counted as dropped). */
+   flagged. A key named with ttft_tpot_shape_row records into its row. Returns OK (also when the
+   collector is disabled: nothing is recorded; also past the storage, in the phase's histogram),
+   EINVAL (c NULL), EPHASE (unknown phase, counted as rejected), EFULL (kept nowhere: no histogram
+   slot left, or a warmup sample past the reserve; counted as dropped). */
 static inline int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens)
 {
     int first;
@@ -3861,7 +3870,8 @@ static void ttft_tpot__text_rows(const ttft_tpot *c, const ttft_tpot__figures *f
     if (few)
         fprintf(out, "* p99 of fewer than 100 samples: close to the max, not a tail estimate\n");
     if (approx)
-        fprintf(out, "~ bounded phase: avg and percentiles from a histogram, within 0.78%% of exact\n");
+        fprintf(out, "~ bounded phase: avg and percentiles from a histogram, within 0.78%% of exact (config.bounded, "
+                     "or a phase that went on in one when the storage was full)\n");
 }
 
 /* The text report: every figure, computed first, then written. */
@@ -5475,7 +5485,7 @@ static int ttft_tpot__read_bounded(ttft_tpot__reader *r, int id, uint64_t dur, u
             return TTFT_TPOT_ENOMEM;
         pd->phase = id;
         pd->outgrown = outgrow && !c->phase.slots[id].hist;
-        r->slots += pd->outgrown;
+        r->slots += (unsigned)pd->outgrown;
         ttft_tpot__hist_reset(&pd->h);
         *at = ++r->n_pending;
     }
