@@ -469,6 +469,42 @@ static void request_tracks_in_the_chrome_trace(void **state)
     ttft_tpot_free(&c);
 }
 
+/* The new calls' odd arguments: NULL, a disabled collector, an invalid id, a role already taken. */
+static void odd_arguments(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char id[TTFT_TPOT_NAME_MAX + 1];
+    int pre, k;
+    (void)state;
+    cfg.max_requests = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    assert_int_equal(ttft_tpot_shape_row(NULL, k, 1, "a"), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_shape_row(&c, k, 1, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_shape_row(&c, k, 1, ""), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_phase(&c, "k[a]", TTFT_TPOT_ROLE_DECODE), 2);
+    assert_int_equal(ttft_tpot_shape_row(&c, k, 1, "a"), TTFT_TPOT_EROLE); /* k[a] is a decode phase */
+    assert_int_equal(ttft_tpot_record_prompt(NULL, pre, 1, 1, 1), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_request_schedule_at(NULL, "r", 0), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, NULL, 0), TTFT_TPOT_EINVAL);
+    memset(id, 'x', sizeof id - 1);
+    id[sizeof id - 1] = '\0';
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, id, 0), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "", 0), TTFT_TPOT_ENAME);
+    ttft_tpot_request_submit_at(&c, "a", 0);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "b", 0), TTFT_TPOT_EFULL); /* refused: no room */
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "b", 1), TTFT_TPOT_EFULL); /* counted as dropped */
+    assert_int_equal(counts(&c).requests_dropped, 2);
+    assert_int_equal(ttft_tpot_request_schedule(&c, "a"), TTFT_TPOT_OK); /* on the collector's clock */
+    ttft_tpot_enable(&c, 0);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 1, 1, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "zz", 0), TTFT_TPOT_OK);
+    assert_int_equal(counts(&c).samples, 0); /* disabled: nothing recorded */
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -481,6 +517,7 @@ int main(void)
         cmocka_unit_test(queue_time_splits_ttft),
         cmocka_unit_test(schedule_lines_are_checked),
         cmocka_unit_test(request_tracks_in_the_chrome_trace),
+        cmocka_unit_test(odd_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
