@@ -19,6 +19,8 @@ typedef struct options {
     int has_slo;
     ttft_tpot_slo slo;
     const char *prometheus;
+    const char *prom_prefix; /* --prometheus-prefix (NULL: vLLM's names) */
+    char prom_labels[512];   /* the --label pairs, as the exposition writes them */
 } options;
 
 /* The phases the driver times. */

@@ -12,6 +12,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h> /* getopt_long: glibc, musl, macOS and the BSDs */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,8 @@ static void usage(FILE *out)
                  "  --prometheus FILE       write the requests' metrics for Prometheus (node_exporter textfile)\n"
                  "  --arrival-rate R        serving: requests per second, Poisson arrivals (0: all at once)\n"
                  "  --slo LIST              serving: SLOs for goodput, ttft=MS,tpot=MS,e2e=MS (any of them)\n"
+                 "  --prometheus-prefix P   metric names start with P instead of vllm: (promtool's lint wants no ':')\n"
+                 "  --label K=V             a label on every series of --prometheus (repeatable)\n"
                  "  --seed N                weights and prompts are a function of N (1)\n");
     for (i = 0; i < sizeof int_opts / sizeof int_opts[0]; i++) {
         char flag[40];
@@ -64,6 +67,8 @@ static void usage(FILE *out)
         fprintf(out, "  %-22s  %s\n", flag, int_opts[i].help);
     }
     fprintf(out, "  --help                  this text\n"
+                 "  --version               the version\n"
+                 "Options come in any order; --opt=VALUE and --opt VALUE are the same; -- ends the options.\n"
                  "Exit status: 0 done, 1 runtime failure, 2 bad usage.\n");
 }
 
@@ -76,10 +81,97 @@ static int bad_usage(const char *fmt, const char *a, const char *b)
     return 2;
 }
 
-/* Parse argv into o. Returns 0, 1 for --help (done), or 2 after printing one line to stderr. */
+enum { G_PROFILE = 256, G_JSON, G_TRACE, G_PROM, G_RATE, G_SLO, G_SEED, G_PREFIX, G_LABEL, G_VERSION, G_INT = 512 };
+
+static const struct option fixed_opts[] = {
+    {"profile", no_argument, NULL, G_PROFILE},          {"profile-json", required_argument, NULL, G_JSON},
+    {"trace", required_argument, NULL, G_TRACE},        {"prometheus", required_argument, NULL, G_PROM},
+    {"arrival-rate", required_argument, NULL, G_RATE},  {"slo", required_argument, NULL, G_SLO},
+    {"seed", required_argument, NULL, G_SEED},          {"prometheus-prefix", required_argument, NULL, G_PREFIX},
+    {"label", required_argument, NULL, G_LABEL},        {"version", no_argument, NULL, G_VERSION},
+    {"help", no_argument, NULL, 'h'},
+};
+#define N_FIXED (sizeof fixed_opts / sizeof fixed_opts[0])
+#define N_INT (sizeof int_opts / sizeof int_opts[0])
+
+/* An integer option's value into o: 0, or 2 after the message. */
+static int take_int(const int_opt *io, const char *val, options *o)
+{
+    char *end, x[512];
+    long v;
+    errno = 0;
+    v = strtol(val, &end, 10);
+    if (!*val || errno || *end || v < io->min || v > io->max) {
+        fprintf(stderr, "generate: %s: expected an integer in %ld..%ld, got '%s' (try --help)\n", io->name, io->min,
+                io->max, cli_escaped(x, sizeof x, val));
+        return 2;
+    }
+    *(long *)(void *)((char *)o + io->offset) = v;
+    return 0;
+}
+
+/* An option with a value (val: "" when it is missing) into o: 0, or 2 after the message. */
+static int take_value(int opt, char *val, options *o)
+{
+    char *end;
+    if (opt >= G_INT)
+        return take_int(&int_opts[opt - G_INT], val, o);
+    switch (opt) {
+    case G_JSON:
+    case G_TRACE:
+    case G_PROM:
+        if (!*val)
+            return bad_usage("%s needs a file name%s", opt == G_JSON ? "--profile-json" : opt == G_TRACE ? "--trace"
+                                                                                          : "--prometheus", "");
+        *(opt == G_JSON ? &o->profile_json : opt == G_TRACE ? &o->trace : &o->prometheus) = val;
+        return 0;
+    case G_RATE:
+        errno = 0;
+        o->arrival_rate = strtod(val, &end);
+        if (!*val || errno || *end || !(o->arrival_rate >= 0 && o->arrival_rate <= 1e6))
+            return bad_usage("--arrival-rate: expected requests per second in 0..1e6, got '%s'%s", val, "");
+        return 0;
+    case G_SLO:
+        if (ttft_tpot_slo_parse(val, &o->slo) != TTFT_TPOT_OK)
+            return bad_usage("--slo: expected ttft=MS,tpot=MS,e2e=MS (any of them, each above 0), got '%s'%s", val, "");
+        o->has_slo = 1;
+        return 0;
+    case G_SEED:
+        errno = 0;
+        if (!*val || *val == '-' || (o->seed = strtoull(val, &end, 10), errno) || *end)
+            return bad_usage("--seed: expected an unsigned integer, got '%s'%s", val, "");
+        return 0;
+    case G_PREFIX:
+        o->prom_prefix = val;
+        return 0;
+    default: /* G_LABEL */
+        if (cli_add_label(o->prom_labels, sizeof o->prom_labels, val) != 0)
+            return bad_usage("--label: expected NAME=VALUE, 500 bytes of labels at most, got '%s'%s", val, "");
+        return 0;
+    }
+}
+
+/* Whether the library takes o's prefix and labels: it checks them before it writes a byte. */
+static int prometheus_names_ok(const options *o)
+{
+    ttft_tpot c;
+    FILE *f = fopen("/dev/null", "w");
+    int rc = f && ttft_tpot_init(&c, NULL) == TTFT_TPOT_OK ? ttft_tpot_prometheus(&c, f, o->prom_prefix, o->prom_labels)
+                                                           : TTFT_TPOT_ENOMEM;
+    if (rc != TTFT_TPOT_ENOMEM)
+        ttft_tpot_free(&c);
+    if (f)
+        fclose(f);
+    return rc != TTFT_TPOT_EINVAL;
+}
+
+/* Parse argv into o, GNU style (getopt_long: --opt=value or --opt value, in any order, -- ends the
+   options). Returns 0, 1 for --help or --version (done), or 2 after printing one line to stderr. */
 static int parse_args(int argc, char **argv, options *o)
 {
-    int i;
+    struct option opts[N_FIXED + N_INT + 1];
+    size_t k;
+    int opt, rc;
     memset(o, 0, sizeof *o);
     o->prompt_len = 128;
     o->max_new_tokens = 32;
@@ -92,83 +184,45 @@ static int parse_args(int argc, char **argv, options *o)
     o->hidden = 1408;
     o->vocab = 4096;
     o->seed = 1;
-    for (i = 1; i < argc; i++) {
-        const char *arg = argv[i], *eq = strchr(arg, '='), *val = NULL;
-        char name[64];
-        size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg), k;
-        if (nlen >= sizeof name)
-            return bad_usage("unknown option '%s'%s", arg, "");
-        memcpy(name, arg, nlen);
-        name[nlen] = '\0';
-        if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
-            usage(stdout);
+    memcpy(opts, fixed_opts, sizeof fixed_opts);
+    for (k = 0; k < N_INT; k++) {
+        struct option io = {NULL, required_argument, NULL, 0};
+        io.name = int_opts[k].name + 2; /* without "--" */
+        io.val = G_INT + (int)k;
+        opts[N_FIXED + k] = io;
+    }
+    memset(&opts[N_FIXED + N_INT], 0, sizeof opts[0]);
+    opterr = 0; /* the messages are ours: one line, the argument escaped */
+    while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (opt == 'h' || opt == G_VERSION) {
+            if (opt == 'h')
+                usage(stdout);
+            else
+                printf("generate (ttft_tpot) %s\n", TTFT_TPOT_VERSION);
             return 1;
         }
-        if (strcmp(name, "--profile") == 0) {
-            if (eq)
-                return bad_usage("--profile takes no value%s%s", "", "");
+        if (opt == G_PROFILE) {
             o->profile = 1;
             continue;
         }
-        if (strncmp(name, "--", 2) != 0)
-            return bad_usage("unexpected argument '%s'%s", arg, "");
-        if (eq)
-            val = eq + 1;
-        else if (i + 1 < argc)
-            val = argv[++i];
-        if (strcmp(name, "--profile-json") == 0 || strcmp(name, "--trace") == 0 || strcmp(name, "--prometheus") == 0) {
-            if (!val || !*val)
-                return bad_usage("%s needs a file name%s", name, "");
-            if (strcmp(name, "--trace") == 0)
-                o->trace = val;
-            else if (strcmp(name, "--prometheus") == 0)
-                o->prometheus = val;
-            else
-                o->profile_json = val;
-            continue;
-        }
-        if (strcmp(name, "--arrival-rate") == 0) {
-            char *end;
-            errno = 0;
-            o->arrival_rate = val ? strtod(val, &end) : -1;
-            if (!val || !*val || errno || *end || !(o->arrival_rate >= 0 && o->arrival_rate <= 1e6))
-                return bad_usage("--arrival-rate: expected requests per second in 0..1e6, got '%s'%s", val ? val : "", "");
-            continue;
-        }
-        if (strcmp(name, "--slo") == 0) {
-            if (!val || ttft_tpot_slo_parse(val, &o->slo) != TTFT_TPOT_OK)
-                return bad_usage("--slo: expected ttft=MS,tpot=MS,e2e=MS (any of them, each above 0), got '%s'%s",
-                                 val ? val : "", "");
-            o->has_slo = 1;
-            continue;
-        }
-        if (strcmp(name, "--seed") == 0) {
-            char *end;
-            errno = 0;
-            if (!val || !*val || *val == '-' || (o->seed = strtoull(val, &end, 10), errno) || *end)
-                return bad_usage("--seed: expected an unsigned integer, got '%s'%s", val ? val : "", "");
-            continue;
-        }
-        for (k = 0; k < sizeof int_opts / sizeof int_opts[0]; k++) {
-            const int_opt *io = &int_opts[k];
-            char *end;
-            long v;
-            if (strcmp(name, io->name) != 0)
-                continue;
-            errno = 0;
-            v = val ? strtol(val, &end, 10) : 0;
-            if (!val || !*val || errno || *end || v < io->min || v > io->max) {
-                char x[512];
-                fprintf(stderr, "generate: %s: expected an integer in %ld..%ld, got '%s' (try --help)\n", name,
-                        io->min, io->max, cli_escaped(x, sizeof x, val ? val : ""));
-                return 2;
-            }
-            *(long *)(void *)((char *)o + io->offset) = v;
-            break;
-        }
-        if (k == sizeof int_opts / sizeof int_opts[0])
+        if (opt == '?' && optopt == G_PROFILE)
+            return bad_usage("--profile takes no value%s%s", "", "");
+        if (opt == '?') { /* the name as given, without its value */
+            char name[64];
+            const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
+            size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+            snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), arg);
             return bad_usage("unknown option '%s'%s", name, "");
+        }
+        if ((rc = take_value(opt == ':' ? optopt : opt, opt == ':' ? (char *)"" : optarg, o)) != 0)
+            return rc;
     }
+    if (optind < argc)
+        return bad_usage("unexpected argument '%s'%s", argv[optind], "");
+    if ((o->prom_prefix || o->prom_labels[0]) && (!o->prometheus || !prometheus_names_ok(o)))
+        return bad_usage(o->prometheus ? "--prometheus-prefix must be [a-zA-Z_:][a-zA-Z0-9_:]*, each --label NAME a "
+                                         "label name [a-zA-Z_][a-zA-Z0-9_]* (not le, not __...) once%s%s"
+                                       : "--prometheus-prefix and --label shape the --prometheus file%s%s", "", "");
 #ifndef _OPENMP
     if (o->threads != 1)
         return bad_usage("--threads: this build has no OpenMP, only 1 thread%s%s", "", "");
@@ -305,16 +359,38 @@ static void print_backend_rates(const driver *g)
 }
 
 /* Write fn's output for the collector to path; 0 or 1 after a message. */
+/* Where an output named "-" goes: the program's standard output, which the token stream and the
+   report then leave for stderr (standard_output_to_data). */
+static FILE *data_out;
+
+/* When one output is "-": keep standard output for it, and send everything else printed to stderr,
+   so that `generate --trace - | ttft_tpot_report -` reads a trace and nothing else. 0, or 2. */
+static int standard_output_to_data(const options *o)
+{
+    int dash = (o->profile_json && strcmp(o->profile_json, "-") == 0) + (o->trace && strcmp(o->trace, "-") == 0) +
+               (o->prometheus && strcmp(o->prometheus, "-") == 0), fd;
+    if (dash > 1)
+        return bad_usage("only one of --profile-json, --trace and --prometheus can be - (standard output)%s%s", "", "");
+    if (dash == 0)
+        return 0;
+    fflush(stdout);
+    if ((fd = dup(1)) < 0 || dup2(2, 1) < 0 || !(data_out = fdopen(fd, "w"))) {
+        fprintf(stderr, "generate: cannot keep standard output for the data: %s\n", strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
 static int write_file(const char *path, int (*fn)(const ttft_tpot *, FILE *), const ttft_tpot *tp)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = strcmp(path, "-") == 0 ? data_out : fopen(path, "w");
     int rc;
     if (!f) {
         fprintf(stderr, "generate: cannot write %s: %s\n", path, strerror(errno));
         return 1;
     }
     rc = fn(tp, f);
-    if (fclose(f) != 0 || rc != TTFT_TPOT_OK) {
+    if ((f == data_out ? fflush(f) : fclose(f)) != 0 || rc != TTFT_TPOT_OK) {
         fprintf(stderr, "generate: writing %s failed: %s\n", path, ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
         return 1;
     }
@@ -324,7 +400,7 @@ static int write_file(const char *path, int (*fn)(const ttft_tpot *, FILE *), co
 /* The Prometheus exposition to path, atomically, as node_exporter's textfile collector wants it: a
    temporary file created exclusively (mkstemp) in path's directory, renamed over path. A path that
    exists and is not a regular file (a FIFO, a device, a link) is refused, never replaced. */
-static int write_prometheus(const char *path, const ttft_tpot *tp)
+static int write_prometheus(const char *path, const ttft_tpot *tp, const char *prefix, const char *labels)
 {
     const char *base = strrchr(path, '/');
     size_t dir = base ? (size_t)(base - path) + 1 : 0;
@@ -332,6 +408,14 @@ static int write_prometheus(const char *path, const ttft_tpot *tp)
     struct stat st;
     FILE *f = NULL;
     int fd, rc = TTFT_TPOT_EIO;
+    if (strcmp(path, "-") == 0) { /* standard output: nothing to replace atomically */
+        rc = ttft_tpot_prometheus(tp, data_out, prefix, labels);
+        if (fflush(data_out) != 0 || rc != TTFT_TPOT_OK) {
+            fprintf(stderr, "generate: writing - failed: %s\n", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
+            return 1;
+        }
+        return 0;
+    }
     if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         fprintf(stderr, "generate: --prometheus: %s is not a regular file: not replaced\n", path);
         return 1;
@@ -342,7 +426,7 @@ static int write_prometheus(const char *path, const ttft_tpot *tp)
         return 1;
     }
     if (fchmod(fd, 0644) == 0 && (f = fdopen(fd, "w")) != NULL) /* the collector reads it as another user */
-        rc = ttft_tpot_prometheus(tp, f, NULL, NULL);
+        rc = ttft_tpot_prometheus(tp, f, prefix, labels);
     if ((f ? fclose(f) : close(fd)) != 0 || rc != TTFT_TPOT_OK || rename(tmp, path) != 0) {
         fprintf(stderr, "generate: writing %s failed: %s\n", path, ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
         remove(tmp);
@@ -379,6 +463,8 @@ int main(int argc, char **argv)
     rc = parse_args(argc, argv, &g.o);
     if (rc)
         return rc == 1 ? 0 : rc;
+    if ((rc = standard_output_to_data(&g.o)) != 0)
+        return rc;
 #ifdef _OPENMP
     omp_set_num_threads((int)g.o.threads);
 #endif
@@ -452,7 +538,7 @@ int main(int argc, char **argv)
     if (status == 0 && g.o.trace)
         status = write_file(g.o.trace, ttft_tpot_trace_write, &g.tp);
     if (status == 0 && g.o.prometheus)
-        status = write_prometheus(g.o.prometheus, &g.tp);
+        status = write_prometheus(g.o.prometheus, &g.tp, g.o.prom_prefix, g.o.prom_labels);
     if (status == 0 && (fflush(stdout) != 0 || ferror(stdout))) { /* the token stream, too */
         fprintf(stderr, "generate: writing to standard output failed\n");
         status = 1;

@@ -14,20 +14,26 @@
 #include "compare.h"
 
 #include <errno.h>
+#include <getopt.h> /* getopt_long: glibc, musl, macOS and the BSDs */
 #include <stdlib.h>
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: ttft_tpot_report [--json | --prometheus] [--slo ttft=MS,tpot=MS,e2e=MS] [--chrome-trace OUT.json]\n"
-    "                        [--prefill-kernel NAME] [--bounded] TRACE...\n"
+    "usage: ttft_tpot_report [--json | --prometheus [--prometheus-prefix P] [--label K=V]...]\n"
+    "                        [--slo ttft=MS,tpot=MS,e2e=MS] [--chrome-trace OUT.json] [--prefill-kernel NAME]\n"
+    "                        [--bounded] TRACE...\n"
+    "       ttft_tpot_report --compare [--json] [--alpha A] BASE NEW | --base TRACE... --new TRACE...\n"
     "Reads the traces (format v1: phase,role,start_ns,dur_ns,tokens,warmup) in order into one collector\n"
     "and prints its report: text by default, JSON (schema ttft_tpot/v1) with --json. A TRACE of -\n"
     "is standard input.\n"
     "  --json                 print the JSON report\n"
     "  --prometheus           print the requests as Prometheus text exposition (vLLM's metric names)\n"
+    "  --prometheus-prefix P  metric names start with P instead of vllm: (promtool's lint wants no ':')\n"
+    "  --label K=V            a label on every series, e.g. model_name=qwen3 (repeatable)\n"
     "  --slo LIST             SLOs for goodput, any of ttft=MS,tpot=MS,e2e=MS\n"
     "  --chrome-trace FILE    also write the samples as a Chrome / Perfetto trace to FILE (needs\n"
-    "                         start times: a trace recorded with config.timeline)\n"
+    "                         start times: a trace recorded with config.timeline); - : standard\n"
+    "                         output, instead of the report\n"
     "  --prefill-kernel NAME  show kernel phase NAME as the lower bound of steady TTFT\n"
     "  --bounded              keep each phase's steady samples in a histogram: memory stays the same\n"
     "                         for a trace of any length; percentiles within 0.78%, marked approximate\n"
@@ -38,6 +44,9 @@ static const char usage_text[] =
     "  --base FILE, --new FILE  a trace of that side (with --compare)\n"
     "  --alpha A              the significance level of --compare (default 0.05)\n"
     "  --help                 this text\n"
+    "  --version              the version\n"
+    "Options and traces come in any order; --opt=VALUE and --opt VALUE are the same; -- ends the\n"
+    "options.\n"
     "Exit status: 0 report printed, 1 bad input, 2 bad usage.\n";
 
 static int usage_error(const char *what, const char *arg)
@@ -74,20 +83,22 @@ static uint64_t no_clock(void *user)
     return 0;
 }
 
+/* The Chrome trace into path ("-": standard output, which then carries it instead of the report). */
 static int write_chrome(const ttft_tpot *c, const char *path)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     int rc;
     if (!f)
         return system_error("cannot write ", path);
     rc = ttft_tpot_chrome_trace(c, f);
-    if (fclose(f) != 0 || rc != TTFT_TPOT_OK)
+    if ((f == stdout ? fflush(f) : fclose(f)) != 0 || rc != TTFT_TPOT_OK)
         return input_error("writing ", path, " failed");
     return 0;
 }
 
 typedef struct options {
-    const char *chrome, *kernel;
+    const char *chrome, *kernel, *prefix; /* prefix: of the Prometheus names (NULL: vLLM's) */
+    char labels[512];                     /* the --label pairs, as the exposition writes them */
     int json, prometheus, has_slo, bounded, first; /* first: argv index of the first trace */
     ttft_tpot_slo slo;
     int compare, n_side[2]; /* --compare, and the traces of --base and --new */
@@ -109,65 +120,105 @@ static int compare_sides(int argc, char **argv, options *o)
     return -1;
 }
 
-/* argv into o: -1 to go on, else the exit status (0 after --help, 2 after a usage error). lists: room
-   for 2 argc names (--base, then --new). */
+/* The option's value as a number between 0 and 1 (exclusive): 0, or 2. */
+static int take_alpha(options *o, const char *v)
+{
+    char *end = NULL;
+    o->alpha = strtod(v, &end);
+    if (!*v || !end || *end || !(o->alpha > 0 && o->alpha < 1))
+        return usage_error("--alpha takes a number between 0 and 1, not ", v);
+    return 0;
+}
+
+enum { OPT_JSON = 256, OPT_PROM, OPT_BOUNDED, OPT_COMPARE, OPT_BASE, OPT_NEW, OPT_ALPHA, OPT_SLO, OPT_CHROME,
+       OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION };
+
+static const struct option long_opts[] = {
+    {"json", no_argument, NULL, OPT_JSON},           {"prometheus", no_argument, NULL, OPT_PROM},
+    {"bounded", no_argument, NULL, OPT_BOUNDED},     {"compare", no_argument, NULL, OPT_COMPARE},
+    {"base", required_argument, NULL, OPT_BASE},     {"new", required_argument, NULL, OPT_NEW},
+    {"alpha", required_argument, NULL, OPT_ALPHA},   {"slo", required_argument, NULL, OPT_SLO},
+    {"chrome-trace", required_argument, NULL, OPT_CHROME},
+    {"prefill-kernel", required_argument, NULL, OPT_KERNEL},
+    {"prometheus-prefix", required_argument, NULL, OPT_PREFIX},
+    {"label", required_argument, NULL, OPT_LABEL},   {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},     {NULL, 0, NULL, 0},
+};
+
+/* One option and its value into o: -1 to go on, else the exit status. */
+static int take_option(int opt, char *v, options *o)
+{
+    switch (opt) {
+    case 'h':
+        fputs(usage_text, stdout);
+        return 0;
+    case OPT_VERSION:
+        printf("ttft_tpot_report (ttft_tpot) %s\n", TTFT_TPOT_VERSION);
+        return 0;
+    case OPT_JSON: o->json = 1; break;
+    case OPT_PROM: o->prometheus = 1; break;
+    case OPT_BOUNDED: o->bounded = 1; break;
+    case OPT_COMPARE: o->compare = 1; break;
+    case OPT_BASE:
+    case OPT_NEW:
+        if (!*v)
+            return usage_error(opt == OPT_BASE ? "--base" : "--new", " needs a trace");
+        o->side[opt == OPT_NEW][o->n_side[opt == OPT_NEW]++] = v;
+        break;
+    case OPT_ALPHA: return take_alpha(o, v) ? 2 : -1;
+    case OPT_SLO:
+        if (ttft_tpot_slo_parse(v, &o->slo) != TTFT_TPOT_OK)
+            return usage_error("--slo takes ttft=MS,tpot=MS,e2e=MS (any of them, each above 0), not ", v);
+        o->has_slo = 1;
+        break;
+    case OPT_CHROME:
+    case OPT_KERNEL:
+        if (!*v)
+            return usage_error(opt == OPT_CHROME ? "--chrome-trace" : "--prefill-kernel", " needs a value");
+        *(opt == OPT_CHROME ? &o->chrome : &o->kernel) = v;
+        break;
+    case OPT_PREFIX: o->prefix = v; break;
+    case OPT_LABEL:
+        if (cli_add_label(o->labels, sizeof o->labels, v) != 0)
+            return usage_error("--label takes NAME=VALUE, 500 bytes of labels at most, not ", v);
+        break;
+    default: return 2;
+    }
+    return -1;
+}
+
+/* argv into o, GNU style (getopt_long: --opt=value or --opt value, options and traces in any order,
+   "--" ends the options): -1 to go on, else the exit status (0 after --help or --version, 2 after a
+   usage error). lists: room for 2 argc names (--base, then --new). */
 static int parse(int argc, char **argv, char **lists, options *o)
 {
-    int i;
+    int opt, rc;
     memset(o, 0, sizeof *o);
     o->alpha = 0.05;
     o->side[0] = lists;
     o->side[1] = lists + argc;
-    for (i = 1; i < argc && !o->first; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(usage_text, stdout);
-            return 0;
-        } else if (strcmp(argv[i], "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(argv[i], "--prometheus") == 0) {
-            o->prometheus = 1;
-        } else if (strcmp(argv[i], "--bounded") == 0) {
-            o->bounded = 1;
-        } else if (strcmp(argv[i], "--compare") == 0) {
-            o->compare = 1;
-        } else if (strcmp(argv[i], "--base") == 0 || strcmp(argv[i], "--new") == 0) {
-            int k = argv[i][2] == 'n';
-            if (i + 1 >= argc || !*argv[i + 1])
-                return usage_error(argv[i], " needs a trace");
-            o->side[k][o->n_side[k]++] = argv[++i];
-        } else if (strcmp(argv[i], "--alpha") == 0) {
-            char *end = NULL;
-            o->alpha = i + 1 < argc ? strtod(argv[i + 1], &end) : 0;
-            if (i + 1 >= argc || !end || *end || !(o->alpha > 0 && o->alpha < 1))
-                return usage_error("--alpha takes a number between 0 and 1, not ", i + 1 < argc ? argv[i + 1] : "nothing");
-            i++;
-        } else if (strcmp(argv[i], "--slo") == 0) {
-            if (i + 1 >= argc || ttft_tpot_slo_parse(argv[i + 1], &o->slo) != TTFT_TPOT_OK)
-                return usage_error("--slo takes ttft=MS,tpot=MS,e2e=MS (any of them, each above 0), not ",
-                                   i + 1 < argc ? argv[i + 1] : "nothing");
-            o->has_slo = 1;
-            i++;
-        } else if (strcmp(argv[i], "--chrome-trace") == 0 || strcmp(argv[i], "--prefill-kernel") == 0) {
-            if (i + 1 >= argc || !*argv[i + 1])
-                return usage_error(argv[i], " needs a value");
-            *(argv[i][2] == 'c' ? &o->chrome : &o->kernel) = argv[i + 1];
-            i++;
-        } else if (strcmp(argv[i], "--") == 0) {
-            o->first = i + 1 < argc ? i + 1 : argc;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            return usage_error("unknown option ", argv[i]);
-        } else {
-            o->first = i;
+    opterr = 0; /* the messages are ours: one line, the argument escaped */
+    while ((opt = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+        if (opt == '?' || opt == ':') { /* unknown, a value given to a flag, or a value missing */
+            const char *arg = argv[optind - 1];
+            int valued = opt == '?' && optopt && strncmp(arg, "--", 2) == 0 && strchr(arg, '=');
+            return usage_error(opt == ':' ? "a value is missing after " : valued ? "this option takes no value: "
+                                                                               : "unknown option ", arg);
         }
+        if ((rc = take_option(opt, optarg, o)) >= 0)
+            return rc;
     }
+    o->first = optind < argc ? optind : 0;
     if (o->compare)
         return compare_sides(argc, argv, o);
-    if (o->first == 0 || o->first >= argc)
+    if (o->first == 0)
         return usage_error("no trace given", "");
     if (o->json && o->prometheus)
         return usage_error("--json and --prometheus: one output at a time", "");
     if (o->bounded && o->chrome)
         return usage_error("--bounded keeps no timeline for --chrome-trace", "");
+    if ((o->prefix || o->labels[0]) && !o->prometheus)
+        return usage_error("--prometheus-prefix and --label shape the --prometheus output", "");
     return -1;
 }
 
@@ -244,9 +295,14 @@ static int write_outputs(ttft_tpot *c, const options *o, const char *no_starts)
                            "a timeline needs a trace recorded with config.timeline (generate --trace records one)");
     if (o->chrome && write_chrome(c, o->chrome) != 0)
         return 1;
+    if (o->chrome && strcmp(o->chrome, "-") == 0)
+        return 0; /* standard output carried the Chrome trace */
     rc = o->json ? ttft_tpot_report_json(c, stdout)
-         : o->prometheus ? ttft_tpot_prometheus(c, stdout, NULL, NULL)
+         : o->prometheus ? ttft_tpot_prometheus(c, stdout, o->prefix, o->labels)
                          : ttft_tpot_report(c, stdout);
+    if (rc == TTFT_TPOT_EINVAL) /* nothing written: the prefix or a label is not Prometheus's */
+        return usage_error("--prometheus-prefix must be [a-zA-Z_:][a-zA-Z0-9_:]*, each --label NAME=VALUE a "
+                           "label name [a-zA-Z_][a-zA-Z0-9_]* (not le, not __...) once, without braces", "");
     if (rc != TTFT_TPOT_OK || fflush(stdout) != 0) {
         fprintf(stderr, "ttft_tpot_report: writing the report failed: %s\n", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
         return 1;

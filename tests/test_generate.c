@@ -113,6 +113,32 @@ static void serving_mode_records_every_request(void **state)
 
 #define TINY "--dim 32 --layers 2 --heads 2 --hidden 48 --vocab 50 --prompt-len 8 --max-new-tokens 4 "
 
+/* GNU-style options: --opt=value, --version, and - as the trace's file: standard output then carries
+   the trace alone (the tokens and the report go to stderr), so a pipe into the report tool works. */
+static void options_gnu_style_and_standard_output(void **state)
+{
+    char cmd[1024], *out;
+    (void)state;
+    snprintf(cmd, sizeof cmd, "\"%s\" --version > gen_version.out", GENERATE_BIN);
+    assert_int_equal(shell(cmd), 0);
+    out = slurp("gen_version.out");
+    assert_string_equal(out, "generate (ttft_tpot) " TTFT_TPOT_VERSION "\n");
+    free(out);
+#ifdef REPORT_BIN
+    snprintf(cmd, sizeof cmd, "\"%s\" " TINY "--batch=2 --trace - --profile 2>gen_pipe.err | \"%s\" --json - > gen_pipe.json",
+             GENERATE_BIN, REPORT_BIN);
+    assert_int_equal(shell(cmd), 0);
+    out = slurp("gen_pipe.json");
+    assert_non_null(strstr(out, "\"schema\":\"ttft_tpot/v1\""));
+    free(out);
+    out = slurp("gen_pipe.err");
+    assert_non_null(strstr(out, "ttft_tpot report:")); /* the report, on stderr */
+    free(out);
+#endif
+    snprintf(cmd, sizeof cmd, "\"%s\" " TINY "--trace - --profile-json - 2>/dev/null", GENERATE_BIN);
+    assert_int_equal(shell(cmd), 2); /* one output at most on standard output */
+}
+
 /* 6. A report that cannot be written is a failure. */
 static void write_failure_exits_1(void **state)
 {
@@ -201,6 +227,7 @@ int main(void)
         cmocka_unit_test(serving_mode_records_every_request),
         cmocka_unit_test(bad_flags_exit_2_with_one_line),
         cmocka_unit_test(write_failure_exits_1),
+        cmocka_unit_test(options_gnu_style_and_standard_output),
         cmocka_unit_test(prometheus_file_is_written_safely),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

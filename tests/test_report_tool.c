@@ -146,6 +146,78 @@ static void bad_usage_exits_2(void **state)
     free(err);
 }
 
+/* GNU-style options: after the trace, --opt=value, -- before a name that looks like an option, -
+   as standard output for the Chrome trace, --version; a flag given a value is refused. */
+static void options_gnu_style(void **state)
+{
+    char *out, *err, *want;
+    (void)state;
+    assert_int_equal(tool("--json " TEST_VECTOR_DIR "/seed_npu_qwen3_14b.csv", &want, &err), 0);
+    free(err);
+    assert_int_equal(tool(TEST_VECTOR_DIR "/seed_npu_qwen3_14b.csv --json", &out, &err), 0); /* permuted */
+    assert_string_equal(out, want);
+    free(out);
+    free(err);
+    assert_int_equal(tool("--slo=ttft=100 --json " TEST_VECTOR_DIR "/seed_npu_qwen3_14b.csv", &out, &err), 0);
+    assert_non_null(strstr(out, "\"schema\":\"ttft_tpot/v1\""));
+    free(out);
+    free(err);
+    write_text("--json", "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n");
+    assert_int_equal(tool("--json -- --json", &out, &err), 0); /* after --, a name */
+    assert_non_null(strstr(out, "\"name\":\"k\""));
+    free(out);
+    free(err);
+    remove("--json");
+    assert_int_equal(tool("--chrome-trace - " TEST_VECTOR_DIR "/warmup_repeat_batch64.csv", &out, &err), 0);
+    assert_true(strncmp(out, "{\"displayTimeUnit\"", 18) == 0); /* the Chrome trace, not the report */
+    assert_int_equal(shell("test ! -e ./-"), 0);                 /* and no file named - */
+    free(out);
+    free(err);
+    assert_int_equal(tool("--version", &out, &err), 0);
+    assert_true(strncmp(out, "ttft_tpot_report (ttft_tpot) " TTFT_TPOT_VERSION "\n", strlen(out)) == 0);
+    free(out);
+    free(err);
+    assert_int_equal(tool("--json=yes x.csv", &out, &err), 2);
+    assert_string_equal(err, "ttft_tpot_report: this option takes no value: --json=yes (try --help)\n");
+    free(out);
+    free(err);
+    assert_int_equal(tool("x.csv --slo", &out, &err), 2);
+    assert_string_equal(err, "ttft_tpot_report: a value is missing after --slo (try --help)\n");
+    free(out);
+    free(err);
+    free(want);
+}
+
+/* --prometheus-prefix and --label: promtool checks the exposition and finds nothing to say. */
+static void prometheus_names_from_the_tool(void **state)
+{
+    char *out, *err;
+    (void)state;
+    write_text("prom.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nA,submit,0,0,0,0\nA,schedule,5,0,0,0\n"
+                           "A,token,100000000,0,1,0\nA,token,120000000,0,1,0\n");
+    assert_int_equal(tool("--prometheus --prometheus-prefix llm_ --label model_name=qwen3 --label 'engine=a\"b' "
+                          "prom.csv", &out, &err), 0);
+    assert_non_null(strstr(out, "llm_time_to_first_token_seconds_count{model_name=\"qwen3\",engine=\"a\\\"b\"} 1\n"));
+    assert_non_null(strstr(out, "llm_request_queue_time_seconds_sum{model_name=\"qwen3\",engine=\"a\\\"b\"} 0.000000005\n"));
+    free(out);
+    free(err);
+    if (shell("command -v promtool >/dev/null 2>&1") != 0) {
+        print_message("promtool not found (Debian: apt-get install prometheus): SKIPPED\n");
+    } else {
+        assert_int_equal(shell("\"" REPORT_BIN "\" --prometheus --prometheus-prefix llm_ --label model_name=q prom.csv "
+                               "| promtool check metrics > promtool_tool.out 2>&1"), 0);
+        out = slurp("promtool_tool.out");
+        assert_string_equal(out, ""); /* no complaint at all */
+        free(out);
+    }
+    assert_int_equal(tool("--prometheus --label le=x prom.csv", &out, &err), 2); /* le is the buckets' */
+    free(out);
+    free(err);
+    assert_int_equal(tool("--label a=b prom.csv", &out, &err), 2); /* labels shape --prometheus only */
+    free(out);
+    free(err);
+}
+
 static void chrome_trace_has_one_event_per_sample(void **state)
 {
     char *out, *err, *json;
@@ -388,6 +460,8 @@ int main(void)
         cmocka_unit_test(bad_input_exits_1_and_prints_no_report),
         cmocka_unit_test(header_only_trace_reports_nulls),
         cmocka_unit_test(bad_usage_exits_2),
+        cmocka_unit_test(options_gnu_style),
+        cmocka_unit_test(prometheus_names_from_the_tool),
         cmocka_unit_test(chrome_trace_has_one_event_per_sample),
         cmocka_unit_test(requests_through_the_tool),
         cmocka_unit_test(inputs_are_read_once),
