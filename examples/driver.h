@@ -9,7 +9,7 @@
 
 typedef struct options {
     int profile;
-    const char *profile_json, *trace;
+    const char *profile_json, *profile_html, *trace;
     long prompt_len, max_new_tokens, batch, warmup_runs, repeat_runs, threads;
     long dim, layers, heads, hidden, vocab;
     unsigned long long seed;

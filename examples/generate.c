@@ -10,6 +10,7 @@
 #include "driver.h"
 
 #include "cli.h"
+#include "html.h"
 
 #include <errno.h>
 #include <getopt.h> /* getopt_long: glibc, musl, macOS and the BSDs */
@@ -54,6 +55,7 @@ static void usage(FILE *out)
                  "printing token ids as they come. With --profile, prints TTFT / TPOT / throughput at exit.\n\n"
                  "  --profile               print the latency report at exit\n"
                  "  --profile-json FILE     write the JSON report (schema ttft_tpot/v1) to FILE\n"
+                 "  --profile-html FILE     write the report as one self-contained HTML file (charts inline)\n"
                  "  --trace FILE            write every timed sample as a trace (format v1) to FILE\n"
                  "  --prometheus FILE       write the requests' metrics for Prometheus (node_exporter textfile)\n"
                  "  --arrival-rate R        serving: requests per second, Poisson arrivals (0: all at once)\n"
@@ -81,7 +83,8 @@ static int bad_usage(const char *fmt, const char *a, const char *b)
     return 2;
 }
 
-enum { G_PROFILE = 256, G_JSON, G_TRACE, G_PROM, G_RATE, G_SLO, G_SEED, G_PREFIX, G_LABEL, G_VERSION, G_INT = 512 };
+enum { G_PROFILE = 256, G_JSON, G_TRACE, G_PROM, G_RATE, G_SLO, G_SEED, G_PREFIX, G_LABEL, G_VERSION, G_HTML,
+       G_INT = 512 };
 
 static const struct option fixed_opts[] = {
     {"profile", no_argument, NULL, G_PROFILE},          {"profile-json", required_argument, NULL, G_JSON},
@@ -89,6 +92,7 @@ static const struct option fixed_opts[] = {
     {"arrival-rate", required_argument, NULL, G_RATE},  {"slo", required_argument, NULL, G_SLO},
     {"seed", required_argument, NULL, G_SEED},          {"prometheus-prefix", required_argument, NULL, G_PREFIX},
     {"label", required_argument, NULL, G_LABEL},        {"version", no_argument, NULL, G_VERSION},
+    {"profile-html", required_argument, NULL, G_HTML},
     {"help", no_argument, NULL, 'h'},
 };
 #define N_FIXED (sizeof fixed_opts / sizeof fixed_opts[0])
@@ -120,10 +124,12 @@ static int take_value(int opt, char *val, options *o)
     case G_JSON:
     case G_TRACE:
     case G_PROM:
+    case G_HTML:
         if (!*val)
             return bad_usage("%s needs a file name%s", opt == G_JSON ? "--profile-json" : opt == G_TRACE ? "--trace"
-                                                                                          : "--prometheus", "");
-        *(opt == G_JSON ? &o->profile_json : opt == G_TRACE ? &o->trace : &o->prometheus) = val;
+                                                       : opt == G_PROM ? "--prometheus" : "--profile-html", "");
+        *(opt == G_JSON ? &o->profile_json : opt == G_TRACE ? &o->trace : opt == G_PROM ? &o->prometheus
+                                                                                         : &o->profile_html) = val;
         return 0;
     case G_RATE:
         errno = 0;
@@ -368,9 +374,11 @@ static FILE *data_out;
 static int standard_output_to_data(const options *o)
 {
     int dash = (o->profile_json && strcmp(o->profile_json, "-") == 0) + (o->trace && strcmp(o->trace, "-") == 0) +
-               (o->prometheus && strcmp(o->prometheus, "-") == 0), fd;
+               (o->prometheus && strcmp(o->prometheus, "-") == 0) +
+               (o->profile_html && strcmp(o->profile_html, "-") == 0), fd;
     if (dash > 1)
-        return bad_usage("only one of --profile-json, --trace and --prometheus can be - (standard output)%s%s", "", "");
+        return bad_usage("only one of --profile-json, --profile-html, --trace and --prometheus can be - (standard "
+                         "output)%s%s", "", "");
     if (dash == 0)
         return 0;
     fflush(stdout);
@@ -379,6 +387,13 @@ static int standard_output_to_data(const options *o)
         return 1;
     }
     return 0;
+}
+
+/* The HTML report of the run, as write_file writes a report. */
+static int html_one(const ttft_tpot *tp, FILE *out)
+{
+    const char *name = "generate";
+    return html_report(out, &tp, &name, 1) == 0 ? TTFT_TPOT_OK : TTFT_TPOT_EIO;
 }
 
 static int write_file(const char *path, int (*fn)(const ttft_tpot *, FILE *), const ttft_tpot *tp)
@@ -511,7 +526,7 @@ int main(int argc, char **argv)
     if (g.o.has_slo)
         ttft_tpot_set_slo(&g.tp, g.o.slo);
     /* Collect when any output wants the samples; otherwise every span is one untaken branch. */
-    ttft_tpot_enable(&g.tp, g.o.profile || g.o.profile_json || g.o.trace || g.o.prometheus);
+    ttft_tpot_enable(&g.tp, g.o.profile || g.o.profile_json || g.o.profile_html || g.o.trace || g.o.prometheus);
     make_prompt(&g, g.o.seed ^ 0x5eedull, g.prompt, n_tok); /* a deterministic prompt per sequence */
 
     for (run = 0; run < runs && status == 0; run++) {
@@ -535,6 +550,8 @@ int main(int argc, char **argv)
         status = print_profile(&g);
     if (status == 0 && g.o.profile_json)
         status = write_file(g.o.profile_json, ttft_tpot_report_json, &g.tp);
+    if (status == 0 && g.o.profile_html)
+        status = write_file(g.o.profile_html, html_one, &g.tp);
     if (status == 0 && g.o.trace)
         status = write_file(g.o.trace, ttft_tpot_trace_write, &g.tp);
     if (status == 0 && g.o.prometheus)

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "html.h"
 
 #include <errno.h>
 #include <getopt.h> /* getopt_long: glibc, musl, macOS and the BSDs */
@@ -27,6 +28,9 @@ static const char usage_text[] =
     "and prints its report: text by default, JSON (schema ttft_tpot/v1) with --json. A TRACE of -\n"
     "is standard input.\n"
     "  --json                 print the JSON report\n"
+    "  --html FILE            also write the report as one self-contained HTML file (charts inline;\n"
+    "                         with --compare, both sides overlaid); - : standard output, instead\n"
+    "                         of the report\n"
     "  --prometheus           print the requests as Prometheus text exposition (vLLM's metric names)\n"
     "  --prometheus-prefix P  metric names start with P instead of vllm: (promtool's lint wants no ':')\n"
     "  --label K=V            a label on every series, e.g. model_name=qwen3 (repeatable)\n"
@@ -83,6 +87,19 @@ static uint64_t no_clock(void *user)
     return 0;
 }
 
+/* The HTML report of n collectors into path ("-": standard output, instead of the report). */
+static int write_html(const ttft_tpot *const *c, const char *const *names, int n, const char *path)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    int rc;
+    if (!f)
+        return system_error("cannot write ", path);
+    rc = html_report(f, c, names, n);
+    if ((f == stdout ? fflush(f) : fclose(f)) != 0 || rc != 0)
+        return input_error("writing ", path, " failed");
+    return 0;
+}
+
 /* The Chrome trace into path ("-": standard output, which then carries it instead of the report). */
 static int write_chrome(const ttft_tpot *c, const char *path)
 {
@@ -97,8 +114,9 @@ static int write_chrome(const ttft_tpot *c, const char *path)
 }
 
 typedef struct options {
-    const char *chrome, *kernel, *prefix; /* prefix: of the Prometheus names (NULL: vLLM's) */
+    const char *chrome, *kernel, *prefix, *html; /* html: the HTML report's file ("-": standard output) */ /* prefix: of the Prometheus names (NULL: vLLM's) */
     char labels[512];                     /* the --label pairs, as the exposition writes them */
+    char first_name[320];                 /* the traces, as the HTML report names them */
     int json, prometheus, has_slo, bounded, first; /* first: argv index of the first trace */
     ttft_tpot_slo slo;
     int compare, n_side[2]; /* --compare, and the traces of --base and --new */
@@ -116,7 +134,7 @@ static int compare_sides(int argc, char **argv, options *o)
         return usage_error("--compare takes BASE NEW, or --base TRACE... --new TRACE...", "");
     }
     if (o->prometheus || o->chrome || o->bounded || o->kernel || o->has_slo)
-        return usage_error("--compare prints the comparison only (text or --json)", "");
+        return usage_error("--compare prints the comparison only (text, --json or --html)", "");
     return -1;
 }
 
@@ -131,7 +149,7 @@ static int take_alpha(options *o, const char *v)
 }
 
 enum { OPT_JSON = 256, OPT_PROM, OPT_BOUNDED, OPT_COMPARE, OPT_BASE, OPT_NEW, OPT_ALPHA, OPT_SLO, OPT_CHROME,
-       OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION };
+       OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION, OPT_HTML };
 
 static const struct option long_opts[] = {
     {"json", no_argument, NULL, OPT_JSON},           {"prometheus", no_argument, NULL, OPT_PROM},
@@ -142,7 +160,8 @@ static const struct option long_opts[] = {
     {"prefill-kernel", required_argument, NULL, OPT_KERNEL},
     {"prometheus-prefix", required_argument, NULL, OPT_PREFIX},
     {"label", required_argument, NULL, OPT_LABEL},   {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION},     {NULL, 0, NULL, 0},
+    {"version", no_argument, NULL, OPT_VERSION},     {"html", required_argument, NULL, OPT_HTML},
+    {NULL, 0, NULL, 0},
 };
 
 /* One option and its value into o: -1 to go on, else the exit status. */
@@ -178,6 +197,11 @@ static int take_option(int opt, char *v, options *o)
         *(opt == OPT_CHROME ? &o->chrome : &o->kernel) = v;
         break;
     case OPT_PREFIX: o->prefix = v; break;
+    case OPT_HTML:
+        if (!*v)
+            return usage_error("--html", " needs a file name");
+        o->html = v;
+        break;
     case OPT_LABEL:
         if (cli_add_label(o->labels, sizeof o->labels, v) != 0)
             return usage_error("--label takes NAME=VALUE, 500 bytes of labels at most, not ", v);
@@ -209,6 +233,9 @@ static int parse(int argc, char **argv, char **lists, options *o)
             return rc;
     }
     o->first = optind < argc ? optind : 0;
+    if (o->first)
+        snprintf(o->first_name, sizeof o->first_name, argc - o->first > 1 ? "%.256s and %d more" : "%.256s",
+                 argv[o->first], argc - o->first - 1);
     if (o->compare)
         return compare_sides(argc, argv, o);
     if (o->first == 0)
@@ -217,6 +244,8 @@ static int parse(int argc, char **argv, char **lists, options *o)
         return usage_error("--json and --prometheus: one output at a time", "");
     if (o->bounded && o->chrome)
         return usage_error("--bounded keeps no timeline for --chrome-trace", "");
+    if (o->html && o->chrome && strcmp(o->html, "-") == 0 && strcmp(o->chrome, "-") == 0)
+        return usage_error("--html - and --chrome-trace -: one of them on standard output", "");
     if ((o->prefix || o->labels[0]) && !o->prometheus)
         return usage_error("--prometheus-prefix and --label shape the --prometheus output", "");
     return -1;
@@ -295,8 +324,16 @@ static int write_outputs(ttft_tpot *c, const options *o, const char *no_starts)
                            "a timeline needs a trace recorded with config.timeline (generate --trace records one)");
     if (o->chrome && write_chrome(c, o->chrome) != 0)
         return 1;
-    if (o->chrome && strcmp(o->chrome, "-") == 0)
-        return 0; /* standard output carried the Chrome trace */
+    if (o->html) {
+        const ttft_tpot *one[1];
+        const char *name[1];
+        one[0] = c;
+        name[0] = o->first_name;
+        if (write_html(one, name, 1, o->html) != 0)
+            return 1;
+    }
+    if ((o->chrome && strcmp(o->chrome, "-") == 0) || (o->html && strcmp(o->html, "-") == 0))
+        return 0; /* standard output carried the Chrome trace or the HTML report */
     rc = o->json ? ttft_tpot_report_json(c, stdout)
          : o->prometheus ? ttft_tpot_prometheus(c, stdout, o->prefix, o->labels)
                          : ttft_tpot_report(c, stdout);
@@ -324,7 +361,14 @@ static int compare(const options *o)
             status = read_traces(&side[k], o->side[k], o->n_side[k], NULL);
     if (status == 0 && compare_rows(&side[0], &side[1], o->alpha, &rows, &n) != TTFT_TPOT_OK)
         status = input_error("out of memory for ", "the comparison", "");
-    if (status == 0) {
+    if (status == 0 && o->html) {
+        const ttft_tpot *both[2];
+        const char *names[2];
+        both[0] = &side[0], both[1] = &side[1];
+        names[0] = o->side[0][0], names[1] = o->side[1][0];
+        status = write_html(both, names, 2, o->html);
+    }
+    if (status == 0 && !(o->html && strcmp(o->html, "-") == 0)) {
         if (o->json)
             compare_json(stdout, rows, n, o->alpha);
         else

@@ -1,0 +1,499 @@
+/* html.c - the HTML report (html.h): one file, inline SVG and CSS, nothing fetched, no script. */
+#include "html.h"
+
+#include "compare.h"
+#include "svg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CDF_POINTS 1000 /* a CDF is drawn through this many quantiles at most */
+
+/* Points of a chart: x and y, grown as they come. */
+typedef struct pts {
+    double *x, *y;
+    size_t n, cap;
+} pts;
+
+static int pts_add(pts *p, double x, double y)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 256;
+        double *nx = (double *)realloc(p->x, cap * sizeof *nx), *ny;
+        if (!nx)
+            return -1;
+        p->x = nx;
+        if (!(ny = (double *)realloc(p->y, cap * sizeof *ny)))
+            return -1;
+        p->y = ny;
+        p->cap = cap;
+    }
+    p->x[p->n] = x;
+    p->y[p->n++] = y;
+    return 0;
+}
+
+static void pts_free(pts *p)
+{
+    free(p->x);
+    free(p->y);
+    memset(p, 0, sizeof *p);
+}
+
+/* A duration as the text report prints it: ns, us, ms or s. */
+static const char *dur(char *buf, size_t len, double ns)
+{
+    if (ns < 1e3)
+        snprintf(buf, len, "%.0f ns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, len, "%.2f us", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, len, "%.2f ms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.2f s", ns / 1e9);
+    return buf;
+}
+
+/* ---- What the charts show ---------------------------------------------------------------------- */
+
+/* The samples of a role in call order: (index among them, ms), steady and warmup apart. */
+static int role_points(const ttft_tpot *c, int role, pts *steady, pts *warm)
+{
+    ttft_tpot_sample s;
+    size_t i, k = 0;
+    for (i = 0; ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++) {
+        if (ttft_tpot_phase_role(c, s.phase) != role)
+            continue;
+        if (pts_add(s.warmup ? warm : steady, (double)k++, (double)s.dur_ns / 1e6) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* TTFT by request in submit order (warmup requests apart), or by prefill call without requests. */
+static int ttft_points(const ttft_tpot *c, pts *steady, pts *warm)
+{
+    ttft_tpot_request q;
+    unsigned r;
+    if (ttft_tpot_counts_of(c).requests == 0)
+        return role_points(c, TTFT_TPOT_ROLE_PREFILL, steady, warm);
+    for (r = 0; ttft_tpot_request_at(c, r, &q) == TTFT_TPOT_OK; r++)
+        if (q.token_events && !q.truncated &&
+            pts_add(q.warmup ? warm : steady, (double)r, (double)(q.first_ns - q.submit_ns) / 1e6) != 0)
+            return -1;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The empirical CDF of v (sorted here) through at most CDF_POINTS quantiles. */
+static int cdf_points(double *v, size_t n, pts *out)
+{
+    size_t k, step = n / CDF_POINTS + 1;
+    qsort(v, n, sizeof *v, cmp_double);
+    for (k = 0; k < n; k += step)
+        if (pts_add(out, v[k], (double)(k + 1) / (double)n) != 0)
+            return -1;
+    return n && pts_add(out, v[n - 1], 1.0);
+}
+
+/* The values of a CDF in ms: a request metric (which: TTFT_TPOT_VALUES_*), or without requests the
+   steady samples of role (which < 0: -1 - role). */
+static int cdf_of(const ttft_tpot *c, int which, pts *out)
+{
+    size_t n = 0, i;
+    uint64_t *v = NULL;
+    double *ms;
+    int rc = -1;
+    if (which < 0) {
+        pts steady = {0}, warm = {0};
+        rc = role_points(c, -1 - which, &steady, &warm) == 0 ? cdf_points(steady.y, steady.n, out) : -1;
+        pts_free(&steady);
+        pts_free(&warm);
+        return rc < 0 ? -1 : 0;
+    }
+    if (ttft_tpot_request_values(c, which, NULL, 0, &n) != TTFT_TPOT_OK || n == 0)
+        return 0;
+    v = (uint64_t *)malloc(n * sizeof *v);
+    ms = (double *)malloc(n * sizeof *ms);
+    if (v && ms && ttft_tpot_request_values(c, which, v, n, &n) == TTFT_TPOT_OK) {
+        for (i = 0; i < n; i++)
+            ms[i] = (double)v[i] / 1e6;
+        rc = cdf_points(ms, n, out) < 0 ? -1 : 0;
+    }
+    free(v);
+    free(ms);
+    return rc;
+}
+
+/* Each kernel phase's time inside steady decode steps, as a share of their time: a kernel span ends
+   before the step that dispatched it, so the kernels since the last prefill, decode or e2e sample
+   belong to the next one. share[p] per phase; 0 with no steady step. */
+static int kernel_shares(const ttft_tpot *c, double *share)
+{
+    unsigned np = ttft_tpot_counts_of(c).phases, p;
+    double *pend = (double *)calloc(np + 1, sizeof *pend), total = 0;
+    ttft_tpot_sample s;
+    size_t i;
+    if (!pend)
+        return -1;
+    for (p = 0; p < np; p++)
+        share[p] = 0;
+    for (i = 0; ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++) {
+        int role = ttft_tpot_phase_role(c, s.phase);
+        if (role == TTFT_TPOT_ROLE_KERNEL) {
+            pend[s.phase] += (double)s.dur_ns;
+            continue;
+        }
+        for (p = 0; p < np; p++) { /* phases are few: a pass a step */
+            if (role == TTFT_TPOT_ROLE_DECODE && !s.warmup)
+                share[p] += pend[p];
+            pend[p] = 0;
+        }
+        total += role == TTFT_TPOT_ROLE_DECODE && !s.warmup ? (double)s.dur_ns : 0;
+    }
+    for (p = 0; p < np; p++)
+        share[p] = total > 0 ? share[p] / total : 0;
+    free(pend);
+    return 0;
+}
+
+/* ---- Sections ---------------------------------------------------------------------------------- */
+
+static void row(FILE *out, const char *what, const char *value, const char *note)
+{
+    fputs("<tr><th>", out);
+    html_text(out, what);
+    fputs("</th><td>", out);
+    html_text(out, value);
+    fputs("</td><td class=\"note\">", out);
+    html_text(out, note);
+    fputs("</td></tr>\n", out);
+}
+
+/* "p50 [lo, hi] / p90 / p99" of a statistics object. */
+static const char *pcts(char *buf, size_t len, const ttft_tpot_stats *st)
+{
+    char a[32], b[32], d[32], lo[32], hi[32], ci[80] = "";
+    if (st->has_ci[0])
+        snprintf(ci, sizeof ci, " [%s, %s]", dur(lo, sizeof lo, (double)st->ci_ns[0][0]),
+                 dur(hi, sizeof hi, (double)st->ci_ns[0][1]));
+    snprintf(buf, len, "%s%s / %s / %s", dur(a, sizeof a, st->p50_ns), ci, dur(b, sizeof b, st->p90_ns),
+             dur(d, sizeof d, st->p99_ns));
+    return buf;
+}
+
+static void headline_requests(FILE *out, const ttft_tpot *c)
+{
+    static const char *const what[6] = {"Request TTFT", "Request TPOT", "ITL", "E2E latency", "Queue time",
+                                        "Prefill time"};
+    ttft_tpot_requests q;
+    char v[256], n[64];
+    int k;
+    if (ttft_tpot_requests_summary(c, &q) != TTFT_TPOT_OK || q.n == 0)
+        return;
+    for (k = 0; k < 6; k++) {
+        const ttft_tpot_stats *st = k == 0 ? &q.ttft : k == 1 ? &q.tpot : k == 2 ? &q.itl : k == 3 ? &q.e2e
+                                    : k == 4 ? &q.queue : &q.prefill;
+        if (!st->n)
+            continue;
+        snprintf(n, sizeof n, "p50 [95%% CI] / p90 / p99, n=%llu", (unsigned long long)st->n);
+        row(out, what[k], pcts(v, sizeof v, st), n);
+    }
+    if (q.has_window) {
+        snprintf(v, sizeof v, "%.2f req/s, %.1f tok/s", q.request_rps, q.output_tok_s);
+        row(out, "Serving throughput", v, "measured requests over their window");
+    }
+    if (q.has_goodput) {
+        snprintf(v, sizeof v, "%llu of %llu (%.1f%%)", (unsigned long long)q.good_n, (unsigned long long)q.n,
+                 100 * q.good_fraction);
+        row(out, "Goodput", v, "requests within every SLO");
+    }
+}
+
+static void headline_one(FILE *out, const ttft_tpot *c)
+{
+    ttft_tpot_summary s;
+    ttft_tpot_counts k = ttft_tpot_counts_of(c);
+    char v[256], n[128];
+    if (ttft_tpot_summarize(c, &s) != TTFT_TPOT_OK)
+        return;
+    fputs("<table>\n<tr><th>Metric</th><th>Value</th><th>Note</th></tr>\n", out);
+    if (s.has_ttft_first)
+        row(out, "TTFT, first request", dur(v, sizeof v, (double)s.ttft_first_ns),
+            s.ttft_first_warmup ? "incl. one-time warmup" : "not flagged warmup");
+    snprintf(n, sizeof n, "p50 [95%% CI] / p90 / p99 of n=%llu steady prefills", (unsigned long long)s.ttft_steady.n);
+    row(out, "TTFT, steady", s.ttft_steady.n ? pcts(v, sizeof v, &s.ttft_steady) : "n/a", n);
+    snprintf(v, sizeof v, "%.1f tok/s", s.prefill_tok_s);
+    row(out, "Prefill rate", s.has_prefill_tok_s ? v : "n/a", "prompt tokens / steady prefill time");
+    snprintf(n, sizeof n, "p50 [95%% CI] / p90 / p99 of n=%llu steady steps, %llu warmup excluded",
+             (unsigned long long)s.tpot.n, (unsigned long long)s.tpot_excluded);
+    row(out, "TPOT", s.tpot.n ? pcts(v, sizeof v, &s.tpot) : "n/a", n);
+    snprintf(v, sizeof v, "%.1f tok/s", s.output_tok_s);
+    row(out, "Output throughput", s.has_output_tok_s ? v : "n/a", "decode-only, steady");
+    snprintf(v, sizeof v, "%.2f tok/s", s.e2e_tok_s);
+    row(out, "e2e", s.has_e2e_tok_s ? v : "n/a", "incl. prefill and warmup: not a serving throughput");
+    headline_requests(out, c);
+    snprintf(v, sizeof v, "%llu dropped, %llu rejected, %llu phases in histograms", (unsigned long long)k.dropped,
+             (unsigned long long)k.rejected, (unsigned long long)k.outgrown);
+    row(out, "Losses", v, "as the text report details");
+    fputs("</table>\n", out);
+}
+
+/* A side's median and its 95% interval, or n/a where the side has no value or too few. */
+static void median_cell(FILE *out, const compare_row *r, int k)
+{
+    if ((k ? r->new_.n : r->base.n) == 0)
+        fputs("<td>n/a</td>", out);
+    else if (r->has_ci[k])
+        fprintf(out, "<td>%.4g [%.4g, %.4g]</td>", r->median[k], r->ci[k][0], r->ci[k][1]);
+    else
+        fprintf(out, "<td>%.4g [too few for a CI]</td>", r->median[k]);
+}
+
+/* The comparison's table: one row a metric both sides have. */
+static int headline_two(FILE *out, const ttft_tpot *const *c)
+{
+    compare_row *rows = NULL;
+    size_t n = 0, i;
+    if (compare_rows(c[0], c[1], 0.05, &rows, &n) != TTFT_TPOT_OK)
+        return -1;
+    fputs("<table>\n<tr><th>Metric</th><th>Base median [95% CI]</th><th>New median [95% CI]</th><th>Change</th>"
+          "<th>p (Mann-Whitney)</th></tr>\n", out);
+    for (i = 0; i < n; i++) {
+        const compare_row *r = &rows[i];
+        int k;
+        fputs("<tr><th>", out);
+        html_text(out, r->metric);
+        fprintf(out, " (%s)</th>", r->unit);
+        for (k = 0; k < 2; k++)
+            median_cell(out, r, k);
+        if (r->has_delta)
+            fprintf(out, "<td>%+.1f%%</td>", r->delta_pct);
+        else
+            fputs("<td>n/a</td>", out);
+        if (r->has_p)
+            fprintf(out, "<td>%.3g%s</td></tr>\n", r->p_value, r->significant ? "" : " ~");
+        else
+            fputs("<td>too few samples</td></tr>\n", out);
+    }
+    fputs("</table>\n<p class=\"note\">~: no significant difference at 0.05.</p>\n", out);
+    compare_free(rows, n);
+    return 0;
+}
+
+/* Charts of per-sample series, each side steady (line or dots) and warmup (rings) apart. */
+static int series_chart(FILE *out, const ttft_tpot *const *c, const char *const *names, int n, int ttft,
+                        const svg_chart *chart)
+{
+    pts p[4];
+    svg_series s[4];
+    char label[4][160];
+    int k, m = 0, rc = 0;
+    memset(p, 0, sizeof p);
+    for (k = 0; k < n && rc == 0; k++)
+        rc = ttft ? ttft_points(c[k], &p[2 * k], &p[2 * k + 1])
+                  : role_points(c[k], TTFT_TPOT_ROLE_DECODE, &p[2 * k], &p[2 * k + 1]);
+    for (k = 0; k < 2 * n && rc == 0; k++) {
+        if (!p[k].n)
+            continue;
+        snprintf(label[m], sizeof label[m], "%s%s%s", n > 1 ? names[k / 2] : "", n > 1 ? ": " : "",
+                 k % 2 ? "warmup" : "steady");
+        s[m].name = label[m];
+        s[m].color = svg_colors[k / 2];
+        s[m].x = p[k].x;
+        s[m].y = p[k].y;
+        s[m].n = p[k].n;
+        s[m].kind = k % 2 || ttft ? SVG_DOTS : SVG_LINE;
+        s[m++].hollow = k % 2;
+    }
+    if (rc == 0 && m)
+        svg_plot(out, chart, s, m);
+    else if (rc == 0)
+        fputs("<p class=\"note\">No sample of this kind.</p>\n", out);
+    for (k = 0; k < 4; k++)
+        pts_free(&p[k]);
+    return rc;
+}
+
+/* Whether a chart's values, steady and warmup of every side together, spread over 20x: a log scale. */
+static int spread_log(const ttft_tpot *const *c, int n, int ttft)
+{
+    pts all = {0};
+    int k, rc = 0, want;
+    for (k = 0; k < n && rc == 0; k++)
+        rc = ttft ? ttft_points(c[k], &all, &all) : role_points(c[k], TTFT_TPOT_ROLE_DECODE, &all, &all);
+    want = rc == 0 && svg_wants_log(all.y, all.n);
+    pts_free(&all);
+    return want;
+}
+
+static int cdf_chart(FILE *out, const ttft_tpot *const *c, const char *const *names, int n, int which,
+                     const char *title)
+{
+    pts p[2];
+    svg_series s[2];
+    svg_chart ch;
+    int k, m = 0, rc = 0;
+    memset(p, 0, sizeof p);
+    for (k = 0; k < n && rc == 0; k++)
+        rc = cdf_of(c[k], which, &p[k]);
+    for (k = 0; k < n && rc == 0; k++) {
+        if (!p[k].n)
+            continue;
+        s[m].name = n > 1 ? names[k] : "all";
+        s[m].color = svg_colors[k];
+        s[m].x = p[k].x;
+        s[m].y = p[k].y;
+        s[m].n = p[k].n;
+        s[m].kind = SVG_STEP;
+        s[m++].hollow = 0;
+    }
+    ch.title = title;
+    ch.xlabel = "latency (ms)";
+    ch.ylabel = "fraction at or below";
+    ch.logy = 0;
+    ch.xint = 0;
+    if (rc == 0 && m)
+        svg_plot(out, &ch, s, m);
+    for (k = 0; k < 2; k++)
+        pts_free(&p[k]);
+    return rc;
+}
+
+static int cdf_charts(FILE *out, const ttft_tpot *const *c, const char *const *names, int n)
+{
+    static const struct {
+        int which;
+        const char *title;
+    } req[4] = {{TTFT_TPOT_VALUES_TTFT, "TTFT per request: CDF"}, {TTFT_TPOT_VALUES_TPOT, "TPOT per request: CDF"},
+                {TTFT_TPOT_VALUES_ITL, "Inter-token latency: CDF"}, {TTFT_TPOT_VALUES_E2E, "E2E latency: CDF"}};
+    int k, rc = 0;
+    if (ttft_tpot_counts_of(c[0]).requests == 0) /* no requests: the steady samples of the API spans */
+        return cdf_chart(out, c, names, n, -1 - TTFT_TPOT_ROLE_PREFILL, "Steady TTFT (prefill samples): CDF") ||
+               cdf_chart(out, c, names, n, -1 - TTFT_TPOT_ROLE_DECODE, "Steady TPOT (decode steps): CDF");
+    for (k = 0; k < 4 && rc == 0; k++)
+        rc = cdf_chart(out, c, names, n, req[k].which, req[k].title);
+    return rc;
+}
+
+/* Each kernel phase's share of steady decode time, a bar a side. */
+static int share_chart(FILE *out, const ttft_tpot *const *c, const char *const *names, int n)
+{
+    unsigned np = ttft_tpot_counts_of(c[0]).phases, p, m = 0;
+    const char **labels = (const char **)calloc(np + 1, sizeof *labels);
+    double *share[2] = {NULL, NULL}, *shown[2] = {NULL, NULL};
+    int k, rc = labels ? 0 : -1;
+    for (k = 0; k < n && rc == 0; k++) {
+        share[k] = (double *)calloc(ttft_tpot_counts_of(c[k]).phases + 1, sizeof **share);
+        shown[k] = (double *)calloc(np + 1, sizeof **shown);
+        rc = share[k] && shown[k] ? kernel_shares(c[k], share[k]) : -1;
+    }
+    for (p = 0; p < np && rc == 0; p++) { /* the base's kernels, found by name on the other side */
+        if (ttft_tpot_phase_role(c[0], (int)p) != TTFT_TPOT_ROLE_KERNEL || share[0][p] <= 0)
+            continue;
+        labels[m] = ttft_tpot_phase_name(c[0], (int)p);
+        for (k = 0; k < n; k++) {
+            int q = k ? ttft_tpot_find_phase(c[k], labels[m]) : (int)p;
+            shown[k][m] = q >= 0 ? share[k][q] : 0;
+        }
+        m++;
+    }
+    if (rc == 0 && m)
+        svg_bars(out, "Each kernel's share of steady decode time (the rest: outside kernel spans)", labels, m,
+                 (const double *const *)shown, names, n);
+    else if (rc == 0)
+        fputs("<p class=\"note\">No kernel span inside a steady decode step.</p>\n", out);
+    for (k = 0; k < 2; k++) {
+        free(share[k]);
+        free(shown[k]);
+    }
+    free((void *)labels);
+    return rc;
+}
+
+/* The text report, escaped, for everything the charts leave out. */
+static int text_report(FILE *out, const ttft_tpot *c, const char *name)
+{
+    FILE *t = tmpfile();
+    int ch;
+    if (!t)
+        return -1;
+    if (ttft_tpot_report(c, t) != TTFT_TPOT_OK) {
+        fclose(t);
+        return -1;
+    }
+    rewind(t);
+    fputs("<details><summary>Text report: ", out);
+    html_text(out, name);
+    fputs("</summary><pre>", out);
+    while ((ch = fgetc(t)) != EOF) {
+        char one[2] = {(char)ch, '\0'};
+        html_text(out, one);
+    }
+    fputs("</pre></details>\n", out);
+    fclose(t);
+    return 0;
+}
+
+/* ---- The document ------------------------------------------------------------------------------ */
+
+static const char style[] =
+    "body{font:15px/1.45 sans-serif;max-width:960px;margin:1.5em auto;padding:0 1em;color:#111;background:#fff}"
+    "h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}"
+    "table{border-collapse:collapse;margin:.5em 0}th,td{padding:3px 10px;border-bottom:1px solid #ddd;"
+    "text-align:left;vertical-align:top}td{font-variant-numeric:tabular-nums}.note{color:#555;font-size:.9em}"
+    "figure{margin:.8em 0}figcaption{font-weight:bold;margin-bottom:.2em}svg{width:100%;height:auto}"
+    "svg text{font:11px sans-serif;fill:#222}.tick{font-size:11px}.axis{font-size:12px}.legend{font-size:12px}"
+    ".grid{stroke:#e3e3e3;stroke-width:1}.frame{fill:none;stroke:#888}pre{font-size:12px;overflow-x:auto}"
+    "@media print{body{max-width:none;margin:0}figure,table{break-inside:avoid}details>pre{display:block}}";
+
+static void head(FILE *out, const char *const *names, int n)
+{
+    int k;
+    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                 "<meta name=\"viewport\" content=\"width=device-width\">\n<title>ttft_tpot %s</title>\n"
+                 "<style>%s</style></head>\n<body>\n<h1>ttft_tpot %s</h1>\n<p class=\"note\">",
+            n > 1 ? "comparison" : "report", style, n > 1 ? "comparison" : "report");
+    for (k = 0; k < n; k++) {
+        fputs(k ? "; new: " : n > 1 ? "base: " : "", out);
+        html_text(out, names[k]);
+    }
+    fprintf(out, " &middot; ttft_tpot %s &middot; definitions as in the text report and the README</p>\n",
+            TTFT_TPOT_VERSION);
+}
+
+int html_report(FILE *out, const ttft_tpot *const *c, const char *const *names, int n)
+{
+    svg_chart steps = {"Decode step time by step (warmup steps as rings)", "decode step (call order)",
+                       "step time (ms)", 0, 1};
+    svg_chart ttft = {"TTFT by request, in submit order (warmup requests as rings)", "request (submit order)",
+                      "TTFT (ms)", 0, 1};
+    int k, rc;
+    head(out, names, n);
+    fputs("<h2>Headline</h2>\n", out);
+    rc = n > 1 ? headline_two(out, c) : (headline_one(out, c[0]), 0);
+    steps.logy = spread_log(c, n, 0);
+    ttft.logy = spread_log(c, n, 1);
+    if (ttft_tpot_counts_of(c[0]).requests == 0) {
+        ttft.title = "Prefill time by call: each one a request's TTFT (warmup as rings)";
+        ttft.xlabel = "prefill (call order)";
+    }
+    fputs("<h2>Warmup: decode steps and TTFT</h2>\n", out);
+    rc = rc ? rc : series_chart(out, c, names, n, 0, &steps);
+    rc = rc ? rc : series_chart(out, c, names, n, 1, &ttft);
+    fputs("<h2>Latency distributions</h2>\n", out);
+    rc = rc ? rc : cdf_charts(out, c, names, n);
+    fputs("<h2>Where steady decode time goes</h2>\n", out);
+    rc = rc ? rc : share_chart(out, c, names, n);
+    fputs("<h2>Text report</h2>\n", out);
+    for (k = 0; k < n && rc == 0; k++)
+        rc = text_report(out, c[k], names[k]);
+    fputs("</body></html>\n", out);
+    return rc == 0 && !ferror(out) ? 0 : -1;
+}

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""The HTML report: a profile run, a serving run and a comparison, each one file that parses, references
+nothing outside itself, holds its charts, and renders in headless Chromium to a PNG that is not blank
+(skipped with a message where Chromium is not installed).
+
+    python3 tests/test_html.py REPORT_BIN GENERATE_BIN WORK_DIR
+"""
+import html.parser
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+
+TINY = ["--dim", "64", "--layers", "2", "--heads", "4", "--hidden", "96", "--vocab", "300", "--prompt-len", "16"]
+VOID = {"meta", "br", "hr", "img", "input", "link", "circle", "rect", "line", "polyline", "path"}
+
+
+class Checker(html.parser.HTMLParser):
+    """Tags balanced, no element or attribute that fetches anything, no script."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.tags, self.problems = [], {}, []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        if tag in ("script", "link", "img", "iframe", "object", "embed", "image", "use"):
+            self.problems.append("element <%s>" % tag)
+        for name, value in attrs:
+            if name in ("src", "href", "xlink:href", "srcset", "action", "poster") or name.startswith("on"):
+                self.problems.append("attribute %s=%r on <%s>" % (name, value, tag))
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.stack.pop()
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.problems.append("</%s> closes <%s>" % (tag, self.stack[-1] if self.stack else "nothing"))
+        else:
+            self.stack.pop()
+
+
+def check_html(path, min_svg, words):
+    text = open(path, encoding="utf-8").read()
+    c = Checker()
+    c.feed(text)
+    c.close()
+    assert not c.problems, (path, c.problems[:5])
+    assert not c.stack, (path, "unclosed", c.stack)
+    for bad in ("http:", "https:", "url(", "@import", "//"):
+        assert bad not in text, (path, "references outside itself: " + bad)
+    assert c.tags.get("svg", 0) >= min_svg, (path, c.tags.get("svg", 0))
+    for w in words:
+        assert w in text, (path, w)
+    return text
+
+
+def png_pixels(path):
+    """(width, height, rows of RGB(A) bytes) of an 8-bit, non-interlaced RGB or RGBA PNG."""
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", path
+    pos, idat = 8, b""
+    while pos < len(data):
+        size, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + size]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and ctype in (2, 6) and interlace == 0, (depth, ctype, interlace)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + size
+    bpp = 3 if ctype == 2 else 4
+    raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], bytearray(w * bpp)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):  # undo the row's filter (PNG spec, 9.2)
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return w, h, bpp, rows
+
+
+def render(html_path, png_path, work):
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        print("chromium not found (Debian: apt-get install chromium): the rendering check is SKIPPED")
+        return False
+    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    "--user-data-dir=" + os.path.join(work, "chromium-profile"), "--window-size=1000,2400",
+                    "--screenshot=" + png_path, "file://" + os.path.abspath(html_path)],
+                   check=True, capture_output=True, timeout=120)
+    w, h, bpp, rows = png_pixels(png_path)
+    ink = blue = 0
+    for line in rows[::4]:
+        for i in range(0, w * bpp, 4 * bpp):
+            r, g, b = line[i], line[i + 1], line[i + 2]
+            ink += (r, g, b) != (255, 255, 255)
+            blue += abs(r - 0x00) < 40 and abs(g - 0x72) < 40 and abs(b - 0xB2) < 40  # the first series
+    total = len(rows[::4]) * len(range(0, w * bpp, 4 * bpp))
+    assert ink > total // 100, (png_path, "blank", ink, total)
+    assert blue > 0, (png_path, "no chart drawn in the palette's first colour")
+    return True
+
+
+def main():
+    report, generate, work = sys.argv[1:4]
+    os.makedirs(work, exist_ok=True)
+    run = lambda *a: subprocess.run(list(a), check=True, capture_output=True)  # noqa: E731
+    prof, serve = os.path.join(work, "profile.csv"), os.path.join(work, "serve.csv")
+    run(generate, *TINY, "--max-new-tokens", "24", "--warmup-runs", "1", "--repeat-runs", "2", "--trace", prof,
+        "--profile-html", os.path.join(work, "generate.html"))
+    run(generate, *TINY, "--max-new-tokens", "8", "--batch", "2", "--requests", "12", "--arrival-rate", "0",
+        "--trace", serve)
+    pages = {"profile": [prof], "serving": [serve], "compare": ["--compare", prof, prof]}
+    for name, args in pages.items():
+        out = os.path.join(work, name + ".html")
+        run(report, "--html", out, *args)
+        text = check_html(out, 5 if name == "serving" else 4, ["Headline", "Decode step time"])
+        if name == "serving":
+            assert "Request TTFT" in text and "Inter-token latency: CDF" in text
+        if name == "compare":
+            assert "Base median" in text
+        rendered = render(out, os.path.join(work, name + ".png"), work)
+    check_html(os.path.join(work, "generate.html"), 4, ["TTFT, first request", "Prefill rate"])
+    print("html: 3 reports and the driver's parse, reference nothing outside themselves%s"
+          % (", and render to PNGs that are not blank" if rendered else ""))
+
+
+if __name__ == "__main__":
+    main()
