@@ -109,6 +109,25 @@ static void serving_mode_records_every_request(void **state)
     assert_non_null(strstr(prom, "vllm:request_success_total 7\n"));
     assert_non_null(strstr(prom, "vllm:generation_tokens_total 35\n"));
     free(prom);
+    /* with a prefix and a label, promtool has nothing to say */
+    assert_int_equal(run("--dim 64 --layers 2 --heads 4 --hidden 96 --vocab 300 --prompt-len 8 --max-new-tokens 5 "
+                         "--batch 3 --requests 7 --arrival-rate 0 --prometheus=generate_test.prom "
+                         "--prometheus-prefix llm_ --label model_name=tiny",
+                         &err),
+                     0);
+    free(err);
+    prom = slurp("generate_test.prom");
+    assert_non_null(strstr(prom, "llm_request_success_total{model_name=\"tiny\"} 7\n"));
+    assert_non_null(strstr(prom, "llm_request_queue_time_seconds_count{model_name=\"tiny\"} 7\n"));
+    free(prom);
+    if (shell("command -v promtool >/dev/null 2>&1") != 0) {
+        print_message("promtool not found (Debian: apt-get install prometheus): SKIPPED\n");
+        return;
+    }
+    assert_int_equal(shell("promtool check metrics < generate_test.prom > generate_promtool.out 2>&1"), 0);
+    prom = slurp("generate_promtool.out");
+    assert_string_equal(prom, "");
+    free(prom);
 }
 
 #define TINY "--dim 32 --layers 2 --heads 2 --hidden 48 --vocab 50 --prompt-len 8 --max-new-tokens 4 "
