@@ -216,6 +216,50 @@ static void headline_requests(FILE *out, const ttft_tpot *c)
     }
 }
 
+/* Each run's TPOT p50 (ms) and output rate (tok/s), from its stored steady decode steps: 0, or -1. */
+static int run_figures(const ttft_tpot *c, unsigned r, double *p50, double *tok_s)
+{
+    size_t first, end, i, m = 0;
+    double *v, tokens = 0, ns = 0;
+    ttft_tpot_sample s;
+    if (ttft_tpot_run_at(c, r, &first, &end) != TTFT_TPOT_OK || !(v = (double *)malloc((end - first + 1) * sizeof *v)))
+        return -1;
+    for (i = first; i < end && ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++)
+        if (!s.warmup && ttft_tpot_phase_role(c, s.phase) == TTFT_TPOT_ROLE_DECODE) {
+            v[m++] = (double)s.dur_ns / 1e6;
+            tokens += s.tokens;
+            ns += (double)s.dur_ns;
+        }
+    qsort(v, m, sizeof *v, cmp_double);
+    *p50 = m ? (m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2) : 0; /* the percentile rule at 50 */
+    *tok_s = ns > 0 ? tokens / (ns * 1e-9) : 0;
+    free(v);
+    return m ? 0 : -1;
+}
+
+/* Runs (ttft_tpot_run_begin): the mean, sd and CV of each run's TPOT p50 and output rate. */
+static void headline_runs(FILE *out, const ttft_tpot *c)
+{
+    unsigned n = ttft_tpot_counts_of(c).runs, r, k, got = 0;
+    double sum[2] = {0, 0}, sq[2] = {0, 0}, x[2];
+    char v[160], note[96];
+    if (n < 2 || ttft_tpot_counts_of(c).outgrown)
+        return; /* one run has no spread; a histogram keeps no run */
+    for (r = 0; r < n; r++)
+        if (run_figures(c, r, &x[0], &x[1]) == 0)
+            for (k = 0, got++; k < 2; k++)
+                sum[k] += x[k], sq[k] += x[k] * x[k];
+    if (got < 2)
+        return;
+    for (k = 0; k < 2; k++) {
+        double mean = sum[k] / got, var = (sq[k] - got * mean * mean) / (got - 1), sd = var > 0 ? sqrt(var) : 0;
+        snprintf(v, sizeof v, k ? "%.1f +- %.1f tok/s" : "%.4g +- %.2g ms", mean, sd);
+        snprintf(note, sizeof note, "mean +- sd over %u runs, CV %.1f%%%s", got, 100 * sd / mean,
+                 sd / mean > 0.05 ? ": over 5%, compare runs, not one figure" : "");
+        row(out, k ? "Runs: output throughput" : "Runs: TPOT p50", v, note);
+    }
+}
+
 static void headline_one(FILE *out, const ttft_tpot *c)
 {
     ttft_tpot_summary s;
@@ -238,6 +282,7 @@ static void headline_one(FILE *out, const ttft_tpot *c)
     row(out, "Output throughput", s.has_output_tok_s ? v : "n/a", "decode-only, steady");
     snprintf(v, sizeof v, "%.2f tok/s", s.e2e_tok_s);
     row(out, "e2e", s.has_e2e_tok_s ? v : "n/a", "incl. prefill and warmup: not a serving throughput");
+    headline_runs(out, c);
     headline_requests(out, c);
     snprintf(v, sizeof v, "%llu dropped, %llu rejected, %llu phases in histograms", (unsigned long long)k.dropped,
              (unsigned long long)k.rejected, (unsigned long long)k.outgrown);

@@ -141,7 +141,7 @@ def main():
         if name == "compare":
             assert "Base median" in text
         rendered = render(out, os.path.join(work, name + ".png"), work)
-    check_html(os.path.join(work, "generate.html"), 4, ["TTFT, first request", "Prefill rate"])
+    check_html(os.path.join(work, "generate.html"), 4, ["TTFT, first request", "Prefill rate", "Runs: TPOT p50"])
     print("html: 3 reports and the driver's parse, reference nothing outside themselves%s"
           % (", and render to PNGs that are not blank" if rendered else ""))
 
