@@ -10,6 +10,9 @@
 
 #define CDF_POINTS 1000 /* a CDF is drawn through this many quantiles at most */
 
+/* The sides of a comparison in the legends (the header names their files). */
+static const char *const side_names[2] = {"base", "new"};
+
 /* Points of a chart: x and y, grown as they come. */
 typedef struct pts {
     double *x, *y;
@@ -333,8 +336,7 @@ static int headline_two(FILE *out, const ttft_tpot *const *c)
 }
 
 /* Charts of per-sample series, each side steady (line or dots) and warmup (rings) apart. */
-static int series_chart(FILE *out, const ttft_tpot *const *c, const char *const *names, int n, int ttft,
-                        const svg_chart *chart)
+static int series_chart(FILE *out, const ttft_tpot *const *c, int n, int ttft, const svg_chart *chart)
 {
     pts p[4];
     svg_series s[4];
@@ -347,7 +349,7 @@ static int series_chart(FILE *out, const ttft_tpot *const *c, const char *const 
     for (k = 0; k < 2 * n && rc == 0; k++) {
         if (!p[k].n)
             continue;
-        snprintf(label[m], sizeof label[m], "%s%s%s", n > 1 ? names[k / 2] : "", n > 1 ? ": " : "",
+        snprintf(label[m], sizeof label[m], "%s%s%s", n > 1 ? side_names[k / 2] : "", n > 1 ? ": " : "",
                  k % 2 ? "warmup" : "steady");
         s[m].name = label[m];
         s[m].color = svg_colors[k / 2];
@@ -378,8 +380,7 @@ static int spread_log(const ttft_tpot *const *c, int n, int ttft)
     return want;
 }
 
-static int cdf_chart(FILE *out, const ttft_tpot *const *c, const char *const *names, int n, int which,
-                     const char *title)
+static int cdf_chart(FILE *out, const ttft_tpot *const *c, int n, int which, const char *title)
 {
     pts p[2];
     svg_series s[2];
@@ -391,7 +392,7 @@ static int cdf_chart(FILE *out, const ttft_tpot *const *c, const char *const *na
     for (k = 0; k < n && rc == 0; k++) {
         if (!p[k].n)
             continue;
-        s[m].name = n > 1 ? names[k] : "all";
+        s[m].name = n > 1 ? side_names[k] : "all";
         s[m].color = svg_colors[k];
         s[m].x = p[k].x;
         s[m].y = p[k].y;
@@ -411,7 +412,7 @@ static int cdf_chart(FILE *out, const ttft_tpot *const *c, const char *const *na
     return rc;
 }
 
-static int cdf_charts(FILE *out, const ttft_tpot *const *c, const char *const *names, int n)
+static int cdf_charts(FILE *out, const ttft_tpot *const *c, int n)
 {
     static const struct {
         int which;
@@ -420,15 +421,15 @@ static int cdf_charts(FILE *out, const ttft_tpot *const *c, const char *const *n
                 {TTFT_TPOT_VALUES_ITL, "Inter-token latency: CDF"}, {TTFT_TPOT_VALUES_E2E, "E2E latency: CDF"}};
     int k, rc = 0;
     if (ttft_tpot_counts_of(c[0]).requests == 0) /* no requests: the steady samples of the API spans */
-        return cdf_chart(out, c, names, n, -1 - TTFT_TPOT_ROLE_PREFILL, "Steady TTFT (prefill samples): CDF") ||
-               cdf_chart(out, c, names, n, -1 - TTFT_TPOT_ROLE_DECODE, "Steady TPOT (decode steps): CDF");
+        return cdf_chart(out, c, n, -1 - TTFT_TPOT_ROLE_PREFILL, "Steady TTFT (prefill samples): CDF") ||
+               cdf_chart(out, c, n, -1 - TTFT_TPOT_ROLE_DECODE, "Steady TPOT (decode steps): CDF");
     for (k = 0; k < 4 && rc == 0; k++)
-        rc = cdf_chart(out, c, names, n, req[k].which, req[k].title);
+        rc = cdf_chart(out, c, n, req[k].which, req[k].title);
     return rc;
 }
 
 /* Each kernel phase's share of steady decode time, a bar a side. */
-static int share_chart(FILE *out, const ttft_tpot *const *c, const char *const *names, int n)
+static int share_chart(FILE *out, const ttft_tpot *const *c, int n)
 {
     unsigned np = ttft_tpot_counts_of(c[0]).phases, p, m = 0;
     const char **labels = (const char **)calloc(np + 1, sizeof *labels);
@@ -451,7 +452,7 @@ static int share_chart(FILE *out, const ttft_tpot *const *c, const char *const *
     }
     if (rc == 0 && m)
         svg_bars(out, "Each kernel's share of steady decode time (the rest: outside kernel spans)", labels, m,
-                 (const double *const *)shown, names, n);
+                 (const double *const *)shown, side_names, n);
     else if (rc == 0)
         fputs("<p class=\"note\">No kernel span inside a steady decode step.</p>\n", out);
     for (k = 0; k < 2; k++) {
@@ -530,12 +531,12 @@ int html_report(FILE *out, const ttft_tpot *const *c, const char *const *names, 
         ttft.xlabel = "prefill (call order)";
     }
     fputs("<h2>Warmup: decode steps and TTFT</h2>\n", out);
-    rc = rc ? rc : series_chart(out, c, names, n, 0, &steps);
-    rc = rc ? rc : series_chart(out, c, names, n, 1, &ttft);
+    rc = rc ? rc : series_chart(out, c, n, 0, &steps);
+    rc = rc ? rc : series_chart(out, c, n, 1, &ttft);
     fputs("<h2>Latency distributions</h2>\n", out);
-    rc = rc ? rc : cdf_charts(out, c, names, n);
+    rc = rc ? rc : cdf_charts(out, c, n);
     fputs("<h2>Where steady decode time goes</h2>\n", out);
-    rc = rc ? rc : share_chart(out, c, names, n);
+    rc = rc ? rc : share_chart(out, c, n);
     fputs("<h2>Text report</h2>\n", out);
     for (k = 0; k < n && rc == 0; k++)
         rc = text_report(out, c[k], names[k]);
