@@ -1,10 +1,7 @@
 /* ttft_tpot_report - the report of one or more traces (format v1), computed by the library the same
    way a live collector computes it: any driver that can write a CSV file gets the same numbers.
 
-   usage: ttft_tpot_report [--json | --prometheus] [--slo ttft=MS,tpot=MS,e2e=MS] [--chrome-trace OUT.json]
-                           [--prefill-kernel NAME] [--bounded] TRACE...
-          ttft_tpot_report --compare [--json] [--alpha A] BASE NEW
-          ttft_tpot_report --compare [--json] [--alpha A] --base TRACE [--base TRACE...] --new TRACE...
+   The options: ttft_tpot_report --help (the usage text below), and the README.
    Each TRACE is read once, in one pass ("-": standard input), so pipes and FIFOs work. Exit status: 0 report
    printed, 1 bad input (file:line: message on stderr, nothing on stdout), 2 bad usage. */
 #define TTFT_TPOT_IMPLEMENTATION
@@ -20,10 +17,11 @@
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: ttft_tpot_report [--json | --prometheus [--prometheus-prefix P] [--label K=V]...]\n"
+    "usage: ttft_tpot_report [--json | --prometheus [--prometheus-prefix P] [--label K=V]...] [--html OUT.html]\n"
     "                        [--slo ttft=MS,tpot=MS,e2e=MS] [--chrome-trace OUT.json] [--prefill-kernel NAME]\n"
     "                        [--bounded] TRACE...\n"
-    "       ttft_tpot_report --compare [--json] [--alpha A] BASE NEW | --base TRACE... --new TRACE...\n"
+    "       ttft_tpot_report --compare [--json] [--html OUT.html] [--alpha A] BASE NEW\n"
+    "       ttft_tpot_report --compare [--json] [--html OUT.html] [--alpha A] --base TRACE... --new TRACE...\n"
     "Reads the traces (format v1: phase,role,start_ns,dur_ns,tokens,warmup) in order into one collector\n"
     "and prints its report: text by default, JSON (schema ttft_tpot/v1) with --json. A TRACE of -\n"
     "is standard input.\n"
