@@ -485,9 +485,9 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
 TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot_request *out);
 
 /* The values behind a request figure, for tools that compare runs: which is TTFT_TPOT_VALUES_TTFT,
-   _TPOT (rounded to the ns), _ITL, _E2E, _QUEUE or _PREFILL (the requests with a schedule event), over the measured requests (ITL:
-   every gap), in ns, into
-   out[0, cap); *n: how many there are (more than cap: only cap were written; out may be NULL to ask).
+   _TPOT (rounded to the ns), _ITL, _E2E, _QUEUE or _PREFILL (the requests with a schedule event),
+   over the measured requests (ITL: every gap), in ns, into out[0, cap); *n: how many there are
+   (more than cap: only cap were written; out may be NULL to ask).
    OK; EINVAL (c or n NULL, which unknown); ENOMEM. */
 enum { TTFT_TPOT_VALUES_TTFT, TTFT_TPOT_VALUES_E2E, TTFT_TPOT_VALUES_TPOT, TTFT_TPOT_VALUES_ITL,
        TTFT_TPOT_VALUES_QUEUE, TTFT_TPOT_VALUES_PREFILL };
@@ -1902,6 +1902,14 @@ static uint32_t ttft_tpot__shape_slot(const ttft_tpot *c, int phase, uint64_t ke
     return i;
 }
 
+/* Remember (phase, key) in slot i, the empty one that ended its probe. */
+static void ttft_tpot__shape_put(ttft_tpot *c, uint32_t i, int phase, uint64_t key)
+{
+    c->shape.phases[i] = (uint32_t)phase + 1;
+    c->shape.keys[i] = key;
+    c->shape.n++;
+}
+
 /* Whether (*phase, key) is new, remembering it; a full table remembers nothing more. A key with a
    row of its own (ttft_tpot_shape_row) is not new: *phase becomes its row, whose first call is. */
 static int ttft_tpot__shape_new(ttft_tpot *c, int *phase, uint64_t key)
@@ -1915,9 +1923,7 @@ static int ttft_tpot__shape_new(ttft_tpot *c, int *phase, uint64_t key)
         c->shape.dropped++;
         return 0;
     }
-    c->shape.phases[i] = (uint32_t)*phase + 1;
-    c->shape.keys[i] = key;
-    c->shape.n++;
+    ttft_tpot__shape_put(c, i, *phase, key);
     return 1;
 }
 
@@ -1944,11 +1950,8 @@ TTFT_TPOT_DEF int ttft_tpot_shape_row(ttft_tpot *c, int phase, uint64_t key, con
         return TTFT_TPOT_EFULL;
     if ((id = ttft_tpot__add_phase(c, row, base + len + 2, c->phase.slots[phase].role)) < 0)
         return id;
-    if (!c->shape.phases[i]) { /* known from now on: the row's own first call is its warmup */
-        c->shape.phases[i] = (uint32_t)phase + 1;
-        c->shape.keys[i] = key;
-        c->shape.n++;
-    }
+    if (!c->shape.phases[i]) /* known from now on: the row's own first call is its warmup */
+        ttft_tpot__shape_put(c, i, phase, key);
     c->shape.rows[i] = (uint32_t)id + 1;
     return id;
 }
@@ -2008,13 +2011,25 @@ static int ttft_tpot__request_new(ttft_tpot *c, const char *id, size_t len, uint
 
 #define TTFT_TPOT__ELOG (-100) /* internal: the request is tracked, the event log is full */
 
-/* Apply one request event: a submit (tokens 0) or tokens. Checked, then stored; nothing counted.
+/* Record when request r was scheduled: OK or EREQUEST (once, between its submit and first token). */
+static int ttft_tpot__request_scheduled(ttft_tpot *c, int r, uint64_t t)
+{
+    ttft_tpot_request *q = &c->req.list[r];
+    if (q->scheduled || t < q->submit_ns || (q->token_events && t > q->first_ns))
+        return TTFT_TPOT_EREQUEST;
+    q->scheduled = 1;
+    q->scheduled_ns = t;
+    return TTFT_TPOT_OK;
+}
+
+/* Apply one request event: a submit (tokens 0), tokens, or (schedule) when the request was
+   scheduled, which is kept with the request, not in the log. Checked, then stored; nothing counted.
    *req: the request's number, or -1. EFULL: the request table is full (a token for an unknown id
    once a submit was refused for that is taken as one of the requests that could not be tracked);
    TTFT_TPOT__ELOG: the event log is full, or the request already lost an event (a submit still
    makes its request). */
 static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, uint64_t t, uint32_t tokens,
-                                    int warmup, int *req)
+                                    int warmup, int schedule, int *req)
 {
     ttft_tpot_request *q;
     ttft_tpot__event *ev;
@@ -2024,7 +2039,9 @@ static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, ui
     *req = r = ttft_tpot__request_find(c, id, len); /* an id found is valid: it was checked when added */
     if (r < 0 && !ttft_tpot__name_ok(id, len))
         return TTFT_TPOT_ENAME;
-    if (tokens == 0) { /* submit */
+    if (schedule && r >= 0)
+        return ttft_tpot__request_scheduled(c, r, t);
+    if (tokens == 0 && !schedule) { /* submit */
         if (r >= 0)
             return TTFT_TPOT_EREQUEST;
         if (c->req.n == c->req.max)
@@ -2083,7 +2100,7 @@ static void ttft_tpot__requests_rollback(ttft_tpot *c, unsigned n, size_t m)
     }
 }
 
-static int ttft_tpot__request_call(ttft_tpot *c, const char *id, uint64_t t, uint32_t tokens)
+static int ttft_tpot__request_call(ttft_tpot *c, const char *id, uint64_t t, uint32_t tokens, int schedule)
 {
     int rc, r;
     if (!c || !id)
@@ -2091,12 +2108,12 @@ static int ttft_tpot__request_call(ttft_tpot *c, const char *id, uint64_t t, uin
     if (!c->enabled)
         return TTFT_TPOT_OK;
     rc = ttft_tpot__request_event(c, id, strlen(id), t == TTFT_TPOT_NOW ? ttft_tpot__clock(c) : t, tokens,
-                                  c->warmup_depth != 0, &r);
+                                  c->warmup_depth != 0, schedule, &r);
     if (rc == TTFT_TPOT_EREQUEST)
         c->rejected++;
     if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
         c->req.dropped++;
-    if (rc == TTFT_TPOT_EFULL && tokens == 0)
+    if (rc == TTFT_TPOT_EFULL && tokens == 0 && !schedule) /* a submit */
         c->req.refused++;
     if (rc == TTFT_TPOT__ELOG) { /* tracked, but not every event kept: out of every figure */
         c->req.events_lost++;
@@ -2108,42 +2125,17 @@ static int ttft_tpot__request_call(ttft_tpot *c, const char *id, uint64_t t, uin
 
 TTFT_TPOT_DEF int ttft_tpot_request_submit_at(ttft_tpot *c, const char *id, uint64_t t_ns)
 {
-    return ttft_tpot__request_call(c, id, t_ns, 0);
+    return ttft_tpot__request_call(c, id, t_ns, 0, 0);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint64_t t_ns, uint32_t tokens)
 {
-    return tokens ? ttft_tpot__request_call(c, id, t_ns, tokens) : TTFT_TPOT_EINVAL;
-}
-
-/* Record when request r was scheduled: OK or EREQUEST (once, between its submit and first token). */
-static int ttft_tpot__request_scheduled(ttft_tpot *c, int r, uint64_t t)
-{
-    ttft_tpot_request *q = &c->req.list[r];
-    if (q->scheduled || t < q->submit_ns || (q->token_events && t > q->first_ns))
-        return TTFT_TPOT_EREQUEST;
-    q->scheduled = 1;
-    q->scheduled_ns = t;
-    return TTFT_TPOT_OK;
+    return tokens ? ttft_tpot__request_call(c, id, t_ns, tokens, 0) : TTFT_TPOT_EINVAL;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_request_schedule_at(ttft_tpot *c, const char *id, uint64_t t_ns)
 {
-    int r, rc;
-    if (!c || !id)
-        return TTFT_TPOT_EINVAL;
-    if (!c->enabled)
-        return TTFT_TPOT_OK;
-    if (strlen(id) == 0 || strlen(id) >= TTFT_TPOT_NAME_MAX)
-        return TTFT_TPOT_ENAME;
-    r = ttft_tpot__request_find(c, id, strlen(id));
-    if (r < 0 && c->req.refused) { /* one of the requests that could not be tracked */
-        c->req.dropped++;
-        return TTFT_TPOT_EFULL;
-    }
-    rc = r < 0 ? TTFT_TPOT_EREQUEST : ttft_tpot__request_scheduled(c, r, t_ns == TTFT_TPOT_NOW ? ttft_tpot__clock(c) : t_ns);
-    c->rejected += rc == TTFT_TPOT_EREQUEST;
-    return rc;
+    return ttft_tpot__request_call(c, id, t_ns, 0, 1);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo)
@@ -3574,18 +3566,18 @@ static uint64_t ttft_tpot__limit(const ttft_tpot *c, int k)
 }
 
 /* "p50 / p90 / p99 ms" of a set, for the serving lines. */
-static void ttft_tpot__serving_line(FILE *out, const char *what, const ttft_tpot_stats *st)
+static void ttft_tpot__serving_line(FILE *out, const char *what, const ttft_tpot_stats *st, const char *span)
 {
     char a[32], b[32], d[32], e[32];
     if (!st->n) {
         fprintf(out, "  %-4s p50/p90/p99: n/a\n", what);
         return;
     }
-    fprintf(out, "  %-4s p50/p90/p99: %s / %s / %s  (mean %s, n=%llu)\n", what, ttft_tpot__dur(a, sizeof a, st->p50_ns),
-            ttft_tpot__dur(b, sizeof b, st->p90_ns), ttft_tpot__dur(d, sizeof d, st->p99_ns),
-            ttft_tpot__dur(e, sizeof e, st->mean_ns), (unsigned long long)st->n);
+    fprintf(out, "  %-4s p50/p90/p99: %s / %s / %s  (mean %s, n=%llu%s%s)\n", what,
+            ttft_tpot__dur(a, sizeof a, st->p50_ns), ttft_tpot__dur(b, sizeof b, st->p90_ns),
+            ttft_tpot__dur(d, sizeof d, st->p99_ns), ttft_tpot__dur(e, sizeof e, st->mean_ns), (unsigned long long)st->n,
+            span ? ": " : "", span ? span : "");
 }
-
 /* What the request tables could not keep, and what that leaves out. */
 static void ttft_tpot__text_request_losses(const ttft_tpot *c, const ttft_tpot_requests *q, FILE *out)
 {
@@ -3619,28 +3611,19 @@ static void ttft_tpot__text_goodput(const ttft_tpot *c, const ttft_tpot_requests
     fputs("\n", out);
 }
 
-/* The serving section of the text report. */
 /* TTFT's parts, under it, where requests were scheduled: queue time and prefill. */
 static void ttft_tpot__text_ttft_parts(const ttft_tpot_requests *q, FILE *out)
 {
-    static const char *const what[2] = {"queue  ", "prefill"}, *const span[2] = {"submit to schedule",
-                                                                                  "schedule to first token"};
-    char a[32], b[32], d[32], e[32];
-    int k;
     if (!q->queue.n)
         return;
-    for (k = 0; k < 2; k++) {
-        const ttft_tpot_stats *st = k ? &q->prefill : &q->queue;
-        fprintf(out, "    %s p50/p90/p99: %s / %s / %s  (mean %s, n=%llu: %s)\n", what[k],
-                ttft_tpot__dur(a, sizeof a, st->p50_ns), ttft_tpot__dur(b, sizeof b, st->p90_ns),
-                ttft_tpot__dur(d, sizeof d, st->p99_ns), ttft_tpot__dur(e, sizeof e, st->mean_ns),
-                (unsigned long long)st->n, span[k]);
-    }
+    ttft_tpot__serving_line(out, "  queue  ", &q->queue, "submit to schedule");
+    ttft_tpot__serving_line(out, "  prefill", &q->prefill, "schedule to first token");
     if (q->unscheduled)
         fprintf(out, "    (%llu measured requests have no schedule event: not in queue and prefill)\n",
                 (unsigned long long)q->unscheduled);
 }
 
+/* The serving section of the text report. */
 static void ttft_tpot__text_serving(const ttft_tpot *c, const ttft_tpot_requests *q, FILE *out)
 {
     char a[32], b[32];
@@ -3656,11 +3639,11 @@ static void ttft_tpot__text_serving(const ttft_tpot *c, const ttft_tpot_requests
     else
         fputs("\n", out);
     ttft_tpot__text_request_losses(c, q, out);
-    ttft_tpot__serving_line(out, "TTFT", &q->ttft);
+    ttft_tpot__serving_line(out, "TTFT", &q->ttft, NULL);
     ttft_tpot__text_ttft_parts(q, out);
-    ttft_tpot__serving_line(out, "TPOT", &q->tpot);
-    ttft_tpot__serving_line(out, "ITL", &q->itl);
-    ttft_tpot__serving_line(out, "E2E", &q->e2e);
+    ttft_tpot__serving_line(out, "TPOT", &q->tpot, NULL);
+    ttft_tpot__serving_line(out, "ITL", &q->itl, NULL);
+    ttft_tpot__serving_line(out, "E2E", &q->e2e, NULL);
     if (q->has_window)
         fprintf(out, "  Throughput: %s req/s, %s output tok/s  (%llu tokens of measured requests / window)\n",
                 ttft_tpot__num(a, sizeof a, "%.2f", q->request_rps), ttft_tpot__num(b, sizeof b, "%.1f", q->output_tok_s),
@@ -3959,7 +3942,10 @@ static void ttft_tpot__text_runs(const ttft_tpot *c, const ttft_tpot__figures *f
                 ttft_tpot__num(b, sizeof b, unit == 1 ? "%.1f" : "%.2f", sd[j] / unit),
                 unit == 1 ? "tok/s" : "ms", ttft_tpot__num(d, sizeof d, "%.1f", cv[j] * 100));
     }
-    fputs(rs->bounded ? "n/a (samples in a histogram, of a bounded phase or past the storage, have no run)\n" : any ? "\n" : "n/a\n", out);
+    fputs(rs->bounded ? "n/a (samples in a histogram, of a bounded phase or past the storage, have no run)\n"
+          : any       ? "\n"
+                      : "n/a\n",
+          out);
     if (n[TTFT_TPOT__RUN_TPOT]) {
         fputs("  TPOT p50 by run     :", out);
         for (r = 0; r < rs->n; r++)
@@ -5425,7 +5411,7 @@ static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long lin
     if ((c->req.n == c->req.max || c->req.n_events == c->req.max_events) &&
         ttft_tpot__requests_grow(c) == TTFT_TPOT_ENOMEM)
         return TTFT_TPOT_ENOMEM;
-    rc = ttft_tpot__request_event(c, r->f[0], r->len[0], t, (uint32_t)tokens, warm, &q);
+    rc = ttft_tpot__request_event(c, r->f[0], r->len[0], t, (uint32_t)tokens, warm, 0, &q);
     if (rc == TTFT_TPOT_ENAME)
         return ttft_tpot__fail_field(r, line, "invalid request id (1 to 63 bytes of UTF-8, no control characters): ", 0);
     if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
