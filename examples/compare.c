@@ -14,6 +14,11 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+void compare_sort(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+}
+
 /* p-th percentile (0..100) of sorted v[0, n), numpy's "linear". */
 static double percentile(const double *v, size_t n, double p)
 {
@@ -24,11 +29,7 @@ static double percentile(const double *v, size_t n, double p)
 
 /* ---- Values of a metric ------------------------------------------------------------------------ */
 
-enum { M_TTFT_FIRST, M_TTFT_STEADY, M_TPOT, M_ITL, M_E2E, M_OUTPUT, M_PHASE };
-
-/* Metric m of each run of c (steady TTFT p50, TPOT p50 or output tok/s over the run's steady samples),
-   sorted, into *out: OK or ENOMEM. A run without the metric's samples gives none. */
-static int run_values_of(const ttft_tpot *c, int m, compare_values *out)
+int compare_run_values(const ttft_tpot *c, int m, compare_values *out)
 {
     ttft_tpot_counts k = ttft_tpot_counts_of(c);
     double *x = (double *)malloc((k.samples + 1) * sizeof *x);
@@ -37,12 +38,14 @@ static int run_values_of(const ttft_tpot *c, int m, compare_values *out)
     out->v = (double *)malloc((k.runs + 1) * sizeof *out->v);
     if (!x || !out->v) {
         free(x);
+        free(out->v);
+        out->v = NULL;
         return TTFT_TPOT_ENOMEM;
     }
     for (r = 0; r < k.runs; r++) {
         size_t first, end, i, n = 0;
         double tokens = 0, ns = 0;
-        int want = m == M_TTFT_STEADY ? TTFT_TPOT_ROLE_PREFILL : TTFT_TPOT_ROLE_DECODE;
+        int want = m == COMPARE_TTFT_STEADY ? TTFT_TPOT_ROLE_PREFILL : TTFT_TPOT_ROLE_DECODE;
         ttft_tpot_run_at(c, r, &first, &end);
         for (i = first; i < end; i++) {
             ttft_tpot_sample s;
@@ -53,25 +56,25 @@ static int run_values_of(const ttft_tpot *c, int m, compare_values *out)
             tokens += s.tokens;
             ns += (double)s.dur_ns;
         }
-        if (!n || (m == M_OUTPUT && !(ns > 0)))
+        if (!n || (m == COMPARE_OUTPUT && !(ns > 0)))
             continue;
         qsort(x, n, sizeof *x, cmp_double);
-        out->v[out->n++] = m == M_OUTPUT ? tokens / (ns * 1e-9) : percentile(x, n, 50);
+        out->v[out->n++] = m == COMPARE_OUTPUT ? tokens / (ns * 1e-9) : percentile(x, n, 50);
     }
     free(x);
     qsort(out->v, out->n, sizeof *out->v, cmp_double);
     return TTFT_TPOT_OK;
 }
 
-/* The values of metric m (phase: the phase's id for M_PHASE) of c, in ms or tok/s, sorted, into *out:
+/* The values of metric m (phase: the phase's id for COMPARE_PHASE) of c, in ms or tok/s, sorted, into *out:
    OK or ENOMEM. A sample metric reads the stored samples; ITL and (with requests) E2E the requests. */
 static int values_of(const ttft_tpot *c, int m, int phase, compare_values *out)
 {
     ttft_tpot_counts k = ttft_tpot_counts_of(c);
     size_t i, cap = k.samples, nreq = 0;
     uint64_t *req = NULL;
-    int which = m == M_ITL ? TTFT_TPOT_VALUES_ITL : TTFT_TPOT_VALUES_E2E, from_requests;
-    from_requests = m == M_ITL || (m == M_E2E && k.requests > 0);
+    int which = m == COMPARE_ITL ? TTFT_TPOT_VALUES_ITL : TTFT_TPOT_VALUES_E2E, from_requests;
+    from_requests = m == COMPARE_ITL || (m == COMPARE_E2E && k.requests > 0);
     if (from_requests && (ttft_tpot_request_values(c, which, NULL, 0, &nreq) != TTFT_TPOT_OK ||
                           !(req = (uint64_t *)malloc((nreq ? nreq : 1) * sizeof *req)) ||
                           ttft_tpot_request_values(c, which, req, nreq, &nreq) != TTFT_TPOT_OK)) {
@@ -91,20 +94,20 @@ static int values_of(const ttft_tpot *c, int m, int phase, compare_values *out)
         int role;
         ttft_tpot_sample_at(c, i, &s, NULL);
         role = ttft_tpot_phase_role(c, s.phase);
-        if (m == M_TTFT_FIRST && role == TTFT_TPOT_ROLE_PREFILL) {
+        if (m == COMPARE_TTFT_FIRST && role == TTFT_TPOT_ROLE_PREFILL) {
             out->v[out->n++] = (double)s.dur_ns / 1e6;
             break;
         }
-        if (m == M_PHASE ? s.phase != phase || s.warmup
-                         : s.warmup || role != (m == M_TTFT_STEADY ? TTFT_TPOT_ROLE_PREFILL
-                                                : m == M_E2E       ? TTFT_TPOT_ROLE_E2E
+        if (m == COMPARE_PHASE ? s.phase != phase || s.warmup
+                         : s.warmup || role != (m == COMPARE_TTFT_STEADY ? TTFT_TPOT_ROLE_PREFILL
+                                                : m == COMPARE_E2E       ? TTFT_TPOT_ROLE_E2E
                                                                    : TTFT_TPOT_ROLE_DECODE))
             continue;
-        if (m == M_TTFT_FIRST)
+        if (m == COMPARE_TTFT_FIRST)
             continue;
-        if (m == M_OUTPUT && s.dur_ns > 0)
+        if (m == COMPARE_OUTPUT && s.dur_ns > 0)
             out->v[out->n++] = (double)s.tokens / ((double)s.dur_ns * 1e-9);
-        else if (m != M_OUTPUT)
+        else if (m != COMPARE_OUTPUT)
             out->v[out->n++] = (double)s.dur_ns / 1e6;
     }
     free(req);
@@ -238,12 +241,12 @@ static void finish_row(compare_row *r, double alpha)
 static int add_row(compare_row *r, const ttft_tpot *b, const ttft_tpot *n, int m, int pb, int pn, double alpha)
 {
     static const char *const names[] = {"ttft_first", "ttft_steady", "tpot", "itl", "e2e", "output_throughput"};
-    int runs = (m == M_TTFT_STEADY || m == M_TPOT || m == M_OUTPUT) && ttft_tpot_counts_of(b).runs > 1 &&
+    int runs = (m == COMPARE_TTFT_STEADY || m == COMPARE_TPOT || m == COMPARE_OUTPUT) && ttft_tpot_counts_of(b).runs > 1 &&
                ttft_tpot_counts_of(n).runs > 1;
     memset(r, 0, sizeof *r);
     r->per_run = runs;
-    if ((runs ? run_values_of(b, m, &r->base) : values_of(b, m, pb, &r->base)) != TTFT_TPOT_OK ||
-        (runs ? run_values_of(n, m, &r->new_) : values_of(n, m, pn, &r->new_)) != TTFT_TPOT_OK) {
+    if ((runs ? compare_run_values(b, m, &r->base) : values_of(b, m, pb, &r->base)) != TTFT_TPOT_OK ||
+        (runs ? compare_run_values(n, m, &r->new_) : values_of(n, m, pn, &r->new_)) != TTFT_TPOT_OK) {
         free(r->base.v);
         return TTFT_TPOT_ENOMEM;
     }
@@ -252,11 +255,11 @@ static int add_row(compare_row *r, const ttft_tpot *b, const ttft_tpot *n, int m
         free(r->new_.v);
         return 0;
     }
-    if (m == M_PHASE)
+    if (m == COMPARE_PHASE)
         snprintf(r->metric, sizeof r->metric, "phase:%s", ttft_tpot_phase_name(b, pb));
     else
         snprintf(r->metric, sizeof r->metric, "%s", names[m]);
-    r->unit = m == M_OUTPUT ? "tok/s" : "ms";
+    r->unit = m == COMPARE_OUTPUT ? "tok/s" : "ms";
     finish_row(r, alpha);
     return 1;
 }
@@ -266,16 +269,16 @@ int compare_rows(const ttft_tpot *base, const ttft_tpot *new_, double alpha, com
     unsigned np = ttft_tpot_counts_of(base).phases, p;
     int m, rc = 0;
     *n = 0;
-    if (!(*rows = (compare_row *)calloc(M_PHASE + (size_t)np, sizeof **rows)))
+    if (!(*rows = (compare_row *)calloc(COMPARE_PHASE + (size_t)np, sizeof **rows)))
         return TTFT_TPOT_ENOMEM;
-    for (m = 0; m < M_PHASE && rc >= 0; m++)
+    for (m = 0; m < COMPARE_PHASE && rc >= 0; m++)
         if ((rc = add_row(&(*rows)[*n], base, new_, m, 0, 0, alpha)) > 0)
             (*n)++;
     for (p = 0; p < np && rc >= 0; p++) { /* phases both sides have, by name and role */
         int q = ttft_tpot_find_phase(new_, ttft_tpot_phase_name(base, (int)p));
         if (q < 0 || ttft_tpot_phase_role(new_, q) != ttft_tpot_phase_role(base, (int)p))
             continue;
-        if ((rc = add_row(&(*rows)[*n], base, new_, M_PHASE, (int)p, q, alpha)) > 0)
+        if ((rc = add_row(&(*rows)[*n], base, new_, COMPARE_PHASE, (int)p, q, alpha)) > 0)
             (*n)++;
     }
     return rc < 0 ? rc : TTFT_TPOT_OK;

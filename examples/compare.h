@@ -14,6 +14,17 @@ typedef struct compare_values {
     size_t n;
 } compare_values;
 
+/* The metrics: the first and the steady TTFT, TPOT, ITL, E2E, output throughput, a phase. */
+enum { COMPARE_TTFT_FIRST, COMPARE_TTFT_STEADY, COMPARE_TPOT, COMPARE_ITL, COMPARE_E2E, COMPARE_OUTPUT, COMPARE_PHASE };
+
+/* Metric m (COMPARE_TTFT_STEADY, _TPOT or _OUTPUT) of each run of c: steady TTFT p50, TPOT p50 (ms) or
+   output tok/s over the run's steady samples, sorted, into *out (free out->v): OK or ENOMEM. A run
+   without the metric's samples gives none. */
+int compare_run_values(const ttft_tpot *c, int m, compare_values *out);
+
+/* v[0, n) in ascending order. */
+void compare_sort(double *v, size_t n);
+
 /* One row of the comparison. */
 typedef struct compare_row {
     char metric[TTFT_TPOT_NAME_MAX + 8]; /* ttft_first, ttft_steady, tpot, itl, e2e, output_throughput,

@@ -88,17 +88,11 @@ static int ttft_points(const ttft_tpot *c, pts *steady, pts *warm)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The empirical CDF of v (sorted here) through at most CDF_POINTS quantiles. */
 static int cdf_points(double *v, size_t n, pts *out)
 {
     size_t k, step = n / CDF_POINTS + 1;
-    qsort(v, n, sizeof *v, cmp_double);
+    compare_sort(v, n);
     for (k = 0; k < n; k += step)
         if (pts_add(out, v[k], (double)(k + 1) / (double)n) != 0)
             return -1;
@@ -219,47 +213,30 @@ static void headline_requests(FILE *out, const ttft_tpot *c)
     }
 }
 
-/* Each run's TPOT p50 (ms) and output rate (tok/s), from its stored steady decode steps: 0, or -1. */
-static int run_figures(const ttft_tpot *c, unsigned r, double *p50, double *tok_s)
-{
-    size_t first, end, i, m = 0;
-    double *v, tokens = 0, ns = 0;
-    ttft_tpot_sample s;
-    if (ttft_tpot_run_at(c, r, &first, &end) != TTFT_TPOT_OK || !(v = (double *)malloc((end - first + 1) * sizeof *v)))
-        return -1;
-    for (i = first; i < end && ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++)
-        if (!s.warmup && ttft_tpot_phase_role(c, s.phase) == TTFT_TPOT_ROLE_DECODE) {
-            v[m++] = (double)s.dur_ns / 1e6;
-            tokens += s.tokens;
-            ns += (double)s.dur_ns;
-        }
-    qsort(v, m, sizeof *v, cmp_double);
-    *p50 = m ? (m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2) : 0; /* the percentile rule at 50 */
-    *tok_s = ns > 0 ? tokens / (ns * 1e-9) : 0;
-    free(v);
-    return m ? 0 : -1;
-}
-
-/* Runs (ttft_tpot_run_begin): the mean, sd and CV of each run's TPOT p50 and output rate. */
+/* Runs (ttft_tpot_run_begin): the mean, sd and CV of each run's TPOT p50 and output rate, the
+   values --compare takes for runs. */
 static void headline_runs(FILE *out, const ttft_tpot *c)
 {
-    unsigned n = ttft_tpot_counts_of(c).runs, r, k, got = 0;
-    double sum[2] = {0, 0}, sq[2] = {0, 0}, x[2];
+    static const int metric[2] = {COMPARE_TPOT, COMPARE_OUTPUT};
     char v[160], note[96];
-    if (n < 2 || ttft_tpot_counts_of(c).outgrown)
-        return; /* one run has no spread; a histogram keeps no run */
-    for (r = 0; r < n; r++)
-        if (run_figures(c, r, &x[0], &x[1]) == 0)
-            for (k = 0, got++; k < 2; k++)
-                sum[k] += x[k], sq[k] += x[k] * x[k];
-    if (got < 2)
-        return;
+    size_t i;
+    int k;
+    if (ttft_tpot_counts_of(c).outgrown)
+        return; /* a histogram keeps no run */
     for (k = 0; k < 2; k++) {
-        double mean = sum[k] / got, var = (sq[k] - got * mean * mean) / (got - 1), sd = var > 0 ? sqrt(var) : 0;
-        snprintf(v, sizeof v, k ? "%.1f +- %.1f tok/s" : "%.4g +- %.2g ms", mean, sd);
-        snprintf(note, sizeof note, "mean +- sd over %u runs, CV %.1f%%%s", got, 100 * sd / mean,
-                 sd / mean > 0.05 ? ": over 5%, compare runs, not one figure" : "");
-        row(out, k ? "Runs: output throughput" : "Runs: TPOT p50", v, note);
+        compare_values r = {NULL, 0};
+        double sum = 0, sq = 0, mean, sd;
+        if (compare_run_values(c, metric[k], &r) == TTFT_TPOT_OK && r.n >= 2) { /* one run has no spread */
+            for (i = 0; i < r.n; i++)
+                sum += r.v[i], sq += r.v[i] * r.v[i];
+            mean = sum / (double)r.n;
+            sd = sqrt(fmax(0, (sq - (double)r.n * mean * mean) / (double)(r.n - 1)));
+            snprintf(v, sizeof v, k ? "%.1f +- %.1f tok/s" : "%.4g +- %.2g ms", mean, sd);
+            snprintf(note, sizeof note, "mean +- sd over %zu runs, CV %.1f%%%s", r.n, 100 * sd / mean,
+                     sd / mean > 0.05 ? ": over 5%, compare runs, not one figure" : "");
+            row(out, k ? "Runs: output throughput" : "Runs: TPOT p50", v, note);
+        }
+        free(r.v);
     }
 }
 
