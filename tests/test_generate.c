@@ -144,6 +144,15 @@ static void options_gnu_style_and_standard_output(void **state)
     out = slurp("gen_version.out");
     assert_string_equal(out, "generate (ttft_tpot) " TTFT_TPOT_VERSION "\n");
     free(out);
+    snprintf(cmd, sizeof cmd, "\"%s\" --help > gen_help.out", GENERATE_BIN);
+    assert_int_equal(shell(cmd), 0);
+    out = slurp("gen_help.out");
+    assert_non_null(strstr(out, "usage: generate"));
+    assert_non_null(strstr(out, "--profile-html FILE"));
+    assert_non_null(strstr(out, "--prometheus-prefix P"));
+    assert_non_null(strstr(out, "--label K=V"));
+    assert_non_null(strstr(out, "--version"));
+    free(out);
 #ifdef REPORT_BIN
     snprintf(cmd, sizeof cmd, "\"%s\" " TINY "--batch=2 --trace - --profile 2>gen_pipe.err | \"%s\" --json - > gen_pipe.json",
              GENERATE_BIN, REPORT_BIN);
