@@ -3721,12 +3721,13 @@ static void ttft_tpot__text_prefill(const ttft_tpot_summary *s, FILE *out)
                      "spans with TTFT_TPOT_SPAN_END_PROMPT)\n");
         return;
     }
-    fprintf(out, "Prefill rate          : %s tok/s  (prompt tokens / steady prefill time: %llu tokens, %llu prefills",
-            ttft_tpot__num(a, sizeof a, "%.1f", s->prefill_tok_s), (unsigned long long)s->prefill_tokens,
-            (unsigned long long)s->prefill_counted);
+    fprintf(out, "Prefill rate          : %s tok/s  (prompt tokens / steady prefill time) over %llu prefills, %llu "
+                 "prompt tokens",
+            ttft_tpot__num(a, sizeof a, "%.1f", s->prefill_tok_s), (unsigned long long)s->prefill_counted,
+            (unsigned long long)s->prefill_tokens);
     if (without)
         fprintf(out, "; %llu steady prefills carry no prompt count and are left out", (unsigned long long)without);
-    fputs(")\n", out);
+    fputc('\n', out);
 }
 
 static void ttft_tpot__text_ttft(const ttft_tpot_summary *s, FILE *out)
