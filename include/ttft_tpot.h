@@ -87,6 +87,16 @@
      parsing and the text report (which is pasted and grepped) always use '.' as the decimal point,
      whatever locale the host program set.
 
+   FAST MATH
+     A file compiled with -ffast-math, -Ofast or -ffinite-math-only (llm.c's default build) gets the
+     same figures as a strict build, to the last digit: the implementation turns those options off for
+     its own code (float_control with clang and MSVC, optimize with gcc), so live reports equal the
+     report of their trace read by a strictly built ttft_tpot_report. NaN and infinity are told by
+     their bits, not by comparisons those options let a compiler fold away, so record_ms and set_slo
+     refuse them under any compiler. With another compiler's fast-math mode, doubles derived from the
+     samples (means, rates, sd and CV) may differ in their last digits; integer figures do not. The
+     inline record path computes no floating point.
+
    EXACT
      Durations are integer ns; min, max and percentiles are computed in integers and printed in JSON
      exactly to the ns at any magnitude (percentiles interpolated between ranks are rounded to the
@@ -727,8 +737,9 @@ static inline int ttft_tpot_record(ttft_tpot *c, int phase, uint64_t dur_ns, uin
     return ttft_tpot_record_shape(c, phase, TTFT_TPOT_NO_SHAPE, dur_ns, tokens);
 }
 
-/* ttft_tpot_record for a duration in ms, as device timers give it (rounded to the nearest ns).
-   ERANGE when ms is negative, NaN, infinite or 2^64 ns or more (counted as rejected); EINVAL (c NULL);
+/* ttft_tpot_record for a duration in ms, as device timers give it: the exact value of the double,
+   rounded to the nearest ns (half up), up to 18446744073709.55 ms, the last double below 2^64 ns.
+   ERANGE when ms is negative (-0.0 is 0), NaN, infinite or 2^64 ns or more (counted as rejected); EINVAL (c NULL);
    otherwise what ttft_tpot_record returns. */
 TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens);
 
@@ -986,6 +997,17 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
 #include <stdlib.h> /* qsort */
 #include <string.h>
 
+/* Strict floating point in the implementation, whatever the file is compiled with (FAST MATH, at the
+   top): -ffast-math may turn x / 1e6 into x * 1e-6 or fuse a * b + c, and a report built that way
+   would differ in its last digits from the report of its trace read by a strictly built tool.
+   Popped at the end of the implementation. */
+#if defined(_MSC_VER) || defined(__clang__)
+#pragma float_control(precise, on, push)
+#elif defined(__GNUC__)
+#pragma GCC push_options
+#pragma GCC optimize("no-fast-math", "fp-contract=off")
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -1067,6 +1089,25 @@ static uint64_t ttft_tpot__clock_cost(void)
 }
 
 /* ---- Statistics (exact and bounded) ---------------------------------------------------------- */
+
+/* Whether v is finite, from its bits: a comparison such as v == v is what -ffinite-math-only lets a
+   compiler fold away (and other compilers than gcc and clang ignore the pragmas above). */
+static int ttft_tpot__finite(double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return (bits >> 52 & 0x7FFu) != 0x7FFu;
+}
+
+/* a * b as 128 bits, in halves of 32 bits (C99 has no wider integer). */
+static void ttft_tpot__mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+{
+    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+    *lo = (mid << 32) | (p00 & 0xFFFFFFFFu);
+    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
 
 static void ttft_tpot__hist_reset(ttft_tpot_hist *h)
 {
@@ -2142,9 +2183,8 @@ TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo)
 {
     if (!c)
         return TTFT_TPOT_EINVAL;
-    /* written so that NaN fails too */
-    if (!(slo.ttft_ms >= 0 && slo.tpot_ms >= 0 && slo.e2e_ms >= 0) ||
-        slo.ttft_ms - slo.ttft_ms != 0 || slo.tpot_ms - slo.tpot_ms != 0 || slo.e2e_ms - slo.e2e_ms != 0)
+    if (!ttft_tpot__finite(slo.ttft_ms) || !ttft_tpot__finite(slo.tpot_ms) || !ttft_tpot__finite(slo.e2e_ms) ||
+        slo.ttft_ms < 0 || slo.tpot_ms < 0 || slo.e2e_ms < 0)
         return TTFT_TPOT_ERANGE;
     c->slo = slo;
     return TTFT_TPOT_OK;
@@ -2986,20 +3026,59 @@ TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_
     return ttft_tpot__push_prompt(c, phase, 0, dur_ns, tokens, prompt_tokens, 0);
 }
 
+/* (hi, lo) >> s for 1 <= s <= 127, rounded half up (the last bit shifted out is added): OK, or ERANGE
+   when the result takes more than 64 bits. */
+static int ttft_tpot__shr_round(uint64_t hi, uint64_t lo, unsigned s, uint64_t *out)
+{
+    uint64_t half = s <= 64 ? lo >> (s - 1) & 1u : hi >> (s - 65) & 1u, q_hi, q_lo;
+    q_lo = s < 64 ? lo >> s | hi << (64 - s) : hi >> (s - 64);
+    q_hi = s < 64 ? hi >> s : 0;
+    q_lo += half;
+    q_hi += q_lo < half;
+    *out = q_lo;
+    return q_hi ? TTFT_TPOT_ERANGE : TTFT_TPOT_OK;
+}
+
+/* ms to the ns, rounded half up, exactly: the double is m * 2^e (read from its bits, so no compiler
+   option drops the test for NaN), and m * 10^6 takes 73 bits, shifted in integers. OK, or ERANGE for
+   a negative number (-0.0 is 0), NaN, an infinity, or 2^64 ns and more. */
+static int ttft_tpot__ms_to_ns(double ms, uint64_t *ns)
+{
+    uint64_t bits, m, hi, lo;
+    int e;
+    memcpy(&bits, &ms, sizeof bits);
+    e = (int)(bits >> 52 & 0x7FFu);
+    m = bits & (((uint64_t)1 << 52) - 1);
+    if (e == 0x7FF || (bits >> 63 && (e || m)))
+        return TTFT_TPOT_ERANGE;
+    m |= e ? (uint64_t)1 << 52 : 0; /* normal: the hidden bit; subnormal: the exponent of e = 1 */
+    e = (e ? e : 1) - 1075;          /* ms = m * 2^e */
+    ttft_tpot__mul64(m, 1000000u, &hi, &lo); /* hi < 2^9 */
+    if (e >= 0) { /* a whole number of ms: it fits only when the shift loses no bit */
+        if (hi || (lo && (e >= 64 || lo >> (63 - e) >> 1)))
+            return TTFT_TPOT_ERANGE;
+        *ns = lo << e;
+        return TTFT_TPOT_OK;
+    }
+    if (-e > 73) { /* below half a ns */
+        *ns = 0;
+        return TTFT_TPOT_OK;
+    }
+    return ttft_tpot__shr_round(hi, lo, (unsigned)-e, ns);
+}
+
 TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens)
 {
-    double ns;
+    uint64_t ns;
     if (!c)
         return TTFT_TPOT_EINVAL;
     if (!c->enabled)
         return TTFT_TPOT_OK;
-    ns = ms * 1e6 + 0.5;
-    /* written so that NaN fails the test too */
-    if (!(ms >= 0.0 && ns < TTFT_TPOT__TWO64)) {
+    if (ttft_tpot__ms_to_ns(ms, &ns) != TTFT_TPOT_OK) {
         c->rejected++;
         return TTFT_TPOT_ERANGE;
     }
-    return ttft_tpot_record(c, phase, (uint64_t)ns, tokens);
+    return ttft_tpot_record(c, phase, ns, tokens);
 }
 
 TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int *phase, uint64_t key)
@@ -3510,7 +3589,7 @@ static const char *ttft_tpot__num(char *buf, size_t len, const char *fmt, double
 {
     char *p, *q;
     snprintf(buf, len, fmt, v);
-    if (!(v - v == 0)) /* inf or nan: no decimal point to mend */
+    if (!ttft_tpot__finite(v)) /* inf or nan: no decimal point to mend */
         return buf;
     for (p = buf; *p && strchr("0123456789+-eE", *p); p++)
         ;
@@ -3890,7 +3969,7 @@ static double ttft_tpot__sqrt(double v)
 {
     double x = 1;
     int i;
-    if (!(v > 0))
+    if (!ttft_tpot__finite(v) || v <= 0)
         return 0;
     while (x * x < v)
         x *= 2;
@@ -4037,9 +4116,11 @@ static void ttft_tpot__json_ms_u64(FILE *out, uint64_t r)
 static void ttft_tpot__json_ms(FILE *out, double ns)
 {
     char buf[400];
-    if (ns >= 0.0 && ns < TTFT_TPOT__TWO64)
+    if (!ttft_tpot__finite(ns) || ns < 0.0)
+        fputs("null", out);
+    else if (ns < TTFT_TPOT__TWO64)
         ttft_tpot__json_ms_u64(out, ttft_tpot__round_ns(ns));
-    else if (ns >= TTFT_TPOT__TWO64 && ns < 1e300) /* NaN fails both tests: checked for completeness */
+    else if (ns < 1e300)
         fputs(ttft_tpot__num(buf, sizeof buf, "%.6f", ns / 1e6), out);
     else
         fputs("null", out);
@@ -4048,7 +4129,7 @@ static void ttft_tpot__json_ms(FILE *out, double ns)
 static void ttft_tpot__json_num(FILE *out, int has, double v)
 {
     char buf[64];
-    if (has && v == v && v - v == 0.0) /* finite */
+    if (has && ttft_tpot__finite(v))
         fputs(ttft_tpot__num(buf, sizeof buf, "%.17g", v), out);
     else
         fputs("null", out);
@@ -5656,6 +5737,11 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
 
 #ifdef __cplusplus
 }
+#endif
+#if defined(_MSC_VER) || defined(__clang__)
+#pragma float_control(pop)
+#elif defined(__GNUC__)
+#pragma GCC pop_options
 #endif
 #endif /* TTFT_TPOT_IMPLEMENTATION */
 

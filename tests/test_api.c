@@ -180,6 +180,45 @@ static void invalid_durations_are_rejected(void **state)
     ttft_tpot_free(&c);
 }
 
+/* record_ms rounds the exact value of its double to the ns, half up, up to the last double below 2^64
+   ns (expected values: Python's fractions.Fraction(ms) * 10**6, rounded half up). */
+static void record_ms_is_exact_to_the_ns(void **state)
+{
+    static const struct {
+        double ms;
+        uint64_t ns;
+    } ok[] = {
+        {18446744073709.55, 18446744073709550781ull}, /* the largest double that is below 2^64 ns */
+        {0.0078125, 7813},                            /* 2^-7 ms: 7812.5 ns exactly, half up */
+        {1.5, 1500000},
+        {0.0000004, 0},
+        {5e-324, 0},                                  /* the smallest subnormal */
+        {-0.0, 0},                                    /* minus zero is zero */
+    };
+    ttft_tpot c;
+    size_t i;
+    double next;
+    int k;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    ttft_tpot_record(&c, k, 1, 0); /* the first call takes the slow path: the rest are plain stores */
+    for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        if (ttft_tpot_record_ms(&c, k, ok[i].ms, 0) != TTFT_TPOT_OK)
+            fail_msg("record_ms(%.17g) refused", ok[i].ms);
+        if (sample(&c, i + 1).dur_ns != ok[i].ns)
+            fail_msg("record_ms(%.17g) = %llu ns, expected %llu", ok[i].ms,
+                     (unsigned long long)sample(&c, i + 1).dur_ns, (unsigned long long)ok[i].ns);
+    }
+    next = nextafter(18446744073709.55, 1e20); /* 18446744073709554688 ns: past 2^64 */
+    assert_int_equal(ttft_tpot_record_ms(&c, k, next, 0), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_record_ms(&c, k, -5e-324, 0), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_record_ms(&c, k, -INFINITY, 0), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_record_ms(&c, k, 1e308, 0), TTFT_TPOT_ERANGE);
+    assert_int_equal(counts(&c).rejected, 4);
+    ttft_tpot_free(&c);
+}
+
 static void span_misuse(void **state)
 {
     static const uint64_t t[] = {10, 30};
@@ -348,6 +387,7 @@ int main(void)
         cmocka_unit_test(phase_registration),
         cmocka_unit_test(names_are_escaped_in_json),
         cmocka_unit_test(invalid_durations_are_rejected),
+        cmocka_unit_test(record_ms_is_exact_to_the_ns),
         cmocka_unit_test(span_misuse),
         cmocka_unit_test(disabled_collector_reads_no_clock),
         cmocka_unit_test(clock_stepping_back_records_zero),

@@ -1,0 +1,137 @@
+/* fast_math.c - the library under -ffast-math, -Ofast and -ffinite-math-only. CMake builds this file
+   once strictly and once under each of those flags; the test (fast_math.cmake) runs them all and wants
+   the same output from each, byte for byte: the reports of a collector made from integers only, so
+   the input is the same in every build. Each also checks that NaN and infinity are refused, which a
+   comparison such as v == v would not see under -ffinite-math-only. Exit 1 on a failed check. */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "ttft_tpot.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int failed;
+
+#define CHECK(x)                                                                                      \
+    do {                                                                                              \
+        if (!(x)) {                                                                                   \
+            fprintf(stderr, "fast_math.c:%d: check failed: %s\n", __LINE__, #x);                      \
+            failed = 1;                                                                               \
+        }                                                                                             \
+    } while (0)
+
+/* A double from its bits: NaN and infinity without an expression that fast-math may fold. */
+static double from_bits(uint64_t bits)
+{
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+static void refusals(void)
+{
+    const double bad[4] = {from_bits(0x7FF8000000000000ull), from_bits(0x7FF0000000000000ull),
+                           from_bits(0xFFF0000000000000ull), -1.0};
+    ttft_tpot c;
+    ttft_tpot_slo slo;
+    ttft_tpot_sample s;
+    int k, i;
+    CHECK(ttft_tpot_init(&c, NULL) == TTFT_TPOT_OK);
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    for (i = 0; i < 4; i++) {
+        CHECK(ttft_tpot_record_ms(&c, k, bad[i], 0) == TTFT_TPOT_ERANGE);
+        memset(&slo, 0, sizeof slo);
+        slo.tpot_ms = bad[i];
+        CHECK(ttft_tpot_set_slo(&c, slo) == TTFT_TPOT_ERANGE);
+    }
+    CHECK(ttft_tpot_counts_of(&c).samples == 0 && ttft_tpot_counts_of(&c).rejected == 4);
+    CHECK(ttft_tpot_record_ms(&c, k, 18446744073709.55, 0) == TTFT_TPOT_OK);
+    CHECK(ttft_tpot_sample_at(&c, 0, &s, NULL) == TTFT_TPOT_OK && s.dur_ns == 18446744073709550781ull);
+    ttft_tpot_free(&c);
+}
+
+static uint64_t rnd(uint64_t *s) /* xorshift64 */
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static uint64_t no_clock(void *user)
+{
+    (void)user;
+    return 0;
+}
+
+/* A driver's collector: a warmup run and five runs of a prefill with prompt tokens, decode steps and
+   their kernels, a bounded sampler; and 40 requests with queue time. Every figure comes from here. */
+static void fill(ttft_tpot *c)
+{
+    uint64_t s = 0x9E3779B97F4A7C15ull, t = 0;
+    ttft_tpot_config cfg;
+    ttft_tpot_slo slo;
+    int pre, dec, attn, e2e, samp, run, step;
+    unsigned r;
+    char id[16];
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_requests = 64;
+    cfg.clock = no_clock;
+    cfg.clock_name = "fast_math";
+    CHECK(ttft_tpot_init(c, &cfg) == TTFT_TPOT_OK);
+    pre = ttft_tpot_phase(c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    dec = ttft_tpot_phase(c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    attn = ttft_tpot_phase(c, "attention", TTFT_TPOT_ROLE_KERNEL);
+    e2e = ttft_tpot_phase(c, "generate", TTFT_TPOT_ROLE_E2E);
+    samp = ttft_tpot_phase(c, "sampler", TTFT_TPOT_ROLE_KERNEL);
+    CHECK(ttft_tpot_phase_bounded(c, samp) == TTFT_TPOT_OK);
+    for (run = -1; run < 5; run++) {
+        uint64_t total = 0, d;
+        if (run < 0)
+            ttft_tpot_warmup_begin(c);
+        else
+            ttft_tpot_run_begin(c);
+        d = 150000000 + rnd(&s) % 7000003;
+        CHECK(ttft_tpot_record_prompt(c, pre, d, 1, 100 + (uint32_t)(rnd(&s) % 29)) == TTFT_TPOT_OK);
+        total += d;
+        for (step = 0; step < 40; step++) {
+            uint64_t k = 2000000 + rnd(&s) % 1000007;
+            ttft_tpot_record(c, attn, k, 0);
+            ttft_tpot_record(c, samp, 30000 + rnd(&s) % 3001, 0);
+            d = k + 1000000 + rnd(&s) % 300007 + (uint64_t)run * 1000;
+            ttft_tpot_record(c, dec, d, 3);
+            total += d;
+        }
+        ttft_tpot_record(c, e2e, total, 121);
+        if (run < 0)
+            ttft_tpot_warmup_end(c);
+    }
+    for (r = 0; r < 40; r++) {
+        uint64_t at;
+        snprintf(id, sizeof id, "req-%u", r);
+        t += 3000000 + rnd(&s) % 5000011;
+        CHECK(ttft_tpot_request_submit_at(c, id, t) == TTFT_TPOT_OK);
+        at = t + rnd(&s) % 9000001;
+        CHECK(ttft_tpot_request_schedule_at(c, id, at) == TTFT_TPOT_OK);
+        for (step = 0; step < 3 + (int)(r % 7); step++) {
+            at += 1000000 + rnd(&s) % 4000037;
+            CHECK(ttft_tpot_request_tokens_at(c, id, at, 1 + (uint32_t)(r % 2)) == TTFT_TPOT_OK);
+        }
+    }
+    memset(&slo, 0, sizeof slo);
+    slo.ttft_ms = 12.5;
+    slo.tpot_ms = 3.3;
+    slo.e2e_ms = 40.1;
+    CHECK(ttft_tpot_set_slo(c, slo) == TTFT_TPOT_OK);
+}
+
+int main(void)
+{
+    ttft_tpot c;
+    refusals();
+    fill(&c);
+    CHECK(ttft_tpot_report(&c, stdout) == TTFT_TPOT_OK);
+    CHECK(ttft_tpot_report_json(&c, stdout) == TTFT_TPOT_OK);
+    CHECK(ttft_tpot_prometheus(&c, stdout, "llm_", "model=\"m\"") == TTFT_TPOT_OK);
+    ttft_tpot_free(&c);
+    return failed;
+}
