@@ -588,6 +588,43 @@ static void percentile_intervals_match_scipy(void **state)
                      0);
 }
 
+/* Past n p (1 - p) = 1e8 the ranks come from the Cornish-Fisher expansion, in O(1) (the exact walk
+   takes O(sqrt(n)): minutes at n = 2^64 - 1). Where both run, they give the same ranks; for larger n,
+   Bin(n, 1/2) is symmetric, so lo + hi = n + 1 exactly, and the ranks lie about 1.96 sd either side
+   of n p. */
+static void percentile_intervals_at_any_n(void **state)
+{
+    static const unsigned ps[3] = {50, 90, 99};
+    static const uint64_t var[8] = {100000001, 123456789, 200000003, 314159265, 400000000, 555555557, 777777777,
+                                    999999999};
+    static const uint64_t huge[5] = {1000000000000000ull, 9007199254740993ull, 9223372036854775808ull,
+                                     18446744073709551614ull, 18446744073709551615ull};
+    uint64_t lo, hi, lo2, hi2;
+    unsigned i, k;
+    (void)state;
+    for (k = 0; k < 3; k++)
+        for (i = 0; i < 8; i++) { /* n p (1 - p) = var[i] */
+            uint64_t n = var[i] * 10000 / (ps[k] * (100 - ps[k]));
+            assert_true(ttft_tpot__ci95_walk(n, ps[k], &lo, &hi));
+            ttft_tpot__ci95_far(n, ps[k], &lo2, &hi2);
+            if (lo != lo2 || hi != hi2)
+                fail_msg("n %llu p%u: walk [%llu, %llu], expansion [%llu, %llu]", (unsigned long long)n, ps[k],
+                         (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)lo2,
+                         (unsigned long long)hi2);
+        }
+    for (i = 0; i < 5; i++) {
+        assert_true(ttft_tpot_ci95_ranks(huge[i], 50, &lo, &hi));
+        assert_true(lo + hi == huge[i] + 1); /* no wrap: hi < n */
+        for (k = 0; k < 3; k++) {
+            double q = ps[k] / 100.0, sd = sqrt((double)huge[i] * q * (1 - q)), mid = (double)huge[i] * q;
+            assert_true(ttft_tpot_ci95_ranks(huge[i], ps[k], &lo, &hi));
+            assert_true(lo < hi && hi <= huge[i]);
+            assert_near(((double)hi - mid) / sd, 1.96, 0.01);
+            assert_near((mid - (double)lo) / sd, 1.96, 0.01);
+        }
+    }
+}
+
 /* MSER-5 by hand. A decode phase of 25 steps in batches of 5: 100, 50, 10, 12, 8 ms (the first step
    is its first call, flagged). Batch means Z = 100, 50, 10, 12, 8; for d = 0..2:
    d = 0: mean 36, squared deviations 4096 + 196 + 676 + 576 + 784 = 6328, / 5^2 = 253.1;
@@ -736,6 +773,7 @@ int main(void)
         cmocka_unit_test(report_selection_matches_sorting),
         cmocka_unit_test(percentile_intervals_by_hand),
         cmocka_unit_test(percentile_intervals_match_scipy),
+        cmocka_unit_test(percentile_intervals_at_any_n),
         cmocka_unit_test(steady_state_measured),
         cmocka_unit_test(mser5_matches_numpy),
         cmocka_unit_test(runs_by_hand),
