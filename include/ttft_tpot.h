@@ -574,7 +574,8 @@ struct ttft_tpot {
     unsigned runs;
     uint64_t runs_dropped; /* run_begin calls past TTFT_TPOT_MAX_RUNS: their samples join the last run */
     uint64_t full_at[4]; /* the limits losses read from a trace met (capacity, max_requests,
-                            max_request_events, max_shapes of the recording collector); 0: own */
+                            max_request_events, max_shapes of the recording collector) */
+    unsigned full_known; /* bit k: full_at[k] was read (else the limit is c's own) */
 };
 
 /* Bytes of storage init needs for cfg (NULL: defaults); 0 when the sizes overflow. */
@@ -601,8 +602,9 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c);
 /* Add src's samples, histograms and requests to dst, phases matched by name (added to dst when new),
    for per-thread collectors reported together. All or nothing: EINVAL (NULL, or dst == src), EROLE (a
    name has another role in dst), EPHASE (dst's phase table is full), EREQUEST (a request id is in
-   both), EFULL (dst's request tables cannot hold src's requests), ENOMEM (no histogram slot for a
-   bounded phase, or no memory). Samples past dst's capacity are counted as dropped. */
+   both), EFULL (dst's request tables cannot hold src's requests, or a histogram would pass 2^63
+   values or tokens), ENOMEM (no histogram slot for a bounded phase, or no memory). Samples past dst's
+   capacity are counted as dropped. */
 TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src);
 
 /* What a collector holds and what it lost, as tools and tests read it (the fields may move). */
@@ -936,7 +938,11 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
    write: every stored sample (start_ns 0 without config.timeline) and the directives; EINVAL (nothing
    written), EIO (what reached the stream is unspecified; write allocates nothing).
    read: append a trace to c, warmup flags as written; a UTF-8 byte order mark and CRLF line ends
-   are accepted. On malformed input returns EPARSE, writes "name:line: what is wrong" into err (err
+   are accepted. Directives are checked like records, against the records they describe: a
+   histogram's sum must be one its buckets can hold, and it holds at most 2^63 values and tokens;
+   prompt sums are those of steady samples of their phase (no more of them than there are, unless
+   samples were dropped); a truncated request lost an event, and the dropped request events hold
+   the refused and the lost ones. On malformed or contradictory input returns EPARSE, writes "name:line: what is wrong" into err (err
    may be NULL; name NULL reads "(trace)"; every byte a terminal would not show as text escaped as
    \xHH), and leaves c as it was. Samples past the capacity are counted as dropped, unless c grows
    (config.grow: the samples, histograms and request tables are enlarged as the trace needs). A
@@ -1102,21 +1108,42 @@ static int ttft_tpot__finite(double v)
     return (bits >> 52 & 0x7FFu) != 0x7FFu;
 }
 
-/* a * b as 128 bits, in halves of 32 bits (C99 has no wider integer). */
-static void ttft_tpot__mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+/* 128-bit unsigned arithmetic (C99 has no wider integer): products of counts and durations, and sums
+   of durations, which cannot pass 2^128 (fewer than 2^64 values below 2^64). */
+typedef struct ttft_tpot__u128 {
+    uint64_t hi, lo;
+} ttft_tpot__u128;
+
+/* a * b, in halves of 32 bits. */
+static ttft_tpot__u128 ttft_tpot__mul(uint64_t a, uint64_t b)
 {
     uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
     uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
     uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
-    *lo = (mid << 32) | (p00 & 0xFFFFFFFFu);
-    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    ttft_tpot__u128 r;
+    r.lo = (mid << 32) | (p00 & 0xFFFFFFFFu);
+    r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    return r;
 }
 
-/* (hi, lo) / d for a quotient below 2^64 and 0 < d < 2^32, in 32-bit digits: the quotient, and the
-   remainder in *rem. */
-static uint64_t ttft_tpot__div128(uint64_t hi, uint64_t lo, uint32_t d, uint64_t *rem)
+static ttft_tpot__u128 ttft_tpot__add(ttft_tpot__u128 a, ttft_tpot__u128 b)
 {
-    const uint64_t digit[4] = {hi >> 32, hi & 0xFFFFFFFFu, lo >> 32, lo & 0xFFFFFFFFu};
+    a.lo += b.lo;
+    a.hi += b.hi + (a.lo < b.lo);
+    return a;
+}
+
+/* a <= b */
+static int ttft_tpot__le(ttft_tpot__u128 a, ttft_tpot__u128 b)
+{
+    return a.hi < b.hi || (a.hi == b.hi && a.lo <= b.lo);
+}
+
+/* v / d for a quotient below 2^64 and 0 < d < 2^32, in 32-bit digits: the quotient, and the
+   remainder in *rem. */
+static uint64_t ttft_tpot__div128(ttft_tpot__u128 v, uint32_t d, uint64_t *rem)
+{
+    const uint64_t digit[4] = {v.hi >> 32, v.hi & 0xFFFFFFFFu, v.lo >> 32, v.lo & 0xFFFFFFFFu};
     uint64_t r = 0, q = 0;
     int k;
     for (k = 0; k < 4; k++) {
@@ -1275,11 +1302,10 @@ static void ttft_tpot__ci95_far(uint64_t n, unsigned p, uint64_t *lo, uint64_t *
     const double z = 1.959963984540054; /* the standard normal's 97.5% point */
     double q = p / 100.0, var = (double)n * q * (1 - q), sd = ttft_tpot__sqrt(var);
     double g1 = (1 - 2 * q) / sd, g2 = (1 - 6 * q * (1 - q)) / var, x, w;
-    uint64_t mhi, mlo, whole, rem;
+    uint64_t whole, rem;
     int64_t t;
     int side;
-    ttft_tpot__mul64(n, p, &mhi, &mlo);
-    whole = ttft_tpot__div128(mhi, mlo, 100, &rem); /* n p / 100 = whole + rem / 100 */
+    whole = ttft_tpot__div128(ttft_tpot__mul(n, p), 100, &rem); /* n p / 100 = whole + rem / 100 */
     for (side = -1; side <= 1; side += 2) {
         double zz = side * z;
         w = zz + (zz * zz - 1) * g1 / 6 + (zz * zz * zz - 3 * zz) * g2 / 24 - (2 * zz * zz * zz - 5 * zz) * g1 * g1 / 36;
@@ -1548,26 +1574,27 @@ static void ttft_tpot__fill(uint64_t *x, size_t n, const ttft_tpot__narrow *nw, 
     ttft_tpot__finish_scan(x, &s, slot, nw->mark, st);
 }
 
+/* The values histogram bucket i holds, [*lo, *hi]: the inverse of ttft_tpot__hist_index. */
+static void ttft_tpot__bucket_range(unsigned i, uint64_t *lo, uint64_t *hi)
+{
+    unsigned e = i / 64 + 5;
+    *lo = i < 128 ? i : (uint64_t)(i % 64 + 64) << (e - 6);
+    *hi = i < 128 ? i : *lo + (((uint64_t)1 << (e - 6)) - 1);
+}
+
 /* Read the k-th smallest value of a histogram back as its bucket's midpoint. */
 static double ttft_tpot__hist_rank(const ttft_tpot_hist *h, uint64_t k)
 {
-    uint64_t seen = 0, lo, width;
+    uint64_t seen = 0, lo, hi;
     double mid;
-    unsigned i, e;
+    unsigned i;
     for (i = 0; i < TTFT_TPOT_HIST_BUCKETS - 1; i++) {
         seen += h->counts[i];
         if (seen > k)
             break;
     }
-    if (i < 128) {
-        lo = i;
-        width = 1;
-    } else {
-        e = i / 64 + 5; /* inverse of ttft_tpot__hist_index */
-        lo = (uint64_t)(i % 64 + 64) << (e - 6);
-        width = (uint64_t)1 << (e - 6);
-    }
-    mid = (double)lo + (double)(width - 1) / 2.0;
+    ttft_tpot__bucket_range(i, &lo, &hi);
+    mid = (double)lo + (double)(hi - lo) / 2.0;
     mid = mid < (double)h->min_ns ? (double)h->min_ns : mid;
     return mid > (double)h->max_ns ? (double)h->max_ns : mid;
 }
@@ -1581,20 +1608,37 @@ static uint64_t ttft_tpot__round_ns(double v)
 /* The p-th percentile of a histogram of n values: (n - 1) p / 100 in 128 bits, for any count. */
 static double ttft_tpot__hist_pct(const ttft_tpot_hist *h, uint64_t n, unsigned p)
 {
-    uint64_t hi, lo, k, f;
+    uint64_t f, k = ttft_tpot__div128(ttft_tpot__mul(n - 1, p), 100, &f);
     double v;
-    ttft_tpot__mul64(n - 1, p, &hi, &lo);
-    k = ttft_tpot__div128(hi, lo, 100, &f);
     v = ttft_tpot__hist_rank(h, k);
     return f ? v + (double)f / 100.0 * (ttft_tpot__hist_rank(h, k + 1) - v) : v;
+}
+
+/* What a histogram may hold when it is read from a trace or merged: 2^63 values and tokens, so that
+   recording into it cannot pass 2^64 (2^63 more samples take centuries). */
+#define TTFT_TPOT__HIST_MAX ((uint64_t)1 << 63)
+
+/* Whether a histogram of n values and tokens can take n_add more values with tokens_add tokens. */
+static int ttft_tpot__hist_room(uint64_t n, uint64_t tokens, uint64_t n_add, uint64_t tokens_add)
+{
+    return n <= TTFT_TPOT__HIST_MAX && n_add <= TTFT_TPOT__HIST_MAX - n && tokens <= TTFT_TPOT__HIST_MAX &&
+           tokens_add <= TTFT_TPOT__HIST_MAX - tokens;
+}
+
+/* The values a histogram holds. */
+static uint64_t ttft_tpot__hist_count(const ttft_tpot_hist *h)
+{
+    uint64_t n = 0;
+    unsigned i;
+    for (i = 0; i < TTFT_TPOT_HIST_BUCKETS; i++)
+        n += h->counts[i];
+    return n;
 }
 
 static void ttft_tpot__hist_fill(const ttft_tpot_hist *h, ttft_tpot_stats *st)
 {
     unsigned i;
-    st->n = 0;
-    for (i = 0; i < TTFT_TPOT_HIST_BUCKETS; i++)
-        st->n += h->counts[i];
+    st->n = ttft_tpot__hist_count(h);
     st->approx = 1;
     if (st->n == 0)
         return;
@@ -2905,10 +2949,34 @@ TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c)
     memset(c, 0, sizeof *c);
 }
 
+/* Whether every histogram of dst can take in what src may add to it (its histogram, and at most every
+   stored sample of src, with all their tokens) within TTFT_TPOT__HIST_MAX. */
+static int ttft_tpot__merge_room(const ttft_tpot *dst, const ttft_tpot *src)
+{
+    uint64_t tokens = 0;
+    size_t i;
+    unsigned p;
+    for (i = 0; i < src->store.n; i++)
+        tokens = tokens + src->store.samples[i].tokens < tokens ? UINT64_MAX : tokens + src->store.samples[i].tokens;
+    for (p = 0; p < src->phase.n; p++) {
+        const ttft_tpot__phase_slot *sp = &src->phase.slots[p];
+        int id = ttft_tpot__lookup(dst, sp->name, strlen(sp->name));
+        const ttft_tpot_hist *dh = id >= 0 ? dst->phase.slots[id].hist : NULL;
+        uint64_t n = sp->hist ? ttft_tpot__hist_count(sp->hist) : 0, t = sp->hist ? sp->hist->tokens : 0;
+        if ((dh || n) && !ttft_tpot__hist_room(dh ? ttft_tpot__hist_count(dh) : 0, dh ? dh->tokens : 0,
+                                              n > UINT64_MAX - src->store.n ? UINT64_MAX : n + src->store.n,
+                                              t > UINT64_MAX - tokens ? UINT64_MAX : t + tokens))
+            return 0;
+    }
+    return 1;
+}
+
 /* Whether src fits into dst whole: OK, or what merge returns when it does not. */
 static int ttft_tpot__merge_plan(const ttft_tpot *dst, const ttft_tpot *src)
 {
     unsigned p, added = 0, slots = 0;
+    if (!ttft_tpot__merge_room(dst, src))
+        return TTFT_TPOT_EFULL;
     for (p = 0; p < src->phase.n; p++) {
         const ttft_tpot__phase_slot *sp = &src->phase.slots[p];
         int id = ttft_tpot__lookup(dst, sp->name, strlen(sp->name));
@@ -2952,7 +3020,10 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     dst->shape.dropped += src->shape.dropped;
     dst->rejected += src->rejected;
     for (k = 0; k < 4; k++)
-        dst->full_at[k] = dst->full_at[k] ? dst->full_at[k] : src->full_at[k];
+        if ((src->full_known & ~dst->full_known) >> k & 1u) {
+            dst->full_at[k] = src->full_at[k];
+            dst->full_known |= 1u << k;
+        }
     TTFT_TPOT_FREE(map, dst->alloc_user);
     return TTFT_TPOT_OK;
 }
@@ -2992,6 +3063,7 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
     c->runs = 0;
     c->runs_dropped = 0;
     memset(c->full_at, 0, sizeof c->full_at);
+    c->full_known = 0;
 }
 
 TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
@@ -3099,13 +3171,13 @@ TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_
     return ttft_tpot__push_prompt(c, phase, 0, dur_ns, tokens, prompt_tokens, 0);
 }
 
-/* (hi, lo) >> s for 1 <= s <= 127, rounded half up (the last bit shifted out is added): OK, or ERANGE
-   when the result takes more than 64 bits. */
-static int ttft_tpot__shr_round(uint64_t hi, uint64_t lo, unsigned s, uint64_t *out)
+/* v >> s for 1 <= s <= 127, rounded half up (the last bit shifted out is added): OK, or ERANGE when the
+   result takes more than 64 bits. */
+static int ttft_tpot__shr_round(ttft_tpot__u128 v, unsigned s, uint64_t *out)
 {
-    uint64_t half = s <= 64 ? lo >> (s - 1) & 1u : hi >> (s - 65) & 1u, q_hi, q_lo;
-    q_lo = s < 64 ? lo >> s | hi << (64 - s) : hi >> (s - 64);
-    q_hi = s < 64 ? hi >> s : 0;
+    uint64_t half = s <= 64 ? v.lo >> (s - 1) & 1u : v.hi >> (s - 65) & 1u, q_hi, q_lo;
+    q_lo = s < 64 ? v.lo >> s | v.hi << (64 - s) : v.hi >> (s - 64);
+    q_hi = s < 64 ? v.hi >> s : 0;
     q_lo += half;
     q_hi += q_lo < half;
     *out = q_lo;
@@ -3117,7 +3189,8 @@ static int ttft_tpot__shr_round(uint64_t hi, uint64_t lo, unsigned s, uint64_t *
    a negative number (-0.0 is 0), NaN, an infinity, or 2^64 ns and more. */
 static int ttft_tpot__ms_to_ns(double ms, uint64_t *ns)
 {
-    uint64_t bits, m, hi, lo;
+    uint64_t bits, m;
+    ttft_tpot__u128 v;
     int e;
     memcpy(&bits, &ms, sizeof bits);
     e = (int)(bits >> 52 & 0x7FFu);
@@ -3126,18 +3199,18 @@ static int ttft_tpot__ms_to_ns(double ms, uint64_t *ns)
         return TTFT_TPOT_ERANGE;
     m |= e ? (uint64_t)1 << 52 : 0; /* normal: the hidden bit; subnormal: the exponent of e = 1 */
     e = (e ? e : 1) - 1075;          /* ms = m * 2^e */
-    ttft_tpot__mul64(m, 1000000u, &hi, &lo); /* hi < 2^9 */
+    v = ttft_tpot__mul(m, 1000000u); /* below 2^73 */
     if (e >= 0) { /* a whole number of ms: it fits only when the shift loses no bit */
-        if (hi || (lo && (e >= 64 || lo >> (63 - e) >> 1)))
+        if (v.hi || (v.lo && (e >= 64 || v.lo >> (63 - e) >> 1)))
             return TTFT_TPOT_ERANGE;
-        *ns = lo << e;
+        *ns = v.lo << e;
         return TTFT_TPOT_OK;
     }
     if (-e > 73) { /* below half a ns */
         *ns = 0;
         return TTFT_TPOT_OK;
     }
-    return ttft_tpot__shr_round(hi, lo, (unsigned)-e, ns);
+    return ttft_tpot__shr_round(v, (unsigned)-e, ns);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens)
@@ -3714,7 +3787,7 @@ static size_t ttft_tpot__utf8_len(const unsigned char *s, size_t avail)
 static uint64_t ttft_tpot__limit(const ttft_tpot *c, int k)
 {
     const uint64_t own[4] = {c->store.capacity, c->req.max, c->req.max_events, c->shape.max};
-    return c->full_at[k] ? c->full_at[k] : own[k];
+    return c->full_known >> k & 1u ? c->full_at[k] : own[k];
 }
 
 /* "p50 / p90 / p99 ms" of a set, for the serving lines. */
@@ -3861,12 +3934,19 @@ static const char *ttft_tpot__ci_text(char *buf, size_t len, const ttft_tpot_sta
     return buf;
 }
 
+/* Steady prefills that carry no prompt count: none when more carried one (a merge may have dropped
+   samples that did, after their prompt tokens were summed). */
+static uint64_t ttft_tpot__without_prompt(const ttft_tpot_summary *s)
+{
+    return s->ttft_steady.n > s->prefill_counted ? s->ttft_steady.n - s->prefill_counted : 0;
+}
+
 /* The prefill rate, under TTFT: the speed of prefill apart from the prompt's length. */
 static void ttft_tpot__text_prefill(const ttft_tpot_summary *s, FILE *out)
 {
     char a[32];
-    uint64_t without = s->ttft_steady.n - s->prefill_counted;
-    if (!s->ttft_steady.n)
+    uint64_t without = ttft_tpot__without_prompt(s);
+    if (!s->ttft_steady.n && !s->has_prefill_tok_s)
         return;
     if (!s->has_prefill_tok_s) {
         fprintf(out, "Prefill rate          : n/a         (no steady prefill carries prompt tokens: end prefill "
@@ -4463,7 +4543,7 @@ static void ttft_tpot__json(const ttft_tpot *c, const ttft_tpot__figures *f, FIL
     fprintf(out, ",\"prefill\":{\"tokens\":%llu,\"tok_s\":", (unsigned long long)f->s.prefill_tokens);
     ttft_tpot__json_num(out, f->s.has_prefill_tok_s, f->s.prefill_tok_s);
     fprintf(out, ",\"samples\":%llu,\"without_prompt\":%llu}", (unsigned long long)f->s.prefill_counted,
-            (unsigned long long)(f->s.ttft_steady.n - f->s.prefill_counted));
+            (unsigned long long)ttft_tpot__without_prompt(&f->s));
     ttft_tpot__json_decode(&f->s, out);
     fprintf(out, ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"shapes_dropped\":%llu,\"outgrown\":%llu"
                  ",\"requests\":",
@@ -4864,12 +4944,14 @@ static const char ttft_tpot__header[] = "phase,role,start_ns,dur_ns,tokens,warmu
     X(dropped, store.dropped) X(rejected, rejected) X(shapes_dropped, shape.dropped)                  \
     X(requests_dropped, req.dropped) X(requests_refused, req.refused) X(events_lost, req.events_lost)  \
     X(runs_dropped, runs_dropped) X(outgrown, store.outgrown)
+#define TTFT_TPOT__COUNT_ENUM(name, field) TTFT_TPOT__COUNT_##name,
+enum { TTFT_TPOT__COUNTS(TTFT_TPOT__COUNT_ENUM) TTFT_TPOT__N_COUNTS }; /* the counts; the 4 limits follow */
+#undef TTFT_TPOT__COUNT_ENUM
 #define TTFT_TPOT__COUNT_NAME(name, field) #name,
 /* then the limits those losses met, which the warnings name (ttft_tpot.full_at) */
 static const char *const ttft_tpot__count_names[] = {TTFT_TPOT__COUNTS(TTFT_TPOT__COUNT_NAME) "capacity",
                                                      "max_requests", "max_request_events", "max_shapes"};
 #undef TTFT_TPOT__COUNT_NAME
-#define TTFT_TPOT__N_COUNTS 8u /* counts; the 4 limits follow */
 #define TTFT_TPOT__N_KEYS (sizeof ttft_tpot__count_names / sizeof ttft_tpot__count_names[0])
 
 /* A name as a CSV field: quoted when CSV would split it, or when it would read as a comment. */
@@ -4932,8 +5014,8 @@ static void ttft_tpot__write_directives(const ttft_tpot *c, FILE *out, int phase
                     c->req.list[i].warmup, c->req.list[i].id);
     for (i = 0; i < TTFT_TPOT__N_COUNTS; i++)
         any |= counts[i] != 0;
-    for (i = 0; any && i < TTFT_TPOT__N_KEYS; i++) /* a loss, then the limits it met */
-        if (counts[i])
+    for (i = 0; any && i < TTFT_TPOT__N_KEYS; i++) /* the losses, then every limit, 0 included */
+        if (counts[i] || i >= TTFT_TPOT__N_COUNTS)
             fprintf(out, put++ ? " %s=%llu" : "# counts: %s=%llu", ttft_tpot__count_names[i], (unsigned long long)counts[i]);
     if (any)
         fputc('\n', out);
@@ -4981,11 +5063,14 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
 #define TTFT_TPOT__LINE_MAX 131072  /* a directive line: a "# hist:" line of every bucket fits */
 #define TTFT_TPOT__BLOCK (1u << 20) /* bytes read at a time: a directive line and a record fit */
 
-/* A bounded phase's histogram from a "# hist:" line, or its steady samples: added when the whole
-   trace has been read. */
+/* A phase's histogram as the trace being read leaves it: what it held, then its "# hist:" lines and
+   its steady samples (a bounded phase's, or past the storage); it replaces the phase's when the whole
+   trace has been read. Its count is kept, so that nothing added can pass 2^64 unseen (its sum cannot
+   pass 2^128 then: fewer than 2^64 values below 2^64). */
 typedef struct ttft_tpot__pending {
     int phase;
     int outgrown; /* the phase outgrew the storage while this trace was read */
+    uint64_t n;   /* the values in h */
     ttft_tpot_hist h;
 } ttft_tpot__pending;
 
@@ -5007,15 +5092,20 @@ typedef struct ttft_tpot__reader {
     ttft_tpot__mark old; /* where the tables stood: rolled back to on error */
     size_t n;            /* samples stored past c->store.n */
     uint64_t dropped, counts[TTFT_TPOT__N_KEYS]; /* "# counts:" lines: losses added, limits kept */
+    unsigned limits; /* bit k: limit k was given (counts[TTFT_TPOT__N_COUNTS + k]) */
     ttft_tpot__pending *pending;
     unsigned n_pending, cap_pending, slots; /* slots: histogram slots the pending ones need */
-    uint64_t (*prompt)[3]; /* by phase: "# prompt:" sums, added when the trace has been read */
+    uint64_t (*prompt)[4]; /* by phase: "# prompt:" sums, added when the trace has been read, and the
+                              line of the last (0: none), where a contradiction is reported */
+    unsigned long truncated_line, counts_line; /* the last "# truncated:" and "# counts:" lines */
+    uint64_t truncated;                        /* "# truncated:" lines */
     uint32_t *pend_of;   /* by phase: its pending histogram of steady samples + 1; UINT32_MAX: a
                             first sample kept exact; 0: none yet (allocated with the first) */
     int recent[64];      /* phase + 1 by a cheap hash of its name: a trace names few phases, often */
     const char *f[6];    /* the fields of the record */
     size_t len[6];
     char field[6][TTFT_TPOT__FIELD_MAX];
+    ttft_tpot_hist line_hist; /* the histogram of a "# hist:" line, checked before it is added */
 } ttft_tpot__reader;
 
 static int ttft_tpot__fail(ttft_tpot__reader *r, unsigned long line, const char *what, const char *arg)
@@ -5144,10 +5234,12 @@ static int ttft_tpot__read_phase_line(ttft_tpot__reader *r, unsigned long line, 
     return role < 0 ? role : TTFT_TPOT_OK;
 }
 
-/* The buckets of a "# hist:" line, "I:C I:C ...", into h: indices ascending, counts above 0. */
-static int ttft_tpot__read_buckets(const char *p, const char *end, ttft_tpot_hist *h, unsigned *first, unsigned *last)
+/* The buckets of a "# hist:" line, "I:C I:C ...", into h: indices ascending, counts above 0, *total
+   their sum. */
+static int ttft_tpot__read_buckets(const char *p, const char *end, ttft_tpot_hist *h, unsigned *first, unsigned *last,
+                                   uint64_t *total)
 {
-    uint64_t i, n, total = 0;
+    uint64_t i, n;
     int any = 0;
     while (p < end) {
         const char *colon = (const char *)memchr(p, ':', (size_t)(end - p)), *stop;
@@ -5156,13 +5248,13 @@ static int ttft_tpot__read_buckets(const char *p, const char *end, ttft_tpot_his
         for (stop = colon + 1; stop < end && *stop != ' '; stop++)
             ;
         if (!ttft_tpot__u64(p, (size_t)(colon - p), TTFT_TPOT_HIST_BUCKETS - 1, &i) ||
-            !ttft_tpot__u64(colon + 1, (size_t)(stop - colon - 1), UINT64_MAX - total, &n) || n == 0 ||
+            !ttft_tpot__u64(colon + 1, (size_t)(stop - colon - 1), UINT64_MAX - *total, &n) || n == 0 ||
             (any && i <= *last) || (stop < end && stop + 1 == end))
             return 0;
         *first = any ? *first : (unsigned)i;
         *last = (unsigned)i;
         any = 1;
-        total += n;
+        *total += n;
         h->counts[i] = n;
         p = stop + (stop < end);
     }
@@ -5187,41 +5279,100 @@ static ttft_tpot__pending *ttft_tpot__pending_add(ttft_tpot__reader *r)
     return &r->pending[r->n_pending];
 }
 
+/* Where phase id's pending histogram is noted (pend_of[], allocated with the first): NULL, no memory. */
+static uint32_t *ttft_tpot__pend_at(ttft_tpot__reader *r, int id)
+{
+    size_t bytes = (size_t)r->c->phase.max * sizeof *r->pend_of;
+    if (!r->pend_of && (r->pend_of = (uint32_t *)TTFT_TPOT_MALLOC(bytes, r->c->alloc_user)) != NULL)
+        memset(r->pend_of, 0, bytes);
+    return r->pend_of ? &r->pend_of[id] : NULL;
+}
+
+/* The pending histogram of phase id: made when new from the phase's histogram (or empty), counting
+   the histogram slot it needs at the end when the phase has none. NULL: no memory. */
+static ttft_tpot__pending *ttft_tpot__pending_of(ttft_tpot__reader *r, int id, int outgrow)
+{
+    const ttft_tpot__phase_slot *p = &r->c->phase.slots[id];
+    ttft_tpot__pending *pd;
+    uint32_t *at = ttft_tpot__pend_at(r, id);
+    if (at && *at && *at != UINT32_MAX)
+        return &r->pending[*at - 1];
+    if (!at || !(pd = ttft_tpot__pending_add(r)))
+        return NULL;
+    pd->phase = id;
+    pd->outgrown = outgrow && !p->hist;
+    if (p->hist) {
+        pd->h = *p->hist;
+        pd->n = ttft_tpot__hist_count(p->hist);
+    } else {
+        ttft_tpot__hist_reset(&pd->h);
+        pd->n = 0;
+    }
+    r->slots += !p->hist;
+    *at = ++r->n_pending;
+    return pd;
+}
+
+/* Whether the histogram of a "# hist:" line (n values) is one that samples can make: at most 2^32 - 1
+   tokens a sample, and a sum that its buckets, clamped to its min and max, can hold. */
+static int ttft_tpot__hist_line_ok(const ttft_tpot_hist *h, uint64_t n)
+{
+    ttft_tpot__u128 least = {0, 0}, most = {0, 0}, sum;
+    uint64_t lo, hi;
+    unsigned i;
+    for (i = ttft_tpot__hist_index(h->min_ns); i <= ttft_tpot__hist_index(h->max_ns); i++) {
+        if (!h->counts[i])
+            continue;
+        ttft_tpot__bucket_range(i, &lo, &hi);
+        least = ttft_tpot__add(least, ttft_tpot__mul(h->counts[i], lo > h->min_ns ? lo : h->min_ns));
+        most = ttft_tpot__add(most, ttft_tpot__mul(h->counts[i], hi < h->max_ns ? hi : h->max_ns));
+    }
+    sum.hi = h->sum_hi;
+    sum.lo = h->sum_lo;
+    return ttft_tpot__le(least, sum) && ttft_tpot__le(sum, most) &&
+           ttft_tpot__le(ttft_tpot__mul(h->tokens, 1), ttft_tpot__mul(n, UINT32_MAX));
+}
+
 /* "# hist: ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C I:C ...,NAME": a bounded phase's histogram,
-   the sum in two 64-bit halves. Kept aside; added to the phase when the trace has been read. */
+   the sum in two 64-bit halves. Checked, then added to the phase's pending histogram. */
 static int ttft_tpot__read_hist(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
-    const char *comma = strchr(p, ','), *end;
+    const char *comma = strchr(p, ','), *end, *name;
     ttft_tpot__pending *pd;
-    ttft_tpot_hist *h;
-    unsigned first = 0, last = 0, k;
-    int role = comma ? ttft_tpot__role_of(p, (size_t)(comma - p)) : -1, id, pending = 0;
-    if (role < 0 || role > 3 || !(pd = ttft_tpot__pending_add(r)))
-        return role < 0 || role > 3 ? ttft_tpot__fail(r, line, "# hist: unknown role", NULL) : TTFT_TPOT_ENOMEM;
-    h = &pd->h;
+    ttft_tpot_hist *h = &r->line_hist;
+    unsigned first = 0, last = 0;
+    uint64_t n = 0;
+    int role = comma ? ttft_tpot__role_of(p, (size_t)(comma - p)) : -1, id;
+    if (role < 0 || role > 3)
+        return ttft_tpot__fail(r, line, "# hist: unknown role", NULL);
     ttft_tpot__hist_reset(h);
-    pd->outgrown = 0;
     p = comma + 1;
     if (!ttft_tpot__take(&p, ',', UINT64_MAX, &h->tokens) || !ttft_tpot__take(&p, ',', UINT64_MAX, &h->min_ns) ||
         !ttft_tpot__take(&p, ',', UINT64_MAX, &h->max_ns) || !ttft_tpot__take(&p, ',', UINT64_MAX, &h->sum_hi) ||
         !ttft_tpot__take(&p, ',', UINT64_MAX, &h->sum_lo) || !(end = strchr(p, ',')) ||
-        !ttft_tpot__read_buckets(p, end, h, &first, &last) || h->min_ns > h->max_ns ||
+        !ttft_tpot__read_buckets(p, end, h, &first, &last, &n) || h->min_ns > h->max_ns ||
         ttft_tpot__hist_index(h->min_ns) != first || ttft_tpot__hist_index(h->max_ns) != last)
         return ttft_tpot__fail(r, line, "# hist: expected ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C ...,NAME "
                                         "with the buckets of min and max first and last", NULL);
-    if ((id = ttft_tpot__phase_id(r, line, end + 1, strlen(end + 1), role)) < 0)
+    name = end + 1;
+    if (!ttft_tpot__le(ttft_tpot__mul(h->tokens, 1), ttft_tpot__mul(n, UINT32_MAX)))
+        return ttft_tpot__fail(r, line, "# hist: more tokens than 4294967295 a sample: ", name);
+    if (!ttft_tpot__hist_line_ok(h, n))
+        return ttft_tpot__fail(r, line, "# hist: a sum its buckets cannot hold: ", name);
+    if ((id = ttft_tpot__phase_id(r, line, name, strlen(name), role)) < 0)
         return id;
-    for (k = 0; k < r->n_pending; k++)
-        pending |= r->pending[k].phase == id;
-    r->slots += !r->c->phase.slots[id].hist && !pending;
+    if (!(pd = ttft_tpot__pending_of(r, id, 0)))
+        return TTFT_TPOT_ENOMEM;
     if (r->c->hist.n + r->slots > r->c->hist.max &&
         ttft_tpot__hists_grow(r->c, r->c->hist.n + r->slots) == TTFT_TPOT_ENOMEM)
         return TTFT_TPOT_ENOMEM;
     if (r->c->hist.n + r->slots > r->c->hist.max)
         return ttft_tpot__fail(r, line, "a bounded phase's histogram needs a free histogram slot "
-                                        "(config.hist_slots, or config.bounded): ", end + 1);
-    pd->phase = id;
-    r->n_pending++;
+                                        "(config.hist_slots, or config.bounded): ", name);
+    if (!ttft_tpot__hist_room(pd->n, pd->h.tokens, n, h->tokens))
+        return ttft_tpot__fail(r, line, "# hist: more than 2^63 samples or tokens in the phase's histogram: ", name);
+    ttft_tpot__hist_merge(&pd->h, h);
+    pd->n += n;
     return TTFT_TPOT_OK;
 }
 
@@ -5248,6 +5399,8 @@ static int ttft_tpot__read_truncated(ttft_tpot__reader *r, unsigned long line, c
         return ttft_tpot__fail(r, line, "more requests than this collector holds (config.max_requests)", NULL);
     if (q < 0)
         q = ttft_tpot__request_new(c, p, len, t, (int)w);
+    r->truncated += !c->req.list[q].truncated;
+    r->truncated_line = line;
     c->req.list[q].truncated = 1;
     return TTFT_TPOT_OK;
 }
@@ -5270,10 +5423,13 @@ static int ttft_tpot__read_counts(ttft_tpot__reader *r, unsigned long line, cons
                                    "shapes_dropped requests_dropped requests_refused events_lost runs_dropped outgrown "
                                    "capacity max_requests max_request_events max_shapes");
         seen |= 1u << k;
-        if (k < TTFT_TPOT__N_COUNTS)
+        r->counts_line = line;
+        if (k < TTFT_TPOT__N_COUNTS) {
             r->counts[k] += v;
-        else if (!r->counts[k]) /* a limit: the first one given */
+        } else if (!(r->limits >> (k - TTFT_TPOT__N_COUNTS) & 1u)) { /* a limit: the first one given */
             r->counts[k] = v;
+            r->limits |= 1u << (k - TTFT_TPOT__N_COUNTS);
+        }
         p = stop + (*stop != '\0');
     }
     return TTFT_TPOT_OK;
@@ -5285,19 +5441,29 @@ static int ttft_tpot__read_prompt(ttft_tpot__reader *r, unsigned long line, cons
 {
     ttft_tpot *c = r->c;
     uint64_t v[3];
+    char what[TTFT_TPOT_NAME_MAX + 64];
     int id, k;
     if (!ttft_tpot__take(&p, ',', UINT64_MAX, &v[0]) || !ttft_tpot__take(&p, ',', UINT64_MAX, &v[1]) ||
         !ttft_tpot__take(&p, ',', UINT64_MAX, &v[2]))
         return ttft_tpot__fail(r, line, "# prompt: expected N,TOKENS,NS,NAME", NULL);
+    if (v[0] == 0 || v[1] < v[0] || !ttft_tpot__le(ttft_tpot__mul(v[1], 1), ttft_tpot__mul(v[0], UINT32_MAX)))
+        return ttft_tpot__fail(r, line, "# prompt: expected N,TOKENS,NS,NAME with N >= 1 and N <= TOKENS <= "
+                                        "N * 4294967295", NULL);
     if ((id = ttft_tpot__phase_id(r, line, p, strlen(p), TTFT_TPOT_ROLE_PREFILL)) < 0)
         return id;
     if (!r->prompt) {
-        if (!(r->prompt = (uint64_t(*)[3])TTFT_TPOT_MALLOC((size_t)c->phase.max * sizeof *r->prompt, c->alloc_user)))
+        if (!(r->prompt = (uint64_t(*)[4])TTFT_TPOT_MALLOC((size_t)c->phase.max * sizeof *r->prompt, c->alloc_user)))
             return TTFT_TPOT_ENOMEM;
         memset(r->prompt, 0, (size_t)c->phase.max * sizeof *r->prompt);
     }
-    for (k = 0; k < 3; k++) /* sums of every trace read: they wrap only past 2^64 */
+    for (k = 0; k < 3; k++) /* the phase's sums as they will be: within 64 bits */
+        if (v[k] > UINT64_MAX - r->prompt[id][k] - c->phase.slots[id].prompt[k]) {
+            snprintf(what, sizeof what, "# prompt: the sums of %s would pass 2^64 - 1", c->phase.slots[id].name);
+            return ttft_tpot__fail(r, line, what, NULL);
+        }
+    for (k = 0; k < 3; k++)
         r->prompt[id][k] += v[k];
+    r->prompt[id][3] = line;
     return TTFT_TPOT_OK;
 }
 
@@ -5588,53 +5754,47 @@ static int ttft_tpot__sample_phase(ttft_tpot__reader *r, unsigned long line, int
 }
 
 /* A steady sample of a bounded phase, into the phase's pending histogram (its first sample is kept
-   exact, as recording would): 1 taken, 0 not (the first), or ENOMEM. outgrow: the phase outgrew the
-   storage instead, which takes a histogram slot when it has none (0: no slot is left). */
-static int ttft_tpot__read_bounded(ttft_tpot__reader *r, int id, uint64_t dur, uint64_t tokens, int outgrow)
+   exact, as recording would): 1 taken, 0 not (the first), EPARSE (the histogram would pass
+   TTFT_TPOT__HIST_MAX values or tokens) or ENOMEM. outgrow: the phase outgrew the storage instead, which takes a histogram
+   slot when it has none (0: no slot is left). */
+static int ttft_tpot__read_bounded(ttft_tpot__reader *r, unsigned long line, int id, uint64_t dur, uint64_t tokens,
+                                   int outgrow)
 {
     ttft_tpot *c = r->c;
-    uint32_t *at;
     ttft_tpot__pending *pd;
-    if (!r->pend_of) {
-        if (!(r->pend_of = (uint32_t *)TTFT_TPOT_MALLOC((size_t)c->phase.max * sizeof *r->pend_of, c->alloc_user)))
-            return TTFT_TPOT_ENOMEM;
-        memset(r->pend_of, 0, (size_t)c->phase.max * sizeof *r->pend_of);
-    }
-    at = &r->pend_of[id];
+    uint32_t *at = ttft_tpot__pend_at(r, id);
+    if (!at)
+        return TTFT_TPOT_ENOMEM;
     if (*at == 0 && c->phase.slots[id].fresh && !outgrow) {
-        *at = UINT32_MAX;
+        *at = UINT32_MAX; /* its first sample: kept exact */
         return 0;
     }
-    if (*at == 0 || *at == UINT32_MAX) {
-        if (outgrow && !c->phase.slots[id].hist && c->hist.n + r->slots >= c->hist.max)
-            return 0;
-        if (!(pd = ttft_tpot__pending_add(r)))
-            return TTFT_TPOT_ENOMEM;
-        pd->phase = id;
-        pd->outgrown = outgrow && !c->phase.slots[id].hist;
-        r->slots += (unsigned)pd->outgrown;
-        ttft_tpot__hist_reset(&pd->h);
-        *at = ++r->n_pending;
-    }
-    ttft_tpot__hist_add(&r->pending[*at - 1].h, dur, (uint32_t)tokens);
+    if ((*at == 0 || *at == UINT32_MAX) && outgrow && !c->phase.slots[id].hist && c->hist.n + r->slots >= c->hist.max)
+        return 0; /* no slot left: dropped */
+    if (!(pd = ttft_tpot__pending_of(r, id, outgrow)))
+        return TTFT_TPOT_ENOMEM;
+    if (!ttft_tpot__hist_room(pd->n, pd->h.tokens, 1, tokens))
+        return ttft_tpot__fail_field(r, line, "more than 2^63 samples or tokens in the phase's histogram: ", 0);
+    ttft_tpot__hist_add(&pd->h, dur, (uint32_t)tokens);
+    pd->n++;
     return 1;
 }
 
 /* A sample: a bounded phase's steady one into its histogram, any other stored past c->store.n until
    the end (a growing collector makes room). */
-static int ttft_tpot__read_sample(ttft_tpot__reader *r, int id, uint64_t start, uint64_t dur, uint64_t tokens,
-                                  int warm)
+static int ttft_tpot__read_sample(ttft_tpot__reader *r, unsigned long line, int id, uint64_t start, uint64_t dur,
+                                  uint64_t tokens, int warm)
 {
     ttft_tpot *c = r->c;
     int rc;
-    if (c->phase.slots[id].hist && !warm && (rc = ttft_tpot__read_bounded(r, id, dur, tokens, 0)) != 0)
+    if (c->phase.slots[id].hist && !warm && (rc = ttft_tpot__read_bounded(r, line, id, dur, tokens, 0)) != 0)
         return rc < 0 ? rc : TTFT_TPOT_OK;
     if (c->store.n + r->n >= c->store.capacity + (warm ? c->store.reserve : 0)) { /* as ttft_tpot__keep */
         rc = ttft_tpot__store_grow(c, c->store.n + r->n + 1);
         if (rc == TTFT_TPOT_ENOMEM)
             return rc;
         if (rc != TTFT_TPOT_OK) {
-            rc = warm ? 0 : ttft_tpot__read_bounded(r, id, dur, tokens, 1);
+            rc = warm ? 0 : ttft_tpot__read_bounded(r, line, id, dur, tokens, 1);
             r->dropped += rc == 0;
             return rc < 0 ? rc : TTFT_TPOT_OK;
         }
@@ -5685,7 +5845,7 @@ static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
         return ttft_tpot__read_request_event(r, line, role == 4, start, dur, tokens, (int)warm);
     if ((id = ttft_tpot__sample_phase(r, line, role)) < 0)
         return id;
-    return ttft_tpot__read_sample(r, id, start, dur, tokens, (int)warm);
+    return ttft_tpot__read_sample(r, line, id, start, dur, tokens, (int)warm);
 }
 
 /* The header line, after an optional UTF-8 byte order mark. */
@@ -5710,6 +5870,104 @@ static int ttft_tpot__read_header(ttft_tpot__reader *r)
     return i == 6 ? TTFT_TPOT_OK : ttft_tpot__fail(r, line, "missing header: expected ", ttft_tpot__header);
 }
 
+/* The steady samples of phase p once the trace joins: the scan of its stored ones (n, sum, min, max),
+   with its histogram's (the pending one, else its own). */
+static ttft_tpot__scan ttft_tpot__steady_of(const ttft_tpot__reader *r, const ttft_tpot__scan *stored, unsigned p)
+{
+    const ttft_tpot_hist *h = r->pend_of && r->pend_of[p] && r->pend_of[p] != UINT32_MAX
+                                  ? &r->pending[r->pend_of[p] - 1].h : r->c->phase.slots[p].hist;
+    ttft_tpot__scan s = *stored;
+    uint64_t n = h ? ttft_tpot__hist_count(h) : 0;
+    if (n) {
+        s.mn = s.n && s.mn < h->min_ns ? s.mn : h->min_ns;
+        s.mx = s.n && s.mx > h->max_ns ? s.mx : h->max_ns;
+        s.lo += h->sum_lo;
+        s.hi += h->sum_hi + (s.lo < h->sum_lo);
+        s.n += (size_t)n;
+    }
+    return s;
+}
+
+/* A prefill phase's prompt sums (N, NS) against its steady samples (ttft_tpot__steady_of): N of them
+   at most, or more by no more than the samples dropped anywhere (dropped, a merge may have dropped the
+   ones that carried prompts); and with nothing dropped, NS the time of N of them: N times their
+   least to N times their most, and the rest's time between as many times their least and most. */
+static int ttft_tpot__prompt_ok(const ttft_tpot__scan *s, uint64_t n, uint64_t ns, uint64_t dropped)
+{
+    ttft_tpot__u128 sum, t;
+    if (n > s->n)
+        return n - s->n <= dropped;
+    if (dropped)
+        return 1;
+    sum.hi = s->hi;
+    sum.lo = s->lo;
+    t.hi = 0;
+    t.lo = ns;
+    return ttft_tpot__le(ttft_tpot__mul(n, s->mn), t) && ttft_tpot__le(t, ttft_tpot__mul(n, s->mx)) &&
+           ttft_tpot__le(ttft_tpot__add(t, ttft_tpot__mul(s->n - n, s->mn)), sum) &&
+           ttft_tpot__le(sum, ttft_tpot__add(t, ttft_tpot__mul(s->n - n, s->mx)));
+}
+
+/* Every "# prompt:" sum against the samples it describes, once the whole trace has been read: OK, ENOMEM,
+   or EPARSE at the line of the phase's last "# prompt:" line. */
+static int ttft_tpot__check_prompts(ttft_tpot__reader *r)
+{
+    const ttft_tpot *c = r->c;
+    ttft_tpot__scan *stored = (ttft_tpot__scan *)TTFT_TPOT_MALLOC(c->phase.n * sizeof *stored, c->alloc_user), s;
+    uint64_t dropped = c->store.dropped + r->dropped + r->counts[TTFT_TPOT__COUNT_dropped], n, ns;
+    char what[TTFT_TPOT_NAME_MAX + 160];
+    size_t i;
+    unsigned p;
+    int rc = TTFT_TPOT_OK;
+    if (!stored)
+        return TTFT_TPOT_ENOMEM;
+    memset(stored, 0, c->phase.n * sizeof *stored);
+    for (i = 0; i < c->store.n + r->n; i++) {
+        const ttft_tpot_sample *x = &c->store.samples[i];
+        if (!x->warmup && r->prompt[x->phase][3])
+            ttft_tpot__scan_one(&stored[x->phase], x->dur_ns);
+    }
+    for (p = 0; p < c->phase.n && rc == TTFT_TPOT_OK; p++) {
+        if (!r->prompt[p][3])
+            continue;
+        s = ttft_tpot__steady_of(r, &stored[p], p);
+        n = c->phase.slots[p].prompt[0] + r->prompt[p][0];
+        ns = c->phase.slots[p].prompt[2] + r->prompt[p][2];
+        if (ttft_tpot__prompt_ok(&s, n, ns, dropped < c->store.dropped ? UINT64_MAX : dropped))
+            continue;
+        if (n > s.n)
+            snprintf(what, sizeof what, "# prompt: %llu prefills carry prompt tokens, more than the %llu steady samples "
+                     "of %s", (unsigned long long)n, (unsigned long long)s.n, c->phase.slots[p].name);
+        else
+            snprintf(what, sizeof what, "# prompt: %llu ns is not the time of %llu steady samples of %s (each %llu to "
+                     "%llu ns)", (unsigned long long)ns, (unsigned long long)n, c->phase.slots[p].name,
+                     (unsigned long long)s.mn, (unsigned long long)s.mx);
+        rc = ttft_tpot__fail(r, (unsigned long)r->prompt[p][3], what, NULL);
+    }
+    TTFT_TPOT_FREE(stored, c->alloc_user);
+    return rc;
+}
+
+/* What the directives say of the records, once the whole trace has been read: a truncated request
+   lost an event at least, the requests dropped hold those refused and the events lost, and the
+   prompt sums are those of the samples. OK, ENOMEM, or EPARSE at the directive's line. */
+static int ttft_tpot__read_check(ttft_tpot__reader *r)
+{
+    const uint64_t *k = r->counts, lost = k[TTFT_TPOT__COUNT_events_lost], refused = k[TTFT_TPOT__COUNT_requests_refused];
+    char what[160];
+    if (r->truncated > lost) {
+        snprintf(what, sizeof what, "# truncated: %llu truncated requests, more than the %llu events the trace lost "
+                 "(# counts: events_lost)", (unsigned long long)r->truncated, (unsigned long long)lost);
+        return ttft_tpot__fail(r, r->truncated_line, what, NULL);
+    }
+    if (lost > k[TTFT_TPOT__COUNT_requests_dropped] || refused > k[TTFT_TPOT__COUNT_requests_dropped] - lost) {
+        snprintf(what, sizeof what, "# counts: requests_dropped=%llu is less than events_lost + requests_refused (%.0f)",
+                 (unsigned long long)k[TTFT_TPOT__COUNT_requests_dropped], (double)lost + (double)refused);
+        return ttft_tpot__fail(r, r->counts_line, what, NULL);
+    }
+    return r->prompt ? ttft_tpot__check_prompts(r) : TTFT_TPOT_OK;
+}
+
 /* The whole trace was read: its samples, histograms, counts and clock join the collector. */
 static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
 {
@@ -5723,9 +5981,11 @@ static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
 #define TTFT_TPOT__ADD_COUNT(name, field) c->field += r->counts[k++];
     TTFT_TPOT__COUNTS(TTFT_TPOT__ADD_COUNT)
 #undef TTFT_TPOT__ADD_COUNT
-    for (k = 0; k < 4; k++) /* the recording collector's limits, for the warnings */
-        if (!c->full_at[k])
+    for (k = 0; k < 4; k++) /* the recording collector's limits, for the warnings: the first known */
+        if ((r->limits & ~c->full_known) >> k & 1u) {
             c->full_at[k] = r->counts[TTFT_TPOT__N_COUNTS + k];
+            c->full_known |= 1u << k;
+        }
     for (k = 0; r->prompt && k < c->phase.n; k++) {
         c->phase.slots[k].prompt[0] += r->prompt[k][0];
         c->phase.slots[k].prompt[1] += r->prompt[k][1];
@@ -5738,7 +5998,7 @@ static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
             p->outgrown = (uint16_t)r->pending[k].outgrown;
             c->store.outgrown += (uint64_t)r->pending[k].outgrown;
         }
-        ttft_tpot__hist_merge(p->hist, &r->pending[k].h);
+        *p->hist = r->pending[k].h; /* it started from the phase's */
         if (p->fresh)
             ttft_tpot__phase_called(c, p);
     }
@@ -5776,6 +6036,8 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     rc = ttft_tpot__read_header(r);
     while (rc == TTFT_TPOT_OK && (nf = ttft_tpot__record(r, &line)) != 0)
         rc = nf < 0 ? nf : ttft_tpot__read_row(r, nf, line);
+    if (rc == TTFT_TPOT_OK)
+        rc = ttft_tpot__read_check(r);
     if (rc == TTFT_TPOT_OK) {
         ttft_tpot__read_commit(c, r);
     } else { /* forget what this call added; samples past c->store.n were never counted */

@@ -231,6 +231,52 @@ static void prompt_tokens_give_the_prefill_rate(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A merge into a full collector drops samples that carried prompt tokens; their sums stay (the rate
+   is still theirs), and the report never counts fewer than none without a prompt. dst (capacity 1,
+   max_phases 2, one histogram slot) has a kernel phase that took the slot; of src's prefills its
+   first call (900 ms, warmup) takes the reserve, and its three steady ones (200 ms with 400 prompt
+   tokens, 300 ms with 600, 100 ms with 100) are dropped. Prompt sums: 3 prefills, 1100 tokens,
+   600 ms: 1833.3 tok/s, with no steady sample left to count. */
+static void merge_that_drops_prompts(void **state)
+{
+    ttft_tpot src, dst;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char *text;
+    int pre, k, i;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&src, NULL), TTFT_TPOT_OK);
+    pre = ttft_tpot_phase(&src, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    assert_int_equal(ttft_tpot_record_prompt(&src, pre, 900 * MS, 1, 100), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&src, pre, 200 * MS, 1, 400), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&src, pre, 300 * MS, 1, 600), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&src, pre, 100 * MS, 1, 100), TTFT_TPOT_OK);
+    cfg.capacity = 1;
+    cfg.max_phases = 2;
+    cfg.hist_slots = 1;
+    assert_int_equal(ttft_tpot_init(&dst, &cfg), TTFT_TPOT_OK);
+    k = ttft_tpot_phase(&dst, "kernel", TTFT_TPOT_ROLE_KERNEL);
+    for (i = 0; i < 3; i++) /* its first call is stored, the next two take the one histogram slot */
+        assert_int_equal(ttft_tpot_record(&dst, k, MS, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_merge(&dst, &src), TTFT_TPOT_OK);
+    assert_int_equal(counts(&dst).samples, 2);
+    assert_int_equal(counts(&dst).dropped, 3);
+    json_of(&dst, &doc);
+    assert_true(is_null_at(&doc, "ttft.steady"));
+    assert_ms(&doc, "prefill.samples", 3);
+    assert_ms(&doc, "prefill.tokens", 1100);
+    assert_near(num_at(&doc, "prefill.tok_s"), 1100 / 0.6, 1e-9);
+    assert_ms(&doc, "prefill.without_prompt", 0);
+    jc_free(&doc);
+    text = capture(&dst, ttft_tpot_report);
+    assert_non_null(strstr(text, "Prefill rate          : 1833.3 tok/s  (prompt tokens / steady prefill time) over 3 "
+                                 "prefills, 1100 prompt tokens\n"));
+    free(text);
+    trace_keeps_the_report(&dst, &cfg); /* its trace reads: the dropped samples may have carried them */
+    ttft_tpot_free(&dst);
+    ttft_tpot_free(&src);
+}
+
 /* Per-shape rows: matmul named for key 1 (288x288) and key 2 (32000x288); key 3 has no name and
    stays in matmul, flagging its first sample as before. 288x288: 200 us (its first call), 60, 60,
    66 us (one by a span); 32000x288: 5000 us (first), 2000, 2200 us. */
@@ -514,6 +560,7 @@ int main(void)
         cmocka_unit_test(full_storage_loses_nothing),
         cmocka_unit_test(default_storage_drops_nothing),
         cmocka_unit_test(prompt_tokens_give_the_prefill_rate),
+        cmocka_unit_test(merge_that_drops_prompts),
         cmocka_unit_test(shape_rows_split_a_phase),
         cmocka_unit_test(queue_time_splits_ttft),
         cmocka_unit_test(schedule_lines_are_checked),

@@ -227,6 +227,30 @@ static void requests_round_trip_and_bad_lines(void **state)
     ttft_tpot_free(&b);
 }
 
+/* A trace names the limits the recording collector's losses met, 0 included (max_requests 0, the
+   default: every request dropped), so its report warns as the live one does, whatever collector reads
+   it. */
+static void trace_names_the_recording_limits(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char *text, *trace;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK); /* max_requests 0 */
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "a", 1), TTFT_TPOT_EFULL);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 1 request events dropped: the request tables are full "
+                                 "(config.max_requests 0, max_request_events 0; 1 submits refused)"));
+    free(text);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "# counts: requests_dropped=1 requests_refused=1 capacity=65536 max_requests=0 "
+                                  "max_request_events=0 max_shapes=64\n"));
+    free(trace);
+    cfg.max_requests = 64; /* a reader with other limits */
+    trace_keeps_the_report(&c, &cfg);
+    ttft_tpot_free(&c);
+}
+
 static void merged_requests(void **state)
 {
     ttft_tpot a, b;
@@ -574,6 +598,7 @@ int main(void)
         cmocka_unit_test(request_calls_refused),
         cmocka_unit_test(empty_and_incomplete_runs),
         cmocka_unit_test(requests_round_trip_and_bad_lines),
+        cmocka_unit_test(trace_names_the_recording_limits),
         cmocka_unit_test(merged_requests),
         cmocka_unit_test(warmup_per_shape),
         cmocka_unit_test(prometheus_exposition),

@@ -241,6 +241,103 @@ static void malformed_lines(void **state)
 /* A collector made with config.grow, tiny and with no histogram slot, reads a trace of samples, a
    bounded phase's "# hist:" line, requests and "# truncated:" lines whole: its report equals that of a
    collector sized for the trace, and of the collector that wrote it. */
+/* Directives are checked against the records they describe, like records: one that contradicts its
+   trace is a "file:line:" error at its line, and the collector is left as it was.
+   Bucket 317 holds 1000..1007 ns (2^9 <= 1000: (9 - 6) * 64 + (1000 >> 3)); bucket 5 holds 5 ns. */
+static void directives_are_checked_against_their_trace(void **state)
+{
+#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+#define P H "p,prefill,0,9,1,1\np,prefill,0,8,1,0\np,prefill,0,6,1,0\n" /* steady: 8 and 6 ns */
+    static const struct {
+        const char *text, *msg;
+    } cases[] = {
+        /* 1e9 samples of 1 us cannot sum to 0 */
+        {H "# hist: decode,0,1000,1000,0,0,317:1000000000,d\n", "t:2: # hist: a sum its buckets cannot hold: d"},
+        {H "# hist: decode,0,1000,1000,0,999999999999,317:1000000000,d\n", "t:2: # hist: a sum its buckets"},
+        {H "# hist: decode,0,5,6,0,12,5:1 6:1,d\n", "t:2: # hist: a sum its buckets"}, /* 5 + 6 is 11 */
+        /* two lines of 2^63 samples: the count would wrap to 0 (a histogram read holds 2^63 at most) */
+        {H "# hist: decode,0,5,5,2,9223372036854775808,5:9223372036854775808,d\n"
+           "# hist: decode,0,5,5,2,9223372036854775808,5:9223372036854775808,d\n",
+         "t:3: # hist: more than 2^63 samples or tokens in the phase's histogram: d"},
+        {H "# hist: decode,18446744073709551615,5,5,0,5,5:1,d\n", "t:2: # hist: more tokens than 4294967295 a sample: d"},
+        /* prompt sums: N >= 1, TOKENS in N..N * (2^32 - 1), no more than the steady prefills, NS theirs */
+        {P "# prompt: 0,8,0,p\n", "t:5: # prompt: expected N,TOKENS,NS,NAME with N >= 1 and N <= TOKENS <= N * 4294967295"},
+        {P "# prompt: 2,1,14,p\n", "t:5: # prompt: expected N,TOKENS,NS,NAME with N >= 1"},
+        {P "# prompt: 3,300,20,p\n", "t:5: # prompt: 3 prefills carry prompt tokens, more than the 2 steady samples of p"},
+        {H "# prompt: 1,8,8,p\n", "t:2: # prompt: 1 prefills carry prompt tokens, more than the 0 steady samples of p"},
+        {P "# prompt: 1,100,9,p\n", "t:5: # prompt: 9 ns is not the time of 1 steady samples of p (each 6 to 8 ns)"},
+        {P "# prompt: 2,100,11,p\n", "t:5: # prompt: 11 ns is not the time of 2 steady samples of p"},
+        {P "# prompt: 1,4294967295,8,p\n# prompt: 1,4294967295,6,p\n# prompt: 1,18446744073709551615,6,p\n",
+         "t:7: # prompt: expected N,TOKENS"},
+        {P "# prompt: 1,1,8,p\n# prompt: 18446744073709551615,18446744073709551615,6,p\n",
+         "t:6: # prompt: the sums of p would pass 2^64 - 1"},
+        /* a truncated request lost an event at least, and the counts say so */
+        {H "r,submit,5,0,0,0\n# truncated: 5,0,r\n", "t:3: # truncated: 1 truncated requests, more than the 0 "
+                                                     "events the trace lost (# counts: events_lost)"},
+        {H "r,submit,5,0,0,0\n# truncated: 5,0,r\n# counts: requests_dropped=1 events_lost=1 requests_refused=1\n",
+         "t:4: # counts: requests_dropped=1 is less than events_lost + requests_refused (2)"},
+    };
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char err[512], *before, *after;
+    size_t i;
+    (void)state;
+    cfg.max_requests = 4;
+    cfg.hist_slots = 4;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 5, 1);
+    before = capture(&c, ttft_tpot_report_json);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (trace_str(&c, cases[i].text, "t", err, sizeof err) != TTFT_TPOT_EPARSE ||
+            strncmp(err, cases[i].msg, strlen(cases[i].msg)) != 0)
+            fail_msg("case %zu: \"%s\", expected \"%s\"", i, err, cases[i].msg);
+        after = capture(&c, ttft_tpot_report_json);
+        assert_string_equal(before, after);
+        free(after);
+    }
+    /* what the writer writes passes: the same lines, consistent */
+    assert_int_equal(trace_str(&c, P "# prompt: 2,200,14,p\n"
+                                     "# hist: decode,0,1000,1000,0,1000000000000,317:1000000000,d\n"
+                                     "r,submit,5,0,0,0\n# truncated: 5,0,r\n"
+                                     "# counts: requests_dropped=2 events_lost=1 requests_refused=1\n",
+                               "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    free(before);
+    ttft_tpot_free(&c);
+#undef P
+#undef H
+}
+
+/* Merging two histograms that together pass 2^63 values is refused (EFULL), and nothing changes: 2^62
+   + 2^62 values of 5 ns, then one more sample. */
+static void merge_keeps_histograms_within_2_63(void **state)
+{
+#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+    ttft_tpot a, b;
+    ttft_tpot_config cfg = {0};
+    char err[256], *before, *after;
+    (void)state;
+    cfg.hist_slots = 2;
+    assert_int_equal(ttft_tpot_init(&a, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    /* 2^62 values of 5 ns: the sum 5 * 2^62 = 2^64 + 2^62 */
+    assert_int_equal(trace_str(&a, H "# hist: decode,0,5,5,1,4611686018427387904,5:4611686018427387904,d\n", "a", err,
+                               sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&b, H "# hist: decode,0,5,5,1,4611686018427387904,5:4611686018427387904,d\n", "b", err,
+                               sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_OK); /* 2^63 exactly */
+    ttft_tpot_record(&b, ttft_tpot_find_phase(&b, "d"), 5, 1);
+    before = capture(&a, ttft_tpot_report_json);
+    assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_EFULL);
+    after = capture(&a, ttft_tpot_report_json);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    ttft_tpot_free(&a);
+    ttft_tpot_free(&b);
+#undef H
+}
+
 static void growing_collector_reads_everything(void **state)
 {
     ttft_tpot src, big, grow;
@@ -291,9 +388,11 @@ static void growing_collector_reads_everything(void **state)
     assert_string_equal(got, want);
     free(got);
     free(want);
-    /* a "# truncated:" line of a request not seen before: the table grows for it too */
+    /* a "# truncated:" line of a request not seen before: the table grows for it too (each lost an
+       event, which the counts say) */
     assert_int_equal(trace_str(&grow, "phase,role,start_ns,dur_ns,tokens,warmup\n# truncated: 5,0,x\n"
-                                      "# truncated: 6,0,y\n# truncated: 7,0,z\n", "u", err, sizeof err),
+                                      "# truncated: 6,0,y\n# truncated: 7,0,z\n"
+                                      "# counts: requests_dropped=3 events_lost=3\n", "u", err, sizeof err),
                      TTFT_TPOT_OK);
     assert_int_equal(counts(&grow).requests, 11);
     assert_int_equal(trace_str(&big, "phase,role,start_ns,dur_ns,tokens,warmup\n# truncated: 5,0,x\n", "u", err,
@@ -382,6 +481,8 @@ int main(void)
         cmocka_unit_test(accepted_variants),
         cmocka_unit_test(more_lines_than_capacity_are_dropped),
         cmocka_unit_test(malformed_lines),
+        cmocka_unit_test(directives_are_checked_against_their_trace),
+        cmocka_unit_test(merge_keeps_histograms_within_2_63),
         cmocka_unit_test(growing_collector_reads_everything),
         cmocka_unit_test(lines_longer_than_a_block),
         cmocka_unit_test(recording_after_a_trace_grew_the_store),
