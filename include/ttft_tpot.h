@@ -571,6 +571,8 @@ struct ttft_tpot {
     ttft_tpot_slo slo;
     uint64_t key[2]; /* SipHash key of the name and id indexes, drawn at init (README: Hashing) */
     size_t run_at[TTFT_TPOT_MAX_RUNS]; /* the first stored sample of each run (ttft_tpot_run_begin) */
+    size_t run_end[TTFT_TPOT_MAX_RUNS]; /* the stored sample after each run; SIZE_MAX: the last run is
+                                           open (its samples go on to the end) */
     unsigned runs;
     uint64_t runs_dropped; /* run_begin calls past TTFT_TPOT_MAX_RUNS: their samples join the last run */
     uint64_t full_at[4]; /* the limits losses read from a trace met (capacity, max_requests,
@@ -632,9 +634,11 @@ TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on);
 
 /* Begin a run: the samples recorded from now on, until the next run begins, are one run of a repeated
    generation, reported one by one and across runs (mean, sd, CV of steady TTFT p50, TPOT p50 and
-   output throughput). Samples before the first run belong to none (a warmup run, say). OK (also when
+   output throughput). Samples before the first run belong to none (a warmup run, say). A trace read
+   (ttft_tpot_trace_read) and a merge end the last run before their samples and after them: the runs
+   of each trace are its own, and samples of a trace without runs belong to none. OK (also when
    disabled: nothing is marked); EINVAL (c NULL); EFULL (TTFT_TPOT_MAX_RUNS runs already: not marked,
-   counted in runs_dropped, its samples join the last run). */
+   counted in runs_dropped, its samples join the last run while it has not ended). */
 TTFT_TPOT_DEF int ttft_tpot_run_begin(ttft_tpot *c);
 
 /* Run r (0 .. counts.runs - 1): its stored samples are [*first, *end). OK; EINVAL (NULL, no such run). */
@@ -929,7 +933,8 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
 
 /* Trace format v1 (CSV): "phase,role,start_ns,dur_ns,tokens,warmup", one line a sample in call order,
    then the request events. What samples cannot say travels in directive lines, which a reader that
-   does not know them takes for comments: "# clock:", "# phase:" (the phase table, in order),
+   does not know them takes for comments: "# clock:", "# run:" and "# run: end" (where a run begins,
+   and where one ends before the next begins), "# phase:" (the phase table, in order),
    "# hist:" (a bounded phase's histogram), "# prompt:" (a prefill phase's prompt-token sums),
    "# truncated:" (a request whose events did not all fit) and "# counts:" (dropped, rejected,
    shapes_dropped, requests_dropped, requests_refused, events_lost, runs_dropped, outgrown, and the
@@ -2624,28 +2629,57 @@ static int ttft_tpot__keep(ttft_tpot *c, int phase, uint64_t start, uint64_t dur
     return TTFT_TPOT_OK;
 }
 
-/* A run beginning at stored sample at: OK, or EFULL (counted). */
+/* The last run ends at stored sample at, if it is open: a trace read and a merge close it before
+   their samples and after them, so that the runs of one stay their own. */
+static void ttft_tpot__run_close(ttft_tpot *c, size_t at)
+{
+    if (c->runs && c->run_end[c->runs - 1] == SIZE_MAX)
+        c->run_end[c->runs - 1] = at;
+}
+
+/* A run beginning at stored sample at, which ends the one before: OK, or EFULL (counted: its samples
+   join the last run while that is open). */
 static int ttft_tpot__run_mark(ttft_tpot *c, size_t at)
 {
     if (c->runs == TTFT_TPOT_MAX_RUNS) {
         c->runs_dropped++;
         return TTFT_TPOT_EFULL;
     }
-    c->run_at[c->runs++] = at;
+    ttft_tpot__run_close(c, at);
+    c->run_at[c->runs] = at;
+    c->run_end[c->runs++] = SIZE_MAX;
     return TTFT_TPOT_OK;
 }
 
-/* Append src's samples, their phases renumbered by map; what does not fit is counted, and so is
-   what src dropped. */
-static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot__store *src, const int *map)
+/* Where run r ends: the sample after it. */
+static size_t ttft_tpot__run_end(const ttft_tpot *c, unsigned r)
 {
+    return c->run_end[r] == SIZE_MAX ? c->store.n : c->run_end[r];
+}
+
+/* Append src's samples, their phases renumbered by map; what does not fit is counted, and so is
+   what src dropped. src's runs begin and end in dst where src's samples land; dst's open run ends
+   where they begin, and src's last run where they end. */
+static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const int *map)
+{
+    const ttft_tpot__store *st = &src->store;
     size_t i;
-    for (i = 0; i < src->n; i++) {
-        const ttft_tpot_sample *x = &src->samples[i];
-        (void)ttft_tpot__keep(dst, map[x->phase], src->starts ? src->starts[i] : 0, x->dur_ns, x->tokens, x->warmup);
+    unsigned r = 0;
+    ttft_tpot__run_close(dst, dst->store.n);
+    for (i = 0; i <= st->n; i++) {
+        const ttft_tpot_sample *x;
+        if (r > 0 && ttft_tpot__run_end(src, r - 1) == i)
+            ttft_tpot__run_close(dst, dst->store.n);
+        for (; r < src->runs && src->run_at[r] == i; r++)
+            (void)ttft_tpot__run_mark(dst, dst->store.n);
+        if (i == st->n)
+            break;
+        x = &st->samples[i];
+        (void)ttft_tpot__keep(dst, map[x->phase], st->starts ? st->starts[i] : 0, x->dur_ns, x->tokens, x->warmup);
     }
-    dst->store.dropped += src->dropped;
-    dst->store.outgrown += src->outgrown;
+    ttft_tpot__run_close(dst, dst->store.n);
+    dst->store.dropped += st->dropped;
+    dst->store.outgrown += st->outgrown;
 }
 
 /* The smallest power of two >= 2n (open addressing stays under half full), at least 2. */
@@ -3011,11 +3045,8 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     if (!map)
         return TTFT_TPOT_ENOMEM;
     ttft_tpot__phases_merge(dst, src, map);
-    for (k = 0; k < (int)src->runs; k++) /* src's runs, where its samples land */
-        (void)ttft_tpot__run_mark(dst, dst->store.n + src->run_at[k] < dst->store.capacity
-                                           ? dst->store.n + src->run_at[k] : dst->store.capacity);
     dst->runs_dropped += src->runs_dropped;
-    ttft_tpot__store_merge(dst, &src->store, map);
+    ttft_tpot__store_merge(dst, src, map);
     ttft_tpot__requests_merge(dst, src);
     dst->shape.dropped += src->shape.dropped;
     dst->rejected += src->rejected;
@@ -3111,7 +3142,7 @@ TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first
     if (!c || !first || !end || r >= c->runs)
         return TTFT_TPOT_EINVAL;
     *first = c->run_at[r];
-    *end = r + 1 < c->runs ? c->run_at[r + 1] : c->store.n;
+    *end = ttft_tpot__run_end(c, r);
     return TTFT_TPOT_OK;
 }
 
@@ -3562,7 +3593,7 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
         out->bounded |= c->phase.slots[p].hist && c->phase.slots[p].role <= TTFT_TPOT_ROLE_DECODE &&
                         c->phase.slots[p].hist->max_ns >= c->phase.slots[p].hist->min_ns;
     for (r = 0; r < out->n; r++) {
-        size_t end = r + 1 < c->runs ? c->run_at[r + 1] : c->store.n, i, m;
+        size_t end = ttft_tpot__run_end(c, r), i, m;
         uint64_t tokens = 0, hi = 0, lo = 0, ns;
         int role;
         for (role = TTFT_TPOT_ROLE_PREFILL; role <= TTFT_TPOT_ROLE_DECODE; role++) {
@@ -4887,7 +4918,7 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
    are never counted: they need nothing). */
 typedef struct ttft_tpot__mark {
     unsigned phases, hists, requests, runs;
-    size_t events;
+    size_t events, last_end; /* last_end: the last run's end (a read closes it) */
     uint64_t runs_dropped;
 } ttft_tpot__mark;
 
@@ -4899,6 +4930,7 @@ static ttft_tpot__mark ttft_tpot__mark_of(const ttft_tpot *c)
     m.requests = c->req.n;
     m.events = c->req.n_events;
     m.runs = c->runs;
+    m.last_end = c->runs ? c->run_end[c->runs - 1] : 0;
     m.runs_dropped = c->runs_dropped;
     return m;
 }
@@ -4911,6 +4943,8 @@ static void ttft_tpot__rollback(ttft_tpot *c, const ttft_tpot__mark *m)
     }
     c->hist.n = m->hists;
     c->runs = m->runs;
+    if (m->runs)
+        c->run_end[m->runs - 1] = m->last_end;
     c->runs_dropped = m->runs_dropped;
     if (c->req.n != m->requests || c->req.n_events != m->events)
         ttft_tpot__requests_rollback(c, m->requests, m->events);
@@ -5034,6 +5068,8 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
     ttft_tpot__write_directives(c, out, 1);
     for (i = 0, run = 0; i <= c->store.n; i++) {
         const ttft_tpot_sample *s;
+        if (run > 0 && c->run_end[run - 1] == i && i < c->store.n && (run == c->runs || c->run_at[run] != i))
+            fputs("# run: end\n", out); /* a run that ends before the next begins (or the samples end) */
         for (; run < c->runs && c->run_at[run] == i; run++) /* "# run:" where a run begins */
             fputs("# run:\n", out);
         if (i == c->store.n)
@@ -5482,6 +5518,10 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
     }
     if (strcmp(text, " run:") == 0) { /* a run begins at the next sample */
         (void)ttft_tpot__run_mark(r->c, r->c->store.n + r->n);
+        return TTFT_TPOT_OK;
+    }
+    if (strcmp(text, " run: end") == 0) { /* the run ends before the next sample */
+        ttft_tpot__run_close(r->c, r->c->store.n + r->n);
         return TTFT_TPOT_OK;
     }
     for (k = 0; k < 5 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
@@ -5977,6 +6017,7 @@ static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
         if (c->phase.slots[c->store.samples[i].phase].fresh)
             ttft_tpot__phase_called(c, &c->phase.slots[c->store.samples[i].phase]);
     c->store.n += r->n;
+    ttft_tpot__run_close(c, c->store.n); /* the trace's runs are its own */
     c->store.dropped += r->dropped;
 #define TTFT_TPOT__ADD_COUNT(name, field) c->field += r->counts[k++];
     TTFT_TPOT__COUNTS(TTFT_TPOT__ADD_COUNT)
@@ -6033,6 +6074,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     r->errlen = errlen;
     r->name = name ? name : "(trace)";
     r->old = ttft_tpot__mark_of(c);
+    ttft_tpot__run_close(c, c->store.n); /* the trace's samples are in no run of c's */
     rc = ttft_tpot__read_header(r);
     while (rc == TTFT_TPOT_OK && (nf = ttft_tpot__record(r, &line)) != 0)
         rc = nf < 0 ? nf : ttft_tpot__read_row(r, nf, line);

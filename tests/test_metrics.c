@@ -763,6 +763,94 @@ static void runs_by_hand(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Runs belong to their trace: a trace without "# run:" lines read after one with runs joins no run, so
+   the order of the files does not change the runs. A: a run of two 10 ms steps, one of two 20 ms
+   steps; B: two 5 ms steps, no run. TPOT p50 by run: 10 and 20 ms either way (B used to join A's last
+   run: 12.5 ms). */
+static void runs_belong_to_their_trace(void **state)
+{
+#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+    static const char a[] = H "d,decode,0,1,1,1\n# run:\nd,decode,0,10000000,1,0\nd,decode,0,10000000,1,0\n"
+                              "# run:\nd,decode,0,20000000,1,0\nd,decode,0,20000000,1,0\n";
+    static const char b[] = H "d,decode,0,5000000,1,0\nd,decode,0,5000000,1,0\n";
+    ttft_tpot ab, ba;
+    char err[256], *text;
+    jc_value doc;
+    size_t first, end;
+    int k;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&ab, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_init(&ba, NULL), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&ab, a, "a", err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&ab, b, "b", err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&ba, b, "b", err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&ba, a, "a", err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_run_at(&ab, 1, &first, &end), TTFT_TPOT_OK);
+    assert_true(first == 3 && end == 5); /* B's two samples, 5 and 6, are in no run */
+    for (k = 0; k < 2; k++) {
+        const ttft_tpot *c = k ? &ba : &ab;
+        json_of(c, &doc);
+        assert_ms(&doc, "runs.n", 2);
+        assert_ms(&doc, "runs.tpot_p50_ms.per_run.0", 10);
+        assert_ms(&doc, "runs.tpot_p50_ms.per_run.1", 20);
+        jc_free(&doc);
+        text = capture(c, ttft_tpot_report);
+        assert_non_null(strstr(text, "  TPOT p50 by run     : 10.00 20.00 ms\n"));
+        free(text);
+        trace_keeps_the_report(c, NULL); /* the trace says where a run ends: "# run: end" */
+    }
+    text = capture(&ab, ttft_tpot_trace_write);
+    assert_non_null(strstr(text, "d,decode,0,20000000,1,0\n# run: end\nd,decode,0,5000000,1,0\n"));
+    free(text);
+    ttft_tpot_free(&ab);
+    ttft_tpot_free(&ba);
+#undef H
+}
+
+/* A merge places src's runs where src's samples land in dst, after dst's own: never inverted, and dst's
+   run ends where src's samples begin. dst (capacity 4, a reserve of 4 for warmup samples) holds 6
+   warmup samples, then a run with the first call of d (in the reserve, at 6). src: a run of a first
+   call and a steady step, then a run of two steady steps. In dst, src's first call is stored at 7 (the
+   reserve), the rest go on in a histogram: runs [6, 7), [7, 8), [8, 8). (The marks were clamped to the
+   capacity: [6, 4), an inverted run.) */
+static void merge_places_runs_where_samples_land(void **state)
+{
+    static const size_t want[3][2] = {{6, 7}, {7, 8}, {8, 8}};
+    ttft_tpot dst, src;
+    ttft_tpot_config cfg = {0};
+    size_t first, end;
+    int i, d;
+    (void)state;
+    cfg.capacity = 4;
+    cfg.max_phases = 4;
+    assert_int_equal(ttft_tpot_init(&dst, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_warmup_begin(&dst);
+    for (i = 0; i < 6; i++)
+        assert_int_equal(ttft_tpot_record(&dst, ttft_tpot_phase(&dst, "w", TTFT_TPOT_ROLE_KERNEL), MS, 0), TTFT_TPOT_OK);
+    ttft_tpot_warmup_end(&dst);
+    d = ttft_tpot_phase(&dst, "d", TTFT_TPOT_ROLE_DECODE);
+    ttft_tpot_run_begin(&dst);
+    assert_int_equal(ttft_tpot_record(&dst, d, MS, 1), TTFT_TPOT_OK); /* its first call: the reserve */
+    assert_int_equal(counts(&dst).samples, 7);
+    assert_int_equal(ttft_tpot_init(&src, NULL), TTFT_TPOT_OK);
+    ttft_tpot_run_begin(&src);
+    ttft_tpot_record(&src, ttft_tpot_phase(&src, "s", TTFT_TPOT_ROLE_DECODE), 2 * MS, 1);
+    ttft_tpot_record(&src, ttft_tpot_find_phase(&src, "s"), 2 * MS, 1);
+    ttft_tpot_run_begin(&src);
+    ttft_tpot_record(&src, ttft_tpot_find_phase(&src, "s"), 2 * MS, 1);
+    ttft_tpot_record(&src, ttft_tpot_find_phase(&src, "s"), 2 * MS, 1);
+    assert_int_equal(ttft_tpot_merge(&dst, &src), TTFT_TPOT_OK);
+    assert_int_equal(counts(&dst).runs, 3);
+    for (i = 0; i < 3; i++) {
+        assert_int_equal(ttft_tpot_run_at(&dst, (unsigned)i, &first, &end), TTFT_TPOT_OK);
+        if (first != want[i][0] || end != want[i][1])
+            fail_msg("run %d: [%zu, %zu), expected [%zu, %zu)", i, first, end, want[i][0], want[i][1]);
+    }
+    trace_keeps_the_report(&dst, &cfg);
+    ttft_tpot_free(&src);
+    ttft_tpot_free(&dst);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -774,6 +862,8 @@ int main(void)
         cmocka_unit_test(percentile_intervals_by_hand),
         cmocka_unit_test(percentile_intervals_match_scipy),
         cmocka_unit_test(percentile_intervals_at_any_n),
+        cmocka_unit_test(runs_belong_to_their_trace),
+        cmocka_unit_test(merge_places_runs_where_samples_land),
         cmocka_unit_test(steady_state_measured),
         cmocka_unit_test(mser5_matches_numpy),
         cmocka_unit_test(runs_by_hand),
