@@ -3790,15 +3790,36 @@ static const char *ttft_tpot__fixed(char *buf, size_t len, uint64_t ns, unsigned
     return buf;
 }
 
+/* v with `places` decimals ("%.2f"), or, when that would print a positive v as 0, with 3 significant
+   digits ("5.42e-11"): no figure reads 0 that is not. */
+static const char *ttft_tpot__fix(char *buf, size_t len, int places, double v)
+{
+    static const char *const fmt[3] = {"%.0f", "%.1f", "%.2f"};
+    double half = places == 0 ? 0.5 : places == 1 ? 0.05 : 0.005;
+    return ttft_tpot__num(buf, len, v > 0 && v < half ? "%.3g" : fmt[places], v);
+}
+
+/* The unit a duration reads well in: its size in ns, and its name ("s", "ms", "us", "ns"). */
+static double ttft_tpot__unit(double ns, const char **name)
+{
+    *name = ns >= 1e9 ? "s" : ns >= 1e6 ? "ms" : ns >= 1e3 ? "us" : "ns";
+    return ns >= 1e9 ? 1e9 : ns >= 1e6 ? 1e6 : ns >= 1e3 ? 1e3 : 1;
+}
+
+/* ns in unit (ttft_tpot__unit): 2 decimals, whole ns. */
+static const char *ttft_tpot__in(char *buf, size_t len, double ns, double unit)
+{
+    return ttft_tpot__fix(buf, len, unit > 1 ? 2 : 0, ns / unit);
+}
+
 /* A duration in a unit that reads well: "7.99 s", "52.70 ms", "850.00 us", "93 ns". */
 static const char *ttft_tpot__dur(char *buf, size_t len, double ns)
 {
-    const char *unit = ns >= 1e9 ? " s" : ns >= 1e6 ? " ms" : ns >= 1e3 ? " us" : " ns";
-    double v = ns >= 1e9 ? ns / 1e9 : ns >= 1e6 ? ns / 1e6 : ns >= 1e3 ? ns / 1e3 : ns;
-    size_t n;
-    ttft_tpot__num(buf, len - 3, ns >= 1e3 ? "%.2f" : "%.0f", v); /* room for the unit (len is 32) */
-    n = strlen(buf);
-    memcpy(buf + n, unit, strlen(unit) + 1);
+    const char *name;
+    double unit = ttft_tpot__unit(ns, &name);
+    size_t n = strlen(ttft_tpot__in(buf, len - 3, ns, unit)); /* room for the unit (len is 32) */
+    buf[n] = ' ';
+    memcpy(buf + n + 1, name, strlen(name) + 1);
     return buf;
 }
 
@@ -3861,9 +3882,9 @@ static void ttft_tpot__text_goodput(const ttft_tpot *c, const ttft_tpot_requests
         if (slo[k] > 0)
             fprintf(out, "%s%s <= %s ms", any++ ? ", " : "", what[k], ttft_tpot__num(a, sizeof a, "%g", slo[k]));
     fprintf(out, "): %llu of %llu good (%s%%)", (unsigned long long)q->good_n, (unsigned long long)q->n,
-            ttft_tpot__num(a, sizeof a, "%.1f", 100.0 * q->good_fraction));
+            ttft_tpot__fix(a, sizeof a, 1, 100.0 * q->good_fraction));
     if (q->has_window)
-        fprintf(out, ", %s good req/s", ttft_tpot__num(a, sizeof a, "%.2f", q->good_rps));
+        fprintf(out, ", %s good req/s", ttft_tpot__fix(a, sizeof a, 2, q->good_rps));
     fputs("\n", out);
 }
 
@@ -3902,7 +3923,7 @@ static void ttft_tpot__text_serving(const ttft_tpot *c, const ttft_tpot_requests
     ttft_tpot__serving_line(out, "E2E", &q->e2e, NULL);
     if (q->has_window)
         fprintf(out, "  Throughput: %s req/s, %s output tok/s  (%llu tokens of measured requests / window)\n",
-                ttft_tpot__num(a, sizeof a, "%.2f", q->request_rps), ttft_tpot__num(b, sizeof b, "%.1f", q->output_tok_s),
+                ttft_tpot__fix(a, sizeof a, 2, q->request_rps), ttft_tpot__fix(b, sizeof b, 1, q->output_tok_s),
                 (unsigned long long)q->tokens);
     if (q->has_goodput)
         ttft_tpot__text_goodput(c, q, out);
@@ -3943,10 +3964,10 @@ static const char *ttft_tpot__with_ci(char *buf, size_t len, const ttft_tpot_sta
 {
     const double v[3] = {st->p50_ns, st->p90_ns, st->p99_ns};
     char a[32], b[32], d[32];
-    ttft_tpot__num(a, sizeof a, "%.2f", v[k] / unit);
+    ttft_tpot__fix(a, sizeof a, 2, v[k] / unit);
     if (st->has_ci[k])
-        snprintf(buf, len, "%s [%s, %s]", a, ttft_tpot__num(b, sizeof b, "%.2f", (double)st->ci_ns[k][0] / unit),
-                 ttft_tpot__num(d, sizeof d, "%.2f", (double)st->ci_ns[k][1] / unit));
+        snprintf(buf, len, "%s [%s, %s]", a, ttft_tpot__fix(b, sizeof b, 2, (double)st->ci_ns[k][0] / unit),
+                 ttft_tpot__fix(d, sizeof d, 2, (double)st->ci_ns[k][1] / unit));
     else
         snprintf(buf, len, "%s [CI needs n>=%llu]", a, (unsigned long long)ttft_tpot_ci95_min_n(ttft_tpot__ci_pcts[k]));
     return buf;
@@ -3986,7 +4007,7 @@ static void ttft_tpot__text_prefill(const ttft_tpot_summary *s, FILE *out)
     }
     fprintf(out, "Prefill rate          : %s tok/s  (prompt tokens / steady prefill time) over %llu prefills, %llu "
                  "prompt tokens",
-            ttft_tpot__num(a, sizeof a, "%.1f", s->prefill_tok_s), (unsigned long long)s->prefill_counted,
+            ttft_tpot__fix(a, sizeof a, 1, s->prefill_tok_s), (unsigned long long)s->prefill_counted,
             (unsigned long long)s->prefill_tokens);
     if (without)
         fprintf(out, "; %llu steady prefills carry no prompt count and are left out", (unsigned long long)without);
@@ -4036,7 +4057,7 @@ static void ttft_tpot__text_decode(const ttft_tpot_summary *s, FILE *out)
                 (unsigned long long)s->tpot_excluded, s->tpot_excluded == 1 ? "" : "s");
     if (s->has_output_tok_s)
         fprintf(out, "Output throughput     : %s tok/s  (decode-only, steady)\n",
-                ttft_tpot__num(a, sizeof a, "%.1f", s->output_tok_s));
+                ttft_tpot__fix(a, sizeof a, 1, s->output_tok_s));
     else if (t->n)
         fprintf(out, "Output throughput     : n/a         (the %llu steady decode steps took 0 ns)\n",
                 (unsigned long long)t->n);
@@ -4045,7 +4066,7 @@ static void ttft_tpot__text_decode(const ttft_tpot_summary *s, FILE *out)
     if (s->has_e2e_tok_s)
         fprintf(out, "e2e                   : %s tok/s  (%llu tokens / %s; incl. prefill and warmup, "
                      "not a serving throughput)\n",
-                ttft_tpot__num(a, sizeof a, "%.2f", s->e2e_tok_s), (unsigned long long)s->e2e.tokens,
+                ttft_tpot__fix(a, sizeof a, 2, s->e2e_tok_s), (unsigned long long)s->e2e.tokens,
                 ttft_tpot__dur(b, sizeof b, s->e2e.total_ns));
     else if (s->e2e.n && !s->e2e.tokens)
         fprintf(out, "e2e                   : n/a         (the e2e samples carry no tokens: end an e2e span "
@@ -4167,6 +4188,26 @@ static unsigned ttft_tpot__across_runs(const ttft_tpot__runs *rs, int k, double 
     return n;
 }
 
+/* Run figure k across n runs: "TPOT p50 3.22 +- 0.05 ms (CV 1.6%)", a duration in its mean's unit,
+   the CV n/a where it is 0/0 (one run, or a mean of 0). */
+static void ttft_tpot__text_run_figure(FILE *out, const char *what, unsigned k, unsigned n, double mean, double sd,
+                                       double cv)
+{
+    const char *name = "tok/s";
+    double unit = k == TTFT_TPOT__RUN_TOK_S ? 1 : ttft_tpot__unit(mean, &name);
+    char a[32], b[32], d[40];
+    if (n > 1 && mean > 0)
+        snprintf(d, sizeof d, "%s%%", ttft_tpot__fix(a, sizeof a, 1, cv * 100));
+    else
+        snprintf(d, sizeof d, "n/a");
+    if (k == TTFT_TPOT__RUN_TOK_S)
+        fprintf(out, "%s %s +- %s %s (CV %s)", what, ttft_tpot__fix(a, sizeof a, 1, mean),
+                ttft_tpot__fix(b, sizeof b, 1, sd), name, d);
+    else
+        fprintf(out, "%s %s +- %s %s (CV %s)", what, ttft_tpot__in(a, sizeof a, mean, unit),
+                ttft_tpot__in(b, sizeof b, sd, unit), name, d);
+}
+
 /* Runs: each figure as mean +- sd (CV) across runs, then TPOT run by run, llama-bench style; a
    warning when a CV passes TTFT_TPOT__RUN_CV_FLAG. */
 static void ttft_tpot__text_runs(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
@@ -4176,7 +4217,8 @@ static void ttft_tpot__text_runs(const ttft_tpot *c, const ttft_tpot__figures *f
     const ttft_tpot__runs *rs = &f->runs;
     unsigned k, r, n[3], any = 0;
     double mean[3], sd[3], cv[3];
-    char a[32], b[32], d[32];
+    const char *name;
+    char a[32];
     if (!rs->n)
         return;
     for (k = 0; k < 3; k++)
@@ -4184,29 +4226,27 @@ static void ttft_tpot__text_runs(const ttft_tpot *c, const ttft_tpot__figures *f
     fprintf(out, "Runs (%u)%*s: ", rs->n, rs->n < 10 ? 14 : rs->n < 100 ? 13 : 12, "");
     for (k = 0; k < 3; k++) {
         unsigned j = shown[k];
-        double unit = j == TTFT_TPOT__RUN_TOK_S ? 1 : 1e6;
         if (!n[j])
             continue;
-        fprintf(out, "%s%s %s +- %s %s (CV %s%%)", any++ ? ", " : "", what[j],
-                ttft_tpot__num(a, sizeof a, unit == 1 ? "%.1f" : "%.2f", mean[j] / unit),
-                ttft_tpot__num(b, sizeof b, unit == 1 ? "%.1f" : "%.2f", sd[j] / unit),
-                unit == 1 ? "tok/s" : "ms", ttft_tpot__num(d, sizeof d, "%.1f", cv[j] * 100));
+        fputs(any++ ? ", " : "", out);
+        ttft_tpot__text_run_figure(out, what[j], j, n[j], mean[j], sd[j], cv[j]);
     }
     fputs(rs->bounded ? "n/a (samples in a histogram, of a bounded phase or past the storage, have no run)\n"
           : any       ? "\n"
                       : "n/a\n",
           out);
-    if (n[TTFT_TPOT__RUN_TPOT]) {
+    if (n[TTFT_TPOT__RUN_TPOT]) { /* in the unit of the runs' mean */
+        double unit = ttft_tpot__unit(mean[TTFT_TPOT__RUN_TPOT], &name);
         fputs("  TPOT p50 by run     :", out);
         for (r = 0; r < rs->n; r++)
             fprintf(out, " %s", rs->has[TTFT_TPOT__RUN_TPOT][r]
-                                    ? ttft_tpot__num(a, sizeof a, "%.2f", rs->v[TTFT_TPOT__RUN_TPOT][r] / 1e6) : "n/a");
-        fputs(" ms\n", out);
+                                    ? ttft_tpot__in(a, sizeof a, rs->v[TTFT_TPOT__RUN_TPOT][r], unit) : "n/a");
+        fprintf(out, " %s\n", name);
     }
     for (k = 0; k < 3; k++)
         if (n[k] > 1 && cv[k] > TTFT_TPOT__RUN_CV_FLAG)
             fprintf(out, "WARNING: the runs vary: %s CV %s%% (over 5%%): compare runs, not one figure\n", what[k],
-                    ttft_tpot__num(a, sizeof a, "%.1f", cv[k] * 100));
+                    ttft_tpot__fix(a, sizeof a, 1, cv[k] * 100));
     if (c->runs_dropped)
         fprintf(out, "WARNING: %llu runs not marked (TTFT_TPOT_MAX_RUNS %u): their samples are in the last run\n",
                 (unsigned long long)c->runs_dropped, (unsigned)TTFT_TPOT_MAX_RUNS);

@@ -851,6 +851,51 @@ static void merge_places_runs_where_samples_land(void **state)
     ttft_tpot_free(&dst);
 }
 
+/* No figure is printed as 0 when it is not, and none as NaN: runs of microsecond steps in us (10, 12
+   and 14 us: mean 12, sd 2, CV 16.7%), a CV of runs whose mean is 0 n/a (0/0), and one step of 2^64 - 1
+   ns with one token 1 / 18446744073.709551615 s = 5.42e-11 tok/s, not 0.0. */
+static void no_false_zeros(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    char *text;
+    int d, r, i;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    ttft_tpot_record(&c, d, 50000, 1); /* its first call */
+    for (r = 0; r < 3; r++) {
+        ttft_tpot_run_begin(&c);
+        for (i = 0; i < 4; i++)
+            ttft_tpot_record(&c, d, 10000 + 2000 * (uint64_t)r, 1);
+    }
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "TPOT p50 12.00 +- 2.00 us (CV 16.7%)"));
+    assert_non_null(strstr(text, "  TPOT p50 by run     : 10.00 12.00 14.00 us\n"));
+    free(text);
+    ttft_tpot_clear(&c);
+    for (r = 0; r < 2; r++) { /* steps of 0 ns: TPOT p50 0 ns in each run, the output rate none */
+        ttft_tpot_run_begin(&c);
+        ttft_tpot_record(&c, d, 0, 1);
+    }
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "TPOT p50 0 +- 0 ns (CV n/a)"));
+    assert_null(strstr(text, "nan"));
+    free(text);
+    json_of(&c, &doc);
+    assert_true(is_null_at(&doc, "runs.tpot_p50_ms.cv"));
+    jc_free(&doc);
+    ttft_tpot_clear(&c);
+    ttft_tpot_record(&c, d, UINT64_MAX, 1);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "Output throughput     : 5.42e-11 tok/s  (decode-only, steady)"));
+    free(text);
+    json_of(&c, &doc);
+    assert_near(num_at(&doc, "output_throughput_tok_s"), 1e9 / 18446744073709551615.0, 1e-24);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -864,6 +909,7 @@ int main(void)
         cmocka_unit_test(percentile_intervals_at_any_n),
         cmocka_unit_test(runs_belong_to_their_trace),
         cmocka_unit_test(merge_places_runs_where_samples_land),
+        cmocka_unit_test(no_false_zeros),
         cmocka_unit_test(steady_state_measured),
         cmocka_unit_test(mser5_matches_numpy),
         cmocka_unit_test(runs_by_hand),
