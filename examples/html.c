@@ -13,6 +13,17 @@
 /* The sides of a comparison in the legends (the header names their files). */
 static const char *const side_names[2] = {"base", "new"};
 
+/* Appends to note (len bytes), where side k's chart shows fewer of its samples than its figures
+   count (the rest went on in a histogram when the storage was full), how many it shows. */
+static void stored_note(char *note, size_t len, int n, int k, size_t shown, uint64_t total, const char *what)
+{
+    size_t at = strlen(note);
+    if (shown < total)
+        snprintf(note + at, len - at, "%s%s%sshows the %zu stored of %llu %s: the rest went on in a histogram when "
+                 "the storage was full, and only the headline figures count them.", at ? " " : "",
+                 n > 1 ? side_names[k] : "", n > 1 ? " " : "", shown, (unsigned long long)total, what);
+}
+
 /* Points of a chart: x and y, grown as they come. */
 typedef struct pts {
     double *x, *y;
@@ -88,10 +99,12 @@ static int ttft_points(const ttft_tpot *c, pts *steady, pts *warm)
     return 0;
 }
 
-/* The empirical CDF of v (sorted here) through at most CDF_POINTS quantiles. */
+/* The empirical CDF of v (sorted here) through at most CDF_POINTS quantiles; none for no value. */
 static int cdf_points(double *v, size_t n, pts *out)
 {
     size_t k, step = n / CDF_POINTS + 1;
+    if (n == 0)
+        return 0;
     compare_sort(v, n);
     for (k = 0; k < n; k += step)
         if (pts_add(out, v[k], (double)(k + 1) / (double)n) != 0)
@@ -100,8 +113,8 @@ static int cdf_points(double *v, size_t n, pts *out)
 }
 
 /* The values of a CDF in ms: a request metric (which: TTFT_TPOT_VALUES_*), or without requests the
-   steady samples of role (which < 0: -1 - role). */
-static int cdf_of(const ttft_tpot *c, int which, pts *out)
+   stored steady samples of role (which < 0: -1 - role), *stored of them. */
+static int cdf_of(const ttft_tpot *c, int which, pts *out, size_t *stored)
 {
     size_t n = 0, i;
     uint64_t *v = NULL;
@@ -110,6 +123,7 @@ static int cdf_of(const ttft_tpot *c, int which, pts *out)
     if (which < 0) {
         pts steady = {0}, warm = {0};
         rc = role_points(c, -1 - which, &steady, &warm) == 0 ? cdf_points(steady.y, steady.n, out) : -1;
+        *stored = steady.n;
         pts_free(&steady);
         pts_free(&warm);
         return rc < 0 ? -1 : 0;
@@ -232,21 +246,22 @@ static void headline_runs(FILE *out, const ttft_tpot *c)
             mean = sum / (double)r.n;
             sd = sqrt(fmax(0, (sq - (double)r.n * mean * mean) / (double)(r.n - 1)));
             snprintf(v, sizeof v, k ? "%.1f +- %.1f tok/s" : "%.4g +- %.2g ms", mean, sd);
-            snprintf(note, sizeof note, "mean +- sd over %zu runs, CV %.1f%%%s", r.n, 100 * sd / mean,
-                     sd / mean > 0.05 ? ": over 5%, compare runs, not one figure" : "");
+            if (mean > 0) /* a CV of a mean of 0 is 0/0: n/a, as the text report says */
+                snprintf(note, sizeof note, "mean +- sd over %zu runs, CV %.1f%%%s", r.n, 100 * sd / mean,
+                         sd / mean > 0.05 ? ": over 5%, compare runs, not one figure" : "");
+            else
+                snprintf(note, sizeof note, "mean +- sd over %zu runs, CV n/a", r.n);
             row(out, k ? "Runs: output throughput" : "Runs: TPOT p50", v, note);
         }
         free(r.v);
     }
 }
 
-static void headline_one(FILE *out, const ttft_tpot *c)
+static void headline_one(FILE *out, const ttft_tpot *c, const ttft_tpot_summary *sum)
 {
-    ttft_tpot_summary s;
+    const ttft_tpot_summary s = *sum;
     ttft_tpot_counts k = ttft_tpot_counts_of(c);
     char v[256], n[128];
-    if (ttft_tpot_summarize(c, &s) != TTFT_TPOT_OK)
-        return;
     fputs("<table>\n<tr><th>Metric</th><th>Value</th><th>Note</th></tr>\n", out);
     if (s.has_ttft_first)
         row(out, "TTFT, first request", dur(v, sizeof v, (double)s.ttft_first_ns),
@@ -312,17 +327,28 @@ static int headline_two(FILE *out, const ttft_tpot *const *c)
     return 0;
 }
 
-/* Charts of per-sample series, each side steady (line or dots) and warmup (rings) apart. */
-static int series_chart(FILE *out, const ttft_tpot *const *c, int n, int ttft, const svg_chart *chart)
+/* Charts of per-sample series, each side steady (line or dots) and warmup (rings) apart; sum: each
+   side's headline figures, which count the samples a chart of stored samples may not show. */
+static int series_chart(FILE *out, const ttft_tpot *const *c, const ttft_tpot_summary *sum, int n, int ttft,
+                        const svg_chart *chart)
 {
     pts p[4];
     svg_series s[4];
-    char label[4][160];
+    svg_chart ch = *chart;
+    char label[4][160], note[640] = "";
     int k, m = 0, rc = 0;
     memset(p, 0, sizeof p);
-    for (k = 0; k < n && rc == 0; k++)
+    for (k = 0; k < n && rc == 0; k++) {
         rc = ttft ? ttft_points(c[k], &p[2 * k], &p[2 * k + 1])
                   : role_points(c[k], TTFT_TPOT_ROLE_DECODE, &p[2 * k], &p[2 * k + 1]);
+        if (!ttft) /* TTFT by request reads the requests: they are all kept */
+            stored_note(note, sizeof note, n, k, p[2 * k].n + p[2 * k + 1].n, sum[k].tpot.n + sum[k].tpot_excluded,
+                        "decode steps");
+        else if (ttft_tpot_counts_of(c[k]).requests == 0)
+            stored_note(note, sizeof note, n, k, p[2 * k].n + p[2 * k + 1].n,
+                        sum[k].ttft_steady.n + sum[k].ttft_steady.warmup_n, "prefills");
+    }
+    ch.note = note;
     for (k = 0; k < 2 * n && rc == 0; k++) {
         if (!p[k].n)
             continue;
@@ -337,7 +363,7 @@ static int series_chart(FILE *out, const ttft_tpot *const *c, int n, int ttft, c
         s[m++].hollow = k % 2;
     }
     if (rc == 0 && m)
-        svg_plot(out, chart, s, m);
+        svg_plot(out, &ch, s, m);
     else if (rc == 0)
         fputs("<p class=\"note\">No sample of this kind.</p>\n", out);
     for (k = 0; k < 4; k++)
@@ -357,15 +383,21 @@ static int spread_log(const ttft_tpot *const *c, int n, int ttft)
     return want;
 }
 
-static int cdf_chart(FILE *out, const ttft_tpot *const *c, int n, int which, const char *title)
+static int cdf_chart(FILE *out, const ttft_tpot *const *c, const ttft_tpot_summary *sum, int n, int which,
+                     const char *title)
 {
     pts p[2];
     svg_series s[2];
     svg_chart ch;
+    char note[640] = "";
+    size_t stored;
     int k, m = 0, rc = 0;
     memset(p, 0, sizeof p);
     for (k = 0; k < n && rc == 0; k++)
-        rc = cdf_of(c[k], which, &p[k]);
+        if ((rc = cdf_of(c[k], which, &p[k], &stored)) == 0 && which < 0) /* stored samples, not requests */
+            stored_note(note, sizeof note, n, k, stored,
+                        which == -1 - TTFT_TPOT_ROLE_DECODE ? sum[k].tpot.n : sum[k].ttft_steady.n,
+                        which == -1 - TTFT_TPOT_ROLE_DECODE ? "steady decode steps" : "steady prefills");
     for (k = 0; k < n && rc == 0; k++) {
         if (!p[k].n)
             continue;
@@ -378,6 +410,7 @@ static int cdf_chart(FILE *out, const ttft_tpot *const *c, int n, int which, con
         s[m++].hollow = 0;
     }
     ch.title = title;
+    ch.note = note;
     ch.xlabel = "latency (ms)";
     ch.ylabel = "fraction at or below";
     ch.logy = 0;
@@ -389,7 +422,7 @@ static int cdf_chart(FILE *out, const ttft_tpot *const *c, int n, int which, con
     return rc;
 }
 
-static int cdf_charts(FILE *out, const ttft_tpot *const *c, int n)
+static int cdf_charts(FILE *out, const ttft_tpot *const *c, const ttft_tpot_summary *sum, int n)
 {
     static const struct {
         int which;
@@ -398,10 +431,10 @@ static int cdf_charts(FILE *out, const ttft_tpot *const *c, int n)
                 {TTFT_TPOT_VALUES_ITL, "Inter-token latency: CDF"}, {TTFT_TPOT_VALUES_E2E, "E2E latency: CDF"}};
     int k, rc = 0;
     if (ttft_tpot_counts_of(c[0]).requests == 0) /* no requests: the steady samples of the API spans */
-        return cdf_chart(out, c, n, -1 - TTFT_TPOT_ROLE_PREFILL, "Steady TTFT (prefill samples): CDF") ||
-               cdf_chart(out, c, n, -1 - TTFT_TPOT_ROLE_DECODE, "Steady TPOT (decode steps): CDF");
+        return cdf_chart(out, c, sum, n, -1 - TTFT_TPOT_ROLE_PREFILL, "Steady TTFT (prefill samples): CDF") ||
+               cdf_chart(out, c, sum, n, -1 - TTFT_TPOT_ROLE_DECODE, "Steady TPOT (decode steps): CDF");
     for (k = 0; k < 4 && rc == 0; k++)
-        rc = cdf_chart(out, c, n, req[k].which, req[k].title);
+        rc = cdf_chart(out, c, sum, n, req[k].which, req[k].title);
     return rc;
 }
 
@@ -470,7 +503,7 @@ static const char style[] =
     "body{font:15px/1.45 sans-serif;max-width:960px;margin:1.5em auto;padding:0 1em;color:#111;background:#fff}"
     "h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}"
     "table{border-collapse:collapse;margin:.5em 0}th,td{padding:3px 10px;border-bottom:1px solid #ddd;"
-    "text-align:left;vertical-align:top}td{font-variant-numeric:tabular-nums}.note{color:#555;font-size:.9em}"
+    "text-align:left;vertical-align:top}td{font-variant-numeric:tabular-nums}.note{color:#555;font-size:.9em;font-weight:normal}"
     "figure{margin:.8em 0}figcaption{font-weight:bold;margin-bottom:.2em}svg{width:100%;height:auto}"
     "svg text{font:11px sans-serif;fill:#222}.tick{font-size:11px}.axis{font-size:12px}.legend{font-size:12px}"
     ".grid{stroke:#e3e3e3;stroke-width:1}.frame{fill:none;stroke:#888}pre{font-size:12px;overflow-x:auto}"
@@ -494,13 +527,18 @@ static void head(FILE *out, const char *const *names, int n)
 int html_report(FILE *out, const ttft_tpot *const *c, const char *const *names, int n)
 {
     svg_chart steps = {"Decode step time by step (warmup steps as rings)", "decode step (call order)",
-                       "step time (ms)", 0, 1};
+                       "step time (ms)", NULL, 0, 1};
     svg_chart ttft = {"TTFT by request, in submit order (warmup requests as rings)", "request (submit order)",
-                      "TTFT (ms)", 0, 1};
-    int k, rc;
+                      "TTFT (ms)", NULL, 0, 1};
+    ttft_tpot_summary sum[2]; /* each side's headline figures, computed once */
+    int k, rc = 0;
+    for (k = 0; k < n && rc == 0; k++)
+        rc = ttft_tpot_summarize(c[k], &sum[k]) == TTFT_TPOT_OK ? 0 : -1;
+    if (rc)
+        return -1;
     head(out, names, n);
     fputs("<h2>Headline</h2>\n", out);
-    rc = n > 1 ? headline_two(out, c) : (headline_one(out, c[0]), 0);
+    rc = n > 1 ? headline_two(out, c) : (headline_one(out, c[0], &sum[0]), 0);
     steps.logy = spread_log(c, n, 0);
     ttft.logy = spread_log(c, n, 1);
     if (ttft_tpot_counts_of(c[0]).requests == 0) {
@@ -508,10 +546,10 @@ int html_report(FILE *out, const ttft_tpot *const *c, const char *const *names, 
         ttft.xlabel = "prefill (call order)";
     }
     fputs("<h2>Warmup: decode steps and TTFT</h2>\n", out);
-    rc = rc ? rc : series_chart(out, c, n, 0, &steps);
-    rc = rc ? rc : series_chart(out, c, n, 1, &ttft);
+    rc = rc ? rc : series_chart(out, c, sum, n, 0, &steps);
+    rc = rc ? rc : series_chart(out, c, sum, n, 1, &ttft);
     fputs("<h2>Latency distributions</h2>\n", out);
-    rc = rc ? rc : cdf_charts(out, c, n);
+    rc = rc ? rc : cdf_charts(out, c, sum, n);
     fputs("<h2>Where steady decode time goes</h2>\n", out);
     rc = rc ? rc : share_chart(out, c, n);
     fputs("<h2>Text report</h2>\n", out);

@@ -13,6 +13,7 @@ const char *const svg_colors[6] = {"#0072B2", "#D55E00", "#009E73", "#E69F00", "
 #define MT 34.0
 #define MB 50.0
 #define COLUMNS 700 /* a long series keeps its extremes in this many columns */
+#define MAX_TICKS 40 /* an axis has at most this many ticks, whatever its range */
 
 void html_text(FILE *out, const char *text)
 {
@@ -37,6 +38,20 @@ int svg_wants_log(const double *v, size_t n)
         hi = v[i] > hi ? v[i] : hi;
     }
     return lo < HUGE_VAL && hi > 20 * lo;
+}
+
+/* [*lo, *hi] made at least a millionth of its magnitude wide around its middle, so that values 1 ulp
+   apart get ticks that step; a single value gets 5% of itself either side (1 for 0), so that it is
+   drawn inside the frame, not on it. */
+static void widen(double *lo, double *hi)
+{
+    double mid = *lo / 2 + *hi / 2, half = fmax(fabs(*lo), fabs(*hi)) * 5e-7;
+    if (*hi - *lo >= 2 * half && *hi > *lo)
+        return;
+    if (*lo == *hi)
+        half = mid ? fabs(mid) * 0.05 : 0.5;
+    *lo = mid - half;
+    *hi = mid + half;
 }
 
 /* The range a chart shows: every series' x and y (y > 0 only on a log scale). */
@@ -67,10 +82,11 @@ static range range_of(const svg_series *s, int ns, int logy)
     } else {
         r.y0 = r.y0 > 0 ? 0 : r.y0; /* linear: from 0, so that bars of time compare */
     }
-    if (r.x1 <= r.x0)
-        r.x1 = r.x0 + 1;
-    if (r.y1 <= r.y0)
-        r.y1 = r.y0 + (logy ? r.y0 * 9 : 1);
+    widen(&r.x0, &r.x1);
+    if (logy && r.y1 <= r.y0)
+        r.y1 = r.y0 * 10;
+    else if (!logy)
+        widen(&r.y0, &r.y1);
     return r;
 }
 
@@ -92,33 +108,46 @@ static double nice_step(double range)
     return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
-static void tick_label(FILE *out, double x, double y, const char *anchor, double v)
+static void tick_label(FILE *out, double x, double y, const char *anchor, int decimals, double v)
 {
-    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"tick\">%.6g</text>\n", x, y, anchor, v);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"tick\">%.*f</text>\n", x, y, anchor,
+            decimals, v == 0 ? 0 : v); /* no -0 */
+}
+
+/* The ticks of a linear axis over [lo, hi] every step (MAX_TICKS at most, each computed from the first,
+   not summed), labelled with as many decimals as the step has: no two read the same. */
+static void linear_ticks(FILE *out, const range *r, double lo, double hi, double step, int xaxis)
+{
+    double first = ceil(lo / step) * step, v;
+    int n = (int)fmin(MAX_TICKS, floor((hi - first) / step + 1e-6) + 1), k;
+    int decimals = step >= 1 ? 0 : (int)fmin(20, -floor(log10(step)));
+    for (k = 0; k < n; k++) {
+        v = first + k * step;
+        if (xaxis) {
+            fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", px(r, v), MT,
+                    px(r, v), H - MB);
+            tick_label(out, px(r, v), H - MB + 16, "middle", decimals, v);
+        } else {
+            fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", ML, py(r, v),
+                    W - MR, py(r, v));
+            tick_label(out, ML - 6, py(r, v) + 4, "end", decimals, v);
+        }
+    }
 }
 
 static void axes(FILE *out, const range *r, const svg_chart *c)
 {
-    double v, step = nice_step(r->x1 - r->x0);
-    step = c->xint && step < 1 ? 1 : step;
-    for (v = ceil(r->x0 / step) * step; v <= r->x1 + step * 1e-9; v += step) {
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", px(r, v), MT, px(r, v),
-                H - MB);
-        tick_label(out, px(r, v), H - MB + 16, "middle", v);
-    }
+    double step = nice_step(r->x1 - r->x0), v;
+    int k;
+    linear_ticks(out, r, r->x0, r->x1, c->xint && step < 1 ? 1 : step, 1);
     if (r->logy) {
-        for (v = r->y0; v <= r->y1 * 1.0001; v *= 10) {
+        for (k = 0; k < MAX_TICKS && (v = r->y0 * pow(10, k)) <= r->y1 * 1.0001; k++) {
             fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", ML, py(r, v),
                     W - MR, py(r, v));
-            tick_label(out, ML - 6, py(r, v) + 4, "end", v);
+            tick_label(out, ML - 6, py(r, v) + 4, "end", v >= 1 ? 0 : (int)fmin(20, -floor(log10(v))), v);
         }
     } else {
-        step = nice_step(r->y1 - r->y0);
-        for (v = ceil(r->y0 / step) * step; v <= r->y1 + step * 1e-9; v += step) {
-            fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", ML, py(r, v),
-                    W - MR, py(r, v));
-            tick_label(out, ML - 6, py(r, v) + 4, "end", v);
-        }
+        linear_ticks(out, r, r->y0, r->y1, nice_step(r->y1 - r->y0), 0);
     }
     fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"frame\"/>\n", ML, MT,
             W - ML - MR, H - MT - MB);
@@ -192,6 +221,11 @@ void svg_plot(FILE *out, const svg_chart *c, const svg_series *s, int ns)
     int k;
     fprintf(out, "<figure><figcaption>");
     html_text(out, c->title);
+    if (c->note && *c->note) {
+        fputs("<br><span class=\"note\">", out);
+        html_text(out, c->note);
+        fputs("</span>", out);
+    }
     fprintf(out, "</figcaption>\n<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", W, H);
     axes(out, &r, c);
     for (k = 0; k < ns; k++)
@@ -203,13 +237,13 @@ void svg_plot(FILE *out, const svg_chart *c, const svg_series *s, int ns)
 void svg_bars(FILE *out, const char *title, const char *const *labels, size_t n, const double *const *values,
               const char *const *names, int ns)
 {
-    double row = 8.0 + 14.0 * ns, height = MT + row * (double)n + 12, x0 = 230, width = W - x0 - 70;
+    /* each group: its label on a line of its own (a phase name of 63 bytes fits across), then its bars */
+    double row = 22.0 + 14.0 * ns, height = MT + row * (double)n + 12, x0 = 8, width = W - x0 - 70;
     size_t i;
     int k;
     fprintf(out, "<figure><figcaption>");
     html_text(out, title);
-    fprintf(out, "</figcaption>\n<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", W,
-            height);
+    fprintf(out, "</figcaption>\n<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", W, height);
     for (k = 0; ns > 1 && k < ns; k++) {
         fprintf(out, "<rect x=\"%.1f\" y=\"8\" width=\"12\" height=\"10\" fill=\"%s\"/><text x=\"%.1f\" y=\"17\" "
                      "class=\"legend\">", x0 + 150.0 * k, svg_colors[k], x0 + 150.0 * k + 16);
@@ -218,15 +252,15 @@ void svg_bars(FILE *out, const char *title, const char *const *labels, size_t n,
     }
     for (i = 0; i < n; i++) {
         double y = MT + row * (double)i;
-        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">", x0 - 8, y + 7.0 * ns + 4);
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\" class=\"tick\">", x0, y + 10);
         html_text(out, labels[i]);
         fputs("</text>\n", out);
         for (k = 0; k < ns; k++) {
             double v = values[k][i] > 0 ? values[k][i] : 0;
             fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"%s\"/>"
                          "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">%.1f%%</text>\n",
-                    x0, y + 14.0 * k, width * (v < 1 ? v : 1), svg_colors[k], x0 + width * (v < 1 ? v : 1) + 4,
-                    y + 14.0 * k + 10, 100 * v);
+                    x0, y + 16 + 14.0 * k, width * (v < 1 ? v : 1), svg_colors[k], x0 + width * (v < 1 ? v : 1) + 4,
+                    y + 26 + 14.0 * k, 100 * v);
         }
     }
     fputs("</svg></figure>\n", out);

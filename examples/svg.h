@@ -22,6 +22,7 @@ typedef struct svg_series {
 
 typedef struct svg_chart {
     const char *title, *xlabel, *ylabel; /* the labels carry the units */
+    const char *note;                    /* under the title (NULL: none): what the chart leaves out */
     int logy;                            /* a log scale on y (svg_wants_log says when) */
     int xint;                            /* x counts (a step, a request): whole ticks only */
 } svg_chart;

@@ -122,6 +122,63 @@ def render(html_path, png_path, work):
     return True
 
 
+def svg_texts(text):
+    """The text of every <text> element of the page's charts, tick labels and legends included."""
+    return re.findall(r"<text[^>]*>([^<]*)</text>", text)
+
+
+def hostile(report, generate, work):
+    """What once hung, read outside the storage, or printed NaN: each a page that ends, says what it
+    shows, and labels every tick apart."""
+    header = "phase,role,start_ns,dur_ns,tokens,warmup\n"
+    run = lambda *a: subprocess.run(list(a), check=True, capture_output=True, timeout=60)  # noqa: E731
+    # two steps 1 ulp apart in ms (2^60 ns and 2^60 + 129 ns): the axes' tick loops once never ended
+    ulp = os.path.join(work, "ulp.csv")
+    open(ulp, "w").write(header + "d,decode,0,1152921504606846976,1,0\nd,decode,0,1152921504606847105,1,0\n")
+    out = os.path.join(work, "ulp.html")
+    run(report, "--html", out, ulp)
+    assert os.path.getsize(out) < 200000, os.path.getsize(out)
+    text = check_html(out, 2, ["Headline"])
+    for fig in re.findall(r"<figure>.*?</figure>", text, re.S):  # each axis's tick labels differ
+        for anchor in ("middle", "end"):  # x, then y
+            ticks = re.findall(r'text-anchor="%s" class="tick">([^<]*)<' % anchor, fig)
+            assert len(ticks) >= 2 and len(set(ticks)) == len(ticks), ("tick labels repeat", anchor, ticks)
+    # every step the same: the CDF's one step lies inside the frame, not on it (the frame's left is x=72)
+    same = os.path.join(work, "same.csv")
+    open(same, "w").write(header + "d,decode,0,5000000,1,1\n" + "d,decode,0,4000000,1,0\n" * 5)
+    out = os.path.join(work, "same.html")
+    run(report, "--html", out, same)
+    cdf = re.search(r"Steady TPOT \(decode steps\): CDF.*?</figure>", open(out).read(), re.S).group(0)
+    xs = [float(p.split(",")[0]) for p in re.search(r'points="([^"]*)"', cdf).group(1).split()]
+    assert all(100 < x < 680 for x in xs), xs
+    # runs whose TPOT is 0 ns: a CV of 0/0 is n/a, never NaN
+    zero = os.path.join(work, "zero.csv")
+    open(zero, "w").write(header + "d,decode,0,7,1,1\n# run:\nd,decode,0,0,1,0\n# run:\nd,decode,0,0,1,0\n")
+    out = os.path.join(work, "zero.html")
+    run(report, "--html", out, zero)
+    text = open(out).read()
+    assert "nan" not in text.lower(), re.findall(r".{40}nan.{40}", text.lower())[:2]
+    assert "CV n/a" in text
+    # a kernel name of 63 bytes: its bar's label starts inside the chart
+    name = "k" * 63
+    kern = os.path.join(work, "long.csv")
+    open(kern, "w").write(header + "".join("%s,kernel,0,1000,0,%d\nd,decode,0,2000,1,%d\n" % (name, i == 0, i == 0)
+                                           for i in range(4)))
+    out = os.path.join(work, "long.html")
+    run(report, "--html", out, kern)
+    label = re.search(r'<text x="([0-9.]+)"[^>]*text-anchor="(\w+)"[^>]*>' + name + "<", open(out).read())
+    assert label and label.group(2) == "start" and float(label.group(1)) >= 0, label and label.groups()
+    # storage full: the charts drawn from stored samples say how many of how many they show
+    out = os.path.join(work, "full.html")
+    run(generate, *TINY, "--max-new-tokens", "32", "--capacity", "64", "--profile-html", out)
+    text = open(out).read()
+    assert re.search(r"shows the \d+ stored of \d+ decode steps", text), "no note on the step chart"
+    assert re.search(r"shows the \d+ stored of \d+ steady decode steps", text), "no note on the TPOT CDF"
+    # one new token and two runs: charts without a sample (qsort(NULL, 0) under UBSan)
+    run(generate, *TINY, "--max-new-tokens", "1", "--repeat-runs", "2", "--profile-html",
+        os.path.join(work, "one.html"))
+
+
 def main():
     report, generate, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
@@ -142,6 +199,7 @@ def main():
             assert "Base median" in text
         rendered = render(out, os.path.join(work, name + ".png"), work)
     check_html(os.path.join(work, "generate.html"), 4, ["TTFT, first request", "Prefill rate", "Runs: TPOT p50"])
+    hostile(report, generate, work)
     print("html: 3 reports and the driver's parse, reference nothing outside themselves%s"
           % (", and render to PNGs that are not blank" if rendered else ""))
 
