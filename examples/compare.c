@@ -66,9 +66,9 @@ int compare_run_values(const ttft_tpot *c, int m, compare_values *out)
     return TTFT_TPOT_OK;
 }
 
-/* The values of metric m (phase: the phase's id for COMPARE_PHASE) of c, in ms or tok/s, sorted, into *out:
-   OK or ENOMEM. A sample metric reads the stored samples; ITL and (with requests) E2E the requests. */
-static int values_of(const ttft_tpot *c, int m, int phase, compare_values *out)
+/* The values of metric m (not a phase: phase_values) of c, in ms or tok/s, sorted, into *out: OK or
+   ENOMEM. A sample metric reads the stored samples; ITL and (with requests) E2E the requests. */
+static int values_of(const ttft_tpot *c, int m, compare_values *out)
 {
     ttft_tpot_counts k = ttft_tpot_counts_of(c);
     size_t i, cap = k.samples, nreq = 0;
@@ -98,10 +98,9 @@ static int values_of(const ttft_tpot *c, int m, int phase, compare_values *out)
             out->v[out->n++] = (double)s.dur_ns / 1e6;
             break;
         }
-        if (m == COMPARE_PHASE ? s.phase != phase || s.warmup
-                         : s.warmup || role != (m == COMPARE_TTFT_STEADY ? TTFT_TPOT_ROLE_PREFILL
-                                                : m == COMPARE_E2E       ? TTFT_TPOT_ROLE_E2E
-                                                                   : TTFT_TPOT_ROLE_DECODE))
+        if (s.warmup || role != (m == COMPARE_TTFT_STEADY ? TTFT_TPOT_ROLE_PREFILL
+                                 : m == COMPARE_E2E       ? TTFT_TPOT_ROLE_E2E
+                                                          : TTFT_TPOT_ROLE_DECODE))
             continue;
         if (m == COMPARE_TTFT_FIRST)
             continue;
@@ -231,56 +230,138 @@ static void finish_row(compare_row *r, double alpha)
     r->has_p = r->base.n && r->new_.n && r->base.n + r->new_.n > 2;
     r->p_value = r->has_p ? compare_mann_whitney(r->base.v, r->base.n, r->new_.v, r->new_.n, &u1) : 1;
     r->too_few = !r->base.n || !r->new_.n || compare_min_p(r->base.n, r->new_.n) >= alpha;
-    r->significant = r->has_p && r->p_value < alpha;
+    /* with ties the asymptotic p can fall below the exact test's least: too few stays undecided */
+    r->significant = r->has_p && !r->too_few && r->p_value < alpha;
+    r->only = !r->new_.n ? 1 : !r->base.n ? 2 : 0;
     r->has_p99_ci = p99_change_ci(&r->base, &r->new_, r->p99_ci);
 }
 
-/* A row for metric m if either side has a value; 1 added, 0 skipped, or ENOMEM. Steady TTFT, TPOT and
-   output throughput are compared run by run when both sides marked 2 runs or more: decode steps of
-   one run are not independent, runs are. */
-static int add_row(compare_row *r, const ttft_tpot *b, const ttft_tpot *n, int m, int pb, int pn, double alpha)
+/* A row of metric m (named name) from the two sides' values, which it takes; 1 made, or 0 when neither
+   side has a value (the values are freed). */
+static int fill_row(compare_row *r, int m, const char *name, compare_values base, compare_values new_, int per_run,
+                    double alpha)
 {
-    static const char *const names[] = {"ttft_first", "ttft_steady", "tpot", "itl", "e2e", "output_throughput"};
-    int runs = (m == COMPARE_TTFT_STEADY || m == COMPARE_TPOT || m == COMPARE_OUTPUT) && ttft_tpot_counts_of(b).runs > 1 &&
-               ttft_tpot_counts_of(n).runs > 1;
     memset(r, 0, sizeof *r);
-    r->per_run = runs;
-    if ((runs ? compare_run_values(b, m, &r->base) : values_of(b, m, pb, &r->base)) != TTFT_TPOT_OK ||
-        (runs ? compare_run_values(n, m, &r->new_) : values_of(n, m, pn, &r->new_)) != TTFT_TPOT_OK) {
-        free(r->base.v);
-        return TTFT_TPOT_ENOMEM;
-    }
-    if (!r->base.n && !r->new_.n) {
-        free(r->base.v);
-        free(r->new_.v);
+    r->base = base;
+    r->new_ = new_;
+    if (!base.n && !new_.n) {
+        free(base.v);
+        free(new_.v);
         return 0;
     }
-    if (m == COMPARE_PHASE)
-        snprintf(r->metric, sizeof r->metric, "phase:%s", ttft_tpot_phase_name(b, pb));
-    else
-        snprintf(r->metric, sizeof r->metric, "%s", names[m]);
+    r->per_run = per_run;
+    snprintf(r->metric, sizeof r->metric, "%s", name);
     r->unit = m == COMPARE_OUTPUT ? "tok/s" : "ms";
     finish_row(r, alpha);
     return 1;
 }
 
+/* A row for metric m (not a phase) if either side has a value; 1 added, 0 skipped, or ENOMEM. Steady
+   TTFT, TPOT and output throughput are compared run by run when both sides marked 2 runs or more:
+   decode steps of one run are not independent, runs are. */
+static int add_row(compare_row *r, const ttft_tpot *b, const ttft_tpot *n, int m, double alpha)
+{
+    static const char *const names[] = {"ttft_first", "ttft_steady", "tpot", "itl", "e2e", "output_throughput"};
+    int runs = (m == COMPARE_TTFT_STEADY || m == COMPARE_TPOT || m == COMPARE_OUTPUT) && ttft_tpot_counts_of(b).runs > 1 &&
+               ttft_tpot_counts_of(n).runs > 1;
+    compare_values vb = {NULL, 0}, vn = {NULL, 0};
+    if ((runs ? compare_run_values(b, m, &vb) : values_of(b, m, &vb)) != TTFT_TPOT_OK ||
+        (runs ? compare_run_values(n, m, &vn) : values_of(n, m, &vn)) != TTFT_TPOT_OK) {
+        free(vb.v);
+        return TTFT_TPOT_ENOMEM;
+    }
+    return fill_row(r, m, names[m], vb, vn, runs, alpha);
+}
+
+/* Every phase's steady samples in ms, sorted, an array a phase, in two passes over the samples (not one
+   a phase): OK or ENOMEM. Free with free_phase_values. */
+static void free_phase_values(compare_values *v, unsigned np)
+{
+    unsigned p;
+    for (p = 0; v && p < np; p++)
+        free(v[p].v);
+    free(v);
+}
+
+static int phase_values(const ttft_tpot *c, compare_values **out)
+{
+    ttft_tpot_counts k = ttft_tpot_counts_of(c);
+    compare_values *v = (compare_values *)calloc(k.phases + 1, sizeof *v);
+    ttft_tpot_sample s;
+    size_t i;
+    unsigned p;
+    for (i = 0; v && ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++)
+        v[s.phase].n += !s.warmup;
+    for (p = 0; v && p < k.phases; p++) {
+        if (!(v[p].v = (double *)malloc((v[p].n + 1) * sizeof *v[p].v))) {
+            free_phase_values(v, k.phases);
+            return TTFT_TPOT_ENOMEM;
+        }
+        v[p].n = 0;
+    }
+    for (i = 0; v && ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++)
+        if (!s.warmup)
+            v[s.phase].v[v[s.phase].n++] = (double)s.dur_ns / 1e6;
+    for (p = 0; v && p < k.phases; p++)
+        qsort(v[p].v, v[p].n, sizeof *v[p].v, cmp_double);
+    *out = v;
+    return v ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
+}
+
+/* The phase of c with name and role, or -1. */
+static int same_phase(const ttft_tpot *c, const char *name, int role)
+{
+    int q = ttft_tpot_find_phase(c, name);
+    return q >= 0 && ttft_tpot_phase_role(c, q) == role ? q : -1;
+}
+
+/* A row a phase either side has (by name and role), from each side's phase values, which it takes. */
+static int phase_rows(const ttft_tpot *base, const ttft_tpot *new_, compare_values *pb, compare_values *pn,
+                      double alpha, compare_row *rows, size_t *n)
+{
+    const compare_values none = {NULL, 0};
+    unsigned nb = ttft_tpot_counts_of(base).phases, nn = ttft_tpot_counts_of(new_).phases, p;
+    char name[TTFT_TPOT_NAME_MAX + 8];
+    for (p = 0; p < nb + nn; p++) {
+        int side = p >= nb, own = (int)(side ? p - nb : p);
+        const char *pname = ttft_tpot_phase_name(side ? new_ : base, own);
+        int other = same_phase(side ? base : new_, pname, ttft_tpot_phase_role(side ? new_ : base, own));
+        compare_values vb = none, vn = none;
+        if (side && other >= 0)
+            continue; /* a row already, from the base's side */
+        if (!side)
+            vb = pb[own], pb[own].v = NULL;
+        else
+            vn = pn[own], pn[own].v = NULL;
+        if (!side && other >= 0)
+            vn = pn[other], pn[other].v = NULL;
+        if (!vb.v && !(vb.v = (double *)malloc(sizeof *vb.v)))
+            return TTFT_TPOT_ENOMEM;
+        if (!vn.v && !(vn.v = (double *)malloc(sizeof *vn.v))) {
+            free(vb.v);
+            return TTFT_TPOT_ENOMEM;
+        }
+        snprintf(name, sizeof name, "phase:%s", pname);
+        *n += (size_t)fill_row(&rows[*n], COMPARE_PHASE, name, vb, vn, 0, alpha);
+    }
+    return TTFT_TPOT_OK;
+}
+
 int compare_rows(const ttft_tpot *base, const ttft_tpot *new_, double alpha, compare_row **rows, size_t *n)
 {
-    unsigned np = ttft_tpot_counts_of(base).phases, p;
+    unsigned nb = ttft_tpot_counts_of(base).phases, nn = ttft_tpot_counts_of(new_).phases;
+    compare_values *pb = NULL, *pn = NULL;
     int m, rc = 0;
     *n = 0;
-    if (!(*rows = (compare_row *)calloc(COMPARE_PHASE + (size_t)np, sizeof **rows)))
+    if (!(*rows = (compare_row *)calloc(COMPARE_PHASE + (size_t)nb + nn, sizeof **rows)))
         return TTFT_TPOT_ENOMEM;
     for (m = 0; m < COMPARE_PHASE && rc >= 0; m++)
-        if ((rc = add_row(&(*rows)[*n], base, new_, m, 0, 0, alpha)) > 0)
+        if ((rc = add_row(&(*rows)[*n], base, new_, m, alpha)) > 0)
             (*n)++;
-    for (p = 0; p < np && rc >= 0; p++) { /* phases both sides have, by name and role */
-        int q = ttft_tpot_find_phase(new_, ttft_tpot_phase_name(base, (int)p));
-        if (q < 0 || ttft_tpot_phase_role(new_, q) != ttft_tpot_phase_role(base, (int)p))
-            continue;
-        if ((rc = add_row(&(*rows)[*n], base, new_, COMPARE_PHASE, (int)p, q, alpha)) > 0)
-            (*n)++;
-    }
+    if (rc >= 0 && (rc = phase_values(base, &pb)) == TTFT_TPOT_OK && (rc = phase_values(new_, &pn)) == TTFT_TPOT_OK)
+        rc = phase_rows(base, new_, pb, pn, alpha, *rows, n);
+    free_phase_values(pb, nb);
+    free_phase_values(pn, nn);
     return rc < 0 ? rc : TTFT_TPOT_OK;
 }
 
@@ -309,6 +390,18 @@ static const char *side_text(char *buf, size_t len, const compare_row *r, int si
     return buf;
 }
 
+/* "only in base: a, b" for the metrics only side `only` (1 base, 2 new) has; nothing when none. */
+static void only_line(FILE *out, const compare_row *rows, size_t n, int only)
+{
+    size_t i;
+    int any = 0;
+    for (i = 0; i < n; i++)
+        if (rows[i].only == only)
+            fprintf(out, "%s%s", any++ ? ", " : only == 1 ? "only in base: " : "only in new: ", rows[i].metric);
+    if (any)
+        fputc('\n', out);
+}
+
 void compare_text(FILE *out, const compare_row *rows, size_t n, double alpha)
 {
     size_t i;
@@ -317,6 +410,8 @@ void compare_text(FILE *out, const compare_row *rows, size_t n, double alpha)
     for (i = 0; i < n; i++) {
         const compare_row *r = &rows[i];
         char name[96], b[64], nw[64], d[32], p[32], p99[64];
+        if (r->only)
+            continue;
         snprintf(name, sizeof name, "%s (%s%s)", r->metric, r->unit, r->per_run ? ", runs" : "");
         if (!r->has_delta)
             snprintf(d, sizeof d, "n/a");
@@ -325,7 +420,7 @@ void compare_text(FILE *out, const compare_row *rows, size_t n, double alpha)
         else
             snprintf(d, sizeof d, "%+.2f%%", r->delta_pct);
         if (r->has_p)
-            snprintf(p, sizeof p, "p=%.3f", r->p_value);
+            snprintf(p, sizeof p, r->p_value < 0.001 ? "p<0.001" : "p=%.3f", r->p_value);
         else
             snprintf(p, sizeof p, "-");
         if (r->has_p99_ci)
@@ -336,6 +431,8 @@ void compare_text(FILE *out, const compare_row *rows, size_t n, double alpha)
                 side_text(nw, sizeof nw, r, 1), d, p, p99, r->base.n, r->new_.n,
                 r->too_few ? "  too few samples to decide" : "");
     }
+    only_line(out, rows, n, 1);
+    only_line(out, rows, n, 2);
     fprintf(out, "~: no significant difference (two-sided Mann-Whitney U, p >= %g); runs: one value a run (the "
                  "runs' own p50, or tok/s)\n", alpha);
 }
@@ -361,20 +458,29 @@ static void json_pair(FILE *out, int has, const double *v)
     fputc(']', out);
 }
 
+/* A metric's name as a JSON string: names are printable UTF-8 (the library checks): " and \ escaped. */
+static void json_metric(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++)
+        fprintf(out, *s == '"' || *s == '\\' ? "\\%c" : "%c", *s);
+    fputc('"', out);
+}
+
 void compare_json(FILE *out, const compare_row *rows, size_t n, double alpha)
 {
-    size_t i;
+    size_t i, put = 0;
     int side;
     fputs("{\"schema\":\"ttft_tpot/compare-v1\",\"alpha\":", out);
     json_num(out, 1, alpha);
     fputs(",\"rows\":[", out);
     for (i = 0; i < n; i++) {
         const compare_row *r = &rows[i];
-        const char *s;
-        fputs(i ? ",{\"metric\":\"" : "{\"metric\":\"", out);
-        for (s = r->metric; *s; s++) /* names are printable UTF-8 (the library checks): escape " and \ */
-            fprintf(out, *s == '"' || *s == '\\' ? "\\%c" : "%c", *s);
-        fprintf(out, "\",\"unit\":\"%s\",\"per_run\":%s", r->unit, r->per_run ? "true" : "false");
+        if (r->only)
+            continue;
+        fputs(put++ ? ",{\"metric\":" : "{\"metric\":", out);
+        json_metric(out, r->metric);
+        fprintf(out, ",\"unit\":\"%s\",\"per_run\":%s", r->unit, r->per_run ? "true" : "false");
         for (side = 0; side < 2; side++) {
             fprintf(out, ",\"%s\":{\"n\":%zu,\"median\":", side ? "new" : "base", side ? r->new_.n : r->base.n);
             json_num(out, side ? r->new_.n > 0 : r->base.n > 0, r->median[side]);
@@ -390,6 +496,14 @@ void compare_json(FILE *out, const compare_row *rows, size_t n, double alpha)
                 r->too_few ? "true" : "false");
         json_pair(out, r->has_p99_ci, r->p99_ci);
         fputc('}', out);
+    }
+    for (side = 1; side <= 2; side++) { /* the metrics one side has: nothing to compare */
+        fputs(side == 1 ? "],\"only_in_base\":[" : "],\"only_in_new\":[", out);
+        for (i = 0, put = 0; i < n; i++)
+            if (rows[i].only == side) {
+                fputs(put++ ? "," : "", out);
+                json_metric(out, rows[i].metric);
+            }
     }
     fputs("]}\n", out);
 }

@@ -34,16 +34,21 @@ typedef struct compare_row {
     double median[2], ci[2][2]; /* base, new */
     int has_ci[2];
     int per_run; /* the values are one a run (ttft_tpot_run_begin), not one a sample */
+    int only;    /* 0: both sides have the metric; 1: only the base side, 2: only the new side */
     int has_delta, has_p, significant, too_few, has_p99_ci;
     double delta_pct, p_value, p99_ci[2];
 } compare_row;
 
-/* The rows of every metric both collectors have, into *rows (to free with compare_free): OK or
-   ENOMEM. alpha: the significance level. */
+/* The rows of every metric either collector has, into *rows (to free with compare_free): OK or
+   ENOMEM. alpha: the significance level. A row only one side has is marked (compare_row.only): there
+   is nothing to compare, so the outputs list it apart. */
 int compare_rows(const ttft_tpot *base, const ttft_tpot *new_, double alpha, compare_row **rows, size_t *n);
 void compare_free(compare_row *rows, size_t n);
 
-/* The table (text) or the JSON document (schema ttft_tpot/compare-v1). */
+/* The table (text) or the JSON document (schema ttft_tpot/compare-v1): a row a metric both sides
+   have, then the metrics only one side has ("only in base: ...", JSON "only_in_base" and
+   "only_in_new"). A row is significant when its two-sided p is below alpha and samples of its sizes
+   can reach that (not too_few). */
 void compare_text(FILE *out, const compare_row *rows, size_t n, double alpha);
 void compare_json(FILE *out, const compare_row *rows, size_t n, double alpha);
 

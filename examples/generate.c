@@ -132,9 +132,7 @@ static int take_value(int opt, char *val, options *o)
                                                                                          : &o->profile_html) = val;
         return 0;
     case G_RATE:
-        errno = 0;
-        o->arrival_rate = strtod(val, &end);
-        if (!*val || errno || *end || !(o->arrival_rate >= 0 && o->arrival_rate <= 1e6))
+        if (cli_decimal(val, &o->arrival_rate) != 0 || !(o->arrival_rate >= 0 && o->arrival_rate <= 1e6))
             return bad_usage("--arrival-rate: expected requests per second in 0..1e6, got '%s'%s", val, "");
         return 0;
     case G_SLO:
@@ -150,10 +148,13 @@ static int take_value(int opt, char *val, options *o)
     case G_PREFIX:
         o->prom_prefix = val;
         return 0;
-    default: /* G_LABEL */
-        if (cli_add_label(o->prom_labels, sizeof o->prom_labels, val) != 0)
+    default: { /* G_LABEL */
+        char why[1200];
+        int rc = cli_add_label(o->prom_labels, sizeof o->prom_labels, val);
+        if (rc == CLI_LABEL_SYNTAX)
             return bad_usage("--label: expected NAME=VALUE, 500 bytes of labels at most, got '%s'%s", val, "");
-        return 0;
+        return rc == CLI_LABEL_OK ? 0 : bad_usage("%s%s", cli_label_why(why, sizeof why, rc, val), "");
+    }
     }
 }
 
@@ -214,10 +215,12 @@ static int parse_args(int argc, char **argv, options *o)
         if (opt == '?' && optopt == G_PROFILE)
             return bad_usage("--profile takes no value%s%s", "", "");
         if (opt == '?') { /* the name as given, without its value */
-            char name[64];
+            char name[64], which[1024];
             const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
             size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
             snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), arg);
+            if (cli_ambiguous(opts, arg, which, sizeof which))
+                return bad_usage("ambiguous option '%s': %s", name, which);
             return bad_usage("unknown option '%s'%s", name, "");
         }
         if ((rc = take_value(opt == ':' ? optopt : opt, opt == ':' ? (char *)"" : optarg, o)) != 0)

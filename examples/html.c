@@ -296,6 +296,20 @@ static void median_cell(FILE *out, const compare_row *r, int k)
         fprintf(out, "<td>%.4g [too few for a CI]</td>", r->median[k]);
 }
 
+/* " Only in base: a, b." for the metrics only side `only` (1 base, 2 new) has. */
+static void only_list(FILE *out, const compare_row *rows, size_t n, int only)
+{
+    size_t i;
+    int any = 0;
+    for (i = 0; i < n; i++)
+        if (rows[i].only == only) {
+            fputs(any++ ? ", " : only == 1 ? " Only in base: " : " Only in new: ", out);
+            html_text(out, rows[i].metric);
+        }
+    if (any)
+        fputc('.', out);
+}
+
 /* The comparison's table: one row a metric both sides have. */
 static int headline_two(FILE *out, const ttft_tpot *const *c)
 {
@@ -308,6 +322,8 @@ static int headline_two(FILE *out, const ttft_tpot *const *c)
     for (i = 0; i < n; i++) {
         const compare_row *r = &rows[i];
         int k;
+        if (r->only) /* one side has it: listed under the table */
+            continue;
         fputs("<tr><th>", out);
         html_text(out, r->metric);
         fprintf(out, " (%s)</th>", r->unit);
@@ -322,7 +338,10 @@ static int headline_two(FILE *out, const ttft_tpot *const *c)
         else
             fputs("<td>too few samples</td></tr>\n", out);
     }
-    fputs("</table>\n<p class=\"note\">~: no significant difference at 0.05.</p>\n", out);
+    fputs("</table>\n<p class=\"note\">~: no significant difference at 0.05.", out);
+    only_list(out, rows, n, 1);
+    only_list(out, rows, n, 2);
+    fputs("</p>\n", out);
     compare_free(rows, n);
     return 0;
 }

@@ -15,6 +15,7 @@
 #include <getopt.h> /* getopt_long: glibc, musl, macOS and the BSDs */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h> /* fstat: a directory is not a trace */
 
 static const char usage_text[] =
     "usage: ttft_tpot_report [--json | --prometheus [--prometheus-prefix P] [--label K=V]...] [--html OUT.html]\n"
@@ -133,16 +134,17 @@ static int compare_sides(int argc, char **argv, options *o)
     }
     if (o->prometheus || o->chrome || o->bounded || o->kernel || o->has_slo)
         return usage_error("--compare prints the comparison only (text, --json or --html)", "");
+    if (o->prefix || o->labels[0])
+        return usage_error("--compare prints the comparison only (text, --json or --html): --prometheus-prefix and "
+                           "--label have no use", "");
     return -1;
 }
 
-/* The option's value as a number between 0 and 1 (exclusive): 0, or 2. */
+/* The option's value as a plain decimal between 0 and 1 (exclusive): 0, or 2. */
 static int take_alpha(options *o, const char *v)
 {
-    char *end = NULL;
-    o->alpha = strtod(v, &end);
-    if (!*v || !end || *end || !(o->alpha > 0 && o->alpha < 1))
-        return usage_error("--alpha takes a number between 0 and 1, not ", v);
+    if (cli_decimal(v, &o->alpha) != 0 || !(o->alpha > 0 && o->alpha < 1))
+        return usage_error("--alpha takes a plain decimal between 0 and 1, not ", v);
     return 0;
 }
 
@@ -200,10 +202,13 @@ static int take_option(int opt, char *v, options *o)
             return usage_error("--html", " needs a file name");
         o->html = v;
         break;
-    case OPT_LABEL:
-        if (cli_add_label(o->labels, sizeof o->labels, v) != 0)
-            return usage_error("--label takes NAME=VALUE, 500 bytes of labels at most, not ", v);
+    case OPT_LABEL: {
+        char why[1200];
+        int rc = cli_add_label(o->labels, sizeof o->labels, v);
+        if (rc != CLI_LABEL_OK)
+            return usage_error(cli_label_why(why, sizeof why, rc, v), "");
         break;
+    }
     default: return 2;
     }
     return -1;
@@ -221,9 +226,14 @@ static int parse(int argc, char **argv, char **lists, options *o)
     o->side[1] = lists + argc;
     opterr = 0; /* the messages are ours: one line, the argument escaped */
     while ((opt = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
-        if (opt == '?' || opt == ':') { /* unknown, a value given to a flag, or a value missing */
+        if (opt == '?' || opt == ':') { /* unknown, ambiguous, a value given to a flag, or a value missing */
             const char *arg = argv[optind - 1];
             int valued = opt == '?' && optopt && strncmp(arg, "--", 2) == 0 && strchr(arg, '=');
+            char which[512], why[700];
+            if (opt == '?' && cli_ambiguous(long_opts, arg, which, sizeof which)) {
+                snprintf(why, sizeof why, "ambiguous option %.*s: %s", (int)strcspn(arg, "="), arg, which);
+                return usage_error(why, "");
+            }
             return usage_error(opt == ':' ? "a value is missing after " : valued ? "this option takes no value: "
                                                                                : "unknown option ", arg);
         }
@@ -249,10 +259,17 @@ static int parse(int argc, char **argv, char **lists, options *o)
     return -1;
 }
 
-/* Open an input ("-": standard input). */
+/* Open an input ("-": standard input); NULL with errno set (EISDIR for a directory, which fopen opens). */
 static FILE *open_input(const char *path)
 {
-    return strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    struct stat st;
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (f && f != stdin && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        errno = EISDIR;
+        return NULL;
+    }
+    return f;
 }
 
 /* Read each trace once, in order, into c, which grows as they need: a pipe or a FIFO works, and
@@ -272,7 +289,7 @@ static int read_traces(ttft_tpot *c, char **names, int n, const char **no_starts
         if (in != stdin)
             fclose(in);
         if (rc == TTFT_TPOT_EPARSE) {
-            fprintf(stderr, "%s\n", err); /* escaped by the library */
+            fprintf(stderr, "ttft_tpot_report: %s\n", err); /* escaped by the library */
             return 1;
         }
         if (rc != TTFT_TPOT_OK)

@@ -178,12 +178,67 @@ static void compare_through_the_tool(void **state)
     free(out);
 }
 
+/* A row is never both significant and too few to decide; a metric only one side has is listed, not
+   tabled; a p below 0.001 is p<0.001. Three steps of 1 us against three of 2 us: U = 0 with every value
+   tied, the asymptotic p = 0.046854 (variance 9/12 * (7 - 48/30) = 4.05, z = 4 / 2.01246) falls below
+   0.05 while no arrangement of 3 + 3 values gives less than 2 / C(6, 3) = 0.1. Twenty steps of 1 ms
+   against twenty of 2 ms: p = 6.8e-8 (U = 0; scipy.stats.mannwhitneyu gives both). */
+static void compare_rows_say_what_they_can(void **state)
+{
+    char *out;
+    jc_value doc;
+    const jc_value *rows;
+    FILE *f;
+    int i;
+    (void)state;
+    f = fopen("cmp_tied_a.csv", "w");
+    assert_non_null(f);
+    fputs("phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,1000,0,0\nk,kernel,0,1000,0,0\nk,kernel,0,1000,0,0\n"
+          "only_a,kernel,0,5,0,0\n", f);
+    fclose(f);
+    f = fopen("cmp_tied_b.csv", "w");
+    assert_non_null(f);
+    fputs("phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,2000,0,0\nk,kernel,0,2000,0,0\nk,kernel,0,2000,0,0\n", f);
+    for (i = 0; i < 20; i++)
+        fprintf(f, "d,decode,0,%d,1,0\n", 2000000 + i);
+    fclose(f);
+    assert_int_equal(tool("--compare --json cmp_tied_a.csv cmp_tied_b.csv", &out), 0);
+    assert_int_equal(jc_parse(out, &doc), 0);
+    rows = jc_get(&doc, "rows");
+    assert_int_equal(rows->n, 1); /* phase:k; tpot, output_throughput and phase:only_a are one-sided */
+    assert_string_equal(jc_get(&rows->items[0], "metric")->str, "phase:k");
+    assert_near(num_at(&rows->items[0], "p_value"), 0.046854, 1e-6);
+    assert_true(jc_get(&rows->items[0], "too_few")->num == 1);
+    assert_true(jc_get(&rows->items[0], "significant")->num == 0);
+    assert_string_equal(jc_get(&doc, "only_in_base.0")->str, "phase:only_a");
+    assert_string_equal(jc_get(&doc, "only_in_new.0")->str, "tpot");
+    jc_free(&doc);
+    free(out);
+    assert_int_equal(tool("--compare cmp_tied_a.csv cmp_tied_b.csv", &out), 0);
+    assert_non_null(strstr(out, "too few samples to decide"));
+    assert_null(strstr(out, "tpot (ms"));
+    assert_non_null(strstr(out, "only in base: phase:only_a\n"));
+    assert_non_null(strstr(out, "only in new: tpot, output_throughput, phase:d\n"));
+    free(out);
+    f = fopen("cmp_far_b.csv", "w");
+    assert_non_null(f);
+    fputs("phase,role,start_ns,dur_ns,tokens,warmup\n", f);
+    for (i = 0; i < 20; i++)
+        fprintf(f, "d,decode,0,%d,1,0\n", 1000000 + i);
+    fclose(f);
+    assert_int_equal(tool("--compare cmp_far_b.csv cmp_tied_b.csv", &out), 0);
+    assert_non_null(strstr(out, "p<0.001"));
+    assert_null(strstr(out, "p=0.000"));
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mann_whitney_by_hand),
         cmocka_unit_test(mann_whitney_matches_scipy),
         cmocka_unit_test(compare_through_the_tool),
+        cmocka_unit_test(compare_rows_say_what_they_can),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

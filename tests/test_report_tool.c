@@ -96,7 +96,7 @@ static void bad_input_exits_1_and_prints_no_report(void **state)
     write_text("bad.csv", "# x\nphase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,1,0\nd,decode,0,-5,1,0\n");
     assert_int_equal(tool(TEST_VECTOR_DIR "/seed_npu_qwen3_14b.csv bad.csv", &out, &err), 1);
     assert_string_equal(out, "");
-    assert_string_equal(err, "bad.csv:4: dur_ns is not an unsigned 64-bit integer: -5\n");
+    assert_string_equal(err, "ttft_tpot_report: bad.csv:4: dur_ns is not an unsigned 64-bit integer: -5\n");
     free(out);
     free(err);
     assert_int_equal(tool("--json does-not-exist.csv", &out, &err), 1);
@@ -106,7 +106,60 @@ static void bad_input_exits_1_and_prints_no_report(void **state)
     free(err);
     write_text("empty.csv", "");
     assert_int_equal(tool("empty.csv", &out, &err), 1);
-    assert_string_equal(err, "empty.csv:1: missing header: expected phase,role,start_ns,dur_ns,tokens,warmup\n");
+    assert_string_equal(err, "ttft_tpot_report: empty.csv:1: missing header: expected phase,role,start_ns,dur_ns,tokens,"
+                             "warmup\n");
+    free(out);
+    free(err);
+}
+
+/* Each refusal names the program and exactly what is wrong: options --compare would ignore, numbers
+   that are not plain decimals, an abbreviation that fits two options, a label given twice or badly
+   named, a trace's parse error (with the program's name, so it reads among other tools' messages), a
+   directory given as a trace. */
+static void cli_says_exactly_what_is_wrong(void **state)
+{
+    static const struct {
+        const char *args, *err;
+    } cases[] = {
+        {"--compare --label a=b cli.csv cli.csv", "ttft_tpot_report: --compare prints the comparison only (text, --json "
+                                                  "or --html): --prometheus-prefix and --label have no use (try --help)\n"},
+        {"--compare --alpha 0x1p-4 cli.csv cli.csv",
+         "ttft_tpot_report: --alpha takes a plain decimal between 0 and 1, not 0x1p-4 (try --help)\n"},
+        {"--compare --alpha ' 0.1' cli.csv cli.csv",
+         "ttft_tpot_report: --alpha takes a plain decimal between 0 and 1, not  0.1 (try --help)\n"},
+        {"--compare --alpha 1e-2 cli.csv cli.csv",
+         "ttft_tpot_report: --alpha takes a plain decimal between 0 and 1, not 1e-2 (try --help)\n"},
+        {"--pro cli.csv", "ttft_tpot_report: ambiguous option --pro: --prometheus, --prometheus-prefix (try --help)\n"},
+        {"--prometheus --label a=1 --label a=2 cli.csv",
+         "ttft_tpot_report: --label a=2: the label a is given twice (try --help)\n"},
+        {"--prometheus --label 9a=1 cli.csv",
+         "ttft_tpot_report: --label 9a=1: a label name is [a-zA-Z_][a-zA-Z0-9_]*, not le, not __... (try --help)\n"},
+        {"--prometheus --label le=1 cli.csv",
+         "ttft_tpot_report: --label le=1: a label name is [a-zA-Z_][a-zA-Z0-9_]*, not le, not __... (try --help)\n"},
+    };
+    char *out, *err;
+    size_t i;
+    (void)state;
+    write_text("cli.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,1,0\nd,decode,0,6,1,0\n");
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int st = tool(cases[i].args, &out, &err);
+        if (st != 2 || strcmp(err, cases[i].err) != 0)
+            fail_msg("'%s': exit %d, stderr \"%s\", expected \"%s\"", cases[i].args, st, err, cases[i].err);
+        free(out);
+        free(err);
+    }
+    assert_int_equal(tool("--compare --alpha 0.1 cli.csv cli.csv", &out, &err), 0);
+    free(out);
+    free(err);
+    write_text("role.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,prefil,0,5,1,0\n");
+    assert_int_equal(tool("- <role.csv", &out, &err), 1);
+    assert_string_equal(err, "ttft_tpot_report: -:2: unknown role: prefil\n");
+    free(out);
+    free(err);
+    assert_int_equal(shell("mkdir -p a_directory"), 0);
+    assert_int_equal(tool("a_directory", &out, &err), 1);
+    assert_string_equal(err, "ttft_tpot_report: cannot read a_directory: Is a directory\n");
+    assert_string_equal(out, "");
     free(out);
     free(err);
 }
@@ -460,6 +513,7 @@ int main(void)
         cmocka_unit_test(bad_input_exits_1_and_prints_no_report),
         cmocka_unit_test(header_only_trace_reports_nulls),
         cmocka_unit_test(bad_usage_exits_2),
+        cmocka_unit_test(cli_says_exactly_what_is_wrong),
         cmocka_unit_test(options_gnu_style),
         cmocka_unit_test(prometheus_names_from_the_tool),
         cmocka_unit_test(chrome_trace_has_one_event_per_sample),
