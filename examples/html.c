@@ -147,30 +147,39 @@ static int cdf_of(const ttft_tpot *c, int which, pts *out, size_t *stored)
    belong to the next one. share[p] per phase; 0 with no steady step. */
 static int kernel_shares(const ttft_tpot *c, double *share)
 {
-    unsigned np = ttft_tpot_counts_of(c).phases, p;
+    unsigned np = ttft_tpot_counts_of(c).phases, p, n = 0, *since = (unsigned *)malloc((np + 1) * sizeof *since);
     double *pend = (double *)calloc(np + 1, sizeof *pend), total = 0;
+    unsigned char *listed = (unsigned char *)calloc(np + 1, 1);
     ttft_tpot_sample s;
     size_t i;
-    if (!pend)
+    if (!pend || !since || !listed) {
+        free(pend);
+        free(since);
+        free(listed);
         return -1;
+    }
     for (p = 0; p < np; p++)
         share[p] = 0;
     for (i = 0; ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++) {
-        int role = ttft_tpot_phase_role(c, s.phase);
+        int role = ttft_tpot_phase_role(c, s.phase), steady = role == TTFT_TPOT_ROLE_DECODE && !s.warmup;
         if (role == TTFT_TPOT_ROLE_KERNEL) {
+            if (!listed[s.phase]) /* since[]: the kernels pending, so that a step visits only those */
+                since[n++] = s.phase, listed[s.phase] = 1;
             pend[s.phase] += (double)s.dur_ns;
             continue;
         }
-        for (p = 0; p < np; p++) { /* phases are few: a pass a step */
-            if (role == TTFT_TPOT_ROLE_DECODE && !s.warmup)
-                share[p] += pend[p];
-            pend[p] = 0;
+        for (; n > 0; n--) {
+            share[since[n - 1]] += steady ? pend[since[n - 1]] : 0;
+            pend[since[n - 1]] = 0;
+            listed[since[n - 1]] = 0;
         }
-        total += role == TTFT_TPOT_ROLE_DECODE && !s.warmup ? (double)s.dur_ns : 0;
+        total += steady ? (double)s.dur_ns : 0;
     }
     for (p = 0; p < np; p++)
         share[p] = total > 0 ? share[p] / total : 0;
     free(pend);
+    free(since);
+    free(listed);
     return 0;
 }
 

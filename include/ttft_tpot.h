@@ -116,7 +116,7 @@
      An exact phase takes one the same way when the storage is full (it "outgrows" it).
 
    HASHING
-     Phase names and request ids are indexed with SipHash-1-3 under a key each collector draws at init
+     Phase names, request ids and shape keys are indexed with SipHash-1-3 under a key each collector draws at init
      from the clock, its address, a stack address and the process id: ids crafted to collide cannot
      be made without the key. At most half full, linear probing: 1.5 probes a lookup on average; with
      the key known, the worst case is a scan of every entry (README: Hashing).
@@ -918,7 +918,7 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
    and warmup in args; then the requests (category "request", process "requests"): a queued, a
    prefill (unscheduled: a ttft) and a decode slice a request, and an instant a token event, each
    request on the lowest lane free at its submit, so requests served together lie side by side.
-   ENOMEM (nothing written: the lanes take 12 bytes a request). Needs start times: EINVAL when c
+   ENOMEM (nothing written: the lanes take 36 bytes a request at most). Needs start times: EINVAL when c
    is NULL or was made without config.timeline (a trace read into a timeline collector has them
    only if it was recorded with one: its start_ns are 0 otherwise, and ttft_tpot_report refuses to
    export it); EIO on a write error (what reached the stream is unspecified: it allocates before
@@ -1910,6 +1910,26 @@ static uint64_t ttft_tpot__siphash(const uint64_t *k, const void *s, size_t len,
     ttft_tpot__sipround(v, d_rounds);
     return v[0] ^ v[1] ^ v[2] ^ v[3];
 }
+
+/* SipHash-1-3 of the 16 bytes of a and b, little-endian, taken as words: a shape key and its phase. */
+static uint64_t ttft_tpot__siphash_pair(const uint64_t *k, uint64_t a, uint64_t b)
+{
+    const uint64_t m[3] = {a, b, (uint64_t)16 << 56}; /* the last word: the length */
+    uint64_t v[4];
+    int i;
+    v[0] = k[0] ^ 0x736f6d6570736575ull;
+    v[1] = k[1] ^ 0x646f72616e646f6dull;
+    v[2] = k[0] ^ 0x6c7967656e657261ull;
+    v[3] = k[1] ^ 0x7465646279746573ull;
+    for (i = 0; i < 3; i++) {
+        v[3] ^= m[i];
+        ttft_tpot__sipround(v, 1);
+        v[0] ^= m[i];
+    }
+    v[2] ^= 0xff;
+    ttft_tpot__sipround(v, 3);
+    return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
 #undef TTFT_TPOT__ROTL
 
 static uint32_t ttft_tpot__hash(const ttft_tpot *c, const char *s, size_t len)
@@ -2054,11 +2074,11 @@ TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c)
     return TTFT_TPOT_OK;
 }
 
-/* Where (phase, key) sits in the shape table: its slot, or the empty one that ends its probe. */
+/* Where (phase, key) sits in the shape table: its slot, or the empty one that ends its probe. Keyed
+   like names and ids (a driver may take its keys from clients' request shapes). */
 static uint32_t ttft_tpot__shape_slot(const ttft_tpot *c, int phase, uint64_t key)
 {
-    uint64_t h = (key ^ ((uint64_t)(unsigned)phase << 48)) * 0x9E3779B97F4A7C15ull;
-    uint32_t i = (uint32_t)(h >> 32) & c->shape.mask;
+    uint32_t i = (uint32_t)ttft_tpot__siphash_pair(c->key, key, (uint64_t)(unsigned)phase) & c->shape.mask;
     for (; c->shape.phases[i]; i = (i + 1) & c->shape.mask)
         if (c->shape.phases[i] == (uint32_t)phase + 1 && c->shape.keys[i] == key)
             break;
@@ -4858,18 +4878,24 @@ static void ttft_tpot__request_slice(FILE *out, const ttft_tpot_request *q, unsi
 }
 
 /* Each request's lane: the lowest whose last request ended by its submit, so that requests served
-   at once lie side by side (continuous batching); lane[] then holds each request's. Returns lanes. */
-static unsigned ttft_tpot__request_lanes(const ttft_tpot *c, uint64_t *end, unsigned *lane)
+   at once lie side by side (continuous batching); lane[] then holds each request's. A tree of the
+   lanes' end times (tree[1] the root, tree[size + k] lane k, an unused lane 0, each node the least
+   below it: size a power of two >= requests, tree 2 size) finds that lane in O(log n), whatever the
+   order of the submits. Returns the lanes used. */
+static unsigned ttft_tpot__request_lanes(const ttft_tpot *c, uint64_t *tree, size_t size, unsigned *lane)
 {
-    unsigned r, k, n = 0;
+    unsigned r, n = 0;
+    size_t node;
+    memset(tree, 0, 2 * size * sizeof *tree);
     for (r = 0; r < c->req.n; r++) {
         const ttft_tpot_request *q = &c->req.list[r];
-        uint64_t done = q->token_events ? q->last_ns : q->scheduled ? q->scheduled_ns : q->submit_ns;
-        for (k = 0; k < n && end[k] > q->submit_ns; k++)
-            ;
-        n += k == n;
-        end[k] = done;
-        lane[r] = k;
+        for (node = 1; node < size;) /* the leftmost lane that has ended: an unused one has */
+            node = tree[2 * node] <= q->submit_ns ? 2 * node : 2 * node + 1;
+        lane[r] = (unsigned)(node - size);
+        n = lane[r] + 1 > n ? lane[r] + 1 : n;
+        tree[node] = q->token_events ? q->last_ns : q->scheduled ? q->scheduled_ns : q->submit_ns;
+        for (node /= 2; node; node /= 2)
+            tree[node] = tree[2 * node] < tree[2 * node + 1] ? tree[2 * node] : tree[2 * node + 1];
     }
     return n;
 }
@@ -4910,16 +4936,18 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
     static const int track[4] = {2, 3, 4, 1}; /* by role: e2e on top, kernels at the bottom */
     uint64_t *end = NULL;
     unsigned *lane = NULL, lanes = 0;
-    size_t i;
+    size_t i, size = 1;
     int r;
     if (!c || !out || !c->store.starts)
         return TTFT_TPOT_EINVAL;
     if (c->req.n) { /* the request lanes, before a byte is written */
-        end = (uint64_t *)TTFT_TPOT_MALLOC((size_t)c->req.n * (sizeof *end + sizeof *lane), c->alloc_user);
+        while (size < c->req.n)
+            size *= 2;
+        end = (uint64_t *)TTFT_TPOT_MALLOC(2 * size * sizeof *end + (size_t)c->req.n * sizeof *lane, c->alloc_user);
         if (!end)
             return TTFT_TPOT_ENOMEM;
-        lane = (unsigned *)(void *)(end + c->req.n);
-        lanes = ttft_tpot__request_lanes(c, end, lane);
+        lane = (unsigned *)(void *)(end + 2 * size);
+        lanes = ttft_tpot__request_lanes(c, end, size, lane);
     }
     fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
           "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"ttft_tpot\"}}",

@@ -492,6 +492,38 @@ static void request_edges(void **state)
 
 /* SipHash-2-4 against the vectors of its paper (key 00..0f, message 00..len-1), and SipHash-1-3,
    which the indexes use, against Python's str/bytes hash (SipHash-1-3, key 0 under PYTHONHASHSEED=0). */
+/* Shape keys are hashed under the collector's key too: 4096 keys j << 48 all fell in slot 0 of an
+   unkeyed multiplicative hash (j * C << 48 >> 32 has no bit below 16), so each lookup probed the
+   keys before it. Now they probe about as few slots as any keys: the mean distance of a key from its
+   first slot stays under 2 (1.5 expected at half full). The pair hash is SipHash-1-3 of the pair's 16
+   bytes, little-endian. */
+static void shape_keys_are_keyed(void **state)
+{
+    const uint64_t k[2] = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull};
+    unsigned char bytes[16];
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    uint64_t j, probes = 0;
+    int d, b;
+    (void)state;
+    for (b = 0; b < 16; b++)
+        bytes[b] = (unsigned char)((b < 8 ? 0x1122334455667788ull : 42u) >> (8 * (b % 8)));
+    assert_true(ttft_tpot__siphash_pair(k, 0x1122334455667788ull, 42) == ttft_tpot__siphash(k, bytes, 16, 1, 3));
+    cfg.max_shapes = 4096;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    for (j = 1; j <= 4096; j++)
+        assert_int_equal(ttft_tpot_record_shape(&c, d, j << 48, 5, 1), TTFT_TPOT_OK);
+    assert_int_equal(counts(&c).shapes_dropped, 0);
+    for (j = 1; j <= 4096; j++) { /* from its first slot to where it is */
+        uint32_t home = (uint32_t)ttft_tpot__siphash_pair(c.key, j << 48, (uint64_t)d) & c.shape.mask;
+        probes += (ttft_tpot__shape_slot(&c, d, j << 48) - home) & c.shape.mask;
+    }
+    if (probes >= 2 * 4096)
+        fail_msg("%llu probes for 4096 keys", (unsigned long long)probes);
+    ttft_tpot_free(&c);
+}
+
 static void keyed_hash(void **state)
 {
     const uint64_t k[2] = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull}, zero[2] = {0, 0};
@@ -605,6 +637,7 @@ int main(void)
         cmocka_unit_test(promtool_accepts_it),
         cmocka_unit_test(request_edges),
         cmocka_unit_test(keyed_hash),
+        cmocka_unit_test(shape_keys_are_keyed),
         cmocka_unit_test(indexes_by_name),
         cmocka_unit_test(request_warmup_measured),
     };
