@@ -21,10 +21,10 @@ def report(tool, trace, *args):
     return json.loads(out)
 
 
-def refused(fn, *args):
+def refused(fn, *args, **kwargs):
     try:
-        fn(*args)
-    except ValueError:
+        fn(*args, **kwargs)
+    except (ValueError, TypeError):
         return True
     return False
 
@@ -72,8 +72,22 @@ def main():
     assert refused(tp.tokens, "B", 0, 60 * MS)        # 0 tokens
     assert refused(tp.schedule, "B", 55 * MS)         # after its first token
     assert refused(tp.schedule, "#A", 15 * MS)        # twice
+    # a bool is not a count (bool is an int in Python: True was written into the trace, which the C
+    # reader then refused whole)
+    assert refused(tp.record, "k", "kernel", 5, tokens=True)
+    assert refused(tp.record, "k", "kernel", True)
+    assert refused(tp.record, "k", "kernel", 5, start_ns=False)
+    assert refused(tp.tokens, "B", True, 60 * MS)
+    assert refused(tp.submit, "C", True)
+    try:
+        tp.record("k", "kernel", 5, tokens=True)
+    except TypeError:
+        pass
+    else:
+        raise AssertionError("a bool as tokens: TypeError expected")
     tp.write_trace(trace)                             # nothing refused reached the trace
     assert report(tool, trace)["requests"]["n"] == 2
+    assert "True" not in open(trace).read() and "False" not in open(trace).read()
     print("python bridge: the C reader takes what the module writes; the name rule and the request rules hold")
 
 

@@ -42,10 +42,18 @@ def check_name(name):
             raise ValueError("name %r holds U+%04X, which a terminal does not show as text" % (name, cp))
 
 
-def _ns(value, what):
-    if not isinstance(value, int) or not 0 <= value < U64:
-        raise ValueError("%s is an integer of ns in 0..2^64-1, not %r" % (what, value))
+def _count(value, what, limit):
+    """value, an int in 0..limit-1: TypeError for anything but an int (a bool is an int in Python, but
+    True is not a count), ValueError out of range."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("%s is an int, not %r" % (what, value))
+    if not 0 <= value < limit:
+        raise ValueError("%s is in 0..%d, not %r" % (what, limit - 1, value))
     return value
+
+
+def _ns(value, what):
+    return _count(value, what + " (ns)", U64)
 
 
 class Collector:
@@ -81,8 +89,7 @@ class Collector:
         _ns(start_ns, "a start time")
         if tokens is None:
             tokens = 1 if role in ("prefill", "decode") else 0
-        if not isinstance(tokens, int) or not 0 <= tokens < 2**32:
-            raise ValueError("tokens is an unsigned 32-bit integer, not %r" % (tokens,))
+        _count(tokens, "tokens", 2**32)
         first = phase not in self.roles
         if first:
             self.roles[phase] = role
@@ -144,8 +151,8 @@ class Collector:
     def tokens(self, rid, n=1, t_ns=None):
         """n tokens of the request are delivered."""
         q = self._request(rid)
-        if not isinstance(n, int) or not 0 < n < 2**32:
-            raise ValueError("a token event delivers 1 token or more (32-bit), not %r" % (n,))
+        if _count(n, "a token event's tokens", 2**32) == 0:
+            raise ValueError("a token event delivers 1 token or more, not 0")
         t = self._now(t_ns)
         if t < q["submit"] or (q["last"] is not None and t < q["last"]) or \
                 (q["scheduled"] is not None and t < q["scheduled"]):
