@@ -5087,6 +5087,21 @@ static void ttft_tpot__write_hist(FILE *out, const ttft_tpot__phase_slot *p)
     fprintf(out, ",%s\n", p->name);
 }
 
+/* A schedule row: "RID,schedule,T,0,0,WARMUP". */
+static void ttft_tpot__write_schedule(FILE *out, const ttft_tpot_request *q)
+{
+    ttft_tpot__csv_name(out, q->id);
+    fprintf(out, ",schedule,%llu,0,0,%d\n", (unsigned long long)q->scheduled_ns, q->warmup);
+}
+
+/* A truncated request: "# truncated: SUBMIT_NS,WARMUP,ID", then its schedule row, if it has one. */
+static void ttft_tpot__write_truncated(FILE *out, const ttft_tpot_request *q)
+{
+    fprintf(out, "# truncated: %llu,%d,%s\n", (unsigned long long)q->submit_ns, q->warmup, q->id);
+    if (q->scheduled)
+        ttft_tpot__write_schedule(out, q);
+}
+
 /* What the samples and events cannot say, as directives a v1 reader takes for comments: the phase
    table in its order, bounded phases' histograms, truncated requests, and every count of what was
    lost. Names and ids go last on their line and unquoted: they hold no newline. */
@@ -5110,10 +5125,9 @@ static void ttft_tpot__write_directives(const ttft_tpot *c, FILE *out, int phase
             fprintf(out, "# prompt: %llu,%llu,%llu,%s\n", (unsigned long long)c->phase.slots[i].prompt[0],
                     (unsigned long long)c->phase.slots[i].prompt[1], (unsigned long long)c->phase.slots[i].prompt[2],
                     c->phase.slots[i].name);
-    for (i = 0; i < c->req.n; i++)
+    for (i = 0; i < c->req.n; i++) /* with its schedule: its submit may have found no room in the log */
         if (c->req.list[i].truncated)
-            fprintf(out, "# truncated: %llu,%d,%s\n", (unsigned long long)c->req.list[i].submit_ns,
-                    c->req.list[i].warmup, c->req.list[i].id);
+            ttft_tpot__write_truncated(out, &c->req.list[i]);
     for (i = 0; i < TTFT_TPOT__N_COUNTS; i++)
         any |= counts[i] != 0;
     for (i = 0; any && i < TTFT_TPOT__N_KEYS; i++) /* the losses, then every limit, 0 included */
@@ -5154,10 +5168,8 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
         ttft_tpot__csv_name(out, q->id);
         fprintf(out, ",%s,%llu,0,%lu,%d\n", ttft_tpot__roles[ev->tokens ? 5 : 4], (unsigned long long)ev->t_ns,
                 (unsigned long)ev->tokens, q->warmup);
-        if (!ev->tokens && q->scheduled) { /* the schedule follows its submit */
-            ttft_tpot__csv_name(out, q->id);
-            fprintf(out, ",schedule,%llu,0,0,%d\n", (unsigned long long)q->scheduled_ns, q->warmup);
-        }
+        if (!ev->tokens && q->scheduled && !q->truncated) /* the schedule follows its submit */
+            ttft_tpot__write_schedule(out, q);
     }
     ttft_tpot__write_directives(c, out, 0);
     return ttft_tpot__finish(out);

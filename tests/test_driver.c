@@ -404,6 +404,40 @@ static void queue_time_splits_ttft(void **state)
 }
 
 /* Schedule lines in a trace: after their request's submit, once, between submit and first token. */
+/* The schedule of a request whose submit did not fit the event log (tracked, truncated) travels in the
+   trace too, after its "# truncated:" line: the request tracks of the trace equal the live ones. Found
+   by fuzz_api: a and b submitted into a log of 1 event; b is scheduled 5 ms after its submit. */
+static void schedule_of_a_truncated_request(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char *trace, *live, *back, err[256];
+    ttft_tpot b;
+    (void)state;
+    cfg.max_requests = 2;
+    cfg.max_request_events = 1;
+    cfg.timeline = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "a", 1 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "b", 2 * MS), TTFT_TPOT_EFULL); /* tracked, truncated */
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "b", 7 * MS), TTFT_TPOT_OK);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "# truncated: 2000000,0,b\nb,schedule,7000000,0,0,0\n"));
+    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    if (trace_str(&b, trace, "t", err, sizeof err) != TTFT_TPOT_OK)
+        fail_msg("%s\n%s", err, trace);
+    live = capture(&c, ttft_tpot_chrome_trace);
+    back = capture(&b, ttft_tpot_chrome_trace);
+    assert_non_null(strstr(live, "\"name\":\"queued b\""));
+    assert_string_equal(live, back);
+    same_reports(&c, &b);
+    free(live);
+    free(back);
+    free(trace);
+    ttft_tpot_free(&b);
+    ttft_tpot_free(&c);
+}
+
 static void schedule_lines_are_checked(void **state)
 {
 #define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
@@ -564,6 +598,7 @@ int main(void)
         cmocka_unit_test(shape_rows_split_a_phase),
         cmocka_unit_test(queue_time_splits_ttft),
         cmocka_unit_test(schedule_lines_are_checked),
+        cmocka_unit_test(schedule_of_a_truncated_request),
         cmocka_unit_test(request_tracks_in_the_chrome_trace),
         cmocka_unit_test(odd_arguments),
     };

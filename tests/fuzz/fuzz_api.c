@@ -1,8 +1,10 @@
 /* libFuzzer: any sequence of API calls, with odd arguments, then every report. The bytes choose the
-   configuration, the calls, their arguments and what the clock says. Properties, each an abort when
-   broken: no call crashes or returns an undocumented code, reports print, JSON parses, and the trace
-   of any collector reads back into the same report, text and JSON (given the SLOs and the prefill
-   kernel link, which a trace does not carry). */
+   configuration, the calls (recording, prompt tokens, shape rows, runs, warmup, requests and their
+   schedules, SLOs, merges, clears), their arguments and what the clock says. Properties, each an
+   abort when broken: no call crashes or returns an undocumented code, reports print, JSON parses,
+   and live = replay: the trace of either collector reads back, into a collector of fixed size and into
+   one that grows, with the same reports, text and JSON, and the same Chrome export (given the SLOs and
+   the prefill kernel link, which a trace does not carry). */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
 
@@ -50,115 +52,159 @@ static int known(int rc)
     return rc >= TTFT_TPOT_EREQUEST && rc <= TTFT_TPOT_OK;
 }
 
+/* A name of up to 11 bytes the input chooses, any bytes. */
+static const char *name_of(input *in, char *name)
+{
+    size_t len = (size_t)take(in, 1) % 12, k;
+    for (k = 0; k < len; k++)
+        name[k] = (char)take(in, 1);
+    name[len] = '\0';
+    return name;
+}
+
+/* One call the input chooses on t (or both collectors, for a merge): its return code. */
+static int step(input *in, ttft_tpot *c, ttft_tpot *other, ttft_tpot_span *spans)
+{
+    unsigned op = (unsigned)take(in, 1) % 27, slot = (unsigned)take(in, 1);
+    int phase = (int)(int8_t)take(in, 1);
+    ttft_tpot *t = slot & 0x80 ? other : c;
+    ttft_tpot_span *sp = &spans[slot % 4];
+    char name[13], id[2] = {(char)('a' + slot % 3), '\0'};
+    ttft_tpot_stats st;
+    switch (op) {
+    case 0: return ttft_tpot_phase(t, name_of(in, name), (ttft_tpot_role)(slot % 5));
+    case 1: return ttft_tpot_record(t, phase, take(in, 8), (uint32_t)take(in, 4));
+    case 2: {
+        uint64_t bits = take(in, 8);
+        double ms;
+        memcpy(&ms, &bits, sizeof ms); /* any double: NaN, inf, negative, subnormal */
+        return ttft_tpot_record_ms(t, phase, ms, (uint32_t)take(in, 1));
+    }
+    case 3: *sp = ttft_tpot_span_begin(t, phase); return TTFT_TPOT_OK;
+    case 4: return ttft_tpot_span_end(sp);
+    case 5: return ttft_tpot_span_end_tokens(sp, (uint32_t)take(in, 4));
+    case 6: return ttft_tpot_warmup_begin(t);
+    case 7: return ttft_tpot_warmup_end(t);
+    case 8: ttft_tpot_enable(t, slot & 1); return TTFT_TPOT_OK;
+    case 9: ttft_tpot_clear(t); return TTFT_TPOT_OK;
+    case 10: return ttft_tpot_link_prefill_kernel(t, phase);
+    case 11: return ttft_tpot_phase_bounded(t, phase);
+    case 12: return slot & 1 ? ttft_tpot_merge(c, other) : ttft_tpot_merge(other, c);
+    case 13: return ttft_tpot_request_submit_at(t, id, take(in, 2));
+    case 14: return ttft_tpot_request_tokens_at(t, id, take(in, 2), (uint32_t)take(in, 1));
+    case 15: {
+        ttft_tpot_slo slo;
+        slo.ttft_ms = (double)take(in, 1) - 8;
+        slo.tpot_ms = (double)take(in, 1);
+        slo.e2e_ms = (double)take(in, 1);
+        return ttft_tpot_set_slo(t, slo);
+    }
+    case 16: return ttft_tpot_record_shape(t, phase, take(in, 1), take(in, 2), 1);
+    case 17: *sp = ttft_tpot_span_begin_shape(t, phase, take(in, 1)); return TTFT_TPOT_OK;
+    case 18: return ttft_tpot_record_prompt(t, phase, take(in, 3), (uint32_t)take(in, 1), (uint32_t)take(in, 2));
+    case 19: return ttft_tpot_span_end_prompt(sp, (uint32_t)take(in, 1), (uint32_t)take(in, 2));
+    case 20: return ttft_tpot_shape_row(t, phase, take(in, 1), name_of(in, name));
+    case 21: return ttft_tpot_run_begin(t);
+    case 22: return ttft_tpot_request_schedule_at(t, id, take(in, 2));
+    case 23: return ttft_tpot_request_submit(t, id);
+    case 24: return ttft_tpot_request_tokens(t, id, (uint32_t)take(in, 1));
+    case 25: return ttft_tpot_request_schedule(t, id);
+    default: return ttft_tpot_phase_stats(t, phase, &st);
+    }
+}
+
+/* Every report of c prints; the figures hold together. */
+static void check_reports(const ttft_tpot *c)
+{
+    ttft_tpot_summary s;
+    ttft_tpot_stats st;
+    ttft_tpot_requests q;
+    char *buf = NULL;
+    size_t len = 0;
+    unsigned i;
+    FILE *f;
+    CHECK(ttft_tpot_summarize(c, &s) == TTFT_TPOT_OK);
+    CHECK(s.tpot.n == 0 || s.tpot.p50_ns <= s.tpot.p99_ns * (1 + TTFT_TPOT_HIST_MAX_REL_ERR));
+    for (i = 0; i < ttft_tpot_counts_of(c).phases; i++)
+        CHECK(ttft_tpot_phase_stats(c, (int)i, &st) == TTFT_TPOT_OK && st.min_ns <= st.max_ns);
+    for (i = 0; i < ttft_tpot_counts_of(c).runs; i++) {
+        size_t first, end;
+        CHECK(ttft_tpot_run_at(c, i, &first, &end) == TTFT_TPOT_OK && first <= end);
+        CHECK(end <= ttft_tpot_counts_of(c).samples);
+    }
+    free(output(c, ttft_tpot_report));
+    valid_json(output(c, ttft_tpot_report_json));
+    CHECK(ttft_tpot_requests_summary(c, &q) == TTFT_TPOT_OK);
+    CHECK(q.n + q.incomplete + q.warmup_excluded + q.truncated == q.seen);
+    CHECK(!q.has_goodput || q.good_n <= q.n);
+    f = open_memstream(&buf, &len);
+    CHECK(f && ttft_tpot_prometheus(c, f, NULL, "m=\"x\"") == TTFT_TPOT_OK);
+    fclose(f);
+    free(buf);
+    if (c->store.starts) /* made with config.timeline: white-box, the harness chose the configuration */
+        valid_json(output(c, ttft_tpot_chrome_trace));
+}
+
+/* c's trace read into a new collector, of c's sizes or growing from tiny ones: the same reports, and
+   the same Chrome export. */
+static void check_replay(const ttft_tpot *c, input *in, int grow)
+{
+    ttft_tpot back;
+    ttft_tpot_config cfg;
+    char *trace = output(c, ttft_tpot_trace_write), err[256];
+    FILE *f = fmemopen(trace, strlen(trace), "rb");
+    CHECK(f != NULL);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capacity = grow || !c->store.n ? 1 : c->store.n;
+    cfg.max_phases = c->phase.max; /* phases do not grow */
+    cfg.max_requests = grow ? 1 : c->req.max;
+    cfg.max_request_events = grow ? 1 : c->req.max_events;
+    cfg.hist_slots = grow ? 1 : c->hist.max;
+    cfg.max_shapes = c->shape.max;
+    cfg.timeline = c->store.starts != NULL;
+    cfg.grow = grow;
+    cfg.clock = data_clock; /* never read; named as c's clock is */
+    cfg.clock_user = in;
+    CHECK(ttft_tpot_init(&back, &cfg) == TTFT_TPOT_OK);
+    if (ttft_tpot_trace_read(&back, f, "back", err, sizeof err) != TTFT_TPOT_OK) {
+        fprintf(stderr, "%s\n%s\n", err, trace);
+        CHECK(!"the trace of a live collector reads back");
+    }
+    fclose(f);
+    CHECK(ttft_tpot_counts_of(&back).samples == ttft_tpot_counts_of(c).samples);
+    back.slo = c->slo;
+    if (c->prefill_kernel >= 0)
+        ttft_tpot_link_prefill_kernel(&back, ttft_tpot_find_phase(&back, ttft_tpot_phase_name(c, c->prefill_kernel)));
+    same_reports(c, &back);
+    if (c->store.starts) {
+        char *a = output(c, ttft_tpot_chrome_trace), *b = output(&back, ttft_tpot_chrome_trace);
+        CHECK(strcmp(a, b) == 0);
+        free(a);
+        free(b);
+    }
+    ttft_tpot_free(&back);
+    free(trace);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     input in = {data, size};
-    ttft_tpot c, other, back;
+    ttft_tpot c, other;
     ttft_tpot_span spans[4];
-    ttft_tpot_summary s;
-    ttft_tpot_stats st;
-    char name[12], *trace;
-    FILE *f;
-    unsigned i;
+    int k;
     memset(spans, 0, sizeof spans);
     make(&c, &in, (unsigned)take(&in, 2));
     make(&other, &in, (unsigned)take(&in, 2));
     while (in.left) {
-        unsigned op = (unsigned)take(&in, 1) % 19, slot = (unsigned)take(&in, 1);
-        int phase = (int)(int8_t)take(&in, 1), rc = TTFT_TPOT_OK;
-        ttft_tpot *t = slot & 0x80 ? &other : &c;
-        switch (op) {
-        case 0: {
-            size_t len = (size_t)take(&in, 1) % sizeof name, k;
-            for (k = 0; k < len; k++)
-                name[k] = (char)take(&in, 1);
-            name[len] = '\0';
-            rc = ttft_tpot_phase(t, name, (ttft_tpot_role)(slot % 5));
-            break;
-        }
-        case 1: rc = ttft_tpot_record(t, phase, take(&in, 8), (uint32_t)take(&in, 4)); break;
-        case 2: {
-            uint64_t bits = take(&in, 8);
-            double ms;
-            memcpy(&ms, &bits, sizeof ms); /* any double: NaN, inf, negative, subnormal */
-            rc = ttft_tpot_record_ms(t, phase, ms, (uint32_t)take(&in, 1));
-            break;
-        }
-        case 3: spans[slot % 4] = ttft_tpot_span_begin(t, phase); break;
-        case 4: rc = ttft_tpot_span_end(&spans[slot % 4]); break;
-        case 5: rc = ttft_tpot_span_end_tokens(&spans[slot % 4], (uint32_t)take(&in, 4)); break;
-        case 6: rc = ttft_tpot_warmup_begin(t); break;
-        case 7: rc = ttft_tpot_warmup_end(t); break;
-        case 8: ttft_tpot_enable(t, slot & 1); break;
-        case 9: ttft_tpot_clear(t); break;
-        case 10: rc = ttft_tpot_link_prefill_kernel(t, phase); break;
-        case 11: rc = ttft_tpot_phase_bounded(t, phase); break;
-        case 12: rc = slot & 1 ? ttft_tpot_merge(&c, &other) : ttft_tpot_merge(&other, &c); break;
-        case 13: name[0] = (char)('a' + slot % 3), name[1] = '\0';
-            rc = ttft_tpot_request_submit_at(t, name, take(&in, 2));
-            break;
-        case 14: name[0] = (char)('a' + slot % 3), name[1] = '\0';
-            rc = ttft_tpot_request_tokens_at(t, name, take(&in, 2), (uint32_t)take(&in, 1));
-            break;
-        case 15: {
-            ttft_tpot_slo slo;
-            slo.ttft_ms = (double)take(&in, 1) - 8;
-            slo.tpot_ms = (double)take(&in, 1);
-            slo.e2e_ms = (double)take(&in, 1);
-            rc = ttft_tpot_set_slo(t, slo);
-            break;
-        }
-        case 16: rc = ttft_tpot_record_shape(t, phase, take(&in, 1), take(&in, 2), 1); break;
-        case 17: spans[slot % 4] = ttft_tpot_span_begin_shape(t, phase, take(&in, 1)); break;
-        default: rc = ttft_tpot_phase_stats(t, phase, &st); break;
-        }
+        int rc = step(&in, &c, &other, spans);
         CHECK(known(rc) || rc >= 0);
     }
-    CHECK(ttft_tpot_summarize(&c, &s) == TTFT_TPOT_OK);
-    CHECK(s.tpot.n == 0 || s.tpot.p50_ns <= s.tpot.p99_ns * (1 + TTFT_TPOT_HIST_MAX_REL_ERR));
-    for (i = 0; i < ttft_tpot_counts_of(&c).phases; i++)
-        CHECK(ttft_tpot_phase_stats(&c, (int)i, &st) == TTFT_TPOT_OK && st.min_ns <= st.max_ns);
-    free(output(&c, ttft_tpot_report));
-    valid_json(output(&c, ttft_tpot_report_json));
-    {
-        ttft_tpot_requests q;
-        char *buf = NULL;
-        size_t len = 0;
-        CHECK(ttft_tpot_requests_summary(&c, &q) == TTFT_TPOT_OK);
-        CHECK(q.n + q.incomplete + q.warmup_excluded + q.truncated == q.seen);
-        CHECK(!q.has_goodput || q.good_n <= q.n);
-        f = open_memstream(&buf, &len);
-        CHECK(f && ttft_tpot_prometheus(&c, f, NULL, "m=\"x\"") == TTFT_TPOT_OK);
-        fclose(f);
-        free(buf);
+    for (k = 0; k < 2; k++) {
+        const ttft_tpot *t = k ? &other : &c;
+        check_reports(t);
+        check_replay(t, &in, 0);
+        check_replay(t, &in, 1);
     }
-    if (c.store.starts) /* made with config.timeline: white-box, the harness chose the configuration */
-        valid_json(output(&c, ttft_tpot_chrome_trace));
-    /* the trace of any collector reads back */
-    trace = output(&c, ttft_tpot_trace_write);
-    f = fmemopen(trace, strlen(trace), "rb");
-    CHECK(f != NULL);
-    {
-        ttft_tpot_config cfg;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.capacity = c.store.n ? c.store.n : 1;
-        cfg.max_phases = c.phase.max;
-        cfg.max_requests = c.req.max;
-        cfg.max_request_events = c.req.max_events;
-        cfg.hist_slots = c.hist.max;
-        cfg.clock = data_clock; /* never read; named as c's clock is */
-        cfg.clock_user = &in;
-        CHECK(ttft_tpot_init(&back, &cfg) == TTFT_TPOT_OK);
-    }
-    CHECK(ttft_tpot_trace_read(&back, f, "back", NULL, 0) == TTFT_TPOT_OK);
-    CHECK(ttft_tpot_counts_of(&back).samples == ttft_tpot_counts_of(&c).samples);
-    fclose(f);
-    free(trace);
-    back.slo = c.slo;
-    if (c.prefill_kernel >= 0)
-        ttft_tpot_link_prefill_kernel(&back, ttft_tpot_find_phase(&back, ttft_tpot_phase_name(&c, c.prefill_kernel)));
-    same_reports(&c, &back);
-    ttft_tpot_free(&back);
     ttft_tpot_free(&c);
     ttft_tpot_free(&other);
     return 0;

@@ -1,14 +1,20 @@
-/* libFuzzer: the trace reader on any bytes. Properties, each an abort when broken:
-   - a malformed trace is refused with "fuzz:LINE: ..." and leaves the collector as it was;
+/* libFuzzer: the trace reader on any bytes, and every writer on what it reads. Properties, each an
+   abort when broken:
+   - a malformed trace (or one whose directives contradict its records) is refused with
+     "fuzz:LINE: ..." and leaves the collector as it was;
    - an error message holds no control byte (it escapes what it echoes);
-   - an accepted trace writes back to a trace that reads into the same report, text and JSON, even
-     when samples were dropped (the trace carries its counts, histograms and truncated requests);
-   - every report is printed without error, and the JSON ones parse (no NaN, no bad escape).
+   - an accepted trace writes back to a trace that reads into the same report, text and JSON, and the
+     same Chrome export, even when samples were dropped (the trace carries its counts, histograms,
+     runs and truncated requests);
+   - every report prints without error and the JSON ones parse (no NaN, no bad escape); the HTML
+     report and the comparison (with --compare's statistics) of what was read print too.
    Each input goes to two collectors: one of fixed size that inputs fill, and one that grows. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
 
+#include "compare.h"
 #include "fuzz_util.h"
+#include "html.h"
 
 static uint64_t zero_clock(void *user)
 {
@@ -34,10 +40,60 @@ static void collector(ttft_tpot *c, int grow)
     CHECK(ttft_tpot_init(c, &cfg) == TTFT_TPOT_OK);
 }
 
+/* The HTML report of c, and of c against b, and their comparison as text and JSON: they print. */
+static void tools_write(const ttft_tpot *c, const ttft_tpot *b)
+{
+    const ttft_tpot *two[2];
+    const char *names[2] = {"fuzz", "back"};
+    compare_row *rows = NULL;
+    size_t n = 0, len = 0;
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, &len);
+    two[0] = c;
+    two[1] = b;
+    CHECK(f != NULL);
+    CHECK(html_report(f, two, names, 1) == 0);
+    CHECK(html_report(f, two, names, 2) == 0);
+    CHECK(compare_rows(c, b, 0.05, &rows, &n) == TTFT_TPOT_OK);
+    compare_text(f, rows, n, 0.05);
+    fclose(f);
+    free(buf);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    compare_json(f, rows, n, 0.05);
+    fclose(f);
+    valid_json(buf);
+    compare_free(rows, n);
+}
+
+/* An accepted trace: its write-back reads into the same reports and Chrome export; every writer. */
+static void accepted(const ttft_tpot *c, int grow)
+{
+    ttft_tpot back;
+    char err[256], *trace = output(c, ttft_tpot_trace_write), *a, *b;
+    FILE *in = fmemopen(trace, strlen(trace), "rb");
+    collector(&back, grow);
+    CHECK(in != NULL);
+    CHECK(ttft_tpot_trace_read(&back, in, "back", err, sizeof err) == TTFT_TPOT_OK);
+    fclose(in);
+    same_reports(c, &back);
+    a = output(c, ttft_tpot_chrome_trace);
+    b = output(&back, ttft_tpot_chrome_trace);
+    CHECK(strcmp(a, b) == 0);
+    valid_json(a);
+    free(b);
+    free(output(c, ttft_tpot_report));
+    valid_json(output(c, ttft_tpot_report_json));
+    tools_write(c, &back);
+    free(trace);
+    ttft_tpot_free(&back);
+}
+
 static void one_collector(const uint8_t *data, size_t size, int grow)
 {
-    ttft_tpot c, back;
-    char err[256], *before, *after, *trace;
+    ttft_tpot c;
+    char err[256], *before, *after;
     size_t n0, i;
     unsigned p0;
     FILE *in;
@@ -61,19 +117,7 @@ static void one_collector(const uint8_t *data, size_t size, int grow)
         CHECK(strcmp(before, after) == 0);
         free(after);
     } else {
-        /* write it back, read that: the same report */
-        trace = output(&c, ttft_tpot_trace_write);
-        collector(&back, grow);
-        in = fmemopen(trace, strlen(trace), "rb");
-        CHECK(in != NULL);
-        CHECK(ttft_tpot_trace_read(&back, in, "back", err, sizeof err) == TTFT_TPOT_OK);
-        fclose(in);
-        same_reports(&c, &back);
-        free(trace);
-        ttft_tpot_free(&back);
-        free(output(&c, ttft_tpot_report));
-        valid_json(output(&c, ttft_tpot_report_json));
-        valid_json(output(&c, ttft_tpot_chrome_trace));
+        accepted(&c, grow);
     }
     free(before);
     ttft_tpot_free(&c);
