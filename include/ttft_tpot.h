@@ -5137,6 +5137,28 @@ static void ttft_tpot__write_directives(const ttft_tpot *c, FILE *out, int phase
         fputc('\n', out);
 }
 
+/* Whether run r ends at stored sample i, before the samples end, and no run begins there (a run
+   that begins ends the one before, and a read ends the last where the samples end). */
+static int ttft_tpot__run_ends_alone(const ttft_tpot *c, unsigned r, size_t i)
+{
+    return c->run_end[r] == i && i < c->store.n && (r + 1 == c->runs || c->run_at[r + 1] != i);
+}
+
+/* The run lines before stored sample i, from run `run` on: "# run: end" where a run that began before
+   ends, then "# run:" for each run that begins there, with its "# run: end" when it ends there too
+   (empty). Returns the next run. */
+static unsigned ttft_tpot__write_runs(const ttft_tpot *c, FILE *out, size_t i, unsigned run)
+{
+    if (run > 0 && ttft_tpot__run_ends_alone(c, run - 1, i))
+        fputs("# run: end\n", out);
+    for (; run < c->runs && c->run_at[run] == i; run++) {
+        fputs("# run:\n", out);
+        if (ttft_tpot__run_ends_alone(c, run, i))
+            fputs("# run: end\n", out);
+    }
+    return run;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
 {
     size_t i;
@@ -5150,10 +5172,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
     ttft_tpot__write_directives(c, out, 1);
     for (i = 0, run = 0; i <= c->store.n; i++) {
         const ttft_tpot_sample *s;
-        if (run > 0 && c->run_end[run - 1] == i && i < c->store.n && (run == c->runs || c->run_at[run] != i))
-            fputs("# run: end\n", out); /* a run that ends before the next begins (or the samples end) */
-        for (; run < c->runs && c->run_at[run] == i; run++) /* "# run:" where a run begins */
-            fputs("# run:\n", out);
+        run = ttft_tpot__write_runs(c, out, i, run);
         if (i == c->store.n)
             break;
         s = &c->store.samples[i];

@@ -807,6 +807,33 @@ static void runs_belong_to_their_trace(void **state)
 #undef H
 }
 
+/* A run that ends where it begins (a merge ended it before any sample) says so in its trace: "# run:"
+   then "# run: end" at the same place, so the samples after it stay in no run when the trace is read
+   (found by fuzz_api: the trace gave the run the later samples). */
+static void empty_run_ends_in_its_trace(void **state)
+{
+    ttft_tpot c, none;
+    char *trace;
+    size_t first, end;
+    int d;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_init(&none, NULL), TTFT_TPOT_OK);
+    ttft_tpot_run_begin(&c);
+    assert_int_equal(ttft_tpot_merge(&c, &none), TTFT_TPOT_OK); /* ends the run, at 0 */
+    d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
+    ttft_tpot_record(&c, d, 42, 1);
+    ttft_tpot_record(&c, d, 5 * MS, 1);
+    assert_int_equal(ttft_tpot_run_at(&c, 0, &first, &end), TTFT_TPOT_OK);
+    assert_true(first == 0 && end == 0);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "# run:\n# run: end\nd,decode,"));
+    free(trace);
+    trace_keeps_the_report(&c, NULL);
+    ttft_tpot_free(&none);
+    ttft_tpot_free(&c);
+}
+
 /* A merge places src's runs where src's samples land in dst, after dst's own: never inverted, and dst's
    run ends where src's samples begin. dst (capacity 4, a reserve of 4 for warmup samples) holds 6
    warmup samples, then a run with the first call of d (in the reserve, at 6). src: a run of a first
@@ -908,6 +935,7 @@ int main(void)
         cmocka_unit_test(percentile_intervals_match_scipy),
         cmocka_unit_test(percentile_intervals_at_any_n),
         cmocka_unit_test(runs_belong_to_their_trace),
+        cmocka_unit_test(empty_run_ends_in_its_trace),
         cmocka_unit_test(merge_places_runs_where_samples_land),
         cmocka_unit_test(no_false_zeros),
         cmocka_unit_test(steady_state_measured),
