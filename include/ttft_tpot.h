@@ -5125,9 +5125,9 @@ static void ttft_tpot__write_directives(const ttft_tpot *c, FILE *out, int phase
             fprintf(out, "# prompt: %llu,%llu,%llu,%s\n", (unsigned long long)c->phase.slots[i].prompt[0],
                     (unsigned long long)c->phase.slots[i].prompt[1], (unsigned long long)c->phase.slots[i].prompt[2],
                     c->phase.slots[i].name);
-    for (i = 0; i < c->req.n; i++) /* with its schedule: its submit may have found no room in the log */
-        if (c->req.list[i].truncated)
-            ttft_tpot__write_truncated(out, &c->req.list[i]);
+    for (i = 0; i < c->req.n_events; i++) /* a truncated request with a submit event: after its events */
+        if (!c->req.events[i].tokens && c->req.list[c->req.events[i].request].truncated)
+            ttft_tpot__write_truncated(out, &c->req.list[c->req.events[i].request]);
     for (i = 0; i < TTFT_TPOT__N_COUNTS; i++)
         any |= counts[i] != 0;
     for (i = 0; any && i < TTFT_TPOT__N_KEYS; i++) /* the losses, then every limit, 0 included */
@@ -5159,18 +5159,12 @@ static unsigned ttft_tpot__write_runs(const ttft_tpot *c, FILE *out, size_t i, u
     return run;
 }
 
-TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
+/* Every stored sample, in call order, with the run lines among them. */
+static void ttft_tpot__write_samples(const ttft_tpot *c, FILE *out)
 {
     size_t i;
-    unsigned run;
-    if (!c || !out)
-        return TTFT_TPOT_EINVAL;
-    fputs("# ttft_tpot trace v1\n", out);
-    if (c->clock_name[0] && c->clock_read_ns)
-        fprintf(out, "# clock: %s, %llu ns/read\n", c->clock_name, (unsigned long long)c->clock_read_ns);
-    fprintf(out, "%s\n", ttft_tpot__header);
-    ttft_tpot__write_directives(c, out, 1);
-    for (i = 0, run = 0; i <= c->store.n; i++) {
+    unsigned run = 0;
+    for (i = 0; i <= c->store.n; i++) {
         const ttft_tpot_sample *s;
         run = ttft_tpot__write_runs(c, out, i, run);
         if (i == c->store.n)
@@ -5181,15 +5175,51 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
                 (unsigned long long)(c->store.starts ? c->store.starts[i] : 0), (unsigned long long)s->dur_ns,
                 (unsigned long)s->tokens, s->warmup);
     }
-    for (i = 0; i < c->req.n_events; i++) { /* request events after the samples, in their own order */
+}
+
+/* The requests [from, to) of the table that have no submit event (made by a "# truncated:" line, or
+   their submit found no room in the log: truncated all), as "# truncated:" lines. Returns to. */
+static unsigned ttft_tpot__write_unsubmitted(const ttft_tpot *c, FILE *out, unsigned from, unsigned to)
+{
+    for (; from < to; from++)
+        if (c->req.list[from].truncated)
+            ttft_tpot__write_truncated(out, &c->req.list[from]);
+    return to;
+}
+
+/* Every request event, in its own order, each request made where it stands in the request table (the
+   lanes of the Chrome export follow that order): a submit makes its request, and the requests made
+   without one come by their "# truncated:" lines before the next submit. A schedule follows its
+   submit. */
+static void ttft_tpot__write_events(const ttft_tpot *c, FILE *out)
+{
+    unsigned next = 0; /* the requests made so far */
+    size_t i;
+    for (i = 0; i < c->req.n_events; i++) {
         const ttft_tpot__event *ev = &c->req.events[i];
         const ttft_tpot_request *q = &c->req.list[ev->request];
+        if (!ev->tokens) /* submits come in the table's order */
+            next = ttft_tpot__write_unsubmitted(c, out, next, ev->request) + 1;
         ttft_tpot__csv_name(out, q->id);
         fprintf(out, ",%s,%llu,0,%lu,%d\n", ttft_tpot__roles[ev->tokens ? 5 : 4], (unsigned long long)ev->t_ns,
                 (unsigned long)ev->tokens, q->warmup);
-        if (!ev->tokens && q->scheduled && !q->truncated) /* the schedule follows its submit */
+        if (!ev->tokens && q->scheduled && !q->truncated)
             ttft_tpot__write_schedule(out, q);
     }
+    ttft_tpot__write_unsubmitted(c, out, next, c->req.n);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
+{
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    fputs("# ttft_tpot trace v1\n", out);
+    if (c->clock_name[0] && c->clock_read_ns)
+        fprintf(out, "# clock: %s, %llu ns/read\n", c->clock_name, (unsigned long long)c->clock_read_ns);
+    fprintf(out, "%s\n", ttft_tpot__header);
+    ttft_tpot__write_directives(c, out, 1);
+    ttft_tpot__write_samples(c, out);
+    ttft_tpot__write_events(c, out);
     ttft_tpot__write_directives(c, out, 0);
     return ttft_tpot__finish(out);
 }

@@ -438,6 +438,39 @@ static void schedule_of_a_truncated_request(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Requests keep their order through a trace, those without a submit event included (their "# truncated:"
+   line stands where they were made), so the request lanes of the trace are the live ones. x (made by
+   a "# truncated:" line, submitted at 7 ns) is first: lane 1; r (5 ns to 9 ns) is second, and x has not
+   ended by its submit: lane 2. Found by fuzz_trace: written back, x came last and swapped the lanes. */
+static void requests_keep_their_order(void **state)
+{
+#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+    ttft_tpot c, b;
+    ttft_tpot_config cfg = {0};
+    char err[256], *trace, *live, *back;
+    (void)state;
+    cfg.max_requests = 4;
+    cfg.timeline = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, H "# truncated: 7,0,x\nr,submit,5,0,0,0\nr,token,9,0,1,0\n"
+                                     "# counts: requests_dropped=1 events_lost=1\n", "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "# truncated: 7,0,x\nr,submit,5,0,0,0\n"));
+    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&b, trace, "back", err, sizeof err), TTFT_TPOT_OK);
+    live = capture(&c, ttft_tpot_chrome_trace);
+    back = capture(&b, ttft_tpot_chrome_trace);
+    assert_non_null(strstr(live, "\"name\":\"ttft r\",\"cat\":\"request\",\"tid\":2,"));
+    assert_string_equal(live, back);
+    free(live);
+    free(back);
+    free(trace);
+    ttft_tpot_free(&b);
+    ttft_tpot_free(&c);
+#undef H
+}
+
 static void schedule_lines_are_checked(void **state)
 {
 #define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
@@ -599,6 +632,7 @@ int main(void)
         cmocka_unit_test(queue_time_splits_ttft),
         cmocka_unit_test(schedule_lines_are_checked),
         cmocka_unit_test(schedule_of_a_truncated_request),
+        cmocka_unit_test(requests_keep_their_order),
         cmocka_unit_test(request_tracks_in_the_chrome_trace),
         cmocka_unit_test(odd_arguments),
     };
