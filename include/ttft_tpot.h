@@ -1131,18 +1131,6 @@ static ttft_tpot__u128 ttft_tpot__mul(uint64_t a, uint64_t b)
     return r;
 }
 
-static ttft_tpot__u128 ttft_tpot__add(ttft_tpot__u128 a, ttft_tpot__u128 b)
-{
-    a.lo += b.lo;
-    a.hi += b.hi + (a.lo < b.lo);
-    return a;
-}
-
-/* a <= b */
-static int ttft_tpot__le(ttft_tpot__u128 a, ttft_tpot__u128 b)
-{
-    return a.hi < b.hi || (a.hi == b.hi && a.lo <= b.lo);
-}
 
 /* v / d for a quotient below 2^64 and 0 < d < 2^32, in 32-bit digits: the quotient, and the
    remainder in *rem. */
@@ -4346,14 +4334,11 @@ static void ttft_tpot__json_ms_u64(FILE *out, uint64_t r)
 static void ttft_tpot__json_ms(FILE *out, double ns)
 {
     char buf[400];
-    if (!ttft_tpot__finite(ns) || ns < 0.0)
-        fputs("null", out);
-    else if (ns < TTFT_TPOT__TWO64)
+    int ok = ttft_tpot__finite(ns) && ns >= 0.0 && ns < 1e300;
+    if (ok && ns < TTFT_TPOT__TWO64)
         ttft_tpot__json_ms_u64(out, ttft_tpot__round_ns(ns));
-    else if (ns < 1e300)
-        fputs(ttft_tpot__num(buf, sizeof buf, "%.6f", ns / 1e6), out);
     else
-        fputs("null", out);
+        fputs(ok ? ttft_tpot__num(buf, sizeof buf, "%.6f", ns / 1e6) : "null", out);
 }
 
 static void ttft_tpot__json_num(FILE *out, int has, double v)
@@ -5442,6 +5427,20 @@ static ttft_tpot__pending *ttft_tpot__pending_add(ttft_tpot__reader *r)
         r->cap_pending = cap;
     }
     return &r->pending[r->n_pending];
+}
+
+/* 128-bit sums and comparisons, for checking directives against their records. */
+static ttft_tpot__u128 ttft_tpot__add(ttft_tpot__u128 a, ttft_tpot__u128 b)
+{
+    a.lo += b.lo;
+    a.hi += b.hi + (a.lo < b.lo);
+    return a;
+}
+
+/* a <= b */
+static int ttft_tpot__le(ttft_tpot__u128 a, ttft_tpot__u128 b)
+{
+    return a.hi < b.hi || (a.hi == b.hi && a.lo <= b.lo);
 }
 
 /* Where phase id's pending histogram is noted (pend_of[], allocated with the first): NULL, no memory. */
