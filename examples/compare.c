@@ -262,8 +262,8 @@ static int fill_row(compare_row *r, int m, const char *name, compare_values base
 static int add_row(compare_row *r, const ttft_tpot *b, const ttft_tpot *n, int m, double alpha)
 {
     static const char *const names[] = {"ttft_first", "ttft_steady", "tpot", "itl", "e2e", "output_throughput"};
-    int runs = (m == COMPARE_TTFT_STEADY || m == COMPARE_TPOT || m == COMPARE_OUTPUT) && ttft_tpot_counts_of(b).runs > 1 &&
-               ttft_tpot_counts_of(n).runs > 1;
+    int runs = (m == COMPARE_TTFT_STEADY || m == COMPARE_TPOT || m == COMPARE_OUTPUT) &&
+               ttft_tpot_counts_of(b).runs > 1 && ttft_tpot_counts_of(n).runs > 1;
     compare_values vb = {NULL, 0}, vn = {NULL, 0};
     if ((runs ? compare_run_values(b, m, &vb) : values_of(b, m, &vb)) != TTFT_TPOT_OK ||
         (runs ? compare_run_values(n, m, &vn) : values_of(n, m, &vn)) != TTFT_TPOT_OK) {

@@ -116,9 +116,9 @@
      An exact phase takes one the same way when the storage is full (it "outgrows" it).
 
    HASHING
-     Phase names, request ids and shape keys are indexed with SipHash-1-3 under a key each collector draws at init
-     from the clock, its address, a stack address and the process id: ids crafted to collide cannot
-     be made without the key. At most half full, linear probing: 1.5 probes a lookup on average; with
+     Phase names, request ids and shape keys are indexed with SipHash-1-3 under a key each collector
+     draws at init from the clock, its address, a stack address and the process id: ids crafted to
+     collide cannot be made without the key. At most half full, linear probing: 1.5 probes a lookup on average; with
      the key known, the worst case is a scan of every entry (README: Hashing).
 
    CLOCK COST
@@ -254,10 +254,10 @@ typedef struct ttft_tpot_stats {
    statistics x(lo) and x(hi) (1-based ranks, smallest first), with B ~ Binomial(n, p/100), lo the
    largest rank with P(B < lo) <= 0.025 and hi the smallest with P(B >= hi) <= 0.025, so that
    P(x(lo) <= true percentile <= x(hi)) >= 95% for independent samples. Returns 1, or 0 when n is too
-   small for either end (no lo >= 1, or no hi <= n). No libm, and about 4e5 steps at most for any n: exact binomial tails
-   while n p (1 - p) <= 1e8; past it, the Cornish-Fisher expansion of the binomial's quantile, whose
-   error there is below 1e-6 of a rank (the same ranks but where the exact tail lies within that of
-   0.025). */
+   small for either end (no lo >= 1, or no hi <= n). No libm, and about 4e5 steps at most for any n:
+   exact binomial tails while n p (1 - p) <= 1e8; past it, the Cornish-Fisher expansion of the
+   binomial's quantile, whose error there is below 1e-6 of a rank (the same ranks but where the exact
+   tail lies within that of 0.025). */
 TTFT_TPOT_DEF int ttft_tpot_ci95_ranks(uint64_t n, unsigned p, uint64_t *lo, uint64_t *hi);
 
 /* The smallest n for which ttft_tpot_ci95_ranks has an interval of the p-th percentile (p50: 6,
@@ -947,11 +947,12 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
    histogram's sum must be one its buckets can hold, and it holds at most 2^63 values and tokens;
    prompt sums are those of steady samples of their phase (no more of them than there are, unless
    samples were dropped); a truncated request lost an event, and the dropped request events hold
-   the refused and the lost ones. On malformed or contradictory input returns EPARSE, writes "name:line: what is wrong" into err (err
-   may be NULL; name NULL reads "(trace)"; every byte a terminal would not show as text escaped as
-   \xHH), and leaves c as it was. Samples past the capacity are counted as dropped, unless c grows
-   (config.grow: the samples, histograms and request tables are enlarged as the trace needs). A
-   bounded phase's steady samples go to its histogram (its first and its warmup samples stay exact).
+   the refused and the lost ones. On malformed or contradictory input returns EPARSE, writes
+   "name:line: what is wrong" into err (err may be NULL; name NULL reads "(trace)"; every byte a
+   terminal would not show as text escaped as \xHH), and leaves c as it was. Samples past the capacity
+   are counted as dropped, unless c grows (config.grow: the samples, histograms and request tables are
+   enlarged as the trace needs). A bounded phase's steady samples go to its histogram (its first and
+   its warmup samples stay exact).
    One pass over the input in 1 MiB blocks (a pipe works), plus 1 MiB of buffer while reading.
    EINVAL (c or in NULL), ENOMEM, EIO (read error; c as it was). A "# hist:" line needs a free
    histogram slot (config.hist_slots) unless its phase is bounded already or c grows. */
@@ -1301,7 +1302,8 @@ static void ttft_tpot__ci95_far(uint64_t n, unsigned p, uint64_t *lo, uint64_t *
     whole = ttft_tpot__div128(ttft_tpot__mul(n, p), 100, &rem); /* n p / 100 = whole + rem / 100 */
     for (side = -1; side <= 1; side += 2) {
         double zz = side * z;
-        w = zz + (zz * zz - 1) * g1 / 6 + (zz * zz * zz - 3 * zz) * g2 / 24 - (2 * zz * zz * zz - 5 * zz) * g1 * g1 / 36;
+        double z3 = zz * zz * zz;
+        w = zz + (zz * zz - 1) * g1 / 6 + (z3 - 3 * zz) * g2 / 24 - (2 * z3 - 5 * zz) * g1 * g1 / 36;
         x = (double)rem / 100 + sd * w - 0.5; /* F(k) reaches the point at k = whole + x: |x| < 2^40 */
         t = (int64_t)x;                       /* toward 0; then the floor for lo, the ceiling for hi */
         t += side < 0 ? -(x < (double)t) : (x > (double)t);
@@ -5923,8 +5925,8 @@ static int ttft_tpot__sample_phase(ttft_tpot__reader *r, unsigned long line, int
 
 /* A steady sample of a bounded phase, into the phase's pending histogram (its first sample is kept
    exact, as recording would): 1 taken, 0 not (the first), EPARSE (the histogram would pass
-   TTFT_TPOT__HIST_MAX values or tokens) or ENOMEM. outgrow: the phase outgrew the storage instead, which takes a histogram
-   slot when it has none (0: no slot is left). */
+   TTFT_TPOT__HIST_MAX values or tokens) or ENOMEM. outgrow: the phase outgrew the storage instead,
+   which takes a histogram slot when it has none (0: no slot is left). */
 static int ttft_tpot__read_bounded(ttft_tpot__reader *r, unsigned long line, int id, uint64_t dur, uint64_t tokens,
                                    int outgrow)
 {
@@ -6104,8 +6106,8 @@ static int ttft_tpot__check_prompts(ttft_tpot__reader *r)
         if (ttft_tpot__prompt_ok(&s, n, ns, dropped < c->store.dropped ? UINT64_MAX : dropped))
             continue;
         if (n > s.n)
-            snprintf(what, sizeof what, "# prompt: %llu prefills carry prompt tokens, more than the %llu steady samples "
-                     "of %s", (unsigned long long)n, (unsigned long long)s.n, c->phase.slots[p].name);
+            snprintf(what, sizeof what, "# prompt: %llu prefills carry prompt tokens, more than the %llu steady "
+                     "samples of %s", (unsigned long long)n, (unsigned long long)s.n, c->phase.slots[p].name);
         else
             snprintf(what, sizeof what, "# prompt: %llu ns is not the time of %llu steady samples of %s (each %llu to "
                      "%llu ns)", (unsigned long long)ns, (unsigned long long)n, c->phase.slots[p].name,
@@ -6121,7 +6123,8 @@ static int ttft_tpot__check_prompts(ttft_tpot__reader *r)
    prompt sums are those of the samples. OK, ENOMEM, or EPARSE at the directive's line. */
 static int ttft_tpot__read_check(ttft_tpot__reader *r)
 {
-    const uint64_t *k = r->counts, lost = k[TTFT_TPOT__COUNT_events_lost], refused = k[TTFT_TPOT__COUNT_requests_refused];
+    const uint64_t *k = r->counts, lost = k[TTFT_TPOT__COUNT_events_lost];
+    const uint64_t refused = k[TTFT_TPOT__COUNT_requests_refused];
     char what[160];
     if (r->truncated > lost) {
         snprintf(what, sizeof what, "# truncated: %llu truncated requests, more than the %llu events the trace lost "
@@ -6129,8 +6132,9 @@ static int ttft_tpot__read_check(ttft_tpot__reader *r)
         return ttft_tpot__fail(r, r->truncated_line, what, NULL);
     }
     if (lost > k[TTFT_TPOT__COUNT_requests_dropped] || refused > k[TTFT_TPOT__COUNT_requests_dropped] - lost) {
-        snprintf(what, sizeof what, "# counts: requests_dropped=%llu is less than events_lost + requests_refused (%.0f)",
-                 (unsigned long long)k[TTFT_TPOT__COUNT_requests_dropped], (double)lost + (double)refused);
+        snprintf(what, sizeof what, "# counts: requests_dropped=%llu is less than events_lost + "
+                 "requests_refused (%.0f)", (unsigned long long)k[TTFT_TPOT__COUNT_requests_dropped],
+                 (double)lost + (double)refused);
         return ttft_tpot__fail(r, r->counts_line, what, NULL);
     }
     return r->prompt ? ttft_tpot__check_prompts(r) : TTFT_TPOT_OK;

@@ -21,7 +21,8 @@ for c in ${CASES:-text json prometheus chrome trace_write trace_read html compar
   b=$(count "$c" $((10 * n)))
   awk -v c="$c" -v a="$a" -v b="$b" -v n="$n" 'BEGIN {
     r = b / a
-    printf "%-12s %12.0f instructions at N=%d, %13.0f at 10 N: %5.2fx%s\n", c, a, n, b, r, (r > 15 ? "  NOT LINEAR" : "")
+    printf "%-12s %12.0f instructions at N=%d, %13.0f at 10 N: %5.2fx%s\n", c, a, n, b, r,
+           (r > 15 ? "  NOT LINEAR" : "")
     exit (r > 15) }' || status=1
 done
 exit $status

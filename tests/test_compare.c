@@ -198,7 +198,8 @@ static void compare_rows_say_what_they_can(void **state)
     fclose(f);
     f = fopen("cmp_tied_b.csv", "w");
     assert_non_null(f);
-    fputs("phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,2000,0,0\nk,kernel,0,2000,0,0\nk,kernel,0,2000,0,0\n", f);
+    fputs("phase,role,start_ns,dur_ns,tokens,warmup\n"
+          "k,kernel,0,2000,0,0\nk,kernel,0,2000,0,0\nk,kernel,0,2000,0,0\n", f);
     for (i = 0; i < 20; i++)
         fprintf(f, "d,decode,0,%d,1,0\n", 2000000 + i);
     fclose(f);
