@@ -3193,7 +3193,7 @@ TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start
         return !p ? TTFT_TPOT_EPHASE : p->role != TTFT_TPOT_ROLE_PREFILL ? TTFT_TPOT_EROLE : TTFT_TPOT_EINVAL;
     }
     warm = p->fresh | c->warm_all | new_shape;
-    rc = ttft_tpot__push_slow(c, phase, start, dur, tokens, new_shape);
+    rc = ttft_tpot__push(c, phase, start, dur, tokens, new_shape); /* a bounded phase's steady: its histogram */
     if (rc == TTFT_TPOT_OK && !warm) { /* kept and steady: its prompt counts toward the rate */
         p->prompt[0]++;
         p->prompt[1] += prompt;
@@ -3240,13 +3240,9 @@ static int ttft_tpot__ms_to_ns(double ms, uint64_t *ns)
         return TTFT_TPOT_ERANGE;
     m |= e ? (uint64_t)1 << 52 : 0; /* normal: the hidden bit; subnormal: the exponent of e = 1 */
     e = (e ? e : 1) - 1075;          /* ms = m * 2^e */
+    if (e >= 0) /* 2^52 ms or more: past 2^64 ns */
+        return TTFT_TPOT_ERANGE;
     v = ttft_tpot__mul(m, 1000000u); /* below 2^73 */
-    if (e >= 0) { /* a whole number of ms: it fits only when the shift loses no bit */
-        if (v.hi || (v.lo && (e >= 64 || v.lo >> (63 - e) >> 1)))
-            return TTFT_TPOT_ERANGE;
-        *ns = v.lo << e;
-        return TTFT_TPOT_OK;
-    }
     if (-e > 73) { /* below half a ns */
         *ns = 0;
         return TTFT_TPOT_OK;

@@ -231,6 +231,31 @@ static void prompt_tokens_give_the_prefill_rate(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Prompt tokens of a bounded prefill phase: its steady samples are in its histogram, and the trace's
+   prompt sums are checked against it. 200, 300 and 100 ms steady prefills with 400, 600 and 100 prompt
+   tokens: 1100 / 0.6 s = 1833.3 tok/s, live and from the trace. */
+static void prompt_tokens_of_a_bounded_prefill(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    int pre;
+    (void)state;
+    cfg.bounded = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 900 * MS, 1, 100), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 200 * MS, 1, 400), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 300 * MS, 1, 600), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 100 * MS, 1, 100), TTFT_TPOT_OK);
+    json_of(&c, &doc);
+    assert_near(num_at(&doc, "prefill.tok_s"), 1100 / 0.6, 1e-9);
+    assert_true(is_bool_at(&doc, "ttft.steady.approximate", 1));
+    jc_free(&doc);
+    trace_keeps_the_report(&c, &cfg);
+    ttft_tpot_free(&c);
+}
+
 /* A merge into a full collector drops samples that carried prompt tokens; their sums stay (the rate
    is still theirs), and the report never counts fewer than none without a prompt. dst (capacity 1,
    max_phases 2, one histogram slot) has a kernel phase that took the slot; of src's prefills its
@@ -628,6 +653,7 @@ int main(void)
         cmocka_unit_test(default_storage_drops_nothing),
         cmocka_unit_test(prompt_tokens_give_the_prefill_rate),
         cmocka_unit_test(merge_that_drops_prompts),
+        cmocka_unit_test(prompt_tokens_of_a_bounded_prefill),
         cmocka_unit_test(shape_rows_split_a_phase),
         cmocka_unit_test(queue_time_splits_ttft),
         cmocka_unit_test(schedule_lines_are_checked),

@@ -834,6 +834,27 @@ static void empty_run_ends_in_its_trace(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A refused trace leaves the open run open: the read ended it before the trace's samples, and the
+   refusal undoes that too. */
+static void refused_trace_leaves_the_run_open(void **state)
+{
+    ttft_tpot c;
+    char err[256];
+    size_t first, end;
+    int d;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
+    ttft_tpot_run_begin(&c);
+    ttft_tpot_record(&c, d, MS, 1);
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,x,1,0\n", "t", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
+    ttft_tpot_record(&c, d, 2 * MS, 1);
+    assert_int_equal(ttft_tpot_run_at(&c, 0, &first, &end), TTFT_TPOT_OK);
+    assert_true(first == 0 && end == 2);
+    ttft_tpot_free(&c);
+}
+
 /* A merge places src's runs where src's samples land in dst, after dst's own: never inverted, and dst's
    run ends where src's samples begin. dst (capacity 4, a reserve of 4 for warmup samples) holds 6
    warmup samples, then a run with the first call of d (in the reserve, at 6). src: a run of a first
@@ -937,6 +958,7 @@ int main(void)
         cmocka_unit_test(percentile_intervals_at_any_n),
         cmocka_unit_test(runs_belong_to_their_trace),
         cmocka_unit_test(empty_run_ends_in_its_trace),
+        cmocka_unit_test(refused_trace_leaves_the_run_open),
         cmocka_unit_test(merge_places_runs_where_samples_land),
         cmocka_unit_test(no_false_zeros),
         cmocka_unit_test(steady_state_measured),

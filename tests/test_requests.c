@@ -248,6 +248,21 @@ static void trace_names_the_recording_limits(void **state)
     free(trace);
     cfg.max_requests = 64; /* a reader with other limits */
     trace_keeps_the_report(&c, &cfg);
+    { /* a merge carries them on: the limits of the collector that met the loss */
+        ttft_tpot b, d;
+        char err[256];
+        trace = capture(&c, ttft_tpot_trace_write);
+        assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+        assert_int_equal(trace_str(&b, trace, "t", err, sizeof err), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_init(&d, &cfg), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_merge(&d, &b), TTFT_TPOT_OK);
+        text = capture(&d, ttft_tpot_report);
+        assert_non_null(strstr(text, "(config.max_requests 0, max_request_events 0; 1 submits refused)"));
+        free(text);
+        free(trace);
+        ttft_tpot_free(&d);
+        ttft_tpot_free(&b);
+    }
     ttft_tpot_free(&c);
 }
 

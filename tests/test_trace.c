@@ -295,6 +295,24 @@ static void directives_are_checked_against_their_trace(void **state)
         assert_string_equal(before, after);
         free(after);
     }
+    /* once samples were dropped, prompt sums may be those of dropped samples: their time is not checked */
+    assert_int_equal(trace_str(&c, P "# prompt: 2,300,99,p\n# counts: dropped=1\n", "t", err, sizeof err), TTFT_TPOT_OK);
+    after = capture(&c, ttft_tpot_report_json);
+    assert_string_not_equal(before, after);
+    free(after);
+    ttft_tpot_free(&c);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 5, 1);
+    /* a row of a bounded phase whose histogram holds 2^63 values: one more is refused at its line */
+    assert_int_equal(trace_str(&c, H "b,decode,0,5,1,1\n# hist: decode,0,5,5,2,9223372036854775808,5:9223372036854775808,b\n",
+                               "t", err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, H "b,decode,0,5,1,0\n", "u", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "u:2: more than 2^63 samples or tokens in the phase's histogram: b");
+    ttft_tpot_free(&c);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 5, 1);
+    free(before);
+    before = capture(&c, ttft_tpot_report_json);
     /* what the writer writes passes: the same lines, consistent */
     assert_int_equal(trace_str(&c, P "# prompt: 2,200,14,p\n"
                                      "# hist: decode,0,1000,1000,0,1000000000000,317:1000000000,d\n"
