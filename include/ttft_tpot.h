@@ -23,9 +23,10 @@
 
    SECTIONS
      Each heading stands twice, in the same order: over the declarations and over the implementation
-     (search "---- Requests" to find both): Errors · Clock · Statistics (exact and bounded) · Phases
-     and warmup · Requests · Collector and config · Recording · Report model · Writers (text, JSON,
-     Prometheus, Chrome trace) · Trace I/O. Each section uses only those above it.
+     (search "---- Requests" to find both): Errors · Clock · Names, hashing and numbers · Statistics
+     (exact and bounded) · Phases and warmup · Requests · Storage · Collector and config · Recording ·
+     Report model · Writers (text, JSON, Prometheus, Chrome trace) · Trace I/O. Each section uses only
+     those above it. Writers and Trace I/O have sub-headings ("-- Writers: the JSON report").
 
    COMPILE-TIME OPTIONS (define before the #include that they should affect)
      TTFT_TPOT_IMPLEMENTATION   in one file: emit the function bodies there.
@@ -213,6 +214,12 @@ TTFT_TPOT_DEF uint64_t ttft_tpot_now(void);
    ns (0: not measured, as for a replacement clock). NULL c: "" and 0. */
 TTFT_TPOT_DEF const char *ttft_tpot_clock_name(const ttft_tpot *c);
 TTFT_TPOT_DEF uint64_t ttft_tpot_clock_read_ns(const ttft_tpot *c);
+
+/* ---- Names, hashing and numbers -------------------------------------------------------------- */
+
+/* Implementation only: the name rule that phase names and request ids follow (ttft_tpot_phase),
+   the keyed SipHash-1-3 their indexes use (HASHING, above), and the exact integer arithmetic
+   (128-bit products and quotients, ms to ns, plain decimals) the sections below share. */
 
 /* ---- Statistics (exact and bounded) ---------------------------------------------------------- */
 
@@ -506,6 +513,45 @@ enum { TTFT_TPOT_VALUES_TTFT, TTFT_TPOT_VALUES_E2E, TTFT_TPOT_VALUES_TPOT, TTFT_
        TTFT_TPOT_VALUES_QUEUE, TTFT_TPOT_VALUES_PREFILL };
 TTFT_TPOT_DEF int ttft_tpot_request_values(const ttft_tpot *c, int which, uint64_t *out, size_t cap, size_t *n);
 
+/* ---- Storage --------------------------------------------------------------------------------- */
+
+/* One stored sample: 16 bytes. */
+typedef struct ttft_tpot_sample {
+    uint64_t dur_ns;
+    uint32_t tokens;
+    uint16_t phase;
+    uint16_t warmup; /* 1 when flagged warmup */
+} ttft_tpot_sample;
+
+/* The sample store: every stored sample in call order, and what did not fit. */
+typedef struct ttft_tpot__store {
+    ttft_tpot_sample *samples;
+    uint64_t *starts; /* NULL unless config.timeline */
+    size_t n, capacity;
+    size_t reserve;   /* slots past the capacity that only warmup samples take (max_phases + max_shapes) */
+    uint64_t dropped; /* samples not kept: storage full, and no histogram to go on in */
+    uint64_t outgrown; /* phases that went on in a histogram when the storage was full */
+} ttft_tpot__store;
+
+/* Write sample i of the store: the one place a sample is written (its start time, when kept, is the
+   caller's: the inline path never has one). */
+static inline void ttft_tpot__store_put(ttft_tpot__store *st, size_t i, int phase, uint64_t dur, uint32_t tokens,
+                                        int warm)
+{
+    ttft_tpot_sample *s = &st->samples[i];
+    s->dur_ns = dur;
+    s->tokens = tokens;
+    s->phase = (uint16_t)phase;
+    s->warmup = (uint16_t)warm;
+}
+
+/* The i-th stored sample, in call order (0 .. counts.samples - 1), and its start time when start_ns
+   is not NULL (0 without config.timeline). OK; EINVAL (c or out NULL, or no such sample). */
+TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns);
+
+/* Run r (0 .. counts.runs - 1): its stored samples are [*first, *end). OK; EINVAL (NULL, no such run). */
+TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first, size_t *end);
+
 /* ---- Collector and config -------------------------------------------------------------------- */
 
 typedef struct ttft_tpot_config {
@@ -528,24 +574,6 @@ typedef struct ttft_tpot_config {
     int grow;                 /* nonzero: ttft_tpot_trace_read enlarges the samples, histograms and
                                  request tables a trace needs (allocating); recording never does */
 } ttft_tpot_config;
-
-/* One stored sample: 16 bytes. */
-typedef struct ttft_tpot_sample {
-    uint64_t dur_ns;
-    uint32_t tokens;
-    uint16_t phase;
-    uint16_t warmup; /* 1 when flagged warmup */
-} ttft_tpot_sample;
-
-/* The sample store: every stored sample in call order, and what did not fit. */
-typedef struct ttft_tpot__store {
-    ttft_tpot_sample *samples;
-    uint64_t *starts; /* NULL unless config.timeline */
-    size_t n, capacity;
-    size_t reserve;   /* slots past the capacity that only warmup samples take (max_phases + max_shapes) */
-    uint64_t dropped; /* samples not kept: storage full, and no histogram to go on in */
-    uint64_t outgrown; /* phases that went on in a histogram when the storage was full */
-} ttft_tpot__store;
 
 /* The collector. Fields are visible so the record path can be inlined; read them through functions. */
 struct ttft_tpot {
@@ -625,10 +653,6 @@ typedef struct ttft_tpot_counts {
 /* c's counts (all 0 for NULL or a zeroed collector). */
 TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c);
 
-/* The i-th stored sample, in call order (0 .. counts.samples - 1), and its start time when start_ns
-   is not NULL (0 without config.timeline). OK; EINVAL (c or out NULL, or no such sample). */
-TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns);
-
 /* Turn recording on (nonzero) or off. Off: spans record nothing and read no clock. NULL: nothing. */
 TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on);
 
@@ -640,9 +664,6 @@ TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on);
    disabled: nothing is marked); EINVAL (c NULL); EFULL (TTFT_TPOT_MAX_RUNS runs already: not marked,
    counted in runs_dropped, its samples join the last run while it has not ended). */
 TTFT_TPOT_DEF int ttft_tpot_run_begin(ttft_tpot *c);
-
-/* Run r (0 .. counts.runs - 1): its stored samples are [*first, *end). OK; EINVAL (NULL, no such run). */
-TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first, size_t *end);
 
 /* ---- Recording ------------------------------------------------------------------------------- */
 
@@ -656,18 +677,6 @@ typedef struct ttft_tpot_span {
 } ttft_tpot_span;
 
 #define TTFT_TPOT__DEFAULT_TOKENS ((uint64_t)1 << 32) /* push: use the phase's default count */
-
-/* Write sample i of the store: the one place a sample is written (its start time, when kept, is the
-   caller's: the inline path never has one). */
-static inline void ttft_tpot__store_put(ttft_tpot__store *st, size_t i, int phase, uint64_t dur, uint32_t tokens,
-                                        int warm)
-{
-    ttft_tpot_sample *s = &st->samples[i];
-    s->dur_ns = dur;
-    s->tokens = tokens;
-    s->phase = (uint16_t)phase;
-    s->warmup = (uint16_t)warm;
-}
 
 /* Everything the inline path leaves: unknown phases, a phase's first call, full storage, start
    times, warmup samples of bounded phases. */
@@ -894,12 +903,16 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
 
 #ifndef TTFT_TPOT_NO_STDIO
 
+/* -- Writers: the text and JSON reports -------------------------------------------------------- */
+
 /* The text report and the JSON report (schema ttft_tpot/v1). Every figure is computed before the first
    byte is written: ENOMEM writes nothing. EINVAL (NULL: nothing written), EIO (the stream reports a
    write error: what reached it is unspecified). An empty collector prints n/a (text) and nulls
    (JSON); a figure that cannot be computed is n/a with the reason, never 0. */
 TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out);
 TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out);
+
+/* -- Writers: Prometheus ----------------------------------------------------------------------- */
 
 /* Prometheus text exposition (format 0.0.4, OpenMetrics-compatible) of the measured requests:
    histograms of TTFT, TPOT, ITL and E2E latency and counters of requests and generation tokens.
@@ -911,6 +924,8 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out);
    EINVAL (c or out NULL, prefix not [a-zA-Z_:][a-zA-Z0-9_:]*, labels otherwise: nothing written),
    ENOMEM (nothing written), EIO. The bucket bounds are in the README. */
 TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels);
+
+/* -- Writers: the Chrome trace ----------------------------------------------------------------- */
 
 /* Every stored sample as a Chrome / Perfetto trace (Trace Event Format JSON): one complete event
    ("ph":"X") per sample, ts and dur in microseconds to the nanosecond, the phase name as the event
@@ -1103,7 +1118,7 @@ static uint64_t ttft_tpot__clock_cost(void)
     return t[127] ? t[127] : 1;
 }
 
-/* ---- Statistics (exact and bounded) ---------------------------------------------------------- */
+/* ---- Names, hashing and numbers -------------------------------------------------------------- */
 
 /* Whether v is finite, from its bits: a comparison such as v == v is what -ffinite-math-only lets a
    compiler fold away (and other compilers than gcc and clang ignore the pragmas above). */
@@ -1132,7 +1147,6 @@ static ttft_tpot__u128 ttft_tpot__mul(uint64_t a, uint64_t b)
     return r;
 }
 
-
 /* v / d for a quotient below 2^64 and 0 < d < 2^32, in 32-bit digits: the quotient, and the
    remainder in *rem. */
 static uint64_t ttft_tpot__div128(ttft_tpot__u128 v, uint32_t d, uint64_t *rem)
@@ -1149,6 +1163,19 @@ static uint64_t ttft_tpot__div128(ttft_tpot__u128 v, uint32_t d, uint64_t *rem)
     return q;
 }
 
+/* v >> s for 1 <= s <= 127, rounded half up (the last bit shifted out is added): OK, or ERANGE when the
+   result takes more than 64 bits. */
+static int ttft_tpot__shr_round(ttft_tpot__u128 v, unsigned s, uint64_t *out)
+{
+    uint64_t half = s <= 64 ? v.lo >> (s - 1) & 1u : v.hi >> (s - 65) & 1u, q_hi, q_lo;
+    q_lo = s < 64 ? v.lo >> s | v.hi << (64 - s) : v.hi >> (s - 64);
+    q_hi = s < 64 ? v.hi >> s : 0;
+    q_lo += half;
+    q_hi += q_lo < half;
+    *out = q_lo;
+    return q_hi ? TTFT_TPOT_ERANGE : TTFT_TPOT_OK;
+}
+
 /* sqrt(v) for v >= 0 (0 for anything else), without libm: Newton's iteration from a power of two above it. */
 static double ttft_tpot__sqrt(double v)
 {
@@ -1162,6 +1189,180 @@ static double ttft_tpot__sqrt(double v)
         x = 0.5 * (x + v / x);
     return x;
 }
+
+/* A plain decimal at s, digits with at most `places` of them after a '.', read as an integer scaled
+   by 10^places ("1.5" with 6 places: 1500000): no sign, exponent, hex, inf or nan, and no locale.
+   Returns the characters read, 0 when s does not start with one or it passes UINT64_MAX. */
+static size_t ttft_tpot__decimal(const char *s, unsigned places, uint64_t *out)
+{
+    size_t i = 0;
+    unsigned frac = 0;
+    int dot = 0;
+    uint64_t v = 0;
+    for (;; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (s[i] == '.' && !dot && i > 0) {
+            dot = 1;
+            continue;
+        }
+        if (s[i] < '0' || s[i] > '9')
+            break;
+        if ((dot && ++frac > places) || v > (UINT64_MAX - d) / 10)
+            return 0;
+        v = v * 10 + d;
+    }
+    if (i == 0 || s[i - 1] == '.')
+        return 0;
+    for (; frac < places; frac++) {
+        if (v > UINT64_MAX / 10)
+            return 0;
+        v *= 10;
+    }
+    *out = v;
+    return i;
+}
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one; its code point in *out. */
+static size_t ttft_tpot__utf8_cp(const unsigned char *s, size_t avail, uint32_t *out)
+{
+    size_t len, i;
+    uint32_t cp;
+    *out = s[0];
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        len = 2;
+        cp = s[0] & 0x1Fu;
+    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        len = 3;
+        cp = s[0] & 0x0Fu;
+    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        len = 4;
+        cp = s[0] & 0x07u;
+    } else {
+        return 0;
+    }
+    if (avail < len)
+        return 0;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3Fu);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    *out = cp;
+    return len;
+}
+
+/* Length of the character at s when a terminal shows it as text, else 0: valid UTF-8 that is not a
+   C0 or C1 control (C1 U+0080-U+009F holds CSI, U+009B), DEL, or a bidirectional override or isolate
+   (U+202A-U+202E, U+2066-U+2069: they reorder what follows on the line). */
+static size_t ttft_tpot__printable(const unsigned char *s, size_t avail)
+{
+    uint32_t cp;
+    size_t k = ttft_tpot__utf8_cp(s, avail, &cp);
+    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
+        return 0;
+    return k;
+}
+
+/* A phase name or request id: 1..NAME_MAX-1 bytes of printable UTF-8 (ttft_tpot__printable). */
+static int ttft_tpot__name_ok(const char *name, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)name;
+    size_t i = 0, k;
+    if (len == 0 || len >= TTFT_TPOT_NAME_MAX)
+        return 0;
+    for (; i < len; i += k)
+        if ((k = ttft_tpot__printable(s + i, len - i)) == 0)
+            return 0;
+    return 1;
+}
+
+/* SipHash-1-3 (Aumasson and Bernstein) of s under key k: names and request ids may come from
+   clients, so their indexes are keyed; without the key, colliding names cannot be crafted. rounds:
+   c compression and d finalisation rounds (1 and 3 here; the tests check 2-4 against the paper). */
+#define TTFT_TPOT__ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+static void ttft_tpot__sipround(uint64_t *v, int rounds)
+{
+    for (; rounds > 0; rounds--) {
+        v[0] += v[1], v[1] = TTFT_TPOT__ROTL(v[1], 13), v[1] ^= v[0], v[0] = TTFT_TPOT__ROTL(v[0], 32);
+        v[2] += v[3], v[3] = TTFT_TPOT__ROTL(v[3], 16), v[3] ^= v[2];
+        v[0] += v[3], v[3] = TTFT_TPOT__ROTL(v[3], 21), v[3] ^= v[0];
+        v[2] += v[1], v[1] = TTFT_TPOT__ROTL(v[1], 17), v[1] ^= v[2], v[2] = TTFT_TPOT__ROTL(v[2], 32);
+    }
+}
+
+static uint64_t ttft_tpot__siphash(const uint64_t *k, const void *s, size_t len, int c_rounds, int d_rounds)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    uint64_t v[4], m;
+    size_t i, j;
+    v[0] = k[0] ^ 0x736f6d6570736575ull;
+    v[1] = k[1] ^ 0x646f72616e646f6dull;
+    v[2] = k[0] ^ 0x6c7967656e657261ull;
+    v[3] = k[1] ^ 0x7465646279746573ull;
+    for (i = 0; i <= len; i += 8) { /* whole words, then the last one with the length in its top byte */
+        m = i + 8 <= len ? 0 : (uint64_t)len << 56;
+        for (j = 0; j < 8 && i + j < len; j++)
+            m |= (uint64_t)p[i + j] << (8 * j); /* little-endian on every host */
+        v[3] ^= m;
+        ttft_tpot__sipround(v, c_rounds);
+        v[0] ^= m;
+        if (i + 8 > len)
+            break; /* that was the last word */
+    }
+    v[2] ^= 0xff;
+    ttft_tpot__sipround(v, d_rounds);
+    return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+/* SipHash-1-3 of the 16 bytes of a and b, little-endian, taken as words: a shape key and its phase. */
+static uint64_t ttft_tpot__siphash_pair(const uint64_t *k, uint64_t a, uint64_t b)
+{
+    const uint64_t m[3] = {a, b, (uint64_t)16 << 56}; /* the last word: the length */
+    uint64_t v[4];
+    int i;
+    v[0] = k[0] ^ 0x736f6d6570736575ull;
+    v[1] = k[1] ^ 0x646f72616e646f6dull;
+    v[2] = k[0] ^ 0x6c7967656e657261ull;
+    v[3] = k[1] ^ 0x7465646279746573ull;
+    for (i = 0; i < 3; i++) {
+        v[3] ^= m[i];
+        ttft_tpot__sipround(v, 1);
+        v[0] ^= m[i];
+    }
+    v[2] ^= 0xff;
+    ttft_tpot__sipround(v, 3);
+    return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+#undef TTFT_TPOT__ROTL
+
+
+static uint32_t ttft_tpot__hash(const ttft_tpot *c, const char *s, size_t len)
+{
+    return (uint32_t)ttft_tpot__siphash(c->key, s, len, 1, 3);
+}
+
+/* Where name sits in an index of mask + 1 slots (entry + 1 each, 0 empty) over a table of names
+   (stride bytes apart): its slot, or the empty slot that ends its probe. The index is at most half
+   full, so a probe ends; under a secret key it takes 1.5 slots on average (README: Hashing). */
+static uint32_t ttft_tpot__probe(const ttft_tpot *c, const uint32_t *index, uint32_t mask, const char *names,
+                                 size_t stride, const char *name, size_t len)
+{
+    uint32_t i = ttft_tpot__hash(c, name, len) & mask;
+    for (; index[i]; i = (i + 1) & mask) {
+        const char *have = names + (size_t)(index[i] - 1) * stride;
+        if (memcmp(have, name, len) == 0 && have[len] == '\0')
+            break;
+    }
+    return i;
+}
+
+/* ---- Statistics (exact and bounded) ---------------------------------------------------------- */
+
 
 static void ttft_tpot__hist_reset(ttft_tpot_hist *h)
 {
@@ -1804,144 +2005,6 @@ TTFT_TPOT_DEF int ttft_tpot_phase_role(const ttft_tpot *c, int phase)
     return phase >= 0 && (unsigned)phase < c->phase.n ? c->phase.slots[phase].role : TTFT_TPOT_EPHASE;
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one; its code point in *out. */
-static size_t ttft_tpot__utf8_cp(const unsigned char *s, size_t avail, uint32_t *out)
-{
-    size_t len, i;
-    uint32_t cp;
-    *out = s[0];
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF) {
-        len = 2;
-        cp = s[0] & 0x1Fu;
-    } else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
-        len = 3;
-        cp = s[0] & 0x0Fu;
-    } else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
-        len = 4;
-        cp = s[0] & 0x07u;
-    } else {
-        return 0;
-    }
-    if (avail < len)
-        return 0;
-    for (i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3Fu);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    *out = cp;
-    return len;
-}
-
-/* Length of the character at s when a terminal shows it as text, else 0: valid UTF-8 that is not a
-   C0 or C1 control (C1 U+0080-U+009F holds CSI, U+009B), DEL, or a bidirectional override or isolate
-   (U+202A-U+202E, U+2066-U+2069: they reorder what follows on the line). */
-static size_t ttft_tpot__printable(const unsigned char *s, size_t avail)
-{
-    uint32_t cp;
-    size_t k = ttft_tpot__utf8_cp(s, avail, &cp);
-    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
-        return 0;
-    return k;
-}
-
-/* A phase name or request id: 1..NAME_MAX-1 bytes of printable UTF-8 (ttft_tpot__printable). */
-static int ttft_tpot__name_ok(const char *name, size_t len)
-{
-    const unsigned char *s = (const unsigned char *)name;
-    size_t i = 0, k;
-    if (len == 0 || len >= TTFT_TPOT_NAME_MAX)
-        return 0;
-    for (; i < len; i += k)
-        if ((k = ttft_tpot__printable(s + i, len - i)) == 0)
-            return 0;
-    return 1;
-}
-
-/* SipHash-1-3 (Aumasson and Bernstein) of s under key k: names and request ids may come from
-   clients, so their indexes are keyed; without the key, colliding names cannot be crafted. rounds:
-   c compression and d finalisation rounds (1 and 3 here; the tests check 2-4 against the paper). */
-#define TTFT_TPOT__ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
-static void ttft_tpot__sipround(uint64_t *v, int rounds)
-{
-    for (; rounds > 0; rounds--) {
-        v[0] += v[1], v[1] = TTFT_TPOT__ROTL(v[1], 13), v[1] ^= v[0], v[0] = TTFT_TPOT__ROTL(v[0], 32);
-        v[2] += v[3], v[3] = TTFT_TPOT__ROTL(v[3], 16), v[3] ^= v[2];
-        v[0] += v[3], v[3] = TTFT_TPOT__ROTL(v[3], 21), v[3] ^= v[0];
-        v[2] += v[1], v[1] = TTFT_TPOT__ROTL(v[1], 17), v[1] ^= v[2], v[2] = TTFT_TPOT__ROTL(v[2], 32);
-    }
-}
-
-static uint64_t ttft_tpot__siphash(const uint64_t *k, const void *s, size_t len, int c_rounds, int d_rounds)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    uint64_t v[4], m;
-    size_t i, j;
-    v[0] = k[0] ^ 0x736f6d6570736575ull;
-    v[1] = k[1] ^ 0x646f72616e646f6dull;
-    v[2] = k[0] ^ 0x6c7967656e657261ull;
-    v[3] = k[1] ^ 0x7465646279746573ull;
-    for (i = 0; i <= len; i += 8) { /* whole words, then the last one with the length in its top byte */
-        m = i + 8 <= len ? 0 : (uint64_t)len << 56;
-        for (j = 0; j < 8 && i + j < len; j++)
-            m |= (uint64_t)p[i + j] << (8 * j); /* little-endian on every host */
-        v[3] ^= m;
-        ttft_tpot__sipround(v, c_rounds);
-        v[0] ^= m;
-        if (i + 8 > len)
-            break; /* that was the last word */
-    }
-    v[2] ^= 0xff;
-    ttft_tpot__sipround(v, d_rounds);
-    return v[0] ^ v[1] ^ v[2] ^ v[3];
-}
-
-/* SipHash-1-3 of the 16 bytes of a and b, little-endian, taken as words: a shape key and its phase. */
-static uint64_t ttft_tpot__siphash_pair(const uint64_t *k, uint64_t a, uint64_t b)
-{
-    const uint64_t m[3] = {a, b, (uint64_t)16 << 56}; /* the last word: the length */
-    uint64_t v[4];
-    int i;
-    v[0] = k[0] ^ 0x736f6d6570736575ull;
-    v[1] = k[1] ^ 0x646f72616e646f6dull;
-    v[2] = k[0] ^ 0x6c7967656e657261ull;
-    v[3] = k[1] ^ 0x7465646279746573ull;
-    for (i = 0; i < 3; i++) {
-        v[3] ^= m[i];
-        ttft_tpot__sipround(v, 1);
-        v[0] ^= m[i];
-    }
-    v[2] ^= 0xff;
-    ttft_tpot__sipround(v, 3);
-    return v[0] ^ v[1] ^ v[2] ^ v[3];
-}
-#undef TTFT_TPOT__ROTL
-
-static uint32_t ttft_tpot__hash(const ttft_tpot *c, const char *s, size_t len)
-{
-    return (uint32_t)ttft_tpot__siphash(c->key, s, len, 1, 3);
-}
-
-/* Where name sits in an index of mask + 1 slots (entry + 1 each, 0 empty) over a table of names
-   (stride bytes apart): its slot, or the empty slot that ends its probe. The index is at most half
-   full, so a probe ends; under a secret key it takes 1.5 slots on average (README: Hashing). */
-static uint32_t ttft_tpot__probe(const ttft_tpot *c, const uint32_t *index, uint32_t mask, const char *names,
-                                 size_t stride, const char *name, size_t len)
-{
-    uint32_t i = ttft_tpot__hash(c, name, len) & mask;
-    for (; index[i]; i = (i + 1) & mask) {
-        const char *have = names + (size_t)(index[i] - 1) * stride;
-        if (memcmp(have, name, len) == 0 && have[len] == '\0')
-            break;
-    }
-    return i;
-}
-
 static int ttft_tpot__lookup(const ttft_tpot *c, const char *name, size_t len)
 {
     uint32_t i = ttft_tpot__probe(c, c->phase.index, c->phase.mask, c->phase.slots[0].name,
@@ -2322,38 +2385,6 @@ TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo)
     return TTFT_TPOT_OK;
 }
 
-/* A plain decimal at s, digits with at most `places` of them after a '.', read as an integer scaled
-   by 10^places ("1.5" with 6 places: 1500000): no sign, exponent, hex, inf or nan, and no locale.
-   Returns the characters read, 0 when s does not start with one or it passes UINT64_MAX. */
-static size_t ttft_tpot__decimal(const char *s, unsigned places, uint64_t *out)
-{
-    size_t i = 0;
-    unsigned frac = 0;
-    int dot = 0;
-    uint64_t v = 0;
-    for (;; i++) {
-        unsigned d = (unsigned)(s[i] - '0');
-        if (s[i] == '.' && !dot && i > 0) {
-            dot = 1;
-            continue;
-        }
-        if (s[i] < '0' || s[i] > '9')
-            break;
-        if ((dot && ++frac > places) || v > (UINT64_MAX - d) / 10)
-            return 0;
-        v = v * 10 + d;
-    }
-    if (i == 0 || s[i - 1] == '.')
-        return 0;
-    for (; frac < places; frac++) {
-        if (v > UINT64_MAX / 10)
-            return 0;
-        v *= 10;
-    }
-    *out = v;
-    return i;
-}
-
 TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out)
 {
     static const char *const keys[3] = {"ttft=", "tpot=", "e2e="};
@@ -2595,7 +2626,7 @@ static void ttft_tpot__requests_merge(ttft_tpot *dst, const ttft_tpot *src)
     dst->req.events_lost += src->req.events_lost;
 }
 
-/* ---- Collector and config -------------------------------------------------------------------- */
+/* ---- Storage --------------------------------------------------------------------------------- */
 
 /* The sample store: sample i with its start time (i past n while a trace is being read). */
 static void ttft_tpot__store_put_timed(ttft_tpot__store *st, size_t i, int phase, uint64_t start, uint64_t dur,
@@ -2691,6 +2722,27 @@ static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const i
     dst->store.dropped += st->dropped;
     dst->store.outgrown += st->outgrown;
 }
+
+TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns)
+{
+    if (!c || !out || i >= c->store.n)
+        return TTFT_TPOT_EINVAL;
+    *out = c->store.samples[i];
+    if (start_ns)
+        *start_ns = c->store.starts ? c->store.starts[i] : 0;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first, size_t *end)
+{
+    if (!c || !first || !end || r >= c->runs)
+        return TTFT_TPOT_EINVAL;
+    *first = c->run_at[r];
+    *end = ttft_tpot__run_end(c, r);
+    return TTFT_TPOT_OK;
+}
+
+/* ---- Collector and config -------------------------------------------------------------------- */
 
 /* The smallest power of two >= 2n (open addressing stays under half full), at least 2. */
 static uint32_t ttft_tpot__table_size(unsigned n)
@@ -3128,16 +3180,6 @@ TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
     return k;
 }
 
-TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns)
-{
-    if (!c || !out || i >= c->store.n)
-        return TTFT_TPOT_EINVAL;
-    *out = c->store.samples[i];
-    if (start_ns)
-        *start_ns = c->store.starts ? c->store.starts[i] : 0;
-    return TTFT_TPOT_OK;
-}
-
 TTFT_TPOT_DEF int ttft_tpot_run_begin(ttft_tpot *c)
 {
     if (!c)
@@ -3145,15 +3187,6 @@ TTFT_TPOT_DEF int ttft_tpot_run_begin(ttft_tpot *c)
     if (!c->enabled)
         return TTFT_TPOT_OK;
     return ttft_tpot__run_mark(c, c->store.n);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first, size_t *end)
-{
-    if (!c || !first || !end || r >= c->runs)
-        return TTFT_TPOT_EINVAL;
-    *first = c->run_at[r];
-    *end = ttft_tpot__run_end(c, r);
-    return TTFT_TPOT_OK;
 }
 
 TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on)
@@ -3210,19 +3243,6 @@ TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_
     if (!c->enabled)
         return TTFT_TPOT_OK;
     return ttft_tpot__push_prompt(c, phase, 0, dur_ns, tokens, prompt_tokens, 0);
-}
-
-/* v >> s for 1 <= s <= 127, rounded half up (the last bit shifted out is added): OK, or ERANGE when the
-   result takes more than 64 bits. */
-static int ttft_tpot__shr_round(ttft_tpot__u128 v, unsigned s, uint64_t *out)
-{
-    uint64_t half = s <= 64 ? v.lo >> (s - 1) & 1u : v.hi >> (s - 65) & 1u, q_hi, q_lo;
-    q_lo = s < 64 ? v.lo >> s | v.hi << (64 - s) : v.hi >> (s - 64);
-    q_hi = s < 64 ? v.hi >> s : 0;
-    q_lo += half;
-    q_hi += q_lo < half;
-    *out = q_lo;
-    return q_hi ? TTFT_TPOT_ERANGE : TTFT_TPOT_OK;
 }
 
 /* ms to the ns, rounded half up, exactly: the double is m * 2^e (read from its bits, so no compiler
@@ -3765,6 +3785,8 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
 
 #ifndef TTFT_TPOT_NO_STDIO
 
+/* -- Writers: numbers, units and names as text ------------------------------------------------- */
+
 /* One double through printf, with '.' as the decimal point whatever LC_NUMERIC says: every output is
    locale-independent, the text report included (it is pasted and grepped). The locale's decimal
    point is the one run of bytes in the output that is not a digit, sign or exponent. */
@@ -3847,6 +3869,43 @@ static uint64_t ttft_tpot__limit(const ttft_tpot *c, int k)
     const uint64_t own[4] = {c->store.capacity, c->req.max, c->req.max_events, c->shape.max};
     return c->full_known >> k & 1u ? c->full_at[k] : own[k];
 }
+
+/* Compute every figure, then hand them to a writer: a report is whole, or (ENOMEM) not written. */
+static int ttft_tpot__render(const ttft_tpot *c, FILE *out,
+                             void (*write)(const ttft_tpot *, const ttft_tpot__figures *, FILE *))
+{
+    ttft_tpot__figures f;
+    int rc;
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    if ((rc = ttft_tpot__figures_of(c, &f, 1)) == TTFT_TPOT_OK) {
+        write(c, &f, out);
+        rc = ttft_tpot__finish(out);
+    }
+    ttft_tpot__figures_free(c, &f);
+    return rc;
+}
+
+/* Mean, sd (n - 1) and coefficient of variation of figure k over the runs that have it: how many. */
+static unsigned ttft_tpot__across_runs(const ttft_tpot__runs *rs, int k, double *mean, double *sd, double *cv)
+{
+    unsigned r, n = 0;
+    double sum = 0, ss = 0;
+    for (r = 0; r < rs->n; r++)
+        if (rs->has[k][r]) {
+            sum += rs->v[k][r];
+            n++;
+        }
+    *mean = n ? sum / n : 0;
+    for (r = 0; r < rs->n; r++)
+        if (rs->has[k][r])
+            ss += (rs->v[k][r] - *mean) * (rs->v[k][r] - *mean);
+    *sd = n > 1 ? ttft_tpot__sqrt(ss / (n - 1)) : 0;
+    *cv = n > 1 && *mean > 0 ? *sd / *mean : 0;
+    return n;
+}
+
+/* -- Writers: the text report ------------------------------------------------------------------ */
 
 /* "p50 / p90 / p99 ms" of a set, for the serving lines. */
 static void ttft_tpot__serving_line(FILE *out, const char *what, const ttft_tpot_stats *st, const char *span)
@@ -4175,25 +4234,6 @@ static void ttft_tpot__text_steady_states(const ttft_tpot *c, const ttft_tpot__f
     }
 }
 
-/* Mean, sd (n - 1) and coefficient of variation of figure k over the runs that have it: how many. */
-static unsigned ttft_tpot__across_runs(const ttft_tpot__runs *rs, int k, double *mean, double *sd, double *cv)
-{
-    unsigned r, n = 0;
-    double sum = 0, ss = 0;
-    for (r = 0; r < rs->n; r++)
-        if (rs->has[k][r]) {
-            sum += rs->v[k][r];
-            n++;
-        }
-    *mean = n ? sum / n : 0;
-    for (r = 0; r < rs->n; r++)
-        if (rs->has[k][r])
-            ss += (rs->v[k][r] - *mean) * (rs->v[k][r] - *mean);
-    *sd = n > 1 ? ttft_tpot__sqrt(ss / (n - 1)) : 0;
-    *cv = n > 1 && *mean > 0 ? *sd / *mean : 0;
-    return n;
-}
-
 /* Run figure k across n runs: "TPOT p50 3.22 +- 0.05 ms (CV 1.6%)", a duration in its mean's unit,
    the CV n/a where it is 0/0 (one run, or a mean of 0). */
 static void ttft_tpot__text_run_figure(FILE *out, const char *what, unsigned k, unsigned n, double mean, double sd,
@@ -4273,26 +4313,12 @@ static void ttft_tpot__text(const ttft_tpot *c, const ttft_tpot__figures *f, FIL
     ttft_tpot__text_rows(c, f, out);
 }
 
-/* Compute every figure, then hand them to a writer: a report is whole, or (ENOMEM) not written. */
-static int ttft_tpot__render(const ttft_tpot *c, FILE *out,
-                             void (*write)(const ttft_tpot *, const ttft_tpot__figures *, FILE *))
-{
-    ttft_tpot__figures f;
-    int rc;
-    if (!c || !out)
-        return TTFT_TPOT_EINVAL;
-    if ((rc = ttft_tpot__figures_of(c, &f, 1)) == TTFT_TPOT_OK) {
-        write(c, &f, out);
-        rc = ttft_tpot__finish(out);
-    }
-    ttft_tpot__figures_free(c, &f);
-    return rc;
-}
-
 TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
 {
     return ttft_tpot__render(c, out, ttft_tpot__text);
 }
+
+/* -- Writers: the JSON report ------------------------------------------------------------------ */
 
 /* A JSON string: quotes, backslashes and control bytes escaped, valid UTF-8 passed through,
    any other byte written as U+FFFD. */
@@ -4634,6 +4660,8 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
     return ttft_tpot__render(c, out, ttft_tpot__json);
 }
 
+/* -- Writers: Prometheus ----------------------------------------------------------------------- */
+
 /* Bucket upper bounds in seconds. TTFT and E2E: vLLM's. TPOT and ITL: vLLM's from 10 ms up, with
    finer buckets below it, where a fast decode step lands. */
 static const char *const ttft_tpot__le_ttft[] = {"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08", "0.1",
@@ -4836,6 +4864,8 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
     return ttft_tpot__finish(out);
 }
 
+/* -- Writers: the Chrome trace ----------------------------------------------------------------- */
+
 /* ns as microseconds with three decimals: exact. */
 static void ttft_tpot__us(FILE *out, uint64_t ns)
 {
@@ -4973,6 +5003,8 @@ typedef struct ttft_tpot__mark {
     uint64_t runs_dropped;
 } ttft_tpot__mark;
 
+/* -- Trace I/O: what a refused read undoes, and what a trace names ----------------------------- */
+
 static ttft_tpot__mark ttft_tpot__mark_of(const ttft_tpot *c)
 {
     ttft_tpot__mark m;
@@ -5055,6 +5087,8 @@ static void ttft_tpot__csv_name(FILE *out, const char *name)
     }
     fputc('"', out);
 }
+
+/* -- Trace I/O: writing ------------------------------------------------------------------------ */
 
 /* A bounded phase's histogram: "# hist: ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C I:C ...,NAME". */
 static void ttft_tpot__write_hist(FILE *out, const ttft_tpot__phase_slot *p)
@@ -5206,6 +5240,8 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
     ttft_tpot__write_directives(c, out, 0);
     return ttft_tpot__finish(out);
 }
+
+/* -- Trace I/O: the reader, its messages and numbers ------------------------------------------- */
 
 #define TTFT_TPOT__FIELD_MAX 256    /* longer than any valid field: a longer one is an error */
 #define TTFT_TPOT__LINE_MAX 131072  /* a directive line: a "# hist:" line of every bucket fits */
@@ -5370,6 +5406,8 @@ static int ttft_tpot__phase_id(ttft_tpot__reader *r, unsigned long line, const c
         return ttft_tpot__fail(r, line, "too many phases for this collector", NULL);
     return id;
 }
+
+/* -- Trace I/O: directives --------------------------------------------------------------------- */
 
 /* "# phase: ROLE,NAME": a phase as the collector had it, in the order it was registered. */
 static int ttft_tpot__read_phase_line(ttft_tpot__reader *r, unsigned long line, const char *p)
@@ -5664,6 +5702,8 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
                     : ttft_tpot__read_prompt(r, line, p);
 }
 
+/* -- Trace I/O: lines and fields --------------------------------------------------------------- */
+
 /* More input after buf[pos, end), which moves to the front of the block: 1 some was read, 0 the end
    of the input, EIO. */
 static int ttft_tpot__more(ttft_tpot__reader *r)
@@ -5866,6 +5906,8 @@ static int ttft_tpot__record(ttft_tpot__reader *r, unsigned long *line)
     }
 }
 
+/* -- Trace I/O: records ------------------------------------------------------------------------ */
+
 /* A request line of a trace, checked as the API checks it; the request keeps its warmup flag. A
    growing collector makes room first. */
 static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long line, int submit, uint64_t t,
@@ -6035,6 +6077,8 @@ static int ttft_tpot__read_header(ttft_tpot__reader *r)
             break;
     return i == 6 ? TTFT_TPOT_OK : ttft_tpot__fail(r, line, "missing header: expected ", ttft_tpot__header);
 }
+
+/* -- Trace I/O: the end of a read -------------------------------------------------------------- */
 
 /* The steady samples of phase p once the trace joins: the scan of its stored ones (n, sum, min, max),
    with its histogram's (the pending one, else its own). */
