@@ -66,30 +66,15 @@ int compare_run_values(const ttft_tpot *c, int m, compare_values *out)
     return TTFT_TPOT_OK;
 }
 
-/* The values of metric m (not a phase: phase_values) of c, in ms or tok/s, sorted, into *out: OK or
-   ENOMEM. A sample metric reads the stored samples; ITL and (with requests) E2E the requests. */
+/* The values of sample metric m (not a phase: phase_values) of c, in ms or tok/s, sorted, into *out:
+   OK or ENOMEM. */
 static int values_of(const ttft_tpot *c, int m, compare_values *out)
 {
-    ttft_tpot_counts k = ttft_tpot_counts_of(c);
-    size_t i, cap = k.samples, nreq = 0;
-    uint64_t *req = NULL;
-    int which = m == COMPARE_ITL ? TTFT_TPOT_VALUES_ITL : TTFT_TPOT_VALUES_E2E, from_requests;
-    from_requests = m == COMPARE_ITL || (m == COMPARE_E2E && k.requests > 0);
-    if (from_requests && (ttft_tpot_request_values(c, which, NULL, 0, &nreq) != TTFT_TPOT_OK ||
-                          !(req = (uint64_t *)malloc((nreq ? nreq : 1) * sizeof *req)) ||
-                          ttft_tpot_request_values(c, which, req, nreq, &nreq) != TTFT_TPOT_OK)) {
-        free(req);
-        return TTFT_TPOT_ENOMEM;
-    }
+    size_t i, cap = ttft_tpot_counts_of(c).samples;
     out->n = 0;
-    out->v = (double *)malloc(((from_requests ? nreq : cap) + 1) * sizeof *out->v);
-    if (!out->v) {
-        free(req);
+    if (!(out->v = (double *)malloc((cap + 1) * sizeof *out->v)))
         return TTFT_TPOT_ENOMEM;
-    }
-    for (i = 0; from_requests && i < nreq; i++)
-        out->v[out->n++] = (double)req[i] / 1e6;
-    for (i = 0; !from_requests && i < cap; i++) {
+    for (i = 0; i < cap; i++) {
         ttft_tpot_sample s;
         int role;
         ttft_tpot_sample_at(c, i, &s, NULL);
@@ -109,7 +94,29 @@ static int values_of(const ttft_tpot *c, int m, compare_values *out)
         else if (m != COMPARE_OUTPUT)
             out->v[out->n++] = (double)s.dur_ns / 1e6;
     }
-    free(req);
+    qsort(out->v, out->n, sizeof *out->v, cmp_double);
+    return TTFT_TPOT_OK;
+}
+
+/* The values of request metric `metric` (TTFT_TPOT_METRIC_*) of c in ms, sorted, into *out: OK or
+   ENOMEM. */
+static int metric_values(const ttft_tpot *c, int metric, compare_values *out)
+{
+    uint64_t *ns = NULL;
+    size_t i, n = 0;
+    out->n = 0;
+    out->v = NULL;
+    if (ttft_tpot_metric_values(c, metric, NULL, 0, &n) != TTFT_TPOT_OK ||
+        !(ns = (uint64_t *)malloc((n + 1) * sizeof *ns)) || !(out->v = (double *)malloc((n + 1) * sizeof *out->v)) ||
+        ttft_tpot_metric_values(c, metric, ns, n, &n) != TTFT_TPOT_OK) {
+        free(ns);
+        free(out->v);
+        out->v = NULL;
+        return TTFT_TPOT_ENOMEM;
+    }
+    for (i = 0; i < n; i++)
+        out->v[out->n++] = (double)ns[i] / 1e6;
+    free(ns);
     qsort(out->v, out->n, sizeof *out->v, cmp_double);
     return TTFT_TPOT_OK;
 }
@@ -236,10 +243,10 @@ static void finish_row(compare_row *r, double alpha)
     r->has_p99_ci = p99_change_ci(&r->base, &r->new_, r->p99_ci);
 }
 
-/* A row of metric m (named name) from the two sides' values, which it takes; 1 made, or 0 when neither
-   side has a value (the values are freed). */
-static int fill_row(compare_row *r, int m, const char *name, compare_values base, compare_values new_, int per_run,
-                    double alpha)
+/* A row of metric `name` (in unit) from the two sides' values, which it takes; 1 made, or 0 when
+   neither side has a value (the values are freed). */
+static int fill_row(compare_row *r, const char *unit, const char *name, compare_values base, compare_values new_,
+                    int per_run, double alpha)
 {
     memset(r, 0, sizeof *r);
     r->base = base;
@@ -251,17 +258,17 @@ static int fill_row(compare_row *r, int m, const char *name, compare_values base
     }
     r->per_run = per_run;
     snprintf(r->metric, sizeof r->metric, "%s", name);
-    r->unit = m == COMPARE_OUTPUT ? "tok/s" : "ms";
+    r->unit = unit;
     finish_row(r, alpha);
     return 1;
 }
 
-/* A row for metric m (not a phase) if either side has a value; 1 added, 0 skipped, or ENOMEM. Steady
-   TTFT, TPOT and output throughput are compared run by run when both sides marked 2 runs or more:
-   decode steps of one run are not independent, runs are. */
+/* A row for sample metric m (not a phase) if either side has a value; 1 added, 0 skipped, or ENOMEM.
+   Steady TTFT, TPOT and output throughput are compared run by run when both sides marked 2 runs or
+   more: decode steps of one run are not independent, runs are. */
 static int add_row(compare_row *r, const ttft_tpot *b, const ttft_tpot *n, int m, double alpha)
 {
-    static const char *const names[] = {"ttft_first", "ttft_steady", "tpot", "itl", "e2e", "output_throughput"};
+    static const char *const names[] = {"ttft_first", "ttft_steady", "tpot", "e2e", "output_throughput"};
     int runs = (m == COMPARE_TTFT_STEADY || m == COMPARE_TPOT || m == COMPARE_OUTPUT) &&
                ttft_tpot_counts_of(b).runs > 1 && ttft_tpot_counts_of(n).runs > 1;
     compare_values vb = {NULL, 0}, vn = {NULL, 0};
@@ -270,7 +277,22 @@ static int add_row(compare_row *r, const ttft_tpot *b, const ttft_tpot *n, int m
         free(vb.v);
         return TTFT_TPOT_ENOMEM;
     }
-    return fill_row(r, m, names[m], vb, vn, runs, alpha);
+    return fill_row(r, m == COMPARE_OUTPUT ? "tok/s" : "ms", names[m], vb, vn, runs, alpha);
+}
+
+/* A row for request metric `metric` if either side has a value, named by the table's COMPARE column;
+   1 added, 0 skipped, or ENOMEM. */
+static int add_metric_row(compare_row *r, const ttft_tpot *b, const ttft_tpot *n, int metric, double alpha)
+{
+#define COMPARE_NAME(name, label, words, json, prom, help, le, under, note, cmp) cmp,
+    static const char *const names[] = {TTFT_TPOT_METRICS(COMPARE_NAME)};
+#undef COMPARE_NAME
+    compare_values vb = {NULL, 0}, vn = {NULL, 0};
+    if (metric_values(b, metric, &vb) != TTFT_TPOT_OK || metric_values(n, metric, &vn) != TTFT_TPOT_OK) {
+        free(vb.v);
+        return TTFT_TPOT_ENOMEM;
+    }
+    return fill_row(r, "ms", names[metric], vb, vn, 0, alpha);
 }
 
 /* Every phase's steady samples in ms, sorted, an array a phase, in two passes over the samples (not one
@@ -342,7 +364,7 @@ static int phase_rows(const ttft_tpot *base, const ttft_tpot *new_, compare_valu
             return TTFT_TPOT_ENOMEM;
         }
         snprintf(name, sizeof name, "phase:%s", pname);
-        *n += (size_t)fill_row(&rows[*n], COMPARE_PHASE, name, vb, vn, 0, alpha);
+        *n += (size_t)fill_row(&rows[*n], "ms", name, vb, vn, 0, alpha);
     }
     return TTFT_TPOT_OK;
 }
@@ -352,11 +374,15 @@ int compare_rows(const ttft_tpot *base, const ttft_tpot *new_, double alpha, com
     unsigned nb = ttft_tpot_counts_of(base).phases, nn = ttft_tpot_counts_of(new_).phases;
     compare_values *pb = NULL, *pn = NULL;
     int m, rc = 0;
+    int requests = ttft_tpot_counts_of(base).requests > 0 || ttft_tpot_counts_of(new_).requests > 0;
     *n = 0;
-    if (!(*rows = (compare_row *)calloc(COMPARE_PHASE + (size_t)nb + nn, sizeof **rows)))
+    if (!(*rows = (compare_row *)calloc(COMPARE_REQUEST + TTFT_TPOT_METRIC_COUNT + (size_t)nb + nn, sizeof **rows)))
         return TTFT_TPOT_ENOMEM;
-    for (m = 0; m < COMPARE_PHASE && rc >= 0; m++)
-        if ((rc = add_row(&(*rows)[*n], base, new_, m, alpha)) > 0)
+    for (m = 0; m < COMPARE_REQUEST && rc >= 0; m++) /* with requests, e2e is the requests' */
+        if (!(m == COMPARE_E2E && requests) && (rc = add_row(&(*rows)[*n], base, new_, m, alpha)) > 0)
+            (*n)++;
+    for (m = 0; m < TTFT_TPOT_METRIC_COUNT && requests && rc >= 0; m++)
+        if ((rc = add_metric_row(&(*rows)[*n], base, new_, m, alpha)) > 0)
             (*n)++;
     if (rc >= 0 && (rc = phase_values(base, &pb)) == TTFT_TPOT_OK && (rc = phase_values(new_, &pn)) == TTFT_TPOT_OK)
         rc = phase_rows(base, new_, pb, pn, alpha, *rows, n);

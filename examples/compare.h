@@ -14,8 +14,10 @@ typedef struct compare_values {
     size_t n;
 } compare_values;
 
-/* The metrics: the first and the steady TTFT, TPOT, ITL, E2E, output throughput, a phase. */
-enum { COMPARE_TTFT_FIRST, COMPARE_TTFT_STEADY, COMPARE_TPOT, COMPARE_ITL, COMPARE_E2E, COMPARE_OUTPUT, COMPARE_PHASE };
+/* The sample metrics: the first and the steady TTFT, TPOT, E2E (of e2e samples, when neither side has
+   requests), output throughput; then each request metric of the library's table (TTFT_TPOT_METRICS),
+   named by its COMPARE column; then a phase. */
+enum { COMPARE_TTFT_FIRST, COMPARE_TTFT_STEADY, COMPARE_TPOT, COMPARE_E2E, COMPARE_OUTPUT, COMPARE_REQUEST };
 
 /* Metric m (COMPARE_TTFT_STEADY, _TPOT or _OUTPUT) of each run of c: steady TTFT p50, TPOT p50 (ms) or
    output tok/s over the run's steady samples, sorted, into *out (free out->v): OK or ENOMEM. A run
@@ -27,8 +29,8 @@ void compare_sort(double *v, size_t n);
 
 /* One row of the comparison. */
 typedef struct compare_row {
-    char metric[TTFT_TPOT_NAME_MAX + 8]; /* ttft_first, ttft_steady, tpot, itl, e2e, output_throughput,
-                                            phase:NAME */
+    char metric[TTFT_TPOT_NAME_MAX + 8]; /* ttft_first, ttft_steady, tpot, e2e, output_throughput, a
+                                            request metric (requests.ttft ... itl, e2e), phase:NAME */
     const char *unit;                   /* "ms" or "tok/s" */
     compare_values base, new_;
     double median[2], ci[2][2]; /* base, new */

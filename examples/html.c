@@ -24,6 +24,13 @@ static void stored_note(char *note, size_t len, int n, int k, size_t shown, uint
                  n > 1 ? side_names[k] : "", n > 1 ? " " : "", shown, (unsigned long long)total, what);
 }
 
+/* Each request metric's label and name in words (TTFT_TPOT_METRICS). */
+#define METRIC_NAMES(name, label, words, json, prom, help, le, under, note, cmp) {label, words},
+static const struct {
+    const char *label, *words;
+} metric_names[TTFT_TPOT_METRIC_COUNT] = {TTFT_TPOT_METRICS(METRIC_NAMES)};
+#undef METRIC_NAMES
+
 /* Points of a chart: x and y, grown as they come. */
 typedef struct pts {
     double *x, *y;
@@ -112,7 +119,7 @@ static int cdf_points(double *v, size_t n, pts *out)
     return n && pts_add(out, v[n - 1], 1.0);
 }
 
-/* The values of a CDF in ms: a request metric (which: TTFT_TPOT_VALUES_*), or without requests the
+/* The values of a CDF in ms: a request metric (which: TTFT_TPOT_METRIC_*), or without requests the
    stored steady samples of role (which < 0: -1 - role), *stored of them. */
 static int cdf_of(const ttft_tpot *c, int which, pts *out, size_t *stored)
 {
@@ -128,11 +135,11 @@ static int cdf_of(const ttft_tpot *c, int which, pts *out, size_t *stored)
         pts_free(&warm);
         return rc < 0 ? -1 : 0;
     }
-    if (ttft_tpot_request_values(c, which, NULL, 0, &n) != TTFT_TPOT_OK || n == 0)
+    if (ttft_tpot_metric_values(c, which, NULL, 0, &n) != TTFT_TPOT_OK || n == 0)
         return 0;
     v = (uint64_t *)malloc(n * sizeof *v);
     ms = (double *)malloc(n * sizeof *ms);
-    if (v && ms && ttft_tpot_request_values(c, which, v, n, &n) == TTFT_TPOT_OK) {
+    if (v && ms && ttft_tpot_metric_values(c, which, v, n, &n) == TTFT_TPOT_OK) {
         for (i = 0; i < n; i++)
             ms[i] = (double)v[i] / 1e6;
         rc = cdf_points(ms, n, out) < 0 ? -1 : 0;
@@ -210,20 +217,18 @@ static const char *pcts(char *buf, size_t len, const ttft_tpot_stats *st)
 
 static void headline_requests(FILE *out, const ttft_tpot *c)
 {
-    static const char *const what[6] = {"Request TTFT", "Request TPOT", "ITL", "E2E latency", "Queue time",
-                                        "Prefill time"};
     ttft_tpot_requests q;
-    char v[256], n[64];
+    char v[256], n[160], what[64];
     int k;
     if (ttft_tpot_requests_summary(c, &q) != TTFT_TPOT_OK || q.n == 0)
         return;
-    for (k = 0; k < 6; k++) {
-        const ttft_tpot_stats *st = k == 0 ? &q.ttft : k == 1 ? &q.tpot : k == 2 ? &q.itl : k == 3 ? &q.e2e
-                                    : k == 4 ? &q.queue : &q.prefill;
+    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++) { /* every request metric, in the table's order */
+        const ttft_tpot_stats *st = &q.metric[k];
         if (!st->n)
             continue;
-        snprintf(n, sizeof n, "p50 [95%% CI] / p90 / p99, n=%llu", (unsigned long long)st->n);
-        row(out, what[k], pcts(v, sizeof v, st), n);
+        snprintf(what, sizeof what, "Request %s", metric_names[k].label);
+        snprintf(n, sizeof n, "%s: p50 [95%% CI] / p90 / p99, n=%llu", metric_names[k].words, (unsigned long long)st->n);
+        row(out, what, pcts(v, sizeof v, st), n);
     }
     if (q.has_window) {
         snprintf(v, sizeof v, "%.2f req/s, %.1f tok/s", q.request_rps, q.output_tok_s);
@@ -450,19 +455,20 @@ static int cdf_chart(FILE *out, const ttft_tpot *const *c, const ttft_tpot_summa
     return rc;
 }
 
+/* A CDF a request metric (TTFT_TPOT_METRICS), titled by its name; without requests, the steady samples
+   of the API spans. */
 static int cdf_charts(FILE *out, const ttft_tpot *const *c, const ttft_tpot_summary *sum, int n)
 {
-    static const struct {
-        int which;
-        const char *title;
-    } req[4] = {{TTFT_TPOT_VALUES_TTFT, "TTFT per request: CDF"}, {TTFT_TPOT_VALUES_TPOT, "TPOT per request: CDF"},
-                {TTFT_TPOT_VALUES_ITL, "Inter-token latency: CDF"}, {TTFT_TPOT_VALUES_E2E, "E2E latency: CDF"}};
+    char title[96];
     int k, rc = 0;
-    if (ttft_tpot_counts_of(c[0]).requests == 0) /* no requests: the steady samples of the API spans */
+    if (ttft_tpot_counts_of(c[0]).requests == 0)
         return cdf_chart(out, c, sum, n, -1 - TTFT_TPOT_ROLE_PREFILL, "Steady TTFT (prefill samples): CDF") ||
                cdf_chart(out, c, sum, n, -1 - TTFT_TPOT_ROLE_DECODE, "Steady TPOT (decode steps): CDF");
-    for (k = 0; k < 4 && rc == 0; k++)
-        rc = cdf_chart(out, c, sum, n, req[k].which, req[k].title);
+    for (k = 0; k < TTFT_TPOT_METRIC_COUNT && rc == 0; k++) {
+        snprintf(title, sizeof title, "%s: CDF", metric_names[k].words);
+        title[0] = (char)(title[0] >= 'a' && title[0] <= 'z' ? title[0] - 'a' + 'A' : title[0]);
+        rc = cdf_chart(out, c, sum, n, k, title);
+    }
     return rc;
 }
 

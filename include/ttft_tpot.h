@@ -429,14 +429,49 @@ typedef struct ttft_tpot_slo {
     double ttft_ms, tpot_ms, e2e_ms;
 } ttft_tpot_slo;
 
+/* The request metrics, one list: the enum, the text, JSON and Prometheus writers, the HTML report's
+   charts and --compare's rows all expand it, so a new metric is a row here and its values (which
+   requests, which time) in ttft_tpot__request_set. X(NAME, LABEL, WORDS, JSON, PROMETHEUS, HELP,
+   BUCKETS, UNDER, NOTE, COMPARE): TTFT_TPOT_METRIC_NAME; its text label; its name in words; its key
+   under "requests" in the JSON report (a STATS object); its name in the Prometheus exposition, after
+   the prefix; its HELP line; its bucket bounds (the TTFT, TPOT or E2E bounds of ttft_tpot_prometheus);
+   the metric it is a part of (its text line goes under that one's, indented; NONE: none); what its
+   text line says it spans ("": nothing); its row's name in --compare. Definitions: README, Serving
+   metrics. */
+#define TTFT_TPOT_METRICS(X)                                                                          \
+    X(TTFT, "TTFT", "time to first token", "ttft_ms", "time_to_first_token_seconds",                  \
+      "Histogram of time to first token in seconds.", TTFT, NONE, "", "requests.ttft")                \
+    X(QUEUE, "queue", "queue time", "queue_ms", "request_queue_time_seconds",                         \
+      "Histogram of time spent waiting to be scheduled, per request with a schedule event.", E2E, TTFT,        \
+      "submit to schedule", "requests.queue")                                                         \
+    X(PREFILL, "prefill", "prefill time", "prefill_ms", "request_prefill_time_seconds",               \
+      "Histogram of time from schedule to first token, per request with a schedule event.", E2E, TTFT,        \
+      "schedule to first token", "requests.prefill")                                                  \
+    X(TTST, "TTST", "time to second token", "ttst_ms", "time_to_second_token_seconds",                \
+      "Histogram of time to second token in seconds, per request with two tokens or more.", TTFT, NONE, "",    \
+      "ttst")                                                                                         \
+    X(TPOT, "TPOT", "time per output token", "tpot_ms", "request_time_per_output_token_seconds",      \
+      "Histogram of time per output token in seconds, per request.", TPOT, NONE, "", "requests.tpot") \
+    X(ITL, "ITL", "inter-token latency", "itl_ms", "inter_token_latency_seconds",                     \
+      "Histogram of inter-token latency in seconds.", TPOT, NONE, "", "itl")                          \
+    X(E2E, "E2E", "E2E latency", "e2e_ms", "e2e_request_latency_seconds",                             \
+      "Histogram of end to end request latency in seconds.", E2E, NONE, "", "e2e")
+
+#define TTFT_TPOT__METRIC_ENUM(name, label, words, json, prom, help, le, under, note, cmp) TTFT_TPOT_METRIC_##name,
+enum { TTFT_TPOT_METRICS(TTFT_TPOT__METRIC_ENUM) TTFT_TPOT_METRIC_COUNT };
+#undef TTFT_TPOT__METRIC_ENUM
+enum { TTFT_TPOT_METRIC_NONE = -1 }; /* UNDER of a metric that is part of none */
+
 /* Serving metrics over requests, in vLLM's definitions (README: Serving metrics). Durations in ns.
    n counts measured requests: not submitted inside a warmup section, with at least one token. */
 typedef struct ttft_tpot_requests {
     uint64_t seen, n, incomplete, warmup_excluded, dropped;
     uint64_t truncated; /* tracked, but their events did not all fit: left out of every figure */
-    ttft_tpot_stats ttft, tpot, itl, e2e; /* tpot: requests with more than one token; itl: every gap */
-    ttft_tpot_stats queue, prefill;       /* TTFT's parts, of the requests with a schedule event:
-                                             submit to schedule, schedule to first token */
+    ttft_tpot_stats metric[TTFT_TPOT_METRIC_COUNT]; /* each request metric (TTFT_TPOT_METRICS) */
+    ttft_tpot_stats ttft, tpot, itl, e2e; /* the same as metric[]: tpot of requests with more than one */
+    ttft_tpot_stats queue, prefill;       /* token, itl every gap; queue and prefill TTFT's parts, of the
+                                             requests with a schedule event (kept for code written
+                                             before metric[]) */
     uint64_t unscheduled;                 /* measured requests without a schedule event */
     int has_window;                       /* a measured request exists and the window is > 0 */
     double window_ns, request_rps, output_tok_s;
@@ -506,12 +541,15 @@ TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot
 
 /* The values behind a request figure, for tools that compare runs: which is TTFT_TPOT_VALUES_TTFT,
    _TPOT (rounded to the ns), _ITL, _E2E, _QUEUE or _PREFILL (the requests with a schedule event),
-   over the measured requests (ITL: every gap), in ns, into out[0, cap); *n: how many there are
-   (more than cap: only cap were written; out may be NULL to ask).
-   OK; EINVAL (c or n NULL, which unknown); ENOMEM. */
+   _TTST (the requests with two tokens or more), over the measured requests (ITL: every gap), in ns,
+   into out[0, cap); *n: how many there are (more than cap: only cap were written; out may be NULL to
+   ask). OK; EINVAL (c or n NULL, which unknown); ENOMEM. */
 enum { TTFT_TPOT_VALUES_TTFT, TTFT_TPOT_VALUES_E2E, TTFT_TPOT_VALUES_TPOT, TTFT_TPOT_VALUES_ITL,
-       TTFT_TPOT_VALUES_QUEUE, TTFT_TPOT_VALUES_PREFILL };
+       TTFT_TPOT_VALUES_QUEUE, TTFT_TPOT_VALUES_PREFILL, TTFT_TPOT_VALUES_TTST };
 TTFT_TPOT_DEF int ttft_tpot_request_values(const ttft_tpot *c, int which, uint64_t *out, size_t cap, size_t *n);
+
+/* ttft_tpot_request_values of a TTFT_TPOT_METRIC_* (EINVAL for another number). */
+TTFT_TPOT_DEF int ttft_tpot_metric_values(const ttft_tpot *c, int metric, uint64_t *out, size_t cap, size_t *n);
 
 /* ---- Storage --------------------------------------------------------------------------------- */
 
@@ -2414,6 +2452,19 @@ TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out)
     return TTFT_TPOT_OK;
 }
 
+/* The request metrics' table (TTFT_TPOT_METRICS), expanded once for the writers. */
+enum { TTFT_TPOT__LE_TTFT, TTFT_TPOT__LE_TPOT, TTFT_TPOT__LE_E2E }; /* the bucket bounds of a metric */
+typedef struct ttft_tpot__metric_info {
+    const char *label, *json, *prom, *help;
+    int le, under; /* TTFT_TPOT__LE_*; TTFT_TPOT_METRIC_* or NONE */
+    const char *note;
+} ttft_tpot__metric_info;
+#define TTFT_TPOT__METRIC_INFO(name, label, words, json, prom, help, le, under, note, cmp)             \
+    {label, json, prom, help, TTFT_TPOT__LE_##le, TTFT_TPOT_METRIC_##under, note},
+static const ttft_tpot__metric_info ttft_tpot__metrics[TTFT_TPOT_METRIC_COUNT] = {
+    TTFT_TPOT_METRICS(TTFT_TPOT__METRIC_INFO)};
+#undef TTFT_TPOT__METRIC_INFO
+
 /* Statistics of durations kept in 1/scale ns (request TPOT), back in ns: rounded, without overflow. */
 static void ttft_tpot__unscale(ttft_tpot_stats *st, uint64_t scale)
 {
@@ -2459,45 +2510,49 @@ static uint64_t ttft_tpot__tpot_scale(const ttft_tpot *c)
     return 1024;
 }
 
-/* The values of one set over the measured requests, into x (room for every event): TTFT, E2E or TPOT
-   (1/scale ns) a request, or ITL, every gap between a request's token events. last: room for a value
-   a request. Returns how many. */
-enum { TTFT_TPOT__SET_TTFT, TTFT_TPOT__SET_E2E, TTFT_TPOT__SET_TPOT, TTFT_TPOT__SET_ITL, TTFT_TPOT__SET_QUEUE,
-       TTFT_TPOT__SET_PREFILL };
-
-static size_t ttft_tpot__request_set(const ttft_tpot *c, int set, uint64_t scale, uint64_t *x, uint64_t *last)
+/* The values of request metric m (TTFT_TPOT_METRIC_*) over the measured requests, into x (room for
+   every event): a value a request, or for ITL every gap between a request's token events, and for
+   TTST the time of the token event that brings a request to two tokens. TPOT is in 1/scale ns. last:
+   room for a value a request. Returns how many. */
+static size_t ttft_tpot__event_set(const ttft_tpot *c, int m, uint64_t *x, uint64_t *last)
 {
-    size_t m = 0, i;
+    size_t n = 0, i;
     unsigned r;
-    if (set == TTFT_TPOT__SET_ITL) {
-        for (r = 0; r < c->req.n; r++)
-            last[r] = UINT64_MAX;
-        for (i = 0; i < c->req.n_events; i++) {
-            const ttft_tpot__event *ev = &c->req.events[i];
-            if (!ev->tokens || !ttft_tpot__measured(&c->req.list[ev->request]))
-                continue;
-            if (last[ev->request] != UINT64_MAX)
-                x[m++] = ev->t_ns - last[ev->request];
-            last[ev->request] = ev->t_ns;
-        }
-        return m;
+    for (r = 0; r < c->req.n; r++) /* ITL: the last token event's time; TTST: the tokens so far */
+        last[r] = m == TTFT_TPOT_METRIC_ITL ? UINT64_MAX : 0;
+    for (i = 0; i < c->req.n_events; i++) {
+        const ttft_tpot__event *ev = &c->req.events[i];
+        const ttft_tpot_request *q = &c->req.list[ev->request];
+        uint64_t *l = &last[ev->request];
+        if (!ev->tokens || !ttft_tpot__measured(q))
+            continue;
+        if (m == TTFT_TPOT_METRIC_ITL && *l != UINT64_MAX)
+            x[n++] = ev->t_ns - *l;
+        if (m == TTFT_TPOT_METRIC_TTST && *l < 2 && *l + ev->tokens >= 2)
+            x[n++] = ev->t_ns - q->submit_ns;
+        *l = m == TTFT_TPOT_METRIC_ITL ? ev->t_ns : *l + ev->tokens;
     }
+    return n;
+}
+
+static size_t ttft_tpot__request_set(const ttft_tpot *c, int m, uint64_t scale, uint64_t *x, uint64_t *last)
+{
+    size_t n = 0;
+    unsigned r;
+    if (m == TTFT_TPOT_METRIC_ITL || m == TTFT_TPOT_METRIC_TTST)
+        return ttft_tpot__event_set(c, m, x, last);
     for (r = 0; r < c->req.n; r++) {
         const ttft_tpot_request *q = &c->req.list[r];
-        if (!ttft_tpot__measured(q) || (set >= TTFT_TPOT__SET_QUEUE && !q->scheduled))
+        int parts = m == TTFT_TPOT_METRIC_QUEUE || m == TTFT_TPOT_METRIC_PREFILL;
+        if (!ttft_tpot__measured(q) || (parts && !q->scheduled) || (m == TTFT_TPOT_METRIC_TPOT && q->tokens < 2))
             continue;
-        if (set == TTFT_TPOT__SET_QUEUE)
-            x[m++] = q->scheduled_ns - q->submit_ns;
-        else if (set == TTFT_TPOT__SET_PREFILL)
-            x[m++] = q->first_ns - q->scheduled_ns;
-        else if (set == TTFT_TPOT__SET_TTFT)
-            x[m++] = q->first_ns - q->submit_ns;
-        else if (set == TTFT_TPOT__SET_E2E)
-            x[m++] = q->last_ns - q->submit_ns;
-        else if (q->tokens > 1)
-            x[m++] = ttft_tpot__tpot_scaled(q, scale);
+        x[n++] = m == TTFT_TPOT_METRIC_QUEUE     ? q->scheduled_ns - q->submit_ns
+                 : m == TTFT_TPOT_METRIC_PREFILL ? q->first_ns - q->scheduled_ns
+                 : m == TTFT_TPOT_METRIC_TTFT    ? q->first_ns - q->submit_ns
+                 : m == TTFT_TPOT_METRIC_E2E     ? q->last_ns - q->submit_ns
+                                                 : ttft_tpot__tpot_scaled(q, scale);
     }
-    return m;
+    return n;
 }
 
 /* The working memory of ttft_tpot__request_set, one block: *x then *last. */
@@ -2511,12 +2566,22 @@ static int ttft_tpot__request_work(const ttft_tpot *c, uint64_t **x, uint64_t **
 
 TTFT_TPOT_DEF int ttft_tpot_request_values(const ttft_tpot *c, int which, uint64_t *out, size_t cap, size_t *n)
 {
+    static const int metric[7] = {TTFT_TPOT_METRIC_TTFT, TTFT_TPOT_METRIC_E2E, TTFT_TPOT_METRIC_TPOT,
+                                  TTFT_TPOT_METRIC_ITL, TTFT_TPOT_METRIC_QUEUE, TTFT_TPOT_METRIC_PREFILL,
+                                  TTFT_TPOT_METRIC_TTST};
+    if (which < TTFT_TPOT_VALUES_TTFT || which > TTFT_TPOT_VALUES_TTST)
+        return TTFT_TPOT_EINVAL;
+    return ttft_tpot_metric_values(c, metric[which], out, cap, n);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_metric_values(const ttft_tpot *c, int metric, uint64_t *out, size_t cap, size_t *n)
+{
     uint64_t *x, *last;
-    if (!c || !n || which < TTFT_TPOT_VALUES_TTFT || which > TTFT_TPOT_VALUES_PREFILL)
+    if (!c || !n || metric < 0 || metric >= TTFT_TPOT_METRIC_COUNT)
         return TTFT_TPOT_EINVAL;
     if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
-    *n = ttft_tpot__request_set(c, which, 1, x, last); /* TTFT_TPOT__SET_* are these, in this order */
+    *n = ttft_tpot__request_set(c, metric, 1, x, last);
     if (out)
         memcpy(out, x, (*n < cap ? *n : cap) * sizeof *out);
     TTFT_TPOT_FREE(x, c->alloc_user);
@@ -2546,6 +2611,7 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
     uint64_t *x, *last, first_submit = UINT64_MAX, last_token = 0, scale;
     ttft_tpot__narrow nw;
     unsigned r;
+    int m;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
     memset(out, 0, sizeof *out);
@@ -2575,13 +2641,18 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
         out->good_n += (uint64_t)ttft_tpot__good(c, q);
     }
     scale = ttft_tpot__tpot_scale(c);
-    ttft_tpot__fill(x, ttft_tpot__request_set(c, TTFT_TPOT__SET_TTFT, 1, x, last), &nw, &out->ttft);
-    ttft_tpot__fill(x, ttft_tpot__request_set(c, TTFT_TPOT__SET_E2E, 1, x, last), &nw, &out->e2e);
-    ttft_tpot__fill(x, ttft_tpot__request_set(c, TTFT_TPOT__SET_TPOT, scale, x, last), &nw, &out->tpot);
-    ttft_tpot__unscale(&out->tpot, scale);
-    ttft_tpot__fill(x, ttft_tpot__request_set(c, TTFT_TPOT__SET_ITL, 1, x, last), &nw, &out->itl);
-    ttft_tpot__fill(x, ttft_tpot__request_set(c, TTFT_TPOT__SET_QUEUE, 1, x, last), &nw, &out->queue);
-    ttft_tpot__fill(x, ttft_tpot__request_set(c, TTFT_TPOT__SET_PREFILL, 1, x, last), &nw, &out->prefill);
+    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
+        uint64_t sc = m == TTFT_TPOT_METRIC_TPOT ? scale : 1;
+        ttft_tpot__fill(x, ttft_tpot__request_set(c, m, sc, x, last), &nw, &out->metric[m]);
+        if (sc > 1)
+            ttft_tpot__unscale(&out->metric[m], sc);
+    }
+    out->ttft = out->metric[TTFT_TPOT_METRIC_TTFT]; /* the fields before metric[] */
+    out->tpot = out->metric[TTFT_TPOT_METRIC_TPOT];
+    out->itl = out->metric[TTFT_TPOT_METRIC_ITL];
+    out->e2e = out->metric[TTFT_TPOT_METRIC_E2E];
+    out->queue = out->metric[TTFT_TPOT_METRIC_QUEUE];
+    out->prefill = out->metric[TTFT_TPOT_METRIC_PREFILL];
     if (out->n && last_token > first_submit) {
         out->has_window = 1;
         out->window_ns = (double)(last_token - first_submit);
@@ -3953,16 +4024,24 @@ static void ttft_tpot__text_goodput(const ttft_tpot *c, const ttft_tpot_requests
     fputs("\n", out);
 }
 
-/* TTFT's parts, under it, where requests were scheduled: queue time and prefill. */
-static void ttft_tpot__text_ttft_parts(const ttft_tpot_requests *q, FILE *out)
+/* The request metrics' lines (TTFT_TPOT_METRICS): a part of a metric goes under it, indented, where
+   requests have one (queue and prefill split TTFT where requests were scheduled), followed by how many
+   measured requests have none. */
+static void ttft_tpot__text_metrics(const ttft_tpot_requests *q, FILE *out)
 {
-    if (!q->queue.n)
-        return;
-    ttft_tpot__serving_line(out, "  queue  ", &q->queue, "submit to schedule");
-    ttft_tpot__serving_line(out, "  prefill", &q->prefill, "schedule to first token");
-    if (q->unscheduled)
-        fprintf(out, "    (%llu measured requests have no schedule event: not in queue and prefill)\n",
-                (unsigned long long)q->unscheduled);
+    char what[16];
+    int m;
+    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
+        const ttft_tpot__metric_info *i = &ttft_tpot__metrics[m];
+        int part = i->under != TTFT_TPOT_METRIC_NONE, last = m + 1 == TTFT_TPOT_METRIC_COUNT;
+        if (part && !q->metric[m].n)
+            continue;
+        snprintf(what, sizeof what, part ? "  %-7s" : "%s", i->label);
+        ttft_tpot__serving_line(out, what, &q->metric[m], *i->note ? i->note : NULL);
+        if (part && q->unscheduled && (last || ttft_tpot__metrics[m + 1].under == TTFT_TPOT_METRIC_NONE))
+            fprintf(out, "    (%llu measured requests have no schedule event: not in queue and prefill)\n",
+                    (unsigned long long)q->unscheduled);
+    }
 }
 
 /* The serving section of the text report. */
@@ -3981,11 +4060,7 @@ static void ttft_tpot__text_serving(const ttft_tpot *c, const ttft_tpot_requests
     else
         fputs("\n", out);
     ttft_tpot__text_request_losses(c, q, out);
-    ttft_tpot__serving_line(out, "TTFT", &q->ttft, NULL);
-    ttft_tpot__text_ttft_parts(q, out);
-    ttft_tpot__serving_line(out, "TPOT", &q->tpot, NULL);
-    ttft_tpot__serving_line(out, "ITL", &q->itl, NULL);
-    ttft_tpot__serving_line(out, "E2E", &q->e2e, NULL);
+    ttft_tpot__text_metrics(q, out);
     if (q->has_window)
         fprintf(out, "  Throughput: %s req/s, %s output tok/s  (%llu tokens of measured requests / window)\n",
                 ttft_tpot__fix(a, sizeof a, 2, q->request_rps), ttft_tpot__fix(b, sizeof b, 1, q->output_tok_s),
@@ -4460,6 +4535,7 @@ static void ttft_tpot__json_steady_state(FILE *out, const ttft_tpot__steady_stat
 static void ttft_tpot__json_requests(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
 {
     const ttft_tpot_requests *q = &f->q;
+    int m;
     if (!f->has_q) {
         fputs("null", out);
         return;
@@ -4467,12 +4543,8 @@ static void ttft_tpot__json_requests(const ttft_tpot *c, const ttft_tpot__figure
     fprintf(out, "{\"n\":%llu,\"incomplete\":%llu,\"warmup_excluded\":%llu,\"dropped\":%llu,\"truncated\":%llu",
             (unsigned long long)q->n, (unsigned long long)q->incomplete, (unsigned long long)q->warmup_excluded,
             (unsigned long long)q->dropped, (unsigned long long)q->truncated);
-    ttft_tpot__json_stats(out, "ttft_ms", &q->ttft);
-    ttft_tpot__json_stats(out, "tpot_ms", &q->tpot);
-    ttft_tpot__json_stats(out, "itl_ms", &q->itl);
-    ttft_tpot__json_stats(out, "e2e_ms", &q->e2e);
-    ttft_tpot__json_stats(out, "queue_ms", &q->queue);
-    ttft_tpot__json_stats(out, "prefill_ms", &q->prefill);
+    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
+        ttft_tpot__json_stats(out, ttft_tpot__metrics[m].json, &q->metric[m]);
     fprintf(out, ",\"unscheduled\":%llu", (unsigned long long)q->unscheduled);
     fputs(",\"window_ms\":", out);
     if (q->has_window)
@@ -4675,47 +4747,30 @@ static const char *const ttft_tpot__le_e2e[] = {"0.3", "0.5", "0.8", "1",  "1.5"
                                                 "30",  "40",  "50",  "60", "120", "240", "480", "960", "1920", "7680"};
 
 #define TTFT_TPOT__LE_MAX 26 /* bounds of the largest bucket table */
-#define TTFT_TPOT__PROM_HISTS 6
 
-/* The exposition's histograms: name, help, and the requests' set they count. */
+/* The bounds of each bucket set (TTFT_TPOT__LE_*). */
 static const struct {
-    int set;
-    const char *name, *help;
     const char *const *le;
-    size_t nle;
-} ttft_tpot__prom_defs[TTFT_TPOT__PROM_HISTS] = {
-    {TTFT_TPOT__SET_TTFT, "time_to_first_token_seconds", "Histogram of time to first token in seconds.",
-     ttft_tpot__le_ttft, sizeof ttft_tpot__le_ttft / sizeof *ttft_tpot__le_ttft},
-    {TTFT_TPOT__SET_TPOT, "request_time_per_output_token_seconds",
-     "Histogram of time per output token in seconds, per request.", ttft_tpot__le_tpot,
-     sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot},
-    {TTFT_TPOT__SET_ITL, "inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
-     ttft_tpot__le_tpot, sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot},
-    {TTFT_TPOT__SET_E2E, "e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.",
-     ttft_tpot__le_e2e, sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e},
-    {TTFT_TPOT__SET_QUEUE, "request_queue_time_seconds",
-     "Histogram of time spent waiting to be scheduled, per request with a schedule event.", ttft_tpot__le_e2e,
-     sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e},
-    {TTFT_TPOT__SET_PREFILL, "request_prefill_time_seconds",
-     "Histogram of time from schedule to first token, per request with a schedule event.", ttft_tpot__le_e2e,
-     sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e},
-};
+    size_t n;
+} ttft_tpot__les[3] = {{ttft_tpot__le_ttft, sizeof ttft_tpot__le_ttft / sizeof *ttft_tpot__le_ttft},
+                       {ttft_tpot__le_tpot, sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot},
+                       {ttft_tpot__le_e2e, sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e}};
 
 /* The exposition's figures, computed before a byte is written: each histogram's cumulative bucket
    counts, count and 128-bit sum (in 1/scale ns), and the two counters. */
 typedef struct ttft_tpot__expo {
-    uint64_t bucket[TTFT_TPOT__PROM_HISTS][TTFT_TPOT__LE_MAX], n[TTFT_TPOT__PROM_HISTS];
-    uint64_t sum_lo[TTFT_TPOT__PROM_HISTS], sum_hi[TTFT_TPOT__PROM_HISTS], scale[TTFT_TPOT__PROM_HISTS];
+    uint64_t bucket[TTFT_TPOT_METRIC_COUNT][TTFT_TPOT__LE_MAX], n[TTFT_TPOT_METRIC_COUNT];
+    uint64_t sum_lo[TTFT_TPOT_METRIC_COUNT], sum_hi[TTFT_TPOT_METRIC_COUNT], scale[TTFT_TPOT_METRIC_COUNT];
     uint64_t done, tokens;
 } ttft_tpot__expo;
 
-/* Histogram k from the values of its set. Bounds are read as integers: no locale. */
+/* The histogram of metric k from its values. Bounds are read as integers: no locale. */
 static void ttft_tpot__expo_hist(ttft_tpot__expo *e, int k, const uint64_t *v, size_t n)
 {
     size_t b, i;
-    for (b = 0; b < ttft_tpot__prom_defs[k].nle; b++) {
+    for (b = 0; b < ttft_tpot__les[ttft_tpot__metrics[k].le].n; b++) {
         uint64_t bound = 0;
-        (void)ttft_tpot__decimal(ttft_tpot__prom_defs[k].le[b], 9, &bound); /* seconds to the ns: our tables */
+        (void)ttft_tpot__decimal(ttft_tpot__les[ttft_tpot__metrics[k].le].le[b], 9, &bound); /* s to the ns */
         bound *= e->scale[k];
         for (i = 0; i < n; i++)
             e->bucket[k][b] += v[i] <= bound;
@@ -4735,9 +4790,9 @@ static int ttft_tpot__expo_of(const ttft_tpot *c, ttft_tpot__expo *e)
     memset(e, 0, sizeof *e);
     if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
-    for (k = 0; k < TTFT_TPOT__PROM_HISTS; k++) {
-        e->scale[k] = ttft_tpot__prom_defs[k].set == TTFT_TPOT__SET_TPOT ? scale : 1;
-        ttft_tpot__expo_hist(e, k, x, ttft_tpot__request_set(c, ttft_tpot__prom_defs[k].set, e->scale[k], x, last));
+    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++) {
+        e->scale[k] = k == TTFT_TPOT_METRIC_TPOT ? scale : 1;
+        ttft_tpot__expo_hist(e, k, x, ttft_tpot__request_set(c, k, e->scale[k], x, last));
     }
     for (r = 0; r < c->req.n; r++)
         if (ttft_tpot__measured(&c->req.list[r])) {
@@ -4771,12 +4826,13 @@ static const char *ttft_tpot__prom_sum(char *buf, size_t len, uint64_t hi, uint6
 static void ttft_tpot__prom_hist(FILE *out, const char *prefix, const ttft_tpot__expo *e, int k, const char *labels,
                                  const char *bucket_labels)
 {
-    const char *name = ttft_tpot__prom_defs[k].name;
+    const char *name = ttft_tpot__metrics[k].prom;
+    const char *const *le = ttft_tpot__les[ttft_tpot__metrics[k].le].le;
     char sum[64];
     size_t b;
-    fprintf(out, "# HELP %s%s %s\n# TYPE %s%s histogram\n", prefix, name, ttft_tpot__prom_defs[k].help, prefix, name);
-    for (b = 0; b < ttft_tpot__prom_defs[k].nle; b++)
-        fprintf(out, "%s%s_bucket{%sle=\"%s\"} %llu\n", prefix, name, bucket_labels, ttft_tpot__prom_defs[k].le[b],
+    fprintf(out, "# HELP %s%s %s\n# TYPE %s%s histogram\n", prefix, name, ttft_tpot__metrics[k].help, prefix, name);
+    for (b = 0; b < ttft_tpot__les[ttft_tpot__metrics[k].le].n; b++)
+        fprintf(out, "%s%s_bucket{%sle=\"%s\"} %llu\n", prefix, name, bucket_labels, le[b],
                 (unsigned long long)e->bucket[k][b]);
     fprintf(out, "%s%s_bucket{%sle=\"+Inf\"} %llu\n", prefix, name, bucket_labels, (unsigned long long)e->n[k]);
     fprintf(out, "%s%s_sum%s %s\n%s%s_count%s %llu\n", prefix, name, labels,
@@ -4853,7 +4909,7 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
         return TTFT_TPOT_ENOMEM;
     snprintf(lb, sizeof lb, labels && *labels ? "{%s}" : "%s", labels ? labels : "");
     snprintf(blb, sizeof blb, labels && *labels ? "%s," : "%s", labels ? labels : "");
-    for (k = 0; k < TTFT_TPOT__PROM_HISTS; k++)
+    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
         ttft_tpot__prom_hist(out, prefix, &e, k, lb, blb);
     fprintf(out, "# HELP %srequest_success_total Count of finished requests (measured: not warmup).\n"
                  "# TYPE %srequest_success_total counter\n%srequest_success_total%s %llu\n",

@@ -233,6 +233,48 @@ static void compare_rows_say_what_they_can(void **state)
     free(out);
 }
 
+/* Every request metric of the table is a row, named by its COMPARE column, in ms. One request a side:
+   base submit 0, schedule 10, tokens at 100, 150 and 220 ns; new the same times doubled. Base: TTFT
+   100 ns, queue 10, prefill 90, TTST 150, TPOT (220 - 100) / 2 = 60, ITL gaps 50 and 70 (median 60),
+   E2E 220; new twice each: +100%. With requests, e2e is the requests', not the e2e samples'. */
+static void compare_has_every_request_metric(void **state)
+{
+    static const struct {
+        const char *name;
+        double base_ms;
+    } want[] = {{"requests.ttft", 100e-6}, {"requests.queue", 10e-6}, {"requests.prefill", 90e-6},
+                {"ttst", 150e-6},          {"requests.tpot", 60e-6},  {"itl", 60e-6},
+                {"e2e", 220e-6}};
+    char *out;
+    jc_value doc;
+    const jc_value *rows;
+    size_t i, k;
+    (void)state;
+    for (k = 1; k <= 2; k++) {
+        FILE *f = fopen(k == 1 ? "cmp_req_a.csv" : "cmp_req_b.csv", "w");
+        assert_non_null(f);
+        fprintf(f, "phase,role,start_ns,dur_ns,tokens,warmup\ngenerate,e2e,0,999999,3,0\nr,submit,0,0,0,0\n"
+                "r,schedule,%zu,0,0,0\nr,token,%zu,0,1,0\nr,token,%zu,0,1,0\nr,token,%zu,0,1,0\n",
+                10 * k, 100 * k, 150 * k, 220 * k);
+        fclose(f);
+    }
+    assert_int_equal(tool("--compare --json cmp_req_a.csv cmp_req_b.csv", &out), 0);
+    assert_int_equal(jc_parse(out, &doc), 0);
+    rows = jc_get(&doc, "rows");
+    for (k = 0; k < sizeof want / sizeof want[0]; k++) {
+        for (i = 0; i < rows->n && strcmp(jc_get(&rows->items[i], "metric")->str, want[k].name) != 0; i++)
+            ;
+        if (i == rows->n)
+            fail_msg("no row %s in %s", want[k].name, out);
+        assert_string_equal(jc_get(&rows->items[i], "unit")->str, "ms");
+        assert_near(num_at(&rows->items[i], "base.median"), want[k].base_ms, 1e-15);
+        assert_near(num_at(&rows->items[i], "new.median"), 2 * want[k].base_ms, 1e-15);
+        assert_near(num_at(&rows->items[i], "delta_pct"), 100, 1e-9);
+    }
+    jc_free(&doc);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -240,6 +282,7 @@ int main(void)
         cmocka_unit_test(mann_whitney_matches_scipy),
         cmocka_unit_test(compare_through_the_tool),
         cmocka_unit_test(compare_rows_say_what_they_can),
+        cmocka_unit_test(compare_has_every_request_metric),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,6 +76,54 @@ static void per_request_metrics(void **state)
     ttft_tpot_free(&c);
 }
 
+/* The exposition with vLLM's names and no label, as a string to free(). */
+static int prometheus_plain(const ttft_tpot *c, FILE *out)
+{
+    return ttft_tpot_prometheus(c, out, NULL, NULL);
+}
+
+/* Time to second token (TTST): the token event that brings a request to 2 tokens, minus its submit.
+   In serve(): A's second token comes at 120 ms (1 at 100, 1 at 120): 120; C's three come at once at
+   300, submitted at 20: 280; B has one token: none. {120, 280}: p50 200, p90 120 + 0.9 * 160 = 264,
+   p99 278.4, mean 200. Buckets (TTFT's): 120 ms <= 0.25 s, 280 ms <= 0.5 s. */
+static void ttst_is_the_second_token(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    uint64_t v[4];
+    size_t n;
+    char *text;
+    (void)state;
+    make(&c);
+    serve(&c);
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.ttst_ms.n", 2);
+    assert_ms(&doc, "requests.ttst_ms.p50", 200);
+    assert_ms(&doc, "requests.ttst_ms.p90", 264);
+    assert_ms(&doc, "requests.ttst_ms.p99", 278.4);
+    assert_ms(&doc, "requests.ttst_ms.mean", 200);
+    assert_ms(&doc, "requests.ttst_ms.min", 120);
+    assert_ms(&doc, "requests.ttst_ms.max", 280);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "  TTST p50/p90/p99: 200.00 ms / 264.00 ms / 278.40 ms  (mean 200.00 ms, n=2)"));
+    free(text);
+    text = capture(&c, prometheus_plain);
+    assert_non_null(strstr(text, "vllm:time_to_second_token_seconds_bucket{le=\"0.1\"} 0\n"));
+    assert_non_null(strstr(text, "vllm:time_to_second_token_seconds_bucket{le=\"0.25\"} 1\n"));
+    assert_non_null(strstr(text, "vllm:time_to_second_token_seconds_bucket{le=\"0.5\"} 2\n"));
+    assert_non_null(strstr(text, "vllm:time_to_second_token_seconds_sum 0.400000000\n"));
+    assert_non_null(strstr(text, "vllm:time_to_second_token_seconds_count 2\n"));
+    free(text);
+    assert_int_equal(ttft_tpot_request_values(&c, TTFT_TPOT_VALUES_TTST, v, 4, &n), TTFT_TPOT_OK);
+    assert_true(n == 2 && v[0] == 120 * MS && v[1] == 280 * MS);
+    cfg.max_requests = 8;
+    cfg.max_request_events = 32;
+    trace_keeps_the_report(&c, &cfg);
+    ttft_tpot_free(&c);
+}
+
 static void goodput_under_slos(void **state)
 {
     ttft_tpot c;
@@ -641,6 +689,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(per_request_metrics),
+        cmocka_unit_test(ttst_is_the_second_token),
         cmocka_unit_test(goodput_under_slos),
         cmocka_unit_test(request_calls_refused),
         cmocka_unit_test(empty_and_incomplete_runs),
