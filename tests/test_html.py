@@ -179,6 +179,36 @@ def hostile(report, generate, work):
         os.path.join(work, "one.html"))
 
 
+def figures(report, work):
+    """The figures the page shows beside its charts, worked by hand: each kernel's share of steady
+    decode time, and the runs' mean, sd and CV."""
+    header = "phase,role,start_ns,dur_ns,tokens,warmup\n"
+    run = lambda *a: subprocess.run(list(a), check=True, capture_output=True, timeout=60)  # noqa: E731
+    # kernels belong to the next step; the warmup step's are not counted. Steady steps 4000 + 6000 ns:
+    # k1 (1000 + 2000) / 10000 = 30.0%, k2 1000 / 10000 = 10.0%
+    shares = os.path.join(work, "shares.csv")
+    open(shares, "w").write(header + "k1,kernel,0,1000,0,1\nk2,kernel,0,500,0,1\nd,decode,0,4000,1,1\n"
+                            "k1,kernel,0,1000,0,0\nk2,kernel,0,1000,0,0\nd,decode,0,4000,1,0\n"
+                            "k1,kernel,0,2000,0,0\nd,decode,0,6000,1,0\n")
+    out = os.path.join(work, "shares.html")
+    run(report, "--html", out, shares)
+    bars = re.search(r"share of steady decode time.*?</figure>", open(out).read(), re.S).group(0)
+    assert svg_texts(bars) == ["k1", "30.0%", "k2", "10.0%"], svg_texts(bars)
+    # run 1: steps 4 and 6 ms (p50 5 ms, 2 tokens / 10 ms = 200 tok/s); run 2: 6 and 8 ms (p50 7 ms,
+    # 2 / 14 ms = 142.857 tok/s). TPOT p50 mean 6 ms, sd sqrt(2) = 1.414 ms, CV 23.6%; output mean
+    # 171.43, sd 40.41 tok/s, CV 23.6%
+    runs = os.path.join(work, "runs.csv")
+    open(runs, "w").write(header + "# run:\nd,decode,0,4000000,1,0\nd,decode,0,6000000,1,0\n"
+                          "# run:\nd,decode,0,6000000,1,0\nd,decode,0,8000000,1,0\n")
+    out = os.path.join(work, "runs.html")
+    run(report, "--html", out, runs)
+    text = open(out).read()
+    assert ("<th>Runs: TPOT p50</th><td>6 +- 1.4 ms</td><td class=\"note\">mean +- sd over 2 runs, CV 23.6%: "
+            "over 5%, compare runs, not one figure</td>") in text, re.findall(r"<th>Runs.*", text)
+    assert ("<th>Runs: output throughput</th><td>171.4 +- 40.4 tok/s</td><td class=\"note\">mean +- sd over 2 "
+            "runs, CV 23.6%: over 5%, compare runs, not one figure</td>") in text, re.findall(r"<th>Runs.*", text)
+
+
 def main():
     report, generate, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
@@ -200,6 +230,7 @@ def main():
         rendered = render(out, os.path.join(work, name + ".png"), work)
     check_html(os.path.join(work, "generate.html"), 4, ["TTFT, first request", "Prefill rate", "Runs: TPOT p50"])
     hostile(report, generate, work)
+    figures(report, work)
     print("html: 3 reports and the driver's parse, reference nothing outside themselves%s"
           % (", and render to PNGs that are not blank" if rendered else ""))
 
