@@ -271,6 +271,14 @@ TTFT_TPOT_DEF int ttft_tpot_ci95_ranks(uint64_t n, unsigned p, uint64_t *lo, uin
    p90: 36, p99: 368); 0 for p outside 1..99. */
 TTFT_TPOT_DEF uint64_t ttft_tpot_ci95_min_n(unsigned p);
 
+/* Percentile p (0 to 100) of sorted v[0, n) by the definition at the top of this file (numpy's
+   "linear"), for figures a tool derives (a comparison's medians); 0 for n == 0. */
+TTFT_TPOT_DEF double ttft_tpot_percentile(const double *sorted, size_t n, double p);
+
+/* Sort v[0, n) ascending in O(n): a radix sort by bytes, skipping the bytes every value shares. tmp:
+   room for n values, scratch. OK; EINVAL (v or tmp NULL while n > 0). */
+TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp);
+
 /* floor(log2(v)), v > 0. */
 static inline unsigned ttft_tpot__log2(uint64_t v)
 {
@@ -1607,6 +1615,55 @@ static void ttft_tpot__set_pcts(ttft_tpot_stats *st, const double *v, const uint
     st->p95_ns = v[2];
     st->p99_ns = v[3];
     memcpy(st->pct_ns, ns, sizeof st->pct_ns);
+}
+
+TTFT_TPOT_DEF double ttft_tpot_percentile(const double *sorted, size_t n, double p)
+{
+    double h;
+    size_t k;
+    if (!sorted || n == 0)
+        return 0;
+    p = p > 0 ? (p < 100 ? p : 100) : 0; /* NaN too goes to 0 */
+    h = (double)(n - 1) * p / 100.0;
+    k = (size_t)h;
+    k = k < n ? k : n - 1;
+    return k + 1 < n ? sorted[k] + (h - (double)k) * (sorted[k + 1] - sorted[k]) : sorted[k];
+}
+
+/* One pass of the radix sort: from[0, n) into to[0, n), stable, by byte `shift / 8`. */
+static void ttft_tpot__radix_pass(const uint64_t *from, uint64_t *to, size_t n, unsigned shift)
+{
+    size_t at[256], i, sum = 0, b;
+    memset(at, 0, sizeof at);
+    for (i = 0; i < n; i++)
+        at[from[i] >> shift & 255u]++;
+    for (b = 0; b < 256; b++) { /* counts to the first slot of each byte value */
+        size_t k = at[b];
+        at[b] = sum;
+        sum += k;
+    }
+    for (i = 0; i < n; i++)
+        to[at[from[i] >> shift & 255u]++] = from[i];
+}
+
+TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp)
+{
+    uint64_t differ = 0, *from = v, *to = tmp, *t;
+    size_t i;
+    unsigned shift;
+    if (n > 0 && (!v || !tmp))
+        return TTFT_TPOT_EINVAL;
+    for (i = 1; i < n; i++)
+        differ |= v[i] ^ v[0]; /* the bits some value does not share with the first */
+    for (shift = 0; shift < 64; shift += 8) {
+        if (!(differ >> shift & 255u))
+            continue; /* every value has this byte: the pass would not move one */
+        ttft_tpot__radix_pass(from, to, n, shift);
+        t = from, from = to, to = t;
+    }
+    if (from != v)
+        memcpy(v, from, n * sizeof *v);
+    return TTFT_TPOT_OK;
 }
 
 /* Narrowing: a finer log-linear index than the bounded histogram's, 1024 buckets per power of two

@@ -125,6 +125,59 @@ static void selection_matches_sorting(void **state)
     free(v);
 }
 
+/* ttft_tpot_sort against qsort: by hand, then values of 1, 3 and 8 significant bytes, equal values, the
+   extremes; a sort of 0 or 1 value; NULL refused. */
+static void sort_matches_qsort(void **state)
+{
+    enum { N = 50021 };
+    uint64_t hand[8] = {258, 1, UINT64_MAX, 0, 257, 1ull << 40, 3, 258};
+    const uint64_t want[8] = {0, 1, 3, 257, 258, 258, 1ull << 40, UINT64_MAX};
+    uint64_t *v = (uint64_t *)malloc(N * sizeof *v), *w = (uint64_t *)malloc(N * sizeof *w), tmp[8], seed = 99;
+    size_t i;
+    int shape;
+    (void)state;
+    assert_int_equal(ttft_tpot_sort(hand, 8, tmp), TTFT_TPOT_OK);
+    assert_memory_equal(hand, want, sizeof want);
+    for (shape = 0; shape < 5; shape++) {
+        uint64_t *scratch = (uint64_t *)malloc(N * sizeof *scratch);
+        for (i = 0; i < N; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            v[i] = shape == 0   ? seed >> 56                        /* one byte */
+                   : shape == 1 ? 4000000 + (seed >> 40) % 2000000 /* three bytes: decode steps in ns */
+                   : shape == 2 ? seed                             /* all eight */
+                   : shape == 3 ? 7                                /* all equal: no pass */
+                                : (i % 2 ? UINT64_MAX - i : i);    /* the extremes */
+            w[i] = v[i];
+        }
+        assert_int_equal(ttft_tpot_sort(v, N, scratch), TTFT_TPOT_OK);
+        qsort(w, N, sizeof *w, cmp_u64);
+        assert_memory_equal(v, w, N * sizeof *v);
+        free(scratch);
+    }
+    assert_int_equal(ttft_tpot_sort(NULL, 0, NULL), TTFT_TPOT_OK);
+    v[0] = 5;
+    assert_int_equal(ttft_tpot_sort(v, 1, tmp), TTFT_TPOT_OK);
+    assert_true(v[0] == 5);
+    assert_int_equal(ttft_tpot_sort(v, 2, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_sort(NULL, 2, tmp), TTFT_TPOT_EINVAL);
+    free(v);
+    free(w);
+}
+
+/* ttft_tpot_percentile by hand: of 1 2 3 4, p50: h = 1.5, 2 + 0.5 = 2.5; p90: h = 2.7, 3 + 0.7 = 3.7;
+   p0 and p100 the ends, p past them clamped; one value is every percentile; none gives 0. */
+static void percentile_of_doubles_by_hand(void **state)
+{
+    const double v[4] = {1, 2, 3, 4}, one = 7.5;
+    (void)state;
+    assert_true(ttft_tpot_percentile(v, 4, 50) == 2.5);
+    assert_near(ttft_tpot_percentile(v, 4, 90), 3.7, 1e-15);
+    assert_true(ttft_tpot_percentile(v, 4, 0) == 1 && ttft_tpot_percentile(v, 4, 100) == 4);
+    assert_true(ttft_tpot_percentile(v, 4, -5) == 1 && ttft_tpot_percentile(v, 4, 250) == 4);
+    assert_true(ttft_tpot_percentile(&one, 1, 50) == 7.5 && ttft_tpot_percentile(&one, 1, 99) == 7.5);
+    assert_true(ttft_tpot_percentile(v, 0, 50) == 0 && ttft_tpot_percentile(NULL, 4, 50) == 0);
+}
+
 #define HALF_NS_MS 5.1e-7 /* the report rounds an interpolated percentile to the ns (and doubles round) */
 
 /* The p-th percentile of v[0, n) by sorting (numpy's "linear"), in ms. */
@@ -952,6 +1005,8 @@ int main(void)
         cmocka_unit_test(percentiles_by_hand),
         cmocka_unit_test(percentiles_land_on_ranks),
         cmocka_unit_test(selection_matches_sorting),
+        cmocka_unit_test(sort_matches_qsort),
+        cmocka_unit_test(percentile_of_doubles_by_hand),
         cmocka_unit_test(report_selection_matches_sorting),
         cmocka_unit_test(percentile_intervals_by_hand),
         cmocka_unit_test(percentile_intervals_match_scipy),
