@@ -918,6 +918,10 @@ TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_
 
 /* ---- Report model ---------------------------------------------------------------------------- */
 
+/* Every figure a report shows is computed once, into a ttft_tpot_model (ttft_tpot_model_compute);
+   the writers below and the tools read it and compute nothing. The sets a figure is taken over are
+   defined at the top of this file (METRICS) and under Requests. */
+
 /* The headline metrics (definitions at the top of this file). */
 typedef struct ttft_tpot_summary {
     int has_ttft_first;
@@ -940,9 +944,110 @@ typedef struct ttft_tpot_summary {
     uint64_t samples, dropped, rejected;
 } ttft_tpot_summary;
 
-/* The headline metrics (definitions at the top of this file): O(n) time and temporary memory of 8
-   bytes a stored sample (ENOMEM when it cannot be had; out is then unspecified). EINVAL (c or out
-   NULL). */
+/* A series' warmup, measured: MSER-5 over its values in call order, warmup included (a decode-role
+   phase's samples, or the requests' TTFT in submit order), and its p50 after the cut. */
+typedef struct ttft_tpot_steady_state {
+    int measured;          /* every value of the series is stored (not a bounded phase), and one at least */
+    uint64_t flagged;      /* values flagged warmup */
+    uint64_t truncation;   /* values MSER-5 cuts, from the first */
+    int has_p50;           /* a value is left after the cut */
+    double p50_ns;         /* their p50, and the same to the ns */
+    uint64_t p50_exact_ns;
+} ttft_tpot_steady_state;
+
+/* Runs (ttft_tpot_run_begin): three figures a run, each over the run's steady stored samples, and
+   their spread across the runs that have it. */
+enum { TTFT_TPOT_RUN_TTFT, TTFT_TPOT_RUN_TPOT, TTFT_TPOT_RUN_TOK_S, TTFT_TPOT_RUN_FIGURES };
+#define TTFT_TPOT_RUN_CV_FLAG 0.05 /* runs whose coefficient of variation passes 5% are flagged */
+typedef struct ttft_tpot_run_figure {
+    double v[TTFT_TPOT_MAX_RUNS];          /* run r's: steady TTFT p50 or TPOT p50 in ns, or output tok/s */
+    unsigned char has[TTFT_TPOT_MAX_RUNS]; /* run r has the figure */
+    unsigned n;                            /* runs that have it */
+    double mean, sd, cv;                   /* sd with n - 1: 0 unless n > 1; cv = sd / mean: 0 unless
+                                              has_cv */
+    int has_cv;                            /* n > 1 and mean > 0 */
+    int varies;                            /* has_cv and cv over TTFT_TPOT_RUN_CV_FLAG */
+} ttft_tpot_run_figure;
+typedef struct ttft_tpot_runs {
+    unsigned n;       /* runs marked */
+    uint64_t dropped; /* run_begin calls past TTFT_TPOT_MAX_RUNS */
+    int bounded;      /* a prefill or decode phase keeps steady samples in a histogram: no run has a figure */
+    ttft_tpot_run_figure fig[TTFT_TPOT_RUN_FIGURES];
+} ttft_tpot_runs;
+
+/* One phase's figures. */
+typedef struct ttft_tpot_phase_figures {
+    const char *name; /* the collector's: valid while it lives */
+    int role;
+    ttft_tpot_stats all;    /* every sample, warmup included (warmup_n, warmup_max_ns) */
+    ttft_tpot_stats steady; /* warmup excluded */
+    ttft_tpot_steady_state steady_state; /* decode-role phases */
+    double decode_share; /* kernel role: its time inside steady decode steps over their time; a kernel
+                            span ends before the step that dispatched it, so the kernels since the last
+                            prefill, decode or e2e sample belong to the next one (stored samples) */
+} ttft_tpot_phase_figures;
+
+/* A request metric as a Prometheus histogram: the bucket bounds of its BUCKETS column
+   (TTFT_TPOT_METRICS) and how many of its values fall at or below each. */
+#define TTFT_TPOT_BUCKETS_MAX 26 /* bounds of the largest bucket table */
+typedef struct ttft_tpot_buckets {
+    size_t n;                                  /* bounds */
+    const char *const *le;                     /* each bound in seconds, as the exposition prints it */
+    uint64_t le_ns[TTFT_TPOT_BUCKETS_MAX];     /* the same in ns */
+    uint64_t cumulative[TTFT_TPOT_BUCKETS_MAX]; /* values at or below le_ns[b] (TPOT to a 1/1024 ns) */
+    uint64_t count;                            /* every value: the +Inf bucket */
+    uint64_t sum_hi, sum_lo;                   /* their 128-bit sum in ns, rounded once */
+} ttft_tpot_buckets;
+
+/* Everything a collector lost or refused, with the limits it met: the limit that made a loss is the
+   recording collector's when the losses came from a trace, so a trace's report names the same sizes as
+   the live one. */
+typedef struct ttft_tpot_losses {
+    uint64_t dropped, rejected, outgrown, shapes_dropped, runs_dropped; /* as ttft_tpot_counts */
+    uint64_t requests_dropped, requests_refused, requests_truncated, events_lost;
+    uint64_t events_kept;   /* request events stored */
+    uint64_t capacity, max_requests, max_request_events, max_shapes; /* the limits met */
+} ttft_tpot_losses;
+
+/* The report model. */
+typedef struct ttft_tpot_model {
+    const ttft_tpot *collector; /* computed from: its samples (ttft_tpot_sample_at), requests, names */
+    const char *clock_name;     /* "unknown" when none */
+    uint64_t clock_read_ns;     /* 0: not measured */
+    ttft_tpot_summary head;     /* the headline */
+    unsigned phases;
+    ttft_tpot_phase_figures *phase; /* [phases], by phase index */
+    unsigned *order;                /* the phase indexes in report order: by first stored sample, then
+                                       those without one */
+    ttft_tpot_runs runs;
+    int has_requests;           /* a request was seen, or request events dropped */
+    ttft_tpot_requests requests;
+    ttft_tpot_steady_state requests_steady_state; /* the requests' TTFT in submit order */
+    ttft_tpot_buckets buckets[TTFT_TPOT_METRIC_COUNT]; /* each request metric, for the exposition */
+    ttft_tpot_slo slo;
+    ttft_tpot_losses losses;
+    unsigned skipped; /* the parts left out (ttft_tpot_model_options.skip) */
+    void *alloc_user; /* private: how phase and order were allocated */
+} ttft_tpot_model;
+
+/* What ttft_tpot_model_compute leaves out (its fields stay 0): TTFT_TPOT_SKIP_* ORed. */
+enum { TTFT_TPOT_SKIP_REQUESTS = 1, /* requests, requests_steady_state and buckets */
+       TTFT_TPOT_SKIP_SHARES = 2,   /* each kernel's decode_share */
+       TTFT_TPOT_SKIP_SAMPLES = 4 }; /* head, the phases' figures (not their names) and runs */
+typedef struct ttft_tpot_model_options {
+    unsigned skip;
+} ttft_tpot_model_options;
+
+/* Compute every figure of c into *m (options NULL: all of them): O(n) time in the stored samples and
+   the request events, and temporary memory of 8 bytes each. m reads c's names and samples: free it
+   with ttft_tpot_model_free before c. OK; EINVAL (c or m NULL); ENOMEM (m is then zeroed). */
+TTFT_TPOT_DEF int ttft_tpot_model_compute(const ttft_tpot *c, const ttft_tpot_model_options *options,
+                                          ttft_tpot_model *m);
+/* Release what ttft_tpot_model_compute allocated; m is zeroed. NULL: nothing. */
+TTFT_TPOT_DEF void ttft_tpot_model_free(ttft_tpot_model *m);
+
+/* The headline alone: ttft_tpot_model_compute without requests and shares, its head kept. EINVAL (c
+   or out NULL); ENOMEM (out is then unspecified). */
 TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out);
 
 /* ---- Writers (text, JSON, Prometheus, Chrome trace) ------------------------------------------ */
@@ -958,6 +1063,11 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
 TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out);
 TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out);
 
+/* The same from a model: what a tool that writes several outputs calls, computing the model once.
+   EINVAL also for a model computed without requests or samples (TTFT_TPOT_SKIP_*). */
+TTFT_TPOT_DEF int ttft_tpot_model_report(const ttft_tpot_model *m, FILE *out);
+TTFT_TPOT_DEF int ttft_tpot_model_report_json(const ttft_tpot_model *m, FILE *out);
+
 /* -- Writers: Prometheus ----------------------------------------------------------------------- */
 
 /* Prometheus text exposition (format 0.0.4, OpenMetrics-compatible) of the measured requests:
@@ -970,6 +1080,10 @@ TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out);
    EINVAL (c or out NULL, prefix not [a-zA-Z_:][a-zA-Z0-9_:]*, labels otherwise: nothing written),
    ENOMEM (nothing written), EIO. The bucket bounds are in the README. */
 TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels);
+
+/* The same from a model (EINVAL also for one computed without requests). */
+TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out, const char *prefix,
+                                             const char *labels);
 
 /* -- Writers: the Chrome trace ----------------------------------------------------------------- */
 
@@ -2522,6 +2636,27 @@ static const ttft_tpot__metric_info ttft_tpot__metrics[TTFT_TPOT_METRIC_COUNT] =
     TTFT_TPOT_METRICS(TTFT_TPOT__METRIC_INFO)};
 #undef TTFT_TPOT__METRIC_INFO
 
+/* Bucket upper bounds in seconds. TTFT and E2E: vLLM's. TPOT and ITL: vLLM's from 10 ms up, with
+   finer buckets below it, where a fast decode step lands. */
+static const char *const ttft_tpot__le_ttft[] = {"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08", "0.1",
+                                                 "0.25",  "0.5",   "0.75", "1",    "2.5",  "5",    "7.5",  "10",
+                                                 "20",    "40",    "80",   "160",  "640",  "2560"};
+static const char *const ttft_tpot__le_tpot[] = {"0.0005", "0.001", "0.002", "0.003", "0.004", "0.005", "0.0075",
+                                                 "0.01",   "0.025", "0.05",  "0.075", "0.1",   "0.15",  "0.2",
+                                                 "0.3",    "0.4",   "0.5",   "0.75",  "1",     "2.5",   "5",
+                                                 "7.5",    "10",    "20",    "40",    "80"};
+static const char *const ttft_tpot__le_e2e[] = {"0.3", "0.5", "0.8", "1",  "1.5", "2",   "2.5", "5",    "10",   "15",  "20",
+                                                "30",  "40",  "50",  "60", "120", "240", "480", "960", "1920", "7680"};
+
+/* The bounds of each bucket set (TTFT_TPOT__LE_*). */
+static const struct {
+    const char *const *le;
+    size_t n;
+} ttft_tpot__les[3] = {{ttft_tpot__le_ttft, sizeof ttft_tpot__le_ttft / sizeof *ttft_tpot__le_ttft},
+                       {ttft_tpot__le_tpot, sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot},
+                       {ttft_tpot__le_e2e, sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e}};
+
+
 /* Statistics of durations kept in 1/scale ns (request TPOT), back in ns: rounded, without overflow. */
 static void ttft_tpot__unscale(ttft_tpot_stats *st, uint64_t scale)
 {
@@ -2663,14 +2798,58 @@ static int ttft_tpot__good(const ttft_tpot *c, const ttft_tpot_request *q)
            (tpot <= 0 || q->tokens < 2 || (double)whole + (double)(gap % d) / (double)d <= tpot);
 }
 
-TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out)
+/* A request metric's buckets (its BUCKETS column), without a value yet. */
+static void ttft_tpot__buckets_init(ttft_tpot_buckets *b, int m)
+{
+    size_t k;
+    memset(b, 0, sizeof *b);
+    b->n = ttft_tpot__les[ttft_tpot__metrics[m].le].n;
+    b->le = ttft_tpot__les[ttft_tpot__metrics[m].le].le;
+    for (k = 0; k < b->n; k++) /* seconds to the ns, read as integers: no locale */
+        (void)ttft_tpot__decimal(b->le[k], 9, &b->le_ns[k]);
+}
+
+/* Count x[0, n) (in 1/scale ns: scale 1 or 1024) into b, each value's bucket found by bisection, then
+   made cumulative; the sum is kept in 128 bits and brought back to ns, rounded, once. */
+static void ttft_tpot__buckets_add(ttft_tpot_buckets *b, const uint64_t *x, size_t n, uint64_t scale)
+{
+    uint64_t lo = 0, hi = 0, round;
+    size_t i, k;
+    for (i = 0; i < n; i++) {
+        size_t a = 0, z = b->n; /* the first bound at or above x[i] lies in [a, z] */
+        while (a < z) {
+            size_t mid = a + (z - a) / 2;
+            if (b->le_ns[mid] * scale < x[i])
+                a = mid + 1;
+            else
+                z = mid;
+        }
+        if (a < b->n) /* past the last bound: in +Inf alone */
+            b->cumulative[a]++;
+        lo += x[i];
+        hi += lo < x[i]; /* carry */
+    }
+    for (k = 1; k < b->n; k++)
+        b->cumulative[k] += b->cumulative[k - 1];
+    b->count = n;
+    if (scale == 1024) { /* back to ns, rounded */
+        round = (lo & 1023u) >= 512u;
+        lo = (lo >> 10) | (hi << 54);
+        hi >>= 10;
+        lo += round;
+        hi += lo < round;
+    }
+    b->sum_hi = hi;
+    b->sum_lo = lo;
+}
+
+/* The request figures into out, and with b (NULL: none) each metric's buckets (initialized). */
+static int ttft_tpot__requests_of(const ttft_tpot *c, ttft_tpot_requests *out, ttft_tpot_buckets *b)
 {
     uint64_t *x, *last, first_submit = UINT64_MAX, last_token = 0, scale;
     ttft_tpot__narrow nw;
     unsigned r;
     int m;
-    if (!c || !out)
-        return TTFT_TPOT_EINVAL;
     memset(out, 0, sizeof *out);
     out->seen = c->req.n;
     out->dropped = c->req.dropped;
@@ -2700,7 +2879,10 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
     scale = ttft_tpot__tpot_scale(c);
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
         uint64_t sc = m == TTFT_TPOT_METRIC_TPOT ? scale : 1;
-        ttft_tpot__fill(x, ttft_tpot__request_set(c, m, sc, x, last), &nw, &out->metric[m]);
+        size_t n = ttft_tpot__request_set(c, m, sc, x, last);
+        if (b)
+            ttft_tpot__buckets_add(&b[m], x, n, sc);
+        ttft_tpot__fill(x, n, &nw, &out->metric[m]);
         if (sc > 1)
             ttft_tpot__unscale(&out->metric[m], sc);
     }
@@ -2725,6 +2907,11 @@ TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_reque
     TTFT_TPOT_FREE(x, c->alloc_user);
     ttft_tpot__narrow_free(c, &nw);
     return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out)
+{
+    return c && out ? ttft_tpot__requests_of(c, out, NULL) : TTFT_TPOT_EINVAL;
 }
 
 /* Forget every request, its events and what the table lost. */
@@ -3648,20 +3835,10 @@ static void ttft_tpot__summarize(const ttft_tpot *c, ttft_tpot__work *w, const s
     out->rejected = c->rejected;
 }
 
-/* A decode phase's warmup, measured: MSER-5 over its samples in call order, warmup included. */
-typedef struct ttft_tpot__steady_state {
-    int measured;          /* a decode-role phase with every sample stored, and one at least (a
-                              bounded phase's steady samples are in its histogram) */
-    uint64_t truncation;   /* samples MSER-5 would cut, from the first */
-    int has_p50;           /* a sample is left after the cut */
-    double p50_ns;         /* their p50, and the same to the ns */
-    uint64_t p50_exact_ns;
-} ttft_tpot__steady_state;
-
 /* The p50 of phase's samples after the first cut of them (call order), into ss: gathered and, for a
    large set, counted by fine bucket in the same pass, then narrowed to the two ranks it needs. */
 static void ttft_tpot__after_cut(const ttft_tpot *c, ttft_tpot__work *w, int phase, size_t count,
-                                 ttft_tpot__steady_state *ss)
+                                 ttft_tpot_steady_state *ss)
 {
     uint64_t seen = 0;
     size_t i, m = 0;
@@ -3709,10 +3886,11 @@ static int ttft_tpot__batches_of(const ttft_tpot *c, const size_t *count, ttft_t
    samples. */
 static void ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, const size_t *count,
                                      const ttft_tpot_stats *ph, const ttft_tpot__batches *b,
-                                     ttft_tpot__steady_state *ss)
+                                     ttft_tpot_steady_state *ss)
 {
     unsigned p;
     for (p = 0; p < c->phase.n; p++) {
+        ss[p].flagged = ph[p].warmup_n;
         if (!(ss[p].measured = b->measured[p]))
             continue;
         ss[p].truncation = 5 * ttft_tpot__mser5(b->sum + b->at[p] - count[p] / 5, count[p] / 5);
@@ -3726,22 +3904,34 @@ static void ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, con
     }
 }
 
-/* Runs (ttft_tpot_run_begin): each run's headline figures, from its stored samples. */
-#define TTFT_TPOT__RUN_CV_FLAG 0.05 /* runs whose coefficient of variation passes 5% are flagged */
-enum { TTFT_TPOT__RUN_TTFT, TTFT_TPOT__RUN_TPOT, TTFT_TPOT__RUN_TOK_S };
-typedef struct ttft_tpot__runs {
-    unsigned n;
-    int bounded; /* a prefill or decode phase keeps steady samples in a histogram: no per-run figure */
-    double v[3][TTFT_TPOT_MAX_RUNS]; /* steady TTFT p50 (ns), TPOT p50 (ns), output tok/s */
-    unsigned char has[3][TTFT_TPOT_MAX_RUNS];
-} ttft_tpot__runs;
-
-/* Each run's steady TTFT p50, TPOT p50 and output throughput: the runs' ranges are disjoint, so all
-   of them together read every stored sample twice. */
-static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot__runs *out)
+/* A run figure's spread across the runs that have it: mean, sd (n - 1) and coefficient of variation. */
+static void ttft_tpot__across_runs(ttft_tpot_run_figure *f, unsigned runs)
 {
-    unsigned r, p;
+    unsigned r;
+    double sum = 0, ss = 0;
+    for (r = 0, f->n = 0; r < runs; r++)
+        if (f->has[r]) {
+            sum += f->v[r];
+            f->n++;
+        }
+    f->mean = f->n ? sum / f->n : 0;
+    for (r = 0; r < runs; r++)
+        if (f->has[r])
+            ss += (f->v[r] - f->mean) * (f->v[r] - f->mean);
+    f->sd = f->n > 1 ? ttft_tpot__sqrt(ss / (f->n - 1)) : 0;
+    f->has_cv = f->n > 1 && f->mean > 0;
+    f->cv = f->has_cv ? f->sd / f->mean : 0;
+    f->varies = f->has_cv && f->cv > TTFT_TPOT_RUN_CV_FLAG;
+}
+
+/* Each run's steady TTFT p50, TPOT p50 and output throughput, and their spread: the runs' ranges are
+   disjoint, so all of them together read every stored sample twice. */
+static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot_runs *out)
+{
+    ttft_tpot_run_figure *fig = out->fig;
+    unsigned r, p, k;
     out->n = c->runs;
+    out->dropped = c->runs_dropped;
     out->bounded = 0;
     for (p = 0; p < c->phase.n; p++)
         out->bounded |= c->phase.slots[p].hist && c->phase.slots[p].role <= TTFT_TPOT_ROLE_DECODE &&
@@ -3762,19 +3952,21 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
                     hi += lo < s->dur_ns;
                 }
             }
-            out->has[role][r] = m > 0 && !out->bounded;
-            out->v[role][r] = 0;
+            fig[role].has[r] = m > 0 && !out->bounded;
+            fig[role].v[r] = 0;
             if (m)
-                ttft_tpot__p50(w->x, m, NULL, NULL, &out->v[role][r], &ns);
+                ttft_tpot__p50(w->x, m, NULL, NULL, &fig[role].v[r], &ns);
         }
-        out->has[TTFT_TPOT__RUN_TOK_S][r] = out->has[TTFT_TPOT__RUN_TPOT][r] && (lo || hi);
-        out->v[TTFT_TPOT__RUN_TOK_S][r] = (double)tokens / (((double)hi * TTFT_TPOT__TWO64 + (double)lo) * 1e-9);
+        fig[TTFT_TPOT_RUN_TOK_S].has[r] = fig[TTFT_TPOT_RUN_TPOT].has[r] && (lo || hi);
+        fig[TTFT_TPOT_RUN_TOK_S].v[r] = (double)tokens / (((double)hi * TTFT_TPOT__TWO64 + (double)lo) * 1e-9);
     }
+    for (k = 0; k < TTFT_TPOT_RUN_FIGURES; k++)
+        ttft_tpot__across_runs(&fig[k], out->n);
 }
 
 /* The requests' TTFT series, in submit order (every request with a token that kept all its events,
    warmup ones included), measured like a decode phase: MSER-5's cut and the p50 after it. OK, ENOMEM. */
-static int ttft_tpot__requests_steady_state(const ttft_tpot *c, ttft_tpot__steady_state *ss, uint64_t *flagged)
+static int ttft_tpot__requests_steady_state(const ttft_tpot *c, ttft_tpot_steady_state *ss)
 {
     uint64_t *x = (uint64_t *)TTFT_TPOT_MALLOC((2 * (size_t)c->req.n + 1) * sizeof *x, c->alloc_user), *sum;
     size_t m = 0, b, i;
@@ -3782,13 +3974,12 @@ static int ttft_tpot__requests_steady_state(const ttft_tpot *c, ttft_tpot__stead
     if (!x)
         return TTFT_TPOT_ENOMEM;
     memset(ss, 0, sizeof *ss);
-    *flagged = 0;
     for (r = 0; r < c->req.n; r++) {
         const ttft_tpot_request *q = &c->req.list[r];
         if (q->truncated || !q->token_events)
             continue;
         x[m++] = q->first_ns - q->submit_ns;
-        *flagged += q->warmup != 0;
+        ss->flagged += q->warmup != 0;
     }
     sum = x + m; /* the batch sums go after the series */
     for (b = 0; b < m / 5; b++)
@@ -3802,45 +3993,31 @@ static int ttft_tpot__requests_steady_state(const ttft_tpot *c, ttft_tpot__stead
     return TTFT_TPOT_OK;
 }
 
-/* Everything a report shows, computed before a byte of it is written: on ENOMEM nothing is written. */
-typedef struct ttft_tpot__figures {
-    ttft_tpot_summary s;
-    ttft_tpot_requests q; /* when has_q: a request was seen, or request events dropped */
-    int has_q;
-    ttft_tpot_stats *ph;     /* per phase, warmup included */
-    ttft_tpot_stats *steady; /* per phase, warmup excluded */
-    ttft_tpot__steady_state *ss; /* per phase: its warmup measured (decode-role phases) */
-    unsigned *order;         /* the phases in report order */
-    ttft_tpot__runs runs;
-    ttft_tpot__steady_state req_ss; /* the requests' TTFT series, measured (when has_q) */
-    uint64_t req_flagged;           /* its warmup requests */
-} ttft_tpot__figures;
-
-/* One pass over the samples: each phase's count and warmup count, the phases in order of first use
-   (by their first stored sample, then those without one), and the first prefill. Returns the size of
-   the work area the report takes: its largest set, or a quarter of the samples (then the phases are
-   gathered in a few passes), whichever is larger. */
-static size_t ttft_tpot__census(const ttft_tpot *c, size_t *count, ttft_tpot__figures *f)
+/* The phases in order of first use (by their first stored sample, then those without one), each
+   phase's count and warmup count, and the first prefill, in one pass over the samples. Returns the
+   size of the work area the report takes: its largest set, or a quarter of the samples (then the
+   phases are gathered in a few passes), whichever is larger. */
+static size_t ttft_tpot__census(const ttft_tpot *c, size_t *count, ttft_tpot_stats *ph, ttft_tpot_model *m)
 {
     size_t role_n[4] = {0, 0, 0, 0}, cap = c->store.n / 4 + 1, i;
     unsigned p, k = 0;
     for (i = 0; i < c->store.n; i++) {
         const ttft_tpot_sample *s = &c->store.samples[i];
         if (count[s->phase]++ == 0) {
-            f->order[k++] = s->phase;
-            if (c->phase.slots[s->phase].role == TTFT_TPOT_ROLE_PREFILL && !f->s.has_ttft_first) {
-                f->s.has_ttft_first = 1;
-                f->s.ttft_first_ns = s->dur_ns;
-                f->s.ttft_first_warmup = s->warmup != 0;
+            m->order[k++] = s->phase;
+            if (c->phase.slots[s->phase].role == TTFT_TPOT_ROLE_PREFILL && !m->head.has_ttft_first) {
+                m->head.has_ttft_first = 1;
+                m->head.ttft_first_ns = s->dur_ns;
+                m->head.ttft_first_warmup = s->warmup != 0;
             }
         }
-        f->ph[s->phase].warmup_n += s->warmup;
+        ph[s->phase].warmup_n += s->warmup;
     }
     for (p = 0; p < c->phase.n; p++) {
         int role = c->phase.slots[p].role;
         if (count[p] == 0)
-            f->order[k++] = p;
-        role_n[role] += count[p] - (role == TTFT_TPOT_ROLE_E2E ? 0 : f->ph[p].warmup_n);
+            m->order[k++] = p;
+        role_n[role] += count[p] - (role == TTFT_TPOT_ROLE_E2E ? 0 : ph[p].warmup_n);
         cap = count[p] > cap ? count[p] : cap;
     }
     for (k = 0; k < 4; k++)
@@ -3848,64 +4025,189 @@ static size_t ttft_tpot__census(const ttft_tpot *c, size_t *count, ttft_tpot__fi
     return cap;
 }
 
-static void ttft_tpot__figures_free(const ttft_tpot *c, ttft_tpot__figures *f)
+/* The phases' figures (one work area for all), the headline sets, the steady states and the runs;
+   the phases' are gathered in ph, steady and ss (np each), then handed to m->phase. */
+static void ttft_tpot__phases_of(const ttft_tpot *c, ttft_tpot__work *w, size_t *count, ttft_tpot__batches *bt,
+                                 ttft_tpot_stats *ph, ttft_tpot_model *m)
 {
-    if (f->ph)
-        TTFT_TPOT_FREE(f->ph, c->alloc_user);
-    f->ph = NULL;
+    size_t np = c->phase.n ? c->phase.n : 1;
+    ttft_tpot_stats *steady = ph + np;
+    ttft_tpot_steady_state *ss = (ttft_tpot_steady_state *)(void *)(steady + np);
+    unsigned p;
+    ttft_tpot__sets(c, w, 1, count, count + np, ph, steady, c->phase.n, bt);
+    ttft_tpot__summarize(c, w, count, ph, steady, &m->head);
+    ttft_tpot__steady_states(c, w, count, ph, bt, ss);
+    ttft_tpot__runs_of(c, w, &m->runs);
+    for (p = 0; p < c->phase.n; p++) {
+        m->phase[p].all = ph[p];
+        m->phase[p].steady = steady[p];
+        m->phase[p].steady_state = ss[p];
+    }
 }
 
-/* The figures: the census, then every phase's (one work area for all), the headline sets, and the
-   requests when asked for. */
-static int ttft_tpot__figures_of(const ttft_tpot *c, ttft_tpot__figures *f, int requests)
+/* The census, then every figure of the samples: phases, headline, steady states, runs. */
+static int ttft_tpot__sample_figures(const ttft_tpot *c, ttft_tpot_model *m)
 {
     size_t np = c->phase.n ? c->phase.n : 1, *count;
+    ttft_tpot_stats *ph; /* the phases' all, steady and steady states while they are gathered */
     ttft_tpot__work w;
     ttft_tpot__batches bt;
     int rc = TTFT_TPOT_ENOMEM;
-    memset(f, 0, sizeof *f);
-    f->ph = (ttft_tpot_stats *)TTFT_TPOT_MALLOC(np * (2 * sizeof *f->ph + sizeof *f->ss + sizeof *f->order),
-                                                c->alloc_user);
+    ph = (ttft_tpot_stats *)TTFT_TPOT_MALLOC(np * (2 * sizeof *ph + sizeof(ttft_tpot_steady_state)), c->alloc_user);
     count = (size_t *)TTFT_TPOT_MALLOC(3 * np * sizeof *count, c->alloc_user); /* counts, then offsets */
-    if (f->ph && count) {
-        memset(f->ph, 0, np * (2 * sizeof *f->ph + sizeof *f->ss));
+    if (ph && count) {
+        memset(ph, 0, np * (2 * sizeof *ph + sizeof(ttft_tpot_steady_state)));
         memset(count, 0, np * sizeof *count);
-        f->steady = f->ph + np;
-        f->ss = (ttft_tpot__steady_state *)(void *)(f->steady + np);
-        f->order = (unsigned *)(void *)(f->ss + np);
-        rc = ttft_tpot__work_init(c, &w, ttft_tpot__census(c, count, f));
+        rc = ttft_tpot__work_init(c, &w, ttft_tpot__census(c, count, ph, m));
     }
     if (rc == TTFT_TPOT_OK && (rc = ttft_tpot__batches_of(c, count, &bt)) != TTFT_TPOT_OK)
         ttft_tpot__work_free(c, &w);
     if (rc == TTFT_TPOT_OK) {
-        ttft_tpot__sets(c, &w, 1, count, count + np, f->ph, f->steady, c->phase.n, &bt);
-        ttft_tpot__summarize(c, &w, count, f->ph, f->steady, &f->s);
-        ttft_tpot__steady_states(c, &w, count, f->ph, &bt, f->ss);
+        ttft_tpot__phases_of(c, &w, count, &bt, ph, m);
         TTFT_TPOT_FREE(bt.run, c->alloc_user);
-        ttft_tpot__runs_of(c, &w, &f->runs);
         ttft_tpot__work_free(c, &w);
-        f->has_q = requests && (c->req.n || c->req.dropped);
-        if (f->has_q && rc == TTFT_TPOT_OK)
-            rc = ttft_tpot_requests_summary(c, &f->q);
-        if (f->has_q && rc == TTFT_TPOT_OK)
-            rc = ttft_tpot__requests_steady_state(c, &f->req_ss, &f->req_flagged);
     }
+    if (ph)
+        TTFT_TPOT_FREE(ph, c->alloc_user);
     if (count)
         TTFT_TPOT_FREE(count, c->alloc_user);
-    if (rc != TTFT_TPOT_OK)
-        ttft_tpot__figures_free(c, f);
     return rc;
+}
+
+/* Each kernel phase's share of steady decode time (ttft_tpot_phase_figures.decode_share), in one pass:
+   a kernel's time waits in pend until the next prefill, decode or e2e sample, which takes it when it
+   is a steady decode step; since lists the kernels waiting, so that a step visits only those. */
+static int ttft_tpot__shares_of(const ttft_tpot *c, ttft_tpot_model *m)
+{
+    size_t np = c->phase.n ? c->phase.n : 1, i;
+    double *pend = (double *)TTFT_TPOT_MALLOC(np * (sizeof *pend + sizeof(unsigned) + 1), c->alloc_user), total = 0;
+    unsigned *since, n = 0, p;
+    unsigned char *listed;
+    if (!pend)
+        return TTFT_TPOT_ENOMEM;
+    memset(pend, 0, np * (sizeof *pend + sizeof(unsigned) + 1));
+    since = (unsigned *)(void *)(pend + np);
+    listed = (unsigned char *)(since + np);
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        int role = c->phase.slots[s->phase].role, steady = role == TTFT_TPOT_ROLE_DECODE && !s->warmup;
+        if (role == TTFT_TPOT_ROLE_KERNEL) {
+            if (!listed[s->phase])
+                since[n++] = s->phase, listed[s->phase] = 1;
+            pend[s->phase] += (double)s->dur_ns;
+            continue;
+        }
+        for (; n > 0; n--) {
+            m->phase[since[n - 1]].decode_share += steady ? pend[since[n - 1]] : 0;
+            pend[since[n - 1]] = 0;
+            listed[since[n - 1]] = 0;
+        }
+        total += steady ? (double)s->dur_ns : 0;
+    }
+    for (p = 0; p < c->phase.n; p++)
+        m->phase[p].decode_share = total > 0 ? m->phase[p].decode_share / total : 0;
+    TTFT_TPOT_FREE(pend, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
+/* The limit a counted loss met (ttft_tpot.full_at order): the recording collector's when the losses
+   came from a trace, so that a trace's report names the same sizes as the live one. */
+static uint64_t ttft_tpot__limit(const ttft_tpot *c, int k)
+{
+    const uint64_t own[4] = {c->store.capacity, c->req.max, c->req.max_events, c->shape.max};
+    return c->full_known >> k & 1u ? c->full_at[k] : own[k];
+}
+
+static void ttft_tpot__losses_of(const ttft_tpot *c, ttft_tpot_losses *l)
+{
+    l->dropped = c->store.dropped;
+    l->rejected = c->rejected;
+    l->outgrown = c->store.outgrown;
+    l->shapes_dropped = c->shape.dropped;
+    l->runs_dropped = c->runs_dropped;
+    l->requests_dropped = c->req.dropped;
+    l->requests_refused = c->req.refused;
+    l->events_lost = c->req.events_lost;
+    l->events_kept = c->req.n_events;
+    l->capacity = ttft_tpot__limit(c, 0);
+    l->max_requests = ttft_tpot__limit(c, 1);
+    l->max_request_events = ttft_tpot__limit(c, 2);
+    l->max_shapes = ttft_tpot__limit(c, 3);
+}
+
+/* The requests' figures, their TTFT series' steady state, and each metric's buckets. */
+static int ttft_tpot__request_figures(const ttft_tpot *c, ttft_tpot_model *m)
+{
+    int k, rc = TTFT_TPOT_OK;
+    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
+        ttft_tpot__buckets_init(&m->buckets[k], k);
+    if ((m->has_requests = c->req.n || c->req.dropped) != 0 &&
+        (rc = ttft_tpot__requests_of(c, &m->requests, m->buckets)) == TTFT_TPOT_OK)
+        rc = ttft_tpot__requests_steady_state(c, &m->requests_steady_state);
+    m->losses.requests_truncated = m->requests.truncated;
+    return rc;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_model_compute(const ttft_tpot *c, const ttft_tpot_model_options *options,
+                                          ttft_tpot_model *m)
+{
+    size_t np;
+    unsigned p;
+    int rc = TTFT_TPOT_OK;
+    if (!c || !m)
+        return TTFT_TPOT_EINVAL;
+    memset(m, 0, sizeof *m);
+    np = c->phase.n ? c->phase.n : 1;
+    m->collector = c;
+    m->alloc_user = c->alloc_user;
+    m->skipped = options ? options->skip : 0;
+    m->clock_name = c->clock_name[0] ? c->clock_name : "unknown";
+    m->clock_read_ns = c->clock_read_ns;
+    m->phases = c->phase.n;
+    m->slo = c->slo;
+    ttft_tpot__losses_of(c, &m->losses);
+    m->phase = (ttft_tpot_phase_figures *)TTFT_TPOT_MALLOC(np * (sizeof *m->phase + sizeof *m->order), c->alloc_user);
+    if (!m->phase) {
+        memset(m, 0, sizeof *m);
+        return TTFT_TPOT_ENOMEM;
+    }
+    memset(m->phase, 0, np * sizeof *m->phase);
+    m->order = (unsigned *)(void *)(m->phase + np);
+    for (p = 0; p < c->phase.n; p++) {
+        m->phase[p].name = c->phase.slots[p].name;
+        m->phase[p].role = c->phase.slots[p].role;
+        m->order[p] = p; /* the census orders them */
+    }
+    if (!(m->skipped & TTFT_TPOT_SKIP_SAMPLES))
+        rc = ttft_tpot__sample_figures(c, m);
+    if (rc == TTFT_TPOT_OK && !(m->skipped & TTFT_TPOT_SKIP_SHARES))
+        rc = ttft_tpot__shares_of(c, m);
+    if (rc == TTFT_TPOT_OK && !(m->skipped & TTFT_TPOT_SKIP_REQUESTS))
+        rc = ttft_tpot__request_figures(c, m);
+    if (rc != TTFT_TPOT_OK)
+        ttft_tpot_model_free(m);
+    return rc;
+}
+
+TTFT_TPOT_DEF void ttft_tpot_model_free(ttft_tpot_model *m)
+{
+    if (!m)
+        return;
+    if (m->phase)
+        TTFT_TPOT_FREE(m->phase, m->alloc_user);
+    memset(m, 0, sizeof *m);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out)
 {
-    ttft_tpot__figures f;
+    const ttft_tpot_model_options headline = {TTFT_TPOT_SKIP_REQUESTS | TTFT_TPOT_SKIP_SHARES};
+    ttft_tpot_model m;
     int rc;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
-    if ((rc = ttft_tpot__figures_of(c, &f, 0)) == TTFT_TPOT_OK)
-        *out = f.s;
-    ttft_tpot__figures_free(c, &f);
+    if ((rc = ttft_tpot_model_compute(c, &headline, &m)) == TTFT_TPOT_OK)
+        *out = m.head;
+    ttft_tpot_model_free(&m);
     return rc;
 }
 
@@ -3990,47 +4292,10 @@ static size_t ttft_tpot__utf8_len(const unsigned char *s, size_t avail)
     return ttft_tpot__utf8_cp(s, avail, &cp);
 }
 
-/* The limit a counted loss met (ttft_tpot.full_at order): the recording collector's when the losses
-   came from a trace, so that a trace's report names the same sizes as the live one. */
-static uint64_t ttft_tpot__limit(const ttft_tpot *c, int k)
+/* Whether a model holds the parts a writer prints (TTFT_TPOT_SKIP_* bits). */
+static int ttft_tpot__holds(const ttft_tpot_model *m, unsigned parts)
 {
-    const uint64_t own[4] = {c->store.capacity, c->req.max, c->req.max_events, c->shape.max};
-    return c->full_known >> k & 1u ? c->full_at[k] : own[k];
-}
-
-/* Compute every figure, then hand them to a writer: a report is whole, or (ENOMEM) not written. */
-static int ttft_tpot__render(const ttft_tpot *c, FILE *out,
-                             void (*write)(const ttft_tpot *, const ttft_tpot__figures *, FILE *))
-{
-    ttft_tpot__figures f;
-    int rc;
-    if (!c || !out)
-        return TTFT_TPOT_EINVAL;
-    if ((rc = ttft_tpot__figures_of(c, &f, 1)) == TTFT_TPOT_OK) {
-        write(c, &f, out);
-        rc = ttft_tpot__finish(out);
-    }
-    ttft_tpot__figures_free(c, &f);
-    return rc;
-}
-
-/* Mean, sd (n - 1) and coefficient of variation of figure k over the runs that have it: how many. */
-static unsigned ttft_tpot__across_runs(const ttft_tpot__runs *rs, int k, double *mean, double *sd, double *cv)
-{
-    unsigned r, n = 0;
-    double sum = 0, ss = 0;
-    for (r = 0; r < rs->n; r++)
-        if (rs->has[k][r]) {
-            sum += rs->v[k][r];
-            n++;
-        }
-    *mean = n ? sum / n : 0;
-    for (r = 0; r < rs->n; r++)
-        if (rs->has[k][r])
-            ss += (rs->v[k][r] - *mean) * (rs->v[k][r] - *mean);
-    *sd = n > 1 ? ttft_tpot__sqrt(ss / (n - 1)) : 0;
-    *cv = n > 1 && *mean > 0 ? *sd / *mean : 0;
-    return n;
+    return m && !(m->skipped & parts);
 }
 
 /* -- Writers: the text report ------------------------------------------------------------------ */
@@ -4049,24 +4314,27 @@ static void ttft_tpot__serving_line(FILE *out, const char *what, const ttft_tpot
             span ? ": " : "", span ? span : "");
 }
 /* What the request tables could not keep, and what that leaves out. */
-static void ttft_tpot__text_request_losses(const ttft_tpot *c, const ttft_tpot_requests *q, FILE *out)
+static void ttft_tpot__text_request_losses(const ttft_tpot_model *m, FILE *out)
 {
+    const ttft_tpot_requests *q = &m->requests;
+    const ttft_tpot_losses *l = &m->losses;
     if (q->dropped)
         fprintf(out, "WARNING: %llu request events dropped: the request tables are full (config.max_requests %llu, "
                      "max_request_events %llu; %llu submits refused)\n",
-                (unsigned long long)q->dropped, (unsigned long long)ttft_tpot__limit(c, 1),
-                (unsigned long long)ttft_tpot__limit(c, 2), (unsigned long long)c->req.refused);
+                (unsigned long long)q->dropped, (unsigned long long)l->max_requests,
+                (unsigned long long)l->max_request_events, (unsigned long long)l->requests_refused);
     if (q->truncated)
         fprintf(out, "WARNING: %llu request%s truncated: %llu events did not fit config.max_request_events %llu "
                      "(%llu would hold every event); left out of every request figure\n",
-                (unsigned long long)q->truncated, q->truncated == 1 ? "" : "s", (unsigned long long)c->req.events_lost,
-                (unsigned long long)ttft_tpot__limit(c, 2), (unsigned long long)c->req.n_events + c->req.events_lost);
+                (unsigned long long)q->truncated, q->truncated == 1 ? "" : "s", (unsigned long long)l->events_lost,
+                (unsigned long long)l->max_request_events, (unsigned long long)l->events_kept + l->events_lost);
 }
 
 /* The goodput line: the SLOs set, and how many requests met them. */
-static void ttft_tpot__text_goodput(const ttft_tpot *c, const ttft_tpot_requests *q, FILE *out)
+static void ttft_tpot__text_goodput(const ttft_tpot_model *m, FILE *out)
 {
-    const double slo[3] = {c->slo.ttft_ms, c->slo.tpot_ms, c->slo.e2e_ms};
+    const ttft_tpot_requests *q = &m->requests;
+    const double slo[3] = {m->slo.ttft_ms, m->slo.tpot_ms, m->slo.e2e_ms};
     static const char *const what[3] = {"TTFT", "TPOT", "E2E"};
     char a[64];
     int k, any = 0;
@@ -4102,8 +4370,9 @@ static void ttft_tpot__text_metrics(const ttft_tpot_requests *q, FILE *out)
 }
 
 /* The serving section of the text report. */
-static void ttft_tpot__text_serving(const ttft_tpot *c, const ttft_tpot_requests *q, FILE *out)
+static void ttft_tpot__text_serving(const ttft_tpot_model *m, FILE *out)
 {
+    const ttft_tpot_requests *q = &m->requests;
     char a[32], b[32];
     if (q->truncated)
         fprintf(out, "\nServing: %llu requests measured (%llu warmup, %llu incomplete and %llu truncated excluded)",
@@ -4116,45 +4385,44 @@ static void ttft_tpot__text_serving(const ttft_tpot *c, const ttft_tpot_requests
         fprintf(out, ", window %s\n", ttft_tpot__dur(a, sizeof a, q->window_ns));
     else
         fputs("\n", out);
-    ttft_tpot__text_request_losses(c, q, out);
+    ttft_tpot__text_request_losses(m, out);
     ttft_tpot__text_metrics(q, out);
     if (q->has_window)
         fprintf(out, "  Throughput: %s req/s, %s output tok/s  (%llu tokens of measured requests / window)\n",
                 ttft_tpot__fix(a, sizeof a, 2, q->request_rps), ttft_tpot__fix(b, sizeof b, 1, q->output_tok_s),
                 (unsigned long long)q->tokens);
     if (q->has_goodput)
-        ttft_tpot__text_goodput(c, q, out);
+        ttft_tpot__text_goodput(m, out);
 }
 
 /* The requests' TTFT series when its measured warmup (MSER-5) runs past the warmup requests. */
-static void ttft_tpot__text_request_warmup(const ttft_tpot__figures *f, FILE *out)
+static void ttft_tpot__text_request_warmup(const ttft_tpot_model *m, FILE *out)
 {
-    const ttft_tpot__steady_state *ss = &f->req_ss;
-    uint64_t past = ss->truncation - f->req_flagged;
+    const ttft_tpot_steady_state *ss = &m->requests_steady_state;
+    uint64_t past = ss->truncation - ss->flagged;
     char a[32], b[32];
-    if (!f->has_q || !ss->measured || ss->truncation <= f->req_flagged || !ss->has_p50 || !f->q.ttft.n)
+    if (!m->has_requests || !ss->measured || ss->truncation <= ss->flagged || !ss->has_p50 || !m->requests.ttft.n)
         return;
     fprintf(out, "requests: MSER-5 puts the end of warmup at request %llu, %llu request%s after the %llu flagged; "
                  "TTFT p50 %s with them, %s without\n",
             (unsigned long long)ss->truncation, (unsigned long long)past, past == 1 ? "" : "s",
-            (unsigned long long)f->req_flagged, ttft_tpot__dur(a, sizeof a, f->q.ttft.p50_ns),
+            (unsigned long long)ss->flagged, ttft_tpot__dur(a, sizeof a, m->requests.ttft.p50_ns),
             ttft_tpot__dur(b, sizeof b, ss->p50_ns));
 }
 
 /* The report's first line, and a warning when reading the clock is a system call. */
-static void ttft_tpot__text_head(const ttft_tpot *c, const ttft_tpot_summary *s, FILE *out)
+static void ttft_tpot__text_head(const ttft_tpot_model *m, FILE *out)
 {
-    fprintf(out, "ttft_tpot report: %llu samples in %u phases (clock: %s", (unsigned long long)s->samples,
-            c->phase.n, c->clock_name[0] ? c->clock_name : "unknown");
-    if (c->clock_read_ns)
-        fprintf(out, ", %llu ns/read", (unsigned long long)c->clock_read_ns);
+    fprintf(out, "ttft_tpot report: %llu samples in %u phases (clock: %s", (unsigned long long)m->head.samples,
+            m->phases, m->clock_name);
+    if (m->clock_read_ns)
+        fprintf(out, ", %llu ns/read", (unsigned long long)m->clock_read_ns);
     fputs(")\n", out);
-    if (c->clock_read_ns > 200) /* a clock without vDSO: every read is a system call */
+    if (m->clock_read_ns > 200) /* a clock without vDSO: every read is a system call */
         fprintf(out, "WARNING: one clock read costs %llu ns: spans shorter than ~%llu us are distorted\n",
-                (unsigned long long)c->clock_read_ns, (unsigned long long)c->clock_read_ns / 10);
+                (unsigned long long)m->clock_read_ns, (unsigned long long)m->clock_read_ns / 10);
 }
 
-/* The two TTFT lines. */
 /* Percentile k of ttft_tpot__ci_pcts (0 p50, 1 p90, 2 p99) of st in unit ns, with its 95% interval:
    "3.22 [3.19, 3.25]", or "3.87 [CI needs n>=368]". */
 static const char *ttft_tpot__with_ci(char *buf, size_t len, const ttft_tpot_stats *st, int k, double unit)
@@ -4211,6 +4479,7 @@ static void ttft_tpot__text_prefill(const ttft_tpot_summary *s, FILE *out)
     fputc('\n', out);
 }
 
+/* The two TTFT lines. */
 static void ttft_tpot__text_ttft(const ttft_tpot_summary *s, FILE *out)
 {
     const ttft_tpot_stats *t = &s->ttft_steady;
@@ -4275,22 +4544,23 @@ static void ttft_tpot__text_decode(const ttft_tpot_summary *s, FILE *out)
 }
 
 /* What the collector could not keep or refused. */
-static void ttft_tpot__text_warnings(const ttft_tpot *c, const ttft_tpot_summary *s, FILE *out)
+static void ttft_tpot__text_warnings(const ttft_tpot_model *m, FILE *out)
 {
-    if (s->dropped)
+    const ttft_tpot_losses *l = &m->losses;
+    if (l->dropped)
         fprintf(out, "WARNING: %llu samples dropped (storage full at %llu): figures cover the stored ones\n",
-                (unsigned long long)s->dropped, (unsigned long long)ttft_tpot__limit(c, 0));
-    if (c->store.outgrown)
+                (unsigned long long)l->dropped, (unsigned long long)l->capacity);
+    if (l->outgrown)
         fprintf(out, "NOTE: storage full at %llu samples: %llu phases went on in histograms (marked ~): their "
                      "counts, sums and throughputs are exact, their percentiles within 0.78%%\n",
-                (unsigned long long)ttft_tpot__limit(c, 0), (unsigned long long)c->store.outgrown);
-    if (s->rejected)
+                (unsigned long long)l->capacity, (unsigned long long)l->outgrown);
+    if (l->rejected)
         fprintf(out, "WARNING: %llu calls rejected (unknown phase or request, invalid duration, span misuse)\n",
-                (unsigned long long)s->rejected);
-    if (c->shape.dropped)
+                (unsigned long long)l->rejected);
+    if (l->shapes_dropped)
         fprintf(out, "WARNING: %llu samples with a new shape not flagged warmup: the shape table (config.max_shapes "
                      "%llu) is full\n",
-                (unsigned long long)c->shape.dropped, (unsigned long long)ttft_tpot__limit(c, 3));
+                (unsigned long long)l->shapes_dropped, (unsigned long long)l->max_shapes);
 }
 
 /* A row of figures: n, then avg, min, max, p50 and p99 (approx: from a histogram). */
@@ -4306,29 +4576,30 @@ static void ttft_tpot__text_row(FILE *out, const char *name, const char *role, c
 
 /* One row a phase, in order of first use, every sample; under a phase with warmup samples, its
    steady row (warmup excluded) and the slowest warmup sample. */
-static void ttft_tpot__text_rows(const ttft_tpot *c, const ttft_tpot__figures *fg, FILE *out)
+static void ttft_tpot__text_rows(const ttft_tpot_model *m, FILE *out)
 {
-    char w[32], m[32];
-    unsigned q, p, empty = 0;
+    char w[32], mx[32];
+    unsigned q, empty = 0;
     int few = 0, approx = 0;
-    if (c->phase.n)
+    if (m->phases)
         fprintf(out, "\n%-24s %-7s %8s %6s %11s %11s %11s %11s %11s\n", "phase", "role", "n", "warmup", "avg",
                 "min", "max", "p50", "p99");
-    for (q = 0; q < c->phase.n; q++) { /* names are printable UTF-8 (the name rule): printed as is */
-        const ttft_tpot_stats *t = &fg->ph[p = fg->order[q]], *st = &fg->steady[p];
+    for (q = 0; q < m->phases; q++) { /* names are printable UTF-8 (the name rule): printed as is */
+        const ttft_tpot_phase_figures *f = &m->phase[m->order[q]];
+        const ttft_tpot_stats *t = &f->all, *st = &f->steady;
         if (t->n == 0) { /* last in the order: listed on one line below */
-            fprintf(out, empty++ ? ", %s" : "no samples: %s", c->phase.slots[p].name);
+            fprintf(out, empty++ ? ", %s" : "no samples: %s", f->name);
             continue;
         }
         few |= t->n < 100;
         approx |= t->approx;
         snprintf(w, sizeof w, "%llu", (unsigned long long)t->warmup_n);
-        ttft_tpot__text_row(out, c->phase.slots[p].name, ttft_tpot_role_name(c->phase.slots[p].role), w, t);
+        ttft_tpot__text_row(out, f->name, ttft_tpot_role_name(f->role), w, t);
         fputc('\n', out);
         if (t->warmup_n == 0 || st->n == 0)
             continue; /* the steady row would repeat the row above, or be empty */
         ttft_tpot__text_row(out, "  steady", "", "-", st);
-        fprintf(out, "  warmup max %s\n", ttft_tpot__dur(m, sizeof m, (double)t->warmup_max_ns));
+        fprintf(out, "  warmup max %s\n", ttft_tpot__dur(mx, sizeof mx, (double)t->warmup_max_ns));
     }
     if (empty)
         fputc('\n', out);
@@ -4339,16 +4610,15 @@ static void ttft_tpot__text_rows(const ttft_tpot *c, const ttft_tpot__figures *f
                      "or a phase that went on in one when the storage was full)\n");
 }
 
-/* The text report: every figure, computed first, then written. */
 /* A decode phase whose measured warmup (MSER-5) runs past the samples flagged warmup: the line says
    where, and the p50 with and without those samples (and whether that lies in the interval). */
-static void ttft_tpot__text_steady_states(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
+static void ttft_tpot__text_steady_states(const ttft_tpot_model *m, FILE *out)
 {
     unsigned p;
-    for (p = 0; p < c->phase.n; p++) {
-        const ttft_tpot__steady_state *ss = &f->ss[p];
-        const ttft_tpot_stats *st = &f->steady[p];
-        uint64_t flagged = f->ph[p].warmup_n, past = ss->truncation - flagged;
+    for (p = 0; p < m->phases; p++) {
+        const ttft_tpot_steady_state *ss = &m->phase[p].steady_state;
+        const ttft_tpot_stats *st = &m->phase[p].steady;
+        uint64_t flagged = ss->flagged, past = ss->truncation - flagged;
         char a[32], b[32], which[48];
         if (!ss->measured || ss->truncation <= flagged || !st->n || !ss->has_p50)
             continue;
@@ -4358,7 +4628,7 @@ static void ttft_tpot__text_steady_states(const ttft_tpot *c, const ttft_tpot__f
             snprintf(which, sizeof which, "%s", flagged ? "flagged one" : "first (none flagged)");
         fprintf(out, "%s: MSER-5 puts the end of warmup at step %llu, %llu step%s after the %s; TPOT p50 %s with "
                      "them, %s without%s\n",
-                c->phase.slots[p].name, (unsigned long long)ss->truncation, (unsigned long long)past,
+                m->phase[p].name, (unsigned long long)ss->truncation, (unsigned long long)past,
                 past == 1 ? "" : "s", which, ttft_tpot__dur(a, sizeof a, st->p50_ns),
                 ttft_tpot__dur(b, sizeof b, ss->p50_ns),
                 st->has_ci[0] && ss->p50_exact_ns >= st->ci_ns[0][0] && ss->p50_exact_ns <= st->ci_ns[0][1]
@@ -4366,88 +4636,106 @@ static void ttft_tpot__text_steady_states(const ttft_tpot *c, const ttft_tpot__f
     }
 }
 
-/* Run figure k across n runs: "TPOT p50 3.22 +- 0.05 ms (CV 1.6%)", a duration in its mean's unit,
-   the CV n/a where it is 0/0 (one run, or a mean of 0). */
-static void ttft_tpot__text_run_figure(FILE *out, const char *what, unsigned k, unsigned n, double mean, double sd,
-                                       double cv)
+/* Run figure k (TTFT_TPOT_RUN_*): "TPOT p50 3.22 +- 0.05 ms (CV 1.6%)", a duration in its mean's
+   unit, the CV n/a where it is 0/0 (one run, or a mean of 0). */
+static void ttft_tpot__text_run_figure(FILE *out, const char *what, unsigned k, const ttft_tpot_run_figure *f)
 {
     const char *name = "tok/s";
-    double unit = k == TTFT_TPOT__RUN_TOK_S ? 1 : ttft_tpot__unit(mean, &name);
+    double unit = k == TTFT_TPOT_RUN_TOK_S ? 1 : ttft_tpot__unit(f->mean, &name);
     char a[32], b[32], d[40];
-    if (n > 1 && mean > 0)
-        snprintf(d, sizeof d, "%s%%", ttft_tpot__fix(a, sizeof a, 1, cv * 100));
+    if (f->has_cv)
+        snprintf(d, sizeof d, "%s%%", ttft_tpot__fix(a, sizeof a, 1, f->cv * 100));
     else
         snprintf(d, sizeof d, "n/a");
-    if (k == TTFT_TPOT__RUN_TOK_S)
-        fprintf(out, "%s %s +- %s %s (CV %s)", what, ttft_tpot__fix(a, sizeof a, 1, mean),
-                ttft_tpot__fix(b, sizeof b, 1, sd), name, d);
+    if (k == TTFT_TPOT_RUN_TOK_S)
+        fprintf(out, "%s %s +- %s %s (CV %s)", what, ttft_tpot__fix(a, sizeof a, 1, f->mean),
+                ttft_tpot__fix(b, sizeof b, 1, f->sd), name, d);
     else
-        fprintf(out, "%s %s +- %s %s (CV %s)", what, ttft_tpot__in(a, sizeof a, mean, unit),
-                ttft_tpot__in(b, sizeof b, sd, unit), name, d);
+        fprintf(out, "%s %s +- %s %s (CV %s)", what, ttft_tpot__in(a, sizeof a, f->mean, unit),
+                ttft_tpot__in(b, sizeof b, f->sd, unit), name, d);
 }
 
 /* Runs: each figure as mean +- sd (CV) across runs, then TPOT run by run, llama-bench style; a
-   warning when a CV passes TTFT_TPOT__RUN_CV_FLAG. */
-static void ttft_tpot__text_runs(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
+   warning where the runs vary (TTFT_TPOT_RUN_CV_FLAG). */
+static void ttft_tpot__text_runs(const ttft_tpot_model *m, FILE *out)
 {
     static const char *const what[3] = {"TTFT p50", "TPOT p50", "output"};
-    static const unsigned shown[3] = {TTFT_TPOT__RUN_TPOT, TTFT_TPOT__RUN_TOK_S, TTFT_TPOT__RUN_TTFT};
-    const ttft_tpot__runs *rs = &f->runs;
-    unsigned k, r, n[3], any = 0;
-    double mean[3], sd[3], cv[3];
+    static const unsigned shown[3] = {TTFT_TPOT_RUN_TPOT, TTFT_TPOT_RUN_TOK_S, TTFT_TPOT_RUN_TTFT};
+    const ttft_tpot_runs *rs = &m->runs;
+    const ttft_tpot_run_figure *tpot = &rs->fig[TTFT_TPOT_RUN_TPOT];
+    unsigned k, r, any = 0;
     const char *name;
-    char a[32];
+    char a[32], b[32];
     if (!rs->n)
         return;
-    for (k = 0; k < 3; k++)
-        n[k] = ttft_tpot__across_runs(rs, (int)k, &mean[k], &sd[k], &cv[k]);
     fprintf(out, "Runs (%u)%*s: ", rs->n, rs->n < 10 ? 14 : rs->n < 100 ? 13 : 12, "");
     for (k = 0; k < 3; k++) {
         unsigned j = shown[k];
-        if (!n[j])
+        if (!rs->fig[j].n)
             continue;
         fputs(any++ ? ", " : "", out);
-        ttft_tpot__text_run_figure(out, what[j], j, n[j], mean[j], sd[j], cv[j]);
+        ttft_tpot__text_run_figure(out, what[j], j, &rs->fig[j]);
     }
     fputs(rs->bounded ? "n/a (samples in a histogram, of a bounded phase or past the storage, have no run)\n"
           : any       ? "\n"
                       : "n/a\n",
           out);
-    if (n[TTFT_TPOT__RUN_TPOT]) { /* in the unit of the runs' mean */
-        double unit = ttft_tpot__unit(mean[TTFT_TPOT__RUN_TPOT], &name);
+    if (tpot->n) { /* in the unit of the runs' mean */
+        double unit = ttft_tpot__unit(tpot->mean, &name);
         fputs("  TPOT p50 by run     :", out);
         for (r = 0; r < rs->n; r++)
-            fprintf(out, " %s", rs->has[TTFT_TPOT__RUN_TPOT][r]
-                                    ? ttft_tpot__in(a, sizeof a, rs->v[TTFT_TPOT__RUN_TPOT][r], unit) : "n/a");
+            fprintf(out, " %s", tpot->has[r] ? ttft_tpot__in(a, sizeof a, tpot->v[r], unit) : "n/a");
         fprintf(out, " %s\n", name);
     }
     for (k = 0; k < 3; k++)
-        if (n[k] > 1 && cv[k] > TTFT_TPOT__RUN_CV_FLAG)
-            fprintf(out, "WARNING: the runs vary: %s CV %s%% (over 5%%): compare runs, not one figure\n", what[k],
-                    ttft_tpot__fix(a, sizeof a, 1, cv[k] * 100));
-    if (c->runs_dropped)
+        if (rs->fig[k].varies)
+            fprintf(out, "WARNING: the runs vary: %s CV %s%% (over %s%%): compare runs, not one figure\n", what[k],
+                    ttft_tpot__fix(a, sizeof a, 1, rs->fig[k].cv * 100),
+                    ttft_tpot__num(b, sizeof b, "%g", TTFT_TPOT_RUN_CV_FLAG * 100));
+    if (rs->dropped)
         fprintf(out, "WARNING: %llu runs not marked (TTFT_TPOT_MAX_RUNS %u): their samples are in the last run\n",
-                (unsigned long long)c->runs_dropped, (unsigned)TTFT_TPOT_MAX_RUNS);
+                (unsigned long long)rs->dropped, (unsigned)TTFT_TPOT_MAX_RUNS);
 }
 
-static void ttft_tpot__text(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
+static void ttft_tpot__text(const ttft_tpot_model *m, FILE *out)
 {
-    ttft_tpot__text_head(c, &f->s, out);
-    ttft_tpot__text_ttft(&f->s, out);
-    ttft_tpot__text_prefill(&f->s, out);
-    ttft_tpot__text_decode(&f->s, out);
-    ttft_tpot__text_runs(c, f, out);
-    ttft_tpot__text_steady_states(c, f, out);
-    ttft_tpot__text_warnings(c, &f->s, out);
-    if (f->has_q)
-        ttft_tpot__text_serving(c, &f->q, out);
-    ttft_tpot__text_request_warmup(f, out);
-    ttft_tpot__text_rows(c, f, out);
+    ttft_tpot__text_head(m, out);
+    ttft_tpot__text_ttft(&m->head, out);
+    ttft_tpot__text_prefill(&m->head, out);
+    ttft_tpot__text_decode(&m->head, out);
+    ttft_tpot__text_runs(m, out);
+    ttft_tpot__text_steady_states(m, out);
+    ttft_tpot__text_warnings(m, out);
+    if (m->has_requests)
+        ttft_tpot__text_serving(m, out);
+    ttft_tpot__text_request_warmup(m, out);
+    ttft_tpot__text_rows(m, out);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_model_report(const ttft_tpot_model *m, FILE *out)
+{
+    if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_REQUESTS) || !out)
+        return TTFT_TPOT_EINVAL;
+    ttft_tpot__text(m, out);
+    return ttft_tpot__finish(out);
+}
+
+/* Compute the model, then hand it to a writer: a report is whole, or (ENOMEM) not written. */
+static int ttft_tpot__render(const ttft_tpot *c, FILE *out, int (*write)(const ttft_tpot_model *, FILE *))
+{
+    ttft_tpot_model m;
+    int rc;
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    if ((rc = ttft_tpot_model_compute(c, NULL, &m)) == TTFT_TPOT_OK)
+        rc = write(&m, out);
+    ttft_tpot_model_free(&m);
+    return rc;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
 {
-    return ttft_tpot__render(c, out, ttft_tpot__text);
+    return ttft_tpot__render(c, out, ttft_tpot_model_report);
 }
 
 /* -- Writers: the JSON report ------------------------------------------------------------------ */
@@ -4573,14 +4861,14 @@ static void ttft_tpot__json_stats(FILE *out, const char *key, const ttft_tpot_st
 
 /* ,"steady_state":{"flagged":N,"mser5_truncation":N,"p50_ms_after_truncation":N|null}, or null
    where the samples are not all kept in call order (a bounded phase). */
-static void ttft_tpot__json_steady_state(FILE *out, const ttft_tpot__steady_state *ss, uint64_t flagged)
+static void ttft_tpot__json_steady_state(FILE *out, const ttft_tpot_steady_state *ss)
 {
     if (!ss->measured) {
         fputs(",\"steady_state\":null", out);
         return;
     }
     fprintf(out, ",\"steady_state\":{\"flagged\":%llu,\"mser5_truncation\":%llu,\"p50_ms_after_truncation\":",
-            (unsigned long long)flagged, (unsigned long long)ss->truncation);
+            (unsigned long long)ss->flagged, (unsigned long long)ss->truncation);
     if (ss->has_p50)
         ttft_tpot__json_ms_u64(out, ss->p50_exact_ns);
     else
@@ -4589,11 +4877,11 @@ static void ttft_tpot__json_steady_state(FILE *out, const ttft_tpot__steady_stat
 }
 
 /* "requests": the serving metrics, or null when no request was seen. */
-static void ttft_tpot__json_requests(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
+static void ttft_tpot__json_requests(const ttft_tpot_model *md, FILE *out)
 {
-    const ttft_tpot_requests *q = &f->q;
+    const ttft_tpot_requests *q = &md->requests;
     int m;
-    if (!f->has_q) {
+    if (!md->has_requests) {
         fputs("null", out);
         return;
     }
@@ -4619,16 +4907,16 @@ static void ttft_tpot__json_requests(const ttft_tpot *c, const ttft_tpot__figure
         fputs(",\"rps\":", out);
         ttft_tpot__json_num(out, q->has_window, q->good_rps);
         fputs(",\"slo\":{\"ttft_ms\":", out);
-        ttft_tpot__json_num(out, c->slo.ttft_ms > 0, c->slo.ttft_ms);
+        ttft_tpot__json_num(out, md->slo.ttft_ms > 0, md->slo.ttft_ms);
         fputs(",\"tpot_ms\":", out);
-        ttft_tpot__json_num(out, c->slo.tpot_ms > 0, c->slo.tpot_ms);
+        ttft_tpot__json_num(out, md->slo.tpot_ms > 0, md->slo.tpot_ms);
         fputs(",\"e2e_ms\":", out);
-        ttft_tpot__json_num(out, c->slo.e2e_ms > 0, c->slo.e2e_ms);
+        ttft_tpot__json_num(out, md->slo.e2e_ms > 0, md->slo.e2e_ms);
         fputs("}}", out);
     } else {
         fputs("null", out);
     }
-    ttft_tpot__json_steady_state(out, &f->req_ss, f->req_flagged); /* of the TTFT series */
+    ttft_tpot__json_steady_state(out, &md->requests_steady_state); /* of the TTFT series */
     fputc('}', out);
 }
 
@@ -4684,8 +4972,6 @@ static void ttft_tpot__json_decode(const ttft_tpot_summary *s, FILE *out)
     }
 }
 
-/* "phases": one object a phase, in order of first use. */
-
 /* A run figure: ms from ns for the first two, tok/s for the third; null when has is 0. */
 static void ttft_tpot__json_run_value(FILE *out, unsigned k, int has, double v)
 {
@@ -4698,179 +4984,112 @@ static void ttft_tpot__json_run_value(FILE *out, unsigned k, int has, double v)
 /* "runs":{"n":N,"dropped":N,"cv_flag":0.05,"ttft_steady_p50_ms":RUN,"tpot_p50_ms":RUN,
    "output_tok_s":RUN}, RUN = {"mean":N,"sd":N|null,"cv":N|null,"flagged":B,"per_run":[N|null,...]} or
    null when no run has the figure; "runs" is null when no run was marked. */
-static void ttft_tpot__json_runs(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
+static void ttft_tpot__json_runs(const ttft_tpot_runs *rs, FILE *out)
 {
     static const char *const keys[3] = {"ttft_steady_p50_ms", "tpot_p50_ms", "output_tok_s"};
-    const ttft_tpot__runs *rs = &f->runs;
+    char flag[32];
     unsigned k, r;
-    if (!rs->n && !c->runs_dropped) {
+    if (!rs->n && !rs->dropped) {
         fputs(",\"runs\":null", out);
         return;
     }
-    fprintf(out, ",\"runs\":{\"n\":%u,\"dropped\":%llu,\"cv_flag\":0.05", rs->n,
-            (unsigned long long)c->runs_dropped);
+    fprintf(out, ",\"runs\":{\"n\":%u,\"dropped\":%llu,\"cv_flag\":%s", rs->n, (unsigned long long)rs->dropped,
+            ttft_tpot__num(flag, sizeof flag, "%g", TTFT_TPOT_RUN_CV_FLAG));
     for (k = 0; k < 3; k++) {
-        double mean, sd, cv;
-        unsigned n = ttft_tpot__across_runs(rs, (int)k, &mean, &sd, &cv);
+        const ttft_tpot_run_figure *f = &rs->fig[k];
         fprintf(out, ",\"%s\":", keys[k]);
-        if (!n) {
+        if (!f->n) {
             fputs("null", out);
             continue;
         }
         fputs("{\"mean\":", out);
-        ttft_tpot__json_run_value(out, k, 1, mean);
+        ttft_tpot__json_run_value(out, k, 1, f->mean);
         fputs(",\"sd\":", out);
-        ttft_tpot__json_run_value(out, k, n > 1, sd);
+        ttft_tpot__json_run_value(out, k, f->n > 1, f->sd);
         fputs(",\"cv\":", out);
-        ttft_tpot__json_num(out, n > 1 && mean > 0, cv);
-        fprintf(out, ",\"flagged\":%s,\"per_run\":[", n > 1 && cv > TTFT_TPOT__RUN_CV_FLAG ? "true" : "false");
+        ttft_tpot__json_num(out, f->has_cv, f->cv);
+        fprintf(out, ",\"flagged\":%s,\"per_run\":[", f->varies ? "true" : "false");
         for (r = 0; r < rs->n; r++) {
             if (r)
                 fputc(',', out);
-            ttft_tpot__json_run_value(out, k, rs->has[k][r], rs->v[k][r]);
+            ttft_tpot__json_run_value(out, k, f->has[r], f->v[r]);
         }
         fputs("]}", out);
     }
     fputc('}', out);
 }
 
-static void ttft_tpot__json_phases(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
+/* "phases": one object a phase, in order of first use. */
+static void ttft_tpot__json_phases(const ttft_tpot_model *m, FILE *out)
 {
-    unsigned q, p;
+    unsigned q;
     fputs(",\"phases\":[", out);
-    for (q = 0; q < c->phase.n; q++) {
-        const ttft_tpot_stats *t = &f->ph[p = f->order[q]];
+    for (q = 0; q < m->phases; q++) {
+        const ttft_tpot_phase_figures *f = &m->phase[m->order[q]];
+        const ttft_tpot_stats *t = &f->all;
         fputs(q ? ",{\"name\":" : "{\"name\":", out);
-        ttft_tpot__json_str(out, c->phase.slots[p].name);
-        fprintf(out, ",\"role\":\"%s\",\"n\":%llu,\"warmup_n\":%llu,\"tokens\":%llu",
-                ttft_tpot_role_name(c->phase.slots[p].role), (unsigned long long)t->n, (unsigned long long)t->warmup_n,
-                (unsigned long long)t->tokens);
+        ttft_tpot__json_str(out, f->name);
+        fprintf(out, ",\"role\":\"%s\",\"n\":%llu,\"warmup_n\":%llu,\"tokens\":%llu", ttft_tpot_role_name(f->role),
+                (unsigned long long)t->n, (unsigned long long)t->warmup_n, (unsigned long long)t->tokens);
         ttft_tpot__json_figures(out, t, "_ms");
         fputs(",\"warmup_max_ms\":", out);
         if (t->warmup_n)
             ttft_tpot__json_ms_u64(out, t->warmup_max_ns);
         else
             fputs("null", out);
-        ttft_tpot__json_stats(out, "steady", &f->steady[p]);
-        if (c->phase.slots[p].role == TTFT_TPOT_ROLE_DECODE)
-            ttft_tpot__json_steady_state(out, &f->ss[p], t->warmup_n);
+        ttft_tpot__json_stats(out, "steady", &f->steady);
+        if (f->role == TTFT_TPOT_ROLE_DECODE)
+            ttft_tpot__json_steady_state(out, &f->steady_state);
         fputc('}', out);
     }
     fputc(']', out);
 }
 
 /* The JSON report (schema ttft_tpot/v1). */
-static void ttft_tpot__json(const ttft_tpot *c, const ttft_tpot__figures *f, FILE *out)
+static void ttft_tpot__json(const ttft_tpot_model *m, FILE *out)
 {
+    const ttft_tpot_summary *s = &m->head;
     fputs("{\"schema\":\"ttft_tpot/v1\",\"clock\":{\"name\":", out);
-    ttft_tpot__json_str(out, c->clock_name[0] ? c->clock_name : "unknown");
-    if (c->clock_read_ns)
-        fprintf(out, ",\"read_ns\":%llu}", (unsigned long long)c->clock_read_ns);
+    ttft_tpot__json_str(out, m->clock_name);
+    if (m->clock_read_ns)
+        fprintf(out, ",\"read_ns\":%llu}", (unsigned long long)m->clock_read_ns);
     else
         fputs(",\"read_ns\":null}", out);
-    ttft_tpot__json_ttft(&f->s, out);
-    fprintf(out, ",\"prefill\":{\"tokens\":%llu,\"tok_s\":", (unsigned long long)f->s.prefill_tokens);
-    ttft_tpot__json_num(out, f->s.has_prefill_tok_s, f->s.prefill_tok_s);
-    fprintf(out, ",\"samples\":%llu,\"without_prompt\":%llu}", (unsigned long long)f->s.prefill_counted,
-            (unsigned long long)ttft_tpot__without_prompt(&f->s));
-    ttft_tpot__json_decode(&f->s, out);
+    ttft_tpot__json_ttft(s, out);
+    fprintf(out, ",\"prefill\":{\"tokens\":%llu,\"tok_s\":", (unsigned long long)s->prefill_tokens);
+    ttft_tpot__json_num(out, s->has_prefill_tok_s, s->prefill_tok_s);
+    fprintf(out, ",\"samples\":%llu,\"without_prompt\":%llu}", (unsigned long long)s->prefill_counted,
+            (unsigned long long)ttft_tpot__without_prompt(s));
+    ttft_tpot__json_decode(s, out);
     fprintf(out, ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"shapes_dropped\":%llu,\"outgrown\":%llu"
                  ",\"requests\":",
-            (unsigned long long)f->s.dropped, (unsigned long long)f->s.rejected, (unsigned long long)f->s.samples,
-            (unsigned long long)c->shape.dropped, (unsigned long long)c->store.outgrown);
-    ttft_tpot__json_requests(c, f, out);
-    ttft_tpot__json_runs(c, f, out);
-    ttft_tpot__json_phases(c, f, out);
+            (unsigned long long)m->losses.dropped, (unsigned long long)m->losses.rejected,
+            (unsigned long long)s->samples, (unsigned long long)m->losses.shapes_dropped,
+            (unsigned long long)m->losses.outgrown);
+    ttft_tpot__json_requests(m, out);
+    ttft_tpot__json_runs(&m->runs, out);
+    ttft_tpot__json_phases(m, out);
     fputs("}\n", out);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_model_report_json(const ttft_tpot_model *m, FILE *out)
+{
+    if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_REQUESTS) || !out)
+        return TTFT_TPOT_EINVAL;
+    ttft_tpot__json(m, out);
+    return ttft_tpot__finish(out);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
 {
-    return ttft_tpot__render(c, out, ttft_tpot__json);
+    return ttft_tpot__render(c, out, ttft_tpot_model_report_json);
 }
 
 /* -- Writers: Prometheus ----------------------------------------------------------------------- */
 
-/* Bucket upper bounds in seconds. TTFT and E2E: vLLM's. TPOT and ITL: vLLM's from 10 ms up, with
-   finer buckets below it, where a fast decode step lands. */
-static const char *const ttft_tpot__le_ttft[] = {"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08", "0.1",
-                                                 "0.25",  "0.5",   "0.75", "1",    "2.5",  "5",    "7.5",  "10",
-                                                 "20",    "40",    "80",   "160",  "640",  "2560"};
-static const char *const ttft_tpot__le_tpot[] = {"0.0005", "0.001", "0.002", "0.003", "0.004", "0.005", "0.0075",
-                                                 "0.01",   "0.025", "0.05",  "0.075", "0.1",   "0.15",  "0.2",
-                                                 "0.3",    "0.4",   "0.5",   "0.75",  "1",     "2.5",   "5",
-                                                 "7.5",    "10",    "20",    "40",    "80"};
-static const char *const ttft_tpot__le_e2e[] = {"0.3", "0.5", "0.8", "1",  "1.5", "2",   "2.5", "5",    "10",   "15",  "20",
-                                                "30",  "40",  "50",  "60", "120", "240", "480", "960", "1920", "7680"};
-
-#define TTFT_TPOT__LE_MAX 26 /* bounds of the largest bucket table */
-
-/* The bounds of each bucket set (TTFT_TPOT__LE_*). */
-static const struct {
-    const char *const *le;
-    size_t n;
-} ttft_tpot__les[3] = {{ttft_tpot__le_ttft, sizeof ttft_tpot__le_ttft / sizeof *ttft_tpot__le_ttft},
-                       {ttft_tpot__le_tpot, sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot},
-                       {ttft_tpot__le_e2e, sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e}};
-
-/* The exposition's figures, computed before a byte is written: each histogram's cumulative bucket
-   counts, count and 128-bit sum (in 1/scale ns), and the two counters. */
-typedef struct ttft_tpot__expo {
-    uint64_t bucket[TTFT_TPOT_METRIC_COUNT][TTFT_TPOT__LE_MAX], n[TTFT_TPOT_METRIC_COUNT];
-    uint64_t sum_lo[TTFT_TPOT_METRIC_COUNT], sum_hi[TTFT_TPOT_METRIC_COUNT], scale[TTFT_TPOT_METRIC_COUNT];
-    uint64_t done, tokens;
-} ttft_tpot__expo;
-
-/* The histogram of metric k from its values. Bounds are read as integers: no locale. */
-static void ttft_tpot__expo_hist(ttft_tpot__expo *e, int k, const uint64_t *v, size_t n)
+/* A 128-bit sum of ns as seconds to the ns: exact while it fits 64 bits. */
+static const char *ttft_tpot__prom_sum(char *buf, size_t len, uint64_t hi, uint64_t lo)
 {
-    size_t b, i;
-    for (b = 0; b < ttft_tpot__les[ttft_tpot__metrics[k].le].n; b++) {
-        uint64_t bound = 0;
-        (void)ttft_tpot__decimal(ttft_tpot__les[ttft_tpot__metrics[k].le].le[b], 9, &bound); /* s to the ns */
-        bound *= e->scale[k];
-        for (i = 0; i < n; i++)
-            e->bucket[k][b] += v[i] <= bound;
-    }
-    e->n[k] = n;
-    for (i = 0; i < n; i++) {
-        e->sum_lo[k] += v[i];
-        e->sum_hi[k] += e->sum_lo[k] < v[i]; /* carry */
-    }
-}
-
-static int ttft_tpot__expo_of(const ttft_tpot *c, ttft_tpot__expo *e)
-{
-    uint64_t *x, *last, scale = ttft_tpot__tpot_scale(c);
-    unsigned r;
-    int k;
-    memset(e, 0, sizeof *e);
-    if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
-    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++) {
-        e->scale[k] = k == TTFT_TPOT_METRIC_TPOT ? scale : 1;
-        ttft_tpot__expo_hist(e, k, x, ttft_tpot__request_set(c, k, e->scale[k], x, last));
-    }
-    for (r = 0; r < c->req.n; r++)
-        if (ttft_tpot__measured(&c->req.list[r])) {
-            e->done++;
-            e->tokens += c->req.list[r].tokens;
-        }
-    TTFT_TPOT_FREE(x, c->alloc_user);
-    return TTFT_TPOT_OK;
-}
-
-/* A 128-bit sum in 1/scale ns (scale 1 or 1024) as seconds to the ns: exact while it fits 64 bits. */
-static const char *ttft_tpot__prom_sum(char *buf, size_t len, uint64_t hi, uint64_t lo, uint64_t scale)
-{
-    uint64_t round;
-    if (scale == 1024) { /* back to ns, rounded */
-        round = (lo & 1023u) >= 512u;
-        lo = (lo >> 10) | (hi << 54);
-        hi >>= 10;
-        lo += round;
-        hi += lo < round;
-    }
     if (hi == 0)
         ttft_tpot__fixed(buf, len, lo, 9);
     else
@@ -4880,21 +5099,20 @@ static const char *ttft_tpot__prom_sum(char *buf, size_t len, uint64_t hi, uint6
 
 /* Histogram k. labels: "" or "{a=\"b\"}" for the sum and the count; bucket_labels: "" or "a=\"b\","
    ahead of le. */
-static void ttft_tpot__prom_hist(FILE *out, const char *prefix, const ttft_tpot__expo *e, int k, const char *labels,
-                                 const char *bucket_labels)
+static void ttft_tpot__prom_hist(FILE *out, const char *prefix, const ttft_tpot_buckets *b, int k,
+                                 const char *labels, const char *bucket_labels)
 {
     const char *name = ttft_tpot__metrics[k].prom;
-    const char *const *le = ttft_tpot__les[ttft_tpot__metrics[k].le].le;
     char sum[64];
-    size_t b;
+    size_t i;
     fprintf(out, "# HELP %s%s %s\n# TYPE %s%s histogram\n", prefix, name, ttft_tpot__metrics[k].help, prefix, name);
-    for (b = 0; b < ttft_tpot__les[ttft_tpot__metrics[k].le].n; b++)
-        fprintf(out, "%s%s_bucket{%sle=\"%s\"} %llu\n", prefix, name, bucket_labels, le[b],
-                (unsigned long long)e->bucket[k][b]);
-    fprintf(out, "%s%s_bucket{%sle=\"+Inf\"} %llu\n", prefix, name, bucket_labels, (unsigned long long)e->n[k]);
+    for (i = 0; i < b->n; i++)
+        fprintf(out, "%s%s_bucket{%sle=\"%s\"} %llu\n", prefix, name, bucket_labels, b->le[i],
+                (unsigned long long)b->cumulative[i]);
+    fprintf(out, "%s%s_bucket{%sle=\"+Inf\"} %llu\n", prefix, name, bucket_labels, (unsigned long long)b->count);
     fprintf(out, "%s%s_sum%s %s\n%s%s_count%s %llu\n", prefix, name, labels,
-            ttft_tpot__prom_sum(sum, sizeof sum, e->sum_hi[k], e->sum_lo[k], e->scale[k]), prefix, name, labels,
-            (unsigned long long)e->n[k]);
+            ttft_tpot__prom_sum(sum, sizeof sum, b->sum_hi, b->sum_lo), prefix, name, labels,
+            (unsigned long long)b->count);
 }
 
 /* Length of the exposition name at s: [a-zA-Z_][a-zA-Z0-9_]* for a label, with ':' too for a metric. */
@@ -4951,30 +5169,43 @@ static int ttft_tpot__labels_ok(const char *s)
     return len <= 500 && s[i] == '\0';
 }
 
-TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels)
+TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out, const char *prefix,
+                                             const char *labels)
 {
-    ttft_tpot__expo e;
     char lb[512], blb[512]; /* the labels as {..} and as the head of a bucket's label set */
     int k;
-    if (!c || !out)
+    if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_REQUESTS) || !out)
         return TTFT_TPOT_EINVAL;
     if (!prefix)
         prefix = "vllm:";
     if (!ttft_tpot__prom_name_ok(prefix) || (labels && !ttft_tpot__labels_ok(labels)))
         return TTFT_TPOT_EINVAL;
-    if (ttft_tpot__expo_of(c, &e) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
     snprintf(lb, sizeof lb, labels && *labels ? "{%s}" : "%s", labels ? labels : "");
     snprintf(blb, sizeof blb, labels && *labels ? "%s," : "%s", labels ? labels : "");
     for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
-        ttft_tpot__prom_hist(out, prefix, &e, k, lb, blb);
+        ttft_tpot__prom_hist(out, prefix, &m->buckets[k], k, lb, blb);
     fprintf(out, "# HELP %srequest_success_total Count of finished requests (measured: not warmup).\n"
                  "# TYPE %srequest_success_total counter\n%srequest_success_total%s %llu\n",
-            prefix, prefix, prefix, lb, (unsigned long long)e.done);
+            prefix, prefix, prefix, lb, (unsigned long long)m->requests.n);
     fprintf(out, "# HELP %sgeneration_tokens_total Number of generation tokens of the finished requests.\n"
                  "# TYPE %sgeneration_tokens_total counter\n%sgeneration_tokens_total%s %llu\n",
-            prefix, prefix, prefix, lb, (unsigned long long)e.tokens);
+            prefix, prefix, prefix, lb, (unsigned long long)m->requests.tokens);
     return ttft_tpot__finish(out);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels)
+{
+    const ttft_tpot_model_options requests = {TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_SHARES};
+    ttft_tpot_model m;
+    int rc;
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    if ((prefix && !ttft_tpot__prom_name_ok(prefix)) || (labels && !ttft_tpot__labels_ok(labels)))
+        return TTFT_TPOT_EINVAL; /* before the figures: bad arguments cost nothing */
+    if ((rc = ttft_tpot_model_compute(c, &requests, &m)) == TTFT_TPOT_OK)
+        rc = ttft_tpot_model_prometheus(&m, out, prefix, labels);
+    ttft_tpot_model_free(&m);
+    return rc;
 }
 
 /* -- Writers: the Chrome trace ----------------------------------------------------------------- */

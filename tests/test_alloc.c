@@ -147,6 +147,13 @@ static int run_with_failure(long k)
             assert_int_equal(rq.itl.n, 1);
     }
     STEP_WRITES(ttft_tpot_prometheus(&a, out, NULL, NULL));
+    {
+        ttft_tpot_model md;
+        STEP(ttft_tpot_model_compute(&a, NULL, &md));
+        if (rc == TTFT_TPOT_ENOMEM) /* a model that could not be made holds nothing to free */
+            assert_true(md.phase == NULL && md.collector == NULL);
+        ttft_tpot_model_free(&md);
+    }
     STEP(ttft_tpot_summarize(&a, &s));
     if (rc == TTFT_TPOT_OK) /* whatever failed before, a figure that is given is right */
         assert_int_equal(s.tpot.n, 4999);
