@@ -592,7 +592,8 @@ static inline void ttft_tpot__store_put(ttft_tpot__store *st, size_t i, int phas
 }
 
 /* The i-th stored sample, in call order (0 .. counts.samples - 1), and its start time when start_ns
-   is not NULL (0 without config.timeline). OK; EINVAL (c or out NULL, or no such sample). */
+   is not NULL (0 without config.timeline). OK; EINVAL (c or out NULL, or no such sample). The one way
+   writers and tools read samples (a chart, the Chrome trace): for i = 0 while it returns OK. */
 TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns);
 
 /* Run r (0 .. counts.runs - 1): its stored samples are [*first, *end). OK; EINVAL (NULL, no such run). */
@@ -1049,6 +1050,24 @@ TTFT_TPOT_DEF void ttft_tpot_model_free(ttft_tpot_model *m);
 /* The headline alone: ttft_tpot_model_compute without requests and shares, its head kept. EINVAL (c
    or out NULL); ENOMEM (out is then unspecified). */
 TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out);
+
+/* The values behind a distribution, for tools that draw or compare one: a set is a request metric
+   (TTFT_TPOT_METRIC_*, its values as ttft_tpot_metric_values gives them), the steady stored samples
+   of a role (TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_*: prefill's are steady TTFT, decode's TPOT), or
+   those of a phase (TTFT_TPOT_SET_PHASE + its index). A bounded phase's histogram holds no sample:
+   its figures count more than a set of stored samples has. */
+enum { TTFT_TPOT_SET_ROLE = 64, TTFT_TPOT_SET_PHASE = 128 };
+
+/* A set's values in ns, ascending, into out[0, cap) (the cap smallest); *n: how many it has (out may
+   be NULL to ask). O(n) time and 16 bytes a value of temporary memory. OK; EINVAL (c or n NULL, no
+   such set); ENOMEM. */
+TTFT_TPOT_DEF int ttft_tpot_sorted_values(const ttft_tpot *c, int set, uint64_t *out, size_t cap, size_t *n);
+
+/* A set's empirical CDF through at most points + 1 of its values (points > 0): the value of rank k
+   (0-based) and (k + 1) / n for k = 0, s, 2 s, ... (s = n / points + 1), then the largest value and
+   1. x and y: room for points + 1; *n: how many were written (0 for an empty set). OK; EINVAL (a NULL
+   pointer, points 0, no such set); ENOMEM. */
+TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, uint64_t *x, double *y, size_t *n);
 
 /* ---- Writers (text, JSON, Prometheus, Chrome trace) ------------------------------------------ */
 
@@ -4198,6 +4217,67 @@ TTFT_TPOT_DEF void ttft_tpot_model_free(ttft_tpot_model *m)
     memset(m, 0, sizeof *m);
 }
 
+/* A set (TTFT_TPOT_SET_*) names something c has: a request metric, a role, a registered phase. */
+static int ttft_tpot__set_ok(const ttft_tpot *c, int set)
+{
+    return (set >= 0 && set < TTFT_TPOT_METRIC_COUNT) ||
+           (set >= TTFT_TPOT_SET_ROLE && set <= TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_KERNEL) ||
+           (set >= TTFT_TPOT_SET_PHASE && set - TTFT_TPOT_SET_PHASE < (int)c->phase.n);
+}
+
+/* A set's values, sorted, in one allocation (*v to free): OK or ENOMEM. */
+static int ttft_tpot__set_sorted(const ttft_tpot *c, int set, uint64_t **v, size_t *n)
+{
+    size_t room = c->req.n_events > c->req.n ? c->req.n_events : c->req.n, i;
+    int role = set - TTFT_TPOT_SET_ROLE, phase = set - TTFT_TPOT_SET_PHASE;
+    room = set < TTFT_TPOT_METRIC_COUNT ? room + c->req.n : c->store.n; /* request sets: + a value a request */
+    if (!(*v = (uint64_t *)TTFT_TPOT_MALLOC((2 * room + 1) * sizeof **v, c->alloc_user)))
+        return TTFT_TPOT_ENOMEM;
+    *n = 0;
+    if (set < TTFT_TPOT_METRIC_COUNT)
+        *n = ttft_tpot__request_set(c, set, 1, *v, *v + room - c->req.n);
+    for (i = 0; set >= TTFT_TPOT_SET_ROLE && i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        if (!s->warmup && (set >= TTFT_TPOT_SET_PHASE ? (int)s->phase == phase : c->phase.slots[s->phase].role == role))
+            (*v)[(*n)++] = s->dur_ns;
+    }
+    return ttft_tpot_sort(*v, *n, *v + room);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_sorted_values(const ttft_tpot *c, int set, uint64_t *out, size_t cap, size_t *n)
+{
+    uint64_t *v;
+    if (!c || !n || !ttft_tpot__set_ok(c, set))
+        return TTFT_TPOT_EINVAL;
+    if (ttft_tpot__set_sorted(c, set, &v, n) != TTFT_TPOT_OK)
+        return TTFT_TPOT_ENOMEM;
+    if (out)
+        memcpy(out, v, (*n < cap ? *n : cap) * sizeof *out);
+    TTFT_TPOT_FREE(v, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, uint64_t *x, double *y, size_t *n)
+{
+    uint64_t *v;
+    size_t all, k, step;
+    if (!c || !x || !y || !n || points == 0 || !ttft_tpot__set_ok(c, set))
+        return TTFT_TPOT_EINVAL;
+    if (ttft_tpot__set_sorted(c, set, &v, &all) != TTFT_TPOT_OK)
+        return TTFT_TPOT_ENOMEM;
+    step = all / points + 1;
+    for (k = 0, *n = 0; k < all; k += step, (*n)++) {
+        x[*n] = v[k];
+        y[*n] = (double)(k + 1) / (double)all;
+    }
+    if (all) {
+        x[*n] = v[all - 1];
+        y[(*n)++] = 1.0;
+    }
+    TTFT_TPOT_FREE(v, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out)
 {
     const ttft_tpot_model_options headline = {TTFT_TPOT_SKIP_REQUESTS | TTFT_TPOT_SKIP_SHARES};
@@ -5291,7 +5371,8 @@ static void ttft_tpot__chrome_requests(const ttft_tpot *c, const unsigned *lane,
 TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
 {
     static const int track[4] = {2, 3, 4, 1}; /* by role: e2e on top, kernels at the bottom */
-    uint64_t *end = NULL;
+    ttft_tpot_sample s;
+    uint64_t *end = NULL, start;
     unsigned *lane = NULL, lanes = 0;
     size_t i, size = 1;
     int r;
@@ -5314,16 +5395,15 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
                 ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}"
                 ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}",
                 track[r], ttft_tpot__roles[r], track[r], track[r]);
-    for (i = 0; i < c->store.n; i++) {
-        const ttft_tpot_sample *s = &c->store.samples[i];
-        int role = c->phase.slots[s->phase].role;
+    for (i = 0; ttft_tpot_sample_at(c, i, &s, &start) == TTFT_TPOT_OK; i++) { /* the samples' one iterator */
+        int role = c->phase.slots[s.phase].role;
         fputs(",\n{\"ph\":\"X\",\"pid\":1,\"name\":", out);
-        ttft_tpot__json_str(out, c->phase.slots[s->phase].name);
+        ttft_tpot__json_str(out, c->phase.slots[s.phase].name);
         fprintf(out, ",\"cat\":\"%s\",\"tid\":%d,\"ts\":", ttft_tpot__roles[role], track[role]);
-        ttft_tpot__us(out, c->store.starts[i]);
+        ttft_tpot__us(out, start);
         fputs(",\"dur\":", out);
-        ttft_tpot__us(out, s->dur_ns);
-        fprintf(out, ",\"args\":{\"tokens\":%lu,\"warmup\":%d}}", (unsigned long)s->tokens, s->warmup);
+        ttft_tpot__us(out, s.dur_ns);
+        fprintf(out, ",\"args\":{\"tokens\":%lu,\"warmup\":%d}}", (unsigned long)s.tokens, s.warmup);
     }
     if (end) {
         ttft_tpot__chrome_requests(c, lane, lanes, out);

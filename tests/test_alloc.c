@@ -154,6 +154,14 @@ static int run_with_failure(long k)
             assert_true(md.phase == NULL && md.collector == NULL);
         ttft_tpot_model_free(&md);
     }
+    {
+        uint64_t x[4];
+        double y[4];
+        size_t n;
+        STEP(ttft_tpot_cdf(&a, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, 3, x, y, &n));
+        if (rc == TTFT_TPOT_OK)
+            assert_true(n == 4 && x[3] == 96005 && y[3] == 1.0);
+    }
     STEP(ttft_tpot_summarize(&a, &s));
     if (rc == TTFT_TPOT_OK) /* whatever failed before, a figure that is given is right */
         assert_int_equal(s.tpot.n, 4999);

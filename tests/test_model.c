@@ -228,6 +228,43 @@ static void model_parts_can_be_skipped(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A set's values sorted, and its CDF through a few of them. Steady decode steps 4, 6, 6, 8 ms; k1's
+   steady samples 1 and 2 ms; ITL 50, 70, 1000001 ns. The CDF of the steps through 2 points: s = 4 / 2
+   + 1 = 3, ranks 0 and 3 (1/4 and 4/4), then the largest again with 1. */
+static void sorted_values_and_cdf_by_hand(void **state)
+{
+    static const uint64_t steps[4] = {4000000, 6000000, 6000000, 8000000};
+    ttft_tpot c;
+    uint64_t v[8], x[8];
+    double y[8];
+    size_t n;
+    (void)state;
+    read_model_trace(&c);
+    assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, v, 8, &n), TTFT_TPOT_OK);
+    assert_int_equal(n, 4);
+    assert_memory_equal(v, steps, sizeof steps);
+    assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_SET_PHASE + 1, v, 8, &n), TTFT_TPOT_OK);
+    assert_true(n == 2 && v[0] == 1000000 && v[1] == 2000000);
+    assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_METRIC_ITL, v, 2, &n), TTFT_TPOT_OK);
+    assert_true(n == 3 && v[0] == 50 && v[1] == 70); /* the cap smallest */
+    assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_METRIC_ITL, NULL, 0, &n), TTFT_TPOT_OK);
+    assert_int_equal(n, 3);
+    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, 2, x, y, &n), TTFT_TPOT_OK);
+    assert_true(n == 3 && x[0] == 4000000 && x[1] == 8000000 && x[2] == 8000000);
+    assert_true(y[0] == 0.25 && y[1] == 1.0 && y[2] == 1.0);
+    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, 7, x, y, &n), TTFT_TPOT_OK);
+    assert_true(n == 5 && x[1] == 6000000 && y[1] == 0.5 && x[3] == 8000000 && x[4] == 8000000);
+    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_PREFILL, 7, x, y, &n), TTFT_TPOT_OK);
+    assert_int_equal(n, 0); /* no prefill: an empty set */
+    assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_METRIC_COUNT, v, 8, &n), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_SET_ROLE + 4, v, 8, &n), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_SET_PHASE + 4, v, 8, &n), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_sorted_values(&c, -1, v, 8, &n), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_METRIC_TTFT, 0, x, y, &n), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_METRIC_TTFT, 4, NULL, y, &n), TTFT_TPOT_EINVAL);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +273,7 @@ int main(void)
         cmocka_unit_test(model_requests_by_hand),
         cmocka_unit_test(model_writers_match),
         cmocka_unit_test(model_parts_can_be_skipped),
+        cmocka_unit_test(sorted_values_and_cdf_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
