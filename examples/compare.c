@@ -8,116 +8,87 @@
 #define COMPARE_RESAMPLES 2000                  /* bootstrap resamples of the p99 change */
 #define COMPARE_SEED 0x5eed5eed5eed5eedull       /* fixed: the same traces give the same interval */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-void compare_sort(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-}
-
-/* p-th percentile (0..100) of sorted v[0, n), numpy's "linear". */
-static double percentile(const double *v, size_t n, double p)
-{
-    double h = (double)(n - 1) * p / 100.0;
-    size_t k = (size_t)h;
-    return k + 1 < n ? v[k] + (h - (double)k) * (v[k + 1] - v[k]) : v[k];
-}
-
 /* ---- Values of a metric ------------------------------------------------------------------------ */
 
-int compare_run_values(const ttft_tpot *c, int m, compare_values *out)
+/* Sort x's values ascending: they are never negative, and non-negative doubles order as their bit
+   patterns do, so the library's O(n) sort does it. OK or ENOMEM. */
+static int sort_values(compare_values *x)
 {
-    ttft_tpot_counts k = ttft_tpot_counts_of(c);
-    double *x = (double *)malloc((k.samples + 1) * sizeof *x);
-    unsigned r;
-    out->n = 0;
-    out->v = (double *)malloc((k.runs + 1) * sizeof *out->v);
-    if (!x || !out->v) {
-        free(x);
-        free(out->v);
-        out->v = NULL;
+    uint64_t *bits = (uint64_t *)malloc((2 * x->n + 1) * sizeof *bits);
+    if (!bits)
         return TTFT_TPOT_ENOMEM;
-    }
-    for (r = 0; r < k.runs; r++) {
-        size_t first, end, i, n = 0;
-        double tokens = 0, ns = 0;
-        int want = m == COMPARE_TTFT_STEADY ? TTFT_TPOT_ROLE_PREFILL : TTFT_TPOT_ROLE_DECODE;
-        ttft_tpot_run_at(c, r, &first, &end);
-        for (i = first; i < end; i++) {
-            ttft_tpot_sample s;
-            ttft_tpot_sample_at(c, i, &s, NULL);
-            if (s.warmup || ttft_tpot_phase_role(c, s.phase) != want)
-                continue;
-            x[n++] = (double)s.dur_ns / 1e6;
-            tokens += s.tokens;
-            ns += (double)s.dur_ns;
-        }
-        if (!n || (m == COMPARE_OUTPUT && !(ns > 0)))
-            continue;
-        qsort(x, n, sizeof *x, cmp_double);
-        out->v[out->n++] = m == COMPARE_OUTPUT ? tokens / (ns * 1e-9) : percentile(x, n, 50);
-    }
-    free(x);
-    qsort(out->v, out->n, sizeof *out->v, cmp_double);
+    memcpy(bits, x->v, x->n * sizeof *bits);
+    ttft_tpot_sort(bits, x->n, bits + x->n);
+    memcpy(x->v, bits, x->n * sizeof *bits);
+    free(bits);
     return TTFT_TPOT_OK;
 }
 
-/* The values of sample metric m (not a phase: phase_values) of c, in ms or tok/s, sorted, into *out:
-   OK or ENOMEM. */
-static int values_of(const ttft_tpot *c, int m, compare_values *out)
+/* Room for n values in *out, none yet: OK or ENOMEM. */
+static int values_alloc(compare_values *out, size_t n)
 {
-    size_t i, cap = ttft_tpot_counts_of(c).samples;
     out->n = 0;
-    if (!(out->v = (double *)malloc((cap + 1) * sizeof *out->v)))
-        return TTFT_TPOT_ENOMEM;
-    for (i = 0; i < cap; i++) {
-        ttft_tpot_sample s;
-        int role;
-        ttft_tpot_sample_at(c, i, &s, NULL);
-        role = ttft_tpot_phase_role(c, s.phase);
-        if (m == COMPARE_TTFT_FIRST && role == TTFT_TPOT_ROLE_PREFILL) {
-            out->v[out->n++] = (double)s.dur_ns / 1e6;
-            break;
-        }
-        if (s.warmup || role != (m == COMPARE_TTFT_STEADY ? TTFT_TPOT_ROLE_PREFILL
-                                 : m == COMPARE_E2E       ? TTFT_TPOT_ROLE_E2E
-                                                          : TTFT_TPOT_ROLE_DECODE))
-            continue;
-        if (m == COMPARE_TTFT_FIRST)
-            continue;
-        if (m == COMPARE_OUTPUT && s.dur_ns > 0)
-            out->v[out->n++] = (double)s.tokens / ((double)s.dur_ns * 1e-9);
-        else if (m != COMPARE_OUTPUT)
-            out->v[out->n++] = (double)s.dur_ns / 1e6;
-    }
-    qsort(out->v, out->n, sizeof *out->v, cmp_double);
-    return TTFT_TPOT_OK;
+    out->v = (double *)malloc((n + 1) * sizeof *out->v);
+    return out->v ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
 }
 
-/* The values of request metric `metric` (TTFT_TPOT_METRIC_*) of c in ms, sorted, into *out: OK or
-   ENOMEM. */
-static int metric_values(const ttft_tpot *c, int metric, compare_values *out)
+/* The values of a set of the library's (ttft_tpot_sorted_values: a request metric, a role's steady
+   samples) in ms, sorted, into *out: OK or ENOMEM. */
+static int set_values(const ttft_tpot_model *m, int set, compare_values *out)
 {
-    uint64_t *ns = NULL;
-    size_t i, n = 0;
-    out->n = 0;
-    out->v = NULL;
-    if (ttft_tpot_metric_values(c, metric, NULL, 0, &n) != TTFT_TPOT_OK ||
-        !(ns = (uint64_t *)malloc((n + 1) * sizeof *ns)) || !(out->v = (double *)malloc((n + 1) * sizeof *out->v)) ||
-        ttft_tpot_metric_values(c, metric, ns, n, &n) != TTFT_TPOT_OK) {
-        free(ns);
-        free(out->v);
-        out->v = NULL;
-        return TTFT_TPOT_ENOMEM;
-    }
-    for (i = 0; i < n; i++)
+    size_t cap = m->head.samples + m->losses.events_kept + m->requests.seen + 1, i, n = 0; /* any set fits */
+    uint64_t *ns = (uint64_t *)malloc(cap * sizeof *ns);
+    int rc = ns && values_alloc(out, cap) == TTFT_TPOT_OK ? ttft_tpot_sorted_values(m->collector, set, ns, cap, &n)
+                                                           : TTFT_TPOT_ENOMEM;
+    for (i = 0; rc == TTFT_TPOT_OK && i < n; i++)
         out->v[out->n++] = (double)ns[i] / 1e6;
     free(ns);
-    qsort(out->v, out->n, sizeof *out->v, cmp_double);
+    return rc;
+}
+
+/* Figure k of each run (the model's: TTFT_TPOT_RUN_*) in ms, or tok/s, sorted, into *out. */
+static int run_values(const ttft_tpot_model *m, int k, compare_values *out)
+{
+    const ttft_tpot_run_figure *f = &m->runs.fig[k];
+    unsigned r;
+    if (values_alloc(out, m->runs.n) != TTFT_TPOT_OK)
+        return TTFT_TPOT_ENOMEM;
+    for (r = 0; r < m->runs.n; r++)
+        if (f->has[r])
+            out->v[out->n++] = k == TTFT_TPOT_RUN_TOK_S ? f->v[r] : f->v[r] / 1e6;
+    return sort_values(out);
+}
+
+/* Each steady decode step's output rate (tokens / its time), sorted, into *out. */
+static int step_rates(const ttft_tpot_model *m, compare_values *out)
+{
+    size_t i;
+    if (values_alloc(out, m->head.samples) != TTFT_TPOT_OK)
+        return TTFT_TPOT_ENOMEM;
+    for (i = 0; i < m->head.samples; i++) {
+        const ttft_tpot_sample *s = &m->samples[i];
+        if (!s->warmup && m->phase[s->phase].role == TTFT_TPOT_ROLE_DECODE && s->dur_ns > 0)
+            out->v[out->n++] = (double)s->tokens / ((double)s->dur_ns * 1e-9);
+    }
+    return sort_values(out);
+}
+
+/* The values of sample metric k (COMPARE_*, not a request metric) of m, sorted: each run's figure
+   when runs is set, else the samples'. */
+static int values_of(const ttft_tpot_model *m, int k, int runs, compare_values *out)
+{
+    static const int run_figure[] = {-1, TTFT_TPOT_RUN_TTFT, TTFT_TPOT_RUN_TPOT, -1, TTFT_TPOT_RUN_TOK_S};
+    static const int role[] = {-1, TTFT_TPOT_ROLE_PREFILL, TTFT_TPOT_ROLE_DECODE, TTFT_TPOT_ROLE_E2E, -1};
+    if (runs)
+        return run_values(m, run_figure[k], out);
+    if (k == COMPARE_OUTPUT)
+        return step_rates(m, out);
+    if (k != COMPARE_TTFT_FIRST)
+        return set_values(m, TTFT_TPOT_SET_ROLE + role[k], out);
+    if (values_alloc(out, 1) != TTFT_TPOT_OK)
+        return TTFT_TPOT_ENOMEM;
+    if (m->head.has_ttft_first)
+        out->v[out->n++] = (double)m->head.ttft_first_ns / 1e6;
     return TTFT_TPOT_OK;
 }
 
@@ -135,7 +106,7 @@ double compare_mann_whitney(const double *a, size_t na, const double *b, size_t 
         while (j < nb && b[j] == v)
             j++, tb++;
         u += (double)ta * ((double)(j - tb) + 0.5 * (double)tb); /* b below, and half of b equal */
-        ties += pow((double)(ta + tb), 3) - (double)(ta + tb);
+        ties += (double)(ta + tb) * (double)(ta + tb) * (double)(ta + tb) - (double)(ta + tb); /* t^3 - t */
     }
     *u1 = u;
     mu = (double)na * (double)nb / 2;
@@ -194,6 +165,12 @@ static double bootstrap_p99(const double *v, size_t n, uint64_t *s)
     return v[i1] + frac * (v[i2] - v[i1]);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* The 95% bootstrap interval of the p99's change in %, new against base. */
 static int p99_change_ci(const compare_values *b, const compare_values *n, double *ci)
 {
@@ -208,9 +185,9 @@ static int p99_change_ci(const compare_values *b, const compare_values *n, doubl
             return 0;
         d[r] = (pn / pb - 1) * 100;
     }
-    qsort(d, COMPARE_RESAMPLES, sizeof d[0], cmp_double);
-    ci[0] = percentile(d, COMPARE_RESAMPLES, 2.5);
-    ci[1] = percentile(d, COMPARE_RESAMPLES, 97.5);
+    qsort(d, COMPARE_RESAMPLES, sizeof d[0], cmp_double); /* changes may be negative: no bit-pattern sort */
+    ci[0] = ttft_tpot_percentile(d, COMPARE_RESAMPLES, 2.5);
+    ci[1] = ttft_tpot_percentile(d, COMPARE_RESAMPLES, 97.5);
     return 1;
 }
 
@@ -219,7 +196,7 @@ static int p99_change_ci(const compare_values *b, const compare_values *n, doubl
 static void side_stats(const compare_values *x, double *median, double *ci, int *has_ci)
 {
     uint64_t lo, hi;
-    *median = x->n ? percentile(x->v, x->n, 50) : 0;
+    *median = ttft_tpot_percentile(x->v, x->n, 50);
     *has_ci = x->n && ttft_tpot_ci95_ranks(x->n, 50, &lo, &hi);
     if (*has_ci) {
         ci[0] = x->v[lo - 1];
@@ -263,40 +240,40 @@ static int fill_row(compare_row *r, const char *unit, const char *name, compare_
     return 1;
 }
 
-/* A row for sample metric m (not a phase) if either side has a value; 1 added, 0 skipped, or ENOMEM.
+/* A row for sample metric k (not a phase) if either side has a value; 1 added, 0 skipped, or ENOMEM.
    Steady TTFT, TPOT and output throughput are compared run by run when both sides marked 2 runs or
    more: decode steps of one run are not independent, runs are. */
-static int add_row(compare_row *r, const ttft_tpot *b, const ttft_tpot *n, int m, double alpha)
+static int add_row(compare_row *r, const ttft_tpot_model *b, const ttft_tpot_model *n, int k, double alpha)
 {
     static const char *const names[] = {"ttft_first", "ttft_steady", "tpot", "e2e", "output_throughput"};
-    int runs = (m == COMPARE_TTFT_STEADY || m == COMPARE_TPOT || m == COMPARE_OUTPUT) &&
-               ttft_tpot_counts_of(b).runs > 1 && ttft_tpot_counts_of(n).runs > 1;
+    int runs = (k == COMPARE_TTFT_STEADY || k == COMPARE_TPOT || k == COMPARE_OUTPUT) && b->runs.n > 1 &&
+               n->runs.n > 1;
     compare_values vb = {NULL, 0}, vn = {NULL, 0};
-    if ((runs ? compare_run_values(b, m, &vb) : values_of(b, m, &vb)) != TTFT_TPOT_OK ||
-        (runs ? compare_run_values(n, m, &vn) : values_of(n, m, &vn)) != TTFT_TPOT_OK) {
+    if (values_of(b, k, runs, &vb) != TTFT_TPOT_OK || values_of(n, k, runs, &vn) != TTFT_TPOT_OK) {
         free(vb.v);
+        free(vn.v);
         return TTFT_TPOT_ENOMEM;
     }
-    return fill_row(r, m == COMPARE_OUTPUT ? "tok/s" : "ms", names[m], vb, vn, runs, alpha);
+    return fill_row(r, k == COMPARE_OUTPUT ? "tok/s" : "ms", names[k], vb, vn, runs, alpha);
 }
 
 /* A row for request metric `metric` if either side has a value, named by the table's COMPARE column;
    1 added, 0 skipped, or ENOMEM. */
-static int add_metric_row(compare_row *r, const ttft_tpot *b, const ttft_tpot *n, int metric, double alpha)
+static int add_metric_row(compare_row *r, const ttft_tpot_model *b, const ttft_tpot_model *n, int metric,
+                          double alpha)
 {
 #define COMPARE_NAME(name, label, words, json, prom, help, le, under, note, cmp) cmp,
     static const char *const names[] = {TTFT_TPOT_METRICS(COMPARE_NAME)};
 #undef COMPARE_NAME
     compare_values vb = {NULL, 0}, vn = {NULL, 0};
-    if (metric_values(b, metric, &vb) != TTFT_TPOT_OK || metric_values(n, metric, &vn) != TTFT_TPOT_OK) {
+    if (set_values(b, metric, &vb) != TTFT_TPOT_OK || set_values(n, metric, &vn) != TTFT_TPOT_OK) {
         free(vb.v);
+        free(vn.v);
         return TTFT_TPOT_ENOMEM;
     }
     return fill_row(r, "ms", names[metric], vb, vn, 0, alpha);
 }
 
-/* Every phase's steady samples in ms, sorted, an array a phase, in two passes over the samples (not one
-   a phase): OK or ENOMEM. Free with free_phase_values. */
 static void free_phase_values(compare_values *v, unsigned np)
 {
     unsigned p;
@@ -305,49 +282,61 @@ static void free_phase_values(compare_values *v, unsigned np)
     free(v);
 }
 
-static int phase_values(const ttft_tpot *c, compare_values **out)
+/* Every phase's steady samples in ms, sorted, an array a phase, in two passes over the samples (not one
+   a phase), each sorted as integer ns (a few radix passes) before it becomes ms: OK or ENOMEM. Free with
+   free_phase_values. */
+static int phase_values(const ttft_tpot_model *m, compare_values **out)
 {
-    ttft_tpot_counts k = ttft_tpot_counts_of(c);
-    compare_values *v = (compare_values *)calloc(k.phases + 1, sizeof *v);
-    ttft_tpot_sample s;
-    size_t i;
+    compare_values *v = (compare_values *)calloc(m->phases + 1, sizeof *v);
+    uint64_t *ns = NULL, *tmp;
+    size_t *at = (size_t *)calloc(m->phases + 1, sizeof *at), i, all = 0;
+    const ttft_tpot_sample *s = m->samples;
     unsigned p;
-    for (i = 0; v && ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++)
-        v[s.phase].n += !s.warmup;
-    for (p = 0; v && p < k.phases; p++) {
-        if (!(v[p].v = (double *)malloc((v[p].n + 1) * sizeof *v[p].v))) {
-            free_phase_values(v, k.phases);
-            return TTFT_TPOT_ENOMEM;
-        }
-        v[p].n = 0;
+    int rc = v && at ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
+    for (i = 0; rc == TTFT_TPOT_OK && i < m->head.samples; i++)
+        v[s[i].phase].n += !s[i].warmup;
+    for (p = 0, all = 0; rc == TTFT_TPOT_OK && p < m->phases; all += v[p++].n) /* each phase's slice of ns */
+        at[p] = all;
+    if (rc == TTFT_TPOT_OK && !(ns = (uint64_t *)malloc((2 * all + 1) * sizeof *ns)))
+        rc = TTFT_TPOT_ENOMEM;
+    for (i = 0; rc == TTFT_TPOT_OK && i < m->head.samples; i++)
+        if (!s[i].warmup)
+            ns[at[s[i].phase]++] = s[i].dur_ns;
+    tmp = ns ? ns + all : NULL;
+    for (p = 0; rc == TTFT_TPOT_OK && p < m->phases; p++) { /* at[p] is now the end of p's slice */
+        uint64_t *x = ns + at[p] - v[p].n;
+        size_t n = v[p].n;
+        ttft_tpot_sort(x, n, tmp);
+        if ((rc = values_alloc(&v[p], n)) == TTFT_TPOT_OK)
+            for (i = 0; i < n; i++)
+                v[p].v[v[p].n++] = (double)x[i] / 1e6;
     }
-    for (i = 0; v && ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++)
-        if (!s.warmup)
-            v[s.phase].v[v[s.phase].n++] = (double)s.dur_ns / 1e6;
-    for (p = 0; v && p < k.phases; p++)
-        qsort(v[p].v, v[p].n, sizeof *v[p].v, cmp_double);
-    *out = v;
-    return v ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
+    free(ns);
+    free(at);
+    if (rc != TTFT_TPOT_OK)
+        free_phase_values(v, m->phases);
+    *out = rc == TTFT_TPOT_OK ? v : NULL;
+    return rc;
 }
 
-/* The phase of c with name and role, or -1. */
-static int same_phase(const ttft_tpot *c, const char *name, int role)
+/* The phase of m with name and role, or -1. */
+static int same_phase(const ttft_tpot_model *m, const char *name, int role)
 {
-    int q = ttft_tpot_find_phase(c, name);
-    return q >= 0 && ttft_tpot_phase_role(c, q) == role ? q : -1;
+    int q = ttft_tpot_find_phase(m->collector, name);
+    return q >= 0 && m->phase[q].role == role ? q : -1;
 }
 
 /* A row a phase either side has (by name and role), from each side's phase values, which it takes. */
-static int phase_rows(const ttft_tpot *base, const ttft_tpot *new_, compare_values *pb, compare_values *pn,
-                      double alpha, compare_row *rows, size_t *n)
+static int phase_rows(const ttft_tpot_model *base, const ttft_tpot_model *new_, compare_values *pb,
+                      compare_values *pn, double alpha, compare_row *rows, size_t *n)
 {
     const compare_values none = {NULL, 0};
-    unsigned nb = ttft_tpot_counts_of(base).phases, nn = ttft_tpot_counts_of(new_).phases, p;
+    unsigned nb = base->phases, nn = new_->phases, p;
     char name[TTFT_TPOT_NAME_MAX + 8];
     for (p = 0; p < nb + nn; p++) {
         int side = p >= nb, own = (int)(side ? p - nb : p);
-        const char *pname = ttft_tpot_phase_name(side ? new_ : base, own);
-        int other = same_phase(side ? base : new_, pname, ttft_tpot_phase_role(side ? new_ : base, own));
+        const ttft_tpot_phase_figures *ph = &(side ? new_ : base)->phase[own];
+        int other = same_phase(side ? base : new_, ph->name, ph->role);
         compare_values vb = none, vn = none;
         if (side && other >= 0)
             continue; /* a row already, from the base's side */
@@ -363,31 +352,31 @@ static int phase_rows(const ttft_tpot *base, const ttft_tpot *new_, compare_valu
             free(vb.v);
             return TTFT_TPOT_ENOMEM;
         }
-        snprintf(name, sizeof name, "phase:%s", pname);
+        snprintf(name, sizeof name, "phase:%s", ph->name);
         *n += (size_t)fill_row(&rows[*n], "ms", name, vb, vn, 0, alpha);
     }
     return TTFT_TPOT_OK;
 }
 
-int compare_rows(const ttft_tpot *base, const ttft_tpot *new_, double alpha, compare_row **rows, size_t *n)
+int compare_rows(const ttft_tpot_model *base, const ttft_tpot_model *new_, double alpha, compare_row **rows,
+                 size_t *n)
 {
-    unsigned nb = ttft_tpot_counts_of(base).phases, nn = ttft_tpot_counts_of(new_).phases;
     compare_values *pb = NULL, *pn = NULL;
-    int m, rc = 0;
-    int requests = ttft_tpot_counts_of(base).requests > 0 || ttft_tpot_counts_of(new_).requests > 0;
+    int k, rc = 0, requests = base->requests.seen > 0 || new_->requests.seen > 0;
     *n = 0;
-    if (!(*rows = (compare_row *)calloc(COMPARE_REQUEST + TTFT_TPOT_METRIC_COUNT + (size_t)nb + nn, sizeof **rows)))
+    if (!(*rows = (compare_row *)calloc(COMPARE_REQUEST + TTFT_TPOT_METRIC_COUNT + (size_t)base->phases + new_->phases,
+                                        sizeof **rows)))
         return TTFT_TPOT_ENOMEM;
-    for (m = 0; m < COMPARE_REQUEST && rc >= 0; m++) /* with requests, e2e is the requests' */
-        if (!(m == COMPARE_E2E && requests) && (rc = add_row(&(*rows)[*n], base, new_, m, alpha)) > 0)
+    for (k = 0; k < COMPARE_REQUEST && rc >= 0; k++) /* with requests, e2e is the requests' */
+        if (!(k == COMPARE_E2E && requests) && (rc = add_row(&(*rows)[*n], base, new_, k, alpha)) > 0)
             (*n)++;
-    for (m = 0; m < TTFT_TPOT_METRIC_COUNT && requests && rc >= 0; m++)
-        if ((rc = add_metric_row(&(*rows)[*n], base, new_, m, alpha)) > 0)
+    for (k = 0; k < TTFT_TPOT_METRIC_COUNT && requests && rc >= 0; k++)
+        if ((rc = add_metric_row(&(*rows)[*n], base, new_, k, alpha)) > 0)
             (*n)++;
     if (rc >= 0 && (rc = phase_values(base, &pb)) == TTFT_TPOT_OK && (rc = phase_values(new_, &pn)) == TTFT_TPOT_OK)
         rc = phase_rows(base, new_, pb, pn, alpha, *rows, n);
-    free_phase_values(pb, nb);
-    free_phase_values(pn, nn);
+    free_phase_values(pb, base->phases);
+    free_phase_values(pn, new_->phases);
     return rc < 0 ? rc : TTFT_TPOT_OK;
 }
 

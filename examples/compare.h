@@ -19,14 +19,6 @@ typedef struct compare_values {
    named by its COMPARE column; then a phase. */
 enum { COMPARE_TTFT_FIRST, COMPARE_TTFT_STEADY, COMPARE_TPOT, COMPARE_E2E, COMPARE_OUTPUT, COMPARE_REQUEST };
 
-/* Metric m (COMPARE_TTFT_STEADY, _TPOT or _OUTPUT) of each run of c: steady TTFT p50, TPOT p50 (ms) or
-   output tok/s over the run's steady samples, sorted, into *out (free out->v): OK or ENOMEM. A run
-   without the metric's samples gives none. */
-int compare_run_values(const ttft_tpot *c, int m, compare_values *out);
-
-/* v[0, n) in ascending order. */
-void compare_sort(double *v, size_t n);
-
 /* One row of the comparison. */
 typedef struct compare_row {
     char metric[TTFT_TPOT_NAME_MAX + 8]; /* ttft_first, ttft_steady, tpot, e2e, output_throughput, a
@@ -41,10 +33,11 @@ typedef struct compare_row {
     double delta_pct, p_value, p99_ci[2];
 } compare_row;
 
-/* The rows of every metric either collector has, into *rows (to free with compare_free): OK or
-   ENOMEM. alpha: the significance level. A row only one side has is marked (compare_row.only): there
-   is nothing to compare, so the outputs list it apart. */
-int compare_rows(const ttft_tpot *base, const ttft_tpot *new_, double alpha, compare_row **rows, size_t *n);
+/* The rows of every metric either side's model has (computed whole, its collector alive), into *rows
+   (to free with compare_free): OK or ENOMEM. alpha: the significance level. A row only one side has is
+   marked (compare_row.only): there is nothing to compare, so the outputs list it apart. */
+int compare_rows(const ttft_tpot_model *base, const ttft_tpot_model *new_, double alpha, compare_row **rows,
+                 size_t *n);
 void compare_free(compare_row *rows, size_t n);
 
 /* The table (text) or the JSON document (schema ttft_tpot/compare-v1): a row a metric both sides

@@ -346,14 +346,12 @@ static int register_phases(driver *g)
 }
 
 /* What the backend achieved: prefill GFLOP/s and decode weight-streaming GB/s. */
-static void print_backend_rates(const driver *g)
+static void print_backend_rates(const driver *g, const ttft_tpot_summary *head)
 {
-    ttft_tpot_summary s;
+    const ttft_tpot_summary s = *head;
     const backend_config *c = backend_cfg(g->b);
     double flops = backend_prefill_flops(g->b, (int)g->o.batch, (int)g->o.prompt_len);
     double bytes = backend_decode_weight_bytes(g->b), ttft;
-    if (ttft_tpot_summarize(&g->tp, &s) != TTFT_TPOT_OK)
-        return;
     printf("\nbackend: %.1fM parameters (dim %d, %d layers, %d heads, MLP %d, vocab %d), batch %ld, "
            "prompt %ld, %ld thread%s\n",
            (double)backend_params(g->b) / 1e6, c->dim, c->n_layers, c->n_heads, c->hidden, c->vocab, g->o.batch,
@@ -367,7 +365,6 @@ static void print_backend_rates(const driver *g)
                bytes / s.tpot.p50_ns, bytes / 1e6, s.tpot.p50_ns / 1e6);
 }
 
-/* Write fn's output for the collector to path; 0 or 1 after a message. */
 /* Where an output named "-" goes: the program's standard output, which the token stream and the
    report then leave for stderr (standard_output_to_data). */
 static FILE *data_out;
@@ -393,13 +390,20 @@ static int standard_output_to_data(const options *o)
 }
 
 /* The HTML report of the run, as write_file writes a report. */
-static int html_one(const ttft_tpot *tp, FILE *out)
+static int html_one(const ttft_tpot_model *m, FILE *out)
 {
     const char *name = "generate";
-    return html_report(out, &tp, &name, 1) == 0 ? TTFT_TPOT_OK : TTFT_TPOT_EIO;
+    return html_report(out, &m, &name, 1) == 0 ? TTFT_TPOT_OK : TTFT_TPOT_EIO;
 }
 
-static int write_file(const char *path, int (*fn)(const ttft_tpot *, FILE *), const ttft_tpot *tp)
+/* The run's trace, as write_file writes a report. */
+static int trace_of(const ttft_tpot_model *m, FILE *out)
+{
+    return ttft_tpot_trace_write(m->collector, out);
+}
+
+/* Write fn's output of the model to path; 0 or 1 after a message. */
+static int write_file(const char *path, int (*fn)(const ttft_tpot_model *, FILE *), const ttft_tpot_model *m)
 {
     FILE *f = strcmp(path, "-") == 0 ? data_out : fopen(path, "w");
     int rc;
@@ -407,7 +411,7 @@ static int write_file(const char *path, int (*fn)(const ttft_tpot *, FILE *), co
         fprintf(stderr, "generate: cannot write %s: %s\n", path, strerror(errno));
         return 1;
     }
-    rc = fn(tp, f);
+    rc = fn(m, f);
     if ((f == data_out ? fflush(f) : fclose(f)) != 0 || rc != TTFT_TPOT_OK) {
         fprintf(stderr, "generate: writing %s failed: %s\n", path, ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
         return 1;
@@ -418,7 +422,7 @@ static int write_file(const char *path, int (*fn)(const ttft_tpot *, FILE *), co
 /* The Prometheus exposition to path, atomically, as node_exporter's textfile collector wants it: a
    temporary file created exclusively (mkstemp) in path's directory, renamed over path. A path that
    exists and is not a regular file (a FIFO, a device, a link) is refused, never replaced. */
-static int write_prometheus(const char *path, const ttft_tpot *tp, const char *prefix, const char *labels)
+static int write_prometheus(const char *path, const ttft_tpot_model *m, const char *prefix, const char *labels)
 {
     const char *base = strrchr(path, '/');
     size_t dir = base ? (size_t)(base - path) + 1 : 0;
@@ -427,7 +431,7 @@ static int write_prometheus(const char *path, const ttft_tpot *tp, const char *p
     FILE *f = NULL;
     int fd, rc = TTFT_TPOT_EIO;
     if (strcmp(path, "-") == 0) { /* standard output: nothing to replace atomically */
-        rc = ttft_tpot_prometheus(tp, data_out, prefix, labels);
+        rc = ttft_tpot_model_prometheus(m, data_out, prefix, labels);
         if (fflush(data_out) != 0 || rc != TTFT_TPOT_OK) {
             fprintf(stderr, "generate: writing - failed: %s\n", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
             return 1;
@@ -444,7 +448,7 @@ static int write_prometheus(const char *path, const ttft_tpot *tp, const char *p
         return 1;
     }
     if (fchmod(fd, 0644) == 0 && (f = fdopen(fd, "w")) != NULL) /* the collector reads it as another user */
-        rc = ttft_tpot_prometheus(tp, f, prefix, labels);
+        rc = ttft_tpot_model_prometheus(m, f, prefix, labels);
     if ((f ? fclose(f) : close(fd)) != 0 || rc != TTFT_TPOT_OK || rename(tmp, path) != 0) {
         fprintf(stderr, "generate: writing %s failed: %s\n", path, ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
         remove(tmp);
@@ -454,13 +458,13 @@ static int write_prometheus(const char *path, const ttft_tpot *tp, const char *p
 }
 
 /* The report on standard output: 0, or 1 after a message when it could not be written whole. */
-static int print_profile(const driver *g)
+static int print_profile(const driver *g, const ttft_tpot_model *m)
 {
     int rc;
     printf("\n");
-    rc = ttft_tpot_report(&g->tp, stdout);
+    rc = ttft_tpot_model_report(m, stdout);
     if (rc == TTFT_TPOT_OK && !g->o.requests) /* serving dispatches batches of every size: no single rate */
-        print_backend_rates(g);
+        print_backend_rates(g, &m->head);
     if (rc != TTFT_TPOT_OK || fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "generate: writing the report failed: %s\n", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
         return 1;
@@ -473,11 +477,13 @@ int main(int argc, char **argv)
     driver g;
     backend_config bc;
     ttft_tpot_config tc;
+    ttft_tpot_model model;
     char err[256];
-    int rc, run, runs, status = 0;
+    int rc, run, runs, status = 0, outputs;
     size_t i, n_tok;
 
     memset(&g, 0, sizeof g);
+    memset(&model, 0, sizeof model);
     rc = parse_args(argc, argv, &g.o);
     if (rc)
         return rc == 1 ? 0 : rc;
@@ -529,7 +535,8 @@ int main(int argc, char **argv)
     if (g.o.has_slo)
         ttft_tpot_set_slo(&g.tp, g.o.slo);
     /* Collect when any output wants the samples; otherwise every span is one untaken branch. */
-    ttft_tpot_enable(&g.tp, g.o.profile || g.o.profile_json || g.o.profile_html || g.o.trace || g.o.prometheus);
+    outputs = g.o.profile || g.o.profile_json || g.o.profile_html || g.o.trace || g.o.prometheus;
+    ttft_tpot_enable(&g.tp, outputs);
     make_prompt(&g, g.o.seed ^ 0x5eedull, g.prompt, n_tok); /* a deterministic prompt per sequence */
 
     for (run = 0; run < runs && status == 0; run++) {
@@ -549,16 +556,21 @@ int main(int argc, char **argv)
         status = 1;
     }
 
+    if (status == 0 && outputs && ttft_tpot_model_compute(&g.tp, NULL, &model) != TTFT_TPOT_OK) { /* their figures */
+        fprintf(stderr, "generate: out of memory for the report\n");
+        status = 1;
+    }
     if (status == 0 && g.o.profile)
-        status = print_profile(&g);
+        status = print_profile(&g, &model);
     if (status == 0 && g.o.profile_json)
-        status = write_file(g.o.profile_json, ttft_tpot_report_json, &g.tp);
+        status = write_file(g.o.profile_json, ttft_tpot_model_report_json, &model);
     if (status == 0 && g.o.profile_html)
-        status = write_file(g.o.profile_html, html_one, &g.tp);
+        status = write_file(g.o.profile_html, html_one, &model);
     if (status == 0 && g.o.trace)
-        status = write_file(g.o.trace, ttft_tpot_trace_write, &g.tp);
+        status = write_file(g.o.trace, trace_of, &model);
     if (status == 0 && g.o.prometheus)
-        status = write_prometheus(g.o.prometheus, &g.tp, g.o.prom_prefix, g.o.prom_labels);
+        status = write_prometheus(g.o.prometheus, &model, g.o.prom_prefix, g.o.prom_labels);
+    ttft_tpot_model_free(&model);
     if (status == 0 && (fflush(stdout) != 0 || ferror(stdout))) { /* the token stream, too */
         fprintf(stderr, "generate: writing to standard output failed\n");
         status = 1;

@@ -4,7 +4,6 @@
 #include "compare.h"
 #include "svg.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,19 +36,26 @@ typedef struct pts {
     size_t n, cap;
 } pts;
 
+/* Room for cap points at least: 0 or -1. */
+static int pts_reserve(pts *p, size_t cap)
+{
+    double *nx, *ny;
+    if (cap <= p->cap)
+        return 0;
+    if (!(nx = (double *)realloc(p->x, cap * sizeof *nx)))
+        return -1;
+    p->x = nx;
+    if (!(ny = (double *)realloc(p->y, cap * sizeof *ny)))
+        return -1;
+    p->y = ny;
+    p->cap = cap;
+    return 0;
+}
+
 static int pts_add(pts *p, double x, double y)
 {
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 256;
-        double *nx = (double *)realloc(p->x, cap * sizeof *nx), *ny;
-        if (!nx)
-            return -1;
-        p->x = nx;
-        if (!(ny = (double *)realloc(p->y, cap * sizeof *ny)))
-            return -1;
-        p->y = ny;
-        p->cap = cap;
-    }
+    if (p->n == p->cap && pts_reserve(p, p->cap ? 2 * p->cap : 256) != 0)
+        return -1;
     p->x[p->n] = x;
     p->y[p->n++] = y;
     return 0;
@@ -78,115 +84,49 @@ static const char *dur(char *buf, size_t len, double ns)
 
 /* ---- What the charts show ---------------------------------------------------------------------- */
 
-/* The samples of a role in call order: (index among them, ms), steady and warmup apart. */
-static int role_points(const ttft_tpot *c, int role, pts *steady, pts *warm)
+/* The samples of a role in call order: (index among them, ms), steady and warmup apart (room made
+   for as many as the headline counts of a prefill or decode role). */
+static int role_points(const ttft_tpot_model *m, int role, pts *steady, pts *warm)
 {
-    ttft_tpot_sample s;
+    const ttft_tpot_stats *st = role == TTFT_TPOT_ROLE_DECODE ? &m->head.tpot : &m->head.ttft_steady;
     size_t i, k = 0;
-    for (i = 0; ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++) {
-        if (ttft_tpot_phase_role(c, s.phase) != role)
-            continue;
-        if (pts_add(s.warmup ? warm : steady, (double)k++, (double)s.dur_ns / 1e6) != 0)
+    if (pts_reserve(steady, steady->n + st->n) != 0 || pts_reserve(warm, warm->n + st->warmup_n) != 0)
+        return -1;
+    for (i = 0; i < m->head.samples; i++) {
+        const ttft_tpot_sample *s = &m->samples[i];
+        if (m->phase[s->phase].role == role &&
+            pts_add(s->warmup ? warm : steady, (double)k++, (double)s->dur_ns / 1e6) != 0)
             return -1;
     }
     return 0;
 }
 
 /* TTFT by request in submit order (warmup requests apart), or by prefill call without requests. */
-static int ttft_points(const ttft_tpot *c, pts *steady, pts *warm)
+static int ttft_points(const ttft_tpot_model *m, pts *steady, pts *warm)
 {
     ttft_tpot_request q;
     unsigned r;
-    if (ttft_tpot_counts_of(c).requests == 0)
-        return role_points(c, TTFT_TPOT_ROLE_PREFILL, steady, warm);
-    for (r = 0; ttft_tpot_request_at(c, r, &q) == TTFT_TPOT_OK; r++)
+    if (m->requests.seen == 0)
+        return role_points(m, TTFT_TPOT_ROLE_PREFILL, steady, warm);
+    for (r = 0; ttft_tpot_request_at(m->collector, r, &q) == TTFT_TPOT_OK; r++)
         if (q.token_events && !q.truncated &&
             pts_add(q.warmup ? warm : steady, (double)r, (double)(q.first_ns - q.submit_ns) / 1e6) != 0)
             return -1;
     return 0;
 }
 
-/* The empirical CDF of v (sorted here) through at most CDF_POINTS quantiles; none for no value. */
-static int cdf_points(double *v, size_t n, pts *out)
+/* The CDF of a set of the library's (TTFT_TPOT_SET_*) in ms through at most CDF_POINTS of its values,
+   and *values: how many it has. */
+static int cdf_of(const ttft_tpot_model *m, int set, pts *out, size_t *values)
 {
-    size_t k, step = n / CDF_POINTS + 1;
-    if (n == 0)
-        return 0;
-    compare_sort(v, n);
-    for (k = 0; k < n; k += step)
-        if (pts_add(out, v[k], (double)(k + 1) / (double)n) != 0)
-            return -1;
-    return n && pts_add(out, v[n - 1], 1.0);
-}
-
-/* The values of a CDF in ms: a request metric (which: TTFT_TPOT_METRIC_*), or without requests the
-   stored steady samples of role (which < 0: -1 - role), *stored of them. */
-static int cdf_of(const ttft_tpot *c, int which, pts *out, size_t *stored)
-{
-    size_t n = 0, i;
-    uint64_t *v = NULL;
-    double *ms;
-    int rc = -1;
-    if (which < 0) {
-        pts steady = {0}, warm = {0};
-        rc = role_points(c, -1 - which, &steady, &warm) == 0 ? cdf_points(steady.y, steady.n, out) : -1;
-        *stored = steady.n;
-        pts_free(&steady);
-        pts_free(&warm);
-        return rc < 0 ? -1 : 0;
-    }
-    if (ttft_tpot_metric_values(c, which, NULL, 0, &n) != TTFT_TPOT_OK || n == 0)
-        return 0;
-    v = (uint64_t *)malloc(n * sizeof *v);
-    ms = (double *)malloc(n * sizeof *ms);
-    if (v && ms && ttft_tpot_metric_values(c, which, v, n, &n) == TTFT_TPOT_OK) {
-        for (i = 0; i < n; i++)
-            ms[i] = (double)v[i] / 1e6;
-        rc = cdf_points(ms, n, out) < 0 ? -1 : 0;
-    }
-    free(v);
-    free(ms);
-    return rc;
-}
-
-/* Each kernel phase's time inside steady decode steps, as a share of their time: a kernel span ends
-   before the step that dispatched it, so the kernels since the last prefill, decode or e2e sample
-   belong to the next one. share[p] per phase; 0 with no steady step. */
-static int kernel_shares(const ttft_tpot *c, double *share)
-{
-    unsigned np = ttft_tpot_counts_of(c).phases, p, n = 0, *since = (unsigned *)malloc((np + 1) * sizeof *since);
-    double *pend = (double *)calloc(np + 1, sizeof *pend), total = 0;
-    unsigned char *listed = (unsigned char *)calloc(np + 1, 1);
-    ttft_tpot_sample s;
-    size_t i;
-    if (!pend || !since || !listed) {
-        free(pend);
-        free(since);
-        free(listed);
+    uint64_t x[CDF_POINTS + 1];
+    double y[CDF_POINTS + 1];
+    size_t n, i;
+    if (ttft_tpot_cdf(m->collector, set, CDF_POINTS, x, y, &n, values) != TTFT_TPOT_OK)
         return -1;
-    }
-    for (p = 0; p < np; p++)
-        share[p] = 0;
-    for (i = 0; ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++) {
-        int role = ttft_tpot_phase_role(c, s.phase), steady = role == TTFT_TPOT_ROLE_DECODE && !s.warmup;
-        if (role == TTFT_TPOT_ROLE_KERNEL) {
-            if (!listed[s.phase]) /* since[]: the kernels pending, so that a step visits only those */
-                since[n++] = s.phase, listed[s.phase] = 1;
-            pend[s.phase] += (double)s.dur_ns;
-            continue;
-        }
-        for (; n > 0; n--) {
-            share[since[n - 1]] += steady ? pend[since[n - 1]] : 0;
-            pend[since[n - 1]] = 0;
-            listed[since[n - 1]] = 0;
-        }
-        total += steady ? (double)s.dur_ns : 0;
-    }
-    for (p = 0; p < np; p++)
-        share[p] = total > 0 ? share[p] / total : 0;
-    free(pend);
-    free(since);
-    free(listed);
+    for (i = 0; i < n; i++)
+        if (pts_add(out, (double)x[i] / 1e6, y[i]) != 0)
+            return -1;
     return 0;
 }
 
@@ -215,86 +155,79 @@ static const char *pcts(char *buf, size_t len, const ttft_tpot_stats *st)
     return buf;
 }
 
-static void headline_requests(FILE *out, const ttft_tpot *c)
+static void headline_requests(FILE *out, const ttft_tpot_model *m)
 {
-    ttft_tpot_requests q;
+    const ttft_tpot_requests *q = &m->requests;
     char v[256], n[160], what[64];
     int k;
-    if (ttft_tpot_requests_summary(c, &q) != TTFT_TPOT_OK || q.n == 0)
+    if (q->n == 0)
         return;
     for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++) { /* every request metric, in the table's order */
-        const ttft_tpot_stats *st = &q.metric[k];
+        const ttft_tpot_stats *st = &q->metric[k];
         if (!st->n)
             continue;
         snprintf(what, sizeof what, "Request %s", metric_names[k].label);
         snprintf(n, sizeof n, "%s: p50 [95%% CI] / p90 / p99, n=%llu", metric_names[k].words, (unsigned long long)st->n);
         row(out, what, pcts(v, sizeof v, st), n);
     }
-    if (q.has_window) {
-        snprintf(v, sizeof v, "%.2f req/s, %.1f tok/s", q.request_rps, q.output_tok_s);
+    if (q->has_window) {
+        snprintf(v, sizeof v, "%.2f req/s, %.1f tok/s", q->request_rps, q->output_tok_s);
         row(out, "Serving throughput", v, "measured requests over their window");
     }
-    if (q.has_goodput) {
-        snprintf(v, sizeof v, "%llu of %llu (%.1f%%)", (unsigned long long)q.good_n, (unsigned long long)q.n,
-                 100 * q.good_fraction);
+    if (q->has_goodput) {
+        snprintf(v, sizeof v, "%llu of %llu (%.1f%%)", (unsigned long long)q->good_n, (unsigned long long)q->n,
+                 100 * q->good_fraction);
         row(out, "Goodput", v, "requests within every SLO");
     }
 }
 
 /* Runs (ttft_tpot_run_begin): the mean, sd and CV of each run's TPOT p50 and output rate, the
    values --compare takes for runs. */
-static void headline_runs(FILE *out, const ttft_tpot *c)
+static void headline_runs(FILE *out, const ttft_tpot_model *m)
 {
-    static const int metric[2] = {COMPARE_TPOT, COMPARE_OUTPUT};
-    char v[160], note[96];
-    size_t i;
+    static const int figure[2] = {TTFT_TPOT_RUN_TPOT, TTFT_TPOT_RUN_TOK_S};
+    char v[160], note[160], over[64] = "";
     int k;
-    if (ttft_tpot_counts_of(c).outgrown)
-        return; /* a histogram keeps no run */
+    snprintf(over, sizeof over, ": over %g%%, compare runs, not one figure", 100 * TTFT_TPOT_RUN_CV_FLAG);
     for (k = 0; k < 2; k++) {
-        compare_values r = {NULL, 0};
-        double sum = 0, sq = 0, mean, sd;
-        if (compare_run_values(c, metric[k], &r) == TTFT_TPOT_OK && r.n >= 2) { /* one run has no spread */
-            for (i = 0; i < r.n; i++)
-                sum += r.v[i], sq += r.v[i] * r.v[i];
-            mean = sum / (double)r.n;
-            sd = sqrt(fmax(0, (sq - (double)r.n * mean * mean) / (double)(r.n - 1)));
-            snprintf(v, sizeof v, k ? "%.1f +- %.1f tok/s" : "%.4g +- %.2g ms", mean, sd);
-            if (mean > 0) /* a CV of a mean of 0 is 0/0: n/a, as the text report says */
-                snprintf(note, sizeof note, "mean +- sd over %zu runs, CV %.1f%%%s", r.n, 100 * sd / mean,
-                         sd / mean > 0.05 ? ": over 5%, compare runs, not one figure" : "");
-            else
-                snprintf(note, sizeof note, "mean +- sd over %zu runs, CV n/a", r.n);
-            row(out, k ? "Runs: output throughput" : "Runs: TPOT p50", v, note);
-        }
-        free(r.v);
+        const ttft_tpot_run_figure *f = &m->runs.fig[figure[k]];
+        double unit = k ? 1 : 1e6; /* TPOT in ms */
+        if (f->n < 2) /* one run has no spread */
+            continue;
+        snprintf(v, sizeof v, k ? "%.1f +- %.1f tok/s" : "%.4g +- %.2g ms", f->mean / unit, f->sd / unit);
+        if (f->has_cv) /* a CV of a mean of 0 is 0/0: n/a, as the text report says */
+            snprintf(note, sizeof note, "mean +- sd over %u runs, CV %.1f%%%s", f->n, 100 * f->cv,
+                     f->varies ? over : "");
+        else
+            snprintf(note, sizeof note, "mean +- sd over %u runs, CV n/a", f->n);
+        row(out, k ? "Runs: output throughput" : "Runs: TPOT p50", v, note);
     }
 }
 
-static void headline_one(FILE *out, const ttft_tpot *c, const ttft_tpot_summary *sum)
+static void headline_one(FILE *out, const ttft_tpot_model *m)
 {
-    const ttft_tpot_summary s = *sum;
-    ttft_tpot_counts k = ttft_tpot_counts_of(c);
+    const ttft_tpot_summary *s = &m->head;
     char v[256], n[128];
     fputs("<table>\n<tr><th>Metric</th><th>Value</th><th>Note</th></tr>\n", out);
-    if (s.has_ttft_first)
-        row(out, "TTFT, first request", dur(v, sizeof v, (double)s.ttft_first_ns),
-            s.ttft_first_warmup ? "incl. one-time warmup" : "not flagged warmup");
-    snprintf(n, sizeof n, "p50 [95%% CI] / p90 / p99 of n=%llu steady prefills", (unsigned long long)s.ttft_steady.n);
-    row(out, "TTFT, steady", s.ttft_steady.n ? pcts(v, sizeof v, &s.ttft_steady) : "n/a", n);
-    snprintf(v, sizeof v, "%.1f tok/s", s.prefill_tok_s);
-    row(out, "Prefill rate", s.has_prefill_tok_s ? v : "n/a", "prompt tokens / steady prefill time");
+    if (s->has_ttft_first)
+        row(out, "TTFT, first request", dur(v, sizeof v, (double)s->ttft_first_ns),
+            s->ttft_first_warmup ? "incl. one-time warmup" : "not flagged warmup");
+    snprintf(n, sizeof n, "p50 [95%% CI] / p90 / p99 of n=%llu steady prefills", (unsigned long long)s->ttft_steady.n);
+    row(out, "TTFT, steady", s->ttft_steady.n ? pcts(v, sizeof v, &s->ttft_steady) : "n/a", n);
+    snprintf(v, sizeof v, "%.1f tok/s", s->prefill_tok_s);
+    row(out, "Prefill rate", s->has_prefill_tok_s ? v : "n/a", "prompt tokens / steady prefill time");
     snprintf(n, sizeof n, "p50 [95%% CI] / p90 / p99 of n=%llu steady steps, %llu warmup excluded",
-             (unsigned long long)s.tpot.n, (unsigned long long)s.tpot_excluded);
-    row(out, "TPOT", s.tpot.n ? pcts(v, sizeof v, &s.tpot) : "n/a", n);
-    snprintf(v, sizeof v, "%.1f tok/s", s.output_tok_s);
-    row(out, "Output throughput", s.has_output_tok_s ? v : "n/a", "decode-only, steady");
-    snprintf(v, sizeof v, "%.2f tok/s", s.e2e_tok_s);
-    row(out, "e2e", s.has_e2e_tok_s ? v : "n/a", "incl. prefill and warmup: not a serving throughput");
-    headline_runs(out, c);
-    headline_requests(out, c);
-    snprintf(v, sizeof v, "%llu dropped, %llu rejected, %llu phases in histograms", (unsigned long long)k.dropped,
-             (unsigned long long)k.rejected, (unsigned long long)k.outgrown);
+             (unsigned long long)s->tpot.n, (unsigned long long)s->tpot_excluded);
+    row(out, "TPOT", s->tpot.n ? pcts(v, sizeof v, &s->tpot) : "n/a", n);
+    snprintf(v, sizeof v, "%.1f tok/s", s->output_tok_s);
+    row(out, "Output throughput", s->has_output_tok_s ? v : "n/a", "decode-only, steady");
+    snprintf(v, sizeof v, "%.2f tok/s", s->e2e_tok_s);
+    row(out, "e2e", s->has_e2e_tok_s ? v : "n/a", "incl. prefill and warmup: not a serving throughput");
+    headline_runs(out, m);
+    headline_requests(out, m);
+    snprintf(v, sizeof v, "%llu dropped, %llu rejected, %llu phases in histograms",
+             (unsigned long long)m->losses.dropped, (unsigned long long)m->losses.rejected,
+             (unsigned long long)m->losses.outgrown);
     row(out, "Losses", v, "as the text report details");
     fputs("</table>\n", out);
 }
@@ -325,11 +258,11 @@ static void only_list(FILE *out, const compare_row *rows, size_t n, int only)
 }
 
 /* The comparison's table: one row a metric both sides have. */
-static int headline_two(FILE *out, const ttft_tpot *const *c)
+static int headline_two(FILE *out, const ttft_tpot_model *const *m)
 {
     compare_row *rows = NULL;
     size_t n = 0, i;
-    if (compare_rows(c[0], c[1], 0.05, &rows, &n) != TTFT_TPOT_OK)
+    if (compare_rows(m[0], m[1], 0.05, &rows, &n) != TTFT_TPOT_OK)
         return -1;
     fputs("<table>\n<tr><th>Metric</th><th>Base median [95% CI]</th><th>New median [95% CI]</th><th>Change</th>"
           "<th>p (Mann-Whitney)</th></tr>\n", out);
@@ -360,43 +293,45 @@ static int headline_two(FILE *out, const ttft_tpot *const *c)
     return 0;
 }
 
-/* Charts of per-sample series, each side steady (line or dots) and warmup (rings) apart; sum: each
-   side's headline figures, which count the samples a chart of stored samples may not show. */
-static int series_chart(FILE *out, const ttft_tpot *const *c, const ttft_tpot_summary *sum, int n, int ttft,
-                        const svg_chart *chart)
+/* Charts of per-sample series, each side steady (line or dots) and warmup (rings) apart, on a log scale
+   when their values spread over 20x; a note where a chart of stored samples shows fewer than the
+   figures count. */
+static int series_chart(FILE *out, const ttft_tpot_model *const *m, int n, int ttft, const svg_chart *chart)
 {
     pts p[4];
     svg_series s[4];
     svg_chart ch = *chart;
     char label[4][160], note[640] = "";
-    int k, m = 0, rc = 0;
+    int k, j, rc = 0;
     memset(p, 0, sizeof p);
     for (k = 0; k < n && rc == 0; k++) {
-        rc = ttft ? ttft_points(c[k], &p[2 * k], &p[2 * k + 1])
-                  : role_points(c[k], TTFT_TPOT_ROLE_DECODE, &p[2 * k], &p[2 * k + 1]);
+        const ttft_tpot_summary *h = &m[k]->head;
+        rc = ttft ? ttft_points(m[k], &p[2 * k], &p[2 * k + 1])
+                  : role_points(m[k], TTFT_TPOT_ROLE_DECODE, &p[2 * k], &p[2 * k + 1]);
         if (!ttft) /* TTFT by request reads the requests: they are all kept */
-            stored_note(note, sizeof note, n, k, p[2 * k].n + p[2 * k + 1].n, sum[k].tpot.n + sum[k].tpot_excluded,
+            stored_note(note, sizeof note, n, k, p[2 * k].n + p[2 * k + 1].n, h->tpot.n + h->tpot_excluded,
                         "decode steps");
-        else if (ttft_tpot_counts_of(c[k]).requests == 0)
+        else if (m[k]->requests.seen == 0)
             stored_note(note, sizeof note, n, k, p[2 * k].n + p[2 * k + 1].n,
-                        sum[k].ttft_steady.n + sum[k].ttft_steady.warmup_n, "prefills");
+                        h->ttft_steady.n + h->ttft_steady.warmup_n, "prefills");
     }
     ch.note = note;
-    for (k = 0; k < 2 * n && rc == 0; k++) {
+    for (k = 0, j = 0; k < 2 * n && rc == 0; k++) {
         if (!p[k].n)
             continue;
-        snprintf(label[m], sizeof label[m], "%s%s%s", n > 1 ? side_names[k / 2] : "", n > 1 ? ": " : "",
+        snprintf(label[j], sizeof label[j], "%s%s%s", n > 1 ? side_names[k / 2] : "", n > 1 ? ": " : "",
                  k % 2 ? "warmup" : "steady");
-        s[m].name = label[m];
-        s[m].color = svg_colors[k / 2];
-        s[m].x = p[k].x;
-        s[m].y = p[k].y;
-        s[m].n = p[k].n;
-        s[m].kind = k % 2 || ttft ? SVG_DOTS : SVG_LINE;
-        s[m++].hollow = k % 2;
+        s[j].name = label[j];
+        s[j].color = svg_colors[k / 2];
+        s[j].x = p[k].x;
+        s[j].y = p[k].y;
+        s[j].n = p[k].n;
+        s[j].kind = k % 2 || ttft ? SVG_DOTS : SVG_LINE;
+        s[j++].hollow = k % 2;
     }
-    if (rc == 0 && m)
-        svg_plot(out, &ch, s, m);
+    ch.logy = svg_wants_log(s, j); /* every value drawn, steady and warmup, of every side */
+    if (rc == 0 && j)
+        svg_plot(out, &ch, s, j);
     else if (rc == 0)
         fputs("<p class=\"note\">No sample of this kind.</p>\n", out);
     for (k = 0; k < 4; k++)
@@ -404,43 +339,33 @@ static int series_chart(FILE *out, const ttft_tpot *const *c, const ttft_tpot_su
     return rc;
 }
 
-/* Whether a chart's values, steady and warmup of every side together, spread over 20x: a log scale. */
-static int spread_log(const ttft_tpot *const *c, int n, int ttft)
-{
-    pts all = {0};
-    int k, rc = 0, want;
-    for (k = 0; k < n && rc == 0; k++)
-        rc = ttft ? ttft_points(c[k], &all, &all) : role_points(c[k], TTFT_TPOT_ROLE_DECODE, &all, &all);
-    want = rc == 0 && svg_wants_log(all.y, all.n);
-    pts_free(&all);
-    return want;
-}
-
-static int cdf_chart(FILE *out, const ttft_tpot *const *c, const ttft_tpot_summary *sum, int n, int which,
-                     const char *title)
+/* The CDF of a set (TTFT_TPOT_SET_*) on each side; stored: the figures' count of a set of stored
+   samples (0 for a request metric, whose values are all kept). */
+static int cdf_chart(FILE *out, const ttft_tpot_model *const *m, int n, int set, const char *title)
 {
     pts p[2];
     svg_series s[2];
     svg_chart ch;
     char note[640] = "";
-    size_t stored;
-    int k, m = 0, rc = 0;
+    size_t values;
+    int k, j = 0, rc = 0;
     memset(p, 0, sizeof p);
-    for (k = 0; k < n && rc == 0; k++)
-        if ((rc = cdf_of(c[k], which, &p[k], &stored)) == 0 && which < 0) /* stored samples, not requests */
-            stored_note(note, sizeof note, n, k, stored,
-                        which == -1 - TTFT_TPOT_ROLE_DECODE ? sum[k].tpot.n : sum[k].ttft_steady.n,
-                        which == -1 - TTFT_TPOT_ROLE_DECODE ? "steady decode steps" : "steady prefills");
+    for (k = 0; k < n && rc == 0; k++) {
+        int tpot = set == TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE;
+        if ((rc = cdf_of(m[k], set, &p[k], &values)) == 0 && set >= TTFT_TPOT_SET_ROLE) /* stored samples */
+            stored_note(note, sizeof note, n, k, values, tpot ? m[k]->head.tpot.n : m[k]->head.ttft_steady.n,
+                        tpot ? "steady decode steps" : "steady prefills");
+    }
     for (k = 0; k < n && rc == 0; k++) {
         if (!p[k].n)
             continue;
-        s[m].name = n > 1 ? side_names[k] : "all";
-        s[m].color = svg_colors[k];
-        s[m].x = p[k].x;
-        s[m].y = p[k].y;
-        s[m].n = p[k].n;
-        s[m].kind = SVG_STEP;
-        s[m++].hollow = 0;
+        s[j].name = n > 1 ? side_names[k] : "all";
+        s[j].color = svg_colors[k];
+        s[j].x = p[k].x;
+        s[j].y = p[k].y;
+        s[j].n = p[k].n;
+        s[j].kind = SVG_STEP;
+        s[j++].hollow = 0;
     }
     ch.title = title;
     ch.note = note;
@@ -448,8 +373,8 @@ static int cdf_chart(FILE *out, const ttft_tpot *const *c, const ttft_tpot_summa
     ch.ylabel = "fraction at or below";
     ch.logy = 0;
     ch.xint = 0;
-    if (rc == 0 && m)
-        svg_plot(out, &ch, s, m);
+    if (rc == 0 && j)
+        svg_plot(out, &ch, s, j);
     for (k = 0; k < 2; k++)
         pts_free(&p[k]);
     return rc;
@@ -457,64 +382,60 @@ static int cdf_chart(FILE *out, const ttft_tpot *const *c, const ttft_tpot_summa
 
 /* A CDF a request metric (TTFT_TPOT_METRICS), titled by its name; without requests, the steady samples
    of the API spans. */
-static int cdf_charts(FILE *out, const ttft_tpot *const *c, const ttft_tpot_summary *sum, int n)
+static int cdf_charts(FILE *out, const ttft_tpot_model *const *m, int n)
 {
     char title[96];
     int k, rc = 0;
-    if (ttft_tpot_counts_of(c[0]).requests == 0)
-        return cdf_chart(out, c, sum, n, -1 - TTFT_TPOT_ROLE_PREFILL, "Steady TTFT (prefill samples): CDF") ||
-               cdf_chart(out, c, sum, n, -1 - TTFT_TPOT_ROLE_DECODE, "Steady TPOT (decode steps): CDF");
+    if (m[0]->requests.seen == 0)
+        return cdf_chart(out, m, n, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_PREFILL, "Steady TTFT (prefill samples): CDF") ||
+               cdf_chart(out, m, n, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, "Steady TPOT (decode steps): CDF");
     for (k = 0; k < TTFT_TPOT_METRIC_COUNT && rc == 0; k++) {
         snprintf(title, sizeof title, "%s: CDF", metric_names[k].words);
         title[0] = (char)(title[0] >= 'a' && title[0] <= 'z' ? title[0] - 'a' + 'A' : title[0]);
-        rc = cdf_chart(out, c, sum, n, k, title);
+        rc = cdf_chart(out, m, n, k, title);
     }
     return rc;
 }
 
-/* Each kernel phase's share of steady decode time, a bar a side. */
-static int share_chart(FILE *out, const ttft_tpot *const *c, int n)
+/* Each kernel phase's share of steady decode time (the model's), a bar a side: the base's kernels,
+   found by name on the other side. */
+static int share_chart(FILE *out, const ttft_tpot_model *const *m, int n)
 {
-    unsigned np = ttft_tpot_counts_of(c[0]).phases, p, m = 0;
+    unsigned np = m[0]->phases, p, j = 0;
     const char **labels = (const char **)calloc(np + 1, sizeof *labels);
-    double *share[2] = {NULL, NULL}, *shown[2] = {NULL, NULL};
+    double *shown[2] = {NULL, NULL};
     int k, rc = labels ? 0 : -1;
-    for (k = 0; k < n && rc == 0; k++) {
-        share[k] = (double *)calloc(ttft_tpot_counts_of(c[k]).phases + 1, sizeof **share);
-        shown[k] = (double *)calloc(np + 1, sizeof **shown);
-        rc = share[k] && shown[k] ? kernel_shares(c[k], share[k]) : -1;
-    }
-    for (p = 0; p < np && rc == 0; p++) { /* the base's kernels, found by name on the other side */
-        if (ttft_tpot_phase_role(c[0], (int)p) != TTFT_TPOT_ROLE_KERNEL || share[0][p] <= 0)
+    for (k = 0; k < n && rc == 0; k++)
+        rc = (shown[k] = (double *)calloc(np + 1, sizeof **shown)) ? 0 : -1;
+    for (p = 0; p < np && rc == 0; p++) {
+        if (m[0]->phase[p].role != TTFT_TPOT_ROLE_KERNEL || m[0]->phase[p].decode_share <= 0)
             continue;
-        labels[m] = ttft_tpot_phase_name(c[0], (int)p);
+        labels[j] = m[0]->phase[p].name;
         for (k = 0; k < n; k++) {
-            int q = k ? ttft_tpot_find_phase(c[k], labels[m]) : (int)p;
-            shown[k][m] = q >= 0 ? share[k][q] : 0;
+            int q = k ? ttft_tpot_find_phase(m[k]->collector, labels[j]) : (int)p;
+            shown[k][j] = q >= 0 ? m[k]->phase[q].decode_share : 0;
         }
-        m++;
+        j++;
     }
-    if (rc == 0 && m)
-        svg_bars(out, "Each kernel's share of steady decode time (the rest: outside kernel spans)", labels, m,
+    if (rc == 0 && j)
+        svg_bars(out, "Each kernel's share of steady decode time (the rest: outside kernel spans)", labels, j,
                  (const double *const *)shown, side_names, n);
     else if (rc == 0)
         fputs("<p class=\"note\">No kernel span inside a steady decode step.</p>\n", out);
-    for (k = 0; k < 2; k++) {
-        free(share[k]);
+    for (k = 0; k < 2; k++)
         free(shown[k]);
-    }
     free((void *)labels);
     return rc;
 }
 
 /* The text report, escaped, for everything the charts leave out. */
-static int text_report(FILE *out, const ttft_tpot *c, const char *name)
+static int text_report(FILE *out, const ttft_tpot_model *m, const char *name)
 {
     FILE *t = tmpfile();
     int ch;
     if (!t)
         return -1;
-    if (ttft_tpot_report(c, t) != TTFT_TPOT_OK) {
+    if (ttft_tpot_model_report(m, t) != TTFT_TPOT_OK) {
         fclose(t);
         return -1;
     }
@@ -559,37 +480,30 @@ static void head(FILE *out, const char *const *names, int n)
             TTFT_TPOT_VERSION);
 }
 
-int html_report(FILE *out, const ttft_tpot *const *c, const char *const *names, int n)
+int html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *names, int n)
 {
     svg_chart steps = {"Decode step time by step (warmup steps as rings)", "decode step (call order)",
                        "step time (ms)", NULL, 0, 1};
     svg_chart ttft = {"TTFT by request, in submit order (warmup requests as rings)", "request (submit order)",
                       "TTFT (ms)", NULL, 0, 1};
-    ttft_tpot_summary sum[2]; /* each side's headline figures, computed once */
-    int k, rc = 0;
-    for (k = 0; k < n && rc == 0; k++)
-        rc = ttft_tpot_summarize(c[k], &sum[k]) == TTFT_TPOT_OK ? 0 : -1;
-    if (rc)
-        return -1;
+    int k, rc;
     head(out, names, n);
     fputs("<h2>Headline</h2>\n", out);
-    rc = n > 1 ? headline_two(out, c) : (headline_one(out, c[0], &sum[0]), 0);
-    steps.logy = spread_log(c, n, 0);
-    ttft.logy = spread_log(c, n, 1);
-    if (ttft_tpot_counts_of(c[0]).requests == 0) {
+    rc = n > 1 ? headline_two(out, m) : (headline_one(out, m[0]), 0);
+    if (m[0]->requests.seen == 0) {
         ttft.title = "Prefill time by call: each one a request's TTFT (warmup as rings)";
         ttft.xlabel = "prefill (call order)";
     }
     fputs("<h2>Warmup: decode steps and TTFT</h2>\n", out);
-    rc = rc ? rc : series_chart(out, c, sum, n, 0, &steps);
-    rc = rc ? rc : series_chart(out, c, sum, n, 1, &ttft);
+    rc = rc ? rc : series_chart(out, m, n, 0, &steps);
+    rc = rc ? rc : series_chart(out, m, n, 1, &ttft);
     fputs("<h2>Latency distributions</h2>\n", out);
-    rc = rc ? rc : cdf_charts(out, c, sum, n);
+    rc = rc ? rc : cdf_charts(out, m, n);
     fputs("<h2>Where steady decode time goes</h2>\n", out);
-    rc = rc ? rc : share_chart(out, c, n);
+    rc = rc ? rc : share_chart(out, m, n);
     fputs("<h2>Text report</h2>\n", out);
     for (k = 0; k < n && rc == 0; k++)
-        rc = text_report(out, c[k], names[k]);
+        rc = text_report(out, m[k], names[k]);
     fputs("</body></html>\n", out);
     return rc == 0 && !ferror(out) ? 0 : -1;
 }

@@ -7,10 +7,10 @@
 
 #include <stdio.h>
 
-/* The report of n collectors (1, or 2 for a comparison: base, then new), named by names (file names,
-   say), into out: the headline table, decode step time by step with warmup steps marked, TTFT by
+/* The report of n models (1, or 2 for a comparison: base, then new: each computed whole, its
+   collector alive), named by names (file names, say), into out: the headline table, decode step time by step with warmup steps marked, TTFT by
    request (or prefill), latency CDFs, each kernel's share of steady decode time, and the text report.
    0, or -1 when memory runs out or out reports a write error. */
-int html_report(FILE *out, const ttft_tpot *const *c, const char *const *names, int n);
+int html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *names, int n);
 
 #endif

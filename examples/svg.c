@@ -29,14 +29,16 @@ void html_text(FILE *out, const char *text)
     }
 }
 
-int svg_wants_log(const double *v, size_t n)
+int svg_wants_log(const svg_series *s, int ns)
 {
     double lo = HUGE_VAL, hi = 0;
     size_t i;
-    for (i = 0; i < n; i++) {
-        lo = v[i] > 0 && v[i] < lo ? v[i] : lo;
-        hi = v[i] > hi ? v[i] : hi;
-    }
+    int k;
+    for (k = 0; k < ns; k++)
+        for (i = 0; i < s[k].n; i++) {
+            lo = s[k].y[i] > 0 && s[k].y[i] < lo ? s[k].y[i] : lo;
+            hi = s[k].y[i] > hi ? s[k].y[i] : hi;
+        }
     return lo < HUGE_VAL && hi > 20 * lo;
 }
 
@@ -69,10 +71,10 @@ static range range_of(const svg_series *s, int ns, int logy)
         for (i = 0; i < s[k].n; i++) {
             if (logy && !(s[k].y[i] > 0))
                 continue;
-            r.x0 = fmin(r.x0, s[k].x[i]);
-            r.x1 = fmax(r.x1, s[k].x[i]);
-            r.y0 = fmin(r.y0, s[k].y[i]);
-            r.y1 = fmax(r.y1, s[k].y[i]);
+            r.x0 = s[k].x[i] < r.x0 ? s[k].x[i] : r.x0; /* finite values: plain comparisons, no libm call */
+            r.x1 = s[k].x[i] > r.x1 ? s[k].x[i] : r.x1;
+            r.y0 = s[k].y[i] < r.y0 ? s[k].y[i] : r.y0;
+            r.y1 = s[k].y[i] > r.y1 ? s[k].y[i] : r.y1;
         }
     if (r.x0 > r.x1)
         r.x0 = 0, r.x1 = 1, r.y0 = 1, r.y1 = 2;

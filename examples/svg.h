@@ -27,8 +27,8 @@ typedef struct svg_chart {
     int xint;                            /* x counts (a step, a request): whole ticks only */
 } svg_chart;
 
-/* Whether values spread over more than 20x, so that a log scale shows the small ones. */
-int svg_wants_log(const double *v, size_t n);
+/* Whether the series' y values spread over more than 20x, so that a log scale shows the small ones. */
+int svg_wants_log(const svg_series *s, int ns);
 
 /* The chart as an <svg> element. Long series are thinned to their extremes per pixel column. */
 void svg_plot(FILE *out, const svg_chart *chart, const svg_series *s, int ns);

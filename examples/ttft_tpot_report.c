@@ -86,14 +86,14 @@ static uint64_t no_clock(void *user)
     return 0;
 }
 
-/* The HTML report of n collectors into path ("-": standard output, instead of the report). */
-static int write_html(const ttft_tpot *const *c, const char *const *names, int n, const char *path)
+/* The HTML report of n models into path ("-": standard output, instead of the report). */
+static int write_html(const ttft_tpot_model *const *m, const char *const *names, int n, const char *path)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     int rc;
     if (!f)
         return system_error("cannot write ", path);
-    rc = html_report(f, c, names, n);
+    rc = html_report(f, m, names, n);
     if ((f == stdout ? fflush(f) : fclose(f)) != 0 || rc != 0)
         return input_error("writing ", path, " failed");
     return 0;
@@ -322,10 +322,40 @@ static int make_collector(ttft_tpot *c, const options *o)
     return ttft_tpot_init(c, &cfg);
 }
 
-/* The report, the Chrome trace and the checks that come before them. */
+/* The report (text, JSON or Prometheus) and the HTML report, from one model; standard output may carry
+   the HTML report instead of the report. */
+static int write_reports(const ttft_tpot *c, const options *o)
+{
+    const ttft_tpot_model_options requests_only = {TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_SHARES};
+    ttft_tpot_model m;
+    int rc, status = 0;
+    if (ttft_tpot_model_compute(c, o->prometheus && !o->html ? &requests_only : NULL, &m) != TTFT_TPOT_OK)
+        return input_error("out of memory for ", "the report", "");
+    if (o->html) {
+        const ttft_tpot_model *one[1];
+        const char *name[1];
+        one[0] = &m;
+        name[0] = o->first_name;
+        status = write_html(one, name, 1, o->html);
+    }
+    if (status == 0 && !(o->html && strcmp(o->html, "-") == 0)) {
+        rc = o->json ? ttft_tpot_model_report_json(&m, stdout)
+             : o->prometheus ? ttft_tpot_model_prometheus(&m, stdout, o->prefix, o->labels)
+                             : ttft_tpot_model_report(&m, stdout);
+        if (rc == TTFT_TPOT_EINVAL) /* nothing written: the prefix or a label is not Prometheus's */
+            status = usage_error("--prometheus-prefix must be [a-zA-Z_:][a-zA-Z0-9_:]*, each --label NAME=VALUE a "
+                                 "label name [a-zA-Z_][a-zA-Z0-9_]* (not le, not __...) once, without braces", "");
+        else if (rc != TTFT_TPOT_OK || fflush(stdout) != 0)
+            status = input_error("writing the report failed: ", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO), "");
+    }
+    ttft_tpot_model_free(&m);
+    return status;
+}
+
+/* The checks that come before any output, the Chrome trace, then the reports. */
 static int write_outputs(ttft_tpot *c, const options *o, const char *no_starts)
 {
-    int rc, k;
+    int k;
     if (o->kernel) {
         k = ttft_tpot_find_phase(c, o->kernel);
         if (ttft_tpot_phase_role(c, k) != TTFT_TPOT_ROLE_KERNEL)
@@ -339,47 +369,33 @@ static int write_outputs(ttft_tpot *c, const options *o, const char *no_starts)
                            "a timeline needs a trace recorded with config.timeline (generate --trace records one)");
     if (o->chrome && write_chrome(c, o->chrome) != 0)
         return 1;
-    if (o->html) {
-        const ttft_tpot *one[1];
-        const char *name[1];
-        one[0] = c;
-        name[0] = o->first_name;
-        if (write_html(one, name, 1, o->html) != 0)
-            return 1;
-    }
-    if ((o->chrome && strcmp(o->chrome, "-") == 0) || (o->html && strcmp(o->html, "-") == 0))
-        return 0; /* standard output carried the Chrome trace or the HTML report */
-    rc = o->json ? ttft_tpot_report_json(c, stdout)
-         : o->prometheus ? ttft_tpot_prometheus(c, stdout, o->prefix, o->labels)
-                         : ttft_tpot_report(c, stdout);
-    if (rc == TTFT_TPOT_EINVAL) /* nothing written: the prefix or a label is not Prometheus's */
-        return usage_error("--prometheus-prefix must be [a-zA-Z_:][a-zA-Z0-9_:]*, each --label NAME=VALUE a "
-                           "label name [a-zA-Z_][a-zA-Z0-9_]* (not le, not __...) once, without braces", "");
-    if (rc != TTFT_TPOT_OK || fflush(stdout) != 0) {
-        fprintf(stderr, "ttft_tpot_report: writing the report failed: %s\n", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
-        return 1;
-    }
-    return 0;
+    if (o->chrome && strcmp(o->chrome, "-") == 0)
+        return 0; /* standard output carried the Chrome trace */
+    return write_reports(c, o);
 }
 
 /* --compare: each side read into its own collector, then the table or the JSON. */
 static int compare(const options *o)
 {
     ttft_tpot side[2];
+    ttft_tpot_model model[2];
     compare_row *rows = NULL;
     size_t n = 0;
-    int status = 0, k, made = 0;
+    int status = 0, k, made = 0, modelled = 0;
     for (k = 0; k < 2 && status == 0; k++, made++)
         if (make_collector(&side[k], o) != TTFT_TPOT_OK)
             status = input_error("out of memory for ", "the traces", "");
         else
             status = read_traces(&side[k], o->side[k], o->n_side[k], NULL);
-    if (status == 0 && compare_rows(&side[0], &side[1], o->alpha, &rows, &n) != TTFT_TPOT_OK)
+    for (k = 0; k < 2 && status == 0; k++, modelled++)
+        if (ttft_tpot_model_compute(&side[k], NULL, &model[k]) != TTFT_TPOT_OK)
+            status = input_error("out of memory for ", "the comparison", "");
+    if (status == 0 && compare_rows(&model[0], &model[1], o->alpha, &rows, &n) != TTFT_TPOT_OK)
         status = input_error("out of memory for ", "the comparison", "");
     if (status == 0 && o->html) {
-        const ttft_tpot *both[2];
+        const ttft_tpot_model *both[2];
         const char *names[2];
-        both[0] = &side[0], both[1] = &side[1];
+        both[0] = &model[0], both[1] = &model[1];
         names[0] = o->side[0][0], names[1] = o->side[1][0];
         status = write_html(both, names, 2, o->html);
     }
@@ -394,6 +410,8 @@ static int compare(const options *o)
         }
     }
     compare_free(rows, n);
+    for (k = 0; k < modelled; k++)
+        ttft_tpot_model_free(&model[k]);
     for (k = 0; k < made; k++)
         ttft_tpot_free(&side[k]);
     return status;

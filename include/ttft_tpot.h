@@ -275,8 +275,9 @@ TTFT_TPOT_DEF uint64_t ttft_tpot_ci95_min_n(unsigned p);
    "linear"), for figures a tool derives (a comparison's medians); 0 for n == 0. */
 TTFT_TPOT_DEF double ttft_tpot_percentile(const double *sorted, size_t n, double p);
 
-/* Sort v[0, n) ascending in O(n): a radix sort by bytes, skipping the bytes every value shares. tmp:
-   room for n values, scratch. OK; EINVAL (v or tmp NULL while n > 0). */
+/* Sort v[0, n) ascending in O(n): a radix sort by bytes, skipping the bytes every value shares (an
+   insertion sort below 32 values). tmp: room for n values, scratch. OK; EINVAL (v or tmp NULL while
+   n > 0). */
 TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp);
 
 /* floor(log2(v)), v > 0. */
@@ -592,8 +593,8 @@ static inline void ttft_tpot__store_put(ttft_tpot__store *st, size_t i, int phas
 }
 
 /* The i-th stored sample, in call order (0 .. counts.samples - 1), and its start time when start_ns
-   is not NULL (0 without config.timeline). OK; EINVAL (c or out NULL, or no such sample). The one way
-   writers and tools read samples (a chart, the Chrome trace): for i = 0 while it returns OK. */
+   is not NULL (0 without config.timeline). OK; EINVAL (c or out NULL, or no such sample). A report
+   model holds the same samples as an array (ttft_tpot_model.samples). */
 TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns);
 
 /* Run r (0 .. counts.runs - 1): its stored samples are [*first, *end). OK; EINVAL (NULL, no such run). */
@@ -1012,7 +1013,10 @@ typedef struct ttft_tpot_losses {
 
 /* The report model. */
 typedef struct ttft_tpot_model {
-    const ttft_tpot *collector; /* computed from: its samples (ttft_tpot_sample_at), requests, names */
+    const ttft_tpot *collector; /* computed from: its requests (ttft_tpot_request_at), names, sets */
+    const ttft_tpot_sample *samples; /* its stored samples in call order, head.samples of them, read in
+                                        place: how writers and tools that draw samples read them */
+    const uint64_t *starts;     /* their start times; NULL without config.timeline */
     const char *clock_name;     /* "unknown" when none */
     uint64_t clock_read_ns;     /* 0: not measured */
     ttft_tpot_summary head;     /* the headline */
@@ -1065,9 +1069,10 @@ TTFT_TPOT_DEF int ttft_tpot_sorted_values(const ttft_tpot *c, int set, uint64_t 
 
 /* A set's empirical CDF through at most points + 1 of its values (points > 0): the value of rank k
    (0-based) and (k + 1) / n for k = 0, s, 2 s, ... (s = n / points + 1), then the largest value and
-   1. x and y: room for points + 1; *n: how many were written (0 for an empty set). OK; EINVAL (a NULL
-   pointer, points 0, no such set); ENOMEM. */
-TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, uint64_t *x, double *y, size_t *n);
+   1. x and y: room for points + 1; *n: how many were written (0 for an empty set); *values: how many
+   values the set has (values may be NULL). OK; EINVAL (x, y or n NULL, points 0, no such set); ENOMEM. */
+TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, uint64_t *x, double *y, size_t *n,
+                                size_t *values);
 
 /* ---- Writers (text, JSON, Prometheus, Chrome trace) ------------------------------------------ */
 
@@ -1782,10 +1787,19 @@ static void ttft_tpot__radix_pass(const uint64_t *from, uint64_t *to, size_t n, 
 TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp)
 {
     uint64_t differ = 0, *from = v, *to = tmp, *t;
-    size_t i;
+    size_t i, k;
     unsigned shift;
     if (n > 0 && (!v || !tmp))
         return TTFT_TPOT_EINVAL;
+    if (n < 32) { /* insertion sort: a pass over 256 counters would cost more */
+        for (i = 1; i < n; i++) {
+            uint64_t x = v[i];
+            for (k = i; k > 0 && v[k - 1] > x; k--)
+                v[k] = v[k - 1];
+            v[k] = x;
+        }
+        return TTFT_TPOT_OK;
+    }
     for (i = 1; i < n; i++)
         differ |= v[i] ^ v[0]; /* the bits some value does not share with the first */
     for (shift = 0; shift < 64; shift += 8) {
@@ -4178,6 +4192,8 @@ TTFT_TPOT_DEF int ttft_tpot_model_compute(const ttft_tpot *c, const ttft_tpot_mo
     memset(m, 0, sizeof *m);
     np = c->phase.n ? c->phase.n : 1;
     m->collector = c;
+    m->samples = c->store.samples;
+    m->starts = c->store.starts;
     m->alloc_user = c->alloc_user;
     m->skipped = options ? options->skip : 0;
     m->clock_name = c->clock_name[0] ? c->clock_name : "unknown";
@@ -4221,7 +4237,7 @@ TTFT_TPOT_DEF void ttft_tpot_model_free(ttft_tpot_model *m)
 static int ttft_tpot__set_ok(const ttft_tpot *c, int set)
 {
     return (set >= 0 && set < TTFT_TPOT_METRIC_COUNT) ||
-           (set >= TTFT_TPOT_SET_ROLE && set <= TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_KERNEL) ||
+           (set >= TTFT_TPOT_SET_ROLE && set <= TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_E2E) ||
            (set >= TTFT_TPOT_SET_PHASE && set - TTFT_TPOT_SET_PHASE < (int)c->phase.n);
 }
 
@@ -4257,7 +4273,8 @@ TTFT_TPOT_DEF int ttft_tpot_sorted_values(const ttft_tpot *c, int set, uint64_t 
     return TTFT_TPOT_OK;
 }
 
-TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, uint64_t *x, double *y, size_t *n)
+TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, uint64_t *x, double *y, size_t *n,
+                                size_t *values)
 {
     uint64_t *v;
     size_t all, k, step;
@@ -4274,6 +4291,8 @@ TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, uint
         x[*n] = v[all - 1];
         y[(*n)++] = 1.0;
     }
+    if (values)
+        *values = all;
     TTFT_TPOT_FREE(v, c->alloc_user);
     return TTFT_TPOT_OK;
 }

@@ -158,7 +158,7 @@ static int run_with_failure(long k)
         uint64_t x[4];
         double y[4];
         size_t n;
-        STEP(ttft_tpot_cdf(&a, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, 3, x, y, &n));
+        STEP(ttft_tpot_cdf(&a, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, 3, x, y, &n, NULL));
         if (rc == TTFT_TPOT_OK)
             assert_true(n == 4 && x[3] == 96005 && y[3] == 1.0);
     }

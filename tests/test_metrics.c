@@ -154,6 +154,17 @@ static void sort_matches_qsort(void **state)
         assert_memory_equal(v, w, N * sizeof *v);
         free(scratch);
     }
+    for (i = 2; i <= 64; i++) { /* both sides of the insertion sort's limit */
+        uint64_t scratch[64];
+        size_t k;
+        for (k = 0; k < i; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            v[k] = w[k] = seed >> (k % 3 * 20);
+        }
+        assert_int_equal(ttft_tpot_sort(v, i, scratch), TTFT_TPOT_OK);
+        qsort(w, i, sizeof *w, cmp_u64);
+        assert_memory_equal(v, w, i * sizeof *v);
+    }
     assert_int_equal(ttft_tpot_sort(NULL, 0, NULL), TTFT_TPOT_OK);
     v[0] = 5;
     assert_int_equal(ttft_tpot_sort(v, 1, tmp), TTFT_TPOT_OK);

@@ -237,7 +237,7 @@ static void sorted_values_and_cdf_by_hand(void **state)
     ttft_tpot c;
     uint64_t v[8], x[8];
     double y[8];
-    size_t n;
+    size_t n, all;
     (void)state;
     read_model_trace(&c);
     assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, v, 8, &n), TTFT_TPOT_OK);
@@ -249,19 +249,21 @@ static void sorted_values_and_cdf_by_hand(void **state)
     assert_true(n == 3 && v[0] == 50 && v[1] == 70); /* the cap smallest */
     assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_METRIC_ITL, NULL, 0, &n), TTFT_TPOT_OK);
     assert_int_equal(n, 3);
-    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, 2, x, y, &n), TTFT_TPOT_OK);
-    assert_true(n == 3 && x[0] == 4000000 && x[1] == 8000000 && x[2] == 8000000);
+    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, 2, x, y, &n, &all), TTFT_TPOT_OK);
+    assert_true(n == 3 && all == 4 && x[0] == 4000000 && x[1] == 8000000 && x[2] == 8000000);
     assert_true(y[0] == 0.25 && y[1] == 1.0 && y[2] == 1.0);
-    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, 7, x, y, &n), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, 7, x, y, &n, NULL), TTFT_TPOT_OK);
     assert_true(n == 5 && x[1] == 6000000 && y[1] == 0.5 && x[3] == 8000000 && x[4] == 8000000);
-    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_PREFILL, 7, x, y, &n), TTFT_TPOT_OK);
-    assert_int_equal(n, 0); /* no prefill: an empty set */
+    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_PREFILL, 7, x, y, &n, &all), TTFT_TPOT_OK);
+    assert_true(n == 0 && all == 0); /* no prefill: an empty set */
+    assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_E2E, v, 8, &n), TTFT_TPOT_OK);
+    assert_int_equal(n, 0); /* every role is a set, the last too */
     assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_METRIC_COUNT, v, 8, &n), TTFT_TPOT_EINVAL);
     assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_SET_ROLE + 4, v, 8, &n), TTFT_TPOT_EINVAL);
     assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_SET_PHASE + 4, v, 8, &n), TTFT_TPOT_EINVAL);
     assert_int_equal(ttft_tpot_sorted_values(&c, -1, v, 8, &n), TTFT_TPOT_EINVAL);
-    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_METRIC_TTFT, 0, x, y, &n), TTFT_TPOT_EINVAL);
-    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_METRIC_TTFT, 4, NULL, y, &n), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_METRIC_TTFT, 0, x, y, &n, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_cdf(&c, TTFT_TPOT_METRIC_TTFT, 4, NULL, y, &n, NULL), TTFT_TPOT_EINVAL);
     ttft_tpot_free(&c);
 }
 

@@ -1,7 +1,7 @@
 /* ttft_tpot_trace_bench - what reading and reporting a large trace costs, measured in one run. It
    prints figures and ratios; it never passes or fails (timings on a shared machine are noisy).
 
-   usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR] [--part parse|memory|report|phases|ids]
+   usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR] [--part parse|memory|report|phases|ids|tools]
 
    - parse: the library's trace reader against a minimal in-place parser (the floor: block reads,
      fields split where they lie, the last phase cached, samples appended), on a realistic trace
@@ -11,7 +11,9 @@
    - report: the exact JSON report of n decode samples against qsort and, where /usr/bin/python3
      has numpy, numpy's percentile, mean, min and max of the same values;
    - the two inputs that were quadratic: 16,000 phases over 1e6 lines, and 100,000 request ids that
-     collide under the 0.2 index hash (FNV-1a, unkeyed), in REPORT_BIN and in a live collector.
+     collide under the 0.2 index hash (FNV-1a, unkeyed), in REPORT_BIN and in a live collector;
+   - tools: REPORT_BIN --html against --json of one trace of 1e6 decode steps (1e5 with --quick), and
+     --compare against --json of two, each pair alternated, with the ratios and their targets.
    Traces go to DIR (default /tmp) and are removed at the end. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
@@ -167,10 +169,12 @@ static size_t floor_parse(const char *path, floor_sample **out)
     return n;
 }
 
-static size_t library_parse(const char *path)
+/* The trace at path read by the library: its stored samples, or (decode) its decode-role samples. */
+static size_t library_read(const char *path, int decode)
 {
     ttft_tpot c;
     ttft_tpot_config cfg;
+    ttft_tpot_summary s;
     char err[256];
     FILE *f = fopen(path, "rb");
     size_t n;
@@ -185,6 +189,8 @@ static size_t library_parse(const char *path)
         fprintf(stderr, "%s\n", err);
     fclose(f);
     n = ttft_tpot_counts_of(&c).samples;
+    if (decode)
+        n = ttft_tpot_summarize(&c, &s) == TTFT_TPOT_OK ? (size_t)(s.tpot.n + s.tpot_excluded) : 0;
     ttft_tpot_free(&c);
     return n;
 }
@@ -201,7 +207,7 @@ static void bench_parse(const char *path, size_t lines)
         flo[r] = now_s() - t0;
         free(s);
         t0 = now_s();
-        a = library_parse(path);
+        a = library_read(path, 0);
         lib[r] = now_s() - t0;
         ratio[r] = lib[r] / flo[r];
     }
@@ -215,7 +221,7 @@ static void bench_parse(const char *path, size_t lines)
    child's peak resident size counts what it had before exec, which for a child of this process
    would be this process's buffers. */
 typedef struct launch {
-    char bin[512], opt[32], path[512];
+    char arg[6][512]; /* argv, up to the first empty one */
 } launch;
 
 typedef struct launched {
@@ -233,12 +239,14 @@ static launched launch_one(const launch *l)
     double t0 = now_s();
     pid_t pid = fork();
     if (pid == 0) {
+        char *argv[7];
+        int k;
+        for (k = 0; k < 6 && l->arg[k][0]; k++)
+            argv[k] = (char *)l->arg[k];
+        argv[k] = NULL;
         if (!freopen("/dev/null", "w", stdout))
             _exit(127);
-        if (l->opt[0])
-            execl(l->bin, l->bin, l->opt, "--json", l->path, (char *)NULL);
-        else
-            execl(l->bin, l->bin, "--json", l->path, (char *)NULL);
+        execv(argv[0], argv);
         _exit(127);
     }
     out.peak_kib = -1;
@@ -270,22 +278,62 @@ static void launcher_start(void)
     from_launcher = res[0];
 }
 
-/* REPORT_BIN [opt] --json path > /dev/null: wall seconds (-1: it failed), and peak resident KiB. */
-static double run_tool(const char *bin, const char *opt, const char *path, long *peak_kib)
+/* args[0..] (at most 6, NULL-terminated) > /dev/null: wall seconds (-1: it failed), and peak resident
+   KiB. */
+static double run_argv(const char *const *args, long *peak_kib)
 {
     launch l;
     launched out;
+    int k;
     memset(&l, 0, sizeof l);
-    snprintf(l.bin, sizeof l.bin, "%s", bin);
-    snprintf(l.opt, sizeof l.opt, "%s", opt ? opt : "");
-    snprintf(l.path, sizeof l.path, "%s", path);
+    for (k = 0; k < 6 && args[k]; k++)
+        snprintf(l.arg[k], sizeof l.arg[k], "%s", args[k]);
     if (write(to_launcher, &l, sizeof l) != (ssize_t)sizeof l ||
         read(from_launcher, &out, sizeof out) != (ssize_t)sizeof out)
         exit(1);
     *peak_kib = out.peak_kib;
     if (out.peak_kib < 0)
-        fprintf(stderr, "ttft_tpot_trace_bench: %s %s %s failed\n", bin, opt ? opt : "", path);
+        fprintf(stderr, "ttft_tpot_trace_bench: %s %s ... failed\n", args[0], args[1] ? args[1] : "");
     return out.peak_kib < 0 ? -1 : out.wall;
+}
+
+/* REPORT_BIN [opt] --json path > /dev/null: wall seconds (-1: it failed), and peak resident KiB. */
+static double run_tool(const char *bin, const char *opt, const char *path, long *peak_kib)
+{
+    const char *with[] = {bin, opt, "--json", path, NULL}, *without[] = {bin, "--json", path, NULL};
+    return run_argv(opt ? with : without, peak_kib);
+}
+
+/* The tools against the JSON report of the same traces, in one run: --html against --json of one
+   trace, --compare against --json of both, on two driver traces of about `decode` decode steps each
+   (with their prefills, kernels and e2e lines), alternated, medians of 5. */
+static void bench_tools(const char *bin, const char *dir, size_t decode)
+{
+    char a[512], b[512], html[512];
+    const char *runs[4][6] = {{bin, "--json", a, NULL}, {bin, "--html", html, a, NULL},
+                              {bin, "--json", a, b, NULL}, {bin, "--compare", a, b, NULL}};
+    double t[4][5], ratio[2][5];
+    long peak;
+    int r, k;
+    snprintf(a, sizeof a, "%s/ttft_tpot_tools.%ld.a.csv", dir, (long)getpid());
+    snprintf(b, sizeof b, "%s/ttft_tpot_tools.%ld.b.csv", dir, (long)getpid());
+    snprintf(html, sizeof html, "%s/ttft_tpot_tools.%ld.html", dir, (long)getpid());
+    write_trace(a, decode * 512 / 254, 0); /* 254 decode lines in 512: a prefill, an e2e, 256 kernels */
+    write_trace(b, decode * 512 / 254, 0);
+    printf("tools: each trace %zu decode samples (%s)\n", library_read(a, 1), a);
+    for (r = 0; r < 5; r++) {
+        for (k = 0; k < 4; k++)
+            t[k][r] = run_argv(runs[k], &peak);
+        ratio[0][r] = t[1][r] / t[0][r];
+        ratio[1][r] = t[3][r] / t[2][r];
+    }
+    printf("tools: --json A %.3f s, --html OUT A %.3f s: ratio %.2f (target <= 1.5)\n", median(t[0], 5),
+           median(t[1], 5), median(ratio[0], 5));
+    printf("tools: --json A B %.3f s, --compare A B %.3f s: ratio %.2f (target <= 2)\n", median(t[2], 5),
+           median(t[3], 5), median(ratio[1], 5));
+    remove(a);
+    remove(b);
+    remove(html);
 }
 
 static void bench_memory(const char *bin, const char *path, int quick)
@@ -511,7 +559,7 @@ int main(int argc, char **argv)
             bin = argv[i];
     }
     if (!bin) {
-        fputs("usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR] [--part parse|memory|report|phases|ids]\n",
+        fputs("usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR] [--part parse|memory|report|phases|ids|tools]\n",
               stderr);
         return 2;
     }
@@ -528,6 +576,8 @@ int main(int argc, char **argv)
     }
     if (!*part || strcmp(part, "ids") == 0)
         bench_ids(bin, path, quick ? 20000 : 100000);
+    if (!*part || strcmp(part, "tools") == 0)
+        bench_tools(bin, dir, quick ? 100000 : 1000000);
     remove(path);
     return 0;
 }
