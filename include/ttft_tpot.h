@@ -715,13 +715,30 @@ TTFT_TPOT_DEF int ttft_tpot_run_begin(ttft_tpot *c);
 
 /* ---- Recording ------------------------------------------------------------------------------- */
 
-/* A span in flight. Zero-initialised means "never begun". */
+/* Recording has one begin (ttft_tpot_span_begin), one end (ttft_tpot_span_end) and setters between
+   them, in any order, for what a sample carries beside its phase and duration:
+     ttft_tpot_span_set_tokens    the tokens it produced (unset: the phase's default, 1 for prefill and
+                                  decode, 0 for kernel and e2e);
+     ttft_tpot_span_set_prompt    the prompt tokens a prefill-role sample processed (the prefill rate);
+     ttft_tpot_span_set_shape     the shape key it ran with (the first sample of each (phase, key) is
+                                  warmup, as graph capture or compilation happens once per shape);
+     ttft_tpot_span_set_duration  a duration measured elsewhere (a device timer), recorded instead of
+                                  the time since begin.
+   Every other way to record is a thin wrapper over these three calls, kept for the code that uses it:
+   ttft_tpot_record (duration, tokens), _record_shape (+ shape), _record_prompt (+ prompt), _record_ms
+   (a duration in ms, see ttft_tpot_ms_to_ns), ttft_tpot_span_begin_shape (begin + shape),
+   _span_end_tokens (tokens + end), _span_end_prompt (tokens + prompt + end), and the macros
+   TTFT_TPOT_SPAN_BEGIN[_SHAPE], TTFT_TPOT_SPAN_END[_TOKENS|_PROMPT] and TTFT_TPOT_TIME. */
+
+/* A span in flight. Zero-initialised means "never begun". The setters fill the fields after state. */
 typedef struct ttft_tpot_span {
     ttft_tpot *c;
     uint64_t start;
     int phase;
     int state; /* 0 never begun, 1 running, 2 disabled (records nothing), 3 ended */
-    int new_shape; /* begun with a shape key not seen before for its phase: warmup */
+    uint64_t tokens, shape, dur; /* tokens TTFT_TPOT__DEFAULT_TOKENS, shape TTFT_TPOT_NO_SHAPE: unset */
+    uint32_t prompt;
+    unsigned char has_prompt, has_dur;
 } ttft_tpot_span;
 
 #define TTFT_TPOT__DEFAULT_TOKENS ((uint64_t)1 << 32) /* push: use the phase's default count */
@@ -778,71 +795,77 @@ static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint6
 /* Whether (phase, key) is new, remembering it: out of line, since it looks up a table. */
 TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int *phase, uint64_t key);
 
-/* The recording primitive: a duration measured elsewhere (a device event timer), in ns, with the
-   shape key it ran with (TTFT_TPOT_NO_SHAPE: none). Warmup per shape: graph capture or kernel
-   compilation happens once per batch size or shape, so the first sample of each (phase, key) is
-   warmup too; when config.max_shapes pairs are known, a new pair is counted in shapes_dropped, not
-   flagged. A key named with ttft_tpot_shape_row records into its row. Returns OK (also when the
-   collector is disabled: nothing is recorded; also past the storage, in the phase's histogram),
-   EINVAL (c NULL), EPHASE (unknown phase, counted as rejected), EFULL (kept nowhere: no histogram
-   slot left, or a warmup sample past the reserve; counted as dropped). */
-static inline int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens)
-{
-    int first;
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    if (!c->enabled)
-        return TTFT_TPOT_OK;
-    first = key != TTFT_TPOT_NO_SHAPE && ttft_tpot__shape_first(c, &phase, key); /* may pick its row */
-    return ttft_tpot__push(c, phase, 0, dur_ns, tokens, first);
-}
+/* A prefill sample that carries its prompt tokens: out of line. */
+TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
+                                         uint32_t prompt, int new_shape);
 
-/* ttft_tpot_record_shape without a shape. */
-static inline int ttft_tpot_record(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t tokens)
-{
-    return ttft_tpot_record_shape(c, phase, TTFT_TPOT_NO_SHAPE, dur_ns, tokens);
-}
-
-/* ttft_tpot_record for a duration in ms, as device timers give it: the exact value of the double,
-   rounded to the nearest ns (half up), up to 18446744073709.55 ms, the last double below 2^64 ns.
-   ERANGE when ms is negative (-0.0 is 0), NaN, infinite or 2^64 ns or more (counted as rejected); EINVAL (c NULL);
-   otherwise what ttft_tpot_record returns. */
-TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens);
-
-/* Begin a span of phase, with the shape key it runs with (TTFT_TPOT_NO_SHAPE: none; warmup per shape
-   as for ttft_tpot_record_shape). The key is looked up before the clock is read, so the span does not
-   time it. With c NULL or disabled the span is inert: no clock read, end records nothing. */
-static inline ttft_tpot_span ttft_tpot_span_begin_shape(ttft_tpot *c, int phase, uint64_t key)
+/* A span of phase, running when timed (its start read from the clock), untimed for a duration
+   measured elsewhere (start 0: unknown). With c NULL or disabled it is inert: end records nothing. */
+static inline ttft_tpot_span ttft_tpot__span_open(ttft_tpot *c, int phase, int timed)
 {
     ttft_tpot_span s;
     s.c = c;
     s.phase = phase;
-    s.start = 0;
-    s.state = 2;
-    s.new_shape = 0;
-    if (c && c->enabled) {
-        s.new_shape = key != TTFT_TPOT_NO_SHAPE && ttft_tpot__shape_first(c, &s.phase, key);
-        s.state = 1;
-        s.start = ttft_tpot__clock(c);
-    }
+    s.state = c && c->enabled ? 1 : 2;
+    s.start = timed && s.state == 1 ? ttft_tpot__clock(c) : 0;
+    s.tokens = TTFT_TPOT__DEFAULT_TOKENS;
+    s.shape = TTFT_TPOT_NO_SHAPE;
+    s.dur = 0;
+    s.prompt = 0;
+    s.has_prompt = s.has_dur = 0;
     return s;
 }
 
-/* ttft_tpot_span_begin_shape without a shape. */
+/* Begin a span of phase: reads the clock. With c NULL or disabled the span is inert: no clock read,
+   the setters and end record nothing. */
 static inline ttft_tpot_span ttft_tpot_span_begin(ttft_tpot *c, int phase)
 {
-    return ttft_tpot_span_begin_shape(c, phase, TTFT_TPOT_NO_SHAPE);
+    return ttft_tpot__span_open(c, phase, 1);
 }
 
-/* A prefill sample that carries its prompt tokens (ttft_tpot_record_prompt): out of line. */
-TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint32_t tokens,
-                                         uint32_t prompt, int new_shape);
-
-/* End a span with count tokens, and prompt tokens when with_prompt (a constant at every call, so the
-   common path has no test of it). */
-static inline int ttft_tpot__span_end(ttft_tpot_span *s, uint64_t count, int with_prompt, uint32_t prompt)
+/* The setters (see "Recording has one begin" above). Each may be called any number of times before
+   the end (the last value counts); on a NULL span they do nothing. A prompt is checked at the end. */
+static inline void ttft_tpot_span_set_tokens(ttft_tpot_span *s, uint32_t tokens)
 {
-    uint64_t now, dur;
+    if (s)
+        s->tokens = tokens;
+}
+
+static inline void ttft_tpot_span_set_prompt(ttft_tpot_span *s, uint32_t prompt_tokens)
+{
+    if (s) {
+        s->prompt = prompt_tokens;
+        s->has_prompt = 1;
+    }
+}
+
+/* TTFT_TPOT_NO_SHAPE: none. The key is looked up at the end, after the clock is read, so the span
+   does not time it. A key named with ttft_tpot_shape_row records into its row; when config.max_shapes
+   pairs are known, a new pair is counted in shapes_dropped, not flagged. */
+static inline void ttft_tpot_span_set_shape(ttft_tpot_span *s, uint64_t key)
+{
+    if (s)
+        s->shape = key;
+}
+
+static inline void ttft_tpot_span_set_duration(ttft_tpot_span *s, uint64_t dur_ns)
+{
+    if (s) {
+        s->dur = dur_ns;
+        s->has_dur = 1;
+    }
+}
+
+/* End a span, recording its duration (the time since begin, or the duration set) with what was set.
+   Returns OK (also for an inert span, and past the storage, in the phase's histogram), EINVAL (s
+   NULL), ESTATE (never begun, or ended twice: counted as rejected when the collector is known),
+   EPHASE (unknown phase), EROLE (a prompt on a phase that is not prefill-role), EINVAL (a prompt of
+   0 tokens), all three counted as rejected, or EFULL (kept nowhere: no histogram slot left, or a
+   warmup sample past the reserve; counted as dropped). A clock that steps back records 0 ns. */
+static inline int ttft_tpot_span_end(ttft_tpot_span *s)
+{
+    uint64_t dur;
+    int first = 0, phase;
     if (!s)
         return TTFT_TPOT_EINVAL;
     if (s->state != 1) {
@@ -853,41 +876,90 @@ static inline int ttft_tpot__span_end(ttft_tpot_span *s, uint64_t count, int wit
         return TTFT_TPOT_ESTATE;
     }
     s->state = 3;
-    now = ttft_tpot__clock(s->c);
-    dur = now - s->start;
-    dur = now < s->start ? 0 : dur;
-    if (with_prompt)
-        return ttft_tpot__push_prompt(s->c, s->phase, s->start, dur, (uint32_t)count, prompt, s->new_shape);
-    return ttft_tpot__push(s->c, s->phase, s->start, dur, count, s->new_shape);
+    dur = s->dur;
+    if (!s->has_dur) {
+        uint64_t now = ttft_tpot__clock(s->c);
+        dur = now < s->start ? 0 : now - s->start;
+    }
+    phase = s->phase; /* a local: the span's address never escapes, so it stays in registers */
+    if (s->shape != TTFT_TPOT_NO_SHAPE)
+        first = ttft_tpot__shape_first(s->c, &phase, s->shape); /* may pick its row */
+    if (s->has_prompt)
+        return ttft_tpot__push_prompt(s->c, phase, s->start, dur, s->tokens, s->prompt, first);
+    return ttft_tpot__push(s->c, phase, s->start, dur, s->tokens, first);
 }
 
-/* End a span, recording its duration with tokens produced. Returns OK (also for an inert span),
-   EINVAL (s NULL), ESTATE (never begun, or ended twice: counted as rejected when the collector is
-   known), or the code of ttft_tpot_record. A clock that steps back records 0 ns. */
+/* ---- Recording: the wrappers ---- */
+
+/* begin + set_shape. */
+static inline ttft_tpot_span ttft_tpot_span_begin_shape(ttft_tpot *c, int phase, uint64_t key)
+{
+    ttft_tpot_span s = ttft_tpot_span_begin(c, phase);
+    ttft_tpot_span_set_shape(&s, key);
+    return s;
+}
+
+/* set_tokens + end. */
 static inline int ttft_tpot_span_end_tokens(ttft_tpot_span *s, uint32_t tokens)
 {
-    return ttft_tpot__span_end(s, tokens, 0, 0);
+    ttft_tpot_span_set_tokens(s, tokens);
+    return ttft_tpot_span_end(s);
 }
 
-/* End a span with the phase's default token count (1 for prefill and decode, 0 for kernel and e2e). */
-static inline int ttft_tpot_span_end(ttft_tpot_span *s)
-{
-    return ttft_tpot__span_end(s, TTFT_TPOT__DEFAULT_TOKENS, 0, 0);
-}
-
-/* Prompt tokens. A prefill-role sample can carry the prompt tokens it processed (of every sequence
-   of a batched prefill) beside the tokens it produced (one a sequence), for the prefill rate: the
-   prompt tokens of the steady prefill-role samples that carry them, over the sum of their durations
-   (README: Prefill rate). Returns what ttft_tpot_span_end_tokens would, or EROLE (not a
-   prefill-role phase) and EINVAL (0 prompt tokens), both counted as rejected, nothing recorded. */
+/* set_tokens + set_prompt + end. */
 static inline int ttft_tpot_span_end_prompt(ttft_tpot_span *s, uint32_t tokens, uint32_t prompt_tokens)
 {
-    return ttft_tpot__span_end(s, tokens, 1, prompt_tokens);
+    ttft_tpot_span_set_tokens(s, tokens);
+    ttft_tpot_span_set_prompt(s, prompt_tokens);
+    return ttft_tpot_span_end(s);
 }
 
-/* ttft_tpot_span_end_prompt for a duration measured elsewhere; as ttft_tpot_record otherwise. */
-TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t tokens,
-                                          uint32_t prompt_tokens);
+/* A duration measured elsewhere, in ns, with tokens, a shape key (TTFT_TPOT_NO_SHAPE: none) and a
+   prompt (has_prompt): an untimed span with those set, ended. EINVAL when c is NULL; otherwise what
+   ttft_tpot_span_end returns (OK when disabled: nothing recorded). */
+static inline int ttft_tpot__record_with(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens,
+                                         int has_prompt, uint32_t prompt)
+{
+    ttft_tpot_span s;
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    s = ttft_tpot__span_open(c, phase, 0);
+    ttft_tpot_span_set_shape(&s, key);
+    ttft_tpot_span_set_tokens(&s, tokens);
+    ttft_tpot_span_set_duration(&s, dur_ns);
+    if (has_prompt)
+        ttft_tpot_span_set_prompt(&s, prompt);
+    return ttft_tpot_span_end(&s);
+}
+
+/* A duration measured elsewhere (a device event timer), in ns, with its shape key and tokens.
+   EINVAL (c NULL), or what ttft_tpot_span_end returns. */
+static inline int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens)
+{
+    return ttft_tpot__record_with(c, phase, key, dur_ns, tokens, 0, 0);
+}
+
+/* ttft_tpot_record_shape without a shape. */
+static inline int ttft_tpot_record(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t tokens)
+{
+    return ttft_tpot__record_with(c, phase, TTFT_TPOT_NO_SHAPE, dur_ns, tokens, 0, 0);
+}
+
+/* ttft_tpot_record with prompt tokens (see ttft_tpot_span_set_prompt). */
+static inline int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t tokens,
+                                          uint32_t prompt_tokens)
+{
+    return ttft_tpot__record_with(c, phase, TTFT_TPOT_NO_SHAPE, dur_ns, tokens, 1, prompt_tokens);
+}
+
+/* A duration in ms, as device timers give it, to ns: the exact value of the double, rounded to the
+   nearest ns (half up), up to 18446744073709.55 ms, the last double below 2^64 ns. OK, or ERANGE when
+   ms is negative (-0.0 is 0), NaN, infinite or 2^64 ns or more (*ns untouched); EINVAL (ns NULL). */
+TTFT_TPOT_DEF int ttft_tpot_ms_to_ns(double ms, uint64_t *ns);
+
+/* ttft_tpot_record for a duration in ms (ttft_tpot_ms_to_ns). ERANGE when it has no ns (counted as
+   rejected); EINVAL (c NULL); otherwise what ttft_tpot_record returns. */
+TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens);
 
 /* Span macros. BEGIN declares `var` in the enclosing scope; end it exactly once, on the same thread.
    TTFT_TPOT_TIME wraps a statement or block. With TTFT_TPOT_DISABLE they expand to nothing (the
@@ -896,6 +968,10 @@ TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_
 #define TTFT_TPOT_SPAN_BEGIN(var, c, phase) ttft_tpot_span var = ttft_tpot_span_begin((c), (phase))
 #define TTFT_TPOT_SPAN_BEGIN_SHAPE(var, c, phase, key) ttft_tpot_span var = ttft_tpot_span_begin_shape((c), (phase), (key))
 #define TTFT_TPOT_SPAN_END(var) ((void)ttft_tpot_span_end(&(var)))
+#define TTFT_TPOT_SPAN_SET_TOKENS(var, tokens) ttft_tpot_span_set_tokens(&(var), (tokens))
+#define TTFT_TPOT_SPAN_SET_PROMPT(var, prompt_tokens) ttft_tpot_span_set_prompt(&(var), (prompt_tokens))
+#define TTFT_TPOT_SPAN_SET_SHAPE(var, key) ttft_tpot_span_set_shape(&(var), (key))
+#define TTFT_TPOT_SPAN_SET_DURATION(var, dur_ns) ttft_tpot_span_set_duration(&(var), (dur_ns))
 #define TTFT_TPOT_SPAN_END_TOKENS(var, tokens) ((void)ttft_tpot_span_end_tokens(&(var), (tokens)))
 #define TTFT_TPOT_SPAN_END_PROMPT(var, tokens, prompt_tokens)                                         \
     ((void)ttft_tpot_span_end_prompt(&(var), (tokens), (prompt_tokens)))
@@ -909,6 +985,10 @@ TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_
 #define TTFT_TPOT_SPAN_BEGIN(var, c, phase) ((void)sizeof(c), (void)sizeof(phase))
 #define TTFT_TPOT_SPAN_BEGIN_SHAPE(var, c, phase, key) ((void)sizeof(c), (void)sizeof(phase), (void)sizeof(key))
 #define TTFT_TPOT_SPAN_END(var) ((void)0)
+#define TTFT_TPOT_SPAN_SET_TOKENS(var, tokens) ((void)sizeof(tokens))
+#define TTFT_TPOT_SPAN_SET_PROMPT(var, prompt_tokens) ((void)sizeof(prompt_tokens))
+#define TTFT_TPOT_SPAN_SET_SHAPE(var, key) ((void)sizeof(key))
+#define TTFT_TPOT_SPAN_SET_DURATION(var, dur_ns) ((void)sizeof(dur_ns))
 #define TTFT_TPOT_SPAN_END_TOKENS(var, tokens) ((void)sizeof(tokens))
 #define TTFT_TPOT_SPAN_END_PROMPT(var, tokens, prompt_tokens) ((void)sizeof(tokens), (void)sizeof(prompt_tokens))
 #define TTFT_TPOT_TIME(c, phase, tokens, stmt)                                                        \
@@ -3564,7 +3644,7 @@ TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, 
     return ttft_tpot__keep(c, phase, start, dur, tokens, warm);
 }
 
-TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint32_t tokens,
+TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
                                          uint32_t prompt, int new_shape)
 {
     ttft_tpot__phase_slot *p = (unsigned)phase < c->phase.n ? &c->phase.slots[phase] : NULL;
@@ -3574,7 +3654,7 @@ TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start
         return !p ? TTFT_TPOT_EPHASE : p->role != TTFT_TPOT_ROLE_PREFILL ? TTFT_TPOT_EROLE : TTFT_TPOT_EINVAL;
     }
     warm = p->fresh | c->warm_all | new_shape;
-    rc = ttft_tpot__push(c, phase, start, dur, tokens, new_shape); /* a bounded phase's steady: its histogram */
+    rc = ttft_tpot__push(c, phase, start, dur, count, new_shape); /* a bounded phase's steady: its histogram */
     if (rc == TTFT_TPOT_OK && !warm) { /* kept and steady: its prompt counts toward the rate */
         p->prompt[0]++;
         p->prompt[1] += prompt;
@@ -3583,24 +3663,16 @@ TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start
     return rc;
 }
 
-TTFT_TPOT_DEF int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t tokens,
-                                          uint32_t prompt_tokens)
-{
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    if (!c->enabled)
-        return TTFT_TPOT_OK;
-    return ttft_tpot__push_prompt(c, phase, 0, dur_ns, tokens, prompt_tokens, 0);
-}
-
 /* ms to the ns, rounded half up, exactly: the double is m * 2^e (read from its bits, so no compiler
    option drops the test for NaN), and m * 10^6 takes 73 bits, shifted in integers. OK, or ERANGE for
    a negative number (-0.0 is 0), NaN, an infinity, or 2^64 ns and more. */
-static int ttft_tpot__ms_to_ns(double ms, uint64_t *ns)
+TTFT_TPOT_DEF int ttft_tpot_ms_to_ns(double ms, uint64_t *ns)
 {
     uint64_t bits, m;
     ttft_tpot__u128 v;
     int e;
+    if (!ns)
+        return TTFT_TPOT_EINVAL;
     memcpy(&bits, &ms, sizeof bits);
     e = (int)(bits >> 52 & 0x7FFu);
     m = bits & (((uint64_t)1 << 52) - 1);
@@ -3625,7 +3697,7 @@ TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32
         return TTFT_TPOT_EINVAL;
     if (!c->enabled)
         return TTFT_TPOT_OK;
-    if (ttft_tpot__ms_to_ns(ms, &ns) != TTFT_TPOT_OK) {
+    if (ttft_tpot_ms_to_ns(ms, &ns) != TTFT_TPOT_OK) {
         c->rejected++;
         return TTFT_TPOT_ERANGE;
     }

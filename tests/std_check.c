@@ -14,6 +14,13 @@ int main(void)
         TTFT_TPOT_SPAN_BEGIN(s, &c, k);
         TTFT_TPOT_SPAN_END(s);
     }
+    {
+        TTFT_TPOT_SPAN_BEGIN(t, &c, k);
+        TTFT_TPOT_SPAN_SET_TOKENS(t, 2);
+        TTFT_TPOT_SPAN_SET_SHAPE(t, 1);
+        TTFT_TPOT_SPAN_SET_DURATION(t, 5);
+        TTFT_TPOT_SPAN_END(t);
+    }
     TTFT_TPOT_TIME(&c, k, 2, (void)0);
     rc = ttft_tpot_record(&c, k, 1000, 1);
     ttft_tpot_free(&c);

@@ -377,10 +377,95 @@ static void one_primitive_and_its_aliases(void **state)
     ttft_tpot_free(&c);
 }
 
+/* The setters: a span carries tokens, prompt tokens, a shape key and a duration measured elsewhere,
+   in any combination and order; a set duration reads no clock at the end; an inert span's setters
+   record nothing; a prompt's rules are the same as ttft_tpot_record_prompt's. */
+static void setters_combine_on_every_axis(void **state)
+{
+    static const uint64_t t[] = {100, 160, 200, 300, 340};
+    script_clock sc = {t, 5, 0};
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_sample x;
+    ttft_tpot_span none;
+    jc_value doc;
+    uint64_t start, ns = 7;
+    int pre;
+    (void)state;
+    cfg.clock = script_now;
+    cfg.clock_user = &sc;
+    cfg.max_shapes = 2;
+    cfg.timeline = 1; /* keep start times */
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    assert_int_equal(ttft_tpot_record(&c, pre, 10, 1), TTFT_TPOT_OK); /* the phase's first call: warmup */
+    {
+        ttft_tpot_span s = ttft_tpot_span_begin(&c, pre); /* clock 100 */
+        ttft_tpot_span_set_prompt(&s, 50);
+        ttft_tpot_span_set_shape(&s, 7); /* a new shape: warmup, its prompt not counted */
+        ttft_tpot_span_set_tokens(&s, 2);
+        assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK); /* clock 160 */
+    }
+    {
+        TTFT_TPOT_SPAN_BEGIN(s, &c, pre); /* clock 200 */
+        TTFT_TPOT_SPAN_SET_DURATION(s, 25);
+        TTFT_TPOT_SPAN_SET_SHAPE(s, 7); /* known: steady */
+        TTFT_TPOT_SPAN_SET_TOKENS(s, 3);
+        TTFT_TPOT_SPAN_SET_PROMPT(s, 40);
+        TTFT_TPOT_SPAN_SET_PROMPT(s, 30); /* the last value counts */
+        TTFT_TPOT_SPAN_END(s);            /* no clock read */
+    }
+    assert_int_equal(sc.next, 3);
+    x = sample(&c, 1);
+    assert_int_equal(x.dur_ns, 60);
+    assert_int_equal(x.tokens, 2);
+    assert_int_equal(x.warmup, 1);
+    assert_int_equal(ttft_tpot_sample_at(&c, 2, &x, &start), TTFT_TPOT_OK);
+    assert_int_equal(x.dur_ns, 25);
+    assert_int_equal(x.tokens, 3);
+    assert_int_equal(x.warmup, 0);
+    assert_int_equal(start, 200);
+    {
+        ttft_tpot_span s = ttft_tpot_span_begin(&c, pre); /* clock 300 .. 340 */
+        ttft_tpot_span_set_prompt(&s, 0);                 /* a prompt of 0 tokens: refused at the end */
+        assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_EINVAL);
+    }
+    ttft_tpot_enable(&c, 0);
+    {
+        ttft_tpot_span s = ttft_tpot_span_begin(&c, pre); /* inert: no clock read */
+        ttft_tpot_span_set_duration(&s, 5);
+        ttft_tpot_span_set_tokens(&s, 9);
+        assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+    }
+    ttft_tpot_enable(&c, 1);
+    memset(&none, 0, sizeof none); /* never begun: setters leave it so */
+    ttft_tpot_span_set_tokens(&none, 1);
+    assert_int_equal(ttft_tpot_span_end(&none), TTFT_TPOT_ESTATE);
+    ttft_tpot_span_set_tokens(NULL, 1);
+    ttft_tpot_span_set_prompt(NULL, 1);
+    ttft_tpot_span_set_shape(NULL, 1);
+    ttft_tpot_span_set_duration(NULL, 1);
+    assert_int_equal(sc.next, 5);
+    assert_int_equal(counts(&c).samples, 3);
+    assert_int_equal(counts(&c).rejected, 1);
+    json_of(&c, &doc);
+    assert_ms(&doc, "prefill.tokens", 30); /* the steady prefill's prompt alone */
+    assert_ms(&doc, "prefill.samples", 1);
+    jc_free(&doc);
+    /* the ms conversion set_duration takes from a device timer */
+    assert_int_equal(ttft_tpot_ms_to_ns(1.5, &ns), TTFT_TPOT_OK);
+    assert_int_equal(ns, 1500000);
+    assert_int_equal(ttft_tpot_ms_to_ns(-1.0, &ns), TTFT_TPOT_ERANGE);
+    assert_int_equal(ns, 1500000);
+    assert_int_equal(ttft_tpot_ms_to_ns(1.0, NULL), TTFT_TPOT_EINVAL);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_primitive_and_its_aliases),
+        cmocka_unit_test(setters_combine_on_every_axis),
         cmocka_unit_test(init_and_free_contract),
         cmocka_unit_test(caller_buffer),
         cmocka_unit_test(full_storage_counts_drops),
