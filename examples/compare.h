@@ -47,6 +47,11 @@ void compare_free(compare_row *rows, size_t n);
 void compare_text(FILE *out, const compare_row *rows, size_t n, double alpha);
 void compare_json(FILE *out, const compare_row *rows, size_t n, double alpha);
 
+/* The headline of the HTML comparison of m[0] (base) and m[1] (new), for html_report (compare_html.c):
+   a row a metric both sides have, at alpha 0.05, then the metrics only one side has. 0, or -1 when
+   memory runs out. */
+int compare_html(FILE *out, const ttft_tpot_model *const *m);
+
 /* The statistics, for the tests: the two-sided p-value of the Mann-Whitney U test of sorted a and b
    (normal approximation, tie and continuity corrections: scipy's mannwhitneyu(use_continuity=True,
    method="asymptotic")), and the smallest p-value any samples of these sizes could give (exact test). */

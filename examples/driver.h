@@ -46,6 +46,12 @@ static inline uint64_t driver_rand(uint64_t *state)
     return *state;
 }
 
+/* ---- instrument.c ---- */
+
+/* Register the driver's phases in g->tp (serving also names a row a batch size): 0, or nonzero when
+   the collector is out of room. */
+int register_phases(driver *g);
+
 /* n prompt tokens drawn from seed, into dst. */
 void make_prompt(const driver *g, uint64_t seed, int *dst, size_t n);
 
@@ -54,6 +60,8 @@ void make_prompt(const driver *g, uint64_t seed, int *dst, size_t n);
    seen before is warmup) and n tokens wraps the dispatch, its kernels (each a kernel span) and
    greedy sampling into g->next[0..n). 0, or -1 when the backend fails. */
 int dispatch(driver *g, int prefill, int n, const int *slots, const int *tokens);
+
+/* ---- serve.c ---- */
 
 /* Serving mode: o.requests requests arriving at o.arrival_rate, continuous batching over o.batch
    slots, each request's lifecycle recorded. 0, or -1 when the backend fails or memory runs out. */

@@ -1,24 +1,20 @@
-/* generate - a prefill/decode model driver instrumented with ttft_tpot.h.
+/* generate - a prefill/decode model driver instrumented with ttft_tpot.h: its command line and its
+   plain generation runs.
 
    It dispatches the example backend (a small llama-style transformer, backend.h) the way a driver
-   dispatches an accelerator, and wraps every dispatch in a span: the API level (prefill, decode
-   step: what the caller waits for) and the kernel level (each layer, the head). Run with --help. */
-#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L /* mkstemp, fchmod, fdopen, lstat */
-#endif
+   dispatches an accelerator; instrument.c wraps every dispatch in spans, serve.c serves requests,
+   outputs.c writes the files. Run with --help. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "driver.h"
 
 #include "cli.h"
-#include "html.h"
+#include "outputs.h"
 
 #include <errno.h>
 #include <getopt.h> /* getopt_long: glibc, musl, macOS and the BSDs */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -228,6 +224,9 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (optind < argc)
         return bad_usage("unexpected argument '%s'%s", argv[optind], "");
+    if (outputs_dashes(o) > 1)
+        return bad_usage("only one of --profile-json, --profile-html, --trace and --prometheus can be - (standard "
+                         "output)%s%s", "", "");
     if ((o->prom_prefix || o->prom_labels[0]) && (!o->prometheus || !prometheus_names_ok(o)))
         return bad_usage(o->prometheus ? "--prometheus-prefix must be [a-zA-Z_:][a-zA-Z0-9_:]*, each --label NAME a "
                                          "label name [a-zA-Z_][a-zA-Z0-9_]* (not le, not __...) once%s%s"
@@ -237,58 +236,6 @@ static int parse_args(int argc, char **argv, options *o)
         return bad_usage("--threads: this build has no OpenMP, only 1 thread%s%s", "", "");
 #endif
     return 0;
-}
-
-static int argmax(const float *v, int n)
-{
-    int i, best = 0;
-    for (i = 1; i < n; i++)
-        if (v[i] > v[best])
-            best = i;
-    return best;
-}
-
-/* The kernels of a dispatch of n sequences, keyed by n: serving names each key's shape, a row each. */
-static int run_kernels(driver *g, int n, int layer_phase, int head_phase)
-{
-    int l, rc = 0, s, vocab = backend_cfg(g->b)->vocab;
-    for (l = 0; l < (int)g->o.layers && rc == 0; l++) {
-        TTFT_TPOT_SPAN_BEGIN_SHAPE(k, &g->tp, layer_phase, (uint64_t)n);
-        rc = backend_layer(g->b, l);
-        TTFT_TPOT_SPAN_END(k);
-    }
-    if (rc == 0) {
-        TTFT_TPOT_SPAN_BEGIN_SHAPE(h, &g->tp, head_phase, (uint64_t)n);
-        rc = backend_head(g->b, g->logits);
-        TTFT_TPOT_SPAN_END(h);
-    }
-    for (s = 0; rc == 0 && s < n; s++) /* greedy sampling */
-        g->next[s] = argmax(g->logits + (size_t)s * (size_t)vocab, vocab);
-    return rc;
-}
-
-int dispatch(driver *g, int prefill, int n, const int *slots, const int *tokens)
-{
-    const phases *p = &g->ph;
-    int rc;
-    TTFT_TPOT_SPAN_BEGIN_SHAPE(s, &g->tp, prefill ? p->prefill : p->decode, (uint64_t)n);
-    rc = prefill ? backend_prefill_begin(g->b, n, slots, g->prompt, (int)g->o.prompt_len)
-                 : backend_decode_begin(g->b, n, slots, tokens);
-    if (rc == 0)
-        rc = prefill ? run_kernels(g, n, p->prefill_layer, p->prefill_head)
-                     : run_kernels(g, n, p->decode_layer, p->decode_head);
-    if (prefill) /* a token for each sequence; a prefill also says how many prompt tokens it read */
-        TTFT_TPOT_SPAN_END_PROMPT(s, (uint32_t)n, (uint32_t)((long)n * g->o.prompt_len));
-    else
-        TTFT_TPOT_SPAN_END_TOKENS(s, (uint32_t)n);
-    return rc;
-}
-
-void make_prompt(const driver *g, uint64_t seed, int *dst, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        dst[i] = (int)((driver_rand(&seed) >> 33) % (uint64_t)g->o.vocab);
 }
 
 /* One generation: a prefill of the batch, then max_new_tokens - 1 decode steps. */
@@ -310,41 +257,6 @@ static int generate_once(driver *g, int run)
     return rc;
 }
 
-/* Serving dispatches every batch size: decode gets a row a batch size ("decode_step[b=4]"), and the
-   kernels a row a matrix shape, rows x columns of their activations ("decode_layer[4x512]"). */
-static int name_shapes(driver *g)
-{
-    const phases *p = &g->ph;
-    char name[32];
-    int n, bad = 0;
-    for (n = 1; n <= (int)g->o.batch; n++) {
-        snprintf(name, sizeof name, "b=%d", n);
-        bad |= ttft_tpot_shape_row(&g->tp, p->decode, (uint64_t)n, name) < 0;
-        snprintf(name, sizeof name, "%dx%ld", n, g->o.dim);
-        bad |= ttft_tpot_shape_row(&g->tp, p->decode_layer, (uint64_t)n, name) < 0;
-        snprintf(name, sizeof name, "%ldx%ld", (long)n * g->o.prompt_len, g->o.dim);
-        bad |= ttft_tpot_shape_row(&g->tp, p->prefill_layer, (uint64_t)n, name) < 0;
-        snprintf(name, sizeof name, "%dx%ld", n, g->o.vocab);
-        bad |= ttft_tpot_shape_row(&g->tp, p->decode_head, (uint64_t)n, name) < 0;
-        bad |= ttft_tpot_shape_row(&g->tp, p->prefill_head, (uint64_t)n, name) < 0;
-    }
-    return bad;
-}
-
-static int register_phases(driver *g)
-{
-    phases *p = &g->ph;
-    p->generate = ttft_tpot_phase(&g->tp, "generate", TTFT_TPOT_ROLE_E2E);
-    p->prefill = ttft_tpot_phase(&g->tp, "prefill", TTFT_TPOT_ROLE_PREFILL);
-    p->prefill_layer = ttft_tpot_phase(&g->tp, "prefill_layer", TTFT_TPOT_ROLE_KERNEL);
-    p->prefill_head = ttft_tpot_phase(&g->tp, "prefill_head", TTFT_TPOT_ROLE_KERNEL);
-    p->decode = ttft_tpot_phase(&g->tp, "decode_step", TTFT_TPOT_ROLE_DECODE);
-    p->decode_layer = ttft_tpot_phase(&g->tp, "decode_layer", TTFT_TPOT_ROLE_KERNEL);
-    p->decode_head = ttft_tpot_phase(&g->tp, "decode_head", TTFT_TPOT_ROLE_KERNEL);
-    return p->generate < 0 || p->prefill < 0 || p->prefill_layer < 0 || p->prefill_head < 0 || p->decode < 0 ||
-           p->decode_layer < 0 || p->decode_head < 0 || (g->o.requests && name_shapes(g));
-}
-
 /* What the backend achieved: prefill GFLOP/s and decode weight-streaming GB/s. */
 static void print_backend_rates(const driver *g, const ttft_tpot_summary *head)
 {
@@ -363,98 +275,6 @@ static void print_backend_rates(const driver *g, const ttft_tpot_summary *head)
     if (s.tpot.n && s.tpot.p50_ns > 0)
         printf("decode weight stream  : %.2f GB/s  (%.1f MB of weights per step / TPOT p50 %.2f ms)\n",
                bytes / s.tpot.p50_ns, bytes / 1e6, s.tpot.p50_ns / 1e6);
-}
-
-/* Where an output named "-" goes: the program's standard output, which the token stream and the
-   report then leave for stderr (standard_output_to_data). */
-static FILE *data_out;
-
-/* When one output is "-": keep standard output for it, and send everything else printed to stderr,
-   so that `generate --trace - | ttft_tpot_report -` reads a trace and nothing else. 0, or 2. */
-static int standard_output_to_data(const options *o)
-{
-    int dash = (o->profile_json && strcmp(o->profile_json, "-") == 0) + (o->trace && strcmp(o->trace, "-") == 0) +
-               (o->prometheus && strcmp(o->prometheus, "-") == 0) +
-               (o->profile_html && strcmp(o->profile_html, "-") == 0), fd;
-    if (dash > 1)
-        return bad_usage("only one of --profile-json, --profile-html, --trace and --prometheus can be - (standard "
-                         "output)%s%s", "", "");
-    if (dash == 0)
-        return 0;
-    fflush(stdout);
-    if ((fd = dup(1)) < 0 || dup2(2, 1) < 0 || !(data_out = fdopen(fd, "w"))) {
-        fprintf(stderr, "generate: cannot keep standard output for the data: %s\n", strerror(errno));
-        return 1;
-    }
-    return 0;
-}
-
-/* The HTML report of the run, as write_file writes a report. */
-static int html_one(const ttft_tpot_model *m, FILE *out)
-{
-    const char *name = "generate";
-    return html_report(out, &m, &name, 1) == 0 ? TTFT_TPOT_OK : TTFT_TPOT_EIO;
-}
-
-/* The run's trace, as write_file writes a report. */
-static int trace_of(const ttft_tpot_model *m, FILE *out)
-{
-    return ttft_tpot_trace_write(m->collector, out);
-}
-
-/* Write fn's output of the model to path; 0 or 1 after a message. */
-static int write_file(const char *path, int (*fn)(const ttft_tpot_model *, FILE *), const ttft_tpot_model *m)
-{
-    FILE *f = strcmp(path, "-") == 0 ? data_out : fopen(path, "w");
-    int rc;
-    if (!f) {
-        fprintf(stderr, "generate: cannot write %s: %s\n", path, strerror(errno));
-        return 1;
-    }
-    rc = fn(m, f);
-    if ((f == data_out ? fflush(f) : fclose(f)) != 0 || rc != TTFT_TPOT_OK) {
-        fprintf(stderr, "generate: writing %s failed: %s\n", path, ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
-        return 1;
-    }
-    return 0;
-}
-
-/* The Prometheus exposition to path, atomically, as node_exporter's textfile collector wants it: a
-   temporary file created exclusively (mkstemp) in path's directory, renamed over path. A path that
-   exists and is not a regular file (a FIFO, a device, a link) is refused, never replaced. */
-static int write_prometheus(const char *path, const ttft_tpot_model *m, const char *prefix, const char *labels)
-{
-    const char *base = strrchr(path, '/');
-    size_t dir = base ? (size_t)(base - path) + 1 : 0;
-    char tmp[4096];
-    struct stat st;
-    FILE *f = NULL;
-    int fd, rc = TTFT_TPOT_EIO;
-    if (strcmp(path, "-") == 0) { /* standard output: nothing to replace atomically */
-        rc = ttft_tpot_model_prometheus(m, data_out, prefix, labels);
-        if (fflush(data_out) != 0 || rc != TTFT_TPOT_OK) {
-            fprintf(stderr, "generate: writing - failed: %s\n", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
-            return 1;
-        }
-        return 0;
-    }
-    if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "generate: --prometheus: %s is not a regular file: not replaced\n", path);
-        return 1;
-    }
-    if (snprintf(tmp, sizeof tmp, "%.*s.%s.XXXXXX", (int)dir, path, path + dir) >= (int)sizeof tmp ||
-        (fd = mkstemp(tmp)) < 0) {
-        fprintf(stderr, "generate: cannot create a temporary file beside %s: %s\n", path, strerror(errno));
-        return 1;
-    }
-    if (fchmod(fd, 0644) == 0 && (f = fdopen(fd, "w")) != NULL) /* the collector reads it as another user */
-        rc = ttft_tpot_model_prometheus(m, f, prefix, labels);
-    if ((f ? fclose(f) : close(fd)) != 0 || rc != TTFT_TPOT_OK || rename(tmp, path) != 0) {
-        fprintf(stderr, "generate: writing %s failed: %s\n", path, ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO));
-        remove(tmp);
-        return 1;
-    }
-    return 0;
 }
 
 /* The report on standard output: 0, or 1 after a message when it could not be written whole. */
@@ -478,6 +298,7 @@ int main(int argc, char **argv)
     backend_config bc;
     ttft_tpot_config tc;
     ttft_tpot_model model;
+    FILE *data;
     char err[256];
     int rc, run, runs, status = 0, outputs;
     size_t i, n_tok;
@@ -487,7 +308,7 @@ int main(int argc, char **argv)
     rc = parse_args(argc, argv, &g.o);
     if (rc)
         return rc == 1 ? 0 : rc;
-    if ((rc = standard_output_to_data(&g.o)) != 0)
+    if ((rc = outputs_keep_stdout(&g.o, &data)) != 0)
         return rc;
 #ifdef _OPENMP
     omp_set_num_threads((int)g.o.threads);
@@ -562,14 +383,8 @@ int main(int argc, char **argv)
     }
     if (status == 0 && g.o.profile)
         status = print_profile(&g, &model);
-    if (status == 0 && g.o.profile_json)
-        status = write_file(g.o.profile_json, ttft_tpot_model_report_json, &model);
-    if (status == 0 && g.o.profile_html)
-        status = write_file(g.o.profile_html, html_one, &model);
-    if (status == 0 && g.o.trace)
-        status = write_file(g.o.trace, trace_of, &model);
-    if (status == 0 && g.o.prometheus)
-        status = write_prometheus(g.o.prometheus, &model, g.o.prom_prefix, g.o.prom_labels);
+    if (status == 0)
+        status = outputs_write(&g.o, &model, data);
     ttft_tpot_model_free(&model);
     if (status == 0 && (fflush(stdout) != 0 || ferror(stdout))) { /* the token stream, too */
         fprintf(stderr, "generate: writing to standard output failed\n");

@@ -1,7 +1,6 @@
 /* html.c - the HTML report (html.h): one file, inline SVG and CSS, nothing fetched, no script. */
 #include "html.h"
 
-#include "compare.h"
 #include "svg.h"
 
 #include <stdlib.h>
@@ -232,67 +231,6 @@ static void headline_one(FILE *out, const ttft_tpot_model *m)
     fputs("</table>\n", out);
 }
 
-/* A side's median and its 95% interval, or n/a where the side has no value or too few. */
-static void median_cell(FILE *out, const compare_row *r, int k)
-{
-    if ((k ? r->new_.n : r->base.n) == 0)
-        fputs("<td>n/a</td>", out);
-    else if (r->has_ci[k])
-        fprintf(out, "<td>%.4g [%.4g, %.4g]</td>", r->median[k], r->ci[k][0], r->ci[k][1]);
-    else
-        fprintf(out, "<td>%.4g [too few for a CI]</td>", r->median[k]);
-}
-
-/* " Only in base: a, b." for the metrics only side `only` (1 base, 2 new) has. */
-static void only_list(FILE *out, const compare_row *rows, size_t n, int only)
-{
-    size_t i;
-    int any = 0;
-    for (i = 0; i < n; i++)
-        if (rows[i].only == only) {
-            fputs(any++ ? ", " : only == 1 ? " Only in base: " : " Only in new: ", out);
-            html_text(out, rows[i].metric);
-        }
-    if (any)
-        fputc('.', out);
-}
-
-/* The comparison's table: one row a metric both sides have. */
-static int headline_two(FILE *out, const ttft_tpot_model *const *m)
-{
-    compare_row *rows = NULL;
-    size_t n = 0, i;
-    if (compare_rows(m[0], m[1], 0.05, &rows, &n) != TTFT_TPOT_OK)
-        return -1;
-    fputs("<table>\n<tr><th>Metric</th><th>Base median [95% CI]</th><th>New median [95% CI]</th><th>Change</th>"
-          "<th>p (Mann-Whitney)</th></tr>\n", out);
-    for (i = 0; i < n; i++) {
-        const compare_row *r = &rows[i];
-        int k;
-        if (r->only) /* one side has it: listed under the table */
-            continue;
-        fputs("<tr><th>", out);
-        html_text(out, r->metric);
-        fprintf(out, " (%s)</th>", r->unit);
-        for (k = 0; k < 2; k++)
-            median_cell(out, r, k);
-        if (r->has_delta)
-            fprintf(out, "<td>%+.1f%%</td>", r->delta_pct);
-        else
-            fputs("<td>n/a</td>", out);
-        if (r->has_p)
-            fprintf(out, "<td>%.3g%s</td></tr>\n", r->p_value, r->significant ? "" : " ~");
-        else
-            fputs("<td>too few samples</td></tr>\n", out);
-    }
-    fputs("</table>\n<p class=\"note\">~: no significant difference at 0.05.", out);
-    only_list(out, rows, n, 1);
-    only_list(out, rows, n, 2);
-    fputs("</p>\n", out);
-    compare_free(rows, n);
-    return 0;
-}
-
 /* Charts of per-sample series, each side steady (line or dots) and warmup (rings) apart, on a log scale
    when their values spread over 20x; a note where a chart of stored samples shows fewer than the
    figures count. */
@@ -480,7 +418,7 @@ static void head(FILE *out, const char *const *names, int n)
             TTFT_TPOT_VERSION);
 }
 
-int html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *names, int n)
+int html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *names, int n, html_headline_fn two)
 {
     svg_chart steps = {"Decode step time by step (warmup steps as rings)", "decode step (call order)",
                        "step time (ms)", NULL, 0, 1};
@@ -489,7 +427,7 @@ int html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *n
     int k, rc;
     head(out, names, n);
     fputs("<h2>Headline</h2>\n", out);
-    rc = n > 1 ? headline_two(out, m) : (headline_one(out, m[0]), 0);
+    rc = n > 1 ? (two ? two(out, m) : -1) : (headline_one(out, m[0]), 0);
     if (m[0]->requests.seen == 0) {
         ttft.title = "Prefill time by call: each one a request's TTFT (warmup as rings)";
         ttft.xlabel = "prefill (call order)";

@@ -7,10 +7,15 @@
 
 #include <stdio.h>
 
+/* Writes the headline table of a comparison of m[0] (base) and m[1] (new): 0, or -1. The report tool
+   passes compare_html; a page of one model needs none. */
+typedef int (*html_headline_fn)(FILE *out, const ttft_tpot_model *const *m);
+
 /* The report of n models (1, or 2 for a comparison: base, then new: each computed whole, its
-   collector alive), named by names (file names, say), into out: the headline table, decode step time by step with warmup steps marked, TTFT by
-   request (or prefill), latency CDFs, each kernel's share of steady decode time, and the text report.
-   0, or -1 when memory runs out or out reports a write error. */
-int html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *names, int n);
+   collector alive), named by names (file names, say), into out: the headline table (of two: two's),
+   decode step time by step with warmup steps marked, TTFT by request (or prefill), latency CDFs, each
+   kernel's share of steady decode time, and the text report. 0, or -1 when memory runs out, out
+   reports a write error, or two models come without two. */
+int html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *names, int n, html_headline_fn two);
 
 #endif

@@ -93,7 +93,7 @@ static int write_html(const ttft_tpot_model *const *m, const char *const *names,
     int rc;
     if (!f)
         return system_error("cannot write ", path);
-    rc = html_report(f, m, names, n);
+    rc = html_report(f, m, names, n, compare_html);
     if ((f == stdout ? fflush(f) : fclose(f)) != 0 || rc != 0)
         return input_error("writing ", path, " failed");
     return 0;

@@ -126,7 +126,7 @@ __attribute__((noinline)) void run_case(const char *what, ttft_tpot *c, ttft_tpo
     else if (strcmp(what, "trace_read") == 0)
         ttft_tpot_trace_read(other, trace, "scaling", NULL, 0);
     else if (strcmp(what, "html") == 0)
-        html_report(out, two, names, 1);
+        html_report(out, two, names, 1, NULL);
     else if (strcmp(what, "compare") == 0 && compare_rows(two[0], two[1], 0.05, &rows, &nrows) == TTFT_TPOT_OK)
         compare_text(out, rows, nrows, 0.05);
     else if (strcmp(what, "shapes") == 0)

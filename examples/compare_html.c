@@ -1,0 +1,65 @@
+/* compare_html.c - the headline of the HTML comparison (ttft_tpot_report --html with two traces): the
+   rows of compare.c as a table. */
+#include "compare.h"
+
+#include "svg.h"
+
+/* A side's median and its 95% interval, or n/a where the side has no value or too few. */
+static void median_cell(FILE *out, const compare_row *r, int k)
+{
+    if ((k ? r->new_.n : r->base.n) == 0)
+        fputs("<td>n/a</td>", out);
+    else if (r->has_ci[k])
+        fprintf(out, "<td>%.4g [%.4g, %.4g]</td>", r->median[k], r->ci[k][0], r->ci[k][1]);
+    else
+        fprintf(out, "<td>%.4g [too few for a CI]</td>", r->median[k]);
+}
+
+/* " Only in base: a, b." for the metrics only side `only` (1 base, 2 new) has. */
+static void only_list(FILE *out, const compare_row *rows, size_t n, int only)
+{
+    size_t i;
+    int any = 0;
+    for (i = 0; i < n; i++)
+        if (rows[i].only == only) {
+            fputs(any++ ? ", " : only == 1 ? " Only in base: " : " Only in new: ", out);
+            html_text(out, rows[i].metric);
+        }
+    if (any)
+        fputc('.', out);
+}
+
+int compare_html(FILE *out, const ttft_tpot_model *const *m)
+{
+    compare_row *rows = NULL;
+    size_t n = 0, i;
+    if (compare_rows(m[0], m[1], 0.05, &rows, &n) != TTFT_TPOT_OK)
+        return -1;
+    fputs("<table>\n<tr><th>Metric</th><th>Base median [95% CI]</th><th>New median [95% CI]</th><th>Change</th>"
+          "<th>p (Mann-Whitney)</th></tr>\n", out);
+    for (i = 0; i < n; i++) {
+        const compare_row *r = &rows[i];
+        int k;
+        if (r->only) /* one side has it: listed under the table */
+            continue;
+        fputs("<tr><th>", out);
+        html_text(out, r->metric);
+        fprintf(out, " (%s)</th>", r->unit);
+        for (k = 0; k < 2; k++)
+            median_cell(out, r, k);
+        if (r->has_delta)
+            fprintf(out, "<td>%+.1f%%</td>", r->delta_pct);
+        else
+            fputs("<td>n/a</td>", out);
+        if (r->has_p)
+            fprintf(out, "<td>%.3g%s</td></tr>\n", r->p_value, r->significant ? "" : " ~");
+        else
+            fputs("<td>too few samples</td></tr>\n", out);
+    }
+    fputs("</table>\n<p class=\"note\">~: no significant difference at 0.05.", out);
+    only_list(out, rows, n, 1);
+    only_list(out, rows, n, 2);
+    fputs("</p>\n", out);
+    compare_free(rows, n);
+    return 0;
+}
