@@ -205,5 +205,5 @@ int main(void)
         cmocka_unit_test(spans_allocate_nothing),
         cmocka_unit_test(allocation_failures_are_reported),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_cases(tests);
 }

@@ -4,7 +4,6 @@
 
 #include <math.h>
 
-#define MS 1000000ull
 
 static void init_and_free_contract(void **state)
 {
@@ -27,72 +26,6 @@ static void init_and_free_contract(void **state)
     ttft_tpot_free(&c);
     ttft_tpot_free(&c); /* twice: nothing happens */
     ttft_tpot_free(NULL);
-}
-
-static void caller_buffer(void **state)
-{
-    ttft_tpot c;
-    ttft_tpot_config cfg = {0};
-    size_t need;
-    unsigned char *buf;
-    int k, i;
-    (void)state;
-    cfg.capacity = 8;
-    cfg.max_phases = 2;
-    need = ttft_tpot_bytes_needed(&cfg);
-    assert_true(need >= 8 * sizeof(ttft_tpot_sample));
-    buf = (unsigned char *)malloc(need + 1);
-    assert_non_null(buf);
-    cfg.buffer = buf + 1; /* misaligned on purpose */
-    cfg.buffer_bytes = need - 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_ENOMEM);
-    cfg.buffer_bytes = need;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    assert_null(c.owned);
-    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
-    for (i = 0; i < 8; i++)
-        assert_int_equal(ttft_tpot_record(&c, k, MS, 0), TTFT_TPOT_OK);
-    /* past the storage the phase goes on in a histogram, in the same buffer */
-    assert_int_equal(ttft_tpot_record(&c, k, MS, 0), TTFT_TPOT_OK);
-    assert_int_equal(counts(&c).dropped, 0);
-    assert_int_equal(counts(&c).outgrown, 1);
-    ttft_tpot_free(&c); /* frees nothing: the buffer is the caller's */
-    free(buf);
-}
-
-static void full_storage_counts_drops(void **state)
-{
-    ttft_tpot c;
-    ttft_tpot_config cfg = {0};
-    jc_value doc;
-    char *text;
-    int d, i;
-    (void)state;
-    cfg.capacity = 4;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
-    for (i = 0; i < 4; i++)
-        assert_int_equal(ttft_tpot_record(&c, d, (uint64_t)(i + 1) * MS, 1), TTFT_TPOT_OK);
-    /* past the storage the phase goes on in a histogram: nothing is lost */
-    assert_int_equal(ttft_tpot_record(&c, d, 99 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_record(&c, d, 99 * MS, 1), TTFT_TPOT_OK);
-    /* warmup samples cannot: the reserve (max_phases + max_shapes, at most the capacity: 4) takes 4 */
-    ttft_tpot_warmup_begin(&c);
-    for (i = 0; i < 6; i++)
-        assert_int_equal(ttft_tpot_record(&c, d, MS, 1), i < 4 ? TTFT_TPOT_OK : TTFT_TPOT_EFULL);
-    ttft_tpot_warmup_end(&c);
-    json_of(&c, &doc);
-    assert_ms(&doc, "dropped", 2);
-    assert_ms(&doc, "outgrown", 1);
-    assert_ms(&doc, "tpot.n", 5); /* 2, 3, 4 ms stored, 99 and 99 in the histogram */
-    assert_ms(&doc, "tpot.max_ms", 99);
-    assert_ms(&doc, "tpot.total_ms", 207);
-    assert_true(is_bool_at(&doc, "tpot.approximate", 1));
-    jc_free(&doc);
-    text = capture(&c, ttft_tpot_report);
-    assert_non_null(strstr(text, "WARNING: 2 samples dropped (storage full at 4)"));
-    free(text);
-    ttft_tpot_free(&c);
 }
 
 static void phase_registration(void **state)
@@ -159,8 +92,7 @@ static void invalid_durations_are_rejected(void **state)
     jc_value doc;
     int k;
     (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    k = fixture(&c, NULL, "k", TTFT_TPOT_ROLE_KERNEL);
     assert_int_equal(ttft_tpot_record_ms(&c, k, NAN, 0), TTFT_TPOT_ERANGE);
     assert_int_equal(ttft_tpot_record_ms(&c, k, -1.0, 0), TTFT_TPOT_ERANGE);
     assert_int_equal(ttft_tpot_record_ms(&c, k, INFINITY, 0), TTFT_TPOT_ERANGE);
@@ -200,8 +132,7 @@ static void record_ms_is_exact_to_the_ns(void **state)
     double next;
     int k;
     (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    k = fixture(&c, NULL, "k", TTFT_TPOT_ROLE_KERNEL);
     ttft_tpot_record(&c, k, 1, 0); /* the first call takes the slow path: the rest are plain stores */
     for (i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         if (ttft_tpot_record_ms(&c, k, ok[i].ms, 0) != TTFT_TPOT_OK)
@@ -230,8 +161,7 @@ static void span_misuse(void **state)
     (void)state;
     cfg.clock = script_now;
     cfg.clock_user = &sc;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
     {
         ttft_tpot_span s = ttft_tpot_span_begin(&c, k);
         assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
@@ -259,8 +189,7 @@ static void disabled_collector_reads_no_clock(void **state)
     (void)state;
     cfg.clock = script_now;
     cfg.clock_user = &sc;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
     ttft_tpot_enable(&c, 0);
     for (i = 0; i < 3; i++) {
         TTFT_TPOT_SPAN_BEGIN(s, &c, k);
@@ -286,8 +215,7 @@ static void clock_stepping_back_records_zero(void **state)
     (void)state;
     cfg.clock = script_now;
     cfg.clock_user = &sc;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
     TTFT_TPOT_TIME(&c, k, 0, (void)0);
     assert_int_equal(counts(&c).samples, 1);
     assert_int_equal(sample(&c, 0).dur_ns, 0);
@@ -356,8 +284,7 @@ static void one_primitive_and_its_aliases(void **state)
     cfg.clock = script_now;
     cfg.clock_user = &sc;
     cfg.max_requests = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
+    d = fixture(&c, &cfg, "d", TTFT_TPOT_ROLE_DECODE);
     assert_int_equal(ttft_tpot_record(&c, d, 5, 1), TTFT_TPOT_OK);                        /* first call: warmup */
     assert_int_equal(ttft_tpot_record_shape(&c, d, TTFT_TPOT_NO_SHAPE, 6, 1), TTFT_TPOT_OK); /* no shape: steady */
     assert_int_equal(ttft_tpot_record_shape(&c, d, 4, 7, 1), TTFT_TPOT_OK);               /* a new shape: warmup */
@@ -396,8 +323,7 @@ static void setters_combine_on_every_axis(void **state)
     cfg.clock_user = &sc;
     cfg.max_shapes = 2;
     cfg.timeline = 1; /* keep start times */
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    pre = fixture(&c, &cfg, "prefill", TTFT_TPOT_ROLE_PREFILL);
     assert_int_equal(ttft_tpot_record(&c, pre, 10, 1), TTFT_TPOT_OK); /* the phase's first call: warmup */
     {
         ttft_tpot_span s = ttft_tpot_span_begin(&c, pre); /* clock 100 */
@@ -461,14 +387,107 @@ static void setters_combine_on_every_axis(void **state)
     ttft_tpot_free(&c);
 }
 
+
+/* 8. Every code has its own name; strerror and the codes come from one list. */
+static void every_code_is_named(void **state)
+{
+    static const int codes[] = {
+#define CODE_OF(name, value, text) TTFT_TPOT_##name,
+        TTFT_TPOT_ERRORS(CODE_OF)
+#undef CODE_OF
+    };
+    size_t i, j;
+    (void)state;
+    assert_true(sizeof codes / sizeof codes[0] >= 12);
+    for (i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        assert_string_not_equal(ttft_tpot_strerror(codes[i]), "unknown error");
+        for (j = 0; j < i; j++)
+            assert_string_not_equal(ttft_tpot_strerror(codes[i]), ttft_tpot_strerror(codes[j]));
+    }
+    assert_string_not_equal(ttft_tpot_strerror(TTFT_TPOT_EREQUEST), "unknown error");
+}
+
+/* The new calls' odd arguments: NULL, a disabled collector, an invalid id, a role already taken. */
+static void odd_arguments(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char id[TTFT_TPOT_NAME_MAX + 1];
+    int pre, k;
+    (void)state;
+    cfg.max_requests = 1;
+    pre = fixture(&c, &cfg, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    assert_int_equal(ttft_tpot_shape_row(NULL, k, 1, "a"), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_shape_row(&c, k, 1, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_shape_row(&c, k, 1, ""), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_phase(&c, "k[a]", TTFT_TPOT_ROLE_DECODE), 2);
+    assert_int_equal(ttft_tpot_shape_row(&c, k, 1, "a"), TTFT_TPOT_EROLE); /* k[a] is a decode phase */
+    assert_int_equal(ttft_tpot_record_prompt(NULL, pre, 1, 1, 1), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_request_schedule_at(NULL, "r", 0), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, NULL, 0), TTFT_TPOT_EINVAL);
+    memset(id, 'x', sizeof id - 1);
+    id[sizeof id - 1] = '\0';
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, id, 0), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "", 0), TTFT_TPOT_ENAME);
+    ttft_tpot_request_submit_at(&c, "a", 0);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "b", 0), TTFT_TPOT_EFULL); /* refused: no room */
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "b", 1), TTFT_TPOT_EFULL); /* counted as dropped */
+    assert_int_equal(counts(&c).requests_dropped, 2);
+    assert_int_equal(ttft_tpot_request_schedule(&c, "a"), TTFT_TPOT_OK); /* on the collector's clock */
+    ttft_tpot_enable(&c, 0);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 1, 1, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "zz", 0), TTFT_TPOT_OK);
+    assert_int_equal(counts(&c).samples, 0); /* disabled: nothing recorded */
+    ttft_tpot_free(&c);
+}
+
+static void every_error_has_a_name(void **state)
+{
+    int e;
+    (void)state;
+    for (e = TTFT_TPOT_EPARSE; e <= TTFT_TPOT_OK; e++)
+        assert_string_not_equal(ttft_tpot_strerror(e), "unknown error");
+    assert_string_equal(ttft_tpot_strerror(TTFT_TPOT_OK), "ok");
+    assert_string_equal(ttft_tpot_role_name(-1), "?");
+    assert_string_equal(ttft_tpot_role_name(TTFT_TPOT_ROLE_E2E), "e2e");
+}
+
+static void configurations_refused(void **state)
+{
+    ttft_tpot c, zero;
+    ttft_tpot_config cfg = {0};
+    (void)state;
+    cfg.max_phases = 4;
+    cfg.hist_slots = 5; /* more slots than phases */
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_bytes_needed(&cfg), 0);
+    memset(&zero, 0, sizeof zero); /* never initialised: calls refuse it */
+    assert_int_equal(ttft_tpot_phase(&zero, "a", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_trace_read(&zero, stdin, "t", NULL, 0), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_find_phase(&zero, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_record(&zero, 0, 1, 1), TTFT_TPOT_OK); /* disabled: nothing recorded */
+    {
+        jc_value doc;
+        json_of(&zero, &doc); /* reports empty */
+        assert_true(is_null_at(&doc, "tpot"));
+        jc_free(&doc);
+    }
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_merge(&zero, &c), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_merge(&c, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_link_prefill_kernel(&c, -2), TTFT_TPOT_EPHASE);
+    assert_int_equal(ttft_tpot_phase_stats(NULL, 0, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_phase_stats(&c, -1, NULL), TTFT_TPOT_EINVAL);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_primitive_and_its_aliases),
         cmocka_unit_test(setters_combine_on_every_axis),
         cmocka_unit_test(init_and_free_contract),
-        cmocka_unit_test(caller_buffer),
-        cmocka_unit_test(full_storage_counts_drops),
         cmocka_unit_test(phase_registration),
         cmocka_unit_test(names_are_escaped_in_json),
         cmocka_unit_test(invalid_durations_are_rejected),
@@ -479,6 +498,10 @@ int main(void)
         cmocka_unit_test(real_clock_is_monotonic),
         cmocka_unit_test(null_arguments),
         cmocka_unit_test(write_error_is_reported),
+        cmocka_unit_test(every_code_is_named),
+        cmocka_unit_test(odd_arguments),
+        cmocka_unit_test(every_error_has_a_name),
+        cmocka_unit_test(configurations_refused),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_cases(tests);
 }

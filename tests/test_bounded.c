@@ -2,7 +2,6 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
 
-#define MS 1000000ull
 
 static uint64_t lcg = 7;
 
@@ -58,8 +57,7 @@ static void every_magnitude_reads_back(void **state)
     int k;
     (void)state;
     cfg.bounded = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
     ttft_tpot_record(&c, k, 0, 0); /* the warmup call, stored exactly */
     for (v = 0; v < UINT64_MAX - (UINT64_MAX >> 5);) { /* increasing values: indexes never fall */
         idx = ttft_tpot__hist_index(v);
@@ -97,8 +95,7 @@ static void bounded_phase_keeps_warmup_exact(void **state)
     int d, i;
     (void)state;
     cfg.hist_slots = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    d = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+    d = fixture(&c, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
     assert_int_equal(ttft_tpot_phase_bounded(&c, d), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_phase_bounded(&c, d), TTFT_TPOT_OK); /* already */
     assert_int_equal(ttft_tpot_phase_bounded(&c, ttft_tpot_phase(&c, "x", TTFT_TPOT_ROLE_KERNEL)), TTFT_TPOT_ENOMEM);
@@ -137,8 +134,7 @@ static void clear_starts_a_new_interval(void **state)
     int d;
     (void)state;
     cfg.bounded = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    d = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+    d = fixture(&c, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
     ttft_tpot_record(&c, d, 5 * MS, 1);
     ttft_tpot_record(&c, d, 6 * MS, 1);
     ttft_tpot_record(&c, 42, 6 * MS, 1); /* rejected */
@@ -373,6 +369,88 @@ static void steady_state_of_bounded_phases(void **state)
     ttft_tpot_free(&back);
 }
 
+
+#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+/* 2. "# hist:" lines join their phases when the trace has been read: two lines of one phase add up,
+   a phase only a histogram names is made, more lines than the reader first makes room for, and a
+   histogram of a phase with another role is refused. */
+static void hist_lines_join_their_phases(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_stats st;
+    char err[256];
+    (void)state;
+    cfg.hist_slots = 3;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, H "# hist: decode,1,5,5,0,5,5:1,a\n# hist: decode,1,6,6,0,6,6:1,a\n"
+                                     "# hist: kernel,2,7,7,0,7,7:1,b\n# hist: kernel,0,8,9,0,17,8:1 9:1,c\n",
+                               "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_phase_stats(&c, ttft_tpot_find_phase(&c, "a"), &st), TTFT_TPOT_OK);
+    assert_true(st.n == 2 && st.min_ns == 5 && st.max_ns == 6 && st.tokens == 2 && st.approx);
+    assert_int_equal(ttft_tpot_phase_stats(&c, ttft_tpot_find_phase(&c, "c"), &st), TTFT_TPOT_OK);
+    assert_true(st.n == 2 && st.min_ns == 8 && st.max_ns == 9 && st.total_ns == 17);
+    assert_int_equal(trace_str(&c, H "# hist: kernel,1,5,5,0,5,5:1,a\n", "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "t:2: phase changes role: a");
+    ttft_tpot_free(&c);
+}
+#undef H
+
+static void merge_paths(void **state)
+{
+    ttft_tpot dst, src, full;
+    ttft_tpot_config cfg = {0};
+    int i;
+    (void)state;
+    /* dst bounded: new phases take a slot; src with a timeline, dst with one too */
+    cfg.bounded = 1;
+    cfg.timeline = 1;
+    cfg.capacity = 3;
+    assert_int_equal(ttft_tpot_init(&dst, &cfg), TTFT_TPOT_OK);
+    cfg.bounded = 0;
+    cfg.capacity = 8;
+    assert_int_equal(ttft_tpot_init(&src, &cfg), TTFT_TPOT_OK);
+    for (i = 0; i < 5; i++)
+        ttft_tpot_record(&src, ttft_tpot_phase(&src, "k", TTFT_TPOT_ROLE_KERNEL), MS, 0);
+    assert_int_equal(ttft_tpot_merge(&dst, &src), TTFT_TPOT_OK);
+    assert_non_null(dst.phase.slots[0].hist); /* bounded like every phase of dst */
+    assert_int_equal(counts(&dst).samples, 3);          /* 5 stored samples, 3 fit */
+    assert_int_equal(counts(&dst).dropped, 0);          /* the other 2 go on in the histogram */
+    assert_int_equal(dst.phase.slots[0].hist->counts[ttft_tpot__hist_index(MS)], 2);
+    {
+        ttft_tpot_sample s;
+        uint64_t start = 1;
+        assert_int_equal(ttft_tpot_sample_at(&dst, 0, &s, &start), TTFT_TPOT_OK);
+        assert_int_equal(start, 0); /* ttft_tpot_record has no start time */
+        assert_int_equal(ttft_tpot_sample_at(&dst, 3, &s, NULL), TTFT_TPOT_EINVAL); /* no such sample */
+        assert_null(ttft_tpot_phase_name(&dst, 99));
+        assert_int_equal(ttft_tpot_phase_role(&dst, 99), TTFT_TPOT_EPHASE);
+        assert_int_equal(ttft_tpot_phase_role(NULL, 0), TTFT_TPOT_EINVAL);
+        assert_int_equal(ttft_tpot_counts_of(NULL).samples, 0);
+        assert_string_equal(ttft_tpot_clock_name(NULL), "");
+        assert_int_equal(ttft_tpot_clock_read_ns(NULL), 0);
+    }
+    ttft_tpot_free(&dst);
+    /* a bounded src into a dst without a free slot: nothing changes */
+    cfg.timeline = 0;
+    cfg.max_phases = 2;
+    cfg.hist_slots = 1;
+    assert_int_equal(ttft_tpot_init(&full, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_phase_bounded(&full, ttft_tpot_phase(&full, "x", TTFT_TPOT_ROLE_KERNEL)), 0);
+    cfg.max_phases = 0;
+    cfg.hist_slots = 0;
+    ttft_tpot_free(&src);
+    cfg.bounded = 1;
+    assert_int_equal(ttft_tpot_init(&src, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_record(&src, ttft_tpot_phase(&src, "b", TTFT_TPOT_ROLE_KERNEL), MS, 0);
+    ttft_tpot_record(&src, 0, MS, 0); /* steady: into the histogram */
+    assert_int_equal(ttft_tpot_merge(&full, &src), TTFT_TPOT_ENOMEM);
+    assert_int_equal(counts(&full).phases, 1);
+    ttft_tpot_free(&full);
+    ttft_tpot_free(&src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -386,6 +464,8 @@ int main(void)
         cmocka_unit_test(odd_clock_comments_are_only_comments),
         cmocka_unit_test(trace_into_bounded_phases),
         cmocka_unit_test(steady_state_of_bounded_phases),
+        cmocka_unit_test(hist_lines_join_their_phases),
+        cmocka_unit_test(merge_paths),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_cases(tests);
 }

@@ -284,5 +284,5 @@ int main(void)
         cmocka_unit_test(compare_rows_say_what_they_can),
         cmocka_unit_test(compare_has_every_request_metric),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_cases(tests);
 }

@@ -259,5 +259,5 @@ int main(void)
         cmocka_unit_test(options_gnu_style_and_standard_output),
         cmocka_unit_test(prometheus_file_is_written_safely),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_cases(tests);
 }

@@ -2,7 +2,6 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
 
-#define MS 1000000ull /* ns */
 
 static ttft_tpot_stats stats_of(const uint64_t *v, size_t n)
 {
@@ -10,8 +9,7 @@ static ttft_tpot_stats stats_of(const uint64_t *v, size_t n)
     ttft_tpot_stats st;
     size_t i;
     int k;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    k = fixture(&c, NULL, "k", TTFT_TPOT_ROLE_KERNEL);
     for (i = 0; i < n; i++)
         assert_int_equal(ttft_tpot_record(&c, k, v[i], 0), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_phase_stats(&c, k, &st), TTFT_TPOT_OK);
@@ -287,8 +285,7 @@ static void tpot_excludes_step_zero(void **state)
     (void)state;
     cfg.clock = script_now;
     cfg.clock_user = &sc;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    e2e = ttft_tpot_phase(&c, "generate", TTFT_TPOT_ROLE_E2E);
+    e2e = fixture(&c, &cfg, "generate", TTFT_TPOT_ROLE_E2E);
     pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
     dec = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
     {
@@ -337,8 +334,7 @@ static void batched_tokens_raise_throughput_not_tpot(void **state)
     jc_value doc;
     int dec;
     (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    dec = ttft_tpot_phase(&c, "step", TTFT_TPOT_ROLE_DECODE);
+    dec = fixture(&c, NULL, "step", TTFT_TPOT_ROLE_DECODE);
     ttft_tpot_record(&c, dec, 100 * MS, 8);
     ttft_tpot_record(&c, dec, 40 * MS, 8);
     ttft_tpot_record(&c, dec, 40 * MS, 8);
@@ -355,8 +351,7 @@ static void steady_ttft_after_a_warm_request(void **state)
     jc_value doc;
     int pre;
     (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    pre = fixture(&c, NULL, "prefill", TTFT_TPOT_ROLE_PREFILL);
     ttft_tpot_record(&c, pre, 900 * MS, 1);
     ttft_tpot_record(&c, pre, 30 * MS, 1);
     ttft_tpot_record(&c, pre, 32 * MS, 1);
@@ -380,8 +375,7 @@ static void warmup_first_call_of_each_phase(void **state)
     jc_value doc;
     int a, b;
     (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    a = ttft_tpot_phase(&c, "a", TTFT_TPOT_ROLE_DECODE);
+    a = fixture(&c, NULL, "a", TTFT_TPOT_ROLE_DECODE);
     b = ttft_tpot_phase(&c, "b", TTFT_TPOT_ROLE_KERNEL);
     ttft_tpot_record(&c, a, 1 * MS, 1);
     ttft_tpot_record(&c, a, 2 * MS, 1);
@@ -409,8 +403,7 @@ static void warmup_sections_flag_everything_inside(void **state)
     jc_value doc;
     int a;
     (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    a = ttft_tpot_phase(&c, "a", TTFT_TPOT_ROLE_DECODE);
+    a = fixture(&c, NULL, "a", TTFT_TPOT_ROLE_DECODE);
     assert_int_equal(ttft_tpot_warmup_begin(&c), TTFT_TPOT_OK);
     ttft_tpot_record(&c, a, 1 * MS, 1);
     ttft_tpot_record(&c, a, 1 * MS, 1);
@@ -437,8 +430,7 @@ static void sums_do_not_overflow(void **state)
     ttft_tpot_summary s;
     int k, d;
     (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    k = fixture(&c, NULL, "k", TTFT_TPOT_ROLE_KERNEL);
     d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
     ttft_tpot_record(&c, k, UINT64_MAX, 0);
     ttft_tpot_record(&c, k, UINT64_MAX, 0);
@@ -498,8 +490,7 @@ static void text_report_lines(void **state)
     char *text;
     int pre, dec, k, e2e, i;
     (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    pre = fixture(&c, NULL, "prefill", TTFT_TPOT_ROLE_PREFILL);
     k = ttft_tpot_phase(&c, "prefill_fwd", TTFT_TPOT_ROLE_KERNEL);
     dec = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
     e2e = ttft_tpot_phase(&c, "generate", TTFT_TPOT_ROLE_E2E);
@@ -538,8 +529,7 @@ static void statistics_objects_share_one_shape(void **state)
     int p, d;
     (void)state;
     cfg.max_requests = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    p = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    p = fixture(&c, &cfg, "prefill", TTFT_TPOT_ROLE_PREFILL);
     d = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
     for (k = 0; k < 3; k++) {
         ttft_tpot_record(&c, p, 10 + k, 1);
@@ -592,8 +582,7 @@ static void percentile_intervals_by_hand(void **state)
     assert_int_equal(ttft_tpot_ci95_min_n(99), 368);
     assert_int_equal(ttft_tpot_ci95_min_n(0), 0);
     /* a cold step, then steady steps of 10, 9, ..., 1 ms: p50 5.5 ms [x(2), x(9)] = [2, 9] ms */
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
     assert_int_equal(ttft_tpot_record(&c, d, 500 * MS, 1), TTFT_TPOT_OK);
     for (i = 10; i >= 1; i--)
         assert_int_equal(ttft_tpot_record(&c, d, (uint64_t)i * MS, 1), TTFT_TPOT_OK);
@@ -704,8 +693,7 @@ static void steady_state_measured(void **state)
     char *text;
     int d, i;
     (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < 25; i++)
         assert_int_equal(ttft_tpot_record(&c, d, batch[i / 5] * MS, 1), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot__mser5((const uint64_t[]){500, 250, 50, 60, 40}, 5), 2);
@@ -773,8 +761,7 @@ static void runs_by_hand(void **state)
     int pre, dec, r, k;
     (void)state;
     cfg.timeline = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    pre = fixture(&c, &cfg, "prefill", TTFT_TPOT_ROLE_PREFILL);
     dec = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
     ttft_tpot_record(&c, pre, 500 * MS, 1); /* the first calls: warmup, before any run */
     ttft_tpot_record(&c, dec, 90 * MS, 1);
@@ -907,8 +894,7 @@ static void refused_trace_leaves_the_run_open(void **state)
     size_t first, end;
     int d;
     (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
+    d = fixture(&c, NULL, "d", TTFT_TPOT_ROLE_DECODE);
     ttft_tpot_run_begin(&c);
     ttft_tpot_record(&c, d, MS, 1);
     assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,x,1,0\n", "t", err, sizeof err),
@@ -974,8 +960,7 @@ static void no_false_zeros(void **state)
     char *text;
     int d, r, i;
     (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
     ttft_tpot_record(&c, d, 50000, 1); /* its first call */
     for (r = 0; r < 3; r++) {
         ttft_tpot_run_begin(&c);
@@ -1039,5 +1024,5 @@ int main(void)
         cmocka_unit_test(empty_collector_reports_nulls),
         cmocka_unit_test(text_report_lines),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_cases(tests);
 }

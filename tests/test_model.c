@@ -277,5 +277,5 @@ int main(void)
         cmocka_unit_test(model_parts_can_be_skipped),
         cmocka_unit_test(sorted_values_and_cdf_by_hand),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_cases(tests);
 }

@@ -526,5 +526,5 @@ int main(void)
         cmocka_unit_test(driver_round_trip),
 #endif
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_cases(tests);
 }

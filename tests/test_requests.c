@@ -3,7 +3,6 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
 
-#define MS 1000000ull
 
 static void make(ttft_tpot *c)
 {
@@ -347,8 +346,7 @@ static void warmup_per_shape(void **state)
     size_t i;
     char *text;
     (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    d = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+    d = fixture(&c, NULL, "decode", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < 6; i++) /* first call (key 1), the first of key 2, the first of key 4 */
         assert_int_equal(ttft_tpot_record_shape(&c, d, keys[i], MS, 1), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_phase_stats(&c, d, &st), TTFT_TPOT_OK);
@@ -365,8 +363,7 @@ static void warmup_per_shape(void **state)
     ttft_tpot_free(&c);
     /* a full shape table: new shapes are counted, not flagged */
     cfg.max_shapes = 2;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    d = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+    d = fixture(&c, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < 6; i++)
         ttft_tpot_record_shape(&c, d, keys[i], MS, 1);
     assert_int_equal(counts(&c).shapes_dropped, 1);
@@ -573,8 +570,7 @@ static void shape_keys_are_keyed(void **state)
         bytes[b] = (unsigned char)((b < 8 ? 0x1122334455667788ull : 42u) >> (8 * (b % 8)));
     assert_true(ttft_tpot__siphash_pair(k, 0x1122334455667788ull, 42) == ttft_tpot__siphash(k, bytes, 16, 1, 3));
     cfg.max_shapes = 4096;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
     for (j = 1; j <= 4096; j++)
         assert_int_equal(ttft_tpot_record_shape(&c, d, j << 48, 5, 1), TTFT_TPOT_OK);
     assert_int_equal(counts(&c).shapes_dropped, 0);
@@ -685,6 +681,265 @@ static void request_warmup_measured(void **state)
     ttft_tpot_free(&c);
 }
 
+
+/* 1. The issue's case: three requests of 150 tokens, 10 ms apart, with the default event storage.
+   Each: TTFT 10 ms, E2E 1500 ms, TPOT (1500 - 10) / 149 = 10 ms, 149 ITL gaps of 10 ms. */
+static void long_generations_fit_the_default(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char id[8];
+    int r, k;
+    (void)state;
+    cfg.max_requests = 3;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    for (r = 0; r < 3; r++) {
+        snprintf(id, sizeof id, "r%d", r);
+        assert_int_equal(ttft_tpot_request_submit_at(&c, id, (uint64_t)r * 10 * MS), TTFT_TPOT_OK);
+        for (k = 1; k <= 150; k++)
+            assert_int_equal(ttft_tpot_request_tokens_at(&c, id, (uint64_t)(r + k) * 10 * MS, 1), TTFT_TPOT_OK);
+    }
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.n", 3);
+    assert_ms(&doc, "requests.truncated", 0);
+    assert_ms(&doc, "requests.dropped", 0);
+    assert_ms(&doc, "rejected", 0);
+    assert_ms(&doc, "requests.e2e_ms.min", 1500);
+    assert_ms(&doc, "requests.e2e_ms.max", 1500);
+    assert_ms(&doc, "requests.ttft_ms.p50", 10);
+    assert_ms(&doc, "requests.tpot_ms.p99", 10);
+    assert_ms(&doc, "requests.itl_ms.n", 447);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+/* 1. Room for 8 events. A: submit 0, tokens 10, 20; B: submit 5, tokens 30, 40; C: submit 50, tokens
+   60, then 70 and 80 do not fit. C is truncated: out of every figure. TTFT A 10, B 25; E2E A 20,
+   B 35; ITL 10 and 10. 2 events dropped; 10 would have held them all. */
+static void truncated_request_is_left_out(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char *text;
+    (void)state;
+    cfg.max_requests = 4;
+    cfg.max_request_events = 8;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "A", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "A", 10 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "A", 20 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "B", 5 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "B", 30 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "B", 40 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "C", 50 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "C", 60 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "C", 70 * MS, 1), TTFT_TPOT_EFULL);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "C", 80 * MS, 1), TTFT_TPOT_EFULL);
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.n", 2);
+    assert_ms(&doc, "requests.truncated", 1);
+    assert_ms(&doc, "requests.dropped", 2);
+    assert_ms(&doc, "requests.ttft_ms.p50", 17.5);
+    assert_ms(&doc, "requests.e2e_ms.max", 35);
+    assert_ms(&doc, "requests.itl_ms.n", 2);
+    assert_ms(&doc, "requests.itl_ms.max", 10);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 1 request truncated"));
+    assert_non_null(strstr(text, "config.max_request_events 8"));
+    assert_non_null(strstr(text, "10 would hold every event"));
+    free(text);
+    trace_keeps_the_report(&c, &cfg);
+    ttft_tpot_free(&c);
+}
+
+/* 1. A full request table: the second request's submit and its token are dropped, not rejected. */
+static void full_request_table_drops_not_rejects(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    (void)state;
+    cfg.max_requests = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "a", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "b", 1), TTFT_TPOT_EFULL);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "b", 2, 1), TTFT_TPOT_EFULL);
+    json_of(&c, &doc);
+    assert_ms(&doc, "rejected", 0);
+    assert_ms(&doc, "requests.dropped", 2);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+/* 8. A request's TPOT past 2^54 ns a token does not saturate: 2 tokens 2^60 ns apart. */
+static void request_tpot_does_not_saturate(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char *json;
+    (void)state;
+    cfg.max_requests = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "r", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 1, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 1 + (1ull << 60), 1), TTFT_TPOT_OK);
+    json = capture(&c, ttft_tpot_report_json);
+    assert_non_null(strstr(json, "\"tpot_ms\":{\"n\":1,\"mean\":1152921504606.846976,\"p50\":1152921504606.846976"));
+    free(json);
+    ttft_tpot_free(&c);
+}
+
+/* 9. SLOs are plain decimals: no hex, no exponent, nothing below a nanosecond, no inf or nan. */
+static void slo_is_decimal(void **state)
+{
+    static const char *const bad[] = {"ttft=0x10", "ttft=1e-310", "ttft=1e3", "ttft=inf", "ttft=nan", "ttft=0.0000001",
+                                      "ttft=1.", "ttft=.5", "ttft=+1", "ttft= 1", "ttft=1,", "ttft=0",
+                                      "ttft=99999999999999" /* past 2^64 ns */};
+    ttft_tpot_slo slo;
+    size_t i;
+    (void)state;
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (ttft_tpot_slo_parse(bad[i], &slo) != TTFT_TPOT_EINVAL)
+            fail_msg("accepted %s", bad[i]);
+    assert_int_equal(ttft_tpot_slo_parse("ttft=1.5,tpot=0.000001,e2e=2500", &slo), TTFT_TPOT_OK);
+    assert_true(slo.ttft_ms == 1.5 && slo.tpot_ms == 0.000001 && slo.e2e_ms == 2500);
+}
+
+/* Queue time. A: submit 0, scheduled 40, tokens at 100 and 120 ms; B: submit 10, scheduled 10,
+   token 60; C: submit 20, scheduled 200, token 300; D: submit 30, never scheduled, token 50.
+   Queue (A, B, C): 40, 0, 180 -> sorted 0, 40, 180: p50 40, p90 h = 1.8 -> 40 + 0.8 * 140 = 152,
+   mean 73.33; prefill: 60, 50, 100 -> p50 60, p90 60 + 0.8 * 40 = 92, mean 70. D is unscheduled. */
+static void queue_time_splits_ttft(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char *text;
+    (void)state;
+    cfg.max_requests = 8;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 0);
+    ttft_tpot_request_submit_at(&c, "B", 10 * MS);
+    ttft_tpot_request_submit_at(&c, "C", 20 * MS);
+    ttft_tpot_request_submit_at(&c, "D", 30 * MS);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "A", 40 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "B", 10 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "C", 200 * MS), TTFT_TPOT_OK);
+    ttft_tpot_request_tokens_at(&c, "D", 50 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "B", 60 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 100 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 120 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "C", 300 * MS, 1);
+    /* refused, each counted as rejected: unknown, twice, after the first token, a token before it */
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "X", 0), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "A", 50 * MS), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "D", 60 * MS), TTFT_TPOT_EREQUEST);
+    ttft_tpot_request_submit_at(&c, "E", 400 * MS);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "E", 390 * MS), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "E", 500 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "E", 450 * MS, 1), TTFT_TPOT_EREQUEST);
+    assert_int_equal(counts(&c).rejected, 5);
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.queue_ms.n", 3);
+    assert_ms(&doc, "requests.queue_ms.p50", 40);
+    assert_ms(&doc, "requests.queue_ms.p90", 152);
+    assert_ms(&doc, "requests.queue_ms.max", 180);
+    assert_ms(&doc, "requests.queue_ms.total", 220);
+    assert_ms(&doc, "requests.prefill_ms.p50", 60);
+    assert_ms(&doc, "requests.prefill_ms.p90", 92);
+    assert_ms(&doc, "requests.prefill_ms.mean", 70);
+    assert_ms(&doc, "requests.unscheduled", 1);
+    assert_ms(&doc, "requests.ttft_ms.n", 4);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "    queue   p50/p90/p99: 40.00 ms / 152.00 ms / 177.20 ms  (mean 73.33 ms, n=3: "
+                                 "submit to schedule)"));
+    assert_non_null(strstr(text, "    prefill p50/p90/p99: 60.00 ms / 92.00 ms / 99.20 ms  (mean 70.00 ms, n=3: "
+                                 "schedule to first token)"));
+    assert_non_null(strstr(text, "(1 measured requests have no schedule event: not in queue and prefill)"));
+    free(text);
+    text = capture_prom(&c);
+    assert_non_null(strstr(text, "# TYPE vllm:request_queue_time_seconds histogram\n"));
+    assert_non_null(strstr(text, "vllm:request_queue_time_seconds_bucket{le=\"0.3\"} 3\n"));
+    assert_non_null(strstr(text, "vllm:request_queue_time_seconds_sum 0.220000000\n"));
+    assert_non_null(strstr(text, "vllm:request_prefill_time_seconds_sum 0.210000000\n"));
+    assert_non_null(strstr(text, "vllm:request_prefill_time_seconds_count 3\n"));
+    free(text);
+    trace_keeps_the_report(&c, &cfg);
+    ttft_tpot_free(&c);
+}
+
+/* Schedule lines in a trace: after their request's submit, once, between submit and first token. */
+/* The schedule of a request whose submit did not fit the event log (tracked, truncated) travels in the
+   trace too, after its "# truncated:" line: the request tracks of the trace equal the live ones. Found
+   by fuzz_api: a and b submitted into a log of 1 event; b is scheduled 5 ms after its submit. */
+static void schedule_of_a_truncated_request(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char *trace, *live, *back, err[256];
+    ttft_tpot b;
+    (void)state;
+    cfg.max_requests = 2;
+    cfg.max_request_events = 1;
+    cfg.timeline = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "a", 1 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "b", 2 * MS), TTFT_TPOT_EFULL); /* tracked, truncated */
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "b", 7 * MS), TTFT_TPOT_OK);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "# truncated: 2000000,0,b\nb,schedule,7000000,0,0,0\n"));
+    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    if (trace_str(&b, trace, "t", err, sizeof err) != TTFT_TPOT_OK)
+        fail_msg("%s\n%s", err, trace);
+    live = capture(&c, ttft_tpot_chrome_trace);
+    back = capture(&b, ttft_tpot_chrome_trace);
+    assert_non_null(strstr(live, "\"name\":\"queued b\""));
+    assert_string_equal(live, back);
+    same_reports(&c, &b);
+    free(live);
+    free(back);
+    free(trace);
+    ttft_tpot_free(&b);
+    ttft_tpot_free(&c);
+}
+
+#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+/* Requests keep their order through a trace, those without a submit event included (their "# truncated:"
+   line stands where they were made), so the request lanes of the trace are the live ones. x (made by
+   a "# truncated:" line, submitted at 7 ns) is first: lane 1; r (5 ns to 9 ns) is second, and x has not
+   ended by its submit: lane 2. Found by fuzz_trace: written back, x came last and swapped the lanes. */
+static void requests_keep_their_order(void **state)
+{
+    ttft_tpot c, b;
+    ttft_tpot_config cfg = {0};
+    char err[256], *trace, *live, *back;
+    (void)state;
+    cfg.max_requests = 4;
+    cfg.timeline = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, H "# truncated: 7,0,x\nr,submit,5,0,0,0\nr,token,9,0,1,0\n"
+                                     "# counts: requests_dropped=1 events_lost=1\n", "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "# truncated: 7,0,x\nr,submit,5,0,0,0\n"));
+    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&b, trace, "back", err, sizeof err), TTFT_TPOT_OK);
+    live = capture(&c, ttft_tpot_chrome_trace);
+    back = capture(&b, ttft_tpot_chrome_trace);
+    assert_non_null(strstr(live, "\"name\":\"ttft r\",\"cat\":\"request\",\"tid\":2,"));
+    assert_string_equal(live, back);
+    free(live);
+    free(back);
+    free(trace);
+    ttft_tpot_free(&b);
+    ttft_tpot_free(&c);
+}
+#undef H
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -704,6 +959,14 @@ int main(void)
         cmocka_unit_test(shape_keys_are_keyed),
         cmocka_unit_test(indexes_by_name),
         cmocka_unit_test(request_warmup_measured),
+        cmocka_unit_test(long_generations_fit_the_default),
+        cmocka_unit_test(truncated_request_is_left_out),
+        cmocka_unit_test(full_request_table_drops_not_rejects),
+        cmocka_unit_test(request_tpot_does_not_saturate),
+        cmocka_unit_test(slo_is_decimal),
+        cmocka_unit_test(queue_time_splits_ttft),
+        cmocka_unit_test(schedule_of_a_truncated_request),
+        cmocka_unit_test(requests_keep_their_order),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_cases(tests);
 }

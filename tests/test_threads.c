@@ -74,5 +74,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(per_thread_collectors_merge),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_cases(tests);
 }

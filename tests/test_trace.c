@@ -473,8 +473,7 @@ static void recording_after_a_trace_grew_the_store(void **state)
     (void)state;
     cfg.grow = 1;
     cfg.capacity = 2;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
+    d = fixture(&c, &cfg, "d", TTFT_TPOT_ROLE_DECODE);
     assert_int_equal(ttft_tpot_record(&c, d, 5, 1), TTFT_TPOT_OK); /* its first call opens the inline path */
     assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,6,1,0\nd,decode,0,7,1,0\n",
                                "t", err, sizeof err),
@@ -486,6 +485,247 @@ static void recording_after_a_trace_grew_the_store(void **state)
     assert_int_equal(counts(&c).dropped, 0);
     assert_int_equal(counts(&c).outgrown, 1);
     assert_int_equal(sample(&c, 3).dur_ns, 8);
+    ttft_tpot_free(&c);
+}
+
+
+/* 2. Dropped samples, rejected calls, unflagged shapes and dropped request events travel in the
+   trace: its report says what the live one said. */
+static void trace_carries_what_was_lost(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    int d, k, i;
+    (void)state;
+    cfg.capacity = 4;
+    cfg.max_shapes = 1;
+    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    /* 3 of d, then k's first call in the 4th slot; k's next 2 outgrow the storage (a histogram) */
+    for (i = 0; i < 6; i++)
+        ttft_tpot_record(&c, i < 3 ? d : k, (uint64_t)(i + 1) * MS, 1);
+    assert_int_equal(ttft_tpot_record(&c, 99, MS, 1), TTFT_TPOT_EPHASE);                 /* rejected */
+    ttft_tpot_record_shape(&c, k, 1, MS, 0); /* a new shape: warmup, into the reserve (4 slots) */
+    ttft_tpot_record_shape(&c, k, 2, MS, 0); /* the shape table is full: counted, not flagged */
+    assert_int_equal(ttft_tpot_request_submit(&c, "r"), TTFT_TPOT_EFULL); /* no request table */
+    ttft_tpot_warmup_begin(&c);
+    for (i = 0; i < 5; i++) /* 3 more fit in the reserve; 2 are dropped */
+        ttft_tpot_record(&c, d, MS, 1);
+    ttft_tpot_warmup_end(&c);
+    json_of(&c, &doc);
+    assert_ms(&doc, "samples", 8);
+    assert_ms(&doc, "outgrown", 1);
+    assert_ms(&doc, "dropped", 2);
+    assert_ms(&doc, "rejected", 1);
+    assert_ms(&doc, "shapes_dropped", 1);
+    jc_free(&doc);
+    trace_keeps_the_report(&c, &cfg);
+    ttft_tpot_free(&c);
+}
+
+/* 2. A bounded phase's histogram travels in the trace: TPOT n=99 live and from the trace; read twice,
+   the histograms add up. */
+static void trace_carries_bounded_phases(void **state)
+{
+    ttft_tpot c, b;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char err[256], *trace;
+    int d, i;
+    (void)state;
+    cfg.bounded = 1;
+    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    for (i = 1; i <= 100; i++)
+        ttft_tpot_record(&c, d, (uint64_t)i * MS, 1);
+    json_of(&c, &doc);
+    assert_ms(&doc, "tpot.n", 99);
+    assert_true(is_bool_at(&doc, "tpot.approximate", 1));
+    jc_free(&doc);
+    trace_keeps_the_report(&c, &cfg);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&b, trace, "t", err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&b, trace, "t", err, sizeof err), TTFT_TPOT_OK);
+    json_of(&b, &doc);
+    assert_ms(&doc, "tpot.n", 198);
+    assert_ms(&doc, "tpot.min_ms", 2);
+    assert_ms(&doc, "tpot.max_ms", 100);
+    jc_free(&doc);
+    /* a collector without a free histogram slot refuses the trace, and stays as it was */
+    ttft_tpot_free(&b);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_phases = 2;
+    cfg.hist_slots = 1;
+    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_phase_bounded(&b, ttft_tpot_phase(&b, "x", TTFT_TPOT_ROLE_KERNEL)), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&b, trace, "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "config.hist_slots"));
+    assert_int_equal(counts(&b).phases, 1);
+    ttft_tpot_free(&b);
+    free(trace);
+    ttft_tpot_free(&c);
+}
+
+#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+/* 2. Malformed directives are errors like malformed lines: the message says which, and the collector
+   is left as it was. */
+static void malformed_directives_are_refused(void **state)
+{
+    static const struct {
+        const char *text, *msg;
+    } cases[] = {
+        {H "# phase: bogus,x\n", "t:2: # phase: expected ROLE,NAME"},
+        {H "# phase: decode\n", "t:2: # phase: expected ROLE,NAME"},
+        {H "# phase: decode,\n", "t:2: invalid phase name"},
+        {H "# phase: kernel,d\nd,decode,0,1,1,0\n", "t:3: phase changes role: d"},
+        {H "# hist: bogus,1,5,5,0,5,5:1,d\n", "t:2: # hist: unknown role"},
+        {H "# hist: decode,1,5,5,0,5,6:1,d\n", "t:2: # hist: expected"},         /* min not in the first bucket */
+        {H "# hist: decode,1,5,5,0,5,5:0,d\n", "t:2: # hist: expected"},         /* an empty bucket */
+        {H "# hist: decode,2,5,6,0,11,6:1 5:1,d\n", "t:2: # hist: expected"},    /* descending */
+        {H "# hist: decode,1,5,5,0,5,,d\n", "t:2: # hist: expected"},            /* no bucket */
+        {H "# hist: decode,1,5,5,0,5,5:1 ,d\n", "t:2: # hist: expected"},        /* a trailing space */
+        {H "# hist: decode,1,9,5,0,5,5:1,d\n", "t:2: # hist: expected"},         /* min above max */
+        {H "# hist: decode,1,5,5,0,5,3776:1,d\n", "t:2: # hist: expected"},      /* no such bucket */
+        {H "# hist: decode,1,5,5,0,5,5:1\n", "t:2: # hist: expected"},           /* no name */
+        {H "# hist: decode,1,5,5,0,5,5,d\n", "t:2: # hist: expected"},           /* a bucket without its count */
+        {H "# hist: decode,1,5,5,x,5,5:1,d\n", "t:2: # hist: expected"},
+        {H "# truncated: x,0,r\n", "t:2: # truncated: expected SUBMIT_NS,WARMUP,ID"},
+        {H "# truncated: 5,2,r\n", "t:2: # truncated: expected SUBMIT_NS,WARMUP,ID"},
+        {H "# truncated: 5,0,\n", "t:2: # truncated: invalid request id"},
+        {H "r,submit,5,0,0,0\n# truncated: 6,0,r\n", "t:3: # truncated: differs from the request's submit: r"},
+        {H "# truncated: 5,0,r\nr,token,10,0,1,0\n", "t:3: more requests or request events"},
+        {H "# counts: bogus=1\n", "t:2: # counts: expected NAME=N"},
+        {H "# counts: dropped=1 dropped=2\n", "t:2: # counts: expected NAME=N"},
+        {H "# counts: dropped=x\n", "t:2: # counts: expected NAME=N"},
+        {H "# counts: dropped=1 \n", "t:2: # counts: expected NAME=N"},
+        {H "# counts: dropped\n", "t:2: # counts: expected NAME=N"},
+        {"\xef\xbb" "x" H, "t:1: missing header"},                                   /* not a byte order mark */
+    };
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char err[512], *before, *after, *big;
+    size_t i;
+    (void)state;
+    cfg.max_requests = 2;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 5, 1);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "early", 1), TTFT_TPOT_OK);
+    before = capture(&c, ttft_tpot_report_json);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (trace_str(&c, cases[i].text, "t", err, sizeof err) != TTFT_TPOT_EPARSE ||
+            strncmp(err, cases[i].msg, strlen(cases[i].msg)) != 0)
+            fail_msg("case %zu: \"%s\" for %s", i, err, cases[i].text);
+        after = capture(&c, ttft_tpot_report_json);
+        assert_string_equal(before, after);
+        free(after);
+    }
+    /* a request of an earlier trace (or of the live collector) cannot be truncated by this one */
+    assert_int_equal(trace_str(&c, H "# truncated: 1,0,early\n", "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t:2: # truncated: a request of an earlier trace: early"));
+    /* no room for the request a truncated line makes */
+    assert_int_equal(trace_str(&c, H "a,submit,1,0,0,0\n# truncated: 5,0,b\n", "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t:3: more requests than this collector holds"));
+    /* a directive too long for a line, or with a NUL byte */
+    big = (char *)malloc(200000);
+    assert_non_null(big);
+    memset(big, '1', 199999);
+    big[199999] = '\0';
+    memcpy(big, H "# counts: dropped=", strlen(H "# counts: dropped="));
+    assert_int_equal(trace_str(&c, big, "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t:2: directive too long, or with a NUL byte: # counts: "));
+    free(big);
+    assert_int_equal(trace_text(&c, H "# counts: dropped=1\0\n", sizeof H + 20, "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t:2: directive too long, or with a NUL byte"));
+    after = capture(&c, ttft_tpot_report_json);
+    assert_string_equal(before, after);
+    free(after);
+    free(before);
+    ttft_tpot_free(&c);
+}
+#undef H
+
+/* 4. What the reader must take: a UTF-8 byte order mark, a CRLF clock line; and a comment ending the
+   input without a newline is on line 1, not 2. */
+static void reader_takes_bom_and_crlf(void **state)
+{
+    ttft_tpot c;
+    char err[256];
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, "\xef\xbb\xbf# clock: CLOCK_MONOTONIC, 20 ns/read\r\n"
+                                   "phase,role,start_ns,dur_ns,tokens,warmup\r\nd,decode,0,5,1,0\r\n",
+                               "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_string_equal(ttft_tpot_clock_name(&c), "CLOCK_MONOTONIC");
+    assert_int_equal(ttft_tpot_clock_read_ns(&c), 20);
+    assert_int_equal(counts(&c).samples, 1);
+    assert_int_equal(trace_str(&c, "# only a comment", "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_true(strncmp(err, "t:1: missing header", 19) == 0);
+    ttft_tpot_free(&c);
+}
+
+#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+static void schedule_lines_are_checked(void **state)
+{
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {H "r,schedule,5,0,0,0\n", "t:2: schedule of a request not submitted earlier in this trace: r"},
+        {H "r,submit,5,0,0,0\nr,schedule,4,0,0,0\n", "t:3: second schedule, or one before its request's submit or "
+                                                     "after its first token: r"},
+        {H "r,submit,5,0,0,0\nr,schedule,6,0,0,0\nr,schedule,7,0,0,0\n",
+         "t:4: second schedule, or one before its request's submit or after its first token: r"},
+        {H "r,submit,5,0,0,0\nr,schedule,6,0,1,0\n", "t:3: a schedule event has dur_ns 0 and 0 tokens"},
+        {H "r,submit,5,0,0,0\nr,schedule,6,0,0,1\n", "t:3: warmup flag differs from the request's submit: r"},
+    };
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char err[256];
+    size_t i;
+    (void)state;
+    cfg.max_requests = 4;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, H "q,submit,5,0,0,0\n", "t", err, sizeof err), TTFT_TPOT_OK);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(trace_str(&c, bad[i].text, "t", err, sizeof err), TTFT_TPOT_EPARSE);
+        assert_string_equal(err, bad[i].msg);
+        assert_int_equal(counts(&c).requests, 1);
+    }
+    /* q is of the earlier trace: a schedule for it would survive a failed read, so it is refused */
+    assert_int_equal(trace_str(&c, H "q,schedule,6,0,0,0\n", "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    ttft_tpot_free(&c);
+}
+#undef H
+
+static void trace_oddities(void **state)
+{
+    ttft_tpot c;
+    char err[256];
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    /* a stray carriage return where a record starts */
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\n\rx\n", "t", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "t:2: stray carriage return");
+    /* six fields, the wrong names */
+    assert_int_equal(trace_str(&c, "a,b,c,d,e,f\n", NULL, err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "(trace):1: missing header"));
+    /* no room for the message: still refused */
+    assert_int_equal(trace_str(&c, "x\n", "t", NULL, 0), TTFT_TPOT_EPARSE);
+    assert_int_equal(trace_str(&c, "x\n", "t", err, 0), TTFT_TPOT_EPARSE);
+    /* a comment as the last line, without a newline; two clock lines: the first counts */
+    assert_int_equal(trace_str(&c,
+                              "# clock: FIRST, 7 ns/read\n# clock: SECOND, 9 ns/read\n"
+                              "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,1,0,0\n# end",
+                              "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_string_equal(ttft_tpot_clock_name(&c), "FIRST");
+    assert_int_equal(trace_str(&c, "# clock: THIRD, 5 ns/read\nphase,role,start_ns,dur_ns,tokens,warmup\n", "t",
+                              err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_string_equal(ttft_tpot_clock_name(&c), "FIRST"); /* the first trace read names the clock */
+    assert_int_equal(ttft_tpot_clock_read_ns(&c), 7);
     ttft_tpot_free(&c);
 }
 
@@ -504,6 +744,12 @@ int main(void)
         cmocka_unit_test(growing_collector_reads_everything),
         cmocka_unit_test(lines_longer_than_a_block),
         cmocka_unit_test(recording_after_a_trace_grew_the_store),
+        cmocka_unit_test(trace_carries_what_was_lost),
+        cmocka_unit_test(trace_carries_bounded_phases),
+        cmocka_unit_test(malformed_directives_are_refused),
+        cmocka_unit_test(reader_takes_bom_and_crlf),
+        cmocka_unit_test(schedule_lines_are_checked),
+        cmocka_unit_test(trace_oddities),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_cases(tests);
 }

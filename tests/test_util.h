@@ -6,12 +6,18 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "json_check.h"
 #include "ttft_tpot.h"
 
 #include <sys/wait.h>
+
+#define MS 1000000ull /* ns in a ms */
+
+/* A program's cases, run: TEST_FILTER=PATTERN (a name, * a wildcard) runs only those that match. */
+#define run_cases(tests) (cmocka_set_test_filter(getenv("TEST_FILTER")), cmocka_run_group_tests(tests, NULL, NULL))
 
 /* A clock that returns scripted timestamps, and counts how often it was read. */
 typedef struct {
@@ -24,6 +30,14 @@ static inline uint64_t script_now(void *user)
     script_clock *s = (script_clock *)user;
     assert_true(s->next < s->n); /* a test read the clock more often than it scripted */
     return s->t[s->next++];
+}
+
+/* The setup most tests share: a collector with the default configuration (cfg NULL) or cfg, and its
+   first phase; returns the phase. */
+static inline int fixture(ttft_tpot *c, const ttft_tpot_config *cfg, const char *phase, ttft_tpot_role role)
+{
+    assert_int_equal(ttft_tpot_init(c, cfg), TTFT_TPOT_OK);
+    return ttft_tpot_phase(c, phase, role);
 }
 
 /* What a test reads of a collector, through its accessors. */
@@ -59,6 +73,13 @@ static inline char *capture(const ttft_tpot *c, report_fn fn)
     fclose(f);
     return buf;
 }
+
+/* The Prometheus exposition with vLLM's names, as capture() takes a writer. */
+static inline int prom_default(const ttft_tpot *c, FILE *out)
+{
+    return ttft_tpot_prometheus(c, out, NULL, NULL);
+}
+#define capture_prom(c) capture((c), prom_default)
 
 static inline char *slurp(const char *path)
 {

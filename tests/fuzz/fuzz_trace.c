@@ -43,18 +43,21 @@ static void collector(ttft_tpot *c, int grow)
 /* The HTML report of c, and of c against b, and their comparison as text and JSON: they print. */
 static void tools_write(const ttft_tpot *c, const ttft_tpot *b)
 {
-    const ttft_tpot *two[2];
+    ttft_tpot_model m[2];
+    const ttft_tpot_model *two[2];
     const char *names[2] = {"fuzz", "back"};
     compare_row *rows = NULL;
     size_t n = 0, len = 0;
     char *buf = NULL;
     FILE *f = open_memstream(&buf, &len);
-    two[0] = c;
-    two[1] = b;
+    CHECK(ttft_tpot_model_compute(c, NULL, &m[0]) == TTFT_TPOT_OK);
+    CHECK(ttft_tpot_model_compute(b, NULL, &m[1]) == TTFT_TPOT_OK);
+    two[0] = &m[0];
+    two[1] = &m[1];
     CHECK(f != NULL);
-    CHECK(html_report(f, two, names, 1) == 0);
-    CHECK(html_report(f, two, names, 2) == 0);
-    CHECK(compare_rows(c, b, 0.05, &rows, &n) == TTFT_TPOT_OK);
+    CHECK(html_report(f, two, names, 1, NULL) == 0);
+    CHECK(html_report(f, two, names, 2, compare_html) == 0);
+    CHECK(compare_rows(two[0], two[1], 0.05, &rows, &n) == TTFT_TPOT_OK);
     compare_text(f, rows, n, 0.05);
     fclose(f);
     free(buf);
@@ -65,6 +68,8 @@ static void tools_write(const ttft_tpot *c, const ttft_tpot *b)
     fclose(f);
     valid_json(buf);
     compare_free(rows, n);
+    ttft_tpot_model_free(&m[0]);
+    ttft_tpot_model_free(&m[1]);
 }
 
 /* An accepted trace: its write-back reads into the same reports and Chrome export; every writer. */

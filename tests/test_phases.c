@@ -1,0 +1,298 @@
+/* Phases: the name rule, steady kernel rows, per-shape rows, and the prompt tokens a prefill-role
+   phase carries for the prefill rate. Figures worked by hand. */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "test_util.h"
+
+/* A kernel whose first call page-faults the weights: 280 ms, then 10, 20, 30, 40 ms, and one call of
+   50 ms inside a warmup section. Every sample: n 6, mean (280 + 100 + 50) / 6; steady: 10..40 ms,
+   mean 25, p50 h = 1.5 -> 25, p99 h = 2.97 -> 30 + 0.97 * 10 = 39.7; warmup: 2, the slowest 280. */
+static void steady_kernel_rows(void **state)
+{
+    static const uint64_t ms[] = {280, 10, 20, 30, 40};
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    const jc_value *k;
+    char *text;
+    int phase, i;
+    (void)state;
+    phase = fixture(&c, NULL, "matmul", TTFT_TPOT_ROLE_KERNEL);
+    for (i = 0; i < 5; i++)
+        ttft_tpot_record(&c, phase, ms[i] * MS, 0);
+    ttft_tpot_warmup_begin(&c);
+    ttft_tpot_record(&c, phase, 50 * MS, 0);
+    ttft_tpot_warmup_end(&c);
+    json_of(&c, &doc);
+    k = phase_named(&doc, "matmul");
+    assert_ms(k, "n", 6);
+    assert_ms(k, "warmup_n", 2);
+    assert_near(num_at(k, "mean_ms"), 430.0 / 6, 0.5e-6); /* printed to the ns */
+    assert_ms(k, "max_ms", 280);
+    assert_ms(k, "warmup_max_ms", 280);
+    assert_ms(k, "steady.n", 4);
+    assert_ms(k, "steady.mean", 25);
+    assert_ms(k, "steady.p50", 25);
+    assert_ms(k, "steady.p99", 39.7);
+    assert_ms(k, "steady.max", 40);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "matmul                   kernel         6      2    71.67 ms    10.00 ms   280.00 ms"));
+    assert_non_null(strstr(text, "  steady                                4      -    25.00 ms    10.00 ms    40.00 ms"
+                                 "    25.00 ms   39.70 ms*  warmup max 280.00 ms"));
+    free(text);
+    trace_keeps_the_report(&c, &cfg);
+    ttft_tpot_free(&c);
+}
+
+/* A phase without warmup has no steady row in the text (it would repeat the row), and its JSON
+   "steady" equals its figures; a phase whose samples are all warmup has "steady": null. */
+static void steady_rows_of_phases_without_warmup(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    char *text;
+    int k, e;
+    (void)state;
+    k = fixture(&c, NULL, "k", TTFT_TPOT_ROLE_KERNEL);
+    e = ttft_tpot_phase(&c, "once", TTFT_TPOT_ROLE_KERNEL);
+    ttft_tpot_record(&c, k, 1 * MS, 0); /* its first call, then cleared: its next calls are steady */
+    ttft_tpot_clear(&c);
+    ttft_tpot_record(&c, e, 7 * MS, 0);
+    ttft_tpot_record(&c, k, 3 * MS, 0);
+    ttft_tpot_record(&c, k, 5 * MS, 0);
+    json_of(&c, &doc);
+    assert_ms(phase_named(&doc, "k"), "steady.n", 2);
+    assert_ms(phase_named(&doc, "k"), "steady.mean", 4);
+    assert_true(is_null_at(phase_named(&doc, "k"), "warmup_max_ms"));
+    assert_true(is_null_at(phase_named(&doc, "once"), "steady"));
+    assert_ms(phase_named(&doc, "once"), "warmup_max_ms", 7);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_null(strstr(text, "  steady"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+/* Prompt tokens: a warm first prefill (900 ms, 100 prompt tokens) is left out; steady ones of 200 ms
+   with 400 tokens and 300 ms with 600, and one of 100 ms that carries no count. Prefill rate:
+   (400 + 600) / (0.2 + 0.3 s) = 2000 tok/s over 2 prefills; 1 steady prefill without a count. */
+static void prompt_tokens_give_the_prefill_rate(void **state)
+{
+    ttft_tpot c, old;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char *text, err[256];
+    int pre, dec;
+    (void)state;
+    pre = fixture(&c, NULL, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    dec = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 900 * MS, 1, 100), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 200 * MS, 1, 400), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 300 * MS, 1, 600), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record(&c, pre, 100 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, dec, 5 * MS, 1, 7), TTFT_TPOT_EROLE); /* refused, counted */
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 5 * MS, 1, 0), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_record_prompt(&c, 9, 5 * MS, 1, 7), TTFT_TPOT_EPHASE);
+    {
+        ttft_tpot_span sp = ttft_tpot_span_begin(&c, pre);
+        assert_int_equal(ttft_tpot_span_end_prompt(&sp, 1, 0), TTFT_TPOT_EINVAL); /* a span's too */
+    }
+    assert_int_equal(counts(&c).rejected, 4);
+    assert_int_equal(counts(&c).samples, 4);
+    json_of(&c, &doc);
+    assert_ms(&doc, "prefill.tokens", 1000);
+    assert_ms(&doc, "prefill.tok_s", 2000);
+    assert_ms(&doc, "prefill.samples", 2);
+    assert_ms(&doc, "prefill.without_prompt", 1);
+    assert_ms(&doc, "ttft.steady.n", 3); /* the prompt count changes no TTFT figure */
+    assert_ms(&doc, "phases.0.tokens", 4); /* each prefill's output: 1 token */
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "Prefill rate          : 2000.0 tok/s  (prompt tokens / steady prefill time) over "
+                                 "2 prefills, 1000 prompt tokens; 1 steady prefills carry no prompt count and are left "
+                                 "out\n"));
+    free(text);
+    trace_keeps_the_report(&c, &cfg);
+    /* a v1 trace without prompt sums reads as before: no rate */
+    assert_int_equal(ttft_tpot_init(&old, NULL), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&old, "phase,role,start_ns,dur_ns,tokens,warmup\np,prefill,0,9,1,1\np,prefill,0,8,1,0\n",
+                               "v1", err, sizeof err), TTFT_TPOT_OK);
+    json_of(&old, &doc);
+    assert_true(is_null_at(&doc, "prefill.tok_s"));
+    assert_ms(&doc, "prefill.without_prompt", 1);
+    jc_free(&doc);
+    text = capture(&old, ttft_tpot_report);
+    assert_non_null(strstr(text, "Prefill rate          : n/a         (no steady prefill carries prompt tokens"));
+    free(text);
+    /* a malformed "# prompt:" line is refused with its line, and leaves the collector as it was */
+    assert_int_equal(trace_str(&old, "phase,role,start_ns,dur_ns,tokens,warmup\n# prompt: 1,x,3,p\n", "t", err,
+                               sizeof err), TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "t:2: # prompt: expected N,TOKENS,NS,NAME");
+    /* prompt sums name a prefill phase: a decode phase's are refused */
+    assert_int_equal(trace_str(&old, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,1,1,0\n# prompt: 1,2,3,d\n",
+                               "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "t:3: phase changes role: d");
+    assert_int_equal(counts(&old).phases, 1);
+    ttft_tpot_free(&old);
+    ttft_tpot_free(&c);
+}
+
+/* Prompt tokens of a bounded prefill phase: its steady samples are in its histogram, and the trace's
+   prompt sums are checked against it. 200, 300 and 100 ms steady prefills with 400, 600 and 100 prompt
+   tokens: 1100 / 0.6 s = 1833.3 tok/s, live and from the trace. */
+static void prompt_tokens_of_a_bounded_prefill(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    int pre;
+    (void)state;
+    cfg.bounded = 1;
+    pre = fixture(&c, &cfg, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 900 * MS, 1, 100), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 200 * MS, 1, 400), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 300 * MS, 1, 600), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&c, pre, 100 * MS, 1, 100), TTFT_TPOT_OK);
+    json_of(&c, &doc);
+    assert_near(num_at(&doc, "prefill.tok_s"), 1100 / 0.6, 1e-9);
+    assert_true(is_bool_at(&doc, "ttft.steady.approximate", 1));
+    jc_free(&doc);
+    trace_keeps_the_report(&c, &cfg);
+    ttft_tpot_free(&c);
+}
+
+/* A merge into a full collector drops samples that carried prompt tokens; their sums stay (the rate
+   is still theirs), and the report never counts fewer than none without a prompt. dst (capacity 1,
+   max_phases 2, one histogram slot) has a kernel phase that took the slot; of src's prefills its
+   first call (900 ms, warmup) takes the reserve, and its three steady ones (200 ms with 400 prompt
+   tokens, 300 ms with 600, 100 ms with 100) are dropped. Prompt sums: 3 prefills, 1100 tokens,
+   600 ms: 1833.3 tok/s, with no steady sample left to count. */
+static void merge_that_drops_prompts(void **state)
+{
+    ttft_tpot src, dst;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char *text;
+    int pre, k, i;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&src, NULL), TTFT_TPOT_OK);
+    pre = ttft_tpot_phase(&src, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    assert_int_equal(ttft_tpot_record_prompt(&src, pre, 900 * MS, 1, 100), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&src, pre, 200 * MS, 1, 400), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&src, pre, 300 * MS, 1, 600), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record_prompt(&src, pre, 100 * MS, 1, 100), TTFT_TPOT_OK);
+    cfg.capacity = 1;
+    cfg.max_phases = 2;
+    cfg.hist_slots = 1;
+    assert_int_equal(ttft_tpot_init(&dst, &cfg), TTFT_TPOT_OK);
+    k = ttft_tpot_phase(&dst, "kernel", TTFT_TPOT_ROLE_KERNEL);
+    for (i = 0; i < 3; i++) /* its first call is stored, the next two take the one histogram slot */
+        assert_int_equal(ttft_tpot_record(&dst, k, MS, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_merge(&dst, &src), TTFT_TPOT_OK);
+    assert_int_equal(counts(&dst).samples, 2);
+    assert_int_equal(counts(&dst).dropped, 3);
+    json_of(&dst, &doc);
+    assert_true(is_null_at(&doc, "ttft.steady"));
+    assert_ms(&doc, "prefill.samples", 3);
+    assert_ms(&doc, "prefill.tokens", 1100);
+    assert_near(num_at(&doc, "prefill.tok_s"), 1100 / 0.6, 1e-9);
+    assert_ms(&doc, "prefill.without_prompt", 0);
+    jc_free(&doc);
+    text = capture(&dst, ttft_tpot_report);
+    assert_non_null(strstr(text, "Prefill rate          : 1833.3 tok/s  (prompt tokens / steady prefill time) over 3 "
+                                 "prefills, 1100 prompt tokens\n"));
+    free(text);
+    trace_keeps_the_report(&dst, &cfg); /* its trace reads: the dropped samples may have carried them */
+    ttft_tpot_free(&dst);
+    ttft_tpot_free(&src);
+}
+
+/* Per-shape rows: matmul named for key 1 (288x288) and key 2 (32000x288); key 3 has no name and
+   stays in matmul, flagging its first sample as before. 288x288: 200 us (its first call), 60, 60,
+   66 us (one by a span); 32000x288: 5000 us (first), 2000, 2200 us. */
+static void shape_rows_split_a_phase(void **state)
+{
+    static const uint64_t t[] = {1000, 67000}; /* the span's clock reads: 66 us */
+    script_clock clk = {t, 2, 0};
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char *text, longname[TTFT_TPOT_NAME_MAX];
+    int mm, small, big;
+    (void)state;
+    cfg.clock = script_now;
+    cfg.clock_user = &clk;
+    cfg.max_shapes = 3;
+    mm = fixture(&c, &cfg, "matmul", TTFT_TPOT_ROLE_KERNEL);
+    small = ttft_tpot_shape_row(&c, mm, 1, "288x288");
+    big = ttft_tpot_shape_row(&c, mm, 2, "32000x288");
+    assert_true(small > mm && big > small);
+    assert_int_equal(ttft_tpot_shape_row(&c, mm, 1, "288x288"), small); /* named again: the same row */
+    assert_string_equal(ttft_tpot_phase_name(&c, big), "matmul[32000x288]");
+    assert_int_equal(ttft_tpot_phase_role(&c, big), TTFT_TPOT_ROLE_KERNEL);
+    memset(longname, 'x', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    longname[TTFT_TPOT_NAME_MAX - 9] = '\0'; /* "matmul[" + 55 bytes + "]" is 63 bytes: fits */
+    assert_true(ttft_tpot_shape_row(&c, mm, 3, longname) >= 0);
+    longname[TTFT_TPOT_NAME_MAX - 9] = 'x'; /* one more: too long */
+    longname[TTFT_TPOT_NAME_MAX - 8] = '\0';
+    assert_int_equal(ttft_tpot_shape_row(&c, mm, 4, longname), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_shape_row(&c, 99, 4, "a"), TTFT_TPOT_EPHASE);
+    assert_int_equal(ttft_tpot_shape_row(&c, mm, 4, "a"), TTFT_TPOT_EFULL); /* 3 keys known */
+    ttft_tpot_record_shape(&c, mm, 1, 200000, 0);
+    ttft_tpot_record_shape(&c, mm, 2, 5000000, 0);
+    ttft_tpot_record_shape(&c, mm, 1, 60000, 0);
+    ttft_tpot_record_shape(&c, mm, 2, 2000000, 0);
+    ttft_tpot_record_shape(&c, mm, 1, 60000, 0);
+    ttft_tpot_record_shape(&c, mm, 2, 2200000, 0);
+    {
+        TTFT_TPOT_SPAN_BEGIN_SHAPE(sp, &c, mm, 1);
+        TTFT_TPOT_SPAN_END(sp);
+    }
+    ttft_tpot_record_shape(&c, mm, 5, 9000, 0); /* no row, the table full: matmul (its first call) */
+    json_of(&c, &doc);
+    assert_ms(phase_named(&doc, "matmul[288x288]"), "n", 4);
+    assert_ms(phase_named(&doc, "matmul[288x288]"), "warmup_n", 1);
+    assert_ms(phase_named(&doc, "matmul[288x288]"), "warmup_max_ms", 0.2);
+    assert_ms(phase_named(&doc, "matmul[288x288]"), "steady.mean", 0.062);
+    assert_ms(phase_named(&doc, "matmul[32000x288]"), "n", 3);
+    assert_ms(phase_named(&doc, "matmul[32000x288]"), "steady.mean", 2.1);
+    assert_ms(phase_named(&doc, "matmul"), "n", 1);
+    assert_ms(phase_named(&doc, "matmul"), "warmup_n", 1); /* the phase's own first call */
+    assert_ms(&doc, "shapes_dropped", 1);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "matmul[32000x288]        kernel         3      1     3.07 ms     2.00 ms     5.00 ms"));
+    free(text);
+    trace_keeps_the_report(&c, &cfg); /* with the same clock: its name is in both reports */
+    ttft_tpot_free(&c);
+}
+
+static void utf8_edges(void **state)
+{
+    ttft_tpot c;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    assert_true(ttft_tpot_phase(&c, "emoji \xf0\x9f\x9a\x80", TTFT_TPOT_ROLE_KERNEL) >= 0); /* 4 bytes */
+    assert_int_equal(ttft_tpot_phase(&c, "past U+10FFFF \xf4\x90\x80\x80", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_phase(&c, "overlong4 \xf0\x8f\xbf\xbf", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_phase(&c, "overlong3 \xe0\x80\xaf", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_phase(&c, "bad continuation \xc3\x28", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_phase(&c, "lone continuation \x80", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_phase(&c, "del \x7f", TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_ENAME);
+    ttft_tpot_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(steady_kernel_rows),
+        cmocka_unit_test(steady_rows_of_phases_without_warmup),
+        cmocka_unit_test(prompt_tokens_give_the_prefill_rate),
+        cmocka_unit_test(prompt_tokens_of_a_bounded_prefill),
+        cmocka_unit_test(merge_that_drops_prompts),
+        cmocka_unit_test(shape_rows_split_a_phase),
+        cmocka_unit_test(utf8_edges),
+    };
+    return run_cases(tests);
+}

@@ -1,0 +1,435 @@
+/* The writers: what the text report, the JSON, the Prometheus exposition and the Chrome trace say on
+   unusual input (huge totals, integers past 2^53, 0 ns), names that would reach a terminal, a host
+   locale with a decimal comma, and streams that fail. */
+#if !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* open_memstream, mkdtemp, setenv */
+#endif
+#define TTFT_TPOT_IMPLEMENTATION
+#include "test_util.h"
+
+#include <locale.h>
+
+/* 7. C1 controls and bidirectional overrides and isolates are refused in names and ids; a message
+   about a bad line escapes what it echoes. */
+static void names_that_would_reach_a_terminal(void **state)
+{
+    static const char *const bad[] = {"csi \xc2\x9b[31m", "c1 \xc2\x80", "c1 \xc2\x9f", "rlo \xe2\x80\xae",
+                                      "lre \xe2\x80\xaa", "lri \xe2\x81\xa6", "pdi \xe2\x81\xa9"};
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char err[256];
+    size_t i;
+    (void)state;
+    cfg.max_requests = 2;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(ttft_tpot_phase(&c, bad[i], TTFT_TPOT_ROLE_KERNEL), TTFT_TPOT_ENAME);
+        assert_int_equal(ttft_tpot_request_submit(&c, bad[i]), TTFT_TPOT_ENAME);
+    }
+    assert_true(ttft_tpot_phase(&c, "ok \xc2\xa0 \xe2\x80\xa9 \xe2\x81\xaa", TTFT_TPOT_ROLE_KERNEL) >= 0); /* neighbours */
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\n\x1b]0;pwned\x07,decode,0,1,1,0\n",
+                               "t\x1b", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
+    for (i = 0; err[i]; i++)
+        if ((unsigned char)err[i] < 0x20 || (unsigned char)err[i] == 0x7f)
+            fail_msg("control byte 0x%02x in the message: %s", (unsigned char)err[i], err);
+    assert_non_null(strstr(err, "\\x1b]0;pwned\\x07"));
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nx,\xc2\x9b,0,1,1,0\n", "t", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "unknown role: \\xc2\\x9b"));
+    ttft_tpot_free(&c);
+}
+
+/* 8. Integers past 2^53 are exact to the ns: min, max and percentiles, in JSON and the trace. The p50
+   of 9007199254740993 and 9007199254740995 ns is 9007199254740994 ns. */
+static void exact_past_two_to_the_53(void **state)
+{
+    ttft_tpot c;
+    char *json, *trace;
+    int d;
+    (void)state;
+    d = fixture(&c, NULL, "d", TTFT_TPOT_ROLE_DECODE);
+    ttft_tpot_record(&c, d, 1, 1); /* the first call: warmup */
+    ttft_tpot_record(&c, d, 9007199254740993ull, 1);
+    ttft_tpot_record(&c, d, 9007199254740995ull, 1);
+    json = capture(&c, ttft_tpot_report_json);
+    assert_non_null(strstr(json, "\"p50_ms\":9007199254.740994"));
+    assert_non_null(strstr(json, "\"min_ms\":9007199254.740993"));
+    assert_non_null(strstr(json, "\"max_ms\":9007199254.740995"));
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, ",9007199254740995,"));
+    free(json);
+    free(trace);
+    ttft_tpot_free(&c);
+}
+
+/* 9. Lines that must say what is true. */
+static void report_lines_say_what_is_true(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    char *text;
+    int e, d, p, i;
+    (void)state;
+    /* an e2e span ended without a token count: no rate of 0 tok/s */
+    e = fixture(&c, NULL, "generate", TTFT_TPOT_ROLE_E2E);
+    ttft_tpot_record(&c, e, 5 * MS, 0);
+    text = capture(&c, ttft_tpot_report);
+    assert_null(strstr(text, "0.00 tok/s"));
+    assert_non_null(strstr(text, "e2e                   : n/a         (the e2e samples carry no tokens"));
+    /* no prefill at all: no advice to time a warmup request */
+    assert_non_null(strstr(text, "TTFT (steady, p50)    : n/a         (no prefill-role sample)"));
+    free(text);
+    json_of(&c, &doc);
+    assert_true(is_null_at(&doc, "e2e.tok_s"));
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+    /* steady decode steps of 0 ns: TPOT is 0, the rate is undefined, and the line says why */
+    d = fixture(&c, NULL, "d", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < 5; i++)
+        ttft_tpot_record(&c, d, i == 0 ? MS : 0, 1);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "(n=4,"));
+    assert_null(strstr(text, "no steady decode step"));
+    assert_non_null(strstr(text, "Output throughput     : n/a         (the 4 steady decode steps took 0 ns)"));
+    free(text);
+    ttft_tpot_free(&c);
+    /* after clear, the first prefill of the interval is steady: not labelled as the cold one */
+    p = fixture(&c, NULL, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    ttft_tpot_record(&c, p, 90 * MS, 1);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "TTFT (first request)  : 90.00 ms    (incl. one-time warmup)"));
+    free(text);
+    ttft_tpot_clear(&c);
+    ttft_tpot_record(&c, p, 30 * MS, 1);
+    text = capture(&c, ttft_tpot_report);
+    assert_null(strstr(text, "incl. one-time warmup"));
+    assert_non_null(strstr(text, "TTFT (first request)  : 30.00 ms    (not flagged warmup: its one-time costs came before it)"));
+    free(text);
+    json_of(&c, &doc);
+    assert_true(is_bool_at(&doc, "ttft.first_warmup", 0));
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+/* A collector with one request of TTFT 500 ms, for the exposition. */
+static void one_request(ttft_tpot *c)
+{
+    ttft_tpot_config cfg = {0};
+    cfg.max_requests = 1;
+    assert_int_equal(ttft_tpot_init(c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(c, "r", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "r", 500 * MS, 1), TTFT_TPOT_OK);
+}
+
+static char *prometheus_of(const ttft_tpot *c, const char *labels, int *rc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    *rc = ttft_tpot_prometheus(c, f, "llm_", labels);
+    fclose(f);
+    return buf;
+}
+
+/* 9. Labels are checked as the exposition format defines them; values keep their escapes. */
+static void prometheus_labels_are_valid(void **state)
+{
+    static const char *const bad[] = {"a=\"b", "le=\"1\"", "0x=\"1\"", "a=b", "a=\"b\"c=\"d\"", "a=\"b\",a=\"c\"",
+                                      "__x=\"1\"", "a=\"\\q\"", "a=\"\xc3\x28\"", "a=\"b\",", "=\"b\"", "a-b=\"c\""};
+    ttft_tpot c;
+    char *out;
+    size_t i;
+    int rc;
+    (void)state;
+    one_request(&c);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        out = prometheus_of(&c, bad[i], &rc);
+        if (rc != TTFT_TPOT_EINVAL || out[0])
+            fail_msg("labels %s: rc %d, wrote %.80s", bad[i], rc, out);
+        free(out);
+    }
+    out = prometheus_of(&c, "model_name=\"q\\\"3\\\\n\\n\",engine=\"x\"", &rc);
+    assert_int_equal(rc, TTFT_TPOT_OK);
+    assert_non_null(strstr(out, "llm_time_to_first_token_seconds_bucket{model_name=\"q\\\"3\\\\n\\n\",engine=\"x\",le=\"0.5\"} 1\n"));
+    assert_non_null(strstr(out, "llm_time_to_first_token_seconds_sum{model_name=\"q\\\"3\\\\n\\n\",engine=\"x\"} 0.500000000\n"));
+    free(out);
+    ttft_tpot_free(&c);
+}
+
+/* 9. e2e samples with tokens that took 0 ns: no rate, and the reason. */
+static void e2e_of_zero_ns(void **state)
+{
+    ttft_tpot c;
+    char *text;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    ttft_tpot_record(&c, ttft_tpot_phase(&c, "generate", TTFT_TPOT_ROLE_E2E), 0, 32);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "e2e                   : n/a         (the e2e samples took 0 ns)"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+/* 3. A Prometheus sum past 2^64 ns (three TTFTs of 2^63 ns) is still written with '.'. */
+static void prometheus_sum_past_two_to_the_64(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char id[4], *out;
+    int i, rc;
+    (void)state;
+    cfg.max_requests = 3;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    for (i = 0; i < 3; i++) {
+        snprintf(id, sizeof id, "r%d", i);
+        assert_int_equal(ttft_tpot_request_submit_at(&c, id, 0), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, 1ull << 63, 1), TTFT_TPOT_OK);
+    }
+    out = prometheus_of(&c, NULL, &rc);
+    assert_int_equal(rc, TTFT_TPOT_OK);
+    /* 3 * 2^63 ns = 27670116110.564327424 s, through a double */
+    assert_non_null(strstr(out, "llm_time_to_first_token_seconds_sum 27670116110.5643"));
+    free(out);
+    ttft_tpot_free(&c);
+}
+
+/* 3. Under a decimal-comma locale (made here with localedef) every machine-read output keeps '.',
+   and the text report does too. */
+static void decimal_comma_locale(void **state)
+{
+    char dir[] = "/tmp/ttft_tpot_locale_XXXXXX", cmd[512], err[256], *json, *text, *prom, *chrome, *trace;
+    ttft_tpot c, b;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_slo slo;
+    jc_value doc;
+    int d, i, rc;
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd, "localedef -c -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1", dir);
+    (void)shell(cmd);
+    setenv("LOCPATH", dir, 1);
+    if (!setlocale(LC_ALL, "de_DE.UTF-8") || strcmp(localeconv()->decimal_point, ",") != 0) {
+        print_message("SKIPPED: no decimal-comma locale could be made (localedef, Debian's locales package)\n");
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        (void)shell(cmd);
+        skip();
+    }
+    cfg.timeline = 1;
+    cfg.max_requests = 1;
+    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < 4; i++) /* steady: 3 steps of 3 ms, 1 token each: 333.33 tok/s */
+        ttft_tpot_record(&c, d, 3 * MS, 1);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "r", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 500 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_slo_parse("ttft=1.5", &slo), TTFT_TPOT_OK);
+    assert_true(slo.ttft_ms == 1.5);
+    json = capture(&c, ttft_tpot_report_json);
+    text = capture(&c, ttft_tpot_report);
+    prom = prometheus_of(&c, NULL, &rc);
+    assert_int_equal(rc, TTFT_TPOT_OK);
+    chrome = capture(&c, ttft_tpot_chrome_trace);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&b, trace, "t", err, sizeof err), TTFT_TPOT_OK);
+    same_reports(&c, &b);
+    ttft_tpot_free(&b);
+    ttft_tpot_free(&c);
+    setlocale(LC_ALL, "C"); /* the checks' own JSON parser reads numbers with strtod */
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    (void)shell(cmd);
+    if (jc_parse(json, &doc) != 0)
+        fail_msg("not JSON: %s", json);
+    assert_near(num_at(&doc, "output_throughput_tok_s"), 1000.0 / 3, 1e-9);
+    jc_free(&doc);
+    if (jc_parse(chrome, &doc) != 0)
+        fail_msg("not JSON: %s", chrome);
+    jc_free(&doc);
+    assert_non_null(strstr(text, "Output throughput     : 333.3 tok/s"));
+    assert_non_null(strstr(text, "3.00 [CI needs n>=6] / 3.00 [CI needs n>=368] ms/token"));
+    assert_non_null(strstr(prom, "llm_time_to_first_token_seconds_bucket{le=\"0.25\"} 0\n"));
+    assert_non_null(strstr(prom, "llm_time_to_first_token_seconds_bucket{le=\"0.5\"} 1\n"));
+    assert_non_null(strstr(prom, "llm_time_to_first_token_seconds_sum 0.500000000\n"));
+    free(json);
+    free(text);
+    free(prom);
+    free(chrome);
+    free(trace);
+}
+
+/* The request event of the Chrome trace named name: fails the test when there is none. */
+static const jc_value *request_event(const jc_value *doc, const char *name)
+{
+    const jc_value *ev = jc_get(doc, "traceEvents");
+    size_t i;
+    for (i = 0; ev && i < ev->n; i++) {
+        const jc_value *nm = jc_get(&ev->items[i], "name"), *cat = jc_get(&ev->items[i], "cat");
+        if (nm && cat && strcmp(nm->str, name) == 0 && strcmp(cat->str, "request") == 0)
+            return &ev->items[i];
+    }
+    fail_msg("no request event %s", name);
+    return NULL;
+}
+
+/* Request tracks. A: submit 0, scheduled 40, tokens 100 and 120 ms; B: submit 10, scheduled 10, token
+   60; C: submit 20, token 300 (never scheduled); D: submit 130, token 140. Lanes: A 1; B 2 (A runs);
+   C 3 (A and B run at 20); D 1 (A ended at 120). */
+static void request_tracks_in_the_chrome_trace(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    const jc_value *e;
+    char *text;
+    size_t i, tokens = 0;
+    (void)state;
+    cfg.timeline = 1;
+    cfg.max_requests = 4;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 0);
+    ttft_tpot_request_submit_at(&c, "B", 10 * MS);
+    ttft_tpot_request_submit_at(&c, "C", 20 * MS);
+    ttft_tpot_request_schedule_at(&c, "A", 40 * MS);
+    ttft_tpot_request_schedule_at(&c, "B", 10 * MS);
+    ttft_tpot_request_tokens_at(&c, "B", 60 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 100 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 120 * MS, 3);
+    ttft_tpot_request_submit_at(&c, "D", 130 * MS);
+    ttft_tpot_request_tokens_at(&c, "D", 140 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "C", 300 * MS, 1);
+    text = capture(&c, ttft_tpot_chrome_trace);
+    if (jc_parse(text, &doc) != 0)
+        fail_msg("not JSON: %s", text);
+    e = request_event(&doc, "queued A");
+    assert_ms(e, "tid", 1);
+    assert_ms(e, "ts", 0);
+    assert_ms(e, "dur", 40000); /* microseconds */
+    assert_ms(request_event(&doc, "prefill A"), "dur", 60000);
+    e = request_event(&doc, "decode A");
+    assert_ms(e, "ts", 100000);
+    assert_ms(e, "dur", 20000);
+    assert_ms(request_event(&doc, "queued B"), "dur", 0);
+    assert_ms(request_event(&doc, "prefill B"), "tid", 2);
+    e = request_event(&doc, "ttft C");
+    assert_ms(e, "tid", 3);
+    assert_ms(e, "dur", 280000);
+    assert_ms(request_event(&doc, "ttft D"), "tid", 1);
+    e = jc_get(&doc, "traceEvents");
+    for (i = 0; i < e->n; i++) { /* an instant a token event: A 2, B, C and D 1 each */
+        const jc_value *ph = jc_get(&e->items[i], "ph");
+        tokens += ph && strcmp(ph->str, "i") == 0;
+    }
+    assert_int_equal(tokens, 5);
+    jc_free(&doc);
+    { /* the export of the collector's trace is the same, byte for byte */
+        ttft_tpot b;
+        char *trace = capture(&c, ttft_tpot_trace_write), *again, err[256];
+        assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+        assert_int_equal(trace_str(&b, trace, "t", err, sizeof err), TTFT_TPOT_OK);
+        again = capture(&b, ttft_tpot_chrome_trace);
+        assert_string_equal(again, text);
+        free(again);
+        free(trace);
+        ttft_tpot_free(&b);
+    }
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+static void defensive_escaping_and_huge_totals(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    char *text;
+    int k;
+    (void)state;
+    k = fixture(&c, NULL, "k", TTFT_TPOT_ROLE_KERNEL);
+    ttft_tpot_record(&c, k, UINT64_MAX, 0);
+    ttft_tpot_record(&c, k, UINT64_MAX, 0);
+    /* names are checked on the way in; the JSON writer escapes anyway, should a caller poke one */
+    memcpy(c.phase.slots[k].name, "a\x01\xff", 4);
+    text = capture(&c, ttft_tpot_report_json);
+    assert_non_null(strstr(text, "\"name\":\"a\\u0001\\ufffd\""));
+    assert_int_equal(jc_parse(text, &doc), 0);
+    /* a total past 2^64 ns still prints as a number */
+    assert_near(num_at(&doc, "phases.0.total_ms"), 2.0 * 18446744073709551615.0 / 1e6, 1e3);
+    jc_free(&doc);
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+static void text_report_variants(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    jc_value doc;
+    char *text;
+    int p, k, d, i;
+    (void)state;
+    cfg.bounded = 1;
+    p = fixture(&c, &cfg, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    k = ttft_tpot_phase(&c, "fwd", TTFT_TPOT_ROLE_KERNEL);
+    d = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+    assert_int_equal(ttft_tpot_link_prefill_kernel(&c, k), TTFT_TPOT_OK);
+    for (i = 0; i < 3; i++) {
+        ttft_tpot_record(&c, p, (uint64_t)(100 - i) * MS, 1);
+        ttft_tpot_record(&c, k, (uint64_t)(50 - i) * MS, 0);
+    }
+    ttft_tpot_record(&c, d, 9 * MS, 1);
+    ttft_tpot_record(&c, d, 9 * MS, 1); /* a warmup section: two warmup steps */
+    ttft_tpot_warmup_begin(&c);
+    ttft_tpot_record(&c, d, 9 * MS, 1);
+    ttft_tpot_warmup_end(&c);
+    ttft_tpot_record(&c, 77, MS, 0); /* rejected */
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "TTFT (steady, p50)    : 98.5")); /* bounded: 99, 98, within 0.8% */
+    assert_non_null(strstr(text, "mean 98.50 ms; ")); /* the mean is exact */
+    assert_non_null(strstr(text, "; ~ within 0.8%: bounded histogram)"));
+    assert_non_null(strstr(text, "excl. 2 warmup steps"));
+    assert_non_null(strstr(text, "WARNING: 1 calls rejected"));
+    free(text);
+    json_of(&c, &doc);
+    assert_ms(&doc, "ttft.prefill_kernel_min_ms", 48);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+static void streams_that_fail(void **state)
+{
+    ttft_tpot c;
+    FILE *wo = tmpfile();
+    FILE *w2;
+    char err[128];
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_chrome_trace(&c, stdout), TTFT_TPOT_EINVAL); /* no timeline */
+    assert_int_equal(ttft_tpot_chrome_trace(NULL, stdout), TTFT_TPOT_EINVAL);
+    /* reading from a stream opened for writing only: an I/O error, not a parse error */
+    fclose(wo);
+    w2 = fopen("edges_write_only.csv", "w");
+    assert_non_null(w2);
+    assert_int_equal(ttft_tpot_trace_read(&c, w2, "w", err, sizeof err), TTFT_TPOT_EIO);
+    fclose(w2);
+    remove("edges_write_only.csv");
+    assert_int_equal(counts(&c).phases, 0);
+    ttft_tpot_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(names_that_would_reach_a_terminal),
+        cmocka_unit_test(exact_past_two_to_the_53),
+        cmocka_unit_test(report_lines_say_what_is_true),
+        cmocka_unit_test(prometheus_labels_are_valid),
+        cmocka_unit_test(e2e_of_zero_ns),
+        cmocka_unit_test(prometheus_sum_past_two_to_the_64),
+        cmocka_unit_test(decimal_comma_locale),
+        cmocka_unit_test(request_tracks_in_the_chrome_trace),
+        cmocka_unit_test(defensive_escaping_and_huge_totals),
+        cmocka_unit_test(text_report_variants),
+        cmocka_unit_test(streams_that_fail),
+    };
+    return run_cases(tests);
+}
