@@ -1,4 +1,4 @@
-/* ttft_tpot.h v0.2.0 - TTFT / TPOT latency metrics for LLM inference drivers. MIT license (end of file).
+/* ttft_tpot.h v0.3.0 - TTFT / TPOT latency metrics for LLM inference drivers. MIT license (end of file).
 
    Time every prefill, decode step and kernel dispatch of a model driver, then print the numbers that
    matter in deployment, in the vLLM convention: time to first token (first request and steady state),
@@ -20,6 +20,22 @@
          for (...) { TTFT_TPOT_SPAN_BEGIN(d, &tp, dec); decode_step(...); TTFT_TPOT_SPAN_END_TOKENS(d, batch); }
          if (profile) ttft_tpot_report(&tp, stdout);
          ttft_tpot_free(&tp);
+
+   RECORDING
+     One begin, one end, and setters between them for what a sample carries: tokens, prompt tokens,
+     a shape key, a duration measured elsewhere (a device timer). The other record functions and
+     macros are thin wrappers over these ("Recording has one begin" in the Recording section):
+         ttft_tpot_span s = ttft_tpot_span_begin(&tp, pre);
+         prefill(batch);
+         ttft_tpot_span_set_tokens(&s, batch);            // one token a sequence
+         ttft_tpot_span_set_prompt(&s, batch * prompt_len);
+         ttft_tpot_span_set_shape(&s, batch);             // first call of each batch size: warmup
+         ttft_tpot_span_end(&s);
+
+   REPORT MODEL
+     ttft_tpot_model_compute computes every figure once (headline, phases, steady states, runs,
+     request metrics, kernel shares, losses); the text, JSON and Prometheus writers and the tools read
+     the model. ttft_tpot_report(c, f) is compute + ttft_tpot_model_report + free.
 
    SECTIONS
      Each heading stands twice, in the same order: over the declarations and over the implementation
@@ -55,25 +71,80 @@
      _POSIX_C_SOURCE itself, which works when it is the file's first include; otherwise compile that
      file with -D_POSIX_C_SOURCE=199309L.
 
-   METRICS (the README says the same, word for word)
-     TTFT first      = the first prefill-role sample, warmup or not.
-     TTFT steady     = n/p50/p90/p99/mean over the prefill-role samples not flagged warmup;
-                       none: n/a (time one warmup request first).
-     TPOT            = n/p50/p90/p99/mean/min/max over decode-role samples not flagged warmup
-                       (so step 0 of a cold run is excluded), and how many were excluded. A decode
-                       sample's duration is the per-sequence time per token.
-     Output throughput (decode-only, steady)
-                     = sum of tokens / sum of durations over those same decode samples.
-     Prefill rate    = prompt tokens / sum of durations over the prefill-role samples not flagged
-                       warmup that carry a prompt count (TTFT_TPOT_SPAN_END_PROMPT).
-     e2e             = sum of tokens / sum of durations of the e2e-role samples; it includes prefill
-                       and warmup and is not a serving throughput.
-     Percentile p of n sorted values x: h = (n-1)*p/100, x[floor(h)] + (h-floor(h))*(x[floor(h)+1]-x[floor(h)])
-     (numpy's default "linear", as vLLM uses). Exact: computed by selection over every stored sample,
-     unless a phase is bounded (below).
-     Warmup: the first call of every phase is flagged warmup, and so is every sample recorded between
-     ttft_tpot_warmup_begin and ttft_tpot_warmup_end. Each phase is reported over every sample and,
-     as its steady view, over its samples not flagged warmup, with its slowest warmup sample.
+   METRICS (their one written definition: the README and the man page point here)
+     TTFT first = the first prefill-role sample, warmup or not.
+     TTFT steady = n/p50/p90/p99/mean over the prefill-role samples not flagged warmup; none:
+       n/a (time one warmup request first). If the driver links a kernel phase as the prefill
+       kernel (ttft_tpot_link_prefill_kernel), the text shows that kernel's fastest sample as a
+       lower bound.
+     TPOT = n/p50/p90/p99/mean/min/max over decode-role samples not flagged warmup (so step 0 of
+       a cold run is excluded), and how many were excluded. A decode sample's duration is the
+       per-sequence time per token.
+     Output throughput (decode-only, steady) = sum of tokens / sum of durations over those same
+       decode samples (for one sequence this is 1000 / mean TPOT in ms).
+     e2e = sum of tokens / sum of durations of the e2e-role samples; it includes prefill and
+       warmup and is not a serving throughput.
+     Percentile p of n sorted values x: h = (n-1)*p/100, result x[floor(h)] +
+       (h-floor(h))*(x[floor(h)+1]-x[floor(h)]). This is numpy's default ("linear"), which vLLM,
+       SGLang and GenAI-Perf use, so figures compare 1:1. p of one sample is that sample. Exact:
+       computed by selection over every stored sample, not approximated.
+     95% interval of a percentile (p50, p90, p99 of every set: steady TTFT, TPOT, each request
+       metric, each phase; JSON ci95, and in the TTFT and TPOT lines) = [x(lo), x(hi)], two
+       order statistics of the same values (ranks from 1, smallest first), with B ~ Binomial(n,
+       p/100): lo the largest rank with P(B < lo) <= 0.025, hi the smallest with P(B >= hi) <=
+       0.025. Then P(x(lo) <= true percentile <= x(hi)) >= 95% whatever the distribution,
+       provided the samples are independent draws from one distribution. It says how precisely n
+       samples pin the percentile down, not how much the next run will differ. Decode steps of
+       one generation are correlated (the KV cache grows; a slow step is often followed by
+       another), so for TPOT the interval is narrower than the truth: compare runs (--repeat-
+       runs) before trusting a small difference. No such interval exists for small n (the text
+       says CI needs n>=..., the JSON gives null): p50 needs 6 samples, p90 36, p99 368
+       (ttft_tpot_ci95_min_n computes them). A bounded phase's interval is read from its
+       histogram like its percentiles, within the same 0.78%.
+     Prefill rate = the prompt tokens of the steady (not warmup) prefill-role samples that carry
+       a prompt count, / the sum of those samples' durations, in tok/s. Steady prefills without
+       a count are left out and counted (without_prompt); with none, n/a.
+     Per-phase rows are over all of the phase's samples, warmup included: n, warmup n, total,
+       mean, min, max, p50, p90, p99. Each phase also has its steady view, the same figures over
+       its samples not flagged warmup (n - warmup n), and its warmup max, the slowest warmup
+       sample: a kernel whose first call page-faults the weights shows a 280 ms max beside a 7
+       ms steady p50.
+     Runs. A driver that repeats a generation calls ttft_tpot_run_begin(c) before each measured
+       run (generate --repeat-runs N does); samples before the first run belong to none. Each
+       run's steady TTFT p50, TPOT p50 and output throughput (its steady decode tokens / their
+       time) are reported, and across runs their mean, sd (n - 1) and coefficient of variation
+       sd / mean, as llama-bench prints t/s +- sd. A CV above 5% is flagged (WARNING: the runs
+       vary): the runs disagree more than a difference you might want to see. Runs come from
+       stored samples; a collector with bounded prefill or decode phases has none (n/a). Traces
+       carry the runs as # run: lines, so the report of a trace gives the same runs.
+     Steady state, measured (MSER-5, White 1997). The warmup flags say what the driver believes;
+       the report checks it. For each decode-role phase whose samples are all stored (not a
+       bounded phase with samples in its histogram: null there, and for a phase with no sample),
+       its samples in call order, warmup included, are cut into consecutive batches of 5 (a
+       trailing partial batch dropped), with means Z_1..Z_m; for d = 0..floor(m/2), MSER(d) =
+       sum over j>d of (Z_j - Zbar_d)^2 / (m - d)^2, Zbar_d the mean of Z_{d+1..m}; d* is the
+       smallest minimiser and the truncation is 5*d* samples. JSON steady_state gives the
+       flagged count, the truncation and the p50 of the samples after it. When the truncation
+       passes the flagged samples, the text says so with both p50s, e.g. decode_step: MSER-5
+       puts the end of warmup at step 25, 24 steps after the flagged one; TPOT p50 3.41 ms with
+       them, 3.22 ms without (adding within the p50's 95% interval when the difference is within
+       it: on a steady series MSER-5 often cuts a few batches of noise). Detection reports; the
+       flags decide: no figure changes because of it. The requests' TTFT series (submit order,
+       warmup requests included) gets the same, as requests.steady_state.
+     Exact means exact at every magnitude: durations are integer ns, and min, max and
+       percentiles are computed in integers, so the JSON gives them to the ns even past 2^53 ns
+       (the p50 of 9007199254740993 and 9007199254740995 ns is 9007199254.740994 ms). An
+       interpolated percentile is rounded to the nearest ns, half up. Means and totals are
+       doubles, exact below 2^53 ns (104 days).
+     n/a, never a false 0. A figure that cannot be computed says why: an e2e span ended without
+       a token count (TTFT_TPOT_SPAN_END_TOKENS gives one) has no rate, steady decode steps that
+       took 0 ns in total have no throughput, and the first prefill after ttft_tpot_clear is not
+       labelled as the cold one.
+     Locale. Nothing depends on LC_NUMERIC: a host program that calls setlocale(LC_ALL, "")
+       under a decimal-comma locale still gets . in the JSON, the Prometheus exposition, traces,
+       the Chrome trace and the text report, and --slo ttft=1.5 still parses. The text report
+       follows the same rule on purpose: it is English, and it is pasted into issues and
+       grepped.
 
    ERRORS AND ODD INPUT
      Functions return TTFT_TPOT_OK (0) or a negative TTFT_TPOT_E* code (one list: TTFT_TPOT_ERRORS);
@@ -106,7 +177,9 @@
    REQUESTS (serving)
      With config.max_requests, the collector also records each request's submit and token events and
      reports vLLM's per-request metrics: TTFT = first token - submit, E2E = last token - submit,
-     TPOT = (E2E - TTFT) / (tokens - 1), ITL = every gap between a request's token events; goodput
+     TPOT = (E2E - TTFT) / (tokens - 1), ITL = every gap between a request's token events, TTST =
+     second token - submit, queue = schedule - submit, prefill = first token - schedule (one row each
+     in TTFT_TPOT_METRICS: label, JSON key, Prometheus name, help, buckets); goodput
      under SLOs; Prometheus exposition (ttft_tpot_prometheus). Warmup per shape: spans and records
      with a shape key flag the first sample of each (phase, key).
 
@@ -143,9 +216,9 @@
 #endif
 
 #define TTFT_TPOT_VERSION_MAJOR 0
-#define TTFT_TPOT_VERSION_MINOR 2
+#define TTFT_TPOT_VERSION_MINOR 3
 #define TTFT_TPOT_VERSION_PATCH 0
-#define TTFT_TPOT_VERSION "0.2.0"
+#define TTFT_TPOT_VERSION "0.3.0"
 
 #include <stddef.h>
 #include <stdint.h>
