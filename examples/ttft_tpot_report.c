@@ -18,11 +18,9 @@
 #include <sys/stat.h> /* fstat: a directory is not a trace */
 
 static const char usage_text[] =
-    "usage: ttft_tpot_report [--json | --prometheus [--prometheus-prefix P] [--label K=V]...] [--html OUT.html]\n"
-    "                        [--slo ttft=MS,tpot=MS,e2e=MS] [--chrome-trace OUT.json] [--prefill-kernel NAME]\n"
-    "                        [--bounded] TRACE...\n"
-    "       ttft_tpot_report --compare [--json] [--html OUT.html] [--alpha A] BASE NEW\n"
-    "       ttft_tpot_report --compare [--json] [--html OUT.html] [--alpha A] --base TRACE... --new TRACE...\n"
+    "Usage: ttft_tpot_report [--json | --prometheus] [OPTION]... TRACE...\n"
+    "  or:  ttft_tpot_report --compare [--json] [--html OUT.html] [--alpha A] BASE NEW\n"
+    "  or:  ttft_tpot_report --compare [--json] [--html OUT.html] [--alpha A] --base TRACE... --new TRACE...\n"
     "Reads the traces (format v1: phase,role,start_ns,dur_ns,tokens,warmup) in order into one collector\n"
     "and prints its report: text by default, JSON (schema ttft_tpot/v1) with --json. A TRACE of -\n"
     "is standard input.\n"

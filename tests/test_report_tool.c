@@ -194,7 +194,7 @@ static void bad_usage_exits_2(void **state)
         free(err);
     }
     assert_int_equal(tool("--help", &out, &err), 0);
-    assert_non_null(strstr(out, "usage: ttft_tpot_report"));
+    assert_non_null(strstr(out, "Usage: ttft_tpot_report"));
     free(out);
     free(err);
 }
