@@ -267,7 +267,7 @@ static int series_chart(FILE *out, const ttft_tpot_model *const *m, int n, int t
         s[j].kind = k % 2 || ttft ? SVG_DOTS : SVG_LINE;
         s[j++].hollow = k % 2;
     }
-    ch.logy = j ? svg_wants_log(s, j) : 0; /* every value drawn, steady and warmup, of every side */
+    ch.logy = svg_wants_log(s, j); /* every value drawn, steady and warmup, of every side */
     if (rc == 0 && j)
         svg_plot(out, &ch, s, j);
     else if (rc == 0)

@@ -109,7 +109,7 @@ static int write_prometheus(const char *path, const ttft_tpot_model *m, const ch
 int outputs_write(const options *o, const ttft_tpot_model *m, FILE *data)
 {
     int status = 0;
-    if (status == 0 && o->profile_json)
+    if (o->profile_json)
         status = write_file(o->profile_json, ttft_tpot_model_report_json, m, data);
     if (status == 0 && o->profile_html)
         status = write_file(o->profile_html, html_one, m, data);

@@ -23,7 +23,7 @@ RELEASED = "1795392000"  # the date the man page carries: 2026-11-23, the releas
 def run(cmd):
     env = dict(os.environ, LC_ALL="C")
     out = subprocess.run(cmd, shell=True, cwd=ROOT, env=env, capture_output=True, text=True)
-    if out.returncode not in (0,):
+    if out.returncode != 0:
         sys.exit("docs: `%s` exited %d: %s" % (cmd, out.returncode, out.stderr.strip()))
     return out.stdout
 

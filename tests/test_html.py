@@ -225,6 +225,7 @@ def main():
         text = check_html(out, 5 if name == "serving" else 4, ["Headline", "Decode step time"])
         if name == "serving":
             assert "Request TTFT" in text and "Inter-token latency: CDF" in text
+            assert "Request TTST" in text and "Time to second token: CDF" in text
         if name == "compare":
             assert "Base median" in text
         rendered = render(out, os.path.join(work, name + ".png"), work)

@@ -195,6 +195,7 @@ static void bad_usage_exits_2(void **state)
     }
     assert_int_equal(tool("--help", &out, &err), 0);
     assert_non_null(strstr(out, "Usage: ttft_tpot_report"));
+    assert_non_null(strstr(out, "\n  or:  ttft_tpot_report --compare ")); /* help2man's synopsis lines */
     free(out);
     free(err);
 }

@@ -1,7 +1,7 @@
 # Install the project into a scratch prefix, then use it as others do:
 #   1. a CMake project finds it with find_package and links ttft_tpot::ttft_tpot;
 #   2. a plain compiler command takes its flags from pkg-config (as Make and Meson users do);
-#   3. the prefix holds LICENSE, the .pc file and the report tool, and not the demo driver;
+#   3. the prefix holds LICENSE, the .pc file, the report tool and its man page, and not the demo driver;
 #   4. a parent project builds it with add_subdirectory and installs and exports a library of its
 #      own that links ttft_tpot::ttft_tpot (CMake's export-set rule).
 # -D BUILD_DIR=<the project's build tree> -D SOURCE_DIR=<tests/package> -D WORK_DIR=<scratch>
@@ -41,7 +41,8 @@ else()
   message(STATUS "pkg-config not found: the pkg-config consumer is skipped (Debian: apt-get install pkgconf)")
 endif()
 
-foreach(f share/doc/ttft_tpot/LICENSE include/ttft_tpot.h share/pkgconfig/ttft_tpot.pc bin/ttft_tpot_report${CMAKE_EXECUTABLE_SUFFIX})
+foreach(f share/doc/ttft_tpot/LICENSE include/ttft_tpot.h share/pkgconfig/ttft_tpot.pc bin/ttft_tpot_report${CMAKE_EXECUTABLE_SUFFIX}
+          share/man/man1/ttft_tpot_report.1)
   if(NOT EXISTS "${prefix}/${f}")
     message(FATAL_ERROR "not installed: ${f}")
   endif()
