@@ -40,7 +40,8 @@
    SECTIONS
      Each heading stands twice, in the same order: over the declarations and over the implementation
      (search "---- Requests" to find both): Errors · Clock · Names, hashing and numbers · Statistics
-     (exact and bounded) · Phases and warmup · Requests · Storage · Collector and config · Recording ·
+     (exact and bounded) · Phases and warmup · Requests · Storage · Device time · Collector and config ·
+     Recording ·
      Report model · Writers (text, JSON, Prometheus, Chrome trace) · Trace I/O. Each section uses only
      those above it. Writers and Trace I/O have sub-headings ("-- Writers: the JSON report").
 
@@ -131,6 +132,17 @@
        it: on a steady series MSER-5 often cuts a few batches of noise). Detection reports; the
        flags decide: no figure changes because of it. The requests' TTFT series (submit order,
        warmup requests included) gets the same, as requests.steady_state.
+     Device time (spans marked ttft_tpot_span_set_device, their tickets resolved with the device's
+       timestamps: Device time, below). A phase's device figures are n/p50/p90/p99/mean over the
+       resolved intervals of its steady samples; its queue delay, over those resolved on an absolute
+       device clock, is device begin - host issue (a begin mapped before the issue counts 0, and is
+       counted). A step (a prefill-, decode- or e2e-role sample) has as device time its own interval,
+       else the sum of the intervals of the kernel samples it dispatched (since the step before);
+       parts of a launch count where the launch has no interval of its own. TTFT (steady, device)
+       and TPOT (device) are the steady prefill and decode steps' device times; device busy =
+       their device time / their wall time over the steady decode steps that have one. Below
+       TTFT_TPOT_HOST_BOUND (50%) the report says decode is host-bound. TTFT and TPOT stay
+       wall-clock: that is what a user waits for.
      Exact means exact at every magnitude: durations are integer ns, and min, max and
        percentiles are computed in integers, so the JSON gives them to the ns even past 2^53 ns
        (the p50 of 9007199254740993 and 9007199254740995 ns is 9007199254.740994 ms). An
@@ -266,7 +278,8 @@ typedef struct ttft_tpot ttft_tpot; /* the collector: Collector and config */
     X(ESTATE, -8, "span or warmup section misused")   /* ended twice, never begun */                  \
     X(EIO, -9, "I/O error")                           /* reading or writing the stream failed */      \
     X(EPARSE, -10, "malformed trace")                                                                 \
-    X(EREQUEST, -11, "request event refused")         /* unknown id, second submit, time backwards */
+    X(EREQUEST, -11, "request event refused")         /* unknown id, second submit, time backwards */ \
+    X(ETICKET, -12, "device ticket unknown or resolved") /* a resolution of no open ticket */
 
 #define TTFT_TPOT__ERR_ENUM(name, value, text) TTFT_TPOT_##name = (value),
 enum { TTFT_TPOT_ERRORS(TTFT_TPOT__ERR_ENUM) };
@@ -673,6 +686,96 @@ TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sa
 /* Run r (0 .. counts.runs - 1): its stored samples are [*first, *end). OK; EINVAL (NULL, no such run). */
 TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first, size_t *end);
 
+/* ---- Device time ----------------------------------------------------------------------------- */
+
+/* On a GPU or an NPU a launch returns before the kernel runs: a span around it times the enqueue, and
+   the kernel's time lands in whichever later call synchronizes. The device's own timestamps say what
+   it did. A span marked with ttft_tpot_span_set_device records its host time as usual (issue to
+   return) and opens a ticket (ttft_tpot_span_ticket): an open device interval that the driver
+   resolves when the device's timestamps are ready (after the step's synchronize), off the record
+   path, in one of two forms:
+     elapsed   the device time between two events: cudaEventElapsedTime (about 0.5 us resolution),
+               hipEventElapsedTime, aclrtEventElapsedTime, torch's Event.elapsed_time;
+     absolute  the device's begin and end on its own clock, in ns (aclrtEventGetTimestamp, CUPTI and
+               MSPTI activity records), mapped onto the host clock through a clock pair: both clocks
+               read together after a full synchronize, host = pair.host_ns + (device - pair.device_ns).
+               Only this form gives the queue delay (device begin - host issue).
+   Nothing is lost quietly. A device span that gets no ticket (config.max_device intervals kept, or
+   config.max_pending tickets open at once) keeps its host time and is counted as device_unresolved;
+   a ticket still open at report time is counted as open; a resolution of an unknown or resolved
+   ticket, or with end before begin, is refused (ETICKET, ERANGE), changes nothing and is counted as
+   refused. A ticket is unknown after ttft_tpot_clear. Ticket 0 (a span that has none) resolves to
+   nothing, OK, so a driver with profiling off needs no test. */
+
+/* A device interval: stored in ticket order, its host sample linked. */
+enum { TTFT_TPOT_DEVICE_OPEN = 1, TTFT_TPOT_DEVICE_ELAPSED = 2, TTFT_TPOT_DEVICE_ABSOLUTE = 3 };
+typedef struct ttft_tpot_device_interval {
+    uint64_t sample;    /* its host sample's index + 1 (ttft_tpot_sample_at); 0: none kept (a histogram) */
+    uint64_t issue_ns;  /* host clock: when the host issued it (the span's begin); 0: unknown */
+    uint64_t begin_ns;  /* host clock: when the device began it (absolute form); 0 otherwise */
+    uint64_t device_ns; /* its time on the device, once resolved */
+    uint32_t phase, stream;
+    uint8_t state;      /* TTFT_TPOT_DEVICE_* */
+    uint8_t part;       /* a part of another interval (a kernel of a graph launch, ttft_tpot_device_part) */
+    uint8_t warmup;     /* its host sample was flagged warmup */
+    uint8_t reserved[5];
+} ttft_tpot_device_interval;
+
+/* The device intervals of a collector and what they lost. */
+typedef struct ttft_tpot__device_log {
+    ttft_tpot_device_interval *log;
+    size_t n, max;         /* intervals kept, and room (config.max_device) */
+    size_t open, max_open; /* tickets open, and at most (config.max_pending) */
+    uint32_t epoch;        /* the tickets' epoch: a clear begins another, so older tickets are unknown */
+    uint64_t unresolved;   /* device spans that got no ticket */
+    uint64_t refused;      /* resolutions refused */
+} ttft_tpot__device_log;
+
+/* The host clock and the device clock read together, after a full synchronize (ns both). */
+typedef struct ttft_tpot_clock_pair {
+    uint64_t host_ns, device_ns;
+} ttft_tpot_clock_pair;
+
+/* One resolution: a ticket and its device time, elapsed, or absolute (begin and end on the device
+   clock, ns). */
+typedef struct ttft_tpot_device_stamp {
+    uint64_t ticket;
+    int absolute;
+    uint64_t elapsed_ns;
+    uint64_t begin_ns, end_ns;
+} ttft_tpot_device_stamp;
+
+/* Resolve n tickets, a step's in one call (pair: the clock pair of absolute stamps; NULL when all are
+   elapsed). Each stamp is applied or refused alone: a refused one changes nothing and is counted.
+   OK when every stamp applied; otherwise the first refusal's code: ETICKET (unknown, resolved, or of
+   an earlier epoch), ERANGE (end before begin, or a begin that maps outside the host clock), EINVAL
+   (absolute without a pair); *refused (may be NULL) gets how many were refused. EINVAL (c NULL, or
+   stamps NULL while n > 0: nothing counted). A disabled collector resolves too: its tickets were
+   opened while it recorded. */
+TTFT_TPOT_DEF int ttft_tpot_device_resolve(ttft_tpot *c, const ttft_tpot_device_stamp *stamps, size_t n,
+                                           const ttft_tpot_clock_pair *pair, size_t *refused);
+
+/* One ticket, elapsed form: in ns, or in ms as the event APIs give it (ttft_tpot_ms_to_ns: a
+   negative, NaN or infinite ms is refused, ERANGE). */
+TTFT_TPOT_DEF int ttft_tpot_device_elapsed(ttft_tpot *c, uint64_t ticket, uint64_t elapsed_ns);
+TTFT_TPOT_DEF int ttft_tpot_device_elapsed_ms(ttft_tpot *c, uint64_t ticket, double ms);
+
+/* One ticket, absolute form: begin and end on the device clock, mapped through pair. */
+TTFT_TPOT_DEF int ttft_tpot_device_absolute(ttft_tpot *c, uint64_t ticket, uint64_t begin_ns, uint64_t end_ns,
+                                            const ttft_tpot_clock_pair *pair);
+
+/* A part of a launch: one host dispatch that runs many kernels (a CUDA graph replay) has one ticket
+   for the whole; the kernels' own events, when the driver has them, add a device interval each for
+   phase (a kernel-role row of its own, with no host samples), linked to the launch's sample and
+   stream. stamp->ticket is ignored; the launch's ticket may be open or resolved. OK; ETICKET
+   (unknown launch), EPHASE (unknown phase), ERANGE, EINVAL as ttft_tpot_device_resolve (counted as
+   refused); EFULL (config.max_device kept: counted as device_unresolved). */
+TTFT_TPOT_DEF int ttft_tpot_device_part(ttft_tpot *c, uint64_t launch, int phase, const ttft_tpot_device_stamp *stamp,
+                                        const ttft_tpot_clock_pair *pair);
+
+/* The i-th device interval (0 .. counts.device_intervals - 1), in ticket order. OK; EINVAL. */
+TTFT_TPOT_DEF int ttft_tpot_device_at(const ttft_tpot *c, size_t i, ttft_tpot_device_interval *out);
+
 /* ---- Collector and config -------------------------------------------------------------------- */
 
 typedef struct ttft_tpot_config {
@@ -694,6 +797,8 @@ typedef struct ttft_tpot_config {
     unsigned max_shapes;      /* (phase, shape key) pairs remembered for warmup per shape (0: 64) */
     int grow;                 /* nonzero: ttft_tpot_trace_read enlarges the samples, histograms and
                                  request tables a trace needs (allocating); recording never does */
+    size_t max_device;        /* device intervals kept (Device time; 0: none, 48 bytes each) */
+    size_t max_pending;       /* device tickets open at once (0: 1024, or max_device when smaller) */
 } ttft_tpot_config;
 
 /* The collector. Fields are visible so the record path can be inlined; read them through functions. */
@@ -703,6 +808,7 @@ struct ttft_tpot {
     ttft_tpot__hist_pool hist;       /* bounded phases' histograms (Statistics) */
     ttft_tpot__request_table req;    /* Requests */
     ttft_tpot__shape_table shape;    /* warmup per shape (Phases and warmup) */
+    ttft_tpot__device_log dev;       /* Device time */
     uint64_t rejected; /* calls refused: unknown phase, invalid duration, span misuse */
     unsigned warmup_depth;
     uint16_t warm_all; /* warmup_depth != 0 */
@@ -769,6 +875,9 @@ typedef struct ttft_tpot_counts {
     unsigned runs;         /* marked (ttft_tpot_run_begin) */
     uint64_t runs_dropped; /* not marked: TTFT_TPOT_MAX_RUNS reached */
     uint64_t outgrown;     /* phases that went on in a histogram when the storage was full */
+    size_t device_intervals; /* kept, open ones included */
+    size_t device_open;      /* tickets not yet resolved */
+    uint64_t device_unresolved, device_refused; /* device spans without a ticket; resolutions refused */
 } ttft_tpot_counts;
 
 /* c's counts (all 0 for NULL or a zeroed collector). */
@@ -812,6 +921,9 @@ typedef struct ttft_tpot_span {
     uint64_t tokens, shape, dur; /* tokens TTFT_TPOT__DEFAULT_TOKENS, shape TTFT_TPOT_NO_SHAPE: unset */
     uint32_t prompt;
     unsigned char has_prompt, has_dur;
+    unsigned char device; /* ttft_tpot_span_set_device: the end opens a ticket */
+    uint32_t stream;
+    uint64_t ticket;      /* after the end: its device ticket, 0 none (ttft_tpot_span_ticket) */
 } ttft_tpot_span;
 
 #define TTFT_TPOT__DEFAULT_TOKENS ((uint64_t)1 << 32) /* push: use the phase's default count */
@@ -872,6 +984,12 @@ TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int *phase, uint64_t key)
 TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
                                          uint32_t prompt, int new_shape);
 
+/* A span that carries a prompt or waits for device time: out of line. Returns its device ticket
+   (0: none), or a negative error. */
+TTFT_TPOT_DEF int64_t ttft_tpot__push_ext(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
+                                          int has_prompt, uint32_t prompt, int device, uint32_t stream,
+                                          int new_shape);
+
 /* A span of phase, running when timed (its start read from the clock), untimed for a duration
    measured elsewhere (start 0: unknown). With c NULL or disabled it is inert: end records nothing. */
 static inline ttft_tpot_span ttft_tpot__span_open(ttft_tpot *c, int phase, int timed)
@@ -885,7 +1003,9 @@ static inline ttft_tpot_span ttft_tpot__span_open(ttft_tpot *c, int phase, int t
     s.shape = TTFT_TPOT_NO_SHAPE;
     s.dur = 0;
     s.prompt = 0;
-    s.has_prompt = s.has_dur = 0;
+    s.has_prompt = s.has_dur = s.device = 0;
+    s.stream = 0;
+    s.ticket = 0;
     return s;
 }
 
@@ -929,6 +1049,24 @@ static inline void ttft_tpot_span_set_duration(ttft_tpot_span *s, uint64_t dur_n
     }
 }
 
+/* The device part of this span comes later, on stream (the driver's number for a device queue: a
+   track of its own in the Chrome trace): its end opens a ticket (ttft_tpot_span_ticket) that the
+   driver resolves with the device's timestamps (Device time, above). */
+static inline void ttft_tpot_span_set_device(ttft_tpot_span *s, uint32_t stream)
+{
+    if (s) {
+        s->device = 1;
+        s->stream = stream;
+    }
+}
+
+/* After the end: the span's device ticket; 0 when it has none (not set_device, inert, not kept, or
+   no room: counted as device_unresolved). */
+static inline uint64_t ttft_tpot_span_ticket(const ttft_tpot_span *s)
+{
+    return s ? s->ticket : 0;
+}
+
 /* End a span, recording its duration (the time since begin, or the duration set) with what was set.
    Returns OK (also for an inert span, and past the storage, in the phase's histogram), EINVAL (s
    NULL), ESTATE (never begun, or ended twice: counted as rejected when the collector is known),
@@ -957,8 +1095,12 @@ static inline int ttft_tpot_span_end(ttft_tpot_span *s)
     phase = s->phase; /* a local: the span's address never escapes, so it stays in registers */
     if (s->shape != TTFT_TPOT_NO_SHAPE)
         first = ttft_tpot__shape_first(s->c, &phase, s->shape); /* may pick its row */
-    if (s->has_prompt)
-        return ttft_tpot__push_prompt(s->c, phase, s->start, dur, s->tokens, s->prompt, first);
+    if (s->has_prompt | s->device) {
+        int64_t r = ttft_tpot__push_ext(s->c, phase, s->start, dur, s->tokens, s->has_prompt, s->prompt, s->device,
+                                        s->stream, first); /* by value: the span's address never escapes */
+        s->ticket = r > 0 ? (uint64_t)r : 0;
+        return r < 0 ? (int)r : TTFT_TPOT_OK;
+    }
     return ttft_tpot__push(s->c, phase, s->start, dur, s->tokens, first);
 }
 
@@ -1045,6 +1187,7 @@ TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32
 #define TTFT_TPOT_SPAN_SET_PROMPT(var, prompt_tokens) ttft_tpot_span_set_prompt(&(var), (prompt_tokens))
 #define TTFT_TPOT_SPAN_SET_SHAPE(var, key) ttft_tpot_span_set_shape(&(var), (key))
 #define TTFT_TPOT_SPAN_SET_DURATION(var, dur_ns) ttft_tpot_span_set_duration(&(var), (dur_ns))
+#define TTFT_TPOT_SPAN_SET_DEVICE(var, stream) ttft_tpot_span_set_device(&(var), (stream))
 #define TTFT_TPOT_SPAN_END_TOKENS(var, tokens) ((void)ttft_tpot_span_end_tokens(&(var), (tokens)))
 #define TTFT_TPOT_SPAN_END_PROMPT(var, tokens, prompt_tokens)                                         \
     ((void)ttft_tpot_span_end_prompt(&(var), (tokens), (prompt_tokens)))
@@ -1062,6 +1205,7 @@ TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32
 #define TTFT_TPOT_SPAN_SET_PROMPT(var, prompt_tokens) ((void)sizeof(prompt_tokens))
 #define TTFT_TPOT_SPAN_SET_SHAPE(var, key) ((void)sizeof(key))
 #define TTFT_TPOT_SPAN_SET_DURATION(var, dur_ns) ((void)sizeof(dur_ns))
+#define TTFT_TPOT_SPAN_SET_DEVICE(var, stream) ((void)sizeof(stream))
 #define TTFT_TPOT_SPAN_END_TOKENS(var, tokens) ((void)sizeof(tokens))
 #define TTFT_TPOT_SPAN_END_PROMPT(var, tokens, prompt_tokens) ((void)sizeof(tokens), (void)sizeof(prompt_tokens))
 #define TTFT_TPOT_TIME(c, phase, tokens, stmt)                                                        \
@@ -1140,7 +1284,29 @@ typedef struct ttft_tpot_phase_figures {
     double decode_share; /* kernel role: its time inside steady decode steps over their time; a kernel
                             span ends before the step that dispatched it, so the kernels since the last
                             prefill, decode or e2e sample belong to the next one (stored samples) */
+    ttft_tpot_stats device; /* its resolved device intervals of steady samples (n 0: none) */
+    ttft_tpot_stats queue;  /* their queue delays, device begin - host issue (absolute form) */
 } ttft_tpot_phase_figures;
+
+/* Device time: the headline figures. A step (a prefill-, decode- or e2e-role sample) takes as its
+   device time its own interval when it has one, else the sum of the intervals of the kernel samples
+   it dispatched (those since the step before, as decode_share counts them; parts not counted twice).
+   TTFT and TPOT stay wall-clock: these are their device counterparts. */
+#define TTFT_TPOT_HOST_BOUND 0.5 /* decode steps whose device busy fraction is below it are host-bound */
+typedef struct ttft_tpot_device_figures {
+    uint64_t intervals, parts;  /* resolved; of those, parts of launches */
+    uint64_t open, unresolved, refused; /* tickets open at report time; device spans without a ticket;
+                                           resolutions refused */
+    uint64_t queue_clamped;     /* device begins mapped before their host issue: queue delay 0 */
+    uint64_t clamped_max_ns;    /* by how much at most: the clock pair is off by that */
+    ttft_tpot_stats ttft_steady; /* steady prefill-role steps with device time: "TTFT (steady, kernel)" */
+    ttft_tpot_stats tpot;        /* steady decode-role steps with device time */
+    uint64_t busy_steps;         /* those decode steps */
+    int has_busy;                /* busy_steps > 0 and their wall time > 0 */
+    double busy_fraction;        /* their device time / their wall time */
+    uint64_t *step_ns;           /* by stored sample: a step's device time, a kernel sample's own
+                                    (parts included); UINT64_MAX: none. NULL without device data */
+} ttft_tpot_device_figures;
 
 /* A request metric as a Prometheus histogram: the bucket bounds of its BUCKETS column
    (TTFT_TPOT_METRICS) and how many of its values fall at or below each. */
@@ -1184,6 +1350,7 @@ typedef struct ttft_tpot_model {
     ttft_tpot_buckets buckets[TTFT_TPOT_METRIC_COUNT]; /* each request metric, for the exposition */
     ttft_tpot_slo slo;
     ttft_tpot_losses losses;
+    ttft_tpot_device_figures device;
     unsigned skipped; /* the parts left out (ttft_tpot_model_options.skip) */
     void *alloc_user; /* private: how phase and order were allocated */
 } ttft_tpot_model;
@@ -1288,7 +1455,8 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
    does not know them takes for comments: "# clock:", "# run:" and "# run: end" (where a run begins,
    and where one ends before the next begins), "# phase:" (the phase table, in order),
    "# hist:" (a bounded phase's histogram), "# prompt:" (a prefill phase's prompt-token sums),
-   "# truncated:" (a request whose events did not all fit) and "# counts:" (dropped, rejected,
+   "# truncated:" (a request whose events did not all fit), "# device:" (a device interval, its
+   sample counted among the trace's sample lines), "# device_lost:" and "# counts:" (dropped, rejected,
    shapes_dropped, requests_dropped, requests_refused, events_lost, runs_dropped, outgrown, and the
    limits they met). So the report of a trace equals the live report, except
    for the SLOs and the prefill-kernel link, which a trace does not carry (README: Traces).
@@ -3243,6 +3411,216 @@ TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first
     return TTFT_TPOT_OK;
 }
 
+/* ---- Device time ----------------------------------------------------------------------------- */
+
+/* A ticket: the epoch in the high 32 bits, the interval's index + 1 in the low, so that 0 is none. */
+static uint64_t ttft_tpot__ticket_of(const ttft_tpot *c, size_t i)
+{
+    return (uint64_t)c->dev.epoch << 32 | (uint64_t)(i + 1);
+}
+
+/* The interval a ticket names in this epoch, or NULL. */
+static ttft_tpot_device_interval *ttft_tpot__ticket_at(ttft_tpot *c, uint64_t ticket)
+{
+    uint64_t i = (ticket & 0xFFFFFFFFu) - 1;
+    if ((ticket >> 32) != c->dev.epoch || (ticket & 0xFFFFFFFFu) == 0 || i >= c->dev.n)
+        return NULL;
+    return &c->dev.log[i];
+}
+
+/* Open a ticket for the sample just kept (sample: its index + 1, 0 none): the ticket, or 0 when there
+   is no room (counted as device_unresolved). */
+static uint64_t ttft_tpot__device_open(ttft_tpot *c, int phase, uint64_t sample, uint64_t issue, uint32_t stream,
+                                       int warm)
+{
+    ttft_tpot_device_interval *d;
+    if (c->dev.n >= c->dev.max || c->dev.open >= c->dev.max_open) {
+        c->dev.unresolved++;
+        return 0;
+    }
+    d = &c->dev.log[c->dev.n];
+    memset(d, 0, sizeof *d);
+    d->sample = sample;
+    d->issue_ns = issue;
+    d->phase = (uint32_t)phase;
+    d->stream = stream;
+    d->state = TTFT_TPOT_DEVICE_OPEN;
+    d->warmup = (uint8_t)(warm != 0);
+    c->dev.open++;
+    return ttft_tpot__ticket_of(c, c->dev.n++);
+}
+
+/* A stamp's device time and begin on the host clock (0 for the elapsed form): OK, ERANGE, EINVAL. */
+static int ttft_tpot__stamp_times(const ttft_tpot_device_stamp *st, const ttft_tpot_clock_pair *pair,
+                                  uint64_t *dev, uint64_t *begin)
+{
+    uint64_t off;
+    if (!st->absolute) {
+        *dev = st->elapsed_ns;
+        *begin = 0;
+        return TTFT_TPOT_OK;
+    }
+    if (!pair)
+        return TTFT_TPOT_EINVAL;
+    if (st->end_ns < st->begin_ns)
+        return TTFT_TPOT_ERANGE;
+    *dev = st->end_ns - st->begin_ns;
+    if (st->begin_ns >= pair->device_ns) { /* host = pair.host + (begin - pair.device), in range */
+        off = st->begin_ns - pair->device_ns;
+        if (off > UINT64_MAX - pair->host_ns)
+            return TTFT_TPOT_ERANGE;
+        *begin = pair->host_ns + off;
+    } else {
+        off = pair->device_ns - st->begin_ns;
+        if (off >= pair->host_ns)
+            return TTFT_TPOT_ERANGE;
+        *begin = pair->host_ns - off;
+    }
+    return TTFT_TPOT_OK;
+}
+
+/* Resolve one interval with a stamp: OK, or the refusal (nothing changed). */
+static int ttft_tpot__device_apply(ttft_tpot *c, const ttft_tpot_device_stamp *st, const ttft_tpot_clock_pair *pair)
+{
+    ttft_tpot_device_interval *d;
+    uint64_t dev, begin;
+    int rc;
+    if (st->ticket == 0)
+        return TTFT_TPOT_OK;
+    if (!(d = ttft_tpot__ticket_at(c, st->ticket)) || d->state != TTFT_TPOT_DEVICE_OPEN)
+        return TTFT_TPOT_ETICKET;
+    if ((rc = ttft_tpot__stamp_times(st, pair, &dev, &begin)) != TTFT_TPOT_OK)
+        return rc;
+    d->device_ns = dev;
+    d->begin_ns = begin;
+    d->state = (uint8_t)(st->absolute ? TTFT_TPOT_DEVICE_ABSOLUTE : TTFT_TPOT_DEVICE_ELAPSED);
+    c->dev.open--;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_device_resolve(ttft_tpot *c, const ttft_tpot_device_stamp *stamps, size_t n,
+                                           const ttft_tpot_clock_pair *pair, size_t *refused)
+{
+    size_t i, bad = 0;
+    int first = TTFT_TPOT_OK;
+    if (refused)
+        *refused = 0;
+    if (!c || (!stamps && n))
+        return TTFT_TPOT_EINVAL;
+    for (i = 0; i < n; i++) {
+        int rc = ttft_tpot__device_apply(c, &stamps[i], pair);
+        if (rc == TTFT_TPOT_OK)
+            continue;
+        bad++;
+        first = first == TTFT_TPOT_OK ? rc : first;
+    }
+    c->dev.refused += bad;
+    if (refused)
+        *refused = bad;
+    return first;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_device_elapsed(ttft_tpot *c, uint64_t ticket, uint64_t elapsed_ns)
+{
+    ttft_tpot_device_stamp st;
+    memset(&st, 0, sizeof st);
+    st.ticket = ticket;
+    st.elapsed_ns = elapsed_ns;
+    return ttft_tpot_device_resolve(c, &st, 1, NULL, NULL);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_device_elapsed_ms(ttft_tpot *c, uint64_t ticket, double ms)
+{
+    uint64_t ns;
+    if (!c)
+        return TTFT_TPOT_EINVAL;
+    if (ttft_tpot_ms_to_ns(ms, &ns) != TTFT_TPOT_OK) {
+        c->dev.refused += ticket != 0;
+        return ticket ? TTFT_TPOT_ERANGE : TTFT_TPOT_OK;
+    }
+    return ttft_tpot_device_elapsed(c, ticket, ns);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_device_absolute(ttft_tpot *c, uint64_t ticket, uint64_t begin_ns, uint64_t end_ns,
+                                            const ttft_tpot_clock_pair *pair)
+{
+    ttft_tpot_device_stamp st;
+    memset(&st, 0, sizeof st);
+    st.ticket = ticket;
+    st.absolute = 1;
+    st.begin_ns = begin_ns;
+    st.end_ns = end_ns;
+    return ttft_tpot_device_resolve(c, &st, 1, pair, NULL);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_device_part(ttft_tpot *c, uint64_t launch, int phase, const ttft_tpot_device_stamp *stamp,
+                                        const ttft_tpot_clock_pair *pair)
+{
+    const ttft_tpot_device_interval *l;
+    ttft_tpot_device_interval *d;
+    uint64_t dev, begin;
+    int rc;
+    if (!c || !stamp)
+        return TTFT_TPOT_EINVAL;
+    if (launch == 0)
+        return TTFT_TPOT_OK;
+    rc = !(l = ttft_tpot__ticket_at(c, launch)) || l->part ? TTFT_TPOT_ETICKET
+         : phase < 0 || (unsigned)phase >= c->phase.n ? TTFT_TPOT_EPHASE
+                                                      : ttft_tpot__stamp_times(stamp, pair, &dev, &begin);
+    if (rc != TTFT_TPOT_OK) {
+        c->dev.refused++;
+        return rc;
+    }
+    if (c->dev.n >= c->dev.max) {
+        c->dev.unresolved++;
+        return TTFT_TPOT_EFULL;
+    }
+    d = &c->dev.log[c->dev.n++];
+    *d = *l;
+    d->phase = (uint32_t)phase;
+    d->device_ns = dev;
+    d->begin_ns = begin;
+    d->state = (uint8_t)(stamp->absolute ? TTFT_TPOT_DEVICE_ABSOLUTE : TTFT_TPOT_DEVICE_ELAPSED);
+    d->part = 1;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_device_at(const ttft_tpot *c, size_t i, ttft_tpot_device_interval *out)
+{
+    if (!c || !out || i >= c->dev.n)
+        return TTFT_TPOT_EINVAL;
+    *out = c->dev.log[i];
+    return TTFT_TPOT_OK;
+}
+
+/* Empty the log for a new interval: a new epoch, so that tickets of the old one are unknown. */
+static void ttft_tpot__device_clear(ttft_tpot *c)
+{
+    c->dev.n = c->dev.open = 0;
+    c->dev.unresolved = c->dev.refused = 0;
+    c->dev.epoch = (c->dev.epoch + 1) & 0x7FFFFFFFu; /* a ticket stays below 2^63 */
+}
+
+/* Append src's intervals to dst's, their samples after base and their phases mapped; what does not
+   fit is counted as unresolved. */
+static void ttft_tpot__device_merge(ttft_tpot *dst, const ttft_tpot *src, const int *map, size_t base)
+{
+    size_t i;
+    dst->dev.unresolved += src->dev.unresolved;
+    dst->dev.refused += src->dev.refused;
+    for (i = 0; i < src->dev.n; i++) {
+        ttft_tpot_device_interval d = src->dev.log[i];
+        if (dst->dev.n >= dst->dev.max) {
+            dst->dev.unresolved += src->dev.n - i;
+            return;
+        }
+        d.phase = (uint32_t)map[d.phase];
+        d.sample = d.sample && base + d.sample <= dst->store.n ? base + d.sample : 0;
+        dst->dev.open += d.state == TTFT_TPOT_DEVICE_OPEN;
+        dst->dev.log[dst->dev.n++] = d;
+    }
+}
+
 /* ---- Collector and config -------------------------------------------------------------------- */
 
 /* The smallest power of two >= 2n (open addressing stays under half full), at least 2. */
@@ -3258,7 +3636,8 @@ static uint32_t ttft_tpot__table_size(unsigned n)
 /* config.grow: a part outgrown moves to an allocation of its own, enlarged in place from then on. */
 enum {
     TTFT_TPOT__PART_SAMPLES = 1, TTFT_TPOT__PART_STARTS = 2, TTFT_TPOT__PART_HISTS = 4,
-    TTFT_TPOT__PART_REQUESTS = 8, TTFT_TPOT__PART_INDEX = 16, TTFT_TPOT__PART_EVENTS = 32
+    TTFT_TPOT__PART_REQUESTS = 8, TTFT_TPOT__PART_INDEX = 16, TTFT_TPOT__PART_EVENTS = 32,
+    TTFT_TPOT__PART_DEVICE = 64
 };
 
 /* Part p of old bytes enlarged to sz bytes, its content kept: the new address, or NULL (p stays). */
@@ -3389,9 +3768,9 @@ static int ttft_tpot__requests_grow(ttft_tpot *c)
 #endif
 
 /* What cfg asks for, and where each part sits in the one block: phases, histograms, samples, start
-   times, requests, events, shape keys, then the uint32_t tables (each part a multiple of 8 bytes). */
+   times, requests, events, device intervals, shape keys, then the uint32_t tables (each part a multiple of 8 bytes). */
 typedef struct ttft_tpot__layout {
-    size_t cap, reserve, events, bytes;
+    size_t cap, reserve, events, bytes, device, pending;
     unsigned phases, phase_slots, hists, requests, req_slots, shapes, shape_slots;
 } ttft_tpot__layout;
 
@@ -3409,6 +3788,11 @@ static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *
     l->events = !l->requests ? 0 : cfg->max_request_events ? cfg->max_request_events
                 : (uint64_t)l->requests * 4096 < UINT32_MAX ? (size_t)l->requests * 4096 : UINT32_MAX;
     l->shapes = cfg && cfg->max_shapes ? cfg->max_shapes : 64;
+    l->device = cfg ? cfg->max_device : 0;
+    l->pending = cfg && cfg->max_pending ? cfg->max_pending : 1024;
+    l->pending = l->pending < l->device ? l->pending : l->device;
+    if (l->device >= UINT32_MAX || l->device > (SIZE_MAX / 2) / sizeof(ttft_tpot_device_interval))
+        return TTFT_TPOT_EINVAL;
     if (l->phases > 65535u || l->hists > l->phases || (uint64_t)l->cap > UINT32_MAX ||
         l->requests > (1u << 24) || (uint64_t)l->events > UINT32_MAX || l->shapes > (1u << 24))
         return TTFT_TPOT_EINVAL;
@@ -3422,7 +3806,7 @@ static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *
     /* + 8: room to align a caller's buffer */
     fixed = (size_t)l->phases * sizeof(ttft_tpot__phase_slot) + (size_t)l->hists * sizeof(ttft_tpot_hist) +
             (size_t)l->requests * sizeof(ttft_tpot_request) + l->events * sizeof(ttft_tpot__event) +
-            (size_t)l->shape_slots * (sizeof(uint64_t) + 2 * sizeof(uint32_t)) +
+            l->device * sizeof(ttft_tpot_device_interval) + (size_t)l->shape_slots * (sizeof(uint64_t) + 2 * sizeof(uint32_t)) +
             ((size_t)l->req_slots + l->phase_slots) * sizeof(uint32_t) + 8;
     if (l->cap + l->reserve > (SIZE_MAX - fixed) / per)
         return TTFT_TPOT_ENOMEM;
@@ -3437,7 +3821,8 @@ TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg)
 }
 
 /* Hand each subsystem its part of the one block, in the order ttft_tpot__layout_of counts them:
-   phases, histograms, samples, start times, requests, events, shape keys, then the uint32_t tables. */
+   phases, histograms, samples, start times, requests, events, device intervals, shape keys, then the
+   uint32_t tables. */
 static void ttft_tpot__carve(ttft_tpot *c, const ttft_tpot__layout *l, unsigned char *mem, int timeline)
 {
     c->phase.slots = (ttft_tpot__phase_slot *)(void *)mem;
@@ -3456,7 +3841,10 @@ static void ttft_tpot__carve(ttft_tpot *c, const ttft_tpot__layout *l, unsigned 
     c->req.max = l->requests;
     c->req.events = (ttft_tpot__event *)(void *)(c->req.list + l->requests);
     c->req.max_events = l->events;
-    c->shape.keys = (uint64_t *)(void *)(c->req.events + l->events);
+    c->dev.log = (ttft_tpot_device_interval *)(void *)(c->req.events + l->events);
+    c->dev.max = l->device;
+    c->dev.max_open = l->pending;
+    c->shape.keys = (uint64_t *)(void *)(c->dev.log + l->device);
     c->shape.phases = (uint32_t *)(void *)(c->shape.keys + l->shape_slots);
     c->shape.mask = l->shape_slots - 1;
     c->shape.max = l->shapes;
@@ -3532,13 +3920,13 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
 
 TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c)
 {
-    void *parts[6];
+    void *parts[7];
     unsigned k;
     if (!c)
         return;
     parts[0] = c->store.samples, parts[1] = c->store.starts, parts[2] = c->hist.pool;
-    parts[3] = c->req.list, parts[4] = c->req.index, parts[5] = c->req.events;
-    for (k = 0; k < 6; k++)
+    parts[3] = c->req.list, parts[4] = c->req.index, parts[5] = c->req.events, parts[6] = c->dev.log;
+    for (k = 0; k < 7; k++)
         if (c->grown >> k & 1u)
             TTFT_TPOT_FREE(parts[k], c->alloc_user);
     if (c->owned)
@@ -3600,6 +3988,7 @@ static int ttft_tpot__merge_plan(const ttft_tpot *dst, const ttft_tpot *src)
 TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
 {
     int *map, rc, k;
+    size_t base;
     if (!dst || !src || dst == src || !dst->phase.slots)
         return TTFT_TPOT_EINVAL;
     if ((rc = ttft_tpot__merge_plan(dst, src)) != TTFT_TPOT_OK) /* planned first: all or nothing */
@@ -3609,7 +3998,9 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
         return TTFT_TPOT_ENOMEM;
     ttft_tpot__phases_merge(dst, src, map);
     dst->runs_dropped += src->runs_dropped;
+    base = dst->store.n;
     ttft_tpot__store_merge(dst, src, map);
+    ttft_tpot__device_merge(dst, src, map, base);
     ttft_tpot__requests_merge(dst, src);
     dst->shape.dropped += src->shape.dropped;
     dst->rejected += src->rejected;
@@ -3653,6 +4044,7 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
         memset(c->phase.slots[p].prompt, 0, sizeof c->phase.slots[p].prompt);
     ttft_tpot__requests_clear(c);
     c->shape.dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
+    ttft_tpot__device_clear(c);
     c->rejected = 0;
     c->runs = 0;
     c->runs_dropped = 0;
@@ -3678,6 +4070,10 @@ TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
     k.runs = c->runs;
     k.runs_dropped = c->runs_dropped;
     k.outgrown = c->store.outgrown;
+    k.device_intervals = c->dev.n;
+    k.device_open = c->dev.open;
+    k.device_unresolved = c->dev.unresolved;
+    k.device_refused = c->dev.refused;
     return k;
 }
 
@@ -3734,6 +4130,24 @@ TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start
         p->prompt[2] += dur;
     }
     return rc;
+}
+
+TTFT_TPOT_DEF int64_t ttft_tpot__push_ext(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
+                                          int has_prompt, uint32_t prompt, int device, uint32_t stream,
+                                          int new_shape)
+{
+    size_t before = c->store.n;
+    int rc = has_prompt ? ttft_tpot__push_prompt(c, phase, start, dur, count, prompt, new_shape)
+                        : ttft_tpot__push(c, phase, start, dur, count, new_shape);
+    int kept = c->store.n > before; /* stored, not in a histogram */
+    if (!device || (rc != TTFT_TPOT_OK && rc != TTFT_TPOT_EFULL))
+        return rc; /* refused: no sample, so no device part either */
+    if (rc == TTFT_TPOT_EFULL) { /* dropped: its device time has nowhere to go */
+        c->dev.unresolved++;
+        return rc;
+    }
+    return (int64_t)ttft_tpot__device_open(c, phase, kept ? c->store.n : 0, start, stream,
+                                           kept ? c->store.samples[c->store.n - 1].warmup : 0);
 }
 
 /* ms to the ns, rounded half up, exactly: the double is m * 2^e (read from its bits, so no compiler
@@ -4252,6 +4666,135 @@ static int ttft_tpot__sample_figures(const ttft_tpot *c, ttft_tpot_model *m)
     return rc;
 }
 
+/* Each stored sample's own device time into own[] (UINT64_MAX: none): the sum of its intervals that
+   are not parts, or of its parts when it has only those; then a step's, when it has none, the sum of
+   the kernels it dispatched (those since the step before). */
+static void ttft_tpot__step_device(const ttft_tpot *c, uint64_t *own)
+{
+    const uint64_t top = (uint64_t)1 << 63, most = top - 2; /* parts' sums carry top while summed */
+    uint64_t acc = 0;
+    size_t i, k;
+    int pass, has_acc = 0;
+    for (i = 0; i < c->store.n; i++)
+        own[i] = UINT64_MAX;
+    for (pass = 0; pass < 2; pass++) /* the whole intervals first; parts where a sample has none */
+        for (k = 0; k < c->dev.n; k++) {
+            const ttft_tpot_device_interval *d = &c->dev.log[k];
+            uint64_t *o = d->sample && d->sample <= c->store.n ? &own[d->sample - 1] : NULL, cur;
+            if (!o || d->state == TTFT_TPOT_DEVICE_OPEN || d->part != pass || (pass && !(*o & top)))
+                continue;
+            cur = ttft_tpot__sat_add(*o == UINT64_MAX ? 0 : *o & ~top, d->device_ns);
+            *o = (cur < most ? cur : most) | (pass ? top : 0);
+        }
+    for (i = 0; i < c->store.n; i++)
+        own[i] = own[i] == UINT64_MAX ? own[i] : own[i] & ~top;
+    for (i = 0; i < c->store.n; i++) {
+        int role = c->phase.slots[c->store.samples[i].phase].role;
+        if (role == TTFT_TPOT_ROLE_KERNEL) {
+            if (own[i] != UINT64_MAX)
+                acc = ttft_tpot__sat_add(acc, own[i]), has_acc = 1;
+            continue;
+        }
+        if (own[i] == UINT64_MAX && has_acc)
+            own[i] = acc < most ? acc : most;
+        acc = 0;
+        has_acc = 0;
+    }
+}
+
+/* The steady steps of role with device time: their device times into x, their stats into st; returns
+   their wall time (ns, as a double). */
+static double ttft_tpot__device_steps(const ttft_tpot *c, const uint64_t *own, int role, uint64_t *x,
+                                      const ttft_tpot__narrow *nw, ttft_tpot_stats *st)
+{
+    size_t i, m = 0;
+    double wall = 0;
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        if (own[i] == UINT64_MAX || s->warmup || c->phase.slots[s->phase].role != role)
+            continue;
+        x[m++] = own[i];
+        wall += (double)s->dur_ns;
+        st->tokens += s->tokens;
+    }
+    ttft_tpot__fill(x, m, nw, st);
+    return wall;
+}
+
+/* Each phase's device and queue-delay statistics over its resolved intervals of steady samples,
+   grouped by phase (a counting sort into x: at[p] is where phase p's begin). */
+static void ttft_tpot__device_phases(const ttft_tpot *c, ttft_tpot_model *m, uint64_t *x, size_t *at,
+                                     const ttft_tpot__narrow *nw)
+{
+    ttft_tpot_device_figures *f = &m->device;
+    size_t k, p, from;
+    int queue;
+    for (queue = 0; queue < 2; queue++) {
+        memset(at, 0, (c->phase.n + 1) * sizeof *at);
+        for (k = 0; k < c->dev.n; k++) {
+            const ttft_tpot_device_interval *d = &c->dev.log[k];
+            if (d->state != TTFT_TPOT_DEVICE_OPEN && !d->warmup && (!queue || (d->begin_ns && d->issue_ns)))
+                at[d->phase + 1]++;
+        }
+        for (p = 0; p < c->phase.n; p++)
+            at[p + 1] += at[p];
+        for (k = 0; k < c->dev.n; k++) {
+            const ttft_tpot_device_interval *d = &c->dev.log[k];
+            if (d->state == TTFT_TPOT_DEVICE_OPEN || d->warmup || (queue && (!d->begin_ns || !d->issue_ns)))
+                continue;
+            if (queue && d->begin_ns < d->issue_ns) {
+                f->queue_clamped++;
+                f->clamped_max_ns = d->issue_ns - d->begin_ns > f->clamped_max_ns ? d->issue_ns - d->begin_ns
+                                                                                   : f->clamped_max_ns;
+            }
+            x[at[d->phase]++] = !queue ? d->device_ns : d->begin_ns > d->issue_ns ? d->begin_ns - d->issue_ns : 0;
+        }
+        for (p = 0, from = 0; p < c->phase.n; from = at[p++]) /* at[p] is now where phase p ends */
+            ttft_tpot__fill(x + from, at[p] - from, nw, queue ? &m->phase[p].queue : &m->phase[p].device);
+    }
+}
+
+/* The device figures (ttft_tpot_device_figures): OK or ENOMEM. step_ns is the model's. */
+static int ttft_tpot__device_of(const ttft_tpot *c, ttft_tpot_model *m)
+{
+    ttft_tpot_device_figures *f = &m->device;
+    size_t n = c->store.n > c->dev.n ? c->store.n : c->dev.n, k;
+    uint64_t *own, *x;
+    size_t *at;
+    ttft_tpot__narrow nw;
+    double wall;
+    f->open = c->dev.open;
+    f->unresolved = c->dev.unresolved;
+    f->refused = c->dev.refused;
+    for (k = 0; k < c->dev.n; k++) {
+        f->intervals += c->dev.log[k].state != TTFT_TPOT_DEVICE_OPEN;
+        f->parts += c->dev.log[k].state != TTFT_TPOT_DEVICE_OPEN && c->dev.log[k].part;
+    }
+    if (!c->dev.n)
+        return TTFT_TPOT_OK;
+    own = (uint64_t *)TTFT_TPOT_MALLOC((c->store.n + 1) * sizeof *own, c->alloc_user);
+    x = (uint64_t *)TTFT_TPOT_MALLOC((n + 1) * sizeof *x + (c->phase.n + 1) * sizeof *at, c->alloc_user);
+    if (!own || !x || ttft_tpot__narrow_init(c, &nw, n) != TTFT_TPOT_OK) {
+        if (own)
+            TTFT_TPOT_FREE(own, c->alloc_user);
+        if (x)
+            TTFT_TPOT_FREE(x, c->alloc_user);
+        return TTFT_TPOT_ENOMEM;
+    }
+    at = (size_t *)(void *)(x + n + 1);
+    f->step_ns = own;
+    ttft_tpot__step_device(c, own);
+    ttft_tpot__device_phases(c, m, x, at, &nw);
+    (void)ttft_tpot__device_steps(c, own, TTFT_TPOT_ROLE_PREFILL, x, &nw, &f->ttft_steady);
+    wall = ttft_tpot__device_steps(c, own, TTFT_TPOT_ROLE_DECODE, x, &nw, &f->tpot);
+    f->busy_steps = f->tpot.n;
+    if ((f->has_busy = f->tpot.n && wall > 0) != 0)
+        f->busy_fraction = f->tpot.total_ns / wall;
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    ttft_tpot__narrow_free(c, &nw);
+    return TTFT_TPOT_OK;
+}
+
 /* Each kernel phase's share of steady decode time (ttft_tpot_phase_figures.decode_share), in one pass:
    a kernel's time waits in pend until the next prefill, decode or e2e sample, which takes it when it
    is a steady decode step; since lists the kernels waiting, so that a step visits only those. */
@@ -4364,6 +4907,8 @@ TTFT_TPOT_DEF int ttft_tpot_model_compute(const ttft_tpot *c, const ttft_tpot_mo
         rc = ttft_tpot__shares_of(c, m);
     if (rc == TTFT_TPOT_OK && !(m->skipped & TTFT_TPOT_SKIP_REQUESTS))
         rc = ttft_tpot__request_figures(c, m);
+    if (rc == TTFT_TPOT_OK && !(m->skipped & TTFT_TPOT_SKIP_SAMPLES))
+        rc = ttft_tpot__device_of(c, m);
     if (rc != TTFT_TPOT_OK)
         ttft_tpot_model_free(m);
     return rc;
@@ -4375,6 +4920,8 @@ TTFT_TPOT_DEF void ttft_tpot_model_free(ttft_tpot_model *m)
         return;
     if (m->phase)
         TTFT_TPOT_FREE(m->phase, m->alloc_user);
+    if (m->device.step_ns)
+        TTFT_TPOT_FREE(m->device.step_ns, m->alloc_user);
     memset(m, 0, sizeof *m);
 }
 
@@ -4941,12 +5488,94 @@ static void ttft_tpot__text_runs(const ttft_tpot_model *m, FILE *out)
                 (unsigned long long)rs->dropped, (unsigned)TTFT_TPOT_MAX_RUNS);
 }
 
+/* -- Writers: the text report's device section ------------------------------------------------- */
+
+/* "n=N, p50 X, p90 X, p99 X, mean X" of a set, or n/a with why. */
+static void ttft_tpot__text_device_line(FILE *out, const char *what, const ttft_tpot_stats *t, const char *none)
+{
+    char a[32], b[32], d[32], e[32];
+    if (!t->n) {
+        fprintf(out, "%-22s: n/a         (%s)\n", what, none);
+        return;
+    }
+    fprintf(out, "%-22s: %-11s (n=%llu, p90 %s, p99 %s, mean %s)\n", what, ttft_tpot__dur(a, sizeof a, t->p50_ns),
+            (unsigned long long)t->n, ttft_tpot__dur(b, sizeof b, t->p90_ns), ttft_tpot__dur(d, sizeof d, t->p99_ns),
+            ttft_tpot__dur(e, sizeof e, t->mean_ns));
+}
+
+/* Each phase with device time: host p50 against device p50/p90/p99/mean, and the queue delay. */
+static void ttft_tpot__text_device_rows(const ttft_tpot_model *m, FILE *out)
+{
+    char a[32], b[32], d[32], e[32], g[32], h[32], k[32];
+    unsigned q;
+    fprintf(out, "%-24s %11s %8s %11s %11s %11s %11s %11s %11s\n", "phase (steady)", "host p50", "device n", "p50",
+            "p90", "p99", "mean", "queue p50", "queue p99");
+    for (q = 0; q < m->phases; q++) {
+        const ttft_tpot_phase_figures *f = &m->phase[m->order[q]];
+        const ttft_tpot_stats *t = &f->device, *u = &f->queue;
+        if (!t->n)
+            continue;
+        fprintf(out, "%-24s %11s %8llu %11s %11s %11s %11s %11s %11s\n", f->name,
+                f->steady.n ? ttft_tpot__dur(a, sizeof a, f->steady.p50_ns) : "-", (unsigned long long)t->n,
+                ttft_tpot__dur(b, sizeof b, t->p50_ns), ttft_tpot__dur(d, sizeof d, t->p90_ns),
+                ttft_tpot__dur(e, sizeof e, t->p99_ns), ttft_tpot__dur(g, sizeof g, t->mean_ns),
+                u->n ? ttft_tpot__dur(h, sizeof h, u->p50_ns) : "-", u->n ? ttft_tpot__dur(k, sizeof k, u->p99_ns) : "-");
+    }
+}
+
+/* What device time was lost or refused, and queue delays taken as 0. */
+static void ttft_tpot__text_device_losses(const ttft_tpot_device_figures *f, FILE *out)
+{
+    char a[32];
+    if (f->unresolved || f->open)
+        fprintf(out, "WARNING: %llu device intervals unresolved (%llu spans got no ticket: config.max_device or "
+                     "config.max_pending was full; %llu tickets still open): those samples have host time only, the "
+                     "device figures cover the resolved ones\n",
+                (unsigned long long)f->unresolved + f->open, (unsigned long long)f->unresolved,
+                (unsigned long long)f->open);
+    if (f->refused)
+        fprintf(out, "WARNING: %llu device resolutions refused (unknown or resolved ticket, end before begin)\n",
+                (unsigned long long)f->refused);
+    if (f->queue_clamped)
+        fprintf(out, "NOTE: %llu device begins mapped before their host issue, by up to %s: queue delay taken as 0 "
+                     "(the clock pair is off by that much)\n",
+                (unsigned long long)f->queue_clamped, ttft_tpot__dur(a, sizeof a, (double)f->clamped_max_ns));
+}
+
+/* The device section: the headline's device counterparts, busy fraction, rows, losses. Only for a
+   collector that has device data. */
+static void ttft_tpot__text_device(const ttft_tpot_model *m, FILE *out)
+{
+    const ttft_tpot_device_figures *f = &m->device;
+    char a[32], b[32];
+    if (!f->intervals && !f->open && !f->unresolved && !f->refused)
+        return;
+    fprintf(out, "\nDevice time (%llu intervals resolved%s; TTFT and TPOT above are wall-clock, these the "
+                 "device's)\n", (unsigned long long)f->intervals, f->parts ? ", parts of launches included" : "");
+    ttft_tpot__text_device_line(out, "TTFT (steady, device)", &f->ttft_steady, "no steady prefill with device time");
+    ttft_tpot__text_device_line(out, "TPOT (device)", &f->tpot, "no steady decode step with device time");
+    if (f->has_busy && f->busy_fraction < TTFT_TPOT_HOST_BOUND)
+        fprintf(out, "Device busy           : %s%% of steady decode wall time (%llu steps): decode is host-bound, "
+                     "the device idles %s%% of each step\n",
+                ttft_tpot__fix(a, sizeof a, 1, 100 * f->busy_fraction), (unsigned long long)f->busy_steps,
+                ttft_tpot__fix(b, sizeof b, 1, 100 * (1 - f->busy_fraction)));
+    else if (f->has_busy)
+        fprintf(out, "Device busy           : %s%% of steady decode wall time (%llu steps)\n",
+                ttft_tpot__fix(a, sizeof a, 1, 100 * f->busy_fraction), (unsigned long long)f->busy_steps);
+    else
+        fprintf(out, "Device busy           : n/a         (no steady decode step with device time)\n");
+    if (f->intervals)
+        ttft_tpot__text_device_rows(m, out);
+    ttft_tpot__text_device_losses(f, out);
+}
+
 static void ttft_tpot__text(const ttft_tpot_model *m, FILE *out)
 {
     ttft_tpot__text_head(m, out);
     ttft_tpot__text_ttft(&m->head, out);
     ttft_tpot__text_prefill(&m->head, out);
     ttft_tpot__text_decode(&m->head, out);
+    ttft_tpot__text_device(m, out);
     ttft_tpot__text_runs(m, out);
     ttft_tpot__text_steady_states(m, out);
     ttft_tpot__text_warnings(m, out);
@@ -5284,9 +5913,29 @@ static void ttft_tpot__json_phases(const ttft_tpot_model *m, FILE *out)
         ttft_tpot__json_stats(out, "steady", &f->steady);
         if (f->role == TTFT_TPOT_ROLE_DECODE)
             ttft_tpot__json_steady_state(out, &f->steady_state);
+        ttft_tpot__json_stats(out, "device", &f->device);
+        ttft_tpot__json_stats(out, "queue_delay", &f->queue);
         fputc('}', out);
     }
     fputc(']', out);
+}
+
+/* ,"device":{...}: the device headline (ttft_tpot_device_figures). */
+static void ttft_tpot__json_device(const ttft_tpot_model *m, FILE *out)
+{
+    const ttft_tpot_device_figures *f = &m->device;
+    fputs(",\"device\":{\"intervals\":", out);
+    fprintf(out, "%llu", (unsigned long long)f->intervals);
+    ttft_tpot__json_stats(out, "ttft_steady", &f->ttft_steady);
+    ttft_tpot__json_stats(out, "tpot", &f->tpot);
+    fputs(",\"busy_fraction\":", out);
+    ttft_tpot__json_num(out, f->has_busy, f->busy_fraction);
+    fprintf(out, ",\"host_bound\":%s,\"busy_steps\":%llu,\"unresolved\":%llu,\"no_ticket\":%llu,\"open\":%llu"
+                 ",\"refused\":%llu,\"parts\":%llu,\"queue_clamped\":%llu}",
+            f->has_busy ? f->busy_fraction < TTFT_TPOT_HOST_BOUND ? "true" : "false" : "null",
+            (unsigned long long)f->busy_steps, (unsigned long long)f->unresolved + f->open,
+            (unsigned long long)f->unresolved, (unsigned long long)f->open, (unsigned long long)f->refused,
+            (unsigned long long)f->parts, (unsigned long long)f->queue_clamped);
 }
 
 /* The JSON report (schema ttft_tpot/v1). */
@@ -5312,6 +5961,7 @@ static void ttft_tpot__json(const ttft_tpot_model *m, FILE *out)
             (unsigned long long)m->losses.outgrown);
     ttft_tpot__json_requests(m, out);
     ttft_tpot__json_runs(&m->runs, out);
+    ttft_tpot__json_device(m, out);
     ttft_tpot__json_phases(m, out);
     fputs("}\n", out);
 }
@@ -5814,6 +6464,23 @@ static void ttft_tpot__write_events(const ttft_tpot *c, FILE *out)
     ttft_tpot__write_unsubmitted(c, out, next, c->req.n);
 }
 
+/* The device intervals, in ticket order: "# device: SAMPLE,STREAM,STATE,PART,WARMUP,ISSUE_NS,BEGIN_NS,
+   DEVICE_NS,PHASE" (SAMPLE: its sample's line among the trace's samples, from 1; 0 none), then what
+   was lost: "# device_lost: UNRESOLVED,REFUSED". A reader that does not know them skips them. */
+static void ttft_tpot__write_device(const ttft_tpot *c, FILE *out)
+{
+    size_t i;
+    for (i = 0; i < c->dev.n; i++) {
+        const ttft_tpot_device_interval *d = &c->dev.log[i];
+        fprintf(out, "# device: %llu,%lu,%d,%d,%d,%llu,%llu,%llu,%s\n", (unsigned long long)d->sample,
+                (unsigned long)d->stream, d->state, d->part, d->warmup, (unsigned long long)d->issue_ns,
+                (unsigned long long)d->begin_ns, (unsigned long long)d->device_ns, c->phase.slots[d->phase].name);
+    }
+    if (c->dev.unresolved || c->dev.refused)
+        fprintf(out, "# device_lost: %llu,%llu\n", (unsigned long long)c->dev.unresolved,
+                (unsigned long long)c->dev.refused);
+}
+
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
 {
     if (!c || !out)
@@ -5824,6 +6491,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
     fprintf(out, "%s\n", ttft_tpot__header);
     ttft_tpot__write_directives(c, out, 1);
     ttft_tpot__write_samples(c, out);
+    ttft_tpot__write_device(c, out);
     ttft_tpot__write_events(c, out);
     ttft_tpot__write_directives(c, out, 0);
     return ttft_tpot__finish(out);
@@ -5874,6 +6542,11 @@ typedef struct ttft_tpot__reader {
     uint32_t *pend_of;   /* by phase: its pending histogram of steady samples + 1; UINT32_MAX: a
                             first sample kept exact; 0: none yet (allocated with the first) */
     int recent[64];      /* phase + 1 by a cheap hash of its name: a trace names few phases, often */
+    size_t rows;          /* sample records read */
+    size_t old_samples;   /* c->store.n before the read */
+    size_t first_lost;    /* the first of them not stored (in a histogram, or dropped); SIZE_MAX: none */
+    size_t dev_n, dev_open; /* device intervals added past c->dev.n, and how many are open */
+    uint64_t dev_lost[2];   /* unresolved (theirs, and ours: no room), refused */
     const char *f[6];    /* the fields of the record */
     size_t len[6];
     char field[6][TTFT_TPOT__FIELD_MAX];
@@ -6255,12 +6928,80 @@ static int ttft_tpot__read_prompt(ttft_tpot__reader *r, unsigned long line, cons
     return TTFT_TPOT_OK;
 }
 
+/* Room for one more device interval past c->dev.n while reading: 1, 0 (none: counted), ENOMEM. */
+static int ttft_tpot__device_room(ttft_tpot__reader *r)
+{
+    ttft_tpot *c = r->c;
+    size_t need = c->dev.n + r->dev_n + 1, max;
+    void *p;
+    if (need <= c->dev.max)
+        return 1;
+    if (!c->grow || need >= UINT32_MAX)
+        return 0;
+    max = ttft_tpot__next_size(c->dev.max ? c->dev.max : 64, need, UINT32_MAX - 1);
+    if (!(p = ttft_tpot__grow(c, c->dev.log, c->dev.max * sizeof *c->dev.log, max * sizeof *c->dev.log,
+                              TTFT_TPOT__PART_DEVICE)))
+        return TTFT_TPOT_ENOMEM;
+    c->dev.log = (ttft_tpot_device_interval *)p;
+    c->dev.max = max;
+    return 1;
+}
+
+/* "# device: SAMPLE,STREAM,STATE,PART,WARMUP,ISSUE_NS,BEGIN_NS,DEVICE_NS,PHASE": an interval, its
+   sample counted among this trace's sample lines. Kept past c->dev.n until the end. */
+static int ttft_tpot__read_device(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    ttft_tpot *c = r->c;
+    ttft_tpot_device_interval *d;
+    uint64_t v[8];
+    int k, id;
+    static const uint64_t max[8] = {UINT64_MAX, UINT32_MAX, 3, 1, 1, UINT64_MAX, UINT64_MAX, UINT64_MAX};
+    for (k = 0; k < 8; k++)
+        if (!ttft_tpot__take(&p, ',', max[k], &v[k]) || (k == 2 && v[k] == 0))
+            return ttft_tpot__fail(r, line, "# device: expected SAMPLE,STREAM,STATE (1-3),PART (0-1),WARMUP (0-1),"
+                                            "ISSUE_NS,BEGIN_NS,DEVICE_NS,PHASE", NULL);
+    if (v[0] > r->rows)
+        return ttft_tpot__fail(r, line, "# device: a sample past the samples read so far", NULL);
+    if ((id = ttft_tpot__lookup(c, p, strlen(p))) < 0)
+        return ttft_tpot__fail(r, line, "# device: unknown phase: ", p);
+    if ((k = ttft_tpot__device_room(r)) <= 0) {
+        r->dev_lost[0] += k == 0;
+        return k < 0 ? k : TTFT_TPOT_OK;
+    }
+    d = &c->dev.log[c->dev.n + r->dev_n++];
+    memset(d, 0, sizeof *d);
+    /* its sample, where the trace's samples up to it were all stored (else unknown: 0) */
+    d->sample = v[0] && v[0] - 1 < r->first_lost ? r->old_samples + v[0] : 0;
+    d->stream = (uint32_t)v[1];
+    d->state = (uint8_t)v[2];
+    d->part = (uint8_t)v[3];
+    d->warmup = (uint8_t)v[4];
+    d->issue_ns = v[5];
+    d->begin_ns = v[6];
+    d->device_ns = v[7];
+    d->phase = (uint32_t)id;
+    r->dev_open += d->state == TTFT_TPOT_DEVICE_OPEN;
+    return TTFT_TPOT_OK;
+}
+
+/* "# device_lost: UNRESOLVED,REFUSED". */
+static int ttft_tpot__read_device_lost(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    uint64_t u, f;
+    if (!ttft_tpot__take(&p, ',', UINT64_MAX - r->dev_lost[0], &u) || !ttft_tpot__u64(p, strlen(p), UINT64_MAX - r->dev_lost[1], &f))
+        return ttft_tpot__fail(r, line, "# device_lost: expected UNRESOLVED,REFUSED", NULL);
+    r->dev_lost[0] += u;
+    r->dev_lost[1] += f;
+    return TTFT_TPOT_OK;
+}
+
 /* A comment line's text after the '#', NUL-terminated: the writer's directives ("# clock:",
    "# phase:", "# hist:", "# truncated:", "# counts:", "# prompt:") are read back, anything else is a comment.
    bad: the line was too long or held a NUL byte, which only a directive minds. */
 static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const char *text, int bad)
 {
-    static const char *const kinds[5] = {" phase: ", " hist: ", " truncated: ", " counts: ", " prompt: "};
+    static const char *const kinds[7] = {" phase: ", " hist: ", " truncated: ", " counts: ", " prompt: ",
+                                         " device: ", " device_lost: "};
     const char *p;
     int k;
     if (strncmp(text, " clock: ", 8) == 0) {
@@ -6276,9 +7017,9 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
         ttft_tpot__run_close(r->c, r->c->store.n + r->n);
         return TTFT_TPOT_OK;
     }
-    for (k = 0; k < 5 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
+    for (k = 0; k < 7 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
         ;
-    if (k == 5)
+    if (k == 7)
         return TTFT_TPOT_OK;
     if (bad)
         return ttft_tpot__fail(r, line, "directive too long, or with a NUL byte: #", kinds[k]);
@@ -6287,7 +7028,9 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
            : k == 1 ? ttft_tpot__read_hist(r, line, p)
            : k == 2 ? ttft_tpot__read_truncated(r, line, p)
            : k == 3 ? ttft_tpot__read_counts(r, line, p)
-                    : ttft_tpot__read_prompt(r, line, p);
+           : k == 4 ? ttft_tpot__read_prompt(r, line, p)
+           : k == 5 ? ttft_tpot__read_device(r, line, p)
+                    : ttft_tpot__read_device_lost(r, line, p);
 }
 
 /* -- Trace I/O: lines and fields --------------------------------------------------------------- */
@@ -6641,7 +7384,12 @@ static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
         return ttft_tpot__read_request_event(r, line, role == 4, start, dur, tokens, (int)warm);
     if ((id = ttft_tpot__sample_phase(r, line, role)) < 0)
         return id;
-    return ttft_tpot__read_sample(r, line, id, start, dur, tokens, (int)warm);
+    nf = (int)r->n; /* whether it is stored: device lines name samples by their line */
+    if ((id = ttft_tpot__read_sample(r, line, id, start, dur, tokens, (int)warm)) == TTFT_TPOT_OK &&
+        r->n == (size_t)nf && r->first_lost == SIZE_MAX)
+        r->first_lost = r->rows;
+    r->rows++;
+    return id;
 }
 
 /* The header line, after an optional UTF-8 byte order mark. */
@@ -6803,6 +7551,10 @@ static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
         if (p->fresh)
             ttft_tpot__phase_called(c, p);
     }
+    c->dev.n += r->dev_n;
+    c->dev.open += r->dev_open;
+    c->dev.unresolved += r->dev_lost[0];
+    c->dev.refused += r->dev_lost[1];
     if (r->clock_read_ns && !c->clock_from_trace) { /* the clock that recorded the first trace read */
         memcpy(c->clock_name, r->clock_name, sizeof c->clock_name);
         c->clock_read_ns = r->clock_read_ns;
@@ -6834,6 +7586,8 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     r->errlen = errlen;
     r->name = name ? name : "(trace)";
     r->old = ttft_tpot__mark_of(c);
+    r->old_samples = c->store.n;
+    r->first_lost = SIZE_MAX;
     ttft_tpot__run_close(c, c->store.n); /* the trace's samples are in no run of c's */
     rc = ttft_tpot__read_header(r);
     while (rc == TTFT_TPOT_OK && (nf = ttft_tpot__record(r, &line)) != 0)

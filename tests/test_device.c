@@ -1,0 +1,393 @@
+/* Device time: spans around asynchronous launches, their tickets resolved with the device's
+   timestamps later. An exactly scripted timeline, every figure computed by hand in the comments. */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "test_util.h"
+
+#include <string.h>
+
+/* The scripted async driver. Two prefills, then three decode steps (the first of each is warmup);
+   each step s begins at host time B = 1,000,000 + 100,000 s and:
+     B            the step's span begins
+     B + 1000     the kernel's span begins (the host issues it) ...
+     B + 3000     ... and ends: the launch took 2 us on the host
+     B + 3000     the sync span begins
+                  the device runs the kernel from host time B + 5000 for D ns (queue delay 4000)
+     B + 6000 + D the sync ends
+     B + 26000 + D the step ends (20 us of host work after the sync: sampling, bookkeeping)
+   D = 50000, 40000 (prefills), 30000, 10000, 12000 (decode steps). The device clock is the host's +
+   1e9 ns; the clock pair read after a full synchronize is (host 500, device 1000000500). */
+enum { STEPS = 5, READS = 6 };
+static const uint64_t D[STEPS] = {50000, 40000, 30000, 10000, 12000};
+#define DEV_OFFSET 1000000000ull
+
+typedef struct timeline {
+    uint64_t t[STEPS * READS];
+    script_clock clock;
+    ttft_tpot c;
+    int prefill, decode, kernel, sync;
+    uint64_t ticket[STEPS];
+} timeline;
+
+static uint64_t step_base(int s)
+{
+    return 1000000u + 100000u * (uint64_t)s;
+}
+
+static void timeline_init(timeline *tl, size_t max_device, size_t max_pending)
+{
+    ttft_tpot_config cfg;
+    int s;
+    for (s = 0; s < STEPS; s++) {
+        uint64_t b = step_base(s), *t = &tl->t[s * READS];
+        t[0] = b, t[1] = b + 1000, t[2] = b + 3000, t[3] = b + 3000, t[4] = b + 6000 + D[s], t[5] = b + 26000 + D[s];
+    }
+    tl->clock.t = tl->t;
+    tl->clock.n = STEPS * READS;
+    tl->clock.next = 0;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.clock = script_now;
+    cfg.clock_user = &tl->clock;
+    cfg.timeline = 1;
+    cfg.max_device = max_device;
+    cfg.max_pending = max_pending;
+    tl->prefill = fixture(&tl->c, &cfg, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    tl->decode = ttft_tpot_phase(&tl->c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    tl->kernel = ttft_tpot_phase(&tl->c, "layer", TTFT_TPOT_ROLE_KERNEL);
+    tl->sync = ttft_tpot_phase(&tl->c, "sync", TTFT_TPOT_ROLE_KERNEL);
+}
+
+/* Step s as the driver times it: the step, the launch (its device part to come), the sync. */
+static void timeline_step(timeline *tl, int s)
+{
+    ttft_tpot_span step = ttft_tpot_span_begin(&tl->c, s < 2 ? tl->prefill : tl->decode), k, y;
+    k = ttft_tpot_span_begin(&tl->c, tl->kernel);
+    ttft_tpot_span_set_device(&k, 0);
+    assert_int_equal(ttft_tpot_span_end(&k), TTFT_TPOT_OK);
+    tl->ticket[s] = ttft_tpot_span_ticket(&k);
+    y = ttft_tpot_span_begin(&tl->c, tl->sync);
+    assert_int_equal(ttft_tpot_span_end(&y), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_span_end(&step), TTFT_TPOT_OK);
+}
+
+/* The kernel of step s on the device clock, absolute. */
+static ttft_tpot_device_stamp stamp_of(const timeline *tl, int s)
+{
+    ttft_tpot_device_stamp st;
+    memset(&st, 0, sizeof st);
+    st.ticket = tl->ticket[s];
+    st.absolute = 1;
+    st.begin_ns = step_base(s) + 5000 + DEV_OFFSET;
+    st.end_ns = st.begin_ns + D[s];
+    return st;
+}
+
+/* The whole run: each step resolved after its sync, in one call. */
+static void timeline_run(timeline *tl)
+{
+    static const ttft_tpot_clock_pair pair = {500, 500 + DEV_OFFSET};
+    int s;
+    for (s = 0; s < STEPS; s++) {
+        ttft_tpot_device_stamp st;
+        size_t refused = 9;
+        timeline_step(tl, s);
+        assert_true(tl->ticket[s] != 0);
+        st = stamp_of(tl, s);
+        assert_int_equal(ttft_tpot_device_resolve(&tl->c, &st, 1, &pair, &refused), TTFT_TPOT_OK);
+        assert_int_equal(refused, 0);
+    }
+}
+
+static void host_against_device_by_hand(void **state)
+{
+    timeline tl;
+    ttft_tpot_model m;
+    const ttft_tpot_phase_figures *layer;
+    (void)state;
+    timeline_init(&tl, 64, 0);
+    timeline_run(&tl);
+    assert_int_equal(counts(&tl.c).device_intervals, 5);
+    assert_int_equal(counts(&tl.c).device_open, 0);
+    assert_int_equal(ttft_tpot_model_compute(&tl.c, NULL, &m), TTFT_TPOT_OK);
+    layer = &m.phase[tl.kernel];
+    /* host: every launch took 2000 ns; the first is warmup */
+    assert_int_equal(layer->steady.n, 4);
+    assert_near(layer->steady.p50_ns, 2000, 0);
+    /* device, steady (steps 1-4): 10000, 12000, 30000, 40000: p50 (12000 + 30000) / 2 = 21000, mean
+       92000 / 4 = 23000, p90 at rank 2.7: 30000 + 0.7 * 10000 = 37000, p99 at 2.97: 39700 */
+    assert_int_equal(layer->device.n, 4);
+    assert_near(layer->device.p50_ns, 21000, 0);
+    assert_near(layer->device.mean_ns, 23000, 0);
+    assert_near(layer->device.p90_ns, 37000, 0);
+    assert_near(layer->device.p99_ns, 39700, 0);
+    assert_int_equal(layer->device.min_ns, 10000);
+    assert_int_equal(layer->device.max_ns, 40000);
+    /* queue delay: device begin B + 5000 - host issue B + 1000 = 4000, every time */
+    assert_int_equal(layer->queue.n, 4);
+    assert_near(layer->queue.p50_ns, 4000, 0);
+    assert_int_equal(layer->queue.max_ns, 4000);
+    /* the sync and the steps have no intervals of their own */
+    assert_int_equal(m.phase[tl.sync].device.n, 0);
+    /* the sync waited for the kernel: D + 3000; steady p50 of 40000, 30000, 10000, 12000 + 3000 */
+    assert_near(m.phase[tl.sync].steady.p50_ns, 24000, 0);
+    /* TTFT stays wall-clock: the steady prefill took 26000 + 40000 = 66000; on the device, its kernel's
+       40000. TPOT: wall 36000 and 38000 (p50 37000); device 10000 and 12000 (p50 11000) */
+    assert_near(m.head.ttft_steady.p50_ns, 66000, 0);
+    assert_int_equal(m.device.ttft_steady.n, 1);
+    assert_near(m.device.ttft_steady.p50_ns, 40000, 0);
+    assert_near(m.head.tpot.p50_ns, 37000, 0);
+    assert_int_equal(m.device.tpot.n, 2);
+    assert_near(m.device.tpot.p50_ns, 11000, 0);
+    /* busy: (10000 + 12000) / (36000 + 38000) = 22 / 74 */
+    assert_true(m.device.has_busy);
+    assert_int_equal(m.device.busy_steps, 2);
+    assert_near(m.device.busy_fraction * 74000, 22000, 1e-6);
+    assert_int_equal(m.device.intervals, 5);
+    assert_int_equal(m.device.unresolved + m.device.open + m.device.refused + m.device.queue_clamped, 0);
+    ttft_tpot_model_free(&m);
+    ttft_tpot_free(&tl.c);
+}
+
+static void reports_show_host_against_device(void **state)
+{
+    timeline tl;
+    char *text;
+    jc_value doc;
+    (void)state;
+    timeline_init(&tl, 64, 0);
+    timeline_run(&tl);
+    text = capture(&tl.c, ttft_tpot_report);
+    assert_non_null(strstr(text, "\nDevice time (5 intervals resolved; TTFT and TPOT above are wall-clock, these the "
+                                 "device's)\n"));
+    assert_non_null(strstr(text, "TTFT (steady, device) : 40.00 us    (n=1,"));
+    assert_non_null(strstr(text, "TPOT (device)         : 11.00 us    (n=2, p90 11.80 us, p99 11.98 us, mean 11.00 us)"));
+    assert_non_null(strstr(text, "Device busy           : 29.7% of steady decode wall time (2 steps): decode is "
+                                 "host-bound, the device idles 70.3% of each step\n"));
+    assert_non_null(strstr(text, "\nlayer                        2.00 us        4    21.00 us    37.00 us    39.70 us    "
+                                 "23.00 us     4.00 us     4.00 us\n"));
+    assert_null(strstr(text, "WARNING"));
+    json_of(&tl.c, &doc);
+    assert_ms(&doc, "device.tpot.p50", 0.011);
+    assert_ms(&doc, "device.ttft_steady.p50", 0.040);
+    assert_near(num_at(&doc, "device.busy_fraction") * 74, 22, 1e-9);
+    assert_ms(&doc, "device.unresolved", 0);
+    assert_true(is_bool_at(&doc, "device.host_bound", 1));
+    assert_ms(phase_named(&doc, "layer"), "device.p50", 0.021);
+    assert_ms(phase_named(&doc, "layer"), "queue_delay.p99", 0.004);
+    assert_true(is_null_at(phase_named(&doc, "sync"), "device")); /* no interval of its own */
+    assert_true(is_null_at(phase_named(&doc, "sync"), "queue_delay"));
+    jc_free(&doc);
+    free(text);
+    ttft_tpot_free(&tl.c);
+}
+
+/* Live = replay: the trace carries the intervals, and its report is the live one, byte for byte; a
+   reader that knows nothing of device lines (they are comments to it) reads the same samples. */
+static void trace_keeps_device_time(void **state)
+{
+    timeline tl;
+    ttft_tpot_config cfg;
+    char *trace, *plain, *p, *q;
+    ttft_tpot a, b;
+    char err[256];
+    (void)state;
+    timeline_init(&tl, 64, 0);
+    timeline_run(&tl);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.timeline = 1;
+    cfg.clock = script_now; /* named as the recording clock is: "user clock" (never read) */
+    cfg.grow = 1; /* no room for device intervals of its own: the read grows it */
+    trace_keeps_the_report(&tl.c, &cfg);
+    cfg.grow = 0;
+    cfg.max_device = 8;
+    trace_keeps_the_report(&tl.c, &cfg);
+    trace = capture(&tl.c, ttft_tpot_trace_write);
+    /* the second launch: the 4th sample (layer, sync, prefill, layer), issued at 1101000, begun at 1105000 */
+    assert_non_null(strstr(trace, "\n# device: 4,0,3,0,0,1101000,1105000,40000,layer\n"));
+    /* without its device lines, the trace reads as the samples alone */
+    plain = (char *)malloc(strlen(trace) + 1);
+    assert_non_null(plain);
+    for (p = trace, q = plain; *p;) {
+        size_t len = strcspn(p, "\n") + 1;
+        if (strncmp(p, "# device", 8) != 0)
+            memcpy(q, p, len), q += len;
+        p += len;
+    }
+    *q = '\0';
+    assert_int_equal(ttft_tpot_init(&a, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&a, plain, "plain", err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&b, trace, "full", err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(counts(&a).samples, counts(&b).samples);
+    assert_int_equal(counts(&a).device_intervals, 0);
+    assert_int_equal(counts(&b).device_intervals, 5);
+    ttft_tpot_free(&a);
+    ttft_tpot_free(&b);
+    free(plain);
+    free(trace);
+    ttft_tpot_free(&tl.c);
+}
+
+/* Bad device lines are refused with the line, and the collector stays as it was. */
+static void trace_refuses_bad_device_lines(void **state)
+{
+    static const char *const bad[] = {
+        "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device: 1,0,4,0,0,0,0,5,k\n",
+        "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device: 2,0,2,0,0,0,0,5,k\n",
+        "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device: 1,0,2,0,0,0,0,5,nope\n",
+        "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device: 1,0,2,0,0,0,0\n",
+        "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device_lost: 1\n",
+    };
+    static const char *const why[] = {"STATE (1-3)", "past the samples read", "unknown phase: nope", "expected SAMPLE",
+                                      "expected UNRESOLVED,REFUSED"};
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    char err[256];
+    size_t i;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_device = 4;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(trace_str(&c, bad[i], "t.csv", err, sizeof err), TTFT_TPOT_EPARSE);
+        if (!strstr(err, "t.csv:3: ") || !strstr(err, why[i]))
+            fail_msg("case %u: %s", (unsigned)i, err);
+        assert_int_equal(counts(&c).samples, 0);
+        assert_int_equal(counts(&c).device_intervals, 0);
+    }
+    ttft_tpot_free(&c);
+}
+
+/* Nothing lost quietly: no room gives no ticket (the sample keeps its host time, counted
+   unresolved), an open ticket is counted at report time, and a refused resolution changes nothing. */
+static void losses_are_counted_and_shown(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    ttft_tpot_span s;
+    ttft_tpot_device_stamp st[3];
+    uint64_t t1 = 0, t3 = 0;
+    size_t refused;
+    int k, i;
+    char *text;
+    jc_value doc;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_device = 2;
+    cfg.max_pending = 1;
+    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
+    for (i = 0; i < 4; i++) {
+        s = ttft_tpot_span_begin(&c, k);
+        ttft_tpot_span_set_duration(&s, 100);
+        ttft_tpot_span_set_device(&s, 1);
+        assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+        if (i == 0)
+            t1 = ttft_tpot_span_ticket(&s), assert_true(t1 != 0);
+        if (i == 1) /* one ticket open at most: none */
+            assert_true(ttft_tpot_span_ticket(&s) == 0), assert_int_equal(ttft_tpot_device_elapsed(&c, t1, 70), 0);
+        if (i == 2)
+            t3 = ttft_tpot_span_ticket(&s), assert_true(t3 != 0);
+        if (i == 3) /* two intervals kept at most: none */
+            assert_true(ttft_tpot_span_ticket(&s) == 0);
+    }
+    assert_int_equal(counts(&c).samples, 4); /* every sample keeps its host time */
+    assert_int_equal(counts(&c).device_unresolved, 2);
+    assert_int_equal(counts(&c).device_open, 1);
+    /* refused: resolved already, end before begin, unknown; each changes nothing */
+    memset(st, 0, sizeof st);
+    st[0].ticket = t1, st[0].elapsed_ns = 5;
+    st[1].ticket = t3, st[1].absolute = 1, st[1].begin_ns = 10, st[1].end_ns = 9;
+    st[2].ticket = t3 + 1, st[2].elapsed_ns = 5;
+    assert_int_equal(ttft_tpot_device_resolve(&c, st, 3, &(ttft_tpot_clock_pair){0, 0}, &refused), TTFT_TPOT_ETICKET);
+    assert_int_equal(refused, 3);
+    assert_int_equal(ttft_tpot_device_elapsed_ms(&c, t3, -1.0), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_device_absolute(&c, t3, 1, 2, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_device_elapsed(&c, 0, 5), TTFT_TPOT_OK); /* ticket 0: nothing, not refused */
+    assert_int_equal(counts(&c).device_refused, 5);
+    assert_int_equal(counts(&c).device_open, 1);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 3 device intervals unresolved (2 spans got no ticket: config.max_device or "
+                                 "config.max_pending was full; 1 tickets still open)"));
+    assert_non_null(strstr(text, "WARNING: 5 device resolutions refused"));
+    json_of(&c, &doc);
+    assert_ms(&doc, "device.unresolved", 3);
+    assert_ms(&doc, "device.no_ticket", 2);
+    assert_ms(&doc, "device.open", 1);
+    assert_ms(&doc, "device.refused", 5);
+    assert_ms(&doc, "device.intervals", 1);
+    /* the one resolved, 70 ns, is the phase's first sample's: warmup, so no steady device figure */
+    assert_true(is_null_at(phase_named(&doc, "k"), "device"));
+    jc_free(&doc);
+    trace_keeps_the_report(&c, &(ttft_tpot_config){.grow = 1});
+    free(text);
+    /* a clear begins a new epoch: the old ticket is unknown */
+    ttft_tpot_clear(&c);
+    assert_int_equal(ttft_tpot_device_elapsed(&c, t3, 5), TTFT_TPOT_ETICKET);
+    assert_int_equal(counts(&c).device_intervals, 0);
+    ttft_tpot_free(&c);
+}
+
+/* A graph launch: one host dispatch, one interval for the whole graph, and its kernels' own
+   intervals as parts (rows of their own, not counted twice in the step). */
+static void graph_parts_are_rows_not_counted_twice(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    ttft_tpot_model m;
+    ttft_tpot_device_stamp st;
+    ttft_tpot_span s;
+    uint64_t launch[3];
+    int dec, graph, k1, k2, i;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_device = 16;
+    dec = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    graph = ttft_tpot_phase(&c, "graph", TTFT_TPOT_ROLE_KERNEL);
+    k1 = ttft_tpot_phase(&c, "g.matmul", TTFT_TPOT_ROLE_KERNEL);
+    k2 = ttft_tpot_phase(&c, "g.sample", TTFT_TPOT_ROLE_KERNEL);
+    memset(&st, 0, sizeof st);
+    for (i = 0; i < 3; i++) { /* step i: a graph launch of 1000 ns host time, the step 20000 ns */
+        s = ttft_tpot_span_begin(&c, graph);
+        ttft_tpot_span_set_duration(&s, 1000);
+        ttft_tpot_span_set_device(&s, 0);
+        ttft_tpot_span_end(&s);
+        launch[i] = ttft_tpot_span_ticket(&s);
+        ttft_tpot_record(&c, dec, 20000, 1);
+        st.elapsed_ns = 3000 + 1000 * (uint64_t)i; /* the graph's matmul: 3000, 4000, 5000 */
+        assert_int_equal(ttft_tpot_device_part(&c, launch[i], k1, &st, NULL), TTFT_TPOT_OK);
+        st.elapsed_ns = 500;
+        assert_int_equal(ttft_tpot_device_part(&c, launch[i], k2, &st, NULL), TTFT_TPOT_OK);
+    }
+    /* the whole graph of steps 0 and 1: 4000 and 5000; step 2's stays open: its parts stand for it */
+    assert_int_equal(ttft_tpot_device_elapsed(&c, launch[0], 4000), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_device_elapsed(&c, launch[1], 5000), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_device_part(&c, 12345, k1, &st, NULL), TTFT_TPOT_ETICKET);
+    assert_int_equal(ttft_tpot_device_part(&c, launch[0], 99, &st, NULL), TTFT_TPOT_EPHASE);
+    assert_int_equal(ttft_tpot_model_compute(&c, NULL, &m), TTFT_TPOT_OK);
+    /* steps 1 and 2 are steady: device 5000 (the graph's own) and 5500 (its parts: 5000 + 500) */
+    assert_int_equal(m.device.tpot.n, 2);
+    assert_near(m.device.tpot.p50_ns, 5250, 0);
+    assert_near(m.device.busy_fraction * 40000, 10500, 1e-9);
+    /* the parts are rows: matmul steady (all three; a part's warmup is its launch's: the first) */
+    assert_int_equal(m.phase[k1].all.n, 0);
+    assert_int_equal(m.phase[k1].device.n, 2);
+    assert_near(m.phase[k1].device.p50_ns, 4500, 0);
+    assert_int_equal(m.phase[graph].device.n, 1); /* step 1's: step 0's launch is warmup, step 2's open */
+    assert_int_equal(m.device.parts, 6);
+    assert_int_equal(m.device.open, 1);
+    ttft_tpot_model_free(&m);
+    trace_keeps_the_report(&c, &(ttft_tpot_config){.grow = 1});
+    ttft_tpot_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(host_against_device_by_hand),
+        cmocka_unit_test(reports_show_host_against_device),
+        cmocka_unit_test(trace_keeps_device_time),
+        cmocka_unit_test(trace_refuses_bad_device_lines),
+        cmocka_unit_test(losses_are_counted_and_shown),
+        cmocka_unit_test(graph_parts_are_rows_not_counted_twice),
+    };
+    return run_cases(tests);
+}
