@@ -6,6 +6,7 @@
 #include "ttft_tpot.h"
 
 #include "backend.h"
+#include "devq.h"
 
 typedef struct options {
     int profile;
@@ -16,6 +17,7 @@ typedef struct options {
     long requests;       /* serving mode: requests to serve (0: the plain generation runs) */
     long capacity;       /* samples the collector keeps exactly (0: room for every one) */
     double arrival_rate; /* requests per second, Poisson arrivals (0: all at once) */
+    int async;           /* --async: the backend behind an asynchronous queue, device time from its events */
     int has_slo;
     ttft_tpot_slo slo;
     const char *prometheus;
@@ -26,6 +28,7 @@ typedef struct options {
 /* The phases the driver times. */
 typedef struct phases {
     int generate, prefill, decode, prefill_layer, prefill_head, decode_layer, decode_head;
+    int sync; /* --async: the wait for the device at the end of each step */
 } phases;
 
 typedef struct driver {
@@ -35,6 +38,10 @@ typedef struct driver {
     phases ph;
     int *prompt, *next, *slots; /* slots: 0..batch-1, the lockstep mode's */
     float *logits;
+    devq *q;                  /* --async: the device the backend runs on */
+    ttft_tpot_clock_pair pair; /* its clock against the host's, read after a full synchronize */
+    int n, prefill;           /* the dispatch in flight: its sequences and kind ... */
+    const int *cur_slots, *tokens; /* ... its slots and tokens, read by the device */
 } driver;
 
 /* The driver's random numbers: a 64-bit linear congruential generator (Knuth's MMIX constants), so
@@ -58,7 +65,9 @@ void make_prompt(const driver *g, uint64_t seed, int *dst, size_t n);
 /* One timed dispatch of n sequences in slots: a prefill of the n prompts in g->prompt, or a decode
    step of tokens. A span of the prefill or decode phase with n as its shape key (a batch size not
    seen before is warmup) and n tokens wraps the dispatch, its kernels (each a kernel span) and
-   greedy sampling into g->next[0..n). 0, or -1 when the backend fails. */
+   greedy sampling into g->next[0..n). With g->q (--async) the kernels are launched on that device
+   without waiting, each between two events; the step synchronizes at its end (a span of its own),
+   then resolves its kernels' device time from the events. 0, or -1 when the backend fails. */
 int dispatch(driver *g, int prefill, int n, const int *slots, const int *tokens);
 
 /* ---- serve.c ---- */

@@ -52,6 +52,9 @@ static void usage(FILE *out)
                  "  --profile               print the latency report at exit\n"
                  "  --profile-json FILE     write the JSON report (schema ttft_tpot/v1) to FILE\n"
                  "  --profile-html FILE     write the report as one self-contained HTML file (charts inline)\n"
+                 "  --async                 run the backend behind an asynchronous queue (a device thread with\n"
+                 "                          its own clock): launches return at once, each step synchronizes at\n"
+                 "                          its end, and the report adds each kernel's device time\n"
                  "  --trace FILE            write every timed sample as a trace (format v1) to FILE\n"
                  "  --prometheus FILE       write the requests' metrics for Prometheus (node_exporter textfile)\n"
                  "  --arrival-rate R        serving: requests per second, Poisson arrivals (0: all at once)\n"
@@ -80,7 +83,7 @@ static int bad_usage(const char *fmt, const char *a, const char *b)
 }
 
 enum { G_PROFILE = 256, G_JSON, G_TRACE, G_PROM, G_RATE, G_SLO, G_SEED, G_PREFIX, G_LABEL, G_VERSION, G_HTML,
-       G_INT = 512 };
+       G_ASYNC, G_INT = 512 };
 
 static const struct option fixed_opts[] = {
     {"profile", no_argument, NULL, G_PROFILE},          {"profile-json", required_argument, NULL, G_JSON},
@@ -88,7 +91,7 @@ static const struct option fixed_opts[] = {
     {"arrival-rate", required_argument, NULL, G_RATE},  {"slo", required_argument, NULL, G_SLO},
     {"seed", required_argument, NULL, G_SEED},          {"prometheus-prefix", required_argument, NULL, G_PREFIX},
     {"label", required_argument, NULL, G_LABEL},        {"version", no_argument, NULL, G_VERSION},
-    {"profile-html", required_argument, NULL, G_HTML},
+    {"profile-html", required_argument, NULL, G_HTML},  {"async", no_argument, NULL, G_ASYNC},
     {"help", no_argument, NULL, 'h'},
 };
 #define N_FIXED (sizeof fixed_opts / sizeof fixed_opts[0])
@@ -204,12 +207,12 @@ static int parse_args(int argc, char **argv, options *o)
                 printf("generate (ttft_tpot) %s\n", TTFT_TPOT_VERSION);
             return 1;
         }
-        if (opt == G_PROFILE) {
-            o->profile = 1;
+        if (opt == G_PROFILE || opt == G_ASYNC) {
+            *(opt == G_PROFILE ? &o->profile : &o->async) = 1;
             continue;
         }
-        if (opt == '?' && optopt == G_PROFILE)
-            return bad_usage("--profile takes no value%s%s", "", "");
+        if (opt == '?' && (optopt == G_PROFILE || optopt == G_ASYNC))
+            return bad_usage("%s takes no value%s", optopt == G_PROFILE ? "--profile" : "--async", "");
         if (opt == '?') { /* the name as given, without its value */
             char name[64], which[1024];
             const char *arg = argv[optind - 1], *eq = strchr(arg, '=');
@@ -224,6 +227,8 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (optind < argc)
         return bad_usage("unexpected argument '%s'%s", argv[optind], "");
+    if (o->async && o->requests)
+        return bad_usage("--async times the generation runs, not --requests%s%s", "", "");
     if (outputs_dashes(o) > 1)
         return bad_usage("only one of --profile-json, --profile-html, --trace and --prometheus can be - (standard "
                          "output)%s%s", "", "");
@@ -255,6 +260,18 @@ static int generate_once(driver *g, int run)
     TTFT_TPOT_SPAN_END_TOKENS(e2e, (uint32_t)(B * g->o.max_new_tokens));
     printf(B > 1 ? "  (sequence 1 of %d)\n" : "\n", B);
     return rc;
+}
+
+/* A device kernel: the kernels' thread count on the device thread (OpenMP's is per thread). */
+static int set_threads(void *ctx, int n)
+{
+    (void)ctx;
+#ifdef _OPENMP
+    omp_set_num_threads(n);
+#else
+    (void)n;
+#endif
+    return 0;
 }
 
 /* What the backend achieved: prefill GFLOP/s and decode weight-streaming GB/s. */
@@ -329,15 +346,18 @@ int main(int argc, char **argv)
     }
 
     /* Storage for every span of every run, reserved once: a run's dispatches each time one span for
-       the API call, one per layer and one for the head; serving has at most one dispatch a token. */
+       the API call, one per layer and one for the head (and --async's sync); serving has at most one
+       dispatch a token. */
     runs = (int)(g.o.warmup_runs + (g.o.requests ? 0 : g.o.repeat_runs));
     memset(&tc, 0, sizeof tc);
-    tc.capacity = ((size_t)runs + (size_t)g.o.requests) * ((size_t)g.o.max_new_tokens * (size_t)(g.o.layers + 2) + 1);
+    tc.capacity = ((size_t)runs + (size_t)g.o.requests) *
+                  ((size_t)g.o.max_new_tokens * (size_t)(g.o.layers + 2 + g.o.async) + 1); /* --async: a sync */
     if (g.o.capacity) /* a smaller store: what does not fit goes on in histograms */
         tc.capacity = (size_t)g.o.capacity;
     tc.max_phases = 8 + 5 * (unsigned)g.o.batch; /* serving: rows of 5 phases a batch size */
     tc.max_shapes = 8 * (unsigned)g.o.batch;
     tc.timeline = g.o.trace != NULL;
+    tc.max_device = g.o.async ? tc.capacity : 0; /* every kernel span may wait for its device time */
     tc.max_requests = (unsigned)g.o.requests;
     tc.max_request_events = (size_t)g.o.requests * (size_t)(g.o.max_new_tokens + 1);
     n_tok = (size_t)g.o.batch * (size_t)g.o.prompt_len;
@@ -353,6 +373,19 @@ int main(int argc, char **argv)
     }
     for (i = 0; i < (size_t)g.o.batch; i++)
         g.slots[i] = (int)i;
+    /* --async: a device whose clock is offset from the host's (as a GPU's is) and ticks every 512 ns;
+       the clock pair is read after a full synchronize */
+    if (g.o.async && (g.q = devq_create(7000000000000ull, 512)) != NULL)
+        devq_launch(g.q, set_threads, NULL, (int)g.o.threads);
+    if (g.o.async && (!g.q || devq_sync(g.q) != 0)) {
+        fprintf(stderr, "generate: out of memory\n");
+        status = 1;
+        goto done;
+    }
+    if (g.q) {
+        g.pair.device_ns = devq_now(g.q);
+        g.pair.host_ns = ttft_tpot_now();
+    }
     if (g.o.has_slo)
         ttft_tpot_set_slo(&g.tp, g.o.slo);
     /* Collect when any output wants the samples; otherwise every span is one untaken branch. */
@@ -391,6 +424,7 @@ int main(int argc, char **argv)
         status = 1;
     }
 done:
+    devq_destroy(g.q);
     ttft_tpot_free(&g.tp);
     backend_destroy(g.b);
     free(g.prompt);

@@ -5,6 +5,7 @@
 #include "driver.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static int argmax(const float *v, int n)
 {
@@ -34,16 +35,78 @@ static int run_kernels(driver *g, int n, int layer_phase, int head_phase)
     return rc;
 }
 
+/* The device's kernels (devq_fn): the dispatch's begin, one layer, the head. */
+static int k_begin(void *ctx, int arg)
+{
+    driver *g = (driver *)ctx;
+    (void)arg;
+    return g->prefill ? backend_prefill_begin(g->b, g->n, g->cur_slots, g->prompt, (int)g->o.prompt_len)
+                      : backend_decode_begin(g->b, g->n, g->cur_slots, g->tokens);
+}
+
+static int k_layer(void *ctx, int layer)
+{
+    return backend_layer(((driver *)ctx)->b, layer);
+}
+
+static int k_head(void *ctx, int arg)
+{
+    (void)arg;
+    return backend_head(((driver *)ctx)->b, ((driver *)ctx)->logits);
+}
+
+/* The kernels of a dispatch launched on g->q without waiting, each between two events, its span
+   marked for device time (the span itself times only the enqueue); then the step's synchronize, and
+   the device time of every kernel resolved in one call from its events. */
+static int run_kernels_async(driver *g, int n, int layer_phase, int head_phase)
+{
+    enum { MAX_K = 257 }; /* --layers is at most 256, and the head */
+    ttft_tpot_device_stamp st[MAX_K];
+    unsigned ev[MAX_K][2];
+    int k, rc, nk = (int)g->o.layers + 1, s, vocab = backend_cfg(g->b)->vocab;
+    devq_launch(g->q, k_begin, g, 0);
+    for (k = 0; k < nk; k++) {
+        ttft_tpot_span sp = ttft_tpot_span_begin_shape(&g->tp, k < nk - 1 ? layer_phase : head_phase, (uint64_t)n);
+        ttft_tpot_span_set_device(&sp, 0);
+        ev[k][0] = devq_event(g->q);
+        devq_launch(g->q, k < nk - 1 ? k_layer : k_head, g, k);
+        ev[k][1] = devq_event(g->q);
+        ttft_tpot_span_end(&sp);
+        memset(&st[k], 0, sizeof st[k]);
+        st[k].ticket = ttft_tpot_span_ticket(&sp);
+    }
+    {
+        TTFT_TPOT_SPAN_BEGIN(y, &g->tp, g->ph.sync); /* where the kernels' time lands on the host */
+        rc = devq_sync(g->q);
+        TTFT_TPOT_SPAN_END(y);
+    }
+    for (k = 0; k < nk; k++) {
+        st[k].absolute = 1;
+        st[k].begin_ns = devq_event_time(g->q, ev[k][0]);
+        st[k].end_ns = devq_event_time(g->q, ev[k][1]);
+    }
+    ttft_tpot_device_resolve(&g->tp, st, (size_t)nk, &g->pair, NULL); /* refusals are counted */
+    for (s = 0; rc == 0 && s < n; s++)
+        g->next[s] = argmax(g->logits + (size_t)s * (size_t)vocab, vocab);
+    return rc;
+}
+
 int dispatch(driver *g, int prefill, int n, const int *slots, const int *tokens)
 {
     const phases *p = &g->ph;
     int rc;
     TTFT_TPOT_SPAN_BEGIN_SHAPE(s, &g->tp, prefill ? p->prefill : p->decode, (uint64_t)n);
-    rc = prefill ? backend_prefill_begin(g->b, n, slots, g->prompt, (int)g->o.prompt_len)
-                 : backend_decode_begin(g->b, n, slots, tokens);
-    if (rc == 0)
-        rc = prefill ? run_kernels(g, n, p->prefill_layer, p->prefill_head)
-                     : run_kernels(g, n, p->decode_layer, p->decode_head);
+    if (g->q) {
+        g->n = n, g->prefill = prefill, g->cur_slots = slots, g->tokens = tokens;
+        rc = prefill ? run_kernels_async(g, n, p->prefill_layer, p->prefill_head)
+                     : run_kernels_async(g, n, p->decode_layer, p->decode_head);
+    } else {
+        rc = prefill ? backend_prefill_begin(g->b, n, slots, g->prompt, (int)g->o.prompt_len)
+                     : backend_decode_begin(g->b, n, slots, tokens);
+        if (rc == 0)
+            rc = prefill ? run_kernels(g, n, p->prefill_layer, p->prefill_head)
+                         : run_kernels(g, n, p->decode_layer, p->decode_head);
+    }
     if (prefill) /* a token for each sequence; a prefill also says how many prompt tokens it read */
         TTFT_TPOT_SPAN_END_PROMPT(s, (uint32_t)n, (uint32_t)((long)n * g->o.prompt_len));
     else
@@ -89,6 +152,7 @@ int register_phases(driver *g)
     p->decode = ttft_tpot_phase(&g->tp, "decode_step", TTFT_TPOT_ROLE_DECODE);
     p->decode_layer = ttft_tpot_phase(&g->tp, "decode_layer", TTFT_TPOT_ROLE_KERNEL);
     p->decode_head = ttft_tpot_phase(&g->tp, "decode_head", TTFT_TPOT_ROLE_KERNEL);
-    return p->generate < 0 || p->prefill < 0 || p->prefill_layer < 0 || p->prefill_head < 0 || p->decode < 0 ||
-           p->decode_layer < 0 || p->decode_head < 0 || (g->o.requests && name_shapes(g));
+    p->sync = g->o.async ? ttft_tpot_phase(&g->tp, "sync", TTFT_TPOT_ROLE_KERNEL) : 0;
+    return p->sync < 0 || p->generate < 0 || p->prefill < 0 || p->prefill_layer < 0 || p->prefill_head < 0 ||
+           p->decode < 0 || p->decode_layer < 0 || p->decode_head < 0 || (g->o.requests && name_shapes(g));
 }

@@ -248,10 +248,48 @@ static void bad_flags_exit_2_with_one_line(void **state)
     }
 }
 
+/* --async: the kernels' spans time their launches; their device time comes from the queue's events,
+   every kernel span resolved, and the step's wait lands in the sync phase. */
+static void async_reports_device_time(void **state)
+{
+    static const char *const kernels[] = {"prefill_layer", "prefill_head", "decode_layer", "decode_head"};
+    jc_value doc;
+    char *err, *out;
+    size_t i;
+    (void)state;
+    assert_int_equal(run("--async --dim 64 --layers 2 --heads 4 --hidden 96 --vocab 300 --prompt-len 16 "
+                         "--max-new-tokens 6 --warmup-runs 1 --profile --profile-json generate_test.json", &err), 0);
+    free(err);
+    out = slurp("generate_test.out");
+    assert_non_null(strstr(out, "\nDevice time ("));
+    assert_non_null(strstr(out, "TPOT (device)         : "));
+    free(out);
+    json_file("generate_test.json", &doc);
+    for (i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        const jc_value *ph = phase_named(&doc, kernels[i]);
+        assert_true(num_at(ph, "device.n") == num_at(ph, "steady.n")); /* every steady launch resolved */
+        assert_true(num_at(ph, "device.p50") > 0);
+        assert_false(is_null_at(ph, "queue_delay"));
+    }
+    assert_true(is_null_at(phase_named(&doc, "sync"), "device"));
+    assert_ms(&doc, "device.unresolved", 0);
+    assert_ms(&doc, "device.refused", 0);
+    assert_ms(&doc, "device.tpot.n", 5);
+    assert_ms(&doc, "device.ttft_steady.n", 1);
+    /* the wait lands in the sync: each step's sync outlasts its layers' launches together */
+    assert_true(num_at(phase_named(&doc, "sync"), "steady.p50") > 2 * num_at(phase_named(&doc, "decode_layer"),
+                                                                                  "steady.p50"));
+    jc_free(&doc);
+    assert_int_equal(run("--async --requests 2", &err), 2);
+    assert_non_null(strstr(err, "--async times the generation runs, not --requests"));
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(profile_run_shows_warmup_separated),
+        cmocka_unit_test(async_reports_device_time),
         cmocka_unit_test(batch_records_tokens_per_step),
         cmocka_unit_test(serving_mode_records_every_request),
         cmocka_unit_test(bad_flags_exit_2_with_one_line),
