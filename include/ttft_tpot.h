@@ -1538,7 +1538,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
    Popped at the end of the implementation. */
 #if defined(_MSC_VER) || defined(__clang__)
 #pragma float_control(precise, on, push)
-#elif defined(__GNUC__)
+#elif defined(__GNUC__) && !defined(__CUDACC__) /* nvcc's front end takes no GCC optimize pragma */
 #pragma GCC push_options
 #pragma GCC optimize("no-fast-math", "fp-contract=off")
 #endif
@@ -7617,7 +7617,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
 #endif
 #if defined(_MSC_VER) || defined(__clang__)
 #pragma float_control(pop)
-#elif defined(__GNUC__)
+#elif defined(__GNUC__) && !defined(__CUDACC__)
 #pragma GCC pop_options
 #endif
 #endif /* TTFT_TPOT_IMPLEMENTATION */

@@ -1,0 +1,288 @@
+// decode.cu - a small decode loop of real CUDA kernels, timed with ttft_tpot.h: host spans around
+// asynchronous launches, device time from CUDA events resolved after each step's synchronize.
+//
+// Random weights, greedy sampling: embed a token, `layers` residual GEMV layers (x += tanh(W x)), the
+// output projection, an argmax. Each kernel is launched between two events in a span marked for
+// device time; the step ends with cudaStreamSynchronize (a span of its own: where the kernels' time
+// lands on the host), then every kernel's ticket is resolved in one call from cudaEventElapsedTime.
+// --graph captures a step into a CUDA graph once and replays it: one host launch, one ticket for the
+// whole graph, and the kernels' own events (recorded inside the graph) as its parts. --no-events
+// launches without events: the host spans then show what the events cost. Needs a GPU to run.
+//
+//   cuda_decode [--steps N] [--layers N] [--dim N] [--vocab N] [--prompt N] [--graph] [--no-events]
+#define TTFT_TPOT_IMPLEMENTATION
+#include "ttft_tpot.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CHECK(call)                                                                                   \
+    do {                                                                                              \
+        cudaError_t e_ = (call);                                                                      \
+        if (e_ != cudaSuccess) {                                                                      \
+            fprintf(stderr, "cuda_decode: %s: %s\n", #call, cudaGetErrorString(e_));                  \
+            exit(1);                                                                                  \
+        }                                                                                             \
+    } while (0)
+
+// x[r] = embedding of tokens[r], for rows r < rows.
+__global__ void embed(const float *E, const int *tokens, float *x, int rows, int dim)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y;
+    if (i < dim && r < rows)
+        x[(size_t)r * dim + i] = E[(size_t)tokens[r] * dim + i];
+}
+
+// y[r][i] = x[r][i] + tanh(W[i] . x[r]) (residual) or W[i] . x[r] (residual 0): one warp a row of W.
+__global__ void gemv(const float *W, const float *x, float *y, int n, int k, int residual)
+{
+    int i = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, lane = threadIdx.x % 32, r = blockIdx.y;
+    float s = 0;
+    if (i >= n)
+        return;
+    for (int j = lane; j < k; j += 32)
+        s += W[(size_t)i * k + j] * x[(size_t)r * k + j];
+    for (int o = 16; o; o /= 2)
+        s += __shfl_down_sync(0xffffffffu, s, o);
+    if (lane == 0)
+        y[(size_t)r * n + i] = residual ? x[(size_t)r * k + i] + tanhf(s) : s;
+}
+
+// tokens[0] = argmax of the last row's logits: one block.
+__global__ void argmax(const float *logits, int n, int *tokens)
+{
+    __shared__ float best[256];
+    __shared__ int at[256];
+    int t = threadIdx.x, b = t;
+    for (int i = t; i < n; i += blockDim.x)
+        if (logits[i] > logits[b])
+            b = i;
+    best[t] = logits[b], at[t] = b;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s; s /= 2) {
+        if (t < s && (best[t + s] > best[t] || (best[t + s] == best[t] && at[t + s] < at[t])))
+            best[t] = best[t + s], at[t] = at[t + s];
+        __syncthreads();
+    }
+    if (t == 0)
+        tokens[0] = at[0];
+}
+
+struct model {
+    int layers, dim, vocab, max_rows;
+    float *E, *W, *H, *x, *y, *logits; // device memory
+    int *tokens;
+};
+
+struct timed {
+    ttft_tpot tp;
+    int prefill, decode, sync, k_embed, k_layer, k_head, k_argmax, graph;
+    bool events;
+    std::vector<cudaEvent_t> ev; // two a kernel of a step
+    std::vector<uint64_t> ticket;
+};
+
+// Launch kernel k of a step between events 2k and 2k+1, in a span marked for device time.
+template <typename F> static void launch(timed &t, int phase, size_t k, cudaStream_t st, F kernel)
+{
+    ttft_tpot_span s = ttft_tpot_span_begin(&t.tp, phase);
+    if (t.events) {
+        ttft_tpot_span_set_device(&s, 0);
+        CHECK(cudaEventRecord(t.ev[2 * k], st));
+    }
+    kernel();
+    if (t.events)
+        CHECK(cudaEventRecord(t.ev[2 * k + 1], st));
+    ttft_tpot_span_end(&s);
+    t.ticket[k] = ttft_tpot_span_ticket(&s);
+}
+
+// One pass over rows tokens (a prefill of the prompt, or one decode step): its kernels, launched.
+static size_t enqueue(timed &t, const model &m, int rows, cudaStream_t st)
+{
+    size_t k = 0;
+    dim3 grid((unsigned)((m.dim + 255) / 256), (unsigned)rows);
+    launch(t, t.k_embed, k++, st, [&] { embed<<<grid, 256, 0, st>>>(m.E, m.tokens, m.x, rows, m.dim); });
+    for (int l = 0; l < m.layers; l++) {
+        float *in = l % 2 ? m.y : m.x, *out = l % 2 ? m.x : m.y;
+        dim3 g((unsigned)((m.dim + 7) / 8), (unsigned)rows);
+        launch(t, t.k_layer, k++, st, [&] {
+            gemv<<<g, 256, 0, st>>>(m.W + (size_t)l * m.dim * m.dim, in, out, m.dim, m.dim, 1);
+        });
+    }
+    float *last = (m.layers % 2 ? m.y : m.x) + (size_t)(rows - 1) * m.dim;
+    launch(t, t.k_head, k++, st, [&] {
+        gemv<<<dim3((unsigned)((m.vocab + 7) / 8), 1), 256, 0, st>>>(m.H, last, m.logits, m.vocab, m.dim, 0);
+    });
+    launch(t, t.k_argmax, k++, st, [&] { argmax<<<1, 256, 0, st>>>(m.logits, m.vocab, m.tokens); });
+    return k;
+}
+
+// After the step's synchronize: each ticket's device time from its events, in one call.
+static void resolve(timed &t, size_t n)
+{
+    std::vector<ttft_tpot_device_stamp> st(n);
+    for (size_t k = 0; k < n; k++) {
+        float ms = 0;
+        CHECK(cudaEventElapsedTime(&ms, t.ev[2 * k], t.ev[2 * k + 1]));
+        memset(&st[k], 0, sizeof st[k]);
+        st[k].ticket = t.ticket[k];
+        if (ttft_tpot_ms_to_ns(ms, &st[k].elapsed_ns) != TTFT_TPOT_OK)
+            st[k].ticket = 0;
+    }
+    ttft_tpot_device_resolve(&t.tp, st.data(), n, NULL, NULL); // refusals are counted and reported
+}
+
+// One step of a captured graph: the graph launch between its own two events (the last pair), its
+// kernels' events recorded inside it; their elapsed times are the graph's parts.
+static void graph_step(timed &t, cudaGraphExec_t exec, size_t nk, cudaStream_t st)
+{
+    ttft_tpot_span s = ttft_tpot_span_begin(&t.tp, t.graph);
+    ttft_tpot_span_set_device(&s, 0);
+    CHECK(cudaEventRecord(t.ev[2 * nk], st));
+    CHECK(cudaGraphLaunch(exec, st));
+    CHECK(cudaEventRecord(t.ev[2 * nk + 1], st));
+    ttft_tpot_span_end(&s);
+    uint64_t launch = ttft_tpot_span_ticket(&s);
+    {
+        ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.sync);
+        CHECK(cudaStreamSynchronize(st));
+        ttft_tpot_span_end(&y);
+    }
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, t.ev[2 * nk], t.ev[2 * nk + 1]));
+    ttft_tpot_device_elapsed_ms(&t.tp, launch, ms);
+    for (size_t k = 0; k < nk; k++) {
+        ttft_tpot_device_stamp part;
+        memset(&part, 0, sizeof part);
+        CHECK(cudaEventElapsedTime(&ms, t.ev[2 * k], t.ev[2 * k + 1]));
+        if (ttft_tpot_ms_to_ns(ms, &part.elapsed_ns) == TTFT_TPOT_OK)
+            ttft_tpot_device_part(&t.tp, launch, k == 0 ? t.k_embed : k == nk - 1 ? t.k_argmax
+                                                   : k == nk - 2 ? t.k_head : t.k_layer, &part, NULL);
+    }
+}
+
+static float *random_weights(size_t n, unsigned seed)
+{
+    std::vector<float> h(n);
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        h[i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 0.05f;
+    }
+    float *d;
+    CHECK(cudaMalloc(&d, n * sizeof *d));
+    CHECK(cudaMemcpy(d, h.data(), n * sizeof *d, cudaMemcpyHostToDevice));
+    return d;
+}
+
+int main(int argc, char **argv)
+{
+    int steps = 64, prompt = 32, use_graph = 0;
+    model m = {8, 2048, 32000, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    timed t;
+    t.events = true;
+    for (int i = 1; i < argc; i++) {
+        int *v = !strcmp(argv[i], "--steps") ? &steps : !strcmp(argv[i], "--layers") ? &m.layers
+               : !strcmp(argv[i], "--dim") ? &m.dim : !strcmp(argv[i], "--vocab") ? &m.vocab
+               : !strcmp(argv[i], "--prompt") ? &prompt : NULL;
+        if (!strcmp(argv[i], "--graph"))
+            use_graph = 1;
+        else if (!strcmp(argv[i], "--no-events"))
+            t.events = false;
+        else if (v && i + 1 < argc && (*v = atoi(argv[++i])) > 0 && *v <= 1 << 20)
+            continue;
+        else {
+            fprintf(stderr, "usage: cuda_decode [--steps N] [--layers N] [--dim N] [--vocab N] [--prompt N] "
+                            "[--graph] [--no-events]\n");
+            return 2;
+        }
+    }
+    if (use_graph && !t.events) {
+        fprintf(stderr, "cuda_decode: --graph times the graph with events: not with --no-events\n");
+        return 2;
+    }
+    m.max_rows = prompt;
+    ttft_tpot_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capacity = (size_t)(steps + 2) * (size_t)(m.layers + 6);
+    cfg.max_device = 2 * cfg.capacity;
+    if (ttft_tpot_init(&t.tp, &cfg) != TTFT_TPOT_OK)
+        return 1;
+    t.prefill = ttft_tpot_phase(&t.tp, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    t.decode = ttft_tpot_phase(&t.tp, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    t.k_embed = ttft_tpot_phase(&t.tp, "embed", TTFT_TPOT_ROLE_KERNEL);
+    t.k_layer = ttft_tpot_phase(&t.tp, "layer_gemv", TTFT_TPOT_ROLE_KERNEL);
+    t.k_head = ttft_tpot_phase(&t.tp, "head_gemv", TTFT_TPOT_ROLE_KERNEL);
+    t.k_argmax = ttft_tpot_phase(&t.tp, "argmax", TTFT_TPOT_ROLE_KERNEL);
+    t.sync = ttft_tpot_phase(&t.tp, "sync", TTFT_TPOT_ROLE_KERNEL);
+    t.graph = ttft_tpot_phase(&t.tp, "graph", TTFT_TPOT_ROLE_KERNEL);
+    size_t nk = (size_t)m.layers + 3;
+    t.ev.resize(2 * nk + 2);
+    t.ticket.resize(nk);
+    for (auto &e : t.ev)
+        CHECK(cudaEventCreate(&e));
+    m.E = random_weights((size_t)m.vocab * m.dim, 1);
+    m.W = random_weights((size_t)m.layers * m.dim * m.dim, 2);
+    m.H = random_weights((size_t)m.vocab * m.dim, 3);
+    CHECK(cudaMalloc(&m.x, (size_t)m.max_rows * m.dim * sizeof(float)));
+    CHECK(cudaMalloc(&m.y, (size_t)m.max_rows * m.dim * sizeof(float)));
+    CHECK(cudaMalloc(&m.logits, (size_t)m.vocab * sizeof(float)));
+    CHECK(cudaMalloc(&m.tokens, (size_t)m.max_rows * sizeof(int)));
+    std::vector<int> toks((size_t)prompt);
+    for (int i = 0; i < prompt; i++)
+        toks[(size_t)i] = (i * 7919) % m.vocab;
+    cudaStream_t st;
+    CHECK(cudaStreamCreate(&st));
+    CHECK(cudaDeviceSynchronize());
+
+    for (int run = 0; run < 2; run++) { // a warmup prefill (first launches, module loading), then the measured one
+        CHECK(cudaMemcpy(m.tokens, toks.data(), toks.size() * sizeof(int), cudaMemcpyHostToDevice));
+        ttft_tpot_span p = ttft_tpot_span_begin(&t.tp, t.prefill);
+        size_t n = enqueue(t, m, prompt, st);
+        ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.sync);
+        CHECK(cudaStreamSynchronize(st));
+        ttft_tpot_span_end(&y);
+        if (t.events)
+            resolve(t, n);
+        ttft_tpot_span_set_prompt(&p, (uint32_t)prompt);
+        ttft_tpot_span_end(&p);
+    }
+    cudaGraphExec_t exec = NULL;
+    if (use_graph) { // a step, captured once: its kernels and their events
+        cudaGraph_t g;
+        ttft_tpot_enable(&t.tp, 0); // the capture launches nothing: no samples
+        CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+        enqueue(t, m, 1, st);
+        CHECK(cudaStreamEndCapture(st, &g));
+        CHECK(cudaGraphInstantiate(&exec, g, 0));
+        ttft_tpot_enable(&t.tp, 1);
+    }
+    int tok = 0;
+    for (int s = 0; s < steps; s++) {
+        ttft_tpot_span d = ttft_tpot_span_begin(&t.tp, t.decode);
+        if (exec) {
+            graph_step(t, exec, nk, st);
+        } else {
+            size_t n = enqueue(t, m, 1, st);
+            ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.sync);
+            CHECK(cudaStreamSynchronize(st));
+            ttft_tpot_span_end(&y);
+            if (t.events)
+                resolve(t, n);
+        }
+        CHECK(cudaMemcpy(&tok, m.tokens, sizeof tok, cudaMemcpyDeviceToHost)); // the token, for the stream
+        ttft_tpot_span_end(&d);
+    }
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    printf("cuda_decode: %s, %d layers of %dx%d, vocab %d, prompt %d, %d steps%s%s; last token %d\n\n", prop.name,
+           m.layers, m.dim, m.dim, m.vocab, prompt, steps, exec ? ", CUDA graph" : "", t.events ? "" : ", no events",
+           tok);
+    int rc = ttft_tpot_report(&t.tp, stdout);
+    ttft_tpot_free(&t.tp);
+    return rc == TTFT_TPOT_OK ? 0 : 1;
+}
