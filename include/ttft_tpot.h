@@ -1436,7 +1436,9 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
    name, the role as its category and its track (e2e, prefill, decode, kernel, top to bottom), tokens
    and warmup in args; then the requests (category "request", process "requests"): a queued, a
    prefill (unscheduled: a ttft) and a decode slice a request, and an instant a token event, each
-   request on the lowest lane free at its submit, so requests served together lie side by side.
+   request on the lowest lane free at its submit, so requests served together lie side by side; then
+   the device intervals resolved on an absolute clock (process "device", a track per stream, category
+   "device"), each with a flow arrow ("ph":"s" to "ph":"f", category "launch") from its launch.
    ENOMEM (nothing written: the lanes take 36 bytes a request at most). Needs start times: EINVAL when c
    is NULL or was made without config.timeline (a trace read into a timeline collector has them
    only if it was recorded with one: its start_ns are 0 otherwise, and ttft_tpot_report refuses to
@@ -4907,7 +4909,7 @@ TTFT_TPOT_DEF int ttft_tpot_model_compute(const ttft_tpot *c, const ttft_tpot_mo
         rc = ttft_tpot__shares_of(c, m);
     if (rc == TTFT_TPOT_OK && !(m->skipped & TTFT_TPOT_SKIP_REQUESTS))
         rc = ttft_tpot__request_figures(c, m);
-    if (rc == TTFT_TPOT_OK && !(m->skipped & TTFT_TPOT_SKIP_SAMPLES))
+    if (rc == TTFT_TPOT_OK) /* nothing to do without device intervals */
         rc = ttft_tpot__device_of(c, m);
     if (rc != TTFT_TPOT_OK)
         ttft_tpot_model_free(m);
@@ -6009,6 +6011,43 @@ static void ttft_tpot__prom_hist(FILE *out, const char *prefix, const ttft_tpot_
             (unsigned long long)b->count);
 }
 
+/* The device figures, when the collector has device data: the device counterparts of TTFT and TPOT
+   as summaries (p50, p90, p99, in seconds to the ns), the busy ratio, and what was lost. */
+static void ttft_tpot__prom_device(const ttft_tpot_model *m, FILE *out, const char *prefix, const char *labels,
+                                   const char *head)
+{
+    static const char *const q[3] = {"0.5", "0.9", "0.99"};
+    static const unsigned at[3] = {0, 1, 3}; /* pct_ns: p50, p90, p95, p99 */
+    const ttft_tpot_device_figures *f = &m->device;
+    char a[48];
+    int k, i;
+    if (!f->intervals && !f->open && !f->unresolved && !f->refused)
+        return;
+    for (k = 0; k < 2; k++) {
+        const ttft_tpot_stats *st = k ? &f->tpot : &f->ttft_steady;
+        const char *name = k ? "device_time_per_output_token_seconds" : "device_time_to_first_token_seconds";
+        fprintf(out, "# HELP %s%s Device time of the steady %s steps (their own interval, or their kernels').\n"
+                     "# TYPE %s%s summary\n", prefix, name, k ? "decode" : "prefill", prefix, name);
+        for (i = 0; st->n && i < 3; i++)
+            fprintf(out, "%s%s{%squantile=\"%s\"} %s\n", prefix, name, head, q[i],
+                    ttft_tpot__fixed(a, sizeof a, st->pct_ns[at[i]], 9));
+        fprintf(out, "%s%s_sum%s %s\n%s%s_count%s %llu\n", prefix, name, labels,
+                ttft_tpot__num(a, sizeof a, "%.9f", st->total_ns / 1e9), prefix, name, labels,
+                (unsigned long long)st->n);
+    }
+    if (f->has_busy)
+        fprintf(out, "# HELP %sdevice_busy_ratio Device time over wall time of the steady decode steps.\n"
+                     "# TYPE %sdevice_busy_ratio gauge\n%sdevice_busy_ratio%s %s\n", prefix, prefix, prefix, labels,
+                ttft_tpot__num(a, sizeof a, "%.6f", f->busy_fraction));
+    fprintf(out, "# HELP %sdevice_intervals_unresolved_total Device spans without device time (no ticket, or still "
+                 "open).\n# TYPE %sdevice_intervals_unresolved_total counter\n"
+                 "%sdevice_intervals_unresolved_total%s %llu\n", prefix, prefix, prefix, labels,
+            (unsigned long long)f->unresolved + f->open);
+    fprintf(out, "# HELP %sdevice_resolutions_refused_total Device resolutions refused.\n"
+                 "# TYPE %sdevice_resolutions_refused_total counter\n%sdevice_resolutions_refused_total%s %llu\n",
+            prefix, prefix, prefix, labels, (unsigned long long)f->refused);
+}
+
 /* Length of the exposition name at s: [a-zA-Z_][a-zA-Z0-9_]* for a label, with ':' too for a metric. */
 static size_t ttft_tpot__prom_ident(const char *s, int metric)
 {
@@ -6084,6 +6123,7 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
     fprintf(out, "# HELP %sgeneration_tokens_total Number of generation tokens of the finished requests.\n"
                  "# TYPE %sgeneration_tokens_total counter\n%sgeneration_tokens_total%s %llu\n",
             prefix, prefix, prefix, lb, (unsigned long long)m->requests.tokens);
+    ttft_tpot__prom_device(m, out, prefix, lb, blb);
     return ttft_tpot__finish(out);
 }
 
@@ -6182,6 +6222,38 @@ static void ttft_tpot__chrome_requests(const ttft_tpot *c, const unsigned *lane,
     }
 }
 
+/* The device intervals resolved on an absolute clock: a track per stream (process "device"), and a
+   flow arrow from each launch on its host track to its execution, as Nsight Systems draws them. */
+static void ttft_tpot__chrome_device(const ttft_tpot *c, const int *track, FILE *out)
+{
+    size_t k;
+    int named = 0;
+    for (k = 0; k < c->dev.n; k++) {
+        const ttft_tpot_device_interval *d = &c->dev.log[k];
+        if (d->state != TTFT_TPOT_DEVICE_ABSOLUTE)
+            continue;
+        if (!named++)
+            fputs(",\n{\"ph\":\"M\",\"pid\":3,\"name\":\"process_name\",\"args\":{\"name\":\"device\"}}", out);
+        fputs(",\n{\"ph\":\"X\",\"pid\":3,\"name\":", out);
+        ttft_tpot__json_str(out, c->phase.slots[d->phase].name);
+        fprintf(out, ",\"cat\":\"device\",\"tid\":%lu,\"ts\":", (unsigned long)d->stream + 1);
+        ttft_tpot__us(out, d->begin_ns);
+        fputs(",\"dur\":", out);
+        ttft_tpot__us(out, d->device_ns);
+        fprintf(out, ",\"args\":{\"stream\":%lu,\"part\":%d,\"warmup\":%d}}", (unsigned long)d->stream, d->part,
+                d->warmup);
+        if (d->part || !d->issue_ns || !d->sample || d->sample > c->store.n)
+            continue;
+        fprintf(out, ",\n{\"ph\":\"s\",\"pid\":1,\"tid\":%d,\"name\":\"launch\",\"cat\":\"launch\",\"id\":%lu,\"ts\":",
+                track[c->phase.slots[c->store.samples[d->sample - 1].phase].role], (unsigned long)k + 1);
+        ttft_tpot__us(out, d->issue_ns);
+        fprintf(out, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"pid\":3,\"tid\":%lu,\"name\":\"launch\",\"cat\":\"launch\","
+                     "\"id\":%lu,\"ts\":", (unsigned long)d->stream + 1, (unsigned long)k + 1);
+        ttft_tpot__us(out, d->begin_ns);
+        fputc('}', out);
+    }
+}
+
 TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
 {
     static const int track[4] = {2, 3, 4, 1}; /* by role: e2e on top, kernels at the bottom */
@@ -6219,6 +6291,7 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
         ttft_tpot__us(out, s.dur_ns);
         fprintf(out, ",\"args\":{\"tokens\":%lu,\"warmup\":%d}}", (unsigned long)s.tokens, s.warmup);
     }
+    ttft_tpot__chrome_device(c, track, out);
     if (end) {
         ttft_tpot__chrome_requests(c, lane, lanes, out);
         TTFT_TPOT_FREE(end, c->alloc_user);

@@ -379,6 +379,49 @@ static void graph_parts_are_rows_not_counted_twice(void **state)
     ttft_tpot_free(&c);
 }
 
+/* The exposition gets the device figures: summaries in seconds to the ns, the busy ratio, the losses. */
+static void prometheus_has_device_figures(void **state)
+{
+    timeline tl;
+    char *prom;
+    (void)state;
+    timeline_init(&tl, 64, 0);
+    timeline_run(&tl);
+    prom = capture_prom(&tl.c);
+    /* TPOT on the device: 10000 and 12000 ns: p50 11000, p90 11800, p99 11980 */
+    assert_non_null(strstr(prom, "\nvllm:device_time_per_output_token_seconds{quantile=\"0.5\"} 0.000011000\n"
+                                 "vllm:device_time_per_output_token_seconds{quantile=\"0.9\"} 0.000011800\n"
+                                 "vllm:device_time_per_output_token_seconds{quantile=\"0.99\"} 0.000011980\n"
+                                 "vllm:device_time_per_output_token_seconds_sum 0.000022000\n"
+                                 "vllm:device_time_per_output_token_seconds_count 2\n"));
+    assert_non_null(strstr(prom, "\nvllm:device_time_to_first_token_seconds{quantile=\"0.5\"} 0.000040000\n"));
+    assert_non_null(strstr(prom, "\nvllm:device_busy_ratio 0.297297\n")); /* 22 / 74 */
+    assert_non_null(strstr(prom, "\nvllm:device_intervals_unresolved_total 0\n"));
+    assert_non_null(strstr(prom, "\nvllm:device_resolutions_refused_total 0\n"));
+    free(prom);
+    ttft_tpot_free(&tl.c);
+}
+
+/* The Chrome trace: a device track with each kernel where the device ran it, and a flow arrow from
+   its launch on the host's kernel track (tid 4). */
+static void chrome_trace_draws_launch_to_execution(void **state)
+{
+    timeline tl;
+    char *trace;
+    (void)state;
+    timeline_init(&tl, 64, 0);
+    timeline_run(&tl);
+    trace = capture(&tl.c, ttft_tpot_chrome_trace);
+    /* the second launch: issued at 1101000 ns, run from 1105000 ns for 40000 */
+    assert_non_null(strstr(trace, "\n{\"ph\":\"X\",\"pid\":3,\"name\":\"layer\",\"cat\":\"device\",\"tid\":1,"
+                                  "\"ts\":1105.000,\"dur\":40.000,\"args\":{\"stream\":0,\"part\":0,\"warmup\":0}},\n"
+                                  "{\"ph\":\"s\",\"pid\":1,\"tid\":4,\"name\":\"launch\",\"cat\":\"launch\",\"id\":2,"
+                                  "\"ts\":1101.000},\n{\"ph\":\"f\",\"bp\":\"e\",\"pid\":3,\"tid\":1,\"name\":\"launch\","
+                                  "\"cat\":\"launch\",\"id\":2,\"ts\":1105.000}"));
+    free(trace);
+    ttft_tpot_free(&tl.c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,6 +431,8 @@ int main(void)
         cmocka_unit_test(trace_refuses_bad_device_lines),
         cmocka_unit_test(losses_are_counted_and_shown),
         cmocka_unit_test(graph_parts_are_rows_not_counted_twice),
+        cmocka_unit_test(prometheus_has_device_figures),
+        cmocka_unit_test(chrome_trace_draws_launch_to_execution),
     };
     return run_cases(tests);
 }
