@@ -367,6 +367,52 @@ static int share_chart(FILE *out, const ttft_tpot_model *const *m, int n)
 }
 
 /* The text report, escaped, for everything the charts leave out. */
+/* Host against device, per steady decode step that has device time: the step's wall time and its
+   device time (its own interval, or its kernels'), on each side. None without device data. */
+static int device_chart(FILE *out, const ttft_tpot_model *const *m, int n)
+{
+    svg_chart ch = {"Decode steps: wall time (host) against device time", "steady decode step with device time",
+                    "time (ms)", NULL, 0, 1};
+    pts p[4];
+    svg_series s[4] = {{0}};
+    char label[4][64];
+    int k, j = 0, rc = 0;
+    size_t i;
+    memset(p, 0, sizeof p);
+    for (k = 0; k < n && rc == 0; k++) {
+        const uint64_t *dev = m[k]->device.step_ns;
+        size_t at = 0;
+        for (i = 0; dev && i < m[k]->head.samples && rc == 0; i++) {
+            const ttft_tpot_sample *x = &m[k]->samples[i];
+            if (m[k]->phase[x->phase].role != TTFT_TPOT_ROLE_DECODE || x->warmup || dev[i] == UINT64_MAX)
+                continue;
+            rc = pts_add(&p[2 * k], (double)at, (double)x->dur_ns / 1e6) ||
+                 pts_add(&p[2 * k + 1], (double)at, (double)dev[i] / 1e6);
+            at++;
+        }
+    }
+    for (k = 0; k < 2 * n && rc == 0; k++) {
+        if (!p[k].n)
+            continue;
+        snprintf(label[j], sizeof label[j], "%s%s%s", n > 1 ? side_names[k / 2] : "", n > 1 ? ": " : "",
+                 k % 2 ? "device" : "host (wall)");
+        s[j].name = label[j];
+        s[j].color = svg_colors[k % 2 + 2 * (k / 2)];
+        s[j].x = p[k].x;
+        s[j].y = p[k].y;
+        s[j].n = p[k].n;
+        s[j++].kind = SVG_LINE;
+    }
+    if (rc == 0 && j) {
+        fputs("<h2>Host and device</h2>\n", out);
+        ch.logy = svg_wants_log(s, j);
+        svg_plot(out, &ch, s, j);
+    }
+    for (k = 0; k < 4; k++)
+        pts_free(&p[k]);
+    return rc;
+}
+
 static int text_report(FILE *out, const ttft_tpot_model *m, const char *name)
 {
     FILE *t = tmpfile();
@@ -439,6 +485,7 @@ int html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *n
     rc = rc ? rc : cdf_charts(out, m, n);
     fputs("<h2>Where steady decode time goes</h2>\n", out);
     rc = rc ? rc : share_chart(out, m, n);
+    rc = rc ? rc : device_chart(out, m, n);
     fputs("<h2>Text report</h2>\n", out);
     for (k = 0; k < n && rc == 0; k++)
         rc = text_report(out, m[k], names[k]);

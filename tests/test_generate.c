@@ -258,8 +258,13 @@ static void async_reports_device_time(void **state)
     size_t i;
     (void)state;
     assert_int_equal(run("--async --dim 64 --layers 2 --heads 4 --hidden 96 --vocab 300 --prompt-len 16 "
-                         "--max-new-tokens 6 --warmup-runs 1 --profile --profile-json generate_test.json", &err), 0);
+                         "--max-new-tokens 6 --warmup-runs 1 --profile --profile-json generate_test.json "
+                         "--profile-html generate_test.html", &err), 0);
     free(err);
+    out = slurp("generate_test.html"); /* host against device per step */
+    assert_non_null(strstr(out, "<h2>Host and device</h2>"));
+    assert_non_null(strstr(out, "host (wall)"));
+    free(out);
     out = slurp("generate_test.out");
     assert_non_null(strstr(out, "\nDevice time ("));
     assert_non_null(strstr(out, "TPOT (device)         : "));
