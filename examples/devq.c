@@ -94,7 +94,7 @@ void devq_destroy(devq *q)
     free(q);
 }
 
-static void devq_push(devq *q, devq_fn fn, void *ctx, int arg)
+void devq_launch(devq *q, devq_fn fn, void *ctx, int arg)
 {
     pthread_mutex_lock(&q->mu);
     while (q->tail - q->head == DEVQ_RING) /* full: a launch blocks, as a full stream does */
@@ -107,15 +107,10 @@ static void devq_push(devq *q, devq_fn fn, void *ctx, int arg)
     pthread_mutex_unlock(&q->mu);
 }
 
-void devq_launch(devq *q, devq_fn fn, void *ctx, int arg)
-{
-    devq_push(q, fn, ctx, arg);
-}
-
 unsigned devq_event(devq *q)
 {
     unsigned ev = q->events++ % DEVQ_EVENTS; /* only the host counts events */
-    devq_push(q, NULL, NULL, (int)ev);
+    devq_launch(q, NULL, NULL, (int)ev); /* a command without a kernel: an event */
     return ev;
 }
 
