@@ -103,10 +103,10 @@ static double py(const range *r, double y)
     return H - MB - f * (H - MT - MB);
 }
 
-/* A tick step of 1, 2 or 5 times a power of ten, about range / 5. */
-static double nice_step(double range)
+/* A tick step of 1, 2 or 5 times a power of ten, about extent / 5. */
+static double nice_step(double extent)
 {
-    double raw = range / 5, p = pow(10, floor(log10(raw))), m = raw / p;
+    double raw = extent / 5, p = pow(10, floor(log10(raw))), m = raw / p;
     return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 

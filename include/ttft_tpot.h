@@ -1658,11 +1658,11 @@ static ttft_tpot__u128 ttft_tpot__mul(uint64_t a, uint64_t b)
    remainder in *rem. */
 static uint64_t ttft_tpot__div128(ttft_tpot__u128 v, uint32_t d, uint64_t *rem)
 {
-    const uint64_t digit[4] = {v.hi >> 32, v.hi & 0xFFFFFFFFu, v.lo >> 32, v.lo & 0xFFFFFFFFu};
+    const uint64_t word[4] = {v.hi >> 32, v.hi & 0xFFFFFFFFu, v.lo >> 32, v.lo & 0xFFFFFFFFu};
     uint64_t r = 0, q = 0;
     int k;
     for (k = 0; k < 4; k++) {
-        uint64_t cur = r << 32 | digit[k];
+        uint64_t cur = r << 32 | word[k];
         q = q << 32 | cur / d; /* the digits above 2^64 are 0: the quotient fits */
         r = cur % d;
     }
@@ -5259,8 +5259,8 @@ static void ttft_tpot__text_prefill(const ttft_tpot_summary *s, FILE *out)
     if (!s->ttft_steady.n && !s->has_prefill_tok_s)
         return;
     if (!s->has_prefill_tok_s) {
-        fprintf(out, "Prefill rate          : n/a         (no steady prefill carries prompt tokens: end prefill "
-                     "spans with TTFT_TPOT_SPAN_END_PROMPT)\n");
+        fprintf(out, "Prefill rate          : n/a         (no steady prefill carries prompt tokens: give each "
+                     "prefill span its prompt token count)\n");
         return;
     }
     fprintf(out, "Prefill rate          : %s tok/s  (prompt tokens / steady prefill time) over %llu prefills, %llu "
