@@ -1,20 +1,13 @@
 #!/usr/bin/env python3
-"""Time a small Python prefill/decode loop with ttft_tpot.py, write a v1 trace, and print the report
-that ttft_tpot_report computes from it.
+"""Time a small Python prefill/decode loop with the ttft_tpot package and print its report in-process
+(--profile): TTFT, TPOT, decode throughput, the runs, the phases. No C tool needed.
 
-    python3 example.py --report ./build/ttft_tpot_report [--trace run.csv] [--check]
+    python3 example.py --profile [--warmup-runs 1] [--repeat-runs 3] [--trace run.csv] [--html run.html]
 """
 import argparse
-import json
-import os
 import random
-import shutil
-import subprocess
-import sys
-import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ttft_tpot import Collector  # noqa: E402
+import ttft_tpot
 
 DIM, VOCAB = 48, 64
 
@@ -53,55 +46,66 @@ class TinyModel:
 
 
 def generate(tp, model, prompt, new_tokens):
-    with tp.span("generate", "e2e", tokens=new_tokens):
-        with tp.span("prefill", "prefill"):
+    with tp.span("generate", "e2e") as run:
+        with tp.span("prefill", "prefill", prompt_tokens=len(prompt)):
             token = model.prefill(prompt)
         out = [token]
-        for _ in range(new_tokens - 1):
+        while len(out) < new_tokens:
             with tp.span("decode_step", "decode"):
                 token = model.decode_step(token)
             out.append(token)
+        run.tokens = len(out)  # known when the generation ends
     return out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--report", default=shutil.which("ttft_tpot_report"), help="path of ttft_tpot_report")
-    ap.add_argument("--trace", help="where to write the trace (default: a temporary file)")
+    ap.add_argument("--profile", action="store_true", help="time the loop and print the report")
     ap.add_argument("--warmup-runs", type=int, default=1)
     ap.add_argument("--repeat-runs", type=int, default=3)
-    ap.add_argument("--check", action="store_true", help="check the report's shape (used by the tests)")
+    ap.add_argument("--new-tokens", type=int, default=16)
+    ap.add_argument("--trace", help="also write the trace (ttft_tpot_report and Collector.read_trace read it)")
+    ap.add_argument("--html", help="also write the HTML report")
+    ap.add_argument("--check", action="store_true", help="check the report's figures (used by the tests)")
     args = ap.parse_args()
-    if not args.report:
-        sys.exit("example.py: ttft_tpot_report not found: pass --report PATH")
 
-    tp = Collector()
+    tp = ttft_tpot.Collector()
+    tp.enabled = args.profile  # off: every span costs about 0.1 us and records nothing
     model = TinyModel(seed=1)
     prompt = [random.Random(2).randrange(VOCAB) for _ in range(32)]
     for run in range(args.warmup_runs + args.repeat_runs):
         if run < args.warmup_runs:
             with tp.warmup():
-                tokens = generate(tp, model, prompt, 16)
+                tokens = generate(tp, model, prompt, args.new_tokens)
         else:
-            tokens = generate(tp, model, prompt, 16)
+            tp.run()  # one run of the repeated generation: the report adds their spread
+            tokens = generate(tp, model, prompt, args.new_tokens)
         print("run %d:" % (run + 1), " ".join(map(str, tokens)))
-
-    trace = args.trace or os.path.join(tempfile.mkdtemp(), "python_trace.csv")
-    tp.write_trace(trace)
-    text = subprocess.run([args.report, trace], check=True, capture_output=True, text=True).stdout
-    print("\n" + text, end="")
+    if not args.profile:
+        return
+    print("\n" + tp.report(), end="")
+    if args.trace:
+        tp.write_trace(args.trace)
+    if args.html:
+        tp.write_html(args.html, "example.py")
     if args.check:
-        rep = json.loads(subprocess.run([args.report, "--json", trace], check=True, capture_output=True,
-                                        text=True).stdout)
-        steps = 15 * (args.warmup_runs + args.repeat_runs)
-        assert rep["schema"] == "ttft_tpot/v1"
-        assert rep["ttft"]["steady"]["n"] == args.repeat_runs, rep["ttft"]
-        assert rep["tpot"]["n"] == 15 * args.repeat_runs, rep["tpot"]
-        assert rep["tpot"]["excluded_warmup"] == steps - 15 * args.repeat_runs, rep["tpot"]
-        assert rep["tpot"]["p50_ms"] <= rep["tpot"]["p99_ms"]
-        assert rep["e2e"]["tokens"] == 16 * (args.warmup_runs + args.repeat_runs)
-        assert rep["phases"][0]["name"] == "prefill" and rep["phases"][0]["warmup_n"] == args.warmup_runs
-        print("python example: the report has the expected shape")
+        check(tp.report_json(), args)
+
+
+def check(rep, args):
+    steps = args.new_tokens - 1
+    runs = args.warmup_runs + args.repeat_runs
+    assert rep["schema"] == "ttft_tpot/v1"
+    assert rep["ttft"]["steady"]["n"] == args.repeat_runs, rep["ttft"]
+    assert rep["tpot"]["n"] == steps * args.repeat_runs, rep["tpot"]
+    assert rep["tpot"]["excluded_warmup"] == steps * args.warmup_runs, rep["tpot"]
+    assert rep["tpot"]["p50_ms"] <= rep["tpot"]["p99_ms"]
+    assert rep["e2e"]["tokens"] == args.new_tokens * runs
+    assert rep["prefill"]["tokens"] == 32 * args.repeat_runs and rep["prefill"]["tok_s"] > 0
+    assert rep["runs"]["n"] == args.repeat_runs
+    phases = {p["name"]: p for p in rep["phases"]}
+    assert phases["prefill"]["warmup_n"] == args.warmup_runs and phases["generate"]["n"] == runs
+    print("python example: the report has the expected figures")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1274 @@
+/* _core.c - ttft_tpot._core, the package's C extension: the library's collector and writers, and the
+   report tool's HTML page and comparison, compiled from their sources.
+
+   A Collector object holds one ttft_tpot collector. Spans, records, requests and device resolutions
+   call the header's functions; every output is the C writer's, written into a memory stream, so a
+   report is the C library's byte for byte. A call the library would refuse raises instead (TypeError
+   for a wrong type, ValueError with the library's message for a wrong value or state) and leaves the
+   collector as it was: nothing recorded, nothing counted. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pythread.h>
+
+#define TTFT_TPOT_IMPLEMENTATION
+#include "ttft_tpot.h"
+
+/* The report tool's HTML page and comparison, in this one unit (the tool links the same files). */
+#include "compare.c"
+#include "compare_html.c"
+#include "html.c"
+#include "svg.c"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* ---- Names ----------------------------------------------------------------------------------- */
+
+/* Argument names and role names, interned once: a keyword or a role written as a literal in the
+   caller's code is the same object, so one pointer comparison finds it. */
+#define CORE_NAMES(X)                                                                                 \
+    X(PHASE, "phase") X(ROLE, "role") X(TOKENS, "tokens") X(PROMPT_TOKENS, "prompt_tokens")           \
+    X(SHAPE, "shape") X(DEVICE, "device") X(NS, "ns") X(START_NS, "start_ns") X(MS, "ms")             \
+    X(ID, "id") X(N, "n") X(T_NS, "t_ns") X(TICKET, "ticket") X(BEGIN_NS, "begin_ns")                 \
+    X(END_NS, "end_ns") X(PAIR, "pair") X(WARMUP, "warmup") X(STORED_ONLY, "stored_only")             \
+    X(BOUNDED, "bounded") X(KEY, "key") X(NAME, "name") X(PREFILL, "prefill") X(DECODE, "decode")      \
+    X(KERNEL, "kernel") X(E2E, "e2e")
+#define CORE_ENUM(id, text) S_##id,
+enum { CORE_NAMES(CORE_ENUM) S_COUNT };
+#undef CORE_ENUM
+static PyObject *core_str[S_COUNT]; /* set once by the module's init, read-only after */
+
+/* A role name (prefill, decode, kernel, e2e) to its ttft_tpot_role; -1 with an exception. */
+static int core_role(PyObject *o)
+{
+    int r;
+    for (r = 0; r < 4; r++)
+        if (o == core_str[S_PREFILL + r])
+            return r;
+    if (!PyUnicode_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "a role is a str (prefill, decode, kernel or e2e), not %.100s",
+                     Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    for (r = 0; r < 4; r++)
+        if (PyUnicode_Compare(o, core_str[S_PREFILL + r]) == 0)
+            return r;
+    PyErr_Format(PyExc_ValueError, "%s: a role is prefill, decode, kernel or e2e, not %R",
+                 ttft_tpot_strerror(TTFT_TPOT_EINVAL), o);
+    return -1;
+}
+
+/* ---- Arguments ------------------------------------------------------------------------------- */
+
+/* A fastcall method's arguments into out[0, n): by position, then by keyword (names: indexes into
+   core_str); out[k] stays NULL when not given. The first `required` must be given. 0, or -1 with
+   a TypeError. */
+static int core_args(const char *fn, const int *names, int n, int required, PyObject *const *args, Py_ssize_t nargs,
+                     PyObject *kwnames, PyObject **out)
+{
+    Py_ssize_t i, nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    int k;
+    if (nargs > n) {
+        PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)", fn, n, nargs);
+        return -1;
+    }
+    for (k = 0; k < n; k++)
+        out[k] = k < nargs ? args[k] : NULL;
+    for (i = 0; i < nkw; i++) {
+        PyObject *key = PyTuple_GET_ITEM(kwnames, i);
+        for (k = 0; k < n && key != core_str[names[k]]; k++)
+            ;
+        if (k == n) /* a keyword not interned: by value */
+            for (k = 0; k < n && PyUnicode_Compare(key, core_str[names[k]]) != 0; k++)
+                ;
+        if (k == n || out[k]) {
+            PyErr_Format(PyExc_TypeError, k == n ? "%s() got an unexpected keyword argument %R"
+                                                 : "%s() got multiple values for argument %R", fn, key);
+            return -1;
+        }
+        out[k] = args[nargs + i];
+    }
+    for (k = 0; k < required; k++)
+        if (!out[k]) {
+            PyErr_Format(PyExc_TypeError, "%s() missing required argument %R", fn, core_str[names[k]]);
+            return -1;
+        }
+    return 0;
+}
+
+/* o as an integer in [lo, hi] into *v: TypeError unless an int (a bool is not a count); ValueError
+   out of range, with the library's message err. 0, or -1. */
+static int core_int(PyObject *o, const char *what, uint64_t lo, uint64_t hi, int err, uint64_t *v)
+{
+    if (!PyLong_Check(o) || PyBool_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s is an int, not %.100s", what, Py_TYPE(o)->tp_name);
+        return -1;
+    }
+    *v = PyLong_AsUnsignedLongLong(o);
+    if (*v == (uint64_t)-1 && PyErr_Occurred())
+        PyErr_Clear(); /* negative, or 2^64 or more */
+    else if (*v >= lo && *v <= hi)
+        return 0;
+    PyErr_Format(PyExc_ValueError, "%s: %s is in %llu..%llu, not %R", ttft_tpot_strerror(err), what,
+                 (unsigned long long)lo, (unsigned long long)hi, o);
+    return -1;
+}
+
+/* core_int for an optional argument: *v = dflt when o is NULL or None. */
+static int core_opt(PyObject *o, const char *what, uint64_t lo, uint64_t hi, uint64_t dflt, uint64_t *v)
+{
+    if (!o || o == Py_None) {
+        *v = dflt;
+        return 0;
+    }
+    return core_int(o, what, lo, hi, TTFT_TPOT_EINVAL, v);
+}
+
+/* A name (phase, request id) as NUL-terminated UTF-8, checked for type and embedded NULs here; the
+   library checks the rest. NULL with an exception. */
+static const char *core_utf8(PyObject *o, const char *what, const char *err)
+{
+    Py_ssize_t len;
+    const char *s;
+    if (!PyUnicode_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s is a str, not %.100s", what, Py_TYPE(o)->tp_name);
+        return NULL;
+    }
+    s = PyUnicode_AsUTF8AndSize(o, &len);
+    if (!s || strlen(s) != (size_t)len) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s: %s %R is not UTF-8 without NUL (a lone surrogate, or \\0)", err, what,
+                     o);
+        return NULL;
+    }
+    return s;
+}
+
+/* ---- Collector: state ------------------------------------------------------------------------ */
+
+#define CORE_CACHE 64 /* phases found by the name object's address (a power of two) */
+
+typedef struct core_phase_ref {
+    PyObject *name, *role; /* strong references; NULL: empty */
+    int index;
+} core_phase_ref;
+
+struct core_span;
+
+typedef struct core_collector {
+    PyObject_HEAD
+    ttft_tpot c;
+    int ready;                  /* __init__ set c up */
+    int clock_failed;           /* the Python clock raised: its exception is pending */
+    unsigned long thread;       /* the thread that made it, the only one that records */
+    PyObject *clock;            /* config clock: a callable returning ns, or NULL (the platform's) */
+    struct core_span *inert;    /* what span() returns while recording is off */
+    core_phase_ref cache[CORE_CACHE];
+} core_collector;
+
+typedef struct core_span {
+    PyObject_HEAD
+    core_collector *owner; /* NULL: the inert span of a disabled collector */
+    ttft_tpot_span s;      /* its state 1 (records) or 2 (inert) from the start; start read on entry */
+    int role, stage;       /* stage: 0 made, 1 entered, 2 exited */
+    uint64_t dur;          /* after the exit */
+} core_span;
+
+static PyTypeObject core_collector_type, core_span_type; /* defined below, with their methods */
+
+/* The Python clock, as the library's clock: an exception stops it (0 from then on) until the call
+   that read it takes the exception (core_clock_ok). */
+static uint64_t core_py_clock(void *user)
+{
+    core_collector *self = (core_collector *)user;
+    PyObject *r;
+    uint64_t v = 0;
+    if (self->clock_failed)
+        return 0;
+    r = PyObject_CallObject(self->clock, NULL);
+    if (r && core_int(r, "the clock's value (ns)", 0, UINT64_MAX - 1, TTFT_TPOT_ERANGE, &v) != 0)
+        Py_CLEAR(r);
+    if (!r)
+        self->clock_failed = 1;
+    Py_XDECREF(r);
+    return v;
+}
+
+/* After a clock read: 1, or 0 with the clock's exception pending (and the clock working again). */
+static int core_clock_ok(core_collector *self)
+{
+    if (!self->clock_failed)
+        return 1;
+    self->clock_failed = 0;
+    return 0;
+}
+
+/* 1 on the thread that made the collector; else 0 with a RuntimeError (the C rule: one a thread). */
+static int core_on_owner(const core_collector *self)
+{
+    if (PyThread_get_thread_ident() == self->thread)
+        return 1;
+    PyErr_SetString(PyExc_RuntimeError, "a collector records on the thread that made it: make one a thread and "
+                                        "merge them into one (Collector.merge) to report");
+    return 0;
+}
+
+/* ---- Collector: phases ----------------------------------------------------------------------- */
+
+/* The phase name, role: registered now when new; -1 with an exception when the library refuses it. */
+static int core_phase_add(core_collector *self, PyObject *name, PyObject *role)
+{
+    int r = core_role(role), id;
+    const char *s;
+    if (r < 0 || !(s = core_utf8(name, "a phase name", ttft_tpot_strerror(TTFT_TPOT_ENAME))))
+        return -1;
+    id = ttft_tpot_phase(&self->c, s, (ttft_tpot_role)r);
+    if (id >= 0)
+        return id;
+    if (id == TTFT_TPOT_EROLE)
+        PyErr_Format(PyExc_ValueError, "%s: %R is a %s phase, not %U", ttft_tpot_strerror(id), name,
+                     ttft_tpot_role_name(ttft_tpot_phase_role(&self->c, ttft_tpot_find_phase(&self->c, s))), role);
+    else if (id == TTFT_TPOT_ENAME)
+        PyErr_Format(PyExc_ValueError, "%s: %R (1 to %d bytes of UTF-8 that a terminal shows as text)",
+                     ttft_tpot_strerror(id), name, TTFT_TPOT_NAME_MAX - 1);
+    else if (id == TTFT_TPOT_EPHASE)
+        PyErr_Format(PyExc_ValueError, "%s: %R would be phase %u of %u (Collector(max_phases=...))",
+                     ttft_tpot_strerror(id), name, self->c.phase.n + 1, self->c.phase.max);
+    else
+        PyErr_Format(PyExc_ValueError, "%s: the collector was not set up", ttft_tpot_strerror(id));
+    return -1;
+}
+
+/* The phase of (name, role), by the name object's address first: the hot path of span and record. */
+static int core_phase(core_collector *self, PyObject *name, PyObject *role)
+{
+    core_phase_ref *e = &self->cache[((uintptr_t)name >> 4) & (CORE_CACHE - 1)];
+    int id;
+    if (e->name == name && e->role == role)
+        return e->index;
+    if ((id = core_phase_add(self, name, role)) < 0)
+        return -1;
+    Py_XDECREF(e->name);
+    Py_XDECREF(e->role);
+    Py_INCREF(name);
+    Py_INCREF(role);
+    e->name = name, e->role = role, e->index = id;
+    return id;
+}
+
+/* A registered phase by name (nothing registered): its index, or -1 with a ValueError. */
+static int core_find(core_collector *self, PyObject *name)
+{
+    const char *s = core_utf8(name, "a phase name", ttft_tpot_strerror(TTFT_TPOT_EPHASE));
+    int id = s ? ttft_tpot_find_phase(&self->c, s) : -1;
+    if (s && id < 0)
+        PyErr_Format(PyExc_ValueError, "%s: no phase is named %R", ttft_tpot_strerror(TTFT_TPOT_EPHASE), name);
+    return id < 0 ? -1 : id;
+}
+
+/* ---- Span ------------------------------------------------------------------------------------ */
+
+/* What a span carries: tokens (0 .. 2^32 - 1), prompt tokens (a prefill's, 1 or more), a shape key,
+   a device stream. Each is checked when set, so the end never refuses. 0, or -1 with an exception. */
+static int core_set_tokens(ttft_tpot_span *s, PyObject *v)
+{
+    uint64_t n;
+    if (core_int(v, "tokens", 0, UINT32_MAX, TTFT_TPOT_EINVAL, &n) != 0)
+        return -1;
+    ttft_tpot_span_set_tokens(s, (uint32_t)n);
+    return 0;
+}
+
+static int core_set_prompt(ttft_tpot_span *s, int role, PyObject *v)
+{
+    uint64_t n;
+    if (core_int(v, "prompt_tokens", 1, UINT32_MAX, TTFT_TPOT_EINVAL, &n) != 0)
+        return -1;
+    if (role != TTFT_TPOT_ROLE_PREFILL) {
+        PyErr_Format(PyExc_ValueError, "%s: prompt tokens belong to a prefill phase, not a %s one",
+                     ttft_tpot_strerror(TTFT_TPOT_EROLE), ttft_tpot_role_name(role));
+        return -1;
+    }
+    ttft_tpot_span_set_prompt(s, (uint32_t)n);
+    return 0;
+}
+
+static int core_set_shape(ttft_tpot_span *s, PyObject *v)
+{
+    uint64_t key;
+    if (core_opt(v, "a shape key", 0, TTFT_TPOT_NO_SHAPE - 1, TTFT_TPOT_NO_SHAPE, &key) != 0)
+        return -1;
+    ttft_tpot_span_set_shape(s, key);
+    return 0;
+}
+
+static int core_set_device(ttft_tpot_span *s, PyObject *v)
+{
+    uint64_t stream;
+    if (core_int(v, "a device stream", 0, UINT32_MAX, TTFT_TPOT_EINVAL, &stream) != 0)
+        return -1;
+    ttft_tpot_span_set_device(s, (uint32_t)stream);
+    return 0;
+}
+
+/* tokens, prompt_tokens, shape, device (any may be NULL or None: unset) onto s. */
+static int core_span_set(ttft_tpot_span *s, int role, PyObject *const *v)
+{
+    if (v[0] && v[0] != Py_None && core_set_tokens(s, v[0]) != 0)
+        return -1;
+    if (v[1] && v[1] != Py_None && core_set_prompt(s, role, v[1]) != 0)
+        return -1;
+    if (v[2] && core_set_shape(s, v[2]) != 0)
+        return -1;
+    return v[3] && v[3] != Py_None ? core_set_device(s, v[3]) : 0;
+}
+
+static core_span *core_span_new(core_collector *owner)
+{
+    core_span *sp = PyObject_New(core_span, &core_span_type);
+    if (!sp)
+        return NULL;
+    Py_XINCREF(owner);
+    sp->owner = owner;
+    sp->s = ttft_tpot__span_open(NULL, -1, 0); /* inert until set */
+    sp->role = -1;
+    sp->stage = 0;
+    sp->dur = 0;
+    return sp;
+}
+
+static void core_span_dealloc(core_span *sp)
+{
+    Py_XDECREF(sp->owner);
+    PyObject_Free(sp);
+}
+
+static PyObject *core_span_enter(core_span *sp, PyObject *unused)
+{
+    (void)unused;
+    if (sp->owner) {
+        if (sp->stage != 0)
+            return PyErr_Format(PyExc_ValueError, "%s: a span is entered once", ttft_tpot_strerror(TTFT_TPOT_ESTATE));
+        if (sp->s.state == 1) {
+            sp->s.start = ttft_tpot__clock(&sp->owner->c);
+            if (!core_clock_ok(sp->owner))
+                return NULL;
+        }
+        sp->stage = 1;
+    }
+    Py_INCREF(sp);
+    return (PyObject *)sp;
+}
+
+/* The end: records the block's time, also when it raised (the time it took is still spent). */
+static PyObject *core_span_exit(core_span *sp, PyObject *const *args, Py_ssize_t nargs)
+{
+    uint64_t now;
+    int rc;
+    (void)args, (void)nargs;
+    if (!sp->owner || sp->s.state == 2) {
+        sp->stage = 2;
+        Py_RETURN_NONE;
+    }
+    if (sp->stage != 1)
+        return PyErr_Format(PyExc_ValueError, "%s: a span ends once, after it was entered",
+                            ttft_tpot_strerror(TTFT_TPOT_ESTATE));
+    now = ttft_tpot__clock(&sp->owner->c);
+    if (!core_clock_ok(sp->owner))
+        return NULL;
+    sp->dur = now < sp->s.start ? 0 : now - sp->s.start; /* a clock that steps back: 0, as in C */
+    ttft_tpot_span_set_duration(&sp->s, sp->dur);
+    sp->stage = 2;
+    rc = ttft_tpot_span_end(&sp->s); /* EFULL: not kept, counted as dropped, as in C */
+    if (rc != TTFT_TPOT_OK && rc != TTFT_TPOT_EFULL)
+        return PyErr_Format(PyExc_ValueError, "%s", ttft_tpot_strerror(rc));
+    Py_RETURN_NONE;
+}
+
+/* The attributes: settable until the end (an inert span takes them and keeps nothing). */
+static PyObject *core_span_get(core_span *sp, void *which)
+{
+    const ttft_tpot_span *s = &sp->s;
+    switch ((int)(intptr_t)which) {
+    case S_TOKENS:
+        return s->tokens == TTFT_TPOT__DEFAULT_TOKENS ? (Py_INCREF(Py_None), Py_None)
+                                                      : PyLong_FromUnsignedLongLong(s->tokens);
+    case S_PROMPT_TOKENS:
+        return s->has_prompt ? PyLong_FromUnsignedLong(s->prompt) : (Py_INCREF(Py_None), Py_None);
+    case S_SHAPE:
+        return s->shape == TTFT_TPOT_NO_SHAPE ? (Py_INCREF(Py_None), Py_None) : PyLong_FromUnsignedLongLong(s->shape);
+    case S_DEVICE:
+        return s->device ? PyLong_FromUnsignedLong(s->stream) : (Py_INCREF(Py_None), Py_None);
+    case S_TICKET:
+        return PyLong_FromUnsignedLongLong(s->ticket);
+    default: /* S_NS */
+        return sp->stage == 2 && sp->owner ? PyLong_FromUnsignedLongLong(sp->dur) : (Py_INCREF(Py_None), Py_None);
+    }
+}
+
+static int core_span_put(core_span *sp, PyObject *v, void *which)
+{
+    int k = (int)(intptr_t)which;
+    PyObject *set[4] = {NULL, NULL, NULL, NULL};
+    if (!v) {
+        PyErr_SetString(PyExc_AttributeError, "a span's counts can be set, not deleted");
+        return -1;
+    }
+    if (!sp->owner) /* inert: nothing to keep */
+        return 0;
+    if (sp->stage == 2) {
+        PyErr_Format(PyExc_ValueError, "%s: the span has ended: its counts are recorded",
+                     ttft_tpot_strerror(TTFT_TPOT_ESTATE));
+        return -1;
+    }
+    if (v == Py_None && k != S_SHAPE) { /* a shape of None is none */
+        PyErr_SetString(PyExc_TypeError, "a span's count is an int, not None");
+        return -1;
+    }
+    set[k == S_TOKENS ? 0 : k == S_PROMPT_TOKENS ? 1 : k == S_SHAPE ? 2 : 3] = v;
+    return core_span_set(&sp->s, sp->role, set);
+}
+
+static PyMethodDef core_span_methods[] = {
+    {"__enter__", (PyCFunction)core_span_enter, METH_NOARGS, "Begin: read the clock."},
+    {"__exit__", (PyCFunction)(void (*)(void))core_span_exit, METH_FASTCALL, "End: record the block's time."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef core_span_attrs[] = {
+    {"tokens", (getter)core_span_get, (setter)core_span_put, "tokens produced (None: the role's default)",
+     (void *)(intptr_t)S_TOKENS},
+    {"prompt_tokens", (getter)core_span_get, (setter)core_span_put, "prompt tokens a prefill processed",
+     (void *)(intptr_t)S_PROMPT_TOKENS},
+    {"shape", (getter)core_span_get, (setter)core_span_put, "the shape key it ran with (None: none)",
+     (void *)(intptr_t)S_SHAPE},
+    {"device", (getter)core_span_get, (setter)core_span_put, "the device stream of its device time (None: none)",
+     (void *)(intptr_t)S_DEVICE},
+    {"ticket", (getter)core_span_get, NULL, "after the end: its device ticket (0: none)", (void *)(intptr_t)S_TICKET},
+    {"duration_ns", (getter)core_span_get, NULL, "after the end: the time recorded, in ns", (void *)(intptr_t)S_NS},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject core_span_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ttft_tpot._core.Span",
+    .tp_basicsize = sizeof(core_span),
+    .tp_dealloc = (destructor)core_span_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A span: `with collector.span(...) as s:`; its counts can be set until the block ends.",
+    .tp_methods = core_span_methods,
+    .tp_getset = core_span_attrs,
+};
+
+/* ---- Collector: recording -------------------------------------------------------------------- */
+
+static const int core_span_params[] = {S_PHASE, S_ROLE, S_TOKENS, S_PROMPT_TOKENS, S_SHAPE, S_DEVICE};
+
+/* span(phase, role, tokens=None, prompt_tokens=None, shape=None, device=None): a context manager that
+   times its block. While recording is off: one shared inert span, nothing checked. */
+static PyObject *core_span_call(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *v[6];
+    core_span *sp;
+    int phase;
+    if (!self->c.enabled && self->inert) {
+        Py_INCREF(self->inert);
+        return (PyObject *)self->inert;
+    }
+    if (core_args("span", core_span_params, 6, 2, args, nargs, kwnames, v) != 0 || !core_on_owner(self) ||
+        !(sp = core_span_new(self)))
+        return NULL;
+    sp->s = ttft_tpot__span_open(&self->c, -1, 0);
+    /* the counts first: a phase is registered only by a call that records */
+    if ((v[3] && v[3] != Py_None && (sp->role = core_role(v[1])) < 0) || core_span_set(&sp->s, sp->role, v + 2) != 0 ||
+        (phase = core_phase(self, v[0], v[1])) < 0) {
+        Py_DECREF(sp);
+        return NULL;
+    }
+    sp->s.phase = phase;
+    sp->role = self->c.phase.slots[phase].role;
+    return (PyObject *)sp;
+}
+
+static const int core_record_params[] = {S_PHASE, S_ROLE, S_NS, S_TOKENS, S_START_NS, S_PROMPT_TOKENS, S_SHAPE};
+
+/* record(phase, role, ns, tokens=None, start_ns=0, prompt_tokens=None, shape=None): a duration
+   measured elsewhere. */
+static PyObject *core_record(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *v[7], *set[4];
+    ttft_tpot_span s;
+    uint64_t ns, start;
+    int phase, rc, role = -1;
+    if (!self->c.enabled) /* as a disabled span: nothing checked, nothing kept */
+        Py_RETURN_NONE;
+    if (core_args("record", core_record_params, 7, 3, args, nargs, kwnames, v) != 0 || !core_on_owner(self) ||
+        core_int(v[2], "a duration (ns)", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &ns) != 0 ||
+        core_opt(v[4], "a start time (ns)", 0, UINT64_MAX, 0, &start) != 0)
+        return NULL;
+    s = ttft_tpot__span_open(&self->c, -1, 0);
+    set[0] = v[3], set[1] = v[5], set[2] = v[6], set[3] = NULL;
+    if ((v[5] && v[5] != Py_None && (role = core_role(v[1])) < 0) || core_span_set(&s, role, set) != 0 ||
+        (phase = core_phase(self, v[0], v[1])) < 0) /* the counts first, as span() */
+        return NULL;
+    s.phase = phase;
+    s.start = start;
+    ttft_tpot_span_set_duration(&s, ns);
+    rc = ttft_tpot_span_end(&s);
+    if (rc != TTFT_TPOT_OK && rc != TTFT_TPOT_EFULL)
+        return PyErr_Format(PyExc_ValueError, "%s", ttft_tpot_strerror(rc));
+    Py_RETURN_NONE;
+}
+
+/* phase(name, role, bounded=False): register a phase now (reports list phases in this order); bounded:
+   its steady samples go to a histogram. */
+static PyObject *core_phase_call(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const int params[] = {S_NAME, S_ROLE, S_BOUNDED};
+    PyObject *v[3];
+    int id, rc;
+    if (core_args("phase", params, 3, 2, args, nargs, kwnames, v) != 0 || (id = core_phase(self, v[0], v[1])) < 0)
+        return NULL;
+    if (v[2] && PyObject_IsTrue(v[2]) && (rc = ttft_tpot_phase_bounded(&self->c, id)) != TTFT_TPOT_OK)
+        return PyErr_Format(PyExc_ValueError, "%s: no histogram slot left for %R (Collector(hist_slots=...))",
+                            ttft_tpot_strerror(rc), v[0]);
+    Py_RETURN_NONE;
+}
+
+/* shape_row(phase, key, name): samples of phase with shape key go to a row of their own, the phase
+   "PHASE[NAME]". */
+static PyObject *core_shape_row(core_collector *self, PyObject *args)
+{
+    PyObject *phase, *key, *name;
+    const char *s;
+    uint64_t k;
+    int id, rc;
+    if (!PyArg_ParseTuple(args, "OOO:shape_row", &phase, &key, &name) || (id = core_find(self, phase)) < 0 ||
+        core_int(key, "a shape key", 0, TTFT_TPOT_NO_SHAPE - 1, TTFT_TPOT_EINVAL, &k) != 0 ||
+        !(s = core_utf8(name, "a row name", ttft_tpot_strerror(TTFT_TPOT_ENAME))))
+        return NULL;
+    if ((rc = ttft_tpot_shape_row(&self->c, id, k, s)) < 0) /* else the row's phase id */
+        return PyErr_Format(PyExc_ValueError, "%s: row %R of phase %R", ttft_tpot_strerror(rc), name, phase);
+    Py_RETURN_NONE;
+}
+
+/* _warmup(on): begin (True) or end (False) a warmup section. */
+static PyObject *core_warmup(core_collector *self, PyObject *on)
+{
+    int begin = PyObject_IsTrue(on), rc;
+    if (begin < 0)
+        return NULL;
+    if (!begin && self->c.warmup_depth == 0)
+        return PyErr_Format(PyExc_ValueError, "%s: a warmup section ends after it begins",
+                            ttft_tpot_strerror(TTFT_TPOT_ESTATE));
+    rc = begin ? ttft_tpot_warmup_begin(&self->c) : ttft_tpot_warmup_end(&self->c);
+    if (rc != TTFT_TPOT_OK)
+        return PyErr_Format(PyExc_ValueError, "%s", ttft_tpot_strerror(rc));
+    Py_RETURN_NONE;
+}
+
+/* run(): the samples from now on are one run of a repeated generation. */
+static PyObject *core_run(core_collector *self, PyObject *unused)
+{
+    (void)unused;
+    ttft_tpot_run_begin(&self->c); /* EFULL: counted in runs_dropped, shown by the reports */
+    Py_RETURN_NONE;
+}
+
+/* ---- Collector: requests and device time ----------------------------------------------------- */
+
+/* A request event now (t NULL or None) or at t_ns. A refused one raises and changes nothing; one the
+   tables cannot hold is counted as dropped, as in C. */
+static PyObject *core_request(core_collector *self, PyObject *id, PyObject *t, uint64_t tokens, int schedule)
+{
+    const char *s;
+    uint64_t at, rejected = self->c.rejected;
+    int rc;
+    if (!self->c.enabled) /* as a disabled span: nothing checked, nothing kept */
+        Py_RETURN_NONE;
+    if (!core_on_owner(self) || !(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))) ||
+        core_opt(t, "an event time (ns)", 0, UINT64_MAX - 1, UINT64_MAX, &at) != 0)
+        return NULL;
+    if (at == UINT64_MAX && self->c.enabled) { /* read here, so that a failing Python clock records nothing */
+        at = ttft_tpot__clock(&self->c);
+        if (!core_clock_ok(self))
+            return NULL;
+    }
+    rc = schedule ? ttft_tpot_request_schedule_at(&self->c, s, at)
+         : tokens ? ttft_tpot_request_tokens_at(&self->c, s, at, (uint32_t)tokens)
+                  : ttft_tpot_request_submit_at(&self->c, s, at);
+    if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
+        Py_RETURN_NONE;
+    self->c.rejected = rejected;
+    return PyErr_Format(PyExc_ValueError, "%s: %s of request %R (%s)", ttft_tpot_strerror(rc),
+                        schedule ? "the schedule" : tokens ? "tokens" : "the submit", id,
+                        schedule ? "once, between its submit and its first token"
+                        : tokens ? "after its submit, its schedule and its previous tokens"
+                                 : "an id submitted once, a valid name");
+}
+
+static const int core_event_params[] = {S_ID, S_T_NS};
+
+static PyObject *core_submit(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *v[2];
+    return core_args("submit", core_event_params, 2, 1, args, nargs, kwnames, v) ? NULL
+                                                                                  : core_request(self, v[0], v[1], 0, 0);
+}
+
+static PyObject *core_schedule(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *v[2];
+    return core_args("schedule", core_event_params, 2, 1, args, nargs, kwnames, v) ? NULL
+                                                                                    : core_request(self, v[0], v[1], 0, 1);
+}
+
+/* tokens(id, n=1, t_ns=None): n tokens of the request delivered. */
+static PyObject *core_tokens(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const int params[] = {S_ID, S_N, S_T_NS};
+    PyObject *v[3];
+    uint64_t n = 1;
+    if (core_args("tokens", params, 3, 1, args, nargs, kwnames, v) != 0 ||
+        (v[1] && core_int(v[1], "a token event's tokens", 1, UINT32_MAX, TTFT_TPOT_EINVAL, &n) != 0))
+        return NULL;
+    return core_request(self, v[0], v[2], n, 0);
+}
+
+/* A device resolution's code: None, or a ValueError with the collector's refusal count as it was. */
+static PyObject *core_resolved(core_collector *self, int rc, uint64_t refused, uint64_t ticket)
+{
+    if (rc == TTFT_TPOT_OK)
+        Py_RETURN_NONE;
+    self->c.dev.refused = refused;
+    return PyErr_Format(PyExc_ValueError, "%s: ticket %llu", ttft_tpot_strerror(rc), (unsigned long long)ticket);
+}
+
+/* device_elapsed(ticket, ns) and device_elapsed_ms(ticket, ms): a ticket's device time, elapsed form. */
+static PyObject *core_device_elapsed(core_collector *self, PyObject *args)
+{
+    PyObject *ticket, *ns;
+    uint64_t t, v, refused = self->c.dev.refused;
+    if (!PyArg_ParseTuple(args, "OO:device_elapsed", &ticket, &ns) ||
+        core_int(ticket, "a ticket", 0, UINT64_MAX, TTFT_TPOT_ETICKET, &t) != 0 ||
+        core_int(ns, "a device time (ns)", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &v) != 0)
+        return NULL;
+    return core_resolved(self, ttft_tpot_device_elapsed(&self->c, t, v), refused, t);
+}
+
+static PyObject *core_device_elapsed_ms(core_collector *self, PyObject *args)
+{
+    PyObject *ticket;
+    double ms;
+    uint64_t t, refused = self->c.dev.refused;
+    if (!PyArg_ParseTuple(args, "Od:device_elapsed_ms", &ticket, &ms) ||
+        core_int(ticket, "a ticket", 0, UINT64_MAX, TTFT_TPOT_ETICKET, &t) != 0)
+        return NULL;
+    return core_resolved(self, ttft_tpot_device_elapsed_ms(&self->c, t, ms), refused, t);
+}
+
+/* device_absolute(ticket, begin_ns, end_ns, pair): on the device clock, mapped through the clock pair
+   (host_ns, device_ns) read together after a synchronize. */
+static PyObject *core_device_absolute(core_collector *self, PyObject *args)
+{
+    PyObject *o[5];
+    uint64_t v[5], refused = self->c.dev.refused;
+    ttft_tpot_clock_pair pair;
+    int k;
+    if (!PyArg_ParseTuple(args, "OOO(OO):device_absolute", &o[0], &o[1], &o[2], &o[3], &o[4]))
+        return NULL;
+    for (k = 0; k < 5; k++)
+        if (core_int(o[k], k ? "a clock reading (ns)" : "a ticket", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &v[k]) != 0)
+            return NULL;
+    pair.host_ns = v[3], pair.device_ns = v[4];
+    return core_resolved(self, ttft_tpot_device_absolute(&self->c, v[0], v[1], v[2], &pair), refused, v[0]);
+}
+
+/* ---- Collector: outputs ---------------------------------------------------------------------- */
+
+/* What a writer made, as str: fn writes into a memory stream; OK, or its code (nothing returned). */
+typedef int (*core_writer)(core_collector *self, FILE *out, const void *arg);
+
+static PyObject *core_written(core_collector *self, core_writer fn, const void *arg)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    PyObject *r = NULL;
+    int rc;
+    if (!f)
+        return PyErr_NoMemory();
+    rc = fn(self, f, arg);
+    if (fclose(f) != 0 && rc == TTFT_TPOT_OK)
+        rc = TTFT_TPOT_ENOMEM;
+    if (rc == TTFT_TPOT_OK)
+        r = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)len, "strict");
+    else if (rc == TTFT_TPOT_ENOMEM)
+        PyErr_NoMemory();
+    else if (!PyErr_Occurred())
+        PyErr_Format(PyExc_ValueError, "%s", ttft_tpot_strerror(rc));
+    free(buf);
+    return r;
+}
+
+/* The model's outputs: text, JSON, Prometheus (prefix, labels), HTML (a name), computed once each. */
+enum { CORE_TEXT, CORE_JSON, CORE_PROMETHEUS, CORE_HTML };
+typedef struct core_model_ask {
+    int kind;
+    const char *prefix, *labels, *name;
+} core_model_ask;
+
+static int core_model_write(core_collector *self, FILE *out, const void *arg)
+{
+    const core_model_ask *a = (const core_model_ask *)arg;
+    const ttft_tpot_model_options requests_only = {TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_SHARES};
+    const ttft_tpot_model *one[1];
+    ttft_tpot_model m;
+    int rc = ttft_tpot_model_compute(&self->c, a->kind == CORE_PROMETHEUS ? &requests_only : NULL, &m);
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    one[0] = &m;
+    rc = a->kind == CORE_TEXT         ? ttft_tpot_model_report(&m, out)
+         : a->kind == CORE_JSON       ? ttft_tpot_model_report_json(&m, out)
+         : a->kind == CORE_PROMETHEUS ? ttft_tpot_model_prometheus(&m, out, a->prefix, a->labels)
+         : html_report(out, one, &a->name, 1, NULL) == 0 ? TTFT_TPOT_OK
+                                                         : TTFT_TPOT_ENOMEM;
+    if (rc == TTFT_TPOT_EINVAL && a->kind == CORE_PROMETHEUS)
+        PyErr_Format(PyExc_ValueError, "%s: a prefix is [a-zA-Z_:][a-zA-Z0-9_:]*, a label name "
+                     "[a-zA-Z_][a-zA-Z0-9_]* (not le, not __...) given once, the labels 500 bytes at most",
+                     ttft_tpot_strerror(rc));
+    ttft_tpot_model_free(&m);
+    return rc;
+}
+
+static PyObject *core_report(core_collector *self, PyObject *unused)
+{
+    core_model_ask a = {CORE_TEXT, NULL, NULL, NULL};
+    (void)unused;
+    return core_written(self, core_model_write, &a);
+}
+
+static PyObject *core_report_json(core_collector *self, PyObject *unused)
+{
+    core_model_ask a = {CORE_JSON, NULL, NULL, NULL};
+    (void)unused;
+    return core_written(self, core_model_write, &a);
+}
+
+/* _prometheus(prefix, labels): the exposition; labels as the library takes them (name="value",...). */
+static PyObject *core_prometheus(core_collector *self, PyObject *args)
+{
+    core_model_ask a = {CORE_PROMETHEUS, NULL, NULL, NULL};
+    if (!PyArg_ParseTuple(args, "zz:prometheus", &a.prefix, &a.labels))
+        return NULL;
+    return core_written(self, core_model_write, &a);
+}
+
+static PyObject *core_html(core_collector *self, PyObject *args)
+{
+    core_model_ask a = {CORE_HTML, NULL, NULL, NULL};
+    if (!PyArg_ParseTuple(args, "s:html", &a.name))
+        return NULL;
+    return core_written(self, core_model_write, &a);
+}
+
+static int core_trace_write(core_collector *self, FILE *out, const void *arg)
+{
+    (void)arg;
+    return ttft_tpot_trace_write(&self->c, out);
+}
+
+/* A timeline is refused where there is none: no start times kept, or a trace read without them. */
+static int core_chrome_write(core_collector *self, FILE *out, const void *arg)
+{
+    const ttft_tpot__store *st = &self->c.store;
+    size_t i;
+    (void)arg;
+    for (i = 0; st->starts && i < st->n && st->starts[i] == 0; i++)
+        ;
+    if (!st->starts || (st->n && i == st->n)) {
+        PyErr_Format(PyExc_ValueError, "%s: a Chrome trace needs start times: %s", ttft_tpot_strerror(TTFT_TPOT_EINVAL),
+                     st->starts ? "the samples have none (start_ns is 0 throughout: recorded without a timeline)"
+                                : "Collector(timeline=True) keeps them");
+        return TTFT_TPOT_EINVAL;
+    }
+    return ttft_tpot_chrome_trace(&self->c, out);
+}
+
+static PyObject *core_trace(core_collector *self, PyObject *unused)
+{
+    (void)unused;
+    return core_written(self, core_trace_write, NULL);
+}
+
+static PyObject *core_chrome(core_collector *self, PyObject *unused)
+{
+    (void)unused;
+    return core_written(self, core_chrome_write, NULL);
+}
+
+/* ---- Collector: reading, queries ------------------------------------------------------------- */
+
+/* _read(path, name): append a trace to the collector (as ttft_tpot_report reads one). */
+static PyObject *core_read(core_collector *self, PyObject *args)
+{
+    PyObject *path;
+    const char *name;
+    char err[512];
+    struct stat st;
+    FILE *f;
+    int rc;
+    if (!PyArg_ParseTuple(args, "O&s:read", PyUnicode_FSConverter, &path, &name))
+        return NULL;
+    f = fopen(PyBytes_AS_STRING(path), "rb");
+    if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen opens a directory */
+        fclose(f);
+        f = NULL;
+        errno = EISDIR;
+    }
+    if (!f) {
+        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path);
+        Py_DECREF(path);
+        return NULL;
+    }
+    Py_DECREF(path);
+    rc = ttft_tpot_trace_read(&self->c, f, name, err, sizeof err);
+    fclose(f);
+    if (rc == TTFT_TPOT_OK)
+        Py_RETURN_NONE;
+    if (rc == TTFT_TPOT_ENOMEM)
+        return PyErr_NoMemory();
+    return PyErr_Format(rc == TTFT_TPOT_EPARSE ? PyExc_ValueError : PyExc_OSError, "%s",
+                        rc == TTFT_TPOT_EPARSE ? err : ttft_tpot_strerror(rc));
+}
+
+/* _samples(phase, warmup, stored_only): the phase's stored durations in call order (steady only unless
+   warmup), as bytes of native uint64; a phase with samples in a histogram is refused unless stored_only. */
+static PyObject *core_samples(core_collector *self, PyObject *args)
+{
+    PyObject *name, *out;
+    int warmup, stored_only, id;
+    size_t i, n = 0, all = 0;
+    uint64_t *v;
+    ttft_tpot_stats st;
+    if (!PyArg_ParseTuple(args, "Opp:samples", &name, &warmup, &stored_only) || (id = core_find(self, name)) < 0)
+        return NULL;
+    for (i = 0; i < self->c.store.n; i++)
+        if (self->c.store.samples[i].phase == id)
+            all++;
+    if (!stored_only && ttft_tpot_phase_stats(&self->c, id, &st) == TTFT_TPOT_OK && st.n > all)
+        return PyErr_Format(PyExc_ValueError, "phase %R has %llu samples, %zu of them stored: the rest went to a "
+                            "histogram (bounded, or past the capacity); stored_only=True takes the stored ones",
+                            name, (unsigned long long)st.n, all);
+    if (!(out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(all * sizeof *v))))
+        return NULL;
+    v = (uint64_t *)(void *)PyByteArray_AS_STRING(out);
+    for (i = 0; i < self->c.store.n; i++) {
+        const ttft_tpot_sample *s = &self->c.store.samples[i];
+        if (s->phase == id && (warmup || !s->warmup))
+            v[n++] = s->dur_ns;
+    }
+    if (PyByteArray_Resize(out, (Py_ssize_t)(n * sizeof *v)) != 0)
+        Py_CLEAR(out);
+    return out;
+}
+
+/* phases(): [(name, role), ...] in registration order. */
+static PyObject *core_phases(core_collector *self, PyObject *unused)
+{
+    PyObject *list = PyList_New((Py_ssize_t)self->c.phase.n);
+    unsigned p;
+    (void)unused;
+    for (p = 0; list && p < self->c.phase.n; p++) {
+        PyObject *t = Py_BuildValue("(ss)", self->c.phase.slots[p].name,
+                                    ttft_tpot_role_name(self->c.phase.slots[p].role));
+        if (!t)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, p, t);
+    }
+    return list;
+}
+
+/* counts(): what the collector holds and what it lost, as a dict. */
+static PyObject *core_counts(core_collector *self, PyObject *unused)
+{
+    ttft_tpot_counts k = ttft_tpot_counts_of(&self->c);
+    (void)unused;
+    return Py_BuildValue("{snsIsIsKsKsKsKsKsKsIsKsKsnsnsKsK}", "samples", (Py_ssize_t)k.samples, "phases", k.phases,
+                         "requests", k.requests, "dropped", k.dropped, "rejected", k.rejected, "shapes_dropped",
+                         k.shapes_dropped, "requests_dropped", k.requests_dropped, "requests_refused",
+                         k.requests_refused, "events_lost", k.events_lost, "runs", k.runs, "runs_dropped",
+                         k.runs_dropped, "outgrown", k.outgrown, "device_intervals", (Py_ssize_t)k.device_intervals,
+                         "device_open", (Py_ssize_t)k.device_open, "device_unresolved", k.device_unresolved,
+                         "device_refused", k.device_refused);
+}
+
+/* ---- Collector: the rest --------------------------------------------------------------------- */
+
+static PyObject *core_clear(core_collector *self, PyObject *unused)
+{
+    (void)unused;
+    ttft_tpot_clear(&self->c);
+    Py_RETURN_NONE;
+}
+
+/* merge(other): other's samples, histograms and requests added; all or nothing. */
+static PyObject *core_merge(core_collector *self, PyObject *other)
+{
+    int rc;
+    if (!PyObject_TypeCheck(other, &core_collector_type))
+        return PyErr_Format(PyExc_TypeError, "merge takes a Collector, not %.100s", Py_TYPE(other)->tp_name);
+    if (!core_on_owner(self))
+        return NULL;
+    rc = ttft_tpot_merge(&self->c, &((core_collector *)other)->c);
+    if (rc == TTFT_TPOT_ENOMEM)
+        return PyErr_NoMemory();
+    if (rc != TTFT_TPOT_OK)
+        return PyErr_Format(PyExc_ValueError, "%s: nothing merged", ttft_tpot_strerror(rc));
+    Py_RETURN_NONE;
+}
+
+/* set_slo(ttft_ms, tpot_ms, e2e_ms): goodput's service-level objectives (0: none). */
+static PyObject *core_set_slo(core_collector *self, PyObject *args)
+{
+    ttft_tpot_slo slo;
+    if (!PyArg_ParseTuple(args, "ddd:set_slo", &slo.ttft_ms, &slo.tpot_ms, &slo.e2e_ms))
+        return NULL;
+    if (ttft_tpot_set_slo(&self->c, slo) != TTFT_TPOT_OK)
+        return PyErr_Format(PyExc_ValueError, "%s: an SLO is a finite number of ms, 0 or more",
+                            ttft_tpot_strerror(TTFT_TPOT_ERANGE));
+    Py_RETURN_NONE;
+}
+
+/* link_prefill_kernel(name): a kernel phase shown as the lower bound of steady TTFT. */
+static PyObject *core_link_prefill_kernel(core_collector *self, PyObject *name)
+{
+    int id = core_find(self, name);
+    if (id < 0)
+        return NULL;
+    if (ttft_tpot_phase_role(&self->c, id) != TTFT_TPOT_ROLE_KERNEL)
+        return PyErr_Format(PyExc_ValueError, "%s: %R is not a kernel phase", ttft_tpot_strerror(TTFT_TPOT_EROLE),
+                            name);
+    ttft_tpot_link_prefill_kernel(&self->c, id);
+    Py_RETURN_NONE;
+}
+
+static PyObject *core_get_enabled(core_collector *self, void *unused)
+{
+    (void)unused;
+    return PyBool_FromLong(self->c.enabled);
+}
+
+static int core_set_enabled(core_collector *self, PyObject *v, void *unused)
+{
+    int on = v ? PyObject_IsTrue(v) : -1;
+    (void)unused;
+    if (on < 0) {
+        if (!v)
+            PyErr_SetString(PyExc_AttributeError, "enabled can be set, not deleted");
+        return -1;
+    }
+    ttft_tpot_enable(&self->c, on);
+    return 0;
+}
+
+/* ---- Collector: life ------------------------------------------------------------------------- */
+
+/* The report tool's collector reads no clock: a trace's "# clock:" line names the one that timed it. */
+static uint64_t core_no_clock(void *user)
+{
+    (void)user;
+    return 0;
+}
+
+/* The config from keyword arguments (the C config's knobs); 0, or -1 with an exception. */
+static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg)
+{
+    static const char *const sizes[] = {"capacity", "max_phases", "hist_slots", "max_requests", "max_request_events",
+                                        "max_shapes", "max_device", "max_pending", NULL};
+    static const char *const flags[] = {"timeline", "bounded", "grow", NULL};
+    const uint64_t max[] = {UINT32_MAX, 65535, 65535, UINT32_MAX, SIZE_MAX / 64, UINT32_MAX, SIZE_MAX / 64,
+                            SIZE_MAX / 64};
+    uint64_t v[8];
+    int f[3], k;
+    PyObject *o, *name;
+    for (k = 0; sizes[k]; k++) {
+        v[k] = 0;
+        o = kw ? PyDict_GetItemString(kw, sizes[k]) : NULL;
+        if (o && core_int(o, sizes[k], 0, max[k], TTFT_TPOT_EINVAL, &v[k]) != 0)
+            return -1;
+    }
+    for (k = 0; flags[k]; k++) {
+        o = kw ? PyDict_GetItemString(kw, flags[k]) : NULL;
+        if ((f[k] = o ? PyObject_IsTrue(o) : 0) < 0)
+            return -1;
+    }
+    *clock = kw ? PyDict_GetItemString(kw, "clock") : NULL;
+    name = kw ? PyDict_GetItemString(kw, "clock_name") : NULL;
+    cfg->capacity = (size_t)v[0], cfg->max_phases = (unsigned)v[1], cfg->hist_slots = (unsigned)v[2];
+    cfg->max_requests = (unsigned)v[3], cfg->max_request_events = (size_t)v[4], cfg->max_shapes = (unsigned)v[5];
+    cfg->max_device = (size_t)v[6], cfg->max_pending = (size_t)v[7];
+    cfg->timeline = f[0], cfg->bounded = f[1], cfg->grow = f[2];
+    if (*clock == Py_None)
+        *clock = NULL;
+    if (*clock && !PyCallable_Check(*clock) && *clock != Py_False) {
+        PyErr_SetString(PyExc_TypeError, "clock is a callable that returns ns (or None: the platform's clock)");
+        return -1;
+    }
+    cfg->clock_name = name && name != Py_None ? core_utf8(name, "clock_name", "invalid argument") : NULL;
+    return name && name != Py_None && !cfg->clock_name ? -1 : 0;
+}
+
+/* Collector(**config): keyword arguments only, each the C config's field of that name; clock: a
+   callable returning ns, False for none (a collector that only reads traces). */
+static int core_init(core_collector *self, PyObject *args, PyObject *kw)
+{
+    static const char *const known[] = {"capacity", "max_phases", "hist_slots", "max_requests", "max_request_events",
+                                        "max_shapes", "max_device", "max_pending", "timeline", "bounded", "grow",
+                                        "clock", "clock_name", NULL};
+    ttft_tpot_config cfg;
+    PyObject *clock, *key, *val;
+    Py_ssize_t pos = 0;
+    int rc, k;
+    if (self->ready || PyTuple_GET_SIZE(args) != 0) {
+        PyErr_SetString(PyExc_TypeError, self->ready ? "a Collector is set up once" : "Collector takes keyword arguments");
+        return -1;
+    }
+    while (kw && PyDict_Next(kw, &pos, &key, &val)) {
+        for (k = 0; known[k] && PyUnicode_CompareWithASCIIString(key, known[k]) != 0; k++)
+            ;
+        if (!known[k]) {
+            PyErr_Format(PyExc_TypeError, "Collector() got an unexpected keyword argument %R", key);
+            return -1;
+        }
+    }
+    memset(&cfg, 0, sizeof cfg);
+    if (core_config(kw, &clock, &cfg) != 0)
+        return -1;
+    if (clock) {
+        Py_INCREF(clock);
+        self->clock = clock;
+        cfg.clock = clock == Py_False ? core_no_clock : core_py_clock;
+        cfg.clock_user = self;
+    }
+    if ((rc = ttft_tpot_init(&self->c, &cfg)) != TTFT_TPOT_OK) {
+        if (rc == TTFT_TPOT_ENOMEM)
+            PyErr_NoMemory();
+        else
+            PyErr_Format(PyExc_ValueError, "%s: the config (capacity at most 2^32 - 1, max_phases at most 65535, "
+                         "hist_slots at most max_phases)", ttft_tpot_strerror(rc));
+        return -1;
+    }
+    self->thread = PyThread_get_thread_ident();
+    self->ready = 1;
+    return 0;
+}
+
+static PyObject *core_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    core_collector *self = (core_collector *)type->tp_alloc(type, 0);
+    (void)args, (void)kw;
+    if (self && !(self->inert = core_span_new(NULL)))
+        Py_CLEAR(self);
+    return (PyObject *)self;
+}
+
+static int core_traverse(core_collector *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->clock);
+    return 0;
+}
+
+static int core_clear_refs(core_collector *self)
+{
+    Py_CLEAR(self->clock);
+    return 0;
+}
+
+static void core_dealloc(core_collector *self)
+{
+    int k;
+    PyObject_GC_UnTrack(self);
+    ttft_tpot_free(&self->c);
+    for (k = 0; k < CORE_CACHE; k++) {
+        Py_CLEAR(self->cache[k].name);
+        Py_CLEAR(self->cache[k].role);
+    }
+    Py_CLEAR(self->inert);
+    core_clear_refs(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+#define CORE_KW(fn) (PyCFunction)(void (*)(void))(fn), METH_FASTCALL | METH_KEYWORDS
+static PyMethodDef core_collector_methods[] = {
+    {"span", CORE_KW(core_span_call), "span(phase, role, tokens=None, prompt_tokens=None, shape=None, device=None)"},
+    {"record", CORE_KW(core_record), "record(phase, role, ns, tokens=None, start_ns=0, prompt_tokens=None, shape=None)"},
+    {"phase", CORE_KW(core_phase_call), "phase(name, role, bounded=False): register a phase"},
+    {"shape_row", (PyCFunction)core_shape_row, METH_VARARGS, "shape_row(phase, key, name)"},
+    {"_warmup", (PyCFunction)core_warmup, METH_O, NULL},
+    {"run", (PyCFunction)core_run, METH_NOARGS, "run(): a run of a repeated generation begins"},
+    {"submit", CORE_KW(core_submit), "submit(id, t_ns=None): a request arrives"},
+    {"schedule", CORE_KW(core_schedule), "schedule(id, t_ns=None): its prefill begins"},
+    {"tokens", CORE_KW(core_tokens), "tokens(id, n=1, t_ns=None): n of its tokens delivered"},
+    {"device_elapsed", (PyCFunction)core_device_elapsed, METH_VARARGS, "device_elapsed(ticket, ns)"},
+    {"device_elapsed_ms", (PyCFunction)core_device_elapsed_ms, METH_VARARGS, "device_elapsed_ms(ticket, ms)"},
+    {"device_absolute", (PyCFunction)core_device_absolute, METH_VARARGS,
+     "device_absolute(ticket, begin_ns, end_ns, (host_ns, device_ns))"},
+    {"report", (PyCFunction)core_report, METH_NOARGS, "report(): the text report"},
+    {"_report_json", (PyCFunction)core_report_json, METH_NOARGS, NULL},
+    {"_prometheus", (PyCFunction)core_prometheus, METH_VARARGS, NULL},
+    {"_html", (PyCFunction)core_html, METH_VARARGS, NULL},
+    {"_trace", (PyCFunction)core_trace, METH_NOARGS, NULL},
+    {"_chrome_trace", (PyCFunction)core_chrome, METH_NOARGS, NULL},
+    {"_read", (PyCFunction)core_read, METH_VARARGS, NULL},
+    {"_samples", (PyCFunction)core_samples, METH_VARARGS, NULL},
+    {"phases", (PyCFunction)core_phases, METH_NOARGS, "phases(): [(name, role), ...] in registration order"},
+    {"counts", (PyCFunction)core_counts, METH_NOARGS, "counts(): what the collector holds and lost"},
+    {"clear", (PyCFunction)core_clear, METH_NOARGS, "clear(): empty it for a new interval (phases stay)"},
+    {"merge", (PyCFunction)core_merge, METH_O, "merge(other): add another collector's samples and requests"},
+    {"_set_slo", (PyCFunction)core_set_slo, METH_VARARGS, NULL},
+    {"link_prefill_kernel", (PyCFunction)core_link_prefill_kernel, METH_O,
+     "link_prefill_kernel(name): a kernel phase as the lower bound of steady TTFT"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef core_collector_attrs[] = {
+    {"enabled", (getter)core_get_enabled, (setter)core_set_enabled, "recording on (False: spans cost almost nothing)",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject core_collector_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ttft_tpot._core.Collector",
+    .tp_basicsize = sizeof(core_collector),
+    .tp_dealloc = (destructor)core_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "A ttft_tpot collector (the C library's), configured by keyword.",
+    .tp_traverse = (traverseproc)core_traverse,
+    .tp_clear = (inquiry)core_clear_refs,
+    .tp_methods = core_collector_methods,
+    .tp_getset = core_collector_attrs,
+    .tp_init = (initproc)core_init,
+    .tp_new = core_new,
+    .tp_free = PyObject_GC_Del,
+};
+
+/* ---- Comparison ------------------------------------------------------------------------------ */
+
+typedef struct core_compare_ask {
+    const core_collector *other;
+    double alpha;
+    int kind; /* CORE_TEXT, CORE_JSON, CORE_HTML */
+    const char *names[2];
+} core_compare_ask;
+
+/* base (self) against new (other): the report tool's --compare, text, JSON or HTML. */
+static int core_compare_write(core_collector *self, FILE *out, const void *arg)
+{
+    const core_compare_ask *a = (const core_compare_ask *)arg;
+    ttft_tpot_model m[2];
+    const ttft_tpot_model *both[2];
+    compare_row *rows = NULL;
+    size_t n = 0;
+    int rc = ttft_tpot_model_compute(&self->c, NULL, &m[0]);
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    if ((rc = ttft_tpot_model_compute(&a->other->c, NULL, &m[1])) != TTFT_TPOT_OK) {
+        ttft_tpot_model_free(&m[0]);
+        return rc;
+    }
+    both[0] = &m[0], both[1] = &m[1];
+    if (a->kind == CORE_HTML)
+        rc = html_report(out, both, a->names, 2, compare_html) == 0 ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
+    else if ((rc = compare_rows(&m[0], &m[1], a->alpha, &rows, &n)) == TTFT_TPOT_OK)
+        (a->kind == CORE_JSON ? compare_json : compare_text)(out, rows, n, a->alpha);
+    compare_free(rows, n);
+    ttft_tpot_model_free(&m[1]);
+    ttft_tpot_model_free(&m[0]);
+    return rc;
+}
+
+/* _compare(base, new, alpha, kind, base_name, new_name) */
+static PyObject *core_compare(PyObject *module, PyObject *args)
+{
+    PyObject *base, *new_;
+    core_compare_ask a;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "O!O!dizz:compare", &core_collector_type, &base, &core_collector_type, &new_,
+                          &a.alpha, &a.kind, &a.names[0], &a.names[1]))
+        return NULL;
+    if (!(a.alpha > 0 && a.alpha < 1))
+        return PyErr_Format(PyExc_ValueError, "%s: alpha is between 0 and 1", ttft_tpot_strerror(TTFT_TPOT_EINVAL));
+    a.other = (const core_collector *)new_;
+    return core_written((core_collector *)base, core_compare_write, &a);
+}
+
+/* ms_to_ns(ms): a duration in ms (a device timer's) to ns, as the library converts it. */
+static PyObject *core_ms_to_ns(PyObject *module, PyObject *arg)
+{
+    uint64_t ns;
+    double ms = PyFloat_AsDouble(arg);
+    (void)module;
+    if (ms == -1.0 && PyErr_Occurred())
+        return NULL;
+    if (PyBool_Check(arg) || ttft_tpot_ms_to_ns(ms, &ns) != TTFT_TPOT_OK)
+        return PyErr_Format(PyBool_Check(arg) ? PyExc_TypeError : PyExc_ValueError, "%s: %R ms",
+                            ttft_tpot_strerror(TTFT_TPOT_ERANGE), arg);
+    return PyLong_FromUnsignedLongLong(ns);
+}
+
+/* slo_parse(text): "ttft=MS,tpot=MS,e2e=MS" (any of them) as (ttft, tpot, e2e) ms, 0 for none. */
+static PyObject *core_slo_parse(PyObject *module, PyObject *arg)
+{
+    ttft_tpot_slo slo;
+    const char *text = core_utf8(arg, "an SLO list", ttft_tpot_strerror(TTFT_TPOT_EINVAL));
+    (void)module;
+    if (!text)
+        return NULL;
+    if (ttft_tpot_slo_parse(text, &slo) != TTFT_TPOT_OK)
+        return PyErr_Format(PyExc_ValueError, "%s: SLOs are ttft=MS,tpot=MS,e2e=MS (any of them, each above 0), "
+                            "not %R", ttft_tpot_strerror(TTFT_TPOT_EINVAL), arg);
+    return Py_BuildValue("(ddd)", slo.ttft_ms, slo.tpot_ms, slo.e2e_ms);
+}
+
+/* ---- Module ---------------------------------------------------------------------------------- */
+
+static PyMethodDef core_module_methods[] = {
+    {"_compare", (PyCFunction)core_compare, METH_VARARGS, NULL},
+    {"slo_parse", (PyCFunction)core_slo_parse, METH_O, "slo_parse(text): (ttft, tpot, e2e) ms"},
+    {"ms_to_ns", (PyCFunction)core_ms_to_ns, METH_O, "ms_to_ns(ms): ns, the exact double rounded half up"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "ttft_tpot._core", "The ttft_tpot C library, compiled in.", -1, core_module_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    PyObject *m;
+    int k;
+#define CORE_INTERN(id, text) core_str[S_##id] = PyUnicode_InternFromString(text);
+    CORE_NAMES(CORE_INTERN)
+#undef CORE_INTERN
+    for (k = 0; k < S_COUNT; k++)
+        if (!core_str[k])
+            return NULL;
+    if (PyType_Ready(&core_span_type) != 0 || PyType_Ready(&core_collector_type) != 0 ||
+        !(m = PyModule_Create(&core_module)))
+        return NULL;
+    Py_INCREF(&core_collector_type);
+    Py_INCREF(&core_span_type);
+    if (PyModule_AddObject(m, "Collector", (PyObject *)&core_collector_type) != 0 ||
+        PyModule_AddObject(m, "Span", (PyObject *)&core_span_type) != 0 ||
+        PyModule_AddStringConstant(m, "__version__", TTFT_TPOT_VERSION) != 0 ||
+        PyModule_AddIntConstant(m, "NAME_MAX", TTFT_TPOT_NAME_MAX) != 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

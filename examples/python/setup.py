@@ -1,0 +1,46 @@
+"""The ttft_tpot package's C extension, compiled from the C library's header and the report tool's
+HTML and comparison sources: found in the source tree two directories up, or in csrc/ of an sdist
+(which gets copies of them)."""
+import os
+import re
+import shutil
+
+from setuptools import Extension, setup
+from setuptools.command.sdist import sdist
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TREE = os.path.normpath(os.path.join(HERE, "..", ".."))
+# what the extension compiles besides csrc/_core.c, from the source tree's root
+SHARED = ["include/ttft_tpot.h", "examples/html.c", "examples/html.h", "examples/svg.c", "examples/svg.h",
+          "examples/compare.c", "examples/compare.h", "examples/compare_html.c"]
+
+
+def shared_dirs():
+    """Where the shared sources are: the tree's include/ and examples/, else csrc/ (an sdist's copies)."""
+    if os.path.exists(os.path.join(TREE, SHARED[0])):
+        return [os.path.join(TREE, "include"), os.path.join(TREE, "examples")]
+    return [os.path.join(HERE, "csrc")]
+
+
+def version():
+    """The header's TTFT_TPOT_VERSION."""
+    with open(os.path.join(shared_dirs()[0], "ttft_tpot.h"), encoding="utf-8") as f:
+        return re.search(r'^#define TTFT_TPOT_VERSION "([0-9.]+)"', f.read(), re.M).group(1)
+
+
+class SdistWithSources(sdist):
+    """An sdist builds away from the tree: it carries the shared sources in csrc/."""
+
+    def make_release_tree(self, base_dir, files):
+        super().make_release_tree(base_dir, files)
+        for rel in SHARED:
+            shutil.copy(os.path.join(TREE, rel), os.path.join(base_dir, "csrc", os.path.basename(rel)))
+
+
+setup(
+    version=version(),
+    ext_modules=[Extension("ttft_tpot._core", ["csrc/_core.c"], include_dirs=shared_dirs(), libraries=["m"],
+                           depends=[os.path.join(d, os.path.basename(f)) for f in SHARED for d in shared_dirs()
+                                    if os.path.exists(os.path.join(d, os.path.basename(f)))])],
+    cmdclass={"sdist": SdistWithSources},
+)

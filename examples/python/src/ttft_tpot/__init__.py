@@ -1,0 +1,215 @@
+"""ttft_tpot: TTFT, TPOT and the other latency figures of an LLM inference loop, in-process.
+
+The C library (include/ttft_tpot.h) compiled in: the same collector, the same statistics, so every
+report (text, JSON, HTML, Prometheus, Chrome trace, the trace file) is byte for byte the one the C
+library and ``ttft_tpot_report`` make from the same samples.
+
+    import ttft_tpot
+    tp = ttft_tpot.Collector()
+    with tp.span("prefill", "prefill", prompt_tokens=len(prompt)):
+        logits = model.prefill(prompt)
+    for _ in range(steps):
+        with tp.span("decode_step", "decode"):
+            token = model.decode(token)
+    print(tp.report())
+
+A collector records on the thread that made it (the C rule): make one a thread, and merge them.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import sys
+from array import array
+from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, TypeVar, Union
+
+from . import _core
+from ._core import Span
+
+__all__ = ["Collector", "Comparison", "Span", "compare", "__version__"]
+__version__: str = _core.__version__
+
+PathLike = Union[str, "os.PathLike[str]"]
+F = TypeVar("F", bound=Callable[..., Any])
+
+# The defaults of a Python collector: the C library's, except what a Python driver expects to work
+# unasked (requests, device time, a timeline for the Chrome trace). What does not fit is counted and
+# shown in every report.
+DEFAULTS: Dict[str, Any] = {
+    "capacity": 65536,
+    "timeline": True,
+    "max_requests": 1024,
+    "max_request_events": 262144,
+    "max_device": 4096,
+}
+
+# The report tool's collector: it grows as a trace needs, and reads no clock (a trace names its own).
+_READER: Dict[str, Any] = {
+    "capacity": 4096,
+    "max_phases": 65535,
+    "max_requests": 64,
+    "max_request_events": 1024,
+    "grow": True,
+    "timeline": True,
+    "clock": False,
+    "clock_name": "not in the trace",
+}
+
+
+def _write(path: PathLike, text: str) -> None:
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+
+
+def _labels(labels: Union[None, str, Mapping[str, str]]) -> Optional[str]:
+    """Prometheus labels as the library takes them: name="value" pairs joined by ','."""
+    if labels is None or isinstance(labels, str):
+        return labels
+    esc = {"\\": "\\\\", '"': '\\"', "\n": "\\n"}
+    return ",".join('%s="%s"' % (k, "".join(esc.get(ch, ch) for ch in str(v))) for k, v in labels.items())
+
+
+class Collector(_core.Collector):
+    """A collector of spans, samples and request events.
+
+    Keyword arguments are the C config's fields: capacity, max_phases, timeline, bounded, hist_slots,
+    max_requests, max_request_events, max_shapes, grow, max_device, max_pending, clock (a callable
+    returning monotonic ns; None: the platform's CLOCK_MONOTONIC) and clock_name. Unset ones take
+    DEFAULTS, then the C library's defaults.
+
+    Recording (the hot path is C): ``span`` (a context manager), ``record``, ``timed``, ``warmup``,
+    ``run``, ``phase``, ``shape_row``; requests: ``submit``, ``schedule``, ``tokens``; device time:
+    ``span(..., device=stream)`` then ``device_elapsed``/``_ms``/``_absolute`` (or
+    ttft_tpot.device.TorchEvents). ``enabled = False`` turns recording off.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, **config: Any) -> None:
+        super().__init__(**{**DEFAULTS, **config})
+
+    # -- recording --------------------------------------------------------------------------------
+
+    def timed(self, phase: str, role: str, tokens: Optional[int] = None) -> Callable[[F], F]:
+        """Decorator: every call of the function is a span."""
+
+        def wrap(fn: F) -> F:
+            @functools.wraps(fn)
+            def timed_call(*args: Any, **kwargs: Any) -> Any:
+                with self.span(phase, role, tokens):
+                    return fn(*args, **kwargs)
+
+            return timed_call  # type: ignore[return-value]
+
+        return wrap
+
+    @contextlib.contextmanager
+    def warmup(self) -> Iterator[None]:
+        """Every sample recorded in the block is warmup (sections nest), and every request submitted."""
+        self._warmup(True)
+        try:
+            yield
+        finally:
+            self._warmup(False)
+
+    def record_ms(self, phase: str, role: str, ms: float, tokens: Optional[int] = None) -> None:
+        """record() for a duration in ms, as device timers give it (to the nearest ns)."""
+        self.record(phase, role, _core.ms_to_ns(ms), tokens)
+
+    def set_slo(self, ttft: float = 0, tpot: float = 0, e2e: float = 0) -> None:
+        """Goodput's service-level objectives, in ms (0: none)."""
+        self._set_slo(ttft, tpot, e2e)
+
+    # -- outputs ----------------------------------------------------------------------------------
+
+    def report_json(self) -> Dict[str, Any]:
+        """The JSON report (schema ttft_tpot/v1) as a dict."""
+        return json.loads(self._report_json())
+
+    def report_json_text(self) -> str:
+        """The JSON report as the C library writes it."""
+        return self._report_json()
+
+    def prometheus(self, prefix: Optional[str] = None, labels: Union[None, str, Mapping[str, str]] = None) -> str:
+        """The Prometheus text exposition (vLLM's names; prefix replaces "vllm:"); labels on every series."""
+        return self._prometheus(prefix, _labels(labels))
+
+    def html(self, name: Optional[str] = None) -> str:
+        """The HTML report: one self-contained page; name heads it (default: the program's name)."""
+        return self._html(name or os.path.basename(sys.argv[0] or "python") or "python")
+
+    def trace(self) -> str:
+        """The trace (format v1): ttft_tpot_report and Collector.read_trace read it back."""
+        return self._trace()
+
+    def chrome_trace(self) -> str:
+        """The samples as a Chrome / Perfetto trace (needs timeline, the default)."""
+        return self._chrome_trace()
+
+    def write_html(self, path: PathLike, name: Optional[str] = None) -> None:
+        _write(path, self.html(name))
+
+    def write_trace(self, path: PathLike) -> None:
+        _write(path, self.trace())
+
+    def write_chrome_trace(self, path: PathLike) -> None:
+        _write(path, self.chrome_trace())
+
+    def samples(self, phase: str, warmup: bool = False, stored_only: bool = False) -> Any:
+        """The phase's durations in ns, in call order, steady ones only unless warmup: a numpy array
+        (uint64) when numpy is installed, else array('Q'). A phase that sent samples to a histogram
+        (bounded, or past the capacity) raises ValueError unless stored_only."""
+        raw = self._samples(phase, warmup, stored_only)
+        try:
+            import numpy
+        except ImportError:
+            out = array("Q")
+            out.frombytes(bytes(raw))
+            return out
+        return numpy.frombuffer(raw, dtype=numpy.uint64)
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    @classmethod
+    def read_trace(cls, path: PathLike, *more: PathLike, bounded: bool = False) -> "Collector":
+        """A collector holding the traces, read in order, as ttft_tpot_report reads them."""
+        tp = cls(**{**_READER, "bounded": bounded, "hist_slots": 16 if bounded else 0})
+        for p in (path,) + more:
+            tp._read(p, os.fsdecode(p))
+        return tp
+
+    def read(self, path: PathLike) -> None:
+        """Append a trace to this collector."""
+        self._read(path, os.fsdecode(path))
+
+
+class Comparison:
+    """base against new, as ``ttft_tpot_report --compare``: per metric the medians with 95% intervals,
+    the change, the Mann-Whitney U p-value, a bootstrap interval of the p99's change."""
+
+    def __init__(self, base: Collector, new: Collector, alpha: float = 0.05) -> None:
+        self.base, self.new, self.alpha = base, new, alpha
+        self._text = _core._compare(base, new, alpha, 0, None, None)
+
+    def __str__(self) -> str:
+        return self._text
+
+    def json(self) -> Dict[str, Any]:
+        """The comparison (schema ttft_tpot/compare-v1) as a dict."""
+        return json.loads(self.json_text())
+
+    def json_text(self) -> str:
+        return _core._compare(self.base, self.new, self.alpha, 1, None, None)
+
+    def html(self, names: Sequence[str] = ("base", "new")) -> str:
+        return _core._compare(self.base, self.new, 0.05, 3, names[0], names[1])
+
+    def write_html(self, path: PathLike, names: Sequence[str] = ("base", "new")) -> None:
+        _write(path, self.html(names))
+
+
+def compare(base: Collector, new: Collector, alpha: float = 0.05) -> Comparison:
+    """Is new faster than base? See Comparison."""
+    return Comparison(base, new, alpha)

@@ -1,0 +1,82 @@
+"""python -m ttft_tpot TRACE...: the report of traces, as ttft_tpot_report prints it, without the C tool.
+
+Exit status: 0 report printed, 1 bad input, 2 bad usage (as ttft_tpot_report)."""
+import argparse
+import sys
+from typing import List, Optional
+
+from . import Collector, __version__, _core, compare
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m ttft_tpot", description="The report of one or more ttft_tpot "
+                                 "traces (format v1), read in order into one collector; with --compare, two sides.")
+    ap.add_argument("traces", nargs="*", metavar="TRACE")
+    out = ap.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="the JSON report (schema ttft_tpot/v1)")
+    out.add_argument("--prometheus", action="store_true", help="the Prometheus text exposition")
+    ap.add_argument("--prometheus-prefix", metavar="P", help="metric names start with P instead of vllm:")
+    ap.add_argument("--label", action="append", default=[], metavar="K=V", help="a label on every series")
+    ap.add_argument("--slo", metavar="LIST", help="SLOs for goodput: ttft=MS,tpot=MS,e2e=MS (any of them)")
+    ap.add_argument("--prefill-kernel", metavar="NAME", help="a kernel phase as steady TTFT's lower bound")
+    ap.add_argument("--bounded", action="store_true", help="steady samples in histograms (memory bounded)")
+    ap.add_argument("--html", metavar="FILE", help="also write the HTML report (-: instead of the report)")
+    ap.add_argument("--chrome-trace", metavar="FILE", help="also write a Chrome / Perfetto trace")
+    ap.add_argument("--compare", action="store_true", help="compare two traces: BASE NEW")
+    ap.add_argument("--alpha", type=float, default=0.05, help="the significance level of --compare")
+    ap.add_argument("--version", action="version", version="ttft_tpot %s" % __version__)
+    return ap
+
+
+def _emit(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+
+
+def _report(args: argparse.Namespace) -> None:
+    tp = Collector.read_trace(*args.traces, bounded=args.bounded)
+    if args.prefill_kernel:
+        tp.link_prefill_kernel(args.prefill_kernel)
+    if args.slo:
+        tp.set_slo(*_core.slo_parse(args.slo))
+    if args.chrome_trace:
+        _emit(args.chrome_trace, tp.chrome_trace())
+    if args.html:
+        name = args.traces[0] + (" and %d more" % (len(args.traces) - 1) if len(args.traces) > 1 else "")
+        _emit(args.html, tp.html(name))
+    if "-" in (args.html, args.chrome_trace):
+        return
+    labels = ",".join('%s="%s"' % tuple(kv.split("=", 1)) for kv in args.label) or None
+    sys.stdout.write(tp.report_json_text() if args.json else tp.prometheus(args.prometheus_prefix, labels)
+                     if args.prometheus else tp.report())
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.compare and len(args.traces) != 2:
+        _parser().error("--compare takes BASE NEW")
+    if not args.traces:
+        _parser().error("no trace given")
+    if any("=" not in kv for kv in args.label):
+        _parser().error("--label takes NAME=VALUE")
+    try:
+        if args.compare:
+            base, new = (Collector.read_trace(t) for t in args.traces)
+            cmp = compare(base, new, args.alpha)
+            if args.html:
+                _emit(args.html, cmp.html(args.traces))
+            if args.html != "-":
+                sys.stdout.write(cmp.json_text() if args.json else str(cmp))
+        else:
+            _report(args)
+    except (OSError, ValueError) as e:
+        print("python -m ttft_tpot: %s" % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""Device time from torch: a pair of timing events around each span, resolved after the step's
+synchronize, on the library's device-time API (a span's ticket, then its elapsed time).
+
+    from ttft_tpot.device import TorchEvents
+    dev = TorchEvents(tp)                      # torch.cuda; backend="npu" for torch.npu (torch_npu)
+    for step in range(steps):
+        for i, layer in enumerate(model.layers):
+            with dev.span("decode_layer", "kernel"):
+                x = layer(x)                   # launches return at once: the host span is the enqueue
+        dev.synchronize()                      # the step's synchronize, then every pair resolved
+
+The report then shows each span's device time beside its host time (README: Asynchronous devices).
+torch is imported only when a TorchEvents is made without an event factory.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator, List, Optional, Tuple
+import contextlib
+
+
+class TorchEvents:
+    """Timing events around spans of one collector, resolved together.
+
+    tp: the collector; backend: "cuda" or "npu" (the torch module whose Event and synchronize are
+    used); stream: the stream number the report shows the device time on; torch_stream: the stream
+    the events are recorded on (None: the current one). event and synchronize replace torch's: event()
+    returns an object with record(stream=None) and elapsed_time(end) in ms, as torch.cuda.Event."""
+
+    def __init__(self, tp: Any, backend: str = "cuda", stream: int = 0, torch_stream: Any = None,
+                 event: Optional[Callable[[], Any]] = None, synchronize: Optional[Callable[[], None]] = None) -> None:
+        if event is None:
+            import torch  # only here: the package does not need torch
+
+            api = getattr(torch, backend, None)
+            if api is None or not hasattr(api, "Event"):
+                raise ValueError("torch has no %s backend with events (torch.%s.Event)" % (backend, backend))
+            event = lambda: api.Event(enable_timing=True)  # noqa: E731
+            synchronize = synchronize or api.synchronize
+        self.tp, self.stream, self.torch_stream = tp, stream, torch_stream
+        self._event, self._synchronize = event, synchronize
+        self.pending: List[Tuple[int, Any, Any]] = []  # (ticket, start event, end event)
+
+    @contextlib.contextmanager
+    def span(self, phase: str, role: str, tokens: Optional[int] = None, **counts: Any) -> Iterator[Any]:
+        """tp.span(phase, role, ...) with its device time: an event recorded as the block begins and one
+        as it ends (also when it raises), kept with the span's ticket until resolve()."""
+        start, end = self._event(), self._event()
+        span = self.tp.span(phase, role, tokens, device=self.stream, **counts)
+        try:
+            with span:
+                start.record(self.torch_stream)
+                try:
+                    yield span
+                finally:
+                    end.record(self.torch_stream)
+        finally:
+            if span.ticket:  # 0: recording off, or no room (counted as unresolved by the collector)
+                self.pending.append((span.ticket, start, end))
+
+    def resolve(self) -> int:
+        """Each pending span's device time (start.elapsed_time(end), ms) given to the collector: call it
+        after a synchronize. Returns how many were resolved. A ticket the collector refuses (unknown
+        after tp.clear(), say) is skipped; the first refusal is raised once the rest are resolved."""
+        pending, self.pending = self.pending, []
+        first_error = None
+        for ticket, start, end in pending:
+            try:
+                self.tp.device_elapsed_ms(ticket, float(start.elapsed_time(end)))
+            except ValueError as e:
+                first_error = first_error or e
+        if first_error:
+            raise first_error
+        return len(pending)
+
+    def synchronize(self) -> int:
+        """The step's synchronize (the backend's, or the one given), then resolve()."""
+        if self._synchronize is None:
+            raise ValueError("no synchronize: pass one to TorchEvents, or synchronize yourself and call resolve()")
+        self._synchronize()
+        return self.resolve()

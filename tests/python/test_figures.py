@@ -1,0 +1,204 @@
+"""The package's figures worked by hand: spans on a scripted clock, records, requests, runs, warmup,
+shapes, bounded phases, the disabled switch, threads."""
+import sys
+import threading
+from array import array
+
+import pytest
+
+import ttft_tpot
+from conftest import MS, Clock, two_requests
+
+
+def steps(clock_values):
+    """A clock that reads each (begin, end) pair in order."""
+    return Clock(*[t for pair in clock_values for t in pair])
+
+
+def test_spans_on_a_scripted_clock():
+    # prefill 5 ms (first: warmup), steps 2 (warmup step 0), 1, 1, 3 ms; prefill 4 ms, steps 1, 2, 1 ms
+    ms = [5, 2, 1, 1, 3, 4, 1, 2, 1]
+    t, pairs = 1000, []
+    for d in ms:
+        pairs.append((t, t + d * MS))
+        t += d * MS + 10
+    tp = ttft_tpot.Collector(clock=steps(pairs), clock_name="scripted")
+    for first, n in ((0, 4), (5, 3)):
+        with tp.span("prefill", "prefill") as s:
+            pass
+        assert s.duration_ns == ms[first] * MS
+        for _ in range(n):
+            with tp.span("decode_step", "decode"):
+                pass
+    rep = tp.report_json()
+    assert rep["clock"] == {"name": "scripted", "read_ns": None} or rep["clock"]["name"] == "scripted"
+    assert rep["ttft"]["first_ms"] == 5 and rep["ttft"]["first_warmup"] is True
+    assert rep["ttft"]["steady"]["n"] == 1 and rep["ttft"]["steady"]["p50_ms"] == 4
+    tpot = rep["tpot"]  # steady steps 1, 1, 3, 1, 2, 1 ms
+    assert (tpot["n"], tpot["excluded_warmup"]) == (6, 1)
+    assert (tpot["p50_ms"], tpot["mean_ms"], tpot["min_ms"], tpot["max_ms"]) == (1, 1.5, 1, 3)
+    assert rep["output_throughput_tok_s"] == pytest.approx(6 / 9e-3, rel=1e-12)  # 6 tokens / 9 ms
+    assert list(tp.samples("decode_step")) == [d * MS for d in (1, 1, 3, 1, 2, 1)]
+    assert list(tp.samples("decode_step", warmup=True)) == [d * MS for d in (2, 1, 1, 3, 1, 2, 1)]
+    assert "TPOT (steady, p50/p99): 1.00" in tp.report()
+
+
+def test_counts_set_inside_the_block():
+    # the reads in order: generate begins, prefill begins, prefill ends, generate ends: generate 8 and
+    # 4 ms, prefill 1 ms each
+    tp = ttft_tpot.Collector(clock=Clock(0, MS, 2 * MS, 8 * MS, 10 * MS, 11 * MS, 12 * MS, 14 * MS))
+    for prompt in (50, 100):
+        with tp.span("generate", "e2e") as e2e:
+            with tp.span("prefill", "prefill") as pre:
+                pre.prompt_tokens = prompt
+            e2e.tokens = 7  # known only when the generation ends
+            assert (e2e.tokens, pre.prompt_tokens, e2e.duration_ns) == (7, prompt, None)
+    rep = tp.report_json()
+    assert rep["e2e"] == {"tokens": 14, "wall_ms": 12.0, "tok_s": pytest.approx(14 / 12e-3)}
+    assert rep["prefill"]["tokens"] == 100 and rep["prefill"]["tok_s"] == pytest.approx(100 / 1e-3)
+
+
+def test_record_runs_warmup_and_ms():
+    tp = ttft_tpot.Collector()
+    with tp.warmup():
+        tp.record("step", "decode", 9 * MS)
+        with tp.warmup():  # sections nest
+            tp.record("step", "decode", 9 * MS)
+        tp.record("step", "decode", 9 * MS)
+    for run in range(3):
+        tp.run()
+        for k in range(4):
+            tp.record("step", "decode", (run + 1) * MS, tokens=2)
+    tp.record_ms("step", "decode", 2.25)
+    assert list(tp.samples("step")) == [MS] * 4 + [2 * MS] * 4 + [3 * MS] * 4 + [2250000]
+    rep = tp.report_json()
+    assert rep["tpot"]["n"] == 13 and rep["tpot"]["excluded_warmup"] == 3
+    assert rep["runs"]["n"] == 3
+    assert [ttft_tpot._core.ms_to_ns(x) for x in (0.5, 0.0, 1e-6, 2.25)] == [500000, 0, 1, 2250000]
+
+
+def test_requests_worked_by_hand():
+    # A: submit 0, scheduled 10 ms, tokens at 20 and 30 ms; B: submit 5 ms, one token at 50 ms.
+    # TTFT A 20, B 45 ms; E2E A 30, B 45 ms; queue (A only) 10 ms, prefill 10 ms; ITL A 10 ms.
+    tp = ttft_tpot.Collector()
+    two_requests(tp)
+    q = tp.report_json()["requests"]
+    assert q["n"] == 2 and q["unscheduled"] == 1, q
+    assert (q["ttft_ms"]["min"], q["ttft_ms"]["max"]) == (20, 45)
+    assert (q["e2e_ms"]["min"], q["e2e_ms"]["max"]) == (30, 45)
+    assert q["queue_ms"]["n"] == 1 and q["queue_ms"]["p50"] == 10
+    assert q["prefill_ms"]["p50"] == 10
+    assert q["itl_ms"]["n"] == 1 and q["itl_ms"]["p50"] == 10
+    assert q["tpot_ms"]["p50"] == 5  # A: (30 - 20) / (3 - 1)
+    tp.set_slo(ttft=30)
+    goodput = tp.report_json()["requests"]["goodput"]
+    assert (goodput["n"], goodput["fraction"]) == (1, 0.5)  # A met 30 ms, B did not
+
+
+def test_shapes_and_rows():
+    tp = ttft_tpot.Collector()
+    for key in (1, 2, 1, 2, 1):
+        tp.record("step", "decode", MS, shape=key)  # the first of each shape is warmup
+    tp.shape_row("step", 8, "b8")
+    tp.record("step", "decode", 3 * MS, shape=8)
+    tp.record("step", "decode", 3 * MS, shape=8)
+    by_name = {p["name"]: p for p in tp.report_json()["phases"]}
+    assert (by_name["step"]["n"], by_name["step"]["warmup_n"]) == (5, 2)
+    assert (by_name["step[b8]"]["n"], by_name["step[b8]"]["warmup_n"]) == (2, 1)
+    assert tp.phases() == [("step", "decode"), ("step[b8]", "decode")]
+
+
+def test_bounded_phase_samples():
+    tp = ttft_tpot.Collector(hist_slots=1)
+    tp.phase("k", "kernel", bounded=True)
+    for d in range(1, 11):
+        tp.record("k", "kernel", d * 1000)
+    with pytest.raises(ValueError, match="histogram"):
+        tp.samples("k")
+    assert list(tp.samples("k", warmup=True, stored_only=True)) == [1000]  # its first call stays exact
+    assert tp.report_json()["phases"][0]["n"] == 10
+
+
+def test_samples_numpy_or_array(monkeypatch):
+    tp = ttft_tpot.Collector()
+    tp.record("k", "kernel", 5)
+    tp.record("k", "kernel", 7)
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    if numpy is not None:
+        got = tp.samples("k")
+        assert isinstance(got, numpy.ndarray) and got.dtype == numpy.uint64 and got.tolist() == [7]
+    monkeypatch.setitem(sys.modules, "numpy", None)  # as where numpy is not installed
+    assert tp.samples("k") == array("Q", [7])
+    with pytest.raises(ValueError, match="no phase"):
+        tp.samples("nope")
+
+
+def test_disabled_records_nothing():
+    tp = ttft_tpot.Collector()
+    tp.enabled = False
+    with tp.span("x", "kernel") as a:
+        a.tokens = 3
+        a.prompt_tokens = 9  # taken, and dropped: nothing is recorded
+    with tp.span("y", "prefill", tokens="not even checked") as b:
+        pass
+    assert a is b and a.duration_ns is None
+    tp.record("x", "kernel", 5)
+    tp.submit("r")
+    assert tp.counts()["samples"] == 0 and tp.counts()["requests"] == 0 and tp.phases() == []  # nothing checked
+    tp.enabled = True
+    with tp.span("x", "kernel"):
+        pass
+    assert tp.counts()["samples"] == 1 and tp.enabled is True
+
+
+def test_timed():
+    tp = ttft_tpot.Collector()
+
+    @tp.timed("double", "kernel")
+    def double(x):
+        """Twice x."""
+        return 2 * x
+
+    assert [double(k) for k in range(5)] == [0, 2, 4, 6, 8]
+    assert double.__name__ == "double" and double.__doc__ == "Twice x."
+    assert tp.counts()["samples"] == 5
+
+
+def test_threads_one_collector_each_then_merge():
+    main = ttft_tpot.Collector()
+    errors, others = [], []
+
+    def worker():
+        try:
+            main.span("x", "kernel")
+        except RuntimeError as e:
+            errors.append(str(e))
+        mine = ttft_tpot.Collector()
+        for _ in range(100):
+            with mine.span("x", "kernel"):
+                pass
+        others.append(mine)
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(errors) == 4 and "merge" in errors[0]
+    for other in others:
+        main.merge(other)
+    assert main.counts()["samples"] == 400
+    assert main.report_json()["phases"][0]["warmup_n"] == 4  # each thread's first call
+
+
+def test_clear_keeps_phases():
+    tp = ttft_tpot.Collector()
+    tp.record("a", "decode", 5)
+    tp.record("a", "decode", 6)
+    tp.clear()
+    assert tp.counts()["samples"] == 0 and tp.phases() == [("a", "decode")]
+    tp.record("a", "decode", 7)
+    assert list(tp.samples("a")) == [7]  # not a first call again: warmup is once a process
