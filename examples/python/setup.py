@@ -35,10 +35,12 @@ class SdistWithSources(sdist):
         super().make_release_tree(base_dir, files)
         for rel in SHARED:
             shutil.copy(os.path.join(TREE, rel), os.path.join(base_dir, "csrc", os.path.basename(rel)))
+        shutil.copy(os.path.join(TREE, "LICENSE"), os.path.join(base_dir, "LICENSE"))
 
 
 setup(
     version=version(),
+    license="MIT",
     ext_modules=[Extension("ttft_tpot._core", ["csrc/_core.c"], include_dirs=shared_dirs(), libraries=["m"],
                            depends=[os.path.join(d, os.path.basename(f)) for f in SHARED for d in shared_dirs()
                                     if os.path.exists(os.path.join(d, os.path.basename(f)))])],

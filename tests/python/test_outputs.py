@@ -111,7 +111,8 @@ def test_python_m_is_the_tool(tool, tmp_path):
     path = live(tmp_path)[1]
     for args in ([path], ["--json", path], ["--prometheus", path], ["--slo", "ttft=30,e2e=40", path],
                  ["--prefill-kernel", "matmul", path], ["--bounded", path], ["--compare", VECTORS[0], path],
-                 ["--compare", "--json", VECTORS[0], path], ["--prometheus", "--label", "a=b", "--label", "c=d", path]):
+                 ["--compare", "--json", VECTORS[0], path],
+                 ["--prometheus", "--label", "a=b", "--label", 'c=d"\\', path]):
         assert python_module(*args) == tool.run(*args), args
     html = tmp_path / "page.html"
     python_module("--html", str(html), path)
@@ -126,3 +127,4 @@ def test_python_m_exit_status(tmp_path):
     python_module(str(tmp_path / "missing.csv"), rc=1)
     python_module(rc=2)
     python_module("--compare", str(bad), rc=2)
+    python_module("--prometheus", "--label", "a=1", "--label", "a=2", str(bad), rc=2)

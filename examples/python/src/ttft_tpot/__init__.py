@@ -126,7 +126,8 @@ class Collector(_core.Collector):
 
     def report_json(self) -> Dict[str, Any]:
         """The JSON report (schema ttft_tpot/v1) as a dict."""
-        return json.loads(self._report_json())
+        report: Dict[str, Any] = json.loads(self._report_json())
+        return report
 
     def report_json_text(self) -> str:
         """The JSON report as the C library writes it."""
@@ -163,7 +164,7 @@ class Collector(_core.Collector):
         (bounded, or past the capacity) raises ValueError unless stored_only."""
         raw = self._samples(phase, warmup, stored_only)
         try:
-            import numpy
+            import numpy  # type: ignore[import-not-found, unused-ignore]
         except ImportError:
             out = array("Q")
             out.frombytes(bytes(raw))
@@ -198,7 +199,8 @@ class Comparison:
 
     def json(self) -> Dict[str, Any]:
         """The comparison (schema ttft_tpot/compare-v1) as a dict."""
-        return json.loads(self.json_text())
+        comparison: Dict[str, Any] = json.loads(self.json_text())
+        return comparison
 
     def json_text(self) -> str:
         return _core._compare(self.base, self.new, self.alpha, 1, None, None)

@@ -49,8 +49,8 @@ def _report(args: argparse.Namespace) -> None:
         _emit(args.html, tp.html(name))
     if "-" in (args.html, args.chrome_trace):
         return
-    labels = ",".join('%s="%s"' % tuple(kv.split("=", 1)) for kv in args.label) or None
-    sys.stdout.write(tp.report_json_text() if args.json else tp.prometheus(args.prometheus_prefix, labels)
+    labels = dict(kv.split("=", 1) for kv in args.label)
+    sys.stdout.write(tp.report_json_text() if args.json else tp.prometheus(args.prometheus_prefix, labels or None)
                      if args.prometheus else tp.report())
 
 
@@ -60,8 +60,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         _parser().error("--compare takes BASE NEW")
     if not args.traces:
         _parser().error("no trace given")
-    if any("=" not in kv for kv in args.label):
-        _parser().error("--label takes NAME=VALUE")
+    names = [kv.split("=", 1)[0] for kv in args.label]
+    if any("=" not in kv for kv in args.label) or len(set(names)) < len(names):
+        _parser().error("--label takes NAME=VALUE, each name once")
     try:
         if args.compare:
             base, new = (Collector.read_trace(t) for t in args.traces)

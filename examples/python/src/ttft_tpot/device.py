@@ -29,15 +29,19 @@ class TorchEvents:
     def __init__(self, tp: Any, backend: str = "cuda", stream: int = 0, torch_stream: Any = None,
                  event: Optional[Callable[[], Any]] = None, synchronize: Optional[Callable[[], None]] = None) -> None:
         if event is None:
-            import torch  # only here: the package does not need torch
+            import torch  # type: ignore[import-not-found, unused-ignore]  # only here: the package does not need it
 
             api = getattr(torch, backend, None)
             if api is None or not hasattr(api, "Event"):
                 raise ValueError("torch has no %s backend with events (torch.%s.Event)" % (backend, backend))
-            event = lambda: api.Event(enable_timing=True)  # noqa: E731
+
+            def event() -> Any:
+                return api.Event(enable_timing=True)
+
             synchronize = synchronize or api.synchronize
         self.tp, self.stream, self.torch_stream = tp, stream, torch_stream
-        self._event, self._synchronize = event, synchronize
+        self._event: Callable[[], Any] = event
+        self._synchronize = synchronize
         self.pending: List[Tuple[int, Any, Any]] = []  # (ticket, start event, end event)
 
     @contextlib.contextmanager
