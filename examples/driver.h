@@ -21,6 +21,7 @@ typedef struct options {
     int has_slo;
     ttft_tpot_slo slo;
     const char *prometheus;
+    double prometheus_every; /* serving: publish --prometheus live every this many seconds (0: at the end) */
     const char *prom_prefix; /* --prometheus-prefix (NULL: vLLM's names) */
     char prom_labels[512];   /* the --label pairs, as the exposition writes them */
 } options;
@@ -73,7 +74,9 @@ int dispatch(driver *g, int prefill, int n, const int *slots, const int *tokens)
 /* ---- serve.c ---- */
 
 /* Serving mode: o.requests requests arriving at o.arrival_rate, continuous batching over o.batch
-   slots, each request's lifecycle recorded. 0, or -1 when the backend fails or memory runs out. */
+   slots, each request's lifecycle recorded; with o.prometheus_every, the live exposition published to
+   o.prometheus as it goes and at the end. 0, -1 when the backend fails or memory runs out, or -2 when
+   a publication failed (after a message). */
 int serve_requests(driver *g);
 
 #endif

@@ -57,6 +57,8 @@ static void usage(FILE *out)
                  "                          its end, and the report adds each kernel's device time\n"
                  "  --trace FILE            write every timed sample as a trace (format v1) to FILE\n"
                  "  --prometheus FILE       write the requests' metrics for Prometheus (node_exporter textfile)\n"
+                 "  --prometheus-every S    serving: publish --prometheus FILE live every S seconds (atomically;\n"
+                 "                          counters and histograms only grow), and once more at the end\n"
                  "  --arrival-rate R        serving: requests per second, Poisson arrivals (0: all at once)\n"
                  "  --slo LIST              serving: SLOs for goodput, ttft=MS,tpot=MS,e2e=MS (any of them)\n"
                  "  --prometheus-prefix P   metric names start with P instead of vllm: (promtool's lint wants no ':')\n"
@@ -82,12 +84,13 @@ static int bad_usage(const char *fmt, const char *a, const char *b)
     return 2;
 }
 
-enum { G_PROFILE = 256, G_JSON, G_TRACE, G_PROM, G_RATE, G_SLO, G_SEED, G_PREFIX, G_LABEL, G_VERSION, G_HTML,
+enum { G_PROFILE = 256, G_JSON, G_TRACE, G_PROM, G_EVERY, G_RATE, G_SLO, G_SEED, G_PREFIX, G_LABEL, G_VERSION, G_HTML,
        G_ASYNC, G_INT = 512 };
 
 static const struct option fixed_opts[] = {
     {"profile", no_argument, NULL, G_PROFILE},          {"profile-json", required_argument, NULL, G_JSON},
     {"trace", required_argument, NULL, G_TRACE},        {"prometheus", required_argument, NULL, G_PROM},
+    {"prometheus-every", required_argument, NULL, G_EVERY},
     {"arrival-rate", required_argument, NULL, G_RATE},  {"slo", required_argument, NULL, G_SLO},
     {"seed", required_argument, NULL, G_SEED},          {"prometheus-prefix", required_argument, NULL, G_PREFIX},
     {"label", required_argument, NULL, G_LABEL},        {"version", no_argument, NULL, G_VERSION},
@@ -129,6 +132,10 @@ static int take_value(int opt, char *val, options *o)
                                                        : opt == G_PROM ? "--prometheus" : "--profile-html", "");
         *(opt == G_JSON ? &o->profile_json : opt == G_TRACE ? &o->trace : opt == G_PROM ? &o->prometheus
                                                                                          : &o->profile_html) = val;
+        return 0;
+    case G_EVERY:
+        if (cli_decimal(val, &o->prometheus_every) != 0 || !(o->prometheus_every > 0 && o->prometheus_every <= 86400))
+            return bad_usage("--prometheus-every: expected seconds above 0, up to 86400, got '%s'%s", val, "");
         return 0;
     case G_RATE:
         if (cli_decimal(val, &o->arrival_rate) != 0 || !(o->arrival_rate >= 0 && o->arrival_rate <= 1e6))
@@ -229,6 +236,9 @@ static int parse_args(int argc, char **argv, options *o)
         return bad_usage("unexpected argument '%s'%s", argv[optind], "");
     if (o->async && o->requests)
         return bad_usage("--async times the generation runs, not --requests%s%s", "", "");
+    if (o->prometheus_every > 0 && (!o->requests || !o->prometheus || strcmp(o->prometheus, "-") == 0))
+        return bad_usage("--prometheus-every publishes the --requests of a serving run to a --prometheus FILE (not "
+                         "-)%s%s", "", "");
     if (outputs_dashes(o) > 1)
         return bad_usage("only one of --profile-json, --profile-html, --trace and --prometheus can be - (standard "
                          "output)%s%s", "", "");
@@ -317,7 +327,7 @@ int main(int argc, char **argv)
     ttft_tpot_model model;
     FILE *data;
     char err[256];
-    int rc, run, runs, status = 0, outputs;
+    int rc, run, runs, status = 0, outputs, served;
     size_t i, n_tok;
 
     memset(&g, 0, sizeof g);
@@ -405,8 +415,9 @@ int main(int argc, char **argv)
         if (run < g.o.warmup_runs)
             ttft_tpot_warmup_end(&g.tp);
     }
-    if (status == 0 && g.o.requests && serve_requests(&g) != 0) {
-        fprintf(stderr, "generate: the backend failed (out of memory)\n");
+    if (status == 0 && g.o.requests && (served = serve_requests(&g)) != 0) {
+        if (served == -1)
+            fprintf(stderr, "generate: the backend failed (out of memory)\n");
         status = 1;
     }
 

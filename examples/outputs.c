@@ -115,7 +115,7 @@ int outputs_write(const options *o, const ttft_tpot_model *m, FILE *data)
         status = write_file(o->profile_html, html_one, m, data);
     if (status == 0 && o->trace)
         status = write_file(o->trace, trace_of, m, data);
-    if (status == 0 && o->prometheus)
+    if (status == 0 && o->prometheus && !(o->prometheus_every > 0)) /* else serving published it live */
         status = write_prometheus(o->prometheus, m, o->prom_prefix, o->prom_labels, data);
     return status;
 }

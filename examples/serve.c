@@ -29,6 +29,8 @@ typedef struct server {
     int n, *slot_req; /* the request in each slot, -1 free */
     int finished;
     uint64_t t0;
+    ttft_tpot_publisher *pub; /* --prometheus-every: the live exposition, published at next_pub */
+    uint64_t next_pub;
 } server;
 
 static void take_token(server *s, int r, int token)
@@ -41,6 +43,7 @@ static void take_token(server *s, int r, int token)
     ttft_tpot_request_tokens(&s->g->tp, q->id, 1);
     if (q->produced == s->g->o.max_new_tokens) { /* done: the slot is free for the next request */
         int k;
+        ttft_tpot_request_finish(&s->g->tp, q->id); /* a live exposition counts it from now on */
         printf("%s: %d tokens:", q->id, q->produced);
         for (k = 0; k < q->produced && k < 8; k++)
             printf(" %d", q->first[k]);
@@ -49,6 +52,23 @@ static void take_token(server *s, int r, int token)
         q->slot = -1;
         s->finished++;
     }
+}
+
+/* --prometheus-every: publish the live exposition when its time has come (force: now). 0, or -2 after a
+   message. */
+static int publish(server *s, int force)
+{
+    const options *o = &s->g->o;
+    uint64_t now = ttft_tpot_now();
+    int rc;
+    if (!s->pub || (!force && now < s->next_pub))
+        return 0;
+    s->next_pub = now + (uint64_t)(o->prometheus_every * 1e9);
+    rc = ttft_tpot_publish_file(&s->g->tp, s->pub, o->prometheus, o->prom_prefix, o->prom_labels);
+    if (rc == TTFT_TPOT_OK)
+        return 0;
+    fprintf(stderr, "generate: --prometheus-every: writing %s failed: %s\n", o->prometheus, ttft_tpot_strerror(rc));
+    return -2;
 }
 
 /* Prefill the requests waiting from *admit on, as many as there are free slots, in one dispatch. */
@@ -119,9 +139,11 @@ int serve_requests(driver *g)
     s.n = (int)g->o.requests;
     s.req = (request *)calloc((size_t)s.n, sizeof *s.req);
     s.slot_req = (int *)malloc((size_t)g->o.batch * sizeof *s.slot_req);
-    if (!s.req || !s.slot_req) {
+    s.pub = g->o.prometheus_every > 0 ? (ttft_tpot_publisher *)calloc(1, sizeof *s.pub) : NULL;
+    if (!s.req || !s.slot_req || (g->o.prometheus_every > 0 && !s.pub)) {
         free(s.req);
         free(s.slot_req);
+        free(s.pub);
         return -1;
     }
     for (i = 0; i < (int)g->o.batch; i++)
@@ -137,6 +159,7 @@ int serve_requests(driver *g)
         snprintf(s.req[i].id, sizeof s.req[i].id, "req-%d", i);
     }
     s.t0 = ttft_tpot_now();
+    rc = publish(&s, 1); /* every series from 0, before the first request: increase() sees them all */
     while (s.finished < s.n && rc == 0) {
         uint64_t now = ttft_tpot_now() - s.t0;
         while (arrived < s.n && s.req[arrived].arrive_ns <= now) { /* submitted when it arrived */
@@ -150,10 +173,15 @@ int serve_requests(driver *g)
                 continue; /* prefill first: new requests get their first token before the batch steps */
         }
         rc = rc ? rc : decode_batch(&s, &stepped);
-        if (rc == 0 && !stepped && arrived < s.n)
-            wait_until(s.t0 + s.req[arrived].arrive_ns);
+        rc = rc ? rc : publish(&s, 0);
+        if (rc == 0 && !stepped && arrived < s.n) { /* idle until the next arrival, or the next publication */
+            uint64_t wake = s.t0 + s.req[arrived].arrive_ns;
+            wait_until(s.pub && s.next_pub < wake ? s.next_pub : wake);
+        }
     }
+    rc = rc ? rc : publish(&s, 1); /* the last: every request finished */
     free(s.req);
     free(s.slot_req);
+    free(s.pub);
     return rc;
 }

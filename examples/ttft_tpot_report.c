@@ -3,7 +3,8 @@
 
    The options: ttft_tpot_report --help (the usage text below), and the README.
    Each TRACE is read once, in one pass ("-": standard input), so pipes and FIFOs work. Exit status: 0 report
-   printed, 1 bad input (file:line: message on stderr, nothing on stdout), 2 bad usage. */
+   printed, 1 bad input (file:line: message on stderr, nothing on stdout), 2 bad usage, 3 a Prometheus
+   exposition with nothing to count (written, with a warning). */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
 
@@ -48,7 +49,8 @@ static const char usage_text[] =
     "  --version              the version\n"
     "Options and traces come in any order; --opt=VALUE and --opt VALUE are the same; -- ends the\n"
     "options.\n"
-    "Exit status: 0 report printed, 1 bad input, 2 bad usage.\n";
+    "Exit status: 0 report printed, 1 bad input, 2 bad usage, 3 --prometheus written with nothing to\n"
+    "count (no measured request in the traces: every histogram empty; a warning says so).\n";
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -345,6 +347,11 @@ static int write_reports(const ttft_tpot *c, const options *o)
                                  "label name [a-zA-Z_][a-zA-Z0-9_]* (not le, not __...) once, without braces", "");
         else if (rc != TTFT_TPOT_OK || fflush(stdout) != 0)
             status = input_error("writing the report failed: ", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO), "");
+        else if (o->prometheus && m.requests.n == 0) { /* valid, and empty: a dashboard would read zeros */
+            fputs("ttft_tpot_report: warning: --prometheus: no measured request in the traces (none, or all "
+                  "warmup or without a token): every histogram is empty\n", stderr);
+            status = 3;
+        }
     }
     ttft_tpot_model_free(&m);
     return status;

@@ -498,6 +498,7 @@ typedef struct ttft_tpot_request {
     uint64_t scheduled_ns;
     int warmup;    /* submitted inside a warmup section */
     int truncated; /* an event of it did not fit config.max_request_events: out of every figure */
+    int finished;  /* ttft_tpot_request_finish: no more tokens; a live exposition counts it */
 } ttft_tpot_request;
 
 /* One request event: a submit (tokens 0) or tokens delivered, in call order. */
@@ -599,6 +600,13 @@ TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint
    Once a request. As submit and tokens otherwise; EREQUEST (unknown id, scheduled before, a time
    before its submit or after its first token: counted as rejected). Takes no event storage. */
 TTFT_TPOT_DEF int ttft_tpot_request_schedule_at(ttft_tpot *c, const char *id, uint64_t t_ns);
+
+/* The request has delivered its last token: later tokens and schedules are refused, and a live
+   exposition (ttft_tpot_publish) counts it from now on. The reports need no finish (a request ends
+   at its last token) and a trace does not carry it. OK (also when disabled: nothing); EINVAL (c or id
+   NULL); EREQUEST (unknown id, or finished before: counted as rejected); EFULL (unknown after a submit
+   was refused for a full table: counted as dropped, as its tokens are). */
+TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id);
 
 /* The three calls above at TTFT_TPOT_NOW. */
 static inline int ttft_tpot_request_submit(ttft_tpot *c, const char *id)
@@ -1310,7 +1318,7 @@ typedef struct ttft_tpot_device_figures {
 
 /* A request metric as a Prometheus histogram: the bucket bounds of its BUCKETS column
    (TTFT_TPOT_METRICS) and how many of its values fall at or below each. */
-#define TTFT_TPOT_BUCKETS_MAX 26 /* bounds of the largest bucket table */
+#define TTFT_TPOT_BUCKETS_MAX 103 /* bounds of the largest bucket table */
 typedef struct ttft_tpot_buckets {
     size_t n;                                  /* bounds */
     const char *const *le;                     /* each bound in seconds, as the exposition prints it */
@@ -1319,6 +1327,15 @@ typedef struct ttft_tpot_buckets {
     uint64_t count;                            /* every value: the +Inf bucket */
     uint64_t sum_hi, sum_lo;                   /* their 128-bit sum in ns, rounded once */
 } ttft_tpot_buckets;
+
+/* What a live exposition has published (ttft_tpot_publish). */
+typedef struct ttft_tpot_publisher {
+    ttft_tpot_buckets base[TTFT_TPOT_METRIC_COUNT]; /* the requests of the collector's cleared intervals */
+    ttft_tpot_buckets now[TTFT_TPOT_METRIC_COUNT];  /* base and its finished requests, as last published */
+    uint64_t base_requests, base_tokens, requests, tokens; /* request_success_total, generation_tokens_total */
+    uint32_t epoch; /* the collector's interval at the last publication (ttft_tpot_clear begins another) */
+    int started;    /* published once */
+} ttft_tpot_publisher;
 
 /* Everything a collector lost or refused, with the limits it met: the limit that made a loss is the
    recording collector's when the losses came from a trace, so a trace's report names the same sizes as
@@ -1417,8 +1434,10 @@ TTFT_TPOT_DEF int ttft_tpot_model_report_json(const ttft_tpot_model *m, FILE *ou
 /* Prometheus text exposition (format 0.0.4, OpenMetrics-compatible) of the measured requests:
    histograms of TTFT, TPOT, ITL and E2E latency and counters of requests and generation tokens.
    prefix NULL gives vLLM's names ("vllm:time_to_first_token_seconds", ...), which Prometheus
-   accepts though promtool's lint prefers names without ':'; another prefix ("llm_") replaces
-   "vllm:". labels (NULL or e.g. "model_name=\"qwen3\"") go on every series: name="value" pairs
+   accepts though promtool's lint prefers names without ':'; another prefix replaces "vllm:", joined
+   with '_' unless it ends in '_' or ':' ("llm" and "llm_" both give "llm_time_to_..."). The buckets:
+   vLLM's bounds and the E12 series from 100 us to 680 s, at most 25% apart up to 10 min (so a
+   histogram_quantile is within 25% of the value at its rank; README: Prometheus). labels (NULL or e.g. "model_name=\"qwen3\"") go on every series: name="value" pairs
    joined by ',', names [a-zA-Z_][a-zA-Z0-9_]* each once, not "le" and not starting "__"; values
    UTF-8 with \\, \" and \n their only escapes, no raw newline, no braces; at most 500 bytes.
    EINVAL (c or out NULL, prefix not [a-zA-Z_:][a-zA-Z0-9_:]*, labels otherwise: nothing written),
@@ -1428,6 +1447,21 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
 /* The same from a model (EINVAL also for one computed without requests). */
 TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out, const char *prefix,
                                              const char *labels);
+
+/* A live exposition, published while the collector runs (a scrape, a textfile collector): the
+   requests finished so far (ttft_tpot_request_finish), measured as the reports measure them, their
+   histograms and counters as ttft_tpot_prometheus writes them, cumulative over every publication of
+   this publisher: they never go backwards, also across ttft_tpot_clear, so rate() and increase() work.
+   Zero-initialise it (about 25 KiB) before the first publication; one publisher a collector. The
+   device figures are not published live. publish: into out; EINVAL as ttft_tpot_prometheus (nothing
+   written, nothing counted), ENOMEM, EIO. publish_file: the same into path, atomically: written to
+   "PATH.tmp" (one publisher a path), then renamed over path, so a reader sees the last whole
+   exposition (node_exporter's textfile collector reads only files ending in .prom); the temporary file
+   is created exclusively (a link planted there is removed, not followed). */
+TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, FILE *out, const char *prefix,
+                                    const char *labels);
+TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher *p, const char *path,
+                                         const char *prefix, const char *labels);
 
 /* -- Writers: the Chrome trace ----------------------------------------------------------------- */
 
@@ -2841,7 +2875,7 @@ static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, ui
     if (r < 0 && !ttft_tpot__name_ok(id, len))
         return TTFT_TPOT_ENAME;
     if (schedule && r >= 0)
-        return ttft_tpot__request_scheduled(c, r, t);
+        return c->req.list[r].finished ? TTFT_TPOT_EREQUEST : ttft_tpot__request_scheduled(c, r, t);
     if (tokens == 0 && !schedule) { /* submit */
         if (r >= 0)
             return TTFT_TPOT_EREQUEST;
@@ -2853,7 +2887,8 @@ static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, ui
         if (r < 0)
             return c->req.refused ? TTFT_TPOT_EFULL : TTFT_TPOT_EREQUEST;
         q = &c->req.list[r];
-        if (t < q->submit_ns || (q->token_events && t < q->last_ns) || (q->scheduled && t < q->scheduled_ns))
+        if (q->finished || t < q->submit_ns || (q->token_events && t < q->last_ns) ||
+            (q->scheduled && t < q->scheduled_ns))
             return TTFT_TPOT_EREQUEST;
     }
     if (q->truncated || c->req.n_events == c->req.max_events)
@@ -2939,6 +2974,26 @@ TTFT_TPOT_DEF int ttft_tpot_request_schedule_at(ttft_tpot *c, const char *id, ui
     return ttft_tpot__request_call(c, id, t_ns, 0, 1);
 }
 
+TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id)
+{
+    int r;
+    if (!c || !id)
+        return TTFT_TPOT_EINVAL;
+    if (!c->enabled)
+        return TTFT_TPOT_OK;
+    r = c->req.max ? ttft_tpot__request_find(c, id, strlen(id)) : -1;
+    if (r < 0 && c->req.refused) {
+        c->req.dropped++;
+        return TTFT_TPOT_EFULL;
+    }
+    if (r < 0 || c->req.list[r].finished) {
+        c->rejected++;
+        return TTFT_TPOT_EREQUEST;
+    }
+    c->req.list[r].finished = 1;
+    return TTFT_TPOT_OK;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo)
 {
     if (!c)
@@ -2994,15 +3049,38 @@ static const ttft_tpot__metric_info ttft_tpot__metrics[TTFT_TPOT_METRIC_COUNT] =
 
 /* Bucket upper bounds in seconds. TTFT and E2E: vLLM's. TPOT and ITL: vLLM's from 10 ms up, with
    finer buckets below it, where a fast decode step lands. */
-static const char *const ttft_tpot__le_ttft[] = {"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08", "0.1",
-                                                 "0.25",  "0.5",   "0.75", "1",    "2.5",  "5",    "7.5",  "10",
-                                                 "20",    "40",    "80",   "160",  "640",  "2560"};
-static const char *const ttft_tpot__le_tpot[] = {"0.0005", "0.001", "0.002", "0.003", "0.004", "0.005", "0.0075",
-                                                 "0.01",   "0.025", "0.05",  "0.075", "0.1",   "0.15",  "0.2",
-                                                 "0.3",    "0.4",   "0.5",   "0.75",  "1",     "2.5",   "5",
-                                                 "7.5",    "10",    "20",    "40",    "80"};
-static const char *const ttft_tpot__le_e2e[] = {"0.3", "0.5", "0.8", "1",  "1.5", "2",   "2.5", "5",    "10",   "15",  "20",
-                                                "30",  "40",  "50",  "60", "120", "240", "480", "960", "1920", "7680"};
+/* The bucket bounds, in seconds: vLLM's bounds of each set (TTFT, TPOT, E2E), so that dashboards made for
+   vLLM read them, and among them the E12 series (1, 1.2, 1.5, 1.8, 2.2, 2.7, 3.3, 3.9, 4.7, 5.6, 6.8,
+   8.2 a decade) from 100 us to 680 s: between 100 us and 10 min no two neighbours are more than 25%
+   apart (1.5 / 1.2), which bounds histogram_quantile's error (README: Prometheus). */
+static const char *const ttft_tpot__le_ttft[] = {
+    "0.0001", "0.00012", "0.00015", "0.00018", "0.00022", "0.00027", "0.00033", "0.00039", "0.00047",
+    "0.00056", "0.00068", "0.00082", "0.001", "0.0012", "0.0015", "0.0018", "0.0022", "0.0027", "0.0033",
+    "0.0039", "0.0047", "0.005", "0.0056", "0.0068", "0.0082", "0.01", "0.012", "0.015", "0.018", "0.02",
+    "0.022", "0.027", "0.033", "0.039", "0.04", "0.047", "0.056", "0.06", "0.068", "0.08", "0.082", "0.1",
+    "0.12", "0.15", "0.18", "0.22", "0.25", "0.27", "0.33", "0.39", "0.47", "0.5", "0.56", "0.68", "0.75",
+    "0.82", "1", "1.2", "1.5", "1.8", "2.2", "2.5", "2.7", "3.3", "3.9", "4.7", "5", "5.6", "6.8", "7.5",
+    "8.2", "10", "12", "15", "18", "20", "22", "27", "33", "39", "40", "47", "56", "68", "80", "82", "100",
+    "120", "150", "160", "180", "220", "270", "330", "390", "470", "560", "640", "680", "2560"};
+static const char *const ttft_tpot__le_tpot[] = {
+    "0.0001", "0.00012", "0.00015", "0.00018", "0.00022", "0.00027", "0.00033", "0.00039", "0.00047",
+    "0.0005", "0.00056", "0.00068", "0.00082", "0.001", "0.0012", "0.0015", "0.0018", "0.002", "0.0022",
+    "0.0027", "0.003", "0.0033", "0.0039", "0.004", "0.0047", "0.005", "0.0056", "0.0068", "0.0075", "0.0082",
+    "0.01", "0.012", "0.015", "0.018", "0.022", "0.025", "0.027", "0.033", "0.039", "0.047", "0.05", "0.056",
+    "0.068", "0.075", "0.082", "0.1", "0.12", "0.15", "0.18", "0.2", "0.22", "0.27", "0.3", "0.33", "0.39",
+    "0.4", "0.47", "0.5", "0.56", "0.68", "0.75", "0.82", "1", "1.2", "1.5", "1.8", "2.2", "2.5", "2.7",
+    "3.3", "3.9", "4.7", "5", "5.6", "6.8", "7.5", "8.2", "10", "12", "15", "18", "20", "22", "27", "33",
+    "39", "40", "47", "56", "68", "80", "82", "100", "120", "150", "180", "220", "270", "330", "390", "470",
+    "560", "680"};
+static const char *const ttft_tpot__le_e2e[] = {
+    "0.0001", "0.00012", "0.00015", "0.00018", "0.00022", "0.00027", "0.00033", "0.00039", "0.00047",
+    "0.00056", "0.00068", "0.00082", "0.001", "0.0012", "0.0015", "0.0018", "0.0022", "0.0027", "0.0033",
+    "0.0039", "0.0047", "0.0056", "0.0068", "0.0082", "0.01", "0.012", "0.015", "0.018", "0.022", "0.027",
+    "0.033", "0.039", "0.047", "0.056", "0.068", "0.082", "0.1", "0.12", "0.15", "0.18", "0.22", "0.27",
+    "0.3", "0.33", "0.39", "0.47", "0.5", "0.56", "0.68", "0.8", "0.82", "1", "1.2", "1.5", "1.8", "2", "2.2",
+    "2.5", "2.7", "3.3", "3.9", "4.7", "5", "5.6", "6.8", "8.2", "10", "12", "15", "18", "20", "22", "27",
+    "30", "33", "39", "40", "47", "50", "56", "60", "68", "82", "100", "120", "150", "180", "220", "240",
+    "270", "330", "390", "470", "480", "560", "680", "960", "1920", "7680"};
 
 /* The bounds of each bucket set (TTFT_TPOT__LE_*). */
 static const struct {
@@ -3062,7 +3140,7 @@ static uint64_t ttft_tpot__tpot_scale(const ttft_tpot *c)
    every event): a value a request, or for ITL every gap between a request's token events, and for
    TTST the time of the token event that brings a request to two tokens. TPOT is in 1/scale ns. last:
    room for a value a request. Returns how many. */
-static size_t ttft_tpot__event_set(const ttft_tpot *c, int m, uint64_t *x, uint64_t *last)
+static size_t ttft_tpot__event_set(const ttft_tpot *c, int m, int live, uint64_t *x, uint64_t *last)
 {
     size_t n = 0, i;
     unsigned r;
@@ -3072,7 +3150,7 @@ static size_t ttft_tpot__event_set(const ttft_tpot *c, int m, uint64_t *x, uint6
         const ttft_tpot__event *ev = &c->req.events[i];
         const ttft_tpot_request *q = &c->req.list[ev->request];
         uint64_t *l = &last[ev->request];
-        if (!ev->tokens || !ttft_tpot__measured(q))
+        if (!ev->tokens || !ttft_tpot__measured(q) || (live && !q->finished))
             continue;
         if (m == TTFT_TPOT_METRIC_ITL && *l != UINT64_MAX)
             x[n++] = ev->t_ns - *l;
@@ -3083,16 +3161,18 @@ static size_t ttft_tpot__event_set(const ttft_tpot *c, int m, uint64_t *x, uint6
     return n;
 }
 
-static size_t ttft_tpot__request_set(const ttft_tpot *c, int m, uint64_t scale, uint64_t *x, uint64_t *last)
+static size_t ttft_tpot__request_set(const ttft_tpot *c, int m, int live, uint64_t scale, uint64_t *x,
+                                     uint64_t *last)
 {
     size_t n = 0;
     unsigned r;
     if (m == TTFT_TPOT_METRIC_ITL || m == TTFT_TPOT_METRIC_TTST)
-        return ttft_tpot__event_set(c, m, x, last);
+        return ttft_tpot__event_set(c, m, live, x, last);
     for (r = 0; r < c->req.n; r++) {
         const ttft_tpot_request *q = &c->req.list[r];
         int parts = m == TTFT_TPOT_METRIC_QUEUE || m == TTFT_TPOT_METRIC_PREFILL;
-        if (!ttft_tpot__measured(q) || (parts && !q->scheduled) || (m == TTFT_TPOT_METRIC_TPOT && q->tokens < 2))
+        if (!ttft_tpot__measured(q) || (live && !q->finished) || (parts && !q->scheduled) ||
+            (m == TTFT_TPOT_METRIC_TPOT && q->tokens < 2))
             continue;
         x[n++] = m == TTFT_TPOT_METRIC_QUEUE     ? q->scheduled_ns - q->submit_ns
                  : m == TTFT_TPOT_METRIC_PREFILL ? q->first_ns - q->scheduled_ns
@@ -3129,7 +3209,7 @@ TTFT_TPOT_DEF int ttft_tpot_metric_values(const ttft_tpot *c, int metric, uint64
         return TTFT_TPOT_EINVAL;
     if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
-    *n = ttft_tpot__request_set(c, metric, 1, x, last);
+    *n = ttft_tpot__request_set(c, metric, 0, 1, x, last);
     if (out)
         memcpy(out, x, (*n < cap ? *n : cap) * sizeof *out);
     TTFT_TPOT_FREE(x, c->alloc_user);
@@ -3235,7 +3315,7 @@ static int ttft_tpot__requests_of(const ttft_tpot *c, ttft_tpot_requests *out, t
     scale = ttft_tpot__tpot_scale(c);
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
         uint64_t sc = m == TTFT_TPOT_METRIC_TPOT ? scale : 1;
-        size_t n = ttft_tpot__request_set(c, m, sc, x, last);
+        size_t n = ttft_tpot__request_set(c, m, 0, sc, x, last);
         if (b)
             ttft_tpot__buckets_add(&b[m], x, n, sc);
         ttft_tpot__fill(x, n, &nw, &out->metric[m]);
@@ -4945,7 +5025,7 @@ static int ttft_tpot__set_sorted(const ttft_tpot *c, int set, uint64_t **v, size
         return TTFT_TPOT_ENOMEM;
     *n = 0;
     if (set < TTFT_TPOT_METRIC_COUNT)
-        *n = ttft_tpot__request_set(c, set, 1, *v, *v + room - c->req.n);
+        *n = ttft_tpot__request_set(c, set, 0, 1, *v, *v + room - c->req.n);
     for (i = 0; set >= TTFT_TPOT_SET_ROLE && i < c->store.n; i++) {
         const ttft_tpot_sample *s = &c->store.samples[i];
         if (!s->warmup && (set >= TTFT_TPOT_SET_PHASE ? (int)s->phase == phase : c->phase.slots[s->phase].role == role))
@@ -6001,7 +6081,9 @@ static void ttft_tpot__prom_hist(FILE *out, const char *prefix, const ttft_tpot_
     const char *name = ttft_tpot__metrics[k].prom;
     char sum[64];
     size_t i;
-    fprintf(out, "# HELP %s%s %s\n# TYPE %s%s histogram\n", prefix, name, ttft_tpot__metrics[k].help, prefix, name);
+    fprintf(out, "# HELP %s%s %s Buckets at most 25%% apart from 100us to 10min: histogram_quantile is within 25%% "
+                 "of the value at its rank.\n# TYPE %s%s histogram\n", prefix, name, ttft_tpot__metrics[k].help, prefix,
+            name);
     for (i = 0; i < b->n; i++)
         fprintf(out, "%s%s_bucket{%sle=\"%s\"} %llu\n", prefix, name, bucket_labels, b->le[i],
                 (unsigned long long)b->cumulative[i]);
@@ -6102,29 +6184,124 @@ static int ttft_tpot__labels_ok(const char *s)
     return len <= 500 && s[i] == '\0';
 }
 
+/* The exposition's names: the prefix joined ('_' unless it ends in '_' or ':'; NULL: "vllm:") into pre,
+   the labels as {..} into lb and as the head of a bucket's label set into blb. OK, or EINVAL. */
+static int ttft_tpot__prom_names(const char *prefix, const char *labels, char *pre, char *lb, char *blb)
+{
+    size_t len;
+    if (!prefix)
+        prefix = "vllm:";
+    len = strlen(prefix);
+    if (len >= 254 || !ttft_tpot__prom_name_ok(prefix) || (labels && !ttft_tpot__labels_ok(labels)))
+        return TTFT_TPOT_EINVAL;
+    snprintf(pre, 256, len && prefix[len - 1] != '_' && prefix[len - 1] != ':' ? "%s_" : "%s", prefix);
+    snprintf(lb, 512, labels && *labels ? "{%s}" : "%s", labels ? labels : "");
+    snprintf(blb, 512, labels && *labels ? "%s," : "%s", labels ? labels : "");
+    return TTFT_TPOT_OK;
+}
+
+/* The request histograms and the two counters. */
+static void ttft_tpot__prom_requests(FILE *out, const char *pre, const char *lb, const char *blb,
+                                     const ttft_tpot_buckets *b, uint64_t requests, uint64_t tokens)
+{
+    int k;
+    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
+        ttft_tpot__prom_hist(out, pre, &b[k], k, lb, blb);
+    fprintf(out, "# HELP %srequest_success_total Count of finished requests (measured: not warmup).\n"
+                 "# TYPE %srequest_success_total counter\n%srequest_success_total%s %llu\n",
+            pre, pre, pre, lb, (unsigned long long)requests);
+    fprintf(out, "# HELP %sgeneration_tokens_total Number of generation tokens of the finished requests.\n"
+                 "# TYPE %sgeneration_tokens_total counter\n%sgeneration_tokens_total%s %llu\n",
+            pre, pre, pre, lb, (unsigned long long)tokens);
+}
+
 TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out, const char *prefix,
                                              const char *labels)
 {
-    char lb[512], blb[512]; /* the labels as {..} and as the head of a bucket's label set */
-    int k;
-    if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_REQUESTS) || !out)
+    char pre[256], lb[512], blb[512];
+    if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_REQUESTS) || !out || ttft_tpot__prom_names(prefix, labels, pre, lb, blb))
         return TTFT_TPOT_EINVAL;
-    if (!prefix)
-        prefix = "vllm:";
-    if (!ttft_tpot__prom_name_ok(prefix) || (labels && !ttft_tpot__labels_ok(labels)))
-        return TTFT_TPOT_EINVAL;
-    snprintf(lb, sizeof lb, labels && *labels ? "{%s}" : "%s", labels ? labels : "");
-    snprintf(blb, sizeof blb, labels && *labels ? "%s," : "%s", labels ? labels : "");
-    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
-        ttft_tpot__prom_hist(out, prefix, &m->buckets[k], k, lb, blb);
-    fprintf(out, "# HELP %srequest_success_total Count of finished requests (measured: not warmup).\n"
-                 "# TYPE %srequest_success_total counter\n%srequest_success_total%s %llu\n",
-            prefix, prefix, prefix, lb, (unsigned long long)m->requests.n);
-    fprintf(out, "# HELP %sgeneration_tokens_total Number of generation tokens of the finished requests.\n"
-                 "# TYPE %sgeneration_tokens_total counter\n%sgeneration_tokens_total%s %llu\n",
-            prefix, prefix, prefix, lb, (unsigned long long)m->requests.tokens);
-    ttft_tpot__prom_device(m, out, prefix, lb, blb);
+    ttft_tpot__prom_requests(out, pre, lb, blb, m->buckets, m->requests.n, m->requests.tokens);
+    ttft_tpot__prom_device(m, out, pre, lb, blb);
     return ttft_tpot__finish(out);
+}
+
+/* dst = a + b, bucket by bucket (the same bounds). */
+static void ttft_tpot__buckets_sum(ttft_tpot_buckets *dst, const ttft_tpot_buckets *a, const ttft_tpot_buckets *b)
+{
+    size_t k;
+    *dst = *a;
+    for (k = 0; k < a->n; k++)
+        dst->cumulative[k] += b->cumulative[k];
+    dst->count += b->count;
+    dst->sum_lo += b->sum_lo;
+    dst->sum_hi += b->sum_hi + (dst->sum_lo < b->sum_lo);
+}
+
+/* p->now from p->base and c's finished requests; what was published before a clear becomes the base. */
+static int ttft_tpot__publish_update(const ttft_tpot *c, ttft_tpot_publisher *p)
+{
+    ttft_tpot_buckets cur;
+    uint64_t *x, *last, scale = ttft_tpot__tpot_scale(c);
+    unsigned r;
+    int m;
+    if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
+        return TTFT_TPOT_ENOMEM;
+    if (!p->started || p->epoch != c->dev.epoch) { /* the first, or cleared since: keep what was published */
+        for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
+            if (!p->started)
+                ttft_tpot__buckets_init(&p->now[m], m);
+        memcpy(p->base, p->now, sizeof p->base);
+        p->base_requests = p->requests, p->base_tokens = p->tokens;
+        p->epoch = c->dev.epoch, p->started = 1;
+    }
+    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
+        uint64_t sc = m == TTFT_TPOT_METRIC_TPOT ? scale : 1;
+        ttft_tpot__buckets_init(&cur, m);
+        ttft_tpot__buckets_add(&cur, x, ttft_tpot__request_set(c, m, 1, sc, x, last), sc);
+        ttft_tpot__buckets_sum(&p->now[m], &p->base[m], &cur);
+    }
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    p->requests = p->base_requests, p->tokens = p->base_tokens;
+    for (r = 0; r < c->req.n; r++)
+        if (ttft_tpot__measured(&c->req.list[r]) && c->req.list[r].finished)
+            p->requests++, p->tokens += c->req.list[r].tokens;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, FILE *out, const char *prefix,
+                                    const char *labels)
+{
+    char pre[256], lb[512], blb[512];
+    int rc;
+    if (!c || !p || !out || ttft_tpot__prom_names(prefix, labels, pre, lb, blb))
+        return TTFT_TPOT_EINVAL;
+    if ((rc = ttft_tpot__publish_update(c, p)) != TTFT_TPOT_OK)
+        return rc;
+    ttft_tpot__prom_requests(out, pre, lb, blb, p->now, p->requests, p->tokens);
+    return ttft_tpot__finish(out);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher *p, const char *path,
+                                         const char *prefix, const char *labels)
+{
+    char tmp[4096];
+    FILE *f;
+    int rc;
+    if (!path || strlen(path) + 5 > sizeof tmp)
+        return TTFT_TPOT_EINVAL;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    remove(tmp); /* a crashed publisher's, or a planted link: unlinked, never followed */
+    if (!(f = fopen(tmp, "wx"))) /* created here or not at all (C11's exclusive mode; glibc's in C99) */
+        return TTFT_TPOT_EIO;
+    rc = ttft_tpot_publish(c, p, f, prefix, labels);
+    if (fclose(f) != 0 && rc == TTFT_TPOT_OK)
+        rc = TTFT_TPOT_EIO;
+    if (rc == TTFT_TPOT_OK && rename(tmp, path) != 0)
+        rc = TTFT_TPOT_EIO;
+    if (rc != TTFT_TPOT_OK)
+        remove(tmp);
+    return rc;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels)

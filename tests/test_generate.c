@@ -214,6 +214,43 @@ static void prometheus_file_is_written_safely(void **state)
     remove("p.prom.tmp");
 }
 
+/* --prometheus-every: the live exposition's last publication is the tool's exposition of the run's
+   trace; a link planted at PATH.tmp is not followed; it needs a serving run and a file. */
+static void prometheus_published_live(void **state)
+{
+    char *err, *live, *tool;
+    FILE *f;
+    (void)state;
+    remove("live.prom");
+    remove("live.prom.tmp");
+    f = fopen("victim_live.txt", "w");
+    assert_non_null(f);
+    fputs("keep\n", f);
+    fclose(f);
+    assert_int_equal(symlink("victim_live.txt", "live.prom.tmp"), 0);
+    assert_int_equal(run(TINY "--requests 12 --arrival-rate 400 --batch 3 --prometheus live.prom --prometheus-every "
+                              "0.01 --label replica=1 --trace live.csv", &err), 0);
+    free(err);
+    live = slurp("victim_live.txt");
+    assert_string_equal(live, "keep\n");
+    free(live);
+    live = slurp("live.prom");
+    assert_non_null(strstr(live, "vllm:request_success_total{replica=\"1\"} 12\n"));
+#ifdef REPORT_BIN
+    assert_int_equal(shell("\"" REPORT_BIN "\" --prometheus --label replica=1 live.csv > live_tool.prom"), 0);
+    tool = slurp("live_tool.prom");
+    assert_string_equal(live, tool);
+    free(tool);
+#endif
+    free(live);
+    assert_int_equal(run(TINY "--prometheus live.prom --prometheus-every 1", &err), 2);
+    assert_string_equal(err, "generate: --prometheus-every publishes the --requests of a serving run to a "
+                             "--prometheus FILE (not -) (try --help)\n");
+    free(err);
+    assert_int_equal(run(TINY "--requests 2 --prometheus live.prom --prometheus-every 0", &err), 2);
+    free(err);
+}
+
 static void bad_flags_exit_2_with_one_line(void **state)
 {
     static const struct {
@@ -297,6 +334,7 @@ int main(void)
         cmocka_unit_test(async_reports_device_time),
         cmocka_unit_test(batch_records_tokens_per_step),
         cmocka_unit_test(serving_mode_records_every_request),
+        cmocka_unit_test(prometheus_published_live),
         cmocka_unit_test(bad_flags_exit_2_with_one_line),
         cmocka_unit_test(write_failure_exits_1),
         cmocka_unit_test(options_gnu_style_and_standard_output),

@@ -24,6 +24,16 @@ static const char model_trace[] =
     "r2,submit,1000,0,0,0\nr2,token,5001000,0,1,0\nr3,submit,2000,0,0,0\nr3,token,7002000,0,1,0\n"
     "r4,submit,3000,0,0,0\nr4,token,3010,0,1,0\nr4,token,1003011,0,2,0\n";
 
+/* The index of bound le in b (fails the test when b has none). */
+static size_t le_at(const ttft_tpot_buckets *b, const char *le)
+{
+    size_t i;
+    for (i = 0; i < b->n && strcmp(b->le[i], le) != 0; i++)
+        ;
+    assert_true(i < b->n);
+    return i;
+}
+
 static void read_model_trace(ttft_tpot *c)
 {
     ttft_tpot_config cfg = {0};
@@ -106,6 +116,8 @@ static void model_requests_by_hand(void **state)
     ttft_tpot c;
     ttft_tpot_model m;
     const ttft_tpot_buckets *ttft, *tpot, *itl;
+    size_t i;
+    int k;
     (void)state;
     read_model_trace(&c);
     assert_int_equal(ttft_tpot_model_compute(&c, NULL, &m), TTFT_TPOT_OK);
@@ -114,14 +126,24 @@ static void model_requests_by_hand(void **state)
     ttft = &m.buckets[TTFT_TPOT_METRIC_TTFT];
     tpot = &m.buckets[TTFT_TPOT_METRIC_TPOT];
     itl = &m.buckets[TTFT_TPOT_METRIC_ITL];
-    assert_true(ttft->n == 22 && strcmp(ttft->le[1], "0.005") == 0 && ttft->le_ns[1] == 5000000);
-    assert_true(ttft->cumulative[0] == 2 && ttft->cumulative[1] == 3 && ttft->cumulative[2] == 4);
-    assert_true(ttft->cumulative[21] == 4 && ttft->count == 4 && ttft->sum_hi == 0 && ttft->sum_lo == 12000110);
-    assert_true(tpot->n == 26 && tpot->le_ns[0] == 500000);
-    assert_true(tpot->cumulative[0] == 1 && tpot->cumulative[1] == 2 && tpot->count == 2 && tpot->sum_lo == 500061);
-    assert_true(itl->cumulative[0] == 2 && itl->cumulative[1] == 2 && itl->cumulative[2] == 3);
+    /* vLLM's bounds and the E12 series from 100 us to 680 s: 100, 103 and 99 bounds */
+    assert_true(ttft->n == 100 && strcmp(ttft->le[0], "0.0001") == 0 && ttft->le_ns[0] == 100000);
+    assert_true(ttft->le_ns[le_at(ttft, "0.005")] == 5000000 && strcmp(ttft->le[ttft->n - 1], "2560") == 0);
+    assert_true(ttft->cumulative[le_at(ttft, "0.001")] == 2 && ttft->cumulative[le_at(ttft, "0.005")] == 3 &&
+                ttft->cumulative[le_at(ttft, "0.01")] == 4);
+    assert_true(ttft->cumulative[ttft->n - 1] == 4 && ttft->count == 4 && ttft->sum_hi == 0 && ttft->sum_lo == 12000110);
+    assert_true(tpot->n == 103 && tpot->le_ns[le_at(tpot, "0.0005")] == 500000);
+    assert_true(tpot->cumulative[le_at(tpot, "0.0005")] == 1 && tpot->cumulative[le_at(tpot, "0.001")] == 2 &&
+                tpot->count == 2 && tpot->sum_lo == 500061);
+    assert_true(itl->cumulative[le_at(itl, "0.0005")] == 2 && itl->cumulative[le_at(itl, "0.001")] == 2 &&
+                itl->cumulative[le_at(itl, "0.002")] == 3);
     assert_true(itl->count == 3 && itl->sum_lo == 1000121);
-    assert_true(m.buckets[TTFT_TPOT_METRIC_E2E].n == 21 && m.buckets[TTFT_TPOT_METRIC_E2E].cumulative[0] == 4);
+    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++) /* neighbours at most 25% apart from 100 us to 10 min */
+        for (i = 0; i + 1 < m.buckets[k].n; i++)
+            if (m.buckets[k].le_ns[i] >= 100000 && m.buckets[k].le_ns[i] < 600000000000u)
+                assert_true(m.buckets[k].le_ns[i + 1] * 4 <= m.buckets[k].le_ns[i] * 5);
+    assert_true(m.buckets[TTFT_TPOT_METRIC_E2E].n == 99 &&
+                m.buckets[TTFT_TPOT_METRIC_E2E].cumulative[le_at(&m.buckets[TTFT_TPOT_METRIC_E2E], "0.3")] == 4);
     assert_true(m.requests_steady_state.measured && m.requests_steady_state.flagged == 0);
     assert_true(m.losses.dropped == 3 && m.losses.rejected == 2 && m.losses.shapes_dropped == 1);
     assert_true(m.losses.requests_dropped == 4 && m.losses.requests_refused == 1 && m.losses.runs_dropped == 1);

@@ -270,6 +270,13 @@ static void prometheus_names_from_the_tool(void **state)
     assert_int_equal(tool("--label a=b prom.csv", &out, &err), 2); /* labels shape --prometheus only */
     free(out);
     free(err);
+    write_text("noreq.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nprefill,prefill,0,5,1,1\n");
+    assert_int_equal(tool("--prometheus noreq.csv", &out, &err), 3); /* written, and said to be empty */
+    assert_non_null(strstr(out, "vllm:time_to_first_token_seconds_count 0\n"));
+    assert_string_equal(err, "ttft_tpot_report: warning: --prometheus: no measured request in the traces (none, "
+                             "or all warmup or without a token): every histogram is empty\n");
+    free(out);
+    free(err);
 }
 
 static void chrome_trace_has_one_event_per_sample(void **state)

@@ -940,6 +940,113 @@ static void requests_keep_their_order(void **state)
 }
 #undef H
 
+/* The value of series name (a whole line's head, "... " included) in an exposition; -1 when absent. */
+static long long series_of(const char *text, const char *name)
+{
+    const char *at = strstr(text, name);
+    return at ? atoll(at + strlen(name)) : -1;
+}
+
+/* The exposition a publisher writes now. */
+static char *published(const ttft_tpot *c, ttft_tpot_publisher *p)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(ttft_tpot_publish(c, p, f, "llm", "replica=\"0\""), TTFT_TPOT_OK);
+    fclose(f);
+    return buf;
+}
+
+/* A live exposition counts finished requests only, and never goes back: not as a request goes on,
+   not across a clear. A: TTFT 10 ms, finished at 20 ms; B: TTFT 5 ms (after 30 ms), then more
+   tokens; C after a clear: TTFT 7 ms. */
+static void live_exposition_only_grows(void **state)
+{
+    static const char ttft_count[] = "llm_time_to_first_token_seconds_count{replica=\"0\"} ";
+    static const char ttft_10ms[] = "llm_time_to_first_token_seconds_bucket{replica=\"0\",le=\"0.01\"} ";
+    static const char e2e_20ms[] = "llm_e2e_request_latency_seconds_bucket{replica=\"0\",le=\"0.022\"} ";
+    static const char success[] = "llm_request_success_total{replica=\"0\"} ";
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
+    ttft_tpot c;
+    char *a, *b, *d;
+    (void)state;
+    cfg.max_requests = 8;
+    assert_non_null(p);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 0);
+    ttft_tpot_request_tokens_at(&c, "A", 10 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 20 * MS, 1);
+    assert_int_equal(ttft_tpot_request_finish(&c, "A"), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "B", 30 * MS);
+    ttft_tpot_request_tokens_at(&c, "B", 35 * MS, 1); /* not finished: not published */
+    a = published(&c, p);
+    assert_true(series_of(a, ttft_count) == 1 && series_of(a, ttft_10ms) == 1 && series_of(a, success) == 1);
+    assert_true(series_of(a, e2e_20ms) == 1);
+    ttft_tpot_request_tokens_at(&c, "B", 80 * MS, 1); /* B's E2E grows to 50 ms before it finishes */
+    assert_int_equal(ttft_tpot_request_finish(&c, "B"), TTFT_TPOT_OK);
+    b = published(&c, p);
+    assert_true(series_of(b, ttft_count) == 2 && series_of(b, ttft_10ms) == 2 && series_of(b, success) == 2);
+    assert_true(series_of(b, e2e_20ms) == 1 && series_of(b, "llm_generation_tokens_total{replica=\"0\"} ") == 4);
+    ttft_tpot_clear(&c); /* a new interval: what was published stays */
+    d = published(&c, p);
+    assert_string_equal(d, b);
+    free(d);
+    ttft_tpot_request_submit_at(&c, "C", 100 * MS);
+    ttft_tpot_request_tokens_at(&c, "C", 107 * MS, 1);
+    ttft_tpot_request_finish(&c, "C");
+    d = published(&c, p);
+    assert_true(series_of(d, ttft_count) == 3 && series_of(d, ttft_10ms) == 3 && series_of(d, success) == 3);
+    assert_non_null(strstr(d, "llm_time_to_first_token_seconds_sum{replica=\"0\"} 0.022000000\n")); /* 10+5+7 ms */
+    free(a), free(b), free(d);
+    ttft_tpot_free(&c);
+    free(p);
+}
+
+/* With every request finished, the first publication is ttft_tpot_prometheus's exposition; the file
+   form is written whole, with no temporary file left; finish is refused twice, for an unknown id, and
+   tokens after it. */
+static void live_exposition_of_a_finished_run(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
+    ttft_tpot c;
+    char *live, *whole, *file;
+    FILE *f;
+    (void)state;
+    cfg.max_requests = 8;
+    assert_non_null(p);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 0);
+    ttft_tpot_request_schedule_at(&c, "A", 2 * MS);
+    ttft_tpot_request_tokens_at(&c, "A", 10 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 13 * MS, 2);
+    ttft_tpot_request_finish(&c, "A");
+    assert_int_equal(ttft_tpot_request_finish(&c, "A"), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_finish(&c, "nobody"), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "A", 14 * MS, 1), TTFT_TPOT_EREQUEST);
+    assert_int_equal(counts(&c).rejected, 3);
+    live = published(&c, p);
+    f = fopen("live_whole.prom", "w");
+    assert_non_null(f);
+    assert_int_equal(ttft_tpot_prometheus(&c, f, "llm_", "replica=\"0\""), TTFT_TPOT_OK);
+    fclose(f);
+    whole = slurp("live_whole.prom");
+    assert_string_equal(live, whole);
+    memset(p, 0, sizeof *p);
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "live.prom", "llm", "replica=\"0\""), TTFT_TPOT_OK);
+    file = slurp("live.prom");
+    assert_string_equal(file, whole);
+    assert_null(fopen("live.prom.tmp", "r"));
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "no/such/dir/live.prom", NULL, NULL), TTFT_TPOT_EIO);
+    assert_int_equal(ttft_tpot_publish(&c, p, stdout, "bad prefix", NULL), TTFT_TPOT_EINVAL);
+    free(live), free(whole), free(file);
+    ttft_tpot_free(&c);
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -967,6 +1074,8 @@ int main(void)
         cmocka_unit_test(queue_time_splits_ttft),
         cmocka_unit_test(schedule_of_a_truncated_request),
         cmocka_unit_test(requests_keep_their_order),
+        cmocka_unit_test(live_exposition_only_grows),
+        cmocka_unit_test(live_exposition_of_a_finished_run),
     };
     return run_cases(tests);
 }

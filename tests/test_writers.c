@@ -158,6 +158,31 @@ static void prometheus_labels_are_valid(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A prefix is joined with '_' unless it ends in '_' or ':'; the HELP line gives the buckets' bound. */
+static void prometheus_prefix_is_joined(void **state)
+{
+    static const char *const prefixes[][2] = {{"llm", "llm_"}, {"llm_", "llm_"}, {"ns:", "ns:"}, {"", ""}};
+    ttft_tpot c;
+    char *buf, name[64];
+    size_t len, i;
+    FILE *f;
+    (void)state;
+    one_request(&c);
+    for (i = 0; i < 4; i++) {
+        buf = NULL, len = 0;
+        f = open_memstream(&buf, &len);
+        assert_int_equal(ttft_tpot_prometheus(&c, f, prefixes[i][0], NULL), TTFT_TPOT_OK);
+        fclose(f);
+        snprintf(name, sizeof name, "\n%stime_to_first_token_seconds_count 1\n", prefixes[i][1]);
+        if (!strstr(buf, name))
+            fail_msg("prefix '%s': no %s", prefixes[i][0], name + 1);
+        assert_non_null(strstr(buf, "Buckets at most 25% apart from 100us to 10min: histogram_quantile is within 25% "
+                                    "of the value at its rank.\n"));
+        free(buf);
+    }
+    ttft_tpot_free(&c);
+}
+
 /* 9. e2e samples with tokens that took 0 ns: no rate, and the reason. */
 static void e2e_of_zero_ns(void **state)
 {
@@ -423,6 +448,7 @@ int main(void)
         cmocka_unit_test(exact_past_two_to_the_53),
         cmocka_unit_test(report_lines_say_what_is_true),
         cmocka_unit_test(prometheus_labels_are_valid),
+        cmocka_unit_test(prometheus_prefix_is_joined),
         cmocka_unit_test(e2e_of_zero_ns),
         cmocka_unit_test(prometheus_sum_past_two_to_the_64),
         cmocka_unit_test(decimal_comma_locale),

@@ -1,6 +1,7 @@
 """python -m ttft_tpot TRACE...: the report of traces, as ttft_tpot_report prints it, without the C tool.
 
-Exit status: 0 report printed, 1 bad input, 2 bad usage (as ttft_tpot_report)."""
+Exit status: 0 report printed, 1 bad input, 2 bad usage, 3 a Prometheus exposition with nothing to count
+(as ttft_tpot_report)."""
 import argparse
 import sys
 from typing import List, Optional
@@ -36,7 +37,7 @@ def _emit(path: str, text: str) -> None:
             f.write(text)
 
 
-def _report(args: argparse.Namespace) -> None:
+def _report(args: argparse.Namespace) -> int:
     tp = Collector.read_trace(*args.traces, bounded=args.bounded)
     if args.prefill_kernel:
         tp.link_prefill_kernel(args.prefill_kernel)
@@ -48,10 +49,15 @@ def _report(args: argparse.Namespace) -> None:
         name = args.traces[0] + (" and %d more" % (len(args.traces) - 1) if len(args.traces) > 1 else "")
         _emit(args.html, tp.html(name))
     if "-" in (args.html, args.chrome_trace):
-        return
+        return 0
     labels = dict(kv.split("=", 1) for kv in args.label)
     sys.stdout.write(tp.report_json_text() if args.json else tp.prometheus(args.prometheus_prefix, labels or None)
                      if args.prometheus else tp.report())
+    if args.prometheus and not (tp.report_json()["requests"] or {}).get("n"):
+        print("python -m ttft_tpot: warning: --prometheus: no measured request in the traces (none, or all warmup "
+              "or without a token): every histogram is empty", file=sys.stderr)
+        return 3
+    return 0
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -72,7 +78,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             if args.html != "-":
                 sys.stdout.write(cmp.json_text() if args.json else str(cmp))
         else:
-            _report(args)
+            return _report(args)
     except (OSError, ValueError) as e:
         print("python -m ttft_tpot: %s" % e, file=sys.stderr)
         return 1
