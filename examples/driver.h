@@ -17,6 +17,7 @@ typedef struct options {
     long requests;       /* serving mode: requests to serve (0: the plain generation runs) */
     long capacity;       /* samples the collector keeps exactly (0: room for every one) */
     double arrival_rate; /* requests per second, Poisson arrivals (0: all at once) */
+    const char *id_prefix; /* serving: request ids are this and a number ("req-": req-0, req-1, ...) */
     int async;           /* --async: the backend behind an asynchronous queue, device time from its events */
     int has_slo;
     ttft_tpot_slo slo;

@@ -60,6 +60,7 @@ static void usage(FILE *out)
                  "  --prometheus-every S    serving: publish --prometheus FILE live every S seconds (atomically;\n"
                  "                          counters and histograms only grow), and once more at the end\n"
                  "  --arrival-rate R        serving: requests per second, Poisson arrivals (0: all at once)\n"
+                 "  --id-prefix P           serving: request ids P0, P1, ... (req-): unique across replicas\n"
                  "  --slo LIST              serving: SLOs for goodput, ttft=MS,tpot=MS,e2e=MS (any of them)\n"
                  "  --prometheus-prefix P   metric names start with P instead of vllm: (promtool's lint wants no ':')\n"
                  "  --label K=V             a label on every series of --prometheus (repeatable)\n"
@@ -84,13 +85,13 @@ static int bad_usage(const char *fmt, const char *a, const char *b)
     return 2;
 }
 
-enum { G_PROFILE = 256, G_JSON, G_TRACE, G_PROM, G_EVERY, G_RATE, G_SLO, G_SEED, G_PREFIX, G_LABEL, G_VERSION, G_HTML,
+enum { G_PROFILE = 256, G_JSON, G_TRACE, G_PROM, G_EVERY, G_ID, G_RATE, G_SLO, G_SEED, G_PREFIX, G_LABEL, G_VERSION, G_HTML,
        G_ASYNC, G_INT = 512 };
 
 static const struct option fixed_opts[] = {
     {"profile", no_argument, NULL, G_PROFILE},          {"profile-json", required_argument, NULL, G_JSON},
     {"trace", required_argument, NULL, G_TRACE},        {"prometheus", required_argument, NULL, G_PROM},
-    {"prometheus-every", required_argument, NULL, G_EVERY},
+    {"prometheus-every", required_argument, NULL, G_EVERY}, {"id-prefix", required_argument, NULL, G_ID},
     {"arrival-rate", required_argument, NULL, G_RATE},  {"slo", required_argument, NULL, G_SLO},
     {"seed", required_argument, NULL, G_SEED},          {"prometheus-prefix", required_argument, NULL, G_PREFIX},
     {"label", required_argument, NULL, G_LABEL},        {"version", no_argument, NULL, G_VERSION},
@@ -132,6 +133,12 @@ static int take_value(int opt, char *val, options *o)
                                                        : opt == G_PROM ? "--prometheus" : "--profile-html", "");
         *(opt == G_JSON ? &o->profile_json : opt == G_TRACE ? &o->trace : opt == G_PROM ? &o->prometheus
                                                                                          : &o->profile_html) = val;
+        return 0;
+    case G_ID: /* with the number, a valid id (63 bytes at most) that needs no quoting in a trace */
+        if (!*val || strlen(val) > 40 || val[strspn(val, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                         "0123456789_.:-")])
+            return bad_usage("--id-prefix: expected 1 to 40 of A-Z a-z 0-9 _ . : -, got '%s'%s", val, "");
+        o->id_prefix = val;
         return 0;
     case G_EVERY:
         if (cli_decimal(val, &o->prometheus_every) != 0 || !(o->prometheus_every > 0 && o->prometheus_every <= 86400))

@@ -20,7 +20,7 @@ typedef struct request {
     int slot;           /* -1: not (or no longer) in the batch */
     int produced, next;
     int first[8]; /* the first tokens, printed when the request is done */
-    char id[16];
+    char id[64];
 } request;
 
 typedef struct server {
@@ -156,7 +156,7 @@ int serve_requests(driver *g)
         }
         s.req[i].arrive_ns = t;
         s.req[i].slot = -1;
-        snprintf(s.req[i].id, sizeof s.req[i].id, "req-%d", i);
+        snprintf(s.req[i].id, sizeof s.req[i].id, "%s%d", g->o.id_prefix ? g->o.id_prefix : "req-", i);
     }
     s.t0 = ttft_tpot_now();
     rc = publish(&s, 1); /* every series from 0, before the first request: increase() sees them all */

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "compare.h"
 #include "html.h"
+#include "ranks.h"
 
 #include <errno.h>
 #include <getopt.h> /* getopt_long: glibc, musl, macOS and the BSDs */
@@ -22,6 +23,7 @@ static const char usage_text[] =
     "Usage: ttft_tpot_report [--json | --prometheus] [OPTION]... TRACE...\n"
     "  or:  ttft_tpot_report --compare [--json] [--html OUT.html] [--alpha A] BASE NEW\n"
     "  or:  ttft_tpot_report --compare [--json] [--html OUT.html] [--alpha A] --base TRACE... --new TRACE...\n"
+    "  or:  ttft_tpot_report --ranks [--json] RANK0 RANK1...\n"
     "Reads the traces (format v1: phase,role,start_ns,dur_ns,tokens,warmup) in order into one collector\n"
     "and prints its report: text by default, JSON (schema ttft_tpot/v1) with --json. A TRACE of -\n"
     "is standard input.\n"
@@ -44,6 +46,11 @@ static const char usage_text[] =
     "                         Mann-Whitney U p-value (~ when p >= alpha), a bootstrap interval of the\n"
     "                         p99's change; --json: schema ttft_tpot/compare-v1\n"
     "  --base FILE, --new FILE  a trace of that side (with --compare)\n"
+    "  --ranks                the traces are the tensor-parallel ranks of one model, rank 0 first (replicas\n"
+    "                         are pooled without it): rank 0's report, then each rank's steady decode\n"
+    "                         steps, the model's step (the maximum over ranks, step k of each lined up)\n"
+    "                         with its TPOT, how often each rank was slowest, and the spread (max - min);\n"
+    "                         --json: the report's \"ranks\" object\n"
     "  --alpha A              the significance level of --compare (default 0.05)\n"
     "  --help                 this text\n"
     "  --version              the version\n"
@@ -119,6 +126,7 @@ typedef struct options {
     int json, prometheus, has_slo, bounded, first; /* first: argv index of the first trace */
     ttft_tpot_slo slo;
     int compare, n_side[2]; /* --compare, and the traces of --base and --new */
+    int ranks;              /* --ranks */
     char **side[2];
     double alpha;
 } options;
@@ -149,7 +157,7 @@ static int take_alpha(options *o, const char *v)
 }
 
 enum { OPT_JSON = 256, OPT_PROM, OPT_BOUNDED, OPT_COMPARE, OPT_BASE, OPT_NEW, OPT_ALPHA, OPT_SLO, OPT_CHROME,
-       OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION, OPT_HTML };
+       OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION, OPT_HTML, OPT_RANKS };
 
 static const struct option long_opts[] = {
     {"json", no_argument, NULL, OPT_JSON},           {"prometheus", no_argument, NULL, OPT_PROM},
@@ -161,6 +169,7 @@ static const struct option long_opts[] = {
     {"prometheus-prefix", required_argument, NULL, OPT_PREFIX},
     {"label", required_argument, NULL, OPT_LABEL},   {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},     {"html", required_argument, NULL, OPT_HTML},
+    {"ranks", no_argument, NULL, OPT_RANKS},
     {NULL, 0, NULL, 0},
 };
 
@@ -178,6 +187,7 @@ static int take_option(int opt, char *v, options *o)
     case OPT_PROM: o->prometheus = 1; break;
     case OPT_BOUNDED: o->bounded = 1; break;
     case OPT_COMPARE: o->compare = 1; break;
+    case OPT_RANKS: o->ranks = 1; break;
     case OPT_BASE:
     case OPT_NEW:
         if (!*v)
@@ -244,12 +254,18 @@ static int parse(int argc, char **argv, char **lists, options *o)
     if (o->first)
         snprintf(o->first_name, sizeof o->first_name, argc - o->first > 1 ? "%.256s and %d more" : "%.256s",
                  argv[o->first], argc - o->first - 1);
+    if (o->compare && o->ranks)
+        return usage_error("--compare and --ranks: one at a time", "");
     if (o->compare)
         return compare_sides(argc, argv, o);
     if (o->first == 0)
         return usage_error("no trace given", "");
     if (o->json && o->prometheus)
         return usage_error("--json and --prometheus: one output at a time", "");
+    if (o->ranks && (o->prometheus || o->chrome || o->html || o->bounded || o->kernel || o->has_slo))
+        return usage_error("--ranks prints the ranks' report only (text or --json)", "");
+    if (o->ranks && (argc - o->first < 2 || argc - o->first > RANKS_MAX))
+        return usage_error("--ranks takes 2 to 256 traces, rank 0 first", "");
     if (o->bounded && o->chrome)
         return usage_error("--bounded keeps no timeline for --chrome-trace", "");
     if (o->html && o->chrome && strcmp(o->html, "-") == 0 && strcmp(o->chrome, "-") == 0)
@@ -422,6 +438,64 @@ static int compare(const options *o)
     return status;
 }
 
+/* rank 0's report (text, or JSON with the "ranks" object added), then the ranks' figures. */
+static int ranks_write(const ttft_tpot *rank0, const ranks_figures *f, char *const *names, const options *o)
+{
+    ttft_tpot_model m;
+    char *json = NULL;
+    size_t len = 0;
+    FILE *mem;
+    int rc;
+    if (ttft_tpot_model_compute(rank0, NULL, &m) != TTFT_TPOT_OK)
+        return input_error("out of memory for ", "the report", "");
+    if (!o->json) {
+        rc = ttft_tpot_model_report(&m, stdout);
+        fputc('\n', stdout);
+        ranks_text(stdout, f, (const char *const *)names);
+    } else if ((mem = open_memstream(&json, &len)) != NULL) { /* the report's object, "ranks" added */
+        rc = ttft_tpot_model_report_json(&m, mem);
+        fclose(mem);
+        if (rc == TTFT_TPOT_OK && len >= 2 && json[len - 2] == '}') {
+            fwrite(json, 1, len - 2, stdout);
+            fputc(',', stdout);
+            ranks_json(stdout, f);
+            fputs("}\n", stdout);
+        }
+        free(json);
+    } else {
+        rc = TTFT_TPOT_ENOMEM;
+    }
+    ttft_tpot_model_free(&m);
+    if (rc != TTFT_TPOT_OK || fflush(stdout) != 0 || ferror(stdout))
+        return input_error("writing the report failed: ", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO), "");
+    return 0;
+}
+
+/* --ranks: each trace read into a collector of its own. */
+static int ranks(char **names, int n, const options *o)
+{
+    ttft_tpot *c = (ttft_tpot *)calloc((size_t)n, sizeof *c);
+    ranks_figures *f = (ranks_figures *)malloc(sizeof *f);
+    const ttft_tpot *each[RANKS_MAX];
+    int status = c && f ? 0 : input_error("out of memory", "", ""), k, made = 0, rc;
+    for (k = 0; k < n && status == 0; k++, made++) {
+        status = make_collector(&c[k], o) != TTFT_TPOT_OK ? input_error("out of memory for ", "the traces", "")
+                                                         : read_traces(&c[k], names + k, 1, NULL);
+        each[k] = &c[k];
+    }
+    if (status == 0 && (rc = ranks_compute(each, n, f)) != 0)
+        status = rc == -1 ? input_error("out of memory for ", "the ranks", "")
+                          : input_error("--ranks: every rank needs steady decode steps, all stored (", "",
+                                        "a trace with none, or a bounded phase's histogram)");
+    if (status == 0)
+        status = ranks_write(&c[0], f, names, o);
+    for (k = 0; k < made; k++)
+        ttft_tpot_free(&c[k]);
+    free(c);
+    free(f);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -439,6 +513,8 @@ int main(int argc, char **argv)
         return status;
     }
     free(lists);
+    if (o.ranks)
+        return ranks(argv + o.first, argc - o.first, &o);
     if (make_collector(&c, &o) != TTFT_TPOT_OK)
         return input_error("out of memory for ", "the traces", "");
     status = read_traces(&c, argv + o.first, argc - o.first, o.chrome ? &no_starts : NULL);

@@ -279,6 +279,47 @@ static void prometheus_names_from_the_tool(void **state)
     free(err);
 }
 
+/* --ranks: step k of each rank lined up, its time the maximum over the ranks. rank 0's steady steps 1,
+   3, 2 ms, rank 1's 2, 1, 2, 5 ms (one past rank 0's: unmatched): maxima 2, 3, 2 (p50 2, mean 7/3 ms),
+   spreads 1, 2, 0 (p50 1, max 2 ms); slowest: rank 1, rank 0, a tie (the lowest rank): [2, 1]. */
+static void ranks_line_up_steps(void **state)
+{
+    char *out, *err;
+    const char *r;
+    (void)state;
+    write_text("rank0.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,9000000,1,1\nd,decode,0,1000000,1,0\n"
+                            "d,decode,0,3000000,1,0\nd,decode,0,2000000,1,0\n");
+    write_text("rank1.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,9000000,1,1\nd,decode,0,2000000,1,0\n"
+                            "d,decode,0,1000000,1,0\nd,decode,0,2000000,1,0\nd,decode,0,5000000,1,0\n");
+    assert_int_equal(tool("--ranks --json rank0.csv rank1.csv", &out, &err), 0);
+    assert_non_null(r = strstr(out, ",\"ranks\":{\"n\":2,\"steps\":3,\"unmatched\":1,\"tpot\":{\"n\":3,"
+                                    "\"mean_ms\":2.3333333333333335,\"p50_ms\":2,"));
+    assert_non_null(strstr(r, "\"max_ms\":3,\"total_ms\":7},\"slowest\":[2,1],\"spread\":{\"n\":3,\"mean_ms\":1,"
+                              "\"p50_ms\":1,"));
+    assert_non_null(strstr(r, "\"per_rank\":[{\"n\":3,\"mean_ms\":2,"));
+    assert_string_equal(out + strlen(out) - 4, "]}}\n"); /* the report's object closes after "ranks" */
+    free(out);
+    free(err);
+    assert_int_equal(tool("--ranks rank0.csv rank1.csv", &out, &err), 0);
+    assert_non_null(strstr(out, "TPOT (step = max over ranks): p50 2.00 ms, p90 2.80 ms, p99 2.98 ms, mean 2.33 ms  "
+                                "(n=3 steps lined up; 1 steps past the shortest rank left out)\n"));
+    assert_non_null(strstr(out, "Straggler spread (max - min per step): p50 1.00 ms, p99 1.98 ms, max 2.00 ms\n"));
+    assert_non_null(strstr(out, "   1      4    2.00 ms    4.91 ms    2.50 ms    33.3%  rank1.csv\n"));
+    free(out);
+    free(err);
+    assert_int_equal(tool("--ranks rank0.csv", &out, &err), 2);
+    free(out);
+    free(err);
+    assert_int_equal(tool("--ranks --prometheus rank0.csv rank1.csv", &out, &err), 2);
+    free(out);
+    free(err);
+    write_text("norank.csv", "phase,role,start_ns,dur_ns,tokens,warmup\np,prefill,0,5,1,1\n");
+    assert_int_equal(tool("--ranks rank0.csv norank.csv", &out, &err), 1);
+    assert_non_null(strstr(err, "--ranks: every rank needs steady decode steps"));
+    free(out);
+    free(err);
+}
+
 static void chrome_trace_has_one_event_per_sample(void **state)
 {
     char *out, *err, *json;
@@ -524,6 +565,7 @@ int main(void)
         cmocka_unit_test(cli_says_exactly_what_is_wrong),
         cmocka_unit_test(options_gnu_style),
         cmocka_unit_test(prometheus_names_from_the_tool),
+        cmocka_unit_test(ranks_line_up_steps),
         cmocka_unit_test(chrome_trace_has_one_event_per_sample),
         cmocka_unit_test(requests_through_the_tool),
         cmocka_unit_test(inputs_are_read_once),

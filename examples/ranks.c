@@ -1,0 +1,151 @@
+/* ranks.c - ttft_tpot_report --ranks (ranks.h). */
+#include "ranks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The statistics of v[0, n), ns, by the library itself: a decode phase whose first call is spent
+   before a clear, so that every value is a steady step of it. 0, or -1 (memory). */
+static int stats_of(const uint64_t *v, size_t n, ttft_tpot_stats *out)
+{
+    ttft_tpot_config cfg;
+    ttft_tpot_summary s;
+    ttft_tpot c;
+    size_t i;
+    int ph, rc;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capacity = n + 1;
+    if (ttft_tpot_init(&c, &cfg) != TTFT_TPOT_OK)
+        return -1;
+    ph = ttft_tpot_phase(&c, "step", TTFT_TPOT_ROLE_DECODE);
+    ttft_tpot_record(&c, ph, 0, 1);
+    ttft_tpot_clear(&c);
+    for (i = 0; i < n; i++)
+        ttft_tpot_record(&c, ph, v[i], 1);
+    rc = ttft_tpot_summarize(&c, &s);
+    *out = s.tpot;
+    ttft_tpot_free(&c);
+    return rc == TTFT_TPOT_OK ? 0 : -1;
+}
+
+/* A rank's steady decode steps in call order, into a new array; how many in *n. NULL with *n 0 when it
+   has none or keeps some in a histogram (they cannot be lined up), else NULL only out of memory. */
+static uint64_t *steps_of(const ttft_tpot *c, size_t *n)
+{
+    ttft_tpot_counts k = ttft_tpot_counts_of(c);
+    uint64_t *v = (uint64_t *)malloc((k.samples ? k.samples : 1) * sizeof *v), stored = 0;
+    ttft_tpot_stats st;
+    ttft_tpot_sample s;
+    unsigned p;
+    size_t i;
+    *n = 0;
+    for (i = 0; v && i < k.samples && ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++)
+        if (ttft_tpot_phase_role(c, s.phase) == TTFT_TPOT_ROLE_DECODE && !s.warmup)
+            v[(*n)++] = s.dur_ns;
+    for (p = 0; v && p < k.phases; p++) /* every steady step stored: none in a histogram */
+        if (ttft_tpot_phase_role(c, (int)p) == TTFT_TPOT_ROLE_DECODE && ttft_tpot_phase_stats(c, (int)p, &st) == 0)
+            stored += st.n - st.warmup_n;
+    if (v && (*n == 0 || stored != *n)) {
+        *n = 0;
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+int ranks_compute(const ttft_tpot *const *c, int n, ranks_figures *f)
+{
+    uint64_t *step[RANKS_MAX], *max = NULL, *spread = NULL;
+    size_t len[RANKS_MAX], i, total = 0;
+    int r, made = 0, rc = 0;
+    memset(f, 0, sizeof *f);
+    f->n = n;
+    for (r = 0; r < n && rc == 0; r++, made++) {
+        step[r] = steps_of(c[r], &len[r]);
+        rc = !step[r] ? (len[r] == 0 ? -2 : -1) : stats_of(step[r], len[r], &f->rank[r]);
+        total += len[r];
+        if (r == 0 || len[r] < f->steps)
+            f->steps = len[r];
+    }
+    if (rc == 0 && (!(max = (uint64_t *)malloc(f->steps * sizeof *max)) ||
+                    !(spread = (uint64_t *)malloc(f->steps * sizeof *spread))))
+        rc = -1;
+    for (i = 0; rc == 0 && i < f->steps; i++) {
+        uint64_t lo = step[0][i];
+        int slow = 0;
+        for (r = 1; r < n; r++) {
+            slow = step[r][i] > step[slow][i] ? r : slow;
+            lo = step[r][i] < lo ? step[r][i] : lo;
+        }
+        max[i] = step[slow][i];
+        spread[i] = max[i] - lo;
+        f->slowest[slow]++;
+    }
+    f->unmatched = total - (uint64_t)f->steps * (uint64_t)n;
+    if (rc == 0 && (stats_of(max, f->steps, &f->tpot) != 0 || stats_of(spread, f->steps, &f->spread) != 0))
+        rc = -1;
+    free(max);
+    free(spread);
+    for (r = 0; r < made; r++)
+        free(step[r]);
+    return rc;
+}
+
+/* ns as ms with two decimals, or us below 1 ms, as the report writes small times. */
+static const char *ms_text(char *buf, size_t len, double ns)
+{
+    if (ns < 1e6)
+        snprintf(buf, len, "%.2f us", ns / 1e3);
+    else
+        snprintf(buf, len, "%.2f ms", ns / 1e6);
+    return buf;
+}
+
+void ranks_text(FILE *out, const ranks_figures *f, const char *const *names)
+{
+    char a[32], b[32], c[32];
+    int r;
+    fprintf(out, "Tensor-parallel ranks: %d (a step waits for its slowest rank: its time is the maximum over the "
+                 "ranks)\nrank  steps        p50        p99       mean  slowest  trace\n", f->n);
+    for (r = 0; r < f->n; r++)
+        fprintf(out, "%4d %6llu %10s %10s %10s %7.1f%%  %s\n", r, (unsigned long long)f->rank[r].n,
+                ms_text(a, sizeof a, f->rank[r].p50_ns), ms_text(b, sizeof b, f->rank[r].p99_ns),
+                ms_text(c, sizeof c, f->rank[r].mean_ns),
+                f->steps ? 100.0 * (double)f->slowest[r] / (double)f->steps : 0.0, names[r]);
+    fprintf(out, "TPOT (step = max over ranks): p50 %s, p90 %s, p99 %s, ", ms_text(a, sizeof a, f->tpot.p50_ns),
+            ms_text(b, sizeof b, f->tpot.p90_ns), ms_text(c, sizeof c, f->tpot.p99_ns));
+    fprintf(out, "mean %s  (n=%llu steps lined up", ms_text(a, sizeof a, f->tpot.mean_ns),
+            (unsigned long long)f->steps);
+    fprintf(out, f->unmatched ? "; %llu steps past the shortest rank left out)\n" : ")\n",
+            (unsigned long long)f->unmatched);
+    fprintf(out, "Straggler spread (max - min per step): p50 %s, p99 %s, max %s\n",
+            ms_text(a, sizeof a, f->spread.p50_ns), ms_text(b, sizeof b, f->spread.p99_ns),
+            ms_text(c, sizeof c, (double)f->spread.max_ns));
+}
+
+static void json_stats(FILE *out, const ttft_tpot_stats *s)
+{
+    fprintf(out, "{\"n\":%llu,\"mean_ms\":%.17g,\"p50_ms\":%.17g,\"p90_ms\":%.17g,\"p95_ms\":%.17g,\"p99_ms\":%.17g,"
+                 "\"min_ms\":%.17g,\"max_ms\":%.17g,\"total_ms\":%.17g}",
+            (unsigned long long)s->n, s->mean_ns / 1e6, s->p50_ns / 1e6, s->p90_ns / 1e6, s->p95_ns / 1e6,
+            s->p99_ns / 1e6, (double)s->min_ns / 1e6, (double)s->max_ns / 1e6, s->total_ns / 1e6);
+}
+
+void ranks_json(FILE *out, const ranks_figures *f)
+{
+    int r;
+    fprintf(out, "\"ranks\":{\"n\":%d,\"steps\":%llu,\"unmatched\":%llu,\"tpot\":", f->n,
+            (unsigned long long)f->steps, (unsigned long long)f->unmatched);
+    json_stats(out, &f->tpot);
+    fputs(",\"slowest\":[", out);
+    for (r = 0; r < f->n; r++)
+        fprintf(out, r ? ",%llu" : "%llu", (unsigned long long)f->slowest[r]);
+    fputs("],\"spread\":", out);
+    json_stats(out, &f->spread);
+    fputs(",\"per_rank\":[", out);
+    for (r = 0; r < f->n; r++) {
+        fputs(r ? "," : "", out);
+        json_stats(out, &f->rank[r]);
+    }
+    fputs("]}", out);
+}
