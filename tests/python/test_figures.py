@@ -202,3 +202,28 @@ def test_clear_keeps_phases():
     assert tp.counts()["samples"] == 0 and tp.phases() == [("a", "decode")]
     tp.record("a", "decode", 7)
     assert list(tp.samples("a")) == [7]  # not a first call again: warmup is once a process
+
+
+def test_live_publication(tool, tmp_path):
+    tp = ttft_tpot.Collector()
+    path = tmp_path / "replica.prom"
+    tp.submit("a", 0)
+    tp.tokens("a", 1, 10 * MS)
+    tp.finish("a")
+    tp.submit("b", 0)
+    tp.tokens("b", 1, 20 * MS)  # not finished: not published
+    tp.publish(path, labels={"replica": "0"})
+    first = path.read_text()
+    assert 'vllm:request_success_total{replica="0"} 1\n' in first
+    tp.finish("b")
+    tp.write_trace(tmp_path / "r.csv")
+    tp.publish(path, labels={"replica": "0"})
+    assert path.read_text() == tool.run("--prometheus", "--label", "replica=0", str(tmp_path / "r.csv"))
+    tp.clear()
+    tp.publish(path, labels={"replica": "0"})  # cleared: what was published stays
+    assert 'vllm:request_success_total{replica="0"} 2\n' in path.read_text()
+    with pytest.raises(ValueError, match="request event refused: the finish of request 'zz'"):
+        tp.finish("zz")
+    assert tp.counts()["rejected"] == 0
+    with pytest.raises(OSError):
+        tp.publish(tmp_path / "no" / "dir.prom")

@@ -164,6 +164,7 @@ typedef struct core_collector {
     unsigned long thread;       /* the thread that made it, the only one that records */
     PyObject *clock;            /* config clock: a callable returning ns, or NULL (the platform's) */
     struct core_span *inert;    /* what span() returns while recording is off */
+    ttft_tpot_publisher *pub;   /* the live exposition's (_publish), made at its first publication */
     core_phase_ref cache[CORE_CACHE];
 } core_collector;
 
@@ -622,6 +623,51 @@ static PyObject *core_schedule(core_collector *self, PyObject *const *args, Py_s
     PyObject *v[2];
     return core_args("schedule", core_event_params, 2, 1, args, nargs, kwnames, v) ? NULL
                                                                                     : core_request(self, v[0], v[1], 0, 1);
+}
+
+/* finish(id): the request's last token is delivered; a live exposition counts it from now on. */
+static PyObject *core_finish(core_collector *self, PyObject *id)
+{
+    const char *s;
+    uint64_t rejected = self->c.rejected;
+    int rc;
+    if (!self->c.enabled)
+        Py_RETURN_NONE;
+    if (!core_on_owner(self) || !(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))))
+        return NULL;
+    rc = ttft_tpot_request_finish(&self->c, s);
+    if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
+        Py_RETURN_NONE;
+    self->c.rejected = rejected;
+    return PyErr_Format(PyExc_ValueError, "%s: the finish of request %R (a submitted request, finished once)",
+                        ttft_tpot_strerror(rc), id);
+}
+
+/* _publish(path, prefix, labels): the live exposition, cumulative over this collector's publications,
+   written atomically to path. */
+static PyObject *core_publish(core_collector *self, PyObject *args)
+{
+    PyObject *path;
+    const char *prefix, *labels;
+    int rc;
+    if (!PyArg_ParseTuple(args, "O&zz:publish", PyUnicode_FSConverter, &path, &prefix, &labels))
+        return NULL;
+    if (!self->pub && !(self->pub = (ttft_tpot_publisher *)PyMem_Calloc(1, sizeof *self->pub))) {
+        Py_DECREF(path);
+        return PyErr_NoMemory();
+    }
+    rc = ttft_tpot_publish_file(&self->c, self->pub, PyBytes_AS_STRING(path), prefix, labels);
+    if (rc == TTFT_TPOT_EIO)
+        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path);
+    else if (rc == TTFT_TPOT_ENOMEM)
+        PyErr_NoMemory();
+    else if (rc != TTFT_TPOT_OK)
+        PyErr_Format(PyExc_ValueError, "%s: a prefix is [a-zA-Z_:][a-zA-Z0-9_:]*, a label name [a-zA-Z_][a-zA-Z0-9_]* "
+                     "(not le, not __...) given once", ttft_tpot_strerror(rc));
+    Py_DECREF(path);
+    if (rc != TTFT_TPOT_OK)
+        return NULL;
+    Py_RETURN_NONE;
 }
 
 /* tokens(id, n=1, t_ns=None): n tokens of the request delivered. */
@@ -1097,6 +1143,7 @@ static void core_dealloc(core_collector *self)
         Py_CLEAR(self->cache[k].role);
     }
     Py_CLEAR(self->inert);
+    PyMem_Free(self->pub);
     core_clear_refs(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -1112,6 +1159,8 @@ static PyMethodDef core_collector_methods[] = {
     {"submit", CORE_KW(core_submit), "submit(id, t_ns=None): a request arrives"},
     {"schedule", CORE_KW(core_schedule), "schedule(id, t_ns=None): its prefill begins"},
     {"tokens", CORE_KW(core_tokens), "tokens(id, n=1, t_ns=None): n of its tokens delivered"},
+    {"finish", (PyCFunction)core_finish, METH_O, "finish(id): its last token delivered (a live exposition counts it)"},
+    {"_publish", (PyCFunction)core_publish, METH_VARARGS, NULL},
     {"device_elapsed", (PyCFunction)core_device_elapsed, METH_VARARGS, "device_elapsed(ticket, ns)"},
     {"device_elapsed_ms", (PyCFunction)core_device_elapsed_ms, METH_VARARGS, "device_elapsed_ms(ticket, ms)"},
     {"device_absolute", (PyCFunction)core_device_absolute, METH_VARARGS,

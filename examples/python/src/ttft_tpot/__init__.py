@@ -137,6 +137,13 @@ class Collector(_core.Collector):
         """The Prometheus text exposition (vLLM's names; prefix replaces "vllm:"); labels on every series."""
         return self._prometheus(prefix, _labels(labels))
 
+    def publish(self, path: PathLike, prefix: Optional[str] = None,
+                labels: Union[None, str, Mapping[str, str]] = None) -> None:
+        """The live exposition of the requests finished so far (finish(id)), written atomically to path
+        (node_exporter's textfile collector reads *.prom): its counters and histograms only grow, across
+        publications and clear(), so rate() and increase() work."""
+        self._publish(path, prefix, _labels(labels))
+
     def html(self, name: Optional[str] = None) -> str:
         """The HTML report: one self-contained page; name heads it (default: the program's name)."""
         return self._html(name or os.path.basename(sys.argv[0] or "python") or "python")
