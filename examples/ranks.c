@@ -1,4 +1,7 @@
 /* ranks.c - ttft_tpot_report --ranks (ranks.h). */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#endif
 #include "ranks.h"
 
 #include <stdlib.h>
@@ -148,4 +151,34 @@ void ranks_json(FILE *out, const ranks_figures *f)
         json_stats(out, &f->rank[r]);
     }
     fputs("]}", out);
+}
+
+int ranks_report(FILE *out, const ttft_tpot *rank0, const ranks_figures *f, const char *const *names, int json)
+{
+    ttft_tpot_model m;
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *mem;
+    int rc = ttft_tpot_model_compute(rank0, NULL, &m);
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    if (!json) {
+        rc = ttft_tpot_model_report(&m, out);
+        fputc('\n', out);
+        ranks_text(out, f, names);
+    } else if ((mem = open_memstream(&doc, &len)) != NULL) { /* the report's object, "ranks" added */
+        rc = ttft_tpot_model_report_json(&m, mem);
+        fclose(mem);
+        if (rc == TTFT_TPOT_OK && len >= 2 && doc[len - 2] == '}') {
+            fwrite(doc, 1, len - 2, out);
+            fputc(',', out);
+            ranks_json(out, f);
+            fputs("}\n", out);
+        }
+        free(doc);
+    } else {
+        rc = TTFT_TPOT_ENOMEM;
+    }
+    ttft_tpot_model_free(&m);
+    return rc;
 }

@@ -28,6 +28,10 @@ int ranks_compute(const ttft_tpot *const *c, int n, ranks_figures *f);
 /* The text: a row a rank, then the model's step. names: the ranks' traces. */
 void ranks_text(FILE *out, const ranks_figures *f, const char *const *names);
 
+/* rank 0's report with the ranks' figures: its text then ranks_text, or its JSON object with the
+   "ranks" object added (ranks_json). OK, ENOMEM, or the writer's error. */
+int ranks_report(FILE *out, const ttft_tpot *rank0, const ranks_figures *f, const char *const *names, int json);
+
 /* The JSON object "ranks":{"n":N,"steps":M,"unmatched":K,"tpot":STATS,"slowest":[...],"spread":STATS,
    "per_rank":[STATS,...]} (STATS as the report's "tpot", in ms), written as a key and its value. */
 void ranks_json(FILE *out, const ranks_figures *f);

@@ -441,31 +441,7 @@ static int compare(const options *o)
 /* rank 0's report (text, or JSON with the "ranks" object added), then the ranks' figures. */
 static int ranks_write(const ttft_tpot *rank0, const ranks_figures *f, char *const *names, const options *o)
 {
-    ttft_tpot_model m;
-    char *json = NULL;
-    size_t len = 0;
-    FILE *mem;
-    int rc;
-    if (ttft_tpot_model_compute(rank0, NULL, &m) != TTFT_TPOT_OK)
-        return input_error("out of memory for ", "the report", "");
-    if (!o->json) {
-        rc = ttft_tpot_model_report(&m, stdout);
-        fputc('\n', stdout);
-        ranks_text(stdout, f, (const char *const *)names);
-    } else if ((mem = open_memstream(&json, &len)) != NULL) { /* the report's object, "ranks" added */
-        rc = ttft_tpot_model_report_json(&m, mem);
-        fclose(mem);
-        if (rc == TTFT_TPOT_OK && len >= 2 && json[len - 2] == '}') {
-            fwrite(json, 1, len - 2, stdout);
-            fputc(',', stdout);
-            ranks_json(stdout, f);
-            fputs("}\n", stdout);
-        }
-        free(json);
-    } else {
-        rc = TTFT_TPOT_ENOMEM;
-    }
-    ttft_tpot_model_free(&m);
+    int rc = ranks_report(stdout, rank0, f, (const char *const *)names, o->json);
     if (rc != TTFT_TPOT_OK || fflush(stdout) != 0 || ferror(stdout))
         return input_error("writing the report failed: ", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO), "");
     return 0;

@@ -1,5 +1,6 @@
 """Every output of the package is the C tool's, byte for byte: on the shared vectors, on the trace the
 replaced Python module wrote, and on traces the package recorded live."""
+import json
 import os
 
 import pytest
@@ -120,6 +121,21 @@ def test_python_m_is_the_tool(tool, tmp_path):
     python_module("--html", str(html), path)
     assert html.read_text(encoding="utf-8") == tool.run("--html", "-", path)
     assert python_module("--version").startswith("ttft_tpot %s" % ttft_tpot.__version__)
+
+
+def test_ranks_are_the_tools(tool, tmp_path):
+    paths = []
+    for k, steps in enumerate(((1, 3, 2), (2, 1, 2, 5))):
+        tp = ttft_tpot.Collector()
+        for ms in (9,) + steps:
+            tp.record("d", "decode", ms * MS)
+        paths.append(str(tmp_path / ("rank%d.csv" % k)))
+        tp.write_trace(paths[-1])
+    both = [ttft_tpot.Collector.read_trace(p) for p in paths]
+    assert ttft_tpot.ranks(both, paths) == tool.run("--ranks", *paths)
+    assert ttft_tpot.ranks(both, paths, json_text=True) == tool.run("--ranks", "--json", *paths)
+    assert python_module("--ranks", *paths) == tool.run("--ranks", *paths)
+    assert json.loads(python_module("--ranks", "--json", *paths))["ranks"]["slowest"] == [2, 1]
 
 
 def test_python_m_exit_status(tmp_path):

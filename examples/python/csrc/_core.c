@@ -17,6 +17,7 @@
 #include "compare.c"
 #include "compare_html.c"
 #include "html.c"
+#include "ranks.c"
 #include "svg.c"
 
 #include <stdio.h>
@@ -1255,6 +1256,60 @@ static PyObject *core_compare(PyObject *module, PyObject *args)
     return core_written((core_collector *)base, core_compare_write, &a);
 }
 
+/* _ranks(collectors, names, json): the report tool's --ranks, the first collector rank 0. */
+typedef struct core_ranks_ask {
+    const ttft_tpot *each[RANKS_MAX];
+    const char *names[RANKS_MAX];
+    int n, json;
+} core_ranks_ask;
+
+static int core_ranks_write(core_collector *self, FILE *out, const void *arg)
+{
+    const core_ranks_ask *a = (const core_ranks_ask *)arg;
+    ranks_figures *f = (ranks_figures *)malloc(sizeof *f);
+    int rc;
+    (void)self;
+    if (!f)
+        return TTFT_TPOT_ENOMEM;
+    rc = ranks_compute(a->each, a->n, f);
+    if (rc == -2)
+        PyErr_SetString(PyExc_ValueError, "ranks: every rank needs steady decode steps, all stored (a trace with "
+                                          "none, or a bounded phase's histogram)");
+    rc = rc == 0 ? ranks_report(out, a->each[0], f, a->names, a->json) : rc == -1 ? TTFT_TPOT_ENOMEM : TTFT_TPOT_EINVAL;
+    free(f);
+    return rc;
+}
+
+static PyObject *core_ranks(PyObject *module, PyObject *args)
+{
+    PyObject *list, *names, *out;
+    core_ranks_ask *a;
+    Py_ssize_t n, k;
+    int json;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "O!O!p:ranks", &PyList_Type, &list, &PyList_Type, &names, &json))
+        return NULL;
+    n = PyList_GET_SIZE(list);
+    if (n < 2 || n > RANKS_MAX || PyList_GET_SIZE(names) != n)
+        return PyErr_Format(PyExc_ValueError, "%s: ranks are 2 to %d collectors, each named",
+                            ttft_tpot_strerror(TTFT_TPOT_EINVAL), RANKS_MAX);
+    if (!(a = (core_ranks_ask *)PyMem_Calloc(1, sizeof *a)))
+        return PyErr_NoMemory();
+    a->json = json, a->n = (int)n;
+    for (k = 0; k < n; k++) {
+        PyObject *c = PyList_GET_ITEM(list, k);
+        if (!PyObject_TypeCheck(c, &core_collector_type) ||
+            !(a->names[k] = core_utf8(PyList_GET_ITEM(names, k), "a rank's name", "invalid argument"))) {
+            PyMem_Free(a);
+            return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "ranks are Collectors");
+        }
+        a->each[k] = &((core_collector *)c)->c;
+    }
+    out = core_written((core_collector *)PyList_GET_ITEM(list, 0), core_ranks_write, a);
+    PyMem_Free(a);
+    return out;
+}
+
 /* ms_to_ns(ms): a duration in ms (a device timer's) to ns, as the library converts it. */
 static PyObject *core_ms_to_ns(PyObject *module, PyObject *arg)
 {
@@ -1288,6 +1343,7 @@ static PyObject *core_slo_parse(PyObject *module, PyObject *arg)
 static PyMethodDef core_module_methods[] = {
     {"_compare", (PyCFunction)core_compare, METH_VARARGS, NULL},
     {"slo_parse", (PyCFunction)core_slo_parse, METH_O, "slo_parse(text): (ttft, tpot, e2e) ms"},
+    {"_ranks", (PyCFunction)core_ranks, METH_VARARGS, NULL},
     {"ms_to_ns", (PyCFunction)core_ms_to_ns, METH_O, "ms_to_ns(ms): ns, the exact double rounded half up"},
     {NULL, NULL, 0, NULL},
 };

@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, T
 from . import _core
 from ._core import Span
 
-__all__ = ["Collector", "Comparison", "Span", "compare", "__version__"]
+__all__ = ["Collector", "Comparison", "Span", "compare", "ranks", "__version__"]
 __version__: str = _core.__version__
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -217,6 +217,13 @@ class Comparison:
 
     def write_html(self, path: PathLike, names: Sequence[str] = ("base", "new")) -> None:
         _write(path, self.html(names))
+
+
+def ranks(collectors: Sequence[Collector], names: Optional[Sequence[str]] = None, json_text: bool = False) -> str:
+    """The tensor-parallel ranks of one model, rank 0 first, as ``ttft_tpot_report --ranks``: rank 0's
+    report, then each rank's decode steps and the model's step (the maximum over ranks); JSON with the
+    report's "ranks" object when json_text."""
+    return _core._ranks(list(collectors), list(names or ["rank %d" % k for k in range(len(collectors))]), json_text)
 
 
 def compare(base: Collector, new: Collector, alpha: float = 0.05) -> Comparison:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import List, Optional
 
-from . import Collector, __version__, _core, compare
+from . import Collector, __version__, _core, compare, ranks
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -24,6 +24,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--html", metavar="FILE", help="also write the HTML report (-: instead of the report)")
     ap.add_argument("--chrome-trace", metavar="FILE", help="also write a Chrome / Perfetto trace")
     ap.add_argument("--compare", action="store_true", help="compare two traces: BASE NEW")
+    ap.add_argument("--ranks", action="store_true", help="the traces are the tensor-parallel ranks of one model")
     ap.add_argument("--alpha", type=float, default=0.05, help="the significance level of --compare")
     ap.add_argument("--version", action="version", version="ttft_tpot %s" % __version__)
     return ap
@@ -70,7 +71,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     if any("=" not in kv for kv in args.label) or len(set(names)) < len(names):
         _parser().error("--label takes NAME=VALUE, each name once")
     try:
-        if args.compare:
+        if args.ranks:
+            if args.compare or len(args.traces) < 2:
+                _parser().error("--ranks takes 2 traces or more, rank 0 first (not with --compare)")
+            sys.stdout.write(ranks([Collector.read_trace(t) for t in args.traces], args.traces, args.json))
+        elif args.compare:
             base, new = (Collector.read_trace(t) for t in args.traces)
             cmp = compare(base, new, args.alpha)
             if args.html:
