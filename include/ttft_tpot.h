@@ -131,7 +131,10 @@
        them, 3.22 ms without (adding within the p50's 95% interval when the difference is within
        it: on a steady series MSER-5 often cuts a few batches of noise). Detection reports; the
        flags decide: no figure changes because of it. The requests' TTFT series (submit order,
-       warmup requests included) gets the same, as requests.steady_state.
+       warmup requests included) gets the same, as requests.steady_state. No steady state (White's
+       rule): when the best cut over every d that leaves 5 batches or more lies past m/2, the series
+       keeps rising or falling (a queue building up under a burst, say): the text says "no steady
+       state" instead of naming a warmup, and JSON steady_state.no_steady_state is true.
      Device time (spans marked ttft_tpot_span_set_device, their tickets resolved with the device's
        timestamps: Device time, below). A phase's device figures are n/p50/p90/p99/mean over the
        resolved intervals of its steady samples; its queue delay, over those resolved on an absolute
@@ -1257,6 +1260,7 @@ typedef struct ttft_tpot_steady_state {
     int measured;          /* every value of the series is stored (not a bounded phase), and one at least */
     uint64_t flagged;      /* values flagged warmup */
     uint64_t truncation;   /* values MSER-5 cuts, from the first */
+    int drift;             /* no steady state: its best cut lies in the second half (White's rule) */
     int has_p50;           /* a value is left after the cut */
     double p50_ns;         /* their p50, and the same to the ns */
     uint64_t p50_exact_ns;
@@ -2329,11 +2333,12 @@ static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const 
    d = 0 .. m/2, MSER(d) = sum over j > d of (Z_j - mean of Z_{d+1..m})^2 / (m - d)^2; returns the
    smallest minimiser d*, in batches. The tail's sums are kept from the last batch back, as deviations
    from the last batch (so little cancels), and compared without dividing: with k batches in the
-   tail, MSER = (k S2 - S1^2) / k^3. */
-static uint64_t ttft_tpot__mser5(const uint64_t *sum, uint64_t m)
+   tail, MSER = (k S2 - S1^2) / k^3. *drift: White's rule, the minimiser over every cut that leaves 5
+   batches or more lies in the second half: the series keeps rising or falling, no steady state. */
+static uint64_t ttft_tpot__mser5(const uint64_t *sum, uint64_t m, int *drift)
 {
-    double s1 = 0, s2 = 0, best = 0, best_k3 = 1, shift = m ? (double)sum[m - 1] : 0;
-    uint64_t d, k = 0, at = 0;
+    double s1 = 0, s2 = 0, best = 0, best_k3 = 1, all = 0, all_k3 = 1, shift = m ? (double)sum[m - 1] : 0;
+    uint64_t d, k = 0, at = 0, at_all = 0;
     for (d = m; d-- > 0;) { /* the tail Z_{d+1..m} in 1-based terms is sum[d .. m) */
         double z = (double)sum[d] - shift, kk, num;
         k++;
@@ -2347,7 +2352,13 @@ static uint64_t ttft_tpot__mser5(const uint64_t *sum, uint64_t m)
             best_k3 = kk * kk * kk;
             at = d;
         }
+        if (k >= 5 && (k == 5 || num * all_k3 <= all * kk * kk * kk)) {
+            all = num;
+            all_k3 = kk * kk * kk;
+            at_all = d;
+        }
     }
+    *drift = k >= 5 && at_all > m / 2;
     return at;
 }
 
@@ -4567,7 +4578,7 @@ static void ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, con
         ss[p].flagged = ph[p].warmup_n;
         if (!(ss[p].measured = b->measured[p]))
             continue;
-        ss[p].truncation = 5 * ttft_tpot__mser5(b->sum + b->at[p] - count[p] / 5, count[p] / 5);
+        ss[p].truncation = 5 * ttft_tpot__mser5(b->sum + b->at[p] - count[p] / 5, count[p] / 5, &ss[p].drift);
         if (ss[p].truncation) {
             ttft_tpot__after_cut(c, w, (int)p, count[p], &ss[p]);
             continue;
@@ -4660,7 +4671,7 @@ static int ttft_tpot__requests_steady_state(const ttft_tpot *c, ttft_tpot_steady
         for (sum[b] = 0, i = 5 * b; i < 5 * b + 5; i++)
             sum[b] = ttft_tpot__sat_add(sum[b], x[i]);
     ss->measured = m > 0;
-    ss->truncation = 5 * ttft_tpot__mser5(sum, m / 5);
+    ss->truncation = 5 * ttft_tpot__mser5(sum, m / 5, &ss->drift);
     if ((ss->has_p50 = m > ss->truncation) != 0)
         ttft_tpot__p50(x + ss->truncation, m - (size_t)ss->truncation, NULL, NULL, &ss->p50_ns, &ss->p50_exact_ns);
     TTFT_TPOT_FREE(x, c->alloc_user);
@@ -5274,6 +5285,11 @@ static void ttft_tpot__text_request_warmup(const ttft_tpot_model *m, FILE *out)
     const ttft_tpot_steady_state *ss = &m->requests_steady_state;
     uint64_t past = ss->truncation - ss->flagged;
     char a[32], b[32];
+    if (m->has_requests && ss->measured && ss->drift && m->requests.ttft.n) {
+        fputs("requests: no steady state: MSER-5's best cut falls in the second half of their TTFTs (White's rule): "
+              "they keep rising or falling, as a queue that builds up does\n", out);
+        return;
+    }
     if (!m->has_requests || !ss->measured || ss->truncation <= ss->flagged || !ss->has_p50 || !m->requests.ttft.n)
         return;
     fprintf(out, "requests: MSER-5 puts the end of warmup at request %llu, %llu request%s after the %llu flagged; "
@@ -5493,6 +5509,11 @@ static void ttft_tpot__text_steady_states(const ttft_tpot_model *m, FILE *out)
         const ttft_tpot_stats *st = &m->phase[p].steady;
         uint64_t flagged = ss->flagged, past = ss->truncation - flagged;
         char a[32], b[32], which[48];
+        if (ss->measured && ss->drift && st->n) {
+            fprintf(out, "%s: no steady state: MSER-5's best cut falls in the second half of its steps (White's rule): "
+                         "they keep rising or falling\n", m->phase[p].name);
+            continue;
+        }
         if (!ss->measured || ss->truncation <= flagged || !st->n || !ss->has_p50)
             continue;
         if (flagged > 1)
@@ -5822,8 +5843,9 @@ static void ttft_tpot__json_steady_state(FILE *out, const ttft_tpot_steady_state
         fputs(",\"steady_state\":null", out);
         return;
     }
-    fprintf(out, ",\"steady_state\":{\"flagged\":%llu,\"mser5_truncation\":%llu,\"p50_ms_after_truncation\":",
-            (unsigned long long)ss->flagged, (unsigned long long)ss->truncation);
+    fprintf(out, ",\"steady_state\":{\"flagged\":%llu,\"mser5_truncation\":%llu,\"no_steady_state\":%s,"
+                 "\"p50_ms_after_truncation\":",
+            (unsigned long long)ss->flagged, (unsigned long long)ss->truncation, ss->drift ? "true" : "false");
     if (ss->has_p50)
         ttft_tpot__json_ms_u64(out, ss->p50_exact_ns);
     else

@@ -691,14 +691,16 @@ static void steady_state_measured(void **state)
     ttft_tpot c;
     jc_value doc;
     char *text;
-    int d, i;
+    int d, i, drift;
     (void)state;
     d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < 25; i++)
         assert_int_equal(ttft_tpot_record(&c, d, batch[i / 5] * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot__mser5((const uint64_t[]){500, 250, 50, 60, 40}, 5), 2);
-    assert_int_equal(ttft_tpot__mser5((const uint64_t[]){5, 5, 5}, 3), 0); /* ties: the smallest d */
-    assert_int_equal(ttft_tpot__mser5(NULL, 0), 0);
+    assert_int_equal(ttft_tpot__mser5((const uint64_t[]){500, 250, 50, 60, 40}, 5, &drift), 2);
+    assert_false(drift); /* every cut that leaves 5 batches: d = 0 only */
+    assert_int_equal(ttft_tpot__mser5((const uint64_t[]){5, 5, 5}, 3, &drift), 0); /* ties: the smallest d */
+    assert_int_equal(ttft_tpot__mser5(NULL, 0, &drift), 0);
+    assert_false(drift);
     json_of(&c, &doc);
     assert_ms(phase_named(&doc, "decode_step"), "steady_state.flagged", 1);
     assert_ms(phase_named(&doc, "decode_step"), "steady_state.mser5_truncation", 10);
@@ -709,6 +711,42 @@ static void steady_state_measured(void **state)
     assert_non_null(strstr(text, "decode_step: MSER-5 puts the end of warmup at step 10, 9 steps after the flagged "
                                  "one; TPOT p50 12.00 ms with them, 10.00 ms without"));
     free(text);
+    ttft_tpot_free(&c);
+}
+
+/* No steady state (White's rule). 60 steps rising 1 ms a step, batch means Z_j = 3 + 5 (j - 1) ms: a
+   tail of k equally spaced means has MSER = 25 (k^2 - 1) / (12 k), smallest at the fewest batches
+   allowed, 5 (d = 7 > 12 / 2): no steady state. 100 requests all submitted at once and served one
+   after another: TTFT 10, 20, ... 1000 ms, the same shape (d = 15 > 20 / 2). */
+static void no_steady_state_when_it_keeps_rising(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    jc_value doc;
+    char *text, id[16];
+    int d, i;
+    (void)state;
+    cfg.max_requests = 100;
+    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    for (i = 1; i <= 60; i++)
+        ttft_tpot_record(&c, d, (uint64_t)i * MS, 1);
+    for (i = 0; i < 100; i++) {
+        snprintf(id, sizeof id, "r%d", i);
+        ttft_tpot_request_submit_at(&c, id, 0);
+        ttft_tpot_request_tokens_at(&c, id, (uint64_t)(i + 1) * 10 * MS, 1);
+    }
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "decode_step: no steady state: MSER-5's best cut falls in the second half of its "
+                                 "steps (White's rule): they keep rising or falling\n"));
+    assert_non_null(strstr(text, "requests: no steady state: MSER-5's best cut falls in the second half of their "
+                                 "TTFTs (White's rule)"));
+    assert_null(strstr(text, "puts the end of warmup"));
+    free(text);
+    json_of(&c, &doc);
+    assert_true(jc_get(phase_named(&doc, "decode_step"), "steady_state.no_steady_state")->type == JC_BOOL &&
+                jc_get(phase_named(&doc, "decode_step"), "steady_state.no_steady_state")->num == 1);
+    assert_true(jc_get(&doc, "requests.steady_state.no_steady_state")->num == 1);
+    jc_free(&doc);
     ttft_tpot_free(&c);
 }
 
@@ -733,15 +771,20 @@ static void mser5_matches_numpy(void **state)
             sum[j] = 5 * 3220000 + (uint64_t)(round * 40 > j ? (round * 40 - j) * 90000 : 0) + (seed >> 40) % 400000;
             fprintf(f, "%llu\n", (unsigned long long)sum[j]);
         }
-        fprintf(f, "%llu\n", (unsigned long long)ttft_tpot__mser5(sum, M));
+        {
+            int drift;
+            uint64_t at = ttft_tpot__mser5(sum, M, &drift);
+            fprintf(f, "%llu\n%d\n", (unsigned long long)at, drift);
+        }
         fclose(f);
         assert_int_equal(shell("/usr/bin/python3 -c '\n"
                                "import numpy as np\n"
                                "v = np.loadtxt(\"mser5_series.txt\", dtype=np.float64)\n"
-                               "z, mine = v[:-1] / 5, int(v[-1])\n"
+                               "z, mine, drift = v[:-2] / 5, int(v[-2]), int(v[-1])\n"
                                "m = len(z)\n"
-                               "f = [((z[d:] - z[d:].mean()) ** 2).sum() / (m - d) ** 2 for d in range(m // 2 + 1)]\n"
-                               "assert int(np.argmin(f)) == mine, (int(np.argmin(f)), mine)\n"
+                               "f = [((z[d:] - z[d:].mean()) ** 2).sum() / (m - d) ** 2 for d in range(m - 4)]\n"
+                               "assert int(np.argmin(f[: m // 2 + 1])) == mine, (int(np.argmin(f)), mine)\n"
+                               "assert (int(np.argmin(f)) > m // 2) == drift, (int(np.argmin(f)), drift)\n"
                                "' >mser5_numpy.out 2>&1"),
                          0);
     }
@@ -1013,6 +1056,7 @@ int main(void)
         cmocka_unit_test(merge_places_runs_where_samples_land),
         cmocka_unit_test(no_false_zeros),
         cmocka_unit_test(steady_state_measured),
+        cmocka_unit_test(no_steady_state_when_it_keeps_rising),
         cmocka_unit_test(mser5_matches_numpy),
         cmocka_unit_test(runs_by_hand),
         cmocka_unit_test(tpot_excludes_step_zero),
