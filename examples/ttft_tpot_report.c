@@ -39,6 +39,9 @@ static const char usage_text[] =
     "                         start times: a trace recorded with config.timeline); - : standard\n"
     "                         output, instead of the report\n"
     "  --prefill-kernel NAME  show kernel phase NAME as the lower bound of steady TTFT\n"
+    "  --requests-csv FILE    also write one row per request (id, submit, schedule, first and last token,\n"
+    "                         tokens, TTFT, TPOT, E2E, measured, each SLO met); - : standard output,\n"
+    "                         instead of the report\n"
     "  --bounded              keep each phase's steady samples in a histogram: memory stays the same\n"
     "                         for a trace of any length; percentiles within 0.78%, marked approximate\n"
     "  --compare              compare two sides: BASE NEW, or the traces given with --base and --new\n"
@@ -119,8 +122,21 @@ static int write_chrome(const ttft_tpot *c, const char *path)
     return 0;
 }
 
+/* One row per request into path ("-": standard output, which then carries it instead of the report). */
+static int write_requests_csv(const ttft_tpot *c, const char *path)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    int rc;
+    if (!f)
+        return system_error("cannot write ", path);
+    rc = ttft_tpot_requests_csv(c, f);
+    if ((f == stdout ? fflush(f) : fclose(f)) != 0 || rc != TTFT_TPOT_OK)
+        return input_error("writing ", path, " failed");
+    return 0;
+}
+
 typedef struct options {
-    const char *chrome, *kernel, *prefix, *html; /* html: the HTML report's file ("-": standard output) */ /* prefix: of the Prometheus names (NULL: vLLM's) */
+    const char *chrome, *kernel, *prefix, *html, *requests_csv; /* html: the HTML report's file ("-": standard output) */ /* prefix: of the Prometheus names (NULL: vLLM's) */
     char labels[512];                     /* the --label pairs, as the exposition writes them */
     char first_name[320];                 /* the traces, as the HTML report names them */
     int json, prometheus, has_slo, bounded, first; /* first: argv index of the first trace */
@@ -140,7 +156,7 @@ static int compare_sides(int argc, char **argv, options *o)
     } else if (!o->n_side[0] || !o->n_side[1] || (o->first && o->first < argc)) {
         return usage_error("--compare takes BASE NEW, or --base TRACE... --new TRACE...", "");
     }
-    if (o->prometheus || o->chrome || o->bounded || o->kernel || o->has_slo)
+    if (o->prometheus || o->chrome || o->bounded || o->kernel || o->has_slo || o->requests_csv)
         return usage_error("--compare prints the comparison only (text, --json or --html)", "");
     if (o->prefix || o->labels[0])
         return usage_error("--compare prints the comparison only (text, --json or --html): --prometheus-prefix and "
@@ -157,7 +173,7 @@ static int take_alpha(options *o, const char *v)
 }
 
 enum { OPT_JSON = 256, OPT_PROM, OPT_BOUNDED, OPT_COMPARE, OPT_BASE, OPT_NEW, OPT_ALPHA, OPT_SLO, OPT_CHROME,
-       OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION, OPT_HTML, OPT_RANKS };
+       OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION, OPT_HTML, OPT_RANKS, OPT_REQUESTS_CSV };
 
 static const struct option long_opts[] = {
     {"json", no_argument, NULL, OPT_JSON},           {"prometheus", no_argument, NULL, OPT_PROM},
@@ -169,7 +185,7 @@ static const struct option long_opts[] = {
     {"prometheus-prefix", required_argument, NULL, OPT_PREFIX},
     {"label", required_argument, NULL, OPT_LABEL},   {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},     {"html", required_argument, NULL, OPT_HTML},
-    {"ranks", no_argument, NULL, OPT_RANKS},
+    {"ranks", no_argument, NULL, OPT_RANKS},         {"requests-csv", required_argument, NULL, OPT_REQUESTS_CSV},
     {NULL, 0, NULL, 0},
 };
 
@@ -188,6 +204,11 @@ static int take_option(int opt, char *v, options *o)
     case OPT_BOUNDED: o->bounded = 1; break;
     case OPT_COMPARE: o->compare = 1; break;
     case OPT_RANKS: o->ranks = 1; break;
+    case OPT_REQUESTS_CSV:
+        if (!*v)
+            return usage_error("--requests-csv", " needs a file name");
+        o->requests_csv = v;
+        break;
     case OPT_BASE:
     case OPT_NEW:
         if (!*v)
@@ -262,7 +283,10 @@ static int parse(int argc, char **argv, char **lists, options *o)
         return usage_error("no trace given", "");
     if (o->json && o->prometheus)
         return usage_error("--json and --prometheus: one output at a time", "");
-    if (o->ranks && (o->prometheus || o->chrome || o->html || o->bounded || o->kernel || o->has_slo))
+    if ((o->requests_csv && strcmp(o->requests_csv, "-") == 0) + (o->html && strcmp(o->html, "-") == 0) +
+            (o->chrome && strcmp(o->chrome, "-") == 0) > 1)
+        return usage_error("--html -, --chrome-trace - and --requests-csv -: one of them on standard output", "");
+    if (o->ranks && (o->prometheus || o->chrome || o->html || o->bounded || o->kernel || o->has_slo || o->requests_csv))
         return usage_error("--ranks prints the ranks' report only (text or --json)", "");
     if (o->ranks && (argc - o->first < 2 || argc - o->first > RANKS_MAX))
         return usage_error("--ranks takes 2 to 256 traces, rank 0 first", "");
@@ -390,8 +414,10 @@ static int write_outputs(ttft_tpot *c, const options *o, const char *no_starts)
                            "a timeline needs a trace recorded with config.timeline (generate --trace records one)");
     if (o->chrome && write_chrome(c, o->chrome) != 0)
         return 1;
-    if (o->chrome && strcmp(o->chrome, "-") == 0)
-        return 0; /* standard output carried the Chrome trace */
+    if (o->requests_csv && write_requests_csv(c, o->requests_csv) != 0)
+        return 1;
+    if ((o->chrome && strcmp(o->chrome, "-") == 0) || (o->requests_csv && strcmp(o->requests_csv, "-") == 0))
+        return 0; /* standard output carried the Chrome trace or the requests */
     return write_reports(c, o);
 }
 

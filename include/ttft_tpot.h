@@ -1519,6 +1519,16 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out);
 TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen);
 
+/* Every request as a CSV row, in submit order, under the header
+   "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,measured,
+   slo_ttft,slo_tpot,slo_e2e": times on the collector's clock in ns; TTFT = first token - submit, TPOT
+   = (last - first token) / (tokens - 1) to the thousandth of a ns, E2E = last token - submit; a
+   field the request does not have is empty (no schedule, no token yet, TPOT of one token); measured
+   is 1 for a request in the figures (not warmup, not truncated, a token at least); slo_*: 1 or 0,
+   whether it met that SLO (inclusive, as goodput counts it), empty when that SLO is not set or the
+   request has no such figure. The id is quoted as the trace quotes names. OK; EINVAL; EIO. */
+TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out);
+
 #endif /* TTFT_TPOT_NO_STDIO */
 
 #ifdef __cplusplus
@@ -6596,6 +6606,57 @@ static void ttft_tpot__csv_name(FILE *out, const char *name)
         fputc(*q, out);
     }
     fputc('"', out);
+}
+
+/* x / d (d > 0) to the thousandth, rounded half up: "12.345". */
+static const char *ttft_tpot__thousandths(char *buf, size_t len, uint64_t x, uint64_t d)
+{
+    uint64_t whole = x / d, milli = d <= UINT64_MAX / 2000 ? ((x % d) * 2000 / d + 1) / 2
+                                                           : (uint64_t)((double)(x % d) / (double)d * 1000 + 0.5);
+    if (milli == 1000)
+        whole++, milli = 0;
+    snprintf(buf, len, "%llu.%03llu", (unsigned long long)whole, (unsigned long long)milli);
+    return buf;
+}
+
+/* One request's row of ttft_tpot_requests_csv. */
+static void ttft_tpot__request_row(const ttft_tpot *c, const ttft_tpot_request *q, FILE *out)
+{
+    char tpot[48] = "", slo[3][4] = {"", "", ""};
+    int has = q->token_events > 0, two = q->tokens > 1;
+    uint64_t ttft = q->first_ns - q->submit_ns, e2e = q->last_ns - q->submit_ns, gap = q->last_ns - q->first_ns;
+    uint64_t d = two ? q->tokens - 1 : 1, whole = gap / d; /* TPOT as goodput compares it */
+    double per = (double)whole + (double)(gap % d) / (double)d;
+    if (two)
+        ttft_tpot__thousandths(tpot, sizeof tpot, gap, d);
+    if (has && c->slo.ttft_ms > 0)
+        snprintf(slo[0], sizeof slo[0], "%d", (double)ttft <= c->slo.ttft_ms * 1e6);
+    if (two && c->slo.tpot_ms > 0)
+        snprintf(slo[1], sizeof slo[1], "%d", per <= c->slo.tpot_ms * 1e6);
+    if (has && c->slo.e2e_ms > 0)
+        snprintf(slo[2], sizeof slo[2], "%d", (double)e2e <= c->slo.e2e_ms * 1e6);
+    ttft_tpot__csv_name(out, q->id);
+    fprintf(out, ",%llu,", (unsigned long long)q->submit_ns);
+    if (q->scheduled)
+        fprintf(out, "%llu", (unsigned long long)q->scheduled_ns);
+    if (has)
+        fprintf(out, ",%llu,%llu,%llu,%llu,%s,%llu", (unsigned long long)q->first_ns, (unsigned long long)q->last_ns,
+                (unsigned long long)q->tokens, (unsigned long long)ttft, tpot, (unsigned long long)e2e);
+    else
+        fputs(",,,0,,,", out);
+    fprintf(out, ",%d,%s,%s,%s\n", ttft_tpot__measured(q), slo[0], slo[1], slo[2]);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out)
+{
+    unsigned r;
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    fputs("id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,measured,slo_ttft,"
+          "slo_tpot,slo_e2e\n", out);
+    for (r = 0; r < c->req.n; r++)
+        ttft_tpot__request_row(c, &c->req.list[r], out);
+    return ttft_tpot__finish(out);
 }
 
 /* -- Trace I/O: writing ------------------------------------------------------------------------ */

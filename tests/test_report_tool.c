@@ -270,6 +270,15 @@ static void prometheus_names_from_the_tool(void **state)
     assert_int_equal(tool("--label a=b prom.csv", &out, &err), 2); /* labels shape --prometheus only */
     free(out);
     free(err);
+    assert_int_equal(tool("--requests-csv - --slo ttft=30 prom.csv", &out, &err), 0); /* TTFT 100 ms: missed */
+    assert_string_equal(out, "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,"
+                             "measured,slo_ttft,slo_tpot,slo_e2e\n"
+                             "A,0,5,100000000,120000000,2,100000000,20000000.000,120000000,1,0,,\n");
+    free(out);
+    free(err);
+    assert_int_equal(tool("--requests-csv - --chrome-trace - prom.csv", &out, &err), 2);
+    free(out);
+    free(err);
     write_text("noreq.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nprefill,prefill,0,5,1,1\n");
     assert_int_equal(tool("--prometheus noreq.csv", &out, &err), 3); /* written, and said to be empty */
     assert_non_null(strstr(out, "vllm:time_to_first_token_seconds_count 0\n"));

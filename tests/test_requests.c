@@ -1047,6 +1047,38 @@ static void live_exposition_of_a_finished_run(void **state)
     free(p);
 }
 
+/* One row per request. A: submit 1 ms, scheduled 3 ms, tokens at 10, 13 (2), 17 ms: TTFT 9 ms, TPOT
+   (17 - 10) / 3 = 2.333 ms, E2E 16 ms; B: submit 2 ms, one token at 40 ms (no TPOT); C: no token yet
+   (not measured). SLOs TTFT 10 ms, TPOT 2 ms: A meets TTFT, misses TPOT; B misses TTFT. */
+static void requests_as_csv_rows(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_slo slo = {10, 2, 0};
+    ttft_tpot c;
+    char *csv;
+    (void)state;
+    cfg.max_requests = 4;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 1 * MS);
+    ttft_tpot_request_schedule_at(&c, "A", 3 * MS);
+    ttft_tpot_request_tokens_at(&c, "A", 10 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 13 * MS, 2);
+    ttft_tpot_request_tokens_at(&c, "A", 17 * MS, 1);
+    ttft_tpot_request_submit_at(&c, "B,\"x\"", 2 * MS);
+    ttft_tpot_request_tokens_at(&c, "B,\"x\"", 40 * MS, 1);
+    ttft_tpot_request_submit_at(&c, "C", 5 * MS);
+    ttft_tpot_set_slo(&c, slo);
+    csv = capture(&c, ttft_tpot_requests_csv);
+    assert_string_equal(csv, "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,"
+                             "measured,slo_ttft,slo_tpot,slo_e2e\n"
+                             "A,1000000,3000000,10000000,17000000,4,9000000,2333333.333,16000000,1,1,0,\n"
+                             "\"B,\"\"x\"\"\",2000000,,40000000,40000000,1,38000000,,38000000,1,0,,\n"
+                             "C,5000000,,,,0,,,,0,,,\n");
+    free(csv);
+    assert_int_equal(ttft_tpot_requests_csv(NULL, stdout), TTFT_TPOT_EINVAL);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1076,6 +1108,7 @@ int main(void)
         cmocka_unit_test(requests_keep_their_order),
         cmocka_unit_test(live_exposition_only_grows),
         cmocka_unit_test(live_exposition_of_a_finished_run),
+        cmocka_unit_test(requests_as_csv_rows),
     };
     return run_cases(tests);
 }

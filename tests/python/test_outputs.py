@@ -76,6 +76,8 @@ def test_live_outputs_are_the_tools_of_its_trace(tool, tmp_path):
     assert tp.prometheus() == tool.run("--prometheus", path)
     assert tp.html(path) == tool.run("--html", "-", path)
     assert tp.chrome_trace() == tool.run("--chrome-trace", "-", path)
+    assert tp.requests_csv() == tool.run("--requests-csv", "-", path)
+    assert tp.requests_csv().splitlines()[1] == "\"#A\",0,10000000,20000000,30000000,3,20000000,5000000.000,30000000,1,,,"
     assert "Device time" in tp.report() and "decode_step[7]" in tp.report() and "Runs (3)" in tp.report()
 
 
@@ -113,6 +115,7 @@ def test_compare_is_the_tools(tool, tmp_path):
 def test_python_m_is_the_tool(tool, tmp_path):
     path = live(tmp_path)[1]
     for args in ([path], ["--json", path], ["--prometheus", path], ["--slo", "ttft=30,e2e=40", path],
+                 ["--requests-csv", "-", "--slo", "ttft=30", path],
                  ["--prefill-kernel", "matmul", path], ["--bounded", path], ["--compare", VECTORS[0], path],
                  ["--compare", "--json", VECTORS[0], path],
                  ["--prometheus", "--label", "a=b", "--label", 'c=d"\\', path]):

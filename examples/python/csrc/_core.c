@@ -843,6 +843,18 @@ static int core_chrome_write(core_collector *self, FILE *out, const void *arg)
     return ttft_tpot_chrome_trace(&self->c, out);
 }
 
+static int core_requests_write(core_collector *self, FILE *out, const void *arg)
+{
+    (void)arg;
+    return ttft_tpot_requests_csv(&self->c, out);
+}
+
+static PyObject *core_requests_csv(core_collector *self, PyObject *unused)
+{
+    (void)unused;
+    return core_written(self, core_requests_write, NULL);
+}
+
 static PyObject *core_trace(core_collector *self, PyObject *unused)
 {
     (void)unused;
@@ -1171,6 +1183,8 @@ static PyMethodDef core_collector_methods[] = {
     {"_prometheus", (PyCFunction)core_prometheus, METH_VARARGS, NULL},
     {"_html", (PyCFunction)core_html, METH_VARARGS, NULL},
     {"_trace", (PyCFunction)core_trace, METH_NOARGS, NULL},
+    {"requests_csv", (PyCFunction)core_requests_csv, METH_NOARGS,
+     "requests_csv(): one CSV row per request (id, times, tokens, TTFT, TPOT, E2E, measured, SLOs met)"},
     {"_chrome_trace", (PyCFunction)core_chrome, METH_NOARGS, NULL},
     {"_read", (PyCFunction)core_read, METH_VARARGS, NULL},
     {"_samples", (PyCFunction)core_samples, METH_VARARGS, NULL},

@@ -165,6 +165,10 @@ class Collector(_core.Collector):
     def write_chrome_trace(self, path: PathLike) -> None:
         _write(path, self.chrome_trace())
 
+    def write_requests_csv(self, path: PathLike) -> None:
+        """One row per request (requests_csv()), for a spreadsheet or pandas."""
+        _write(path, self.requests_csv())
+
     def samples(self, phase: str, warmup: bool = False, stored_only: bool = False) -> Any:
         """The phase's durations in ns, in call order, steady ones only unless warmup: a numpy array
         (uint64) when numpy is installed, else array('Q'). A phase that sent samples to a histogram

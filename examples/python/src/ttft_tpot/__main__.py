@@ -23,6 +23,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--bounded", action="store_true", help="steady samples in histograms (memory bounded)")
     ap.add_argument("--html", metavar="FILE", help="also write the HTML report (-: instead of the report)")
     ap.add_argument("--chrome-trace", metavar="FILE", help="also write a Chrome / Perfetto trace")
+    ap.add_argument("--requests-csv", metavar="FILE", help="also write one row per request (-: instead of the report)")
     ap.add_argument("--compare", action="store_true", help="compare two traces: BASE NEW")
     ap.add_argument("--ranks", action="store_true", help="the traces are the tensor-parallel ranks of one model")
     ap.add_argument("--alpha", type=float, default=0.05, help="the significance level of --compare")
@@ -46,10 +47,12 @@ def _report(args: argparse.Namespace) -> int:
         tp.set_slo(*_core.slo_parse(args.slo))
     if args.chrome_trace:
         _emit(args.chrome_trace, tp.chrome_trace())
+    if args.requests_csv:
+        _emit(args.requests_csv, tp.requests_csv())
     if args.html:
         name = args.traces[0] + (" and %d more" % (len(args.traces) - 1) if len(args.traces) > 1 else "")
         _emit(args.html, tp.html(name))
-    if "-" in (args.html, args.chrome_trace):
+    if "-" in (args.html, args.chrome_trace, args.requests_csv):
         return 0
     labels = dict(kv.split("=", 1) for kv in args.label)
     sys.stdout.write(tp.report_json_text() if args.json else tp.prometheus(args.prometheus_prefix, labels or None)
