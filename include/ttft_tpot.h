@@ -1423,8 +1423,12 @@ TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, uint
 
 /* The text report and the JSON report (schema ttft_tpot/v1). Every figure is computed before the first
    byte is written: ENOMEM writes nothing. EINVAL (NULL: nothing written), EIO (the stream reports a
-   write error: what reached it is unspecified). An empty collector prints n/a (text) and nulls
-   (JSON); a figure that cannot be computed is n/a with the reason, never 0. */
+   write error: what reached it is unspecified). The text leads with what the run is for: a serving
+   run (measured requests) with the per-request figures, then the driver's own steps; a single-stream
+   run with TTFT, TPOT and throughput. A row whose source is absent (no prefill-, decode- or e2e-role
+   sample, a request metric without a value) is left out, and an empty collector says "Nothing to
+   report"; JSON keeps every key, null. A figure whose source exists but cannot be computed is n/a
+   with the reason, never 0. */
 TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out);
 TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out);
 
@@ -5194,14 +5198,10 @@ static int ttft_tpot__holds(const ttft_tpot_model *m, unsigned parts)
 
 /* -- Writers: the text report ------------------------------------------------------------------ */
 
-/* "p50 / p90 / p99 ms" of a set, for the serving lines. */
+/* "p50 / p90 / p99 ms" of a set (one value at least), for the serving lines. */
 static void ttft_tpot__serving_line(FILE *out, const char *what, const ttft_tpot_stats *st, const char *span)
 {
     char a[32], b[32], d[32], e[32];
-    if (!st->n) {
-        fprintf(out, "  %-4s p50/p90/p99: n/a\n", what);
-        return;
-    }
     fprintf(out, "  %-4s p50/p90/p99: %s / %s / %s  (mean %s, n=%llu%s%s)\n", what,
             ttft_tpot__dur(a, sizeof a, st->p50_ns), ttft_tpot__dur(b, sizeof b, st->p90_ns),
             ttft_tpot__dur(d, sizeof d, st->p99_ns), ttft_tpot__dur(e, sizeof e, st->mean_ns), (unsigned long long)st->n,
@@ -5253,7 +5253,7 @@ static void ttft_tpot__text_metrics(const ttft_tpot_requests *q, FILE *out)
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
         const ttft_tpot__metric_info *i = &ttft_tpot__metrics[m];
         int part = i->under != TTFT_TPOT_METRIC_NONE, last = m + 1 == TTFT_TPOT_METRIC_COUNT;
-        if (part && !q->metric[m].n)
+        if (!q->metric[m].n) /* a row without data is left out */
             continue;
         snprintf(what, sizeof what, part ? "  %-7s" : "%s", i->label);
         ttft_tpot__serving_line(out, what, &q->metric[m], *i->note ? i->note : NULL);
@@ -5378,24 +5378,33 @@ static void ttft_tpot__text_prefill(const ttft_tpot_summary *s, FILE *out)
     fputc('\n', out);
 }
 
-/* The two TTFT lines. */
+/* What the first TTFT's label may say: warmup only when it was slower than the steady p50 (or, with
+   no steady prefill, than the linked prefill kernel's fastest run). */
+static const char *ttft_tpot__first_label(const ttft_tpot_summary *s)
+{
+    double steady = s->ttft_steady.n ? s->ttft_steady.p50_ns : (double)s->prefill_kernel_min_ns;
+    if (!s->ttft_first_warmup)
+        return "(not flagged warmup: its one-time costs came before it)";
+    if (!s->ttft_steady.n && !s->has_prefill_kernel)
+        return "(flagged warmup; no steady prefill to compare)";
+    return (double)s->ttft_first_ns > steady ? "(incl. one-time warmup)"
+                                             : "(flagged warmup, yet no slower than the steady p50)";
+}
+
+/* The two TTFT lines; none without a prefill-role sample. */
 static void ttft_tpot__text_ttft(const ttft_tpot_summary *s, FILE *out)
 {
     const ttft_tpot_stats *t = &s->ttft_steady;
     char a[32], b[32], d[32], e[32], ci[80];
-    if (s->has_ttft_first)
-        fprintf(out, "TTFT (first request)  : %-11s %s\n", ttft_tpot__dur(a, sizeof a, (double)s->ttft_first_ns),
-                s->ttft_first_warmup ? "(incl. one-time warmup)"
-                                     : "(not flagged warmup: its one-time costs came before it)");
-    else
-        fprintf(out, "TTFT (first request)  : n/a         (no prefill-role sample)\n");
+    if (!s->has_ttft_first)
+        return;
+    fprintf(out, "TTFT (first request)  : %-11s %s\n", ttft_tpot__dur(a, sizeof a, (double)s->ttft_first_ns),
+            ttft_tpot__first_label(s));
     if (t->n)
         fprintf(out, "TTFT (steady, p50)    : %-11s (n=%llu, p90 %s, p99 %s, mean %s; p50 95%% CI %s%s)\n",
                 ttft_tpot__dur(a, sizeof a, t->p50_ns), (unsigned long long)t->n, ttft_tpot__dur(b, sizeof b, t->p90_ns),
                 ttft_tpot__dur(d, sizeof d, t->p99_ns), ttft_tpot__dur(e, sizeof e, t->mean_ns),
                 ttft_tpot__ci_text(ci, sizeof ci, t, 0), t->approx ? "; ~ within 0.8%: bounded histogram" : "");
-    else if (!s->has_ttft_first)
-        fprintf(out, "TTFT (steady, p50)    : n/a         (no prefill-role sample)\n");
     else if (s->has_prefill_kernel)
         fprintf(out, "TTFT (steady, p50)    : n/a         (no warmed-up prefill measured: time a warmup "
                      "request first; prefill kernel alone: %s)\n",
@@ -5405,7 +5414,8 @@ static void ttft_tpot__text_ttft(const ttft_tpot_summary *s, FILE *out)
                      "request first)\n");
 }
 
-/* TPOT, output throughput and e2e: each a figure, or n/a with the reason. */
+/* TPOT, output throughput and e2e: each a figure, or n/a with the reason; none of a role without a
+   sample (a report of requests alone opens with them). */
 static void ttft_tpot__text_decode(const ttft_tpot_summary *s, FILE *out)
 {
     const ttft_tpot_stats *t = &s->tpot;
@@ -5417,7 +5427,7 @@ static void ttft_tpot__text_decode(const ttft_tpot_summary *s, FILE *out)
                 unit == 1e6 ? "ms" : "us", (unsigned long long)t->n, (unsigned long long)s->tpot_excluded,
                 s->tpot_excluded == 1 ? "" : "s", t->n < 100 ? "; p99 of fewer than 100 samples" : "",
                 t->approx ? "; ~ within 0.8%: bounded histogram" : "");
-    else
+    else if (s->tpot_excluded) /* decode steps, all warmup */
         fprintf(out, "TPOT (steady, p50/p99): n/a         (no steady decode step; %llu warmup step%s excluded)\n",
                 (unsigned long long)s->tpot_excluded, s->tpot_excluded == 1 ? "" : "s");
     if (s->has_output_tok_s)
@@ -5426,7 +5436,7 @@ static void ttft_tpot__text_decode(const ttft_tpot_summary *s, FILE *out)
     else if (t->n)
         fprintf(out, "Output throughput     : n/a         (the %llu steady decode steps took 0 ns)\n",
                 (unsigned long long)t->n);
-    else
+    else if (s->tpot_excluded)
         fprintf(out, "Output throughput     : n/a         (no steady decode step)\n");
     if (s->has_e2e_tok_s)
         fprintf(out, "e2e                   : %s tok/s  (%llu tokens / %s; incl. prefill and warmup, "
@@ -5438,8 +5448,6 @@ static void ttft_tpot__text_decode(const ttft_tpot_summary *s, FILE *out)
                      "with TTFT_TPOT_SPAN_END_TOKENS)\n");
     else if (s->e2e.n)
         fprintf(out, "e2e                   : n/a         (the e2e samples took 0 ns)\n");
-    else
-        fprintf(out, "e2e                   : n/a         (no e2e-role sample)\n");
 }
 
 /* What the collector could not keep or refused. */
@@ -5682,9 +5690,20 @@ static void ttft_tpot__text_device(const ttft_tpot_model *m, FILE *out)
     ttft_tpot__text_device_losses(f, out);
 }
 
+/* The report leads with what the run is for: a serving run (measured requests) with its per-request
+   figures, a single-stream run with TTFT, TPOT and throughput; the samples' figures, then the phases. */
 static void ttft_tpot__text(const ttft_tpot_model *m, FILE *out)
 {
+    int serving = m->has_requests && m->requests.n > 0;
     ttft_tpot__text_head(m, out);
+    if (!m->has_requests && !m->head.has_ttft_first && !m->head.tpot.n && !m->head.tpot_excluded && !m->head.e2e.n)
+        fputs("Nothing to report: no prefill, decode or e2e sample, and no request\n", out);
+    if (serving) {
+        ttft_tpot__text_serving(m, out);
+        ttft_tpot__text_request_warmup(m, out);
+        if (m->head.has_ttft_first || m->head.tpot.n || m->head.tpot_excluded || m->head.e2e.n)
+            fputs("\nSteps (the samples of the driver's own spans)\n", out);
+    }
     ttft_tpot__text_ttft(&m->head, out);
     ttft_tpot__text_prefill(&m->head, out);
     ttft_tpot__text_decode(&m->head, out);
@@ -5692,9 +5711,10 @@ static void ttft_tpot__text(const ttft_tpot_model *m, FILE *out)
     ttft_tpot__text_runs(m, out);
     ttft_tpot__text_steady_states(m, out);
     ttft_tpot__text_warnings(m, out);
-    if (m->has_requests)
+    if (m->has_requests && !serving)
         ttft_tpot__text_serving(m, out);
-    ttft_tpot__text_request_warmup(m, out);
+    if (!serving)
+        ttft_tpot__text_request_warmup(m, out);
     ttft_tpot__text_rows(m, out);
 }
 

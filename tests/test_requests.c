@@ -1079,6 +1079,33 @@ static void requests_as_csv_rows(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A serving run leads with its requests; the driver's own samples follow under a heading of their
+   own. A report of requests alone has no sample rows at all (no n/a lines). */
+static void serving_report_leads_with_requests(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    char *text;
+    int pre;
+    (void)state;
+    cfg.max_requests = 2;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 0);
+    ttft_tpot_request_tokens_at(&c, "A", 20 * MS, 1);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "\nServing: 1 requests measured"));
+    assert_null(strstr(text, "n/a"));
+    assert_null(strstr(text, "Steps ("));
+    free(text);
+    pre = ttft_tpot_phase(&c, "prefill_fwd", TTFT_TPOT_ROLE_PREFILL);
+    ttft_tpot_record(&c, pre, 15 * MS, 1);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "Steps (the samples of the driver's own spans)\nTTFT (first request)  : 15.00 ms"));
+    assert_true(strstr(text, "Serving: 1 requests") < strstr(text, "TTFT (first request)"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1109,6 +1136,7 @@ int main(void)
         cmocka_unit_test(live_exposition_only_grows),
         cmocka_unit_test(live_exposition_of_a_finished_run),
         cmocka_unit_test(requests_as_csv_rows),
+        cmocka_unit_test(serving_report_leads_with_requests),
     };
     return run_cases(tests);
 }

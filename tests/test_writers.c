@@ -77,8 +77,9 @@ static void report_lines_say_what_is_true(void **state)
     text = capture(&c, ttft_tpot_report);
     assert_null(strstr(text, "0.00 tok/s"));
     assert_non_null(strstr(text, "e2e                   : n/a         (the e2e samples carry no tokens"));
-    /* no prefill at all: no advice to time a warmup request */
-    assert_non_null(strstr(text, "TTFT (steady, p50)    : n/a         (no prefill-role sample)"));
+    /* no prefill at all: no TTFT row (a row without data is left out), no advice to time a warmup request */
+    assert_null(strstr(text, "TTFT ("));
+    assert_null(strstr(text, "time a warmup request"));
     free(text);
     json_of(&c, &doc);
     assert_true(is_null_at(&doc, "e2e.tok_s"));
@@ -97,6 +98,17 @@ static void report_lines_say_what_is_true(void **state)
     /* after clear, the first prefill of the interval is steady: not labelled as the cold one */
     p = fixture(&c, NULL, "prefill", TTFT_TPOT_ROLE_PREFILL);
     ttft_tpot_record(&c, p, 90 * MS, 1);
+    text = capture(&c, ttft_tpot_report); /* warmup is a fact only against a steady figure */
+    assert_non_null(strstr(text, "TTFT (first request)  : 90.00 ms    (flagged warmup; no steady prefill to compare)"));
+    free(text);
+    ttft_tpot_record(&c, p, 100 * MS, 1);
+    ttft_tpot_record(&c, p, 110 * MS, 1); /* steady p50 105 ms: the first was no slower */
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "TTFT (first request)  : 90.00 ms    (flagged warmup, yet no slower than the steady "
+                                 "p50)"));
+    free(text);
+    ttft_tpot_record(&c, p, 30 * MS, 1);
+    ttft_tpot_record(&c, p, 30 * MS, 1); /* steady 100, 110, 30, 30: p50 65 ms, slower than it */
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "TTFT (first request)  : 90.00 ms    (incl. one-time warmup)"));
     free(text);
