@@ -39,6 +39,8 @@ static const char usage_text[] =
     "                         start times: a trace recorded with config.timeline); - : standard\n"
     "                         output, instead of the report\n"
     "  --prefill-kernel NAME  show kernel phase NAME as the lower bound of steady TTFT\n"
+    "  --slice SECONDS        results over time: per slice of the serving run, output tok/s, requests\n"
+    "                         in flight and the TTFT p50 of those submitted (peaks over 1 s without it)\n"
     "  --requests-csv FILE    also write one row per request (id, submit, schedule, first and last token,\n"
     "                         tokens, TTFT, TPOT, E2E, measured, each SLO met); - : standard output,\n"
     "                         instead of the report\n"
@@ -143,6 +145,7 @@ typedef struct options {
     ttft_tpot_slo slo;
     int compare, n_side[2]; /* --compare, and the traces of --base and --new */
     int ranks;              /* --ranks */
+    uint64_t slice_ns;      /* --slice (0: none asked) */
     char **side[2];
     double alpha;
 } options;
@@ -173,7 +176,7 @@ static int take_alpha(options *o, const char *v)
 }
 
 enum { OPT_JSON = 256, OPT_PROM, OPT_BOUNDED, OPT_COMPARE, OPT_BASE, OPT_NEW, OPT_ALPHA, OPT_SLO, OPT_CHROME,
-       OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION, OPT_HTML, OPT_RANKS, OPT_REQUESTS_CSV };
+       OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION, OPT_HTML, OPT_RANKS, OPT_REQUESTS_CSV, OPT_SLICE };
 
 static const struct option long_opts[] = {
     {"json", no_argument, NULL, OPT_JSON},           {"prometheus", no_argument, NULL, OPT_PROM},
@@ -186,6 +189,7 @@ static const struct option long_opts[] = {
     {"label", required_argument, NULL, OPT_LABEL},   {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},     {"html", required_argument, NULL, OPT_HTML},
     {"ranks", no_argument, NULL, OPT_RANKS},         {"requests-csv", required_argument, NULL, OPT_REQUESTS_CSV},
+    {"slice", required_argument, NULL, OPT_SLICE},
     {NULL, 0, NULL, 0},
 };
 
@@ -204,6 +208,13 @@ static int take_option(int opt, char *v, options *o)
     case OPT_BOUNDED: o->bounded = 1; break;
     case OPT_COMPARE: o->compare = 1; break;
     case OPT_RANKS: o->ranks = 1; break;
+    case OPT_SLICE: {
+        double s;
+        if (cli_decimal(v, &s) != 0 || !(s >= 0.001 && s <= 86400))
+            return usage_error("--slice takes seconds, a plain decimal from 0.001 to 86400, not ", v);
+        o->slice_ns = (uint64_t)(s * 1e9 + 0.5);
+        break;
+    }
     case OPT_REQUESTS_CSV:
         if (!*v)
             return usage_error("--requests-csv", " needs a file name");
@@ -359,6 +370,7 @@ static int make_collector(ttft_tpot *c, const options *o)
     cfg.max_request_events = 1024;
     cfg.clock = no_clock;
     cfg.clock_name = "not in the trace"; /* a trace's "# clock:" line replaces it */
+    cfg.slice_ns = o->slice_ns;
     return ttft_tpot_init(c, &cfg);
 }
 

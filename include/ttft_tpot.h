@@ -575,6 +575,9 @@ typedef struct ttft_tpot_requests {
     int has_window;                       /* a measured request exists and the window is > 0 */
     double window_ns, request_rps, output_tok_s;
     uint64_t tokens;                      /* of the measured requests */
+    uint64_t max_concurrent_requests;     /* the most measured requests in flight (submit to last token) at once */
+    int has_max_tok_s;                    /* a slice holds a token */
+    double max_output_tok_s;              /* the busiest slice's output tok/s (vLLM's peak, over 1 s slices) */
     int has_goodput;                      /* an SLO is set and n > 0 */
     uint64_t good_n;
     double good_fraction, good_rps;       /* good_rps needs has_window */
@@ -810,6 +813,7 @@ typedef struct ttft_tpot_config {
                                  request tables a trace needs (allocating); recording never does */
     size_t max_device;        /* device intervals kept (Device time; 0: none, 48 bytes each) */
     size_t max_pending;       /* device tickets open at once (0: 1024, or max_device when smaller) */
+    uint64_t slice_ns;        /* results over time: the requests' slices (0: 1 s, and the text shows none) */
 } ttft_tpot_config;
 
 /* The collector. Fields are visible so the record path can be inlined; read them through functions. */
@@ -835,6 +839,7 @@ struct ttft_tpot {
     char clock_name[32];
     int clock_from_trace;    /* clock_* describe the clock of the first trace read */
     ttft_tpot_slo slo;
+    uint64_t slice_ns; /* config.slice_ns */
     uint64_t key[2]; /* SipHash key of the name and id indexes, drawn at init (README: Hashing) */
     size_t run_at[TTFT_TPOT_MAX_RUNS]; /* the first stored sample of each run (ttft_tpot_run_begin) */
     size_t run_end[TTFT_TPOT_MAX_RUNS]; /* the stored sample after each run; SIZE_MAX: the last run is
@@ -1332,6 +1337,17 @@ typedef struct ttft_tpot_buckets {
     uint64_t sum_hi, sum_lo;                   /* their 128-bit sum in ns, rounded once */
 } ttft_tpot_buckets;
 
+/* One slice of a serving run's time (ttft_tpot_model.slices): over the measured requests. */
+typedef struct ttft_tpot_slice {
+    uint64_t start_ns;    /* from the first measured request's submit */
+    uint64_t tokens;      /* delivered in the slice */
+    double output_tok_s;  /* tokens / the slice's width */
+    uint64_t in_flight;   /* requests in flight (between submit and last token) during some of it */
+    uint64_t submitted;   /* requests submitted in it */
+    int has_ttft;         /* submitted > 0 */
+    double ttft_p50_ns;   /* the p50 of their TTFT */
+} ttft_tpot_slice;
+
 /* What a live exposition has published (ttft_tpot_publish). */
 typedef struct ttft_tpot_publisher {
     ttft_tpot_buckets base[TTFT_TPOT_METRIC_COUNT]; /* the requests of the collector's cleared intervals */
@@ -1369,6 +1385,10 @@ typedef struct ttft_tpot_model {
     ttft_tpot_requests requests;
     ttft_tpot_steady_state requests_steady_state; /* the requests' TTFT in submit order */
     ttft_tpot_buckets buckets[TTFT_TPOT_METRIC_COUNT]; /* each request metric, for the exposition */
+    ttft_tpot_slice *slices;    /* the measured requests over time: [n_slices] of slice_ns each, from the */
+    size_t n_slices;            /* first one's submit (a width that would pass 2^20 slices is doubled) */
+    uint64_t slice_ns;
+    int slices_asked;           /* config.slice_ns was set: the text shows them */
     ttft_tpot_slo slo;
     ttft_tpot_losses losses;
     ttft_tpot_device_figures device;
@@ -4017,6 +4037,7 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
     ttft_tpot__carve(c, &l, mem, cfg && cfg->timeline);
     c->alloc_user = cfg ? cfg->alloc_user : NULL;
     c->grow = cfg && cfg->grow;
+    c->slice_ns = cfg ? cfg->slice_ns : 0;
     c->hist.bounded = cfg && cfg->bounded;
     c->enabled = 1;
     c->prefill_kernel = -1;
@@ -4964,6 +4985,119 @@ static void ttft_tpot__losses_of(const ttft_tpot *c, ttft_tpot_losses *l)
 }
 
 /* The requests' figures, their TTFT series' steady state, and each metric's buckets. */
+/* The slices' tokens, requests in flight (a difference array: +1 at the first slice, -1 past the
+   last) and submissions; w: their width, x: scratch of a value a measured request. */
+static void ttft_tpot__slices_fill(const ttft_tpot *c, ttft_tpot_model *m, uint64_t t0, int64_t *diff)
+{
+    uint64_t w = m->slice_ns;
+    size_t i, k;
+    unsigned r;
+    for (r = 0; r < c->req.n; r++) {
+        const ttft_tpot_request *q = &c->req.list[r];
+        if (!ttft_tpot__measured(q))
+            continue;
+        diff[(q->submit_ns - t0) / w]++;
+        diff[(q->last_ns - t0) / w + 1]--;
+        m->slices[(q->submit_ns - t0) / w].submitted++;
+    }
+    for (i = 0; i < c->req.n_events; i++) {
+        const ttft_tpot__event *ev = &c->req.events[i];
+        if (ev->tokens && ttft_tpot__measured(&c->req.list[ev->request]))
+            m->slices[(ev->t_ns - t0) / w].tokens += ev->tokens;
+    }
+    for (k = 0; k < m->n_slices; k++) {
+        ttft_tpot_slice *s = &m->slices[k];
+        s->start_ns = k * w;
+        s->in_flight = (uint64_t)(diff[k] + (k ? (int64_t)m->slices[k - 1].in_flight : 0));
+        s->output_tok_s = (double)s->tokens / ((double)w * 1e-9);
+        if (!m->requests.has_max_tok_s || s->output_tok_s > m->requests.max_output_tok_s)
+            m->requests.max_output_tok_s = s->output_tok_s;
+        m->requests.has_max_tok_s = 1;
+    }
+}
+
+/* Each slice's TTFT p50: the measured requests' TTFTs grouped by their submit's slice (x: room for
+   one a request, tmp: as much again), each group sorted. */
+static void ttft_tpot__slices_ttft(const ttft_tpot *c, ttft_tpot_model *m, uint64_t t0, uint64_t *x, uint64_t *tmp)
+{
+    size_t k, at = 0, *start = (size_t *)(void *)tmp; /* tmp holds the offsets first, then sorts */
+    unsigned r;
+    for (k = 0; k < m->n_slices; k++)
+        at += m->slices[k].submitted, start[k] = at;
+    for (r = c->req.n; r-- > 0;) {
+        const ttft_tpot_request *q = &c->req.list[r];
+        if (ttft_tpot__measured(q))
+            x[--start[(q->submit_ns - t0) / m->slice_ns]] = q->first_ns - q->submit_ns;
+    }
+    for (k = 0, at = 0; k < m->n_slices; at += m->slices[k].submitted, k++) {
+        size_t n = (size_t)m->slices[k].submitted;
+        if (!n)
+            continue;
+        size_t lo = (n - 1) / 2, hi = n / 2; /* the p50 at h = (n - 1) / 2: one value, or two halved */
+        ttft_tpot_sort(x + at, n, tmp);
+        m->slices[k].has_ttft = 1;
+        m->slices[k].ttft_p50_ns = ((double)x[at + lo] + (double)x[at + hi]) / 2;
+    }
+}
+
+/* The most measured requests in flight at once: a sweep over submits (+1) and last tokens (-1), a
+   submit before a last token at the same ns (both are in flight then). ev: room for two a request. */
+static uint64_t ttft_tpot__max_concurrent(const ttft_tpot *c, uint64_t *ev, uint64_t *tmp)
+{
+    uint64_t now = 0, most = 0;
+    size_t n = 0, i;
+    unsigned r;
+    for (r = 0; r < c->req.n; r++)
+        if (ttft_tpot__measured(&c->req.list[r])) {
+            ev[n++] = c->req.list[r].submit_ns << 1;
+            ev[n++] = c->req.list[r].last_ns << 1 | 1;
+        }
+    ttft_tpot_sort(ev, n, tmp);
+    for (i = 0; i < n; i++) {
+        now = ev[i] & 1 ? now - 1 : now + 1;
+        most = now > most ? now : most;
+    }
+    return most;
+}
+
+/* Results over time (ttft_tpot_model.slices) and the peaks. OK, ENOMEM. */
+static int ttft_tpot__slices_of(const ttft_tpot *c, ttft_tpot_model *m)
+{
+    uint64_t t0 = UINT64_MAX, t1 = 0, *x;
+    int64_t *diff;
+    size_t n = 0, cells;
+    unsigned r;
+    for (r = 0; r < c->req.n; r++)
+        if (ttft_tpot__measured(&c->req.list[r])) {
+            n++;
+            t0 = c->req.list[r].submit_ns < t0 ? c->req.list[r].submit_ns : t0;
+            t1 = c->req.list[r].last_ns > t1 ? c->req.list[r].last_ns : t1;
+        }
+    m->slice_ns = c->slice_ns ? c->slice_ns : 1000000000u;
+    m->slices_asked = c->slice_ns != 0;
+    if (!n)
+        return TTFT_TPOT_OK;
+    while ((t1 - t0) / m->slice_ns >= (1u << 20)) /* a width that would pass 2^20 slices is doubled */
+        m->slice_ns *= 2;
+    m->n_slices = (size_t)((t1 - t0) / m->slice_ns) + 1;
+    cells = 4 * n > m->n_slices + 1 ? 4 * n : m->n_slices + 1;
+    m->slices = (ttft_tpot_slice *)TTFT_TPOT_MALLOC(m->n_slices * sizeof *m->slices, c->alloc_user);
+    x = (uint64_t *)TTFT_TPOT_MALLOC(2 * cells * sizeof *x, c->alloc_user);
+    if (!m->slices || !x) {
+        if (x)
+            TTFT_TPOT_FREE(x, c->alloc_user);
+        return TTFT_TPOT_ENOMEM; /* the model is freed: its slices with it */
+    }
+    memset(m->slices, 0, m->n_slices * sizeof *m->slices);
+    diff = (int64_t *)(void *)x;
+    memset(diff, 0, (m->n_slices + 1) * sizeof *diff);
+    ttft_tpot__slices_fill(c, m, t0, diff);
+    ttft_tpot__slices_ttft(c, m, t0, x, x + cells);
+    m->requests.max_concurrent_requests = ttft_tpot__max_concurrent(c, x, x + cells);
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
 static int ttft_tpot__request_figures(const ttft_tpot *c, ttft_tpot_model *m)
 {
     int k, rc = TTFT_TPOT_OK;
@@ -4972,6 +5106,8 @@ static int ttft_tpot__request_figures(const ttft_tpot *c, ttft_tpot_model *m)
     if ((m->has_requests = c->req.n || c->req.dropped) != 0 &&
         (rc = ttft_tpot__requests_of(c, &m->requests, m->buckets)) == TTFT_TPOT_OK)
         rc = ttft_tpot__requests_steady_state(c, &m->requests_steady_state);
+    if (rc == TTFT_TPOT_OK && m->has_requests)
+        rc = ttft_tpot__slices_of(c, m);
     m->losses.requests_truncated = m->requests.truncated;
     return rc;
 }
@@ -5029,6 +5165,8 @@ TTFT_TPOT_DEF void ttft_tpot_model_free(ttft_tpot_model *m)
         TTFT_TPOT_FREE(m->phase, m->alloc_user);
     if (m->device.step_ns)
         TTFT_TPOT_FREE(m->device.step_ns, m->alloc_user);
+    if (m->slices)
+        TTFT_TPOT_FREE(m->slices, m->alloc_user);
     memset(m, 0, sizeof *m);
 }
 
@@ -5264,6 +5402,21 @@ static void ttft_tpot__text_metrics(const ttft_tpot_requests *q, FILE *out)
 }
 
 /* The serving section of the text report. */
+/* The slices, a line each (asked for with config.slice_ns). */
+static void ttft_tpot__text_slices(const ttft_tpot_model *m, FILE *out)
+{
+    char a[32], b[32], d[32];
+    size_t k;
+    fprintf(out, "  Over time (%s slices from the first submit):\n       start       tok/s  in flight  submitted  "
+                 "TTFT p50\n", ttft_tpot__dur(a, sizeof a, (double)m->slice_ns));
+    for (k = 0; k < m->n_slices; k++) {
+        const ttft_tpot_slice *s = &m->slices[k];
+        fprintf(out, "  %10s %11s %10llu %10llu  %s\n", ttft_tpot__dur(a, sizeof a, (double)s->start_ns),
+                ttft_tpot__fix(b, sizeof b, 1, s->output_tok_s), (unsigned long long)s->in_flight,
+                (unsigned long long)s->submitted, s->has_ttft ? ttft_tpot__dur(d, sizeof d, s->ttft_p50_ns) : "-");
+    }
+}
+
 static void ttft_tpot__text_serving(const ttft_tpot_model *m, FILE *out)
 {
     const ttft_tpot_requests *q = &m->requests;
@@ -5285,8 +5438,14 @@ static void ttft_tpot__text_serving(const ttft_tpot_model *m, FILE *out)
         fprintf(out, "  Throughput: %s req/s, %s output tok/s  (%llu tokens of measured requests / window)\n",
                 ttft_tpot__fix(a, sizeof a, 2, q->request_rps), ttft_tpot__fix(b, sizeof b, 1, q->output_tok_s),
                 (unsigned long long)q->tokens);
+    if (q->has_max_tok_s)
+        fprintf(out, "  Peak: %s output tok/s (the busiest %s slice), %llu concurrent requests\n",
+                ttft_tpot__fix(a, sizeof a, 1, q->max_output_tok_s), ttft_tpot__dur(b, sizeof b, (double)m->slice_ns),
+                (unsigned long long)q->max_concurrent_requests);
     if (q->has_goodput)
         ttft_tpot__text_goodput(m, out);
+    if (m->slices_asked)
+        ttft_tpot__text_slices(m, out);
 }
 
 /* The requests' TTFT series when its measured warmup (MSER-5) runs past the warmup requests. */
@@ -5883,6 +6042,34 @@ static void ttft_tpot__json_steady_state(FILE *out, const ttft_tpot_steady_state
     fputc('}', out);
 }
 
+/* The peaks under vLLM's names, and the slices: ,"max_output_tokens_per_s":..,"max_concurrent_requests":..,
+   "slice_ms":..,"slices":[{"start_ms","tokens","output_tok_s","in_flight","submitted","ttft_p50_ms"},..]. */
+static void ttft_tpot__json_slices(const ttft_tpot_model *md, FILE *out)
+{
+    const ttft_tpot_requests *q = &md->requests;
+    size_t k;
+    fputs(",\"max_output_tokens_per_s\":", out);
+    ttft_tpot__json_num(out, q->has_max_tok_s, q->max_output_tok_s);
+    fprintf(out, ",\"max_concurrent_requests\":%llu,\"slice_ms\":", (unsigned long long)q->max_concurrent_requests);
+    ttft_tpot__json_ms_u64(out, md->slice_ns);
+    fputs(",\"slices\":[", out);
+    for (k = 0; k < md->n_slices; k++) {
+        const ttft_tpot_slice *s = &md->slices[k];
+        fputs(k ? ",{\"start_ms\":" : "{\"start_ms\":", out);
+        ttft_tpot__json_ms_u64(out, s->start_ns);
+        fprintf(out, ",\"tokens\":%llu,\"output_tok_s\":", (unsigned long long)s->tokens);
+        ttft_tpot__json_num(out, 1, s->output_tok_s);
+        fprintf(out, ",\"in_flight\":%llu,\"submitted\":%llu,\"ttft_p50_ms\":", (unsigned long long)s->in_flight,
+                (unsigned long long)s->submitted);
+        if (s->has_ttft)
+            ttft_tpot__json_ms(out, s->ttft_p50_ns);
+        else
+            fputs("null", out);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
 /* "requests": the serving metrics, or null when no request was seen. */
 static void ttft_tpot__json_requests(const ttft_tpot_model *md, FILE *out)
 {
@@ -5907,6 +6094,7 @@ static void ttft_tpot__json_requests(const ttft_tpot_model *md, FILE *out)
     ttft_tpot__json_num(out, q->has_window, q->request_rps);
     fputs(",\"output_throughput_tok_s\":", out);
     ttft_tpot__json_num(out, q->has_window, q->output_tok_s);
+    ttft_tpot__json_slices(md, out);
     fputs(",\"goodput\":", out);
     if (q->has_goodput) {
         fprintf(out, "{\"n\":%llu,\"fraction\":", (unsigned long long)q->good_n);

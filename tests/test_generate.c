@@ -221,33 +221,33 @@ static void prometheus_published_live(void **state)
     char *err, *live, *tool;
     FILE *f;
     (void)state;
-    remove("live.prom");
-    remove("live.prom.tmp");
-    f = fopen("victim_live.txt", "w");
+    remove("gen_live.prom");
+    remove("gen_live.prom.tmp");
+    f = fopen("gen_victim_live.txt", "w");
     assert_non_null(f);
     fputs("keep\n", f);
     fclose(f);
-    assert_int_equal(symlink("victim_live.txt", "live.prom.tmp"), 0);
-    assert_int_equal(run(TINY "--requests 12 --arrival-rate 400 --batch 3 --prometheus live.prom --prometheus-every "
-                              "0.01 --label replica=1 --trace live.csv", &err), 0);
+    assert_int_equal(symlink("gen_victim_live.txt", "gen_live.prom.tmp"), 0);
+    assert_int_equal(run(TINY "--requests 12 --arrival-rate 400 --batch 3 --prometheus gen_live.prom --prometheus-every "
+                              "0.01 --label replica=1 --trace gen_live.csv", &err), 0);
     free(err);
-    live = slurp("victim_live.txt");
+    live = slurp("gen_victim_live.txt");
     assert_string_equal(live, "keep\n");
     free(live);
-    live = slurp("live.prom");
+    live = slurp("gen_live.prom");
     assert_non_null(strstr(live, "vllm:request_success_total{replica=\"1\"} 12\n"));
 #ifdef REPORT_BIN
-    assert_int_equal(shell("\"" REPORT_BIN "\" --prometheus --label replica=1 live.csv > live_tool.prom"), 0);
-    tool = slurp("live_tool.prom");
+    assert_int_equal(shell("\"" REPORT_BIN "\" --prometheus --label replica=1 gen_live.csv > gen_live_tool.prom"), 0);
+    tool = slurp("gen_live_tool.prom");
     assert_string_equal(live, tool);
     free(tool);
 #endif
     free(live);
-    assert_int_equal(run(TINY "--prometheus live.prom --prometheus-every 1", &err), 2);
+    assert_int_equal(run(TINY "--prometheus gen_live.prom --prometheus-every 1", &err), 2);
     assert_string_equal(err, "generate: --prometheus-every publishes the --requests of a serving run to a "
                              "--prometheus FILE (not -) (try --help)\n");
     free(err);
-    assert_int_equal(run(TINY "--requests 2 --prometheus live.prom --prometheus-every 0", &err), 2);
+    assert_int_equal(run(TINY "--requests 2 --prometheus gen_live.prom --prometheus-every 0", &err), 2);
     free(err);
 }
 

@@ -279,6 +279,16 @@ static void prometheus_names_from_the_tool(void **state)
     assert_int_equal(tool("--requests-csv - --chrome-trace - prom.csv", &out, &err), 2);
     free(out);
     free(err);
+    /* --slice: A in flight from 0 to 120 ms, its tokens at 100 and 120 ms; 50 ms slices */
+    assert_int_equal(tool("--slice 0.05 prom.csv", &out, &err), 0);
+    assert_non_null(strstr(out, "  Peak: 40.0 output tok/s (the busiest 50.00 ms slice), 1 concurrent requests\n"
+                                "  Over time (50.00 ms slices from the first submit):\n"));
+    assert_non_null(strstr(out, "   100.00 ms        40.0          1          0  -\n"));
+    free(out);
+    free(err);
+    assert_int_equal(tool("--slice 0 prom.csv", &out, &err), 2);
+    free(out);
+    free(err);
     write_text("noreq.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nprefill,prefill,0,5,1,1\n");
     assert_int_equal(tool("--prometheus noreq.csv", &out, &err), 3); /* written, and said to be empty */
     assert_non_null(strstr(out, "vllm:time_to_first_token_seconds_count 0\n"));

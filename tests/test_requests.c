@@ -1106,6 +1106,53 @@ static void serving_report_leads_with_requests(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Results over time. A: submit 0, tokens at 0.5 s (1) and 1.2 s (2); B: submit 0.9 s, tokens at 1.5 s
+   (3) and 2.1 s (1); C: submit 2.5 s, a token at 2.6 s. 1 s slices: tokens 1, 5, 2 (peak 5 tok/s); in
+   flight A [0, 1.2], B [0.9, 2.1], C [2.5, 2.6]: 2, 2, 2, at once 2 at most (0.9 to 1.2 s);
+   submitted 2, 0, 1, TTFT p50 (0.5 + 0.6) / 2 = 0.55 s, -, 0.1 s. 500 ms slices: tokens 0, 1, 2, 3,
+   1, 1 (peak 6 tok/s), in flight 1, 2, 2, 1, 1, 1. */
+static void slices_over_time(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    char *text;
+    int k;
+    (void)state;
+    cfg.max_requests = 4;
+    for (k = 0; k < 2; k++) {
+        cfg.slice_ns = k ? 500 * MS : 0;
+        assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+        ttft_tpot_request_submit_at(&c, "A", 0);
+        ttft_tpot_request_tokens_at(&c, "A", 500 * MS, 1);
+        ttft_tpot_request_tokens_at(&c, "A", 1200 * MS, 2);
+        ttft_tpot_request_submit_at(&c, "B", 900 * MS);
+        ttft_tpot_request_tokens_at(&c, "B", 1500 * MS, 3);
+        ttft_tpot_request_tokens_at(&c, "B", 2100 * MS, 1);
+        ttft_tpot_request_submit_at(&c, "C", 2500 * MS);
+        ttft_tpot_request_tokens_at(&c, "C", 2600 * MS, 1);
+        text = capture(&c, k ? ttft_tpot_report : ttft_tpot_report_json);
+        if (!k) {
+            assert_non_null(strstr(text, "\"max_output_tokens_per_s\":5,\"max_concurrent_requests\":2,\"slice_ms\":1000.0,"
+                                         "\"slices\":[{\"start_ms\":0.0,\"tokens\":1,\"output_tok_s\":1,\"in_flight\":2,"
+                                         "\"submitted\":2,\"ttft_p50_ms\":550.0},{\"start_ms\":1000.0,\"tokens\":5,"
+                                         "\"output_tok_s\":5,\"in_flight\":2,\"submitted\":0,\"ttft_p50_ms\":null},"
+                                         "{\"start_ms\":2000.0,\"tokens\":2,\"output_tok_s\":2,\"in_flight\":2,"
+                                         "\"submitted\":1,\"ttft_p50_ms\":100.0}]"));
+        } else {
+            assert_non_null(strstr(text, "  Peak: 6.0 output tok/s (the busiest 500.00 ms slice), 2 concurrent requests\n"
+                                         "  Over time (500.00 ms slices from the first submit):\n"));
+            assert_non_null(strstr(text, "        0 ns         0.0          1          1  500.00 ms\n"
+                                         "   500.00 ms         2.0          2          1  600.00 ms\n"
+                                         "      1.00 s         4.0          2          0  -\n"
+                                         "      1.50 s         6.0          1          0  -\n"
+                                         "      2.00 s         2.0          1          0  -\n"
+                                         "      2.50 s         2.0          1          1  100.00 ms\n"));
+        }
+        free(text);
+        ttft_tpot_free(&c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1137,6 +1184,7 @@ int main(void)
         cmocka_unit_test(live_exposition_of_a_finished_run),
         cmocka_unit_test(requests_as_csv_rows),
         cmocka_unit_test(serving_report_leads_with_requests),
+        cmocka_unit_test(slices_over_time),
     };
     return run_cases(tests);
 }

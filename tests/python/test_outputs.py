@@ -115,7 +115,7 @@ def test_compare_is_the_tools(tool, tmp_path):
 def test_python_m_is_the_tool(tool, tmp_path):
     path = live(tmp_path)[1]
     for args in ([path], ["--json", path], ["--prometheus", path], ["--slo", "ttft=30,e2e=40", path],
-                 ["--requests-csv", "-", "--slo", "ttft=30", path],
+                 ["--requests-csv", "-", "--slo", "ttft=30", path], ["--slice", "0.005", path],
                  ["--prefill-kernel", "matmul", path], ["--bounded", path], ["--compare", VECTORS[0], path],
                  ["--compare", "--json", VECTORS[0], path],
                  ["--prometheus", "--label", "a=b", "--label", 'c=d"\\', path]):
