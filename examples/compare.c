@@ -1,6 +1,8 @@
 /* compare.c - ttft_tpot_report --compare (compare.h). The tool may use libm; the library does not. */
 #include "compare.h"
 
+#include "svg.h" /* html_text: the verdict in the HTML comparison */
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -417,9 +419,54 @@ static void only_line(FILE *out, const compare_row *rows, size_t n, int only)
         fputc('\n', out);
 }
 
+int compare_better(const compare_row *r)
+{
+    return strcmp(r->unit, "tok/s") == 0 ? r->delta_pct > 0 : r->delta_pct < 0;
+}
+
+/* The significant rows whose change is better (or worse), "a (+1.00%), b (-2.00%)"; how many. */
+static size_t verdict_list(FILE *out, const compare_row *rows, size_t n, int better, int html)
+{
+    size_t i, k = 0;
+    for (i = 0; i < n; i++) {
+        const compare_row *r = &rows[i];
+        if (r->only || !r->significant || compare_better(r) != better)
+            continue;
+        fputs(k++ ? ", " : better ? "better on " : "worse on ", out);
+        if (html)
+            html_text(out, r->metric);
+        else
+            fputs(r->metric, out);
+        fprintf(out, " (%+.2f%%)", r->delta_pct);
+    }
+    return k;
+}
+
+void compare_verdict(FILE *out, const compare_row *rows, size_t n, double alpha, int html)
+{
+    size_t i, both = 0, moved = 0, worse = 0;
+    for (i = 0; i < n; i++) {
+        both += !rows[i].only;
+        moved += !rows[i].only && rows[i].significant;
+        worse += !rows[i].only && rows[i].significant && !compare_better(&rows[i]);
+    }
+    if (!moved) {
+        fprintf(out, "Verdict: no significant difference on any of the %zu metrics both sides have (alpha %g)%s", both,
+                alpha, html ? "" : "\n");
+        return;
+    }
+    fputs(worse ? "Verdict: a regression: new is " : "Verdict: an improvement: new is ", out);
+    if (verdict_list(out, rows, n, 0, html) && moved > worse)
+        fputs("; ", out);
+    verdict_list(out, rows, n, 1, html);
+    fprintf(out, "; no significant change on %zu other%s (alpha %g)%s", both - moved, both - moved == 1 ? "" : "s",
+            alpha, html ? "" : "\n");
+}
+
 void compare_text(FILE *out, const compare_row *rows, size_t n, double alpha)
 {
     size_t i;
+    compare_verdict(out, rows, n, alpha, 0);
     fprintf(out, "%-34s %-28s %-28s %-9s %-8s %s\n", "metric", "base median [95% CI]", "new median [95% CI]",
             "delta", "p", "p99 delta [95% CI]");
     for (i = 0; i < n; i++) {
@@ -507,7 +554,8 @@ void compare_json(FILE *out, const compare_row *rows, size_t n, double alpha)
         json_num(out, r->has_delta, r->delta_pct);
         fputs(",\"p_value\":", out);
         json_num(out, r->has_p, r->p_value);
-        fprintf(out, ",\"significant\":%s,\"too_few\":%s,\"p99_delta_pct_ci95\":", r->significant ? "true" : "false",
+        fprintf(out, ",\"significant\":%s,\"better\":%s,\"too_few\":%s,\"p99_delta_pct_ci95\":",
+                r->significant ? "true" : "false", !r->significant ? "null" : compare_better(r) ? "true" : "false",
                 r->too_few ? "true" : "false");
         json_pair(out, r->has_p99_ci, r->p99_ci);
         fputc('}', out);

@@ -43,8 +43,18 @@ void compare_free(compare_row *rows, size_t n);
 /* The table (text) or the JSON document (schema ttft_tpot/compare-v1): a row a metric both sides
    have, then the metrics only one side has ("only in base: ...", JSON "only_in_base" and
    "only_in_new"). A row is significant when its two-sided p is below alpha and samples of its sizes
-   can reach that (not too_few). */
+   can reach that (not too_few). The text opens with the verdict (compare_verdict); a JSON row's
+   "better" is true or false for a significant change (compare_better), null otherwise. */
 void compare_text(FILE *out, const compare_row *rows, size_t n, double alpha);
+
+/* Whether a significant row's change is for the better: latency (ms) falling, throughput (tok/s)
+   rising. */
+int compare_better(const compare_row *r);
+
+/* The verdict, one line, what the table then details: "Verdict: a regression: new is worse on tpot
+   (+5.00%, significant); better on ...; no significant change on K others (alpha A)", or "Verdict: no
+   significant difference ..." (html: the metric names escaped for HTML, no newline). */
+void compare_verdict(FILE *out, const compare_row *rows, size_t n, double alpha, int html);
 void compare_json(FILE *out, const compare_row *rows, size_t n, double alpha);
 
 /* The headline of the HTML comparison of m[0] (base) and m[1] (new), for html_report (compare_html.c):

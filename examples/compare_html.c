@@ -35,7 +35,9 @@ int compare_html(FILE *out, const ttft_tpot_model *const *m)
     size_t n = 0, i;
     if (compare_rows(m[0], m[1], 0.05, &rows, &n) != TTFT_TPOT_OK)
         return -1;
-    fputs("<table>\n<tr><th>Metric</th><th>Base median [95% CI]</th><th>New median [95% CI]</th><th>Change</th>"
+    fputs("<p class=\"verdict\">", out);
+    compare_verdict(out, rows, n, 0.05, 1);
+    fputs("</p>\n<table>\n<tr><th>Metric</th><th>Base median [95% CI]</th><th>New median [95% CI]</th><th>Change</th>"
           "<th>p (Mann-Whitney)</th></tr>\n", out);
     for (i = 0; i < n; i++) {
         const compare_row *r = &rows[i];
@@ -47,12 +49,15 @@ int compare_html(FILE *out, const ttft_tpot_model *const *m)
         fprintf(out, " (%s)</th>", r->unit);
         for (k = 0; k < 2; k++)
             median_cell(out, r, k);
-        if (r->has_delta)
-            fprintf(out, "<td>%+.1f%%</td>", r->delta_pct);
+        if (r->has_delta && r->significant) /* coloured by the metric's direction: latency up is worse */
+            fprintf(out, "<td class=\"%s\">%+.1f%% %s</td>", compare_better(r) ? "better" : "worse", r->delta_pct,
+                    compare_better(r) ? "better" : "worse");
+        else if (r->has_delta) /* as the text: not significant is ~, the change in the title */
+            fprintf(out, "<td title=\"%+.1f%%\">~</td>", r->delta_pct);
         else
             fputs("<td>n/a</td>", out);
         if (r->has_p)
-            fprintf(out, "<td>%.3g%s</td></tr>\n", r->p_value, r->significant ? "" : " ~");
+            fprintf(out, "<td>%.3g</td></tr>\n", r->p_value);
         else
             fputs("<td>too few samples</td></tr>\n", out);
     }

@@ -444,6 +444,7 @@ static const char style[] =
     "table{border-collapse:collapse;margin:.5em 0}th,td{padding:3px 10px;border-bottom:1px solid #ddd;"
     "text-align:left;vertical-align:top}td{font-variant-numeric:tabular-nums}"
     ".note{color:#555;font-size:.9em;font-weight:normal}"
+    ".worse{color:#a00;font-weight:bold}.better{color:#070;font-weight:bold}.verdict{font-weight:bold}"
     "figure{margin:.8em 0}figcaption{font-weight:bold;margin-bottom:.2em}svg{width:100%;height:auto}"
     "svg text{font:11px sans-serif;fill:#222}.tick{font-size:11px}.axis{font-size:12px}.legend{font-size:12px}"
     ".grid{stroke:#e3e3e3;stroke-width:1}.frame{fill:none;stroke:#888}pre{font-size:12px;overflow-x:auto}"

@@ -131,6 +131,7 @@ static void compare_through_the_tool(void **state)
        2.5067, p = erfc(z / sqrt 2) = 0.012186 */
     assert_near(num_at(&rows->items[i], "p_value"), 0.012186, 1e-6);
     assert_true(jc_get(&rows->items[i], "significant")->num == 1);
+    assert_true(jc_get(&rows->items[i], "better")->type == JC_BOOL && jc_get(&rows->items[i], "better")->num == 0);
     assert_true(jc_get(&rows->items[i], "per_run")->num == 1);
     assert_true(is_null_at(&rows->items[i], "base.ci95")); /* 5 runs: a p50 interval needs 6 */
     jc_free(&doc);
@@ -146,7 +147,20 @@ static void compare_through_the_tool(void **state)
     }
     jc_free(&doc);
     free(out);
+    /* the verdict first: TPOT 5% up and output throughput 4.76% down (1 / 1.05) are both worse */
+    assert_int_equal(tool("--compare cmp_base.csv cmp_new.csv", &out), 0);
+    {
+        static const char verdict[] = "Verdict: a regression: new is worse on tpot (+5.00%), output_throughput (-4.76%); "
+                                      "no significant change on 1 other (alpha 0.05)\nmetric ";
+        assert_true(strncmp(out, verdict, strlen(verdict)) == 0); /* the first line */
+    }
+    free(out);
+    assert_int_equal(tool("--compare cmp_new.csv cmp_base.csv", &out), 0);
+    assert_non_null(strstr(out, "Verdict: an improvement: new is better on tpot (-4.76%), output_throughput (+5.00%)"));
+    free(out);
     assert_int_equal(tool("--compare --base cmp_base.csv --new cmp_base.csv", &out), 0);
+    assert_non_null(strstr(out, "Verdict: no significant difference on any of the 3 metrics both sides have (alpha "
+                                "0.05)\n"));
     assert_non_null(strstr(out, "tpot (ms, runs)"));
     assert_non_null(strstr(out, "~ "));
     assert_null(strstr(out, "+0.00%"));

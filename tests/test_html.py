@@ -226,8 +226,10 @@ def main():
         if name == "serving":
             assert "Request TTFT" in text and "Inter-token latency: CDF" in text
             assert "Request TTST" in text and "Time to second token: CDF" in text
-        if name == "compare":
+        if name == "compare":  # a side against itself: the verdict says no difference, every change is ~
             assert "Base median" in text
+            assert '<p class="verdict">Verdict: no significant difference on any of the' in text, text[:2000]
+            assert 'class="worse"' not in text and "~</td>" in text
         rendered = render(out, os.path.join(work, name + ".png"), work)
     check_html(os.path.join(work, "generate.html"), 4, ["TTFT, first request", "Prefill rate", "Runs: TPOT p50"])
     hostile(report, generate, work)
