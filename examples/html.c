@@ -173,11 +173,30 @@ static void headline_requests(FILE *out, const ttft_tpot_model *m)
         snprintf(v, sizeof v, "%.2f req/s, %.1f tok/s", q->request_rps, q->output_tok_s);
         row(out, "Serving throughput", v, "measured requests over their window");
     }
+    if (q->has_max_tok_s) {
+        snprintf(v, sizeof v, "%.1f tok/s, %llu requests", q->max_output_tok_s,
+                 (unsigned long long)q->max_concurrent_requests);
+        snprintf(n, sizeof n, "output tok/s of the busiest %s slice; the most requests in flight at once",
+                 dur(what, sizeof what, (double)m->slice_ns));
+        row(out, "Peak", v, n);
+    }
     if (q->has_goodput) {
         snprintf(v, sizeof v, "%llu of %llu (%.1f%%)", (unsigned long long)q->good_n, (unsigned long long)q->n,
                  100 * q->good_fraction);
         row(out, "Goodput", v, "requests within every SLO");
     }
+}
+
+/* The first TTFT's note: warmup only when it was slower than the steady p50 (or the linked prefill
+   kernel), as the text report says it. */
+static const char *first_note(const ttft_tpot_summary *s)
+{
+    double steady = s->ttft_steady.n ? s->ttft_steady.p50_ns : (double)s->prefill_kernel_min_ns;
+    if (!s->ttft_first_warmup)
+        return "not flagged warmup";
+    if (!s->ttft_steady.n && !s->has_prefill_kernel)
+        return "flagged warmup; no steady prefill to compare";
+    return (double)s->ttft_first_ns > steady ? "incl. one-time warmup" : "flagged warmup, yet no slower than steady";
 }
 
 /* Runs (ttft_tpot_run_begin): the mean, sd and CV of each run's TPOT p50 and output rate, the
@@ -208,22 +227,27 @@ static void headline_one(FILE *out, const ttft_tpot_model *m)
     const ttft_tpot_summary *s = &m->head;
     char v[256], n[128];
     fputs("<table>\n<tr><th>Metric</th><th>Value</th><th>Note</th></tr>\n", out);
-    if (s->has_ttft_first)
-        row(out, "TTFT, first request", dur(v, sizeof v, (double)s->ttft_first_ns),
-            s->ttft_first_warmup ? "incl. one-time warmup" : "not flagged warmup");
-    snprintf(n, sizeof n, "p50 [95%% CI] / p90 / p99 of n=%llu steady prefills", (unsigned long long)s->ttft_steady.n);
-    row(out, "TTFT, steady", s->ttft_steady.n ? pcts(v, sizeof v, &s->ttft_steady) : "n/a", n);
+    headline_requests(out, m); /* a serving run leads with its requests; rows without a source are left out */
+    if (s->has_ttft_first) {
+        row(out, "TTFT, first request", dur(v, sizeof v, (double)s->ttft_first_ns), first_note(s));
+        snprintf(n, sizeof n, "p50 [95%% CI] / p90 / p99 of n=%llu steady prefills",
+                 (unsigned long long)s->ttft_steady.n);
+        row(out, "TTFT, steady", s->ttft_steady.n ? pcts(v, sizeof v, &s->ttft_steady) : "n/a", n);
+    }
     snprintf(v, sizeof v, "%.1f tok/s", s->prefill_tok_s);
-    row(out, "Prefill rate", s->has_prefill_tok_s ? v : "n/a", "prompt tokens / steady prefill time");
+    if (s->ttft_steady.n)
+        row(out, "Prefill rate", s->has_prefill_tok_s ? v : "n/a", "prompt tokens / steady prefill time");
     snprintf(n, sizeof n, "p50 [95%% CI] / p90 / p99 of n=%llu steady steps, %llu warmup excluded",
              (unsigned long long)s->tpot.n, (unsigned long long)s->tpot_excluded);
-    row(out, "TPOT", s->tpot.n ? pcts(v, sizeof v, &s->tpot) : "n/a", n);
-    snprintf(v, sizeof v, "%.1f tok/s", s->output_tok_s);
-    row(out, "Output throughput", s->has_output_tok_s ? v : "n/a", "decode-only, steady");
+    if (s->tpot.n || s->tpot_excluded) {
+        row(out, "TPOT", s->tpot.n ? pcts(v, sizeof v, &s->tpot) : "n/a", n);
+        snprintf(v, sizeof v, "%.1f tok/s", s->output_tok_s);
+        row(out, "Output throughput", s->has_output_tok_s ? v : "n/a", "decode-only, steady");
+    }
     snprintf(v, sizeof v, "%.2f tok/s", s->e2e_tok_s);
-    row(out, "e2e", s->has_e2e_tok_s ? v : "n/a", "incl. prefill and warmup: not a serving throughput");
+    if (s->e2e.n)
+        row(out, "e2e", s->has_e2e_tok_s ? v : "n/a", "incl. prefill and warmup: not a serving throughput");
     headline_runs(out, m);
-    headline_requests(out, m);
     snprintf(v, sizeof v, "%llu dropped, %llu rejected, %llu phases in histograms",
              (unsigned long long)m->losses.dropped, (unsigned long long)m->losses.rejected,
              (unsigned long long)m->losses.outgrown);

@@ -223,7 +223,9 @@ def main():
         out = os.path.join(work, name + ".html")
         run(report, "--html", out, *args)
         text = check_html(out, 5 if name == "serving" else 4, ["Headline", "Decode step time"])
-        if name == "serving":
+        if name == "serving":  # it leads with the requests, then the steps; the peaks are there
+            assert text.index("<th>Request TTFT</th>") < text.index("<th>TTFT, first request</th>")
+            assert "<tr><th>Peak</th><td>" in text and "the most requests in flight at once" in text
             assert "Request TTFT" in text and "Inter-token latency: CDF" in text
             assert "Request TTST" in text and "Time to second token: CDF" in text
         if name == "compare":  # a side against itself: the verdict says no difference, every change is ~
