@@ -73,7 +73,8 @@ static void usage(FILE *out)
     fprintf(out, "  --help                  this text\n"
                  "  --version               the version\n"
                  "Options come in any order; --opt=VALUE and --opt VALUE are the same; -- ends the options.\n"
-                 "Exit status: 0 done, 1 runtime failure, 2 bad usage.\n");
+                 "Exit status: 0 done (--prometheus without a measured request: written empty, with a warning),\n"
+                 "1 runtime failure, 2 bad usage.\n");
 }
 
 static int bad_usage(const char *fmt, const char *a, const char *b)

@@ -117,5 +117,8 @@ int outputs_write(const options *o, const ttft_tpot_model *m, FILE *data)
         status = write_file(o->trace, trace_of, m, data);
     if (status == 0 && o->prometheus && !(o->prometheus_every > 0)) /* else serving published it live */
         status = write_prometheus(o->prometheus, m, o->prom_prefix, o->prom_labels, data);
+    if (status == 0 && o->prometheus && m->requests.n == 0) /* valid, and empty: a dashboard would read zeros */
+        fputs("generate: warning: --prometheus: no measured request (serve some with --requests): every histogram is "
+              "empty\n", stderr);
     return status;
 }

@@ -243,6 +243,10 @@ static void prometheus_published_live(void **state)
     free(tool);
 #endif
     free(live);
+    assert_int_equal(run(TINY "--prometheus gen_empty.prom", &err), 0); /* no request: written, and said so */
+    assert_string_equal(err, "generate: warning: --prometheus: no measured request (serve some with --requests): every "
+                             "histogram is empty\n");
+    free(err);
     assert_int_equal(run(TINY "--prometheus gen_live.prom --prometheus-every 1", &err), 2);
     assert_string_equal(err, "generate: --prometheus-every publishes the --requests of a serving run to a "
                              "--prometheus FILE (not -) (try --help)\n");
