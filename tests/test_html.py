@@ -122,6 +122,37 @@ def render(html_path, png_path, work):
     return True
 
 
+def charts_drawn(html_path, work):
+    """Each chart of the page alone, rendered at its own size (720 x 320, as svg.c draws it): its plot
+    area (inside the margins) holds drawn pixels in the palette's colours, not only axes and grid.
+    Returns how many charts were checked (0 without Chromium)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        return 0
+    figures = re.findall(r"<figure>.*?</figure>", open(html_path, encoding="utf-8").read(), re.S)
+    os.makedirs(work, exist_ok=True)
+    for k, fig in enumerate(figures):
+        svg = re.search(r"<svg.*?</svg>", fig, re.S).group(0)
+        one, png = os.path.join(work, "chart_%d.html" % k), os.path.join(work, "chart_%d.png" % k)
+        with open(one, "w", encoding="utf-8") as f:
+            f.write("<!doctype html><html><body style=\"margin:0;background:#fff\"><div style=\"width:720px\">%s"
+                    "</div></body></html>" % svg)
+        subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        "--user-data-dir=" + os.path.join(work, "chromium-profile"), "--window-size=720,320",
+                        "--screenshot=" + png, "file://" + os.path.abspath(one)],
+                       check=True, capture_output=True, timeout=120)
+        w, h, bpp, rows = png_pixels(png)
+        drawn = 0
+        for y in range(34 + 3, 320 - 50 - 3):  # the plot area: MT and MB of svg.c, a little inside
+            line = rows[y]
+            for x in range(72 + 3, 720 - 16 - 3):  # ML and MR
+                r, g, b = line[x * bpp], line[x * bpp + 1], line[x * bpp + 2]
+                drawn += max(r, g, b) - min(r, g, b) > 60  # a palette colour: not white, grey or black
+        caption = re.search(r"<figcaption>(.*?)</figcaption>", fig, re.S)
+        assert drawn >= 8, (html_path, caption.group(1) if caption else k, "an empty plot area", drawn)  # a dot
+    return len(figures)
+
+
 def svg_texts(text):
     """The text of every <text> element of the page's charts, tick labels and legends included."""
     return re.findall(r"<text[^>]*>([^<]*)</text>", text)
@@ -219,6 +250,7 @@ def main():
     run(generate, *TINY, "--max-new-tokens", "8", "--batch", "2", "--requests", "12", "--arrival-rate", "0",
         "--trace", serve)
     pages = {"profile": [prof], "serving": [serve], "compare": ["--compare", prof, prof]}
+    charts = 0
     for name, args in pages.items():
         out = os.path.join(work, name + ".html")
         run(report, "--html", out, *args)
@@ -233,11 +265,24 @@ def main():
             assert '<p class="verdict">Verdict: no significant difference on any of the' in text, text[:2000]
             assert 'class="worse"' not in text and "~</td>" in text
         rendered = render(out, os.path.join(work, name + ".png"), work)
+        charts += charts_drawn(out, os.path.join(work, name))
+        if name == "profile" and charts:  # the check can fail: the same page with its series greyed out
+            grey = re.sub(r"#(0072B2|D55E00|009E73|E69F00|CC79A7|56B4E9)", "#808080",
+                          open(out, encoding="utf-8").read())
+            with open(os.path.join(work, "grey.html"), "w", encoding="utf-8") as f:
+                f.write(grey)
+            try:
+                charts_drawn(os.path.join(work, "grey.html"), os.path.join(work, "grey"))
+            except AssertionError:
+                pass
+            else:
+                raise AssertionError("a page whose series are grey passed the drawn-pixels check")
     check_html(os.path.join(work, "generate.html"), 4, ["TTFT, first request", "Prefill rate", "Runs: TPOT p50"])
     hostile(report, generate, work)
     figures(report, work)
     print("html: 3 reports and the driver's parse, reference nothing outside themselves%s"
-          % (", and render to PNGs that are not blank" if rendered else ""))
+          % (", and render to PNGs that are not blank; each of their %d charts alone has a drawn plot area"
+             % charts if rendered else ""))
 
 
 if __name__ == "__main__":
