@@ -373,14 +373,15 @@ static int share_chart(FILE *out, const ttft_tpot_model *const *m, int n)
         if (m[0]->phase[p].role != TTFT_TPOT_ROLE_KERNEL || m[0]->phase[p].decode_share <= 0)
             continue;
         labels[j] = m[0]->phase[p].name;
-        for (k = 0; k < n; k++) {
+        for (k = 0; k < n; k++) { /* exclusive: nested kernel spans counted once, so the bars add up */
             int q = k ? ttft_tpot_find_phase(m[k]->collector, labels[j]) : (int)p;
-            shown[k][j] = q >= 0 ? m[k]->phase[q].decode_share : 0;
+            shown[k][j] = q >= 0 ? m[k]->phase[q].decode_share_self : 0;
         }
         j++;
     }
     if (rc == 0 && j)
-        svg_bars(out, "Each kernel's share of steady decode time (the rest: outside kernel spans)", labels, j,
+        svg_bars(out, "Each kernel's share of steady decode time, exclusive (self) time (the rest: outside kernel "
+                      "spans)", labels, j,
                  (const double *const *)shown, side_names, n);
     else if (rc == 0)
         fputs("<p class=\"note\">No kernel span inside a steady decode step.</p>\n", out);

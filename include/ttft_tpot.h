@@ -1300,7 +1300,11 @@ typedef struct ttft_tpot_phase_figures {
     ttft_tpot_steady_state steady_state; /* decode-role phases */
     double decode_share; /* kernel role: its time inside steady decode steps over their time; a kernel
                             span ends before the step that dispatched it, so the kernels since the last
-                            prefill, decode or e2e sample belong to the next one (stored samples) */
+                            prefill, decode or e2e sample belong to the next one (stored samples);
+                            inclusive: a span that holds other kernel spans counts their time too */
+    double decode_share_self; /* the same of its exclusive (self) time: less the kernel spans it holds
+                                 (found by start times: a timeline; without one, the inclusive share) */
+    int nests;                /* its spans hold other kernel spans (a timeline shows it) */
     ttft_tpot_stats device; /* its resolved device intervals of steady samples (n 0: none) */
     ttft_tpot_stats queue;  /* their queue delays, device begin - host issue (absolute form) */
 } ttft_tpot_phase_figures;
@@ -4926,35 +4930,75 @@ static int ttft_tpot__device_of(const ttft_tpot *c, ttft_tpot_model *m)
 /* Each kernel phase's share of steady decode time (ttft_tpot_phase_figures.decode_share), in one pass:
    a kernel's time waits in pend until the next prefill, decode or e2e sample, which takes it when it
    is a steady decode step; since lists the kernels waiting, so that a step visits only those. */
+/* A kernel sample's exclusive time: its duration less its direct children's, the kernel spans that
+   ended before it and began inside it. The step's kernels in end order form a stack of [start, dur]
+   (st, 2 a sample): those that began at or after this one's start are its children. *holds: it had one. */
+static uint64_t ttft_tpot__self_ns(const ttft_tpot *c, size_t i, uint64_t *st, size_t *top, int *holds)
+{
+    uint64_t start = c->store.starts ? c->store.starts[i] : 0, dur = c->store.samples[i].dur_ns, child = 0;
+    while (start && *top > 0 && st[2 * (*top - 1)] >= start) { /* start 0: unknown, holds nothing */
+        child += st[2 * (*top - 1) + 1];
+        --*top;
+    }
+    *holds = child > 0;
+    st[2 * *top] = start, st[2 * *top + 1] = dur;
+    ++*top;
+    return child < dur ? dur - child : 0;
+}
+
+/* The kernels pending since the last step, added to the step's shares when it is steady. */
+static void ttft_tpot__shares_flush(ttft_tpot_model *m, unsigned *since, unsigned *n, double *pend, unsigned char *listed,
+                                    int steady)
+{
+    size_t np = m->phases ? m->phases : 1;
+    for (; *n > 0; --*n) {
+        unsigned k = since[*n - 1];
+        m->phase[k].decode_share += steady ? pend[k] : 0;
+        m->phase[k].decode_share_self += steady ? pend[np + k] : 0;
+        pend[k] = pend[np + k] = 0;
+        listed[k] = 0;
+    }
+}
+
 static int ttft_tpot__shares_of(const ttft_tpot *c, ttft_tpot_model *m)
 {
-    size_t np = c->phase.n ? c->phase.n : 1, i;
-    double *pend = (double *)TTFT_TPOT_MALLOC(np * (sizeof *pend + sizeof(unsigned) + 1), c->alloc_user), total = 0;
+    size_t np = c->phase.n ? c->phase.n : 1, i, top = 0;
+    size_t bytes = np * (2 * sizeof(double) + sizeof(unsigned) + 1);
+    double *pend = (double *)TTFT_TPOT_MALLOC(bytes, c->alloc_user), total = 0; /* inclusive, then self */
+    uint64_t *st = (uint64_t *)TTFT_TPOT_MALLOC((2 * c->store.n + 2) * sizeof *st, c->alloc_user);
     unsigned *since, n = 0, p;
     unsigned char *listed;
-    if (!pend)
+    int holds;
+    if (!pend || !st) {
+        if (pend)
+            TTFT_TPOT_FREE(pend, c->alloc_user);
+        if (st)
+            TTFT_TPOT_FREE(st, c->alloc_user);
         return TTFT_TPOT_ENOMEM;
-    memset(pend, 0, np * (sizeof *pend + sizeof(unsigned) + 1));
-    since = (unsigned *)(void *)(pend + np);
+    }
+    memset(pend, 0, bytes);
+    since = (unsigned *)(void *)(pend + 2 * np);
     listed = (unsigned char *)(since + np);
     for (i = 0; i < c->store.n; i++) {
         const ttft_tpot_sample *s = &c->store.samples[i];
-        int role = c->phase.slots[s->phase].role, steady = role == TTFT_TPOT_ROLE_DECODE && !s->warmup;
+        int role = c->phase.slots[s->phase].role;
         if (role == TTFT_TPOT_ROLE_KERNEL) {
             if (!listed[s->phase])
                 since[n++] = s->phase, listed[s->phase] = 1;
             pend[s->phase] += (double)s->dur_ns;
+            pend[np + s->phase] += (double)ttft_tpot__self_ns(c, i, st, &top, &holds);
+            m->phase[s->phase].nests |= holds;
             continue;
         }
-        for (; n > 0; n--) {
-            m->phase[since[n - 1]].decode_share += steady ? pend[since[n - 1]] : 0;
-            pend[since[n - 1]] = 0;
-            listed[since[n - 1]] = 0;
-        }
-        total += steady ? (double)s->dur_ns : 0;
+        ttft_tpot__shares_flush(m, since, &n, pend, listed, role == TTFT_TPOT_ROLE_DECODE && !s->warmup);
+        total += role == TTFT_TPOT_ROLE_DECODE && !s->warmup ? (double)s->dur_ns : 0;
+        top = 0;
     }
-    for (p = 0; p < c->phase.n; p++)
+    for (p = 0; p < c->phase.n; p++) {
         m->phase[p].decode_share = total > 0 ? m->phase[p].decode_share / total : 0;
+        m->phase[p].decode_share_self = total > 0 ? m->phase[p].decode_share_self / total : 0;
+    }
+    TTFT_TPOT_FREE(st, c->alloc_user);
     TTFT_TPOT_FREE(pend, c->alloc_user);
     return TTFT_TPOT_OK;
 }
@@ -5849,6 +5893,20 @@ static void ttft_tpot__text_device(const ttft_tpot_model *m, FILE *out)
     ttft_tpot__text_device_losses(f, out);
 }
 
+/* Kernel spans that hold other kernel spans: their rows are inclusive; their shares of steady decode
+   time, exclusive against inclusive (the JSON's decode_share_exclusive and decode_share). */
+static void ttft_tpot__text_nesting(const ttft_tpot_model *m, FILE *out)
+{
+    unsigned p;
+    char a[32], b[32];
+    for (p = 0; p < m->phases; p++)
+        if (m->phase[p].nests)
+            fprintf(out, "NOTE: %s spans hold other kernel spans: its rows are inclusive time; of steady decode "
+                         "time it takes %s%% exclusive (self), %s%% inclusive\n",
+                    m->phase[p].name, ttft_tpot__fix(a, sizeof a, 1, 100 * m->phase[p].decode_share_self),
+                    ttft_tpot__fix(b, sizeof b, 1, 100 * m->phase[p].decode_share));
+}
+
 /* The report leads with what the run is for: a serving run (measured requests) with its per-request
    figures, a single-stream run with TTFT, TPOT and throughput; the samples' figures, then the phases. */
 static void ttft_tpot__text(const ttft_tpot_model *m, FILE *out)
@@ -5875,6 +5933,7 @@ static void ttft_tpot__text(const ttft_tpot_model *m, FILE *out)
     if (!serving)
         ttft_tpot__text_request_warmup(m, out);
     ttft_tpot__text_rows(m, out);
+    ttft_tpot__text_nesting(m, out);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_model_report(const ttft_tpot_model *m, FILE *out)
@@ -6235,6 +6294,13 @@ static void ttft_tpot__json_phases(const ttft_tpot_model *m, FILE *out)
         ttft_tpot__json_stats(out, "steady", &f->steady);
         if (f->role == TTFT_TPOT_ROLE_DECODE)
             ttft_tpot__json_steady_state(out, &f->steady_state);
+        if (f->role == TTFT_TPOT_ROLE_KERNEL && !(m->skipped & TTFT_TPOT_SKIP_SHARES)) {
+            fputs(",\"decode_share\":", out); /* inclusive */
+            ttft_tpot__json_num(out, 1, f->decode_share);
+            fputs(",\"decode_share_exclusive\":", out);
+            ttft_tpot__json_num(out, 1, f->decode_share_self);
+            fprintf(out, ",\"nests\":%s", f->nests ? "true" : "false");
+        }
         ttft_tpot__json_stats(out, "device", &f->device);
         ttft_tpot__json_stats(out, "queue_delay", &f->queue);
         fputc('}', out);
