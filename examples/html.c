@@ -187,16 +187,14 @@ static void headline_requests(FILE *out, const ttft_tpot_model *m)
     }
 }
 
-/* The first TTFT's note: warmup only when it was slower than the steady p50 (or the linked prefill
-   kernel), as the text report says it. */
+/* The first TTFT's note: warmup only when it was slower (ttft_first_slower), as the text says it. */
 static const char *first_note(const ttft_tpot_summary *s)
 {
-    double steady = s->ttft_steady.n ? s->ttft_steady.p50_ns : (double)s->prefill_kernel_min_ns;
     if (!s->ttft_first_warmup)
         return "not flagged warmup";
-    if (!s->ttft_steady.n && !s->has_prefill_kernel)
-        return "flagged warmup; no steady prefill to compare";
-    return (double)s->ttft_first_ns > steady ? "incl. one-time warmup" : "flagged warmup, yet no slower than steady";
+    return s->ttft_first_slower < 0 ? "flagged warmup; no steady prefill to compare"
+           : s->ttft_first_slower   ? "incl. one-time warmup"
+                                    : "flagged warmup, yet no slower than steady";
 }
 
 /* Runs (ttft_tpot_run_begin): the mean, sd and CV of each run's TPOT p50 and output rate, the

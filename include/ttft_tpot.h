@@ -1242,6 +1242,9 @@ typedef struct ttft_tpot_summary {
     int has_ttft_first;
     uint64_t ttft_first_ns;
     int ttft_first_warmup; /* the first prefill-role sample is flagged warmup (not after a clear) */
+    int ttft_first_slower; /* 1: it was slower than the steady p50 (without one, than the linked prefill
+                              kernel's fastest run), so its warmup shows; 0: no slower; -1: nothing to
+                              compare */
     ttft_tpot_stats ttft_steady; /* prefill-role, not warmup */
     ttft_tpot_stats tpot;        /* decode-role, not warmup */
     uint64_t tpot_excluded;      /* decode-role samples flagged warmup */
@@ -3274,13 +3277,24 @@ TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot
 }
 
 /* Whether a measured request meets every SLO set (inclusive); a request without TPOT passes that one. */
+/* Whether a request with a token meets SLO k (0 TTFT, 1 TPOT, 2 E2E; inclusive): 1 or 0, -1 when that SLO
+   is not set or the request has no such figure (TPOT of one token). */
+static int ttft_tpot__slo_met(const ttft_tpot *c, const ttft_tpot_request *q, int k)
+{
+    const double slo[3] = {c->slo.ttft_ms * 1e6, c->slo.tpot_ms * 1e6, c->slo.e2e_ms * 1e6};
+    uint64_t d = q->tokens > 1 ? q->tokens - 1 : 1, gap = q->last_ns - q->first_ns, whole = gap / d;
+    double v = k == 0 ? (double)(q->first_ns - q->submit_ns)
+               : k == 2 ? (double)(q->last_ns - q->submit_ns)
+                        : (double)whole + (double)(gap % d) / (double)d;
+    if (slo[k] <= 0 || (k == 1 && q->tokens < 2))
+        return -1;
+    return v <= slo[k];
+}
+
+/* Whether a measured request meets every SLO set; a request without TPOT passes that one. */
 static int ttft_tpot__good(const ttft_tpot *c, const ttft_tpot_request *q)
 {
-    double ttft = c->slo.ttft_ms * 1e6, tpot = c->slo.tpot_ms * 1e6, e2e = c->slo.e2e_ms * 1e6;
-    uint64_t d = q->tokens > 1 ? q->tokens - 1 : 1, gap = q->last_ns - q->first_ns, whole = gap / d;
-    return (ttft <= 0 || (double)(q->first_ns - q->submit_ns) <= ttft) &&
-           (e2e <= 0 || (double)(q->last_ns - q->submit_ns) <= e2e) &&
-           (tpot <= 0 || q->tokens < 2 || (double)whole + (double)(gap % d) / (double)d <= tpot);
+    return ttft_tpot__slo_met(c, q, 0) != 0 && ttft_tpot__slo_met(c, q, 1) != 0 && ttft_tpot__slo_met(c, q, 2) != 0;
 }
 
 /* A request metric's buckets (its BUCKETS column), without a value yet. */
@@ -4787,9 +4801,14 @@ static int ttft_tpot__sample_figures(const ttft_tpot *c, ttft_tpot_model *m)
     if (rc == TTFT_TPOT_OK && (rc = ttft_tpot__batches_of(c, count, &bt)) != TTFT_TPOT_OK)
         ttft_tpot__work_free(c, &w);
     if (rc == TTFT_TPOT_OK) {
+        const ttft_tpot_summary *s = &m->head;
+        double steady;
         ttft_tpot__phases_of(c, &w, count, &bt, ph, m);
         TTFT_TPOT_FREE(bt.run, c->alloc_user);
         ttft_tpot__work_free(c, &w);
+        steady = s->ttft_steady.n ? s->ttft_steady.p50_ns : (double)s->prefill_kernel_min_ns;
+        m->head.ttft_first_slower = !s->has_ttft_first || (!s->ttft_steady.n && !s->has_prefill_kernel) ? -1
+                                    : (double)s->ttft_first_ns > steady;
     }
     if (ph)
         TTFT_TPOT_FREE(ph, c->alloc_user);
@@ -5581,17 +5600,14 @@ static void ttft_tpot__text_prefill(const ttft_tpot_summary *s, FILE *out)
     fputc('\n', out);
 }
 
-/* What the first TTFT's label may say: warmup only when it was slower than the steady p50 (or, with
-   no steady prefill, than the linked prefill kernel's fastest run). */
+/* What the first TTFT's label may say: warmup only when it was slower (ttft_first_slower). */
 static const char *ttft_tpot__first_label(const ttft_tpot_summary *s)
 {
-    double steady = s->ttft_steady.n ? s->ttft_steady.p50_ns : (double)s->prefill_kernel_min_ns;
     if (!s->ttft_first_warmup)
         return "(not flagged warmup: its one-time costs came before it)";
-    if (!s->ttft_steady.n && !s->has_prefill_kernel)
-        return "(flagged warmup; no steady prefill to compare)";
-    return (double)s->ttft_first_ns > steady ? "(incl. one-time warmup)"
-                                             : "(flagged warmup, yet no slower than the steady p50)";
+    return s->ttft_first_slower < 0 ? "(flagged warmup; no steady prefill to compare)"
+           : s->ttft_first_slower   ? "(incl. one-time warmup)"
+                                    : "(flagged warmup, yet no slower than the steady p50)";
 }
 
 /* The two TTFT lines; none without a prefill-role sample. */
@@ -6896,19 +6912,14 @@ static const char *ttft_tpot__thousandths(char *buf, size_t len, uint64_t x, uin
 /* One request's row of ttft_tpot_requests_csv. */
 static void ttft_tpot__request_row(const ttft_tpot *c, const ttft_tpot_request *q, FILE *out)
 {
-    char tpot[48] = "", slo[3][4] = {"", "", ""};
-    int has = q->token_events > 0, two = q->tokens > 1;
-    uint64_t ttft = q->first_ns - q->submit_ns, e2e = q->last_ns - q->submit_ns, gap = q->last_ns - q->first_ns;
-    uint64_t d = two ? q->tokens - 1 : 1, whole = gap / d; /* TPOT as goodput compares it */
-    double per = (double)whole + (double)(gap % d) / (double)d;
-    if (two)
-        ttft_tpot__thousandths(tpot, sizeof tpot, gap, d);
-    if (has && c->slo.ttft_ms > 0)
-        snprintf(slo[0], sizeof slo[0], "%d", (double)ttft <= c->slo.ttft_ms * 1e6);
-    if (two && c->slo.tpot_ms > 0)
-        snprintf(slo[1], sizeof slo[1], "%d", per <= c->slo.tpot_ms * 1e6);
-    if (has && c->slo.e2e_ms > 0)
-        snprintf(slo[2], sizeof slo[2], "%d", (double)e2e <= c->slo.e2e_ms * 1e6);
+    char tpot[48] = "", slo[3][2] = {"", "", ""};
+    int has = q->token_events > 0, k, met;
+    uint64_t ttft = q->first_ns - q->submit_ns, e2e = q->last_ns - q->submit_ns;
+    if (q->tokens > 1)
+        ttft_tpot__thousandths(tpot, sizeof tpot, q->last_ns - q->first_ns, q->tokens - 1);
+    for (k = 0; has && k < 3; k++) /* as goodput counts them */
+        if ((met = ttft_tpot__slo_met(c, q, k)) >= 0)
+            slo[k][0] = met ? '1' : '0';
     ttft_tpot__csv_name(out, q->id);
     fprintf(out, ",%llu,", (unsigned long long)q->submit_ns);
     if (q->scheduled)

@@ -227,3 +227,23 @@ def test_live_publication(tool, tmp_path):
     assert tp.counts()["rejected"] == 0
     with pytest.raises(OSError):
         tp.publish(tmp_path / "no" / "dir.prom")
+
+
+def test_the_issues_spellings(tool, tmp_path):
+    """The API as the issue names it, keywords spelled as given."""
+    tp = ttft_tpot.Collector(capacity=1024, max_requests=4)
+    with tp.span("prefill", "prefill", tokens=1, prompt_tokens=None, shape=None) as s:
+        s.prompt_tokens = 16
+    tp.record("decode_step", "decode", ns=2 * MS, tokens=1)
+    tp.record("decode_step", "decode", ns=3 * MS, tokens=1)
+    tp.submit(id="r")
+    tp.schedule(id="r")
+    tp.tokens(id="r", n=2)
+    tp.run()
+    tp.write_html(tmp_path / "r.html")
+    tp.write_trace(tmp_path / "r.csv")
+    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
+    assert ttft_tpot.Collector.read_trace(tmp_path / "r.csv").report() == tp.report() == tool.run(
+        str(tmp_path / "r.csv"))
+    assert tp.report_json()["tpot"]["p50_ms"] == 3 and list(tp.samples("decode_step")) == [3 * MS]
+    assert str(ttft_tpot.compare(tp, tp)).startswith("Verdict: no significant difference")
