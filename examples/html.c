@@ -142,6 +142,33 @@ static void row(FILE *out, const char *what, const char *value, const char *note
     fputs("</td></tr>\n", out);
 }
 
+/* A chosen percentile's name: pm (thousandths of a percent) 99900 is "p99.9", 50000 "p50". */
+static const char *pick_name(char *buf, size_t len, unsigned pm)
+{
+    unsigned frac = pm % 1000, digits = 3;
+    while (frac && frac % 10 == 0)
+        frac /= 10, digits--;
+    if (frac)
+        snprintf(buf, len, "p%u.%0*u", pm / 1000 % 100, (int)digits, frac);
+    else
+        snprintf(buf, len, "p%u", pm / 1000 % 100);
+    return buf;
+}
+
+/* The chosen percentiles (config.percentiles) of a statistics object, "2.74 ms / 4.02 ms", and their
+   names, "p50 / p99.9". */
+static void picks(char *buf, size_t len, char *names, size_t names_len, const ttft_tpot_stats *st)
+{
+    char a[32], b[16];
+    unsigned k;
+    buf[0] = names[0] = '\0';
+    for (k = 0; k < st->pick_n; k++) {
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", k ? " / " : "", dur(a, sizeof a, (double)st->pick_ns[k]));
+        snprintf(names + strlen(names), names_len - strlen(names), "%s%s", k ? " / " : "",
+                 pick_name(b, sizeof b, st->pick_pm[k]));
+    }
+}
+
 /* "p50 [lo, hi] / p90 / p99" of a statistics object. */
 static const char *pcts(char *buf, size_t len, const ttft_tpot_stats *st)
 {
@@ -157,7 +184,7 @@ static const char *pcts(char *buf, size_t len, const ttft_tpot_stats *st)
 static void headline_requests(FILE *out, const ttft_tpot_model *m)
 {
     const ttft_tpot_requests *q = &m->requests;
-    char v[256], n[160], what[64];
+    char v[256], n[256], what[64], names[10 * TTFT_TPOT_MAX_PERCENTILES];
     int k;
     if (q->n == 0)
         return;
@@ -166,6 +193,12 @@ static void headline_requests(FILE *out, const ttft_tpot_model *m)
         if (!st->n)
             continue;
         snprintf(what, sizeof what, "Request %s", metric_names[k].label);
+        if (st->pick_n) { /* the chosen percentiles, as the text shows them */
+            picks(v, sizeof v, names, sizeof names, st);
+            snprintf(n, sizeof n, "%s: %s, n=%llu", metric_names[k].words, names, (unsigned long long)st->n);
+            row(out, what, v, n);
+            continue;
+        }
         snprintf(n, sizeof n, "%s: p50 [95%% CI] / p90 / p99, n=%llu", metric_names[k].words, (unsigned long long)st->n);
         row(out, what, pcts(v, sizeof v, st), n);
     }

@@ -41,6 +41,8 @@ static const char usage_text[] =
     "  --prefill-kernel NAME  show kernel phase NAME as the lower bound of steady TTFT\n"
     "  --slice SECONDS        results over time: per slice of the serving run, output tok/s, requests\n"
     "                         in flight and the TTFT p50 of those submitted (peaks over 1 s without it)\n"
+    "  --percentiles LIST     the percentiles of the serving figures, e.g. 50,90,99,99.9 (ascending, up to\n"
+    "                         8, to 0.001; default 50,90,99); --json adds each one beyond p50/p90/p95/p99\n"
     "  --requests-csv FILE    also write one row per request (id, submit, schedule, first and last token,\n"
     "                         tokens, TTFT, TPOT, E2E, measured, each SLO met); - : standard output,\n"
     "                         instead of the report\n"
@@ -146,6 +148,7 @@ typedef struct options {
     int compare, n_side[2]; /* --compare, and the traces of --base and --new */
     int ranks;              /* --ranks */
     uint64_t slice_ns;      /* --slice (0: none asked) */
+    double percentiles[TTFT_TPOT_MAX_PERCENTILES]; /* --percentiles (all 0: the default) */
     char **side[2];
     double alpha;
 } options;
@@ -176,7 +179,8 @@ static int take_alpha(options *o, const char *v)
 }
 
 enum { OPT_JSON = 256, OPT_PROM, OPT_BOUNDED, OPT_COMPARE, OPT_BASE, OPT_NEW, OPT_ALPHA, OPT_SLO, OPT_CHROME,
-       OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION, OPT_HTML, OPT_RANKS, OPT_REQUESTS_CSV, OPT_SLICE };
+       OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION, OPT_HTML, OPT_RANKS, OPT_REQUESTS_CSV, OPT_SLICE,
+       OPT_PERCENTILES };
 
 static const struct option long_opts[] = {
     {"json", no_argument, NULL, OPT_JSON},           {"prometheus", no_argument, NULL, OPT_PROM},
@@ -189,7 +193,7 @@ static const struct option long_opts[] = {
     {"label", required_argument, NULL, OPT_LABEL},   {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},     {"html", required_argument, NULL, OPT_HTML},
     {"ranks", no_argument, NULL, OPT_RANKS},         {"requests-csv", required_argument, NULL, OPT_REQUESTS_CSV},
-    {"slice", required_argument, NULL, OPT_SLICE},
+    {"slice", required_argument, NULL, OPT_SLICE},   {"percentiles", required_argument, NULL, OPT_PERCENTILES},
     {NULL, 0, NULL, 0},
 };
 
@@ -215,6 +219,11 @@ static int take_option(int opt, char *v, options *o)
         o->slice_ns = (uint64_t)(s * 1e9 + 0.5);
         break;
     }
+    case OPT_PERCENTILES:
+        if (ttft_tpot_percentiles_parse(v, o->percentiles) != TTFT_TPOT_OK)
+            return usage_error("--percentiles takes ascending percentiles between 0 and 100 (at most 8, to 0.001), "
+                               "e.g. 50,90,99,99.9, not ", v);
+        break;
     case OPT_REQUESTS_CSV:
         if (!*v)
             return usage_error("--requests-csv", " needs a file name");
@@ -371,6 +380,7 @@ static int make_collector(ttft_tpot *c, const options *o)
     cfg.clock = no_clock;
     cfg.clock_name = "not in the trace"; /* a trace's "# clock:" line replaces it */
     cfg.slice_ns = o->slice_ns;
+    memcpy(cfg.percentiles, o->percentiles, sizeof cfg.percentiles);
     return ttft_tpot_init(c, &cfg);
 }
 

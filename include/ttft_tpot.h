@@ -331,6 +331,9 @@ typedef struct ttft_tpot__hist_pool {
     int bounded; /* new phases are bounded */
 } ttft_tpot__hist_pool;
 
+/* The most percentiles config.percentiles may choose. */
+#define TTFT_TPOT_MAX_PERCENTILES 8
+
 /* Statistics of a set of samples; durations in ns. With n == 0 every figure is 0 and means "none". */
 typedef struct ttft_tpot_stats {
     uint64_t n, warmup_n;
@@ -344,6 +347,9 @@ typedef struct ttft_tpot_stats {
     uint64_t warmup_max_ns; /* a phase's slowest warmup sample (0: none); other sets leave it 0 */
     uint64_t ci_ns[3][2]; /* 95% intervals of p50, p90, p99: [lo, hi] in ns (ttft_tpot_ci95_ranks) */
     int has_ci[3];        /* 0: too few values for that interval (ttft_tpot_ci95_min_n says how many) */
+    unsigned pick_n;      /* the percentiles config.percentiles chose (0: none chosen, p50/p90/p99 shown) */
+    uint32_t pick_pm[TTFT_TPOT_MAX_PERCENTILES]; /* each in thousandths of a percent: 99900 is p99.9 */
+    uint64_t pick_ns[TTFT_TPOT_MAX_PERCENTILES]; /* each to the nearest ns, as pct_ns */
 } ttft_tpot_stats;
 
 /* The distribution-free 95% interval of the p-th percentile (0 < p < 100) of n values: the order
@@ -641,6 +647,11 @@ TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo);
    unspecified). */
 TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out);
 
+/* Percentiles as "50,90,99,99.9" (each in (0, 100), at most 3 decimals, ascending, at most
+   TTFT_TPOT_MAX_PERCENTILES) into out[TTFT_TPOT_MAX_PERCENTILES] (config.percentiles), 0 after the
+   last; no locale. OK; EINVAL (anything else, out left all 0). */
+TTFT_TPOT_DEF int ttft_tpot_percentiles_parse(const char *text, double *out);
+
 /* The serving metrics. OK; EINVAL (NULL); ENOMEM. With no request seen, out->seen is 0. */
 TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out);
 
@@ -814,6 +825,10 @@ typedef struct ttft_tpot_config {
     size_t max_device;        /* device intervals kept (Device time; 0: none, 48 bytes each) */
     size_t max_pending;       /* device tickets open at once (0: 1024, or max_device when smaller) */
     uint64_t slice_ns;        /* results over time: the requests' slices (0: 1 s, and the text shows none) */
+    double percentiles[TTFT_TPOT_MAX_PERCENTILES]; /* the percentiles the serving figures show, ascending in
+                                 (0, 100) to 0.001, a 0 after the last (all 0: p50, p90, p99); the JSON adds
+                                 each beyond p50/p90/p95/p99 ("p99.9"). ttft_tpot_percentiles_parse reads
+                                 "50,90,99,99.9" */
 } ttft_tpot_config;
 
 /* The collector. Fields are visible so the record path can be inlined; read them through functions. */
@@ -840,6 +855,8 @@ struct ttft_tpot {
     int clock_from_trace;    /* clock_* describe the clock of the first trace read */
     ttft_tpot_slo slo;
     uint64_t slice_ns; /* config.slice_ns */
+    uint32_t pick_pm[TTFT_TPOT_MAX_PERCENTILES]; /* config.percentiles in thousandths of a percent */
+    unsigned pick_n;
     uint64_t key[2]; /* SipHash key of the name and id indexes, drawn at init (README: Hashing) */
     size_t run_at[TTFT_TPOT_MAX_RUNS]; /* the first stored sample of each run (ttft_tpot_run_begin) */
     size_t run_end[TTFT_TPOT_MAX_RUNS]; /* the stored sample after each run; SIZE_MAX: the last run is
@@ -2028,14 +2045,14 @@ static void ttft_tpot__select(uint64_t *x, size_t lo, size_t hi, size_t k)
     }
 }
 
-/* v + f/100 * (next - v), the interpolation of a percentile between ranks, as a double and, in
-   integers, to the nearest ns (f/100 of the gap split into whole hundredths and the rest, so nothing
-   overflows or rounds before the end). */
-static void ttft_tpot__interp(uint64_t v, uint64_t next, uint64_t f, double *out, uint64_t *out_ns)
+/* v + f/d * (next - v) (f < d <= 100000), the interpolation of a percentile between ranks, as a double
+   and, in integers, to the nearest ns (f/d of the gap split into whole parts of d and the rest, so
+   nothing overflows or rounds before the end). */
+static void ttft_tpot__interp(uint64_t v, uint64_t next, uint64_t f, uint64_t d, double *out, uint64_t *out_ns)
 {
     uint64_t gap = next - v;
-    *out = f ? (double)v + (double)f / 100.0 * (double)gap : (double)v;
-    *out_ns = v + f * (gap / 100) + (f * (gap % 100) + 50) / 100;
+    *out = f ? (double)v + (double)f / (double)d * (double)gap : (double)v;
+    *out_ns = v + f * (gap / d) + (f * (gap % d) + d / 2) / d;
 }
 
 /* The values at ranks rank[0, nr) (0-based, ascending) of x[0, n) into val; x is reordered. Each
@@ -2219,7 +2236,7 @@ TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp)
    (values under 2048 exact), so the bucket of a rank holds few values. */
 #define TTFT_TPOT__FINE_BUCKETS 56320u
 #define TTFT_TPOT__NARROW_MIN 4096 /* sets this large are narrowed; smaller ones selected whole */
-#define TTFT_TPOT__MAX_RANKS 14    /* a set's order statistics: 4 percentiles x 2, 3 intervals x 2 */
+#define TTFT_TPOT__MAX_RANKS 30    /* a set's order statistics: 4 percentiles x 2, 3 intervals x 2, 8 picks x 2 */
 
 static unsigned ttft_tpot__fine_index(uint64_t v)
 {
@@ -2293,16 +2310,36 @@ static void ttft_tpot__narrowed_ranks(uint64_t *x, size_t n, const uint32_t *slo
 
 static const unsigned ttft_tpot__ci_pcts[3] = {50, 90, 99};
 
-/* Percentiles and 95% intervals of x[0, n) (n > 0) into st; x is reordered. The ranks they need
-   (floor(h) and the next for each percentile, then each interval's two order statistics) are
+/* Scratch of the exact statistics: fine bucket counters and marks; and the percentiles chosen
+   (config.percentiles), which every set computes. */
+typedef struct ttft_tpot__narrow {
+    uint32_t *slot;
+    unsigned char *mark; /* all 0 between uses */
+    const uint32_t *pick_pm;
+    unsigned pick_n;
+} ttft_tpot__narrow;
+
+/* The ranks of percentile pm (thousandths of a percent) of n values: (n - 1) pm / 100000 in 128 bits,
+   its whole part into rank[0] and the next rank (the last for the maximum) into rank[1]; returns the
+   fraction in 100000ths. */
+static uint64_t ttft_tpot__pick_ranks(uint64_t n, uint32_t pm, uint64_t *rank)
+{
+    uint64_t f;
+    rank[0] = ttft_tpot__div128(ttft_tpot__mul(n - 1, pm), 100000, &f);
+    rank[1] = rank[0] + 1 < n ? rank[0] + 1 : rank[0];
+    return f;
+}
+
+/* Percentiles, the chosen ones and 95% intervals of x[0, n) (n > 0) into st; x is reordered. The ranks
+   they need (floor(h) and the next for each percentile, each interval's two order statistics) are
    sorted, selected in one sweep, and handed back. slot: x's bucket counts (narrowing), or NULL. */
-static void ttft_tpot__order_stats(uint64_t *x, size_t n, const uint32_t *slot, unsigned char *mark,
+static void ttft_tpot__order_stats(uint64_t *x, size_t n, const uint32_t *slot, const ttft_tpot__narrow *nw,
                                    ttft_tpot_stats *st)
 {
-    uint64_t rank[TTFT_TPOT__MAX_RANKS], val[TTFT_TPOT__MAX_RANKS], got[TTFT_TPOT__MAX_RANKS], lo, hi, t;
+    uint64_t rank[TTFT_TPOT__MAX_RANKS], val[TTFT_TPOT__MAX_RANKS], got[TTFT_TPOT__MAX_RANKS], f[TTFT_TPOT_MAX_PERCENTILES];
+    uint64_t lo, hi, t, v_ns[4];
     unsigned who[TTFT_TPOT__MAX_RANKS], nr = 0, i, j, w;
-    double v[4];
-    uint64_t v_ns[4];
+    double v[4], unused;
     for (j = 0; j < 4; j++) { /* who: 2j and 2j + 1 the percentiles', 8 + 2j and 9 + 2j the intervals' */
         uint64_t h = (uint64_t)(n - 1) * ttft_tpot__pcts[j];
         rank[nr] = h / 100;
@@ -2317,26 +2354,36 @@ static void ttft_tpot__order_stats(uint64_t *x, size_t n, const uint32_t *slot, 
             rank[nr] = hi - 1;
             who[nr++] = 9 + 2 * j;
         }
+    for (j = 0; j < nw->pick_n; j++) { /* 14 + 2j and 15 + 2j the chosen percentiles' */
+        f[j] = ttft_tpot__pick_ranks(n, nw->pick_pm[j], &rank[nr]);
+        who[nr] = 14 + 2 * j, who[nr + 1] = 15 + 2 * j;
+        nr += 2;
+    }
     for (i = 1; i < nr; i++) /* insertion sort of the few ranks, carrying who */
         for (j = i; j > 0 && rank[j - 1] > rank[j]; j--) {
             t = rank[j], rank[j] = rank[j - 1], rank[j - 1] = t;
             w = who[j], who[j] = who[j - 1], who[j - 1] = w;
         }
     if (slot)
-        ttft_tpot__narrowed_ranks(x, n, slot, mark, rank, nr, val);
+        ttft_tpot__narrowed_ranks(x, n, slot, nw->mark, rank, nr, val);
     else
         ttft_tpot__select_ranks(x, n, rank, nr, val);
     for (i = 0; i < nr; i++)
         got[who[i]] = val[i];
     for (j = 0; j < 4; j++)
-        ttft_tpot__interp(got[2 * (size_t)j], got[2 * (size_t)j + 1], (uint64_t)(n - 1) * ttft_tpot__pcts[j] % 100, &v[j],
-                          &v_ns[j]);
+        ttft_tpot__interp(got[2 * (size_t)j], got[2 * (size_t)j + 1], (uint64_t)(n - 1) * ttft_tpot__pcts[j] % 100, 100,
+                          &v[j], &v_ns[j]);
     ttft_tpot__set_pcts(st, v, v_ns);
     for (j = 0; j < 3; j++)
         if (st->has_ci[j]) {
             st->ci_ns[j][0] = got[8 + 2 * j];
             st->ci_ns[j][1] = got[9 + 2 * j];
         }
+    st->pick_n = nw->pick_n;
+    for (j = 0; j < nw->pick_n; j++) {
+        st->pick_pm[j] = nw->pick_pm[j];
+        ttft_tpot__interp(got[14 + 2 * j], got[15 + 2 * j], f[j], 100000, &unused, &st->pick_ns[j]);
+    }
 }
 
 /* The p50 of x[0, m) (m > 0; x is reordered), and the same to the ns. slot: x's bucket counts
@@ -2351,13 +2398,13 @@ static void ttft_tpot__p50(uint64_t *x, size_t m, const uint32_t *slot, unsigned
         ttft_tpot__narrowed_ranks(x, m, slot, mark, rank, 2, val);
     else
         ttft_tpot__select_ranks(x, m, rank, 2, val);
-    ttft_tpot__interp(val[0], val[1], h % 100, v, ns);
+    ttft_tpot__interp(val[0], val[1], h % 100, 100, v, ns);
 }
 
 /* min, max, total, mean, percentiles and intervals of x[0, n) from its scan s (slot: its bucket
    counts, NULL when the set was too small to count); x is reordered. n and tokens are the caller's. */
-static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const uint32_t *slot, unsigned char *mark,
-                                   ttft_tpot_stats *st)
+static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const uint32_t *slot,
+                                   const ttft_tpot__narrow *nw, ttft_tpot_stats *st)
 {
     st->n = s->n;
     if (s->n == 0)
@@ -2366,7 +2413,7 @@ static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const 
     st->max_ns = s->mx;
     st->total_ns = (double)s->hi * TTFT_TPOT__TWO64 + (double)s->lo;
     st->mean_ns = st->total_ns / (double)s->n;
-    ttft_tpot__order_stats(x, s->n, slot, mark, st);
+    ttft_tpot__order_stats(x, s->n, slot, nw, st);
 }
 
 /* MSER-5 (White 1997): where the warmup of a series ends, measured. sum[0, m): the sums of its
@@ -2403,11 +2450,6 @@ static uint64_t ttft_tpot__mser5(const uint64_t *sum, uint64_t m, int *drift)
     return at;
 }
 
-/* Scratch of the exact statistics: fine bucket counters and marks. */
-typedef struct ttft_tpot__narrow {
-    uint32_t *slot;
-    unsigned char *mark; /* all 0 between uses */
-} ttft_tpot__narrow;
 
 /* The statistics of x[0, n), reordered (ttft_tpot__finish). */
 static void ttft_tpot__fill(uint64_t *x, size_t n, const ttft_tpot__narrow *nw, ttft_tpot_stats *st)
@@ -2418,7 +2460,7 @@ static void ttft_tpot__fill(uint64_t *x, size_t n, const ttft_tpot__narrow *nw, 
     if (slot)
         memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
     ttft_tpot__scan_add(&s, x, n, slot);
-    ttft_tpot__finish_scan(x, &s, slot, nw->mark, st);
+    ttft_tpot__finish_scan(x, &s, slot, nw, st);
 }
 
 /* The values histogram bucket i holds, [*lo, *hi]: the inverse of ttft_tpot__hist_index. */
@@ -2452,13 +2494,13 @@ static uint64_t ttft_tpot__round_ns(double v)
     return v + 0.5 < TTFT_TPOT__TWO64 ? (uint64_t)(v + 0.5) : UINT64_MAX;
 }
 
-/* The p-th percentile of a histogram of n values: (n - 1) p / 100 in 128 bits, for any count. */
-static double ttft_tpot__hist_pct(const ttft_tpot_hist *h, uint64_t n, unsigned p)
+/* The percentile pm (thousandths of a percent) of a histogram of n values, for any count. */
+static double ttft_tpot__hist_pct(const ttft_tpot_hist *h, uint64_t n, uint32_t pm)
 {
-    uint64_t f, k = ttft_tpot__div128(ttft_tpot__mul(n - 1, p), 100, &f);
+    uint64_t rank[2], f = ttft_tpot__pick_ranks(n, pm, rank);
     double v;
-    v = ttft_tpot__hist_rank(h, k);
-    return f ? v + (double)f / 100.0 * (ttft_tpot__hist_rank(h, k + 1) - v) : v;
+    v = ttft_tpot__hist_rank(h, rank[0]);
+    return f ? v + (double)f / 100000.0 * (ttft_tpot__hist_rank(h, rank[1]) - v) : v;
 }
 
 /* What a histogram may hold when it is read from a trace or merged: 2^63 values and tokens, so that
@@ -2482,7 +2524,7 @@ static uint64_t ttft_tpot__hist_count(const ttft_tpot_hist *h)
     return n;
 }
 
-static void ttft_tpot__hist_fill(const ttft_tpot_hist *h, ttft_tpot_stats *st)
+static void ttft_tpot__hist_fill(const ttft_tpot_hist *h, const ttft_tpot__narrow *nw, ttft_tpot_stats *st)
 {
     unsigned i;
     st->n = ttft_tpot__hist_count(h);
@@ -2493,10 +2535,15 @@ static void ttft_tpot__hist_fill(const ttft_tpot_hist *h, ttft_tpot_stats *st)
     st->max_ns = h->max_ns;
     st->total_ns = (double)h->sum_hi * TTFT_TPOT__TWO64 + (double)h->sum_lo;
     st->mean_ns = st->total_ns / (double)st->n;
-    st->p50_ns = ttft_tpot__hist_pct(h, st->n, 50);
-    st->p90_ns = ttft_tpot__hist_pct(h, st->n, 90);
-    st->p95_ns = ttft_tpot__hist_pct(h, st->n, 95);
-    st->p99_ns = ttft_tpot__hist_pct(h, st->n, 99);
+    st->p50_ns = ttft_tpot__hist_pct(h, st->n, 50000);
+    st->p90_ns = ttft_tpot__hist_pct(h, st->n, 90000);
+    st->p95_ns = ttft_tpot__hist_pct(h, st->n, 95000);
+    st->p99_ns = ttft_tpot__hist_pct(h, st->n, 99000);
+    st->pick_n = nw->pick_n;
+    for (i = 0; i < nw->pick_n; i++) {
+        st->pick_pm[i] = nw->pick_pm[i];
+        st->pick_ns[i] = ttft_tpot__round_ns(ttft_tpot__hist_pct(h, st->n, nw->pick_pm[i]));
+    }
     st->pct_ns[0] = ttft_tpot__round_ns(st->p50_ns);
     st->pct_ns[1] = ttft_tpot__round_ns(st->p90_ns);
     st->pct_ns[2] = ttft_tpot__round_ns(st->p95_ns);
@@ -2525,6 +2572,8 @@ static int ttft_tpot__narrow_init(const ttft_tpot *c, ttft_tpot__narrow *nw, siz
 {
     nw->slot = NULL;
     nw->mark = NULL;
+    nw->pick_pm = c->pick_pm;
+    nw->pick_n = c->pick_n;
     if (n < TTFT_TPOT__NARROW_MIN)
         return TTFT_TPOT_OK;
     nw->slot = (uint32_t *)TTFT_TPOT_MALLOC(TTFT_TPOT__FINE_BUCKETS * sizeof *nw->slot, c->alloc_user);
@@ -2601,7 +2650,7 @@ static void ttft_tpot__finish_set(const ttft_tpot *c, ttft_tpot__work *w, uint64
     st->tokens += w->h->tokens;
     for (i = 0; i < m; i++)
         ttft_tpot__hist_add(w->h, x[i], 0);
-    ttft_tpot__hist_fill(w->h, st);
+    ttft_tpot__hist_fill(w->h, &w->nw, st);
 }
 
 /* Statistics of every sample of one phase, warmup included. */
@@ -3086,6 +3135,30 @@ TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out)
     return TTFT_TPOT_OK;
 }
 
+TTFT_TPOT_DEF int ttft_tpot_percentiles_parse(const char *text, double *out)
+{
+    const char *p = text;
+    uint64_t v, last = 0;
+    unsigned k = 0;
+    size_t len;
+    if (!out)
+        return TTFT_TPOT_EINVAL;
+    memset(out, 0, TTFT_TPOT_MAX_PERCENTILES * sizeof *out);
+    if (!text)
+        return TTFT_TPOT_EINVAL;
+    do {
+        len = ttft_tpot__decimal(p, 3, &v); /* thousandths of a percent */
+        if (!len || v <= last || v >= 100000 || k == TTFT_TPOT_MAX_PERCENTILES || (p[len] != ',' && p[len] != '\0')) {
+            memset(out, 0, TTFT_TPOT_MAX_PERCENTILES * sizeof *out);
+            return TTFT_TPOT_EINVAL;
+        }
+        out[k++] = (double)v / 1000;
+        last = v;
+        p += len;
+    } while (*p++ == ',');
+    return TTFT_TPOT_OK;
+}
+
 /* The request metrics' table (TTFT_TPOT_METRICS), expanded once for the writers. */
 enum { TTFT_TPOT__LE_TTFT, TTFT_TPOT__LE_TPOT, TTFT_TPOT__LE_E2E }; /* the bucket bounds of a metric */
 typedef struct ttft_tpot__metric_info {
@@ -3151,6 +3224,8 @@ static void ttft_tpot__unscale(ttft_tpot_stats *st, uint64_t scale)
     st->max_ns = st->max_ns / scale + (st->max_ns % scale >= (scale + 1) / 2);
     for (j = 0; j < 4; j++)
         st->pct_ns[j] = st->pct_ns[j] / scale + (st->pct_ns[j] % scale >= (scale + 1) / 2);
+    for (j = 0; j < st->pick_n; j++)
+        st->pick_ns[j] = st->pick_ns[j] / scale + (st->pick_ns[j] % scale >= (scale + 1) / 2);
     for (j = 0; j < 6; j++)
         st->ci_ns[j / 2][j % 2] = st->ci_ns[j / 2][j % 2] / scale + (st->ci_ns[j / 2][j % 2] % scale >= (scale + 1) / 2);
     st->total_ns /= (double)scale;
@@ -3919,6 +3994,41 @@ typedef struct ttft_tpot__layout {
     unsigned phases, phase_slots, hists, requests, req_slots, shapes, shape_slots;
 } ttft_tpot__layout;
 
+/* A chosen percentile in thousandths of a percent: 1 to 99999 when p is one to 0.001 (within the
+   rounding of the decimal it was written as), else 0. */
+static uint32_t ttft_tpot__pick_of(double p)
+{
+    double pm = p * 1000;
+    uint32_t r;
+    if (!ttft_tpot__finite(p) || !(pm >= 0.5 && pm < 99999.5))
+        return 0;
+    r = (uint32_t)(pm + 0.5);
+    return pm - r < 1e-6 && r - pm < 1e-6 ? r : 0;
+}
+
+/* Whether config.percentiles is a valid choice: ascending picks, then only zeros. */
+static int ttft_tpot__picks_valid(const double *p)
+{
+    uint32_t last = 0, pm;
+    unsigned k;
+    for (k = 0; k < TTFT_TPOT_MAX_PERCENTILES && p[k] != 0; k++) {
+        if ((pm = ttft_tpot__pick_of(p[k])) <= last)
+            return 0;
+        last = pm;
+    }
+    for (; k < TTFT_TPOT_MAX_PERCENTILES; k++)
+        if (p[k] != 0)
+            return 0;
+    return 1;
+}
+
+/* The chosen percentiles (validated by ttft_tpot__picks_valid) into c. */
+static void ttft_tpot__picks_of(ttft_tpot *c, const ttft_tpot_config *cfg)
+{
+    for (c->pick_n = 0; cfg && c->pick_n < TTFT_TPOT_MAX_PERCENTILES && cfg->percentiles[c->pick_n] != 0; c->pick_n++)
+        c->pick_pm[c->pick_n] = ttft_tpot__pick_of(cfg->percentiles[c->pick_n]);
+}
+
 static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *l)
 {
     size_t per, fixed;
@@ -4042,6 +4152,8 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
     memset(c, 0, sizeof *c);
     if ((rc = ttft_tpot__layout_of(cfg, &l)) != TTFT_TPOT_OK)
         return rc;
+    if (cfg && !ttft_tpot__picks_valid(cfg->percentiles))
+        return TTFT_TPOT_EINVAL;
     if (cfg && cfg->buffer) {
         if (cfg->buffer_bytes < l.bytes)
             return TTFT_TPOT_ENOMEM;
@@ -4056,6 +4168,7 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
     c->alloc_user = cfg ? cfg->alloc_user : NULL;
     c->grow = cfg && cfg->grow;
     c->slice_ns = cfg ? cfg->slice_ns : 0;
+    ttft_tpot__picks_of(c, cfg);
     c->hist.bounded = cfg && cfg->bounded;
     c->enabled = 1;
     c->prefill_kernel = -1;
@@ -4409,7 +4522,7 @@ static void ttft_tpot__phase_figures(const ttft_tpot *c, ttft_tpot__work *w, uin
             memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
         ttft_tpot__scan_add(&s, x, m - warm, slot);
     }
-    ttft_tpot__finish_scan(x, &s, slot, w->nw.mark, steady);
+    ttft_tpot__finish_scan(x, &s, slot, &w->nw, steady);
     if (warm == 0) { /* the same set: its figures, the phase's counts */
         *st = *steady;
         st->tokens = keep.tokens;
@@ -4417,7 +4530,7 @@ static void ttft_tpot__phase_figures(const ttft_tpot *c, ttft_tpot__work *w, uin
         return;
     }
     ttft_tpot__scan_add(&s, x + m - warm, warm, slot); /* x still holds every value, reordered */
-    ttft_tpot__finish_scan(x, &s, slot, w->nw.mark, st);
+    ttft_tpot__finish_scan(x, &s, slot, &w->nw, st);
 }
 
 /* ttft_tpot__phase_figures, and the slowest of the warm samples x[m - warm, m). */
@@ -5399,13 +5512,35 @@ static int ttft_tpot__holds(const ttft_tpot_model *m, unsigned parts)
 
 /* -- Writers: the text report ------------------------------------------------------------------ */
 
-/* "p50 / p90 / p99 ms" of a set (one value at least), for the serving lines. */
+/* A chosen percentile's name, before it pre: pm 99900 is "p99.9", 50000 "p50". len >= 12 holds any. */
+static const char *ttft_tpot__pick_name(char *buf, size_t len, uint32_t pm, const char *pre)
+{
+    unsigned frac = pm % 1000, digits = 3;
+    while (frac && frac % 10 == 0)
+        frac /= 10, digits--;
+    if (frac)
+        snprintf(buf, len, "%s%u.%0*u", pre, (unsigned)(pm / 1000 % 100), (int)digits, frac);
+    else
+        snprintf(buf, len, "%s%u", pre, (unsigned)(pm / 1000 % 100));
+    return buf;
+}
+
+/* "p50 / p90 / p99 ms" of a set (one value at least), or its chosen percentiles, for the serving lines. */
 static void ttft_tpot__serving_line(FILE *out, const char *what, const ttft_tpot_stats *st, const char *span)
 {
-    char a[32], b[32], d[32], e[32];
-    fprintf(out, "  %-4s p50/p90/p99: %s / %s / %s  (mean %s, n=%llu%s%s)\n", what,
-            ttft_tpot__dur(a, sizeof a, st->p50_ns), ttft_tpot__dur(b, sizeof b, st->p90_ns),
-            ttft_tpot__dur(d, sizeof d, st->p99_ns), ttft_tpot__dur(e, sizeof e, st->mean_ns), (unsigned long long)st->n,
+    char a[32], b[32], d[32], e[32], names[12 * TTFT_TPOT_MAX_PERCENTILES] = "", *at = names;
+    unsigned k;
+    if (!st->pick_n) {
+        fprintf(out, "  %-4s p50/p90/p99: %s / %s / %s", what, ttft_tpot__dur(a, sizeof a, st->p50_ns),
+                ttft_tpot__dur(b, sizeof b, st->p90_ns), ttft_tpot__dur(d, sizeof d, st->p99_ns));
+    } else { /* the chosen percentiles (config.percentiles) */
+        for (k = 0; k < st->pick_n; k++)
+            at += strlen(ttft_tpot__pick_name(at, 12, st->pick_pm[k], k ? "/p" : "p"));
+        fprintf(out, "  %-4s %s:", what, names);
+        for (k = 0; k < st->pick_n; k++)
+            fprintf(out, "%s%s", k ? " / " : " ", ttft_tpot__dur(a, sizeof a, (double)st->pick_ns[k]));
+    }
+    fprintf(out, "  (mean %s, n=%llu%s%s)\n", ttft_tpot__dur(e, sizeof e, st->mean_ns), (unsigned long long)st->n,
             span ? ": " : "", span ? span : "");
 }
 /* What the request tables could not keep, and what that leaves out. */
@@ -6049,6 +6184,19 @@ static void ttft_tpot__json_approx(FILE *out, const ttft_tpot_stats *st)
         fputs(",\"approximate\":false", out);
 }
 
+/* The chosen percentiles beyond p50/p90/p95/p99 (config.percentiles), ,"p99.9<sfx>":N each. */
+static void ttft_tpot__json_picks(FILE *out, const ttft_tpot_stats *st, const char *sfx)
+{
+    char name[12];
+    unsigned k;
+    for (k = 0; k < st->pick_n; k++)
+        if (st->pick_pm[k] % 1000 || (st->pick_pm[k] != 50000 && st->pick_pm[k] != 90000 && st->pick_pm[k] != 95000 &&
+                                      st->pick_pm[k] != 99000)) {
+            fprintf(out, ",\"%s%s\":", ttft_tpot__pick_name(name, sizeof name, st->pick_pm[k], "p"), sfx);
+            ttft_tpot__json_ms_u64(out, st->pick_ns[k]);
+        }
+}
+
 /* The figures of a statistics object, one shape across the report: mean, p50, p90, p95, p99, min,
    max and total, and whether they come from a histogram; keys end in sfx ("_ms"; the requests'
    STATS have none). No sample: total 0, the others null. The caller opens the object, and writes
@@ -6066,6 +6214,8 @@ static void ttft_tpot__json_figures(FILE *out, const ttft_tpot_stats *st, const 
             ttft_tpot__json_ms(out, k ? st->total_ns : st->mean_ns);
         else
             ttft_tpot__json_ms_u64(out, exact[k - 1]);
+        if (k == 4 && st->n)
+            ttft_tpot__json_picks(out, st, sfx);
     }
     if (st->n)
         ttft_tpot__json_approx(out, st);

@@ -1153,6 +1153,92 @@ static void slices_over_time(void **state)
     }
 }
 
+/* The member key of object o, matched whole (keys such as "p99.9" hold the path's dot). */
+static const jc_value *member(const jc_value *o, const char *key)
+{
+    size_t i;
+    for (i = 0; o && o->type == JC_OBJ && i < o->n; i++)
+        if (strcmp(o->items[i].key, key) == 0)
+            return &o->items[i];
+    return NULL;
+}
+
+static double member_num(const jc_value *o, const char *key)
+{
+    const jc_value *v = member(o, key);
+    if (!v || v->type != JC_NUM)
+        fail_msg("%s: not a number", key);
+    return v->num;
+}
+
+/* config.percentiles: 1..1000 ms in a phase (h = 999 p / 100) and the requests of serve() (TTFT 50,
+   100, 280 ms: h = 2 p / 100; TPOT 0 and 50/3 ms), each chosen percentile worked out by hand. */
+static void chosen_percentiles(void **state)
+{
+    static const char *const bad[] = {"", "90,50", "50,50", "0", "100", "99.9999", "50,", "-1", "5e1", "50 ,90",
+                                      "1,2,3,4,5,6,7,8,9", ".5", "50,90x"};
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    ttft_tpot_stats st;
+    jc_value doc;
+    double p[TTFT_TPOT_MAX_PERCENTILES];
+    char *text;
+    size_t i;
+    int k, bounded;
+    (void)state;
+    assert_int_equal(ttft_tpot_percentiles_parse("50,90,99,99.9", p), TTFT_TPOT_OK);
+    assert_true(p[0] == 50 && p[1] == 90 && p[2] == 99 && p[3] == 99.9 && p[4] == 0 && p[7] == 0);
+    for (i = 0; i < sizeof bad / sizeof *bad; i++)
+        if (ttft_tpot_percentiles_parse(bad[i], p) != TTFT_TPOT_EINVAL || p[0] != 0)
+            fail_msg("\"%s\" was taken", bad[i]);
+    cfg.percentiles[0] = 99, cfg.percentiles[1] = 50; /* descending */
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_EINVAL);
+    cfg.percentiles[0] = 50, cfg.percentiles[1] = 0, cfg.percentiles[2] = 90; /* a gap */
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_EINVAL);
+    memset(cfg.percentiles, 0, sizeof cfg.percentiles);
+    cfg.percentiles[0] = 0.0001; /* finer than 0.001 */
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_EINVAL);
+    cfg.percentiles[0] = 50, cfg.percentiles[1] = 99.9, cfg.percentiles[2] = 99.99;
+    for (bounded = 0; bounded < 2; bounded++) {
+        cfg.bounded = bounded;
+        k = fixture(&c, &cfg, "step", TTFT_TPOT_ROLE_DECODE);
+        for (i = 1; i <= 1000; i++)
+            assert_int_equal(ttft_tpot_record(&c, k, (uint64_t)((i * 7 % 1000) + 1) * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_phase_stats(&c, k, &st), TTFT_TPOT_OK);
+        assert_int_equal(st.pick_n, 3);
+        assert_true(st.pick_pm[0] == 50000 && st.pick_pm[1] == 99900 && st.pick_pm[2] == 99990);
+        /* h = 499.5: 500.5 ms; h = 998.001: 999.001 ms; h = 998.9001: 999.9001 ms (a histogram: within 1/128) */
+        assert_near((double)st.pick_ns[0], 500.5 * MS, bounded ? 500.5 * MS / 128 : 0);
+        assert_near((double)st.pick_ns[1], 999.001 * MS, bounded ? 999.001 * MS / 128 : 0);
+        assert_near((double)st.pick_ns[2], 999.9001 * MS, bounded ? 999.9001 * MS / 128 : 0);
+        json_of(&c, &doc);
+        assert_near(member_num(phase_named(&doc, "step"), "p99.9_ms"), bounded ? (double)st.pick_ns[1] / MS : 999.001,
+                    1e-6);
+        assert_near(member_num(phase_named(&doc, "step"), "p99.99_ms"), (double)st.pick_ns[2] / MS, 1e-6);
+        assert_null(member(phase_named(&doc, "step"), "p50.0_ms")); /* p50 has its key already: once */
+        assert_near(member_num(phase_named(&doc, "step"), "p50_ms"), bounded ? st.p50_ns / MS : 500.5, 1e-6);
+        jc_free(&doc);
+        ttft_tpot_free(&c);
+    }
+    memset(cfg.percentiles, 0, sizeof cfg.percentiles);
+    assert_int_equal(ttft_tpot_percentiles_parse("50,99.9", cfg.percentiles), TTFT_TPOT_OK);
+    cfg.bounded = 0;
+    cfg.max_requests = 8;
+    cfg.max_request_events = 32;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    serve(&c);
+    json_of(&c, &doc);
+    assert_near(member_num(jc_get(&doc, "requests.ttft_ms"), "p99.9"), 279.64, 1e-9); /* 100 + 0.998 * 180 */
+    assert_near(member_num(jc_get(&doc, "requests.tpot_ms"), "p99.9"), 16.65, 1e-9);  /* 0.999 * 50/3 */
+    assert_ms(&doc, "requests.ttft_ms.p90", 244);                                    /* the defaults stay */
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "  TTFT p50/p99.9: 100.00 ms / 279.64 ms  (mean 143.33 ms, n=3)\n"));
+    assert_non_null(strstr(text, "  TPOT p50/p99.9: 8.33 ms / 16.65 ms  (mean 8.33 ms, n=2)\n"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1176,6 +1262,7 @@ int main(void)
         cmocka_unit_test(truncated_request_is_left_out),
         cmocka_unit_test(full_request_table_drops_not_rejects),
         cmocka_unit_test(request_tpot_does_not_saturate),
+        cmocka_unit_test(chosen_percentiles),
         cmocka_unit_test(slo_is_decimal),
         cmocka_unit_test(queue_time_splits_ttft),
         cmocka_unit_test(schedule_of_a_truncated_request),

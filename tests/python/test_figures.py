@@ -247,3 +247,18 @@ def test_the_issues_spellings(tool, tmp_path):
         str(tmp_path / "r.csv"))
     assert tp.report_json()["tpot"]["p50_ms"] == 3 and list(tp.samples("decode_step")) == [3 * MS]
     assert str(ttft_tpot.compare(tp, tp)).startswith("Verdict: no significant difference")
+
+
+def test_chosen_percentiles_against_numpy():
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(7)
+    x = rng.integers(1, 10**9, size=5001)  # ns, durations spread over 9 decades' worth of ns
+    picks = [0.1, 50, 99.9, 99.99, 99.999]
+    tp = ttft_tpot.Collector(percentiles=picks)
+    for v in x:
+        tp.record("k", "kernel", int(v))
+    ph = tp.report_json()["phases"][0]
+    for p in picks:
+        key = "p%s_ms" % ("%g" % p)
+        want = np.percentile(x.astype(np.float64), p, method="linear") / 1e6
+        assert ph[key if p not in (50,) else "p50_ms"] == pytest.approx(want, abs=1e-6), key  # JSON: to the ns

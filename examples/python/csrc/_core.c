@@ -1042,6 +1042,34 @@ static uint64_t core_no_clock(void *user)
     return 0;
 }
 
+/* config.percentiles from "50,90,99.9" or a sequence of numbers (ttft_tpot_init checks them); 0, or -1
+   with an exception. */
+static int core_percentiles(PyObject *o, double *out)
+{
+    PyObject *seq;
+    Py_ssize_t n, k;
+    if (PyUnicode_Check(o)) {
+        const char *text = core_utf8(o, "percentiles", "invalid argument");
+        if (text && ttft_tpot_percentiles_parse(text, out) == TTFT_TPOT_OK)
+            return 0;
+        if (text)
+            PyErr_Format(PyExc_ValueError, "percentiles: ascending, between 0 and 100, at most %d, to 0.001: not %R",
+                         TTFT_TPOT_MAX_PERCENTILES, o);
+        return -1;
+    }
+    if (!(seq = PySequence_Fast(o, "percentiles is a string such as \"50,90,99.9\" or a sequence of numbers")))
+        return -1;
+    if ((n = PySequence_Fast_GET_SIZE(seq)) > TTFT_TPOT_MAX_PERCENTILES) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "percentiles: at most %d", TTFT_TPOT_MAX_PERCENTILES);
+        return -1;
+    }
+    for (k = 0; k < n && !PyErr_Occurred(); k++)
+        out[k] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, k));
+    Py_DECREF(seq);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
 /* The config from keyword arguments (the C config's knobs); 0, or -1 with an exception. */
 static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg)
 {
@@ -1064,6 +1092,9 @@ static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg)
         if ((f[k] = o ? PyObject_IsTrue(o) : 0) < 0)
             return -1;
     }
+    o = kw ? PyDict_GetItemString(kw, "percentiles") : NULL;
+    if (o && o != Py_None && core_percentiles(o, cfg->percentiles) != 0)
+        return -1;
     *clock = kw ? PyDict_GetItemString(kw, "clock") : NULL;
     name = kw ? PyDict_GetItemString(kw, "clock_name") : NULL;
     cfg->capacity = (size_t)v[0], cfg->max_phases = (unsigned)v[1], cfg->hist_slots = (unsigned)v[2];
@@ -1086,7 +1117,7 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
 {
     static const char *const known[] = {"capacity", "max_phases", "hist_slots", "max_requests", "max_request_events",
                                         "max_shapes", "max_device", "max_pending", "slice_ns", "timeline", "bounded",
-                                        "grow", "clock", "clock_name", NULL};
+                                        "grow", "clock", "clock_name", "percentiles", NULL};
     ttft_tpot_config cfg;
     PyObject *clock, *key, *val;
     Py_ssize_t pos = 0;
@@ -1117,7 +1148,7 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
             PyErr_NoMemory();
         else
             PyErr_Format(PyExc_ValueError, "%s: the config (capacity at most 2^32 - 1, max_phases at most 65535, "
-                         "hist_slots at most max_phases)", ttft_tpot_strerror(rc));
+                         "hist_slots at most max_phases, percentiles ascending in (0, 100) to 0.001)", ttft_tpot_strerror(rc));
         return -1;
     }
     self->thread = PyThread_get_thread_ident();

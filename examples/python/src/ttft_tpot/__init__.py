@@ -75,8 +75,9 @@ class Collector(_core.Collector):
     """A collector of spans, samples and request events.
 
     Keyword arguments are the C config's fields: capacity, max_phases, timeline, bounded, hist_slots,
-    max_requests, max_request_events, max_shapes, grow, max_device, max_pending, slice_ns, clock (a callable
-    returning monotonic ns; None: the platform's CLOCK_MONOTONIC) and clock_name. Unset ones take
+    max_requests, max_request_events, max_shapes, grow, max_device, max_pending, slice_ns, percentiles ("50,90,99.9"
+    or a sequence of numbers), clock (a callable returning monotonic ns; None: the platform's CLOCK_MONOTONIC)
+    and clock_name. Unset ones take
     DEFAULTS, then the C library's defaults.
 
     Recording (the hot path is C): ``span`` (a context manager), ``record``, ``timed``, ``warmup``,
@@ -185,10 +186,12 @@ class Collector(_core.Collector):
     # -- reading ----------------------------------------------------------------------------------
 
     @classmethod
-    def read_trace(cls, path: PathLike, *more: PathLike, bounded: bool = False, slice_ns: int = 0) -> "Collector":
-        """A collector holding the traces, read in order, as ttft_tpot_report reads them (slice_ns: as
-        its --slice)."""
-        tp = cls(**{**_READER, "bounded": bounded, "hist_slots": 16 if bounded else 0, "slice_ns": slice_ns})
+    def read_trace(cls, path: PathLike, *more: PathLike, bounded: bool = False, slice_ns: int = 0,
+                   percentiles: Union[None, str, Sequence[float]] = None) -> "Collector":
+        """A collector holding the traces, read in order, as ttft_tpot_report reads them (slice_ns and
+        percentiles: as its --slice and --percentiles)."""
+        tp = cls(**{**_READER, "bounded": bounded, "hist_slots": 16 if bounded else 0, "slice_ns": slice_ns,
+                    "percentiles": percentiles})
         for p in (path,) + more:
             tp._read(p, os.fsdecode(p))
         return tp

@@ -22,6 +22,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--prefill-kernel", metavar="NAME", help="a kernel phase as steady TTFT's lower bound")
     ap.add_argument("--bounded", action="store_true", help="steady samples in histograms (memory bounded)")
     ap.add_argument("--slice", type=float, default=0, metavar="SECONDS", help="results over time, in slices")
+    ap.add_argument("--percentiles", metavar="LIST", help="the serving figures' percentiles, e.g. 50,90,99,99.9")
     ap.add_argument("--html", metavar="FILE", help="also write the HTML report (-: instead of the report)")
     ap.add_argument("--chrome-trace", metavar="FILE", help="also write a Chrome / Perfetto trace")
     ap.add_argument("--requests-csv", metavar="FILE", help="also write one row per request (-: instead of the report)")
@@ -41,7 +42,8 @@ def _emit(path: str, text: str) -> None:
 
 
 def _report(args: argparse.Namespace) -> int:
-    tp = Collector.read_trace(*args.traces, bounded=args.bounded, slice_ns=int(args.slice * 1e9 + 0.5))
+    tp = Collector.read_trace(*args.traces, bounded=args.bounded, slice_ns=int(args.slice * 1e9 + 0.5),
+                              percentiles=args.percentiles)
     if args.prefill_kernel:
         tp.link_prefill_kernel(args.prefill_kernel)
     if args.slo:

@@ -1,5 +1,5 @@
 """Types of the C extension (csrc/_core.c)."""
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 __version__: str
 NAME_MAX: int
@@ -21,7 +21,8 @@ class Collector:
     def __init__(self, *, capacity: int = ..., max_phases: int = ..., timeline: bool = ..., bounded: bool = ...,
                  hist_slots: int = ..., max_requests: int = ..., max_request_events: int = ..., max_shapes: int = ...,
                  max_device: int = ..., max_pending: int = ..., slice_ns: int = ..., grow: bool = ...,
-                 clock: Union[None, bool, Callable[[], int]] = ..., clock_name: Optional[str] = ...) -> None: ...
+                 clock: Union[None, bool, Callable[[], int]] = ..., clock_name: Optional[str] = ...,
+                 percentiles: Union[None, str, Sequence[float]] = ...) -> None: ...
     def span(self, phase: str, role: str, tokens: Optional[int] = None, prompt_tokens: Optional[int] = None,
              shape: Optional[int] = None, device: Optional[int] = None) -> Span: ...
     def record(self, phase: str, role: str, ns: int, tokens: Optional[int] = None, start_ns: int = 0,
