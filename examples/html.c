@@ -67,37 +67,45 @@ static void pts_free(pts *p)
     memset(p, 0, sizeof *p);
 }
 
-/* A duration as the text report prints it: ns, us, ms or s. */
-static const char *dur(char *buf, size_t len, double ns)
-{
-    if (ns < 1e3)
-        snprintf(buf, len, "%.0f ns", ns);
-    else if (ns < 1e6)
-        snprintf(buf, len, "%.2f us", ns / 1e3);
-    else if (ns < 1e9)
-        snprintf(buf, len, "%.2f ms", ns / 1e6);
-    else
-        snprintf(buf, len, "%.2f s", ns / 1e9);
-    return buf;
-}
+#define dur svg_dur /* durations as the text report prints them */
 
 /* ---- What the charts show ---------------------------------------------------------------------- */
 
-/* The samples of a role in call order: (index among them, ms), steady and warmup apart (room made
-   for as many as the headline counts of a prefill or decode role). */
-static int role_points(const ttft_tpot_model *m, int role, pts *steady, pts *warm)
+/* The samples of a role in call order: (index among them, ms), steady and warmup apart; the steady
+   ones of the phases take marks (NULL: of any), the warmup ones all (warm NULL: none). */
+static int role_points(const ttft_tpot_model *m, int role, const unsigned char *take, pts *steady, pts *warm)
 {
-    const ttft_tpot_stats *st = role == TTFT_TPOT_ROLE_DECODE ? &m->head.tpot : &m->head.ttft_steady;
     size_t i, k = 0;
-    if (pts_reserve(steady, steady->n + st->n) != 0 || pts_reserve(warm, warm->n + st->warmup_n) != 0)
-        return -1;
     for (i = 0; i < m->head.samples; i++) {
         const ttft_tpot_sample *s = &m->samples[i];
-        if (m->phase[s->phase].role == role &&
-            pts_add(s->warmup ? warm : steady, (double)k++, (double)s->dur_ns / 1e6) != 0)
+        pts *to = s->warmup ? warm : !take || take[s->phase] ? steady : NULL;
+        if (m->phase[s->phase].role != role)
+            continue;
+        if (to && pts_add(to, (double)k, (double)s->dur_ns / 1e6) != 0)
             return -1;
+        k++;
     }
     return 0;
+}
+
+/* Where each run begins (after the axis's first point) on a role's axis (its samples' call order): up to max marks,
+   labelled "run 2", "run 3", ...; returns how many. */
+static int run_marks(const ttft_tpot_model *m, int role, svg_mark *mk, char (*label)[16], int max)
+{
+    size_t first, end, i, k = 0;
+    unsigned r = 0;
+    int n = 0;
+    for (i = 0; i < m->head.samples && n < max; i++) {
+        for (; n < max && ttft_tpot_run_at(m->collector, r, &first, &end) == TTFT_TPOT_OK && first <= i; r++) {
+            if (k == 0) /* the axis begins with it */
+                continue;
+            snprintf(label[n], sizeof label[n], "run %u", r + 1);
+            mk[n].label = label[n];
+            mk[n++].x = (double)k - 0.5; /* between the last step of one run and the first of the next */
+        }
+        k += m->phase[m->samples[i].phase].role == role;
+    }
+    return n;
 }
 
 /* TTFT by request in submit order (warmup requests apart), or by prefill call without requests. */
@@ -106,7 +114,7 @@ static int ttft_points(const ttft_tpot_model *m, pts *steady, pts *warm)
     ttft_tpot_request q;
     unsigned r;
     if (m->requests.seen == 0)
-        return role_points(m, TTFT_TPOT_ROLE_PREFILL, steady, warm);
+        return role_points(m, TTFT_TPOT_ROLE_PREFILL, NULL, steady, warm);
     for (r = 0; ttft_tpot_request_at(m->collector, r, &q) == TTFT_TPOT_OK; r++)
         if (q.token_events && !q.truncated &&
             pts_add(q.warmup ? warm : steady, (double)r, (double)(q.first_ns - q.submit_ns) / 1e6) != 0)
@@ -286,49 +294,220 @@ static void headline_one(FILE *out, const ttft_tpot_model *m)
     fputs("</table>\n", out);
 }
 
-/* Charts of per-sample series, each side steady (line or dots) and warmup (rings) apart, on a log scale
-   when their values spread over 20x; a note where a chart of stored samples shows fewer than the
-   figures count. */
+#define MAX_LINES 6 /* a chart's series: one colour each */
+
+/* A chart over counted x (steps, requests), its other fields 0. */
+static svg_chart chart_on_steps(const char *title, const char *xlabel, const char *ylabel)
+{
+    svg_chart ch;
+    memset(&ch, 0, sizeof ch);
+    ch.title = title;
+    ch.xlabel = xlabel;
+    ch.ylabel = ylabel;
+    ch.xint = 1;
+    return ch;
+}
+
+/* A chart's series as they are gathered: their points, names and how each is drawn. */
+typedef struct lines {
+    pts p[MAX_LINES];
+    svg_series s[MAX_LINES];
+    char name[MAX_LINES][96];
+    int n;
+} lines;
+
+/* Series k of l (its points gathered in l->p[k]) named and drawn so; one without points is dropped. */
+static void line_set(lines *l, int k, const char *name, const char *color, int kind, int hollow)
+{
+    snprintf(l->name[k], sizeof l->name[k], "%s", name);
+    l->s[k].name = l->name[k];
+    l->s[k].color = color;
+    l->s[k].kind = kind;
+    l->s[k].hollow = hollow;
+}
+
+/* The series with points, in order, into s; returns how many; *total: their points. */
+static int lines_drawn(lines *l, svg_series *s, size_t *total)
+{
+    int k, j = 0;
+    *total = 0;
+    for (k = 0; k < l->n; k++) {
+        if (!l->p[k].n)
+            continue;
+        s[j] = l->s[k];
+        s[j].x = l->p[k].x;
+        s[j].y = l->p[k].y;
+        s[j].n = l->p[k].n;
+        *total += s[j++].n;
+    }
+    return j;
+}
+
+static void lines_free(lines *l)
+{
+    int k;
+    for (k = 0; k < MAX_LINES; k++)
+        pts_free(&l->p[k]);
+}
+
+/* A chart with one value between its series: the value alone, not an empty frame with one dot. */
+static void single_value(FILE *out, const char *title, const char *value, const char *what)
+{
+    fputs("<figure><figcaption>", out);
+    html_text(out, title);
+    fputs("</figcaption>\n<p class=\"single\">One value: <b>", out);
+    html_text(out, value);
+    fputs("</b> ", out);
+    html_text(out, what);
+    fputs("</p></figure>\n", out);
+}
+
+/* The largest y of the series whose hollow is h. */
+static double max_y(const svg_series *s, int ns, int h)
+{
+    double mx = 0;
+    size_t i;
+    int k;
+    for (k = 0; k < ns; k++)
+        for (i = 0; i < s[k].n; i++)
+            mx = s[k].hollow == h && s[k].y[i] > mx ? s[k].y[i] : mx;
+    return mx;
+}
+
+/* Values in ms divided by scale, in place. */
+static void scale_by(svg_series *s, int ns, double scale, int on_x)
+{
+    size_t i;
+    int k;
+    for (k = 0; k < ns && scale != 1; k++)
+        for (i = 0; i < s[k].n; i++)
+            ((double *)(on_x ? s[k].x : s[k].y))[i] /= scale;
+}
+
+/* A per-sample chart of steady series and warmup rings: warmup values over twice the steady maximum
+   are drawn off the scale (triangles on the top edge, with their values), the scale is log when the
+   values shown spread over 20x, time in s from 2000 ms up; one value alone is written as such. */
+static void sample_chart(FILE *out, svg_chart *ch, svg_series *s, int ns, size_t total, const char *ylabel)
+{
+    char yl[128], v[32], note[800];
+    double steady = max_y(s, ns, 0), warm = max_y(s, ns, 1), scale;
+    int clip = steady > 0 && warm > 2 * steady, k;
+    if (total == 1) {
+        for (k = 0; !s[k].n; k++)
+            ;
+        single_value(out, ch->title, dur(v, sizeof v, s[k].y[0] * 1e6), s[k].hollow ? "(warmup)" : "");
+        return;
+    }
+    ch->yunit = svg_ms_unit(clip ? steady : steady > warm ? steady : warm, &scale);
+    scale_by(s, ns, scale, 0);
+    ch->yclip = clip ? steady / scale * 1.1 : 0;
+    if (clip) {
+        snprintf(note, sizeof note, "%s%sWarmup values above %s are off the scale, marked with triangles on the top "
+                 "edge.", ch->note ? ch->note : "", ch->note && *ch->note ? " " : "", dur(v, sizeof v, steady * 1.1e6));
+        ch->note = note;
+    }
+    ch->logy = svg_wants_log(s, ns);
+    if (clip) { /* the log choice on the values shown: the steady ones */
+        svg_series shown[MAX_LINES];
+        int j = 0;
+        for (k = 0; k < ns; k++)
+            if (!s[k].hollow)
+                shown[j++] = s[k];
+        ch->logy = svg_wants_log(shown, j);
+    }
+    snprintf(yl, sizeof yl, "%s (%s)", ylabel, ch->yunit);
+    ch->ylabel = yl;
+    svg_plot(out, ch, s, ns);
+}
+
+/* The decode phases' steady steps, a line each (batch sizes, say): with more than MAX_LINES - 1, the
+   first MAX_LINES - 2 by report order and the rest as one; the warmup steps as rings (series 0). */
+static int decode_lines(const ttft_tpot_model *m, lines *l)
+{
+    unsigned char *take = (unsigned char *)calloc(m->phases + 1, 1);
+    unsigned *dp = (unsigned *)calloc(m->phases + 1, sizeof *dp), q, nd = 0, i, own;
+    int rc = take && dp ? 0 : -1;
+    for (q = 0; rc == 0 && q < m->phases; q++)
+        if (m->phase[m->order[q]].role == TTFT_TPOT_ROLE_DECODE && m->phase[m->order[q]].steady.n)
+            dp[nd++] = m->order[q];
+    own = nd <= MAX_LINES - 1 ? nd : MAX_LINES - 2;
+    line_set(l, 0, "warmup", svg_colors[0], SVG_DOTS, 1);
+    l->n = 1;
+    for (i = 0; rc == 0 && i < own; i++) {
+        memset(take, 0, m->phases + 1);
+        take[dp[i]] = 1;
+        line_set(l, l->n, nd > 1 ? m->phase[dp[i]].name : "steady", svg_colors[i], SVG_LINE, 0);
+        rc = role_points(m, TTFT_TPOT_ROLE_DECODE, take, &l->p[l->n++], i ? NULL : &l->p[0]);
+    }
+    if (rc == 0 && own < nd) {
+        memset(take, 0, m->phases + 1);
+        for (i = own; i < nd; i++)
+            take[dp[i]] = 1;
+        line_set(l, l->n, "other decode phases", svg_colors[own], SVG_LINE, 0);
+        rc = role_points(m, TTFT_TPOT_ROLE_DECODE, take, &l->p[l->n++], NULL);
+    }
+    if (rc == 0 && !nd) /* warmup steps only */
+        rc = role_points(m, TTFT_TPOT_ROLE_DECODE, NULL, &l->p[1], &l->p[0]);
+    if (rc == 0 && nd) { /* the warmup rings last in the legend */
+        lines first = *l;
+        int k;
+        for (k = 1; k < l->n; k++) {
+            l->p[k - 1] = first.p[k];
+            line_set(l, k - 1, first.name[k], first.s[k].color, first.s[k].kind, first.s[k].hollow);
+        }
+        l->p[l->n - 1] = first.p[0];
+        line_set(l, l->n - 1, first.name[0], first.s[0].color, first.s[0].kind, first.s[0].hollow);
+    }
+    free(take);
+    free(dp);
+    return rc;
+}
+
+/* Charts of per-sample series, each side steady (line or dots) and warmup (rings) apart (one report's
+   decode phases a line each); a note where a chart of stored samples shows fewer than the figures
+   count; run boundaries on a step axis. */
 static int series_chart(FILE *out, const ttft_tpot_model *const *m, int n, int ttft, const svg_chart *chart)
 {
-    pts p[4];
-    svg_series s[4] = {{0}};
+    lines l;
+    svg_series s[MAX_LINES];
+    svg_mark mk[8];
     svg_chart ch = *chart;
-    char label[4][160], note[640] = "";
+    char note[640] = "", name[64], runs[8][16];
+    size_t total;
     int k, j, rc = 0;
-    memset(p, 0, sizeof p);
-    for (k = 0; k < n && rc == 0; k++) {
+    memset(&l, 0, sizeof l);
+    if (!ttft && n == 1) {
+        rc = decode_lines(m[0], &l);
+        stored_note(note, sizeof note, 1, 0, l.p[0].n + l.p[1].n + l.p[2].n + l.p[3].n + l.p[4].n + l.p[5].n,
+                    m[0]->head.tpot.n + m[0]->head.tpot_excluded, "decode steps");
+    }
+    for (k = 0; k < n && rc == 0 && (ttft || n > 1); k++) {
         const ttft_tpot_summary *h = &m[k]->head;
-        rc = ttft ? ttft_points(m[k], &p[2 * k], &p[2 * k + 1])
-                  : role_points(m[k], TTFT_TPOT_ROLE_DECODE, &p[2 * k], &p[2 * k + 1]);
+        rc = ttft ? ttft_points(m[k], &l.p[2 * k], &l.p[2 * k + 1])
+                  : role_points(m[k], TTFT_TPOT_ROLE_DECODE, NULL, &l.p[2 * k], &l.p[2 * k + 1]);
+        for (j = 0; j < 2; j++) {
+            snprintf(name, sizeof name, "%s%s%s", n > 1 ? side_names[k] : "", n > 1 ? ": " : "", j ? "warmup" : "steady");
+            line_set(&l, 2 * k + j, name, svg_colors[k], j || ttft ? SVG_DOTS : SVG_LINE, j);
+        }
+        l.n = 2 * k + 2;
         if (!ttft) /* TTFT by request reads the requests: they are all kept */
-            stored_note(note, sizeof note, n, k, p[2 * k].n + p[2 * k + 1].n, h->tpot.n + h->tpot_excluded,
+            stored_note(note, sizeof note, n, k, l.p[2 * k].n + l.p[2 * k + 1].n, h->tpot.n + h->tpot_excluded,
                         "decode steps");
         else if (m[k]->requests.seen == 0)
-            stored_note(note, sizeof note, n, k, p[2 * k].n + p[2 * k + 1].n,
+            stored_note(note, sizeof note, n, k, l.p[2 * k].n + l.p[2 * k + 1].n,
                         h->ttft_steady.n + h->ttft_steady.warmup_n, "prefills");
     }
     ch.note = note;
-    for (k = 0, j = 0; k < 2 * n && rc == 0; k++) {
-        if (!p[k].n)
-            continue;
-        snprintf(label[j], sizeof label[j], "%s%s%s", n > 1 ? side_names[k / 2] : "", n > 1 ? ": " : "",
-                 k % 2 ? "warmup" : "steady");
-        s[j].name = label[j];
-        s[j].color = svg_colors[k / 2];
-        s[j].x = p[k].x;
-        s[j].y = p[k].y;
-        s[j].n = p[k].n;
-        s[j].kind = k % 2 || ttft ? SVG_DOTS : SVG_LINE;
-        s[j++].hollow = k % 2;
+    if (n == 1 && (!ttft || m[0]->requests.seen == 0)) { /* a step axis */
+        ch.marks = mk;
+        ch.n_marks = run_marks(m[0], ttft ? TTFT_TPOT_ROLE_PREFILL : TTFT_TPOT_ROLE_DECODE, mk, runs, 8);
     }
-    ch.logy = svg_wants_log(s, j); /* every value drawn, steady and warmup, of every side */
+    j = lines_drawn(&l, s, &total);
     if (rc == 0 && j)
-        svg_plot(out, &ch, s, j);
+        sample_chart(out, &ch, s, j, total, ch.ylabel);
     else if (rc == 0)
         fputs("<p class=\"note\">No sample of this kind.</p>\n", out);
-    for (k = 0; k < 4; k++)
-        pts_free(&p[k]);
+    lines_free(&l);
     return rc;
 }
 
@@ -339,15 +518,31 @@ static int cdf_chart(FILE *out, const ttft_tpot_model *const *m, int n, int set,
     pts p[2];
     svg_series s[2];
     svg_chart ch;
-    char note[640] = "";
-    size_t values;
+    svg_mark slo;
+    char note[640] = "", label[48], v[32], xl[48];
+    size_t values, all = 0;
+    double mx = 0, scale = 1, slo_ms = set == TTFT_TPOT_METRIC_TTFT || set == TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_PREFILL
+                                       ? m[0]->slo.ttft_ms
+                                   : set == TTFT_TPOT_METRIC_TPOT || set == TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE
+                                       ? m[0]->slo.tpot_ms
+                                   : set == TTFT_TPOT_METRIC_E2E ? m[0]->slo.e2e_ms
+                                                                 : 0;
     int k, j = 0, rc = 0;
     memset(p, 0, sizeof p);
+    memset(&ch, 0, sizeof ch);
     for (k = 0; k < n && rc == 0; k++) {
         int tpot = set == TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE;
         if ((rc = cdf_of(m[k], set, &p[k], &values)) == 0 && set >= TTFT_TPOT_SET_ROLE) /* stored samples */
             stored_note(note, sizeof note, n, k, values, tpot ? m[k]->head.tpot.n : m[k]->head.ttft_steady.n,
                         tpot ? "steady decode steps" : "steady prefills");
+        all += values;
+        mx = p[k].n && p[k].x[p[k].n - 1] > mx ? p[k].x[p[k].n - 1] : mx;
+    }
+    if (rc == 0 && all == 1) { /* one value: no distribution to draw */
+        single_value(out, title, dur(v, sizeof v, mx * 1e6), n > 1 ? (p[0].n ? "(base)" : "(new)") : "");
+        pts_free(&p[0]);
+        pts_free(&p[1]);
+        return 0;
     }
     for (k = 0; k < n && rc == 0; k++) {
         if (!p[k].n)
@@ -362,10 +557,20 @@ static int cdf_chart(FILE *out, const ttft_tpot_model *const *m, int n, int set,
     }
     ch.title = title;
     ch.note = note;
-    ch.xlabel = "latency (ms)";
     ch.ylabel = "fraction at or below";
-    ch.logy = 0;
-    ch.xint = 0;
+    ch.logx = svg_wants_logx(s, j); /* a long tail: decades, ticks as durations */
+    ch.xunit = ch.logx ? "ms" : svg_ms_unit(mx > slo_ms ? mx : slo_ms, &scale);
+    if (!ch.logx)
+        scale_by(s, j, scale, 1);
+    snprintf(xl, sizeof xl, ch.logx ? "latency" : "latency (%s)", ch.xunit);
+    ch.xlabel = xl;
+    if (slo_ms > 0) { /* the SLO goodput counts against, where the run has one */
+        snprintf(label, sizeof label, slo_ms >= 1000 ? "SLO %g s" : "SLO %g ms", slo_ms >= 1000 ? slo_ms / 1000 : slo_ms);
+        slo.x = ch.logx ? slo_ms : slo_ms / scale;
+        slo.label = label;
+        ch.marks = &slo;
+        ch.n_marks = 1;
+    }
     if (rc == 0 && j)
         svg_plot(out, &ch, s, j);
     for (k = 0; k < 2; k++)
@@ -390,16 +595,77 @@ static int cdf_charts(FILE *out, const ttft_tpot_model *const *m, int n)
     return rc;
 }
 
+/* A chart of the slices (ttft_tpot_slice) of each side: what 0 output tok/s, 1 requests in flight,
+   2 the TTFT p50 of the requests submitted in the slice (where some were). */
+static int slice_chart(FILE *out, const ttft_tpot_model *const *m, int n, int what, svg_chart *ch)
+{
+    lines l;
+    svg_series s[2];
+    size_t i, total;
+    int k, j, rc = 0;
+    memset(&l, 0, sizeof l);
+    for (k = 0; k < n && rc == 0; k++) {
+        for (i = 0; i < m[k]->n_slices && rc == 0; i++) {
+            const ttft_tpot_slice *sl = &m[k]->slices[i];
+            double y = what == 0 ? sl->output_tok_s : what == 1 ? (double)sl->in_flight : sl->ttft_p50_ns / 1e6;
+            if (what < 2 || sl->has_ttft) /* at the slice's middle: its value is the whole slice's */
+                rc = pts_add(&l.p[k], ((double)sl->start_ns + (double)m[k]->slice_ns / 2) / 1e9, y);
+        }
+        line_set(&l, k, n > 1 ? side_names[k] : "all", svg_colors[k], what == 2 ? SVG_DOTS : SVG_LINE, 0);
+    }
+    l.n = n;
+    j = lines_drawn(&l, s, &total);
+    if (rc == 0 && j && what == 2)
+        sample_chart(out, ch, s, j, total, "TTFT p50");
+    else if (rc == 0 && j)
+        svg_plot(out, ch, s, j);
+    lines_free(&l);
+    return rc;
+}
+
+/* Results over time (the model's slices): output throughput, requests in flight and TTFT, by slice of
+   the serving run; none with fewer than two slices. */
+static int over_time(FILE *out, const ttft_tpot_model *const *m, int n)
+{
+    char width[32], t[3][160];
+    svg_chart ch[3];
+    int k, rc = 0;
+    if (m[0]->n_slices < 2 && (n < 2 || m[1]->n_slices < 2))
+        return 0;
+    dur(width, sizeof width, (double)m[0]->slice_ns);
+    snprintf(t[0], sizeof t[0], "Output throughput over time (tokens delivered in each %s slice)", width);
+    snprintf(t[1], sizeof t[1], "Requests in flight over time (at some point of each %s slice)", width);
+    snprintf(t[2], sizeof t[2], "TTFT over time (p50 of the requests submitted in each %s slice)", width);
+    memset(ch, 0, sizeof ch);
+    for (k = 0; k < 3; k++) { /* the whole run on x, both sides' */
+        ch[k].title = t[k];
+        ch[k].xlabel = "time since the first submit (s)";
+        ch[k].x_to = (double)m[0]->n_slices * (double)m[0]->slice_ns / 1e9;
+        if (n > 1 && (double)m[1]->n_slices * (double)m[1]->slice_ns / 1e9 > ch[k].x_to)
+            ch[k].x_to = (double)m[1]->n_slices * (double)m[1]->slice_ns / 1e9;
+    }
+    ch[0].ylabel = "output tok/s";
+    ch[1].ylabel = "requests in flight";
+    ch[1].yint = 1;
+    fputs("<h2>Over time</h2>\n", out);
+    for (k = 0; k < 3 && rc == 0; k++)
+        rc = slice_chart(out, m, n, k, &ch[k]);
+    return rc;
+}
+
 /* Each kernel phase's share of steady decode time (the model's), a bar a side: the base's kernels,
    found by name on the other side. */
 static int share_chart(FILE *out, const ttft_tpot_model *const *m, int n)
 {
     unsigned np = m[0]->phases, p, j = 0;
     const char **labels = (const char **)calloc(np + 1, sizeof *labels);
-    double *shown[2] = {NULL, NULL};
+    double *shown[2] = {NULL, NULL}, *per_step[2] = {NULL, NULL};
     int k, rc = labels ? 0 : -1;
     for (k = 0; k < n && rc == 0; k++)
-        rc = (shown[k] = (double *)calloc(np + 1, sizeof **shown)) ? 0 : -1;
+        rc = (shown[k] = (double *)calloc(np + 1, sizeof **shown)) &&
+                     (per_step[k] = (double *)calloc(np + 1, sizeof **per_step))
+                 ? 0
+                 : -1;
     for (p = 0; p < np && rc == 0; p++) {
         if (m[0]->phase[p].role != TTFT_TPOT_ROLE_KERNEL || m[0]->phase[p].decode_share <= 0)
             continue;
@@ -407,17 +673,21 @@ static int share_chart(FILE *out, const ttft_tpot_model *const *m, int n)
         for (k = 0; k < n; k++) { /* exclusive: nested kernel spans counted once, so the bars add up */
             int q = k ? ttft_tpot_find_phase(m[k]->collector, labels[j]) : (int)p;
             shown[k][j] = q >= 0 ? m[k]->phase[q].decode_share_self : 0;
+            /* beside the share, the time it stands for: a share can hold while the step slows 5x */
+            per_step[k][j] = q >= 0 && m[k]->head.tpot.n ? shown[k][j] * m[k]->head.tpot.mean_ns : -1;
         }
         j++;
     }
     if (rc == 0 && j)
-        svg_bars(out, "Each kernel's share of steady decode time, exclusive (self) time (the rest: outside kernel "
-                      "spans)", labels, j,
-                 (const double *const *)shown, side_names, n);
+        svg_bars(out, "Each kernel's share of steady decode time, exclusive (self) time, and that time per mean "
+                      "step (the rest: outside kernel spans)", labels, j,
+                 (const double *const *)shown, (const double *const *)per_step, side_names, n);
     else if (rc == 0)
         fputs("<p class=\"note\">No kernel span inside a steady decode step.</p>\n", out);
-    for (k = 0; k < 2; k++)
+    for (k = 0; k < 2; k++) {
         free(shown[k]);
+        free(per_step[k]);
+    }
     free((void *)labels);
     return rc;
 }
@@ -427,8 +697,8 @@ static int share_chart(FILE *out, const ttft_tpot_model *const *m, int n)
    device time (its own interval, or its kernels'), on each side. None without device data. */
 static int device_chart(FILE *out, const ttft_tpot_model *const *m, int n)
 {
-    svg_chart ch = {"Decode steps: wall time (host) against device time", "steady decode step with device time",
-                    "time (ms)", NULL, 0, 1};
+    svg_chart ch = chart_on_steps("Decode steps: wall time (host) against device time",
+                                  "steady decode step with device time", "time (ms)");
     pts p[4];
     svg_series s[4] = {{0}};
     char label[4][64];
@@ -503,7 +773,8 @@ static const char style[] =
     ".worse{color:#a00;font-weight:bold}.better{color:#070;font-weight:bold}.verdict{font-weight:bold}"
     "figure{margin:.8em 0}figcaption{font-weight:bold;margin-bottom:.2em}svg{width:100%;height:auto}"
     "svg text{font:11px sans-serif;fill:#222}.tick{font-size:11px}.axis{font-size:12px}.legend{font-size:12px}"
-    ".grid{stroke:#e3e3e3;stroke-width:1}.frame{fill:none;stroke:#888}pre{font-size:12px;overflow-x:auto}"
+    ".grid{stroke:#e3e3e3;stroke-width:1}.mark{stroke:#333;stroke-width:1.2;stroke-dasharray:5 3}"
+    ".marklabel{font-size:11px}.single{font-size:1.1em;margin:.3em 0 1em}.frame{fill:none;stroke:#888}pre{font-size:12px;overflow-x:auto}"
     "@media print{body{max-width:none;margin:0}figure,table{break-inside:avoid}details>pre{display:block}}";
 
 static void head(FILE *out, const char *const *names, int n)
@@ -523,10 +794,10 @@ static void head(FILE *out, const char *const *names, int n)
 
 int html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *names, int n, html_headline_fn two)
 {
-    svg_chart steps = {"Decode step time by step (warmup steps as rings)", "decode step (call order)",
-                       "step time (ms)", NULL, 0, 1};
-    svg_chart ttft = {"TTFT by request, in submit order (warmup requests as rings)", "request (submit order)",
-                      "TTFT (ms)", NULL, 0, 1};
+    svg_chart steps = chart_on_steps("Decode step time by step (warmup steps as rings)", "decode step (call order)",
+                                     "step time");
+    svg_chart ttft = chart_on_steps("TTFT by request, in submit order (warmup requests as rings)",
+                                    "request (submit order)", "TTFT");
     int k, rc;
     head(out, names, n);
     fputs("<h2>Headline</h2>\n", out);
@@ -540,6 +811,7 @@ int html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *n
     rc = rc ? rc : series_chart(out, m, n, 1, &ttft);
     fputs("<h2>Latency distributions</h2>\n", out);
     rc = rc ? rc : cdf_charts(out, m, n);
+    rc = rc ? rc : over_time(out, m, n);
     fputs("<h2>Where steady decode time goes</h2>\n", out);
     rc = rc ? rc : share_chart(out, m, n);
     rc = rc ? rc : device_chart(out, m, n);

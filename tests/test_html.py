@@ -129,7 +129,8 @@ def charts_drawn(html_path, work):
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if not chromium:
         return 0
-    figures = re.findall(r"<figure>.*?</figure>", open(html_path, encoding="utf-8").read(), re.S)
+    figures = [f for f in re.findall(r"<figure>.*?</figure>", open(html_path, encoding="utf-8").read(), re.S)
+               if "<svg" in f]  # a figure of one value has no chart
     os.makedirs(work, exist_ok=True)
     for k, fig in enumerate(figures):
         svg = re.search(r"<svg.*?</svg>", fig, re.S).group(0)
@@ -224,7 +225,8 @@ def figures(report, work):
     out = os.path.join(work, "shares.html")
     run(report, "--html", out, shares)
     bars = re.search(r"share of steady decode time.*?</figure>", open(out).read(), re.S).group(0)
-    assert svg_texts(bars) == ["k1", "30.0%", "k2", "10.0%"], svg_texts(bars)
+    # beside each share its time per mean steady step (5000 ns): 30% is 1500 ns, 10% 500 ns
+    assert svg_texts(bars) == ["k1", "30.0% &#183; 1.50 us", "k2", "10.0% &#183; 500 ns"], svg_texts(bars)
     # run 1: steps 4 and 6 ms (p50 5 ms, 2 tokens / 10 ms = 200 tok/s); run 2: 6 and 8 ms (p50 7 ms,
     # 2 / 14 ms = 142.857 tok/s). TPOT p50 mean 6 ms, sd sqrt(2) = 1.414 ms, CV 23.6%; output mean
     # 171.43, sd 40.41 tok/s, CV 23.6%
@@ -238,6 +240,88 @@ def figures(report, work):
             "over 5%, compare runs, not one figure</td>") in text, re.findall(r"<th>Runs.*", text)
     assert ("<th>Runs: output throughput</th><td>171.4 +- 40.4 tok/s</td><td class=\"note\">mean +- sd over 2 "
             "runs, CV 23.6%: over 5%, compare runs, not one figure</td>") in text, re.findall(r"<th>Runs.*", text)
+
+
+def figure_of(text, title):
+    """The <figure> whose caption starts with title."""
+    fig = re.search(r"<figure><figcaption>" + re.escape(title) + r".*?</figure>", text, re.S)
+    assert fig, ("no figure", title)
+    return fig.group(0)
+
+
+def ticks(fig, anchor):
+    """The tick labels of one axis of a chart: x ("middle") or y ("end")."""
+    return re.findall(r'text-anchor="%s" class="tick">([^<]*)<' % anchor, fig)
+
+
+def at_a_glance(report, work):
+    """What makes a chart read at a glance, worked by hand on the chart's own coordinates: the plot
+    area runs from x = 72 to 704 and from y = 270 (bottom) to 34 (top)."""
+    header = "phase,role,start_ns,dur_ns,tokens,warmup\n"
+    run = lambda *a: subprocess.run(list(a), check=True, capture_output=True, timeout=60)  # noqa: E731
+
+    def page(name, body, *opts):
+        path = os.path.join(work, name + ".csv")
+        open(path, "w").write(header + body)
+        run(report, *opts, "--html", os.path.join(work, name + ".html"), path)
+        return open(os.path.join(work, name + ".html")).read()
+
+    # a warmup step of 100 ms over steady steps of 4 to 6 ms: y up to 6.6 ms (ticks 0..6), the 100 ms
+    # one a triangle on the top edge with its value; a single prefill: one value, not a chart
+    text = page("clip", "p,prefill,0,5000000,16,1\nd,decode,0,100000000,1,1\n" +
+                "".join("d,decode,0,%d000000,1,0\n" % v for v in (4, 5, 6, 5)))
+    steps = figure_of(text, "Decode step time by step")
+    assert ticks(steps, "end") == ["0", "1", "2", "3", "4", "5", "6"], ticks(steps, "end")
+    assert steps.count('class="offscale"') == 1 and "&#8593; 100.00 ms" in steps, steps
+    assert "Warmup values above 6.60 ms are off the scale" in steps
+    assert re.findall(r'<circle cx="[0-9.]+" cy="([0-9.]+)"', steps) == ["22.0"]  # the legend's ring alone:
+    # the triangle stands for the off-scale one
+    one = figure_of(text, "Prefill time by call")
+    assert "<svg" not in one and "One value: <b>5.00 ms</b> (warmup)" in one, one
+    # steady steps 1, 10 and 100 ms: a log scale, its ticks durations
+    text = page("logy", "d,decode,0,2000000,1,1\n" + "".join("d,decode,0,%d000000,1,0\n" % v for v in (1, 10, 100)))
+    steps = figure_of(text, "Decode step time by step")
+    assert ticks(steps, "end") == ["1 ms", "10 ms", "100 ms"] and "(log scale)" in steps, ticks(steps, "end")
+    # steady steps from 0.5 to 200 ms (400x): the CDF's x in decades from 100 us to 1 s
+    text = page("logx", "d,decode,0,1,1,1\n" + "".join("d,decode,0,%d,1,0\n" % v
+                                                     for v in (500000, 1000000, 2000000, 5000000, 20000000, 200000000)))
+    cdf = figure_of(text, "Steady TPOT (decode steps): CDF")
+    assert ticks(cdf, "middle") == ["100 us", "1 ms", "10 ms", "100 ms", "1 s"], ticks(cdf, "middle")
+    # two batch sizes: a line each (legend in report order, the warmup rings last)
+    text = page("batches", "d[b=1],decode,0,3000000,1,1\nd[b=2],decode,0,5000000,2,1\n" +
+                "d[b=1],decode,0,3000000,1,0\nd[b=2],decode,0,5000000,2,0\n" * 4)
+    steps = figure_of(text, "Decode step time by step")
+    assert [t for t in svg_texts(steps) if t.startswith(("d[", "warmup"))] == ["d[b=1]", "d[b=2]", "warmup"]
+    assert 'polyline fill="none" stroke="#0072B2"' in steps and 'polyline fill="none" stroke="#D55E00"' in steps
+    # runs: steps 4, 6 | 6, 8 ms; run 2 begins between steps 1 and 2: x = 72 + 1.5 / 3 * 632 = 388
+    text = page("runlines", "# run:\nd,decode,0,4000000,1,0\nd,decode,0,6000000,1,0\n"
+                            "# run:\nd,decode,0,6000000,1,0\nd,decode,0,8000000,1,0\n")
+    steps = figure_of(text, "Decode step time by step")
+    assert re.findall(r'<line x1="([0-9.]+)"[^>]*class="mark"/>', steps) == ["388.0"], steps
+    assert "run 2</text>" in steps
+    # requests: A (submit 0; tokens 0.1, 0.2 s), B (0; 0.3, 0.4 s), C (1.5 s; 1.6, 3.6 s). TTFT 100, 300,
+    # 100 ms: the SLO of 200 ms at 72 + (200 - 100) / 200 * 632 = 388. E2E 200, 400, 2100 ms: in s.
+    # 1 s slices, each drawn at its middle on 0..4 s: tokens 4, 1, 0, 1 (x 0.5..3.5 s: 72 + x / 4 * 632 =
+    # 151, 309, 467, 625; y 4, 1, 0: 34, 211, 270); in flight
+    # 2, 1, 1, 1; TTFT p50 of those submitted: 200 ms (A, B), 100 ms (C)
+    reqs = [("A", "submit", 0, 0), ("B", "submit", 0, 0), ("A", "token", 100, 1), ("A", "token", 200, 1),
+            ("B", "token", 300, 1), ("B", "token", 400, 1), ("C", "submit", 1500, 0), ("C", "token", 1600, 1),
+            ("C", "token", 3600, 1)]
+    text = page("slo", "".join("%s,%s,%d,0,%d,0\n" % (i, e, t * 1000000, n) for i, e, t, n in reqs),
+                "--slo", "ttft=200")
+    cdf = figure_of(text, "Time to first token: CDF")
+    assert re.findall(r'<line x1="([0-9.]+)"[^>]*class="mark"/>', cdf) == ["388.0"], cdf
+    assert "SLO 200 ms</text>" in cdf
+    e2e = figure_of(text, "E2E latency: CDF")
+    assert ticks(e2e, "middle") == ["0.5", "1.0", "1.5", "2.0"] and "latency (s)" in e2e, ticks(e2e, "middle")
+    tok = figure_of(text, "Output throughput over time")
+    assert re.search(r'points="([^"]*)"', tok).group(1).split() == ["151.0,34.0", "309.0,211.0", "467.0,270.0",
+                                                                     "625.0,211.0"], tok
+    flight = figure_of(text, "Requests in flight over time")
+    assert ticks(flight, "end") == ["0", "1", "2"], ticks(flight, "end")  # counts: whole ticks
+    ttft = figure_of(text, "TTFT over time")
+    assert len(re.findall(r"<circle", ttft)) == 2, ttft  # the slices with a submit
+    return [os.path.join(work, n + ".html") for n in ("clip", "logx", "batches", "runlines", "slo")]
 
 
 def main():
@@ -280,6 +364,8 @@ def main():
     check_html(os.path.join(work, "generate.html"), 4, ["TTFT, first request", "Prefill rate", "Runs: TPOT p50"])
     hostile(report, generate, work)
     figures(report, work)
+    for page in at_a_glance(report, work):  # the new kinds of chart: over time, clipped, log x, marks
+        charts += charts_drawn(page, page[:-5]) if rendered else 0
     print("html: 3 reports and the driver's parse, reference nothing outside themselves%s"
           % (", and render to PNGs that are not blank; each of their %d charts alone has a drawn plot area"
              % charts if rendered else ""))
