@@ -672,7 +672,7 @@ static int share_chart(FILE *out, const ttft_tpot_model *const *m, int n)
         labels[j] = m[0]->phase[p].name;
         for (k = 0; k < n; k++) { /* exclusive: nested kernel spans counted once, so the bars add up */
             int q = k ? ttft_tpot_find_phase(m[k]->collector, labels[j]) : (int)p;
-            shown[k][j] = q >= 0 ? m[k]->phase[q].decode_share_self : 0;
+            shown[k][j] = q >= 0 ? m[k]->phase[q].decode_share_self : -1; /* -1: absent on that side */
             /* beside the share, the time it stands for: a share can hold while the step slows 5x */
             per_step[k][j] = q >= 0 && m[k]->head.tpot.n ? shown[k][j] * m[k]->head.tpot.mean_ns : -1;
         }

@@ -409,7 +409,9 @@ void svg_bars(FILE *out, const char *title, const char *const *labels, size_t n,
         fputs("</text>\n", out);
         for (k = 0; k < ns; k++) {
             double v = values[k][i] > 0 ? values[k][i] : 0;
-            if (abs_ns && abs_ns[k][i] >= 0)
+            if (values[k][i] < 0) /* a group this series does not have */
+                snprintf(text, sizeof text, "absent");
+            else if (abs_ns && abs_ns[k][i] >= 0)
                 snprintf(text, sizeof text, "%.1f%% &#183; %s", 100 * v, svg_dur(d, sizeof d, abs_ns[k][i]));
             else
                 snprintf(text, sizeof text, "%.1f%%", 100 * v);

@@ -58,7 +58,8 @@ const char *svg_ms_unit(double max_ms, double *scale);
 void svg_plot(FILE *out, const svg_chart *chart, const svg_series *s, int ns);
 
 /* Horizontal bars: one group a label, one bar a series (value in [0, 1], shown as %, and beside it the
-   duration in ns of abs_ns[k][i] where abs_ns is not NULL and that value is not negative). */
+   duration in ns of abs_ns[k][i] where abs_ns is not NULL and that value is not negative; a negative
+   value: the series has no such group, "absent"). */
 void svg_bars(FILE *out, const char *title, const char *const *labels, size_t n, const double *const *values,
               const double *const *abs_ns, const char *const *names, int ns);
 

@@ -227,6 +227,14 @@ def figures(report, work):
     bars = re.search(r"share of steady decode time.*?</figure>", open(out).read(), re.S).group(0)
     # beside each share its time per mean steady step (5000 ns): 30% is 1500 ns, 10% 500 ns
     assert svg_texts(bars) == ["k1", "30.0% &#183; 1.50 us", "k2", "10.0% &#183; 500 ns"], svg_texts(bars)
+    # against a side without k2: its bar says so, not 0%
+    other = os.path.join(work, "shares_no_k2.csv")
+    open(other, "w").write("".join(line + "\n" for line in open(shares).read().splitlines() if not line.startswith("k2")))
+    out = os.path.join(work, "shares_cmp.html")
+    run(report, "--compare", "--html", out, shares, other)
+    bars = re.search(r"share of steady decode time.*?</figure>", open(out).read(), re.S).group(0)
+    assert svg_texts(bars) == ["base", "new", "k1", "30.0% &#183; 1.50 us", "30.0% &#183; 1.50 us", "k2",
+                               "10.0% &#183; 500 ns", "absent"], svg_texts(bars)
     # run 1: steps 4 and 6 ms (p50 5 ms, 2 tokens / 10 ms = 200 tok/s); run 2: 6 and 8 ms (p50 7 ms,
     # 2 / 14 ms = 142.857 tok/s). TPOT p50 mean 6 ms, sd sqrt(2) = 1.414 ms, CV 23.6%; output mean
     # 171.43, sd 40.41 tok/s, CV 23.6%
