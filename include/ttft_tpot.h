@@ -6117,24 +6117,50 @@ TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
 
 /* A JSON string: quotes, backslashes and control bytes escaped, valid UTF-8 passed through,
    any other byte written as U+FFFD. */
-static void ttft_tpot__json_str(FILE *out, const char *str)
+/* s[0, len) escaped for a JSON string (quotes and backslashes escaped, control characters as \\u00XX,
+   bytes that are not UTF-8 as U+FFFD), unquoted, into dst, which holds 6 len bytes: its length. */
+static size_t ttft_tpot__json_esc(char *dst, const char *str, size_t len)
 {
+    static const char hex[] = "0123456789abcdef", ctl[4] = {'\\', 'u', '0', '0'},
+                      bad[6] = {'\\', 'u', 'f', 'f', 'f', 'd'}; /* U+FFFD */
     const unsigned char *s = (const unsigned char *)str;
-    size_t len = strlen(str), i = 0, k;
-    fputc('"', out);
+    size_t i = 0, n = 0, k;
     while (i < len) {
         if (s[i] == '"' || s[i] == '\\') {
-            fputc('\\', out);
-            fputc(s[i++], out);
+            dst[n++] = '\\';
+            dst[n++] = (char)s[i++];
         } else if (s[i] < 0x20) {
-            fprintf(out, "\\u%04x", s[i++]);
+            memcpy(dst + n, ctl, 4);
+            dst[n + 4] = hex[s[i] >> 4];
+            dst[n + 5] = hex[s[i++] & 15];
+            n += 6;
         } else if ((k = ttft_tpot__utf8_len(s + i, len - i)) == 0) {
-            fputs("\\ufffd", out);
+            memcpy(dst + n, bad, 6);
+            n += 6;
             i++;
         } else {
-            fwrite(s + i, 1, k, out);
+            memcpy(dst + n, s + i, k);
+            n += k;
             i += k;
         }
+    }
+    return n;
+}
+
+/* A JSON string, escaped in pieces of at most 64 bytes, each ending before a UTF-8 continuation byte
+   (so that no character is split: the same bytes as escaping it whole). */
+static void ttft_tpot__json_str(FILE *out, const char *str)
+{
+    char buf[6 * 64];
+    size_t len = strlen(str), at = 0, end, back, n;
+    fputc('"', out);
+    while (at < len) {
+        end = len - at <= 64 ? len : at + 64;
+        for (back = 0; end < len && back < 3 && ((unsigned char)str[end] & 0xC0) == 0x80; back++)
+            end--;
+        n = ttft_tpot__json_esc(buf, str + at, end - at);
+        fwrite(buf, 1, n, out);
+        at = end;
     }
     fputc('"', out);
 }
@@ -6793,28 +6819,140 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
 
 /* -- Writers: the Chrome trace ----------------------------------------------------------------- */
 
-/* ns as microseconds with three decimals: exact. */
-static void ttft_tpot__us(FILE *out, uint64_t ns)
+/* Output gathered in a block and written with one fwrite a block: the writers of a line an event
+   format numbers and copy escaped names into it instead of calling stdio for each field. */
+#define TTFT_TPOT__OUT_CAP 262144
+typedef struct ttft_tpot__out {
+    FILE *f;
+    size_t n;
+    char b[TTFT_TPOT__OUT_CAP];
+} ttft_tpot__out;
+
+static void ttft_tpot__out_flush(ttft_tpot__out *o)
 {
-    char buf[32];
-    fputs(ttft_tpot__fixed(buf, sizeof buf, ns, 3), out);
+    if (o->n)
+        fwrite(o->b, 1, o->n, o->f);
+    o->n = 0;
+}
+
+static void ttft_tpot__out_put(ttft_tpot__out *o, const char *s, size_t len)
+{
+    if (o->n + len > TTFT_TPOT__OUT_CAP)
+        ttft_tpot__out_flush(o);
+    if (len > TTFT_TPOT__OUT_CAP) {
+        fwrite(s, 1, len, o->f);
+        return;
+    }
+    memcpy(o->b + o->n, s, len);
+    o->n += len;
+}
+
+static void ttft_tpot__out_str(ttft_tpot__out *o, const char *s)
+{
+    ttft_tpot__out_put(o, s, strlen(s));
+}
+
+/* Room for need bytes (at most TTFT_TPOT__OUT_CAP) at the block's end: where to write them; the
+   caller sets o->n past what it wrote. */
+static char *ttft_tpot__out_room(ttft_tpot__out *o, size_t need)
+{
+    if (o->n + need > TTFT_TPOT__OUT_CAP)
+        ttft_tpot__out_flush(o);
+    return o->b + o->n;
+}
+
+/* A string literal at p: p past it. */
+#define TTFT_TPOT__LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
+
+/* v in decimal at p (20 bytes at most), two digits a step: p past it. */
+static char *ttft_tpot__put_u64(char *p, uint64_t v)
+{
+    static const char two[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                 "8081828384858687888990919293949596979899";
+    uint64_t t = v;
+    size_t n = 1, k;
+    for (; t >= 100; t /= 100) /* the digits: two a step, then one more where t >= 10 */
+        n += 2;
+    n += t >= 10;
+    for (k = n; v >= 100; v /= 100) {
+        k -= 2;
+        p[k] = two[2 * (v % 100)], p[k + 1] = two[2 * (v % 100) + 1];
+    }
+    if (v >= 10)
+        p[0] = two[2 * v], p[1] = two[2 * v + 1];
+    else
+        p[0] = (char)('0' + v);
+    return p + n;
+}
+
+/* ns as microseconds with three decimals, exact, at p (24 bytes at most): p past it. */
+static char *ttft_tpot__put_us(char *p, uint64_t ns)
+{
+    p = ttft_tpot__put_u64(p, ns / 1000);
+    p[0] = '.', p[1] = (char)('0' + ns / 100 % 10), p[2] = (char)('0' + ns / 10 % 10), p[3] = (char)('0' + ns % 10);
+    return p + 4;
+}
+
+static void ttft_tpot__out_u64(ttft_tpot__out *o, uint64_t v)
+{
+    char *p = ttft_tpot__out_room(o, 20);
+    o->n = (size_t)(ttft_tpot__put_u64(p, v) - o->b);
+}
+
+static void ttft_tpot__out_us(ttft_tpot__out *o, uint64_t ns)
+{
+    char *p = ttft_tpot__out_room(o, 24);
+    o->n = (size_t)(ttft_tpot__put_us(p, ns) - o->b);
+}
+
+/* A JSON string of at most TTFT_TPOT_NAME_MAX + 16 bytes (a name, an id), quoted. */
+static void ttft_tpot__out_json(ttft_tpot__out *o, const char *str)
+{
+    char buf[6 * (TTFT_TPOT_NAME_MAX + 16) + 2];
+    size_t n = ttft_tpot__json_esc(buf + 1, str, strlen(str));
+    buf[0] = buf[n + 1] = '"';
+    ttft_tpot__out_put(o, buf, n + 2);
+}
+
+/* Every phase's name as a quoted JSON string, escaped once, into at (NULL: only counted): phase p's
+   from names[p] to names[p + 1]. Returns the bytes. */
+static size_t ttft_tpot__json_names(const ttft_tpot *c, char *at, size_t *names)
+{
+    char buf[6 * TTFT_TPOT_NAME_MAX + 2];
+    size_t total = 0, n;
+    unsigned p;
+    for (p = 0; p < c->phase.n; p++) {
+        n = ttft_tpot__json_esc(buf + 1, c->phase.slots[p].name, strlen(c->phase.slots[p].name));
+        buf[0] = buf[n + 1] = '"';
+        if (at)
+            memcpy(at + total, buf, n + 2);
+        names[p] = total;
+        total += n + 2;
+    }
+    names[c->phase.n] = total;
+    return total;
 }
 
 /* One slice of a request's track: "STAGE ID" from a to b. */
-static void ttft_tpot__request_slice(FILE *out, const ttft_tpot_request *q, unsigned lane, const char *stage,
+static void ttft_tpot__request_slice(ttft_tpot__out *o, const ttft_tpot_request *q, unsigned lane, const char *stage,
                                      uint64_t a, uint64_t b)
 {
     char name[TTFT_TPOT_NAME_MAX + 16];
     snprintf(name, sizeof name, "%s %s", stage, q->id);
-    fputs(",\n{\"ph\":\"X\",\"pid\":2,\"name\":", out);
-    ttft_tpot__json_str(out, name);
-    fprintf(out, ",\"cat\":\"request\",\"tid\":%u,\"ts\":", lane + 1);
-    ttft_tpot__us(out, a);
-    fputs(",\"dur\":", out);
-    ttft_tpot__us(out, b - a);
-    fputs(",\"args\":{\"request\":", out);
-    ttft_tpot__json_str(out, q->id);
-    fprintf(out, ",\"warmup\":%d}}", q->warmup);
+    ttft_tpot__out_str(o, ",\n{\"ph\":\"X\",\"pid\":2,\"name\":");
+    ttft_tpot__out_json(o, name);
+    ttft_tpot__out_str(o, ",\"cat\":\"request\",\"tid\":");
+    ttft_tpot__out_u64(o, lane + 1);
+    ttft_tpot__out_str(o, ",\"ts\":");
+    ttft_tpot__out_us(o, a);
+    ttft_tpot__out_str(o, ",\"dur\":");
+    ttft_tpot__out_us(o, b - a);
+    ttft_tpot__out_str(o, ",\"args\":{\"request\":");
+    ttft_tpot__out_json(o, q->id);
+    ttft_tpot__out_str(o, ",\"warmup\":");
+    ttft_tpot__out_u64(o, (uint64_t)q->warmup);
+    ttft_tpot__out_str(o, "}}");
 }
 
 /* Each request's lane: the lowest whose last request ended by its submit, so that requests served
@@ -6842,38 +6980,64 @@ static unsigned ttft_tpot__request_lanes(const ttft_tpot *c, uint64_t *tree, siz
 
 /* The request tracks: per request a queued, a prefill (or, unscheduled, a ttft) and a decode slice,
    and an instant per token event. */
-static void ttft_tpot__chrome_requests(const ttft_tpot *c, const unsigned *lane, unsigned lanes, FILE *out)
+static void ttft_tpot__chrome_requests(const ttft_tpot *c, const unsigned *lane, unsigned lanes, ttft_tpot__out *o)
 {
     unsigned r;
     size_t i;
-    fputs(",\n{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"requests\"}}", out);
-    for (r = 0; r < lanes; r++)
-        fprintf(out, ",\n{\"ph\":\"M\",\"pid\":2,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":\"lane %u\"}}", r + 1,
-                r + 1);
+    ttft_tpot__out_str(o, ",\n{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"requests\"}}");
+    for (r = 0; r < lanes; r++) {
+        ttft_tpot__out_str(o, ",\n{\"ph\":\"M\",\"pid\":2,\"tid\":");
+        ttft_tpot__out_u64(o, r + 1);
+        ttft_tpot__out_str(o, ",\"name\":\"thread_name\",\"args\":{\"name\":\"lane ");
+        ttft_tpot__out_u64(o, r + 1);
+        ttft_tpot__out_str(o, "\"}}");
+    }
     for (r = 0; r < c->req.n; r++) {
         const ttft_tpot_request *q = &c->req.list[r];
         if (q->scheduled)
-            ttft_tpot__request_slice(out, q, lane[r], "queued", q->submit_ns, q->scheduled_ns);
+            ttft_tpot__request_slice(o, q, lane[r], "queued", q->submit_ns, q->scheduled_ns);
         if (q->token_events)
-            ttft_tpot__request_slice(out, q, lane[r], q->scheduled ? "prefill" : "ttft",
+            ttft_tpot__request_slice(o, q, lane[r], q->scheduled ? "prefill" : "ttft",
                                      q->scheduled ? q->scheduled_ns : q->submit_ns, q->first_ns);
         if (q->token_events > 1)
-            ttft_tpot__request_slice(out, q, lane[r], "decode", q->first_ns, q->last_ns);
+            ttft_tpot__request_slice(o, q, lane[r], "decode", q->first_ns, q->last_ns);
     }
     for (i = 0; i < c->req.n_events; i++) {
         const ttft_tpot__event *ev = &c->req.events[i];
         if (!ev->tokens)
             continue;
-        fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":%u,\"name\":\"token\",\"cat\":\"request\",\"ts\":",
-                lane[ev->request] + 1);
-        ttft_tpot__us(out, ev->t_ns);
-        fprintf(out, ",\"args\":{\"tokens\":%lu}}", (unsigned long)ev->tokens);
+        ttft_tpot__out_str(o, ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":");
+        ttft_tpot__out_u64(o, lane[ev->request] + 1);
+        ttft_tpot__out_str(o, ",\"name\":\"token\",\"cat\":\"request\",\"ts\":");
+        ttft_tpot__out_us(o, ev->t_ns);
+        ttft_tpot__out_str(o, ",\"args\":{\"tokens\":");
+        ttft_tpot__out_u64(o, ev->tokens);
+        ttft_tpot__out_str(o, "}}");
     }
+}
+
+/* A device interval's flow arrow: from its launch (issue time, on the host track) to its execution. */
+static void ttft_tpot__chrome_flow(const ttft_tpot_device_interval *d, int host_tid, uint64_t id, ttft_tpot__out *o)
+{
+    ttft_tpot__out_str(o, ",\n{\"ph\":\"s\",\"pid\":1,\"tid\":");
+    ttft_tpot__out_u64(o, (uint64_t)host_tid);
+    ttft_tpot__out_str(o, ",\"name\":\"launch\",\"cat\":\"launch\",\"id\":");
+    ttft_tpot__out_u64(o, id);
+    ttft_tpot__out_str(o, ",\"ts\":");
+    ttft_tpot__out_us(o, d->issue_ns);
+    ttft_tpot__out_str(o, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"pid\":3,\"tid\":");
+    ttft_tpot__out_u64(o, (uint64_t)d->stream + 1);
+    ttft_tpot__out_str(o, ",\"name\":\"launch\",\"cat\":\"launch\",\"id\":");
+    ttft_tpot__out_u64(o, id);
+    ttft_tpot__out_str(o, ",\"ts\":");
+    ttft_tpot__out_us(o, d->begin_ns);
+    ttft_tpot__out_str(o, "}");
 }
 
 /* The device intervals resolved on an absolute clock: a track per stream (process "device"), and a
    flow arrow from each launch on its host track to its execution, as Nsight Systems draws them. */
-static void ttft_tpot__chrome_device(const ttft_tpot *c, const int *track, FILE *out)
+static void ttft_tpot__chrome_device(const ttft_tpot *c, const int *track, const char *names, const size_t *at,
+                                     ttft_tpot__out *o)
 {
     size_t k;
     int named = 0;
@@ -6882,70 +7046,112 @@ static void ttft_tpot__chrome_device(const ttft_tpot *c, const int *track, FILE 
         if (d->state != TTFT_TPOT_DEVICE_ABSOLUTE)
             continue;
         if (!named++)
-            fputs(",\n{\"ph\":\"M\",\"pid\":3,\"name\":\"process_name\",\"args\":{\"name\":\"device\"}}", out);
-        fputs(",\n{\"ph\":\"X\",\"pid\":3,\"name\":", out);
-        ttft_tpot__json_str(out, c->phase.slots[d->phase].name);
-        fprintf(out, ",\"cat\":\"device\",\"tid\":%lu,\"ts\":", (unsigned long)d->stream + 1);
-        ttft_tpot__us(out, d->begin_ns);
-        fputs(",\"dur\":", out);
-        ttft_tpot__us(out, d->device_ns);
-        fprintf(out, ",\"args\":{\"stream\":%lu,\"part\":%d,\"warmup\":%d}}", (unsigned long)d->stream, d->part,
-                d->warmup);
+            ttft_tpot__out_str(o, ",\n{\"ph\":\"M\",\"pid\":3,\"name\":\"process_name\",\"args\":{\"name\":\"device\"}}");
+        ttft_tpot__out_str(o, ",\n{\"ph\":\"X\",\"pid\":3,\"name\":");
+        ttft_tpot__out_put(o, names + at[d->phase], at[d->phase + 1] - at[d->phase]);
+        ttft_tpot__out_str(o, ",\"cat\":\"device\",\"tid\":");
+        ttft_tpot__out_u64(o, (uint64_t)d->stream + 1);
+        ttft_tpot__out_str(o, ",\"ts\":");
+        ttft_tpot__out_us(o, d->begin_ns);
+        ttft_tpot__out_str(o, ",\"dur\":");
+        ttft_tpot__out_us(o, d->device_ns);
+        ttft_tpot__out_str(o, ",\"args\":{\"stream\":");
+        ttft_tpot__out_u64(o, d->stream);
+        ttft_tpot__out_str(o, ",\"part\":");
+        ttft_tpot__out_u64(o, (uint64_t)d->part);
+        ttft_tpot__out_str(o, ",\"warmup\":");
+        ttft_tpot__out_u64(o, (uint64_t)d->warmup);
+        ttft_tpot__out_str(o, "}}");
         if (d->part || !d->issue_ns || !d->sample || d->sample > c->store.n)
             continue;
-        fprintf(out, ",\n{\"ph\":\"s\",\"pid\":1,\"tid\":%d,\"name\":\"launch\",\"cat\":\"launch\",\"id\":%lu,\"ts\":",
-                track[c->phase.slots[c->store.samples[d->sample - 1].phase].role], (unsigned long)k + 1);
-        ttft_tpot__us(out, d->issue_ns);
-        fprintf(out, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"pid\":3,\"tid\":%lu,\"name\":\"launch\",\"cat\":\"launch\","
-                     "\"id\":%lu,\"ts\":", (unsigned long)d->stream + 1, (unsigned long)k + 1);
-        ttft_tpot__us(out, d->begin_ns);
-        fputc('}', out);
+        ttft_tpot__chrome_flow(d, track[c->phase.slots[c->store.samples[d->sample - 1].phase].role], k + 1, o);
+    }
+}
+
+/* The samples, an event each on their role's track. */
+static void ttft_tpot__chrome_samples(const ttft_tpot *c, const int *track, const char *names, const size_t *at,
+                                      ttft_tpot__out *o)
+{
+    char tail[4][48];
+    size_t i, len[4];
+    int r;
+    for (r = 0; r < 4; r++) /* what follows the name, by role */
+        len[r] = (size_t)snprintf(tail[r], sizeof tail[r], ",\"cat\":\"%s\",\"tid\":%d,\"ts\":", ttft_tpot__roles[r],
+                                  track[r]);
+    for (i = 0; i < c->store.n; i++) { /* a line: its name (6 x 63 + 2 bytes at most) and 200 more at most */
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        int role = c->phase.slots[s->phase].role;
+        char *p = ttft_tpot__out_room(o, 6 * TTFT_TPOT_NAME_MAX + 256);
+        p = TTFT_TPOT__LIT(p, ",\n{\"ph\":\"X\",\"pid\":1,\"name\":");
+        memcpy(p, names + at[s->phase], at[s->phase + 1] - at[s->phase]);
+        p += at[s->phase + 1] - at[s->phase];
+        memcpy(p, tail[role], len[role]);
+        p = ttft_tpot__put_us(p + len[role], c->store.starts[i]);
+        p = ttft_tpot__put_us(TTFT_TPOT__LIT(p, ",\"dur\":"), s->dur_ns);
+        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ",\"args\":{\"tokens\":"), s->tokens);
+        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ",\"warmup\":"), s->warmup);
+        o->n = (size_t)(TTFT_TPOT__LIT(p, "}}") - o->b);
+    }
+}
+
+/* The metadata events: the process and its tracks, by role. */
+static void ttft_tpot__chrome_head(const int *track, ttft_tpot__out *o)
+{
+    char line[256];
+    int r;
+    ttft_tpot__out_str(o, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
+                          "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"ttft_tpot\"}}");
+    for (r = 0; r < 4; r++) {
+        snprintf(line, sizeof line,
+                 ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}"
+                 ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}",
+                 track[r], ttft_tpot__roles[r], track[r], track[r]);
+        ttft_tpot__out_str(o, line);
     }
 }
 
 TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
 {
     static const int track[4] = {2, 3, 4, 1}; /* by role: e2e on top, kernels at the bottom */
-    ttft_tpot_sample s;
-    uint64_t *end = NULL, start;
+    ttft_tpot__out *o;
+    uint64_t *end = NULL;
     unsigned *lane = NULL, lanes = 0;
-    size_t i, size = 1;
-    int r;
+    size_t size = 1, *at;
+    char *names;
     if (!c || !out || !c->store.starts)
         return TTFT_TPOT_EINVAL;
-    if (c->req.n) { /* the request lanes, before a byte is written */
+    /* the block, the names (escaped once) and the request lanes, before a byte is written */
+    if (!(o = (ttft_tpot__out *)TTFT_TPOT_MALLOC(sizeof *o + (c->phase.n + 1) * sizeof *at, c->alloc_user)))
+        return TTFT_TPOT_ENOMEM;
+    at = (size_t *)(void *)(o + 1);
+    names = (char *)TTFT_TPOT_MALLOC(ttft_tpot__json_names(c, NULL, at) + 1, c->alloc_user);
+    if (names && c->req.n) {
         while (size < c->req.n)
             size *= 2;
         end = (uint64_t *)TTFT_TPOT_MALLOC(2 * size * sizeof *end + (size_t)c->req.n * sizeof *lane, c->alloc_user);
-        if (!end)
-            return TTFT_TPOT_ENOMEM;
+    }
+    if (!names || (c->req.n && !end)) {
+        if (names)
+            TTFT_TPOT_FREE(names, c->alloc_user);
+        TTFT_TPOT_FREE(o, c->alloc_user);
+        return TTFT_TPOT_ENOMEM;
+    }
+    ttft_tpot__json_names(c, names, at);
+    o->f = out;
+    o->n = 0;
+    ttft_tpot__chrome_head(track, o);
+    ttft_tpot__chrome_samples(c, track, names, at, o);
+    ttft_tpot__chrome_device(c, track, names, at, o);
+    if (end) {
         lane = (unsigned *)(void *)(end + 2 * size);
         lanes = ttft_tpot__request_lanes(c, end, size, lane);
-    }
-    fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
-          "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"ttft_tpot\"}}",
-          out);
-    for (r = 0; r < 4; r++)
-        fprintf(out,
-                ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}"
-                ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}",
-                track[r], ttft_tpot__roles[r], track[r], track[r]);
-    for (i = 0; ttft_tpot_sample_at(c, i, &s, &start) == TTFT_TPOT_OK; i++) { /* the samples' one iterator */
-        int role = c->phase.slots[s.phase].role;
-        fputs(",\n{\"ph\":\"X\",\"pid\":1,\"name\":", out);
-        ttft_tpot__json_str(out, c->phase.slots[s.phase].name);
-        fprintf(out, ",\"cat\":\"%s\",\"tid\":%d,\"ts\":", ttft_tpot__roles[role], track[role]);
-        ttft_tpot__us(out, start);
-        fputs(",\"dur\":", out);
-        ttft_tpot__us(out, s.dur_ns);
-        fprintf(out, ",\"args\":{\"tokens\":%lu,\"warmup\":%d}}", (unsigned long)s.tokens, s.warmup);
-    }
-    ttft_tpot__chrome_device(c, track, out);
-    if (end) {
-        ttft_tpot__chrome_requests(c, lane, lanes, out);
+        ttft_tpot__chrome_requests(c, lane, lanes, o);
         TTFT_TPOT_FREE(end, c->alloc_user);
     }
-    fputs("\n]}\n", out);
+    ttft_tpot__out_str(o, "\n]}\n");
+    ttft_tpot__out_flush(o);
+    TTFT_TPOT_FREE(names, c->alloc_user);
+    TTFT_TPOT_FREE(o, c->alloc_user);
     return ttft_tpot__finish(out);
 }
 

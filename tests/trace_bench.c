@@ -1,7 +1,8 @@
 /* ttft_tpot_trace_bench - what reading and reporting a large trace costs, measured in one run. It
    prints figures and ratios; it never passes or fails (timings on a shared machine are noisy).
 
-   usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR] [--part parse|memory|report|phases|ids|tools]
+   usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR]
+          [--part parse|memory|report|phases|ids|tools|writers]
 
    - parse: the library's trace reader against a minimal in-place parser (the floor: block reads,
      fields split where they lie, the last phase cached, samples appended), on a realistic trace
@@ -13,7 +14,10 @@
    - the two inputs that were quadratic: 16,000 phases over 1e6 lines, and 100,000 request ids that
      collide under the 0.2 index hash (FNV-1a, unkeyed), in REPORT_BIN and in a live collector;
    - tools: REPORT_BIN --html against --json of one trace of 1e6 decode steps (1e5 with --quick), and
-     --compare against --json of two, each pair alternated, with the ratios and their targets.
+     --compare against --json of two, each pair alternated, with the ratios and their targets;
+   - writers: the Chrome trace and the trace writer of 1e6 lines (with start times), each against one
+     fwrite of its own output's bytes, alternated (the reports' output is small: they are compute,
+     measured by report).
    Traces go to DIR (default /tmp) and are removed at the end. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
@@ -449,6 +453,76 @@ static void bench_report(const char *path, int quick)
     }
 }
 
+/* Seconds to write what fn writes of c to path (closed, so that it reached the file), and its size. */
+static double time_writer(int (*fn)(const ttft_tpot *, FILE *), const ttft_tpot *c, const char *path, long *size)
+{
+    double t0 = now_s();
+    FILE *f = create(path);
+    fn(c, f);
+    *size = ftell(f);
+    fclose(f);
+    return now_s() - t0;
+}
+
+/* Seconds to write len bytes of buf to path: the floor of any writer of that output. */
+static double time_copy(const char *buf, size_t len, const char *path)
+{
+    double t0 = now_s();
+    FILE *f = create(path);
+    fwrite(buf, 1, len, f);
+    fclose(f);
+    return now_s() - t0;
+}
+
+/* Each writer of a trace of `lines` records read with start times (a driver's: the Chrome trace needs
+   them), against writing its own output's bytes with one fwrite: alternated, medians of 5. */
+static void bench_writers(const char *path, size_t lines)
+{
+    static const struct {
+        const char *name;
+        int (*fn)(const ttft_tpot *, FILE *);
+    } w[2] = {{"chrome trace", ttft_tpot_chrome_trace}, {"trace", ttft_tpot_trace_write}};
+    char out[600], copy[600], err[256];
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    FILE *f;
+    int k, r;
+    write_trace(path, lines, 0);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.grow = 1;
+    cfg.timeline = 1;
+    cfg.capacity = lines + 1024;
+    ttft_tpot_init(&c, &cfg);
+    f = fopen(path, "rb");
+    if (!f || ttft_tpot_trace_read(&c, f, path, err, sizeof err) != TTFT_TPOT_OK)
+        fprintf(stderr, "%s\n", err);
+    if (f)
+        fclose(f);
+    snprintf(out, sizeof out, "%s.out", path);
+    snprintf(copy, sizeof copy, "%s.copy", path);
+    for (k = 0; k < 2; k++) {
+        double wt[5], ct[5];
+        long size = 0;
+        char *buf;
+        time_writer(w[k].fn, &c, out, &size); /* once, to have its bytes */
+        buf = (char *)malloc((size_t)size + 1);
+        f = fopen(out, "rb");
+        if (!buf || !f || fread(buf, 1, (size_t)size, f) != (size_t)size)
+            return;
+        fclose(f);
+        for (r = 0; r < 5; r++) {
+            wt[r] = time_writer(w[k].fn, &c, out, &size);
+            ct[r] = time_copy(buf, (size_t)size, copy);
+        }
+        printf("writer %-12s %zu lines: %.1f MB in %.3f s, one fwrite of the same bytes %.3f s: ratio %.2f\n",
+               w[k].name, lines, (double)size / 1e6, median(wt, 5), median(ct, 5), median(wt, 5) / median(ct, 5));
+        free(buf);
+    }
+    remove(out);
+    remove(copy);
+    ttft_tpot_free(&c);
+}
+
 /* The 0.2 index hash: FNV-1a, unkeyed. */
 static uint32_t fnv1a(const char *s, size_t len)
 {
@@ -559,7 +633,7 @@ int main(int argc, char **argv)
             bin = argv[i];
     }
     if (!bin) {
-        fputs("usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR] [--part parse|memory|report|phases|ids|tools]\n",
+        fputs("usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR] [--part parse|memory|report|phases|ids|tools|writers]\n",
               stderr);
         return 2;
     }
@@ -578,6 +652,8 @@ int main(int argc, char **argv)
         bench_ids(bin, path, quick ? 20000 : 100000);
     if (!*part || strcmp(part, "tools") == 0)
         bench_tools(bin, dir, quick ? 100000 : 1000000);
+    if (!*part || strcmp(part, "writers") == 0)
+        bench_writers(path, quick ? 100000 : 1000000);
     remove(path);
     return 0;
 }
