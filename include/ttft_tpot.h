@@ -1525,7 +1525,8 @@ TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher
    request on the lowest lane free at its submit, so requests served together lie side by side; then
    the device intervals resolved on an absolute clock (process "device", a track per stream, category
    "device"), each with a flow arrow ("ph":"s" to "ph":"f", category "launch") from its launch.
-   ENOMEM (nothing written: the lanes take 36 bytes a request at most). Needs start times: EINVAL when c
+   ENOMEM (nothing written: it takes a 256 KiB output block, the phase names escaped once, and 36 bytes
+   a request at most for the lanes). Needs start times: EINVAL when c
    is NULL or was made without config.timeline (a trace read into a timeline collector has them
    only if it was recorded with one: its start_ns are 0 otherwise, and ttft_tpot_report refuses to
    export it); EIO on a write error (what reached the stream is unspecified: it allocates before
@@ -6820,12 +6821,15 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
 /* -- Writers: the Chrome trace ----------------------------------------------------------------- */
 
 /* Output gathered in a block and written with one fwrite a block: the writers of a line an event
-   format numbers and copy escaped names into it instead of calling stdio for each field. */
-#define TTFT_TPOT__OUT_CAP 262144
+   format numbers and copy escaped names into it instead of calling stdio for each field. A large
+   block saves system calls (the Chrome trace allocates 256 KiB); a writer that allocates nothing
+   takes TTFT_TPOT__OUT_MIN on its stack. */
+#define TTFT_TPOT__OUT_BIG 262144
+#define TTFT_TPOT__OUT_MIN 16384
 typedef struct ttft_tpot__out {
     FILE *f;
-    size_t n;
-    char b[TTFT_TPOT__OUT_CAP];
+    char *b;
+    size_t n, cap;
 } ttft_tpot__out;
 
 static void ttft_tpot__out_flush(ttft_tpot__out *o)
@@ -6837,9 +6841,9 @@ static void ttft_tpot__out_flush(ttft_tpot__out *o)
 
 static void ttft_tpot__out_put(ttft_tpot__out *o, const char *s, size_t len)
 {
-    if (o->n + len > TTFT_TPOT__OUT_CAP)
+    if (o->n + len > o->cap)
         ttft_tpot__out_flush(o);
-    if (len > TTFT_TPOT__OUT_CAP) {
+    if (len > o->cap) {
         fwrite(s, 1, len, o->f);
         return;
     }
@@ -6852,11 +6856,11 @@ static void ttft_tpot__out_str(ttft_tpot__out *o, const char *s)
     ttft_tpot__out_put(o, s, strlen(s));
 }
 
-/* Room for need bytes (at most TTFT_TPOT__OUT_CAP) at the block's end: where to write them; the
+/* Room for need bytes (at most TTFT_TPOT__OUT_MIN) at the block's end: where to write them; the
    caller sets o->n past what it wrote. */
 static char *ttft_tpot__out_room(ttft_tpot__out *o, size_t need)
 {
-    if (o->n + need > TTFT_TPOT__OUT_CAP)
+    if (o->n + need > o->cap)
         ttft_tpot__out_flush(o);
     return o->b + o->n;
 }
@@ -7121,9 +7125,12 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
     if (!c || !out || !c->store.starts)
         return TTFT_TPOT_EINVAL;
     /* the block, the names (escaped once) and the request lanes, before a byte is written */
-    if (!(o = (ttft_tpot__out *)TTFT_TPOT_MALLOC(sizeof *o + (c->phase.n + 1) * sizeof *at, c->alloc_user)))
+    if (!(o = (ttft_tpot__out *)TTFT_TPOT_MALLOC(sizeof *o + (c->phase.n + 1) * sizeof *at + TTFT_TPOT__OUT_BIG,
+                                                 c->alloc_user)))
         return TTFT_TPOT_ENOMEM;
     at = (size_t *)(void *)(o + 1);
+    o->b = (char *)(at + c->phase.n + 1);
+    o->cap = TTFT_TPOT__OUT_BIG;
     names = (char *)TTFT_TPOT_MALLOC(ttft_tpot__json_names(c, NULL, at) + 1, c->alloc_user);
     if (names && c->req.n) {
         while (size < c->req.n)
@@ -7238,20 +7245,33 @@ static const char *const ttft_tpot__count_names[] = {TTFT_TPOT__COUNTS(TTFT_TPOT
 #define TTFT_TPOT__N_KEYS (sizeof ttft_tpot__count_names / sizeof ttft_tpot__count_names[0])
 
 /* A name as a CSV field: quoted when CSV would split it, or when it would read as a comment. */
-static void ttft_tpot__csv_name(FILE *out, const char *name)
+/* A name or id (shorter than TTFT_TPOT_NAME_MAX) as a CSV field into dst (2 TTFT_TPOT_NAME_MAX bytes
+   hold it): as it is, or quoted with its quotes doubled where it holds a comma or a quote or starts
+   with '#' or a space. Returns its length. */
+static size_t ttft_tpot__csv_esc(char *dst, const char *name)
 {
+    size_t n = 0;
     const char *q;
     if (!strpbrk(name, ",\"") && name[0] != '#' && name[0] != ' ') {
-        fputs(name, out);
-        return;
+        n = strlen(name);
+        memcpy(dst, name, n);
+        return n;
     }
-    fputc('"', out);
+    dst[n++] = '"';
     for (q = name; *q; q++) {
         if (*q == '"')
-            fputc('"', out);
-        fputc(*q, out);
+            dst[n++] = '"';
+        dst[n++] = *q;
     }
-    fputc('"', out);
+    dst[n++] = '"';
+    return n;
+}
+
+static void ttft_tpot__csv_name(FILE *out, const char *name)
+{
+    char buf[2 * TTFT_TPOT_NAME_MAX];
+    size_t n = ttft_tpot__csv_esc(buf, name);
+    fwrite(buf, 1, n, out);
 }
 
 /* x / d (d > 0) to the thousandth, rounded half up: "12.345". */
@@ -7376,33 +7396,44 @@ static int ttft_tpot__run_ends_alone(const ttft_tpot *c, unsigned r, size_t i)
 /* The run lines before stored sample i, from run `run` on: "# run: end" where a run that began before
    ends, then "# run:" for each run that begins there, with its "# run: end" when it ends there too
    (empty). Returns the next run. */
-static unsigned ttft_tpot__write_runs(const ttft_tpot *c, FILE *out, size_t i, unsigned run)
+static unsigned ttft_tpot__write_runs(const ttft_tpot *c, ttft_tpot__out *o, size_t i, unsigned run)
 {
     if (run > 0 && ttft_tpot__run_ends_alone(c, run - 1, i))
-        fputs("# run: end\n", out);
+        ttft_tpot__out_str(o, "# run: end\n");
     for (; run < c->runs && c->run_at[run] == i; run++) {
-        fputs("# run:\n", out);
+        ttft_tpot__out_str(o, "# run:\n");
         if (ttft_tpot__run_ends_alone(c, run, i))
-            fputs("# run: end\n", out);
+            ttft_tpot__out_str(o, "# run: end\n");
     }
     return run;
 }
 
 /* Every stored sample, in call order, with the run lines among them. */
-static void ttft_tpot__write_samples(const ttft_tpot *c, FILE *out)
+static void ttft_tpot__write_samples(const ttft_tpot *c, ttft_tpot__out *o)
 {
     size_t i;
     unsigned run = 0;
     for (i = 0; i <= c->store.n; i++) {
         const ttft_tpot_sample *s;
-        run = ttft_tpot__write_runs(c, out, i, run);
+        const char *role;
+        char *p;
+        size_t len;
+        run = ttft_tpot__write_runs(c, o, i, run);
         if (i == c->store.n)
             break;
         s = &c->store.samples[i];
-        ttft_tpot__csv_name(out, c->phase.slots[s->phase].name);
-        fprintf(out, ",%s,%llu,%llu,%lu,%d\n", ttft_tpot_role_name(c->phase.slots[s->phase].role),
-                (unsigned long long)(c->store.starts ? c->store.starts[i] : 0), (unsigned long long)s->dur_ns,
-                (unsigned long)s->tokens, s->warmup);
+        role = ttft_tpot_role_name(c->phase.slots[s->phase].role);
+        len = strlen(role);
+        p = ttft_tpot__out_room(o, 2 * TTFT_TPOT_NAME_MAX + 128); /* the name escaped, a role, 4 numbers */
+        p += ttft_tpot__csv_esc(p, c->phase.slots[s->phase].name);
+        *p++ = ',';
+        memcpy(p, role, len); /* a field: no NUL */
+        p += len;
+        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), c->store.starts ? c->store.starts[i] : 0);
+        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), s->dur_ns);
+        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), s->tokens);
+        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), s->warmup);
+        o->n = (size_t)(TTFT_TPOT__LIT(p, "\n") - o->b);
     }
 }
 
@@ -7455,6 +7486,19 @@ static void ttft_tpot__write_device(const ttft_tpot *c, FILE *out)
                 (unsigned long long)c->dev.refused);
 }
 
+/* The stored samples through a block of output on the stack: a trace is written without allocating. */
+static void ttft_tpot__write_stored(const ttft_tpot *c, FILE *out)
+{
+    char block[TTFT_TPOT__OUT_MIN];
+    ttft_tpot__out o;
+    o.f = out;
+    o.b = block;
+    o.n = 0;
+    o.cap = sizeof block;
+    ttft_tpot__write_samples(c, &o);
+    ttft_tpot__out_flush(&o);
+}
+
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
 {
     if (!c || !out)
@@ -7464,7 +7508,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
         fprintf(out, "# clock: %s, %llu ns/read\n", c->clock_name, (unsigned long long)c->clock_read_ns);
     fprintf(out, "%s\n", ttft_tpot__header);
     ttft_tpot__write_directives(c, out, 1);
-    ttft_tpot__write_samples(c, out);
+    ttft_tpot__write_stored(c, out);
     ttft_tpot__write_device(c, out);
     ttft_tpot__write_events(c, out);
     ttft_tpot__write_directives(c, out, 0);
