@@ -729,6 +729,42 @@ static void trace_oddities(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Numbers are read 8 digits at a time where the byte order allows: every length from 1 to 19 digits
+   reads as the digits say, and a byte just outside '0'..'9' (or past 0x7F) at any place is refused. */
+static void numbers_of_every_length(void **state)
+{
+    static const char digits[] = "9876543210987654321", bad[] = {'/', ':', 'a', '\xb9', '\x10'};
+    char text[256], num[24];
+    ttft_tpot c;
+    ttft_tpot_sample s;
+    uint64_t want;
+    size_t n, k, b;
+    (void)state;
+    for (n = 1; n <= 19; n++) {
+        memcpy(num, digits, n);
+        num[n] = '\0';
+        for (want = 0, k = 0; k < n; k++)
+            want = want * 10 + (uint64_t)(num[k] - '0');
+        assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+        snprintf(text, sizeof text, "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,%s,%s,0,0\n", num, num);
+        assert_int_equal(trace_str(&c, text, "t", NULL, 0), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_sample_at(&c, 0, &s, NULL), TTFT_TPOT_OK);
+        assert_true(s.dur_ns == want);
+        ttft_tpot_free(&c);
+        for (k = 0; k < n; k++)
+            for (b = 0; b < sizeof bad; b++) {
+                char one[24];
+                memcpy(one, num, n + 1);
+                one[k] = bad[b];
+                assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+                snprintf(text, sizeof text, "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,%s,0,0\n", one);
+                if (trace_str(&c, text, "t", NULL, 0) != TTFT_TPOT_EPARSE)
+                    fail_msg("%s was read", one);
+                ttft_tpot_free(&c);
+            }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -750,6 +786,7 @@ int main(void)
         cmocka_unit_test(reader_takes_bom_and_crlf),
         cmocka_unit_test(schedule_lines_are_checked),
         cmocka_unit_test(trace_oddities),
+        cmocka_unit_test(numbers_of_every_length),
     };
     return run_cases(tests);
 }
