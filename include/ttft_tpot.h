@@ -1888,8 +1888,12 @@ static int ttft_tpot__name_ok(const char *name, size_t len)
 /* SipHash-1-3 (Aumasson and Bernstein) of s under key k: names and request ids may come from
    clients, so their indexes are keyed; without the key, colliding names cannot be crafted. rounds:
    c compression and d finalisation rounds (1 and 3 here; the tests check 2-4 against the paper). */
+#if (defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || defined(_M_X64) || defined(_M_ARM64)
+#define TTFT_TPOT__LE 1 /* the first byte of 8 loaded at once is the lowest: words load whole */
+#endif
+
 #define TTFT_TPOT__ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
-static void ttft_tpot__sipround(uint64_t *v, int rounds)
+static inline void ttft_tpot__sipround(uint64_t *v, int rounds)
 {
     for (; rounds > 0; rounds--) {
         v[0] += v[1], v[1] = TTFT_TPOT__ROTL(v[1], 13), v[1] ^= v[0], v[0] = TTFT_TPOT__ROTL(v[0], 32);
@@ -1910,8 +1914,13 @@ static uint64_t ttft_tpot__siphash(const uint64_t *k, const void *s, size_t len,
     v[3] = k[1] ^ 0x7465646279746573ull;
     for (i = 0; i <= len; i += 8) { /* whole words, then the last one with the length in its top byte */
         m = i + 8 <= len ? 0 : (uint64_t)len << 56;
-        for (j = 0; j < 8 && i + j < len; j++)
-            m |= (uint64_t)p[i + j] << (8 * j); /* little-endian on every host */
+#ifdef TTFT_TPOT__LE
+        if (i + 8 <= len)
+            memcpy(&m, p + i, 8);
+        else
+#endif
+            for (j = 0; j < 8 && i + j < len; j++)
+                m |= (uint64_t)p[i + j] << (8 * j); /* little-endian on every host */
         v[3] ^= m;
         ttft_tpot__sipround(v, c_rounds);
         v[0] ^= m;
@@ -2934,15 +2943,16 @@ static void ttft_tpot__request_index_add(ttft_tpot *c, unsigned r)
     c->req.index[ttft_tpot__request_slot(c, id, strlen(id))] = r + 1;
 }
 
-/* A new request in the table, which has room: its number. */
-static int ttft_tpot__request_new(ttft_tpot *c, const char *id, size_t len, uint64_t t, int warmup)
+/* A new request in the table, which has room, at slot of the index (the empty one that ended its
+   probe: ttft_tpot__request_slot): its number. */
+static int ttft_tpot__request_new(ttft_tpot *c, const char *id, size_t len, uint64_t t, int warmup, uint32_t slot)
 {
     ttft_tpot_request *q = &c->req.list[c->req.n];
     memset(q, 0, sizeof *q);
     memcpy(q->id, id, len);
     q->submit_ns = t;
     q->warmup = warmup != 0;
-    ttft_tpot__request_index_add(c, c->req.n);
+    c->req.index[slot] = c->req.n + 1;
     return (int)c->req.n++;
 }
 
@@ -2964,16 +2974,20 @@ static int ttft_tpot__request_scheduled(ttft_tpot *c, int r, uint64_t t)
    *req: the request's number, or -1. EFULL: the request table is full (a token for an unknown id
    once a submit was refused for that is taken as one of the requests that could not be tracked);
    TTFT_TPOT__ELOG: the event log is full, or the request already lost an event (a submit still
-   makes its request). */
+   makes its request). slot: the id's slot in the index (ttft_tpot__request_slot, UINT32_MAX: found
+   here): one lookup an event. */
 static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, uint64_t t, uint32_t tokens,
-                                    int warmup, int schedule, int *req)
+                                    int warmup, int schedule, uint32_t slot, int *req)
 {
     ttft_tpot_request *q;
     ttft_tpot__event *ev;
     int r;
+    *req = -1;
     if (len == 0 || len >= TTFT_TPOT_NAME_MAX)
         return TTFT_TPOT_ENAME;
-    *req = r = ttft_tpot__request_find(c, id, len); /* an id found is valid: it was checked when added */
+    if (c->req.max) /* an id found is valid: it was checked when added */
+        slot = slot == UINT32_MAX ? ttft_tpot__request_slot(c, id, len) : slot;
+    *req = r = c->req.max ? (int)c->req.index[slot] - 1 : -1;
     if (r < 0 && !ttft_tpot__name_ok(id, len))
         return TTFT_TPOT_ENAME;
     if (schedule && r >= 0)
@@ -2983,7 +2997,7 @@ static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, ui
             return TTFT_TPOT_EREQUEST;
         if (c->req.n == c->req.max)
             return TTFT_TPOT_EFULL;
-        *req = r = ttft_tpot__request_new(c, id, len, t, warmup);
+        *req = r = ttft_tpot__request_new(c, id, len, t, warmup, slot);
         q = &c->req.list[r];
     } else {
         if (r < 0)
@@ -3046,7 +3060,7 @@ static int ttft_tpot__request_call(ttft_tpot *c, const char *id, uint64_t t, uin
     if (!c->enabled)
         return TTFT_TPOT_OK;
     rc = ttft_tpot__request_event(c, id, strlen(id), t == TTFT_TPOT_NOW ? ttft_tpot__clock(c) : t, tokens,
-                                  c->warmup_depth != 0, schedule, &r);
+                                  c->warmup_depth != 0, schedule, UINT32_MAX, &r);
     if (rc == TTFT_TPOT_EREQUEST)
         c->rejected++;
     if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
@@ -7595,10 +7609,6 @@ static int ttft_tpot__fail_field(ttft_tpot__reader *r, unsigned long line, const
 }
 
 /* Parse an unsigned decimal field: digits only, no sign, no spaces, at most max. */
-#if (defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || defined(_M_X64) || defined(_M_ARM64)
-#define TTFT_TPOT__LE 1 /* the first byte of 8 loaded at once is the lowest */
-#endif
-
 #ifdef TTFT_TPOT__LE
 /* Whether the 8 bytes of x are all ASCII digits. */
 static int ttft_tpot__eight_digits(uint64_t x)
@@ -7912,7 +7922,7 @@ static int ttft_tpot__read_truncated(ttft_tpot__reader *r, unsigned long line, c
     if (q < 0 && c->req.n == c->req.max)
         return ttft_tpot__fail(r, line, "more requests than this collector holds (config.max_requests)", NULL);
     if (q < 0)
-        q = ttft_tpot__request_new(c, p, len, t, (int)w);
+        q = ttft_tpot__request_new(c, p, len, t, (int)w, ttft_tpot__request_slot(c, p, len));
     r->truncated += !c->req.list[q].truncated;
     r->truncated_line = line;
     c->req.list[q].truncated = 1;
@@ -8316,13 +8326,16 @@ static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long lin
     if (submit ? tokens != 0 : tokens == 0)
         return ttft_tpot__fail(r, line, submit ? "a submit has 0 tokens" : "a token event has 1 token or more",
                                NULL);
-    q = r->len[0] < TTFT_TPOT_NAME_MAX ? ttft_tpot__request_find(c, r->f[0], r->len[0]) : -1;
+    uint32_t slot = UINT32_MAX;
+    if ((c->req.n == c->req.max || c->req.n_events == c->req.max_events) &&
+        ttft_tpot__requests_grow(c) == TTFT_TPOT_ENOMEM) /* first: growing moves the index */
+        return TTFT_TPOT_ENOMEM;
+    if (r->len[0] > 0 && r->len[0] < TTFT_TPOT_NAME_MAX && c->req.max) /* the one lookup of this event */
+        slot = ttft_tpot__request_slot(c, r->f[0], r->len[0]);
+    q = slot != UINT32_MAX ? (int)c->req.index[slot] - 1 : -1;
     if (!submit && q >= 0 && c->req.list[q].warmup != warm)
         return ttft_tpot__fail_field(r, line, "warmup flag differs from the request's submit: ", 0);
-    if ((c->req.n == c->req.max || c->req.n_events == c->req.max_events) &&
-        ttft_tpot__requests_grow(c) == TTFT_TPOT_ENOMEM)
-        return TTFT_TPOT_ENOMEM;
-    rc = ttft_tpot__request_event(c, r->f[0], r->len[0], t, (uint32_t)tokens, warm, 0, &q);
+    rc = ttft_tpot__request_event(c, r->f[0], r->len[0], t, (uint32_t)tokens, warm, 0, slot, &q);
     if (rc == TTFT_TPOT_ENAME)
         return ttft_tpot__fail_field(r, line, "invalid request id (1 to 63 bytes of UTF-8, no control characters): ", 0);
     if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)

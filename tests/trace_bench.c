@@ -2,7 +2,7 @@
    prints figures and ratios; it never passes or fails (timings on a shared machine are noisy).
 
    usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR]
-          [--part parse|memory|report|phases|ids|tools|writers]
+          [--part parse|memory|report|phases|ids|tools|writers|serving]
 
    - parse: the library's trace reader against a minimal in-place parser (the floor: block reads,
      fields split where they lie, the last phase cached, samples appended), on a realistic trace
@@ -17,7 +17,9 @@
      --compare against --json of two, each pair alternated, with the ratios and their targets;
    - writers: the Chrome trace and the trace writer of 1e6 lines (with start times), each against one
      fwrite of its own output's bytes, alternated (the reports' output is small: they are compute,
-     measured by report).
+     measured by report);
+   - serving: REPORT_BIN --json over serving traces of 1e4, 1e5 and 1e6 requests x 100 tokens (64 in
+     flight), time and peak memory, and each size's time against the one 10x smaller.
    Traces go to DIR (default /tmp) and are removed at the end. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
@@ -523,6 +525,59 @@ static void bench_writers(const char *path, size_t lines)
     ttft_tpot_free(&c);
 }
 
+/* A server's trace: `requests` requests of 100 tokens each, 64 in flight (continuous batching: a step
+   gives each request in flight a token event, and a request that has its 100 tokens is replaced by the
+   next submit). Returns the lines written. */
+static size_t write_serving(const char *path, size_t requests)
+{
+    FILE *f = create(path);
+    size_t next = 0, lines = 0, k, slot[64], left[64];
+    uint64_t t = 1000000000;
+    int busy = 1;
+    fputs("phase,role,start_ns,dur_ns,tokens,warmup\n", f);
+    for (k = 0; k < 64; k++)
+        left[k] = 0;
+    while (busy) {
+        busy = 0;
+        for (k = 0; k < 64; k++) {
+            if (!left[k] && next < requests && (next >= 64 || k <= next)) { /* the first 64 start a step apart */
+                slot[k] = next++;
+                left[k] = 100;
+                fprintf(f, "req-%zu,submit,%llu,0,0,0\n", slot[k], (unsigned long long)t);
+                lines++;
+            } else if (left[k]) {
+                fprintf(f, "req-%zu,token,%llu,0,1,0\n", slot[k], (unsigned long long)t);
+                left[k]--;
+                lines++;
+            }
+            busy |= left[k] != 0 || next < requests;
+        }
+        t += 20000000; /* a 20 ms step */
+    }
+    fclose(f);
+    return lines;
+}
+
+/* Serving traces of 1e4, 1e5 and (without --quick) 1e6 requests x 100 tokens through REPORT_BIN --json:
+   time and peak memory, per event and against the size before (linear: 10x). */
+static void bench_serving(const char *bin, const char *path, int quick)
+{
+    double last = 0;
+    size_t n;
+    for (n = 10000; n <= (quick ? 100000u : 1000000u); n *= 10) {
+        size_t lines = write_serving(path, n);
+        long peak;
+        double s = run_tool(bin, NULL, path, &peak);
+        printf("serving %zu requests x 100 tokens (%zu events): %.2f s, %.0f ns an event, peak %.0f MiB (%.0f bytes "
+               "an event)",
+               n, lines, s, s * 1e9 / (double)lines, (double)peak / 1024, (double)peak * 1024 / (double)lines);
+        if (last > 0)
+            printf(", %.1fx the time of 10x fewer", s / last);
+        putchar('\n');
+        last = s;
+    }
+}
+
 /* The 0.2 index hash: FNV-1a, unkeyed. */
 static uint32_t fnv1a(const char *s, size_t len)
 {
@@ -633,7 +688,7 @@ int main(int argc, char **argv)
             bin = argv[i];
     }
     if (!bin) {
-        fputs("usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR] [--part parse|memory|report|phases|ids|tools|writers]\n",
+        fputs("usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR] [--part parse|memory|report|phases|ids|tools|writers|serving]\n",
               stderr);
         return 2;
     }
@@ -652,6 +707,8 @@ int main(int argc, char **argv)
         bench_ids(bin, path, quick ? 20000 : 100000);
     if (!*part || strcmp(part, "tools") == 0)
         bench_tools(bin, dir, quick ? 100000 : 1000000);
+    if (!*part || strcmp(part, "serving") == 0)
+        bench_serving(bin, path, quick);
     if (!*part || strcmp(part, "writers") == 0)
         bench_writers(path, quick ? 100000 : 1000000);
     remove(path);
