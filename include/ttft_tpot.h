@@ -5107,15 +5107,32 @@ static void ttft_tpot__shares_flush(ttft_tpot_model *m, unsigned *since, unsigne
     }
 }
 
+/* The kernel samples a stack of nested spans may hold at most: those the phase figures counted (none:
+   no kernel sample, nothing to share out), or every stored sample where they were not computed. */
+static size_t ttft_tpot__kernel_samples(const ttft_tpot *c, const ttft_tpot_model *m)
+{
+    size_t n = 0;
+    unsigned p;
+    if (m->skipped & TTFT_TPOT_SKIP_SAMPLES)
+        return c->store.n;
+    for (p = 0; p < c->phase.n; p++)
+        n += m->phase[p].role == TTFT_TPOT_ROLE_KERNEL ? (size_t)m->phase[p].all.n : 0;
+    return n < c->store.n ? n : c->store.n;
+}
+
 static int ttft_tpot__shares_of(const ttft_tpot *c, ttft_tpot_model *m)
 {
-    size_t np = c->phase.n ? c->phase.n : 1, i, top = 0;
+    size_t np = c->phase.n ? c->phase.n : 1, i, top = 0, kernels = ttft_tpot__kernel_samples(c, m);
     size_t bytes = np * (2 * sizeof(double) + sizeof(unsigned) + 1);
-    double *pend = (double *)TTFT_TPOT_MALLOC(bytes, c->alloc_user), total = 0; /* inclusive, then self */
-    uint64_t *st = (uint64_t *)TTFT_TPOT_MALLOC((2 * c->store.n + 2) * sizeof *st, c->alloc_user);
+    double *pend, total = 0; /* inclusive, then self */
+    uint64_t *st;
     unsigned *since, n = 0, p;
     unsigned char *listed;
     int holds;
+    if (!kernels) /* every share 0, as the model starts: no pass over the samples */
+        return TTFT_TPOT_OK;
+    pend = (double *)TTFT_TPOT_MALLOC(bytes, c->alloc_user);
+    st = (uint64_t *)TTFT_TPOT_MALLOC((2 * kernels + 2) * sizeof *st, c->alloc_user);
     if (!pend || !st) {
         if (pend)
             TTFT_TPOT_FREE(pend, c->alloc_user);
