@@ -289,6 +289,19 @@ static void prometheus_names_from_the_tool(void **state)
     assert_int_equal(tool("--slice 0 prom.csv", &out, &err), 2);
     free(out);
     free(err);
+    /* --percentiles as the issue spells it: A's TTFT of 100 ms is every percentile; JSON adds p99.9 */
+    assert_int_equal(tool("--percentiles 50,90,99,99.9 prom.csv", &out, &err), 0);
+    assert_non_null(strstr(out, "  TTFT p50/p90/p99/p99.9: 100.00 ms / 100.00 ms / 100.00 ms / 100.00 ms  (mean "
+                                "100.00 ms, n=1)\n"));
+    free(out);
+    free(err);
+    assert_int_equal(tool("--percentiles 50,90,99,99.9 --json prom.csv", &out, &err), 0);
+    assert_non_null(strstr(out, "\"p99\":100.0,\"p99.9\":100.0,\"min\":100.0,"));
+    free(out);
+    free(err);
+    assert_int_equal(tool("--percentiles 99,50 prom.csv", &out, &err), 2); /* not ascending */
+    free(out);
+    free(err);
     write_text("noreq.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nprefill,prefill,0,5,1,1\n");
     assert_int_equal(tool("--prometheus noreq.csv", &out, &err), 3); /* written, and said to be empty */
     assert_non_null(strstr(out, "vllm:time_to_first_token_seconds_count 0\n"));
