@@ -150,19 +150,6 @@ static void row(FILE *out, const char *what, const char *value, const char *note
     fputs("</td></tr>\n", out);
 }
 
-/* A chosen percentile's name: pm (thousandths of a percent) 99900 is "p99.9", 50000 "p50". */
-static const char *pick_name(char *buf, size_t len, unsigned pm)
-{
-    unsigned frac = pm % 1000, digits = 3;
-    while (frac && frac % 10 == 0)
-        frac /= 10, digits--;
-    if (frac)
-        snprintf(buf, len, "p%u.%0*u", pm / 1000 % 100, (int)digits, frac);
-    else
-        snprintf(buf, len, "p%u", pm / 1000 % 100);
-    return buf;
-}
-
 /* The chosen percentiles (config.percentiles) of a statistics object, "2.74 ms / 4.02 ms", and their
    names, "p50 / p99.9". */
 static void picks(char *buf, size_t len, char *names, size_t names_len, const ttft_tpot_stats *st)
@@ -173,7 +160,7 @@ static void picks(char *buf, size_t len, char *names, size_t names_len, const tt
     for (k = 0; k < st->pick_n; k++) {
         snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", k ? " / " : "", dur(a, sizeof a, (double)st->pick_ns[k]));
         snprintf(names + strlen(names), names_len - strlen(names), "%s%s", k ? " / " : "",
-                 pick_name(b, sizeof b, st->pick_pm[k]));
+                 ttft_tpot_percentile_name(b, sizeof b, st->pick_pm[k]));
     }
 }
 
@@ -391,7 +378,8 @@ static void sample_chart(FILE *out, svg_chart *ch, svg_series *s, int ns, size_t
 {
     char yl[128], v[32], note[800];
     double steady = max_y(s, ns, 0), warm = max_y(s, ns, 1), scale;
-    int clip = steady > 0 && warm > 2 * steady, k;
+    int clip = steady > 0 && warm > 2 * steady, k, j;
+    svg_series shown[MAX_LINES];
     if (total == 1) {
         for (k = 0; !s[k].n; k++)
             ;
@@ -406,58 +394,39 @@ static void sample_chart(FILE *out, svg_chart *ch, svg_series *s, int ns, size_t
                  "edge.", ch->note ? ch->note : "", ch->note && *ch->note ? " " : "", dur(v, sizeof v, steady * 1.1e6));
         ch->note = note;
     }
-    ch->logy = svg_wants_log(s, ns);
-    if (clip) { /* the log choice on the values shown: the steady ones */
-        svg_series shown[MAX_LINES];
-        int j = 0;
-        for (k = 0; k < ns; k++)
-            if (!s[k].hollow)
-                shown[j++] = s[k];
-        ch->logy = svg_wants_log(shown, j);
-    }
+    for (k = 0, j = 0; k < ns; k++) /* the log choice on the values shown: the steady ones when clipped */
+        if (!clip || !s[k].hollow)
+            shown[j++] = s[k];
+    ch->logy = svg_wants_log(shown, j);
     snprintf(yl, sizeof yl, "%s (%s)", ylabel, ch->yunit);
     ch->ylabel = yl;
     svg_plot(out, ch, s, ns);
 }
 
 /* The decode phases' steady steps, a line each (batch sizes, say): with more than MAX_LINES - 1, the
-   first MAX_LINES - 2 by report order and the rest as one; the warmup steps as rings (series 0). */
+   first MAX_LINES - 2 by report order and the rest as one; the warmup steps as rings, last. */
 static int decode_lines(const ttft_tpot_model *m, lines *l)
 {
     unsigned char *take = (unsigned char *)calloc(m->phases + 1, 1);
     unsigned *dp = (unsigned *)calloc(m->phases + 1, sizeof *dp), q, nd = 0, i, own;
-    int rc = take && dp ? 0 : -1;
+    int rc = take && dp ? 0 : -1, warm;
     for (q = 0; rc == 0 && q < m->phases; q++)
         if (m->phase[m->order[q]].role == TTFT_TPOT_ROLE_DECODE && m->phase[m->order[q]].steady.n)
             dp[nd++] = m->order[q];
     own = nd <= MAX_LINES - 1 ? nd : MAX_LINES - 2;
-    line_set(l, 0, "warmup", svg_colors[0], SVG_DOTS, 1);
-    l->n = 1;
-    for (i = 0; rc == 0 && i < own; i++) {
+    warm = (int)own + (own < nd); /* the warmup rings come last in the legend */
+    line_set(l, warm, "warmup", svg_colors[0], SVG_DOTS, 1);
+    l->n = warm + 1;
+    for (i = 0; rc == 0 && i <= own && i < nd; i++) { /* a phase a line; past own, the rest as one */
         memset(take, 0, m->phases + 1);
-        take[dp[i]] = 1;
-        line_set(l, l->n, nd > 1 ? m->phase[dp[i]].name : "steady", svg_colors[i], SVG_LINE, 0);
-        rc = role_points(m, TTFT_TPOT_ROLE_DECODE, take, &l->p[l->n++], i ? NULL : &l->p[0]);
+        for (q = i; q < (i < own ? i + 1 : nd); q++)
+            take[dp[q]] = 1;
+        line_set(l, (int)i, i == own ? "other decode phases" : nd > 1 ? m->phase[dp[i]].name : "steady", svg_colors[i],
+                 SVG_LINE, 0);
+        rc = role_points(m, TTFT_TPOT_ROLE_DECODE, take, &l->p[i], i ? NULL : &l->p[warm]);
     }
-    if (rc == 0 && own < nd) {
-        memset(take, 0, m->phases + 1);
-        for (i = own; i < nd; i++)
-            take[dp[i]] = 1;
-        line_set(l, l->n, "other decode phases", svg_colors[own], SVG_LINE, 0);
-        rc = role_points(m, TTFT_TPOT_ROLE_DECODE, take, &l->p[l->n++], NULL);
-    }
-    if (rc == 0 && !nd) /* warmup steps only */
-        rc = role_points(m, TTFT_TPOT_ROLE_DECODE, NULL, &l->p[1], &l->p[0]);
-    if (rc == 0 && nd) { /* the warmup rings last in the legend */
-        lines first = *l;
-        int k;
-        for (k = 1; k < l->n; k++) {
-            l->p[k - 1] = first.p[k];
-            line_set(l, k - 1, first.name[k], first.s[k].color, first.s[k].kind, first.s[k].hollow);
-        }
-        l->p[l->n - 1] = first.p[0];
-        line_set(l, l->n - 1, first.name[0], first.s[0].color, first.s[0].kind, first.s[0].hollow);
-    }
+    if (rc == 0 && !nd) /* warmup steps only: take marks no phase */
+        rc = role_points(m, TTFT_TPOT_ROLE_DECODE, take, &l->p[1], &l->p[warm]);
     free(take);
     free(dp);
     return rc;
@@ -476,11 +445,8 @@ static int series_chart(FILE *out, const ttft_tpot_model *const *m, int n, int t
     size_t total;
     int k, j, rc = 0;
     memset(&l, 0, sizeof l);
-    if (!ttft && n == 1) {
+    if (!ttft && n == 1)
         rc = decode_lines(m[0], &l);
-        stored_note(note, sizeof note, 1, 0, l.p[0].n + l.p[1].n + l.p[2].n + l.p[3].n + l.p[4].n + l.p[5].n,
-                    m[0]->head.tpot.n + m[0]->head.tpot_excluded, "decode steps");
-    }
     for (k = 0; k < n && rc == 0 && (ttft || n > 1); k++) {
         const ttft_tpot_summary *h = &m[k]->head;
         rc = ttft ? ttft_points(m[k], &l.p[2 * k], &l.p[2 * k + 1])
@@ -497,12 +463,14 @@ static int series_chart(FILE *out, const ttft_tpot_model *const *m, int n, int t
             stored_note(note, sizeof note, n, k, l.p[2 * k].n + l.p[2 * k + 1].n,
                         h->ttft_steady.n + h->ttft_steady.warmup_n, "prefills");
     }
+    j = lines_drawn(&l, s, &total);
+    if (!ttft && n == 1) /* every point drawn is a stored decode step */
+        stored_note(note, sizeof note, 1, 0, total, m[0]->head.tpot.n + m[0]->head.tpot_excluded, "decode steps");
     ch.note = note;
     if (n == 1 && (!ttft || m[0]->requests.seen == 0)) { /* a step axis */
         ch.marks = mk;
         ch.n_marks = run_marks(m[0], ttft ? TTFT_TPOT_ROLE_PREFILL : TTFT_TPOT_ROLE_DECODE, mk, runs, 8);
     }
-    j = lines_drawn(&l, s, &total);
     if (rc == 0 && j)
         sample_chart(out, &ch, s, j, total, ch.ylabel);
     else if (rc == 0)

@@ -652,6 +652,10 @@ TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out);
    last; no locale. OK; EINVAL (anything else, out left all 0). */
 TTFT_TPOT_DEF int ttft_tpot_percentiles_parse(const char *text, double *out);
 
+/* A chosen percentile's name, pm in thousandths of a percent as ttft_tpot_stats.pick_pm holds it:
+   99900 is "p99.9", 50000 "p50", into buf (8 bytes hold any; fewer: cut short, still ended). */
+TTFT_TPOT_DEF const char *ttft_tpot_percentile_name(char *buf, size_t len, uint32_t pm);
+
 /* The serving metrics. OK; EINVAL (NULL); ENOMEM. With no request seen, out->seen is 0. */
 TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out);
 
@@ -3150,6 +3154,31 @@ TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out)
     return TTFT_TPOT_OK;
 }
 
+TTFT_TPOT_DEF const char *ttft_tpot_percentile_name(char *buf, size_t len, uint32_t pm)
+{
+    char t[8];
+    unsigned whole = pm / 1000 % 100, frac = pm % 1000, digits = 3, k;
+    size_t n = 0;
+    t[n++] = 'p';
+    if (whole >= 10)
+        t[n++] = (char)('0' + whole / 10);
+    t[n++] = (char)('0' + whole % 10);
+    while (frac && frac % 10 == 0) /* 99.900 is 99.9 */
+        frac /= 10, digits--;
+    if (frac) {
+        t[n++] = '.';
+        for (k = digits; k > 0; k--, frac /= 10)
+            t[n + k - 1] = (char)('0' + frac % 10);
+        n += digits;
+    }
+    if (!buf || len == 0)
+        return buf;
+    n = n < len - 1 ? n : len - 1;
+    memcpy(buf, t, n);
+    buf[n] = '\0';
+    return buf;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_percentiles_parse(const char *text, double *out)
 {
     const char *p = text;
@@ -5544,30 +5573,20 @@ static int ttft_tpot__holds(const ttft_tpot_model *m, unsigned parts)
 
 /* -- Writers: the text report ------------------------------------------------------------------ */
 
-/* A chosen percentile's name, before it pre: pm 99900 is "p99.9", 50000 "p50". len >= 12 holds any. */
-static const char *ttft_tpot__pick_name(char *buf, size_t len, uint32_t pm, const char *pre)
-{
-    unsigned frac = pm % 1000, digits = 3;
-    while (frac && frac % 10 == 0)
-        frac /= 10, digits--;
-    if (frac)
-        snprintf(buf, len, "%s%u.%0*u", pre, (unsigned)(pm / 1000 % 100), (int)digits, frac);
-    else
-        snprintf(buf, len, "%s%u", pre, (unsigned)(pm / 1000 % 100));
-    return buf;
-}
-
 /* "p50 / p90 / p99 ms" of a set (one value at least), or its chosen percentiles, for the serving lines. */
 static void ttft_tpot__serving_line(FILE *out, const char *what, const ttft_tpot_stats *st, const char *span)
 {
-    char a[32], b[32], d[32], e[32], names[12 * TTFT_TPOT_MAX_PERCENTILES] = "", *at = names;
+    char a[32], b[32], d[32], e[32], names[9 * TTFT_TPOT_MAX_PERCENTILES] = "", *at = names;
     unsigned k;
     if (!st->pick_n) {
         fprintf(out, "  %-4s p50/p90/p99: %s / %s / %s", what, ttft_tpot__dur(a, sizeof a, st->p50_ns),
                 ttft_tpot__dur(b, sizeof b, st->p90_ns), ttft_tpot__dur(d, sizeof d, st->p99_ns));
     } else { /* the chosen percentiles (config.percentiles) */
-        for (k = 0; k < st->pick_n; k++)
-            at += strlen(ttft_tpot__pick_name(at, 12, st->pick_pm[k], k ? "/p" : "p"));
+        for (k = 0; k < st->pick_n; k++) { /* "p50/p99.9" */
+            if (k)
+                *at++ = '/';
+            at += strlen(ttft_tpot_percentile_name(at, 8, st->pick_pm[k]));
+        }
         fprintf(out, "  %-4s %s:", what, names);
         for (k = 0; k < st->pick_n; k++)
             fprintf(out, "%s%s", k ? " / " : " ", ttft_tpot__dur(a, sizeof a, (double)st->pick_ns[k]));
@@ -6248,9 +6267,8 @@ static void ttft_tpot__json_picks(FILE *out, const ttft_tpot_stats *st, const ch
     char name[12];
     unsigned k;
     for (k = 0; k < st->pick_n; k++)
-        if (st->pick_pm[k] % 1000 || (st->pick_pm[k] != 50000 && st->pick_pm[k] != 90000 && st->pick_pm[k] != 95000 &&
-                                      st->pick_pm[k] != 99000)) {
-            fprintf(out, ",\"%s%s\":", ttft_tpot__pick_name(name, sizeof name, st->pick_pm[k], "p"), sfx);
+        if (st->pick_pm[k] != 50000 && st->pick_pm[k] != 90000 && st->pick_pm[k] != 95000 && st->pick_pm[k] != 99000) {
+            fprintf(out, ",\"%s%s\":", ttft_tpot_percentile_name(name, sizeof name, st->pick_pm[k]), sfx);
             ttft_tpot__json_ms_u64(out, st->pick_ns[k]);
         }
 }

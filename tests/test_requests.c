@@ -1182,10 +1182,14 @@ static void chosen_percentiles(void **state)
     ttft_tpot_stats st;
     jc_value doc;
     double p[TTFT_TPOT_MAX_PERCENTILES];
-    char *text;
+    char *text, name[8];
     size_t i;
     int k, bounded;
     (void)state;
+    assert_string_equal(ttft_tpot_percentile_name(name, sizeof name, 99990), "p99.99");
+    assert_string_equal(ttft_tpot_percentile_name(name, sizeof name, 100), "p0.1");
+    assert_string_equal(ttft_tpot_percentile_name(name, sizeof name, 5000), "p5");
+    assert_string_equal(ttft_tpot_percentile_name(name, 3, 99999), "p9"); /* cut short, still ended */
     assert_int_equal(ttft_tpot_percentiles_parse("50,90,99,99.9", p), TTFT_TPOT_OK);
     assert_true(p[0] == 50 && p[1] == 90 && p[2] == 99 && p[3] == 99.9 && p[4] == 0 && p[7] == 0);
     for (i = 0; i < sizeof bad / sizeof *bad; i++)
