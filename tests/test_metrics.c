@@ -204,6 +204,39 @@ static int second_phase(int split, size_t i)
     return split == 1 ? i % 3 == 2 : split == 2 ? i % 3 != 2 : 0;
 }
 
+/* The interval bounds and the chosen p99.9 of decode_step (phase 0) in the model, warmup included and
+   its steady view, against the sorted values: the order statistics of ttft_tpot_ci95_ranks, and the
+   p99.9 interpolated between ranks floor(h) and floor(h) + 1, h = (n - 1) 0.999, to the nearest ns. */
+static void order_statistics_match(const ttft_tpot *c, const uint64_t *all, uint64_t *v, int split)
+{
+    static const unsigned ci_pcts[3] = {50, 90, 99};
+    ttft_tpot_model md;
+    int view;
+    assert_int_equal(ttft_tpot_model_compute(c, NULL, &md), TTFT_TPOT_OK);
+    for (view = 0; view < 2; view++) { /* 0: every sample, 1: the steady ones (not its first call) */
+        const ttft_tpot_stats *st = view ? &md.phase[0].steady : &md.phase[0].all;
+        uint64_t lo, hi, h;
+        size_t m = 0, i, seen = 0;
+        unsigned j;
+        for (i = 0; i < 20012; i++) /* all[0, N] */
+            if (!second_phase(split, i) && seen++ >= (size_t)view)
+                v[m++] = all[i];
+        qsort(v, m, sizeof *v, cmp_u64);
+        assert_int_equal(st->n, m);
+        for (j = 0; j < 3; j++) {
+            assert_true(ttft_tpot_ci95_ranks(m, ci_pcts[j], &lo, &hi));
+            assert_true(st->has_ci[j]);
+            assert_int_equal(st->ci_ns[j][0], v[lo - 1]);
+            assert_int_equal(st->ci_ns[j][1], v[hi - 1]);
+        }
+        h = (uint64_t)(m - 1) * 999; /* in thousandths */
+        assert_int_equal(st->pick_n, 1);
+        assert_int_equal(st->pick_ns[0],
+                         v[h / 1000] + ((v[h / 1000 + 1] - v[h / 1000]) * (h % 1000) + 500) / 1000);
+    }
+    ttft_tpot_model_free(&md);
+}
+
 /* The report's own path for large sets (narrowed, a phase and its steady view from one gather, TPOT
    taken from the only decode phase, or gathered from two) against sorting: a cold step of 1 s, then
    N steady steps, in one decode phase, then split over two (the larger first, then second). */
@@ -233,6 +266,7 @@ static void report_selection_matches_sorting(void **state)
             unsigned k;
             int d[2];
             cfg.capacity = 2 * N + 200;
+            cfg.percentiles[0] = 99.9; /* a chosen percentile: two more ranks for the narrowing */
             assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
             d[0] = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
             d[1] = ttft_tpot_phase(&c, "decode_big", TTFT_TPOT_ROLE_DECODE);
@@ -265,6 +299,7 @@ static void report_selection_matches_sorting(void **state)
                                 HALF_NS_MS);
             }
             jc_free(&doc);
+            order_statistics_match(&c, all, v, split);
             ttft_tpot_free(&c);
         }
     }
