@@ -2069,16 +2069,29 @@ static void ttft_tpot__interp(uint64_t v, uint64_t next, uint64_t f, uint64_t d,
     *out_ns = v + f * (gap / d) + (f * (gap % d) + d / 2) / d;
 }
 
-/* The values at ranks rank[0, nr) (0-based, ascending) of x[0, n) into val; x is reordered. Each
-   selection runs above the last rank's, whose value is then in place. */
+/* The values at ranks rank[0, nr) (ascending, all in [lo, hi)) of x into val; x[lo, hi) is reordered.
+   The middle rank is selected first, then the ranks on each side within their side alone, so the
+   work is about log2 nr passes over the span, not one a rank. The depth is log2 of at most
+   TTFT_TPOT__MAX_RANKS. */
+static void ttft_tpot__select_span(uint64_t *x, size_t lo, size_t hi, const uint64_t *rank, size_t nr, uint64_t *val)
+{
+    while (nr) {
+        size_t h = nr / 2, k = (size_t)rank[h], a = h, b = h + 1;
+        ttft_tpot__select(x, lo, hi, k);
+        val[h] = x[k];
+        for (; a > 0 && rank[a - 1] == k; a--) /* the same rank again: the same value */
+            val[a - 1] = x[k];
+        for (; b < nr && rank[b] == k; b++)
+            val[b] = x[k];
+        ttft_tpot__select_span(x, lo, k, rank, a, val);
+        rank += b, val += b, nr -= b;
+        lo = k + 1;
+    }
+}
+
 static void ttft_tpot__select_ranks(uint64_t *x, size_t n, const uint64_t *rank, size_t nr, uint64_t *val)
 {
-    size_t from = 0, r;
-    for (r = 0; r < nr; r++) {
-        ttft_tpot__select(x, from, n, (size_t)rank[r]);
-        from = (size_t)rank[r];
-        val[r] = x[from];
-    }
+    ttft_tpot__select_span(x, 0, n, rank, nr, val);
 }
 
 /* Binomial(n, q) weights relative to the mode's (r = q / (1 - q)), walked from the mode down (dir
@@ -2290,6 +2303,67 @@ static void ttft_tpot__scan_add(ttft_tpot__scan *s, const uint64_t *x, size_t n,
     }
 }
 
+/* The fine buckets that hold ranks rank[0, nr) (ascending) of a set counted in slot[], merged into
+   kept[0, *nk) (ascending, each once). */
+static void ttft_tpot__kept_add(const uint32_t *slot, const uint64_t *rank, size_t nr, unsigned *kept, unsigned *nk)
+{
+    uint64_t cum = 0;
+    unsigned b = 0, j, k;
+    size_t r;
+    for (r = 0; r < nr; r++) {
+        for (; cum + slot[b] <= rank[r]; b++)
+            cum += slot[b];
+        for (j = 0; j < *nk && kept[j] < b; j++)
+            continue;
+        if (j < *nk && kept[j] == b)
+            continue;
+        for (k = (*nk)++; k > j; k--)
+            kept[k] = kept[k - 1];
+        kept[j] = b;
+    }
+}
+
+/* rank[0, nr) (ascending) of the set counted in slot[] as ranks among the values of the kept buckets
+   alone: each less the values below its bucket that lie in buckets not kept. */
+static void ttft_tpot__shift_ranks(const uint32_t *slot, const unsigned *kept, unsigned nk, const uint64_t *rank,
+                                   size_t nr, uint64_t *shifted)
+{
+    uint64_t cum = 0, below = 0;
+    unsigned b = 0, j = 0;
+    size_t r;
+    for (r = 0; r < nr; r++) {
+        for (; cum + slot[b] <= rank[r]; b++) {
+            cum += slot[b];
+            for (; j < nk && kept[j] < b; j++)
+                continue;
+            below += j < nk && kept[j] == b ? 0 : slot[b];
+        }
+        shifted[r] = rank[r] - below;
+    }
+}
+
+/* The values of x[from, to) whose bucket is marked, swapped to x[at, ...) (at <= from; what was there
+   goes where they were): returns the end of the moved values. mark: the kept buckets' bytes set. */
+static size_t ttft_tpot__front(uint64_t *x, size_t from, size_t to, size_t at, const unsigned char *mark)
+{
+    uint64_t t;
+    size_t i;
+    for (i = from; i < to; i++)
+        if (mark[ttft_tpot__fine_index(x[i])]) {
+            t = x[at];
+            x[at++] = x[i];
+            x[i] = t;
+        }
+    return at;
+}
+
+static void ttft_tpot__mark_kept(unsigned char *mark, const unsigned *kept, unsigned nk, unsigned char on)
+{
+    unsigned j;
+    for (j = 0; j < nk; j++)
+        mark[kept[j]] = on;
+}
+
 /* The values at ranks rank[0, nr) (ascending) of a large x[0, n), narrowed: slot[] (its values'
    bucket counts) tells the bucket of every rank; the values of those buckets are swapped to the front
    of x (x keeps its values, in another order), and selection runs over them alone, each rank shifted
@@ -2297,28 +2371,14 @@ static void ttft_tpot__scan_add(ttft_tpot__scan *s, const uint64_t *x, size_t n,
 static void ttft_tpot__narrowed_ranks(uint64_t *x, size_t n, const uint32_t *slot, unsigned char *mark,
                                       const uint64_t *rank, size_t nr, uint64_t *val)
 {
-    uint64_t shifted[TTFT_TPOT__MAX_RANKS], t;
-    size_t cum = 0, below = 0, m = 0, i, j, r;
-    unsigned kept[TTFT_TPOT__MAX_RANKS] = {0}, nk = 0, b = 0;
-    for (r = 0; r < nr; r++) { /* walk the buckets once: the bucket of each rank is kept */
-        for (; cum + slot[b] <= rank[r]; b++) {
-            below += nk && kept[nk - 1] == b ? 0 : slot[b];
-            cum += slot[b];
-        }
-        if (nk == 0 || kept[nk - 1] != b)
-            kept[nk++] = b;
-        shifted[r] = rank[r] - below;
-    }
-    for (j = 0; j < nk; j++)
-        mark[kept[j]] = 1;
-    for (i = 0; i < n; i++)
-        if (mark[ttft_tpot__fine_index(x[i])]) {
-            t = x[m];
-            x[m++] = x[i];
-            x[i] = t;
-        }
-    for (j = 0; j < nk; j++)
-        mark[kept[j]] = 0;
+    uint64_t shifted[TTFT_TPOT__MAX_RANKS];
+    unsigned kept[TTFT_TPOT__MAX_RANKS], nk = 0;
+    size_t m;
+    ttft_tpot__kept_add(slot, rank, nr, kept, &nk);
+    ttft_tpot__shift_ranks(slot, kept, nk, rank, nr, shifted);
+    ttft_tpot__mark_kept(mark, kept, nk, 1);
+    m = ttft_tpot__front(x, 0, n, 0, mark);
+    ttft_tpot__mark_kept(mark, kept, nk, 0);
     ttft_tpot__select_ranks(x, m, shifted, nr, val);
 }
 
@@ -2344,17 +2404,25 @@ static uint64_t ttft_tpot__pick_ranks(uint64_t n, uint32_t pm, uint64_t *rank)
     return f;
 }
 
-/* Percentiles, the chosen ones and 95% intervals of x[0, n) (n > 0) into st; x is reordered. The ranks
-   they need (floor(h) and the next for each percentile, each interval's two order statistics) are
-   sorted, selected in one sweep, and handed back. slot: x's bucket counts (narrowing), or NULL. */
-static void ttft_tpot__order_stats(uint64_t *x, size_t n, const uint32_t *slot, const ttft_tpot__narrow *nw,
-                                   ttft_tpot_stats *st)
+/* The order statistics a set of n values needs: floor(h) and the next rank of each percentile and
+   chosen percentile, each interval's two; rank[0, nr) ascending, who[] says whose each is (2j and 2j + 1
+   percentile j's, 8 + 2j and 9 + 2j interval j's, 14 + 2j and 15 + 2j chosen percentile j's); val[]
+   their values once selected. */
+typedef struct ttft_tpot__ranks {
+    uint64_t rank[TTFT_TPOT__MAX_RANKS], val[TTFT_TPOT__MAX_RANKS], f[TTFT_TPOT_MAX_PERCENTILES];
+    unsigned who[TTFT_TPOT__MAX_RANKS], nr;
+    size_t n;
+} ttft_tpot__ranks;
+
+/* The ranks of n values (n > 0) into rk, sorted; which intervals n has into st->has_ci. */
+static void ttft_tpot__ranks_of(size_t n, const ttft_tpot__narrow *nw, ttft_tpot_stats *st, ttft_tpot__ranks *rk)
 {
-    uint64_t rank[TTFT_TPOT__MAX_RANKS], val[TTFT_TPOT__MAX_RANKS], got[TTFT_TPOT__MAX_RANKS], f[TTFT_TPOT_MAX_PERCENTILES];
-    uint64_t lo, hi, t, v_ns[4];
-    unsigned who[TTFT_TPOT__MAX_RANKS], nr = 0, i, j, w;
-    double v[4], unused;
-    for (j = 0; j < 4; j++) { /* who: 2j and 2j + 1 the percentiles', 8 + 2j and 9 + 2j the intervals' */
+    uint64_t lo, hi, t, *rank;
+    unsigned *who, nr = 0, i, j, w;
+    memset(rk, 0, sizeof *rk);
+    rank = rk->rank;
+    who = rk->who;
+    for (j = 0; j < 4; j++) {
         uint64_t h = (uint64_t)(n - 1) * ttft_tpot__pcts[j];
         rank[nr] = h / 100;
         who[nr++] = 2 * j;
@@ -2368,8 +2436,8 @@ static void ttft_tpot__order_stats(uint64_t *x, size_t n, const uint32_t *slot, 
             rank[nr] = hi - 1;
             who[nr++] = 9 + 2 * j;
         }
-    for (j = 0; j < nw->pick_n; j++) { /* 14 + 2j and 15 + 2j the chosen percentiles' */
-        f[j] = ttft_tpot__pick_ranks(n, nw->pick_pm[j], &rank[nr]);
+    for (j = 0; j < nw->pick_n; j++) {
+        rk->f[j] = ttft_tpot__pick_ranks(n, nw->pick_pm[j], &rank[nr]);
         who[nr] = 14 + 2 * j, who[nr + 1] = 15 + 2 * j;
         nr += 2;
     }
@@ -2378,15 +2446,21 @@ static void ttft_tpot__order_stats(uint64_t *x, size_t n, const uint32_t *slot, 
             t = rank[j], rank[j] = rank[j - 1], rank[j - 1] = t;
             w = who[j], who[j] = who[j - 1], who[j - 1] = w;
         }
-    if (slot)
-        ttft_tpot__narrowed_ranks(x, n, slot, nw->mark, rank, nr, val);
-    else
-        ttft_tpot__select_ranks(x, n, rank, nr, val);
-    for (i = 0; i < nr; i++)
-        got[who[i]] = val[i];
+    rk->nr = nr;
+    rk->n = n;
+}
+
+/* The percentiles, chosen percentiles and intervals into st, from the values selected at rk's ranks. */
+static void ttft_tpot__ranks_to(const ttft_tpot__ranks *rk, const ttft_tpot__narrow *nw, ttft_tpot_stats *st)
+{
+    uint64_t got[TTFT_TPOT__MAX_RANKS], v_ns[4], n = rk->n;
+    double v[4], unused;
+    unsigned i, j;
+    for (i = 0; i < rk->nr; i++)
+        got[rk->who[i]] = rk->val[i];
     for (j = 0; j < 4; j++)
-        ttft_tpot__interp(got[2 * (size_t)j], got[2 * (size_t)j + 1], (uint64_t)(n - 1) * ttft_tpot__pcts[j] % 100, 100,
-                          &v[j], &v_ns[j]);
+        ttft_tpot__interp(got[2 * (size_t)j], got[2 * (size_t)j + 1], (n - 1) * ttft_tpot__pcts[j] % 100, 100, &v[j],
+                          &v_ns[j]);
     ttft_tpot__set_pcts(st, v, v_ns);
     for (j = 0; j < 3; j++)
         if (st->has_ci[j]) {
@@ -2396,8 +2470,22 @@ static void ttft_tpot__order_stats(uint64_t *x, size_t n, const uint32_t *slot, 
     st->pick_n = nw->pick_n;
     for (j = 0; j < nw->pick_n; j++) {
         st->pick_pm[j] = nw->pick_pm[j];
-        ttft_tpot__interp(got[14 + 2 * j], got[15 + 2 * j], f[j], 100000, &unused, &st->pick_ns[j]);
+        ttft_tpot__interp(got[14 + 2 * j], got[15 + 2 * j], rk->f[j], 100000, &unused, &st->pick_ns[j]);
     }
+}
+
+/* Percentiles, the chosen ones and 95% intervals of x[0, n) (n > 0) into st; x is reordered. Their ranks
+   are selected in one sweep. slot: x's bucket counts (narrowing), or NULL. */
+static void ttft_tpot__order_stats(uint64_t *x, size_t n, const uint32_t *slot, const ttft_tpot__narrow *nw,
+                                   ttft_tpot_stats *st)
+{
+    ttft_tpot__ranks rk;
+    ttft_tpot__ranks_of(n, nw, st, &rk);
+    if (slot)
+        ttft_tpot__narrowed_ranks(x, n, slot, nw->mark, rk.rank, rk.nr, rk.val);
+    else
+        ttft_tpot__select_ranks(x, n, rk.rank, rk.nr, rk.val);
+    ttft_tpot__ranks_to(&rk, nw, st);
 }
 
 /* The p50 of x[0, m) (m > 0; x is reordered), and the same to the ns. slot: x's bucket counts
@@ -2417,8 +2505,8 @@ static void ttft_tpot__p50(uint64_t *x, size_t m, const uint32_t *slot, unsigned
 
 /* min, max, total, mean, percentiles and intervals of x[0, n) from its scan s (slot: its bucket
    counts, NULL when the set was too small to count); x is reordered. n and tokens are the caller's. */
-static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const uint32_t *slot,
-                                   const ttft_tpot__narrow *nw, ttft_tpot_stats *st)
+/* n, min, max, total and mean from a set's scan. */
+static void ttft_tpot__scan_to(const ttft_tpot__scan *s, ttft_tpot_stats *st)
 {
     st->n = s->n;
     if (s->n == 0)
@@ -2427,7 +2515,46 @@ static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const 
     st->max_ns = s->mx;
     st->total_ns = (double)s->hi * TTFT_TPOT__TWO64 + (double)s->lo;
     st->mean_ns = st->total_ns / (double)s->n;
-    ttft_tpot__order_stats(x, s->n, slot, nw, st);
+}
+
+static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const uint32_t *slot,
+                                   const ttft_tpot__narrow *nw, ttft_tpot_stats *st)
+{
+    ttft_tpot__scan_to(s, st);
+    if (s->n)
+        ttft_tpot__order_stats(x, s->n, slot, nw, st);
+}
+
+/* The statistics of a large set x[0, m - warm) (s: its scan, slot: its bucket counts) into steady, and
+   of all of x[0, m) into st, narrowed in one pass for both: the buckets of both sets' ranks are swapped
+   to the front, the steady values first, then the warm ones, and each set selects its ranks there.
+   s and slot take in the warm values; x is reordered. */
+static void ttft_tpot__finish_both(uint64_t *x, size_t m, size_t warm, ttft_tpot__scan *s, uint32_t *slot,
+                                   const ttft_tpot__narrow *nw, ttft_tpot_stats *steady, ttft_tpot_stats *st)
+{
+    ttft_tpot__ranks a, b; /* steady, all */
+    uint64_t sa[TTFT_TPOT__MAX_RANKS], sb[TTFT_TPOT__MAX_RANKS];
+    unsigned kept[2 * TTFT_TPOT__MAX_RANKS], nk = 0;
+    size_t f, g, i;
+    ttft_tpot__scan_to(s, steady);
+    ttft_tpot__ranks_of(m - warm, nw, steady, &a);
+    ttft_tpot__kept_add(slot, a.rank, a.nr, kept, &nk);
+    ttft_tpot__scan_add(s, x + m - warm, warm, slot);
+    ttft_tpot__scan_to(s, st);
+    ttft_tpot__ranks_of(m, nw, st, &b);
+    ttft_tpot__kept_add(slot, b.rank, b.nr, kept, &nk);
+    ttft_tpot__shift_ranks(slot, kept, nk, b.rank, b.nr, sb);
+    for (i = m - warm; i < m; i++) /* slot counts the steady values again */
+        slot[ttft_tpot__fine_index(x[i])]--;
+    ttft_tpot__shift_ranks(slot, kept, nk, a.rank, a.nr, sa);
+    ttft_tpot__mark_kept(nw->mark, kept, nk, 1);
+    f = ttft_tpot__front(x, 0, m - warm, 0, nw->mark);
+    g = ttft_tpot__front(x, m - warm, m, f, nw->mark);
+    ttft_tpot__mark_kept(nw->mark, kept, nk, 0);
+    ttft_tpot__select_ranks(x, f, sa, a.nr, a.val);
+    ttft_tpot__ranks_to(&a, nw, steady);
+    ttft_tpot__select_ranks(x, g, sb, b.nr, b.val);
+    ttft_tpot__ranks_to(&b, nw, st);
 }
 
 /* MSER-5 (White 1997): where the warmup of a series ends, measured. sum[0, m): the sums of its
@@ -4565,6 +4692,10 @@ static void ttft_tpot__phase_figures(const ttft_tpot *c, ttft_tpot__work *w, uin
         if (slot)
             memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
         ttft_tpot__scan_add(&s, x, m - warm, slot);
+    }
+    if (warm && slot) {
+        ttft_tpot__finish_both(x, m, warm, &s, slot, &w->nw, steady, st);
+        return;
     }
     ttft_tpot__finish_scan(x, &s, slot, &w->nw, steady);
     if (warm == 0) { /* the same set: its figures, the phase's counts */
