@@ -2525,12 +2525,29 @@ static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const 
         ttft_tpot__order_stats(x, s->n, slot, nw, st);
 }
 
-/* The statistics of a large set x[0, m - warm) (s: its scan, slot: its bucket counts) into steady, and
-   of all of x[0, m) into st, narrowed in one pass for both: the buckets of both sets' ranks are swapped
-   to the front, the steady values first, then the warm ones, and each set selects its ranks there.
-   s and slot take in the warm values; x is reordered. */
-static void ttft_tpot__finish_both(uint64_t *x, size_t m, size_t warm, ttft_tpot__scan *s, uint32_t *slot,
-                                   const ttft_tpot__narrow *nw, ttft_tpot_stats *steady, ttft_tpot_stats *st)
+/* The steady values whose bucket is marked moved to x[0, ...): those of x[0, n), or (stored >= 0)
+   those of phase stored read from the store, when the gather left them there. Returns how many. */
+static size_t ttft_tpot__front_steady(const ttft_tpot *c, int stored, uint64_t *x, size_t n, const unsigned char *mark)
+{
+    size_t i, f = 0;
+    if (stored < 0)
+        return ttft_tpot__front(x, 0, n, 0, mark);
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        if ((int)s->phase == stored && !s->warmup && mark[ttft_tpot__fine_index(s->dur_ns)])
+            x[f++] = s->dur_ns;
+    }
+    return f;
+}
+
+/* The statistics of a large phase's steady values (m - warm of them; s: their scan, slot: their bucket
+   counts) into steady, and with its warm ones x[m - warm, m) into st, narrowed in one pass for both: the
+   buckets of both sets' ranks are moved to the front of x, the steady values first, then the warm
+   ones, and each set selects its ranks there. The steady values are x[0, m - warm), or (stored >= 0)
+   still in the store. s and slot take in the warm values; x is reordered. */
+static void ttft_tpot__finish_both(const ttft_tpot *c, int stored, uint64_t *x, size_t m, size_t warm,
+                                   ttft_tpot__scan *s, uint32_t *slot, const ttft_tpot__narrow *nw,
+                                   ttft_tpot_stats *steady, ttft_tpot_stats *st)
 {
     ttft_tpot__ranks a, b; /* steady, all */
     uint64_t sa[TTFT_TPOT__MAX_RANKS], sb[TTFT_TPOT__MAX_RANKS];
@@ -2539,22 +2556,26 @@ static void ttft_tpot__finish_both(uint64_t *x, size_t m, size_t warm, ttft_tpot
     ttft_tpot__scan_to(s, steady);
     ttft_tpot__ranks_of(m - warm, nw, steady, &a);
     ttft_tpot__kept_add(slot, a.rank, a.nr, kept, &nk);
-    ttft_tpot__scan_add(s, x + m - warm, warm, slot);
-    ttft_tpot__scan_to(s, st);
-    ttft_tpot__ranks_of(m, nw, st, &b);
-    ttft_tpot__kept_add(slot, b.rank, b.nr, kept, &nk);
-    ttft_tpot__shift_ranks(slot, kept, nk, b.rank, b.nr, sb);
-    for (i = m - warm; i < m; i++) /* slot counts the steady values again */
-        slot[ttft_tpot__fine_index(x[i])]--;
+    if (warm) {
+        ttft_tpot__scan_add(s, x + m - warm, warm, slot);
+        ttft_tpot__scan_to(s, st);
+        ttft_tpot__ranks_of(m, nw, st, &b);
+        ttft_tpot__kept_add(slot, b.rank, b.nr, kept, &nk);
+        ttft_tpot__shift_ranks(slot, kept, nk, b.rank, b.nr, sb);
+        for (i = m - warm; i < m; i++) /* slot counts the steady values again */
+            slot[ttft_tpot__fine_index(x[i])]--;
+    }
     ttft_tpot__shift_ranks(slot, kept, nk, a.rank, a.nr, sa);
     ttft_tpot__mark_kept(nw->mark, kept, nk, 1);
-    f = ttft_tpot__front(x, 0, m - warm, 0, nw->mark);
+    f = ttft_tpot__front_steady(c, stored, x, m - warm, nw->mark);
     g = ttft_tpot__front(x, m - warm, m, f, nw->mark);
     ttft_tpot__mark_kept(nw->mark, kept, nk, 0);
     ttft_tpot__select_ranks(x, f, sa, a.nr, a.val);
     ttft_tpot__ranks_to(&a, nw, steady);
-    ttft_tpot__select_ranks(x, g, sb, b.nr, b.val);
-    ttft_tpot__ranks_to(&b, nw, st);
+    if (warm) {
+        ttft_tpot__select_ranks(x, g, sb, b.nr, b.val);
+        ttft_tpot__ranks_to(&b, nw, st);
+    }
 }
 
 /* MSER-5 (White 1997): where the warmup of a series ends, measured. sum[0, m): the sums of its
@@ -4672,7 +4693,8 @@ static void ttft_tpot__batch_add(ttft_tpot__batches *b, unsigned phase, uint64_t
 
 /* A phase's statistics and its steady view, from x[0, m): its steady samples, then its warm ones.
    An exact phase's steady samples are scanned once for both; pre: that scan, already made while the
-   samples were gathered (its bucket counts in w->nw.slot), or NULL. */
+   samples were gathered (its bucket counts in w->nw.slot), or NULL. With pre, an exact phase's steady
+   values were left in the store: only x[m - warm, m) is filled. */
 static void ttft_tpot__phase_figures(const ttft_tpot *c, ttft_tpot__work *w, uint64_t *x, size_t m, size_t warm,
                                      int phase, const ttft_tpot__scan *pre, ttft_tpot_stats *st,
                                      ttft_tpot_stats *steady)
@@ -4693,19 +4715,20 @@ static void ttft_tpot__phase_figures(const ttft_tpot *c, ttft_tpot__work *w, uin
             memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
         ttft_tpot__scan_add(&s, x, m - warm, slot);
     }
-    if (warm && slot) {
-        ttft_tpot__finish_both(x, m, warm, &s, slot, &w->nw, steady, st);
-        return;
-    }
-    ttft_tpot__finish_scan(x, &s, slot, &w->nw, steady);
+    if (slot)
+        ttft_tpot__finish_both(c, pre ? phase : -1, x, m, warm, &s, slot, &w->nw, steady, st);
+    else
+        ttft_tpot__finish_scan(x, &s, slot, &w->nw, steady);
     if (warm == 0) { /* the same set: its figures, the phase's counts */
         *st = *steady;
         st->tokens = keep.tokens;
         st->warmup_n = keep.warmup_n;
         return;
     }
-    ttft_tpot__scan_add(&s, x + m - warm, warm, slot); /* x still holds every value, reordered */
-    ttft_tpot__finish_scan(x, &s, slot, &w->nw, st);
+    if (!slot) {
+        ttft_tpot__scan_add(&s, x + m - warm, warm, NULL); /* x still holds every value, reordered */
+        ttft_tpot__finish_scan(x, &s, NULL, &w->nw, st);
+    }
 }
 
 /* ttft_tpot__phase_figures, and the slowest of the warm samples x[m - warm, m). */
@@ -4731,8 +4754,8 @@ static void ttft_tpot__sets(const ttft_tpot *c, ttft_tpot__work *w, int by_phase
     unsigned lo = 0, hi, j;
     for (; lo < n; lo = hi) {
         size_t off = 0, i, most = TTFT_TPOT__NARROW_MIN - 1;
-        int big = -1; /* the largest phase: its steady samples are scanned as they are gathered */
-        ttft_tpot__scan scan;
+        int big = -1, big_x = 0; /* the largest phase: its steady samples are scanned in the gather, */
+        ttft_tpot__scan scan;    /* and left in the store unless its histogram needs them (big_x) */
         for (hi = lo; hi < n && off + count[hi] <= w->cap; hi++) { /* steady samples first, then warm */
             at[hi] = off;
             at[n + hi] = off + count[hi] - (by_phase ? st[hi].warmup_n : 0);
@@ -4744,14 +4767,16 @@ static void ttft_tpot__sets(const ttft_tpot *c, ttft_tpot__work *w, int by_phase
         }
         TTFT_TPOT_ASSERT(hi > lo); /* the work area holds the largest set */
         memset(&scan, 0, sizeof scan);
-        if (big >= 0)
+        if (big >= 0) {
+            const ttft_tpot_hist *h = c->phase.slots[big].hist;
+            big_x = h && h->max_ns >= h->min_ns;
             memset(w->nw.slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *w->nw.slot);
+        }
         for (i = 0; off && i < c->store.n; i++) {
             const ttft_tpot_sample *s = &c->store.samples[i];
             int set = ttft_tpot__set_of(c, s, by_phase), warm = by_phase && s->warmup;
             if (set < (int)lo || set >= (int)hi || !count[set]) /* 0: a set taken from elsewhere */
                 continue;
-            w->x[at[warm ? n + (unsigned)set : (unsigned)set]++] = s->dur_ns;
             st[set].tokens += s->tokens;
             if (bt && bt->measured[set])
                 ttft_tpot__batch_add(bt, (unsigned)set, s->dur_ns);
@@ -4760,7 +4785,10 @@ static void ttft_tpot__sets(const ttft_tpot *c, ttft_tpot__work *w, int by_phase
             if (set == big && !warm) {
                 ttft_tpot__scan_one(&scan, s->dur_ns);
                 w->nw.slot[ttft_tpot__fine_index(s->dur_ns)]++;
+                if (!big_x)
+                    continue;
             }
+            w->x[at[warm ? n + (unsigned)set : (unsigned)set]++] = s->dur_ns;
         }
         for (j = 0; j <= hi - lo; j++) { /* big first, while w->nw.slot holds its counts; then the rest */
             unsigned k = j == 0 ? (unsigned)big : lo + j - 1;

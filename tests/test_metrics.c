@@ -206,20 +206,23 @@ static int second_phase(int split, size_t i)
 
 /* The interval bounds and the chosen p99.9 of decode_step (phase 0) in the model, warmup included and
    its steady view, against the sorted values: the order statistics of ttft_tpot_ci95_ranks, and the
-   p99.9 interpolated between ranks floor(h) and floor(h) + 1, h = (n - 1) 0.999, to the nearest ns. */
-static void order_statistics_match(const ttft_tpot *c, const uint64_t *all, uint64_t *v, int split)
+   p99.9 interpolated between ranks floor(h) and floor(h) + 1, h = (n - 1) 0.999, to the nearest ns.
+   all[0, n_all): every value recorded, phase 0's those not in the second phase (second_phase), of
+   which the first `warm` are warmup. */
+static void order_statistics_match(const ttft_tpot *c, const uint64_t *all, size_t n_all, uint64_t *v, int split,
+                                   size_t warm)
 {
     static const unsigned ci_pcts[3] = {50, 90, 99};
     ttft_tpot_model md;
     int view;
     assert_int_equal(ttft_tpot_model_compute(c, NULL, &md), TTFT_TPOT_OK);
-    for (view = 0; view < 2; view++) { /* 0: every sample, 1: the steady ones (not its first call) */
+    for (view = 0; view < 2; view++) { /* 0: every sample, 1: the steady ones (all but the first warm) */
         const ttft_tpot_stats *st = view ? &md.phase[0].steady : &md.phase[0].all;
         uint64_t lo, hi, h;
         size_t m = 0, i, seen = 0;
         unsigned j;
-        for (i = 0; i < 20012; i++) /* all[0, N] */
-            if (!second_phase(split, i) && seen++ >= (size_t)view)
+        for (i = 0; i < n_all; i++)
+            if (!second_phase(split, i) && seen++ >= (view ? warm : 0))
                 v[m++] = all[i];
         qsort(v, m, sizeof *v, cmp_u64);
         assert_int_equal(st->n, m);
@@ -299,12 +302,67 @@ static void report_selection_matches_sorting(void **state)
                                 HALF_NS_MS);
             }
             jc_free(&doc);
-            order_statistics_match(&c, all, v, split);
+            order_statistics_match(&c, all, N + 1, v, split, 1);
             ttft_tpot_free(&c);
         }
     }
     free(all);
     free(v);
+}
+
+/* A large phase the gather scans and leaves in the store: with no warmup sample (a trace that flags
+   none: the phase is its steady view) and with one in its middle bucket, and bounded after 5000 stored samples (the stored ones then go
+   into its histogram with the 1000 after them). 6000 values 3,000,000 + (37 i mod 100,003) ns, i < 6000,
+   each once. Exact: against sorting; bounded: n, min and max exact, p50 within
+   the histogram's 1/128 (ttft_tpot_hist). */
+static void report_large_phase_left_in_store(void **state)
+{
+    enum { N = 6000 };
+    uint64_t *v = (uint64_t *)malloc(N * sizeof *v), *w = (uint64_t *)malloc(N * sizeof *w);
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_model md;
+    ttft_tpot c;
+    size_t i, warm;
+    int d;
+    (void)state;
+    for (i = 0; i < N; i++)
+        v[i] = 3000000 + 37 * i % 100003;
+    cfg.percentiles[0] = 99.9;
+    for (warm = 0; warm < 2; warm++) { /* warm: the first line flagged, below the median (3,044,511) */
+        FILE *t = tmpfile();
+        assert_non_null(t);
+        v[0] = warm ? 3044000 : 3000000;
+        fputs("phase,role,start_ns,dur_ns,tokens,warmup\n", t);
+        for (i = 0; i < N; i++)
+            fprintf(t, "decode_step,decode,0,%llu,1,%d\n", (unsigned long long)v[i], i < warm);
+        rewind(t);
+        assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_trace_read(&c, t, "t", NULL, 0), TTFT_TPOT_OK);
+        fclose(t);
+        order_statistics_match(&c, v, N, w, 0, warm);
+        ttft_tpot_free(&c);
+    }
+
+    cfg.capacity = 5000;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < N; i++) {
+        if (i == 5000)
+            assert_int_equal(ttft_tpot_phase_bounded(&c, d), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_record(&c, d, v[i], 1), TTFT_TPOT_OK);
+    }
+    assert_int_equal(ttft_tpot_model_compute(&c, NULL, &md), TTFT_TPOT_OK);
+    assert_int_equal(md.phase[0].steady.n, N - 1); /* the first call is warmup */
+    qsort(v + 1, N - 1, sizeof *v, cmp_u64);
+    assert_int_equal(v[1], 3000008); /* i = 2703: 37 i = 100,011 */
+    assert_int_equal(v[N - 1], 3099982); /* i = 5405: 37 i - 100,003 = 99,982 */
+    assert_int_equal(md.phase[0].steady.min_ns, v[1]);
+    assert_int_equal(md.phase[0].steady.max_ns, v[N - 1]);
+    assert_true(fabs(md.phase[0].steady.p50_ns - (double)v[1 + (N - 2) / 2]) <= v[1 + (N - 2) / 2] / 128.0);
+    ttft_tpot_model_free(&md);
+    ttft_tpot_free(&c);
+    free(v);
+    free(w);
 }
 
 /* One cold request: prefill 500 ms, decode steps 100 (warmup), 10, 20, 30 ms, inside an e2e span. */
@@ -1084,6 +1142,7 @@ int main(void)
         cmocka_unit_test(sort_matches_qsort),
         cmocka_unit_test(percentile_of_doubles_by_hand),
         cmocka_unit_test(report_selection_matches_sorting),
+        cmocka_unit_test(report_large_phase_left_in_store),
         cmocka_unit_test(percentile_intervals_by_hand),
         cmocka_unit_test(percentile_intervals_match_scipy),
         cmocka_unit_test(percentile_intervals_at_any_n),
