@@ -7768,6 +7768,8 @@ typedef struct ttft_tpot__reader {
     uint32_t *pend_of;   /* by phase: its pending histogram of steady samples + 1; UINT32_MAX: a
                             first sample kept exact; 0: none yet (allocated with the first) */
     int recent[64];      /* phase + 1 by a cheap hash of its name: a trace names few phases, often */
+    uint32_t recent_req[256]; /* index slot + 1 of a request by a cheap hash of its id: those in flight
+                                 come back every step */
     size_t rows;          /* sample records read */
     size_t old_samples;   /* c->store.n before the read */
     size_t first_lost;    /* the first of them not stored (in a histogram, or dropped); SIZE_MAX: none */
@@ -7838,6 +7840,15 @@ static int ttft_tpot__u64(const char *s, size_t len, uint64_t max, uint64_t *v)
                 return 0;
             acc = acc * 100000000u + ttft_tpot__eight(x);
         }
+        if (len - i > 1) { /* the last 2 to 7 after '0's, as 8 */
+            static const uint32_t scale[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+            uint64_t x = 0x3030303030303030ull;
+            memcpy((char *)&x + 8 - (len - i), s + i, len - i);
+            if (!ttft_tpot__eight_digits(x))
+                return 0;
+            acc = acc * scale[len - i] + ttft_tpot__eight(x);
+            i = len;
+        }
 #endif
         for (; i < len; i++) {
             if (s[i] < '0' || s[i] > '9')
@@ -7876,7 +7887,7 @@ static int ttft_tpot__role_of(const char *s, size_t len)
     static const unsigned char lens[7] = {7, 6, 6, 3, 6, 5, 8};
     int k;
     for (k = 0; k < 7; k++)
-        if (lens[k] == len && memcmp(s, ttft_tpot__roles[k], len) == 0)
+        if (lens[k] == len && s[0] == ttft_tpot__roles[k][0] && memcmp(s, ttft_tpot__roles[k], len) == 0)
             return k;
     return -1;
 }
@@ -8369,14 +8380,27 @@ static int ttft_tpot__long_comment(ttft_tpot__reader *r, unsigned long line)
 /* The fields of a record line [s, s + len), where they lie: 6 or fewer, each shorter than
    TTFT_TPOT__FIELD_MAX, none with a byte up to '"' (quote, control, space). Returns how many, or 0:
    the record then takes the byte-by-byte path, which reads quotes and says what is wrong. */
-/* Whether any of the 8 bytes at p is a comma or at most '"' (a quote, a control character, a space):
-   exact for any bytes (those from 0x80, UTF-8, are neither), whatever the byte order. */
-static int ttft_tpot__special8(const char *p)
+/* Non-zero when any of the 8 bytes at p is a comma or at most '"' (a quote, a control character, a
+   space): exact for any bytes (those from 0x80, UTF-8, are neither), whatever the byte order; the
+   high bit of each byte that is, and maybe of bytes above one that is. */
+static uint64_t ttft_tpot__special8(const char *p)
 {
     uint64_t x, c;
     memcpy(&x, p, 8);
     c = x ^ 0x2C2C2C2C2C2C2C2Cull;
-    return ((((x - 0x2323232323232323ull) & ~x) | ((c - 0x0101010101010101ull) & ~c)) & 0x8080808080808080ull) != 0;
+    return (((x - 0x2323232323232323ull) & ~x) | ((c - 0x0101010101010101ull) & ~c)) & 0x8080808080808080ull;
+}
+
+/* How many plain bytes start p's 8: where a little-endian load tells, the lowest byte special8 marks,
+   which is exact (a borrow only marks bytes above a marked one); else 0 or 8. */
+static unsigned ttft_tpot__plain8(const char *p)
+{
+    uint64_t m = ttft_tpot__special8(p);
+#if defined(TTFT_TPOT__LE) && (defined(__GNUC__) || defined(__clang__))
+    return m ? (unsigned)__builtin_ctzll(m) / 8 : 8;
+#else
+    return m ? 0 : 8;
+#endif
 }
 
 static int ttft_tpot__fields(ttft_tpot__reader *r, const char *s, size_t len)
@@ -8384,8 +8408,12 @@ static int ttft_tpot__fields(ttft_tpot__reader *r, const char *s, size_t len)
     const char *p = s, *e = s + len, *b;
     int nf = 0;
     for (;;) {
-        for (b = p; e - p >= 8 && !ttft_tpot__special8(p);) /* 8 plain bytes a step, then byte by byte */
-            p += 8;
+        for (b = p; e - p >= 8;) { /* 8 bytes a step, to the first special one; then byte by byte */
+            unsigned k = ttft_tpot__plain8(p);
+            p += k;
+            if (k < 8)
+                break;
+        }
         for (; p < e && *p != ','; p++)
             if ((unsigned char)*p <= '"')
                 return 0;
@@ -8508,6 +8536,27 @@ static int ttft_tpot__record(ttft_tpot__reader *r, unsigned long *line)
 
 /* -- Trace I/O: records ------------------------------------------------------------------------ */
 
+/* The index slot of the request named id (ttft_tpot__request_slot): one seen lately (a cache in front
+   of the keyed index, which a miss falls back on; an entry is checked against the id it names, so one
+   left stale by a rebuilt index only misses). id: 1 to 63 bytes. */
+static uint32_t ttft_tpot__request_recent(ttft_tpot__reader *r, const char *id, size_t len)
+{
+    const ttft_tpot *c = r->c;
+    uint64_t tail = 0;
+    uint32_t *at, slot;
+    memcpy(&tail, id + (len > 8 ? len - 8 : 0), len > 8 ? 8 : len); /* ids differ most at their end */
+    at = &r->recent_req[((tail ^ len) * 0x9E3779B97F4A7C15u) >> 56];
+    slot = *at - 1;
+    if (*at && slot <= c->req.mask && c->req.index[slot]) {
+        const char *have = c->req.list[c->req.index[slot] - 1].id;
+        if (have[len] == '\0' && memcmp(have, id, len) == 0)
+            return slot;
+    }
+    slot = ttft_tpot__request_slot(c, id, len);
+    *at = slot + 1;
+    return slot;
+}
+
 /* A request line of a trace, checked as the API checks it; the request keeps its warmup flag. A
    growing collector makes room first. */
 static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long line, int submit, uint64_t t,
@@ -8525,7 +8574,7 @@ static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long lin
         ttft_tpot__requests_grow(c) == TTFT_TPOT_ENOMEM) /* first: growing moves the index */
         return TTFT_TPOT_ENOMEM;
     if (r->len[0] > 0 && r->len[0] < TTFT_TPOT_NAME_MAX && c->req.max) /* the one lookup of this event */
-        slot = ttft_tpot__request_slot(c, r->f[0], r->len[0]);
+        slot = ttft_tpot__request_recent(r, r->f[0], r->len[0]);
     q = slot != UINT32_MAX ? (int)c->req.index[slot] - 1 : -1;
     if (!submit && q >= 0 && c->req.list[q].warmup != warm)
         return ttft_tpot__fail_field(r, line, "warmup flag differs from the request's submit: ", 0);

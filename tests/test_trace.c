@@ -765,6 +765,34 @@ static void numbers_of_every_length(void **state)
     }
 }
 
+/* Request ids that end alike (the last 8 bytes, and the length too for two of them) take turns: each
+   event goes to its own request. a-suffix01: submit 0, tokens at 10 and 30; b-suffix01: submit 1,
+   tokens at 20 and 50; xx-suffix01: submit 2, one token at 40. */
+static void requests_ending_alike(void **state)
+{
+    static const char text[] = "phase,role,start_ns,dur_ns,tokens,warmup\n"
+                               "a-suffix01,submit,0,0,0,0\nb-suffix01,submit,1,0,0,0\nxx-suffix01,submit,2,0,0,0\n"
+                               "a-suffix01,token,10,0,1,0\nb-suffix01,token,20,0,1,0\na-suffix01,token,30,0,1,0\n"
+                               "xx-suffix01,token,40,0,1,0\nb-suffix01,token,50,0,1,0\n";
+    static const uint64_t want[3][4] = {{0, 10, 30, 2}, {1, 20, 50, 2}, {2, 40, 40, 1}};
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_request q;
+    unsigned r;
+    (void)state;
+    cfg.grow = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, text, "t", NULL, 0), TTFT_TPOT_OK);
+    for (r = 0; r < 3; r++) {
+        assert_int_equal(ttft_tpot_request_at(&c, r, &q), TTFT_TPOT_OK);
+        assert_int_equal(q.submit_ns, want[r][0]);
+        assert_int_equal(q.first_ns, want[r][1]);
+        assert_int_equal(q.last_ns, want[r][2]);
+        assert_int_equal(q.tokens, want[r][3]);
+    }
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -787,6 +815,7 @@ int main(void)
         cmocka_unit_test(schedule_lines_are_checked),
         cmocka_unit_test(trace_oddities),
         cmocka_unit_test(numbers_of_every_length),
+        cmocka_unit_test(requests_ending_alike),
     };
     return run_cases(tests);
 }
