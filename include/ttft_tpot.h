@@ -3458,23 +3458,27 @@ static uint64_t ttft_tpot__tpot_scale(const ttft_tpot *c)
 /* The values of request metric m (TTFT_TPOT_METRIC_*) over the measured requests, into x (room for
    every event): a value a request, or for ITL every gap between a request's token events, and for
    TTST the time of the token event that brings a request to two tokens. TPOT is in 1/scale ns. last:
-   room for a value a request. Returns how many. */
+   room for a value and a byte a request, the per-request state the walk over the events keeps (9
+   bytes a request, not its record, whose submit time TTST reads once). Returns how many. */
 static size_t ttft_tpot__event_set(const ttft_tpot *c, int m, int live, uint64_t *x, uint64_t *last)
 {
+    unsigned char *keep = (unsigned char *)(last + c->req.n); /* the request is counted */
     size_t n = 0, i;
     unsigned r;
-    for (r = 0; r < c->req.n; r++) /* ITL: the last token event's time; TTST: the tokens so far */
+    for (r = 0; r < c->req.n; r++) { /* ITL: the last token event's time; TTST: the tokens so far */
+        const ttft_tpot_request *q = &c->req.list[r];
         last[r] = m == TTFT_TPOT_METRIC_ITL ? UINT64_MAX : 0;
+        keep[r] = ttft_tpot__measured(q) && !(live && !q->finished);
+    }
     for (i = 0; i < c->req.n_events; i++) {
         const ttft_tpot__event *ev = &c->req.events[i];
-        const ttft_tpot_request *q = &c->req.list[ev->request];
         uint64_t *l = &last[ev->request];
-        if (!ev->tokens || !ttft_tpot__measured(q) || (live && !q->finished))
+        if (!ev->tokens || !keep[ev->request])
             continue;
         if (m == TTFT_TPOT_METRIC_ITL && *l != UINT64_MAX)
             x[n++] = ev->t_ns - *l;
         if (m == TTFT_TPOT_METRIC_TTST && *l < 2 && *l + ev->tokens >= 2)
-            x[n++] = ev->t_ns - q->submit_ns;
+            x[n++] = ev->t_ns - c->req.list[ev->request].submit_ns;
         *l = m == TTFT_TPOT_METRIC_ITL ? ev->t_ns : *l + ev->tokens;
     }
     return n;
@@ -3502,11 +3506,12 @@ static size_t ttft_tpot__request_set(const ttft_tpot *c, int m, int live, uint64
     return n;
 }
 
-/* The working memory of ttft_tpot__request_set, one block: *x then *last. */
+/* The working memory of ttft_tpot__request_set, one block: *x then *last (a value and a byte a
+   request). */
 static int ttft_tpot__request_work(const ttft_tpot *c, uint64_t **x, uint64_t **last)
 {
     size_t nx = c->req.n_events > c->req.n ? c->req.n_events : c->req.n;
-    *x = (uint64_t *)TTFT_TPOT_MALLOC((nx + c->req.n + 1) * sizeof **x, c->alloc_user);
+    *x = (uint64_t *)TTFT_TPOT_MALLOC((nx + c->req.n + 1) * sizeof **x + c->req.n, c->alloc_user);
     *last = *x ? *x + nx : NULL;
     return *x ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
 }
@@ -5580,6 +5585,7 @@ static int ttft_tpot__set_sorted(const ttft_tpot *c, int set, uint64_t **v, size
     size_t room = c->req.n_events > c->req.n ? c->req.n_events : c->req.n, i;
     int role = set - TTFT_TPOT_SET_ROLE, phase = set - TTFT_TPOT_SET_PHASE;
     room = set < TTFT_TPOT_METRIC_COUNT ? room + c->req.n : c->store.n; /* request sets: + a value a request */
+    /* last, a value and a byte a request, lies in the sort's room after the values */
     if (!(*v = (uint64_t *)TTFT_TPOT_MALLOC((2 * room + 1) * sizeof **v, c->alloc_user)))
         return TTFT_TPOT_ENOMEM;
     *n = 0;
