@@ -231,8 +231,8 @@ typedef struct launch {
 } launch;
 
 typedef struct launched {
-    double wall;
-    long peak_kib; /* -1: the run failed */
+    double wall, user, sys; /* seconds: wall clock, and the child's CPU time in itself and in the kernel */
+    long peak_kib;          /* -1: the run failed */
 } launched;
 
 static int to_launcher = -1, from_launcher = -1;
@@ -256,8 +256,12 @@ static launched launch_one(const launch *l)
         _exit(127);
     }
     out.peak_kib = -1;
-    if (pid > 0 && wait4(pid, &st, 0, &ru) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+    out.user = out.sys = 0;
+    if (pid > 0 && wait4(pid, &st, 0, &ru) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
         out.peak_kib = ru.ru_maxrss;
+        out.user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
+        out.sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    }
     out.wall = now_s() - t0;
     return out;
 }
@@ -286,7 +290,7 @@ static void launcher_start(void)
 
 /* args[0..] (at most 6, NULL-terminated) > /dev/null: wall seconds (-1: it failed), and peak resident
    KiB. */
-static double run_argv(const char *const *args, long *peak_kib)
+static launched launch_argv(const char *const *args)
 {
     launch l;
     launched out;
@@ -297,6 +301,12 @@ static double run_argv(const char *const *args, long *peak_kib)
     if (write(to_launcher, &l, sizeof l) != (ssize_t)sizeof l ||
         read(from_launcher, &out, sizeof out) != (ssize_t)sizeof out)
         exit(1);
+    return out;
+}
+
+static double run_argv(const char *const *args, long *peak_kib)
+{
+    launched out = launch_argv(args);
     *peak_kib = out.peak_kib;
     if (out.peak_kib < 0)
         fprintf(stderr, "ttft_tpot_trace_bench: %s %s ... failed\n", args[0], args[1] ? args[1] : "");
@@ -558,23 +568,150 @@ static size_t write_serving(const char *path, size_t requests)
     return lines;
 }
 
+/* The floor of a serving trace: blocks read with fread, each line split at its commas where it lies,
+   the time and tokens parsed, the request id found in an open-addressing table (FNV-1a, unkeyed;
+   the ids in one array), the event (time, request, tokens: 16 bytes) appended to an array that grows.
+   Returns the requests. */
+typedef struct floor_event {
+    uint64_t t;
+    uint32_t request, tokens;
+} floor_event;
+
+static uint32_t fnv1a(const char *s, size_t len);
+
+static size_t floor_serving(const char *path)
+{
+    enum { BLOCK = 1 << 20, ID = 24 };
+    static char buf[BLOCK + 1];
+    size_t n = 0, cap = 1024, have = 0, ids = 0, mask = 1023;
+    uint32_t *index = (uint32_t *)calloc(mask + 1, sizeof *index);
+    char(*id)[ID] = (char(*)[ID])malloc((mask + 1) / 2 * ID);
+    floor_event *ev = (floor_event *)malloc(cap * sizeof *ev);
+    FILE *f = fopen(path, "rb");
+    int header = 1;
+    for (;;) {
+        size_t got = fread(buf + have, 1, BLOCK - have, f), at = 0;
+        char *nl;
+        have += got;
+        if (have == 0)
+            break;
+        while ((nl = (char *)memchr(buf + at, '\n', have - at)) != NULL) {
+            const char *p = buf + at, *field[6];
+            size_t len = (size_t)(nl - p), i;
+            int nf = 0;
+            at += len + 1;
+            if (header) {
+                header = 0;
+                continue;
+            }
+            field[nf++] = p;
+            for (; p < nl && nf < 6; p++)
+                if (*p == ',')
+                    field[nf++] = p + 1;
+            len = (size_t)(field[1] - 1 - field[0]);
+            for (i = fnv1a(field[0], len) & mask; index[i]; i = (i + 1) & mask)
+                if (memcmp(id[index[i] - 1], field[0], len) == 0 && id[index[i] - 1][len] == '\0')
+                    break;
+            if (!index[i]) { /* a new id: the table stays under half full */
+                memcpy(id[ids], field[0], len);
+                id[ids][len] = '\0';
+                index[i] = (uint32_t)++ids;
+                if (2 * ids > mask) {
+                    size_t j, k;
+                    free(index);
+                    mask = 2 * mask + 1;
+                    index = (uint32_t *)calloc(mask + 1, sizeof *index);
+                    id = (char(*)[ID])realloc(id, (mask + 1) / 2 * ID);
+                    for (j = 0; j < ids; j++) {
+                        for (k = fnv1a(id[j], strlen(id[j])) & mask; index[k]; k = (k + 1) & mask)
+                            ;
+                        index[k] = (uint32_t)j + 1;
+                    }
+                    for (i = fnv1a(field[0], len) & mask; index[i] != ids; i = (i + 1) & mask)
+                        ;
+                }
+            }
+            if (n == cap)
+                ev = (floor_event *)realloc(ev, (cap *= 2) * sizeof *ev);
+            ev[n].t = floor_u64(field[2], field[3] - 1);
+            ev[n].request = index[i] - 1;
+            ev[n++].tokens = (uint32_t)floor_u64(field[4], field[5] - 1);
+        }
+        memmove(buf, buf + at, have - at);
+        have -= at;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    free(index);
+    free(id);
+    free(ev);
+    return n ? ids : 0;
+}
+
+/* The serving trace at path read by ttft_tpot_trace_read into a growing collector: its requests. */
+static size_t library_serving(const char *path)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    char err[256];
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.grow = 1;
+    cfg.max_requests = 64;
+    cfg.max_request_events = 1024;
+    ttft_tpot_init(&c, &cfg);
+    if (ttft_tpot_trace_read(&c, f, path, err, sizeof err) != TTFT_TPOT_OK)
+        fprintf(stderr, "%s\n", err);
+    fclose(f);
+    n = ttft_tpot_counts_of(&c).requests;
+    ttft_tpot_free(&c);
+    return n;
+}
+
 /* Serving traces of 1e4, 1e5 and (without --quick) 1e6 requests x 100 tokens through REPORT_BIN --json:
-   time and peak memory, per event and against the size before (linear: 10x). */
+   time (wall, and the process's user and system CPU), peak memory, per event and against the size
+   before (linear: 10x). Up to 1e5 requests, the read alone against its floor (floor_serving), in this
+   process, alternated, medians of 5. */
 static void bench_serving(const char *bin, const char *path, int quick)
 {
-    double last = 0;
+    double last = 0, last_user = 0;
     size_t n;
     for (n = 10000; n <= (quick ? 100000u : 1000000u); n *= 10) {
-        size_t lines = write_serving(path, n);
-        long peak;
-        double s = run_tool(bin, NULL, path, &peak);
-        printf("serving %zu requests x 100 tokens (%zu events): %.2f s, %.0f ns an event, peak %.0f MiB (%.0f bytes "
-               "an event)",
-               n, lines, s, s * 1e9 / (double)lines, (double)peak / 1024, (double)peak * 1024 / (double)lines);
+        size_t lines = write_serving(path, n), a = 0, b = 0;
+        const char *args[] = {bin, "--json", path, NULL};
+        launched run = launch_argv(args);
+        if (run.peak_kib < 0) {
+            fprintf(stderr, "ttft_tpot_trace_bench: %s --json %s failed\n", bin, path);
+            return;
+        }
+        printf("serving %zu requests x 100 tokens (%zu events): %.2f s (user %.2f s, system %.2f s), %.0f ns an "
+               "event, peak %.0f MiB (%.1f bytes an event)",
+               n, lines, run.wall, run.user, run.sys, run.wall * 1e9 / (double)lines, (double)run.peak_kib / 1024,
+               (double)run.peak_kib * 1024 / (double)lines);
         if (last > 0)
-            printf(", %.1fx the time of 10x fewer", s / last);
+            printf(", %.1fx the time of 10x fewer (user %.1fx)", run.wall / last, run.user / last_user);
         putchar('\n');
-        last = s;
+        last = run.wall;
+        last_user = run.user;
+        if (n <= 100000) {
+            double lib[5], flo[5], ratio[5], t0;
+            int r;
+            for (r = 0; r < 5; r++) {
+                t0 = now_s();
+                b = floor_serving(path);
+                flo[r] = now_s() - t0;
+                t0 = now_s();
+                a = library_serving(path);
+                lib[r] = now_s() - t0;
+                ratio[r] = lib[r] / flo[r];
+            }
+            printf("serving read %zu events: ttft_tpot_trace_read %.0f ns an event, floor %.0f ns: ratio %.2f "
+                   "(requests %zu / %zu)\n",
+                   lines, median(lib, 5) * 1e9 / (double)lines, median(flo, 5) * 1e9 / (double)lines,
+                   median(ratio, 5), a, b);
+        }
     }
 }
 
