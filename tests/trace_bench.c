@@ -670,9 +670,25 @@ static size_t library_serving(const char *path)
     return n;
 }
 
+static const char *self; /* this program, run with --touch */
+
+/* The kernel's floor of a run that reads path and peaks at peak_kib: `cat path` and a process that
+   touches as many bytes (--touch), printed with their system time. */
+static void kernel_floor(const char *path, long peak_kib)
+{
+    char bytes[32];
+    const char *cat[] = {"/bin/cat", path, NULL}, *mem[] = {self, "--touch", bytes, NULL};
+    launched a, b;
+    snprintf(bytes, sizeof bytes, "%ld", peak_kib * 1024);
+    a = launch_argv(cat);
+    b = launch_argv(mem);
+    printf("  kernel floor: cat of the trace %.2f s (system %.2f s), touching %.0f MiB %.2f s (system %.2f s)\n",
+           a.wall, a.sys, (double)peak_kib / 1024, b.wall, b.sys);
+}
+
 /* Serving traces of 1e4, 1e5 and (without --quick) 1e6 requests x 100 tokens through REPORT_BIN --json:
    time (wall, and the process's user and system CPU), peak memory, per event and against the size
-   before (linear: 10x). Up to 1e5 requests, the read alone against its floor (floor_serving), in this
+   before (linear: 10x), and the kernel's floor of the same file and peak (kernel_floor). Up to 1e5 requests, the read alone against its floor (floor_serving), in this
    process, alternated, medians of 5. */
 static void bench_serving(const char *bin, const char *path, int quick)
 {
@@ -693,6 +709,7 @@ static void bench_serving(const char *bin, const char *path, int quick)
         if (last > 0)
             printf(", %.1fx the time of 10x fewer (user %.1fx)", run.wall / last, run.user / last_user);
         putchar('\n');
+        kernel_floor(path, run.peak_kib);
         last = run.wall;
         last_user = run.user;
         if (n <= 100000) {
@@ -807,12 +824,28 @@ static void bench_ids(const char *bin, const char *path, size_t n)
     free(ids);
 }
 
+/* --touch BYTES: allocate them and write a byte a page, the kernel's part of a process of that peak
+   (the floor of the serving runs' system time), then exit. */
+static int touch(const char *bytes)
+{
+    size_t n = (size_t)strtoull(bytes, NULL, 10), i;
+    volatile char *p = (volatile char *)malloc(n ? n : 1);
+    if (!p)
+        return 1;
+    for (i = 0; i < n; i += 4096)
+        p[i] = 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = "/tmp", *bin = NULL, *part = "";
     char path[512];
     int i, quick = 0;
     long peak;
+    if (argc == 3 && strcmp(argv[1], "--touch") == 0)
+        return touch(argv[2]);
+    self = argv[0];
     launcher_start();
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
