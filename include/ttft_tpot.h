@@ -7622,28 +7622,50 @@ static unsigned ttft_tpot__write_runs(const ttft_tpot *c, ttft_tpot__out *o, siz
     return run;
 }
 
+/* A phase's "name,role," as a sample line starts, escaped once for the lines that follow (a few
+   phases, kept by phase number: the writer allocates nothing). */
+typedef struct ttft_tpot__line_head {
+    unsigned phase; /* + 1; 0: empty */
+    unsigned len;
+    char text[2 * TTFT_TPOT_NAME_MAX + 16];
+} ttft_tpot__line_head;
+
+static const ttft_tpot__line_head *ttft_tpot__head_of(const ttft_tpot *c, ttft_tpot__line_head *heads, unsigned phase)
+{
+    ttft_tpot__line_head *h = &heads[phase % 8];
+    const char *role = ttft_tpot_role_name(c->phase.slots[phase].role);
+    size_t n, len = strlen(role);
+    if (h->phase == phase + 1)
+        return h;
+    n = ttft_tpot__csv_esc(h->text, c->phase.slots[phase].name);
+    h->text[n++] = ',';
+    memcpy(h->text + n, role, len); /* a field: no NUL */
+    h->text[n + len] = ',';
+    h->len = (unsigned)(n + len + 1);
+    h->phase = phase + 1;
+    return h;
+}
+
 /* Every stored sample, in call order, with the run lines among them. */
 static void ttft_tpot__write_samples(const ttft_tpot *c, ttft_tpot__out *o)
 {
+    ttft_tpot__line_head heads[8];
     size_t i;
-    unsigned run = 0;
+    unsigned run = 0, k;
+    for (k = 0; k < 8; k++)
+        heads[k].phase = 0;
     for (i = 0; i <= c->store.n; i++) {
         const ttft_tpot_sample *s;
-        const char *role;
+        const ttft_tpot__line_head *h;
         char *p;
-        size_t len;
         run = ttft_tpot__write_runs(c, o, i, run);
         if (i == c->store.n)
             break;
         s = &c->store.samples[i];
-        role = ttft_tpot_role_name(c->phase.slots[s->phase].role);
-        len = strlen(role);
+        h = ttft_tpot__head_of(c, heads, s->phase);
         p = ttft_tpot__out_room(o, 2 * TTFT_TPOT_NAME_MAX + 128); /* the name escaped, a role, 4 numbers */
-        p += ttft_tpot__csv_esc(p, c->phase.slots[s->phase].name);
-        *p++ = ',';
-        memcpy(p, role, len); /* a field: no NUL */
-        p += len;
-        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), c->store.starts ? c->store.starts[i] : 0);
+        memcpy(p, h->text, h->len);
+        p = ttft_tpot__put_u64(p + h->len, c->store.starts ? c->store.starts[i] : 0);
         p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), s->dur_ns);
         p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), s->tokens);
         p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), s->warmup);
