@@ -129,6 +129,7 @@ int main(int argc, char **argv)
 
     if (argc > 1 && strcmp(argv[1], "--callgrind") == 0)
         return callgrind_mode();
+    bench_build_line("ttft_tpot_bench");
     scratch = (uint64_t *)malloc(SPANS * sizeof *scratch);
     durs = (uint64_t *)malloc(REPORT_N * sizeof *durs);
     copy = (uint64_t *)malloc(REPORT_N * sizeof *copy);

@@ -4,7 +4,18 @@
 
 #include "ttft_tpot.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+
+#ifndef BENCH_BUILD /* set by tests/CMakeLists.txt: the compiler and flags */
+#define BENCH_BUILD "flags not recorded (built outside CMake)"
+#endif
+
+/* The first line of a benchmark's output: what it was built with, which its figures depend on. */
+static inline void bench_build_line(const char *name)
+{
+    printf("%s: built by %s\n", name, BENCH_BUILD);
+}
 
 static inline double now_s(void)
 {

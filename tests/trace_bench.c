@@ -862,6 +862,7 @@ int main(int argc, char **argv)
               stderr);
         return 2;
     }
+    bench_build_line("ttft_tpot_trace_bench");
     snprintf(path, sizeof path, "%s/ttft_tpot_trace_bench.%ld.csv", dir, (long)getpid());
     if (!*part || strcmp(part, "parse") == 0)
         bench_parse(path, quick ? 1000000 : 10000000);
