@@ -1958,9 +1958,20 @@ static uint64_t ttft_tpot__siphash_pair(const uint64_t *k, uint64_t a, uint64_t 
 #undef TTFT_TPOT__ROTL
 
 
-static uint32_t ttft_tpot__hash(const ttft_tpot *c, const char *s, size_t len)
+static uint64_t ttft_tpot__hash(const ttft_tpot *c, const char *s, size_t len)
 {
-    return (uint32_t)ttft_tpot__siphash(c->key, s, len, 1, 3);
+    return ttft_tpot__siphash(c->key, s, len, 1, 3);
+}
+
+/* An index entry: the number + 1 in its low 25 bits (2^24 requests or 65535 phases at most), and above
+   them 7 more bits of the name's hash, so that a probe compares only the names whose tag matches (a
+   name's record, read at random, is the costly part of a probe). */
+#define TTFT_TPOT__IDX_NUM 0x01FFFFFFu
+#define TTFT_TPOT__IDX_TAG(h) ((uint32_t)((h) >> 57) << 25)
+
+static uint32_t ttft_tpot__tag(const ttft_tpot *c, const char *s, size_t len)
+{
+    return TTFT_TPOT__IDX_TAG(ttft_tpot__hash(c, s, len));
 }
 
 /* Where name sits in an index of mask + 1 slots (entry + 1 each, 0 empty) over a table of names
@@ -1969,10 +1980,11 @@ static uint32_t ttft_tpot__hash(const ttft_tpot *c, const char *s, size_t len)
 static uint32_t ttft_tpot__probe(const ttft_tpot *c, const uint32_t *index, uint32_t mask, const char *names,
                                  size_t stride, const char *name, size_t len)
 {
-    uint32_t i = ttft_tpot__hash(c, name, len) & mask;
+    uint64_t h = ttft_tpot__hash(c, name, len);
+    uint32_t i = (uint32_t)h & mask, tag = TTFT_TPOT__IDX_TAG(h);
     for (; index[i]; i = (i + 1) & mask) {
-        const char *have = names + (size_t)(index[i] - 1) * stride;
-        if (memcmp(have, name, len) == 0 && have[len] == '\0')
+        const char *have = names + (size_t)((index[i] & TTFT_TPOT__IDX_NUM) - 1) * stride;
+        if ((index[i] & ~TTFT_TPOT__IDX_NUM) == tag && memcmp(have, name, len) == 0 && have[len] == '\0')
             break;
     }
     return i;
@@ -2871,7 +2883,7 @@ static int ttft_tpot__lookup(const ttft_tpot *c, const char *name, size_t len)
 {
     uint32_t i = ttft_tpot__probe(c, c->phase.index, c->phase.mask, c->phase.slots[0].name,
                                   sizeof(ttft_tpot__phase_slot), name, len);
-    return c->phase.index[i] ? (int)c->phase.index[i] - 1 : TTFT_TPOT_EPHASE;
+    return c->phase.index[i] ? (int)(c->phase.index[i] & TTFT_TPOT__IDX_NUM) - 1 : TTFT_TPOT_EPHASE;
 }
 
 /* Index phases [from, n): after an add, or to rebuild the index after a rollback. */
@@ -2882,8 +2894,9 @@ static void ttft_tpot__phase_index(ttft_tpot *c, unsigned from)
         memset(c->phase.index, 0, ((size_t)c->phase.mask + 1) * sizeof *c->phase.index);
     for (p = from; p < c->phase.n; p++) {
         const char *name = c->phase.slots[p].name;
+        size_t len = strlen(name);
         c->phase.index[ttft_tpot__probe(c, c->phase.index, c->phase.mask, c->phase.slots[0].name,
-                                        sizeof(ttft_tpot__phase_slot), name, strlen(name))] = p + 1;
+                                        sizeof(ttft_tpot__phase_slot), name, len)] = (p + 1) | ttft_tpot__tag(c, name, len);
     }
 }
 
@@ -3086,13 +3099,14 @@ static uint32_t ttft_tpot__request_slot(const ttft_tpot *c, const char *id, size
 /* The number of the request named id, or -1. */
 static int ttft_tpot__request_find(const ttft_tpot *c, const char *id, size_t len)
 {
-    return c->req.max ? (int)c->req.index[ttft_tpot__request_slot(c, id, len)] - 1 : -1;
+    return c->req.max ? (int)(c->req.index[ttft_tpot__request_slot(c, id, len)] & TTFT_TPOT__IDX_NUM) - 1 : -1;
 }
 
 static void ttft_tpot__request_index_add(ttft_tpot *c, unsigned r)
 {
     const char *id = c->req.list[r].id;
-    c->req.index[ttft_tpot__request_slot(c, id, strlen(id))] = r + 1;
+    size_t len = strlen(id);
+    c->req.index[ttft_tpot__request_slot(c, id, len)] = (r + 1) | ttft_tpot__tag(c, id, len);
 }
 
 /* A new request in the table, which has room, at slot of the index (the empty one that ended its
@@ -3104,7 +3118,7 @@ static int ttft_tpot__request_new(ttft_tpot *c, const char *id, size_t len, uint
     memcpy(q->id, id, len);
     q->submit_ns = t;
     q->warmup = warmup != 0;
-    c->req.index[slot] = c->req.n + 1;
+    c->req.index[slot] = (c->req.n + 1) | ttft_tpot__tag(c, id, len);
     return (int)c->req.n++;
 }
 
@@ -3139,7 +3153,7 @@ static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, ui
         return TTFT_TPOT_ENAME;
     if (c->req.max) /* an id found is valid: it was checked when added */
         slot = slot == UINT32_MAX ? ttft_tpot__request_slot(c, id, len) : slot;
-    *req = r = c->req.max ? (int)c->req.index[slot] - 1 : -1;
+    *req = r = c->req.max ? (int)(c->req.index[slot] & TTFT_TPOT__IDX_NUM) - 1 : -1;
     if (r < 0 && !ttft_tpot__name_ok(id, len))
         return TTFT_TPOT_ENAME;
     if (schedule && r >= 0)
@@ -8576,7 +8590,7 @@ static uint32_t ttft_tpot__request_recent(ttft_tpot__reader *r, const char *id, 
     at = &r->recent_req[((tail ^ len) * 0x9E3779B97F4A7C15u) >> 56];
     slot = *at - 1;
     if (*at && slot <= c->req.mask && c->req.index[slot]) {
-        const char *have = c->req.list[c->req.index[slot] - 1].id;
+        const char *have = c->req.list[(c->req.index[slot] & TTFT_TPOT__IDX_NUM) - 1].id;
         if (have[len] == '\0' && memcmp(have, id, len) == 0)
             return slot;
     }
@@ -8603,7 +8617,7 @@ static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long lin
         return TTFT_TPOT_ENOMEM;
     if (r->len[0] > 0 && r->len[0] < TTFT_TPOT_NAME_MAX && c->req.max) /* the one lookup of this event */
         slot = ttft_tpot__request_recent(r, r->f[0], r->len[0]);
-    q = slot != UINT32_MAX ? (int)c->req.index[slot] - 1 : -1;
+    q = slot != UINT32_MAX ? (int)(c->req.index[slot] & TTFT_TPOT__IDX_NUM) - 1 : -1;
     if (!submit && q >= 0 && c->req.list[q].warmup != warm)
         return ttft_tpot__fail_field(r, line, "warmup flag differs from the request's submit: ", 0);
     rc = ttft_tpot__request_event(c, r->f[0], r->len[0], t, (uint32_t)tokens, warm, 0, slot, &q);
