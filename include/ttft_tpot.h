@@ -4908,25 +4908,42 @@ static void ttft_tpot__summarize(const ttft_tpot *c, ttft_tpot__work *w, const s
     out->rejected = c->rejected;
 }
 
-/* The p50 of phase's samples after the first cut of them (call order), into ss: gathered and, for a
-   large set, counted by fine bucket in the same pass, then narrowed to the two ranks it needs. */
+/* The p50 of phase's samples after the first cut of them (call order), into ss. A large set is counted
+   by fine bucket in one pass over the store, and a second copies out only the values of the buckets
+   of its two ranks; a small one is gathered whole. */
 static void ttft_tpot__after_cut(const ttft_tpot *c, ttft_tpot__work *w, int phase, size_t count,
                                  ttft_tpot_steady_state *ss)
 {
-    uint64_t seen = 0;
-    size_t i, m = 0;
-    uint32_t *slot = count - ss->truncation >= TTFT_TPOT__NARROW_MIN ? w->nw.slot : NULL;
-    if (slot)
-        memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
+    uint64_t seen = 0, h = (uint64_t)(count - ss->truncation - 1) * 50, rank[2], shifted[2], val[2];
+    size_t i, m = 0, n = count - (size_t)ss->truncation;
+    uint32_t *slot = w->nw.slot;
+    unsigned kept[2], nk = 0;
+    if ((ss->has_p50 = n > 0) == 0)
+        return;
+    if (n < TTFT_TPOT__NARROW_MIN) {
+        for (i = 0; i < c->store.n; i++)
+            if (c->store.samples[i].phase == phase && seen++ >= ss->truncation)
+                w->x[m++] = c->store.samples[i].dur_ns;
+        ttft_tpot__p50(w->x, m, NULL, NULL, &ss->p50_ns, &ss->p50_exact_ns);
+        return;
+    }
+    memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
     for (i = 0; i < c->store.n; i++)
-        if (c->store.samples[i].phase == phase && seen++ >= ss->truncation) {
-            uint64_t v = c->store.samples[i].dur_ns;
-            w->x[m++] = v;
-            if (slot)
-                slot[ttft_tpot__fine_index(v)]++;
-        }
-    if ((ss->has_p50 = m > 0) != 0)
-        ttft_tpot__p50(w->x, m, slot, w->nw.mark, &ss->p50_ns, &ss->p50_exact_ns);
+        if (c->store.samples[i].phase == phase && seen++ >= ss->truncation)
+            slot[ttft_tpot__fine_index(c->store.samples[i].dur_ns)]++;
+    rank[0] = h / 100;
+    rank[1] = h / 100 + 1 < n ? h / 100 + 1 : h / 100;
+    ttft_tpot__kept_add(slot, rank, 2, kept, &nk);
+    ttft_tpot__shift_ranks(slot, kept, nk, rank, 2, shifted);
+    ttft_tpot__mark_kept(w->nw.mark, kept, nk, 1);
+    for (i = 0, seen = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        if (s->phase == phase && seen++ >= ss->truncation && w->nw.mark[ttft_tpot__fine_index(s->dur_ns)])
+            w->x[m++] = s->dur_ns;
+    }
+    ttft_tpot__mark_kept(w->nw.mark, kept, nk, 0);
+    ttft_tpot__select_ranks(w->x, m, shifted, 2, val);
+    ttft_tpot__interp(val[0], val[1], h % 100, 100, &ss->p50_ns, &ss->p50_exact_ns);
 }
 
 /* Which phases are measured (a decode-role phase with a sample, all of them stored: not a bounded

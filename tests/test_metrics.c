@@ -365,6 +365,43 @@ static void report_large_phase_left_in_store(void **state)
     free(w);
 }
 
+/* MSER-5's p50 after its cut, for a large phase: 300 warmup steps, 20 ms and 3,045,400 ns by turns
+   (the latter below the p50 after the cut, about 3,045,970, and in its fine bucket), then 6000 steady
+   ones of 3,000,000 + (37 i mod 100,003) ns. Whatever cut MSER-5 makes (its own tests check where), the
+   p50 after it is the sorted suffix's, between ranks floor(h) and floor(h) + 1, h = (m - 1) / 2, to the
+   nearest ns. */
+static void report_large_phase_after_cut(void **state)
+{
+    enum { W = 300, N = 6300 };
+    uint64_t *v = (uint64_t *)malloc(N * sizeof *v), h, want;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_model md;
+    ttft_tpot c;
+    size_t i, m, cut;
+    int d;
+    (void)state;
+    cfg.capacity = N;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < N; i++) {
+        v[i] = i < W ? (i % 2 ? 3045400 : 20000000) : 3000000 + 37 * (i - W) % 100003;
+        assert_int_equal(ttft_tpot_record(&c, d, v[i], 1), TTFT_TPOT_OK);
+    }
+    assert_int_equal(ttft_tpot_model_compute(&c, NULL, &md), TTFT_TPOT_OK);
+    cut = (size_t)md.phase[0].steady_state.truncation;
+    assert_true(cut >= W); /* every 20 ms step cut (the steady values' sawtooth moves it further) */
+    m = N - cut;
+    assert_true(m >= 4096); /* the narrowed path */
+    qsort(v + cut, m, sizeof *v, cmp_u64);
+    h = (uint64_t)(m - 1) * 50;
+    want = v[cut + h / 100] + ((v[cut + h / 100 + 1] - v[cut + h / 100]) * (h % 100) + 50) / 100;
+    assert_true(md.phase[0].steady_state.has_p50);
+    assert_int_equal(md.phase[0].steady_state.p50_exact_ns, want);
+    ttft_tpot_model_free(&md);
+    ttft_tpot_free(&c);
+    free(v);
+}
+
 /* One cold request: prefill 500 ms, decode steps 100 (warmup), 10, 20, 30 ms, inside an e2e span. */
 static void tpot_excludes_step_zero(void **state)
 {
@@ -1143,6 +1180,7 @@ int main(void)
         cmocka_unit_test(percentile_of_doubles_by_hand),
         cmocka_unit_test(report_selection_matches_sorting),
         cmocka_unit_test(report_large_phase_left_in_store),
+        cmocka_unit_test(report_large_phase_after_cut),
         cmocka_unit_test(percentile_intervals_by_hand),
         cmocka_unit_test(percentile_intervals_match_scipy),
         cmocka_unit_test(percentile_intervals_at_any_n),
