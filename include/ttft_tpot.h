@@ -1969,18 +1969,12 @@ static uint64_t ttft_tpot__hash(const ttft_tpot *c, const char *s, size_t len)
 #define TTFT_TPOT__IDX_NUM 0x01FFFFFFu
 #define TTFT_TPOT__IDX_TAG(h) ((uint32_t)((h) >> 57) << 25)
 
-static uint32_t ttft_tpot__tag(const ttft_tpot *c, const char *s, size_t len)
-{
-    return TTFT_TPOT__IDX_TAG(ttft_tpot__hash(c, s, len));
-}
-
 /* Where name sits in an index of mask + 1 slots (entry + 1 each, 0 empty) over a table of names
    (stride bytes apart): its slot, or the empty slot that ends its probe. The index is at most half
    full, so a probe ends; under a secret key it takes 1.5 slots on average (README: Hashing). */
-static uint32_t ttft_tpot__probe(const ttft_tpot *c, const uint32_t *index, uint32_t mask, const char *names,
-                                 size_t stride, const char *name, size_t len)
+static uint32_t ttft_tpot__probe_h(const uint32_t *index, uint32_t mask, const char *names, size_t stride,
+                                   const char *name, size_t len, uint64_t h)
 {
-    uint64_t h = ttft_tpot__hash(c, name, len);
     uint32_t i = (uint32_t)h & mask, tag = TTFT_TPOT__IDX_TAG(h);
     for (; index[i]; i = (i + 1) & mask) {
         const char *have = names + (size_t)((index[i] & TTFT_TPOT__IDX_NUM) - 1) * stride;
@@ -1988,6 +1982,22 @@ static uint32_t ttft_tpot__probe(const ttft_tpot *c, const uint32_t *index, uint
             break;
     }
     return i;
+}
+
+static uint32_t ttft_tpot__probe(const ttft_tpot *c, const uint32_t *index, uint32_t mask, const char *names,
+                                 size_t stride, const char *name, size_t len)
+{
+    return ttft_tpot__probe_h(index, mask, names, stride, name, len, ttft_tpot__hash(c, name, len));
+}
+
+/* Entry k of the table of names into its index (one hash for its slot and its tag). */
+static void ttft_tpot__index_put(const ttft_tpot *c, uint32_t *index, uint32_t mask, const char *names, size_t stride,
+                                 unsigned k)
+{
+    const char *name = names + (size_t)k * stride;
+    size_t len = strlen(name);
+    uint64_t h = ttft_tpot__hash(c, name, len);
+    index[ttft_tpot__probe_h(index, mask, names, stride, name, len, h)] = (k + 1) | TTFT_TPOT__IDX_TAG(h);
 }
 
 /* ---- Statistics (exact and bounded) ---------------------------------------------------------- */
@@ -2500,23 +2510,23 @@ static void ttft_tpot__order_stats(uint64_t *x, size_t n, const uint32_t *slot, 
     ttft_tpot__ranks_to(&rk, nw, st);
 }
 
-/* The p50 of x[0, m) (m > 0; x is reordered), and the same to the ns. slot: x's bucket counts
-   (narrowing), or NULL. */
-static void ttft_tpot__p50(uint64_t *x, size_t m, const uint32_t *slot, unsigned char *mark, double *v,
-                           uint64_t *ns)
+/* The two ranks the p50 of m values (m > 0) lies between into rank; returns its fraction in 100ths. */
+static uint64_t ttft_tpot__p50_ranks(size_t m, uint64_t *rank)
 {
-    uint64_t h = (uint64_t)(m - 1) * 50, rank[2], val[2];
+    uint64_t h = (uint64_t)(m - 1) * 50;
     rank[0] = h / 100;
     rank[1] = h / 100 + 1 < m ? h / 100 + 1 : h / 100;
-    if (slot)
-        ttft_tpot__narrowed_ranks(x, m, slot, mark, rank, 2, val);
-    else
-        ttft_tpot__select_ranks(x, m, rank, 2, val);
-    ttft_tpot__interp(val[0], val[1], h % 100, 100, v, ns);
+    return h % 100;
 }
 
-/* min, max, total, mean, percentiles and intervals of x[0, n) from its scan s (slot: its bucket
-   counts, NULL when the set was too small to count); x is reordered. n and tokens are the caller's. */
+/* The p50 of x[0, m) (m > 0; x is reordered), and the same to the ns. */
+static void ttft_tpot__p50(uint64_t *x, size_t m, double *v, uint64_t *ns)
+{
+    uint64_t rank[2], val[2], f = ttft_tpot__p50_ranks(m, rank);
+    ttft_tpot__select_ranks(x, m, rank, 2, val);
+    ttft_tpot__interp(val[0], val[1], f, 100, v, ns);
+}
+
 /* n, min, max, total and mean from a set's scan. */
 static void ttft_tpot__scan_to(const ttft_tpot__scan *s, ttft_tpot_stats *st)
 {
@@ -2529,6 +2539,8 @@ static void ttft_tpot__scan_to(const ttft_tpot__scan *s, ttft_tpot_stats *st)
     st->mean_ns = st->total_ns / (double)s->n;
 }
 
+/* min, max, total, mean, percentiles and intervals of x[0, n) from its scan s (slot: its bucket
+   counts, NULL when the set was too small to count); x is reordered. n and tokens are the caller's. */
 static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const uint32_t *slot,
                                    const ttft_tpot__narrow *nw, ttft_tpot_stats *st)
 {
@@ -2537,16 +2549,17 @@ static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const 
         ttft_tpot__order_stats(x, s->n, slot, nw, st);
 }
 
-/* The steady values whose bucket is marked moved to x[0, ...): those of x[0, n), or (stored >= 0)
-   those of phase stored read from the store, when the gather left them there. Returns how many. */
-static size_t ttft_tpot__front_steady(const ttft_tpot *c, int stored, uint64_t *x, size_t n, const unsigned char *mark)
+/* Phase's stored values past its first skip (call order), only its steady ones with steady, and only
+   those whose bucket is marked with mark (NULL: all), copied to x: returns how many. */
+static size_t ttft_tpot__copy_stored(const ttft_tpot *c, int phase, uint64_t skip, int steady,
+                                     const unsigned char *mark, uint64_t *x)
 {
+    uint64_t seen = 0;
     size_t i, f = 0;
-    if (stored < 0)
-        return ttft_tpot__front(x, 0, n, 0, mark);
     for (i = 0; i < c->store.n; i++) {
         const ttft_tpot_sample *s = &c->store.samples[i];
-        if ((int)s->phase == stored && !s->warmup && mark[ttft_tpot__fine_index(s->dur_ns)])
+        if ((int)s->phase == phase && seen++ >= skip && !(steady && s->warmup) &&
+            (!mark || mark[ttft_tpot__fine_index(s->dur_ns)]))
             x[f++] = s->dur_ns;
     }
     return f;
@@ -2579,7 +2592,7 @@ static void ttft_tpot__finish_both(const ttft_tpot *c, int stored, uint64_t *x, 
     }
     ttft_tpot__shift_ranks(slot, kept, nk, a.rank, a.nr, sa);
     ttft_tpot__mark_kept(nw->mark, kept, nk, 1);
-    f = ttft_tpot__front_steady(c, stored, x, m - warm, nw->mark);
+    f = stored < 0 ? ttft_tpot__front(x, 0, m - warm, 0, nw->mark) : ttft_tpot__copy_stored(c, stored, 0, 1, nw->mark, x);
     g = ttft_tpot__front(x, m - warm, m, f, nw->mark);
     ttft_tpot__mark_kept(nw->mark, kept, nk, 0);
     ttft_tpot__select_ranks(x, f, sa, a.nr, a.val);
@@ -2892,12 +2905,9 @@ static void ttft_tpot__phase_index(ttft_tpot *c, unsigned from)
     unsigned p;
     if (from == 0)
         memset(c->phase.index, 0, ((size_t)c->phase.mask + 1) * sizeof *c->phase.index);
-    for (p = from; p < c->phase.n; p++) {
-        const char *name = c->phase.slots[p].name;
-        size_t len = strlen(name);
-        c->phase.index[ttft_tpot__probe(c, c->phase.index, c->phase.mask, c->phase.slots[0].name,
-                                        sizeof(ttft_tpot__phase_slot), name, len)] = (p + 1) | ttft_tpot__tag(c, name, len);
-    }
+    for (p = from; p < c->phase.n; p++)
+        ttft_tpot__index_put(c, c->phase.index, c->phase.mask, c->phase.slots[0].name,
+                             sizeof(ttft_tpot__phase_slot), p);
 }
 
 static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int role)
@@ -3104,9 +3114,7 @@ static int ttft_tpot__request_find(const ttft_tpot *c, const char *id, size_t le
 
 static void ttft_tpot__request_index_add(ttft_tpot *c, unsigned r)
 {
-    const char *id = c->req.list[r].id;
-    size_t len = strlen(id);
-    c->req.index[ttft_tpot__request_slot(c, id, len)] = (r + 1) | ttft_tpot__tag(c, id, len);
+    ttft_tpot__index_put(c, c->req.index, c->req.mask, c->req.list[0].id, sizeof(ttft_tpot_request), r);
 }
 
 /* A new request in the table, which has room, at slot of the index (the empty one that ended its
@@ -3118,7 +3126,7 @@ static int ttft_tpot__request_new(ttft_tpot *c, const char *id, size_t len, uint
     memcpy(q->id, id, len);
     q->submit_ns = t;
     q->warmup = warmup != 0;
-    c->req.index[slot] = (c->req.n + 1) | ttft_tpot__tag(c, id, len);
+    c->req.index[slot] = (c->req.n + 1) | TTFT_TPOT__IDX_TAG(ttft_tpot__hash(c, id, len)); /* its tag */
     return (int)c->req.n++;
 }
 
@@ -4914,36 +4922,29 @@ static void ttft_tpot__summarize(const ttft_tpot *c, ttft_tpot__work *w, const s
 static void ttft_tpot__after_cut(const ttft_tpot *c, ttft_tpot__work *w, int phase, size_t count,
                                  ttft_tpot_steady_state *ss)
 {
-    uint64_t seen = 0, h = (uint64_t)(count - ss->truncation - 1) * 50, rank[2], shifted[2], val[2];
-    size_t i, m = 0, n = count - (size_t)ss->truncation;
+    uint64_t seen = 0, rank[2], shifted[2], val[2], f;
+    size_t i, m, n = count - (size_t)ss->truncation;
     uint32_t *slot = w->nw.slot;
     unsigned kept[2], nk = 0;
     if ((ss->has_p50 = n > 0) == 0)
         return;
     if (n < TTFT_TPOT__NARROW_MIN) {
-        for (i = 0; i < c->store.n; i++)
-            if (c->store.samples[i].phase == phase && seen++ >= ss->truncation)
-                w->x[m++] = c->store.samples[i].dur_ns;
-        ttft_tpot__p50(w->x, m, NULL, NULL, &ss->p50_ns, &ss->p50_exact_ns);
+        m = ttft_tpot__copy_stored(c, phase, ss->truncation, 0, NULL, w->x);
+        ttft_tpot__p50(w->x, m, &ss->p50_ns, &ss->p50_exact_ns);
         return;
     }
     memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
     for (i = 0; i < c->store.n; i++)
         if (c->store.samples[i].phase == phase && seen++ >= ss->truncation)
             slot[ttft_tpot__fine_index(c->store.samples[i].dur_ns)]++;
-    rank[0] = h / 100;
-    rank[1] = h / 100 + 1 < n ? h / 100 + 1 : h / 100;
+    f = ttft_tpot__p50_ranks(n, rank);
     ttft_tpot__kept_add(slot, rank, 2, kept, &nk);
     ttft_tpot__shift_ranks(slot, kept, nk, rank, 2, shifted);
     ttft_tpot__mark_kept(w->nw.mark, kept, nk, 1);
-    for (i = 0, seen = 0; i < c->store.n; i++) {
-        const ttft_tpot_sample *s = &c->store.samples[i];
-        if (s->phase == phase && seen++ >= ss->truncation && w->nw.mark[ttft_tpot__fine_index(s->dur_ns)])
-            w->x[m++] = s->dur_ns;
-    }
+    m = ttft_tpot__copy_stored(c, phase, ss->truncation, 0, w->nw.mark, w->x);
     ttft_tpot__mark_kept(w->nw.mark, kept, nk, 0);
     ttft_tpot__select_ranks(w->x, m, shifted, 2, val);
-    ttft_tpot__interp(val[0], val[1], h % 100, 100, &ss->p50_ns, &ss->p50_exact_ns);
+    ttft_tpot__interp(val[0], val[1], f, 100, &ss->p50_ns, &ss->p50_exact_ns);
 }
 
 /* Which phases are measured (a decode-role phase with a sample, all of them stored: not a bounded
@@ -5045,7 +5046,7 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
             fig[role].has[r] = m > 0 && !out->bounded;
             fig[role].v[r] = 0;
             if (m)
-                ttft_tpot__p50(w->x, m, NULL, NULL, &fig[role].v[r], &ns);
+                ttft_tpot__p50(w->x, m, &fig[role].v[r], &ns);
         }
         fig[TTFT_TPOT_RUN_TOK_S].has[r] = fig[TTFT_TPOT_RUN_TPOT].has[r] && (lo || hi);
         fig[TTFT_TPOT_RUN_TOK_S].v[r] = (double)tokens / (((double)hi * TTFT_TPOT__TWO64 + (double)lo) * 1e-9);
@@ -5078,7 +5079,7 @@ static int ttft_tpot__requests_steady_state(const ttft_tpot *c, ttft_tpot_steady
     ss->measured = m > 0;
     ss->truncation = 5 * ttft_tpot__mser5(sum, m / 5, &ss->drift);
     if ((ss->has_p50 = m > ss->truncation) != 0)
-        ttft_tpot__p50(x + ss->truncation, m - (size_t)ss->truncation, NULL, NULL, &ss->p50_ns, &ss->p50_exact_ns);
+        ttft_tpot__p50(x + ss->truncation, m - (size_t)ss->truncation, &ss->p50_ns, &ss->p50_exact_ns);
     TTFT_TPOT_FREE(x, c->alloc_user);
     return TTFT_TPOT_OK;
 }
@@ -8622,13 +8623,13 @@ static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long lin
                                          uint64_t dur, uint64_t tokens, int warm)
 {
     ttft_tpot *c = r->c;
+    uint32_t slot = UINT32_MAX;
     int rc, q;
     if (dur != 0)
         return ttft_tpot__fail_field(r, line, "a request event has dur_ns 0, not ", 3);
     if (submit ? tokens != 0 : tokens == 0)
         return ttft_tpot__fail(r, line, submit ? "a submit has 0 tokens" : "a token event has 1 token or more",
                                NULL);
-    uint32_t slot = UINT32_MAX;
     if ((c->req.n == c->req.max || c->req.n_events == c->req.max_events) &&
         ttft_tpot__requests_grow(c) == TTFT_TPOT_ENOMEM) /* first: growing moves the index */
         return TTFT_TPOT_ENOMEM;
