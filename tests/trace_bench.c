@@ -175,8 +175,9 @@ static size_t floor_parse(const char *path, floor_sample **out)
     return n;
 }
 
-/* The trace at path read by the library: its stored samples, or (decode) its decode-role samples. */
-static size_t library_read(const char *path, int decode)
+/* The trace at path read by the library into a growing collector: its stored samples, or (what 1) its
+   decode-role samples, or (what 2) its requests. */
+static size_t library_read(const char *path, int what)
 {
     ttft_tpot c;
     ttft_tpot_config cfg;
@@ -194,8 +195,8 @@ static size_t library_read(const char *path, int decode)
     if (ttft_tpot_trace_read(&c, f, path, err, sizeof err) != TTFT_TPOT_OK)
         fprintf(stderr, "%s\n", err);
     fclose(f);
-    n = ttft_tpot_counts_of(&c).samples;
-    if (decode)
+    n = what == 2 ? ttft_tpot_counts_of(&c).requests : ttft_tpot_counts_of(&c).samples;
+    if (what == 1)
         n = ttft_tpot_summarize(&c, &s) == TTFT_TPOT_OK ? (size_t)(s.tpot.n + s.tpot_excluded) : 0;
     ttft_tpot_free(&c);
     return n;
@@ -649,27 +650,6 @@ static size_t floor_serving(const char *path)
     return n ? ids : 0;
 }
 
-/* The serving trace at path read by ttft_tpot_trace_read into a growing collector: its requests. */
-static size_t library_serving(const char *path)
-{
-    ttft_tpot c;
-    ttft_tpot_config cfg;
-    char err[256];
-    FILE *f = fopen(path, "rb");
-    size_t n;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.grow = 1;
-    cfg.max_requests = 64;
-    cfg.max_request_events = 1024;
-    ttft_tpot_init(&c, &cfg);
-    if (ttft_tpot_trace_read(&c, f, path, err, sizeof err) != TTFT_TPOT_OK)
-        fprintf(stderr, "%s\n", err);
-    fclose(f);
-    n = ttft_tpot_counts_of(&c).requests;
-    ttft_tpot_free(&c);
-    return n;
-}
-
 static const char *self; /* this program, run with --touch */
 
 /* The kernel's floor of a run that reads path and peaks at peak_kib: `cat path` and a process that
@@ -720,7 +700,7 @@ static void bench_serving(const char *bin, const char *path, int quick)
                 b = floor_serving(path);
                 flo[r] = now_s() - t0;
                 t0 = now_s();
-                a = library_serving(path);
+                a = library_read(path, 2);
                 lib[r] = now_s() - t0;
                 ratio[r] = lib[r] / flo[r];
             }
