@@ -793,6 +793,64 @@ static void requests_ending_alike(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A trace of every kind of line (quoted names and ids, runs, an empty one among them, device lines, a
+   bounded phase, prompt sums, truncated requests with and without a submit, the counts) is written back
+   as it was read, byte for byte: the writer's form is the reader's. */
+static void written_as_read(void **state)
+{
+    static const char text[] =
+        "# ttft_tpot trace v1\n"
+        "# clock: CLOCK_MONOTONIC, 20 ns/read\n"
+        "phase,role,start_ns,dur_ns,tokens,warmup\n"
+        "# phase: prefill,p\n"
+        "# phase: kernel,big\n"
+        "# phase: decode,dec,ode \"x\"\n"
+        "# phase: kernel,#k\n"
+        "p,prefill,10,900,4,1\n"
+        "# run:\n"
+        "p,prefill,20,200,4,0\n"
+        "\"dec,ode \"\"x\"\"\",decode,30,5,1,1\n"
+        "\"#k\",kernel,31,2,0,0\n"
+        "\"dec,ode \"\"x\"\"\",decode,40,6,1,0\n"
+        "# run:\n"
+        "# run:\n"
+        "p,prefill,50,300,4,0\n"
+        "\"dec,ode \"\"x\"\"\",decode,9999999999999999999,7,1,0\n"
+        "# run: end\n"
+        "\"dec,ode \"\"x\"\"\",decode,70,8,1,0\n"
+        "# device: 3,0,2,0,0,30,31,4,dec,ode \"x\"\n"
+        "# device: 0,7,3,1,1,40,42,3,#k\n"
+        "# device_lost: 1,2\n"
+        "r,submit,5,0,0,0\n"
+        "r,schedule,6,0,0,0\n"
+        "r,token,9,0,1,0\n"
+        "\"q,1\",submit,7,0,0,1\n"
+        "\"q,1\",token,12,0,3,1\n"
+        "r,token,19,0,2,0\n"
+        "s,submit,8,0,0,0\n"
+        "# truncated: 9,1,t \"x\"\n"
+        "\"t \"\"x\"\"\",schedule,11,0,0,1\n"
+        "# hist: kernel,0,1000,1000,0,1000000000000,317:1000000000,big\n"
+        "# prompt: 2,300,500,p\n"
+        "# truncated: 8,0,s\n"
+        "# counts: dropped=1 requests_dropped=3 requests_refused=1 events_lost=2 capacity=16 max_requests=8 "
+        "max_request_events=16 max_shapes=64\n"
+    ;
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char err[256], *back;
+    (void)state;
+    cfg.grow = 1;
+    cfg.timeline = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    if (trace_str(&c, text, "every_line", err, sizeof err) != TTFT_TPOT_OK)
+        fail_msg("%s", err);
+    back = capture(&c, ttft_tpot_trace_write);
+    assert_string_equal(back, text);
+    free(back);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -816,6 +874,7 @@ int main(void)
         cmocka_unit_test(trace_oddities),
         cmocka_unit_test(numbers_of_every_length),
         cmocka_unit_test(requests_ending_alike),
+        cmocka_unit_test(written_as_read),
     };
     return run_cases(tests);
 }
