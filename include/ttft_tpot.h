@@ -1554,7 +1554,8 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
    limits they met). So the report of a trace equals the live report, except
    for the SLOs and the prefill-kernel link, which a trace does not carry (README: Traces).
    write: every stored sample (start_ns 0 without config.timeline) and the directives; EINVAL (nothing
-   written), EIO (what reached the stream is unspecified; write allocates nothing).
+   written), EIO (what reached the stream is unspecified). It writes through a 256 KiB block from the
+   allocator, or through 16 KiB on its stack when that allocation fails: it never fails for memory.
    read: append a trace to c, warmup flags as written; a UTF-8 byte order mark and CRLF line ends
    are accepted. Directives are checked like records, against the records they describe: a
    histogram's sum must be one its buckets can hold, and it holds at most 2^63 values and tokens;
@@ -1634,6 +1635,9 @@ TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out);
 
 #include <stdlib.h> /* qsort */
 #include <string.h>
+#ifndef TTFT_TPOT_NO_STDIO
+#include <stdarg.h> /* the writers' printf into a block */
+#endif
 
 /* Strict floating point in the implementation, whatever the file is compiled with (FAST MATH, at the
    top): -ffast-math may turn x / 1e6 into x * 1e-6 or fuse a * b + c, and a report built that way
@@ -2874,6 +2878,7 @@ TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot
 
 /* The roles' names, then the three roles a trace's request events have (trace roles 4 to 6). */
 static const char *const ttft_tpot__roles[7] = {"prefill", "decode", "kernel", "e2e", "submit", "token", "schedule"};
+enum { TTFT_TPOT__ROLE_SUBMIT = 4, TTFT_TPOT__ROLE_TOKEN = 5, TTFT_TPOT__ROLE_SCHEDULE = 6 };
 
 TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role)
 {
@@ -5756,6 +5761,174 @@ static int ttft_tpot__finish(FILE *out)
     return ferror(out) ? TTFT_TPOT_EIO : TTFT_TPOT_OK;
 }
 
+/* Output gathered in a block and written with one fwrite a block: every writer formats numbers and
+   copies names, escaped once, into it instead of calling stdio for each field. The writers of a line
+   an event take a large block (it saves system calls: 256 KiB); the reports, whose output is small,
+   take TTFT_TPOT__OUT_MIN on the stack. */
+#define TTFT_TPOT__OUT_BIG 262144
+#define TTFT_TPOT__OUT_MIN 16384
+typedef struct ttft_tpot__out {
+    FILE *f;
+    char *b;
+    size_t n, cap;
+} ttft_tpot__out;
+
+static void ttft_tpot__out_flush(ttft_tpot__out *o)
+{
+    if (o->n)
+        fwrite(o->b, 1, o->n, o->f);
+    o->n = 0;
+}
+
+static void ttft_tpot__out_put(ttft_tpot__out *o, const char *s, size_t len)
+{
+    if (o->n + len > o->cap)
+        ttft_tpot__out_flush(o);
+    if (len > o->cap) {
+        fwrite(s, 1, len, o->f);
+        return;
+    }
+    memcpy(o->b + o->n, s, len);
+    o->n += len;
+}
+
+static void ttft_tpot__out_str(ttft_tpot__out *o, const char *s)
+{
+    ttft_tpot__out_put(o, s, strlen(s));
+}
+
+/* Room for need bytes (at most TTFT_TPOT__OUT_MIN) at the block's end: where to write them; the
+   caller sets o->n past what it wrote. */
+static char *ttft_tpot__out_room(ttft_tpot__out *o, size_t need)
+{
+    if (o->n + need > o->cap)
+        ttft_tpot__out_flush(o);
+    return o->b + o->n;
+}
+
+/* A string literal at p: p past it. */
+#define TTFT_TPOT__LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
+
+static const char ttft_tpot__two_digits[201] =
+    "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+    "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+/* v < 100 as two digits. */
+static const char *ttft_tpot__pair(uint32_t v)
+{
+    return ttft_tpot__two_digits + 2 * (size_t)v;
+}
+
+/* v < 1e8 as exactly 8 digits at p: its four pairs computed apart (no chain of divisions). */
+static void ttft_tpot__put8(char *p, uint32_t v)
+{
+    uint32_t hi = v / 10000, lo = v % 10000;
+    memcpy(p, ttft_tpot__pair(hi / 100), 2);
+    memcpy(p + 2, ttft_tpot__pair(hi % 100), 2);
+    memcpy(p + 4, ttft_tpot__pair(lo / 100), 2);
+    memcpy(p + 6, ttft_tpot__pair(lo % 100), 2);
+}
+
+/* v < 1e8 in decimal at p, two digits a step: p past it. */
+static char *ttft_tpot__put_small(char *p, uint32_t v)
+{
+    uint32_t t = v;
+    size_t n = 1, k;
+    for (; t >= 100; t /= 100) /* the digits: two a step, then one more where t >= 10 */
+        n += 2;
+    n += t >= 10;
+    for (k = n; v >= 100; v /= 100) {
+        k -= 2;
+        memcpy(p + k, ttft_tpot__pair(v % 100), 2);
+    }
+    if (v >= 10)
+        memcpy(p, ttft_tpot__pair(v), 2);
+    else
+        p[0] = (char)('0' + v);
+    return p + n;
+}
+
+/* v in decimal at p (20 bytes at most): p past it. A time in ns has 10 to 19 digits: its low 8 (and
+   the 8 above them) come whole. */
+static char *ttft_tpot__put_u64(char *p, uint64_t v)
+{
+    if (v < 100000000)
+        return ttft_tpot__put_small(p, (uint32_t)v);
+    if (v < 10000000000000000ull)
+        p = ttft_tpot__put_small(p, (uint32_t)(v / 100000000));
+    else {
+        p = ttft_tpot__put_small(p, (uint32_t)(v / 10000000000000000ull));
+        ttft_tpot__put8(p, (uint32_t)(v / 100000000 % 100000000));
+        p += 8;
+    }
+    ttft_tpot__put8(p, (uint32_t)(v % 100000000));
+    return p + 8;
+}
+
+/* ns as microseconds with three decimals, exact, at p (24 bytes at most): p past it. */
+static char *ttft_tpot__put_us(char *p, uint64_t ns)
+{
+    p = ttft_tpot__put_u64(p, ns / 1000);
+    p[0] = '.', p[1] = (char)('0' + ns / 100 % 10), p[2] = (char)('0' + ns / 10 % 10), p[3] = (char)('0' + ns % 10);
+    return p + 4;
+}
+
+static void ttft_tpot__out_u64(ttft_tpot__out *o, uint64_t v)
+{
+    char *p = ttft_tpot__out_room(o, 20);
+    o->n = (size_t)(ttft_tpot__put_u64(p, v) - o->b);
+}
+
+static void ttft_tpot__out_us(ttft_tpot__out *o, uint64_t ns)
+{
+    char *p = ttft_tpot__out_room(o, 24);
+    o->n = (size_t)(ttft_tpot__put_us(p, ns) - o->b);
+}
+
+static void ttft_tpot__out_chr(ttft_tpot__out *o, char ch)
+{
+    *ttft_tpot__out_room(o, 1) = ch;
+    o->n++;
+}
+
+/* printf into the block: the figures that need a format (integers and strings only: no locale). A
+   text longer than the block goes to the file whole. */
+static void ttft_tpot__out_fmt(ttft_tpot__out *o, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(o->b + o->n, o->cap - o->n, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n < o->cap - o->n) {
+        o->n += n < 0 ? 0 : (size_t)n;
+        return;
+    }
+    ttft_tpot__out_flush(o);
+    va_start(ap, fmt);
+    if ((size_t)n < o->cap)
+        o->n = (size_t)vsnprintf(o->b, o->cap, fmt, ap);
+    else
+        vfprintf(o->f, fmt, ap);
+    va_end(ap);
+}
+
+/* A block of cap bytes at b for f. */
+static void ttft_tpot__out_open(ttft_tpot__out *o, FILE *f, char *b, size_t cap)
+{
+    o->f = f;
+    o->b = b;
+    o->n = 0;
+    o->cap = cap;
+}
+
+/* The block written out, and whether all of it reached the file. */
+static int ttft_tpot__out_close(ttft_tpot__out *o)
+{
+    ttft_tpot__out_flush(o);
+    return ttft_tpot__finish(o->f);
+}
+
 static size_t ttft_tpot__utf8_len(const unsigned char *s, size_t avail)
 {
     uint32_t cp;
@@ -7066,96 +7239,6 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
 
 /* -- Writers: the Chrome trace ----------------------------------------------------------------- */
 
-/* Output gathered in a block and written with one fwrite a block: the writers of a line an event
-   format numbers and copy escaped names into it instead of calling stdio for each field. A large
-   block saves system calls (the Chrome trace allocates 256 KiB); a writer that allocates nothing
-   takes TTFT_TPOT__OUT_MIN on its stack. */
-#define TTFT_TPOT__OUT_BIG 262144
-#define TTFT_TPOT__OUT_MIN 16384
-typedef struct ttft_tpot__out {
-    FILE *f;
-    char *b;
-    size_t n, cap;
-} ttft_tpot__out;
-
-static void ttft_tpot__out_flush(ttft_tpot__out *o)
-{
-    if (o->n)
-        fwrite(o->b, 1, o->n, o->f);
-    o->n = 0;
-}
-
-static void ttft_tpot__out_put(ttft_tpot__out *o, const char *s, size_t len)
-{
-    if (o->n + len > o->cap)
-        ttft_tpot__out_flush(o);
-    if (len > o->cap) {
-        fwrite(s, 1, len, o->f);
-        return;
-    }
-    memcpy(o->b + o->n, s, len);
-    o->n += len;
-}
-
-static void ttft_tpot__out_str(ttft_tpot__out *o, const char *s)
-{
-    ttft_tpot__out_put(o, s, strlen(s));
-}
-
-/* Room for need bytes (at most TTFT_TPOT__OUT_MIN) at the block's end: where to write them; the
-   caller sets o->n past what it wrote. */
-static char *ttft_tpot__out_room(ttft_tpot__out *o, size_t need)
-{
-    if (o->n + need > o->cap)
-        ttft_tpot__out_flush(o);
-    return o->b + o->n;
-}
-
-/* A string literal at p: p past it. */
-#define TTFT_TPOT__LIT(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
-
-/* v in decimal at p (20 bytes at most), two digits a step: p past it. */
-static char *ttft_tpot__put_u64(char *p, uint64_t v)
-{
-    static const char two[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                 "8081828384858687888990919293949596979899";
-    uint64_t t = v;
-    size_t n = 1, k;
-    for (; t >= 100; t /= 100) /* the digits: two a step, then one more where t >= 10 */
-        n += 2;
-    n += t >= 10;
-    for (k = n; v >= 100; v /= 100) {
-        k -= 2;
-        p[k] = two[2 * (v % 100)], p[k + 1] = two[2 * (v % 100) + 1];
-    }
-    if (v >= 10)
-        p[0] = two[2 * v], p[1] = two[2 * v + 1];
-    else
-        p[0] = (char)('0' + v);
-    return p + n;
-}
-
-/* ns as microseconds with three decimals, exact, at p (24 bytes at most): p past it. */
-static char *ttft_tpot__put_us(char *p, uint64_t ns)
-{
-    p = ttft_tpot__put_u64(p, ns / 1000);
-    p[0] = '.', p[1] = (char)('0' + ns / 100 % 10), p[2] = (char)('0' + ns / 10 % 10), p[3] = (char)('0' + ns % 10);
-    return p + 4;
-}
-
-static void ttft_tpot__out_u64(ttft_tpot__out *o, uint64_t v)
-{
-    char *p = ttft_tpot__out_room(o, 20);
-    o->n = (size_t)(ttft_tpot__put_u64(p, v) - o->b);
-}
-
-static void ttft_tpot__out_us(ttft_tpot__out *o, uint64_t ns)
-{
-    char *p = ttft_tpot__out_room(o, 24);
-    o->n = (size_t)(ttft_tpot__put_us(p, ns) - o->b);
-}
-
 /* A JSON string of at most TTFT_TPOT_NAME_MAX + 16 bytes (a name, an id), quoted. */
 static void ttft_tpot__out_json(ttft_tpot__out *o, const char *str)
 {
@@ -7569,30 +7652,44 @@ TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out)
 /* -- Trace I/O: writing ------------------------------------------------------------------------ */
 
 /* A bounded phase's histogram: "# hist: ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C I:C ...,NAME". */
-static void ttft_tpot__write_hist(FILE *out, const ttft_tpot__phase_slot *p)
+static void ttft_tpot__write_hist(ttft_tpot__out *out, const ttft_tpot__phase_slot *p)
 {
     const ttft_tpot_hist *h = p->hist;
     unsigned i, any = 0;
-    fprintf(out, "# hist: %s,%llu,%llu,%llu,%llu,%llu,", ttft_tpot_role_name(p->role), (unsigned long long)h->tokens,
+    ttft_tpot__out_fmt(out, "# hist: %s,%llu,%llu,%llu,%llu,%llu,", ttft_tpot_role_name(p->role), (unsigned long long)h->tokens,
             (unsigned long long)h->min_ns, (unsigned long long)h->max_ns, (unsigned long long)h->sum_hi,
             (unsigned long long)h->sum_lo);
     for (i = 0; i < TTFT_TPOT_HIST_BUCKETS; i++)
         if (h->counts[i])
-            fprintf(out, any++ ? " %u:%llu" : "%u:%llu", i, (unsigned long long)h->counts[i]);
-    fprintf(out, ",%s\n", p->name);
+            ttft_tpot__out_fmt(out, any++ ? " %u:%llu" : "%u:%llu", i, (unsigned long long)h->counts[i]);
+    ttft_tpot__out_fmt(out, ",%s\n", p->name);
+}
+
+/* A request's row: "RID,ROLE,T,0,TOKENS,WARMUP" (ROLE: submit, token or schedule). */
+static void ttft_tpot__write_row(ttft_tpot__out *o, const ttft_tpot_request *q, int role, uint64_t t, uint64_t tokens)
+{
+    char *p = ttft_tpot__out_room(o, 2 * TTFT_TPOT_NAME_MAX + 64); /* the id escaped, a role, 3 numbers */
+    size_t len = strlen(ttft_tpot__roles[role]);
+    p += ttft_tpot__csv_esc(p, q->id);
+    *p++ = ',';
+    memcpy(p, ttft_tpot__roles[role], len);
+    p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p + len, ","), t);
+    p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ",0,"), tokens);
+    p = TTFT_TPOT__LIT(p, ",");
+    *p++ = (char)('0' + (q->warmup != 0));
+    o->n = (size_t)(TTFT_TPOT__LIT(p, "\n") - o->b);
 }
 
 /* A schedule row: "RID,schedule,T,0,0,WARMUP". */
-static void ttft_tpot__write_schedule(FILE *out, const ttft_tpot_request *q)
+static void ttft_tpot__write_schedule(ttft_tpot__out *out, const ttft_tpot_request *q)
 {
-    ttft_tpot__csv_name(out, q->id);
-    fprintf(out, ",schedule,%llu,0,0,%d\n", (unsigned long long)q->scheduled_ns, q->warmup);
+    ttft_tpot__write_row(out, q, TTFT_TPOT__ROLE_SCHEDULE, q->scheduled_ns, 0);
 }
 
 /* A truncated request: "# truncated: SUBMIT_NS,WARMUP,ID", then its schedule row, if it has one. */
-static void ttft_tpot__write_truncated(FILE *out, const ttft_tpot_request *q)
+static void ttft_tpot__write_truncated(ttft_tpot__out *out, const ttft_tpot_request *q)
 {
-    fprintf(out, "# truncated: %llu,%d,%s\n", (unsigned long long)q->submit_ns, q->warmup, q->id);
+    ttft_tpot__out_fmt(out, "# truncated: %llu,%d,%s\n", (unsigned long long)q->submit_ns, q->warmup, q->id);
     if (q->scheduled)
         ttft_tpot__write_schedule(out, q);
 }
@@ -7600,7 +7697,7 @@ static void ttft_tpot__write_truncated(FILE *out, const ttft_tpot_request *q)
 /* What the samples and events cannot say, as directives a v1 reader takes for comments: the phase
    table in its order, bounded phases' histograms, truncated requests, and every count of what was
    lost. Names and ids go last on their line and unquoted: they hold no newline. */
-static void ttft_tpot__write_directives(const ttft_tpot *c, FILE *out, int phases)
+static void ttft_tpot__write_directives(const ttft_tpot *c, ttft_tpot__out *out, int phases)
 {
     const uint64_t counts[] = {
 #define TTFT_TPOT__COUNT_OF(name, field) c->field,
@@ -7609,7 +7706,7 @@ static void ttft_tpot__write_directives(const ttft_tpot *c, FILE *out, int phase
         ttft_tpot__limit(c, 0), ttft_tpot__limit(c, 1), ttft_tpot__limit(c, 2), ttft_tpot__limit(c, 3)};
     unsigned i, any = 0, put = 0;
     for (i = 0; phases && i < c->phase.n; i++)
-        fprintf(out, "# phase: %s,%s\n", ttft_tpot_role_name(c->phase.slots[i].role), c->phase.slots[i].name);
+        ttft_tpot__out_fmt(out, "# phase: %s,%s\n", ttft_tpot_role_name(c->phase.slots[i].role), c->phase.slots[i].name);
     if (phases)
         return;
     for (i = 0; i < c->phase.n; i++)
@@ -7617,7 +7714,7 @@ static void ttft_tpot__write_directives(const ttft_tpot *c, FILE *out, int phase
             ttft_tpot__write_hist(out, &c->phase.slots[i]);
     for (i = 0; i < c->phase.n; i++) /* the prefill rate's sums: a sample row has no room for them */
         if (c->phase.slots[i].prompt[0])
-            fprintf(out, "# prompt: %llu,%llu,%llu,%s\n", (unsigned long long)c->phase.slots[i].prompt[0],
+            ttft_tpot__out_fmt(out, "# prompt: %llu,%llu,%llu,%s\n", (unsigned long long)c->phase.slots[i].prompt[0],
                     (unsigned long long)c->phase.slots[i].prompt[1], (unsigned long long)c->phase.slots[i].prompt[2],
                     c->phase.slots[i].name);
     for (i = 0; i < c->req.n_events; i++) /* a truncated request with a submit event: after its events */
@@ -7627,9 +7724,9 @@ static void ttft_tpot__write_directives(const ttft_tpot *c, FILE *out, int phase
         any |= counts[i] != 0;
     for (i = 0; any && i < TTFT_TPOT__N_KEYS; i++) /* the losses, then every limit, 0 included */
         if (counts[i] || i >= TTFT_TPOT__N_COUNTS)
-            fprintf(out, put++ ? " %s=%llu" : "# counts: %s=%llu", ttft_tpot__count_names[i], (unsigned long long)counts[i]);
+            ttft_tpot__out_fmt(out, put++ ? " %s=%llu" : "# counts: %s=%llu", ttft_tpot__count_names[i], (unsigned long long)counts[i]);
     if (any)
-        fputc('\n', out);
+        ttft_tpot__out_chr(out, '\n');
 }
 
 /* Whether run r ends at stored sample i, before the samples end, and no run begins there (a run
@@ -7655,7 +7752,7 @@ static unsigned ttft_tpot__write_runs(const ttft_tpot *c, ttft_tpot__out *o, siz
 }
 
 /* A phase's "name,role," as a sample line starts, escaped once for the lines that follow (a few
-   phases, kept by phase number: the writer allocates nothing). */
+   phases, kept by phase number: nothing allocated for them). */
 typedef struct ttft_tpot__line_head {
     unsigned phase; /* + 1; 0: empty */
     unsigned len;
@@ -7707,7 +7804,7 @@ static void ttft_tpot__write_samples(const ttft_tpot *c, ttft_tpot__out *o)
 
 /* The requests [from, to) of the table that have no submit event (made by a "# truncated:" line, or
    their submit found no room in the log: truncated all), as "# truncated:" lines. Returns to. */
-static unsigned ttft_tpot__write_unsubmitted(const ttft_tpot *c, FILE *out, unsigned from, unsigned to)
+static unsigned ttft_tpot__write_unsubmitted(const ttft_tpot *c, ttft_tpot__out *out, unsigned from, unsigned to)
 {
     for (; from < to; from++)
         if (c->req.list[from].truncated)
@@ -7719,7 +7816,7 @@ static unsigned ttft_tpot__write_unsubmitted(const ttft_tpot *c, FILE *out, unsi
    lanes of the Chrome export follow that order): a submit makes its request, and the requests made
    without one come by their "# truncated:" lines before the next submit. A schedule follows its
    submit. */
-static void ttft_tpot__write_events(const ttft_tpot *c, FILE *out)
+static void ttft_tpot__write_events(const ttft_tpot *c, ttft_tpot__out *out)
 {
     unsigned next = 0; /* the requests made so far */
     size_t i;
@@ -7728,9 +7825,7 @@ static void ttft_tpot__write_events(const ttft_tpot *c, FILE *out)
         const ttft_tpot_request *q = &c->req.list[ev->request];
         if (!ev->tokens) /* submits come in the table's order */
             next = ttft_tpot__write_unsubmitted(c, out, next, ev->request) + 1;
-        ttft_tpot__csv_name(out, q->id);
-        fprintf(out, ",%s,%llu,0,%lu,%d\n", ttft_tpot__roles[ev->tokens ? 5 : 4], (unsigned long long)ev->t_ns,
-                (unsigned long)ev->tokens, q->warmup);
+        ttft_tpot__write_row(out, q, ev->tokens ? TTFT_TPOT__ROLE_TOKEN : TTFT_TPOT__ROLE_SUBMIT, ev->t_ns, ev->tokens);
         if (!ev->tokens && q->scheduled && !q->truncated)
             ttft_tpot__write_schedule(out, q);
     }
@@ -7740,47 +7835,44 @@ static void ttft_tpot__write_events(const ttft_tpot *c, FILE *out)
 /* The device intervals, in ticket order: "# device: SAMPLE,STREAM,STATE,PART,WARMUP,ISSUE_NS,BEGIN_NS,
    DEVICE_NS,PHASE" (SAMPLE: its sample's line among the trace's samples, from 1; 0 none), then what
    was lost: "# device_lost: UNRESOLVED,REFUSED". A reader that does not know them skips them. */
-static void ttft_tpot__write_device(const ttft_tpot *c, FILE *out)
+static void ttft_tpot__write_device(const ttft_tpot *c, ttft_tpot__out *out)
 {
     size_t i;
     for (i = 0; i < c->dev.n; i++) {
         const ttft_tpot_device_interval *d = &c->dev.log[i];
-        fprintf(out, "# device: %llu,%lu,%d,%d,%d,%llu,%llu,%llu,%s\n", (unsigned long long)d->sample,
+        ttft_tpot__out_fmt(out, "# device: %llu,%lu,%d,%d,%d,%llu,%llu,%llu,%s\n", (unsigned long long)d->sample,
                 (unsigned long)d->stream, d->state, d->part, d->warmup, (unsigned long long)d->issue_ns,
                 (unsigned long long)d->begin_ns, (unsigned long long)d->device_ns, c->phase.slots[d->phase].name);
     }
     if (c->dev.unresolved || c->dev.refused)
-        fprintf(out, "# device_lost: %llu,%llu\n", (unsigned long long)c->dev.unresolved,
+        ttft_tpot__out_fmt(out, "# device_lost: %llu,%llu\n", (unsigned long long)c->dev.unresolved,
                 (unsigned long long)c->dev.refused);
 }
 
-/* The stored samples through a block of output on the stack: a trace is written without allocating. */
-static void ttft_tpot__write_stored(const ttft_tpot *c, FILE *out)
-{
-    char block[TTFT_TPOT__OUT_MIN];
-    ttft_tpot__out o;
-    o.f = out;
-    o.b = block;
-    o.n = 0;
-    o.cap = sizeof block;
-    ttft_tpot__write_samples(c, &o);
-    ttft_tpot__out_flush(&o);
-}
-
+/* Through a large block (a system call for each 16 KiB costs as much as formatting them), or the
+   stack's when there is no memory for it: a trace is written whatever memory is left. */
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
 {
+    char block[TTFT_TPOT__OUT_MIN], *big;
+    ttft_tpot__out o;
+    int rc;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
-    fputs("# ttft_tpot trace v1\n", out);
+    big = (char *)TTFT_TPOT_MALLOC(TTFT_TPOT__OUT_BIG, c->alloc_user);
+    ttft_tpot__out_open(&o, out, big ? big : block, big ? TTFT_TPOT__OUT_BIG : sizeof block);
+    ttft_tpot__out_str(&o, "# ttft_tpot trace v1\n");
     if (c->clock_name[0] && c->clock_read_ns)
-        fprintf(out, "# clock: %s, %llu ns/read\n", c->clock_name, (unsigned long long)c->clock_read_ns);
-    fprintf(out, "%s\n", ttft_tpot__header);
-    ttft_tpot__write_directives(c, out, 1);
-    ttft_tpot__write_stored(c, out);
-    ttft_tpot__write_device(c, out);
-    ttft_tpot__write_events(c, out);
-    ttft_tpot__write_directives(c, out, 0);
-    return ttft_tpot__finish(out);
+        ttft_tpot__out_fmt(&o, "# clock: %s, %llu ns/read\n", c->clock_name, (unsigned long long)c->clock_read_ns);
+    ttft_tpot__out_fmt(&o, "%s\n", ttft_tpot__header);
+    ttft_tpot__write_directives(c, &o, 1);
+    ttft_tpot__write_samples(c, &o);
+    ttft_tpot__write_device(c, &o);
+    ttft_tpot__write_events(c, &o);
+    ttft_tpot__write_directives(c, &o, 0);
+    rc = ttft_tpot__out_close(&o);
+    if (big)
+        TTFT_TPOT_FREE(big, c->alloc_user);
+    return rc;
 }
 
 /* -- Trace I/O: the reader, its messages and numbers ------------------------------------------- */
@@ -8759,10 +8851,10 @@ static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
     if (r->len[5] != 1 || (r->f[5][0] != '0' && r->f[5][0] != '1'))
         return ttft_tpot__fail_field(r, line, "warmup is not 0 or 1: ", 5);
     warm = (uint64_t)(r->f[5][0] - '0');
-    if (role == 6) /* RID,schedule,T,0,0,W */
+    if (role == TTFT_TPOT__ROLE_SCHEDULE) /* RID,schedule,T,0,0,W */
         return ttft_tpot__read_schedule(r, line, start, dur, tokens, (int)warm);
-    if (role >= 4) /* a request event: RID,submit,T,0,0,W or RID,token,T,0,K,W */
-        return ttft_tpot__read_request_event(r, line, role == 4, start, dur, tokens, (int)warm);
+    if (role >= TTFT_TPOT__ROLE_SUBMIT) /* a request event: RID,submit,T,0,0,W or RID,token,T,0,K,W */
+        return ttft_tpot__read_request_event(r, line, role == TTFT_TPOT__ROLE_SUBMIT, start, dur, tokens, (int)warm);
     if ((id = ttft_tpot__sample_phase(r, line, role)) < 0)
         return id;
     nf = (int)r->n; /* whether it is stored: device lines name samples by their line */
