@@ -15,9 +15,9 @@
      collide under the 0.2 index hash (FNV-1a, unkeyed), in REPORT_BIN and in a live collector;
    - tools: REPORT_BIN --html against --json of one trace of 1e6 decode steps (1e5 with --quick), and
      --compare against --json of two, each pair alternated, with the ratios and their targets;
-   - writers: the Chrome trace and the trace writer of 1e6 lines (with start times), each against one
-     fwrite of its own output's bytes, alternated (the reports' output is small: they are compute,
-     measured by report);
+   - writers: the Chrome trace and the trace writer of 1e6 lines (with start times), and of a serving
+     trace of 1e6 request events, each against one fwrite of its own output's bytes, alternated (the
+     reports' output is small: they are compute, measured by report);
    - serving: REPORT_BIN --json over serving traces of 1e4, 1e5 and 1e6 requests x 100 tokens (64 in
      flight), time and peak memory, and each size's time against the one 10x smaller.
    Traces go to DIR (default /tmp) and are removed at the end. */
@@ -487,9 +487,9 @@ static double time_copy(const char *buf, size_t len, const char *path)
     return now_s() - t0;
 }
 
-/* Each writer of a trace of `lines` records read with start times (a driver's: the Chrome trace needs
-   them), against writing its own output's bytes with one fwrite: alternated, medians of 5. */
-static void bench_writers(const char *path, size_t lines)
+/* Each writer of the trace at path read with start times (the Chrome trace needs them), against
+   writing its own output's bytes with one fwrite: alternated, medians of 5. */
+static void writers_of(const char *path, const char *what, size_t lines)
 {
     static const struct {
         const char *name;
@@ -500,7 +500,6 @@ static void bench_writers(const char *path, size_t lines)
     ttft_tpot_config cfg;
     FILE *f;
     int k, r;
-    write_trace(path, lines, 0);
     memset(&cfg, 0, sizeof cfg);
     cfg.grow = 1;
     cfg.timeline = 1;
@@ -527,13 +526,24 @@ static void bench_writers(const char *path, size_t lines)
             wt[r] = time_writer(w[k].fn, &c, out, &size);
             ct[r] = time_copy(buf, (size_t)size, copy);
         }
-        printf("writer %-12s %zu lines: %.1f MB in %.3f s, one fwrite of the same bytes %.3f s: ratio %.2f\n",
-               w[k].name, lines, (double)size / 1e6, median(wt, 5), median(ct, 5), median(wt, 5) / median(ct, 5));
+        printf("writer %-12s %zu %s: %.1f MB in %.3f s, one fwrite of the same bytes %.3f s: ratio %.2f\n",
+               w[k].name, lines, what, (double)size / 1e6, median(wt, 5), median(ct, 5), median(wt, 5) / median(ct, 5));
         free(buf);
     }
     remove(out);
     remove(copy);
     ttft_tpot_free(&c);
+}
+
+static size_t write_serving(const char *path, size_t requests);
+
+/* The writers of a driver's trace of `lines` samples, then of a serving trace of about as many
+   request events (lines / 100 requests of 100 tokens). */
+static void bench_writers(const char *path, size_t lines)
+{
+    write_trace(path, lines, 0);
+    writers_of(path, "lines", lines);
+    writers_of(path, "events", write_serving(path, lines / 100));
 }
 
 /* A server's trace: `requests` requests of 100 tokens each, 64 in flight (continuous batching: a step
