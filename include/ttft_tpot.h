@@ -6570,75 +6570,79 @@ static size_t ttft_tpot__json_esc(char *dst, const char *str, size_t len)
 
 /* A JSON string, escaped in pieces of at most 64 bytes, each ending before a UTF-8 continuation byte
    (so that no character is split: the same bytes as escaping it whole). */
-static void ttft_tpot__json_str(FILE *out, const char *str)
+static void ttft_tpot__json_str(ttft_tpot__out *out, const char *str)
 {
-    char buf[6 * 64];
-    size_t len = strlen(str), at = 0, end, back, n;
-    fputc('"', out);
+    size_t len = strlen(str), at = 0, end, back;
+    char *p;
+    ttft_tpot__out_chr(out, '"');
     while (at < len) {
         end = len - at <= 64 ? len : at + 64;
         for (back = 0; end < len && back < 3 && ((unsigned char)str[end] & 0xC0) == 0x80; back++)
             end--;
-        n = ttft_tpot__json_esc(buf, str + at, end - at);
-        fwrite(buf, 1, n, out);
+        p = ttft_tpot__out_room(out, 384); /* 64 bytes escaped */
+        out->n += ttft_tpot__json_esc(p, str + at, end - at);
         at = end;
     }
-    fputc('"', out);
+    ttft_tpot__out_chr(out, '"');
 }
 
 /* Integer ns as ms with 6 decimals, trailing zeros trimmed: exact. */
-static void ttft_tpot__json_ms_u64(FILE *out, uint64_t r)
+static void ttft_tpot__json_ms_u64(ttft_tpot__out *out, uint64_t r)
 {
-    char buf[64];
-    size_t n = strlen(ttft_tpot__fixed(buf, sizeof buf, r, 6));
-    while (buf[n - 1] == '0' && buf[n - 2] != '.')
-        buf[--n] = '\0';
-    fputs(buf, out);
+    char *p = ttft_tpot__put_u64(ttft_tpot__out_room(out, 32), r / 1000000);
+    uint32_t frac = (uint32_t)(r % 1000000);
+    int k;
+    *p++ = '.';
+    for (k = 5; k >= 0; k--, frac /= 10)
+        p[k] = (char)('0' + frac % 10);
+    for (k = 5; k > 0 && p[k] == '0'; k--) /* "2.5", "2.0": at least one decimal */
+        ;
+    out->n = (size_t)(p + k + 1 - out->b);
 }
 
 /* ns as ms to the nanosecond (rounded); past 2^64 ns in %.6f, never NaN or inf (null). */
-static void ttft_tpot__json_ms(FILE *out, double ns)
+static void ttft_tpot__json_ms(ttft_tpot__out *out, double ns)
 {
     char buf[400];
     int ok = ttft_tpot__finite(ns) && ns >= 0.0 && ns < 1e300;
     if (ok && ns < TTFT_TPOT__TWO64)
         ttft_tpot__json_ms_u64(out, ttft_tpot__round_ns(ns));
     else
-        fputs(ok ? ttft_tpot__num(buf, sizeof buf, "%.6f", ns / 1e6) : "null", out);
+        ttft_tpot__out_str(out, ok ? ttft_tpot__num(buf, sizeof buf, "%.6f", ns / 1e6) : "null");
 }
 
-static void ttft_tpot__json_num(FILE *out, int has, double v)
+static void ttft_tpot__json_num(ttft_tpot__out *out, int has, double v)
 {
     char buf[64];
     if (has && ttft_tpot__finite(v))
-        fputs(ttft_tpot__num(buf, sizeof buf, "%.17g", v), out);
+        ttft_tpot__out_str(out, ttft_tpot__num(buf, sizeof buf, "%.17g", v));
     else
-        fputs("null", out);
+        ttft_tpot__out_str(out, "null");
 }
 
-static void ttft_tpot__json_kv_ms(FILE *out, const char *key, double ns)
+static void ttft_tpot__json_kv_ms(ttft_tpot__out *out, const char *key, double ns)
 {
-    fprintf(out, ",\"%s\":", key);
+    ttft_tpot__out_fmt(out, ",\"%s\":", key);
     ttft_tpot__json_ms(out, ns);
 }
 
 /* Whether the figures came from a histogram, and how far they may be from exact (1/128). */
-static void ttft_tpot__json_approx(FILE *out, const ttft_tpot_stats *st)
+static void ttft_tpot__json_approx(ttft_tpot__out *out, const ttft_tpot_stats *st)
 {
     if (st->approx)
-        fputs(",\"approximate\":true,\"max_rel_err\":0.0078125", out);
+        ttft_tpot__out_str(out, ",\"approximate\":true,\"max_rel_err\":0.0078125");
     else
-        fputs(",\"approximate\":false", out);
+        ttft_tpot__out_str(out, ",\"approximate\":false");
 }
 
 /* The chosen percentiles beyond p50/p90/p95/p99 (config.percentiles), ,"p99.9<sfx>":N each. */
-static void ttft_tpot__json_picks(FILE *out, const ttft_tpot_stats *st, const char *sfx)
+static void ttft_tpot__json_picks(ttft_tpot__out *out, const ttft_tpot_stats *st, const char *sfx)
 {
     char name[12];
     unsigned k;
     for (k = 0; k < st->pick_n; k++)
         if (st->pick_pm[k] != 50000 && st->pick_pm[k] != 90000 && st->pick_pm[k] != 95000 && st->pick_pm[k] != 99000) {
-            fprintf(out, ",\"%s%s\":", ttft_tpot_percentile_name(name, sizeof name, st->pick_pm[k]), sfx);
+            ttft_tpot__out_fmt(out, ",\"%s%s\":", ttft_tpot_percentile_name(name, sizeof name, st->pick_pm[k]), sfx);
             ttft_tpot__json_ms_u64(out, st->pick_ns[k]);
         }
 }
@@ -6647,15 +6651,15 @@ static void ttft_tpot__json_picks(FILE *out, const ttft_tpot_stats *st, const ch
    max and total, and whether they come from a histogram; keys end in sfx ("_ms"; the requests'
    STATS have none). No sample: total 0, the others null. The caller opens the object, and writes
    its own keys ("n" first) before these. */
-static void ttft_tpot__json_figures(FILE *out, const ttft_tpot_stats *st, const char *sfx)
+static void ttft_tpot__json_figures(ttft_tpot__out *out, const ttft_tpot_stats *st, const char *sfx)
 {
     static const char *const names[8] = {"mean", "p50", "p90", "p95", "p99", "min", "max", "total"};
     const uint64_t exact[6] = {st->pct_ns[0], st->pct_ns[1], st->pct_ns[2], st->pct_ns[3], st->min_ns, st->max_ns};
     int k;
     for (k = 0; k < 8; k++) {
-        fprintf(out, ",\"%s%s\":", names[k], sfx);
+        ttft_tpot__out_fmt(out, ",\"%s%s\":", names[k], sfx);
         if (!st->n)
-            fputs(k == 7 ? "0" : "null", out);
+            ttft_tpot__out_str(out, k == 7 ? "0" : "null");
         else if (k == 0 || k == 7)
             ttft_tpot__json_ms(out, k ? st->total_ns : st->mean_ns);
         else
@@ -6665,181 +6669,187 @@ static void ttft_tpot__json_figures(FILE *out, const ttft_tpot_stats *st, const 
     }
     if (st->n)
         ttft_tpot__json_approx(out, st);
-    fputs(",\"ci95\":{", out);
+    ttft_tpot__out_str(out, ",\"ci95\":{");
     for (k = 0; k < 3; k++) {
-        fprintf(out, k ? ",\"p%u\":" : "\"p%u\":", ttft_tpot__ci_pcts[k]);
+        ttft_tpot__out_fmt(out, k ? ",\"p%u\":" : "\"p%u\":", ttft_tpot__ci_pcts[k]);
         if (!st->n || !st->has_ci[k]) {
-            fputs("null", out);
+            ttft_tpot__out_str(out, "null");
             continue;
         }
-        fputc('[', out);
+        ttft_tpot__out_chr(out, '[');
         ttft_tpot__json_ms_u64(out, st->ci_ns[k][0]);
-        fputc(',', out);
+        ttft_tpot__out_chr(out, ',');
         ttft_tpot__json_ms_u64(out, st->ci_ns[k][1]);
-        fputc(']', out);
+        ttft_tpot__out_chr(out, ']');
     }
-    fputc('}', out);
+    ttft_tpot__out_chr(out, '}');
 }
 
 /* STATS = {"n":N,"mean":N,"p50":N,"p90":N,"p95":N,"p99":N,"min":N,"max":N,"total":N,
    "approximate":B} in ms, or null. */
-static void ttft_tpot__json_stats(FILE *out, const char *key, const ttft_tpot_stats *st)
+static void ttft_tpot__json_stats(ttft_tpot__out *out, const char *key, const ttft_tpot_stats *st)
 {
-    fprintf(out, ",\"%s\":", key);
+    ttft_tpot__out_fmt(out, ",\"%s\":", key);
     if (!st->n) {
-        fputs("null", out);
+        ttft_tpot__out_str(out, "null");
         return;
     }
-    fprintf(out, "{\"n\":%llu", (unsigned long long)st->n);
+    ttft_tpot__out_fmt(out, "{\"n\":%llu", (unsigned long long)st->n);
     ttft_tpot__json_figures(out, st, "");
-    fputc('}', out);
+    ttft_tpot__out_chr(out, '}');
 }
 
 /* ,"steady_state":{"flagged":N,"mser5_truncation":N,"p50_ms_after_truncation":N|null}, or null
    where the samples are not all kept in call order (a bounded phase). */
-static void ttft_tpot__json_steady_state(FILE *out, const ttft_tpot_steady_state *ss)
+static void ttft_tpot__json_steady_state(ttft_tpot__out *out, const ttft_tpot_steady_state *ss)
 {
     if (!ss->measured) {
-        fputs(",\"steady_state\":null", out);
+        ttft_tpot__out_str(out, ",\"steady_state\":null");
         return;
     }
-    fprintf(out, ",\"steady_state\":{\"flagged\":%llu,\"mser5_truncation\":%llu,\"no_steady_state\":%s,"
-                 "\"p50_ms_after_truncation\":",
-            (unsigned long long)ss->flagged, (unsigned long long)ss->truncation, ss->drift ? "true" : "false");
+    ttft_tpot__out_fmt(out,
+                       ",\"steady_state\":{\"flagged\":%llu,\"mser5_truncation\":%llu,\"no_steady_state\":%s,"
+                       "\"p50_ms_after_truncation\":",
+                       (unsigned long long)ss->flagged, (unsigned long long)ss->truncation,
+                       ss->drift ? "true" : "false");
     if (ss->has_p50)
         ttft_tpot__json_ms_u64(out, ss->p50_exact_ns);
     else
-        fputs("null", out);
-    fputc('}', out);
+        ttft_tpot__out_str(out, "null");
+    ttft_tpot__out_chr(out, '}');
 }
 
 /* The peaks under vLLM's names, and the slices: ,"max_output_tokens_per_s":..,"max_concurrent_requests":..,
    "slice_ms":..,"slices":[{"start_ms","tokens","output_tok_s","in_flight","submitted","ttft_p50_ms"},..]. */
-static void ttft_tpot__json_slices(const ttft_tpot_model *md, FILE *out)
+static void ttft_tpot__json_slices(const ttft_tpot_model *md, ttft_tpot__out *out)
 {
     const ttft_tpot_requests *q = &md->requests;
     size_t k;
-    fputs(",\"max_output_tokens_per_s\":", out);
+    ttft_tpot__out_str(out, ",\"max_output_tokens_per_s\":");
     ttft_tpot__json_num(out, q->has_max_tok_s, q->max_output_tok_s);
-    fprintf(out, ",\"max_concurrent_requests\":%llu,\"slice_ms\":", (unsigned long long)q->max_concurrent_requests);
+    ttft_tpot__out_fmt(
+        out, ",\"max_concurrent_requests\":%llu,\"slice_ms\":", (unsigned long long)q->max_concurrent_requests);
     ttft_tpot__json_ms_u64(out, md->slice_ns);
-    fputs(",\"slices\":[", out);
+    ttft_tpot__out_str(out, ",\"slices\":[");
     for (k = 0; k < md->n_slices; k++) {
         const ttft_tpot_slice *s = &md->slices[k];
-        fputs(k ? ",{\"start_ms\":" : "{\"start_ms\":", out);
+        ttft_tpot__out_str(out, k ? ",{\"start_ms\":" : "{\"start_ms\":");
         ttft_tpot__json_ms_u64(out, s->start_ns);
-        fprintf(out, ",\"tokens\":%llu,\"output_tok_s\":", (unsigned long long)s->tokens);
+        ttft_tpot__out_fmt(out, ",\"tokens\":%llu,\"output_tok_s\":", (unsigned long long)s->tokens);
         ttft_tpot__json_num(out, 1, s->output_tok_s);
-        fprintf(out, ",\"in_flight\":%llu,\"submitted\":%llu,\"ttft_p50_ms\":", (unsigned long long)s->in_flight,
-                (unsigned long long)s->submitted);
+        ttft_tpot__out_fmt(out,
+                           ",\"in_flight\":%llu,\"submitted\":%llu,\"ttft_p50_ms\":", (unsigned long long)s->in_flight,
+                           (unsigned long long)s->submitted);
         if (s->has_ttft)
             ttft_tpot__json_ms(out, s->ttft_p50_ns);
         else
-            fputs("null", out);
-        fputc('}', out);
+            ttft_tpot__out_str(out, "null");
+        ttft_tpot__out_chr(out, '}');
     }
-    fputc(']', out);
+    ttft_tpot__out_chr(out, ']');
 }
 
 /* "requests": the serving metrics, or null when no request was seen. */
-static void ttft_tpot__json_requests(const ttft_tpot_model *md, FILE *out)
+static void ttft_tpot__json_requests(const ttft_tpot_model *md, ttft_tpot__out *out)
 {
     const ttft_tpot_requests *q = &md->requests;
     int m;
     if (!md->has_requests) {
-        fputs("null", out);
+        ttft_tpot__out_str(out, "null");
         return;
     }
-    fprintf(out, "{\"n\":%llu,\"incomplete\":%llu,\"warmup_excluded\":%llu,\"dropped\":%llu,\"truncated\":%llu",
-            (unsigned long long)q->n, (unsigned long long)q->incomplete, (unsigned long long)q->warmup_excluded,
-            (unsigned long long)q->dropped, (unsigned long long)q->truncated);
+    ttft_tpot__out_fmt(
+        out, "{\"n\":%llu,\"incomplete\":%llu,\"warmup_excluded\":%llu,\"dropped\":%llu,\"truncated\":%llu",
+        (unsigned long long)q->n, (unsigned long long)q->incomplete, (unsigned long long)q->warmup_excluded,
+        (unsigned long long)q->dropped, (unsigned long long)q->truncated);
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
         ttft_tpot__json_stats(out, ttft_tpot__metrics[m].json, &q->metric[m]);
-    fprintf(out, ",\"unscheduled\":%llu", (unsigned long long)q->unscheduled);
-    fputs(",\"window_ms\":", out);
+    ttft_tpot__out_fmt(out, ",\"unscheduled\":%llu", (unsigned long long)q->unscheduled);
+    ttft_tpot__out_str(out, ",\"window_ms\":");
     if (q->has_window)
         ttft_tpot__json_ms(out, q->window_ns);
     else
-        fputs("null", out);
-    fputs(",\"request_throughput_rps\":", out);
+        ttft_tpot__out_str(out, "null");
+    ttft_tpot__out_str(out, ",\"request_throughput_rps\":");
     ttft_tpot__json_num(out, q->has_window, q->request_rps);
-    fputs(",\"output_throughput_tok_s\":", out);
+    ttft_tpot__out_str(out, ",\"output_throughput_tok_s\":");
     ttft_tpot__json_num(out, q->has_window, q->output_tok_s);
     ttft_tpot__json_slices(md, out);
-    fputs(",\"goodput\":", out);
+    ttft_tpot__out_str(out, ",\"goodput\":");
     if (q->has_goodput) {
-        fprintf(out, "{\"n\":%llu,\"fraction\":", (unsigned long long)q->good_n);
+        ttft_tpot__out_fmt(out, "{\"n\":%llu,\"fraction\":", (unsigned long long)q->good_n);
         ttft_tpot__json_num(out, 1, q->good_fraction);
-        fputs(",\"rps\":", out);
+        ttft_tpot__out_str(out, ",\"rps\":");
         ttft_tpot__json_num(out, q->has_window, q->good_rps);
-        fputs(",\"slo\":{\"ttft_ms\":", out);
+        ttft_tpot__out_str(out, ",\"slo\":{\"ttft_ms\":");
         ttft_tpot__json_num(out, md->slo.ttft_ms > 0, md->slo.ttft_ms);
-        fputs(",\"tpot_ms\":", out);
+        ttft_tpot__out_str(out, ",\"tpot_ms\":");
         ttft_tpot__json_num(out, md->slo.tpot_ms > 0, md->slo.tpot_ms);
-        fputs(",\"e2e_ms\":", out);
+        ttft_tpot__out_str(out, ",\"e2e_ms\":");
         ttft_tpot__json_num(out, md->slo.e2e_ms > 0, md->slo.e2e_ms);
-        fputs("}}", out);
+        ttft_tpot__out_str(out, "}}");
     } else {
-        fputs("null", out);
+        ttft_tpot__out_str(out, "null");
     }
     ttft_tpot__json_steady_state(out, &md->requests_steady_state); /* of the TTFT series */
-    fputc('}', out);
+    ttft_tpot__out_chr(out, '}');
 }
 
 /* "ttft": the first request and the steady state. */
-static void ttft_tpot__json_ttft(const ttft_tpot_summary *s, FILE *out)
+static void ttft_tpot__json_ttft(const ttft_tpot_summary *s, ttft_tpot__out *out)
 {
-    fputs(",\"ttft\":{\"first_ms\":", out);
+    ttft_tpot__out_str(out, ",\"ttft\":{\"first_ms\":");
     if (s->has_ttft_first)
         ttft_tpot__json_ms_u64(out, s->ttft_first_ns);
     else
-        fputs("null", out);
-    fputs(s->has_ttft_first ? (s->ttft_first_warmup ? ",\"first_warmup\":true" : ",\"first_warmup\":false")
-                            : ",\"first_warmup\":null", out);
-    fputs(",\"steady\":", out);
+        ttft_tpot__out_str(out, "null");
+    ttft_tpot__out_str(out, s->has_ttft_first
+                                ? (s->ttft_first_warmup ? ",\"first_warmup\":true" : ",\"first_warmup\":false")
+                                : ",\"first_warmup\":null");
+    ttft_tpot__out_str(out, ",\"steady\":");
     if (s->ttft_steady.n) {
-        fprintf(out, "{\"n\":%llu", (unsigned long long)s->ttft_steady.n);
+        ttft_tpot__out_fmt(out, "{\"n\":%llu", (unsigned long long)s->ttft_steady.n);
         ttft_tpot__json_figures(out, &s->ttft_steady, "_ms");
-        fputc('}', out);
+        ttft_tpot__out_chr(out, '}');
     } else {
-        fputs("null", out);
+        ttft_tpot__out_str(out, "null");
     }
-    fputs(",\"prefill_kernel_min_ms\":", out);
+    ttft_tpot__out_str(out, ",\"prefill_kernel_min_ms\":");
     if (s->has_prefill_kernel)
         ttft_tpot__json_ms_u64(out, s->prefill_kernel_min_ns);
     else
-        fputs("null", out);
-    fputc('}', out);
+        ttft_tpot__out_str(out, "null");
+    ttft_tpot__out_chr(out, '}');
 }
 
 /* "tpot", "output_throughput_tok_s" and "e2e". */
-static void ttft_tpot__json_decode(const ttft_tpot_summary *s, FILE *out)
+static void ttft_tpot__json_decode(const ttft_tpot_summary *s, ttft_tpot__out *out)
 {
-    fputs(",\"tpot\":", out);
+    ttft_tpot__out_str(out, ",\"tpot\":");
     if (s->tpot.n) {
-        fprintf(out, "{\"n\":%llu,\"excluded_warmup\":%llu", (unsigned long long)s->tpot.n,
-                (unsigned long long)s->tpot_excluded);
+        ttft_tpot__out_fmt(out, "{\"n\":%llu,\"excluded_warmup\":%llu", (unsigned long long)s->tpot.n,
+                           (unsigned long long)s->tpot_excluded);
         ttft_tpot__json_figures(out, &s->tpot, "_ms");
-        fputc('}', out);
+        ttft_tpot__out_chr(out, '}');
     } else {
-        fputs("null", out);
+        ttft_tpot__out_str(out, "null");
     }
-    fputs(",\"output_throughput_tok_s\":", out);
+    ttft_tpot__out_str(out, ",\"output_throughput_tok_s\":");
     ttft_tpot__json_num(out, s->has_output_tok_s, s->output_tok_s);
-    fputs(",\"e2e\":", out);
+    ttft_tpot__out_str(out, ",\"e2e\":");
     if (s->e2e.n) {
-        fprintf(out, "{\"tokens\":%llu", (unsigned long long)s->e2e.tokens);
+        ttft_tpot__out_fmt(out, "{\"tokens\":%llu", (unsigned long long)s->e2e.tokens);
         ttft_tpot__json_kv_ms(out, "wall_ms", s->e2e.total_ns);
-        fputs(",\"tok_s\":", out);
+        ttft_tpot__out_str(out, ",\"tok_s\":");
         ttft_tpot__json_num(out, s->has_e2e_tok_s, s->e2e_tok_s);
-        fputc('}', out);
+        ttft_tpot__out_chr(out, '}');
     } else {
-        fputs("null", out);
+        ttft_tpot__out_str(out, "null");
     }
 }
 
 /* A run figure: ms from ns for the first two, tok/s for the third; null when has is 0. */
-static void ttft_tpot__json_run_value(FILE *out, unsigned k, int has, double v)
+static void ttft_tpot__json_run_value(ttft_tpot__out *out, unsigned k, int has, double v)
 {
     if (k < 2 && has)
         ttft_tpot__json_ms(out, v);
@@ -6850,128 +6860,134 @@ static void ttft_tpot__json_run_value(FILE *out, unsigned k, int has, double v)
 /* "runs":{"n":N,"dropped":N,"cv_flag":0.05,"ttft_steady_p50_ms":RUN,"tpot_p50_ms":RUN,
    "output_tok_s":RUN}, RUN = {"mean":N,"sd":N|null,"cv":N|null,"flagged":B,"per_run":[N|null,...]} or
    null when no run has the figure; "runs" is null when no run was marked. */
-static void ttft_tpot__json_runs(const ttft_tpot_runs *rs, FILE *out)
+static void ttft_tpot__json_runs(const ttft_tpot_runs *rs, ttft_tpot__out *out)
 {
     static const char *const keys[3] = {"ttft_steady_p50_ms", "tpot_p50_ms", "output_tok_s"};
     char flag[32];
     unsigned k, r;
     if (!rs->n && !rs->dropped) {
-        fputs(",\"runs\":null", out);
+        ttft_tpot__out_str(out, ",\"runs\":null");
         return;
     }
-    fprintf(out, ",\"runs\":{\"n\":%u,\"dropped\":%llu,\"cv_flag\":%s", rs->n, (unsigned long long)rs->dropped,
-            ttft_tpot__num(flag, sizeof flag, "%g", TTFT_TPOT_RUN_CV_FLAG));
+    ttft_tpot__out_fmt(out, ",\"runs\":{\"n\":%u,\"dropped\":%llu,\"cv_flag\":%s", rs->n,
+                       (unsigned long long)rs->dropped, ttft_tpot__num(flag, sizeof flag, "%g", TTFT_TPOT_RUN_CV_FLAG));
     for (k = 0; k < 3; k++) {
         const ttft_tpot_run_figure *f = &rs->fig[k];
-        fprintf(out, ",\"%s\":", keys[k]);
+        ttft_tpot__out_fmt(out, ",\"%s\":", keys[k]);
         if (!f->n) {
-            fputs("null", out);
+            ttft_tpot__out_str(out, "null");
             continue;
         }
-        fputs("{\"mean\":", out);
+        ttft_tpot__out_str(out, "{\"mean\":");
         ttft_tpot__json_run_value(out, k, 1, f->mean);
-        fputs(",\"sd\":", out);
+        ttft_tpot__out_str(out, ",\"sd\":");
         ttft_tpot__json_run_value(out, k, f->n > 1, f->sd);
-        fputs(",\"cv\":", out);
+        ttft_tpot__out_str(out, ",\"cv\":");
         ttft_tpot__json_num(out, f->has_cv, f->cv);
-        fprintf(out, ",\"flagged\":%s,\"per_run\":[", f->varies ? "true" : "false");
+        ttft_tpot__out_fmt(out, ",\"flagged\":%s,\"per_run\":[", f->varies ? "true" : "false");
         for (r = 0; r < rs->n; r++) {
             if (r)
-                fputc(',', out);
+                ttft_tpot__out_chr(out, ',');
             ttft_tpot__json_run_value(out, k, f->has[r], f->v[r]);
         }
-        fputs("]}", out);
+        ttft_tpot__out_str(out, "]}");
     }
-    fputc('}', out);
+    ttft_tpot__out_chr(out, '}');
 }
 
 /* "phases": one object a phase, in order of first use. */
-static void ttft_tpot__json_phases(const ttft_tpot_model *m, FILE *out)
+static void ttft_tpot__json_phases(const ttft_tpot_model *m, ttft_tpot__out *out)
 {
     unsigned q;
-    fputs(",\"phases\":[", out);
+    ttft_tpot__out_str(out, ",\"phases\":[");
     for (q = 0; q < m->phases; q++) {
         const ttft_tpot_phase_figures *f = &m->phase[m->order[q]];
         const ttft_tpot_stats *t = &f->all;
-        fputs(q ? ",{\"name\":" : "{\"name\":", out);
+        ttft_tpot__out_str(out, q ? ",{\"name\":" : "{\"name\":");
         ttft_tpot__json_str(out, f->name);
-        fprintf(out, ",\"role\":\"%s\",\"n\":%llu,\"warmup_n\":%llu,\"tokens\":%llu", ttft_tpot_role_name(f->role),
-                (unsigned long long)t->n, (unsigned long long)t->warmup_n, (unsigned long long)t->tokens);
+        ttft_tpot__out_fmt(out, ",\"role\":\"%s\",\"n\":%llu,\"warmup_n\":%llu,\"tokens\":%llu",
+                           ttft_tpot_role_name(f->role), (unsigned long long)t->n, (unsigned long long)t->warmup_n,
+                           (unsigned long long)t->tokens);
         ttft_tpot__json_figures(out, t, "_ms");
-        fputs(",\"warmup_max_ms\":", out);
+        ttft_tpot__out_str(out, ",\"warmup_max_ms\":");
         if (t->warmup_n)
             ttft_tpot__json_ms_u64(out, t->warmup_max_ns);
         else
-            fputs("null", out);
+            ttft_tpot__out_str(out, "null");
         ttft_tpot__json_stats(out, "steady", &f->steady);
         if (f->role == TTFT_TPOT_ROLE_DECODE)
             ttft_tpot__json_steady_state(out, &f->steady_state);
         if (f->role == TTFT_TPOT_ROLE_KERNEL && !(m->skipped & TTFT_TPOT_SKIP_SHARES)) {
-            fputs(",\"decode_share\":", out); /* inclusive */
+            ttft_tpot__out_str(out, ",\"decode_share\":"); /* inclusive */
             ttft_tpot__json_num(out, 1, f->decode_share);
-            fputs(",\"decode_share_exclusive\":", out);
+            ttft_tpot__out_str(out, ",\"decode_share_exclusive\":");
             ttft_tpot__json_num(out, 1, f->decode_share_self);
-            fprintf(out, ",\"nests\":%s", f->nests ? "true" : "false");
+            ttft_tpot__out_fmt(out, ",\"nests\":%s", f->nests ? "true" : "false");
         }
         ttft_tpot__json_stats(out, "device", &f->device);
         ttft_tpot__json_stats(out, "queue_delay", &f->queue);
-        fputc('}', out);
+        ttft_tpot__out_chr(out, '}');
     }
-    fputc(']', out);
+    ttft_tpot__out_chr(out, ']');
 }
 
 /* ,"device":{...}: the device headline (ttft_tpot_device_figures). */
-static void ttft_tpot__json_device(const ttft_tpot_model *m, FILE *out)
+static void ttft_tpot__json_device(const ttft_tpot_model *m, ttft_tpot__out *out)
 {
     const ttft_tpot_device_figures *f = &m->device;
-    fputs(",\"device\":{\"intervals\":", out);
-    fprintf(out, "%llu", (unsigned long long)f->intervals);
+    ttft_tpot__out_str(out, ",\"device\":{\"intervals\":");
+    ttft_tpot__out_fmt(out, "%llu", (unsigned long long)f->intervals);
     ttft_tpot__json_stats(out, "ttft_steady", &f->ttft_steady);
     ttft_tpot__json_stats(out, "tpot", &f->tpot);
-    fputs(",\"busy_fraction\":", out);
+    ttft_tpot__out_str(out, ",\"busy_fraction\":");
     ttft_tpot__json_num(out, f->has_busy, f->busy_fraction);
-    fprintf(out, ",\"host_bound\":%s,\"busy_steps\":%llu,\"unresolved\":%llu,\"no_ticket\":%llu,\"open\":%llu"
-                 ",\"refused\":%llu,\"parts\":%llu,\"queue_clamped\":%llu}",
-            f->has_busy ? f->busy_fraction < TTFT_TPOT_HOST_BOUND ? "true" : "false" : "null",
-            (unsigned long long)f->busy_steps, (unsigned long long)f->unresolved + f->open,
-            (unsigned long long)f->unresolved, (unsigned long long)f->open, (unsigned long long)f->refused,
-            (unsigned long long)f->parts, (unsigned long long)f->queue_clamped);
+    ttft_tpot__out_fmt(out,
+                       ",\"host_bound\":%s,\"busy_steps\":%llu,\"unresolved\":%llu,\"no_ticket\":%llu,\"open\":%llu"
+                       ",\"refused\":%llu,\"parts\":%llu,\"queue_clamped\":%llu}",
+                       f->has_busy ? f->busy_fraction < TTFT_TPOT_HOST_BOUND ? "true" : "false" : "null",
+                       (unsigned long long)f->busy_steps, (unsigned long long)f->unresolved + f->open,
+                       (unsigned long long)f->unresolved, (unsigned long long)f->open, (unsigned long long)f->refused,
+                       (unsigned long long)f->parts, (unsigned long long)f->queue_clamped);
 }
 
 /* The JSON report (schema ttft_tpot/v1). */
-static void ttft_tpot__json(const ttft_tpot_model *m, FILE *out)
+static void ttft_tpot__json(const ttft_tpot_model *m, ttft_tpot__out *out)
 {
     const ttft_tpot_summary *s = &m->head;
-    fputs("{\"schema\":\"ttft_tpot/v1\",\"clock\":{\"name\":", out);
+    ttft_tpot__out_str(out, "{\"schema\":\"ttft_tpot/v1\",\"clock\":{\"name\":");
     ttft_tpot__json_str(out, m->clock_name);
     if (m->clock_read_ns)
-        fprintf(out, ",\"read_ns\":%llu}", (unsigned long long)m->clock_read_ns);
+        ttft_tpot__out_fmt(out, ",\"read_ns\":%llu}", (unsigned long long)m->clock_read_ns);
     else
-        fputs(",\"read_ns\":null}", out);
+        ttft_tpot__out_str(out, ",\"read_ns\":null}");
     ttft_tpot__json_ttft(s, out);
-    fprintf(out, ",\"prefill\":{\"tokens\":%llu,\"tok_s\":", (unsigned long long)s->prefill_tokens);
+    ttft_tpot__out_fmt(out, ",\"prefill\":{\"tokens\":%llu,\"tok_s\":", (unsigned long long)s->prefill_tokens);
     ttft_tpot__json_num(out, s->has_prefill_tok_s, s->prefill_tok_s);
-    fprintf(out, ",\"samples\":%llu,\"without_prompt\":%llu}", (unsigned long long)s->prefill_counted,
-            (unsigned long long)ttft_tpot__without_prompt(s));
+    ttft_tpot__out_fmt(out, ",\"samples\":%llu,\"without_prompt\":%llu}", (unsigned long long)s->prefill_counted,
+                       (unsigned long long)ttft_tpot__without_prompt(s));
     ttft_tpot__json_decode(s, out);
-    fprintf(out, ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"shapes_dropped\":%llu,\"outgrown\":%llu"
-                 ",\"requests\":",
-            (unsigned long long)m->losses.dropped, (unsigned long long)m->losses.rejected,
-            (unsigned long long)s->samples, (unsigned long long)m->losses.shapes_dropped,
-            (unsigned long long)m->losses.outgrown);
+    ttft_tpot__out_fmt(out,
+                       ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"shapes_dropped\":%llu,\"outgrown\":%llu"
+                       ",\"requests\":",
+                       (unsigned long long)m->losses.dropped, (unsigned long long)m->losses.rejected,
+                       (unsigned long long)s->samples, (unsigned long long)m->losses.shapes_dropped,
+                       (unsigned long long)m->losses.outgrown);
     ttft_tpot__json_requests(m, out);
     ttft_tpot__json_runs(&m->runs, out);
     ttft_tpot__json_device(m, out);
     ttft_tpot__json_phases(m, out);
-    fputs("}\n", out);
+    ttft_tpot__out_str(out, "}\n");
 }
 
 TTFT_TPOT_DEF int ttft_tpot_model_report_json(const ttft_tpot_model *m, FILE *out)
 {
+    char block[TTFT_TPOT__OUT_MIN];
+    ttft_tpot__out o;
     if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_REQUESTS) || !out)
         return TTFT_TPOT_EINVAL;
-    ttft_tpot__json(m, out);
-    return ttft_tpot__finish(out);
+    ttft_tpot__out_open(&o, out, block, sizeof block);
+    ttft_tpot__json(m, &o);
+    return ttft_tpot__out_close(&o);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
@@ -6993,28 +7009,36 @@ static const char *ttft_tpot__prom_sum(char *buf, size_t len, uint64_t hi, uint6
 
 /* Histogram k. labels: "" or "{a=\"b\"}" for the sum and the count; bucket_labels: "" or "a=\"b\","
    ahead of le. */
-static void ttft_tpot__prom_hist(FILE *out, const char *prefix, const ttft_tpot_buckets *b, int k,
+static void ttft_tpot__prom_hist(ttft_tpot__out *out, const char *prefix, const ttft_tpot_buckets *b, int k,
                                  const char *labels, const char *bucket_labels)
 {
     const char *name = ttft_tpot__metrics[k].prom;
-    char sum[64];
-    size_t i;
-    fprintf(out, "# HELP %s%s %s Buckets at most 25%% apart from 100us to 10min: histogram_quantile is within 25%% "
-                 "of the value at its rank.\n# TYPE %s%s histogram\n", prefix, name, ttft_tpot__metrics[k].help, prefix,
-            name);
-    for (i = 0; i < b->n; i++)
-        fprintf(out, "%s%s_bucket{%sle=\"%s\"} %llu\n", prefix, name, bucket_labels, b->le[i],
-                (unsigned long long)b->cumulative[i]);
-    fprintf(out, "%s%s_bucket{%sle=\"+Inf\"} %llu\n", prefix, name, bucket_labels, (unsigned long long)b->count);
-    fprintf(out, "%s%s_sum%s %s\n%s%s_count%s %llu\n", prefix, name, labels,
-            ttft_tpot__prom_sum(sum, sizeof sum, b->sum_hi, b->sum_lo), prefix, name, labels,
-            (unsigned long long)b->count);
+    char sum[64], head[1024], *p;
+    size_t i, len, le;
+    ttft_tpot__out_fmt(
+        out,
+        "# HELP %s%s %s Buckets at most 25%% apart from 100us to 10min: histogram_quantile is within 25%% "
+        "of the value at its rank.\n# TYPE %s%s histogram\n",
+        prefix, name, ttft_tpot__metrics[k].help, prefix, name);
+    len = (size_t)snprintf(head, sizeof head, "%s%s_bucket{%sle=\"", prefix, name, bucket_labels); /* made once */
+    for (i = 0; i <= b->n; i++) {
+        const char *bound = i < b->n ? b->le[i] : "+Inf";
+        le = strlen(bound);
+        p = ttft_tpot__out_room(out, len + le + 32);
+        memcpy(p, head, len);
+        memcpy(p + len, bound, le);
+        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p + len + le, "\"} "), i < b->n ? b->cumulative[i] : b->count);
+        out->n = (size_t)(TTFT_TPOT__LIT(p, "\n") - out->b);
+    }
+    ttft_tpot__out_fmt(out, "%s%s_sum%s %s\n%s%s_count%s %llu\n", prefix, name, labels,
+                       ttft_tpot__prom_sum(sum, sizeof sum, b->sum_hi, b->sum_lo), prefix, name, labels,
+                       (unsigned long long)b->count);
 }
 
 /* The device figures, when the collector has device data: the device counterparts of TTFT and TPOT
    as summaries (p50, p90, p99, in seconds to the ns), the busy ratio, and what was lost. */
-static void ttft_tpot__prom_device(const ttft_tpot_model *m, FILE *out, const char *prefix, const char *labels,
-                                   const char *head)
+static void ttft_tpot__prom_device(const ttft_tpot_model *m, ttft_tpot__out *out, const char *prefix,
+                                   const char *labels, const char *head)
 {
     static const char *const q[3] = {"0.5", "0.9", "0.99"};
     static const unsigned at[3] = {0, 1, 3}; /* pct_ns: p50, p90, p95, p99 */
@@ -7026,26 +7050,32 @@ static void ttft_tpot__prom_device(const ttft_tpot_model *m, FILE *out, const ch
     for (k = 0; k < 2; k++) {
         const ttft_tpot_stats *st = k ? &f->tpot : &f->ttft_steady;
         const char *name = k ? "device_time_per_output_token_seconds" : "device_time_to_first_token_seconds";
-        fprintf(out, "# HELP %s%s Device time of the steady %s steps (their own interval, or their kernels').\n"
-                     "# TYPE %s%s summary\n", prefix, name, k ? "decode" : "prefill", prefix, name);
+        ttft_tpot__out_fmt(out,
+                           "# HELP %s%s Device time of the steady %s steps (their own interval, or their kernels').\n"
+                           "# TYPE %s%s summary\n",
+                           prefix, name, k ? "decode" : "prefill", prefix, name);
         for (i = 0; st->n && i < 3; i++)
-            fprintf(out, "%s%s{%squantile=\"%s\"} %s\n", prefix, name, head, q[i],
-                    ttft_tpot__fixed(a, sizeof a, st->pct_ns[at[i]], 9));
-        fprintf(out, "%s%s_sum%s %s\n%s%s_count%s %llu\n", prefix, name, labels,
-                ttft_tpot__num(a, sizeof a, "%.9f", st->total_ns / 1e9), prefix, name, labels,
-                (unsigned long long)st->n);
+            ttft_tpot__out_fmt(out, "%s%s{%squantile=\"%s\"} %s\n", prefix, name, head, q[i],
+                               ttft_tpot__fixed(a, sizeof a, st->pct_ns[at[i]], 9));
+        ttft_tpot__out_fmt(out, "%s%s_sum%s %s\n%s%s_count%s %llu\n", prefix, name, labels,
+                           ttft_tpot__num(a, sizeof a, "%.9f", st->total_ns / 1e9), prefix, name, labels,
+                           (unsigned long long)st->n);
     }
     if (f->has_busy)
-        fprintf(out, "# HELP %sdevice_busy_ratio Device time over wall time of the steady decode steps.\n"
-                     "# TYPE %sdevice_busy_ratio gauge\n%sdevice_busy_ratio%s %s\n", prefix, prefix, prefix, labels,
-                ttft_tpot__num(a, sizeof a, "%.6f", f->busy_fraction));
-    fprintf(out, "# HELP %sdevice_intervals_unresolved_total Device spans without device time (no ticket, or still "
-                 "open).\n# TYPE %sdevice_intervals_unresolved_total counter\n"
-                 "%sdevice_intervals_unresolved_total%s %llu\n", prefix, prefix, prefix, labels,
-            (unsigned long long)f->unresolved + f->open);
-    fprintf(out, "# HELP %sdevice_resolutions_refused_total Device resolutions refused.\n"
-                 "# TYPE %sdevice_resolutions_refused_total counter\n%sdevice_resolutions_refused_total%s %llu\n",
-            prefix, prefix, prefix, labels, (unsigned long long)f->refused);
+        ttft_tpot__out_fmt(out,
+                           "# HELP %sdevice_busy_ratio Device time over wall time of the steady decode steps.\n"
+                           "# TYPE %sdevice_busy_ratio gauge\n%sdevice_busy_ratio%s %s\n",
+                           prefix, prefix, prefix, labels, ttft_tpot__num(a, sizeof a, "%.6f", f->busy_fraction));
+    ttft_tpot__out_fmt(
+        out,
+        "# HELP %sdevice_intervals_unresolved_total Device spans without device time (no ticket, or still "
+        "open).\n# TYPE %sdevice_intervals_unresolved_total counter\n"
+        "%sdevice_intervals_unresolved_total%s %llu\n",
+        prefix, prefix, prefix, labels, (unsigned long long)f->unresolved + f->open);
+    ttft_tpot__out_fmt(out,
+                       "# HELP %sdevice_resolutions_refused_total Device resolutions refused.\n"
+                       "# TYPE %sdevice_resolutions_refused_total counter\n%sdevice_resolutions_refused_total%s %llu\n",
+                       prefix, prefix, prefix, labels, (unsigned long long)f->refused);
 }
 
 /* Length of the exposition name at s: [a-zA-Z_][a-zA-Z0-9_]* for a label, with ':' too for a metric. */
@@ -7119,29 +7149,33 @@ static int ttft_tpot__prom_names(const char *prefix, const char *labels, char *p
 }
 
 /* The request histograms and the two counters. */
-static void ttft_tpot__prom_requests(FILE *out, const char *pre, const char *lb, const char *blb,
+static void ttft_tpot__prom_requests(ttft_tpot__out *out, const char *pre, const char *lb, const char *blb,
                                      const ttft_tpot_buckets *b, uint64_t requests, uint64_t tokens)
 {
     int k;
     for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
         ttft_tpot__prom_hist(out, pre, &b[k], k, lb, blb);
-    fprintf(out, "# HELP %srequest_success_total Count of finished requests (measured: not warmup).\n"
-                 "# TYPE %srequest_success_total counter\n%srequest_success_total%s %llu\n",
-            pre, pre, pre, lb, (unsigned long long)requests);
-    fprintf(out, "# HELP %sgeneration_tokens_total Number of generation tokens of the finished requests.\n"
-                 "# TYPE %sgeneration_tokens_total counter\n%sgeneration_tokens_total%s %llu\n",
-            pre, pre, pre, lb, (unsigned long long)tokens);
+    ttft_tpot__out_fmt(out,
+                       "# HELP %srequest_success_total Count of finished requests (measured: not warmup).\n"
+                       "# TYPE %srequest_success_total counter\n%srequest_success_total%s %llu\n",
+                       pre, pre, pre, lb, (unsigned long long)requests);
+    ttft_tpot__out_fmt(out,
+                       "# HELP %sgeneration_tokens_total Number of generation tokens of the finished requests.\n"
+                       "# TYPE %sgeneration_tokens_total counter\n%sgeneration_tokens_total%s %llu\n",
+                       pre, pre, pre, lb, (unsigned long long)tokens);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out, const char *prefix,
                                              const char *labels)
 {
-    char pre[256], lb[512], blb[512];
+    char pre[256], lb[512], blb[512], block[TTFT_TPOT__OUT_MIN];
+    ttft_tpot__out o;
     if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_REQUESTS) || !out || ttft_tpot__prom_names(prefix, labels, pre, lb, blb))
         return TTFT_TPOT_EINVAL;
-    ttft_tpot__prom_requests(out, pre, lb, blb, m->buckets, m->requests.n, m->requests.tokens);
-    ttft_tpot__prom_device(m, out, pre, lb, blb);
-    return ttft_tpot__finish(out);
+    ttft_tpot__out_open(&o, out, block, sizeof block);
+    ttft_tpot__prom_requests(&o, pre, lb, blb, m->buckets, m->requests.n, m->requests.tokens);
+    ttft_tpot__prom_device(m, &o, pre, lb, blb);
+    return ttft_tpot__out_close(&o);
 }
 
 /* dst = a + b, bucket by bucket (the same bounds). */
@@ -7190,14 +7224,16 @@ static int ttft_tpot__publish_update(const ttft_tpot *c, ttft_tpot_publisher *p)
 TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, FILE *out, const char *prefix,
                                     const char *labels)
 {
-    char pre[256], lb[512], blb[512];
+    char pre[256], lb[512], blb[512], block[TTFT_TPOT__OUT_MIN];
+    ttft_tpot__out o;
     int rc;
     if (!c || !p || !out || ttft_tpot__prom_names(prefix, labels, pre, lb, blb))
         return TTFT_TPOT_EINVAL;
     if ((rc = ttft_tpot__publish_update(c, p)) != TTFT_TPOT_OK)
         return rc;
-    ttft_tpot__prom_requests(out, pre, lb, blb, p->now, p->requests, p->tokens);
-    return ttft_tpot__finish(out);
+    ttft_tpot__out_open(&o, out, block, sizeof block);
+    ttft_tpot__prom_requests(&o, pre, lb, blb, p->now, p->requests, p->tokens);
+    return ttft_tpot__out_close(&o);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher *p, const char *path,
@@ -7656,9 +7692,9 @@ static void ttft_tpot__write_hist(ttft_tpot__out *out, const ttft_tpot__phase_sl
 {
     const ttft_tpot_hist *h = p->hist;
     unsigned i, any = 0;
-    ttft_tpot__out_fmt(out, "# hist: %s,%llu,%llu,%llu,%llu,%llu,", ttft_tpot_role_name(p->role), (unsigned long long)h->tokens,
-            (unsigned long long)h->min_ns, (unsigned long long)h->max_ns, (unsigned long long)h->sum_hi,
-            (unsigned long long)h->sum_lo);
+    ttft_tpot__out_fmt(out, "# hist: %s,%llu,%llu,%llu,%llu,%llu,", ttft_tpot_role_name(p->role),
+                       (unsigned long long)h->tokens, (unsigned long long)h->min_ns, (unsigned long long)h->max_ns,
+                       (unsigned long long)h->sum_hi, (unsigned long long)h->sum_lo);
     for (i = 0; i < TTFT_TPOT_HIST_BUCKETS; i++)
         if (h->counts[i])
             ttft_tpot__out_fmt(out, any++ ? " %u:%llu" : "%u:%llu", i, (unsigned long long)h->counts[i]);
@@ -7715,8 +7751,8 @@ static void ttft_tpot__write_directives(const ttft_tpot *c, ttft_tpot__out *out,
     for (i = 0; i < c->phase.n; i++) /* the prefill rate's sums: a sample row has no room for them */
         if (c->phase.slots[i].prompt[0])
             ttft_tpot__out_fmt(out, "# prompt: %llu,%llu,%llu,%s\n", (unsigned long long)c->phase.slots[i].prompt[0],
-                    (unsigned long long)c->phase.slots[i].prompt[1], (unsigned long long)c->phase.slots[i].prompt[2],
-                    c->phase.slots[i].name);
+                               (unsigned long long)c->phase.slots[i].prompt[1],
+                               (unsigned long long)c->phase.slots[i].prompt[2], c->phase.slots[i].name);
     for (i = 0; i < c->req.n_events; i++) /* a truncated request with a submit event: after its events */
         if (!c->req.events[i].tokens && c->req.list[c->req.events[i].request].truncated)
             ttft_tpot__write_truncated(out, &c->req.list[c->req.events[i].request]);
@@ -7841,12 +7877,13 @@ static void ttft_tpot__write_device(const ttft_tpot *c, ttft_tpot__out *out)
     for (i = 0; i < c->dev.n; i++) {
         const ttft_tpot_device_interval *d = &c->dev.log[i];
         ttft_tpot__out_fmt(out, "# device: %llu,%lu,%d,%d,%d,%llu,%llu,%llu,%s\n", (unsigned long long)d->sample,
-                (unsigned long)d->stream, d->state, d->part, d->warmup, (unsigned long long)d->issue_ns,
-                (unsigned long long)d->begin_ns, (unsigned long long)d->device_ns, c->phase.slots[d->phase].name);
+                           (unsigned long)d->stream, d->state, d->part, d->warmup, (unsigned long long)d->issue_ns,
+                           (unsigned long long)d->begin_ns, (unsigned long long)d->device_ns,
+                           c->phase.slots[d->phase].name);
     }
     if (c->dev.unresolved || c->dev.refused)
         ttft_tpot__out_fmt(out, "# device_lost: %llu,%llu\n", (unsigned long long)c->dev.unresolved,
-                (unsigned long long)c->dev.refused);
+                           (unsigned long long)c->dev.refused);
 }
 
 /* Through a large block (a system call for each 16 KiB costs as much as formatting them), or the
