@@ -6536,8 +6536,6 @@ TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
 
 /* -- Writers: the JSON report ------------------------------------------------------------------ */
 
-/* A JSON string: quotes, backslashes and control bytes escaped, valid UTF-8 passed through,
-   any other byte written as U+FFFD. */
 /* s[0, len) escaped for a JSON string (quotes and backslashes escaped, control characters as \\u00XX,
    bytes that are not UTF-8 as U+FFFD), unquoted, into dst, which holds 6 len bytes: its length. */
 static size_t ttft_tpot__json_esc(char *dst, const char *str, size_t len)
@@ -7609,7 +7607,6 @@ static const char *const ttft_tpot__count_names[] = {TTFT_TPOT__COUNTS(TTFT_TPOT
 #undef TTFT_TPOT__COUNT_NAME
 #define TTFT_TPOT__N_KEYS (sizeof ttft_tpot__count_names / sizeof ttft_tpot__count_names[0])
 
-/* A name as a CSV field: quoted when CSV would split it, or when it would read as a comment. */
 /* A name or id (shorter than TTFT_TPOT_NAME_MAX) as a CSV field into dst (2 TTFT_TPOT_NAME_MAX bytes
    hold it): as it is, or quoted with its quotes doubled where it holds a comma or a quote or starts
    with '#' or a space. Returns its length. */
@@ -7632,57 +7629,62 @@ static size_t ttft_tpot__csv_esc(char *dst, const char *name)
     return n;
 }
 
-static void ttft_tpot__csv_name(FILE *out, const char *name)
-{
-    char buf[2 * TTFT_TPOT_NAME_MAX];
-    size_t n = ttft_tpot__csv_esc(buf, name);
-    fwrite(buf, 1, n, out);
-}
-
-/* x / d (d > 0) to the thousandth, rounded half up: "12.345". */
-static const char *ttft_tpot__thousandths(char *buf, size_t len, uint64_t x, uint64_t d)
+/* x / d (d > 0) to the thousandth, rounded half up, at p: "12.345"; p past it. */
+static char *ttft_tpot__put_thousandths(char *p, uint64_t x, uint64_t d)
 {
     uint64_t whole = x / d, milli = d <= UINT64_MAX / 2000 ? ((x % d) * 2000 / d + 1) / 2
                                                            : (uint64_t)((double)(x % d) / (double)d * 1000 + 0.5);
     if (milli == 1000)
         whole++, milli = 0;
-    snprintf(buf, len, "%llu.%03llu", (unsigned long long)whole, (unsigned long long)milli);
-    return buf;
+    p = ttft_tpot__put_u64(p, whole);
+    p[0] = '.', p[1] = (char)('0' + milli / 100), p[2] = (char)('0' + milli / 10 % 10), p[3] = (char)('0' + milli % 10);
+    return p + 4;
 }
 
-/* One request's row of ttft_tpot_requests_csv. */
-static void ttft_tpot__request_row(const ttft_tpot *c, const ttft_tpot_request *q, FILE *out)
+/* One request's row of ttft_tpot_requests_csv: "ID,SUBMIT,SCHEDULE,FIRST,LAST,TOKENS,TTFT,TPOT,E2E,MEASURED,
+   SLO_TTFT,SLO_TPOT,SLO_E2E", a field empty where the request has no such figure. */
+static void ttft_tpot__request_row(const ttft_tpot *c, const ttft_tpot_request *q, ttft_tpot__out *o)
 {
-    char tpot[48] = "", slo[3][2] = {"", "", ""};
+    char *p = ttft_tpot__out_room(o, 2 * TTFT_TPOT_NAME_MAX + 256); /* the id escaped, 8 numbers, 4 flags */
     int has = q->token_events > 0, k, met;
-    uint64_t ttft = q->first_ns - q->submit_ns, e2e = q->last_ns - q->submit_ns;
-    if (q->tokens > 1)
-        ttft_tpot__thousandths(tpot, sizeof tpot, q->last_ns - q->first_ns, q->tokens - 1);
-    for (k = 0; has && k < 3; k++) /* as goodput counts them */
-        if ((met = ttft_tpot__slo_met(c, q, k)) >= 0)
-            slo[k][0] = met ? '1' : '0';
-    ttft_tpot__csv_name(out, q->id);
-    fprintf(out, ",%llu,", (unsigned long long)q->submit_ns);
+    p += ttft_tpot__csv_esc(p, q->id);
+    p = TTFT_TPOT__LIT(ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->submit_ns), ",");
     if (q->scheduled)
-        fprintf(out, "%llu", (unsigned long long)q->scheduled_ns);
-    if (has)
-        fprintf(out, ",%llu,%llu,%llu,%llu,%s,%llu", (unsigned long long)q->first_ns, (unsigned long long)q->last_ns,
-                (unsigned long long)q->tokens, (unsigned long long)ttft, tpot, (unsigned long long)e2e);
-    else
-        fputs(",,,0,,,", out);
-    fprintf(out, ",%d,%s,%s,%s\n", ttft_tpot__measured(q), slo[0], slo[1], slo[2]);
+        p = ttft_tpot__put_u64(p, q->scheduled_ns);
+    if (has) {
+        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->first_ns);
+        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->last_ns);
+        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->tokens);
+        p = TTFT_TPOT__LIT(ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->first_ns - q->submit_ns), ",");
+        if (q->tokens > 1)
+            p = ttft_tpot__put_thousandths(p, q->last_ns - q->first_ns, q->tokens - 1);
+        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->last_ns - q->submit_ns);
+    } else {
+        p = TTFT_TPOT__LIT(p, ",,,0,,,");
+    }
+    p = TTFT_TPOT__LIT(p, ",");
+    *p++ = (char)('0' + ttft_tpot__measured(q));
+    for (k = 0; k < 3; k++) { /* as goodput counts them */
+        *p++ = ',';
+        if (has && (met = ttft_tpot__slo_met(c, q, k)) >= 0)
+            *p++ = met ? '1' : '0';
+    }
+    o->n = (size_t)(TTFT_TPOT__LIT(p, "\n") - o->b);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out)
 {
+    char block[TTFT_TPOT__OUT_MIN];
+    ttft_tpot__out o;
     unsigned r;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
-    fputs("id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,measured,slo_ttft,"
-          "slo_tpot,slo_e2e\n", out);
+    ttft_tpot__out_open(&o, out, block, sizeof block);
+    ttft_tpot__out_str(&o, "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,"
+                           "measured,slo_ttft,slo_tpot,slo_e2e\n");
     for (r = 0; r < c->req.n; r++)
-        ttft_tpot__request_row(c, &c->req.list[r], out);
-    return ttft_tpot__finish(out);
+        ttft_tpot__request_row(c, &c->req.list[r], &o);
+    return ttft_tpot__out_close(&o);
 }
 
 /* -- Trace I/O: writing ------------------------------------------------------------------------ */
