@@ -53,7 +53,7 @@
      TTFT_TPOT_NO_STDIO         for a host without stdio: no FILE* writer or reader (Writers, Trace I/O)
                                 is declared or compiled, and <stdio.h> is not included; recording,
                                 statistics and requests stay (read figures with ttft_tpot_summarize).
-     TTFT_TPOT_MALLOC(sz, u)    allocator used by init and the reports; u is config.alloc_user.
+     TTFT_TPOT_MALLOC(sz, u)    allocator used by init, the reports and writers; u is config.alloc_user.
      TTFT_TPOT_FREE(p, u)       both or neither (the header stops with #error otherwise). Default libc.
      TTFT_TPOT_REALLOC(p, old, sz, u)  optional with those two (else malloc, copy old bytes, free):
                                 only config.grow uses it, when a trace outgrows the collector.
@@ -7614,10 +7614,12 @@ static size_t ttft_tpot__csv_esc(char *dst, const char *name)
 {
     size_t n = 0;
     const char *q;
-    if (!strpbrk(name, ",\"") && name[0] != '#' && name[0] != ' ') {
-        n = strlen(name);
-        memcpy(dst, name, n);
-        return n;
+    if (name[0] != '#' && name[0] != ' ') { /* copied as it is, in one pass, unless a comma or quote is met */
+        for (; name[n] && name[n] != ',' && name[n] != '"'; n++)
+            dst[n] = name[n];
+        if (!name[n])
+            return n;
+        n = 0;
     }
     dst[n++] = '"';
     for (q = name; *q; q++) {
