@@ -8729,6 +8729,18 @@ static int ttft_tpot__record(ttft_tpot__reader *r, unsigned long *line)
 
 /* -- Trace I/O: records ------------------------------------------------------------------------ */
 
+/* Whether the n bytes at a and b are the same: 8 to 16 bytes (most ids) as two words that may overlap,
+   without a call. */
+static int ttft_tpot__same(const char *a, const char *b, size_t n)
+{
+    uint64_t a0, a1, b0, b1;
+    if (n < 8 || n > 16)
+        return memcmp(a, b, n) == 0;
+    memcpy(&a0, a, 8), memcpy(&a1, a + n - 8, 8);
+    memcpy(&b0, b, 8), memcpy(&b1, b + n - 8, 8);
+    return a0 == b0 && a1 == b1;
+}
+
 /* The index slot of the request named id (ttft_tpot__request_slot): one seen lately (a cache in front
    of the keyed index, which a miss falls back on; an entry is checked against the id it names, so one
    left stale by a rebuilt index only misses). id: 1 to 63 bytes. */
@@ -8742,7 +8754,7 @@ static uint32_t ttft_tpot__request_recent(ttft_tpot__reader *r, const char *id, 
     slot = *at - 1;
     if (*at && slot <= c->req.mask && c->req.index[slot]) {
         const char *have = c->req.list[(c->req.index[slot] & TTFT_TPOT__IDX_NUM) - 1].id;
-        if (have[len] == '\0' && memcmp(have, id, len) == 0)
+        if (have[len] == '\0' && ttft_tpot__same(have, id, len))
             return slot;
     }
     slot = ttft_tpot__request_slot(c, id, len);
@@ -8875,6 +8887,17 @@ static int ttft_tpot__read_schedule(ttft_tpot__reader *r, unsigned long line, ui
     return TTFT_TPOT_OK;
 }
 
+/* Field k of a record as a number: one digit (a duration of 0, a token count) without the call. */
+static int ttft_tpot__field_u64(const ttft_tpot__reader *r, int k, uint64_t max, uint64_t *v)
+{
+    unsigned d;
+    if (r->len[k] == 1 && (d = (unsigned)((unsigned char)r->f[k][0] - '0')) <= 9) {
+        *v = d;
+        return d <= max;
+    }
+    return ttft_tpot__u64(r->f[k], r->len[k], max, v);
+}
+
 static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
 {
     uint64_t start, dur, tokens, warm;
@@ -8883,11 +8906,11 @@ static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
         return ttft_tpot__fail(r, line, "expected 6 fields: ", ttft_tpot__header);
     if ((role = ttft_tpot__role_of(r->f[1], r->len[1])) < 0)
         return ttft_tpot__fail_field(r, line, "unknown role: ", 1);
-    if (!ttft_tpot__u64(r->f[2], r->len[2], UINT64_MAX, &start))
+    if (!ttft_tpot__field_u64(r, 2, UINT64_MAX, &start))
         return ttft_tpot__fail_field(r, line, "start_ns is not an unsigned 64-bit integer: ", 2);
-    if (!ttft_tpot__u64(r->f[3], r->len[3], UINT64_MAX, &dur))
+    if (!ttft_tpot__field_u64(r, 3, UINT64_MAX, &dur))
         return ttft_tpot__fail_field(r, line, "dur_ns is not an unsigned 64-bit integer: ", 3);
-    if (!ttft_tpot__u64(r->f[4], r->len[4], UINT32_MAX, &tokens))
+    if (!ttft_tpot__field_u64(r, 4, UINT32_MAX, &tokens))
         return ttft_tpot__fail_field(r, line, "tokens is not an unsigned 32-bit integer: ", 4);
     if (r->len[5] != 1 || (r->f[5][0] != '0' && r->f[5][0] != '1'))
         return ttft_tpot__fail_field(r, line, "warmup is not 0 or 1: ", 5);
