@@ -7709,11 +7709,11 @@ static void ttft_tpot__write_hist(ttft_tpot__out *out, const ttft_tpot__phase_sl
 static void ttft_tpot__write_row(ttft_tpot__out *o, const ttft_tpot_request *q, int role, uint64_t t, uint64_t tokens)
 {
     char *p = ttft_tpot__out_room(o, 2 * TTFT_TPOT_NAME_MAX + 64); /* the id escaped, a role, 3 numbers */
-    size_t len = strlen(ttft_tpot__roles[role]);
     p += ttft_tpot__csv_esc(p, q->id);
-    *p++ = ',';
-    memcpy(p, ttft_tpot__roles[role], len);
-    p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p + len, ","), t);
+    p = role == TTFT_TPOT__ROLE_TOKEN    ? TTFT_TPOT__LIT(p, ",token,") /* literals: copies of a known size */
+        : role == TTFT_TPOT__ROLE_SUBMIT ? TTFT_TPOT__LIT(p, ",submit,")
+                                         : TTFT_TPOT__LIT(p, ",schedule,");
+    p = ttft_tpot__put_u64(p, t);
     p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ",0,"), tokens);
     p = TTFT_TPOT__LIT(p, ",");
     *p++ = (char)('0' + (q->warmup != 0));
