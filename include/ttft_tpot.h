@@ -7746,7 +7746,8 @@ static void ttft_tpot__write_directives(const ttft_tpot *c, ttft_tpot__out *out,
         ttft_tpot__limit(c, 0), ttft_tpot__limit(c, 1), ttft_tpot__limit(c, 2), ttft_tpot__limit(c, 3)};
     unsigned i, any = 0, put = 0;
     for (i = 0; phases && i < c->phase.n; i++)
-        ttft_tpot__out_fmt(out, "# phase: %s,%s\n", ttft_tpot_role_name(c->phase.slots[i].role), c->phase.slots[i].name);
+        ttft_tpot__out_fmt(out, "# phase: %s,%s\n", ttft_tpot_role_name(c->phase.slots[i].role),
+                           c->phase.slots[i].name);
     if (phases)
         return;
     for (i = 0; i < c->phase.n; i++)
@@ -7764,7 +7765,8 @@ static void ttft_tpot__write_directives(const ttft_tpot *c, ttft_tpot__out *out,
         any |= counts[i] != 0;
     for (i = 0; any && i < TTFT_TPOT__N_KEYS; i++) /* the losses, then every limit, 0 included */
         if (counts[i] || i >= TTFT_TPOT__N_COUNTS)
-            ttft_tpot__out_fmt(out, put++ ? " %s=%llu" : "# counts: %s=%llu", ttft_tpot__count_names[i], (unsigned long long)counts[i]);
+            ttft_tpot__out_fmt(out, put++ ? " %s=%llu" : "# counts: %s=%llu", ttft_tpot__count_names[i],
+                               (unsigned long long)counts[i]);
     if (any)
         ttft_tpot__out_chr(out, '\n');
 }
@@ -8017,7 +8019,7 @@ static uint64_t ttft_tpot__eight(uint64_t x)
 }
 #endif
 
-static int ttft_tpot__u64(const char *s, size_t len, uint64_t max, uint64_t *v)
+static int ttft_tpot__u64_digits(const char *s, size_t len, uint64_t max, uint64_t *v)
 {
     uint64_t acc = 0;
     size_t i = 0;
@@ -8062,6 +8064,18 @@ static int ttft_tpot__u64(const char *s, size_t len, uint64_t max, uint64_t *v)
     }
     *v = acc;
     return 1;
+}
+
+/* The same, a one-digit field (a flag, a token count, a duration of 0) read in place: most fields of a
+   request event are, and the call costs more than the digit. */
+static inline int ttft_tpot__u64(const char *s, size_t len, uint64_t max, uint64_t *v)
+{
+    unsigned d;
+    if (len == 1 && (d = (unsigned)((unsigned char)s[0] - '0')) <= 9) {
+        *v = d;
+        return d <= max;
+    }
+    return ttft_tpot__u64_digits(s, len, max, v);
 }
 
 /* The unsigned number at *p up to the separator sep (which must follow), and *p past it. */
@@ -8887,17 +8901,6 @@ static int ttft_tpot__read_schedule(ttft_tpot__reader *r, unsigned long line, ui
     return TTFT_TPOT_OK;
 }
 
-/* Field k of a record as a number: one digit (a duration of 0, a token count) without the call. */
-static int ttft_tpot__field_u64(const ttft_tpot__reader *r, int k, uint64_t max, uint64_t *v)
-{
-    unsigned d;
-    if (r->len[k] == 1 && (d = (unsigned)((unsigned char)r->f[k][0] - '0')) <= 9) {
-        *v = d;
-        return d <= max;
-    }
-    return ttft_tpot__u64(r->f[k], r->len[k], max, v);
-}
-
 static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
 {
     uint64_t start, dur, tokens, warm;
@@ -8906,11 +8909,11 @@ static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
         return ttft_tpot__fail(r, line, "expected 6 fields: ", ttft_tpot__header);
     if ((role = ttft_tpot__role_of(r->f[1], r->len[1])) < 0)
         return ttft_tpot__fail_field(r, line, "unknown role: ", 1);
-    if (!ttft_tpot__field_u64(r, 2, UINT64_MAX, &start))
+    if (!ttft_tpot__u64(r->f[2], r->len[2], UINT64_MAX, &start))
         return ttft_tpot__fail_field(r, line, "start_ns is not an unsigned 64-bit integer: ", 2);
-    if (!ttft_tpot__field_u64(r, 3, UINT64_MAX, &dur))
+    if (!ttft_tpot__u64(r->f[3], r->len[3], UINT64_MAX, &dur))
         return ttft_tpot__fail_field(r, line, "dur_ns is not an unsigned 64-bit integer: ", 3);
-    if (!ttft_tpot__field_u64(r, 4, UINT32_MAX, &tokens))
+    if (!ttft_tpot__u64(r->f[4], r->len[4], UINT32_MAX, &tokens))
         return ttft_tpot__fail_field(r, line, "tokens is not an unsigned 32-bit integer: ", 4);
     if (r->len[5] != 1 || (r->f[5][0] != '0' && r->f[5][0] != '1'))
         return ttft_tpot__fail_field(r, line, "warmup is not 0 or 1: ", 5);
