@@ -2390,12 +2390,44 @@ static void ttft_tpot__mark_kept(unsigned char *mark, const unsigned *kept, unsi
         mark[kept[j]] = on;
 }
 
-/* The values at ranks rank[0, nr) (ascending) of a large x[0, n), narrowed: slot[] (its values'
-   bucket counts) tells the bucket of every rank; the values of those buckets are swapped to the front
-   of x (x keeps its values, in another order), and selection runs over them alone, each rank shifted
-   down by the values of the buckets left out below it. mark: TTFT_TPOT__FINE_BUCKETS bytes, all 0. */
-static void ttft_tpot__narrowed_ranks(uint64_t *x, size_t n, const uint32_t *slot, unsigned char *mark,
-                                      const uint64_t *rank, size_t nr, uint64_t *val)
+/* Phase's stored values past its first skip (call order), only its steady ones with steady, and only
+   those whose bucket is marked with mark (NULL: all), copied to x: returns how many. */
+static size_t ttft_tpot__copy_stored(const ttft_tpot *c, int phase, uint64_t skip, int steady,
+                                     const unsigned char *mark, uint64_t *x)
+{
+    uint64_t seen = 0;
+    size_t i, f = 0;
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        if ((int)s->phase == phase && seen++ >= skip && !(steady && s->warmup) &&
+            (!mark || mark[ttft_tpot__fine_index(s->dur_ns)]))
+            x[f++] = s->dur_ns;
+    }
+    return f;
+}
+
+/* A set whose values were left in the store (not gathered): phase's stored values past its first skip,
+   only its steady ones with steady. */
+typedef struct ttft_tpot__in_store {
+    const ttft_tpot *c;
+    int phase, steady;
+    uint64_t skip;
+} ttft_tpot__in_store;
+
+/* The values of a set whose bucket is marked at the front of x: moved there from x[0, n), or (in) copied
+   there from the store. Returns how many. */
+static size_t ttft_tpot__front_of(const ttft_tpot__in_store *in, uint64_t *x, size_t n, const unsigned char *mark)
+{
+    return in ? ttft_tpot__copy_stored(in->c, in->phase, in->skip, in->steady, mark, x)
+              : ttft_tpot__front(x, 0, n, 0, mark);
+}
+
+/* The values at ranks rank[0, nr) (ascending) of a large set x[0, n) (or in the store: in), narrowed:
+   slot[] (its values' bucket counts) tells the bucket of every rank; the values of those buckets are
+   swapped (or copied) to the front of x, and selection runs over them alone, each rank shifted down by
+   the values of the buckets left out below it. mark: TTFT_TPOT__FINE_BUCKETS bytes, all 0. */
+static void ttft_tpot__narrowed_ranks(uint64_t *x, size_t n, const ttft_tpot__in_store *in, const uint32_t *slot,
+                                      unsigned char *mark, const uint64_t *rank, size_t nr, uint64_t *val)
 {
     uint64_t shifted[TTFT_TPOT__MAX_RANKS];
     unsigned kept[TTFT_TPOT__MAX_RANKS], nk = 0;
@@ -2403,7 +2435,7 @@ static void ttft_tpot__narrowed_ranks(uint64_t *x, size_t n, const uint32_t *slo
     ttft_tpot__kept_add(slot, rank, nr, kept, &nk);
     ttft_tpot__shift_ranks(slot, kept, nk, rank, nr, shifted);
     ttft_tpot__mark_kept(mark, kept, nk, 1);
-    m = ttft_tpot__front(x, 0, n, 0, mark);
+    m = ttft_tpot__front_of(in, x, n, mark);
     ttft_tpot__mark_kept(mark, kept, nk, 0);
     ttft_tpot__select_ranks(x, m, shifted, nr, val);
 }
@@ -2508,7 +2540,7 @@ static void ttft_tpot__order_stats(uint64_t *x, size_t n, const uint32_t *slot, 
     ttft_tpot__ranks rk;
     ttft_tpot__ranks_of(n, nw, st, &rk);
     if (slot)
-        ttft_tpot__narrowed_ranks(x, n, slot, nw->mark, rk.rank, rk.nr, rk.val);
+        ttft_tpot__narrowed_ranks(x, n, NULL, slot, nw->mark, rk.rank, rk.nr, rk.val);
     else
         ttft_tpot__select_ranks(x, n, rk.rank, rk.nr, rk.val);
     ttft_tpot__ranks_to(&rk, nw, st);
@@ -2553,28 +2585,13 @@ static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const 
         ttft_tpot__order_stats(x, s->n, slot, nw, st);
 }
 
-/* Phase's stored values past its first skip (call order), only its steady ones with steady, and only
-   those whose bucket is marked with mark (NULL: all), copied to x: returns how many. */
-static size_t ttft_tpot__copy_stored(const ttft_tpot *c, int phase, uint64_t skip, int steady,
-                                     const unsigned char *mark, uint64_t *x)
-{
-    uint64_t seen = 0;
-    size_t i, f = 0;
-    for (i = 0; i < c->store.n; i++) {
-        const ttft_tpot_sample *s = &c->store.samples[i];
-        if ((int)s->phase == phase && seen++ >= skip && !(steady && s->warmup) &&
-            (!mark || mark[ttft_tpot__fine_index(s->dur_ns)]))
-            x[f++] = s->dur_ns;
-    }
-    return f;
-}
 
 /* The statistics of a large phase's steady values (m - warm of them; s: their scan, slot: their bucket
    counts) into steady, and with its warm ones x[m - warm, m) into st, narrowed in one pass for both: the
    buckets of both sets' ranks are moved to the front of x, the steady values first, then the warm
-   ones, and each set selects its ranks there. The steady values are x[0, m - warm), or (stored >= 0)
-   still in the store. s and slot take in the warm values; x is reordered. */
-static void ttft_tpot__finish_both(const ttft_tpot *c, int stored, uint64_t *x, size_t m, size_t warm,
+   ones, and each set selects its ranks there. The steady values are x[0, m - warm), or (in) still in
+   the store. s and slot take in the warm values; x is reordered. */
+static void ttft_tpot__finish_both(const ttft_tpot__in_store *in, uint64_t *x, size_t m, size_t warm,
                                    ttft_tpot__scan *s, uint32_t *slot, const ttft_tpot__narrow *nw,
                                    ttft_tpot_stats *steady, ttft_tpot_stats *st)
 {
@@ -2596,7 +2613,7 @@ static void ttft_tpot__finish_both(const ttft_tpot *c, int stored, uint64_t *x, 
     }
     ttft_tpot__shift_ranks(slot, kept, nk, a.rank, a.nr, sa);
     ttft_tpot__mark_kept(nw->mark, kept, nk, 1);
-    f = stored < 0 ? ttft_tpot__front(x, 0, m - warm, 0, nw->mark) : ttft_tpot__copy_stored(c, stored, 0, 1, nw->mark, x);
+    f = ttft_tpot__front_of(in, x, m - warm, nw->mark);
     g = ttft_tpot__front(x, m - warm, m, f, nw->mark);
     ttft_tpot__mark_kept(nw->mark, kept, nk, 0);
     ttft_tpot__select_ranks(x, f, sa, a.nr, a.val);
@@ -4734,6 +4751,8 @@ static void ttft_tpot__phase_figures(const ttft_tpot *c, ttft_tpot__work *w, uin
     ttft_tpot__scan s;
     uint32_t *slot = m - warm >= TTFT_TPOT__NARROW_MIN ? w->nw.slot : NULL; /* none for small sets */
     ttft_tpot_stats keep = *st;
+    ttft_tpot__in_store in; /* with pre: its steady values */
+    in.c = c, in.phase = phase, in.steady = 1, in.skip = 0;
     if (ttft_tpot__set_hists(c, w, phase, 0)) { /* bounded: both from its histogram */
         ttft_tpot__finish_set(c, w, x, m - warm, phase, 0, steady);
         ttft_tpot__finish_set(c, w, x, m, phase, 0, st);
@@ -4748,7 +4767,7 @@ static void ttft_tpot__phase_figures(const ttft_tpot *c, ttft_tpot__work *w, uin
         ttft_tpot__scan_add(&s, x, m - warm, slot);
     }
     if (slot)
-        ttft_tpot__finish_both(c, pre ? phase : -1, x, m, warm, &s, slot, &w->nw, steady, st);
+        ttft_tpot__finish_both(pre ? &in : NULL, x, m, warm, &s, slot, &w->nw, steady, st);
     else
         ttft_tpot__finish_scan(x, &s, slot, &w->nw, steady);
     if (warm == 0) { /* the same set: its figures, the phase's counts */
@@ -4927,10 +4946,11 @@ static void ttft_tpot__summarize(const ttft_tpot *c, ttft_tpot__work *w, const s
 static void ttft_tpot__after_cut(const ttft_tpot *c, ttft_tpot__work *w, int phase, size_t count,
                                  ttft_tpot_steady_state *ss)
 {
-    uint64_t seen = 0, rank[2], shifted[2], val[2], f;
+    uint64_t seen = 0, rank[2], val[2], f;
     size_t i, m, n = count - (size_t)ss->truncation;
     uint32_t *slot = w->nw.slot;
-    unsigned kept[2], nk = 0;
+    ttft_tpot__in_store in;
+    in.c = c, in.phase = phase, in.steady = 0, in.skip = ss->truncation;
     if ((ss->has_p50 = n > 0) == 0)
         return;
     if (n < TTFT_TPOT__NARROW_MIN) {
@@ -4943,12 +4963,7 @@ static void ttft_tpot__after_cut(const ttft_tpot *c, ttft_tpot__work *w, int pha
         if (c->store.samples[i].phase == phase && seen++ >= ss->truncation)
             slot[ttft_tpot__fine_index(c->store.samples[i].dur_ns)]++;
     f = ttft_tpot__p50_ranks(n, rank);
-    ttft_tpot__kept_add(slot, rank, 2, kept, &nk);
-    ttft_tpot__shift_ranks(slot, kept, nk, rank, 2, shifted);
-    ttft_tpot__mark_kept(w->nw.mark, kept, nk, 1);
-    m = ttft_tpot__copy_stored(c, phase, ss->truncation, 0, w->nw.mark, w->x);
-    ttft_tpot__mark_kept(w->nw.mark, kept, nk, 0);
-    ttft_tpot__select_ranks(w->x, m, shifted, 2, val);
+    ttft_tpot__narrowed_ranks(w->x, 0, &in, slot, w->nw.mark, rank, 2, val);
     ttft_tpot__interp(val[0], val[1], f, 100, &ss->p50_ns, &ss->p50_exact_ns);
 }
 
