@@ -120,57 +120,84 @@ static uint64_t floor_u64(const char *s, const char *e)
     return v;
 }
 
+/* The floors' lines: 1 MiB blocks read with fread, each line found with memchr and split at its first
+   five commas where it lies. */
+enum { FLOOR_BLOCK = 1 << 20 };
+typedef struct floor_lines {
+    FILE *f;
+    char *buf;
+    size_t have, at;
+    int done;
+} floor_lines;
+
+/* The next line's fields into field[0, 6): how many (the last ends at the line's newline), 0 at the end. */
+static inline int floor_line(floor_lines *r, const char **field)
+{
+    const char *p;
+    char *nl;
+    int nf = 0;
+    while ((nl = (char *)memchr(r->buf + r->at, '\n', r->have - r->at)) == NULL) {
+        size_t got;
+        if (r->done)
+            return 0;
+        memmove(r->buf, r->buf + r->at, r->have - r->at);
+        r->have -= r->at;
+        r->at = 0;
+        got = fread(r->buf + r->have, 1, FLOOR_BLOCK - r->have, r->f);
+        r->have += got;
+        r->done = got == 0;
+    }
+    p = r->buf + r->at;
+    r->at = (size_t)(nl - r->buf) + 1;
+    field[nf++] = p;
+    for (; p < nl && nf < 6; p++)
+        if (*p == ',')
+            field[nf++] = p + 1;
+    return nf;
+}
+
+static floor_lines floor_open(const char *path)
+{
+    static char buf[FLOOR_BLOCK];
+    floor_lines r;
+    r.f = fopen(path, "rb");
+    r.buf = buf;
+    r.have = r.at = 0;
+    r.done = 0;
+    return r;
+}
+
 static size_t floor_parse(const char *path, floor_sample **out)
 {
-    enum { BLOCK = 1 << 20 };
-    static char buf[BLOCK + 1];
     char names[64][64];
-    size_t n = 0, cap = 1024, have = 0, lens[64];
+    size_t n = 0, cap = 1024, len, lens[64] = {0};
     unsigned nphases = 0, last = 0, k;
     int header = 1;
-    FILE *f = fopen(path, "rb");
+    floor_lines r = floor_open(path);
     floor_sample *s = (floor_sample *)malloc(cap * sizeof *s);
-    for (;;) {
-        size_t got = fread(buf + have, 1, BLOCK - have, f), at = 0;
-        char *nl;
-        have += got;
-        if (have == 0)
-            break;
-        while ((nl = (char *)memchr(buf + at, '\n', have - at)) != NULL) {
-            const char *p = buf + at, *field[6];
-            size_t len = (size_t)(nl - p);
-            int nf = 0;
-            at += len + 1;
-            if (p[0] == '#' || header) {
-                header &= p[0] == '#';
-                continue;
-            }
-            field[nf++] = p;
-            for (; p < nl && nf < 6; p++)
-                if (*p == ',')
-                    field[nf++] = p + 1;
-            if (!(len = (size_t)(field[1] - 1 - field[0])) || len != lens[last] || memcmp(names[last], field[0], len)) {
-                for (k = 0; k < nphases && (lens[k] != len || memcmp(names[k], field[0], len)); k++)
-                    ;
-                if (k == nphases && nphases < 64) {
-                    memcpy(names[k], field[0], len);
-                    lens[nphases++] = len;
-                }
-                last = k;
-            }
-            if (n == cap)
-                s = (floor_sample *)realloc(s, (cap *= 2) * sizeof *s);
-            s[n].dur = floor_u64(field[3], field[4] - 1);
-            s[n].tokens = (uint32_t)floor_u64(field[4], field[5] - 1);
-            s[n].phase = (uint16_t)last;
-            s[n++].warmup = (uint16_t)(field[5][0] - '0');
+    const char *field[6];
+    while (floor_line(&r, field)) {
+        if (field[0][0] == '#' || header) {
+            header &= field[0][0] == '#';
+            continue;
         }
-        memmove(buf, buf + at, have - at);
-        have -= at;
-        if (got == 0)
-            break;
+        if (!(len = (size_t)(field[1] - 1 - field[0])) || len != lens[last] || memcmp(names[last], field[0], len)) {
+            for (k = 0; k < nphases && (lens[k] != len || memcmp(names[k], field[0], len)); k++)
+                ;
+            if (k == nphases && nphases < 64) {
+                memcpy(names[k], field[0], len);
+                lens[nphases++] = len;
+            }
+            last = k;
+        }
+        if (n == cap)
+            s = (floor_sample *)realloc(s, (cap *= 2) * sizeof *s);
+        s[n].dur = floor_u64(field[3], field[4] - 1);
+        s[n].tokens = (uint32_t)floor_u64(field[4], field[5] - 1);
+        s[n].phase = (uint16_t)last;
+        s[n++].warmup = (uint16_t)(field[5][0] - '0');
     }
-    fclose(f);
+    fclose(r.f);
     *out = s;
     return n;
 }
@@ -592,68 +619,49 @@ static uint32_t fnv1a(const char *s, size_t len);
 
 static size_t floor_serving(const char *path)
 {
-    enum { BLOCK = 1 << 20, ID = 24 };
-    static char buf[BLOCK + 1];
-    size_t n = 0, cap = 1024, have = 0, ids = 0, mask = 1023;
+    enum { ID = 24 };
+    size_t n = 0, cap = 1024, ids = 0, mask = 1023, len, i;
     uint32_t *index = (uint32_t *)calloc(mask + 1, sizeof *index);
     char(*id)[ID] = (char(*)[ID])malloc((mask + 1) / 2 * ID);
     floor_event *ev = (floor_event *)malloc(cap * sizeof *ev);
-    FILE *f = fopen(path, "rb");
+    floor_lines r = floor_open(path);
+    const char *field[6];
     int header = 1;
-    for (;;) {
-        size_t got = fread(buf + have, 1, BLOCK - have, f), at = 0;
-        char *nl;
-        have += got;
-        if (have == 0)
-            break;
-        while ((nl = (char *)memchr(buf + at, '\n', have - at)) != NULL) {
-            const char *p = buf + at, *field[6];
-            size_t len = (size_t)(nl - p), i;
-            int nf = 0;
-            at += len + 1;
-            if (header) {
-                header = 0;
-                continue;
-            }
-            field[nf++] = p;
-            for (; p < nl && nf < 6; p++)
-                if (*p == ',')
-                    field[nf++] = p + 1;
-            len = (size_t)(field[1] - 1 - field[0]);
-            for (i = fnv1a(field[0], len) & mask; index[i]; i = (i + 1) & mask)
-                if (memcmp(id[index[i] - 1], field[0], len) == 0 && id[index[i] - 1][len] == '\0')
-                    break;
-            if (!index[i]) { /* a new id: the table stays under half full */
-                memcpy(id[ids], field[0], len);
-                id[ids][len] = '\0';
-                index[i] = (uint32_t)++ids;
-                if (2 * ids > mask) {
-                    size_t j, k;
-                    free(index);
-                    mask = 2 * mask + 1;
-                    index = (uint32_t *)calloc(mask + 1, sizeof *index);
-                    id = (char(*)[ID])realloc(id, (mask + 1) / 2 * ID);
-                    for (j = 0; j < ids; j++) {
-                        for (k = fnv1a(id[j], strlen(id[j])) & mask; index[k]; k = (k + 1) & mask)
-                            ;
-                        index[k] = (uint32_t)j + 1;
-                    }
-                    for (i = fnv1a(field[0], len) & mask; index[i] != ids; i = (i + 1) & mask)
-                        ;
-                }
-            }
-            if (n == cap)
-                ev = (floor_event *)realloc(ev, (cap *= 2) * sizeof *ev);
-            ev[n].t = floor_u64(field[2], field[3] - 1);
-            ev[n].request = index[i] - 1;
-            ev[n++].tokens = (uint32_t)floor_u64(field[4], field[5] - 1);
+    while (floor_line(&r, field)) {
+        if (header) {
+            header = 0;
+            continue;
         }
-        memmove(buf, buf + at, have - at);
-        have -= at;
-        if (got == 0)
-            break;
+        len = (size_t)(field[1] - 1 - field[0]);
+        for (i = fnv1a(field[0], len) & mask; index[i]; i = (i + 1) & mask)
+            if (memcmp(id[index[i] - 1], field[0], len) == 0 && id[index[i] - 1][len] == '\0')
+                break;
+        if (!index[i]) { /* a new id: the table stays under half full */
+            memcpy(id[ids], field[0], len);
+            id[ids][len] = '\0';
+            index[i] = (uint32_t)++ids;
+            if (2 * ids > mask) {
+                size_t j, k;
+                free(index);
+                mask = 2 * mask + 1;
+                index = (uint32_t *)calloc(mask + 1, sizeof *index);
+                id = (char(*)[ID])realloc(id, (mask + 1) / 2 * ID);
+                for (j = 0; j < ids; j++) {
+                    for (k = fnv1a(id[j], strlen(id[j])) & mask; index[k]; k = (k + 1) & mask)
+                        ;
+                    index[k] = (uint32_t)j + 1;
+                }
+                for (i = fnv1a(field[0], len) & mask; index[i] != ids; i = (i + 1) & mask)
+                    ;
+            }
+        }
+        if (n == cap)
+            ev = (floor_event *)realloc(ev, (cap *= 2) * sizeof *ev);
+        ev[n].t = floor_u64(field[2], field[3] - 1);
+        ev[n].request = index[i] - 1;
+        ev[n++].tokens = (uint32_t)floor_u64(field[4], field[5] - 1);
     }
-    fclose(f);
+    fclose(r.f);
     free(index);
     free(id);
     free(ev);
