@@ -32,7 +32,7 @@ static const int_opt int_opts[] = {
     {"--max-new-tokens", offsetof(options, max_new_tokens), 1, 4096, "tokens generated per sequence (32)"},
     {"--batch", offsetof(options, batch), 1, 256, "sequences decoded together (1)"},
     {"--warmup-runs", offsetof(options, warmup_runs), 0, 100, "whole generations first, flagged warmup (0)"},
-    {"--repeat-runs", offsetof(options, repeat_runs), 1, 1000, "measured generations (1)"},
+    {"--repeat-runs", offsetof(options, repeat_runs), 1, 1000, "measured generations (1; 5 or more a side let --compare decide)"},
     {"--threads", offsetof(options, threads), 1, 256, "threads for the matrix kernels (1; needs OpenMP)"},
     {"--dim", offsetof(options, dim), 8, 8192, "model width (512)"},
     {"--layers", offsetof(options, layers), 1, 256, "transformer layers (6)"},

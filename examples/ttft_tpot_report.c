@@ -21,8 +21,9 @@
 
 static const char usage_text[] =
     "Usage: ttft_tpot_report [--json | --prometheus] [OPTION]... TRACE...\n"
-    "  or:  ttft_tpot_report --compare [--json] [--html OUT.html] [--alpha A] BASE NEW\n"
-    "  or:  ttft_tpot_report --compare [--json] [--html OUT.html] [--alpha A] --base TRACE... --new TRACE...\n"
+    "  or:  ttft_tpot_report --compare [--json] [--html OUT.html] [--alpha A] [--noise PCT] BASE NEW\n"
+    "  or:  ttft_tpot_report --compare [--json] [--html OUT.html] [--alpha A] [--noise PCT] --base TRACE...\n"
+    "       --new TRACE...\n"
     "  or:  ttft_tpot_report --ranks [--json] RANK0 RANK1...\n"
     "Reads the traces (format v1: phase,role,start_ns,dur_ns,tokens,warmup) in order into one collector\n"
     "and prints its report: text by default, JSON (schema ttft_tpot/v1) with --json. A TRACE of -\n"
@@ -49,16 +50,25 @@ static const char usage_text[] =
     "  --bounded              keep each phase's steady samples in a histogram: memory stays the same\n"
     "                         for a trace of any length; percentiles within 0.78%, marked approximate\n"
     "  --compare              compare two sides: BASE NEW, or the traces given with --base and --new\n"
-    "                         (each repeatable): medians with 95% intervals, the change, the two-sided\n"
-    "                         Mann-Whitney U p-value (~ when p >= alpha), a bootstrap interval of the\n"
-    "                         p99's change; --json: schema ttft_tpot/compare-v1\n"
+    "                         (each repeatable). The run is the unit: each run a trace marked\n"
+    "                         (generate --repeat-runs), or each trace without runs. A verdict over\n"
+    "                         the headline metrics (no_difference, within_noise, improvement,\n"
+    "                         regression, trade_off, or undecided when the runs are too few), then\n"
+    "                         per metric the runs' mean with its 95% interval, the Hodges-Lehmann\n"
+    "                         shift, the Mann-Whitney U p over the runs (Holm-adjusted), the p99's\n"
+    "                         change. 5 runs a side or more decide; interleave base/new/base/new.\n"
+    "                         --json: schema ttft_tpot/compare-v1\n"
     "  --base FILE, --new FILE  a trace of that side (with --compare)\n"
+    "  --noise PCT            with --compare: a significant shift under PCT% is within noise\n"
+    "                         (default 2)\n"
+    "  --phases-in-verdict    with --compare: the phase rows judge the verdict too (else they are\n"
+    "                         detail)\n"
     "  --ranks                the traces are the tensor-parallel ranks of one model, rank 0 first (replicas\n"
     "                         are pooled without it): rank 0's report, then each rank's steady decode\n"
     "                         steps, the model's step (the maximum over ranks, step k of each lined up)\n"
     "                         with its TPOT, how often each rank was slowest, and the spread (max - min);\n"
     "                         --json: the report's \"ranks\" object\n"
-    "  --alpha A              the significance level of --compare (default 0.05)\n"
+    "  --alpha A              the family-wise significance level of --compare (default 0.05)\n"
     "  --help                 this text\n"
     "  --version              the version\n"
     "Options and traces come in any order; --opt=VALUE and --opt VALUE are the same; -- ends the\n"
@@ -150,11 +160,11 @@ typedef struct options {
     uint64_t slice_ns;      /* --slice (0: none asked) */
     double percentiles[TTFT_TPOT_MAX_PERCENTILES]; /* --percentiles (all 0: the default) */
     char **side[2];
-    double alpha;
+    compare_options cmp; /* --alpha, --noise, --phases-in-verdict */
 } options;
 
 /* --compare's sides: --base and --new lists, or BASE NEW; -1 to go on, or 2. */
-static int compare_sides(int argc, char **argv, options *o)
+static int compare_args(int argc, char **argv, options *o)
 {
     if (o->n_side[0] + o->n_side[1] == 0 && o->first && argc - o->first == 2) {
         o->side[0][o->n_side[0]++] = argv[o->first];
@@ -173,14 +183,21 @@ static int compare_sides(int argc, char **argv, options *o)
 /* The option's value as a plain decimal between 0 and 1 (exclusive): 0, or 2. */
 static int take_alpha(options *o, const char *v)
 {
-    if (cli_decimal(v, &o->alpha) != 0 || !(o->alpha > 0 && o->alpha < 1))
+    if (cli_decimal(v, &o->cmp.alpha) != 0 || !(o->cmp.alpha > 0 && o->cmp.alpha < 1))
         return usage_error("--alpha takes a plain decimal between 0 and 1, not ", v);
+    return 0;
+}
+
+static int take_noise(options *o, const char *v)
+{
+    if (cli_decimal(v, &o->cmp.noise_pct) != 0 || !(o->cmp.noise_pct >= 0 && o->cmp.noise_pct < 100))
+        return usage_error("--noise takes a percentage, a plain decimal from 0 to below 100, not ", v);
     return 0;
 }
 
 enum { OPT_JSON = 256, OPT_PROM, OPT_BOUNDED, OPT_COMPARE, OPT_BASE, OPT_NEW, OPT_ALPHA, OPT_SLO, OPT_CHROME,
        OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION, OPT_HTML, OPT_RANKS, OPT_REQUESTS_CSV, OPT_SLICE,
-       OPT_PERCENTILES };
+       OPT_PERCENTILES, OPT_NOISE, OPT_PHASES_IN_VERDICT };
 
 static const struct option long_opts[] = {
     {"json", no_argument, NULL, OPT_JSON},           {"prometheus", no_argument, NULL, OPT_PROM},
@@ -194,6 +211,7 @@ static const struct option long_opts[] = {
     {"version", no_argument, NULL, OPT_VERSION},     {"html", required_argument, NULL, OPT_HTML},
     {"ranks", no_argument, NULL, OPT_RANKS},         {"requests-csv", required_argument, NULL, OPT_REQUESTS_CSV},
     {"slice", required_argument, NULL, OPT_SLICE},   {"percentiles", required_argument, NULL, OPT_PERCENTILES},
+    {"noise", required_argument, NULL, OPT_NOISE},   {"phases-in-verdict", no_argument, NULL, OPT_PHASES_IN_VERDICT},
     {NULL, 0, NULL, 0},
 };
 
@@ -236,6 +254,8 @@ static int take_option(int opt, char *v, options *o)
         o->side[opt == OPT_NEW][o->n_side[opt == OPT_NEW]++] = v;
         break;
     case OPT_ALPHA: return take_alpha(o, v) ? 2 : -1;
+    case OPT_NOISE: return take_noise(o, v) ? 2 : -1;
+    case OPT_PHASES_IN_VERDICT: o->cmp.phases = 1; break;
     case OPT_SLO:
         if (ttft_tpot_slo_parse(v, &o->slo) != TTFT_TPOT_OK)
             return usage_error("--slo takes ttft=MS,tpot=MS,e2e=MS (any of them, each above 0), not ", v);
@@ -272,7 +292,7 @@ static int parse(int argc, char **argv, char **lists, options *o)
 {
     int opt, rc;
     memset(o, 0, sizeof *o);
-    o->alpha = 0.05;
+    o->cmp = compare_defaults();
     o->side[0] = lists;
     o->side[1] = lists + argc;
     opterr = 0; /* the messages are ours: one line, the argument escaped */
@@ -298,7 +318,7 @@ static int parse(int argc, char **argv, char **lists, options *o)
     if (o->compare && o->ranks)
         return usage_error("--compare and --ranks: one at a time", "");
     if (o->compare)
-        return compare_sides(argc, argv, o);
+        return compare_args(argc, argv, o);
     if (o->first == 0)
         return usage_error("no trace given", "");
     if (o->json && o->prometheus)
@@ -443,46 +463,107 @@ static int write_outputs(ttft_tpot *c, const options *o, const char *no_starts)
     return write_reports(c, o);
 }
 
-/* --compare: each side read into its own collector, then the table or the JSON. */
+/* The traces of --compare, a collector and a model each: a run of the comparison is a run a trace
+   marked, or a trace without runs. */
+typedef struct compare_traces {
+    ttft_tpot *c;
+    ttft_tpot_model *m;
+    const ttft_tpot_model **each;
+    int n, made, modelled;
+} compare_traces;
+
+static void traces_free(compare_traces *t)
+{
+    int k;
+    for (k = 0; k < t->modelled; k++)
+        ttft_tpot_model_free(&t->m[k]);
+    for (k = 0; k < t->made; k++)
+        ttft_tpot_free(&t->c[k]);
+    free(t->c);
+    free(t->m);
+    free((void *)t->each);
+}
+
+/* Each of a side's traces into a collector of its own, and its model: 0, or the exit status. */
+static int read_side(compare_traces *t, char **names, int n, const options *o)
+{
+    int k, status = 0;
+    memset(t, 0, sizeof *t);
+    t->n = n;
+    t->c = (ttft_tpot *)calloc((size_t)n, sizeof *t->c);
+    t->m = (ttft_tpot_model *)calloc((size_t)n, sizeof *t->m);
+    t->each = (const ttft_tpot_model **)calloc((size_t)n, sizeof *t->each);
+    if (!t->c || !t->m || !t->each)
+        return input_error("out of memory for ", "the traces", "");
+    for (k = 0; k < n && status == 0; k++, t->made++)
+        status = make_collector(&t->c[k], o) != TTFT_TPOT_OK ? input_error("out of memory for ", "the traces", "")
+                                                              : read_traces(&t->c[k], names + k, 1, NULL);
+    for (k = 0; k < n && status == 0; k++, t->modelled++) {
+        if (ttft_tpot_model_compute(&t->c[k], NULL, &t->m[k]) != TTFT_TPOT_OK)
+            status = input_error("out of memory for ", "the comparison", "");
+        t->each[k] = &t->m[k];
+    }
+    return status;
+}
+
+/* The HTML comparison: each side's traces in one collector (a side of one trace: its model). */
+static int compare_page(const compare_traces *t, const options *o)
+{
+    ttft_tpot one[2];
+    ttft_tpot_model model[2];
+    const ttft_tpot_model *both[2];
+    const char *names[2];
+    int k, made = 0, modelled = 0, status = 0;
+    for (k = 0; k < 2 && status == 0; k++) {
+        if (t[k].n == 1) {
+            both[k] = &t[k].m[0];
+            continue;
+        }
+        if (make_collector(&one[made], o) != TTFT_TPOT_OK)
+            return input_error("out of memory for ", "the traces", "");
+        status = read_traces(&one[made++], o->side[k], o->n_side[k], NULL);
+        if (status == 0 && ttft_tpot_model_compute(&one[made - 1], NULL, &model[modelled]) != TTFT_TPOT_OK)
+            status = input_error("out of memory for ", "the comparison", "");
+        else if (status == 0)
+            both[k] = &model[modelled++];
+    }
+    names[0] = o->side[0][0], names[1] = o->side[1][0];
+    if (status == 0)
+        status = write_html(both, names, 2, o->html);
+    for (k = 0; k < modelled; k++)
+        ttft_tpot_model_free(&model[k]);
+    for (k = 0; k < made; k++)
+        ttft_tpot_free(&one[k]);
+    return status;
+}
+
+/* --compare: each trace read into its own collector, then the table, the JSON or the HTML page. */
 static int compare(const options *o)
 {
-    ttft_tpot side[2];
-    ttft_tpot_model model[2];
-    compare_row *rows = NULL;
-    size_t n = 0;
-    int status = 0, k, made = 0, modelled = 0;
-    for (k = 0; k < 2 && status == 0; k++, made++)
-        if (make_collector(&side[k], o) != TTFT_TPOT_OK)
-            status = input_error("out of memory for ", "the traces", "");
-        else
-            status = read_traces(&side[k], o->side[k], o->n_side[k], NULL);
-    for (k = 0; k < 2 && status == 0; k++, modelled++)
-        if (ttft_tpot_model_compute(&side[k], NULL, &model[k]) != TTFT_TPOT_OK)
-            status = input_error("out of memory for ", "the comparison", "");
-    if (status == 0 && compare_rows(&model[0], &model[1], o->alpha, &rows, &n) != TTFT_TPOT_OK)
-        status = input_error("out of memory for ", "the comparison", "");
-    if (status == 0 && o->html) {
-        const ttft_tpot_model *both[2];
-        const char *names[2];
-        both[0] = &model[0], both[1] = &model[1];
-        names[0] = o->side[0][0], names[1] = o->side[1][0];
-        status = write_html(both, names, 2, o->html);
+    compare_traces t[2];
+    compare_side side[2];
+    compare_result res;
+    int status = 0, k, read = 0;
+    memset(&res, 0, sizeof res);
+    for (k = 0; k < 2 && status == 0; k++, read++) {
+        status = read_side(&t[k], o->side[k], o->n_side[k], o);
+        side[k].trace = t[k].each;
+        side[k].n = (size_t)t[k].n;
     }
+    if (status == 0 && compare_sides(&side[0], &side[1], &o->cmp, &res) != TTFT_TPOT_OK)
+        status = input_error("out of memory for ", "the comparison", "");
+    if (status == 0 && o->html)
+        status = compare_page(t, o);
     if (status == 0 && !(o->html && strcmp(o->html, "-") == 0)) {
-        if (o->json)
-            compare_json(stdout, rows, n, o->alpha);
-        else
-            compare_text(stdout, rows, n, o->alpha);
+        (o->json ? compare_json : compare_text)(stdout, &res);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "ttft_tpot_report: writing the comparison failed: %s\n", ttft_tpot_strerror(TTFT_TPOT_EIO));
             status = 1;
         }
     }
-    compare_free(rows, n);
-    for (k = 0; k < modelled; k++)
-        ttft_tpot_model_free(&model[k]);
-    for (k = 0; k < made; k++)
-        ttft_tpot_free(&side[k]);
+    compare_free(&res);
+    for (k = 0; k < read; k++)
+        traces_free(&t[k]);
     return status;
 }
 

@@ -97,8 +97,9 @@
        provided the samples are independent draws from one distribution. It says how precisely n
        samples pin the percentile down, not how much the next run will differ. Decode steps of
        one generation are correlated (the KV cache grows; a slow step is often followed by
-       another), so for TPOT the interval is narrower than the truth: compare runs (--repeat-
-       runs) before trusting a small difference. No such interval exists for small n (the text
+       another), and runs differ by more than their steps do, so the text calls TPOT's interval
+       "95% CI of these steps, not of another run": it covers this run's steps alone. Where a
+       run lands is the across-run interval below (Runs). No such interval exists for small n (the text
        says CI needs n>=..., the JSON gives null): p50 needs 6 samples, p90 36, p99 368
        (ttft_tpot_ci95_min_n computes them). A bounded phase's interval is read from its
        histogram like its percentiles, within the same 0.78%.
@@ -114,8 +115,12 @@
        run (generate --repeat-runs N does); samples before the first run belong to none. Each
        run's steady TTFT p50, TPOT p50 and output throughput (its steady decode tokens / their
        time) are reported, and across runs their mean, sd (n - 1) and coefficient of variation
-       sd / mean, as llama-bench prints t/s +- sd. A CV above 5% is flagged (WARNING: the runs
-       vary): the runs disagree more than a difference you might want to see. Runs come from
+       sd / mean, as llama-bench prints t/s +- sd, with the 95% t-interval of the mean, mean -+
+       t(0.975, n - 1) sd / sqrt(n) (JSON runs.<figure>.ci95; the low end clamped at 0): the runs
+       are independent, so this interval covers the figure's true mean in 95% of sets of runs
+       (tests/compare_sim measures it), and it is the figure to compare. A CV above 5% is flagged
+       (WARNING: the runs vary): the runs disagree more than a difference you might want to
+       see. Runs come from
        stored samples; a collector with bounded prefill or decode phases has none (n/a). Traces
        carry the runs as # run: lines, so the report of a trace gives the same runs.
      Steady state, measured (MSER-5, White 1997). The warmup flags say what the driver believes;
@@ -365,6 +370,11 @@ TTFT_TPOT_DEF int ttft_tpot_ci95_ranks(uint64_t n, unsigned p, uint64_t *lo, uin
 /* The smallest n for which ttft_tpot_ci95_ranks has an interval of the p-th percentile (p50: 6,
    p90: 36, p99: 368); 0 for p outside 1..99. */
 TTFT_TPOT_DEF uint64_t ttft_tpot_ci95_min_n(unsigned p);
+
+/* The 97.5th percentile of Student's t with df degrees of freedom, the factor of a 95% t-interval of
+   the mean of df + 1 values: a table to df 30, then Hill's expansion in 1/df (within 3e-8 of the exact
+   quantile); 0 for df 0. No libm. */
+TTFT_TPOT_DEF double ttft_tpot_t975(uint64_t df);
 
 /* Percentile p (0 to 100) of sorted v[0, n) by the definition at the top of this file (numpy's
    "linear"), for figures a tool derives (a comparison's medians); 0 for n == 0. */
@@ -1307,6 +1317,9 @@ typedef struct ttft_tpot_run_figure {
                                               has_cv */
     int has_cv;                            /* n > 1 and mean > 0 */
     int varies;                            /* has_cv and cv over TTFT_TPOT_RUN_CV_FLAG */
+    int has_ci;                            /* n > 1 */
+    double ci95[2];                        /* the mean's 95% t-interval: mean -+ t975(n - 1) sd / sqrt(n),
+                                              its low end clamped at 0 */
 } ttft_tpot_run_figure;
 typedef struct ttft_tpot_runs {
     unsigned n;       /* runs marked */
@@ -2214,6 +2227,26 @@ TTFT_TPOT_DEF uint64_t ttft_tpot_ci95_min_n(unsigned p)
         if (ttft_tpot_ci95_ranks(n, p, &lo, &hi))
             return n;
     return 0;
+}
+
+TTFT_TPOT_DEF double ttft_tpot_t975(uint64_t df)
+{
+    static const double table[30] = {
+        12.7062047364321, 4.30265272991127, 3.18244630528426, 2.7764451051978,  2.57058183661474,
+        2.44691184879168, 2.3646242510103,  2.30600413503337, 2.26215716274099, 2.22813885196494,
+        2.20098516008295, 2.17881282966342, 2.16036865646101, 2.14478668791693, 2.13144954555932,
+        2.11990529922101, 2.10981557783318, 2.10092204024096, 2.09302405440826, 2.08596344726584,
+        2.07961384472766, 2.07387306790401, 2.06865761041904, 2.06389856162802, 2.05953855275329,
+        2.05552943864287, 2.05183051648028, 2.04840714179524, 2.0452296421327,  2.04227245630124};
+    const double z = 1.959963984540054, z2 = z * z; /* the normal's 97.5th percentile */
+    double v = (double)df;
+    if (df == 0)
+        return 0;
+    if (df <= 30)
+        return table[df - 1];
+    return z + z * (z2 + 1) / 4 / v + z * ((5 * z2 + 16) * z2 + 3) / 96 / (v * v) +
+           z * (((3 * z2 + 19) * z2 + 17) * z2 - 15) / 384 / (v * v * v) +
+           z * ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) / 92160 / (v * v * v * v);
 }
 
 static const unsigned ttft_tpot__pcts[4] = {50, 90, 95, 99};
@@ -5019,7 +5052,7 @@ static void ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, con
 static void ttft_tpot__across_runs(ttft_tpot_run_figure *f, unsigned runs)
 {
     unsigned r;
-    double sum = 0, ss = 0;
+    double sum = 0, ss = 0, half;
     for (r = 0, f->n = 0; r < runs; r++)
         if (f->has[r]) {
             sum += f->v[r];
@@ -5033,6 +5066,10 @@ static void ttft_tpot__across_runs(ttft_tpot_run_figure *f, unsigned runs)
     f->has_cv = f->n > 1 && f->mean > 0;
     f->cv = f->has_cv ? f->sd / f->mean : 0;
     f->varies = f->has_cv && f->cv > TTFT_TPOT_RUN_CV_FLAG;
+    f->has_ci = f->n > 1;
+    half = f->has_ci ? ttft_tpot_t975(f->n - 1) * f->sd / ttft_tpot__sqrt((double)f->n) : 0;
+    f->ci95[0] = f->mean > half ? f->mean - half : 0; /* none of the figures can be negative */
+    f->ci95[1] = f->mean + half;
 }
 
 /* Each run's steady TTFT p50, TPOT p50 and output throughput, and their spread: the runs' ranges are
@@ -6212,7 +6249,7 @@ static void ttft_tpot__text_decode(const ttft_tpot_summary *s, FILE *out)
     double unit = t->p99_ns >= 1e6 ? 1e6 : 1e3; /* ms/token as vLLM prints it; us under a millisecond */
     char a[128], b[128];
     if (t->n)
-        fprintf(out, "TPOT (steady, p50/p99): %s / %s %s/token  (n=%llu, excl. %llu warmup step%s; 95%% CI%s%s)\n",
+        fprintf(out, "TPOT (steady, p50/p99): %s / %s %s/token  (n=%llu, excl. %llu warmup step%s; 95%% CI of these steps, not of another run%s%s)\n",
                 ttft_tpot__with_ci(a, sizeof a, t, 0, unit), ttft_tpot__with_ci(b, sizeof b, t, 2, unit),
                 unit == 1e6 ? "ms" : "us", (unsigned long long)t->n, (unsigned long long)s->tpot_excluded,
                 s->tpot_excluded == 1 ? "" : "s", t->n < 100 ? "; p99 of fewer than 100 samples" : "",
@@ -6357,6 +6394,31 @@ static void ttft_tpot__text_run_figure(FILE *out, const char *what, unsigned k, 
                 ttft_tpot__in(b, sizeof b, f->sd, unit), name, d);
 }
 
+/* The across-run 95% interval of each figure's mean, in the order of the runs line: what a user
+   compares ("  mean's 95% CI       : TPOT p50 [3.17, 3.27] ms, ..."); nothing with fewer than 2 runs. */
+static void ttft_tpot__text_run_cis(FILE *out, const ttft_tpot_runs *rs, const char *const *what,
+                                    const unsigned *shown)
+{
+    unsigned k, any = 0;
+    char a[32], b[32];
+    for (k = 0; k < 3; k++) {
+        const ttft_tpot_run_figure *f = &rs->fig[shown[k]];
+        const char *name = "tok/s";
+        double unit = shown[k] == TTFT_TPOT_RUN_TOK_S ? 1 : ttft_tpot__unit(f->mean, &name);
+        if (!f->has_ci || rs->bounded)
+            continue;
+        fputs(any++ ? ", " : "  mean's 95% CI       : ", out);
+        if (shown[k] == TTFT_TPOT_RUN_TOK_S)
+            fprintf(out, "%s [%s, %s] %s", what[shown[k]], ttft_tpot__fix(a, sizeof a, 1, f->ci95[0]),
+                    ttft_tpot__fix(b, sizeof b, 1, f->ci95[1]), name);
+        else
+            fprintf(out, "%s [%s, %s] %s", what[shown[k]], ttft_tpot__in(a, sizeof a, f->ci95[0], unit),
+                    ttft_tpot__in(b, sizeof b, f->ci95[1], unit), name);
+    }
+    if (any)
+        fputs(" (t over the runs: the figure to compare)\n", out);
+}
+
 /* Runs: each figure as mean +- sd (CV) across runs, then TPOT run by run, llama-bench style; a
    warning where the runs vary (TTFT_TPOT_RUN_CV_FLAG). */
 static void ttft_tpot__text_runs(const ttft_tpot_model *m, FILE *out)
@@ -6382,6 +6444,7 @@ static void ttft_tpot__text_runs(const ttft_tpot_model *m, FILE *out)
           : any       ? "\n"
                       : "n/a\n",
           out);
+    ttft_tpot__text_run_cis(out, rs, what, shown);
     if (tpot->n) { /* in the unit of the runs' mean */
         double unit = ttft_tpot__unit(tpot->mean, &name);
         fputs("  TPOT p50 by run     :", out);
@@ -6871,7 +6934,8 @@ static void ttft_tpot__json_run_value(ttft_tpot__out *out, unsigned k, int has, 
 }
 
 /* "runs":{"n":N,"dropped":N,"cv_flag":0.05,"ttft_steady_p50_ms":RUN,"tpot_p50_ms":RUN,
-   "output_tok_s":RUN}, RUN = {"mean":N,"sd":N|null,"cv":N|null,"flagged":B,"per_run":[N|null,...]} or
+   "output_tok_s":RUN}, RUN = {"mean":N,"sd":N|null,"cv":N|null,"ci95":[lo,hi]|null,"flagged":B,
+   "per_run":[N|null,...]} or
    null when no run has the figure; "runs" is null when no run was marked. */
 static void ttft_tpot__json_runs(const ttft_tpot_runs *rs, ttft_tpot__out *out)
 {
@@ -6897,6 +6961,15 @@ static void ttft_tpot__json_runs(const ttft_tpot_runs *rs, ttft_tpot__out *out)
         ttft_tpot__json_run_value(out, k, f->n > 1, f->sd);
         ttft_tpot__out_str(out, ",\"cv\":");
         ttft_tpot__json_num(out, f->has_cv, f->cv);
+        ttft_tpot__out_str(out, ",\"ci95\":");
+        if (f->has_ci) {
+            ttft_tpot__out_chr(out, '[');
+            ttft_tpot__json_run_value(out, k, 1, f->ci95[0]);
+            ttft_tpot__out_chr(out, ',');
+            ttft_tpot__json_run_value(out, k, 1, f->ci95[1]);
+            ttft_tpot__out_chr(out, ']');
+        } else
+            ttft_tpot__out_str(out, "null");
         ttft_tpot__out_fmt(out, ",\"flagged\":%s,\"per_run\":[", f->varies ? "true" : "false");
         for (r = 0; r < rs->n; r++) {
             if (r)

@@ -105,8 +105,8 @@ __attribute__((noinline)) void run_case(const char *what, ttft_tpot *c, ttft_tpo
     const ttft_tpot_model *two[2];
     ttft_tpot_model m[2];
     const char *names[2] = {"base", "new"};
-    compare_row *rows = NULL;
-    size_t nrows = 0;
+    compare_options opt = compare_defaults();
+    compare_result res;
     int models = strcmp(what, "html") == 0 ? 1 : strcmp(what, "compare") == 0 ? 2 : 0, k;
     for (k = 0; k < models; k++) /* the tools compute the models they read: counted with them */
         if (ttft_tpot_model_compute(k ? other : c, NULL, &m[k]) != TTFT_TPOT_OK)
@@ -127,11 +127,12 @@ __attribute__((noinline)) void run_case(const char *what, ttft_tpot *c, ttft_tpo
         ttft_tpot_trace_read(other, trace, "scaling", NULL, 0);
     else if (strcmp(what, "html") == 0)
         html_report(out, two, names, 1, NULL);
-    else if (strcmp(what, "compare") == 0 && compare_rows(two[0], two[1], 0.05, &rows, &nrows) == TTFT_TPOT_OK)
-        compare_text(out, rows, nrows, 0.05);
+    else if (strcmp(what, "compare") == 0 && compare_models(two[0], two[1], &opt, &res) == TTFT_TPOT_OK) {
+        compare_text(out, &res);
+        compare_free(&res);
+    }
     else if (strcmp(what, "shapes") == 0)
         shapes(n);
-    compare_free(rows, nrows);
     for (k = 0; k < models; k++)
         ttft_tpot_model_free(&m[k]);
 }

@@ -27,6 +27,65 @@ static void mann_whitney_by_hand(void **state)
     assert_near(compare_mann_whitney(e, 2, e, 2, &u), 1, 0); /* all tied: no evidence */
     assert_near(compare_min_p(5, 5), 2.0 / 252, 1e-12);       /* 2 / C(10, 5) */
     assert_near(compare_min_p(3, 3), 0.1, 1e-12);             /* 2 / C(6, 3): never under 0.05 */
+    /* exact: 1 2 3 against 4 5 6 is the most extreme of 20 splits, either way: 2 / 20. 1 2 2 against 2 3
+       3: midranks 1, 3 3 3, 5.5 5.5, a's sum 7; of the 20 splits of those ranks 3 sum to 7 or less and
+       all 20 to 7 or more: 2 * 3 / 20 = 0.3 */
+    assert_near(compare_mann_whitney_exact(a, 3, b, 3, &u), 0.1, 1e-12);
+    assert_near(compare_mann_whitney_exact(c, 3, d, 3, &u), 0.3, 1e-12);
+    assert_near(u, 1, 0);
+    assert_near(compare_mann_whitney_exact(e, 2, e, 2, &u), 1, 0);
+    /* Hodges-Lehmann: differences d - c are 1 1 0 2 1 1 2 1 1 -> median 1; of a against b, 3 */
+    assert_near(compare_hodges_lehmann(c, 3, d, 3), 1, 0);
+    assert_near(compare_hodges_lehmann(a, 3, b, 3), 3, 0);
+}
+
+/* The exact test against scipy: mannwhitneyu(method="exact") on samples without ties, and
+   permutation_test over the rank sums (exact, every split) on samples with ties; skipped without scipy. */
+static void exact_test_matches_scipy(void **state)
+{
+    enum { NA = 9, NB = 11 };
+    double a[NA], b[NB], u, p;
+    uint64_t seed = 7;
+    char cmd[4096];
+    size_t at;
+    int i, round;
+    (void)state;
+    if (shell("/usr/bin/python3 -c 'import scipy.stats' 2>/dev/null") != 0) {
+        print_message("no /usr/bin/python3 with scipy (Debian: apt-get install python3-scipy): SKIPPED\n");
+        skip();
+    }
+    for (round = 0; round < 4; round++) {
+        for (i = 0; i < NA + NB; i++) {
+            double v;
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            v = round < 2 ? (double)(seed >> 40) + (i >= NA) * round * 3e6 : (double)((seed >> 33) % 5) + (i >= NA);
+            if (i < NA)
+                a[i] = v;
+            else
+                b[i - NA] = v;
+        }
+        qsort(a, NA, sizeof a[0], cmp_double);
+        qsort(b, NB, sizeof b[0], cmp_double);
+        p = compare_mann_whitney_exact(a, NA, b, NB, &u);
+        at = (size_t)snprintf(cmd, sizeof cmd, "/usr/bin/python3 -c 'import numpy as np\n"
+                                               "from scipy.stats import mannwhitneyu, permutation_test, rankdata\n"
+                                               "a = [");
+        for (i = 0; i < NA; i++)
+            at += (size_t)snprintf(cmd + at, sizeof cmd - at, "%s%.17g", i ? "," : "", a[i]);
+        at += (size_t)snprintf(cmd + at, sizeof cmd - at, "]\nb = [");
+        for (i = 0; i < NB; i++)
+            at += (size_t)snprintf(cmd + at, sizeof cmd - at, "%s%.17g", i ? "," : "", b[i]);
+        snprintf(cmd + at, sizeof cmd - at,
+                 "]\nif %d < 2:\n    want = mannwhitneyu(a, b, method=\"exact\").pvalue\n"
+                 "else:\n    s = lambda x, y: rankdata(np.concatenate([x, y]))[:len(x)].sum()\n"
+                 "    want = permutation_test((a, b), s, permutation_type=\"independent\", n_resamples=np.inf).pvalue\n"
+                 "assert abs(want - %.17g) < 1e-9, (want, %.17g)' >mwu_exact.out 2>&1",
+                 round, p, p);
+        if (shell(cmd) != 0) {
+            char *out = slurp("mwu_exact.out");
+            fail_msg("round %d: %s", round, out);
+        }
+    }
 }
 
 /* Against scipy.stats.mannwhitneyu(a, b, use_continuity=True, alternative="two-sided",
@@ -127,9 +186,24 @@ static void compare_through_the_tool(void **state)
     assert_ms(&rows->items[i], "base.median", 12.02);
     assert_ms(&rows->items[i], "new.median", 12.621);
     assert_near(num_at(&rows->items[i], "delta_pct"), 5, 1e-9);
-    /* all 5 new above all 5 base: U1 = 0, mean 12.5, variance 25 / 12 * 11 = 22.917, z = 12 / 4.787 =
-       2.5067, p = erfc(z / sqrt 2) = 0.012186 */
-    assert_near(num_at(&rows->items[i], "p_value"), 0.012186, 1e-6);
+    /* all 5 new above all 5 base: U1 = 0, the most extreme of the C(10, 5) = 252 splits either way, so
+       the exact p is 2 / 252 (the asymptotic one would be 0.012186) */
+    assert_near(num_at(&rows->items[i], "p_value"), 2.0 / 252, 1e-12);
+    /* Holm over tpot and output_throughput, both p = 2/252: 2 p, then max(2 p, p) */
+    assert_near(num_at(&rows->items[i], "p_holm"), 4.0 / 252, 1e-12);
+    assert_string_equal(jc_get(&rows->items[i], "direction")->str, "higher");
+    assert_true(jc_get(&rows->items[i], "in_verdict")->num == 1);
+    /* the runs' mean 12.02 ms, sd 0.0158: t(0.975, 4) = 2.776445 * 0.0158 / sqrt 5 = 0.019632 */
+    assert_near(num_at(&rows->items[i], "base.mean"), 12.02, 1e-9);
+    assert_near(num_at(&rows->items[i], "base.mean_ci95.0"), 12.02 - 0.0196324, 1e-6);
+    /* Hodges-Lehmann: the median of the 25 differences 0.6 + 0.0105 j - 0.01 i (i, j = 0..4) is 0.601,
+       and 0.601 / 12.02 = 5% */
+    assert_near(num_at(&rows->items[i], "shift_pct"), 5, 1e-9);
+    assert_string_equal(jc_get(&doc, "verdict.kind")->str, "regression");
+    assert_string_equal(jc_get(&doc, "verdict.worse.0")->str, "tpot");
+    assert_string_equal(jc_get(&doc, "verdict.worse.1")->str, "output_throughput");
+    assert_int_equal(jc_get(&doc, "verdict.better")->n, 0);
+    assert_ms(&doc, "verdict.runs_needed", 5);
     assert_true(jc_get(&rows->items[i], "significant")->num == 1);
     assert_true(jc_get(&rows->items[i], "better")->type == JC_BOOL && jc_get(&rows->items[i], "better")->num == 0);
     assert_true(jc_get(&rows->items[i], "per_run")->num == 1);
@@ -150,8 +224,8 @@ static void compare_through_the_tool(void **state)
     /* the verdict first: TPOT 5% up and output throughput 4.76% down (1 / 1.05) are both worse */
     assert_int_equal(tool("--compare cmp_base.csv cmp_new.csv", &out), 0);
     {
-        static const char verdict[] = "Verdict: a regression: new is worse on tpot (+5.00%), output_throughput (-4.76%); "
-                                      "no significant change on 1 other (alpha 0.05)\nmetric ";
+        static const char verdict[] = "Verdict: a regression: new is worse on tpot (+5.00%), output_throughput (-4.76%) "
+                                      "(alpha 0.05, Holm; noise 2%; 5 and 5 runs)\nmetric ";
         assert_true(strncmp(out, verdict, strlen(verdict)) == 0); /* the first line */
     }
     free(out);
@@ -159,8 +233,8 @@ static void compare_through_the_tool(void **state)
     assert_non_null(strstr(out, "Verdict: an improvement: new is better on tpot (-4.76%), output_throughput (+5.00%)"));
     free(out);
     assert_int_equal(tool("--compare --base cmp_base.csv --new cmp_base.csv", &out), 0);
-    assert_non_null(strstr(out, "Verdict: no significant difference on any of the 3 metrics both sides have (alpha "
-                                "0.05)\n"));
+    assert_non_null(strstr(out, "Verdict: no significant difference on any of the 2 headline metrics (alpha 0.05, "
+                                "Holm; 5 and 5 runs)\n"));
     assert_non_null(strstr(out, "tpot (ms, runs)"));
     assert_non_null(strstr(out, "~ "));
     assert_null(strstr(out, "+0.00%"));
@@ -222,26 +296,31 @@ static void compare_rows_say_what_they_can(void **state)
     rows = jc_get(&doc, "rows");
     assert_int_equal(rows->n, 1); /* phase:k; tpot, output_throughput and phase:only_a are one-sided */
     assert_string_equal(jc_get(&rows->items[0], "metric")->str, "phase:k");
-    assert_near(num_at(&rows->items[0], "p_value"), 0.046854, 1e-6);
+    assert_true(is_null_at(&rows->items[0], "p_value")); /* one run a side: no test of its steps */
+    assert_true(jc_get(&rows->items[0], "per_run")->num == 0);
     assert_true(jc_get(&rows->items[0], "too_few")->num == 1);
+    assert_string_equal(jc_get(&rows->items[0], "direction")->str, "higher"); /* descriptive: every step slower */
     assert_true(jc_get(&rows->items[0], "significant")->num == 0);
     assert_string_equal(jc_get(&doc, "only_in_base.0")->str, "phase:only_a");
     assert_string_equal(jc_get(&doc, "only_in_new.0")->str, "tpot");
     jc_free(&doc);
     free(out);
     assert_int_equal(tool("--compare cmp_tied_a.csv cmp_tied_b.csv", &out), 0);
-    assert_non_null(strstr(out, "too few samples to decide"));
+    assert_non_null(strstr(out, "too few runs to decide"));
     assert_null(strstr(out, "tpot (ms"));
     assert_non_null(strstr(out, "only in base: phase:only_a\n"));
     assert_non_null(strstr(out, "only in new: tpot, output_throughput, phase:d\n"));
     free(out);
-    f = fopen("cmp_far_b.csv", "w");
-    assert_non_null(f);
-    fputs("phase,role,start_ns,dur_ns,tokens,warmup\n", f);
-    for (i = 0; i < 20; i++)
-        fprintf(f, "d,decode,0,%d,1,0\n", 1000000 + i);
-    fclose(f);
-    assert_int_equal(tool("--compare cmp_far_b.csv cmp_tied_b.csv", &out), 0);
+    for (i = 0; i < 2; i++) { /* twenty runs of 1 ms steps against twenty of 2 ms: p = 2 / C(40, 20) */
+        int r;
+        f = fopen(i ? "cmp_far_b.csv" : "cmp_far_a.csv", "w");
+        assert_non_null(f);
+        fputs("phase,role,start_ns,dur_ns,tokens,warmup\n", f);
+        for (r = 0; r < 20; r++)
+            fprintf(f, "# run:\nd,decode,0,%d,1,0\n", (1 + i) * 1000000 + r);
+        fclose(f);
+    }
+    assert_int_equal(tool("--compare cmp_far_a.csv cmp_far_b.csv", &out), 0);
     assert_non_null(strstr(out, "p<0.001"));
     assert_null(strstr(out, "p=0.000"));
     free(out);
@@ -289,6 +368,155 @@ static void compare_has_every_request_metric(void **state)
     free(out);
 }
 
+/* Runs written by hand: each run one decode step of `ms` (+ 0.01 ms a run, so no two tie) and `tokens`
+   tokens, after a warmup step; `runs` 0: the steps without run marks (one run, the trace). */
+static void write_runs(const char *path, int runs, double ms, int tokens)
+{
+    FILE *f = fopen(path, "w");
+    int r;
+    assert_non_null(f);
+    fprintf(f, "phase,role,start_ns,dur_ns,tokens,warmup\ndecode_step,decode,0,%llu,%d,1\n",
+            (unsigned long long)(ms * 9e6), tokens);
+    for (r = 0; r < (runs ? runs : 5); r++)
+        fprintf(f, "%sdecode_step,decode,0,%llu,%d,0\n", runs ? "# run:\n" : "", (unsigned long long)((ms + 0.01 * r) * 1e6),
+                tokens);
+    fclose(f);
+}
+
+/* A trade-off is called one: batch 1 (10 ms steps, 1 token) against batch 4 (20 ms steps, 4 tokens a
+   step): TPOT +100% (worse), output throughput 100 -> 200 tok/s (better). */
+static void a_trade_off_is_a_trade_off(void **state)
+{
+    char *out;
+    jc_value doc;
+    (void)state;
+    write_runs("cmp_b1.csv", 5, 10, 1);
+    write_runs("cmp_b4.csv", 5, 20, 4);
+    assert_int_equal(tool("--compare --json cmp_b1.csv cmp_b4.csv", &out), 0);
+    assert_int_equal(jc_parse(out, &doc), 0);
+    assert_string_equal(jc_get(&doc, "verdict.kind")->str, "trade_off");
+    assert_string_equal(jc_get(&doc, "verdict.worse.0")->str, "tpot");
+    assert_string_equal(jc_get(&doc, "verdict.better.0")->str, "output_throughput");
+    jc_free(&doc);
+    free(out);
+    assert_int_equal(tool("--compare cmp_b1.csv cmp_b4.csv", &out), 0);
+    /* shifts over the runs' 10.00..10.04 and 20.00..20.04 ms: 10 / 10.02 ms; 100.2 / 99.8 tok/s */
+    {
+        static const char verdict[] = "Verdict: a trade-off: new is worse on tpot (+99.80%); better on output_throughput "
+                                      "(+100.20%) (alpha 0.05, Holm; noise 2%; 5 and 5 runs)\n";
+        assert_true(strncmp(out, verdict, strlen(verdict)) == 0);
+    }
+    free(out);
+}
+
+/* A significant change under the noise threshold is within noise: steps 1% slower, every run; with
+   --noise 0.5 the same change is a regression. A bad --noise is a usage error. */
+static void a_small_change_is_within_noise(void **state)
+{
+    char *out;
+    jc_value doc;
+    (void)state;
+    write_runs("cmp_n0.csv", 5, 10, 1);
+    write_runs("cmp_n1.csv", 5, 10.1, 1);
+    assert_int_equal(tool("--compare --json cmp_n0.csv cmp_n1.csv", &out), 0);
+    assert_int_equal(jc_parse(out, &doc), 0);
+    assert_string_equal(jc_get(&doc, "verdict.kind")->str, "within_noise");
+    assert_string_equal(jc_get(&doc, "verdict.within_noise.0")->str, "tpot");
+    assert_ms(&doc, "noise_pct", 2);
+    jc_free(&doc);
+    free(out);
+    assert_int_equal(tool("--compare --noise 0.5 cmp_n0.csv cmp_n1.csv", &out), 0);
+    assert_true(strncmp(out, "Verdict: a regression: new is worse on tpot (+1.00%)", 52) == 0);
+    free(out);
+    assert_int_equal(tool("--compare --noise -1 cmp_n0.csv cmp_n1.csv", &out), 2);
+    free(out);
+}
+
+/* Runs that cannot decide say so first, with the runs a side they need: 3 a side give p = 0.1 at best
+   (2 / C(6, 3)), while two headline metrics need p < 0.025; 4 a side give 2/70 = 0.0286, 5 a side 2/252.
+   One run a side cannot decide either. Traces without runs, several a side, are a run each. */
+static void too_few_runs_say_so(void **state)
+{
+    char *out;
+    jc_value doc;
+    (void)state;
+    write_runs("cmp_r3a.csv", 3, 10, 1);
+    write_runs("cmp_r3b.csv", 3, 20, 1);
+    assert_int_equal(tool("--compare cmp_r3a.csv cmp_r3b.csv", &out), 0);
+    {
+        static const char verdict[] = "Verdict: undecided: 3 and 3 runs can give p = 0.1 at best, and 2 headline metrics "
+                                      "need p < 0.025 (alpha 0.05, Holm): run 5 or more a side, interleaved "
+                                      "base/new/base/new where the driver allows it\nmetric";
+        assert_true(strncmp(out, verdict, strlen(verdict)) == 0);
+    }
+    free(out);
+    write_runs("cmp_r0a.csv", 0, 10, 1);
+    write_runs("cmp_r0b.csv", 0, 20, 1);
+    assert_int_equal(tool("--compare --json cmp_r0a.csv cmp_r0b.csv", &out), 0);
+    assert_int_equal(jc_parse(out, &doc), 0);
+    assert_string_equal(jc_get(&doc, "verdict.kind")->str, "undecided");
+    assert_ms(&doc, "verdict.runs.0", 1);
+    jc_free(&doc);
+    free(out);
+    assert_int_equal(tool("--compare --json --base cmp_r0a.csv --base cmp_r0a.csv --base cmp_r0a.csv --base cmp_r0a.csv "
+                          "--base cmp_r0a.csv --new cmp_r0b.csv --new cmp_r0b.csv --new cmp_r0b.csv --new cmp_r0b.csv "
+                          "--new cmp_r0b.csv", &out), 0);
+    assert_int_equal(jc_parse(out, &doc), 0); /* five traces a side, a run each: 5 and 5 runs, all new slower */
+    assert_string_equal(jc_get(&doc, "verdict.kind")->str, "regression");
+    assert_ms(&doc, "verdict.runs.0", 5);
+    jc_free(&doc);
+    free(out);
+}
+
+/* Tied medians: 21 values of 200 us and 20 of 300 us against 20 of 100 us and 21 of 200 us (20 moved
+   from 300 to 100): the medians tie at 200 us, the p99 falls a third. As 41 runs a side (one kernel call
+   each) the change is significant and better: the Hodges-Lehmann shift is -100 us (the median of 1681
+   differences: 400 of -200, 840 of -100, 441 of 0), -50% of 200. As one run a side, the row's direction
+   is still lower, and nothing is tested. Phase rows decide only with --phases-in-verdict. */
+static void tied_medians_are_judged_better(void **state)
+{
+    char *out;
+    jc_value doc;
+    const jc_value *row;
+    int side, runs, i;
+    (void)state;
+    for (runs = 0; runs < 2; runs++)
+        for (side = 0; side < 2; side++) {
+            FILE *f = fopen(side ? "cmp_tie_b.csv" : "cmp_tie_a.csv", "w");
+            assert_non_null(f);
+            fputs("phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,999999,0,1\n", f);
+            for (i = 0; i < 41; i++)
+                fprintf(f, "%sk,kernel,0,%d,0,0\n", runs ? "# run:\n" : "",
+                        side ? (i < 20 ? 100000 : 200000) : (i < 21 ? 200000 : 300000));
+            fclose(f);
+            if (side == 0)
+                continue;
+            assert_int_equal(tool(runs ? "--compare --json --phases-in-verdict cmp_tie_a.csv cmp_tie_b.csv"
+                                       : "--compare --json cmp_tie_a.csv cmp_tie_b.csv", &out), 0);
+            assert_int_equal(jc_parse(out, &doc), 0);
+            row = jc_get(&doc, "rows.0");
+            assert_string_equal(jc_get(row, "metric")->str, "phase:k");
+            assert_near(num_at(row, "delta_pct"), 0, 0);
+            assert_string_equal(jc_get(row, "direction")->str, "lower");
+            if (runs) {
+                assert_true(jc_get(row, "significant")->num == 1 && jc_get(row, "better")->num == 1);
+                assert_near(num_at(row, "shift_pct"), -50, 1e-9);
+                assert_string_equal(jc_get(&doc, "verdict.kind")->str, "improvement");
+            } else {
+                assert_true(jc_get(row, "significant")->num == 0);
+                assert_string_equal(jc_get(&doc, "verdict.kind")->str, "undecided");
+            }
+            jc_free(&doc);
+            free(out);
+        }
+    assert_int_equal(tool("--compare --json cmp_tie_a.csv cmp_tie_b.csv", &out), 0);
+    assert_int_equal(jc_parse(out, &doc), 0); /* without the flag the phase is detail: no headline row */
+    assert_string_equal(jc_get(&doc, "verdict.kind")->str, "undecided");
+    assert_true(jc_get(&doc, "rows.0.significant")->num == 1);
+    jc_free(&doc);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +525,11 @@ int main(void)
         cmocka_unit_test(compare_through_the_tool),
         cmocka_unit_test(compare_rows_say_what_they_can),
         cmocka_unit_test(compare_has_every_request_metric),
+        cmocka_unit_test(exact_test_matches_scipy),
+        cmocka_unit_test(a_trade_off_is_a_trade_off),
+        cmocka_unit_test(a_small_change_is_within_noise),
+        cmocka_unit_test(too_few_runs_say_so),
+        cmocka_unit_test(tied_medians_are_judged_better),
     };
     return run_cases(tests);
 }

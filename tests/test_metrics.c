@@ -773,6 +773,35 @@ static void percentile_intervals_match_scipy(void **state)
                      0);
 }
 
+/* The t quantile of the runs' intervals against scipy.stats.t.ppf(0.975, df): the table to df 30 and
+   the expansion past it, within 3e-8; by hand t(0.975, 1) = 12.7062 and df 0 has none. */
+static void t975_matches_scipy(void **state)
+{
+    FILE *f;
+    uint64_t df;
+    (void)state;
+    assert_near(ttft_tpot_t975(1), 12.7062047364, 1e-9);
+    assert_near(ttft_tpot_t975(0), 0, 0);
+    assert_true(ttft_tpot_t975(UINT64_MAX) > 1.95996 && ttft_tpot_t975(UINT64_MAX) < 1.95997);
+    if (shell("/usr/bin/python3 -c 'import scipy.stats' 2>/dev/null") != 0) {
+        print_message("no /usr/bin/python3 with scipy (Debian: apt-get install python3-scipy): SKIPPED\n");
+        skip();
+    }
+    f = fopen("t975_mine.txt", "w");
+    assert_non_null(f);
+    for (df = 1; df <= 5000; df += df < 100 ? 1 : 37)
+        fprintf(f, "%llu %.17g\n", (unsigned long long)df, ttft_tpot_t975(df));
+    fclose(f);
+    assert_int_equal(shell("/usr/bin/python3 -c '\n"
+                           "from scipy.stats import t\n"
+                           "for line in open(\"t975_mine.txt\"):\n"
+                           "    df, v = line.split()\n"
+                           "    want = t.ppf(0.975, int(df))\n"
+                           "    assert abs(float(v) - want) < 3e-8, (df, v, want)\n"
+                           "' >t975_scipy.out 2>&1"),
+                     0);
+}
+
 /* Past n p (1 - p) = 1e8 the ranks come from the Cornish-Fisher expansion, in O(1) (the exact walk
    takes O(sqrt(n)): minutes at n = 2^64 - 1). Where both run, they give the same ranks; for larger n,
    Bin(n, 1/2) is symmetric, so lo + hi = n + 1 exactly, and the ranks lie about 1.96 sd either side
@@ -959,8 +988,18 @@ static void runs_by_hand(void **state)
     assert_near(num_at(&doc, "runs.output_tok_s.per_run.2"), 3 / 0.072, 1e-9);
     assert_ms(&doc, "runs.ttft_steady_p50_ms.mean", 110);
     assert_ms(&doc, "runs.ttft_steady_p50_ms.sd", 10);
+    /* the means' 95% t-intervals, t(0.975, 2) = 4.302653 (scipy.stats.t.ppf): 22 -+ 4.968275 ms,
+       45.7070 -+ 10.3648 tok/s, 110 -+ 24.841377 ms */
+    assert_near(num_at(&doc, "runs.tpot_p50_ms.ci95.0"), 17.031724576312495, 1e-6);
+    assert_near(num_at(&doc, "runs.tpot_p50_ms.ci95.1"), 26.968275423687505, 1e-6);
+    assert_near(num_at(&doc, "runs.output_tok_s.ci95.0"), 35.34224972437879, 1e-9);
+    assert_near(num_at(&doc, "runs.output_tok_s.ci95.1"), 56.07189168976262, 1e-9);
+    assert_near(num_at(&doc, "runs.ttft_steady_p50_ms.ci95.0"), 85.15862288156248, 1e-6);
+    assert_near(num_at(&doc, "runs.ttft_steady_p50_ms.ci95.1"), 134.84137711843752, 1e-6);
     jc_free(&doc);
     text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "  mean's 95% CI       : TPOT p50 [17.03, 26.97] ms, output [35.3, 56.1] tok/s, "
+                                 "TTFT p50 [85.16, 134.84] ms (t over the runs: the figure to compare)\n"));
     assert_non_null(strstr(text, "Runs (3)              : TPOT p50 22.00 +- 2.00 ms (CV 9.1%), output 45.7 +- 4.2 tok/s "
                                  "(CV 9.1%), TTFT p50 110.00 +- 10.00 ms (CV 9.1%)\n"));
     assert_non_null(strstr(text, "  TPOT p50 by run     : 20.00 22.00 24.00 ms\n"));
@@ -1183,6 +1222,7 @@ int main(void)
         cmocka_unit_test(report_large_phase_after_cut),
         cmocka_unit_test(percentile_intervals_by_hand),
         cmocka_unit_test(percentile_intervals_match_scipy),
+        cmocka_unit_test(t975_matches_scipy),
         cmocka_unit_test(percentile_intervals_at_any_n),
         cmocka_unit_test(runs_belong_to_their_trace),
         cmocka_unit_test(empty_run_ends_in_its_trace),

@@ -46,7 +46,8 @@ static void tools_write(const ttft_tpot *c, const ttft_tpot *b)
     ttft_tpot_model m[2];
     const ttft_tpot_model *two[2];
     const char *names[2] = {"fuzz", "back"};
-    compare_row *rows = NULL;
+    compare_options opt = compare_defaults();
+    compare_result res;
     size_t n = 0, len = 0;
     char *buf = NULL;
     FILE *f = open_memstream(&buf, &len);
@@ -57,17 +58,17 @@ static void tools_write(const ttft_tpot *c, const ttft_tpot *b)
     CHECK(f != NULL);
     CHECK(html_report(f, two, names, 1, NULL) == 0);
     CHECK(html_report(f, two, names, 2, compare_html) == 0);
-    CHECK(compare_rows(two[0], two[1], 0.05, &rows, &n) == TTFT_TPOT_OK);
-    compare_text(f, rows, n, 0.05);
+    CHECK(compare_models(two[0], two[1], &opt, &res) == TTFT_TPOT_OK);
+    compare_text(f, &res);
     fclose(f);
     free(buf);
     buf = NULL;
     f = open_memstream(&buf, &len);
     CHECK(f != NULL);
-    compare_json(f, rows, n, 0.05);
+    compare_json(f, &res);
     fclose(f);
     valid_json(buf);
-    compare_free(rows, n);
+    compare_free(&res);
     ttft_tpot_model_free(&m[0]);
     ttft_tpot_model_free(&m[1]);
 }

@@ -1255,7 +1255,7 @@ static PyTypeObject core_collector_type = {
 
 typedef struct core_compare_ask {
     const core_collector *other;
-    double alpha;
+    compare_options opt;
     int kind; /* CORE_TEXT, CORE_JSON, CORE_HTML */
     const char *names[2];
 } core_compare_ask;
@@ -1266,8 +1266,7 @@ static int core_compare_write(core_collector *self, FILE *out, const void *arg)
     const core_compare_ask *a = (const core_compare_ask *)arg;
     ttft_tpot_model m[2];
     const ttft_tpot_model *both[2];
-    compare_row *rows = NULL;
-    size_t n = 0;
+    compare_result res;
     int rc = ttft_tpot_model_compute(&self->c, NULL, &m[0]);
     if (rc != TTFT_TPOT_OK)
         return rc;
@@ -1278,25 +1277,30 @@ static int core_compare_write(core_collector *self, FILE *out, const void *arg)
     both[0] = &m[0], both[1] = &m[1];
     if (a->kind == CORE_HTML)
         rc = html_report(out, both, a->names, 2, compare_html) == 0 ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
-    else if ((rc = compare_rows(&m[0], &m[1], a->alpha, &rows, &n)) == TTFT_TPOT_OK)
-        (a->kind == CORE_JSON ? compare_json : compare_text)(out, rows, n, a->alpha);
-    compare_free(rows, n);
+    else if ((rc = compare_models(&m[0], &m[1], &a->opt, &res)) == TTFT_TPOT_OK) {
+        (a->kind == CORE_JSON ? compare_json : compare_text)(out, &res);
+        compare_free(&res);
+    }
     ttft_tpot_model_free(&m[1]);
     ttft_tpot_model_free(&m[0]);
     return rc;
 }
 
-/* _compare(base, new, alpha, kind, base_name, new_name) */
+/* _compare(base, new, alpha, kind, base_name, new_name, noise_pct, phases_in_verdict) */
 static PyObject *core_compare(PyObject *module, PyObject *args)
 {
     PyObject *base, *new_;
     core_compare_ask a;
     (void)module;
-    if (!PyArg_ParseTuple(args, "O!O!dizz:compare", &core_collector_type, &base, &core_collector_type, &new_,
-                          &a.alpha, &a.kind, &a.names[0], &a.names[1]))
+    a.opt = compare_defaults();
+    if (!PyArg_ParseTuple(args, "O!O!dizz|dp:compare", &core_collector_type, &base, &core_collector_type, &new_,
+                          &a.opt.alpha, &a.kind, &a.names[0], &a.names[1], &a.opt.noise_pct, &a.opt.phases))
         return NULL;
-    if (!(a.alpha > 0 && a.alpha < 1))
+    if (!(a.opt.alpha > 0 && a.opt.alpha < 1))
         return PyErr_Format(PyExc_ValueError, "%s: alpha is between 0 and 1", ttft_tpot_strerror(TTFT_TPOT_EINVAL));
+    if (!(a.opt.noise_pct >= 0 && a.opt.noise_pct < 100))
+        return PyErr_Format(PyExc_ValueError, "%s: noise is a percentage from 0 to below 100",
+                            ttft_tpot_strerror(TTFT_TPOT_EINVAL));
     a.other = (const core_collector *)new_;
     return core_written((core_collector *)base, core_compare_write, &a);
 }

@@ -202,12 +202,21 @@ class Collector(_core.Collector):
 
 
 class Comparison:
-    """base against new, as ``ttft_tpot_report --compare``: per metric the medians with 95% intervals,
-    the change, the Mann-Whitney U p-value, a bootstrap interval of the p99's change."""
+    """base against new, as ``ttft_tpot_report --compare``: the run is the unit (a run each collector
+    marked with run(), or the collector as one run); per metric each side's runs with their 95%
+    intervals, the Hodges-Lehmann shift, the Mann-Whitney U p-value over the runs (Holm-adjusted), and
+    a verdict (json()["verdict"]["kind"]): no_difference, within_noise, improvement, regression,
+    trade_off or undecided (too few runs to decide)."""
 
-    def __init__(self, base: Collector, new: Collector, alpha: float = 0.05) -> None:
+    def __init__(self, base: Collector, new: Collector, alpha: float = 0.05, noise: float = 2.0,
+                 phases_in_verdict: bool = False) -> None:
         self.base, self.new, self.alpha = base, new, alpha
-        self._text = _core._compare(base, new, alpha, 0, None, None)
+        self.noise, self.phases_in_verdict = noise, phases_in_verdict
+        self._text = self._ask(0)
+
+    def _ask(self, kind: int, names: Sequence[Optional[str]] = (None, None)) -> str:
+        return _core._compare(self.base, self.new, self.alpha, kind, names[0], names[1], self.noise,
+                              self.phases_in_verdict)
 
     def __str__(self) -> str:
         return self._text
@@ -218,7 +227,7 @@ class Comparison:
         return comparison
 
     def json_text(self) -> str:
-        return _core._compare(self.base, self.new, self.alpha, 1, None, None)
+        return self._ask(1)
 
     def html(self, names: Sequence[str] = ("base", "new")) -> str:
         return _core._compare(self.base, self.new, 0.05, 3, names[0], names[1])
@@ -234,6 +243,7 @@ def ranks(collectors: Sequence[Collector], names: Optional[Sequence[str]] = None
     return _core._ranks(list(collectors), list(names or ["rank %d" % k for k in range(len(collectors))]), json_text)
 
 
-def compare(base: Collector, new: Collector, alpha: float = 0.05) -> Comparison:
-    """Is new faster than base? See Comparison."""
-    return Comparison(base, new, alpha)
+def compare(base: Collector, new: Collector, alpha: float = 0.05, noise: float = 2.0,
+            phases_in_verdict: bool = False) -> Comparison:
+    """Is new faster than base? See Comparison (noise: the threshold in %, as --noise)."""
+    return Comparison(base, new, alpha, noise, phases_in_verdict)

@@ -1,0 +1,326 @@
+/* compare_sim - the error rates of --compare and of the runs' intervals, measured on simulated runs
+   whose truth is known. Not a timed test: every draw comes from a fixed seed, so the figures are the
+   same on every machine, and the program fails (exit 1) when a rate misses its bound.
+
+   A run of the model: a prefill, then STEPS decode steps whose times are AR(1) around the run's own
+   level (rho from 0 to 0.9, 2% marginal sd), the level a run-level random effect of 2% sd (as large as
+   the steps' own spread), the first steps of each run slower (warmup the flags do not mark), a spike
+   of 3x now and then, and a kernel phase inside each step. A side is one process: a warmup run, then
+   RUNS marked runs. A serving side is RUNS traces, each a queue of requests served one at a time
+   (Poisson arrivals at 70% load), so queueing delays carry from request to request.
+
+   It prints, over PAIRS pairs each: the alarm rate of A/A pairs (verdict improvement, regression or
+   trade-off; bound 5%), the detection rate of a 10% TPOT shift at 5 runs a side (tpot named worse;
+   bound 80%), and the coverage of the runs' 95% interval of TPOT p50, output throughput and steady
+   TTFT (the report's runs.<figure>.ci95; bound 93%). Usage: compare_sim [PAIRS] (default 1000). */
+#define TTFT_TPOT_IMPLEMENTATION
+#include "ttft_tpot.h"
+
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { STEPS = 128, RUNS = 5, RAMP = 3, REQUESTS = 40, TOKENS = 16, TRUTH_RUNS = 20000 };
+#define STEP_NS 3e6
+#define PREFILL_NS 100e6
+#define SD_STEP 0.02
+#define SD_RUN 0.02
+#define SPIKE_P 0.005
+
+/* ---- Draws -------------------------------------------------------------------------------------- */
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static double uniform(rng *g) /* in (0, 1) */
+{
+    g->s = g->s * 6364136223846793005ull + 1442695040888963407ull;
+    return ((double)(g->s >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double normal(rng *g)
+{
+    return sqrt(-2 * log(uniform(g))) * cos(6.283185307179586 * uniform(g));
+}
+
+/* The times of one run: its prefill, its steps (AR(1) rho around its level), in ns; shift scales the
+   steps (1.10: 10% slower). */
+typedef struct run_times {
+    double prefill, step[STEPS];
+} run_times;
+
+static void draw_run(rng *g, double rho, double shift, run_times *t)
+{
+    double level = 1 + SD_RUN * normal(g), e = SD_STEP * normal(g);
+    int i;
+    t->prefill = PREFILL_NS * level * (1 + SD_STEP * normal(g));
+    for (i = 0; i < STEPS; i++) {
+        double ramp = i < RAMP ? 1 + 0.3 * (RAMP - i) / RAMP : 1, spike = uniform(g) < SPIKE_P ? 3 : 1;
+        e = rho * e + sqrt(1 - rho * rho) * SD_STEP * normal(g);
+        t->step[i] = STEP_NS * shift * level * (1 + e) * ramp * spike;
+    }
+}
+
+/* ---- Sides -------------------------------------------------------------------------------------- */
+
+static void record_run(ttft_tpot *c, const run_times *t, const int *ph)
+{
+    int i;
+    ttft_tpot_record(c, ph[0], (uint64_t)t->prefill, 1);
+    for (i = 0; i < STEPS; i++) {
+        ttft_tpot_record(c, ph[1], (uint64_t)t->step[i], 1);
+        ttft_tpot_record(c, ph[2], (uint64_t)(t->step[i] * 0.8), 0);
+    }
+}
+
+/* A driver's process: a warmup run, then `runs` marked runs, into c (initialised here). */
+static void driver_side(ttft_tpot *c, rng *g, double rho, double shift, int runs)
+{
+    run_times t;
+    int ph[3], r;
+    ttft_tpot_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capacity = (size_t)(runs + 1) * (2 * STEPS + 1) + 16;
+    if (ttft_tpot_init(c, &cfg) != TTFT_TPOT_OK)
+        exit(2);
+    ph[0] = ttft_tpot_phase(c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    ph[1] = ttft_tpot_phase(c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    ph[2] = ttft_tpot_phase(c, "decode_layer", TTFT_TPOT_ROLE_KERNEL);
+    draw_run(g, rho, shift, &t);
+    ttft_tpot_warmup_begin(c);
+    record_run(c, &t, ph);
+    ttft_tpot_warmup_end(c);
+    for (r = 0; r < runs; r++) {
+        draw_run(g, rho, shift, &t);
+        ttft_tpot_run_begin(c);
+        record_run(c, &t, ph);
+    }
+}
+
+/* One serving run, its own process: requests arrive at 70% load and are served one at a time, so a
+   slow request delays those behind it. */
+static void serving_trace(ttft_tpot *c, rng *g, double rho, double shift)
+{
+    run_times t;
+    int ph[3], k, i;
+    double now = 0, free_at = 0, service = PREFILL_NS + TOKENS * STEP_NS * shift;
+    ttft_tpot_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capacity = REQUESTS * (TOKENS + 1) + 16;
+    cfg.max_requests = REQUESTS;
+    if (ttft_tpot_init(c, &cfg) != TTFT_TPOT_OK)
+        exit(2);
+    ph[0] = ttft_tpot_phase(c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    ph[1] = ttft_tpot_phase(c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    ph[2] = ttft_tpot_phase(c, "decode_layer", TTFT_TPOT_ROLE_KERNEL);
+    draw_run(g, rho, shift, &t); /* one level a run; its steps reused, request after request */
+    for (k = 0; k < REQUESTS; k++) {
+        char id[16];
+        double at;
+        snprintf(id, sizeof id, "r%d", k);
+        now += -log(uniform(g)) * service / 0.7;
+        at = now > free_at ? now : free_at;
+        ttft_tpot_request_submit_at(c, id, (uint64_t)now);
+        ttft_tpot_request_schedule_at(c, id, (uint64_t)at);
+        at += t.prefill * (0.9 + 0.2 * uniform(g));
+        ttft_tpot_record(c, ph[0], (uint64_t)(at - now), 1);
+        ttft_tpot_request_tokens_at(c, id, (uint64_t)at, 1);
+        for (i = 1; i < TOKENS; i++) {
+            double step = t.step[(k * TOKENS + i) % STEPS];
+            at += step;
+            ttft_tpot_record(c, ph[1], (uint64_t)step, 1);
+            ttft_tpot_record(c, ph[2], (uint64_t)(step * 0.8), 0);
+            ttft_tpot_request_tokens_at(c, id, (uint64_t)at, 1);
+        }
+        ttft_tpot_request_finish(c, id);
+        free_at = at;
+    }
+}
+
+/* ---- The trials --------------------------------------------------------------------------------- */
+
+typedef struct trial {
+    int serving, runs;
+    double rho, shift; /* of the new side */
+} trial;
+
+typedef struct outcome {
+    int kind, tpot_worse;
+} outcome;
+
+static int named_worse(const compare_result *res, const char *metric)
+{
+    size_t i;
+    for (i = 0; i < res->n; i++)
+        if (strcmp(res->rows[i].metric, metric) == 0)
+            return res->rows[i].significant && !res->rows[i].within_noise && !compare_better(&res->rows[i]);
+    return 0;
+}
+
+/* A side: one process, or a trace a run when serving; models[] receive its models. */
+static int make_side(const trial *tr, rng *g, double shift, ttft_tpot *c, ttft_tpot_model *m)
+{
+    int k, n = tr->serving ? tr->runs : 1;
+    for (k = 0; k < n; k++) {
+        if (tr->serving)
+            serving_trace(&c[k], g, tr->rho, shift);
+        else
+            driver_side(&c[k], g, tr->rho, shift, tr->runs);
+        if (ttft_tpot_model_compute(&c[k], NULL, &m[k]) != TTFT_TPOT_OK)
+            exit(2);
+    }
+    return n;
+}
+
+static outcome one_pair(const trial *tr, rng *g)
+{
+    ttft_tpot c[2][RUNS * 4];
+    ttft_tpot_model m[2][RUNS * 4];
+    const ttft_tpot_model *each[2][RUNS * 4];
+    compare_side side[2];
+    compare_options o = compare_defaults();
+    compare_result res;
+    outcome out;
+    int s, k, n[2];
+    for (s = 0; s < 2; s++) {
+        n[s] = make_side(tr, g, s ? tr->shift : 1, c[s], m[s]);
+        for (k = 0; k < n[s]; k++)
+            each[s][k] = &m[s][k];
+        side[s].trace = each[s];
+        side[s].n = (size_t)n[s];
+    }
+    if (compare_sides(&side[0], &side[1], &o, &res) != TTFT_TPOT_OK)
+        exit(2);
+    out.kind = res.kind;
+    out.tpot_worse = named_worse(&res, "tpot");
+    compare_free(&res);
+    for (s = 0; s < 2; s++)
+        for (k = 0; k < n[s]; k++) {
+            ttft_tpot_model_free(&m[s][k]);
+            ttft_tpot_free(&c[s][k]);
+        }
+    return out;
+}
+
+/* The rate of alarms (kinds that claim a change) and of "tpot worse" over `pairs` pairs. */
+static void rates(const trial *tr, int pairs, uint64_t seed, double *alarm, double *tpot_worse, double *undecided)
+{
+    rng g;
+    int i, a = 0, w = 0, u = 0;
+    g.s = seed;
+    for (i = 0; i < pairs; i++) {
+        outcome o = one_pair(tr, &g);
+        a += o.kind == COMPARE_IMPROVEMENT || o.kind == COMPARE_REGRESSION || o.kind == COMPARE_TRADE_OFF;
+        w += o.tpot_worse;
+        u += o.kind == COMPARE_UNDECIDED;
+    }
+    *alarm = (double)a / pairs;
+    *tpot_worse = (double)w / pairs;
+    *undecided = (double)u / pairs;
+}
+
+/* ---- Coverage of the runs' intervals ------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A run's TPOT p50 (ns, the library's definition over its 128 steps), output tok/s, and TTFT. */
+static void run_figures(const run_times *t, double *fig)
+{
+    double s[STEPS], sum = 0;
+    int i;
+    for (i = 0; i < STEPS; i++) {
+        s[i] = (double)(uint64_t)t->step[i];
+        sum += s[i];
+    }
+    qsort(s, STEPS, sizeof s[0], cmp_double);
+    fig[TTFT_TPOT_RUN_TPOT] = ttft_tpot_percentile(s, STEPS, 50);
+    fig[TTFT_TPOT_RUN_TOK_S] = STEPS / (sum * 1e-9);
+    fig[TTFT_TPOT_RUN_TTFT] = (double)(uint64_t)t->prefill;
+}
+
+/* How often each figure's runs interval (runs.fig[k].ci95 of a driver side) holds its true mean, the
+   mean over TRUTH_RUNS runs drawn alike. */
+static void coverage(double rho, int sides, uint64_t seed, double *cov)
+{
+    double truth[TTFT_TPOT_RUN_FIGURES] = {0, 0, 0}, fig[TTFT_TPOT_RUN_FIGURES];
+    run_times t;
+    rng g;
+    int i, k, hit[TTFT_TPOT_RUN_FIGURES] = {0, 0, 0};
+    g.s = seed ^ 0x7777;
+    for (i = 0; i < TRUTH_RUNS; i++) {
+        draw_run(&g, rho, 1, &t);
+        run_figures(&t, fig);
+        for (k = 0; k < TTFT_TPOT_RUN_FIGURES; k++)
+            truth[k] += fig[k] / TRUTH_RUNS;
+    }
+    g.s = seed;
+    for (i = 0; i < sides; i++) {
+        ttft_tpot c;
+        ttft_tpot_model m;
+        driver_side(&c, &g, rho, 1, RUNS);
+        if (ttft_tpot_model_compute(&c, NULL, &m) != TTFT_TPOT_OK)
+            exit(2);
+        for (k = 0; k < TTFT_TPOT_RUN_FIGURES; k++)
+            hit[k] += m.runs.fig[k].has_ci && m.runs.fig[k].ci95[0] <= truth[k] && truth[k] <= m.runs.fig[k].ci95[1];
+        ttft_tpot_model_free(&m);
+        ttft_tpot_free(&c);
+    }
+    for (k = 0; k < TTFT_TPOT_RUN_FIGURES; k++)
+        cov[k] = (double)hit[k] / sides;
+}
+
+int main(int argc, char **argv)
+{
+    static const double rhos[] = {0, 0.5, 0.9};
+    int pairs = argc > 1 ? atoi(argv[1]) : 1000, fail = 0;
+    unsigned k;
+    if (pairs < 1)
+        return 2;
+    printf("compare_sim: %d pairs a row; steps AR(1), sd %.0f%%, run effect sd %.0f%%, %d ramp steps, spikes "
+           "%.1f%% at 3x; %d steps a run; defaults (alpha 0.05, Holm, noise %.0f%%)\n",
+           pairs, SD_STEP * 100, SD_RUN * 100, RAMP, SPIKE_P * 100, STEPS, COMPARE_NOISE_PCT);
+    printf("%-9s %-5s %-5s %-26s %10s %12s %10s %7s\n", "side", "rho", "runs", "new side", "alarms", "tpot worse",
+           "undecided", "bound");
+    for (k = 0; k < 3 * 2; k++) {
+        trial tr;
+        double alarm, worse, undecided;
+        tr.serving = (int)(k / 3), tr.rho = rhos[k % 3], tr.runs = RUNS;
+        tr.shift = 1;
+        rates(&tr, pairs, 1000 + k, &alarm, &worse, &undecided);
+        printf("%-9s %-5.1f %-5d %-26s %9.1f%% %11.1f%% %9.1f%% %7s\n", tr.serving ? "serving" : "driver", tr.rho,
+               tr.runs, "the same (A/A)", 100 * alarm, 100 * worse, 100 * undecided, "<= 5%");
+        fail |= alarm > 0.05;
+        tr.shift = 1.10;
+        rates(&tr, pairs, 2000 + k, &alarm, &worse, &undecided);
+        printf("%-9s %-5.1f %-5d %-26s %9.1f%% %11.1f%% %9.1f%% %7s\n", tr.serving ? "serving" : "driver", tr.rho,
+               tr.runs, "TPOT +10%", 100 * alarm, 100 * worse, 100 * undecided, tr.serving ? "-" : ">= 80%");
+        fail |= !tr.serving && worse < 0.80;
+    }
+    {
+        trial tr;
+        double alarm, worse, undecided;
+        tr.serving = 0, tr.rho = 0.5, tr.runs = 3, tr.shift = 1.10;
+        rates(&tr, pairs, 3000, &alarm, &worse, &undecided);
+        printf("%-9s %-5.1f %-5d %-26s %9.1f%% %11.1f%% %9.1f%% %7s\n", "driver", tr.rho, tr.runs, "TPOT +10%",
+               100 * alarm, 100 * worse, 100 * undecided, "undecided");
+        fail |= undecided < 1;
+    }
+    printf("\n%-5s %-28s %-28s %-28s %7s\n", "rho", "TPOT p50 95% CI covers", "output tok/s 95% CI covers",
+           "TTFT p50 95% CI covers", "bound");
+    for (k = 0; k < 3; k++) {
+        double cov[TTFT_TPOT_RUN_FIGURES];
+        coverage(rhos[k], pairs, 4000 + k, cov);
+        printf("%-5.1f %27.1f%% %27.1f%% %27.1f%% %7s\n", rhos[k], 100 * cov[TTFT_TPOT_RUN_TPOT],
+               100 * cov[TTFT_TPOT_RUN_TOK_S], 100 * cov[TTFT_TPOT_RUN_TTFT], ">= 93%");
+        fail |= cov[TTFT_TPOT_RUN_TPOT] < 0.93 || cov[TTFT_TPOT_RUN_TOK_S] < 0.93 || cov[TTFT_TPOT_RUN_TTFT] < 0.93;
+    }
+    puts(fail ? "compare_sim: FAILED: a rate misses its bound" : "compare_sim: every rate within its bound");
+    return fail;
+}
