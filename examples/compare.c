@@ -9,25 +9,24 @@
 
 /* ---- A trace's runs and their values -------------------------------------------------------------- */
 
-/* Keys of a trace's table: its phases (0 .. phases - 1), then COMPARE_* of the sample metrics, then
-   COMPARE_REQUEST + each request metric. */
-#define KEY_METRIC(m, k) ((m)->phases + (unsigned)(k))
-#define KEYS(m) KEY_METRIC(m, COMPARE_REQUEST + TTFT_TPOT_METRIC_COUNT)
-
-/* One trace: each unit's p50 (and p99) of each key, in the row's unit (ms, or tok/s). Its units are
+/* One trace: each unit's p50 (and p99) of each metric, in the row's unit (ms, or tok/s). Its units are
    its runs, or the trace itself when it marked none; the first TTFT and the request metrics are the
-   trace's, held by unit 0. */
+   trace's, held by unit 0. The phases' values are sparse, a value a (phase, unit) that has samples,
+   phase p's at [at[p], at[p + 1]): phases times runs can be large, their samples are not. */
+#define METRIC_KEYS (COMPARE_REQUEST + TTFT_TPOT_METRIC_COUNT)
 typedef struct trace_units {
     const ttft_tpot_model *m;
-    unsigned n, keys;
+    unsigned n;
     int runs; /* its units are marked runs */
-    double *p50, *p99;
+    double *p50, *p99; /* [n * METRIC_KEYS] */
     unsigned char *has, *has99;
+    size_t *at;          /* [phases + 1] */
+    double *ph50, *ph99; /* [at[phases]] */
 } trace_units;
 
-static void put(trace_units *t, unsigned u, unsigned key, int has, double p50, int has99, double p99)
+static void put(trace_units *t, unsigned u, int key, int has, double p50, int has99, double p99)
 {
-    size_t at = (size_t)u * t->keys + key;
+    size_t at = (size_t)u * METRIC_KEYS + (size_t)key;
     t->has[at] = (unsigned char)(has != 0);
     t->p50[at] = p50;
     t->has99[at] = (unsigned char)(has && has99);
@@ -35,7 +34,7 @@ static void put(trace_units *t, unsigned u, unsigned key, int has, double p50, i
 }
 
 /* A set's p50 and p99 in ms into unit u's key, when it has a value. */
-static void put_stats(trace_units *t, unsigned u, unsigned key, const ttft_tpot_stats *s)
+static void put_stats(trace_units *t, unsigned u, int key, const ttft_tpot_stats *s)
 {
     put(t, u, key, s->n > 0, s->p50_ns / 1e6, 1, s->p99_ns / 1e6);
 }
@@ -48,29 +47,15 @@ static double pct_ms(const uint64_t *ns, size_t n, double p)
     return (k + 1 < n ? lo + (h - (double)k) * ((double)ns[k + 1] - lo) : lo) / 1e6;
 }
 
-/* x[0, n) sorted (tmp: scratch of n), its p50 and p99 into unit u's key. */
-static void put_sorted(trace_units *t, unsigned u, unsigned key, uint64_t *x, size_t n, uint64_t *tmp)
+/* Run r's steady samples of each role (steady TTFT, TPOT; every e2e sample, as the headline's E2E) and
+   its output tok/s, a pass a role. x and tmp: scratch of the run's length. */
+static void run_roles(trace_units *t, unsigned r, uint64_t *x, uint64_t *tmp)
 {
-    ttft_tpot_sort(x, n, tmp);
-    put(t, u, key, n > 0, n ? pct_ms(x, n, 50) : 0, 1, n ? pct_ms(x, n, 99) : 0);
-}
-
-/* Run r's steady samples: each phase's, each role's (steady TTFT, TPOT; every e2e sample, as the
-   headline's E2E), and its output tok/s. x and tmp: scratch of the run's length. */
-static void run_units(trace_units *t, unsigned r, uint64_t *x, uint64_t *tmp)
-{
+    static const int role_key[] = {COMPARE_TTFT_STEADY, COMPARE_TPOT, -1, COMPARE_E2E}; /* by role */
     const ttft_tpot_model *m = t->m;
     size_t first = 0, end = 0, i, n;
-    unsigned p;
-    static const int role_key[] = {COMPARE_TTFT_STEADY, COMPARE_TPOT, -1, COMPARE_E2E}; /* by role */
     int role;
     (void)ttft_tpot_run_at(m->collector, r, &first, &end);
-    for (p = 0; p < m->phases; p++) { /* a pass a phase: phases are few, runs short */
-        for (i = first, n = 0; i < end; i++)
-            if (m->samples[i].phase == (int)p && !m->samples[i].warmup)
-                x[n++] = m->samples[i].dur_ns;
-        put_sorted(t, r, p, x, n, tmp);
-    }
     for (role = TTFT_TPOT_ROLE_PREFILL; role <= TTFT_TPOT_ROLE_E2E; role++) {
         uint64_t tokens = 0;
         double dur = 0;
@@ -85,28 +70,76 @@ static void run_units(trace_units *t, unsigned r, uint64_t *x, uint64_t *tmp)
             dur += (double)s->dur_ns;
         }
         if (role == TTFT_TPOT_ROLE_DECODE)
-            put(t, r, KEY_METRIC(m, COMPARE_OUTPUT), n > 0 && dur > 0, (double)tokens / (dur * 1e-9), 0, 0);
-        put_sorted(t, r, KEY_METRIC(m, role_key[role]), x, n, tmp);
+            put(t, r, COMPARE_OUTPUT, n > 0 && dur > 0, (double)tokens / (dur * 1e-9), 0, 0);
+        ttft_tpot_sort(x, n, tmp);
+        put(t, r, role_key[role], n > 0, n ? pct_ms(x, n, 50) : 0, 1, n ? pct_ms(x, n, 99) : 0);
     }
 }
 
-/* The trace's own figures, as its report gives them, into unit 0. */
-static void trace_figures(trace_units *t)
+/* Each (phase, run)'s p50 and p99 of its steady samples, in one sort: a steady sample of a run becomes
+   its phase, run and index in 16, 16 and 32 bits (units_of keeps within them), so that sorted, each
+   group lies together, phase by phase. key, x, tmp: scratch of the stored samples. */
+static int run_phases(trace_units *t, uint64_t *key, uint64_t *x, uint64_t *tmp)
+{
+    const ttft_tpot_model *m = t->m;
+    size_t n = 0, i, j, k, e = 0;
+    unsigned r, p;
+    for (r = 0; r < t->n; r++) {
+        size_t first = 0, end = 0;
+        (void)ttft_tpot_run_at(m->collector, r, &first, &end);
+        for (i = first; i < end; i++)
+            if (!m->samples[i].warmup)
+                key[n++] = (uint64_t)m->samples[i].phase << 48 | (uint64_t)r << 32 | (uint64_t)i;
+    }
+    ttft_tpot_sort(key, n, tmp);
+    t->ph50 = (double *)malloc((n + 1) * sizeof *t->ph50); /* a value a group at most */
+    t->ph99 = (double *)malloc((n + 1) * sizeof *t->ph99);
+    if (!t->ph50 || !t->ph99)
+        return TTFT_TPOT_ENOMEM;
+    for (p = 0, i = 0; p < m->phases; p++) {
+        t->at[p] = e;
+        for (; i < n && key[i] >> 48 == p; i = j, e++) { /* a group: one run of phase p */
+            for (j = i, k = 0; j < n && key[j] >> 32 == key[i] >> 32; j++)
+                x[k++] = m->samples[key[j] & 0xffffffffu].dur_ns;
+            ttft_tpot_sort(x, k, x + k);
+            t->ph50[e] = pct_ms(x, k, 50);
+            t->ph99[e] = pct_ms(x, k, 99);
+        }
+    }
+    t->at[m->phases] = e;
+    return TTFT_TPOT_OK;
+}
+
+/* The trace's own figures, as its report gives them, into unit 0: the first TTFT and the request
+   metrics always, the rest when it marked no runs. */
+static int trace_figures(trace_units *t)
 {
     const ttft_tpot_model *m = t->m;
     unsigned p;
+    size_t e = 0;
     int k;
-    put(t, 0, KEY_METRIC(m, COMPARE_TTFT_FIRST), m->head.has_ttft_first, (double)m->head.ttft_first_ns / 1e6, 0, 0);
+    put(t, 0, COMPARE_TTFT_FIRST, m->head.has_ttft_first, (double)m->head.ttft_first_ns / 1e6, 0, 0);
     for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
-        put_stats(t, 0, KEY_METRIC(m, COMPARE_REQUEST + k), &m->requests.metric[k]);
+        put_stats(t, 0, COMPARE_REQUEST + k, &m->requests.metric[k]);
     if (t->runs)
-        return;
-    for (p = 0; p < m->phases; p++)
-        put_stats(t, 0, p, &m->phase[p].steady);
-    put_stats(t, 0, KEY_METRIC(m, COMPARE_TTFT_STEADY), &m->head.ttft_steady);
-    put_stats(t, 0, KEY_METRIC(m, COMPARE_TPOT), &m->head.tpot);
-    put_stats(t, 0, KEY_METRIC(m, COMPARE_E2E), &m->head.e2e);
-    put(t, 0, KEY_METRIC(m, COMPARE_OUTPUT), m->head.has_output_tok_s, m->head.output_tok_s, 0, 0);
+        return TTFT_TPOT_OK;
+    put_stats(t, 0, COMPARE_TTFT_STEADY, &m->head.ttft_steady);
+    put_stats(t, 0, COMPARE_TPOT, &m->head.tpot);
+    put_stats(t, 0, COMPARE_E2E, &m->head.e2e);
+    put(t, 0, COMPARE_OUTPUT, m->head.has_output_tok_s, m->head.output_tok_s, 0, 0);
+    t->ph50 = (double *)malloc((m->phases + 1) * sizeof *t->ph50);
+    t->ph99 = (double *)malloc((m->phases + 1) * sizeof *t->ph99);
+    if (!t->ph50 || !t->ph99)
+        return TTFT_TPOT_ENOMEM;
+    for (p = 0; p < m->phases; p++) {
+        t->at[p] = e;
+        if (m->phase[p].steady.n) {
+            t->ph50[e] = m->phase[p].steady.p50_ns / 1e6;
+            t->ph99[e++] = m->phase[p].steady.p99_ns / 1e6;
+        }
+    }
+    t->at[m->phases] = e;
+    return TTFT_TPOT_OK;
 }
 
 static void units_free(trace_units *t)
@@ -115,37 +148,42 @@ static void units_free(trace_units *t)
     free(t->p99);
     free(t->has);
     free(t->has99);
+    free(t->at);
+    free(t->ph50);
+    free(t->ph99);
 }
 
-/* The table of trace m: OK or ENOMEM. A collector whose prefill or decode phases keep samples in a
-   histogram has no runs (the library's runs say so): its trace is its one unit. */
+/* The values of trace m: OK or ENOMEM. A collector whose prefill or decode phases keep samples in a
+   histogram has no runs (the library's runs say so): its trace is its one unit; so is one past 65535
+   runs, 65535 phases or 2^32 stored samples (run_phases's key). */
 static int units_of(const ttft_tpot_model *m, trace_units *t)
 {
     size_t cells, len = m->head.samples + 1;
     uint64_t *x = NULL;
     unsigned r;
+    int rc;
     memset(t, 0, sizeof *t);
     t->m = m;
-    t->runs = m->runs.n > 0 && !m->runs.bounded;
+    t->runs = m->runs.n > 0 && !m->runs.bounded && m->runs.n <= 0xffff && m->phases <= 0xffff &&
+              m->head.samples <= 0xffffffffu;
     t->n = t->runs ? m->runs.n : 1;
-    t->keys = KEYS(m);
-    cells = (size_t)t->n * t->keys;
+    cells = (size_t)t->n * METRIC_KEYS;
     t->p50 = (double *)malloc(cells * sizeof *t->p50);
     t->p99 = (double *)malloc(cells * sizeof *t->p99);
     t->has = (unsigned char *)calloc(cells, 1);
     t->has99 = (unsigned char *)calloc(cells, 1);
+    t->at = (size_t *)calloc(m->phases + 1, sizeof *t->at);
     if (t->runs)
-        x = (uint64_t *)malloc(2 * len * sizeof *x);
-    if (!t->p50 || !t->p99 || !t->has || !t->has99 || (t->runs && !x)) {
+        x = (uint64_t *)malloc(3 * len * sizeof *x);
+    if (!t->p50 || !t->p99 || !t->has || !t->has99 || !t->at || (t->runs && !x)) {
         free(x);
-        units_free(t);
         return TTFT_TPOT_ENOMEM;
     }
     for (r = 0; t->runs && r < t->n; r++)
-        run_units(t, r, x, x + len);
-    trace_figures(t);
+        run_roles(t, r, x, x + len);
+    rc = t->runs ? run_phases(t, x, x + len, x + 2 * len) : TTFT_TPOT_OK;
     free(x);
-    return TTFT_TPOT_OK;
+    return rc == TTFT_TPOT_OK ? trace_figures(t) : rc;
 }
 
 /* ---- The statistics -------------------------------------------------------------------------------- */
@@ -303,13 +341,25 @@ typedef struct row_key {
     int role;
 } row_key;
 
-/* The key of k in trace t, or -1 when t has no such phase. */
-static long key_in(const trace_units *t, const row_key *k)
+/* Sort x[0, n) ascending: its values are never negative, and non-negative doubles order as their bit
+   patterns do, so the library's O(n) radix sort does it (qsort of a million rates took most of a
+   comparison). OK or ENOMEM. */
+static int sort_values(double *x, size_t n)
 {
-    int q;
-    if (k->metric >= 0)
-        return (long)KEY_METRIC(t->m, k->metric);
-    q = ttft_tpot_find_phase(t->m->collector, k->phase);
+    uint64_t *bits = (uint64_t *)malloc((2 * n + 1) * sizeof *bits);
+    if (!bits)
+        return TTFT_TPOT_ENOMEM;
+    memcpy(bits, x, n * sizeof *bits);
+    ttft_tpot_sort(bits, n, bits + n);
+    memcpy(x, bits, n * sizeof *bits);
+    free(bits);
+    return TTFT_TPOT_OK;
+}
+
+/* The phase of k in trace t, or -1 when t has no such phase (by name and role). */
+static int phase_in(const trace_units *t, const row_key *k)
+{
+    int q = ttft_tpot_find_phase(t->m->collector, k->phase);
     return q >= 0 && t->m->phase[q].role == k->role ? q : -1;
 }
 
@@ -317,7 +367,7 @@ static long key_in(const trace_units *t, const row_key *k)
 static int side_values(const trace_units *t, size_t traces, const row_key *k, compare_values *v,
                        compare_values *v99)
 {
-    size_t cap = 1, i;
+    size_t cap = 1, i, e;
     unsigned u;
     for (i = 0; i < traces; i++)
         cap += t[i].n;
@@ -327,18 +377,20 @@ static int side_values(const trace_units *t, size_t traces, const row_key *k, co
     if (!v->v || !v99->v)
         return TTFT_TPOT_ENOMEM;
     for (i = 0; i < traces; i++) {
-        long key = key_in(&t[i], k);
-        for (u = 0; key >= 0 && u < t[i].n; u++) {
-            size_t at = (size_t)u * t[i].keys + (size_t)key;
+        int q = k->metric < 0 ? phase_in(&t[i], k) : -1;
+        for (e = q >= 0 ? t[i].at[q] : 0; q >= 0 && e < t[i].at[q + 1]; e++) {
+            v->v[v->n++] = t[i].ph50[e];
+            v99->v[v99->n++] = t[i].ph99[e];
+        }
+        for (u = 0; k->metric >= 0 && u < t[i].n; u++) {
+            size_t at = (size_t)u * METRIC_KEYS + (size_t)k->metric;
             if (t[i].has[at])
                 v->v[v->n++] = t[i].p50[at];
             if (t[i].has99[at])
                 v99->v[v99->n++] = t[i].p99[at];
         }
     }
-    qsort(v->v, v->n, sizeof *v->v, cmp_double);
-    qsort(v99->v, v99->n, sizeof *v99->v, cmp_double);
-    return TTFT_TPOT_OK;
+    return sort_values(v->v, v->n) == TTFT_TPOT_OK ? sort_values(v99->v, v99->n) : TTFT_TPOT_ENOMEM;
 }
 
 /* The values behind a row of one unit a side, read from the side's one trace, for the direction and
@@ -349,9 +401,9 @@ static int unit_values(const trace_units *t, const row_key *k, compare_values *o
     static const int set_of[] = {-1, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_PREFILL,
                                  TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_E2E, -1};
     const ttft_tpot_model *m = t->m;
-    long key = key_in(t, k);
-    int set = k->metric < 0 ? TTFT_TPOT_SET_PHASE + (int)key : k->metric >= COMPARE_REQUEST ? k->metric - COMPARE_REQUEST
-                                                                                            : set_of[k->metric];
+    int set = k->metric < 0                   ? TTFT_TPOT_SET_PHASE + phase_in(t, k)
+              : k->metric >= COMPARE_REQUEST ? k->metric - COMPARE_REQUEST
+                                              : set_of[k->metric];
     size_t cap = m->head.samples + m->losses.events_kept + m->requests.seen + 1, i, n = 0;
     uint64_t *ns;
     out->n = 0;
@@ -364,8 +416,7 @@ static int unit_values(const trace_units *t, const row_key *k, compare_values *o
             if (!s->warmup && m->phase[s->phase].role == TTFT_TPOT_ROLE_DECODE && s->dur_ns > 0)
                 out->v[out->n++] = (double)s->tokens / ((double)s->dur_ns * 1e-9);
         }
-        qsort(out->v, out->n, sizeof *out->v, cmp_double);
-        return TTFT_TPOT_OK;
+        return sort_values(out->v, out->n);
     }
     if (set < 0)
         return TTFT_TPOT_OK;
@@ -487,11 +538,22 @@ static int add_row(compare_result *res, const trace_units *const *t, const size_
     return TTFT_TPOT_OK;
 }
 
+/* Whether a trace before t[side][i] (base traces first) has the phase of k. */
+static int named_before(const trace_units *const *t, const size_t *traces, size_t side, size_t i, const row_key *k)
+{
+    size_t s, j;
+    for (s = 0; s <= side; s++)
+        for (j = 0; j < (s == side ? i : traces[s]); j++)
+            if (phase_in(&t[s][j], k) >= 0)
+                return 1;
+    return 0;
+}
+
 /* A row a phase either side has, by name and role, in the order the sides name them. */
 static int phase_rows(compare_result *res, const trace_units *const *t, const size_t *traces)
 {
     char name[TTFT_TPOT_NAME_MAX + 8];
-    size_t side, i, j;
+    size_t side, i;
     unsigned p;
     int rc = TTFT_TPOT_OK;
     for (side = 0; side < 2; side++)
@@ -501,9 +563,7 @@ static int phase_rows(compare_result *res, const trace_units *const *t, const si
                 row_key k;
                 k.metric = -1, k.phase = ph->name, k.role = ph->role;
                 snprintf(name, sizeof name, "phase:%s", ph->name);
-                for (j = 0; j < res->n && !(res->rows[j].role == k.role && strcmp(res->rows[j].metric, name) == 0); j++)
-                    ;
-                if (j == res->n)
+                if (!named_before(t, traces, side, i, &k))
                     rc = add_row(res, t, traces, &k, name);
             }
     return rc;
@@ -538,11 +598,17 @@ int compare_better(const compare_row *r)
     return strcmp(r->unit, "tok/s") == 0 ? r->direction > 0 : r->direction < 0;
 }
 
+static int by_p_value(const void *a, const void *b)
+{
+    double x = (*(const compare_row *const *)a)->p_value, y = (*(const compare_row *const *)b)->p_value;
+    return (x > y) - (x < y);
+}
+
 /* Holm's step-down adjustment over the rows of one family (in_verdict == verdict) that have a p-value;
    a row is significant when its adjusted p is below alpha and its runs could reach alpha / m. */
 static unsigned holm(compare_result *res, int verdict)
 {
-    compare_row **by_p = (compare_row **)malloc((res->n + 1) * sizeof *by_p), *x;
+    compare_row **by_p = (compare_row **)malloc((res->n + 1) * sizeof *by_p);
     size_t i, j, m = 0;
     double running = 0;
     for (i = 0; i < res->n; i++)
@@ -560,12 +626,7 @@ static unsigned holm(compare_result *res, int verdict)
     for (i = 0, j = 0; i < res->n; i++)
         if (!res->rows[i].only && res->rows[i].in_verdict == verdict && res->rows[i].has_p)
             by_p[j++] = &res->rows[i];
-    for (i = 1; i < j; i++) { /* insertion sort by p: rows are few */
-        size_t at = i;
-        for (x = by_p[i]; at > 0 && by_p[at - 1]->p_value > x->p_value; at--)
-            by_p[at] = by_p[at - 1];
-        by_p[at] = x;
-    }
+    qsort(by_p, j, sizeof *by_p, by_p_value);
     for (i = 0; i < j; i++) {
         compare_row *r = by_p[i];
         double adj = fmin(1, (double)(m - i) * r->p_value);

@@ -14,7 +14,8 @@
    - the two inputs that were quadratic: 16,000 phases over 1e6 lines, and 100,000 request ids that
      collide under the 0.2 index hash (FNV-1a, unkeyed), in REPORT_BIN and in a live collector;
    - tools: REPORT_BIN --html against --json of one trace of 1e6 decode steps (1e5 with --quick), and
-     --compare against --json of two, each pair alternated, with the ratios and their targets;
+     --compare against --json of two, each pair alternated, with the ratios and their targets; then
+     --compare against --json in this process (read, model, write: compare.c linked in);
    - writers: the Chrome trace and the trace writer of 1e6 lines (with start times), and of a serving
      trace of 1e6 request events, each against one fwrite of its own output's bytes, alternated (the
      reports' output is small: they are compute, measured by report);
@@ -25,6 +26,7 @@
 #include "ttft_tpot.h"
 
 #include "bench_util.h"
+#include "compare.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -348,6 +350,60 @@ static double run_tool(const char *bin, const char *opt, const char *path, long 
     return run_argv(opt ? with : without, peak_kib);
 }
 
+/* A collector as the report tool makes one (grows to fit), with the traces read into it. */
+static void read_into(ttft_tpot *c, const char *const *paths, int n)
+{
+    ttft_tpot_config cfg;
+    char err[256];
+    int k;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.grow = 1;
+    cfg.capacity = 4096;
+    cfg.max_phases = 65535;
+    cfg.max_requests = 64;
+    cfg.max_request_events = 1024;
+    ttft_tpot_init(c, &cfg);
+    for (k = 0; k < n; k++) {
+        FILE *f = fopen(paths[k], "rb");
+        if (!f || ttft_tpot_trace_read(c, f, paths[k], err, sizeof err) != TTFT_TPOT_OK)
+            exit(1);
+        fclose(f);
+    }
+}
+
+/* In the process, what --json A B and --compare A B do, each to /dev/null: seconds. */
+static double in_process(const char *a, const char *b, int compare)
+{
+    const char *both[2];
+    ttft_tpot c[2];
+    ttft_tpot_model m[2];
+    FILE *out = fopen("/dev/null", "w");
+    double t0 = now_s(), t;
+    int k, n = compare ? 2 : 1;
+    both[0] = a, both[1] = b;
+    for (k = 0; k < n; k++) {
+        read_into(&c[k], compare ? both + k : both, compare ? 1 : 2);
+        if (ttft_tpot_model_compute(&c[k], NULL, &m[k]) != TTFT_TPOT_OK)
+            exit(1);
+    }
+    if (compare) {
+        compare_options o = compare_defaults();
+        compare_result res;
+        if (compare_models(&m[0], &m[1], &o, &res) != TTFT_TPOT_OK)
+            exit(1);
+        compare_text(out, &res);
+        compare_free(&res);
+    } else
+        ttft_tpot_model_report_json(&m[0], out);
+    t = now_s() - t0;
+    for (k = 0; k < n; k++) {
+        ttft_tpot_model_free(&m[k]);
+        ttft_tpot_free(&c[k]);
+    }
+    fclose(out);
+    return t;
+}
+
 /* The tools against the JSON report of the same traces, in one run: --html against --json of one
    trace, --compare against --json of both, on two driver traces of about `decode` decode steps each
    (with their prefills, kernels and e2e lines), alternated, medians of 5. */
@@ -375,6 +431,13 @@ static void bench_tools(const char *bin, const char *dir, size_t decode)
            median(t[1], 5), median(ratio[0], 5));
     printf("tools: --json A B %.3f s, --compare A B %.3f s: ratio %.2f (target <= 2)\n", median(t[2], 5),
            median(t[3], 5), median(ratio[1], 5));
+    for (r = 0; r < 5; r++) { /* the same in the process: reads, models, writers; no process start */
+        t[2][r] = in_process(a, b, 0);
+        t[3][r] = in_process(a, b, 1);
+        ratio[1][r] = t[3][r] / t[2][r];
+    }
+    printf("tools: in the process, --json A B %.3f s, --compare A B %.3f s: ratio %.2f (target <= 2)\n",
+           median(t[2], 5), median(t[3], 5), median(ratio[1], 5));
     remove(a);
     remove(b);
     remove(html);
