@@ -363,6 +363,21 @@ static int phase_in(const trace_units *t, const row_key *k)
     return q >= 0 && t->m->phase[q].role == k->role ? q : -1;
 }
 
+/* With several traces a side, each trace is one process: its runs share the process's memory
+   placement and the machine's state, so they are not independent of each other, and the process is
+   the unit: the values v[from, n) of one trace's runs become their mean. */
+static void one_value_a_trace(compare_values *v, size_t from, size_t traces)
+{
+    double sum = 0;
+    size_t i;
+    if (traces < 2 || v->n - from < 2)
+        return;
+    for (i = from; i < v->n; i++)
+        sum += v->v[i];
+    v->v[from] = sum / (double)(v->n - from);
+    v->n = from + 1;
+}
+
 /* Every unit's value of k on a side into v (p50) and v99 (p99), sorted: OK or ENOMEM. */
 static int side_values(const trace_units *t, size_t traces, const row_key *k, compare_values *v,
                        compare_values *v99)
@@ -377,6 +392,7 @@ static int side_values(const trace_units *t, size_t traces, const row_key *k, co
     if (!v->v || !v99->v)
         return TTFT_TPOT_ENOMEM;
     for (i = 0; i < traces; i++) {
+        size_t from = v->n, from99 = v99->n;
         int q = k->metric < 0 ? phase_in(&t[i], k) : -1;
         for (e = q >= 0 ? t[i].at[q] : 0; q >= 0 && e < t[i].at[q + 1]; e++) {
             v->v[v->n++] = t[i].ph50[e];
@@ -389,6 +405,8 @@ static int side_values(const trace_units *t, size_t traces, const row_key *k, co
             if (t[i].has99[at])
                 v99->v[v99->n++] = t[i].p99[at];
         }
+        one_value_a_trace(v, from, traces);
+        one_value_a_trace(v99, from99, traces);
     }
     return sort_values(v->v, v->n) == TTFT_TPOT_OK ? sort_values(v99->v, v99->n) : TTFT_TPOT_ENOMEM;
 }
@@ -690,6 +708,7 @@ int compare_sides(const compare_side *base, const compare_side *new_, const comp
     int rc = TTFT_TPOT_OK;
     memset(res, 0, sizeof *res);
     res->opt = o ? *o : compare_defaults();
+    res->traces[0] = base->n, res->traces[1] = new_->n;
     traces[0] = base->n, traces[1] = new_->n;
     for (side = 0; side < 2; side++) {
         const compare_side *s = side ? new_ : base;
@@ -872,10 +891,23 @@ static void text_row(FILE *out, const compare_row *r)
             !r->per_run ? "  one run a side: too few runs to decide" : r->too_few ? "  too few runs to decide" : "");
 }
 
+/* Runs of one process a side share its memory placement and the machine's state: a difference
+   between two processes of one build reads as a change. Said under a verdict that claims one. */
+static void one_process_caveat(FILE *out, const compare_result *res)
+{
+    if (res->traces[0] == 1 && res->traces[1] == 1 && res->kind != COMPARE_UNDECIDED &&
+        res->kind != COMPARE_NO_DIFFERENCE)
+        fputs("(one process a side: its runs share the process's memory placement and the machine's state, so a "
+              "difference between two processes of the same build reads as a change; to rule that out, interleave "
+              "processes, a trace each: --base b1.csv --new n1.csv --base b2.csv ...)\n",
+              out);
+}
+
 void compare_text(FILE *out, const compare_result *res)
 {
     size_t i;
     compare_verdict(out, res, 0);
+    one_process_caveat(out, res);
     fprintf(out, "%-36s %-28s %-28s %-9s %-8s %-18s %s\n", "metric (* in the verdict)", "base [95% CI]", "new [95% CI]",
             "change", "p (Holm)", "p99 change [95% CI]", "runs");
     for (i = 0; i < res->n; i++)
@@ -977,7 +1009,8 @@ static void json_verdict(FILE *out, const compare_result *res)
             }
         fputc(']', out);
     }
-    fprintf(out, ",\"family\":%u,\"runs\":[%zu,%zu],\"best_p\":", res->family, res->runs[0], res->runs[1]);
+    fprintf(out, ",\"family\":%u,\"runs\":[%zu,%zu],\"traces\":[%zu,%zu],\"best_p\":", res->family, res->runs[0],
+            res->runs[1], res->traces[0], res->traces[1]);
     json_num(out, 1, res->best_p);
     fprintf(out, ",\"runs_needed\":%u}", res->runs_needed);
 }

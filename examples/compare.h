@@ -1,10 +1,12 @@
 /* compare.h - ttft_tpot_report --compare: did the new side change what a user waits for?
 
-   The unit of evidence is a run: a run a trace marked (ttft_tpot_run_begin, generate --repeat-runs),
-   or a whole trace that marked none (a side may give several traces, one a process run). The steps,
-   kernel calls and requests of one run are correlated, so they never enter a test as independent
-   draws: each metric becomes one value a run (the run's p50, or its output tok/s), and the two sides'
-   runs are compared by the two-sided Mann-Whitney U test (exact below 40 runs in all, ties included).
+   The unit of evidence is a run: with one trace a side, each run it marked (ttft_tpot_run_begin,
+   generate --repeat-runs), or the trace when it marked none; with several traces a side (a process
+   each), each trace, the mean of its runs: runs of one process share its memory placement and the
+   machine's state, so processes are the independent draws. The steps, kernel calls and requests of
+   one run are correlated, so they never enter a test as independent draws: each metric becomes one
+   value a run (the run's p50, or its output tok/s), and the two sides' runs are compared by the
+   two-sided Mann-Whitney U test (exact up to 40 runs in all, ties included).
 
    The verdict is one judgment a headline metric (steady TTFT p50, TPOT p50, output throughput; with
    requests, their TTFT, TPOT and E2E p50), each with its direction (lower latency, higher throughput
@@ -85,6 +87,7 @@ typedef struct compare_result {
     int kind;             /* COMPARE_* of COMPARE_KINDS */
     unsigned family;      /* rows in the verdict */
     size_t runs[2];       /* the fewest runs a side has of a verdict row */
+    size_t traces[2];     /* a side's traces: one each makes its marked runs the units */
     double best_p;        /* the smallest p-value those runs can give */
     unsigned runs_needed; /* runs a side that can reach alpha / family */
 } compare_result;

@@ -225,7 +225,7 @@ static void compare_through_the_tool(void **state)
     assert_int_equal(tool("--compare cmp_base.csv cmp_new.csv", &out), 0);
     {
         static const char verdict[] = "Verdict: a regression: new is worse on tpot (+5.00%), output_throughput (-4.76%) "
-                                      "(alpha 0.05, Holm; noise 2%; 5 and 5 runs)\nmetric ";
+                                      "(alpha 0.05, Holm; noise 2%; 5 and 5 runs)\n(one process a side: ";
         assert_true(strncmp(out, verdict, strlen(verdict)) == 0); /* the first line */
     }
     free(out);
@@ -464,6 +464,16 @@ static void too_few_runs_say_so(void **state)
     assert_int_equal(jc_parse(out, &doc), 0); /* five traces a side, a run each: 5 and 5 runs, all new slower */
     assert_string_equal(jc_get(&doc, "verdict.kind")->str, "regression");
     assert_ms(&doc, "verdict.runs.0", 5);
+    jc_free(&doc);
+    free(out);
+    /* two traces a side of 3 runs each: a process each, its runs' mean its one value (10.01 ms) */
+    assert_int_equal(tool("--compare --json --base cmp_r3a.csv --base cmp_r3a.csv --new cmp_r3b.csv --new cmp_r3b.csv",
+                          &out), 0);
+    assert_int_equal(jc_parse(out, &doc), 0);
+    assert_string_equal(jc_get(&doc, "rows.0.metric")->str, "tpot");
+    assert_ms(&doc, "rows.0.base.n", 2);
+    assert_ms(&doc, "rows.0.base.median", 10.01);
+    assert_ms(&doc, "rows.0.new.median", 20.01);
     jc_free(&doc);
     free(out);
 }
