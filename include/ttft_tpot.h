@@ -95,11 +95,13 @@
        p/100): lo the largest rank with P(B < lo) <= 0.025, hi the smallest with P(B >= hi) <=
        0.025. Then P(x(lo) <= true percentile <= x(hi)) >= 95% whatever the distribution,
        provided the samples are independent draws from one distribution. It says how precisely n
-       samples pin the percentile down, not how much the next run will differ. Decode steps of
-       one generation are correlated (the KV cache grows; a slow step is often followed by
-       another), and runs differ by more than their steps do, so the text calls TPOT's interval
-       "95% CI of these steps, not of another run": it covers this run's steps alone. Where a
-       run lands is the across-run interval below (Runs). No such interval exists for small n (the text
+       samples pin the percentile down, not how much the next run will differ. Steps, kernel
+       calls and requests of one run are correlated (the KV cache grows; a slow step is often
+       followed by another; a queue carries delay from request to request), and runs differ by
+       more than their steps do: every such interval (TPOT's, a phase's, a request metric's)
+       covers the values it was computed from, this run's, and the text says so ("95% CI of these
+       steps, not of another run"). Where a run lands is the across-run interval below (Runs);
+       whether two builds differ, --compare over runs. No such interval exists for small n (the text
        says CI needs n>=..., the JSON gives null): p50 needs 6 samples, p90 36, p99 368
        (ttft_tpot_ci95_min_n computes them). A bounded phase's interval is read from its
        histogram like its percentiles, within the same 0.78%.
