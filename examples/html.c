@@ -527,7 +527,7 @@ static int cdf_chart(FILE *out, const ttft_tpot_model *const *m, int n, int set,
     ch.note = note;
     ch.ylabel = "fraction at or below";
     ch.logx = svg_wants_logx(s, j); /* a long tail: decades, ticks as durations */
-    ch.xunit = ch.logx ? "ms" : svg_ms_unit(mx > slo_ms ? mx : slo_ms, &scale);
+    ch.xunit = ch.logx ? "ms" : svg_ms_unit(mx, &scale); /* the data's: an SLO far out is marked at the edge */
     if (!ch.logx)
         scale_by(s, j, scale, 1);
     snprintf(xl, sizeof xl, ch.logx ? "latency" : "latency (%s)", ch.xunit);
