@@ -345,6 +345,11 @@ def plotted(fig):
             for x, y in (p.split(",") for p in line.split())]
 
 
+def peak_of(text):
+    """The headline's peak of requests in flight at once."""
+    return int(re.search(r"<tr><th>Peak</th><td>[0-9.]+ tok/s, (\d+) requests</td>", text).group(1))
+
+
 def trace_page(report, work, name, reqs, *opts):
     """The page of a trace of requests: (id, "submit" or "token", ms), a token each event."""
     path, out = os.path.join(work, name + ".csv"), os.path.join(work, name + ".html")
@@ -378,6 +383,32 @@ def slo_edges(report, work):
     tpot = figure_of(text, "Time per output token: CDF")  # taken in: drawn as a line, as inside the data
     assert len(re.findall(r'class="mark"/>', tpot)) == 1 and "markoff" not in tpot, tpot
     assert re.findall(r'class="marklabel">([^<]*)<', tpot) == ["SLO 55 ms"], tpot
+
+
+def flight_peaks(report, generate, work):
+    """The chart of requests in flight peaks where the headline does: both count them at once."""
+    # 1 s slices: A, B, C one after another in the first (0-100, 200-300, 400-500 ms) with E from 900 ms
+    # to 2.5 s; D 1.2-1.3 s; F 2.1-2.2 s. At once: 1, then 2 (E and D), then 2 (E and F): the headline's
+    # 2. In flight during some of each: 4, 2, 2
+    spans = (("A", 0, 100), ("B", 200, 300), ("C", 400, 500), ("E", 900, 2500), ("D", 1200, 1300),
+             ("F", 2100, 2200))
+    reqs = [(i, e, t) for i, a, b in spans for e, t in (("submit", a), ("token", b))]
+    text = trace_page(report, work, "flight", reqs)
+    flight = figure_of(text, "Requests in flight over time")
+    assert [round(y, 3) for _, y in plotted(flight)] == [1, 2, 2] and peak_of(text) == 2, plotted(flight)
+    assert "(the most at once in each 1.00 s slice, from submit to last token" in flight, flight[:200]
+    # the example serving trace (11 requests in its first second, 2 at most at once) and a generated
+    # one at 50 requests/s over 2 s
+    serve = os.path.join(work, "serve50.csv")
+    subprocess.run([generate, *TINY, "--max-new-tokens", "16", "--batch", "4", "--requests", "100", "--arrival-rate",
+                    "50", "--trace", serve], check=True, capture_output=True, timeout=120)
+    for trace in (os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "traces",
+                               "serving.csv"), serve):
+        out = os.path.join(work, "peak.html")
+        subprocess.run([report, "--html", out, trace], check=True, capture_output=True, timeout=60)
+        text = open(out).read()
+        ys = [y for _, y in plotted(figure_of(text, "Requests in flight over time"))]
+        assert round(max(ys), 3) == peak_of(text), (trace, ys, peak_of(text))
 
 
 def main():
@@ -421,6 +452,7 @@ def main():
     hostile(report, generate, work)
     figures(report, work)
     slo_edges(report, work)
+    flight_peaks(report, generate, work)
     for page in at_a_glance(report, work):  # the new kinds of chart: over time, clipped, log x, marks
         charts += charts_drawn(page, page[:-5]) if rendered else 0
     print("html: 3 reports and the driver's parse, reference nothing outside themselves%s"
