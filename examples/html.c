@@ -204,8 +204,8 @@ static void headline_requests(FILE *out, const ttft_tpot_model *m)
     if (q->has_max_tok_s) {
         snprintf(v, sizeof v, "%.1f tok/s, %llu requests", q->max_output_tok_s,
                  (unsigned long long)q->max_concurrent_requests);
-        snprintf(n, sizeof n, "output tok/s of the busiest %s slice; the most requests in flight at once",
-                 dur(what, sizeof what, (double)m->slice_ns));
+        snprintf(n, sizeof n, "output tok/s of the busiest %s slice; the most requests in flight at once "
+                 "(from submit to last token)", dur(what, sizeof what, (double)m->slice_ns));
         row(out, "Peak", v, n);
     }
     if (q->has_goodput) {
@@ -527,7 +527,7 @@ static int cdf_chart(FILE *out, const ttft_tpot_model *const *m, int n, int set,
     ch.note = note;
     ch.ylabel = "fraction at or below";
     ch.logx = svg_wants_logx(s, j); /* a long tail: decades, ticks as durations */
-    ch.xunit = ch.logx ? "ms" : svg_ms_unit(mx > slo_ms ? mx : slo_ms, &scale);
+    ch.xunit = ch.logx ? "ms" : svg_ms_unit(mx, &scale); /* the data's: an SLO far out is marked at the edge */
     if (!ch.logx)
         scale_by(s, j, scale, 1);
     snprintf(xl, sizeof xl, ch.logx ? "latency" : "latency (%s)", ch.xunit);
@@ -563,22 +563,97 @@ static int cdf_charts(FILE *out, const ttft_tpot_model *const *m, int n)
     return rc;
 }
 
-/* A chart of the slices (ttft_tpot_slice) of each side: what 0 output tok/s, 1 requests in flight,
-   2 the TTFT p50 of the requests submitted in the slice (where some were). */
+/* A request the library's figures count: not warmup, not truncated, with a token. */
+static int measured(const ttft_tpot_request *q)
+{
+    return !q->warmup && !q->truncated && q->token_events > 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The measured requests' submits (t << 1) and last tokens (t << 1 | 1), t from the first submit,
+   sorted: a submit before a last token at the same ns, both in flight then, as the headline's peak
+   (max_concurrent_requests) sweeps them. *n: how many; NULL when memory runs out. */
+static uint64_t *flight_events(const ttft_tpot_model *m, size_t *n)
+{
+    ttft_tpot_request q;
+    uint64_t t0 = UINT64_MAX, *ev;
+    unsigned r;
+    *n = 0;
+    for (r = 0; ttft_tpot_request_at(m->collector, r, &q) == TTFT_TPOT_OK; r++)
+        if (measured(&q)) {
+            t0 = q.submit_ns < t0 ? q.submit_ns : t0;
+            *n += 2;
+        }
+    if (!(ev = (uint64_t *)malloc((*n ? *n : 1) * sizeof *ev)))
+        return NULL;
+    *n = 0;
+    for (r = 0; ttft_tpot_request_at(m->collector, r, &q) == TTFT_TPOT_OK; r++)
+        if (measured(&q)) {
+            ev[(*n)++] = (q.submit_ns - t0) << 1;
+            ev[(*n)++] = (q.last_ns - t0) << 1 | 1;
+        }
+    qsort(ev, *n, sizeof *ev, cmp_u64);
+    return ev;
+}
+
+/* Each slice's most requests in flight at once, into peak[m->n_slices] (zeroed): the headline's peak
+   is their maximum. Not the slices' in_flight, which counts every request in flight during some of
+   the slice: a second of 5 ms requests one after another counts 11 where 2 at most ran at once. */
+static int slice_peaks(const ttft_tpot_model *m, uint64_t *peak)
+{
+    size_t n, i, at = 0;
+    uint64_t now = 0, *ev = flight_events(m, &n);
+    if (!ev)
+        return -1;
+    for (i = 0; i < n; i++) {
+        size_t k = (size_t)((ev[i] >> 1) / m->slice_ns);
+        k = k < m->n_slices ? k : m->n_slices - 1;
+        while (at < k) /* a slice begun since the last event starts with those in flight then */
+            peak[++at] = now;
+        if (ev[i] & 1)
+            now--;
+        else if (++now > peak[k])
+            peak[k] = now;
+    }
+    free(ev);
+    return 0;
+}
+
+/* One side's points of a slice chart (slice_chart's what), each at its slice's middle: its value is
+   the whole slice's. */
+static int slice_points(const ttft_tpot_model *m, int what, pts *p)
+{
+    uint64_t *peak = NULL;
+    size_t i;
+    int rc = 0;
+    if (what == 1 && m->n_slices)
+        rc = (peak = (uint64_t *)calloc(m->n_slices, sizeof *peak)) != NULL ? slice_peaks(m, peak) : -1;
+    for (i = 0; i < m->n_slices && rc == 0; i++) {
+        const ttft_tpot_slice *sl = &m->slices[i];
+        double y = what == 0 ? sl->output_tok_s : what == 1 ? (double)peak[i] : sl->ttft_p50_ns / 1e6;
+        if (what < 2 || sl->has_ttft)
+            rc = pts_add(p, ((double)sl->start_ns + (double)m->slice_ns / 2) / 1e9, y);
+    }
+    free(peak);
+    return rc;
+}
+
+/* A chart of the slices (ttft_tpot_slice) of each side: what 0 output tok/s, 1 the most requests in
+   flight at once, 2 the TTFT p50 of the requests submitted in the slice (where some were). */
 static int slice_chart(FILE *out, const ttft_tpot_model *const *m, int n, int what, svg_chart *ch)
 {
     lines l;
     svg_series s[2];
-    size_t i, total;
+    size_t total;
     int k, j, rc = 0;
     memset(&l, 0, sizeof l);
     for (k = 0; k < n && rc == 0; k++) {
-        for (i = 0; i < m[k]->n_slices && rc == 0; i++) {
-            const ttft_tpot_slice *sl = &m[k]->slices[i];
-            double y = what == 0 ? sl->output_tok_s : what == 1 ? (double)sl->in_flight : sl->ttft_p50_ns / 1e6;
-            if (what < 2 || sl->has_ttft) /* at the slice's middle: its value is the whole slice's */
-                rc = pts_add(&l.p[k], ((double)sl->start_ns + (double)m[k]->slice_ns / 2) / 1e9, y);
-        }
+        rc = slice_points(m[k], what, &l.p[k]);
         line_set(&l, k, n > 1 ? side_names[k] : "all", svg_colors[k], what == 2 ? SVG_DOTS : SVG_LINE, 0);
     }
     l.n = n;
@@ -602,7 +677,8 @@ static int over_time(FILE *out, const ttft_tpot_model *const *m, int n)
         return 0;
     dur(width, sizeof width, (double)m[0]->slice_ns);
     snprintf(t[0], sizeof t[0], "Output throughput over time (tokens delivered in each %s slice)", width);
-    snprintf(t[1], sizeof t[1], "Requests in flight over time (at some point of each %s slice)", width);
+    snprintf(t[1], sizeof t[1], "Requests in flight over time (the most at once in each %s slice, from submit to "
+             "last token; their highest is the headline's peak)", width);
     snprintf(t[2], sizeof t[2], "TTFT over time (p50 of the requests submitted in each %s slice)", width);
     memset(ch, 0, sizeof ch);
     for (k = 0; k < 3; k++) { /* the whole run on x, both sides' */
@@ -613,7 +689,7 @@ static int over_time(FILE *out, const ttft_tpot_model *const *m, int n)
             ch[k].x_to = (double)m[1]->n_slices * (double)m[1]->slice_ns / 1e9;
     }
     ch[0].ylabel = "output tok/s";
-    ch[1].ylabel = "requests in flight";
+    ch[1].ylabel = "requests in flight at once";
     ch[1].yint = 1;
     fputs("<h2>Over time</h2>\n", out);
     for (k = 0; k < 3 && rc == 0; k++)

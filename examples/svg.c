@@ -96,7 +96,7 @@ static void widen(double *lo, double *hi)
 }
 
 /* The range a chart shows: every series' x and y (> 0 only on a log scale; y up to the clip), and the
-   marks' x. */
+   marks' x where the data keeps at least half of it (take_marks). */
 typedef struct range {
     double x0, x1, y0, y1;
     int logx, logy;
@@ -117,6 +117,27 @@ static int on_scale(const range *r, double x, double y)
     return (!r->logx || x > 0) && (!r->logy || y > 0);
 }
 
+/* v where the x axis places it: log10 of it on a log scale. */
+static double x_scaled(const range *r, double v)
+{
+    return r->logx ? log10(v) : v;
+}
+
+/* The marks' x into the range while the data keeps at least half of it: a mark far outside the data
+   (an SLO 100x its values) is drawn at the edge (marks), not let squeeze the data into a line. */
+static void take_marks(const svg_chart *c, range *r)
+{
+    double d0 = r->x0, d1 = r->x1; /* the data's; d0 > d1: none, the marks alone set the range */
+    int k;
+    for (k = 0; k < c->n_marks; k++) {
+        double x = c->marks[k].x, lo = x < r->x0 ? x : r->x0, hi = x > r->x1 ? x : r->x1;
+        if (r->logx && !(x > 0))
+            continue;
+        if (d0 > d1 || x_scaled(r, d1) - x_scaled(r, d0) >= (x_scaled(r, hi) - x_scaled(r, lo)) / 2)
+            r->x0 = lo, r->x1 = hi;
+    }
+}
+
 static range range_of(const svg_chart *c, const svg_series *s, int ns)
 {
     range r = {HUGE_VAL, -HUGE_VAL, HUGE_VAL, -HUGE_VAL, c->logx, c->logy, c->yclip};
@@ -132,11 +153,7 @@ static range range_of(const svg_chart *c, const svg_series *s, int ns)
             r.y0 = y < r.y0 ? y : r.y0;
             r.y1 = y > r.y1 ? y : r.y1;
         }
-    for (k = 0; k < c->n_marks; k++)
-        if (!r.logx || c->marks[k].x > 0) {
-            r.x0 = c->marks[k].x < r.x0 ? c->marks[k].x : r.x0;
-            r.x1 = c->marks[k].x > r.x1 ? c->marks[k].x : r.x1;
-        }
+    take_marks(c, &r);
     if (r.x0 > r.x1)
         r.x0 = 1, r.x1 = 2;
     if (r.y0 > r.y1)
@@ -371,7 +388,19 @@ static void off_scale(FILE *out, const range *r, const svg_chart *c, const svg_s
         }
 }
 
-/* The marks: a dashed vertical line each, labelled at its top. */
+/* A mark outside the x range: a triangle on the frame's edge pointing its way, labelled with an arrow.
+   On the right low, on the left high: where a CDF (rising left to right) leaves room. */
+static void mark_off(FILE *out, const svg_mark *m, int right, int k)
+{
+    double x = right ? W - MR : ML, y = right ? H - MB - 12 - 14.0 * (k % 3) : MT + 14 + 14.0 * (k % 3);
+    fprintf(out, "<path d=\"M%.1f %.1f l%d -5 v10 z\" fill=\"#333\" class=\"markoff\"/>\n"
+                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"marklabel\">%s",
+            x, y, right ? -9 : 9, right ? x - 12 : x + 12, y + 4, right ? "end" : "start", right ? "" : "&#8592; ");
+    html_text(out, m->label);
+    fputs(right ? " &#8594;</text>\n" : "</text>\n", out);
+}
+
+/* The marks: a dashed vertical line each, labelled at its top; one outside the range at its edge. */
 static void marks(FILE *out, const range *r, const svg_chart *c)
 {
     int k;
@@ -379,6 +408,10 @@ static void marks(FILE *out, const range *r, const svg_chart *c)
         double x;
         if (r->logx && !(c->marks[k].x > 0))
             continue;
+        if (c->marks[k].x < r->x0 || c->marks[k].x > r->x1) {
+            mark_off(out, &c->marks[k], c->marks[k].x > r->x1, k);
+            continue;
+        }
         x = px(r, c->marks[k].x);
         fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"mark\"/>\n"
                      "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"marklabel\">",

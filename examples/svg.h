@@ -20,7 +20,9 @@ typedef struct svg_series {
     int hollow; /* dots drawn as rings (warmup samples, say): told apart without colour */
 } svg_series;
 
-/* A vertical line across the plot at x, labelled: an SLO on a CDF, where a run begins on a step axis. */
+/* A vertical line across the plot at x, labelled: an SLO on a CDF, where a run begins on a step axis.
+   The x axis takes a mark in while the data keeps at least half of it; one further out is drawn as a
+   triangle on the frame's edge, its label beside it with an arrow its way. */
 typedef struct svg_mark {
     double x;
     const char *label;
@@ -38,7 +40,7 @@ typedef struct svg_chart {
                                             1 s), and so does an off-scale value; NULL: plain numbers */
     double yclip;                        /* > 0: y shown up to it; a point above is drawn as a triangle on
                                             the top edge with its value (a warmup outlier, say) */
-    const svg_mark *marks;               /* [n_marks] vertical lines, kept inside the x range */
+    const svg_mark *marks;               /* [n_marks] vertical lines (svg_mark) */
     int n_marks;
 } svg_chart;
 

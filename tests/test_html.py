@@ -332,6 +332,85 @@ def at_a_glance(report, work):
     return [os.path.join(work, n + ".html") for n in ("clip", "logx", "batches", "runlines", "slo")]
 
 
+def plotted(fig):
+    """The points of a chart's polylines in its data's units, read back through its tick labels (x at
+    their x; y 4 px above their baseline, as svg.c writes them); linear axes only."""
+    def axis(anchor, at):
+        found = [(float(m.group(at)), float(m.group(3))) for m in re.finditer(
+            r'<text x="([0-9.]+)" y="([0-9.]+)" text-anchor="%s" class="tick">([-0-9.]+)<' % anchor, fig)]
+        (p0, v0), (p1, v1) = found[0], found[-1]
+        return lambda p: v0 + (p - p0) / (p1 - p0) * (v1 - v0)
+    fx, fy = axis("middle", 1), axis("end", 2)
+    return [(fx(float(x)), fy(float(y) + 4)) for line in re.findall(r'points="([^"]*)"', fig)
+            for x, y in (p.split(",") for p in line.split())]
+
+
+def peak_of(text):
+    """The headline's peak of requests in flight at once."""
+    return int(re.search(r"<tr><th>Peak</th><td>[0-9.]+ tok/s, (\d+) requests</td>", text).group(1))
+
+
+def trace_page(report, work, name, reqs, *opts):
+    """The page of a trace of requests: (id, "submit" or "token", ms), a token each event."""
+    path, out = os.path.join(work, name + ".csv"), os.path.join(work, name + ".html")
+    open(path, "w").write("phase,role,start_ns,dur_ns,tokens,warmup\n" + "".join(
+        "%s,%s,%d,0,%d,0\n" % (i, e, t * 1000000, e == "token") for i, e, t in reqs))
+    subprocess.run([report, *opts, "--html", out, path], check=True, capture_output=True, timeout=60)
+    return open(out).read()
+
+
+def slo_edges(report, work):
+    """An SLO far outside the data is marked at the edge, not let squeeze the data into a line."""
+    # requests 1 s apart, each: first token 2, 3, 4 ms after its submit, then tokens at 50 ms and its
+    # E2E 100, 105, 110 ms. TTFT's SLO of 300 ms is 75x the data: the axis stays on 2..4 ms with the SLO
+    # at its right edge; E2E's of 10 ms would leave the data a tenth of the axis: at its left edge;
+    # TPOT (49, 51, 53 ms) takes its SLO of 55 ms in: the data keeps two thirds of the axis
+    reqs = [(i, e, 1000 * k + t) for k, (i, f, last) in enumerate((("A", 2, 100), ("B", 3, 105), ("C", 4, 110)))
+            for e, t in (("submit", 0), ("token", f), ("token", 50), ("token", last))]
+    text = trace_page(report, work, "slo_far", reqs, "--slo", "ttft=300,e2e=10,tpot=55")
+    ttft = figure_of(text, "Time to first token: CDF")
+    xs = [x for x, _ in plotted(ttft)]
+    assert min(xs) >= 1.9 and max(xs) <= 4.1 and float(ticks(ttft, "middle")[-1]) <= 4.1, ticks(ttft, "middle")
+    drawn = [float(p.split(",")[0]) for p in re.search(r'points="([^"]*)"', ttft).group(1).split()]
+    assert max(drawn) - min(drawn) >= (704 - 72) / 2, drawn  # the data fills the axis, not a line at 2 ms
+    assert 'class="mark"' not in ttft and re.findall(r'<path d="M704.0 [0-9.]+ l-9 -5 v10 z"[^>]*class="markoff"',
+                                                     ttft), ttft
+    assert re.findall(r'class="marklabel">([^<]*)<', ttft) == ["SLO 300 ms &#8594;"], ttft
+    e2e = figure_of(text, "E2E latency: CDF")
+    assert float(ticks(e2e, "middle")[0]) >= 90 and 'class="mark"' not in e2e, ticks(e2e, "middle")
+    assert re.findall(r'<path d="M72.0 [0-9.]+ l9 -5 v10 z"[^>]*class="markoff"', e2e), e2e
+    assert re.findall(r'class="marklabel">([^<]*)<', e2e) == ["&#8592; SLO 10 ms"], e2e
+    tpot = figure_of(text, "Time per output token: CDF")  # taken in: drawn as a line, as inside the data
+    assert len(re.findall(r'class="mark"/>', tpot)) == 1 and "markoff" not in tpot, tpot
+    assert re.findall(r'class="marklabel">([^<]*)<', tpot) == ["SLO 55 ms"], tpot
+
+
+def flight_peaks(report, generate, work):
+    """The chart of requests in flight peaks where the headline does: both count them at once."""
+    # 1 s slices: A, B, C one after another in the first (0-100, 200-300, 400-500 ms) with E from 900 ms
+    # to 2.5 s; D 1.2-1.3 s; F 2.1-2.2 s. At once: 1, then 2 (E and D), then 2 (E and F): the headline's
+    # 2. In flight during some of each: 4, 2, 2
+    spans = (("A", 0, 100), ("B", 200, 300), ("C", 400, 500), ("E", 900, 2500), ("D", 1200, 1300),
+             ("F", 2100, 2200))
+    reqs = [(i, e, t) for i, a, b in spans for e, t in (("submit", a), ("token", b))]
+    text = trace_page(report, work, "flight", reqs)
+    flight = figure_of(text, "Requests in flight over time")
+    assert [round(y, 3) for _, y in plotted(flight)] == [1, 2, 2] and peak_of(text) == 2, plotted(flight)
+    assert "(the most at once in each 1.00 s slice, from submit to last token" in flight, flight[:200]
+    # the example serving trace (11 requests in its first second, 2 at most at once) and a generated
+    # one at 50 requests/s over 2 s
+    serve = os.path.join(work, "serve50.csv")
+    subprocess.run([generate, *TINY, "--max-new-tokens", "16", "--batch", "4", "--requests", "100", "--arrival-rate",
+                    "50", "--trace", serve], check=True, capture_output=True, timeout=120)
+    for trace in (os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "traces",
+                               "serving.csv"), serve):
+        out = os.path.join(work, "peak.html")
+        subprocess.run([report, "--html", out, trace], check=True, capture_output=True, timeout=60)
+        text = open(out).read()
+        ys = [y for _, y in plotted(figure_of(text, "Requests in flight over time"))]
+        assert round(max(ys), 3) == peak_of(text), (trace, ys, peak_of(text))
+
+
 def main():
     report, generate, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
@@ -372,6 +451,8 @@ def main():
     check_html(os.path.join(work, "generate.html"), 4, ["TTFT, first request", "Prefill rate", "Runs: TPOT p50"])
     hostile(report, generate, work)
     figures(report, work)
+    slo_edges(report, work)
+    flight_peaks(report, generate, work)
     for page in at_a_glance(report, work):  # the new kinds of chart: over time, clipped, log x, marks
         charts += charts_drawn(page, page[:-5]) if rendered else 0
     print("html: 3 reports and the driver's parse, reference nothing outside themselves%s"
