@@ -563,83 +563,20 @@ static int cdf_charts(FILE *out, const ttft_tpot_model *const *m, int n)
     return rc;
 }
 
-/* A request the library's figures count: not warmup, not truncated, with a token. */
-static int measured(const ttft_tpot_request *q)
-{
-    return !q->warmup && !q->truncated && q->token_events > 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The measured requests' submits (t << 1) and last tokens (t << 1 | 1), t from the first submit,
-   sorted: a submit before a last token at the same ns, both in flight then, as the headline's peak
-   (max_concurrent_requests) sweeps them. *n: how many; NULL when memory runs out. */
-static uint64_t *flight_events(const ttft_tpot_model *m, size_t *n)
-{
-    ttft_tpot_request q;
-    uint64_t t0 = UINT64_MAX, *ev;
-    unsigned r;
-    *n = 0;
-    for (r = 0; ttft_tpot_request_at(m->collector, r, &q) == TTFT_TPOT_OK; r++)
-        if (measured(&q)) {
-            t0 = q.submit_ns < t0 ? q.submit_ns : t0;
-            *n += 2;
-        }
-    if (!(ev = (uint64_t *)malloc((*n ? *n : 1) * sizeof *ev)))
-        return NULL;
-    *n = 0;
-    for (r = 0; ttft_tpot_request_at(m->collector, r, &q) == TTFT_TPOT_OK; r++)
-        if (measured(&q)) {
-            ev[(*n)++] = (q.submit_ns - t0) << 1;
-            ev[(*n)++] = (q.last_ns - t0) << 1 | 1;
-        }
-    qsort(ev, *n, sizeof *ev, cmp_u64);
-    return ev;
-}
-
-/* Each slice's most requests in flight at once, into peak[m->n_slices] (zeroed): the headline's peak
-   is their maximum. Not the slices' in_flight, which counts every request in flight during some of
-   the slice: a second of 5 ms requests one after another counts 11 where 2 at most ran at once. */
-static int slice_peaks(const ttft_tpot_model *m, uint64_t *peak)
-{
-    size_t n, i, at = 0;
-    uint64_t now = 0, *ev = flight_events(m, &n);
-    if (!ev)
-        return -1;
-    for (i = 0; i < n; i++) {
-        size_t k = (size_t)((ev[i] >> 1) / m->slice_ns);
-        k = k < m->n_slices ? k : m->n_slices - 1;
-        while (at < k) /* a slice begun since the last event starts with those in flight then */
-            peak[++at] = now;
-        if (ev[i] & 1)
-            now--;
-        else if (++now > peak[k])
-            peak[k] = now;
-    }
-    free(ev);
-    return 0;
-}
-
 /* One side's points of a slice chart (slice_chart's what), each at its slice's middle: its value is
-   the whole slice's. */
+   the whole slice's. The requests in flight are the most at once in it (peak_in_flight), as the
+   headline's peak counts them, not every request in flight during some of it (in_flight: a second of
+   5 ms requests one after another counts 11 where 2 at most ran at once). */
 static int slice_points(const ttft_tpot_model *m, int what, pts *p)
 {
-    uint64_t *peak = NULL;
     size_t i;
     int rc = 0;
-    if (what == 1 && m->n_slices)
-        rc = (peak = (uint64_t *)calloc(m->n_slices, sizeof *peak)) != NULL ? slice_peaks(m, peak) : -1;
     for (i = 0; i < m->n_slices && rc == 0; i++) {
         const ttft_tpot_slice *sl = &m->slices[i];
-        double y = what == 0 ? sl->output_tok_s : what == 1 ? (double)peak[i] : sl->ttft_p50_ns / 1e6;
+        double y = what == 0 ? sl->output_tok_s : what == 1 ? (double)sl->peak_in_flight : sl->ttft_p50_ns / 1e6;
         if (what < 2 || sl->has_ttft)
             rc = pts_add(p, ((double)sl->start_ns + (double)m->slice_ns / 2) / 1e9, y);
     }
-    free(peak);
     return rc;
 }
 

@@ -1386,6 +1386,8 @@ typedef struct ttft_tpot_slice {
     uint64_t tokens;      /* delivered in the slice */
     double output_tok_s;  /* tokens / the slice's width */
     uint64_t in_flight;   /* requests in flight (between submit and last token) during some of it */
+    uint64_t peak_in_flight; /* the most of them in flight at once in it: the largest is the run's
+                                max_concurrent_requests */
     uint64_t submitted;   /* requests submitted in it */
     int has_ttft;         /* submitted > 0 */
     double ttft_p50_ns;   /* the p50 of their TTFT */
@@ -5532,21 +5534,35 @@ static void ttft_tpot__slices_ttft(const ttft_tpot *c, ttft_tpot_model *m, uint6
     }
 }
 
-/* The most measured requests in flight at once: a sweep over submits (+1) and last tokens (-1), a
-   submit before a last token at the same ns (both are in flight then). ev: room for two a request. */
-static uint64_t ttft_tpot__max_concurrent(const ttft_tpot *c, uint64_t *ev, uint64_t *tmp)
+/* The most measured requests in flight at once, over the run and in each slice (peak_in_flight): a
+   sweep over submits (+1) and last tokens (-1) in time from t0, a submit before a last token at the
+   same ns (both are in flight then); a slice begins with those in flight at its start. Submits and
+   last tokens are sorted apart and merged, so no time needs a bit of its own. ev: room for two a
+   request, tmp: as much. */
+static uint64_t ttft_tpot__max_concurrent(const ttft_tpot *c, ttft_tpot_model *m, uint64_t t0, uint64_t *ev,
+                                          uint64_t *tmp)
 {
-    uint64_t now = 0, most = 0;
-    size_t n = 0, i;
+    uint64_t now = 0, most = 0, *end;
+    size_t n = 0, i = 0, j = 0, at = 0;
     unsigned r;
     for (r = 0; r < c->req.n; r++)
+        n += ttft_tpot__measured(&c->req.list[r]);
+    end = ev + n;
+    for (r = 0, n = 0; r < c->req.n; r++)
         if (ttft_tpot__measured(&c->req.list[r])) {
-            ev[n++] = c->req.list[r].submit_ns << 1;
-            ev[n++] = c->req.list[r].last_ns << 1 | 1;
+            ev[n] = c->req.list[r].submit_ns - t0;
+            end[n++] = c->req.list[r].last_ns - t0;
         }
     ttft_tpot_sort(ev, n, tmp);
-    for (i = 0; i < n; i++) {
-        now = ev[i] & 1 ? now - 1 : now + 1;
+    ttft_tpot_sort(end, n, tmp);
+    while (i < n || j < n) {
+        int submit = i < n && ev[i] <= end[j]; /* every end follows its own submit: j < n while i < n */
+        uint64_t t = submit ? ev[i++] : end[j++];
+        size_t k = (size_t)(t / m->slice_ns);
+        for (; at < k; at++) /* the slices begun since the last event */
+            m->slices[at + 1].peak_in_flight = now;
+        now = submit ? now + 1 : now - 1;
+        m->slices[k].peak_in_flight = now > m->slices[k].peak_in_flight ? now : m->slices[k].peak_in_flight;
         most = now > most ? now : most;
     }
     return most;
@@ -5585,7 +5601,7 @@ static int ttft_tpot__slices_of(const ttft_tpot *c, ttft_tpot_model *m)
     memset(diff, 0, (m->n_slices + 1) * sizeof *diff);
     ttft_tpot__slices_fill(c, m, t0, diff);
     ttft_tpot__slices_ttft(c, m, t0, x, x + cells);
-    m->requests.max_concurrent_requests = ttft_tpot__max_concurrent(c, x, x + cells);
+    m->requests.max_concurrent_requests = ttft_tpot__max_concurrent(c, m, t0, x, x + cells);
     TTFT_TPOT_FREE(x, c->alloc_user);
     return TTFT_TPOT_OK;
 }
@@ -6798,7 +6814,9 @@ static void ttft_tpot__json_steady_state(ttft_tpot__out *out, const ttft_tpot_st
 }
 
 /* The peaks under vLLM's names, and the slices: ,"max_output_tokens_per_s":..,"max_concurrent_requests":..,
-   "slice_ms":..,"slices":[{"start_ms","tokens","output_tok_s","in_flight","submitted","ttft_p50_ms"},..]. */
+   "slice_ms":..,"slices":[{"start_ms","tokens","output_tok_s","in_flight","peak_in_flight","submitted",
+   "ttft_p50_ms"},..]: in_flight counts the requests in flight during some of the slice, peak_in_flight
+   the most at once. */
 static void ttft_tpot__json_slices(const ttft_tpot_model *md, ttft_tpot__out *out)
 {
     const ttft_tpot_requests *q = &md->requests;
@@ -6815,8 +6833,8 @@ static void ttft_tpot__json_slices(const ttft_tpot_model *md, ttft_tpot__out *ou
         ttft_tpot__json_ms_u64(out, s->start_ns);
         ttft_tpot__out_fmt(out, ",\"tokens\":%llu,\"output_tok_s\":", (unsigned long long)s->tokens);
         ttft_tpot__json_num(out, 1, s->output_tok_s);
-        ttft_tpot__out_fmt(out,
-                           ",\"in_flight\":%llu,\"submitted\":%llu,\"ttft_p50_ms\":", (unsigned long long)s->in_flight,
+        ttft_tpot__out_fmt(out, ",\"in_flight\":%llu,\"peak_in_flight\":%llu,\"submitted\":%llu,\"ttft_p50_ms\":",
+                           (unsigned long long)s->in_flight, (unsigned long long)s->peak_in_flight,
                            (unsigned long long)s->submitted);
         if (s->has_ttft)
             ttft_tpot__json_ms(out, s->ttft_p50_ns);
