@@ -142,11 +142,13 @@
        (each value of one below each of the other; an empty side: never). Then the text says "no
        steady state" instead of naming a warmup, and JSON steady_state.no_steady_state is true; else
        the first-half cut is reported as above. Like the intervals, the check assumes independent
-       values. An isolated spike is a steady value above twice the series' steady p50 whose
-       neighbours in the series (flagged or not) are not: decode_step: 1 isolated spike: step 170 at
-       9.00 ms (3.0x the steady p50), the first 3 in the text; JSON steady_state.spikes counts them
-       all and spike lists the first 8, [{"step":170,"ms":9.0}] (step: its place in the series, from
-       0).
+       values: of simulated flat series (tests/steady_sim.c) 0.1% are called unsteady with
+       independent noise, 18% when each step keeps 0.9 of the last one's deviation; of series rising
+       5% over the run, 95%. An isolated spike is a steady value above twice the series' steady p50
+       whose neighbours in the series (flagged or not) are not: decode_step: 1 isolated spike: step
+       170 at 9.00 ms (3.0x the steady p50), the first 3 in the text; JSON steady_state.spikes
+       counts them all and spike lists the first 8, [{"step":170,"ms":9.0}] (step: its place in the
+       series, from 0).
      Device time (spans marked ttft_tpot_span_set_device, their tickets resolved with the device's
        timestamps: Device time, below). A phase's device figures are n/p50/p90/p99/mean over the
        resolved intervals of its steady samples; its queue delay, over those resolved on an absolute
