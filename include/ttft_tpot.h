@@ -138,10 +138,24 @@
        them, 3.22 ms without (adding within the p50's 95% interval when the difference is within
        it: on a steady series MSER-5 often cuts a few batches of noise). Detection reports; the
        flags decide: no figure changes because of it. The requests' TTFT series (submit order,
-       warmup requests included) gets the same, as requests.steady_state. No steady state (White's
-       rule): when the best cut over every d that leaves 5 batches or more lies past m/2, the series
-       keeps rising or falling (a queue building up under a burst, say): the text says "no steady
-       state" instead of naming a warmup, and JSON steady_state.no_steady_state is true.
+       warmup requests included) gets the same, as requests.steady_state. No steady state: White's
+       rule (the best cut over every d that leaves 5 batches or more lies past m/2) says a series
+       keeps rising or falling (a queue building up under a burst, say), but it also fires on a
+       steady series with one slow step late in it. So it is asked of the batch means with the
+       isolated spikes (below) replaced by the steady p50, and where it still fires, its cut is
+       checked: it splits the series' steady values (not flagged warmup) into those before it and
+       those from it on, and the series has no steady state when the two sides' p50 intervals
+       (above) are disjoint, or, where a side has too few values for one, when their ranges are
+       (each value of one below each of the other; an empty side: never). Then the text says "no
+       steady state" instead of naming a warmup, and JSON steady_state.no_steady_state is true; else
+       the first-half cut is reported as above. Like the intervals, the check assumes independent
+       values: of simulated flat series (tests/steady_sim.c) 0.1% are called unsteady with
+       independent noise, 18% when each step keeps 0.9 of the last one's deviation; of series rising
+       5% over the run, 95%. An isolated spike is a steady value above twice the series' steady p50
+       whose neighbours in the series (flagged or not) are not: decode_step: 1 isolated spike: step
+       170 at 9.00 ms (3.0x the steady p50), the first 3 in the text; JSON steady_state.spikes
+       counts them all and spike lists the first 8, [{"step":170,"ms":9.0}] (step: its place in the
+       series, from 0).
      Device time (spans marked ttft_tpot_span_set_device, their tickets resolved with the device's
        timestamps: Device time, below). A phase's device figures are n/p50/p90/p99/mean over the
        resolved intervals of its steady samples; its queue delay, over those resolved on an absolute
@@ -1295,16 +1309,25 @@ typedef struct ttft_tpot_summary {
     uint64_t samples, dropped, rejected;
 } ttft_tpot_summary;
 
+#define TTFT_TPOT_SPIKES_LISTED 8 /* isolated spikes a steady state lists (it counts all of them) */
+
 /* A series' warmup, measured: MSER-5 over its values in call order, warmup included (a decode-role
-   phase's samples, or the requests' TTFT in submit order), and its p50 after the cut. */
+   phase's samples, or the requests' TTFT in submit order), and its p50 after the cut; whether it has
+   a steady state; its isolated spikes. */
 typedef struct ttft_tpot_steady_state {
     int measured;          /* every value of the series is stored (not a bounded phase), and one at least */
     uint64_t flagged;      /* values flagged warmup */
     uint64_t truncation;   /* values MSER-5 cuts, from the first */
-    int drift;             /* no steady state: its best cut lies in the second half (White's rule) */
+    int drift;             /* no steady state: White's rule fires and its cut moves the p50 (METRICS) */
     int has_p50;           /* a value is left after the cut */
     double p50_ns;         /* their p50, and the same to the ns */
     uint64_t p50_exact_ns;
+    uint64_t white_cut;    /* where White's rule cuts (values, from the first) when it fires on the
+                              series without its isolated spikes (METRICS), else 0 */
+    uint64_t steady_p50_ns; /* the p50 of its steady values (not flagged warmup), 0 with none */
+    uint64_t spikes;       /* isolated spikes (METRICS): values above twice that p50, all of them */
+    uint64_t spike_step[TTFT_TPOT_SPIKES_LISTED]; /* the first ones: their index in the series */
+    uint64_t spike_ns[TTFT_TPOT_SPIKES_LISTED];   /* and their value */
 } ttft_tpot_steady_state;
 
 /* Runs (ttft_tpot_run_begin): three figures a run, each over the run's steady stored samples, and
@@ -2666,9 +2689,9 @@ static void ttft_tpot__finish_both(const ttft_tpot__in_store *in, uint64_t *x, s
    d = 0 .. m/2, MSER(d) = sum over j > d of (Z_j - mean of Z_{d+1..m})^2 / (m - d)^2; returns the
    smallest minimiser d*, in batches. The tail's sums are kept from the last batch back, as deviations
    from the last batch (so little cancels), and compared without dividing: with k batches in the
-   tail, MSER = (k S2 - S1^2) / k^3. *drift: White's rule, the minimiser over every cut that leaves 5
-   batches or more lies in the second half: the series keeps rising or falling, no steady state. */
-static uint64_t ttft_tpot__mser5(const uint64_t *sum, uint64_t m, int *drift)
+   tail, MSER = (k S2 - S1^2) / k^3. *white: White's rule, the minimiser over every cut that leaves 5
+   batches or more, where it lies in the second half (the series may keep rising or falling); else 0. */
+static uint64_t ttft_tpot__mser5_cuts(const uint64_t *sum, uint64_t m, uint64_t *white)
 {
     double s1 = 0, s2 = 0, best = 0, best_k3 = 1, all = 0, all_k3 = 1, shift = m ? (double)sum[m - 1] : 0;
     uint64_t d, k = 0, at = 0, at_all = 0;
@@ -2691,8 +2714,115 @@ static uint64_t ttft_tpot__mser5(const uint64_t *sum, uint64_t m, int *drift)
             at_all = d;
         }
     }
-    *drift = k >= 5 && at_all > m / 2;
+    *white = k >= 5 && at_all > m / 2 ? at_all : 0;
     return at;
+}
+
+/* One side of White's cut: its steady values' range, and their p50's 95% interval where they have one. */
+typedef struct ttft_tpot__side {
+    size_t n;
+    int has_ci;
+    uint64_t min, max, lo, hi;
+} ttft_tpot__side;
+
+/* x[0, n) (reordered) as a side; a large one narrowed with nw's scratch (NULL: selected whole). */
+static void ttft_tpot__side_of(uint64_t *x, size_t n, const ttft_tpot__narrow *nw, ttft_tpot__side *sd)
+{
+    uint64_t rank[2], val[2];
+    int narrow = nw && n >= TTFT_TPOT__NARROW_MIN;
+    size_t i;
+    if (narrow)
+        memset(nw->slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *nw->slot);
+    sd->n = n;
+    sd->min = UINT64_MAX, sd->max = 0;
+    for (i = 0; i < n; i++) {
+        sd->min = x[i] < sd->min ? x[i] : sd->min;
+        sd->max = x[i] > sd->max ? x[i] : sd->max;
+        if (narrow)
+            nw->slot[ttft_tpot__fine_index(x[i])]++;
+    }
+    if ((sd->has_ci = ttft_tpot_ci95_ranks(n, 50, &rank[0], &rank[1])) == 0)
+        return;
+    rank[0]--, rank[1]--; /* 1-based */
+    if (narrow)
+        ttft_tpot__narrowed_ranks(x, n, NULL, nw->slot, nw->mark, rank, 2, val);
+    else
+        ttft_tpot__select_ranks(x, n, rank, 2, val);
+    sd->lo = val[0], sd->hi = val[1];
+}
+
+/* Whether the level moved across White's cut (METRICS): the two p50 intervals are disjoint; where a
+   side has none, the two ranges are (every value of one side beyond every value of the other). An
+   empty side: no. */
+static int ttft_tpot__apart(const ttft_tpot__side *a, const ttft_tpot__side *b)
+{
+    if (!a->n || !b->n)
+        return 0;
+    if (a->has_ci && b->has_ci)
+        return a->hi < b->lo || b->hi < a->lo;
+    return a->max < b->min || b->max < a->min;
+}
+
+/* The two sides of a series' White's cut (ttft_tpot__apart): x[0, n) its steady values in order, the
+   first k of them before the cut; x is reordered. nw: as ttft_tpot__side_of. */
+static int ttft_tpot__moves(uint64_t *x, size_t n, size_t k, const ttft_tpot__narrow *nw)
+{
+    ttft_tpot__side a, b;
+    ttft_tpot__side_of(x, k, nw, &a);
+    ttft_tpot__side_of(x + k, n - k, nw, &b);
+    return ttft_tpot__apart(&a, &b);
+}
+
+/* Isolated spikes (METRICS), found in one pass over a series: ttft_tpot__spot_start, each value in
+   order (ttft_tpot__spot), then ttft_tpot__spot_end. A value above the limit is judged once its right
+   neighbour is seen; the rest cost a comparison. Each spike is replaced by the p50 in the series'
+   batch sums sum[0, m) (MSER-5's), so that White's rule can be asked again without it. */
+typedef struct ttft_tpot__spotter {
+    uint64_t p50, limit, n; /* the series' steady p50, twice it (UINT64_MAX past 2^64); values seen */
+    uint64_t v;             /* the last value, where it is above the limit */
+    int high, left_high, steady; /* the last value is above it; the one before it; the last is steady */
+    uint64_t *sum, m;
+} ttft_tpot__spotter;
+
+static void ttft_tpot__spot_start(ttft_tpot__spotter *sp, uint64_t p50, uint64_t *sum, uint64_t m)
+{
+    memset(sp, 0, sizeof *sp);
+    sp->p50 = p50;
+    sp->limit = p50 <= UINT64_MAX / 2 ? 2 * p50 : UINT64_MAX;
+    sp->sum = sum, sp->m = m;
+}
+
+/* The last value, above the limit, with its right neighbour above it or not. */
+static void ttft_tpot__spot_judge(ttft_tpot__spotter *sp, ttft_tpot_steady_state *ss, int right_high)
+{
+    uint64_t at = sp->n - 1;
+    if (!sp->steady || sp->left_high || right_high)
+        return;
+    if (ss->spikes < TTFT_TPOT_SPIKES_LISTED) {
+        ss->spike_step[ss->spikes] = at;
+        ss->spike_ns[ss->spikes] = sp->v;
+    }
+    ss->spikes++;
+    if (at / 5 < sp->m && sp->sum[at / 5] != UINT64_MAX) /* not saturated: the sum holds v */
+        sp->sum[at / 5] = sp->sum[at / 5] - sp->v + sp->p50;
+}
+
+static void ttft_tpot__spot(ttft_tpot__spotter *sp, ttft_tpot_steady_state *ss, uint64_t v, int steady)
+{
+    int high = v > sp->limit;
+    if (high | sp->high) { /* else the state is what it was: nothing above the limit nearby */
+        if (sp->high)
+            ttft_tpot__spot_judge(sp, ss, high);
+        sp->left_high = sp->high;
+        sp->high = high, sp->steady = steady, sp->v = v;
+    }
+    sp->n++;
+}
+
+static void ttft_tpot__spot_end(ttft_tpot__spotter *sp, ttft_tpot_steady_state *ss)
+{
+    if (sp->high)
+        ttft_tpot__spot_judge(sp, ss, 0);
 }
 
 
@@ -5029,19 +5159,63 @@ static int ttft_tpot__batches_of(const ttft_tpot *c, const size_t *count, ttft_t
     return TTFT_TPOT_OK;
 }
 
+/* Whether phase's level moves across White's cut: its steady values copied in call order to x (room
+   for its samples), the cut (1 or more) counting every sample. */
+static int ttft_tpot__phase_moves(const ttft_tpot *c, ttft_tpot__work *w, int phase, uint64_t cut)
+{
+    uint64_t seen = 0;
+    size_t i, n = 0, k = 0;
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        if ((int)s->phase != phase)
+            continue;
+        if (!s->warmup)
+            w->x[n++] = s->dur_ns;
+        if (++seen == cut)
+            k = n;
+    }
+    return ttft_tpot__moves(w->x, n, k, &w->nw);
+}
+
+/* The isolated spikes of every measured phase, in one pass over the store, made only where a phase's
+   steady max passes twice its steady p50; sp: one spotter a phase, its sum and m set. */
+static void ttft_tpot__phase_spikes(const ttft_tpot *c, const ttft_tpot_stats *steady, ttft_tpot__spotter *sp,
+                                    ttft_tpot_steady_state *ss)
+{
+    unsigned char *on = (unsigned char *)(void *)(sp + c->phase.n); /* a flag a phase after the spotters */
+    size_t i;
+    unsigned p, any = 0;
+    for (p = 0; p < c->phase.n; p++) {
+        ss[p].steady_p50_ns = ss[p].measured && steady[p].n ? steady[p].pct_ns[0] : 0;
+        ttft_tpot__spot_start(&sp[p], ss[p].steady_p50_ns, sp[p].sum, sp[p].m);
+        any |= on[p] = ss[p].measured && steady[p].n && steady[p].max_ns > sp[p].limit;
+    }
+    for (i = 0; any && i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        if (on[s->phase])
+            ttft_tpot__spot(&sp[s->phase], &ss[s->phase], s->dur_ns, !s->warmup);
+    }
+    for (p = 0; p < c->phase.n; p++)
+        if (on[p])
+            ttft_tpot__spot_end(&sp[p], &ss[p]);
+}
+
 /* Every measured phase's warmup (ttft_tpot__batches_of, its batch sums gathered): MSER-5 finds each
-   cut, and a phase with a cut is gathered again for its p50 after it. count: each phase's stored
-   samples. */
+   cut, and a phase with a cut is gathered again for its p50 after it; then the spikes, White's rule
+   asked again without them where there are some, and checked where it fires. count: each phase's
+   stored samples; steady: each phase's steady view; sp: a spotter a phase and a byte. */
 static void ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, const size_t *count,
-                                     const ttft_tpot_stats *ph, const ttft_tpot__batches *b,
-                                     ttft_tpot_steady_state *ss)
+                                     const ttft_tpot_stats *ph, const ttft_tpot_stats *steady,
+                                     const ttft_tpot__batches *b, ttft_tpot__spotter *sp, ttft_tpot_steady_state *ss)
 {
     unsigned p;
     for (p = 0; p < c->phase.n; p++) {
         ss[p].flagged = ph[p].warmup_n;
         if (!(ss[p].measured = b->measured[p]))
             continue;
-        ss[p].truncation = 5 * ttft_tpot__mser5(b->sum + b->at[p] - count[p] / 5, count[p] / 5, &ss[p].drift);
+        sp[p].sum = b->sum + b->at[p] - count[p] / 5;
+        sp[p].m = count[p] / 5;
+        ss[p].truncation = 5 * ttft_tpot__mser5_cuts(sp[p].sum, sp[p].m, &ss[p].white_cut);
         if (ss[p].truncation) {
             ttft_tpot__after_cut(c, w, (int)p, count[p], &ss[p]);
             continue;
@@ -5049,6 +5223,13 @@ static void ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, con
         ss[p].has_p50 = ph[p].n > 0;
         ss[p].p50_ns = ph[p].p50_ns;
         ss[p].p50_exact_ns = ph[p].pct_ns[0];
+    }
+    ttft_tpot__phase_spikes(c, steady, sp, ss);
+    for (p = 0; p < c->phase.n; p++) {
+        if (ss[p].spikes)
+            ttft_tpot__mser5_cuts(sp[p].sum, sp[p].m, &ss[p].white_cut);
+        ss[p].white_cut *= 5;
+        ss[p].drift = ss[p].white_cut && ttft_tpot__phase_moves(c, w, (int)p, ss[p].white_cut);
     }
 }
 
@@ -5116,8 +5297,61 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
         ttft_tpot__across_runs(&fig[k], out->n);
 }
 
+/* Whether a request is in the requests' TTFT series: it has a token, and kept all its events. */
+static int ttft_tpot__in_ttft_series(const ttft_tpot_request *q)
+{
+    return !q->truncated && q->token_events;
+}
+
+/* The steady values of the requests' TTFT series into x; returns how many, and into *k how many come
+   before the first cut of them (counting every value). */
+static size_t ttft_tpot__ttft_steady(const ttft_tpot *c, uint64_t cut, uint64_t *x, size_t *k)
+{
+    uint64_t seen = 0;
+    size_t n = 0;
+    unsigned r;
+    for (r = 0, *k = 0; r < c->req.n; r++) {
+        const ttft_tpot_request *q = &c->req.list[r];
+        if (!ttft_tpot__in_ttft_series(q))
+            continue;
+        if (!q->warmup)
+            x[n++] = q->first_ns - q->submit_ns;
+        if (++seen == cut)
+            *k = n;
+    }
+    return n;
+}
+
+/* The requests' series checked like a phase's: its spikes, then White's rule (*ss's, in batches) asked
+   again of the batch sums sum[0, m) without them where there are some, and checked where it fires.
+   x: room for the series. */
+static void ttft_tpot__requests_checks(const ttft_tpot *c, uint64_t *x, uint64_t *sum, uint64_t m,
+                                       ttft_tpot_steady_state *ss)
+{
+    ttft_tpot__spotter sp;
+    size_t n, k;
+    unsigned r;
+    double p50;
+    if ((n = ttft_tpot__ttft_steady(c, 0, x, &k)) > 0) {
+        ttft_tpot__p50(x, n, &p50, &ss->steady_p50_ns);
+        ttft_tpot__spot_start(&sp, ss->steady_p50_ns, sum, m);
+        for (r = 0; r < c->req.n; r++)
+            if (ttft_tpot__in_ttft_series(&c->req.list[r]))
+                ttft_tpot__spot(&sp, ss, c->req.list[r].first_ns - c->req.list[r].submit_ns, !c->req.list[r].warmup);
+        ttft_tpot__spot_end(&sp, ss);
+    }
+    if (ss->spikes)
+        ttft_tpot__mser5_cuts(sum, m, &ss->white_cut);
+    ss->white_cut *= 5;
+    if (ss->white_cut) {
+        n = ttft_tpot__ttft_steady(c, ss->white_cut, x, &k);
+        ss->drift = ttft_tpot__moves(x, n, k, NULL);
+    }
+}
+
 /* The requests' TTFT series, in submit order (every request with a token that kept all its events,
-   warmup ones included), measured like a decode phase: MSER-5's cut and the p50 after it. OK, ENOMEM. */
+   warmup ones included), measured like a decode phase: MSER-5's cut and the p50 after it, White's cut
+   checked, its spikes. OK, ENOMEM. */
 static int ttft_tpot__requests_steady_state(const ttft_tpot *c, ttft_tpot_steady_state *ss)
 {
     uint64_t *x = (uint64_t *)TTFT_TPOT_MALLOC((2 * (size_t)c->req.n + 1) * sizeof *x, c->alloc_user), *sum;
@@ -5128,7 +5362,7 @@ static int ttft_tpot__requests_steady_state(const ttft_tpot *c, ttft_tpot_steady
     memset(ss, 0, sizeof *ss);
     for (r = 0; r < c->req.n; r++) {
         const ttft_tpot_request *q = &c->req.list[r];
-        if (q->truncated || !q->token_events)
+        if (!ttft_tpot__in_ttft_series(q))
             continue;
         x[m++] = q->first_ns - q->submit_ns;
         ss->flagged += q->warmup != 0;
@@ -5138,9 +5372,10 @@ static int ttft_tpot__requests_steady_state(const ttft_tpot *c, ttft_tpot_steady
         for (sum[b] = 0, i = 5 * b; i < 5 * b + 5; i++)
             sum[b] = ttft_tpot__sat_add(sum[b], x[i]);
     ss->measured = m > 0;
-    ss->truncation = 5 * ttft_tpot__mser5(sum, m / 5, &ss->drift);
+    ss->truncation = 5 * ttft_tpot__mser5_cuts(sum, m / 5, &ss->white_cut);
     if ((ss->has_p50 = m > ss->truncation) != 0)
         ttft_tpot__p50(x + ss->truncation, m - (size_t)ss->truncation, &ss->p50_ns, &ss->p50_exact_ns);
+    ttft_tpot__requests_checks(c, x, sum, m / 5, ss); /* the series in x is done with */
     TTFT_TPOT_FREE(x, c->alloc_user);
     return TTFT_TPOT_OK;
 }
@@ -5185,10 +5420,11 @@ static void ttft_tpot__phases_of(const ttft_tpot *c, ttft_tpot__work *w, size_t 
     size_t np = c->phase.n ? c->phase.n : 1;
     ttft_tpot_stats *steady = ph + np;
     ttft_tpot_steady_state *ss = (ttft_tpot_steady_state *)(void *)(steady + np);
+    ttft_tpot__spotter *sp = (ttft_tpot__spotter *)(void *)(ss + np);
     unsigned p;
     ttft_tpot__sets(c, w, 1, count, count + np, ph, steady, c->phase.n, bt);
     ttft_tpot__summarize(c, w, count, ph, steady, &m->head);
-    ttft_tpot__steady_states(c, w, count, ph, bt, ss);
+    ttft_tpot__steady_states(c, w, count, ph, steady, bt, sp, ss);
     ttft_tpot__runs_of(c, w, &m->runs);
     for (p = 0; p < c->phase.n; p++) {
         m->phase[p].all = ph[p];
@@ -5201,14 +5437,15 @@ static void ttft_tpot__phases_of(const ttft_tpot *c, ttft_tpot__work *w, size_t 
 static int ttft_tpot__sample_figures(const ttft_tpot *c, ttft_tpot_model *m)
 {
     size_t np = c->phase.n ? c->phase.n : 1, *count;
-    ttft_tpot_stats *ph; /* the phases' all, steady and steady states while they are gathered */
+    ttft_tpot_stats *ph; /* the phases' all, steady, steady states and spotters while they are gathered */
+    size_t each = 2 * sizeof *ph + sizeof(ttft_tpot_steady_state) + sizeof(ttft_tpot__spotter) + 1;
     ttft_tpot__work w;
     ttft_tpot__batches bt;
     int rc = TTFT_TPOT_ENOMEM;
-    ph = (ttft_tpot_stats *)TTFT_TPOT_MALLOC(np * (2 * sizeof *ph + sizeof(ttft_tpot_steady_state)), c->alloc_user);
+    ph = (ttft_tpot_stats *)TTFT_TPOT_MALLOC(np * each, c->alloc_user);
     count = (size_t *)TTFT_TPOT_MALLOC(3 * np * sizeof *count, c->alloc_user); /* counts, then offsets */
     if (ph && count) {
-        memset(ph, 0, np * (2 * sizeof *ph + sizeof(ttft_tpot_steady_state)));
+        memset(ph, 0, np * each);
         memset(count, 0, np * sizeof *count);
         rc = ttft_tpot__work_init(c, &w, ttft_tpot__census(c, count, ph, m));
     }
@@ -6138,7 +6375,7 @@ static void ttft_tpot__text_serving(const ttft_tpot_model *m, FILE *out)
 }
 
 /* The requests' TTFT series when its measured warmup (MSER-5) runs past the warmup requests. */
-static void ttft_tpot__text_request_warmup(const ttft_tpot_model *m, FILE *out)
+static void ttft_tpot__text_request_cut(const ttft_tpot_model *m, FILE *out)
 {
     const ttft_tpot_steady_state *ss = &m->requests_steady_state;
     uint64_t past = ss->truncation - ss->flagged;
@@ -6155,6 +6392,39 @@ static void ttft_tpot__text_request_warmup(const ttft_tpot_model *m, FILE *out)
             (unsigned long long)ss->truncation, (unsigned long long)past, past == 1 ? "" : "s",
             (unsigned long long)ss->flagged, ttft_tpot__dur(a, sizeof a, m->requests.ttft.p50_ns),
             ttft_tpot__dur(b, sizeof b, ss->p50_ns));
+}
+
+/* A series' isolated spikes, the first TTFT_TPOT__SPIKES_SHOWN of them: "decode_step: 2 isolated spikes:
+   step 120 at 9.00 ms (3.0x the steady p50), step 170 at 9.00 ms (3.0x)". what: "step" or "request". */
+#define TTFT_TPOT__SPIKES_SHOWN 3
+static void ttft_tpot__text_spikes(FILE *out, const char *name, const char *what, const ttft_tpot_steady_state *ss)
+{
+    uint64_t k, shown = ss->spikes < TTFT_TPOT__SPIKES_SHOWN ? ss->spikes : TTFT_TPOT__SPIKES_SHOWN;
+    char a[32], b[32];
+    if (!ss->measured || !ss->spikes)
+        return;
+    fprintf(out, "%s: %llu isolated spike%s:", name, (unsigned long long)ss->spikes, ss->spikes == 1 ? "" : "s");
+    for (k = 0; k < shown; k++) {
+        double times = ss->steady_p50_ns ? (double)ss->spike_ns[k] / (double)ss->steady_p50_ns : 0;
+        fprintf(out, "%s %s %llu at %s", k ? "," : "", what, (unsigned long long)ss->spike_step[k],
+                ttft_tpot__dur(a, sizeof a, (double)ss->spike_ns[k]));
+        if (ss->steady_p50_ns)
+            fprintf(out, " (%sx%s)", ttft_tpot__fix(b, sizeof b, 1, times), k ? "" : " the steady p50");
+        else if (k == 0)
+            fputs(" (the steady p50 is 0)", out);
+    }
+    if (ss->spikes > shown)
+        fprintf(out, ", and %llu more", (unsigned long long)(ss->spikes - shown));
+    fputc('\n', out);
+}
+
+/* The requests' TTFT series: no steady state, or its measured warmup (MSER-5) when it runs past the
+   warmup requests; and its spikes. */
+static void ttft_tpot__text_request_warmup(const ttft_tpot_model *m, FILE *out)
+{
+    ttft_tpot__text_request_cut(m, out);
+    if (m->has_requests && m->requests.ttft.n)
+        ttft_tpot__text_spikes(out, "requests", "request", &m->requests_steady_state);
 }
 
 /* The report's first line, and a warning when reading the clock is a system call. */
@@ -6362,34 +6632,42 @@ static void ttft_tpot__text_rows(const ttft_tpot_model *m, FILE *out)
                      "or a phase that went on in one when the storage was full)\n");
 }
 
-/* A decode phase whose measured warmup (MSER-5) runs past the samples flagged warmup: the line says
-   where, and the p50 with and without those samples (and whether that lies in the interval). */
+/* A decode phase with no steady state, or whose measured warmup (MSER-5) runs past the samples flagged
+   warmup: the line says where, and the p50 with and without those samples (and whether that lies in
+   the interval). */
+static void ttft_tpot__text_phase_cut(const ttft_tpot_model *m, unsigned p, FILE *out)
+{
+    const ttft_tpot_steady_state *ss = &m->phase[p].steady_state;
+    const ttft_tpot_stats *st = &m->phase[p].steady;
+    uint64_t flagged = ss->flagged, past = ss->truncation - flagged;
+    char a[32], b[32], which[48];
+    if (ss->measured && ss->drift && st->n) {
+        fprintf(out, "%s: no steady state: MSER-5's best cut falls in the second half of its steps (White's rule): "
+                     "they keep rising or falling\n", m->phase[p].name);
+        return;
+    }
+    if (!ss->measured || ss->truncation <= flagged || !st->n || !ss->has_p50)
+        return;
+    if (flagged > 1)
+        snprintf(which, sizeof which, "%llu flagged", (unsigned long long)flagged);
+    else
+        snprintf(which, sizeof which, "%s", flagged ? "flagged one" : "first (none flagged)");
+    fprintf(out, "%s: MSER-5 puts the end of warmup at step %llu, %llu step%s after the %s; TPOT p50 %s with "
+                 "them, %s without%s\n",
+            m->phase[p].name, (unsigned long long)ss->truncation, (unsigned long long)past, past == 1 ? "" : "s",
+            which, ttft_tpot__dur(a, sizeof a, st->p50_ns), ttft_tpot__dur(b, sizeof b, ss->p50_ns),
+            st->has_ci[0] && ss->p50_exact_ns >= st->ci_ns[0][0] && ss->p50_exact_ns <= st->ci_ns[0][1]
+                ? " (within the p50's 95% interval)" : "");
+}
+
+/* Each decode phase's measured warmup or lack of a steady state, then its spikes. */
 static void ttft_tpot__text_steady_states(const ttft_tpot_model *m, FILE *out)
 {
     unsigned p;
     for (p = 0; p < m->phases; p++) {
-        const ttft_tpot_steady_state *ss = &m->phase[p].steady_state;
-        const ttft_tpot_stats *st = &m->phase[p].steady;
-        uint64_t flagged = ss->flagged, past = ss->truncation - flagged;
-        char a[32], b[32], which[48];
-        if (ss->measured && ss->drift && st->n) {
-            fprintf(out, "%s: no steady state: MSER-5's best cut falls in the second half of its steps (White's rule): "
-                         "they keep rising or falling\n", m->phase[p].name);
-            continue;
-        }
-        if (!ss->measured || ss->truncation <= flagged || !st->n || !ss->has_p50)
-            continue;
-        if (flagged > 1)
-            snprintf(which, sizeof which, "%llu flagged", (unsigned long long)flagged);
-        else
-            snprintf(which, sizeof which, "%s", flagged ? "flagged one" : "first (none flagged)");
-        fprintf(out, "%s: MSER-5 puts the end of warmup at step %llu, %llu step%s after the %s; TPOT p50 %s with "
-                     "them, %s without%s\n",
-                m->phase[p].name, (unsigned long long)ss->truncation, (unsigned long long)past,
-                past == 1 ? "" : "s", which, ttft_tpot__dur(a, sizeof a, st->p50_ns),
-                ttft_tpot__dur(b, sizeof b, ss->p50_ns),
-                st->has_ci[0] && ss->p50_exact_ns >= st->ci_ns[0][0] && ss->p50_exact_ns <= st->ci_ns[0][1]
-                    ? " (within the p50's 95% interval)" : "");
+        ttft_tpot__text_phase_cut(m, p, out);
+        if (m->phase[p].steady.n)
+            ttft_tpot__text_spikes(out, m->phase[p].name, "step", &m->phase[p].steady_state);
     }
 }
 
@@ -6793,10 +7071,12 @@ static void ttft_tpot__json_stats(ttft_tpot__out *out, const char *key, const tt
     ttft_tpot__out_chr(out, '}');
 }
 
-/* ,"steady_state":{"flagged":N,"mser5_truncation":N,"p50_ms_after_truncation":N|null}, or null
-   where the samples are not all kept in call order (a bounded phase). */
+/* ,"steady_state":{"flagged":N,"mser5_truncation":N,"no_steady_state":B,"p50_ms_after_truncation":N|null,
+   "spikes":N,"spike":[{"step":N,"ms":N},...]}, or null where the samples are not all kept in call order
+   (a bounded phase). */
 static void ttft_tpot__json_steady_state(ttft_tpot__out *out, const ttft_tpot_steady_state *ss)
 {
+    uint64_t k;
     if (!ss->measured) {
         ttft_tpot__out_str(out, ",\"steady_state\":null");
         return;
@@ -6810,7 +7090,13 @@ static void ttft_tpot__json_steady_state(ttft_tpot__out *out, const ttft_tpot_st
         ttft_tpot__json_ms_u64(out, ss->p50_exact_ns);
     else
         ttft_tpot__out_str(out, "null");
-    ttft_tpot__out_chr(out, '}');
+    ttft_tpot__out_fmt(out, ",\"spikes\":%llu,\"spike\":[", (unsigned long long)ss->spikes);
+    for (k = 0; k < ss->spikes && k < TTFT_TPOT_SPIKES_LISTED; k++) {
+        ttft_tpot__out_fmt(out, "%s{\"step\":%llu,\"ms\":", k ? "," : "", (unsigned long long)ss->spike_step[k]);
+        ttft_tpot__json_ms_u64(out, ss->spike_ns[k]);
+        ttft_tpot__out_chr(out, '}');
+    }
+    ttft_tpot__out_str(out, "]}");
 }
 
 /* The peaks under vLLM's names, and the slices: ,"max_output_tokens_per_s":..,"max_concurrent_requests":..,

@@ -839,6 +839,14 @@ static void percentile_intervals_at_any_n(void **state)
     }
 }
 
+/* MSER-5's first-half cut, and *drift: whether White's rule fires. */
+static uint64_t mser5(const uint64_t *sum, uint64_t m, int *drift)
+{
+    uint64_t white, at = ttft_tpot__mser5_cuts(sum, m, &white);
+    *drift = white != 0;
+    return at;
+}
+
 /* MSER-5 by hand. A decode phase of 25 steps in batches of 5: 100, 50, 10, 12, 8 ms (the first step
    is its first call, flagged). Batch means Z = 100, 50, 10, 12, 8; for d = 0..2:
    d = 0: mean 36, squared deviations 4096 + 196 + 676 + 576 + 784 = 6328, / 5^2 = 253.1;
@@ -857,10 +865,10 @@ static void steady_state_measured(void **state)
     d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < 25; i++)
         assert_int_equal(ttft_tpot_record(&c, d, batch[i / 5] * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot__mser5((const uint64_t[]){500, 250, 50, 60, 40}, 5, &drift), 2);
+    assert_int_equal(mser5((const uint64_t[]){500, 250, 50, 60, 40}, 5, &drift), 2);
     assert_false(drift); /* every cut that leaves 5 batches: d = 0 only */
-    assert_int_equal(ttft_tpot__mser5((const uint64_t[]){5, 5, 5}, 3, &drift), 0); /* ties: the smallest d */
-    assert_int_equal(ttft_tpot__mser5(NULL, 0, &drift), 0);
+    assert_int_equal(mser5((const uint64_t[]){5, 5, 5}, 3, &drift), 0); /* ties: the smallest d */
+    assert_int_equal(mser5(NULL, 0, &drift), 0);
     assert_false(drift);
     json_of(&c, &doc);
     assert_ms(phase_named(&doc, "decode_step"), "steady_state.flagged", 1);
@@ -911,12 +919,372 @@ static void no_steady_state_when_it_keeps_rising(void **state)
     ttft_tpot_free(&c);
 }
 
-/* MSER-5's cut against the definition computed directly with numpy (every d, the tail's mean and
-   squared deviations from scratch) on series with a warmup ramp and noise; skipped without numpy. */
+/* A steady decode: 200 steps cycling 3.00, 3.01, 3.02 ms (step i: 3.00 + 0.01 (i mod 3) ms), the steps
+   in at[0, n) 9 ms instead; step 0 is the first call, flagged. */
+static void spiky_steps(ttft_tpot *c, int d, const int *at, size_t n)
+{
+    int i;
+    size_t k;
+    for (i = 0; i < 200; i++) {
+        uint64_t v = 3 * MS + (uint64_t)(i % 3) * 10000;
+        for (k = 0; k < n; k++)
+            v = at[k] == i ? 9 * MS : v;
+        assert_int_equal(ttft_tpot_record(c, d, v, 1), TTFT_TPOT_OK);
+    }
+}
+
+/* The steady state of phase 0 of c. */
+static ttft_tpot_steady_state steady_state_of(const ttft_tpot *c)
+{
+    ttft_tpot_model md;
+    ttft_tpot_steady_state ss;
+    assert_int_equal(ttft_tpot_model_compute(c, NULL, &md), TTFT_TPOT_OK);
+    ss = md.phase[0].steady_state;
+    ttft_tpot_model_free(&md);
+    return ss;
+}
+
+/* One 9 ms step at 170 of 200 steady ones (spiky_steps). Batches of 5: m = 40, batch j starts at a step
+   of residue 2j mod 3, so its sum is 15.04, 15.05 or 15.06 ms (j mod 3 = 0, 1, 2); batch 34 (steps 170
+   to 174) holds the spike: 15.05 - 3.02 + 9 = 21.03 ms. In the first half the spike's term (about
+   36 (k - 1) / k^3) falls as the tail grows: d* = 0, no cut. The steady p50 (steps 1 to 199: 66 x 3.00,
+   67 x 3.01, 65 x 3.02, 9 ms; h = 99) is 3.01 ms; 9 ms is above 6.02, its neighbours are not: one
+   isolated spike, 9 / 3.01 = 2.99x. With it, White's rule would cut 175 (every tail of 5 batches or more
+   keeps batch 34 but d = 35); it is asked with the spike replaced by 3.01 (batch 34: 15.04): every tail
+   then has about the same spread, smallest over the most batches, d = 0: it does not fire. */
+static void a_spike_is_not_a_drift(void **state)
+{
+    static const int at[1] = {170};
+    ttft_tpot c;
+    ttft_tpot_steady_state ss;
+    jc_value doc;
+    const jc_value *ph;
+    char *text;
+    int d;
+    (void)state;
+    d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    spiky_steps(&c, d, at, 1);
+    ss = steady_state_of(&c);
+    assert_false(ss.drift);
+    assert_int_equal(ss.white_cut, 0);
+    assert_int_equal(ss.truncation, 0);
+    assert_int_equal(ss.spikes, 1);
+    assert_int_equal(ss.spike_step[0], 170);
+    assert_int_equal(ss.spike_ns[0], 9 * MS);
+    json_of(&c, &doc);
+    ph = phase_named(&doc, "decode_step");
+    assert_true(is_bool_at(ph, "steady_state.no_steady_state", 0));
+    assert_ms(ph, "steady_state.mser5_truncation", 0);
+    assert_ms(ph, "steady_state.spikes", 1);
+    assert_ms(ph, "steady_state.spike.0.step", 170);
+    assert_ms(ph, "steady_state.spike.0.ms", 9);
+    assert_null(jc_get(ph, "steady_state.spike.1"));
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "decode_step: 1 isolated spike: step 170 at 9.00 ms (3.0x the steady p50)\n"));
+    assert_null(strstr(text, "no steady state"));
+    assert_null(strstr(text, "puts the end of warmup"));
+    free(text);
+    trace_keeps_the_report(&c, NULL);
+    ttft_tpot_free(&c);
+}
+
+/* The spike anywhere from step 100 to 199 (a_spike_is_not_a_drift). With it in, White's rule would
+   cut after its batch up to step 174 (the tails after it are clean); replaced by 3.01 ms it moves one
+   batch sum by 0.01 ms at most, and the best cut stays d = 0: White's rule does not fire, no cut in the
+   first half, and the one spike named, the last step's too (it has one neighbour). */
+static void a_late_spike_anywhere_is_not_a_drift(void **state)
+{
+    int s;
+    (void)state;
+    for (s = 100; s < 200; s++) {
+        ttft_tpot c;
+        ttft_tpot_steady_state ss;
+        int d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
+        spiky_steps(&c, d, &s, 1);
+        ss = steady_state_of(&c);
+        if (ss.drift || ss.truncation || ss.spikes != 1 || ss.spike_step[0] != (uint64_t)s)
+            fail_msg("spike at %d: drift %d, cut %llu, %llu spikes", s, ss.drift, (unsigned long long)ss.truncation,
+                     (unsigned long long)ss.spikes);
+        assert_int_equal(ss.white_cut, 0);
+        ttft_tpot_free(&c);
+    }
+}
+
+/* Two 9 ms steps in a row, 170 and 171. Each has a neighbour above twice the p50: not isolated, no
+   spike named, none taken out: White's rule cuts 175 as with one spike in (a_spike_is_not_a_drift),
+   and its cut is checked. Before it 58 x 3.00, 58 x 3.01, 56 x 3.02 and two 9 ms: p50 3.01 (h = 86.5),
+   interval ranks 75 and 100, [3.01, 3.01]; from it 8 x 3.00, 9 x 3.01, 8 x 3.02: interval ranks 8 and
+   18, [3.00, 3.02]. The intervals meet: steady. */
+static void a_two_step_spike_is_not_isolated(void **state)
+{
+    static const int at[2] = {170, 171};
+    ttft_tpot c;
+    ttft_tpot_steady_state ss;
+    jc_value doc;
+    char *text;
+    int d;
+    (void)state;
+    d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    spiky_steps(&c, d, at, 2);
+    ss = steady_state_of(&c);
+    assert_false(ss.drift);
+    assert_int_equal(ss.white_cut, 175);
+    assert_int_equal(ss.spikes, 0);
+    json_of(&c, &doc);
+    assert_true(is_bool_at(phase_named(&doc, "decode_step"), "steady_state.no_steady_state", 0));
+    assert_ms(phase_named(&doc, "decode_step"), "steady_state.spikes", 0);
+    assert_int_equal(jc_get(phase_named(&doc, "decode_step"), "steady_state.spike")->n, 0);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_null(strstr(text, "spike"));
+    assert_null(strstr(text, "no steady state"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+/* Two isolated spikes, 120 and 170 (steps 1 to 199: 65 x 3.00, 67 x 3.01, 65 x 3.02, two 9 ms: the
+   steady p50 is 3.01 ms): steady, both named. 19 spikes, every tenth step from 10 to 190 (the other 180
+   steady steps are 60 each of 3.00, 3.01, 3.02: p50 3.01): all taken out, steady, counted exactly, the
+   first 8 listed in the JSON and 3 in the text. Ten steps of 0 ns but one of 5: the p50 is 0, and the
+   text gives no ratio. */
+static void spikes_are_named_and_counted(void **state)
+{
+    static const int two[2] = {120, 170};
+    int many[19], d, i;
+    ttft_tpot c;
+    ttft_tpot_steady_state ss;
+    jc_value doc;
+    const jc_value *ph;
+    char *text;
+    (void)state;
+    d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    spiky_steps(&c, d, two, 2);
+    ss = steady_state_of(&c);
+    assert_false(ss.drift);
+    assert_int_equal(ss.spikes, 2);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "decode_step: 2 isolated spikes: step 120 at 9.00 ms (3.0x the steady p50), step "
+                                 "170 at 9.00 ms (3.0x)\n"));
+    free(text);
+    ttft_tpot_free(&c);
+    for (i = 0; i < 19; i++)
+        many[i] = 10 * (i + 1);
+    d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    spiky_steps(&c, d, many, 19);
+    ss = steady_state_of(&c);
+    assert_false(ss.drift);
+    assert_int_equal(ss.spikes, 19);
+    assert_int_equal(ss.spike_step[7], 80);
+    json_of(&c, &doc);
+    ph = phase_named(&doc, "decode_step");
+    assert_ms(ph, "steady_state.spikes", 19);
+    assert_int_equal(jc_get(ph, "steady_state.spike")->n, 8);
+    assert_ms(ph, "steady_state.spike.7.step", 80);
+    assert_ms(ph, "steady_state.spike.7.ms", 9);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "decode_step: 19 isolated spikes: step 10 at 9.00 ms (3.0x the steady p50), step "
+                                 "20 at 9.00 ms (3.0x), step 30 at 9.00 ms (3.0x), and 16 more\n"));
+    free(text);
+    ttft_tpot_free(&c);
+    d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE); /* a p50 of 0: any step above it */
+    for (i = 0; i < 10; i++)
+        ttft_tpot_record(&c, d, i == 5 ? 5 : 0, 1);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "decode_step: 1 isolated spike: step 5 at 5 ns (the steady p50 is 0)\n"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+/* A level that moves late is no steady state: the steady series (spiky_steps, no spike) 0.30 ms slower
+   from step 170 on. The tails from batch 34 (d = 34, 35) are clean: White's rule cuts 170 or 175 steps.
+   Before: 3.00 to 3.02 ms, p50 3.01 with interval [3.01, 3.01]; after: 3.30 to 3.32, p50 and interval
+   inside [3.30, 3.32]: apart. The flagged first ten steps at 20 ms move nothing: White's cut and the
+   intervals are the same. */
+static void a_late_shift_is_no_steady_state(void **state)
+{
+    ttft_tpot c;
+    char *text;
+    int d, i;
+    (void)state;
+    d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < 200; i++)
+        ttft_tpot_record(&c, d, 3 * MS + (uint64_t)(i % 3) * 10000 + (i >= 170 ? 300000 : 0), 1);
+    assert_true(steady_state_of(&c).drift);
+    assert_true(steady_state_of(&c).white_cut == 170 || steady_state_of(&c).white_cut == 175);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "decode_step: no steady state: MSER-5's best cut falls in the second half of its "
+                                 "steps (White's rule): they keep rising or falling\n"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+/* Too few steady values before White's cut for an interval (fewer than 6). The rising series of
+   no_steady_state_when_it_keeps_rising (1 to 60 ms, White's cut 35 steps), its first 33 or 34 steps in
+   a warmup section: before the cut 34 and 35 ms, or 35 alone, all below every value after it (36 to 60
+   ms): no steady state. The spike of a_spike_is_not_a_drift with its first 172 steps flagged: a flagged
+   spike is no isolated spike and stays in White's rule, which cuts 175; before the cut 3.01, 3.02 and
+   3.00 ms, inside the range after it (3.00 to 3.02): steady; with 175 flagged nothing is left before
+   the cut: steady. */
+static void few_values_before_the_cut(void **state)
+{
+    static const int at[1] = {170};
+    ttft_tpot c;
+    ttft_tpot_steady_state ss;
+    int d, i, flag;
+    (void)state;
+    for (flag = 33; flag <= 34; flag++) {
+        d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
+        ttft_tpot_warmup_begin(&c);
+        for (i = 0; i < 60; i++) {
+            if (i == flag)
+                ttft_tpot_warmup_end(&c);
+            ttft_tpot_record(&c, d, (uint64_t)(i + 1) * MS, 1);
+        }
+        ss = steady_state_of(&c);
+        assert_int_equal(ss.flagged, (uint64_t)flag);
+        assert_int_equal(ss.white_cut, 35);
+        assert_true(ss.drift);
+        ttft_tpot_free(&c);
+    }
+    for (flag = 172; flag <= 175; flag += 3) {
+        d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
+        ttft_tpot_warmup_begin(&c);
+        for (i = 0; i < 200; i++) {
+            if (i == flag)
+                ttft_tpot_warmup_end(&c);
+            ttft_tpot_record(&c, d, i == at[0] ? 9 * MS : 3 * MS + (uint64_t)(i % 3) * 10000, 1);
+        }
+        ss = steady_state_of(&c);
+        assert_int_equal(ss.flagged, (uint64_t)flag);
+        assert_int_equal(ss.white_cut, 175);
+        assert_false(ss.drift);
+        assert_int_equal(ss.spikes, 0); /* the spike is flagged */
+        ttft_tpot_free(&c);
+    }
+}
+
+/* The p50 interval of v[0, n) (sorted here) as ttft_tpot_ci95_ranks gives its ranks. */
+static void p50_interval(uint64_t *v, size_t n, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t a, b;
+    qsort(v, n, sizeof *v, cmp_u64);
+    assert_true(ttft_tpot_ci95_ranks(n, 50, &a, &b));
+    *lo = v[a - 1], *hi = v[b - 1];
+}
+
+/* White's cut checked on large sides (narrowed by fine bucket, as the report's large sets are) against
+   sorted copies. 30,000 steps of 3 ms plus noise uniform over 60 us; a burst of two 9 ms steps at
+   20,000 (not isolated: it stays in White's rule, which then cuts after it) is steady; a rise of 0.3 ms
+   from step 24,000 on is not. */
+static void large_series_checked_like_small_ones(void **state)
+{
+    enum { N = 30000 };
+    uint64_t *v = (uint64_t *)malloc(N * sizeof *v), seed = 7, lo[2], hi[2];
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_steady_state ss;
+    ttft_tpot c;
+    size_t i, cut;
+    int d, shift;
+    (void)state;
+    assert_non_null(v);
+    cfg.capacity = N;
+    for (shift = 0; shift < 2; shift++) {
+        d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+        for (i = 0; i < N; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            v[i] = 3000000 + (seed >> 40) % 60000;
+            v[i] = shift ? v[i] + (i >= 24000 ? 300000 : 0) : i == 20000 || i == 20001 ? 9000000 : v[i];
+            assert_int_equal(ttft_tpot_record(&c, d, v[i], 1), TTFT_TPOT_OK);
+        }
+        ss = steady_state_of(&c);
+        cut = (size_t)ss.white_cut;
+        assert_true(cut > N / 2 + 4096 && N - cut >= 4096); /* both sides narrowed */
+        p50_interval(v + 1, cut - 1, &lo[0], &hi[0]);     /* step 0 is flagged */
+        p50_interval(v + cut, N - cut, &lo[1], &hi[1]);
+        assert_int_equal(ss.drift, hi[0] < lo[1] || hi[1] < lo[0]);
+        assert_int_equal(ss.drift, shift);
+        assert_int_equal(ss.spikes, 0);
+        ttft_tpot_free(&c);
+    }
+    free(v);
+}
+
+/* A warmup, then a spike: steps 0 to 9 at 20 ms (0 flagged), the rest spiky_steps' with 9 ms at 170.
+   In the first half MSER-5 cuts the two 20 ms batches (any tail with one has a deviation near 85 ms;
+   without, the spike's term falls as k grows): 10 steps, 9 past the flagged one. Steady steps 1 to 199:
+   9 x 20 ms, 9 ms, 63 x 3.00, 64 x 3.01, 62 x 3.02: p50 (h = 99) 3.01; after the cut (190 steps) 3.01
+   too (h = 94.5): the ordinary note. The 20 ms steps are above 6.02 ms but so are their neighbours: the
+   one isolated spike is 170. Without it White's rule does not fire (the best cut is d = 2, the ramp's). */
+static void a_warmup_then_a_spike(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_steady_state ss;
+    char *text;
+    int d, i;
+    (void)state;
+    d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < 200; i++)
+        ttft_tpot_record(&c, d, i < 10 ? 20 * MS : i == 170 ? 9 * MS : 3 * MS + (uint64_t)(i % 3) * 10000, 1);
+    ss = steady_state_of(&c);
+    assert_false(ss.drift);
+    assert_int_equal(ss.white_cut, 0);
+    assert_int_equal(ss.truncation, 10);
+    assert_int_equal(ss.spikes, 1);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "decode_step: MSER-5 puts the end of warmup at step 10, 9 steps after the flagged "
+                                 "one; TPOT p50 3.01 ms with them, 3.01 ms without (within the p50's 95% interval)\n"
+                                 "decode_step: 1 isolated spike: step 170 at 9.00 ms (3.0x the steady p50)\n"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+/* The requests' TTFT series the same way: 200 requests, a second apart, TTFT 3.00 + 0.01 (i mod 3) ms,
+   request 170's 9 ms (none flagged: steady p50 of 67 x 3.00, 67 x 3.01, 65 x 3.02 and 9, h = 99.5,
+   3.01 ms). The batches are spiky_steps': without the spike White's rule does not fire. */
+static void a_request_spike_is_named(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_model md;
+    jc_value doc;
+    char id[16], *text;
+    int i;
+    (void)state;
+    cfg.max_requests = 200;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    for (i = 0; i < 200; i++) {
+        uint64_t t = (uint64_t)i * 1000 * MS, v = i == 170 ? 9 * MS : 3 * MS + (uint64_t)(i % 3) * 10000;
+        snprintf(id, sizeof id, "r%d", i);
+        assert_int_equal(ttft_tpot_request_submit_at(&c, id, t), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + v, 1), TTFT_TPOT_OK);
+    }
+    assert_int_equal(ttft_tpot_model_compute(&c, NULL, &md), TTFT_TPOT_OK);
+    assert_int_equal(md.requests_steady_state.white_cut, 0);
+    assert_false(md.requests_steady_state.drift);
+    assert_int_equal(md.requests_steady_state.spikes, 1);
+    ttft_tpot_model_free(&md);
+    json_of(&c, &doc);
+    assert_true(is_bool_at(&doc, "requests.steady_state.no_steady_state", 0));
+    assert_ms(&doc, "requests.steady_state.spikes", 1);
+    assert_ms(&doc, "requests.steady_state.spike.0.step", 170);
+    assert_ms(&doc, "requests.steady_state.spike.0.ms", 9);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "requests: 1 isolated spike: request 170 at 9.00 ms (3.0x the steady p50)\n"));
+    assert_null(strstr(text, "no steady state"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+/* MSER-5's cuts (the first half's, and White's) against the definition computed directly with numpy
+   (every d, the tail's mean and squared deviations from scratch) on series with a warmup ramp and
+   noise; skipped without numpy. */
 static void mser5_matches_numpy(void **state)
 {
     enum { M = 400 };
-    uint64_t sum[M], seed = 4242;
+    uint64_t sum[M], seed = 4242, ramp, late;
     FILE *f;
     int round, j;
     (void)state;
@@ -924,28 +1292,32 @@ static void mser5_matches_numpy(void **state)
         print_message("no /usr/bin/python3 with numpy (Debian: apt-get install python3-numpy): SKIPPED\n");
         skip();
     }
-    for (round = 0; round < 4; round++) {
+    for (round = 0; round < 6; round++) { /* 4: a rise; 5: a level that moves at 300 (White's rule fires) */
         f = fopen("mser5_series.txt", "w");
         assert_non_null(f);
         for (j = 0; j < M; j++) {
             seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            sum[j] = 5 * 3220000 + (uint64_t)(round * 40 > j ? (round * 40 - j) * 90000 : 0) + (seed >> 40) % 400000;
+            ramp = round < 4 && round * 40 > j ? (uint64_t)(round * 40 - j) * 90000 : 0;
+            late = round == 4 ? (uint64_t)j * 3000 : round == 5 && j >= 300 ? 1000000 : 0;
+            sum[j] = 5 * 3220000 + ramp + late + (seed >> 40) % 400000;
             fprintf(f, "%llu\n", (unsigned long long)sum[j]);
         }
         {
             int drift;
-            uint64_t at = ttft_tpot__mser5(sum, M, &drift);
-            fprintf(f, "%llu\n%d\n", (unsigned long long)at, drift);
+            uint64_t at = mser5(sum, M, &drift), white;
+            ttft_tpot__mser5_cuts(sum, M, &white);
+            fprintf(f, "%llu\n%d\n%llu\n", (unsigned long long)at, drift, (unsigned long long)white);
         }
         fclose(f);
         assert_int_equal(shell("/usr/bin/python3 -c '\n"
                                "import numpy as np\n"
                                "v = np.loadtxt(\"mser5_series.txt\", dtype=np.float64)\n"
-                               "z, mine, drift = v[:-2] / 5, int(v[-2]), int(v[-1])\n"
+                               "z, mine, drift, white = v[:-3] / 5, int(v[-3]), int(v[-2]), int(v[-1])\n"
                                "m = len(z)\n"
                                "f = [((z[d:] - z[d:].mean()) ** 2).sum() / (m - d) ** 2 for d in range(m - 4)]\n"
                                "assert int(np.argmin(f[: m // 2 + 1])) == mine, (int(np.argmin(f)), mine)\n"
                                "assert (int(np.argmin(f)) > m // 2) == drift, (int(np.argmin(f)), drift)\n"
+                               "assert white == (int(np.argmin(f)) if drift else 0), (int(np.argmin(f)), white)\n"
                                "' >mser5_numpy.out 2>&1"),
                          0);
     }
@@ -1231,6 +1603,15 @@ int main(void)
         cmocka_unit_test(no_false_zeros),
         cmocka_unit_test(steady_state_measured),
         cmocka_unit_test(no_steady_state_when_it_keeps_rising),
+        cmocka_unit_test(a_spike_is_not_a_drift),
+        cmocka_unit_test(a_late_spike_anywhere_is_not_a_drift),
+        cmocka_unit_test(a_two_step_spike_is_not_isolated),
+        cmocka_unit_test(spikes_are_named_and_counted),
+        cmocka_unit_test(a_late_shift_is_no_steady_state),
+        cmocka_unit_test(few_values_before_the_cut),
+        cmocka_unit_test(large_series_checked_like_small_ones),
+        cmocka_unit_test(a_warmup_then_a_spike),
+        cmocka_unit_test(a_request_spike_is_named),
         cmocka_unit_test(mser5_matches_numpy),
         cmocka_unit_test(runs_by_hand),
         cmocka_unit_test(tpot_excludes_step_zero),
