@@ -48,7 +48,10 @@ static const char usage_text[] =
     "                         tokens, TTFT, TPOT, E2E, measured, each SLO met); - : standard output,\n"
     "                         instead of the report\n"
     "  --bounded              keep each phase's steady samples in a histogram: memory stays the same\n"
-    "                         for a trace of any length; percentiles within 0.78%, marked approximate\n"
+    "                         for a trace of any length; percentiles within 0.78%, marked approximate\n";
+
+/* The rest of --help: ISO C asks compilers for string literals of 4095 bytes, no more. */
+static const char usage_compare[] =
     "  --compare              compare two sides: BASE NEW, or the traces given with --base and --new\n"
     "                         (each repeatable). The run is the unit: each run a trace marked\n"
     "                         (generate --repeat-runs), or each trace without runs. A verdict over\n"
@@ -221,6 +224,7 @@ static int take_option(int opt, char *v, options *o)
     switch (opt) {
     case 'h':
         fputs(usage_text, stdout);
+        fputs(usage_compare, stdout);
         return 0;
     case OPT_VERSION:
         printf("ttft_tpot_report (ttft_tpot) %s\n", TTFT_TPOT_VERSION);
