@@ -206,6 +206,18 @@ static int core_clock_ok(core_collector *self)
     return 0;
 }
 
+/* 1 when __init__ set the collector up; else 0 with a RuntimeError. Every method, getter and module
+   function that takes a Collector asks this first: before __init__ (Collector.__new__, or a subclass
+   whose __init__ skips super().__init__()) the struct is zeroed and holds no C collector. */
+static int core_ready(const core_collector *self)
+{
+    if (self->ready)
+        return 1;
+    PyErr_Format(PyExc_RuntimeError, "a %.100s whose Collector.__init__ did not run (a subclass's __init__ "
+                 "calls super().__init__()): it holds no collector", Py_TYPE(self)->tp_name);
+    return 0;
+}
+
 /* 1 on the thread that made the collector; else 0 with a RuntimeError (the C rule: one a thread). */
 static int core_on_owner(const core_collector *self)
 {
@@ -474,6 +486,8 @@ static PyObject *core_span_call(core_collector *self, PyObject *const *args, Py_
     PyObject *v[6];
     core_span *sp;
     int phase;
+    if (!core_ready(self))
+        return NULL;
     if (!self->c.enabled && self->inert) {
         Py_INCREF(self->inert);
         return (PyObject *)self->inert;
@@ -503,6 +517,8 @@ static PyObject *core_record(core_collector *self, PyObject *const *args, Py_ssi
     ttft_tpot_span s;
     uint64_t ns, start;
     int phase, rc, role = -1;
+    if (!core_ready(self))
+        return NULL;
     if (!self->c.enabled) /* as a disabled span: nothing checked, nothing kept */
         Py_RETURN_NONE;
     if (core_args("record", core_record_params, 7, 3, args, nargs, kwnames, v) != 0 || !core_on_owner(self) ||
@@ -530,6 +546,8 @@ static PyObject *core_phase_call(core_collector *self, PyObject *const *args, Py
     static const int params[] = {S_NAME, S_ROLE, S_BOUNDED};
     PyObject *v[3];
     int id, rc;
+    if (!core_ready(self))
+        return NULL;
     if (core_args("phase", params, 3, 2, args, nargs, kwnames, v) != 0 || (id = core_phase(self, v[0], v[1])) < 0)
         return NULL;
     if (v[2] && PyObject_IsTrue(v[2]) && (rc = ttft_tpot_phase_bounded(&self->c, id)) != TTFT_TPOT_OK)
@@ -546,6 +564,8 @@ static PyObject *core_shape_row(core_collector *self, PyObject *args)
     const char *s;
     uint64_t k;
     int id, rc;
+    if (!core_ready(self))
+        return NULL;
     if (!PyArg_ParseTuple(args, "OOO:shape_row", &phase, &key, &name) || (id = core_find(self, phase)) < 0 ||
         core_int(key, "a shape key", 0, TTFT_TPOT_NO_SHAPE - 1, TTFT_TPOT_EINVAL, &k) != 0 ||
         !(s = core_utf8(name, "a row name", ttft_tpot_strerror(TTFT_TPOT_ENAME))))
@@ -558,7 +578,10 @@ static PyObject *core_shape_row(core_collector *self, PyObject *args)
 /* _warmup(on): begin (True) or end (False) a warmup section. */
 static PyObject *core_warmup(core_collector *self, PyObject *on)
 {
-    int begin = PyObject_IsTrue(on), rc;
+    int begin, rc;
+    if (!core_ready(self))
+        return NULL;
+    begin = PyObject_IsTrue(on);
     if (begin < 0)
         return NULL;
     if (!begin && self->c.warmup_depth == 0)
@@ -574,6 +597,8 @@ static PyObject *core_warmup(core_collector *self, PyObject *on)
 static PyObject *core_run(core_collector *self, PyObject *unused)
 {
     (void)unused;
+    if (!core_ready(self))
+        return NULL;
     ttft_tpot_run_begin(&self->c); /* EFULL: counted in runs_dropped, shown by the reports */
     Py_RETURN_NONE;
 }
@@ -587,6 +612,8 @@ static PyObject *core_request(core_collector *self, PyObject *id, PyObject *t, u
     const char *s;
     uint64_t at, rejected = self->c.rejected;
     int rc;
+    if (!core_ready(self))
+        return NULL;
     if (!self->c.enabled) /* as a disabled span: nothing checked, nothing kept */
         Py_RETURN_NONE;
     if (!core_on_owner(self) || !(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))) ||
@@ -632,6 +659,8 @@ static PyObject *core_finish(core_collector *self, PyObject *id)
     const char *s;
     uint64_t rejected = self->c.rejected;
     int rc;
+    if (!core_ready(self))
+        return NULL;
     if (!self->c.enabled)
         Py_RETURN_NONE;
     if (!core_on_owner(self) || !(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))))
@@ -651,6 +680,8 @@ static PyObject *core_publish(core_collector *self, PyObject *args)
     PyObject *path;
     const char *prefix, *labels;
     int rc;
+    if (!core_ready(self))
+        return NULL;
     if (!PyArg_ParseTuple(args, "O&zz:publish", PyUnicode_FSConverter, &path, &prefix, &labels))
         return NULL;
     if (!self->pub && !(self->pub = (ttft_tpot_publisher *)PyMem_Calloc(1, sizeof *self->pub))) {
@@ -697,6 +728,8 @@ static PyObject *core_device_elapsed(core_collector *self, PyObject *args)
 {
     PyObject *ticket, *ns;
     uint64_t t, v, refused = self->c.dev.refused;
+    if (!core_ready(self))
+        return NULL;
     if (!PyArg_ParseTuple(args, "OO:device_elapsed", &ticket, &ns) ||
         core_int(ticket, "a ticket", 0, UINT64_MAX, TTFT_TPOT_ETICKET, &t) != 0 ||
         core_int(ns, "a device time (ns)", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &v) != 0)
@@ -709,6 +742,8 @@ static PyObject *core_device_elapsed_ms(core_collector *self, PyObject *args)
     PyObject *ticket;
     double ms;
     uint64_t t, refused = self->c.dev.refused;
+    if (!core_ready(self))
+        return NULL;
     if (!PyArg_ParseTuple(args, "Od:device_elapsed_ms", &ticket, &ms) ||
         core_int(ticket, "a ticket", 0, UINT64_MAX, TTFT_TPOT_ETICKET, &t) != 0)
         return NULL;
@@ -723,6 +758,8 @@ static PyObject *core_device_absolute(core_collector *self, PyObject *args)
     uint64_t v[5], refused = self->c.dev.refused;
     ttft_tpot_clock_pair pair;
     int k;
+    if (!core_ready(self))
+        return NULL;
     if (!PyArg_ParseTuple(args, "OOO(OO):device_absolute", &o[0], &o[1], &o[2], &o[3], &o[4]))
         return NULL;
     for (k = 0; k < 5; k++)
@@ -741,9 +778,12 @@ static PyObject *core_written(core_collector *self, core_writer fn, const void *
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    FILE *f;
     PyObject *r = NULL;
     int rc;
+    if (!core_ready(self))
+        return NULL;
+    f = open_memstream(&buf, &len);
     if (!f)
         return PyErr_NoMemory();
     rc = fn(self, f, arg);
@@ -878,6 +918,8 @@ static PyObject *core_read(core_collector *self, PyObject *args)
     struct stat st;
     FILE *f;
     int rc;
+    if (!core_ready(self))
+        return NULL;
     if (!PyArg_ParseTuple(args, "O&s:read", PyUnicode_FSConverter, &path, &name))
         return NULL;
     f = fopen(PyBytes_AS_STRING(path), "rb");
@@ -911,6 +953,8 @@ static PyObject *core_samples(core_collector *self, PyObject *args)
     size_t i, n = 0, all = 0;
     uint64_t *v;
     ttft_tpot_stats st;
+    if (!core_ready(self))
+        return NULL;
     if (!PyArg_ParseTuple(args, "Opp:samples", &name, &warmup, &stored_only) || (id = core_find(self, name)) < 0)
         return NULL;
     for (i = 0; i < self->c.store.n; i++)
@@ -936,7 +980,10 @@ static PyObject *core_samples(core_collector *self, PyObject *args)
 /* phases(): [(name, role), ...] in registration order. */
 static PyObject *core_phases(core_collector *self, PyObject *unused)
 {
-    PyObject *list = PyList_New((Py_ssize_t)self->c.phase.n);
+    PyObject *list;
+    if (!core_ready(self))
+        return NULL;
+    list = PyList_New((Py_ssize_t)self->c.phase.n);
     unsigned p;
     (void)unused;
     for (p = 0; list && p < self->c.phase.n; p++) {
@@ -953,8 +1000,11 @@ static PyObject *core_phases(core_collector *self, PyObject *unused)
 /* counts(): what the collector holds and what it lost, as a dict. */
 static PyObject *core_counts(core_collector *self, PyObject *unused)
 {
-    ttft_tpot_counts k = ttft_tpot_counts_of(&self->c);
+    ttft_tpot_counts k;
     (void)unused;
+    if (!core_ready(self))
+        return NULL;
+    k = ttft_tpot_counts_of(&self->c);
     return Py_BuildValue("{snsIsIsKsKsKsKsKsKsIsKsKsnsnsKsK}", "samples", (Py_ssize_t)k.samples, "phases", k.phases,
                          "requests", k.requests, "dropped", k.dropped, "rejected", k.rejected, "shapes_dropped",
                          k.shapes_dropped, "requests_dropped", k.requests_dropped, "requests_refused",
@@ -969,6 +1019,8 @@ static PyObject *core_counts(core_collector *self, PyObject *unused)
 static PyObject *core_clear(core_collector *self, PyObject *unused)
 {
     (void)unused;
+    if (!core_ready(self))
+        return NULL;
     ttft_tpot_clear(&self->c);
     Py_RETURN_NONE;
 }
@@ -977,9 +1029,11 @@ static PyObject *core_clear(core_collector *self, PyObject *unused)
 static PyObject *core_merge(core_collector *self, PyObject *other)
 {
     int rc;
+    if (!core_ready(self))
+        return NULL;
     if (!PyObject_TypeCheck(other, &core_collector_type))
         return PyErr_Format(PyExc_TypeError, "merge takes a Collector, not %.100s", Py_TYPE(other)->tp_name);
-    if (!core_on_owner(self))
+    if (!core_on_owner(self) || !core_ready((core_collector *)other))
         return NULL;
     rc = ttft_tpot_merge(&self->c, &((core_collector *)other)->c);
     if (rc == TTFT_TPOT_ENOMEM)
@@ -993,6 +1047,8 @@ static PyObject *core_merge(core_collector *self, PyObject *other)
 static PyObject *core_set_slo(core_collector *self, PyObject *args)
 {
     ttft_tpot_slo slo;
+    if (!core_ready(self))
+        return NULL;
     if (!PyArg_ParseTuple(args, "ddd:set_slo", &slo.ttft_ms, &slo.tpot_ms, &slo.e2e_ms))
         return NULL;
     if (ttft_tpot_set_slo(&self->c, slo) != TTFT_TPOT_OK)
@@ -1004,8 +1060,8 @@ static PyObject *core_set_slo(core_collector *self, PyObject *args)
 /* link_prefill_kernel(name): a kernel phase shown as the lower bound of steady TTFT. */
 static PyObject *core_link_prefill_kernel(core_collector *self, PyObject *name)
 {
-    int id = core_find(self, name);
-    if (id < 0)
+    int id;
+    if (!core_ready(self) || (id = core_find(self, name)) < 0)
         return NULL;
     if (ttft_tpot_phase_role(&self->c, id) != TTFT_TPOT_ROLE_KERNEL)
         return PyErr_Format(PyExc_ValueError, "%s: %R is not a kernel phase", ttft_tpot_strerror(TTFT_TPOT_EROLE),
@@ -1017,13 +1073,18 @@ static PyObject *core_link_prefill_kernel(core_collector *self, PyObject *name)
 static PyObject *core_get_enabled(core_collector *self, void *unused)
 {
     (void)unused;
+    if (!core_ready(self))
+        return NULL;
     return PyBool_FromLong(self->c.enabled);
 }
 
 static int core_set_enabled(core_collector *self, PyObject *v, void *unused)
 {
-    int on = v ? PyObject_IsTrue(v) : -1;
+    int on;
     (void)unused;
+    if (!core_ready(self))
+        return -1;
+    on = v ? PyObject_IsTrue(v) : -1;
     if (on < 0) {
         if (!v)
             PyErr_SetString(PyExc_AttributeError, "enabled can be set, not deleted");
@@ -1139,7 +1200,7 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
         return -1;
     if (clock) {
         Py_INCREF(clock);
-        self->clock = clock;
+        Py_XSETREF(self->clock, clock); /* a failed __init__ may have set one */
         cfg.clock = clock == Py_False ? core_no_clock : core_py_clock;
         cfg.clock_user = self;
     }
@@ -1301,6 +1362,8 @@ static PyObject *core_compare(PyObject *module, PyObject *args)
     if (!(a.opt.noise_pct >= 0 && a.opt.noise_pct < 100))
         return PyErr_Format(PyExc_ValueError, "%s: noise is a percentage from 0 to below 100",
                             ttft_tpot_strerror(TTFT_TPOT_EINVAL));
+    if (!core_ready((core_collector *)base) || !core_ready((core_collector *)new_))
+        return NULL;
     a.other = (const core_collector *)new_;
     return core_written((core_collector *)base, core_compare_write, &a);
 }
@@ -1351,6 +1414,10 @@ static PyObject *core_ranks(PyObject *module, PyObject *args)
             !(a->names[k] = core_utf8(PyList_GET_ITEM(names, k), "a rank's name", "invalid argument"))) {
             PyMem_Free(a);
             return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "ranks are Collectors");
+        }
+        if (!core_ready((core_collector *)c)) {
+            PyMem_Free(a);
+            return NULL;
         }
         a->each[k] = &((core_collector *)c)->c;
     }
