@@ -1,6 +1,8 @@
 """A collector's life: one whose __init__ never ran is refused by every entry point (it holds no C
-collector)."""
+collector), and cycles through a collector and its spans are collected."""
+import gc
 import inspect
+import weakref
 
 import pytest
 
@@ -148,3 +150,77 @@ def test_a_failed_init_leaves_it_refused():
         ttft_tpot.Collector.__init__(tp, clock=lambda: 0, percentiles="90,50")
     with pytest.raises(RuntimeError, match=NOT_SET_UP):
         tp.report()
+
+
+# ---- Cycles ---------------------------------------------------------------------------------------
+
+class Canary:
+    pass
+
+
+class Holder(ttft_tpot.Collector):
+    pass
+
+
+def collected(make, n=50):
+    """make() returns weak references to what must go; after gc.collect() none is alive."""
+    gc.collect()
+    refs = [r for _ in range(n) for r in make()]
+    gc.collect()
+    alive = sum(r() is not None for r in refs)
+    assert alive == 0, "%d of %d objects still alive" % (alive, len(refs))
+
+
+def test_a_collector_holding_its_span_is_collected():
+    def make():
+        tp = Holder()
+        with tp.span("step", "decode") as s:
+            pass
+        tp.last = s  # collector -> its __dict__ -> span -> collector
+        return [weakref.ref(tp)]
+
+    collected(make)
+
+
+def test_a_span_held_by_its_clock_is_collected():
+    def make():
+        canary, box = Canary(), []
+
+        def clock():
+            return len(box) + (canary is not None)
+
+        tp = ttft_tpot.Collector(clock=clock)
+        span = tp.span("step", "decode")
+        box.append(span)  # collector -> clock -> closure -> box -> span -> collector
+        with span:
+            pass
+        return [weakref.ref(canary)]
+
+    collected(make)
+
+
+def test_a_span_not_entered_in_a_cycle_is_collected():
+    def make():
+        tp = Holder()
+        tp.pending = tp.span("step", "decode")
+        return [weakref.ref(tp)]
+
+    collected(make)
+
+
+def test_no_leak_over_many_cycles():
+    """The objects gc tracks do not grow over rounds of cycles through collectors and spans."""
+
+    def round_():
+        for _ in range(50):
+            tp = Holder(clock=lambda: 0)
+            with tp.span("step", "decode") as s:
+                pass
+            tp.last = s
+        gc.collect()
+
+    round_()
+    before = len(gc.get_objects())
+    for _ in range(5):
+        round_()
+    assert len(gc.get_objects()) - before < 50

@@ -188,6 +188,11 @@ static uint64_t core_py_clock(void *user)
     uint64_t v = 0;
     if (self->clock_failed)
         return 0;
+    if (!self->clock) { /* taken by the garbage collector's clear: the collector is being freed */
+        PyErr_SetString(PyExc_RuntimeError, "the collector's clock is gone (the collector is being freed)");
+        self->clock_failed = 1;
+        return 0;
+    }
     r = PyObject_CallObject(self->clock, NULL);
     if (r && core_int(r, "the clock's value (ns)", 0, UINT64_MAX - 1, TTFT_TPOT_ERANGE, &v) != 0)
         Py_CLEAR(r);
@@ -338,9 +343,12 @@ static int core_span_set(ttft_tpot_span *s, int role, PyObject *const *v)
     return v[3] && v[3] != Py_None ? core_set_device(s, v[3]) : 0;
 }
 
+/* A span is tracked by the garbage collector: its owner can reach it back (a subclass's attribute, a
+   clock's closure), and such a cycle is freed only when the collector sees the span's reference. The
+   inert span refers to nothing, so it is not tracked. */
 static core_span *core_span_new(core_collector *owner)
 {
-    core_span *sp = PyObject_New(core_span, &core_span_type);
+    core_span *sp = PyObject_GC_New(core_span, &core_span_type);
     if (!sp)
         return NULL;
     Py_XINCREF(owner);
@@ -349,13 +357,29 @@ static core_span *core_span_new(core_collector *owner)
     sp->role = -1;
     sp->stage = 0;
     sp->dur = 0;
+    if (owner)
+        PyObject_GC_Track(sp);
     return sp;
+}
+
+static int core_span_traverse(core_span *sp, visitproc visit, void *arg)
+{
+    Py_VISIT(sp->owner);
+    return 0;
+}
+
+/* Breaking a cycle: without its owner a span is inert (its exit records nothing). */
+static int core_span_clear(core_span *sp)
+{
+    Py_CLEAR(sp->owner);
+    return 0;
 }
 
 static void core_span_dealloc(core_span *sp)
 {
+    PyObject_GC_UnTrack(sp);
     Py_XDECREF(sp->owner);
-    PyObject_Free(sp);
+    PyObject_GC_Del(sp);
 }
 
 static PyObject *core_span_enter(core_span *sp, PyObject *unused)
@@ -469,7 +493,9 @@ static PyTypeObject core_span_type = {
     .tp_name = "ttft_tpot._core.Span",
     .tp_basicsize = sizeof(core_span),
     .tp_dealloc = (destructor)core_span_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)core_span_traverse,
+    .tp_clear = (inquiry)core_span_clear,
     .tp_doc = "A span: `with collector.span(...) as s:`; its counts can be set until the block ends.",
     .tp_methods = core_span_methods,
     .tp_getset = core_span_attrs,
@@ -1226,27 +1252,36 @@ static PyObject *core_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     return (PyObject *)self;
 }
 
+/* Every reference the collector holds: its clock, its inert span, the phase cache's names (a str
+   subclass can carry attributes that reach back). */
 static int core_traverse(core_collector *self, visitproc visit, void *arg)
 {
+    int k;
     Py_VISIT(self->clock);
+    Py_VISIT(self->inert);
+    for (k = 0; k < CORE_CACHE; k++) {
+        Py_VISIT(self->cache[k].name);
+        Py_VISIT(self->cache[k].role);
+    }
     return 0;
 }
 
+/* Breaking a cycle: the cache empties (it refills), and the clock goes (core_py_clock then raises). */
 static int core_clear_refs(core_collector *self)
 {
+    int k;
+    for (k = 0; k < CORE_CACHE; k++) {
+        Py_CLEAR(self->cache[k].name);
+        Py_CLEAR(self->cache[k].role);
+    }
     Py_CLEAR(self->clock);
     return 0;
 }
 
 static void core_dealloc(core_collector *self)
 {
-    int k;
     PyObject_GC_UnTrack(self);
     ttft_tpot_free(&self->c);
-    for (k = 0; k < CORE_CACHE; k++) {
-        Py_CLEAR(self->cache[k].name);
-        Py_CLEAR(self->cache[k].role);
-    }
     Py_CLEAR(self->inert);
     PyMem_Free(self->pub);
     core_clear_refs(self);
