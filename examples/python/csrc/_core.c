@@ -699,30 +699,46 @@ static PyObject *core_finish(core_collector *self, PyObject *id)
                         ttft_tpot_strerror(rc), id);
 }
 
+/* A path argument: *given = os.fspath(o) (str or bytes: how open() names a file in its errors, so a
+   str is not shown as bytes), *path its file-system bytes. 0, or -1 with an exception and both NULL. */
+static int core_path(PyObject *o, PyObject **given, PyObject **path)
+{
+    *path = NULL;
+    if (!(*given = PyOS_FSPath(o)))
+        return -1;
+    if (!PyUnicode_FSConverter(*given, path)) {
+        Py_CLEAR(*given);
+        return -1;
+    }
+    return 0;
+}
+
 /* _publish(path, prefix, labels): the live exposition, cumulative over this collector's publications,
    written atomically to path. */
 static PyObject *core_publish(core_collector *self, PyObject *args)
 {
-    PyObject *path;
+    PyObject *given, *path;
     const char *prefix, *labels;
     int rc;
     if (!core_ready(self))
         return NULL;
-    if (!PyArg_ParseTuple(args, "O&zz:publish", PyUnicode_FSConverter, &path, &prefix, &labels))
+    if (!PyArg_ParseTuple(args, "Ozz:publish", &given, &prefix, &labels) || core_path(given, &given, &path) != 0)
         return NULL;
     if (!self->pub && !(self->pub = (ttft_tpot_publisher *)PyMem_Calloc(1, sizeof *self->pub))) {
         Py_DECREF(path);
+        Py_DECREF(given);
         return PyErr_NoMemory();
     }
     rc = ttft_tpot_publish_file(&self->c, self->pub, PyBytes_AS_STRING(path), prefix, labels);
     if (rc == TTFT_TPOT_EIO)
-        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path);
+        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, given);
     else if (rc == TTFT_TPOT_ENOMEM)
         PyErr_NoMemory();
     else if (rc != TTFT_TPOT_OK)
         PyErr_Format(PyExc_ValueError, "%s: a prefix is [a-zA-Z_:][a-zA-Z0-9_:]*, a label name [a-zA-Z_][a-zA-Z0-9_]* "
                      "(not le, not __...) given once", ttft_tpot_strerror(rc));
     Py_DECREF(path);
+    Py_DECREF(given);
     if (rc != TTFT_TPOT_OK)
         return NULL;
     Py_RETURN_NONE;
@@ -938,7 +954,7 @@ static PyObject *core_chrome(core_collector *self, PyObject *unused)
 /* _read(path, name): append a trace to the collector (as ttft_tpot_report reads one). */
 static PyObject *core_read(core_collector *self, PyObject *args)
 {
-    PyObject *path;
+    PyObject *given, *path;
     const char *name;
     char err[512];
     struct stat st;
@@ -946,7 +962,7 @@ static PyObject *core_read(core_collector *self, PyObject *args)
     int rc;
     if (!core_ready(self))
         return NULL;
-    if (!PyArg_ParseTuple(args, "O&s:read", PyUnicode_FSConverter, &path, &name))
+    if (!PyArg_ParseTuple(args, "Os:read", &given, &name) || core_path(given, &given, &path) != 0)
         return NULL;
     f = fopen(PyBytes_AS_STRING(path), "rb");
     if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen opens a directory */
@@ -954,12 +970,12 @@ static PyObject *core_read(core_collector *self, PyObject *args)
         f = NULL;
         errno = EISDIR;
     }
-    if (!f) {
-        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path);
-        Py_DECREF(path);
-        return NULL;
-    }
+    if (!f) /* errno first: the decrefs below may free */
+        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, given);
     Py_DECREF(path);
+    Py_DECREF(given);
+    if (!f)
+        return NULL;
     rc = ttft_tpot_trace_read(&self->c, f, name, err, sizeof err);
     fclose(f);
     if (rc == TTFT_TPOT_OK)
