@@ -1,12 +1,15 @@
-"""What a user meets first: the module's names, a missing file's message."""
+"""What a user meets first: the module's names, a missing file's message, a torch backend without
+timing events refused when TorchEvents is made."""
 import os
 import pathlib
 import subprocess
 import sys
+import types
 
 import pytest
 
 import ttft_tpot
+from ttft_tpot.device import TorchEvents
 
 # Public before the namespace was tidied, and still public: never removed.
 KEPT = {"Collector", "Comparison", "Span", "compare", "ranks", "DEFAULTS", "PathLike", "F"}
@@ -55,3 +58,63 @@ def test_the_command_names_a_missing_trace_as_given(tmp_path):
     p = subprocess.run([sys.executable, "-m", "ttft_tpot", "nope.csv"], capture_output=True, cwd=tmp_path, env=env)
     assert p.returncode == 1
     assert "b'nope.csv'" not in p.stderr.decode() and "nope.csv" in p.stderr.decode()
+
+
+# ---- TorchEvents against fake torch modules ------------------------------------------------------
+
+class TimingEvent:
+    """As torch.cuda.Event: takes enable_timing, records, gives elapsed_time in ms."""
+
+    def __init__(self, enable_timing=False):
+        self.timing = enable_timing
+
+    def record(self, stream=None):
+        self.t = 1.0 if hasattr(TimingEvent, "started") else 0.0
+        TimingEvent.started = True
+
+    def elapsed_time(self, end):
+        return end.t - self.t
+
+
+class NoArgsEvent:
+    """As torch.cpu.Event: no arguments (so no enable_timing), no elapsed_time."""
+
+    def record(self, stream=None):
+        pass
+
+
+class UntimedEvent:
+    """Takes enable_timing, but cannot say the time between two events."""
+
+    def __init__(self, enable_timing=False):
+        pass
+
+    def record(self, stream=None):
+        pass
+
+
+@pytest.fixture
+def fake_torch(monkeypatch):
+    torch = types.ModuleType("torch")
+    for name, event in (("cuda", TimingEvent), ("cpu", NoArgsEvent), ("xpu", UntimedEvent)):
+        setattr(torch, name, types.SimpleNamespace(Event=event, synchronize=lambda: None))
+    torch.mps = types.SimpleNamespace(synchronize=lambda: None)  # no Event at all
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    return torch
+
+
+def test_a_backend_without_timing_events_is_refused_when_made(fake_torch):
+    tp = ttft_tpot.Collector()
+    for backend in ("cpu", "xpu", "mps", "nope"):
+        with pytest.raises(ValueError, match="torch.%s" % backend):
+            TorchEvents(tp, backend=backend)
+    assert tp.counts()["samples"] == 0
+
+
+def test_a_backend_with_timing_events_works(fake_torch):
+    tp = ttft_tpot.Collector()
+    dev = TorchEvents(tp, backend="cuda")
+    with dev.span("layer", "kernel"):
+        pass
+    assert dev.synchronize() == 1
+    assert tp.counts()["device_intervals"] == 1
