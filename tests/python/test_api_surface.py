@@ -118,3 +118,42 @@ def test_a_backend_with_timing_events_works(fake_torch):
         pass
     assert dev.synchronize() == 1
     assert tp.counts()["device_intervals"] == 1
+
+
+def test_no_reference_leaks(tmp_path, monkeypatch):
+    """The paths and collectors handed to the refusing calls keep their reference counts; the memory
+    of many refusals does not grow."""
+    import tracemalloc
+
+    from conftest import VECTORS
+
+    monkeypatch.chdir(tmp_path)
+    missing, nowhere, vector = "nope.csv", str(tmp_path / "no" / "x.prom"), str(VECTORS[0])
+    uninit = ttft_tpot.Collector.__new__(ttft_tpot.Collector)
+    objects = (missing, nowhere, vector, uninit)
+
+    def rounds(n):
+        tp = ttft_tpot.Collector()
+        for _ in range(n):
+            for call, arg in ((tp.read, missing), (tp.read, pathlib.Path(missing)), (tp.publish, nowhere)):
+                try:
+                    call(arg)
+                except OSError:
+                    pass
+            ttft_tpot.Collector.read_trace(vector)
+            for call in (uninit.report, uninit.counts, lambda: ttft_tpot.compare(tp, uninit)):
+                try:
+                    call()
+                except RuntimeError:
+                    pass
+
+    rounds(10)
+    before = [sys.getrefcount(o) for o in objects]
+    tracemalloc.start()
+    rounds(50)
+    first, _ = tracemalloc.get_traced_memory()
+    rounds(200)
+    second, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert [sys.getrefcount(o) for o in objects] == before
+    assert second - first < 64 * 1024, (first, second)
