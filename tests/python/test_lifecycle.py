@@ -152,6 +152,13 @@ def test_a_failed_init_leaves_it_refused():
         tp.report()
 
 
+def test_a_span_cannot_be_made_alone():
+    """A Span comes from Collector.span() only: no uninitialised one to check."""
+    for make in (lambda: _core.Span(), lambda: _core.Span.__new__(_core.Span), lambda: object.__new__(_core.Span)):
+        with pytest.raises(TypeError):
+            make()
+
+
 # ---- Cycles ---------------------------------------------------------------------------------------
 
 class Canary:
