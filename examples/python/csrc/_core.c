@@ -188,6 +188,11 @@ static uint64_t core_py_clock(void *user)
     uint64_t v = 0;
     if (self->clock_failed)
         return 0;
+    if (!self->clock) { /* taken by the garbage collector's clear: the collector is being freed */
+        PyErr_SetString(PyExc_RuntimeError, "the collector's clock is gone (the collector is being freed)");
+        self->clock_failed = 1;
+        return 0;
+    }
     r = PyObject_CallObject(self->clock, NULL);
     if (r && core_int(r, "the clock's value (ns)", 0, UINT64_MAX - 1, TTFT_TPOT_ERANGE, &v) != 0)
         Py_CLEAR(r);
@@ -203,6 +208,18 @@ static int core_clock_ok(core_collector *self)
     if (!self->clock_failed)
         return 1;
     self->clock_failed = 0;
+    return 0;
+}
+
+/* 1 when __init__ set the collector up; else 0 with a RuntimeError. Every method, getter and module
+   function that takes a Collector asks this first: before __init__ (Collector.__new__, or a subclass
+   whose __init__ skips super().__init__()) the struct is zeroed and holds no C collector. */
+static int core_ready(const core_collector *self)
+{
+    if (self->ready)
+        return 1;
+    PyErr_Format(PyExc_RuntimeError, "a %.100s whose Collector.__init__ did not run (a subclass's __init__ "
+                 "calls super().__init__()): it holds no collector", Py_TYPE(self)->tp_name);
     return 0;
 }
 
@@ -326,9 +343,12 @@ static int core_span_set(ttft_tpot_span *s, int role, PyObject *const *v)
     return v[3] && v[3] != Py_None ? core_set_device(s, v[3]) : 0;
 }
 
+/* A span is tracked by the garbage collector: its owner can reach it back (a subclass's attribute, a
+   clock's closure), and such a cycle is freed only when the collector sees the span's reference. The
+   inert span refers to nothing, so it is not tracked. */
 static core_span *core_span_new(core_collector *owner)
 {
-    core_span *sp = PyObject_New(core_span, &core_span_type);
+    core_span *sp = PyObject_GC_New(core_span, &core_span_type);
     if (!sp)
         return NULL;
     Py_XINCREF(owner);
@@ -337,13 +357,29 @@ static core_span *core_span_new(core_collector *owner)
     sp->role = -1;
     sp->stage = 0;
     sp->dur = 0;
+    if (owner)
+        PyObject_GC_Track(sp);
     return sp;
+}
+
+static int core_span_traverse(core_span *sp, visitproc visit, void *arg)
+{
+    Py_VISIT(sp->owner);
+    return 0;
+}
+
+/* Breaking a cycle: without its owner a span is inert (its exit records nothing). */
+static int core_span_clear(core_span *sp)
+{
+    Py_CLEAR(sp->owner);
+    return 0;
 }
 
 static void core_span_dealloc(core_span *sp)
 {
+    PyObject_GC_UnTrack(sp);
     Py_XDECREF(sp->owner);
-    PyObject_Free(sp);
+    PyObject_GC_Del(sp);
 }
 
 static PyObject *core_span_enter(core_span *sp, PyObject *unused)
@@ -457,7 +493,9 @@ static PyTypeObject core_span_type = {
     .tp_name = "ttft_tpot._core.Span",
     .tp_basicsize = sizeof(core_span),
     .tp_dealloc = (destructor)core_span_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)core_span_traverse,
+    .tp_clear = (inquiry)core_span_clear,
     .tp_doc = "A span: `with collector.span(...) as s:`; its counts can be set until the block ends.",
     .tp_methods = core_span_methods,
     .tp_getset = core_span_attrs,
@@ -474,6 +512,8 @@ static PyObject *core_span_call(core_collector *self, PyObject *const *args, Py_
     PyObject *v[6];
     core_span *sp;
     int phase;
+    if (!core_ready(self))
+        return NULL;
     if (!self->c.enabled && self->inert) {
         Py_INCREF(self->inert);
         return (PyObject *)self->inert;
@@ -503,6 +543,8 @@ static PyObject *core_record(core_collector *self, PyObject *const *args, Py_ssi
     ttft_tpot_span s;
     uint64_t ns, start;
     int phase, rc, role = -1;
+    if (!core_ready(self))
+        return NULL;
     if (!self->c.enabled) /* as a disabled span: nothing checked, nothing kept */
         Py_RETURN_NONE;
     if (core_args("record", core_record_params, 7, 3, args, nargs, kwnames, v) != 0 || !core_on_owner(self) ||
@@ -530,6 +572,8 @@ static PyObject *core_phase_call(core_collector *self, PyObject *const *args, Py
     static const int params[] = {S_NAME, S_ROLE, S_BOUNDED};
     PyObject *v[3];
     int id, rc;
+    if (!core_ready(self))
+        return NULL;
     if (core_args("phase", params, 3, 2, args, nargs, kwnames, v) != 0 || (id = core_phase(self, v[0], v[1])) < 0)
         return NULL;
     if (v[2] && PyObject_IsTrue(v[2]) && (rc = ttft_tpot_phase_bounded(&self->c, id)) != TTFT_TPOT_OK)
@@ -546,6 +590,8 @@ static PyObject *core_shape_row(core_collector *self, PyObject *args)
     const char *s;
     uint64_t k;
     int id, rc;
+    if (!core_ready(self))
+        return NULL;
     if (!PyArg_ParseTuple(args, "OOO:shape_row", &phase, &key, &name) || (id = core_find(self, phase)) < 0 ||
         core_int(key, "a shape key", 0, TTFT_TPOT_NO_SHAPE - 1, TTFT_TPOT_EINVAL, &k) != 0 ||
         !(s = core_utf8(name, "a row name", ttft_tpot_strerror(TTFT_TPOT_ENAME))))
@@ -558,7 +604,10 @@ static PyObject *core_shape_row(core_collector *self, PyObject *args)
 /* _warmup(on): begin (True) or end (False) a warmup section. */
 static PyObject *core_warmup(core_collector *self, PyObject *on)
 {
-    int begin = PyObject_IsTrue(on), rc;
+    int begin, rc;
+    if (!core_ready(self))
+        return NULL;
+    begin = PyObject_IsTrue(on);
     if (begin < 0)
         return NULL;
     if (!begin && self->c.warmup_depth == 0)
@@ -574,6 +623,8 @@ static PyObject *core_warmup(core_collector *self, PyObject *on)
 static PyObject *core_run(core_collector *self, PyObject *unused)
 {
     (void)unused;
+    if (!core_ready(self))
+        return NULL;
     ttft_tpot_run_begin(&self->c); /* EFULL: counted in runs_dropped, shown by the reports */
     Py_RETURN_NONE;
 }
@@ -587,6 +638,8 @@ static PyObject *core_request(core_collector *self, PyObject *id, PyObject *t, u
     const char *s;
     uint64_t at, rejected = self->c.rejected;
     int rc;
+    if (!core_ready(self))
+        return NULL;
     if (!self->c.enabled) /* as a disabled span: nothing checked, nothing kept */
         Py_RETURN_NONE;
     if (!core_on_owner(self) || !(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))) ||
@@ -632,6 +685,8 @@ static PyObject *core_finish(core_collector *self, PyObject *id)
     const char *s;
     uint64_t rejected = self->c.rejected;
     int rc;
+    if (!core_ready(self))
+        return NULL;
     if (!self->c.enabled)
         Py_RETURN_NONE;
     if (!core_on_owner(self) || !(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))))
@@ -644,28 +699,46 @@ static PyObject *core_finish(core_collector *self, PyObject *id)
                         ttft_tpot_strerror(rc), id);
 }
 
+/* A path argument: *given = os.fspath(o) (str or bytes: how open() names a file in its errors, so a
+   str is not shown as bytes), *path its file-system bytes. 0, or -1 with an exception and both NULL. */
+static int core_path(PyObject *o, PyObject **given, PyObject **path)
+{
+    *path = NULL;
+    if (!(*given = PyOS_FSPath(o)))
+        return -1;
+    if (!PyUnicode_FSConverter(*given, path)) {
+        Py_CLEAR(*given);
+        return -1;
+    }
+    return 0;
+}
+
 /* _publish(path, prefix, labels): the live exposition, cumulative over this collector's publications,
    written atomically to path. */
 static PyObject *core_publish(core_collector *self, PyObject *args)
 {
-    PyObject *path;
+    PyObject *given, *path;
     const char *prefix, *labels;
     int rc;
-    if (!PyArg_ParseTuple(args, "O&zz:publish", PyUnicode_FSConverter, &path, &prefix, &labels))
+    if (!core_ready(self))
+        return NULL;
+    if (!PyArg_ParseTuple(args, "Ozz:publish", &given, &prefix, &labels) || core_path(given, &given, &path) != 0)
         return NULL;
     if (!self->pub && !(self->pub = (ttft_tpot_publisher *)PyMem_Calloc(1, sizeof *self->pub))) {
         Py_DECREF(path);
+        Py_DECREF(given);
         return PyErr_NoMemory();
     }
     rc = ttft_tpot_publish_file(&self->c, self->pub, PyBytes_AS_STRING(path), prefix, labels);
     if (rc == TTFT_TPOT_EIO)
-        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path);
+        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, given);
     else if (rc == TTFT_TPOT_ENOMEM)
         PyErr_NoMemory();
     else if (rc != TTFT_TPOT_OK)
         PyErr_Format(PyExc_ValueError, "%s: a prefix is [a-zA-Z_:][a-zA-Z0-9_:]*, a label name [a-zA-Z_][a-zA-Z0-9_]* "
                      "(not le, not __...) given once", ttft_tpot_strerror(rc));
     Py_DECREF(path);
+    Py_DECREF(given);
     if (rc != TTFT_TPOT_OK)
         return NULL;
     Py_RETURN_NONE;
@@ -697,6 +770,8 @@ static PyObject *core_device_elapsed(core_collector *self, PyObject *args)
 {
     PyObject *ticket, *ns;
     uint64_t t, v, refused = self->c.dev.refused;
+    if (!core_ready(self))
+        return NULL;
     if (!PyArg_ParseTuple(args, "OO:device_elapsed", &ticket, &ns) ||
         core_int(ticket, "a ticket", 0, UINT64_MAX, TTFT_TPOT_ETICKET, &t) != 0 ||
         core_int(ns, "a device time (ns)", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &v) != 0)
@@ -709,6 +784,8 @@ static PyObject *core_device_elapsed_ms(core_collector *self, PyObject *args)
     PyObject *ticket;
     double ms;
     uint64_t t, refused = self->c.dev.refused;
+    if (!core_ready(self))
+        return NULL;
     if (!PyArg_ParseTuple(args, "Od:device_elapsed_ms", &ticket, &ms) ||
         core_int(ticket, "a ticket", 0, UINT64_MAX, TTFT_TPOT_ETICKET, &t) != 0)
         return NULL;
@@ -723,6 +800,8 @@ static PyObject *core_device_absolute(core_collector *self, PyObject *args)
     uint64_t v[5], refused = self->c.dev.refused;
     ttft_tpot_clock_pair pair;
     int k;
+    if (!core_ready(self))
+        return NULL;
     if (!PyArg_ParseTuple(args, "OOO(OO):device_absolute", &o[0], &o[1], &o[2], &o[3], &o[4]))
         return NULL;
     for (k = 0; k < 5; k++)
@@ -741,9 +820,12 @@ static PyObject *core_written(core_collector *self, core_writer fn, const void *
 {
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    FILE *f;
     PyObject *r = NULL;
     int rc;
+    if (!core_ready(self))
+        return NULL;
+    f = open_memstream(&buf, &len);
     if (!f)
         return PyErr_NoMemory();
     rc = fn(self, f, arg);
@@ -872,13 +954,15 @@ static PyObject *core_chrome(core_collector *self, PyObject *unused)
 /* _read(path, name): append a trace to the collector (as ttft_tpot_report reads one). */
 static PyObject *core_read(core_collector *self, PyObject *args)
 {
-    PyObject *path;
+    PyObject *given, *path;
     const char *name;
     char err[512];
     struct stat st;
     FILE *f;
     int rc;
-    if (!PyArg_ParseTuple(args, "O&s:read", PyUnicode_FSConverter, &path, &name))
+    if (!core_ready(self))
+        return NULL;
+    if (!PyArg_ParseTuple(args, "Os:read", &given, &name) || core_path(given, &given, &path) != 0)
         return NULL;
     f = fopen(PyBytes_AS_STRING(path), "rb");
     if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) { /* fopen opens a directory */
@@ -886,12 +970,12 @@ static PyObject *core_read(core_collector *self, PyObject *args)
         f = NULL;
         errno = EISDIR;
     }
-    if (!f) {
-        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path);
-        Py_DECREF(path);
-        return NULL;
-    }
+    if (!f) /* errno first: the decrefs below may free */
+        PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, given);
     Py_DECREF(path);
+    Py_DECREF(given);
+    if (!f)
+        return NULL;
     rc = ttft_tpot_trace_read(&self->c, f, name, err, sizeof err);
     fclose(f);
     if (rc == TTFT_TPOT_OK)
@@ -911,6 +995,8 @@ static PyObject *core_samples(core_collector *self, PyObject *args)
     size_t i, n = 0, all = 0;
     uint64_t *v;
     ttft_tpot_stats st;
+    if (!core_ready(self))
+        return NULL;
     if (!PyArg_ParseTuple(args, "Opp:samples", &name, &warmup, &stored_only) || (id = core_find(self, name)) < 0)
         return NULL;
     for (i = 0; i < self->c.store.n; i++)
@@ -936,7 +1022,10 @@ static PyObject *core_samples(core_collector *self, PyObject *args)
 /* phases(): [(name, role), ...] in registration order. */
 static PyObject *core_phases(core_collector *self, PyObject *unused)
 {
-    PyObject *list = PyList_New((Py_ssize_t)self->c.phase.n);
+    PyObject *list;
+    if (!core_ready(self))
+        return NULL;
+    list = PyList_New((Py_ssize_t)self->c.phase.n);
     unsigned p;
     (void)unused;
     for (p = 0; list && p < self->c.phase.n; p++) {
@@ -953,8 +1042,11 @@ static PyObject *core_phases(core_collector *self, PyObject *unused)
 /* counts(): what the collector holds and what it lost, as a dict. */
 static PyObject *core_counts(core_collector *self, PyObject *unused)
 {
-    ttft_tpot_counts k = ttft_tpot_counts_of(&self->c);
+    ttft_tpot_counts k;
     (void)unused;
+    if (!core_ready(self))
+        return NULL;
+    k = ttft_tpot_counts_of(&self->c);
     return Py_BuildValue("{snsIsIsKsKsKsKsKsKsIsKsKsnsnsKsK}", "samples", (Py_ssize_t)k.samples, "phases", k.phases,
                          "requests", k.requests, "dropped", k.dropped, "rejected", k.rejected, "shapes_dropped",
                          k.shapes_dropped, "requests_dropped", k.requests_dropped, "requests_refused",
@@ -969,6 +1061,8 @@ static PyObject *core_counts(core_collector *self, PyObject *unused)
 static PyObject *core_clear(core_collector *self, PyObject *unused)
 {
     (void)unused;
+    if (!core_ready(self))
+        return NULL;
     ttft_tpot_clear(&self->c);
     Py_RETURN_NONE;
 }
@@ -977,9 +1071,11 @@ static PyObject *core_clear(core_collector *self, PyObject *unused)
 static PyObject *core_merge(core_collector *self, PyObject *other)
 {
     int rc;
+    if (!core_ready(self))
+        return NULL;
     if (!PyObject_TypeCheck(other, &core_collector_type))
         return PyErr_Format(PyExc_TypeError, "merge takes a Collector, not %.100s", Py_TYPE(other)->tp_name);
-    if (!core_on_owner(self))
+    if (!core_on_owner(self) || !core_ready((core_collector *)other))
         return NULL;
     rc = ttft_tpot_merge(&self->c, &((core_collector *)other)->c);
     if (rc == TTFT_TPOT_ENOMEM)
@@ -993,6 +1089,8 @@ static PyObject *core_merge(core_collector *self, PyObject *other)
 static PyObject *core_set_slo(core_collector *self, PyObject *args)
 {
     ttft_tpot_slo slo;
+    if (!core_ready(self))
+        return NULL;
     if (!PyArg_ParseTuple(args, "ddd:set_slo", &slo.ttft_ms, &slo.tpot_ms, &slo.e2e_ms))
         return NULL;
     if (ttft_tpot_set_slo(&self->c, slo) != TTFT_TPOT_OK)
@@ -1004,8 +1102,8 @@ static PyObject *core_set_slo(core_collector *self, PyObject *args)
 /* link_prefill_kernel(name): a kernel phase shown as the lower bound of steady TTFT. */
 static PyObject *core_link_prefill_kernel(core_collector *self, PyObject *name)
 {
-    int id = core_find(self, name);
-    if (id < 0)
+    int id;
+    if (!core_ready(self) || (id = core_find(self, name)) < 0)
         return NULL;
     if (ttft_tpot_phase_role(&self->c, id) != TTFT_TPOT_ROLE_KERNEL)
         return PyErr_Format(PyExc_ValueError, "%s: %R is not a kernel phase", ttft_tpot_strerror(TTFT_TPOT_EROLE),
@@ -1017,13 +1115,18 @@ static PyObject *core_link_prefill_kernel(core_collector *self, PyObject *name)
 static PyObject *core_get_enabled(core_collector *self, void *unused)
 {
     (void)unused;
+    if (!core_ready(self))
+        return NULL;
     return PyBool_FromLong(self->c.enabled);
 }
 
 static int core_set_enabled(core_collector *self, PyObject *v, void *unused)
 {
-    int on = v ? PyObject_IsTrue(v) : -1;
+    int on;
     (void)unused;
+    if (!core_ready(self))
+        return -1;
+    on = v ? PyObject_IsTrue(v) : -1;
     if (on < 0) {
         if (!v)
             PyErr_SetString(PyExc_AttributeError, "enabled can be set, not deleted");
@@ -1139,7 +1242,7 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
         return -1;
     if (clock) {
         Py_INCREF(clock);
-        self->clock = clock;
+        Py_XSETREF(self->clock, clock); /* a failed __init__ may have set one */
         cfg.clock = clock == Py_False ? core_no_clock : core_py_clock;
         cfg.clock_user = self;
     }
@@ -1165,27 +1268,36 @@ static PyObject *core_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     return (PyObject *)self;
 }
 
+/* Every reference the collector holds: its clock, its inert span, the phase cache's names (a str
+   subclass can carry attributes that reach back). */
 static int core_traverse(core_collector *self, visitproc visit, void *arg)
 {
+    int k;
     Py_VISIT(self->clock);
+    Py_VISIT(self->inert);
+    for (k = 0; k < CORE_CACHE; k++) {
+        Py_VISIT(self->cache[k].name);
+        Py_VISIT(self->cache[k].role);
+    }
     return 0;
 }
 
+/* Breaking a cycle: the cache empties (it refills), and the clock goes (core_py_clock then raises). */
 static int core_clear_refs(core_collector *self)
 {
+    int k;
+    for (k = 0; k < CORE_CACHE; k++) {
+        Py_CLEAR(self->cache[k].name);
+        Py_CLEAR(self->cache[k].role);
+    }
     Py_CLEAR(self->clock);
     return 0;
 }
 
 static void core_dealloc(core_collector *self)
 {
-    int k;
     PyObject_GC_UnTrack(self);
     ttft_tpot_free(&self->c);
-    for (k = 0; k < CORE_CACHE; k++) {
-        Py_CLEAR(self->cache[k].name);
-        Py_CLEAR(self->cache[k].role);
-    }
     Py_CLEAR(self->inert);
     PyMem_Free(self->pub);
     core_clear_refs(self);
@@ -1301,6 +1413,8 @@ static PyObject *core_compare(PyObject *module, PyObject *args)
     if (!(a.opt.noise_pct >= 0 && a.opt.noise_pct < 100))
         return PyErr_Format(PyExc_ValueError, "%s: noise is a percentage from 0 to below 100",
                             ttft_tpot_strerror(TTFT_TPOT_EINVAL));
+    if (!core_ready((core_collector *)base) || !core_ready((core_collector *)new_))
+        return NULL;
     a.other = (const core_collector *)new_;
     return core_written((core_collector *)base, core_compare_write, &a);
 }
@@ -1351,6 +1465,10 @@ static PyObject *core_ranks(PyObject *module, PyObject *args)
             !(a->names[k] = core_utf8(PyList_GET_ITEM(names, k), "a rank's name", "invalid argument"))) {
             PyMem_Free(a);
             return PyErr_Occurred() ? NULL : PyErr_Format(PyExc_TypeError, "ranks are Collectors");
+        }
+        if (!core_ready((core_collector *)c)) {
+            PyMem_Free(a);
+            return NULL;
         }
         a->each[k] = &((core_collector *)c)->c;
     }

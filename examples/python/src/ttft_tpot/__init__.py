@@ -17,13 +17,14 @@ A collector records on the thread that made it (the C rule): make one a thread, 
 """
 from __future__ import annotations
 
-import contextlib
-import functools
-import json
-import os
-import sys
-from array import array
-from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, TypeVar, Union
+# Imported under private names: the module's public names are its API (__all__ and DEFAULTS, PathLike).
+import contextlib as _contextlib
+import functools as _functools
+import json as _json
+import os as _os
+import sys as _sys
+import typing as _typing
+from array import array as _array
 
 from . import _core
 from ._core import Span
@@ -31,13 +32,13 @@ from ._core import Span
 __all__ = ["Collector", "Comparison", "Span", "compare", "ranks", "__version__"]
 __version__: str = _core.__version__
 
-PathLike = Union[str, "os.PathLike[str]"]
-F = TypeVar("F", bound=Callable[..., Any])
+PathLike = _typing.Union[str, "_os.PathLike[str]"]
+F = _typing.TypeVar("F", bound=_typing.Callable[..., _typing.Any])
 
 # The defaults of a Python collector: the C library's, except what a Python driver expects to work
 # unasked (requests, device time, a timeline for the Chrome trace). What does not fit is counted and
 # shown in every report.
-DEFAULTS: Dict[str, Any] = {
+DEFAULTS: _typing.Dict[str, _typing.Any] = {
     "capacity": 65536,
     "timeline": True,
     "max_requests": 1024,
@@ -46,7 +47,7 @@ DEFAULTS: Dict[str, Any] = {
 }
 
 # The report tool's collector: it grows as a trace needs, and reads no clock (a trace names its own).
-_READER: Dict[str, Any] = {
+_READER: _typing.Dict[str, _typing.Any] = {
     "capacity": 4096,
     "max_phases": 65535,
     "max_requests": 64,
@@ -63,7 +64,7 @@ def _write(path: PathLike, text: str) -> None:
         f.write(text)
 
 
-def _labels(labels: Union[None, str, Mapping[str, str]]) -> Optional[str]:
+def _labels(labels: _typing.Union[None, str, _typing.Mapping[str, str]]) -> _typing.Optional[str]:
     """Prometheus labels as the library takes them: name="value" pairs joined by ','."""
     if labels is None or isinstance(labels, str):
         return labels
@@ -88,17 +89,17 @@ class Collector(_core.Collector):
 
     __slots__ = ()
 
-    def __init__(self, **config: Any) -> None:
+    def __init__(self, **config: _typing.Any) -> None:
         super().__init__(**{**DEFAULTS, **config})
 
     # -- recording --------------------------------------------------------------------------------
 
-    def timed(self, phase: str, role: str, tokens: Optional[int] = None) -> Callable[[F], F]:
+    def timed(self, phase: str, role: str, tokens: _typing.Optional[int] = None) -> _typing.Callable[[F], F]:
         """Decorator: every call of the function is a span."""
 
         def wrap(fn: F) -> F:
-            @functools.wraps(fn)
-            def timed_call(*args: Any, **kwargs: Any) -> Any:
+            @_functools.wraps(fn)
+            def timed_call(*args: _typing.Any, **kwargs: _typing.Any) -> _typing.Any:
                 with self.span(phase, role, tokens):
                     return fn(*args, **kwargs)
 
@@ -106,8 +107,8 @@ class Collector(_core.Collector):
 
         return wrap
 
-    @contextlib.contextmanager
-    def warmup(self) -> Iterator[None]:
+    @_contextlib.contextmanager
+    def warmup(self) -> _typing.Iterator[None]:
         """Every sample recorded in the block is warmup (sections nest), and every request submitted."""
         self._warmup(True)
         try:
@@ -115,7 +116,7 @@ class Collector(_core.Collector):
         finally:
             self._warmup(False)
 
-    def record_ms(self, phase: str, role: str, ms: float, tokens: Optional[int] = None) -> None:
+    def record_ms(self, phase: str, role: str, ms: float, tokens: _typing.Optional[int] = None) -> None:
         """record() for a duration in ms, as device timers give it (to the nearest ns)."""
         self.record(phase, role, _core.ms_to_ns(ms), tokens)
 
@@ -125,29 +126,30 @@ class Collector(_core.Collector):
 
     # -- outputs ----------------------------------------------------------------------------------
 
-    def report_json(self) -> Dict[str, Any]:
+    def report_json(self) -> _typing.Dict[str, _typing.Any]:
         """The JSON report (schema ttft_tpot/v1) as a dict."""
-        report: Dict[str, Any] = json.loads(self._report_json())
+        report: _typing.Dict[str, _typing.Any] = _json.loads(self._report_json())
         return report
 
     def report_json_text(self) -> str:
         """The JSON report as the C library writes it."""
         return self._report_json()
 
-    def prometheus(self, prefix: Optional[str] = None, labels: Union[None, str, Mapping[str, str]] = None) -> str:
+    def prometheus(self, prefix: _typing.Optional[str] = None,
+                   labels: _typing.Union[None, str, _typing.Mapping[str, str]] = None) -> str:
         """The Prometheus text exposition (vLLM's names; prefix replaces "vllm:"); labels on every series."""
         return self._prometheus(prefix, _labels(labels))
 
-    def publish(self, path: PathLike, prefix: Optional[str] = None,
-                labels: Union[None, str, Mapping[str, str]] = None) -> None:
+    def publish(self, path: PathLike, prefix: _typing.Optional[str] = None,
+                labels: _typing.Union[None, str, _typing.Mapping[str, str]] = None) -> None:
         """The live exposition of the requests finished so far (finish(id)), written atomically to path
         (node_exporter's textfile collector reads *.prom): its counters and histograms only grow, across
         publications and clear(), so rate() and increase() work."""
         self._publish(path, prefix, _labels(labels))
 
-    def html(self, name: Optional[str] = None) -> str:
+    def html(self, name: _typing.Optional[str] = None) -> str:
         """The HTML report: one self-contained page; name heads it (default: the program's name)."""
-        return self._html(name or os.path.basename(sys.argv[0] or "python") or "python")
+        return self._html(name or _os.path.basename(_sys.argv[0] or "python") or "python")
 
     def trace(self) -> str:
         """The trace (format v1): ttft_tpot_report and Collector.read_trace read it back."""
@@ -157,7 +159,7 @@ class Collector(_core.Collector):
         """The samples as a Chrome / Perfetto trace (needs timeline, the default)."""
         return self._chrome_trace()
 
-    def write_html(self, path: PathLike, name: Optional[str] = None) -> None:
+    def write_html(self, path: PathLike, name: _typing.Optional[str] = None) -> None:
         _write(path, self.html(name))
 
     def write_trace(self, path: PathLike) -> None:
@@ -170,7 +172,7 @@ class Collector(_core.Collector):
         """One row per request (requests_csv()), for a spreadsheet or pandas."""
         _write(path, self.requests_csv())
 
-    def samples(self, phase: str, warmup: bool = False, stored_only: bool = False) -> Any:
+    def samples(self, phase: str, warmup: bool = False, stored_only: bool = False) -> _typing.Any:
         """The phase's durations in ns, in call order, steady ones only unless warmup: a numpy array
         (uint64) when numpy is installed, else array('Q'). A phase that sent samples to a histogram
         (bounded, or past the capacity) raises ValueError unless stored_only."""
@@ -178,7 +180,7 @@ class Collector(_core.Collector):
         try:
             import numpy  # type: ignore[import-not-found, unused-ignore]
         except ImportError:
-            out = array("Q")
+            out = _array("Q")
             out.frombytes(bytes(raw))
             return out
         return numpy.frombuffer(raw, dtype=numpy.uint64)
@@ -187,18 +189,18 @@ class Collector(_core.Collector):
 
     @classmethod
     def read_trace(cls, path: PathLike, *more: PathLike, bounded: bool = False, slice_ns: int = 0,
-                   percentiles: Union[None, str, Sequence[float]] = None) -> "Collector":
+                   percentiles: _typing.Union[None, str, _typing.Sequence[float]] = None) -> "Collector":
         """A collector holding the traces, read in order, as ttft_tpot_report reads them (slice_ns and
         percentiles: as its --slice and --percentiles)."""
         tp = cls(**{**_READER, "bounded": bounded, "hist_slots": 16 if bounded else 0, "slice_ns": slice_ns,
                     "percentiles": percentiles})
         for p in (path,) + more:
-            tp._read(p, os.fsdecode(p))
+            tp._read(p, _os.fsdecode(p))
         return tp
 
     def read(self, path: PathLike) -> None:
         """Append a trace to this collector."""
-        self._read(path, os.fsdecode(path))
+        self._read(path, _os.fsdecode(path))
 
 
 class Comparison:
@@ -214,29 +216,30 @@ class Comparison:
         self.noise, self.phases_in_verdict = noise, phases_in_verdict
         self._text = self._ask(0)
 
-    def _ask(self, kind: int, names: Sequence[Optional[str]] = (None, None)) -> str:
+    def _ask(self, kind: int, names: _typing.Sequence[_typing.Optional[str]] = (None, None)) -> str:
         return _core._compare(self.base, self.new, self.alpha, kind, names[0], names[1], self.noise,
                               self.phases_in_verdict)
 
     def __str__(self) -> str:
         return self._text
 
-    def json(self) -> Dict[str, Any]:
+    def json(self) -> _typing.Dict[str, _typing.Any]:
         """The comparison (schema ttft_tpot/compare-v1) as a dict."""
-        comparison: Dict[str, Any] = json.loads(self.json_text())
+        comparison: _typing.Dict[str, _typing.Any] = _json.loads(self.json_text())
         return comparison
 
     def json_text(self) -> str:
         return self._ask(1)
 
-    def html(self, names: Sequence[str] = ("base", "new")) -> str:
+    def html(self, names: _typing.Sequence[str] = ("base", "new")) -> str:
         return _core._compare(self.base, self.new, 0.05, 3, names[0], names[1])
 
-    def write_html(self, path: PathLike, names: Sequence[str] = ("base", "new")) -> None:
+    def write_html(self, path: PathLike, names: _typing.Sequence[str] = ("base", "new")) -> None:
         _write(path, self.html(names))
 
 
-def ranks(collectors: Sequence[Collector], names: Optional[Sequence[str]] = None, json_text: bool = False) -> str:
+def ranks(collectors: _typing.Sequence[Collector], names: _typing.Optional[_typing.Sequence[str]] = None,
+          json_text: bool = False) -> str:
     """The tensor-parallel ranks of one model, rank 0 first, as ``ttft_tpot_report --ranks``: rank 0's
     report, then each rank's decode steps and the model's step (the maximum over ranks); JSON with the
     report's "ranks" object when json_text."""
@@ -247,3 +250,6 @@ def compare(base: Collector, new: Collector, alpha: float = 0.05, noise: float =
             phases_in_verdict: bool = False) -> Comparison:
     """Is new faster than base? See Comparison (noise: the threshold in %, as --noise)."""
     return Comparison(base, new, alpha, noise, phases_in_verdict)
+
+
+del annotations  # the __future__ import's name: not part of the API

@@ -3,6 +3,7 @@
 Exit status: 0 report printed, 1 bad input, 2 bad usage, 3 a Prometheus exposition with nothing to count
 (as ttft_tpot_report)."""
 import argparse
+import os
 import sys
 from typing import List, Optional
 
@@ -21,16 +22,58 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--slo", metavar="LIST", help="SLOs for goodput: ttft=MS,tpot=MS,e2e=MS (any of them)")
     ap.add_argument("--prefill-kernel", metavar="NAME", help="a kernel phase as steady TTFT's lower bound")
     ap.add_argument("--bounded", action="store_true", help="steady samples in histograms (memory bounded)")
-    ap.add_argument("--slice", type=float, default=0, metavar="SECONDS", help="results over time, in slices")
+    ap.add_argument("--slice", metavar="SECONDS", help="results over time, in slices (0.001 to 86400)")
     ap.add_argument("--percentiles", metavar="LIST", help="the serving figures' percentiles, e.g. 50,90,99,99.9")
     ap.add_argument("--html", metavar="FILE", help="also write the HTML report (-: instead of the report)")
     ap.add_argument("--chrome-trace", metavar="FILE", help="also write a Chrome / Perfetto trace")
     ap.add_argument("--requests-csv", metavar="FILE", help="also write one row per request (-: instead of the report)")
     ap.add_argument("--compare", action="store_true", help="compare two traces: BASE NEW")
     ap.add_argument("--ranks", action="store_true", help="the traces are the tensor-parallel ranks of one model")
-    ap.add_argument("--alpha", type=float, default=0.05, help="the significance level of --compare")
+    ap.add_argument("--alpha", default="0.05", help="the significance level of --compare")
     ap.add_argument("--version", action="version", version="ttft_tpot %s" % __version__)
     return ap
+
+
+def _decimal(text: str) -> Optional[float]:
+    """A plain decimal as ttft_tpot_report reads one (cli_decimal): digits with at most one '.', nothing
+    else (no sign, space, exponent, inf or nan), summed in the same order so the same double results."""
+    v, scale, dot, digits = 0.0, 1.0, False, 0
+    for ch in text:
+        if ch == "." and not dot:
+            dot = True
+        elif "0" <= ch <= "9":
+            digits += 1
+            if dot:
+                scale /= 10
+                v += (ord(ch) - 48) * scale
+            else:
+                v = v * 10 + (ord(ch) - 48)
+        else:
+            return None
+    return v if digits else None
+
+
+def _usage_error(what: str, arg: str = "") -> int:
+    """The tool's one-line usage error (its argument's bytes outside printable ASCII as \\xNN); 2."""
+    esc = "".join(chr(b) if 0x20 <= b < 0x7F else "\\x%02x" % b for b in os.fsencode(arg))
+    print("python -m ttft_tpot: %s%s (try --help)" % (what, esc), file=sys.stderr)
+    return 2
+
+
+def _numbers(args: argparse.Namespace) -> int:
+    """--slice and --alpha checked as the tool checks them: 0, or 2 after a usage error."""
+    if args.slice is None:
+        args.slice = 0.0
+    else:
+        s = _decimal(args.slice)
+        if s is None or not 0.001 <= s <= 86400:
+            return _usage_error("--slice takes seconds, a plain decimal from 0.001 to 86400, not ", args.slice)
+        args.slice = s
+    a = _decimal(args.alpha)
+    if a is None or not 0 < a < 1:
+        return _usage_error("--alpha takes a plain decimal between 0 and 1, not ", args.alpha)
+    args.alpha = a
+    return 0
 
 
 def _emit(path: str, text: str) -> None:
@@ -69,6 +112,8 @@ def _report(args: argparse.Namespace) -> int:
 
 def main(argv: Optional[List[str]] = None) -> int:
     args = _parser().parse_args(argv)
+    if _numbers(args):
+        return 2
     if args.compare and len(args.traces) != 2:
         _parser().error("--compare takes BASE NEW")
     if not args.traces:

@@ -18,6 +18,18 @@ from typing import Any, Callable, Iterator, List, Optional, Tuple
 import contextlib
 
 
+def _timing_event(api: Any, backend: str) -> None:
+    """One event made as the spans make theirs: a backend whose events take no enable_timing (torch.cpu's)
+    or give no elapsed_time cannot time a span, which is said now with the backend's name."""
+    why = "its events cannot be timed (elapsed_time between two Event(enable_timing=True)); use cuda or npu"
+    try:
+        probe = api.Event(enable_timing=True)
+    except TypeError as e:
+        raise ValueError("torch.%s: %s: %s" % (backend, why, e)) from e
+    if not (callable(getattr(probe, "record", None)) and callable(getattr(probe, "elapsed_time", None))):
+        raise ValueError("torch.%s: %s" % (backend, why))
+
+
 class TorchEvents:
     """Timing events around spans of one collector, resolved together.
 
@@ -34,6 +46,7 @@ class TorchEvents:
             api = getattr(torch, backend, None)
             if api is None or not hasattr(api, "Event"):
                 raise ValueError("torch has no %s backend with events (torch.%s.Event)" % (backend, backend))
+            _timing_event(api, backend)  # refused here, not at the first span
 
             def event() -> Any:
                 return api.Event(enable_timing=True)

@@ -1,0 +1,48 @@
+"""python -m ttft_tpot takes its numbers as ttft_tpot_report does: the same values accepted, the same
+one-line refusal and exit status 2 for the rest, the same report for the accepted ones."""
+import subprocess
+import sys
+
+import pytest
+
+from conftest import VECTORS
+
+SLICES = ["0.0005", "1e-12", "1e3", "inf", "nan", "-1", "+1", "0", "0.000", "0.0009", "0.001", "0.0010", ".5", "5.",
+          "1", "86400", "86400.0", "86400.0001", "86401", "", ".", "1..2", "1.2.3", " 1", "1 ", "0x10", "1_000",
+          "\u0663", "1e", "99999999999999999999999"]
+ALPHAS = ["0.05", ".5", "0", "1", "1.0", "0.99999", "5e-2", "inf", "nan", "-0.1", "", "0,05"]
+
+
+def run(argv):
+    p = subprocess.run(argv, capture_output=True)
+    return p.returncode, p.stdout.decode("utf-8"), p.stderr.decode("utf-8")
+
+
+def both(tool, *args):
+    """(exit status, stdout, stderr without the program's name) of the tool and of python -m ttft_tpot."""
+    t = run([tool.path, *args])
+    m = run([sys.executable, "-m", "ttft_tpot", *args])
+    strip = lambda err, name: err[len(name) + 2:] if err.startswith(name + ": ") else err  # noqa: E731
+    return (t[0], t[1], strip(t[2], "ttft_tpot_report")), (m[0], m[1], strip(m[2], "python -m ttft_tpot"))
+
+
+@pytest.mark.parametrize("value", SLICES)
+def test_slice_as_the_tool(tool, value):
+    t, m = both(tool, "--slice=" + value, VECTORS[0])
+    assert m == t, value
+    assert t[0] in (0, 2), (value, t)
+    if t[0] == 2:
+        assert m[2].count("\n") == 1 and m[2].startswith("--slice takes seconds"), m[2]
+
+
+def test_slice_as_a_separate_argument(tool):
+    for value in ("0.0005", "inf", "0.25"):
+        t, m = both(tool, "--slice", value, VECTORS[0])
+        assert m == t, value
+
+
+@pytest.mark.parametrize("value", ALPHAS)
+def test_alpha_as_the_tool(tool, value):
+    t, m = both(tool, "--compare", "--alpha=" + value, VECTORS[0], VECTORS[1])
+    assert m[0] == t[0] and m[2] == t[2], (value, t, m)
+    assert t[0] in (0, 2), (value, t)
