@@ -759,7 +759,9 @@ TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first
    config.max_pending tickets open at once) keeps its host time and is counted as device_unresolved;
    a ticket still open at report time is counted as open; a resolution of an unknown or resolved
    ticket, or with end before begin, is refused (ETICKET, ERANGE), changes nothing and is counted as
-   refused. A ticket is unknown after ttft_tpot_clear. Ticket 0 (a span that has none) resolves to
+   refused. A ticket is unknown to every other collector (each draws its tickets' epoch at init, from
+   the entropy of its hashing key: two collectors share one with odds of 2^-31), to a collector it
+   was merged into (the merged intervals are numbered there anew), and after ttft_tpot_clear. Ticket 0 (a span that has none) resolves to
    nothing, OK, so a driver with profiling off needs no test. */
 
 /* A device interval: stored in ticket order, its host sample linked. */
@@ -781,7 +783,8 @@ typedef struct ttft_tpot__device_log {
     ttft_tpot_device_interval *log;
     size_t n, max;         /* intervals kept, and room (config.max_device) */
     size_t open, max_open; /* tickets open, and at most (config.max_pending) */
-    uint32_t epoch;        /* the tickets' epoch: a clear begins another, so older tickets are unknown */
+    uint32_t epoch;        /* the tickets' epoch, below 2^31: drawn at init (another collector's tickets
+                              are unknown here), and a clear begins another (so are older ones) */
     uint64_t unresolved;   /* device spans that got no ticket */
     uint64_t refused;      /* resolutions refused */
 } ttft_tpot__device_log;
@@ -3997,11 +4000,13 @@ static size_t ttft_tpot__run_end(const ttft_tpot *c, unsigned r)
 
 /* Append src's samples, their phases renumbered by map; what does not fit is counted, and so is
    what src dropped. src's runs begin and end in dst where src's samples land; dst's open run ends
-   where they begin, and src's last run where they end. */
-static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const int *map)
+   where they begin, and src's last run where they end. where[i]: src's sample i's index + 1 in dst,
+   0 when it was not stored (past the capacity a warmup may take the reserve while a steady sample
+   before it went on in a histogram, so the two numberings part). */
+static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const int *map, size_t *where)
 {
     const ttft_tpot__store *st = &src->store;
-    size_t i;
+    size_t i, n;
     unsigned r = 0;
     ttft_tpot__run_close(dst, dst->store.n);
     for (i = 0; i <= st->n; i++) {
@@ -4013,7 +4018,9 @@ static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const i
         if (i == st->n)
             break;
         x = &st->samples[i];
+        n = dst->store.n;
         (void)ttft_tpot__keep(dst, map[x->phase], st->starts ? st->starts[i] : 0, x->dur_ns, x->tokens, x->warmup);
+        where[i] = dst->store.n != n ? dst->store.n : 0;
     }
     ttft_tpot__run_close(dst, dst->store.n);
     dst->store.dropped += st->dropped;
@@ -4229,9 +4236,10 @@ static void ttft_tpot__device_clear(ttft_tpot *c)
     c->dev.epoch = (c->dev.epoch + 1) & 0x7FFFFFFFu; /* a ticket stays below 2^63 */
 }
 
-/* Append src's intervals to dst's, their samples after base and their phases mapped; what does not
-   fit is counted as unresolved. */
-static void ttft_tpot__device_merge(ttft_tpot *dst, const ttft_tpot *src, const int *map, size_t base)
+/* Append src's intervals to dst's (numbered there: src's tickets name none of them), their phases
+   mapped and their samples through where (ttft_tpot__store_merge: none when not stored); what does
+   not fit is counted as unresolved. */
+static void ttft_tpot__device_merge(ttft_tpot *dst, const ttft_tpot *src, const int *map, const size_t *where)
 {
     size_t i;
     dst->dev.unresolved += src->dev.unresolved;
@@ -4243,7 +4251,7 @@ static void ttft_tpot__device_merge(ttft_tpot *dst, const ttft_tpot *src, const 
             return;
         }
         d.phase = (uint32_t)map[d.phase];
-        d.sample = d.sample && base + d.sample <= dst->store.n ? base + d.sample : 0;
+        d.sample = d.sample && d.sample <= src->store.n ? where[d.sample - 1] : 0;
         dst->dev.open += d.state == TTFT_TPOT_DEVICE_OPEN;
         dst->dev.log[dst->dev.n++] = d;
     }
@@ -4548,6 +4556,8 @@ static void ttft_tpot__key_of(ttft_tpot *c)
         seed[i] = (unsigned char)(part[i / 8] >> (8 * (i % 8)));
     c->key[0] = ttft_tpot__siphash(mix[0], seed, sizeof seed, 2, 4);
     c->key[1] = ttft_tpot__siphash(mix[1], seed, sizeof seed, 2, 4);
+    /* the tickets' first epoch, from the same entropy: each collector's tickets are its own */
+    c->dev.epoch = (uint32_t)((c->key[0] ^ c->key[1]) >> 33);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
@@ -4655,19 +4665,21 @@ static int ttft_tpot__merge_plan(const ttft_tpot *dst, const ttft_tpot *src)
 TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
 {
     int *map, rc, k;
-    size_t base;
+    size_t *where;
     if (!dst || !src || dst == src || !dst->phase.slots)
         return TTFT_TPOT_EINVAL;
     if ((rc = ttft_tpot__merge_plan(dst, src)) != TTFT_TPOT_OK) /* planned first: all or nothing */
         return rc;
-    map = (int *)TTFT_TPOT_MALLOC((src->phase.n ? src->phase.n : 1) * sizeof *map, dst->alloc_user);
-    if (!map)
+    /* where each of src's samples lands, then the phase map (capacity is at most UINT32_MAX) */
+    where = (size_t *)TTFT_TPOT_MALLOC((src->store.n + 1) * sizeof *where + (src->phase.n + 1) * sizeof *map,
+                                       dst->alloc_user);
+    if (!where)
         return TTFT_TPOT_ENOMEM;
+    map = (int *)(void *)(where + src->store.n + 1);
     ttft_tpot__phases_merge(dst, src, map);
     dst->runs_dropped += src->runs_dropped;
-    base = dst->store.n;
-    ttft_tpot__store_merge(dst, src, map);
-    ttft_tpot__device_merge(dst, src, map, base);
+    ttft_tpot__store_merge(dst, src, map, where);
+    ttft_tpot__device_merge(dst, src, map, where);
     ttft_tpot__requests_merge(dst, src);
     dst->shape.dropped += src->shape.dropped;
     dst->rejected += src->rejected;
@@ -4676,7 +4688,7 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
             dst->full_at[k] = src->full_at[k];
             dst->full_known |= 1u << k;
         }
-    TTFT_TPOT_FREE(map, dst->alloc_user);
+    TTFT_TPOT_FREE(where, dst->alloc_user);
     return TTFT_TPOT_OK;
 }
 

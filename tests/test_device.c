@@ -422,6 +422,96 @@ static void chrome_trace_draws_launch_to_execution(void **state)
     ttft_tpot_free(&tl.c);
 }
 
+/* A span with device time, its duration set: the ticket. */
+static uint64_t device_span(ttft_tpot *c, int phase, uint64_t dur)
+{
+    ttft_tpot_span s = ttft_tpot_span_begin(c, phase);
+    ttft_tpot_span_set_duration(&s, dur);
+    ttft_tpot_span_set_device(&s, 0);
+    assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+    return ttft_tpot_span_ticket(&s);
+}
+
+static ttft_tpot_device_interval interval(const ttft_tpot *c, size_t i)
+{
+    ttft_tpot_device_interval d;
+    assert_int_equal(ttft_tpot_device_at(c, i, &d), TTFT_TPOT_OK);
+    return d;
+}
+
+/* A ticket names an interval of its own collector only: one of another collector, or one of a
+   collector merged in, is refused there and changes nothing. */
+static void tickets_belong_to_their_collector(void **state)
+{
+    ttft_tpot a, b;
+    ttft_tpot_config cfg;
+    uint64_t ta, tb;
+    int ka, kb;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_device = 4;
+    ka = fixture(&a, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
+    kb = fixture(&b, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
+    ta = device_span(&a, ka, 100);
+    tb = device_span(&b, kb, 100);
+    assert_true(ta != 0 && tb != 0 && ta != tb);
+    assert_int_equal(ttft_tpot_device_elapsed(&a, tb, 123456), TTFT_TPOT_ETICKET);
+    assert_int_equal(interval(&a, 0).state, TTFT_TPOT_DEVICE_OPEN);
+    assert_int_equal(counts(&a).device_refused, 1);
+    assert_int_equal(ttft_tpot_device_elapsed(&a, ta, 70), TTFT_TPOT_OK);
+    assert_int_equal(interval(&a, 0).device_ns, 70);
+    /* merged: b's open interval is a's now, under a's numbering; b's ticket still names nothing there */
+    assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_OK);
+    assert_int_equal(counts(&a).device_open, 1);
+    assert_int_equal(ttft_tpot_device_elapsed(&a, tb, 5), TTFT_TPOT_ETICKET);
+    assert_int_equal(interval(&a, 1).state, TTFT_TPOT_DEVICE_OPEN);
+    assert_int_equal(counts(&a).device_open, 1);
+    assert_int_equal(ttft_tpot_device_elapsed(&b, tb, 7), TTFT_TPOT_OK); /* b's own, on b */
+    /* a cleared collector refuses its old ticket, and the other's */
+    ttft_tpot_clear(&a);
+    ta = device_span(&a, ka, 100);
+    assert_int_equal(ttft_tpot_device_elapsed(&a, device_span(&b, kb, 100), 5), TTFT_TPOT_ETICKET);
+    assert_int_equal(ttft_tpot_device_elapsed(&a, ta, 5), TTFT_TPOT_OK);
+    ttft_tpot_free(&a);
+    ttft_tpot_free(&b);
+}
+
+/* A merge into a full collector: src's steady decode step goes on in a histogram while the warmup
+   kernel after it takes the reserve. Each interval links to its own sample, or to none. */
+static void merge_into_full_links_intervals_to_their_samples(void **state)
+{
+    ttft_tpot dst, src;
+    ttft_tpot_config cfg;
+    int x, d, k;
+    size_t i;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capacity = 2;
+    cfg.max_device = 8;
+    x = fixture(&dst, &cfg, "x", TTFT_TPOT_ROLE_KERNEL);
+    assert_int_equal(ttft_tpot_record(&dst, x, 10, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record(&dst, x, 10, 0), TTFT_TPOT_OK);
+    d = fixture(&src, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    k = ttft_tpot_phase(&src, "layer", TTFT_TPOT_ROLE_KERNEL);
+    assert_int_equal(ttft_tpot_device_elapsed(&src, device_span(&src, d, 1000), 900), TTFT_TPOT_OK); /* warmup */
+    assert_int_equal(ttft_tpot_device_elapsed(&src, device_span(&src, d, 777777), 700000), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_device_elapsed(&src, device_span(&src, k, 60), 50), TTFT_TPOT_OK); /* warmup */
+    assert_int_equal(ttft_tpot_merge(&dst, &src), TTFT_TPOT_OK);
+    assert_int_equal(counts(&dst).device_intervals, 3);
+    for (i = 0; i < 3; i++) {
+        ttft_tpot_device_interval v = interval(&dst, i);
+        if (v.sample) { /* linked: to the sample it was taken for */
+            ttft_tpot_sample s = sample(&dst, (size_t)v.sample - 1);
+            assert_int_equal(s.dur_ns, i == 0 ? 1000 : i == 1 ? 777777 : 60);
+        }
+    }
+    assert_int_equal(interval(&dst, 1).sample, 0); /* in a histogram: none */
+    assert_true(interval(&dst, 0).sample != 0);   /* the warmups took the reserve: linked */
+    assert_true(interval(&dst, 2).sample != 0);
+    ttft_tpot_free(&dst);
+    ttft_tpot_free(&src);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -433,6 +523,8 @@ int main(void)
         cmocka_unit_test(graph_parts_are_rows_not_counted_twice),
         cmocka_unit_test(prometheus_has_device_figures),
         cmocka_unit_test(chrome_trace_draws_launch_to_execution),
+        cmocka_unit_test(tickets_belong_to_their_collector),
+        cmocka_unit_test(merge_into_full_links_intervals_to_their_samples),
     };
     return run_cases(tests);
 }
