@@ -806,7 +806,8 @@ typedef struct ttft_tpot_device_stamp {
 /* Resolve n tickets, a step's in one call (pair: the clock pair of absolute stamps; NULL when all are
    elapsed). Each stamp is applied or refused alone: a refused one changes nothing and is counted.
    OK when every stamp applied; otherwise the first refusal's code: ETICKET (unknown, resolved, or of
-   an earlier epoch), ERANGE (end before begin, or a begin that maps outside the host clock), EINVAL
+   an earlier epoch), ERANGE (end before begin, a device time of 2^62 ns or more, or a begin that maps
+   outside the host clock), EINVAL
    (absolute without a pair); *refused (may be NULL) gets how many were refused. EINVAL (c NULL, or
    stamps NULL while n > 0: nothing counted). A disabled collector resolves too: its tickets were
    opened while it recorded. */
@@ -4048,6 +4049,15 @@ TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first
 
 /* ---- Device time ----------------------------------------------------------------------------- */
 
+/* A device time this long is no measurement (146 years): refused, so that sums of two stay exact. */
+#define TTFT_TPOT__DEVICE_MAX_NS (((uint64_t)1 << 62) - 1)
+
+/* *n += k, held at UINT64_MAX: a count of losses read from traces cannot wrap to a small one. */
+static void ttft_tpot__device_count(uint64_t *n, uint64_t k)
+{
+    *n = *n + k < *n ? UINT64_MAX : *n + k;
+}
+
 /* A ticket: the epoch in the high 32 bits, the interval's index + 1 in the low, so that 0 is none. */
 static uint64_t ttft_tpot__ticket_of(const ttft_tpot *c, size_t i)
 {
@@ -4070,7 +4080,7 @@ static uint64_t ttft_tpot__device_open(ttft_tpot *c, int phase, uint64_t sample,
 {
     ttft_tpot_device_interval *d;
     if (c->dev.n >= c->dev.max || c->dev.open >= c->dev.max_open) {
-        c->dev.unresolved++;
+        ttft_tpot__device_count(&c->dev.unresolved, 1);
         return 0;
     }
     d = &c->dev.log[c->dev.n];
@@ -4093,11 +4103,11 @@ static int ttft_tpot__stamp_times(const ttft_tpot_device_stamp *st, const ttft_t
     if (!st->absolute) {
         *dev = st->elapsed_ns;
         *begin = 0;
-        return TTFT_TPOT_OK;
+        return *dev > TTFT_TPOT__DEVICE_MAX_NS ? TTFT_TPOT_ERANGE : TTFT_TPOT_OK;
     }
     if (!pair)
         return TTFT_TPOT_EINVAL;
-    if (st->end_ns < st->begin_ns)
+    if (st->end_ns < st->begin_ns || st->end_ns - st->begin_ns > TTFT_TPOT__DEVICE_MAX_NS)
         return TTFT_TPOT_ERANGE;
     *dev = st->end_ns - st->begin_ns;
     if (st->begin_ns >= pair->device_ns) { /* host = pair.host + (begin - pair.device), in range */
@@ -4149,7 +4159,7 @@ TTFT_TPOT_DEF int ttft_tpot_device_resolve(ttft_tpot *c, const ttft_tpot_device_
         bad++;
         first = first == TTFT_TPOT_OK ? rc : first;
     }
-    c->dev.refused += bad;
+    ttft_tpot__device_count(&c->dev.refused, bad);
     if (refused)
         *refused = bad;
     return first;
@@ -4170,7 +4180,7 @@ TTFT_TPOT_DEF int ttft_tpot_device_elapsed_ms(ttft_tpot *c, uint64_t ticket, dou
     if (!c)
         return TTFT_TPOT_EINVAL;
     if (ttft_tpot_ms_to_ns(ms, &ns) != TTFT_TPOT_OK) {
-        c->dev.refused += ticket != 0;
+        ttft_tpot__device_count(&c->dev.refused, ticket != 0);
         return ticket ? TTFT_TPOT_ERANGE : TTFT_TPOT_OK;
     }
     return ttft_tpot_device_elapsed(c, ticket, ns);
@@ -4203,11 +4213,11 @@ TTFT_TPOT_DEF int ttft_tpot_device_part(ttft_tpot *c, uint64_t launch, int phase
          : phase < 0 || (unsigned)phase >= c->phase.n ? TTFT_TPOT_EPHASE
                                                       : ttft_tpot__stamp_times(stamp, pair, &dev, &begin);
     if (rc != TTFT_TPOT_OK) {
-        c->dev.refused++;
+        ttft_tpot__device_count(&c->dev.refused, 1);
         return rc;
     }
     if (c->dev.n >= c->dev.max) {
-        c->dev.unresolved++;
+        ttft_tpot__device_count(&c->dev.unresolved, 1);
         return TTFT_TPOT_EFULL;
     }
     d = &c->dev.log[c->dev.n++];
@@ -4242,12 +4252,12 @@ static void ttft_tpot__device_clear(ttft_tpot *c)
 static void ttft_tpot__device_merge(ttft_tpot *dst, const ttft_tpot *src, const int *map, const size_t *where)
 {
     size_t i;
-    dst->dev.unresolved += src->dev.unresolved;
-    dst->dev.refused += src->dev.refused;
+    ttft_tpot__device_count(&dst->dev.unresolved, src->dev.unresolved);
+    ttft_tpot__device_count(&dst->dev.refused, src->dev.refused);
     for (i = 0; i < src->dev.n; i++) {
         ttft_tpot_device_interval d = src->dev.log[i];
         if (dst->dev.n >= dst->dev.max) {
-            dst->dev.unresolved += src->dev.n - i;
+            ttft_tpot__device_count(&dst->dev.unresolved, src->dev.n - i);
             return;
         }
         d.phase = (uint32_t)map[d.phase];
@@ -4822,7 +4832,7 @@ TTFT_TPOT_DEF int64_t ttft_tpot__push_ext(ttft_tpot *c, int phase, uint64_t star
     if (!device || (rc != TTFT_TPOT_OK && rc != TTFT_TPOT_EFULL))
         return rc; /* refused: no sample, so no device part either */
     if (rc == TTFT_TPOT_EFULL) { /* dropped: its device time has nowhere to go */
-        c->dev.unresolved++;
+        ttft_tpot__device_count(&c->dev.unresolved, 1);
         return rc;
     }
     return (int64_t)ttft_tpot__device_open(c, phase, kept ? c->store.n : 0, start, stream,
@@ -6813,7 +6823,7 @@ static void ttft_tpot__text_device_losses(const ttft_tpot_device_figures *f, FIL
         fprintf(out, "WARNING: %llu device intervals unresolved (%llu spans got no ticket: config.max_device or "
                      "config.max_pending was full; %llu tickets still open): those samples have host time only, the "
                      "device figures cover the resolved ones\n",
-                (unsigned long long)f->unresolved + f->open, (unsigned long long)f->unresolved,
+                (unsigned long long)ttft_tpot__sat_add(f->unresolved, f->open), (unsigned long long)f->unresolved,
                 (unsigned long long)f->open);
     if (f->refused)
         fprintf(out, "WARNING: %llu device resolutions refused (unknown or resolved ticket, end before begin)\n",
@@ -7349,7 +7359,7 @@ static void ttft_tpot__json_device(const ttft_tpot_model *m, ttft_tpot__out *out
                        ",\"host_bound\":%s,\"busy_steps\":%llu,\"unresolved\":%llu,\"no_ticket\":%llu,\"open\":%llu"
                        ",\"refused\":%llu,\"parts\":%llu,\"queue_clamped\":%llu}",
                        f->has_busy ? f->busy_fraction < TTFT_TPOT_HOST_BOUND ? "true" : "false" : "null",
-                       (unsigned long long)f->busy_steps, (unsigned long long)f->unresolved + f->open,
+                       (unsigned long long)f->busy_steps, (unsigned long long)ttft_tpot__sat_add(f->unresolved, f->open),
                        (unsigned long long)f->unresolved, (unsigned long long)f->open, (unsigned long long)f->refused,
                        (unsigned long long)f->parts, (unsigned long long)f->queue_clamped);
 }
@@ -7472,10 +7482,12 @@ static void ttft_tpot__prom_device(const ttft_tpot_model *m, ttft_tpot__out *out
                            prefix, prefix, prefix, labels, ttft_tpot__num(a, sizeof a, "%.6f", f->busy_fraction));
     ttft_tpot__out_fmt(
         out,
-        "# HELP %sdevice_intervals_unresolved_total Device spans without device time (no ticket, or still "
-        "open).\n# TYPE %sdevice_intervals_unresolved_total counter\n"
-        "%sdevice_intervals_unresolved_total%s %llu\n",
-        prefix, prefix, prefix, labels, (unsigned long long)f->unresolved + f->open);
+        "# HELP %sdevice_intervals_unresolved_total Device spans that got no ticket: no device time.\n"
+        "# TYPE %sdevice_intervals_unresolved_total counter\n%sdevice_intervals_unresolved_total%s %llu\n"
+        "# HELP %sdevice_tickets_open Device tickets not yet resolved.\n# TYPE %sdevice_tickets_open gauge\n"
+        "%sdevice_tickets_open%s %llu\n",
+        prefix, prefix, prefix, labels, (unsigned long long)f->unresolved, prefix, prefix, prefix, labels,
+        (unsigned long long)f->open);
     ttft_tpot__out_fmt(out,
                        "# HELP %sdevice_resolutions_refused_total Device resolutions refused.\n"
                        "# TYPE %sdevice_resolutions_refused_total counter\n%sdevice_resolutions_refused_total%s %llu\n",
@@ -8836,7 +8848,7 @@ static int ttft_tpot__read_device(ttft_tpot__reader *r, unsigned long line, cons
     ttft_tpot_device_interval *d;
     uint64_t v[8];
     int k, id;
-    static const uint64_t max[8] = {UINT64_MAX, UINT32_MAX, 3, 1, 1, UINT64_MAX, UINT64_MAX, UINT64_MAX};
+    static const uint64_t max[8] = {UINT64_MAX, UINT32_MAX, 3, 1, 1, UINT64_MAX, UINT64_MAX, TTFT_TPOT__DEVICE_MAX_NS};
     for (k = 0; k < 8; k++)
         if (!ttft_tpot__take(&p, ',', max[k], &v[k]) || (k == 2 && v[k] == 0))
             return ttft_tpot__fail(r, line, "# device: expected SAMPLE,STREAM,STATE (1-3),PART (0-1),WARMUP (0-1),"
@@ -9499,8 +9511,8 @@ static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
     }
     c->dev.n += r->dev_n;
     c->dev.open += r->dev_open;
-    c->dev.unresolved += r->dev_lost[0];
-    c->dev.refused += r->dev_lost[1];
+    ttft_tpot__device_count(&c->dev.unresolved, r->dev_lost[0]);
+    ttft_tpot__device_count(&c->dev.refused, r->dev_lost[1]);
     if (r->clock_read_ns && !c->clock_from_trace) { /* the clock that recorded the first trace read */
         memcpy(c->clock_name, r->clock_name, sizeof c->clock_name);
         c->clock_read_ns = r->clock_read_ns;

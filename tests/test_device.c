@@ -512,6 +512,100 @@ static void merge_into_full_links_intervals_to_their_samples(void **state)
     ttft_tpot_free(&src);
 }
 
+/* Counts that cannot wrap: a hostile trace's losses saturate, and so do two of them read together;
+   an open ticket is a gauge in the Prometheus exposition, not part of a counter that would fall. */
+static void device_losses_saturate(void **state)
+{
+    static const char *const trace = "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n"
+                                     "# device: 1,0,1,0,1,0,0,0,k\n# device_lost: 18446744073709551615,0\n";
+    static const char *const half = "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n"
+                                    "# device_lost: 9223372036854775808,9223372036854775808\n";
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    char err[256], *text;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_device = 4;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 18446744073709551615 device intervals unresolved (18446744073709551615 "
+                                 "spans got no ticket"));
+    free(text);
+    ttft_tpot_free(&c);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, half, "a.csv", err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, half, "b.csv", err, sizeof err), TTFT_TPOT_OK);
+    assert_true(counts(&c).device_unresolved == UINT64_MAX);
+    assert_true(counts(&c).device_refused == UINT64_MAX);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "\nDevice time (0 intervals resolved"));
+    assert_non_null(strstr(text, "WARNING: 18446744073709551615 device resolutions refused"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+static void open_tickets_are_a_gauge(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    uint64_t t;
+    int k;
+    char *prom;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_device = 1;
+    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
+    t = device_span(&c, k, 100);
+    assert_true(t != 0 && device_span(&c, k, 100) == 0); /* the second: no room, no ticket */
+    prom = capture_prom(&c);
+    assert_non_null(strstr(prom, "\nvllm:device_intervals_unresolved_total 1\n"));
+    assert_non_null(strstr(prom, "# TYPE vllm:device_tickets_open gauge\nvllm:device_tickets_open 1\n"));
+    free(prom);
+    assert_int_equal(ttft_tpot_device_elapsed(&c, t, 70), TTFT_TPOT_OK);
+    prom = capture_prom(&c);
+    assert_non_null(strstr(prom, "\nvllm:device_intervals_unresolved_total 1\n")); /* a counter never falls */
+    assert_non_null(strstr(prom, "\nvllm:device_tickets_open 0\n"));
+    free(prom);
+    ttft_tpot_free(&c);
+}
+
+/* A device time of 2^62 ns or more is no measurement: refused (ERANGE, counted), in every form and
+   in a trace, so that no figure saturates. */
+static void absurd_device_times_are_refused(void **state)
+{
+    static const char *const trace = "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n"
+                                     "# device: 1,0,2,0,1,0,0,4611686018427387904,k\n";
+    static const ttft_tpot_clock_pair pair = {1000, 1000};
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    ttft_tpot_device_stamp st;
+    uint64_t t;
+    int k;
+    char err[256];
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_device = 4;
+    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
+    t = device_span(&c, k, 100);
+    assert_int_equal(ttft_tpot_device_elapsed(&c, t, UINT64_MAX - 5), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_device_elapsed(&c, t, (uint64_t)1 << 62), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_device_absolute(&c, t, 1000, 1000 + ((uint64_t)1 << 62), &pair), TTFT_TPOT_ERANGE);
+    memset(&st, 0, sizeof st);
+    st.elapsed_ns = UINT64_MAX;
+    assert_int_equal(ttft_tpot_device_part(&c, t, k, &st, NULL), TTFT_TPOT_ERANGE);
+    assert_int_equal(counts(&c).device_refused, 4);
+    assert_int_equal(counts(&c).device_open, 1);
+    assert_int_equal(counts(&c).device_intervals, 1);
+    assert_int_equal(ttft_tpot_device_elapsed(&c, t, ((uint64_t)1 << 62) - 1), TTFT_TPOT_OK);
+    ttft_tpot_free(&c);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, trace, "t.csv", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t.csv:3: "));
+    assert_int_equal(counts(&c).device_intervals, 0);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -525,6 +619,9 @@ int main(void)
         cmocka_unit_test(chrome_trace_draws_launch_to_execution),
         cmocka_unit_test(tickets_belong_to_their_collector),
         cmocka_unit_test(merge_into_full_links_intervals_to_their_samples),
+        cmocka_unit_test(device_losses_saturate),
+        cmocka_unit_test(open_tickets_are_a_gauge),
+        cmocka_unit_test(absurd_device_times_are_refused),
     };
     return run_cases(tests);
 }
