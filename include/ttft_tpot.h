@@ -166,7 +166,14 @@
        and TPOT (device) are the steady prefill and decode steps' device times; device busy =
        their device time / their wall time over the steady decode steps that have one. Below
        TTFT_TPOT_HOST_BOUND (50%) the report says decode is host-bound. TTFT and TPOT stay
-       wall-clock: that is what a user waits for.
+       wall-clock: that is what a user waits for. Only a stored step has device time: one kept
+       in a histogram (the sample store full, or a bounded phase) has no sample to hold it, nor
+       its kernels' (its own intervals still count in its phase's row). Where the device figures
+       cover fewer steps than the headline's, they say so: TPOT (device): 2.00 us (n=19 of 199
+       steady steps, ...; the 180 kept in a histogram have no per-step device time), and JSON
+       device.tpot_steps (199), tpot_steps_without_device (180), tpot_steps_in_histogram (180),
+       and the same for ttft_steady_steps. A device time of 2^62 ns or more is refused; the
+       losses' counts hold at 2^64 - 1.
      Exact means exact at every magnitude: durations are integer ns, and min, max and
        percentiles are computed in integers, so the JSON gives them to the ns even past 2^53 ns
        (the p50 of 9007199254740993 and 9007199254740995 ns is 9007199254.740994 ms). An
@@ -1393,6 +1400,9 @@ typedef struct ttft_tpot_device_figures {
     double busy_fraction;        /* their device time / their wall time */
     uint64_t *step_ns;           /* by stored sample: a step's device time, a kernel sample's own
                                     (parts included); UINT64_MAX: none. NULL without device data */
+    uint64_t ttft_steps, ttft_hist; /* the steady prefill steps (stored and in histograms), and of those
+                                       in histograms: with no sample, they have no device time here */
+    uint64_t tpot_steps, tpot_hist; /* the same for the steady decode steps */
 } ttft_tpot_device_figures;
 
 /* A request metric as a Prometheus histogram: the bucket bounds of its BUCKETS column
@@ -5578,6 +5588,29 @@ static void ttft_tpot__device_phases(const ttft_tpot *c, ttft_tpot_model *m, uin
     }
 }
 
+/* How many steady prefill and decode steps there are, and how many of them went on in histograms. */
+static void ttft_tpot__device_steps_all(const ttft_tpot *c, ttft_tpot_device_figures *f)
+{
+    size_t i;
+    unsigned p;
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        int role = c->phase.slots[s->phase].role;
+        f->ttft_steps += !s->warmup && role == TTFT_TPOT_ROLE_PREFILL;
+        f->tpot_steps += !s->warmup && role == TTFT_TPOT_ROLE_DECODE;
+    }
+    for (p = 0; p < c->phase.n; p++) {
+        const ttft_tpot__phase_slot *ph = &c->phase.slots[p];
+        uint64_t n = ph->hist ? ttft_tpot__hist_count(ph->hist) : 0;
+        if (ph->role == TTFT_TPOT_ROLE_PREFILL)
+            f->ttft_hist += n;
+        if (ph->role == TTFT_TPOT_ROLE_DECODE)
+            f->tpot_hist += n;
+    }
+    f->ttft_steps += f->ttft_hist;
+    f->tpot_steps += f->tpot_hist;
+}
+
 /* The device figures (ttft_tpot_device_figures): OK or ENOMEM. step_ns is the model's. */
 static int ttft_tpot__device_of(const ttft_tpot *c, ttft_tpot_model *m)
 {
@@ -5594,6 +5627,7 @@ static int ttft_tpot__device_of(const ttft_tpot *c, ttft_tpot_model *m)
         f->intervals += c->dev.log[k].state != TTFT_TPOT_DEVICE_OPEN;
         f->parts += c->dev.log[k].state != TTFT_TPOT_DEVICE_OPEN && c->dev.log[k].part;
     }
+    ttft_tpot__device_steps_all(c, f);
     if (!c->dev.n)
         return TTFT_TPOT_OK;
     own = (uint64_t *)TTFT_TPOT_MALLOC((c->store.n + 1) * sizeof *own, c->alloc_user);
@@ -6782,17 +6816,62 @@ static void ttft_tpot__text_runs(const ttft_tpot_model *m, FILE *out)
 
 /* -- Writers: the text report's device section ------------------------------------------------- */
 
-/* "n=N, p50 X, p90 X, p99 X, mean X" of a set, or n/a with why. */
-static void ttft_tpot__text_device_line(FILE *out, const char *what, const ttft_tpot_stats *t, const char *none)
+/* Why n of steps steady steps have device time, hist of them in histograms: "" when all do, else
+   "; the H kept in a histogram ..., M others have no resolved device interval" (sep: its lead). */
+static const char *ttft_tpot__device_gap(char *buf, size_t len, const char *sep, uint64_t n, uint64_t steps,
+                                         uint64_t hist)
 {
-    char a[32], b[32], d[32], e[32];
+    uint64_t other = steps - n - hist; /* n counts stored steps only, so n + hist <= steps */
+    if (n + hist > steps || n == steps)
+        return "";
+    if (!hist)
+        snprintf(buf, len, "%s%llu have no resolved device interval", sep, (unsigned long long)other);
+    else if (!other)
+        snprintf(buf, len, "%sthe %llu kept in a histogram have no per-step device time", sep,
+                 (unsigned long long)hist);
+    else
+        snprintf(buf, len, "%sthe %llu kept in a histogram have no per-step device time, %llu others no resolved "
+                 "device interval", sep, (unsigned long long)hist, (unsigned long long)other);
+    return buf;
+}
+
+/* "n=N, p50 X, p90 X, p99 X, mean X" of a set, or n/a with why; "n=N of S steady steps" and which
+   lack device time when not all of the headline's S steps have it (hist of them in histograms). */
+static void ttft_tpot__text_device_line(FILE *out, const char *what, const ttft_tpot_stats *t, const char *none,
+                                        uint64_t steps, uint64_t hist)
+{
+    char a[32], b[32], d[32], e[32], of[48], gap[160];
     if (!t->n) {
-        fprintf(out, "%-22s: n/a         (%s)\n", what, none);
+        fprintf(out, "%-22s: n/a         (%s%s)\n", what, none,
+                hist ? ttft_tpot__device_gap(gap, sizeof gap, ": ", 0, hist, hist) : "");
         return;
     }
-    fprintf(out, "%-22s: %-11s (n=%llu, p90 %s, p99 %s, mean %s)\n", what, ttft_tpot__dur(a, sizeof a, t->p50_ns),
-            (unsigned long long)t->n, ttft_tpot__dur(b, sizeof b, t->p90_ns), ttft_tpot__dur(d, sizeof d, t->p99_ns),
-            ttft_tpot__dur(e, sizeof e, t->mean_ns));
+    of[0] = '\0';
+    if (t->n < steps)
+        snprintf(of, sizeof of, " of %llu steady steps", (unsigned long long)steps);
+    fprintf(out, "%-22s: %-11s (n=%llu%s, p90 %s, p99 %s, mean %s%s)\n", what, ttft_tpot__dur(a, sizeof a, t->p50_ns),
+            (unsigned long long)t->n, of, ttft_tpot__dur(b, sizeof b, t->p90_ns), ttft_tpot__dur(d, sizeof d, t->p99_ns),
+            ttft_tpot__dur(e, sizeof e, t->mean_ns), ttft_tpot__device_gap(gap, sizeof gap, "; ", t->n, steps, hist));
+}
+
+/* "Device busy: ..." over the steady decode steps with device time (f->busy_steps of f->tpot_steps). */
+static void ttft_tpot__text_device_busy(const ttft_tpot_device_figures *f, FILE *out)
+{
+    char a[32], b[32], of[80];
+    if (!f->has_busy) {
+        ttft_tpot__text_device_line(out, "Device busy", &f->tpot, "no steady decode step with device time",
+                                    f->tpot_steps, f->tpot_hist);
+        return;
+    }
+    of[0] = '\0';
+    if (f->busy_steps < f->tpot_steps)
+        snprintf(of, sizeof of, " of %llu steady", (unsigned long long)f->tpot_steps);
+    fprintf(out, "Device busy           : %s%% of steady decode wall time (%llu%s steps)",
+            ttft_tpot__fix(a, sizeof a, 1, 100 * f->busy_fraction), (unsigned long long)f->busy_steps, of);
+    if (f->busy_fraction < TTFT_TPOT_HOST_BOUND)
+        fprintf(out, ": decode is host-bound, the device idles %s%% of each step",
+                ttft_tpot__fix(b, sizeof b, 1, 100 * (1 - f->busy_fraction)));
+    fputc('\n', out);
 }
 
 /* Each phase with device time: host p50 against device p50/p90/p99/mean, and the queue delay. */
@@ -6839,23 +6918,15 @@ static void ttft_tpot__text_device_losses(const ttft_tpot_device_figures *f, FIL
 static void ttft_tpot__text_device(const ttft_tpot_model *m, FILE *out)
 {
     const ttft_tpot_device_figures *f = &m->device;
-    char a[32], b[32];
     if (!f->intervals && !f->open && !f->unresolved && !f->refused)
         return;
     fprintf(out, "\nDevice time (%llu intervals resolved%s; TTFT and TPOT above are wall-clock, these the "
                  "device's)\n", (unsigned long long)f->intervals, f->parts ? ", parts of launches included" : "");
-    ttft_tpot__text_device_line(out, "TTFT (steady, device)", &f->ttft_steady, "no steady prefill with device time");
-    ttft_tpot__text_device_line(out, "TPOT (device)", &f->tpot, "no steady decode step with device time");
-    if (f->has_busy && f->busy_fraction < TTFT_TPOT_HOST_BOUND)
-        fprintf(out, "Device busy           : %s%% of steady decode wall time (%llu steps): decode is host-bound, "
-                     "the device idles %s%% of each step\n",
-                ttft_tpot__fix(a, sizeof a, 1, 100 * f->busy_fraction), (unsigned long long)f->busy_steps,
-                ttft_tpot__fix(b, sizeof b, 1, 100 * (1 - f->busy_fraction)));
-    else if (f->has_busy)
-        fprintf(out, "Device busy           : %s%% of steady decode wall time (%llu steps)\n",
-                ttft_tpot__fix(a, sizeof a, 1, 100 * f->busy_fraction), (unsigned long long)f->busy_steps);
-    else
-        fprintf(out, "Device busy           : n/a         (no steady decode step with device time)\n");
+    ttft_tpot__text_device_line(out, "TTFT (steady, device)", &f->ttft_steady, "no steady prefill with device time",
+                                f->ttft_steps, f->ttft_hist);
+    ttft_tpot__text_device_line(out, "TPOT (device)", &f->tpot, "no steady decode step with device time",
+                                f->tpot_steps, f->tpot_hist);
+    ttft_tpot__text_device_busy(f, out);
     if (f->intervals)
         ttft_tpot__text_device_rows(m, out);
     ttft_tpot__text_device_losses(f, out);
@@ -7357,11 +7428,18 @@ static void ttft_tpot__json_device(const ttft_tpot_model *m, ttft_tpot__out *out
     ttft_tpot__json_num(out, f->has_busy, f->busy_fraction);
     ttft_tpot__out_fmt(out,
                        ",\"host_bound\":%s,\"busy_steps\":%llu,\"unresolved\":%llu,\"no_ticket\":%llu,\"open\":%llu"
-                       ",\"refused\":%llu,\"parts\":%llu,\"queue_clamped\":%llu}",
+                       ",\"refused\":%llu,\"parts\":%llu,\"queue_clamped\":%llu",
                        f->has_busy ? f->busy_fraction < TTFT_TPOT_HOST_BOUND ? "true" : "false" : "null",
                        (unsigned long long)f->busy_steps, (unsigned long long)ttft_tpot__sat_add(f->unresolved, f->open),
                        (unsigned long long)f->unresolved, (unsigned long long)f->open, (unsigned long long)f->refused,
                        (unsigned long long)f->parts, (unsigned long long)f->queue_clamped);
+    ttft_tpot__out_fmt(out,
+                       ",\"ttft_steady_steps\":%llu,\"ttft_steady_steps_without_device\":%llu,"
+                       "\"ttft_steady_steps_in_histogram\":%llu,\"tpot_steps\":%llu,\"tpot_steps_without_device\":%llu,"
+                       "\"tpot_steps_in_histogram\":%llu}",
+                       (unsigned long long)f->ttft_steps, (unsigned long long)(f->ttft_steps - f->ttft_steady.n),
+                       (unsigned long long)f->ttft_hist, (unsigned long long)f->tpot_steps,
+                       (unsigned long long)(f->tpot_steps - f->tpot.n), (unsigned long long)f->tpot_hist);
 }
 
 /* The JSON report (schema ttft_tpot/v1). */

@@ -606,6 +606,70 @@ static void absurd_device_times_are_refused(void **state)
     ttft_tpot_free(&c);
 }
 
+/* steps decode steps, each after a kernel launch whose device time is 2 us (its host span 3 us). */
+static void kernel_steps(ttft_tpot *c, int decode, int layer, int steps)
+{
+    int s;
+    for (s = 0; s < steps; s++) {
+        uint64_t t = device_span(c, layer, 3000);
+        if (t)
+            assert_int_equal(ttft_tpot_device_elapsed(c, t, 2000), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_record(c, decode, 10000, 1), TTFT_TPOT_OK);
+    }
+}
+
+/* The device figures say which of the headline's steady steps they cover: a step kept in a
+   histogram (the sample store full, or a bounded phase) has no sample to hold its device time. */
+static void device_figures_name_the_steps_they_cover(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    int d, k;
+    char *text;
+    jc_value doc;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capacity = 40; /* 20 kernels and 20 decode steps stored: 19 steady steps; 180 go on in a histogram */
+    cfg.max_device = 4096;
+    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    k = ttft_tpot_phase(&c, "layer", TTFT_TPOT_ROLE_KERNEL);
+    kernel_steps(&c, d, k, 200);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "us/token  (n=199, excl. 1 warmup step;"));
+    assert_non_null(strstr(text, "TPOT (device)         : 2.00 us     (n=19 of 199 steady steps, p90 2.00 us, p99 2.00 us, "
+                                 "mean 2.00 us; the 180 kept in a histogram have no per-step device time)\n"));
+    assert_non_null(strstr(text, "Device busy           : 20.0% of steady decode wall time (19 of 199 steady "
+                                 "steps): decode is host-bound"));
+    free(text);
+    json_of(&c, &doc);
+    assert_ms(&doc, "device.tpot.n", 19);
+    assert_ms(&doc, "device.tpot_steps", 199);
+    assert_ms(&doc, "device.tpot_steps_without_device", 180);
+    assert_ms(&doc, "device.tpot_steps_in_histogram", 180);
+    assert_ms(&doc, "device.busy_steps", 19);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+    /* bounded: every steady step goes on in a histogram */
+    cfg.capacity = 0;
+    cfg.bounded = 1;
+    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    k = ttft_tpot_phase(&c, "layer", TTFT_TPOT_ROLE_KERNEL);
+    kernel_steps(&c, d, k, 20);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "TPOT (device)         : n/a         (no steady decode step with device time: the 19 "
+                                 "kept in a histogram have no per-step device time)\n"));
+    assert_non_null(strstr(text, "Device busy           : n/a         (no steady decode step with device time: the 19 "
+                                 "kept in a histogram have no per-step device time)\n"));
+    free(text);
+    json_of(&c, &doc);
+    assert_true(is_null_at(&doc, "device.tpot"));
+    assert_ms(&doc, "device.tpot_steps", 19);
+    assert_ms(&doc, "device.tpot_steps_without_device", 19);
+    assert_ms(&doc, "device.ttft_steady_steps", 0);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -622,6 +686,7 @@ int main(void)
         cmocka_unit_test(device_losses_saturate),
         cmocka_unit_test(open_tickets_are_a_gauge),
         cmocka_unit_test(absurd_device_times_are_refused),
+        cmocka_unit_test(device_figures_name_the_steps_they_cover),
     };
     return run_cases(tests);
 }
