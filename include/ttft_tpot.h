@@ -172,8 +172,9 @@
        cover fewer steps than the headline's, they say so: TPOT (device): 2.00 us (n=19 of 199
        steady steps, ...; the 180 kept in a histogram have no per-step device time), and JSON
        device.tpot_steps (199), tpot_steps_without_device (180), tpot_steps_in_histogram (180),
-       and the same for ttft_steady_steps. A device time of 2^62 ns or more is refused; the
-       losses' counts hold at 2^64 - 1.
+       and the same for ttft_steady_steps. A device time of 2^62 ns or more is refused (ERANGE);
+       a sample's sum of them (parts, kernels) is held at 2^63 - 2 ns and counted (a WARNING,
+       JSON device.held); the losses' counts hold at 2^64 - 1.
      Exact means exact at every magnitude: durations are integer ns, and min, max and
        percentiles are computed in integers, so the JSON gives them to the ns even past 2^53 ns
        (the p50 of 9007199254740993 and 9007199254740995 ns is 9007199254.740994 ms). An
@@ -1403,6 +1404,7 @@ typedef struct ttft_tpot_device_figures {
     uint64_t ttft_steps, ttft_hist; /* the steady prefill steps (stored and in histograms), and of those
                                        in histograms: with no sample, they have no device time here */
     uint64_t tpot_steps, tpot_hist; /* the same for the steady decode steps */
+    uint64_t held;               /* stored samples whose device time sums to 2^63 - 2 ns or more: held there */
 } ttft_tpot_device_figures;
 
 /* A request metric as a Prometheus histogram: the bucket bounds of its BUCKETS column
@@ -4062,6 +4064,9 @@ TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first
 /* A device time this long is no measurement (146 years): refused, so that sums of two stay exact. */
 #define TTFT_TPOT__DEVICE_MAX_NS (((uint64_t)1 << 62) - 1)
 
+/* A sample's device time (a sum of intervals, or of its kernels') is held here, and counted. */
+#define TTFT_TPOT__DEVICE_SUM_MAX (((uint64_t)1 << 63) - 2)
+
 /* *n += k, held at UINT64_MAX: a count of losses read from traces cannot wrap to a small one. */
 static void ttft_tpot__device_count(uint64_t *n, uint64_t k)
 {
@@ -5505,7 +5510,7 @@ static int ttft_tpot__sample_figures(const ttft_tpot *c, ttft_tpot_model *m)
    the kernels it dispatched (those since the step before). */
 static void ttft_tpot__step_device(const ttft_tpot *c, uint64_t *own)
 {
-    const uint64_t top = (uint64_t)1 << 63, most = top - 2; /* parts' sums carry top while summed */
+    const uint64_t top = (uint64_t)1 << 63, most = TTFT_TPOT__DEVICE_SUM_MAX; /* parts' sums carry top */
     uint64_t acc = 0;
     size_t i, k;
     int pass, has_acc = 0;
@@ -5642,6 +5647,8 @@ static int ttft_tpot__device_of(const ttft_tpot *c, ttft_tpot_model *m)
     at = (size_t *)(void *)(x + n + 1);
     f->step_ns = own;
     ttft_tpot__step_device(c, own);
+    for (k = 0; k < c->store.n; k++)
+        f->held += own[k] == TTFT_TPOT__DEVICE_SUM_MAX;
     ttft_tpot__device_phases(c, m, x, at, &nw);
     (void)ttft_tpot__device_steps(c, own, TTFT_TPOT_ROLE_PREFILL, x, &nw, &f->ttft_steady);
     wall = ttft_tpot__device_steps(c, own, TTFT_TPOT_ROLE_DECODE, x, &nw, &f->tpot);
@@ -6907,6 +6914,9 @@ static void ttft_tpot__text_device_losses(const ttft_tpot_device_figures *f, FIL
     if (f->refused)
         fprintf(out, "WARNING: %llu device resolutions refused (unknown or resolved ticket, end before begin)\n",
                 (unsigned long long)f->refused);
+    if (f->held)
+        fprintf(out, "WARNING: %llu samples' device time sums to 2^63 - 2 ns or more, held there: their device "
+                     "figures are wrong (no device measures that)\n", (unsigned long long)f->held);
     if (f->queue_clamped)
         fprintf(out, "NOTE: %llu device begins mapped before their host issue, by up to %s: queue delay taken as 0 "
                      "(the clock pair is off by that much)\n",
@@ -7436,10 +7446,11 @@ static void ttft_tpot__json_device(const ttft_tpot_model *m, ttft_tpot__out *out
     ttft_tpot__out_fmt(out,
                        ",\"ttft_steady_steps\":%llu,\"ttft_steady_steps_without_device\":%llu,"
                        "\"ttft_steady_steps_in_histogram\":%llu,\"tpot_steps\":%llu,\"tpot_steps_without_device\":%llu,"
-                       "\"tpot_steps_in_histogram\":%llu}",
+                       "\"tpot_steps_in_histogram\":%llu,\"held\":%llu}",
                        (unsigned long long)f->ttft_steps, (unsigned long long)(f->ttft_steps - f->ttft_steady.n),
                        (unsigned long long)f->ttft_hist, (unsigned long long)f->tpot_steps,
-                       (unsigned long long)(f->tpot_steps - f->tpot.n), (unsigned long long)f->tpot_hist);
+                       (unsigned long long)(f->tpot_steps - f->tpot.n), (unsigned long long)f->tpot_hist,
+                       (unsigned long long)f->held);
 }
 
 /* The JSON report (schema ttft_tpot/v1). */

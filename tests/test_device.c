@@ -670,6 +670,37 @@ static void device_figures_name_the_steps_they_cover(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A decode step's device time summed from parts past 2^63 - 2 ns is held there, and said. */
+static void held_device_sums_are_flagged(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    ttft_tpot_device_stamp st;
+    uint64_t t = 0;
+    int d, k, s, i;
+    char *text;
+    jc_value doc;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_device = 16;
+    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    k = ttft_tpot_phase(&c, "layer", TTFT_TPOT_ROLE_KERNEL);
+    memset(&st, 0, sizeof st);
+    st.elapsed_ns = ((uint64_t)1 << 62) - 1;
+    for (s = 0; s < 2; s++) { /* the second step: three parts of 2^62 - 1 ns, its launch left open */
+        t = device_span(&c, d, 1000);
+        for (i = 0; s == 1 && i < 3; i++)
+            assert_int_equal(ttft_tpot_device_part(&c, t, k, &st, NULL), TTFT_TPOT_OK);
+    }
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 1 samples' device time sums to 2^63 - 2 ns or more, held there"));
+    free(text);
+    json_of(&c, &doc);
+    assert_ms(&doc, "device.held", 1);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -687,6 +718,7 @@ int main(void)
         cmocka_unit_test(open_tickets_are_a_gauge),
         cmocka_unit_test(absurd_device_times_are_refused),
         cmocka_unit_test(device_figures_name_the_steps_they_cover),
+        cmocka_unit_test(held_device_sums_are_flagged),
     };
     return run_cases(tests);
 }
