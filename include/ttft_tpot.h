@@ -166,7 +166,15 @@
        and TPOT (device) are the steady prefill and decode steps' device times; device busy =
        their device time / their wall time over the steady decode steps that have one. Below
        TTFT_TPOT_HOST_BOUND (50%) the report says decode is host-bound. TTFT and TPOT stay
-       wall-clock: that is what a user waits for.
+       wall-clock: that is what a user waits for. Only a stored step has device time: one kept
+       in a histogram (the sample store full, or a bounded phase) has no sample to hold it, nor
+       its kernels' (its own intervals still count in its phase's row). Where the device figures
+       cover fewer steps than the headline's, they say so: TPOT (device): 2.00 us (n=19 of 199
+       steady steps, ...; the 180 kept in a histogram have no per-step device time), and JSON
+       device.tpot_steps (199), tpot_steps_without_device (180), tpot_steps_in_histogram (180),
+       and the same for ttft_steady_steps. A device time of 2^62 ns or more is refused (ERANGE);
+       a sample's sum of them (parts, kernels) is held at 2^63 - 2 ns and counted (a WARNING,
+       JSON device.held); the losses' counts hold at 2^64 - 1.
      Exact means exact at every magnitude: durations are integer ns, and min, max and
        percentiles are computed in integers, so the JSON gives them to the ns even past 2^53 ns
        (the p50 of 9007199254740993 and 9007199254740995 ns is 9007199254.740994 ms). An
@@ -759,7 +767,9 @@ TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first
    config.max_pending tickets open at once) keeps its host time and is counted as device_unresolved;
    a ticket still open at report time is counted as open; a resolution of an unknown or resolved
    ticket, or with end before begin, is refused (ETICKET, ERANGE), changes nothing and is counted as
-   refused. A ticket is unknown after ttft_tpot_clear. Ticket 0 (a span that has none) resolves to
+   refused. A ticket is unknown to every other collector (each draws its tickets' epoch at init, from
+   the entropy of its hashing key: two collectors share one with odds of 2^-31), to a collector it
+   was merged into (the merged intervals are numbered there anew), and after ttft_tpot_clear. Ticket 0 (a span that has none) resolves to
    nothing, OK, so a driver with profiling off needs no test. */
 
 /* A device interval: stored in ticket order, its host sample linked. */
@@ -781,7 +791,8 @@ typedef struct ttft_tpot__device_log {
     ttft_tpot_device_interval *log;
     size_t n, max;         /* intervals kept, and room (config.max_device) */
     size_t open, max_open; /* tickets open, and at most (config.max_pending) */
-    uint32_t epoch;        /* the tickets' epoch: a clear begins another, so older tickets are unknown */
+    uint32_t epoch;        /* the tickets' epoch, below 2^31: drawn at init (another collector's tickets
+                              are unknown here), and a clear begins another (so are older ones) */
     uint64_t unresolved;   /* device spans that got no ticket */
     uint64_t refused;      /* resolutions refused */
 } ttft_tpot__device_log;
@@ -803,7 +814,8 @@ typedef struct ttft_tpot_device_stamp {
 /* Resolve n tickets, a step's in one call (pair: the clock pair of absolute stamps; NULL when all are
    elapsed). Each stamp is applied or refused alone: a refused one changes nothing and is counted.
    OK when every stamp applied; otherwise the first refusal's code: ETICKET (unknown, resolved, or of
-   an earlier epoch), ERANGE (end before begin, or a begin that maps outside the host clock), EINVAL
+   an earlier epoch), ERANGE (end before begin, a device time of 2^62 ns or more, or a begin that maps
+   outside the host clock), EINVAL
    (absolute without a pair); *refused (may be NULL) gets how many were refused. EINVAL (c NULL, or
    stamps NULL while n > 0: nothing counted). A disabled collector resolves too: its tickets were
    opened while it recorded. */
@@ -1389,6 +1401,10 @@ typedef struct ttft_tpot_device_figures {
     double busy_fraction;        /* their device time / their wall time */
     uint64_t *step_ns;           /* by stored sample: a step's device time, a kernel sample's own
                                     (parts included); UINT64_MAX: none. NULL without device data */
+    uint64_t ttft_steps, ttft_hist; /* the steady prefill steps (stored and in histograms), and of those
+                                       in histograms: with no sample, they have no device time here */
+    uint64_t tpot_steps, tpot_hist; /* the same for the steady decode steps */
+    uint64_t held;               /* stored samples whose device time sums to 2^63 - 2 ns or more: held there */
 } ttft_tpot_device_figures;
 
 /* A request metric as a Prometheus histogram: the bucket bounds of its BUCKETS column
@@ -3997,11 +4013,13 @@ static size_t ttft_tpot__run_end(const ttft_tpot *c, unsigned r)
 
 /* Append src's samples, their phases renumbered by map; what does not fit is counted, and so is
    what src dropped. src's runs begin and end in dst where src's samples land; dst's open run ends
-   where they begin, and src's last run where they end. */
-static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const int *map)
+   where they begin, and src's last run where they end. where[i]: src's sample i's index + 1 in dst,
+   0 when it was not stored (past the capacity a warmup may take the reserve while a steady sample
+   before it went on in a histogram, so the two numberings part). */
+static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const int *map, size_t *where)
 {
     const ttft_tpot__store *st = &src->store;
-    size_t i;
+    size_t i, n;
     unsigned r = 0;
     ttft_tpot__run_close(dst, dst->store.n);
     for (i = 0; i <= st->n; i++) {
@@ -4013,7 +4031,9 @@ static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const i
         if (i == st->n)
             break;
         x = &st->samples[i];
+        n = dst->store.n;
         (void)ttft_tpot__keep(dst, map[x->phase], st->starts ? st->starts[i] : 0, x->dur_ns, x->tokens, x->warmup);
+        where[i] = dst->store.n != n ? dst->store.n : 0;
     }
     ttft_tpot__run_close(dst, dst->store.n);
     dst->store.dropped += st->dropped;
@@ -4041,6 +4061,18 @@ TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first
 
 /* ---- Device time ----------------------------------------------------------------------------- */
 
+/* A device time this long is no measurement (146 years): refused, so that sums of two stay exact. */
+#define TTFT_TPOT__DEVICE_MAX_NS (((uint64_t)1 << 62) - 1)
+
+/* A sample's device time (a sum of intervals, or of its kernels') is held here, and counted. */
+#define TTFT_TPOT__DEVICE_SUM_MAX (((uint64_t)1 << 63) - 2)
+
+/* *n += k, held at UINT64_MAX: a count of losses read from traces cannot wrap to a small one. */
+static void ttft_tpot__device_count(uint64_t *n, uint64_t k)
+{
+    *n = *n + k < *n ? UINT64_MAX : *n + k;
+}
+
 /* A ticket: the epoch in the high 32 bits, the interval's index + 1 in the low, so that 0 is none. */
 static uint64_t ttft_tpot__ticket_of(const ttft_tpot *c, size_t i)
 {
@@ -4063,7 +4095,7 @@ static uint64_t ttft_tpot__device_open(ttft_tpot *c, int phase, uint64_t sample,
 {
     ttft_tpot_device_interval *d;
     if (c->dev.n >= c->dev.max || c->dev.open >= c->dev.max_open) {
-        c->dev.unresolved++;
+        ttft_tpot__device_count(&c->dev.unresolved, 1);
         return 0;
     }
     d = &c->dev.log[c->dev.n];
@@ -4086,11 +4118,11 @@ static int ttft_tpot__stamp_times(const ttft_tpot_device_stamp *st, const ttft_t
     if (!st->absolute) {
         *dev = st->elapsed_ns;
         *begin = 0;
-        return TTFT_TPOT_OK;
+        return *dev > TTFT_TPOT__DEVICE_MAX_NS ? TTFT_TPOT_ERANGE : TTFT_TPOT_OK;
     }
     if (!pair)
         return TTFT_TPOT_EINVAL;
-    if (st->end_ns < st->begin_ns)
+    if (st->end_ns < st->begin_ns || st->end_ns - st->begin_ns > TTFT_TPOT__DEVICE_MAX_NS)
         return TTFT_TPOT_ERANGE;
     *dev = st->end_ns - st->begin_ns;
     if (st->begin_ns >= pair->device_ns) { /* host = pair.host + (begin - pair.device), in range */
@@ -4142,7 +4174,7 @@ TTFT_TPOT_DEF int ttft_tpot_device_resolve(ttft_tpot *c, const ttft_tpot_device_
         bad++;
         first = first == TTFT_TPOT_OK ? rc : first;
     }
-    c->dev.refused += bad;
+    ttft_tpot__device_count(&c->dev.refused, bad);
     if (refused)
         *refused = bad;
     return first;
@@ -4163,7 +4195,7 @@ TTFT_TPOT_DEF int ttft_tpot_device_elapsed_ms(ttft_tpot *c, uint64_t ticket, dou
     if (!c)
         return TTFT_TPOT_EINVAL;
     if (ttft_tpot_ms_to_ns(ms, &ns) != TTFT_TPOT_OK) {
-        c->dev.refused += ticket != 0;
+        ttft_tpot__device_count(&c->dev.refused, ticket != 0);
         return ticket ? TTFT_TPOT_ERANGE : TTFT_TPOT_OK;
     }
     return ttft_tpot_device_elapsed(c, ticket, ns);
@@ -4196,11 +4228,11 @@ TTFT_TPOT_DEF int ttft_tpot_device_part(ttft_tpot *c, uint64_t launch, int phase
          : phase < 0 || (unsigned)phase >= c->phase.n ? TTFT_TPOT_EPHASE
                                                       : ttft_tpot__stamp_times(stamp, pair, &dev, &begin);
     if (rc != TTFT_TPOT_OK) {
-        c->dev.refused++;
+        ttft_tpot__device_count(&c->dev.refused, 1);
         return rc;
     }
     if (c->dev.n >= c->dev.max) {
-        c->dev.unresolved++;
+        ttft_tpot__device_count(&c->dev.unresolved, 1);
         return TTFT_TPOT_EFULL;
     }
     d = &c->dev.log[c->dev.n++];
@@ -4229,21 +4261,22 @@ static void ttft_tpot__device_clear(ttft_tpot *c)
     c->dev.epoch = (c->dev.epoch + 1) & 0x7FFFFFFFu; /* a ticket stays below 2^63 */
 }
 
-/* Append src's intervals to dst's, their samples after base and their phases mapped; what does not
-   fit is counted as unresolved. */
-static void ttft_tpot__device_merge(ttft_tpot *dst, const ttft_tpot *src, const int *map, size_t base)
+/* Append src's intervals to dst's (numbered there: src's tickets name none of them), their phases
+   mapped and their samples through where (ttft_tpot__store_merge: none when not stored); what does
+   not fit is counted as unresolved. */
+static void ttft_tpot__device_merge(ttft_tpot *dst, const ttft_tpot *src, const int *map, const size_t *where)
 {
     size_t i;
-    dst->dev.unresolved += src->dev.unresolved;
-    dst->dev.refused += src->dev.refused;
+    ttft_tpot__device_count(&dst->dev.unresolved, src->dev.unresolved);
+    ttft_tpot__device_count(&dst->dev.refused, src->dev.refused);
     for (i = 0; i < src->dev.n; i++) {
         ttft_tpot_device_interval d = src->dev.log[i];
         if (dst->dev.n >= dst->dev.max) {
-            dst->dev.unresolved += src->dev.n - i;
+            ttft_tpot__device_count(&dst->dev.unresolved, src->dev.n - i);
             return;
         }
         d.phase = (uint32_t)map[d.phase];
-        d.sample = d.sample && base + d.sample <= dst->store.n ? base + d.sample : 0;
+        d.sample = d.sample && d.sample <= src->store.n ? where[d.sample - 1] : 0;
         dst->dev.open += d.state == TTFT_TPOT_DEVICE_OPEN;
         dst->dev.log[dst->dev.n++] = d;
     }
@@ -4548,6 +4581,8 @@ static void ttft_tpot__key_of(ttft_tpot *c)
         seed[i] = (unsigned char)(part[i / 8] >> (8 * (i % 8)));
     c->key[0] = ttft_tpot__siphash(mix[0], seed, sizeof seed, 2, 4);
     c->key[1] = ttft_tpot__siphash(mix[1], seed, sizeof seed, 2, 4);
+    /* the tickets' first epoch, from the same entropy: each collector's tickets are its own */
+    c->dev.epoch = (uint32_t)((c->key[0] ^ c->key[1]) >> 33);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
@@ -4655,19 +4690,21 @@ static int ttft_tpot__merge_plan(const ttft_tpot *dst, const ttft_tpot *src)
 TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
 {
     int *map, rc, k;
-    size_t base;
+    size_t *where;
     if (!dst || !src || dst == src || !dst->phase.slots)
         return TTFT_TPOT_EINVAL;
     if ((rc = ttft_tpot__merge_plan(dst, src)) != TTFT_TPOT_OK) /* planned first: all or nothing */
         return rc;
-    map = (int *)TTFT_TPOT_MALLOC((src->phase.n ? src->phase.n : 1) * sizeof *map, dst->alloc_user);
-    if (!map)
+    /* where each of src's samples lands, then the phase map (capacity is at most UINT32_MAX) */
+    where = (size_t *)TTFT_TPOT_MALLOC((src->store.n + 1) * sizeof *where + (src->phase.n + 1) * sizeof *map,
+                                       dst->alloc_user);
+    if (!where)
         return TTFT_TPOT_ENOMEM;
+    map = (int *)(void *)(where + src->store.n + 1);
     ttft_tpot__phases_merge(dst, src, map);
     dst->runs_dropped += src->runs_dropped;
-    base = dst->store.n;
-    ttft_tpot__store_merge(dst, src, map);
-    ttft_tpot__device_merge(dst, src, map, base);
+    ttft_tpot__store_merge(dst, src, map, where);
+    ttft_tpot__device_merge(dst, src, map, where);
     ttft_tpot__requests_merge(dst, src);
     dst->shape.dropped += src->shape.dropped;
     dst->rejected += src->rejected;
@@ -4676,7 +4713,7 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
             dst->full_at[k] = src->full_at[k];
             dst->full_known |= 1u << k;
         }
-    TTFT_TPOT_FREE(map, dst->alloc_user);
+    TTFT_TPOT_FREE(where, dst->alloc_user);
     return TTFT_TPOT_OK;
 }
 
@@ -4810,7 +4847,7 @@ TTFT_TPOT_DEF int64_t ttft_tpot__push_ext(ttft_tpot *c, int phase, uint64_t star
     if (!device || (rc != TTFT_TPOT_OK && rc != TTFT_TPOT_EFULL))
         return rc; /* refused: no sample, so no device part either */
     if (rc == TTFT_TPOT_EFULL) { /* dropped: its device time has nowhere to go */
-        c->dev.unresolved++;
+        ttft_tpot__device_count(&c->dev.unresolved, 1);
         return rc;
     }
     return (int64_t)ttft_tpot__device_open(c, phase, kept ? c->store.n : 0, start, stream,
@@ -5473,7 +5510,7 @@ static int ttft_tpot__sample_figures(const ttft_tpot *c, ttft_tpot_model *m)
    the kernels it dispatched (those since the step before). */
 static void ttft_tpot__step_device(const ttft_tpot *c, uint64_t *own)
 {
-    const uint64_t top = (uint64_t)1 << 63, most = top - 2; /* parts' sums carry top while summed */
+    const uint64_t top = (uint64_t)1 << 63, most = TTFT_TPOT__DEVICE_SUM_MAX; /* parts' sums carry top */
     uint64_t acc = 0;
     size_t i, k;
     int pass, has_acc = 0;
@@ -5556,6 +5593,29 @@ static void ttft_tpot__device_phases(const ttft_tpot *c, ttft_tpot_model *m, uin
     }
 }
 
+/* How many steady prefill and decode steps there are, and how many of them went on in histograms. */
+static void ttft_tpot__device_steps_all(const ttft_tpot *c, ttft_tpot_device_figures *f)
+{
+    size_t i;
+    unsigned p;
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        int role = c->phase.slots[s->phase].role;
+        f->ttft_steps += !s->warmup && role == TTFT_TPOT_ROLE_PREFILL;
+        f->tpot_steps += !s->warmup && role == TTFT_TPOT_ROLE_DECODE;
+    }
+    for (p = 0; p < c->phase.n; p++) {
+        const ttft_tpot__phase_slot *ph = &c->phase.slots[p];
+        uint64_t n = ph->hist ? ttft_tpot__hist_count(ph->hist) : 0;
+        if (ph->role == TTFT_TPOT_ROLE_PREFILL)
+            f->ttft_hist += n;
+        if (ph->role == TTFT_TPOT_ROLE_DECODE)
+            f->tpot_hist += n;
+    }
+    f->ttft_steps += f->ttft_hist;
+    f->tpot_steps += f->tpot_hist;
+}
+
 /* The device figures (ttft_tpot_device_figures): OK or ENOMEM. step_ns is the model's. */
 static int ttft_tpot__device_of(const ttft_tpot *c, ttft_tpot_model *m)
 {
@@ -5572,6 +5632,7 @@ static int ttft_tpot__device_of(const ttft_tpot *c, ttft_tpot_model *m)
         f->intervals += c->dev.log[k].state != TTFT_TPOT_DEVICE_OPEN;
         f->parts += c->dev.log[k].state != TTFT_TPOT_DEVICE_OPEN && c->dev.log[k].part;
     }
+    ttft_tpot__device_steps_all(c, f);
     if (!c->dev.n)
         return TTFT_TPOT_OK;
     own = (uint64_t *)TTFT_TPOT_MALLOC((c->store.n + 1) * sizeof *own, c->alloc_user);
@@ -5586,6 +5647,8 @@ static int ttft_tpot__device_of(const ttft_tpot *c, ttft_tpot_model *m)
     at = (size_t *)(void *)(x + n + 1);
     f->step_ns = own;
     ttft_tpot__step_device(c, own);
+    for (k = 0; k < c->store.n; k++)
+        f->held += own[k] == TTFT_TPOT__DEVICE_SUM_MAX;
     ttft_tpot__device_phases(c, m, x, at, &nw);
     (void)ttft_tpot__device_steps(c, own, TTFT_TPOT_ROLE_PREFILL, x, &nw, &f->ttft_steady);
     wall = ttft_tpot__device_steps(c, own, TTFT_TPOT_ROLE_DECODE, x, &nw, &f->tpot);
@@ -6760,17 +6823,62 @@ static void ttft_tpot__text_runs(const ttft_tpot_model *m, FILE *out)
 
 /* -- Writers: the text report's device section ------------------------------------------------- */
 
-/* "n=N, p50 X, p90 X, p99 X, mean X" of a set, or n/a with why. */
-static void ttft_tpot__text_device_line(FILE *out, const char *what, const ttft_tpot_stats *t, const char *none)
+/* Why n of steps steady steps have device time, hist of them in histograms: "" when all do, else
+   "; the H kept in a histogram ..., M others have no resolved device interval" (sep: its lead). */
+static const char *ttft_tpot__device_gap(char *buf, size_t len, const char *sep, uint64_t n, uint64_t steps,
+                                         uint64_t hist)
 {
-    char a[32], b[32], d[32], e[32];
+    uint64_t other = steps - n - hist; /* n counts stored steps only, so n + hist <= steps */
+    if (n + hist > steps || n == steps)
+        return "";
+    if (!hist)
+        snprintf(buf, len, "%s%llu have no resolved device interval", sep, (unsigned long long)other);
+    else if (!other)
+        snprintf(buf, len, "%sthe %llu kept in a histogram have no per-step device time", sep,
+                 (unsigned long long)hist);
+    else
+        snprintf(buf, len, "%sthe %llu kept in a histogram have no per-step device time, %llu others no resolved "
+                 "device interval", sep, (unsigned long long)hist, (unsigned long long)other);
+    return buf;
+}
+
+/* "n=N, p50 X, p90 X, p99 X, mean X" of a set, or n/a with why; "n=N of S steady steps" and which
+   lack device time when not all of the headline's S steps have it (hist of them in histograms). */
+static void ttft_tpot__text_device_line(FILE *out, const char *what, const ttft_tpot_stats *t, const char *none,
+                                        uint64_t steps, uint64_t hist)
+{
+    char a[32], b[32], d[32], e[32], of[48], gap[160];
     if (!t->n) {
-        fprintf(out, "%-22s: n/a         (%s)\n", what, none);
+        fprintf(out, "%-22s: n/a         (%s%s)\n", what, none,
+                hist ? ttft_tpot__device_gap(gap, sizeof gap, ": ", 0, hist, hist) : "");
         return;
     }
-    fprintf(out, "%-22s: %-11s (n=%llu, p90 %s, p99 %s, mean %s)\n", what, ttft_tpot__dur(a, sizeof a, t->p50_ns),
-            (unsigned long long)t->n, ttft_tpot__dur(b, sizeof b, t->p90_ns), ttft_tpot__dur(d, sizeof d, t->p99_ns),
-            ttft_tpot__dur(e, sizeof e, t->mean_ns));
+    of[0] = '\0';
+    if (t->n < steps)
+        snprintf(of, sizeof of, " of %llu steady steps", (unsigned long long)steps);
+    fprintf(out, "%-22s: %-11s (n=%llu%s, p90 %s, p99 %s, mean %s%s)\n", what, ttft_tpot__dur(a, sizeof a, t->p50_ns),
+            (unsigned long long)t->n, of, ttft_tpot__dur(b, sizeof b, t->p90_ns), ttft_tpot__dur(d, sizeof d, t->p99_ns),
+            ttft_tpot__dur(e, sizeof e, t->mean_ns), ttft_tpot__device_gap(gap, sizeof gap, "; ", t->n, steps, hist));
+}
+
+/* "Device busy: ..." over the steady decode steps with device time (f->busy_steps of f->tpot_steps). */
+static void ttft_tpot__text_device_busy(const ttft_tpot_device_figures *f, FILE *out)
+{
+    char a[32], b[32], of[80];
+    if (!f->has_busy) {
+        ttft_tpot__text_device_line(out, "Device busy", &f->tpot, "no steady decode step with device time",
+                                    f->tpot_steps, f->tpot_hist);
+        return;
+    }
+    of[0] = '\0';
+    if (f->busy_steps < f->tpot_steps)
+        snprintf(of, sizeof of, " of %llu steady", (unsigned long long)f->tpot_steps);
+    fprintf(out, "Device busy           : %s%% of steady decode wall time (%llu%s steps)",
+            ttft_tpot__fix(a, sizeof a, 1, 100 * f->busy_fraction), (unsigned long long)f->busy_steps, of);
+    if (f->busy_fraction < TTFT_TPOT_HOST_BOUND)
+        fprintf(out, ": decode is host-bound, the device idles %s%% of each step",
+                ttft_tpot__fix(b, sizeof b, 1, 100 * (1 - f->busy_fraction)));
+    fputc('\n', out);
 }
 
 /* Each phase with device time: host p50 against device p50/p90/p99/mean, and the queue delay. */
@@ -6801,11 +6909,14 @@ static void ttft_tpot__text_device_losses(const ttft_tpot_device_figures *f, FIL
         fprintf(out, "WARNING: %llu device intervals unresolved (%llu spans got no ticket: config.max_device or "
                      "config.max_pending was full; %llu tickets still open): those samples have host time only, the "
                      "device figures cover the resolved ones\n",
-                (unsigned long long)f->unresolved + f->open, (unsigned long long)f->unresolved,
+                (unsigned long long)ttft_tpot__sat_add(f->unresolved, f->open), (unsigned long long)f->unresolved,
                 (unsigned long long)f->open);
     if (f->refused)
         fprintf(out, "WARNING: %llu device resolutions refused (unknown or resolved ticket, end before begin)\n",
                 (unsigned long long)f->refused);
+    if (f->held)
+        fprintf(out, "WARNING: %llu samples' device time sums to 2^63 - 2 ns or more, held there: their device "
+                     "figures are wrong (no device measures that)\n", (unsigned long long)f->held);
     if (f->queue_clamped)
         fprintf(out, "NOTE: %llu device begins mapped before their host issue, by up to %s: queue delay taken as 0 "
                      "(the clock pair is off by that much)\n",
@@ -6817,23 +6928,15 @@ static void ttft_tpot__text_device_losses(const ttft_tpot_device_figures *f, FIL
 static void ttft_tpot__text_device(const ttft_tpot_model *m, FILE *out)
 {
     const ttft_tpot_device_figures *f = &m->device;
-    char a[32], b[32];
     if (!f->intervals && !f->open && !f->unresolved && !f->refused)
         return;
     fprintf(out, "\nDevice time (%llu intervals resolved%s; TTFT and TPOT above are wall-clock, these the "
                  "device's)\n", (unsigned long long)f->intervals, f->parts ? ", parts of launches included" : "");
-    ttft_tpot__text_device_line(out, "TTFT (steady, device)", &f->ttft_steady, "no steady prefill with device time");
-    ttft_tpot__text_device_line(out, "TPOT (device)", &f->tpot, "no steady decode step with device time");
-    if (f->has_busy && f->busy_fraction < TTFT_TPOT_HOST_BOUND)
-        fprintf(out, "Device busy           : %s%% of steady decode wall time (%llu steps): decode is host-bound, "
-                     "the device idles %s%% of each step\n",
-                ttft_tpot__fix(a, sizeof a, 1, 100 * f->busy_fraction), (unsigned long long)f->busy_steps,
-                ttft_tpot__fix(b, sizeof b, 1, 100 * (1 - f->busy_fraction)));
-    else if (f->has_busy)
-        fprintf(out, "Device busy           : %s%% of steady decode wall time (%llu steps)\n",
-                ttft_tpot__fix(a, sizeof a, 1, 100 * f->busy_fraction), (unsigned long long)f->busy_steps);
-    else
-        fprintf(out, "Device busy           : n/a         (no steady decode step with device time)\n");
+    ttft_tpot__text_device_line(out, "TTFT (steady, device)", &f->ttft_steady, "no steady prefill with device time",
+                                f->ttft_steps, f->ttft_hist);
+    ttft_tpot__text_device_line(out, "TPOT (device)", &f->tpot, "no steady decode step with device time",
+                                f->tpot_steps, f->tpot_hist);
+    ttft_tpot__text_device_busy(f, out);
     if (f->intervals)
         ttft_tpot__text_device_rows(m, out);
     ttft_tpot__text_device_losses(f, out);
@@ -7335,11 +7438,19 @@ static void ttft_tpot__json_device(const ttft_tpot_model *m, ttft_tpot__out *out
     ttft_tpot__json_num(out, f->has_busy, f->busy_fraction);
     ttft_tpot__out_fmt(out,
                        ",\"host_bound\":%s,\"busy_steps\":%llu,\"unresolved\":%llu,\"no_ticket\":%llu,\"open\":%llu"
-                       ",\"refused\":%llu,\"parts\":%llu,\"queue_clamped\":%llu}",
+                       ",\"refused\":%llu,\"parts\":%llu,\"queue_clamped\":%llu",
                        f->has_busy ? f->busy_fraction < TTFT_TPOT_HOST_BOUND ? "true" : "false" : "null",
-                       (unsigned long long)f->busy_steps, (unsigned long long)f->unresolved + f->open,
+                       (unsigned long long)f->busy_steps, (unsigned long long)ttft_tpot__sat_add(f->unresolved, f->open),
                        (unsigned long long)f->unresolved, (unsigned long long)f->open, (unsigned long long)f->refused,
                        (unsigned long long)f->parts, (unsigned long long)f->queue_clamped);
+    ttft_tpot__out_fmt(out,
+                       ",\"ttft_steady_steps\":%llu,\"ttft_steady_steps_without_device\":%llu,"
+                       "\"ttft_steady_steps_in_histogram\":%llu,\"tpot_steps\":%llu,\"tpot_steps_without_device\":%llu,"
+                       "\"tpot_steps_in_histogram\":%llu,\"held\":%llu}",
+                       (unsigned long long)f->ttft_steps, (unsigned long long)(f->ttft_steps - f->ttft_steady.n),
+                       (unsigned long long)f->ttft_hist, (unsigned long long)f->tpot_steps,
+                       (unsigned long long)(f->tpot_steps - f->tpot.n), (unsigned long long)f->tpot_hist,
+                       (unsigned long long)f->held);
 }
 
 /* The JSON report (schema ttft_tpot/v1). */
@@ -7460,10 +7571,12 @@ static void ttft_tpot__prom_device(const ttft_tpot_model *m, ttft_tpot__out *out
                            prefix, prefix, prefix, labels, ttft_tpot__num(a, sizeof a, "%.6f", f->busy_fraction));
     ttft_tpot__out_fmt(
         out,
-        "# HELP %sdevice_intervals_unresolved_total Device spans without device time (no ticket, or still "
-        "open).\n# TYPE %sdevice_intervals_unresolved_total counter\n"
-        "%sdevice_intervals_unresolved_total%s %llu\n",
-        prefix, prefix, prefix, labels, (unsigned long long)f->unresolved + f->open);
+        "# HELP %sdevice_intervals_unresolved_total Device spans that got no ticket: no device time.\n"
+        "# TYPE %sdevice_intervals_unresolved_total counter\n%sdevice_intervals_unresolved_total%s %llu\n"
+        "# HELP %sdevice_tickets_open Device tickets not yet resolved.\n# TYPE %sdevice_tickets_open gauge\n"
+        "%sdevice_tickets_open%s %llu\n",
+        prefix, prefix, prefix, labels, (unsigned long long)f->unresolved, prefix, prefix, prefix, labels,
+        (unsigned long long)f->open);
     ttft_tpot__out_fmt(out,
                        "# HELP %sdevice_resolutions_refused_total Device resolutions refused.\n"
                        "# TYPE %sdevice_resolutions_refused_total counter\n%sdevice_resolutions_refused_total%s %llu\n",
@@ -8824,7 +8937,7 @@ static int ttft_tpot__read_device(ttft_tpot__reader *r, unsigned long line, cons
     ttft_tpot_device_interval *d;
     uint64_t v[8];
     int k, id;
-    static const uint64_t max[8] = {UINT64_MAX, UINT32_MAX, 3, 1, 1, UINT64_MAX, UINT64_MAX, UINT64_MAX};
+    static const uint64_t max[8] = {UINT64_MAX, UINT32_MAX, 3, 1, 1, UINT64_MAX, UINT64_MAX, TTFT_TPOT__DEVICE_MAX_NS};
     for (k = 0; k < 8; k++)
         if (!ttft_tpot__take(&p, ',', max[k], &v[k]) || (k == 2 && v[k] == 0))
             return ttft_tpot__fail(r, line, "# device: expected SAMPLE,STREAM,STATE (1-3),PART (0-1),WARMUP (0-1),"
@@ -9487,8 +9600,8 @@ static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
     }
     c->dev.n += r->dev_n;
     c->dev.open += r->dev_open;
-    c->dev.unresolved += r->dev_lost[0];
-    c->dev.refused += r->dev_lost[1];
+    ttft_tpot__device_count(&c->dev.unresolved, r->dev_lost[0]);
+    ttft_tpot__device_count(&c->dev.refused, r->dev_lost[1]);
     if (r->clock_read_ns && !c->clock_from_trace) { /* the clock that recorded the first trace read */
         memcpy(c->clock_name, r->clock_name, sizeof c->clock_name);
         c->clock_read_ns = r->clock_read_ns;

@@ -422,6 +422,285 @@ static void chrome_trace_draws_launch_to_execution(void **state)
     ttft_tpot_free(&tl.c);
 }
 
+/* A span with device time, its duration set: the ticket. */
+static uint64_t device_span(ttft_tpot *c, int phase, uint64_t dur)
+{
+    ttft_tpot_span s = ttft_tpot_span_begin(c, phase);
+    ttft_tpot_span_set_duration(&s, dur);
+    ttft_tpot_span_set_device(&s, 0);
+    assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+    return ttft_tpot_span_ticket(&s);
+}
+
+static ttft_tpot_device_interval interval(const ttft_tpot *c, size_t i)
+{
+    ttft_tpot_device_interval d;
+    assert_int_equal(ttft_tpot_device_at(c, i, &d), TTFT_TPOT_OK);
+    return d;
+}
+
+/* A ticket names an interval of its own collector only: one of another collector, or one of a
+   collector merged in, is refused there and changes nothing. */
+static void tickets_belong_to_their_collector(void **state)
+{
+    ttft_tpot a, b;
+    ttft_tpot_config cfg;
+    uint64_t ta, tb;
+    int ka, kb;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_device = 4;
+    ka = fixture(&a, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
+    kb = fixture(&b, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
+    ta = device_span(&a, ka, 100);
+    tb = device_span(&b, kb, 100);
+    assert_true(ta != 0 && tb != 0 && ta != tb);
+    assert_int_equal(ttft_tpot_device_elapsed(&a, tb, 123456), TTFT_TPOT_ETICKET);
+    assert_int_equal(interval(&a, 0).state, TTFT_TPOT_DEVICE_OPEN);
+    assert_int_equal(counts(&a).device_refused, 1);
+    assert_int_equal(ttft_tpot_device_elapsed(&a, ta, 70), TTFT_TPOT_OK);
+    assert_int_equal(interval(&a, 0).device_ns, 70);
+    /* merged: b's open interval is a's now, under a's numbering; b's ticket still names nothing there */
+    assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_OK);
+    assert_int_equal(counts(&a).device_open, 1);
+    assert_int_equal(ttft_tpot_device_elapsed(&a, tb, 5), TTFT_TPOT_ETICKET);
+    assert_int_equal(interval(&a, 1).state, TTFT_TPOT_DEVICE_OPEN);
+    assert_int_equal(counts(&a).device_open, 1);
+    assert_int_equal(ttft_tpot_device_elapsed(&b, tb, 7), TTFT_TPOT_OK); /* b's own, on b */
+    /* a cleared collector refuses its old ticket, and the other's */
+    ttft_tpot_clear(&a);
+    ta = device_span(&a, ka, 100);
+    assert_int_equal(ttft_tpot_device_elapsed(&a, device_span(&b, kb, 100), 5), TTFT_TPOT_ETICKET);
+    assert_int_equal(ttft_tpot_device_elapsed(&a, ta, 5), TTFT_TPOT_OK);
+    ttft_tpot_free(&a);
+    ttft_tpot_free(&b);
+}
+
+/* A merge into a full collector: src's steady decode step goes on in a histogram while the warmup
+   kernel after it takes the reserve. Each interval links to its own sample, or to none. */
+static void merge_into_full_links_intervals_to_their_samples(void **state)
+{
+    ttft_tpot dst, src;
+    ttft_tpot_config cfg;
+    int x, d, k;
+    size_t i;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capacity = 2;
+    cfg.max_device = 8;
+    x = fixture(&dst, &cfg, "x", TTFT_TPOT_ROLE_KERNEL);
+    assert_int_equal(ttft_tpot_record(&dst, x, 10, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record(&dst, x, 10, 0), TTFT_TPOT_OK);
+    d = fixture(&src, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    k = ttft_tpot_phase(&src, "layer", TTFT_TPOT_ROLE_KERNEL);
+    assert_int_equal(ttft_tpot_device_elapsed(&src, device_span(&src, d, 1000), 900), TTFT_TPOT_OK); /* warmup */
+    assert_int_equal(ttft_tpot_device_elapsed(&src, device_span(&src, d, 777777), 700000), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_device_elapsed(&src, device_span(&src, k, 60), 50), TTFT_TPOT_OK); /* warmup */
+    assert_int_equal(ttft_tpot_merge(&dst, &src), TTFT_TPOT_OK);
+    assert_int_equal(counts(&dst).device_intervals, 3);
+    for (i = 0; i < 3; i++) {
+        ttft_tpot_device_interval v = interval(&dst, i);
+        if (v.sample) { /* linked: to the sample it was taken for */
+            ttft_tpot_sample s = sample(&dst, (size_t)v.sample - 1);
+            assert_int_equal(s.dur_ns, i == 0 ? 1000 : i == 1 ? 777777 : 60);
+        }
+    }
+    assert_int_equal(interval(&dst, 1).sample, 0); /* in a histogram: none */
+    assert_true(interval(&dst, 0).sample != 0);   /* the warmups took the reserve: linked */
+    assert_true(interval(&dst, 2).sample != 0);
+    ttft_tpot_free(&dst);
+    ttft_tpot_free(&src);
+}
+
+/* Counts that cannot wrap: a hostile trace's losses saturate, and so do two of them read together;
+   an open ticket is a gauge in the Prometheus exposition, not part of a counter that would fall. */
+static void device_losses_saturate(void **state)
+{
+    static const char *const trace = "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n"
+                                     "# device: 1,0,1,0,1,0,0,0,k\n# device_lost: 18446744073709551615,0\n";
+    static const char *const half = "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n"
+                                    "# device_lost: 9223372036854775808,9223372036854775808\n";
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    char err[256], *text;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_device = 4;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 18446744073709551615 device intervals unresolved (18446744073709551615 "
+                                 "spans got no ticket"));
+    free(text);
+    ttft_tpot_free(&c);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, half, "a.csv", err, sizeof err), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, half, "b.csv", err, sizeof err), TTFT_TPOT_OK);
+    assert_true(counts(&c).device_unresolved == UINT64_MAX);
+    assert_true(counts(&c).device_refused == UINT64_MAX);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "\nDevice time (0 intervals resolved"));
+    assert_non_null(strstr(text, "WARNING: 18446744073709551615 device resolutions refused"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+static void open_tickets_are_a_gauge(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    uint64_t t;
+    int k;
+    char *prom;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_device = 1;
+    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
+    t = device_span(&c, k, 100);
+    assert_true(t != 0 && device_span(&c, k, 100) == 0); /* the second: no room, no ticket */
+    prom = capture_prom(&c);
+    assert_non_null(strstr(prom, "\nvllm:device_intervals_unresolved_total 1\n"));
+    assert_non_null(strstr(prom, "# TYPE vllm:device_tickets_open gauge\nvllm:device_tickets_open 1\n"));
+    free(prom);
+    assert_int_equal(ttft_tpot_device_elapsed(&c, t, 70), TTFT_TPOT_OK);
+    prom = capture_prom(&c);
+    assert_non_null(strstr(prom, "\nvllm:device_intervals_unresolved_total 1\n")); /* a counter never falls */
+    assert_non_null(strstr(prom, "\nvllm:device_tickets_open 0\n"));
+    free(prom);
+    ttft_tpot_free(&c);
+}
+
+/* A device time of 2^62 ns or more is no measurement: refused (ERANGE, counted), in every form and
+   in a trace, so that no figure saturates. */
+static void absurd_device_times_are_refused(void **state)
+{
+    static const char *const trace = "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n"
+                                     "# device: 1,0,2,0,1,0,0,4611686018427387904,k\n";
+    static const ttft_tpot_clock_pair pair = {1000, 1000};
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    ttft_tpot_device_stamp st;
+    uint64_t t;
+    int k;
+    char err[256];
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_device = 4;
+    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
+    t = device_span(&c, k, 100);
+    assert_int_equal(ttft_tpot_device_elapsed(&c, t, UINT64_MAX - 5), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_device_elapsed(&c, t, (uint64_t)1 << 62), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_device_absolute(&c, t, 1000, 1000 + ((uint64_t)1 << 62), &pair), TTFT_TPOT_ERANGE);
+    memset(&st, 0, sizeof st);
+    st.elapsed_ns = UINT64_MAX;
+    assert_int_equal(ttft_tpot_device_part(&c, t, k, &st, NULL), TTFT_TPOT_ERANGE);
+    assert_int_equal(counts(&c).device_refused, 4);
+    assert_int_equal(counts(&c).device_open, 1);
+    assert_int_equal(counts(&c).device_intervals, 1);
+    assert_int_equal(ttft_tpot_device_elapsed(&c, t, ((uint64_t)1 << 62) - 1), TTFT_TPOT_OK);
+    ttft_tpot_free(&c);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, trace, "t.csv", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t.csv:3: "));
+    assert_int_equal(counts(&c).device_intervals, 0);
+    ttft_tpot_free(&c);
+}
+
+/* steps decode steps, each after a kernel launch whose device time is 2 us (its host span 3 us). */
+static void kernel_steps(ttft_tpot *c, int decode, int layer, int steps)
+{
+    int s;
+    for (s = 0; s < steps; s++) {
+        uint64_t t = device_span(c, layer, 3000);
+        if (t)
+            assert_int_equal(ttft_tpot_device_elapsed(c, t, 2000), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_record(c, decode, 10000, 1), TTFT_TPOT_OK);
+    }
+}
+
+/* The device figures say which of the headline's steady steps they cover: a step kept in a
+   histogram (the sample store full, or a bounded phase) has no sample to hold its device time. */
+static void device_figures_name_the_steps_they_cover(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    int d, k;
+    char *text;
+    jc_value doc;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capacity = 40; /* 20 kernels and 20 decode steps stored: 19 steady steps; 180 go on in a histogram */
+    cfg.max_device = 4096;
+    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    k = ttft_tpot_phase(&c, "layer", TTFT_TPOT_ROLE_KERNEL);
+    kernel_steps(&c, d, k, 200);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "us/token  (n=199, excl. 1 warmup step;"));
+    assert_non_null(strstr(text, "TPOT (device)         : 2.00 us     (n=19 of 199 steady steps, p90 2.00 us, p99 2.00 us, "
+                                 "mean 2.00 us; the 180 kept in a histogram have no per-step device time)\n"));
+    assert_non_null(strstr(text, "Device busy           : 20.0% of steady decode wall time (19 of 199 steady "
+                                 "steps): decode is host-bound"));
+    free(text);
+    json_of(&c, &doc);
+    assert_ms(&doc, "device.tpot.n", 19);
+    assert_ms(&doc, "device.tpot_steps", 199);
+    assert_ms(&doc, "device.tpot_steps_without_device", 180);
+    assert_ms(&doc, "device.tpot_steps_in_histogram", 180);
+    assert_ms(&doc, "device.busy_steps", 19);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+    /* bounded: every steady step goes on in a histogram */
+    cfg.capacity = 0;
+    cfg.bounded = 1;
+    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    k = ttft_tpot_phase(&c, "layer", TTFT_TPOT_ROLE_KERNEL);
+    kernel_steps(&c, d, k, 20);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "TPOT (device)         : n/a         (no steady decode step with device time: the 19 "
+                                 "kept in a histogram have no per-step device time)\n"));
+    assert_non_null(strstr(text, "Device busy           : n/a         (no steady decode step with device time: the 19 "
+                                 "kept in a histogram have no per-step device time)\n"));
+    free(text);
+    json_of(&c, &doc);
+    assert_true(is_null_at(&doc, "device.tpot"));
+    assert_ms(&doc, "device.tpot_steps", 19);
+    assert_ms(&doc, "device.tpot_steps_without_device", 19);
+    assert_ms(&doc, "device.ttft_steady_steps", 0);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+/* A decode step's device time summed from parts past 2^63 - 2 ns is held there, and said. */
+static void held_device_sums_are_flagged(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    ttft_tpot_device_stamp st;
+    uint64_t t = 0;
+    int d, k, s, i;
+    char *text;
+    jc_value doc;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_device = 16;
+    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    k = ttft_tpot_phase(&c, "layer", TTFT_TPOT_ROLE_KERNEL);
+    memset(&st, 0, sizeof st);
+    st.elapsed_ns = ((uint64_t)1 << 62) - 1;
+    for (s = 0; s < 2; s++) { /* the second step: three parts of 2^62 - 1 ns, its launch left open */
+        t = device_span(&c, d, 1000);
+        for (i = 0; s == 1 && i < 3; i++)
+            assert_int_equal(ttft_tpot_device_part(&c, t, k, &st, NULL), TTFT_TPOT_OK);
+    }
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 1 samples' device time sums to 2^63 - 2 ns or more, held there"));
+    free(text);
+    json_of(&c, &doc);
+    assert_ms(&doc, "device.held", 1);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -433,6 +712,13 @@ int main(void)
         cmocka_unit_test(graph_parts_are_rows_not_counted_twice),
         cmocka_unit_test(prometheus_has_device_figures),
         cmocka_unit_test(chrome_trace_draws_launch_to_execution),
+        cmocka_unit_test(tickets_belong_to_their_collector),
+        cmocka_unit_test(merge_into_full_links_intervals_to_their_samples),
+        cmocka_unit_test(device_losses_saturate),
+        cmocka_unit_test(open_tickets_are_a_gauge),
+        cmocka_unit_test(absurd_device_times_are_refused),
+        cmocka_unit_test(device_figures_name_the_steps_they_cover),
+        cmocka_unit_test(held_device_sums_are_flagged),
     };
     return run_cases(tests);
 }

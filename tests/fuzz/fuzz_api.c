@@ -1,7 +1,9 @@
 /* libFuzzer: any sequence of API calls, with odd arguments, then every report. The bytes choose the
    configuration, the calls (recording, prompt tokens, shape rows, runs, warmup, requests and their
-   schedules, SLOs, merges, clears), their arguments and what the clock says. Properties, each an
-   abort when broken: no call crashes or returns an undocumented code, reports print, JSON parses,
+   schedules, SLOs, merges, clears, device spans and their resolutions, tickets crossing between the
+   two collectors), their arguments and what the clock says. Properties, each an
+   abort when broken: no call crashes or returns an undocumented code, a ticket resolved on a collector
+   that did not open it is refused and changes nothing there, reports print, JSON parses,
    and live = replay: the trace of either collector reads back, into a collector of fixed size and into
    one that grows, with the same reports, text and JSON, and the same Chrome export (given the SLOs and
    the prefill kernel link, which a trace does not carry). */
@@ -42,6 +44,8 @@ static void make(ttft_tpot *c, input *in, unsigned shape)
     cfg.max_requests = shape >> 10 & 3;       /* 0 (none) to 3 requests */
     cfg.max_request_events = shape >> 12 & 7; /* 0: the default, 64 a request */
     cfg.max_shapes = 1 + (shape >> 15 & 1);
+    cfg.max_device = shape >> 3 & 7; /* 0 (none) to 7 intervals, 1 to 3 tickets open or the default */
+    cfg.max_pending = shape >> 1 & 3;
     cfg.clock = data_clock;
     cfg.clock_user = in;
     CHECK(ttft_tpot_init(c, &cfg) == TTFT_TPOT_OK);
@@ -49,7 +53,7 @@ static void make(ttft_tpot *c, input *in, unsigned shape)
 
 static int known(int rc)
 {
-    return rc >= TTFT_TPOT_EREQUEST && rc <= TTFT_TPOT_OK;
+    return rc >= TTFT_TPOT_ETICKET && rc <= TTFT_TPOT_OK;
 }
 
 /* A name of up to 11 bytes the input chooses, any bytes. */
@@ -62,10 +66,72 @@ static const char *name_of(input *in, char *name)
     return name;
 }
 
-/* One call the input chooses on t (or both collectors, for a merge): its return code. */
-static int step(input *in, ttft_tpot *c, ttft_tpot *other, ttft_tpot_span *spans)
+/* The last device tickets opened, and the collector that opened each. */
+typedef struct {
+    uint64_t ticket[4];
+    const ttft_tpot *owner[4];
+} tickets;
+
+/* A device span on t, begun and ended at once: its ticket kept in slot k. */
+static int device_span(ttft_tpot *t, int phase, unsigned stream, tickets *tk, unsigned k)
 {
-    unsigned op = (unsigned)take(in, 1) % 27, slot = (unsigned)take(in, 1);
+    ttft_tpot_span sp = ttft_tpot_span_begin(t, phase);
+    int rc;
+    ttft_tpot_span_set_device(&sp, stream);
+    rc = ttft_tpot_span_end(&sp);
+    tk->ticket[k] = ttft_tpot_span_ticket(&sp);
+    tk->owner[k] = t;
+    return rc;
+}
+
+/* A resolution the input chooses of ticket k on t, which may not be the collector that opened it:
+   then it is refused and t's intervals stay as they were. */
+static int resolve(input *in, ttft_tpot *t, const tickets *tk, unsigned k, unsigned how, int phase)
+{
+    uint64_t ticket = tk->ticket[k], bits;
+    ttft_tpot_counts before = ttft_tpot_counts_of(t);
+    ttft_tpot_clock_pair pair;
+    ttft_tpot_device_stamp st;
+    ttft_tpot_device_interval *log = NULL;
+    double ms;
+    int rc, foreign = ticket != 0 && tk->owner[k] != t;
+    if (foreign && before.device_intervals) {
+        log = (ttft_tpot_device_interval *)malloc(before.device_intervals * sizeof *log);
+        CHECK(log != NULL);
+        memcpy(log, t->dev.log, before.device_intervals * sizeof *log);
+    }
+    memset(&st, 0, sizeof st);
+    st.ticket = ticket;
+    st.absolute = how >> 2 & 1;
+    st.elapsed_ns = take(in, 8);
+    st.begin_ns = take(in, 3);
+    st.end_ns = take(in, 3);
+    pair.host_ns = take(in, 3);
+    pair.device_ns = take(in, 3);
+    switch (how & 3) {
+    case 0: rc = ttft_tpot_device_resolve(t, &st, 1, how & 8 ? NULL : &pair, NULL); break;
+    case 1: rc = ttft_tpot_device_absolute(t, ticket, st.begin_ns, st.end_ns, &pair); break;
+    case 2:
+        bits = take(in, 8);
+        memcpy(&ms, &bits, sizeof ms);
+        rc = ttft_tpot_device_elapsed_ms(t, ticket, ms);
+        break;
+    default: rc = ttft_tpot_device_part(t, ticket, phase, &st, how & 8 ? NULL : &pair); break;
+    }
+    if (foreign) {
+        ttft_tpot_counts after = ttft_tpot_counts_of(t);
+        CHECK(rc != TTFT_TPOT_OK && rc != TTFT_TPOT_EFULL);
+        CHECK(after.device_intervals == before.device_intervals && after.device_open == before.device_open);
+        CHECK(!log || memcmp(log, t->dev.log, before.device_intervals * sizeof *log) == 0);
+    }
+    free(log);
+    return rc;
+}
+
+/* One call the input chooses on t (or both collectors, for a merge): its return code. */
+static int step(input *in, ttft_tpot *c, ttft_tpot *other, ttft_tpot_span *spans, tickets *tk)
+{
+    unsigned op = (unsigned)take(in, 1) % 30, slot = (unsigned)take(in, 1);
     int phase = (int)(int8_t)take(in, 1);
     ttft_tpot *t = slot & 0x80 ? other : c;
     ttft_tpot_span *sp = &spans[slot % 4];
@@ -109,6 +175,9 @@ static int step(input *in, ttft_tpot *c, ttft_tpot *other, ttft_tpot_span *spans
     case 23: return ttft_tpot_request_submit(t, id);
     case 24: return ttft_tpot_request_tokens(t, id, (uint32_t)take(in, 1));
     case 25: return ttft_tpot_request_schedule(t, id);
+    case 26: return device_span(t, phase, slot >> 4 & 1, tk, slot % 4);
+    case 27: return resolve(in, t, tk, slot % 4, slot >> 2, phase); /* either collector, whoever opened it */
+    case 28: return resolve(in, tk->owner[slot % 4] == c ? other : c, tk, slot % 4, slot >> 2, phase); /* the other */
     default: return ttft_tpot_phase_stats(t, phase, &st);
     }
 }
@@ -161,6 +230,7 @@ static void check_replay(const ttft_tpot *c, input *in, int grow)
     cfg.max_request_events = grow ? 1 : c->req.max_events;
     cfg.hist_slots = grow ? 1 : c->hist.max;
     cfg.max_shapes = c->shape.max;
+    cfg.max_device = grow ? 0 : c->dev.max; /* growing: the read makes room for the intervals */
     cfg.timeline = c->store.starts != NULL;
     cfg.grow = grow;
     cfg.clock = data_clock; /* never read; named as c's clock is */
@@ -191,12 +261,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     input in = {data, size};
     ttft_tpot c, other;
     ttft_tpot_span spans[4];
+    tickets tk;
     int k;
     memset(spans, 0, sizeof spans);
+    memset(&tk, 0, sizeof tk);
     make(&c, &in, (unsigned)take(&in, 2));
     make(&other, &in, (unsigned)take(&in, 2));
     while (in.left) {
-        int rc = step(&in, &c, &other, spans);
+        int rc = step(&in, &c, &other, spans, &tk);
         CHECK(known(rc) || rc >= 0);
     }
     for (k = 0; k < 2; k++) {
