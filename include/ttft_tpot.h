@@ -1620,7 +1620,9 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
    field the request does not have is empty (no schedule, no token yet, TPOT of one token); measured
    is 1 for a request in the figures (not warmup, not truncated, a token at least); slo_*: 1 or 0,
    whether it met that SLO (inclusive, as goodput counts it), empty when that SLO is not set or the
-   request has no such figure. The id is quoted as the trace quotes names. OK; EINVAL; EIO. */
+   request has no such figure. The id is quoted as the trace quotes names; one that starts with = + -
+   @ tab or CR, which a spreadsheet would run as a formula, is quoted with a ' before it ("'=1+1"), as
+   OWASP advises against CSV injection (the trace keeps ids exactly). OK; EINVAL; EIO. */
 TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out);
 
 #endif /* TTFT_TPOT_NO_STDIO */
@@ -8043,7 +8045,18 @@ static void ttft_tpot__request_row(const ttft_tpot *c, const ttft_tpot_request *
 {
     char *p = ttft_tpot__out_room(o, 2 * TTFT_TPOT_NAME_MAX + 256); /* the id escaped, 8 numbers, 4 flags */
     int has = q->token_events > 0, k, met;
-    p += ttft_tpot__csv_esc(p, q->id);
+    const char *id;
+    if (strchr("=+-@\t\r", q->id[0]) && q->id[0]) { /* a spreadsheet would run it as a formula: "'=..." */
+        *p++ = '"', *p++ = '\'';
+        for (id = q->id; *id; id++) {
+            if (*id == '"')
+                *p++ = '"';
+            *p++ = *id;
+        }
+        *p++ = '"';
+    } else {
+        p += ttft_tpot__csv_esc(p, q->id);
+    }
     p = TTFT_TPOT__LIT(ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->submit_ns), ",");
     if (q->scheduled)
         p = ttft_tpot__put_u64(p, q->scheduled_ns);
