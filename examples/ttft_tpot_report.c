@@ -384,8 +384,8 @@ static int read_traces(ttft_tpot *c, char **names, int n, const char **no_starts
     return 0;
 }
 
-/* The collector: small, growing as the traces need (nothing they hold is dropped); start times only
-   for a timeline, which is all that reads them. */
+/* The collector: small, growing as the traces need (nothing they hold is dropped); it keeps start
+   times from the first line that has one (nesting and self time need them, as the Chrome trace). */
 static int make_collector(ttft_tpot *c, const options *o)
 {
     ttft_tpot_config cfg;

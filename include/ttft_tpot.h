@@ -1605,8 +1605,9 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
    "name:line: what is wrong" into err (err may be NULL; name NULL reads "(trace)"; every byte a
    terminal would not show as text escaped as \xHH), and leaves c as it was. Samples past the capacity
    are counted as dropped, unless c grows (config.grow: the samples, histograms and request tables are
-   enlarged as the trace needs). A bounded phase's steady samples go to its histogram (its first and
-   its warmup samples stay exact).
+   enlarged as the trace needs, and a collector without config.timeline or config.bounded keeps start
+   times from the first line that has one, as nesting and self time need). A bounded phase's steady
+   samples go to its histogram (its first and its warmup samples stay exact).
    One pass over the input in 1 MiB blocks (a pipe works), plus 1 MiB of buffer while reading.
    EINVAL (c or in NULL), ENOMEM, EIO (read error; c as it was). A "# hist:" line needs a free
    histogram slot (config.hist_slots) unless its phase is bounded already or c grows. */
@@ -9266,6 +9267,25 @@ static int ttft_tpot__read_bounded(ttft_tpot__reader *r, unsigned long line, int
     return 1;
 }
 
+/* Start times for a growing exact collector without them, from the first line that has one: nesting
+   and self time need them, so a trace reads as the collector that wrote it, whatever its reader asks
+   for. The samples before it start at 0 (unknown); 8 bytes a sample only for traces that have them. */
+static int ttft_tpot__starts_take(ttft_tpot *c)
+{
+    ttft_tpot__store *st = &c->store;
+    size_t bytes = (st->capacity + st->reserve) * sizeof *st->starts;
+    unsigned p;
+    void *s = TTFT_TPOT_MALLOC(bytes ? bytes : 1, c->alloc_user);
+    if (!s)
+        return TTFT_TPOT_ENOMEM;
+    memset(s, 0, bytes);
+    st->starts = (uint64_t *)s;
+    c->grown |= TTFT_TPOT__PART_STARTS;
+    for (p = 0; p < c->phase.n; p++) /* the inline path keeps no start */
+        c->phase.slots[p].fast_cap = 0;
+    return TTFT_TPOT_OK;
+}
+
 /* A sample: a bounded phase's steady one into its histogram, any other stored past c->store.n until
    the end (a growing collector makes room). */
 static int ttft_tpot__read_sample(ttft_tpot__reader *r, unsigned long line, int id, uint64_t start, uint64_t dur,
@@ -9275,6 +9295,8 @@ static int ttft_tpot__read_sample(ttft_tpot__reader *r, unsigned long line, int 
     int rc;
     if (c->phase.slots[id].hist && !warm && (rc = ttft_tpot__read_bounded(r, line, id, dur, tokens, 0)) != 0)
         return rc < 0 ? rc : TTFT_TPOT_OK;
+    if (start && !c->store.starts && c->grow && !c->hist.bounded && (rc = ttft_tpot__starts_take(c)) != TTFT_TPOT_OK)
+        return rc;
     if (c->store.n + r->n >= c->store.capacity + (warm ? c->store.reserve : 0)) { /* as ttft_tpot__keep */
         rc = ttft_tpot__store_grow(c, c->store.n + r->n + 1);
         if (rc == TTFT_TPOT_ENOMEM)

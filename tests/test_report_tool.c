@@ -462,6 +462,46 @@ static void chrome_trace_needs_start_times(void **state)
     free(err);
 }
 
+/* A trace with start times is reported as the collector that wrote it reports, whatever else is
+   asked: a kernel that holds others nests and has its self time with --json alone, as with
+   --chrome-trace. "Live" here: the same rows in a collector with config.timeline. */
+static void nesting_needs_no_chrome_trace(void **state)
+{
+    static const char trace[] = "phase,role,start_ns,dur_ns,tokens,warmup\n" /* in end order */
+                                "attn,kernel,1010,20,0,0\nlayer,kernel,1000,60,0,0\nhead,kernel,1070,20,0,0\n"
+                                "step,decode,1000,100,1,0\n"
+                                "attn,kernel,2010,20,0,0\nlayer,kernel,2000,60,0,0\nhead,kernel,2070,20,0,0\n"
+                                "step,decode,2000,100,1,0\n"
+                                "attn,kernel,3010,20,0,0\nlayer,kernel,3000,60,0,0\nhead,kernel,3070,20,0,0\n"
+                                "step,decode,3000,100,1,0\n";
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    char *out, *err, *live, *with_chrome;
+    FILE *f;
+    (void)state;
+    write_text("nests.csv", trace);
+    cfg.grow = 1, cfg.timeline = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    f = fopen("nests.csv", "rb");
+    assert_non_null(f);
+    assert_int_equal(ttft_tpot_trace_read(&c, f, "nests.csv", NULL, 0), TTFT_TPOT_OK);
+    fclose(f);
+    f = fopen("nests.live.json", "wb");
+    assert_non_null(f);
+    assert_int_equal(ttft_tpot_report_json(&c, f), TTFT_TPOT_OK);
+    fclose(f);
+    ttft_tpot_free(&c);
+    live = slurp("nests.live.json");
+    assert_non_null(strstr(live, "\"nests\":true"));
+    assert_int_equal(tool("--json --chrome-trace /dev/null nests.csv", &with_chrome, &err), 0);
+    free(err);
+    assert_int_equal(tool("--json nests.csv", &out, &err), 0);
+    assert_string_equal(out, with_chrome);
+    assert_non_null(strstr(out, "\"nests\":true"));
+    assert_string_equal(strstr(out, "\"phases\""), strstr(live, "\"phases\"")); /* the clocks differ */
+    free(out), free(err), free(live), free(with_chrome);
+}
+
 #ifdef GENERATE_BIN
 /* What the driver printed live is what the tool prints from the driver's trace: plain runs, and
    serving (request events in the trace). */
@@ -603,6 +643,7 @@ int main(void)
         cmocka_unit_test(inputs_are_read_once),
         cmocka_unit_test(blank_lines_cost_no_storage),
         cmocka_unit_test(chrome_trace_needs_start_times),
+        cmocka_unit_test(nesting_needs_no_chrome_trace),
         cmocka_unit_test(bounded_report_of_a_trace),
 #ifdef GENERATE_BIN
         cmocka_unit_test(driver_round_trip),
