@@ -311,6 +311,39 @@ static void prometheus_names_from_the_tool(void **state)
     free(err);
 }
 
+
+/* --ranks writes what the report writes: times to the ns in JSON (100.5 ns is 0.000101 ms, as
+   "tpot" has it), steps under 1 us in ns in the text, a trace's name escaped as every message escapes
+   it. */
+static void ranks_round_escape_and_small_steps(void **state)
+{
+    char *out, *err;
+    const char *r;
+    (void)state;
+    write_text("rk0.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,9,1,1\nd,decode,0,100,1,0\n"
+                          "d,decode,0,101,1,0\n");
+    write_text("rk\033[31m1.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,9,1,1\nd,decode,0,3,1,0\n"
+                                  "d,decode,0,4,1,0\n");
+    assert_int_equal(tool("--ranks --json rk0.csv \"rk\033[31m1.csv\"", &out, &err), 0);
+    assert_non_null(strstr(out, "\"tpot\":{\"n\":2,\"excluded_warmup\":1,\"mean_ms\":0.000101,\"p50_ms\":0.000101,"));
+    assert_non_null(r = strstr(out, "\"ranks\":"));
+    assert_non_null(strstr(r, "\"per_rank\":[{\"n\":2,\"mean_ms\":0.000101,\"p50_ms\":0.000101,"));
+    assert_non_null(strstr(r, "{\"n\":2,\"mean_ms\":0.000004,\"p50_ms\":0.000004,")); /* 3.5 ns */
+    assert_null(strstr(out, "0.0001005"));
+    free(out);
+    free(err);
+    write_text("rk0.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,9,1,1\nd,decode,0,1,1,0\n"
+                          "d,decode,0,2,1,0\nd,decode,0,3,1,0\n");
+    write_text("rk\033[31m1.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,9,1,1\nd,decode,0,1,1,0\n"
+                                  "d,decode,0,2,1,0\nd,decode,0,3,1,0\n");
+    assert_int_equal(tool("--ranks rk0.csv \"rk\033[31m1.csv\"", &out, &err), 0);
+    assert_non_null(strstr(out, "   1      3       2 ns       3 ns       2 ns     0.0%  rk\\x1b[31m1.csv\n"));
+    assert_non_null(strstr(out, "TPOT (step = max over ranks): p50 2 ns, p90 3 ns, p99 3 ns, mean 2 ns  (n=3 steps"));
+    assert_null(strstr(out, "\033"));
+    assert_null(strstr(out, "0.00 us"));
+    free(out);
+    free(err);
+}
 /* --ranks: step k of each rank lined up, its time the maximum over the ranks. rank 0's steady steps 1,
    3, 2 ms, rank 1's 2, 1, 2, 5 ms (one past rank 0's: unmatched): maxima 2, 3, 2 (p50 2, mean 7/3 ms),
    spreads 1, 2, 0 (p50 1, max 2 ms); slowest: rank 1, rank 0, a tie (the lowest rank): [2, 1]. */
@@ -325,10 +358,10 @@ static void ranks_line_up_steps(void **state)
                             "d,decode,0,1000000,1,0\nd,decode,0,2000000,1,0\nd,decode,0,5000000,1,0\n");
     assert_int_equal(tool("--ranks --json rank0.csv rank1.csv", &out, &err), 0);
     assert_non_null(r = strstr(out, ",\"ranks\":{\"n\":2,\"steps\":3,\"unmatched\":1,\"tpot\":{\"n\":3,"
-                                    "\"mean_ms\":2.3333333333333335,\"p50_ms\":2,"));
-    assert_non_null(strstr(r, "\"max_ms\":3,\"total_ms\":7},\"slowest\":[2,1],\"spread\":{\"n\":3,\"mean_ms\":1,"
-                              "\"p50_ms\":1,"));
-    assert_non_null(strstr(r, "\"per_rank\":[{\"n\":3,\"mean_ms\":2,"));
+                                    "\"mean_ms\":2.333333,\"p50_ms\":2.0,")); /* to the ns */
+    assert_non_null(strstr(r, "\"max_ms\":3.0,\"total_ms\":7.0},\"slowest\":[2,1],\"spread\":{\"n\":3,\"mean_ms\":1.0,"
+                              "\"p50_ms\":1.0,"));
+    assert_non_null(strstr(r, "\"per_rank\":[{\"n\":3,\"mean_ms\":2.0,"));
     assert_string_equal(out + strlen(out) - 4, "]}}\n"); /* the report's object closes after "ranks" */
     free(out);
     free(err);
@@ -638,6 +671,7 @@ int main(void)
         cmocka_unit_test(options_gnu_style),
         cmocka_unit_test(prometheus_names_from_the_tool),
         cmocka_unit_test(ranks_line_up_steps),
+        cmocka_unit_test(ranks_round_escape_and_small_steps),
         cmocka_unit_test(chrome_trace_has_one_event_per_sample),
         cmocka_unit_test(requests_through_the_tool),
         cmocka_unit_test(inputs_are_read_once),
