@@ -123,8 +123,10 @@ void ranks_text(FILE *out, const ranks_figures *f, const char *const *names)
             ms_text(b, sizeof b, f->tpot.p90_ns), ms_text(c, sizeof c, f->tpot.p99_ns));
     fprintf(out, "mean %s  (n=%llu steps lined up", ms_text(a, sizeof a, f->tpot.mean_ns),
             (unsigned long long)f->steps);
-    fprintf(out, f->unmatched ? "; %llu steps past the shortest rank left out)\n" : ")\n",
-            (unsigned long long)f->unmatched);
+    if (f->unmatched)
+        fprintf(out, "; %llu step%s past the shortest rank left out", (unsigned long long)f->unmatched,
+                f->unmatched == 1 ? "" : "s");
+    fputs(")\n", out);
     fprintf(out, "Straggler spread (max - min per step): p50 %s, p99 %s, max %s\n",
             ms_text(a, sizeof a, f->spread.p50_ns), ms_text(b, sizeof b, f->spread.p99_ns),
             ms_text(c, sizeof c, (double)f->spread.max_ns));

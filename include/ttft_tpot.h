@@ -6042,6 +6042,12 @@ static const char *ttft_tpot__fix(char *buf, size_t len, int places, double v)
     return ttft_tpot__num(buf, len, v > 0 && v < half ? "%.3g" : fmt[places], v);
 }
 
+/* The plural ending of a count's noun: "1 call", "2 calls". */
+static const char *ttft_tpot__s(unsigned long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
 /* The unit a duration reads well in: its size in ns, and its name ("s", "ms", "us", "ns"). */
 static double ttft_tpot__unit(double ns, const char **name)
 {
@@ -6368,9 +6374,9 @@ static void ttft_tpot__text_serving(const ttft_tpot_model *m, FILE *out)
                 ttft_tpot__fix(a, sizeof a, 2, q->request_rps), ttft_tpot__fix(b, sizeof b, 1, q->output_tok_s),
                 (unsigned long long)q->tokens);
     if (q->has_max_tok_s)
-        fprintf(out, "  Peak: %s output tok/s (the busiest %s slice), %llu concurrent requests\n",
+        fprintf(out, "  Peak: %s output tok/s (the busiest %s slice), %llu concurrent request%s\n",
                 ttft_tpot__fix(a, sizeof a, 1, q->max_output_tok_s), ttft_tpot__dur(b, sizeof b, (double)m->slice_ns),
-                (unsigned long long)q->max_concurrent_requests);
+                (unsigned long long)q->max_concurrent_requests, ttft_tpot__s(q->max_concurrent_requests));
     if (q->has_goodput)
         ttft_tpot__text_goodput(m, out);
     if (m->slices_asked)
@@ -6433,8 +6439,8 @@ static void ttft_tpot__text_request_warmup(const ttft_tpot_model *m, FILE *out)
 /* The report's first line, and a warning when reading the clock is a system call. */
 static void ttft_tpot__text_head(const ttft_tpot_model *m, FILE *out)
 {
-    fprintf(out, "ttft_tpot report: %llu samples in %u phases (clock: %s", (unsigned long long)m->head.samples,
-            m->phases, m->clock_name);
+    fprintf(out, "ttft_tpot report: %llu sample%s in %u phase%s (clock: %s", (unsigned long long)m->head.samples,
+            ttft_tpot__s(m->head.samples), m->phases, ttft_tpot__s(m->phases), m->clock_name);
     if (m->clock_read_ns)
         fprintf(out, ", %llu ns/read", (unsigned long long)m->clock_read_ns);
     fputs(")\n", out);
@@ -6580,8 +6586,8 @@ static void ttft_tpot__text_warnings(const ttft_tpot_model *m, FILE *out)
                      "counts, sums and throughputs are exact, their percentiles within 0.78%%\n",
                 (unsigned long long)l->capacity, (unsigned long long)l->outgrown);
     if (l->rejected)
-        fprintf(out, "WARNING: %llu calls rejected (unknown phase or request, invalid duration, span misuse)\n",
-                (unsigned long long)l->rejected);
+        fprintf(out, "WARNING: %llu call%s rejected (unknown phase or request, invalid duration, span misuse)\n",
+                (unsigned long long)l->rejected, ttft_tpot__s(l->rejected));
     if (l->shapes_dropped)
         fprintf(out, "WARNING: %llu samples with a new shape not flagged warmup: the shape table (config.max_shapes "
                      "%llu) is full\n",
@@ -6757,8 +6763,8 @@ static void ttft_tpot__text_runs(const ttft_tpot_model *m, FILE *out)
                     ttft_tpot__fix(a, sizeof a, 1, rs->fig[k].cv * 100),
                     ttft_tpot__num(b, sizeof b, "%g", TTFT_TPOT_RUN_CV_FLAG * 100));
     if (rs->dropped)
-        fprintf(out, "WARNING: %llu runs not marked (TTFT_TPOT_MAX_RUNS %u): their samples are in the last run\n",
-                (unsigned long long)rs->dropped, (unsigned)TTFT_TPOT_MAX_RUNS);
+        fprintf(out, "WARNING: %llu run%s not marked (TTFT_TPOT_MAX_RUNS %u): their samples are in the last run\n",
+                (unsigned long long)rs->dropped, ttft_tpot__s(rs->dropped), (unsigned)TTFT_TPOT_MAX_RUNS);
 }
 
 /* -- Writers: the text report's device section ------------------------------------------------- */
@@ -6862,8 +6868,11 @@ static void ttft_tpot__text(const ttft_tpot_model *m, FILE *out)
 {
     int serving = m->has_requests && m->requests.n > 0;
     ttft_tpot__text_head(m, out);
+    /* a span's begin writes nothing to the collector (no shared write): one never ended cannot be counted */
     if (!m->has_requests && !m->head.has_ttft_first && !m->head.tpot.n && !m->head.tpot_excluded && !m->head.e2e.n)
-        fputs("Nothing to report: no prefill, decode or e2e sample, and no request\n", out);
+        fputs("Nothing to report: no prefill, decode or e2e sample, and no request\n"
+              "(a span is recorded at its end: one begun and never ended leaves nothing)\n",
+              out);
     if (serving) {
         ttft_tpot__text_serving(m, out);
         ttft_tpot__text_request_warmup(m, out);

@@ -281,7 +281,7 @@ static void prometheus_names_from_the_tool(void **state)
     free(err);
     /* --slice: A in flight from 0 to 120 ms, its tokens at 100 and 120 ms; 50 ms slices */
     assert_int_equal(tool("--slice 0.05 prom.csv", &out, &err), 0);
-    assert_non_null(strstr(out, "  Peak: 40.0 output tok/s (the busiest 50.00 ms slice), 1 concurrent requests\n"
+    assert_non_null(strstr(out, "  Peak: 40.0 output tok/s (the busiest 50.00 ms slice), 1 concurrent request\n"
                                 "  Over time (50.00 ms slices from the first submit):\n"));
     assert_non_null(strstr(out, "   100.00 ms        40.0          1          0  -\n"));
     free(out);
@@ -367,7 +367,7 @@ static void ranks_line_up_steps(void **state)
     free(err);
     assert_int_equal(tool("--ranks rank0.csv rank1.csv", &out, &err), 0);
     assert_non_null(strstr(out, "TPOT (step = max over ranks): p50 2.00 ms, p90 2.80 ms, p99 2.98 ms, mean 2.33 ms  "
-                                "(n=3 steps lined up; 1 steps past the shortest rank left out)\n"));
+                                "(n=3 steps lined up; 1 step past the shortest rank left out)\n"));
     assert_non_null(strstr(out, "Straggler spread (max - min per step): p50 1.00 ms, p99 1.98 ms, max 2.00 ms\n"));
     assert_non_null(strstr(out, "   1      4    2.00 ms    4.91 ms    2.50 ms    33.3%  rank1.csv\n"));
     free(out);
@@ -561,6 +561,42 @@ static void round_trip(const char *mode)
     free(live_out);
 }
 
+/* Outputs with little in them say so: --requests-csv of a trace without requests warns (exit 0);
+   --prometheus of a trace with device intervals but no request writes the device series, exit 0;
+   counts of one are singular. */
+static void little_to_report_is_said(void **state)
+{
+    char cmd[1024], *out, *err;
+    (void)state;
+    write_text("noreq1.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,1,1\nd,decode,0,6,1,0\n");
+    assert_int_equal(tool("--requests-csv - noreq1.csv", &out, &err), 0);
+    assert_string_equal(out, "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,"
+                             "measured,slo_ttft,slo_tpot,slo_e2e\n");
+    assert_non_null(strstr(err, "warning: --requests-csv: no request in the traces"));
+    free(out), free(err);
+    assert_int_equal(tool("noreq1.csv", &out, &err), 0);
+    assert_non_null(strstr(out, "ttft_tpot report: 2 samples in 1 phase (clock:"));
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd,
+             "\"%s\" --dim 64 --layers 2 --heads 4 --hidden 96 --vocab 300 --prompt-len 16 --max-new-tokens 8 "
+             "--batch 2 --warmup-runs 1 --async --trace dev.csv >/dev/null",
+             GENERATE_BIN);
+    assert_int_equal(shell(cmd), 0);
+    assert_int_equal(tool("--prometheus dev.csv", &out, &err), 0);
+    assert_non_null(strstr(out, "vllm:device_time_per_output_token_seconds_count"));
+    assert_null(strstr(err, "every histogram is empty"));
+    assert_non_null(strstr(err, "no measured request"));
+    free(out), free(err);
+    write_text("empty1.csv", "phase,role,start_ns,dur_ns,tokens,warmup\n");
+    assert_int_equal(tool("--prometheus empty1.csv", &out, &err), 3); /* nothing to count: as before */
+    assert_non_null(strstr(err, "every histogram is empty"));
+    free(out), free(err);
+    assert_int_equal(tool("empty1.csv", &out, &err), 0); /* a span never ended left no sample: said */
+    assert_non_null(strstr(out, "Nothing to report: no prefill, decode or e2e sample, and no request\n"
+                                "(a span is recorded at its end: one begun and never ended leaves nothing)\n"));
+    free(out), free(err);
+}
+
 static void driver_round_trip(void **state)
 {
     (void)state;
@@ -681,6 +717,7 @@ int main(void)
         cmocka_unit_test(bounded_report_of_a_trace),
 #ifdef GENERATE_BIN
         cmocka_unit_test(driver_round_trip),
+        cmocka_unit_test(little_to_report_is_said),
 #endif
     };
     return run_cases(tests);
