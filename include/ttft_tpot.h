@@ -7937,12 +7937,44 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
 
 #ifndef TTFT_TPOT_NO_STDIO
 
+/* Start times for a growing exact collector without them, from the first line that has one: nesting
+   and self time need them, so a trace reads as the collector that wrote it, whatever its reader asks
+   for. The samples before it start at 0 (unknown); 8 bytes a sample only for traces that have them. */
+static int ttft_tpot__starts_take(ttft_tpot *c)
+{
+    ttft_tpot__store *st = &c->store;
+    size_t bytes = (st->capacity + st->reserve) * sizeof *st->starts;
+    unsigned p;
+    void *s = TTFT_TPOT_MALLOC(bytes ? bytes : 1, c->alloc_user);
+    if (!s)
+        return TTFT_TPOT_ENOMEM;
+    memset(s, 0, bytes);
+    st->starts = (uint64_t *)s;
+    c->grown |= TTFT_TPOT__PART_STARTS;
+    for (p = 0; p < c->phase.n; p++) /* the inline path keeps no start */
+        c->phase.slots[p].fast_cap = 0;
+    return TTFT_TPOT_OK;
+}
+
+/* What ttft_tpot__starts_take did, undone (a read that fails leaves c as it was). */
+static void ttft_tpot__starts_drop(ttft_tpot *c)
+{
+    unsigned p;
+    TTFT_TPOT_FREE(c->store.starts, c->alloc_user);
+    c->store.starts = NULL;
+    c->grown &= ~(unsigned)TTFT_TPOT__PART_STARTS;
+    for (p = 0; p < c->phase.n; p++)
+        if (!c->phase.slots[p].fresh)
+            ttft_tpot__phase_called(c, &c->phase.slots[p]);
+}
+
 /* How far the tables were filled, to go back to when a trace is refused (samples past the store's n
    are never counted: they need nothing). */
 typedef struct ttft_tpot__mark {
     unsigned phases, hists, requests, runs;
     size_t events, last_end; /* last_end: the last run's end (a read closes it) */
     uint64_t runs_dropped;
+    int starts; /* start times were kept (a read may take them on) */
 } ttft_tpot__mark;
 
 /* -- Trace I/O: what a refused read undoes, and what a trace names ----------------------------- */
@@ -7957,6 +7989,7 @@ static ttft_tpot__mark ttft_tpot__mark_of(const ttft_tpot *c)
     m.runs = c->runs;
     m.last_end = c->runs ? c->run_end[c->runs - 1] : 0;
     m.runs_dropped = c->runs_dropped;
+    m.starts = c->store.starts != NULL;
     return m;
 }
 
@@ -7973,6 +8006,8 @@ static void ttft_tpot__rollback(ttft_tpot *c, const ttft_tpot__mark *m)
     c->runs_dropped = m->runs_dropped;
     if (c->req.n != m->requests || c->req.n_events != m->events)
         ttft_tpot__requests_rollback(c, m->requests, m->events);
+    if (!m->starts && c->store.starts) /* taken on by this read: given back, the inline path with them */
+        ttft_tpot__starts_drop(c);
 }
 
 /* Append src to dst (of cap bytes, NUL-terminated, truncated to fit), every character a terminal
@@ -9274,25 +9309,6 @@ static int ttft_tpot__read_bounded(ttft_tpot__reader *r, unsigned long line, int
     ttft_tpot__hist_add(&pd->h, dur, (uint32_t)tokens);
     pd->n++;
     return 1;
-}
-
-/* Start times for a growing exact collector without them, from the first line that has one: nesting
-   and self time need them, so a trace reads as the collector that wrote it, whatever its reader asks
-   for. The samples before it start at 0 (unknown); 8 bytes a sample only for traces that have them. */
-static int ttft_tpot__starts_take(ttft_tpot *c)
-{
-    ttft_tpot__store *st = &c->store;
-    size_t bytes = (st->capacity + st->reserve) * sizeof *st->starts;
-    unsigned p;
-    void *s = TTFT_TPOT_MALLOC(bytes ? bytes : 1, c->alloc_user);
-    if (!s)
-        return TTFT_TPOT_ENOMEM;
-    memset(s, 0, bytes);
-    st->starts = (uint64_t *)s;
-    c->grown |= TTFT_TPOT__PART_STARTS;
-    for (p = 0; p < c->phase.n; p++) /* the inline path keeps no start */
-        c->phase.slots[p].fast_cap = 0;
-    return TTFT_TPOT_OK;
 }
 
 /* A sample: a bounded phase's steady one into its histogram, any other stored past c->store.n until
