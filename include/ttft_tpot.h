@@ -6286,9 +6286,9 @@ static void ttft_tpot__text_request_losses(const ttft_tpot_model *m, FILE *out)
     const ttft_tpot_requests *q = &m->requests;
     const ttft_tpot_losses *l = &m->losses;
     if (q->dropped)
-        fprintf(out, "WARNING: %llu request events dropped: the request tables are full (config.max_requests %llu, "
+        fprintf(out, "WARNING: %llu request event%s dropped: the request tables are full (config.max_requests %llu, "
                      "max_request_events %llu; %llu submits refused)\n",
-                (unsigned long long)q->dropped, (unsigned long long)l->max_requests,
+                (unsigned long long)q->dropped, ttft_tpot__s(q->dropped), (unsigned long long)l->max_requests,
                 (unsigned long long)l->max_request_events, (unsigned long long)l->requests_refused);
     if (q->truncated)
         fprintf(out, "WARNING: %llu request%s truncated: %llu events did not fit config.max_request_events %llu "
@@ -6357,12 +6357,13 @@ static void ttft_tpot__text_serving(const ttft_tpot_model *m, FILE *out)
     const ttft_tpot_requests *q = &m->requests;
     char a[32], b[32];
     if (q->truncated)
-        fprintf(out, "\nServing: %llu requests measured (%llu warmup, %llu incomplete and %llu truncated excluded)",
-                (unsigned long long)q->n, (unsigned long long)q->warmup_excluded, (unsigned long long)q->incomplete,
-                (unsigned long long)q->truncated);
+        fprintf(out, "\nServing: %llu request%s measured (%llu warmup, %llu incomplete and %llu truncated excluded)",
+                (unsigned long long)q->n, ttft_tpot__s(q->n), (unsigned long long)q->warmup_excluded,
+                (unsigned long long)q->incomplete, (unsigned long long)q->truncated);
     else
-        fprintf(out, "\nServing: %llu requests measured (%llu warmup and %llu incomplete excluded)",
-                (unsigned long long)q->n, (unsigned long long)q->warmup_excluded, (unsigned long long)q->incomplete);
+        fprintf(out, "\nServing: %llu request%s measured (%llu warmup and %llu incomplete excluded)",
+                (unsigned long long)q->n, ttft_tpot__s(q->n), (unsigned long long)q->warmup_excluded,
+                (unsigned long long)q->incomplete);
     if (q->has_window)
         fprintf(out, ", window %s\n", ttft_tpot__dur(a, sizeof a, q->window_ns));
     else
@@ -6579,19 +6580,20 @@ static void ttft_tpot__text_warnings(const ttft_tpot_model *m, FILE *out)
 {
     const ttft_tpot_losses *l = &m->losses;
     if (l->dropped)
-        fprintf(out, "WARNING: %llu samples dropped (storage full at %llu): figures cover the stored ones\n",
-                (unsigned long long)l->dropped, (unsigned long long)l->capacity);
+        fprintf(out, "WARNING: %llu sample%s dropped (storage full at %llu): figures cover the stored ones\n",
+                (unsigned long long)l->dropped, ttft_tpot__s(l->dropped), (unsigned long long)l->capacity);
     if (l->outgrown)
-        fprintf(out, "NOTE: storage full at %llu samples: %llu phases went on in histograms (marked ~): their "
+        fprintf(out, "NOTE: storage full at %llu samples: %llu phase%s went on in histograms (marked ~): their "
                      "counts, sums and throughputs are exact, their percentiles within 0.78%%\n",
-                (unsigned long long)l->capacity, (unsigned long long)l->outgrown);
+                (unsigned long long)l->capacity, (unsigned long long)l->outgrown, ttft_tpot__s(l->outgrown));
     if (l->rejected)
         fprintf(out, "WARNING: %llu call%s rejected (unknown phase or request, invalid duration, span misuse)\n",
                 (unsigned long long)l->rejected, ttft_tpot__s(l->rejected));
     if (l->shapes_dropped)
-        fprintf(out, "WARNING: %llu samples with a new shape not flagged warmup: the shape table (config.max_shapes "
+        fprintf(out, "WARNING: %llu sample%s with a new shape not flagged warmup: the shape table (config.max_shapes "
                      "%llu) is full\n",
-                (unsigned long long)l->shapes_dropped, (unsigned long long)l->max_shapes);
+                (unsigned long long)l->shapes_dropped, ttft_tpot__s(l->shapes_dropped),
+                (unsigned long long)l->max_shapes);
 }
 
 /* A row of figures: n, then avg, min, max, p50 and p99 (approx: from a histogram). */

@@ -192,7 +192,7 @@ static void request_calls_refused(void **state)
     assert_int_equal(counts(&none).requests_dropped, 1);
     {
         char *text = capture(&none, ttft_tpot_report);
-        assert_non_null(strstr(text, "WARNING: 1 request events dropped"));
+        assert_non_null(strstr(text, "WARNING: 1 request event dropped"));
         free(text);
     }
     ttft_tpot_free(&none);
@@ -286,7 +286,7 @@ static void trace_names_the_recording_limits(void **state)
     assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK); /* max_requests 0 */
     assert_int_equal(ttft_tpot_request_submit_at(&c, "a", 1), TTFT_TPOT_EFULL);
     text = capture(&c, ttft_tpot_report);
-    assert_non_null(strstr(text, "WARNING: 1 request events dropped: the request tables are full "
+    assert_non_null(strstr(text, "WARNING: 1 request event dropped: the request tables are full "
                                  "(config.max_requests 0, max_request_events 0; 1 submits refused)"));
     free(text);
     trace = capture(&c, ttft_tpot_trace_write);
@@ -369,7 +369,7 @@ static void warmup_per_shape(void **state)
     assert_int_equal(counts(&c).shapes_dropped, 1);
     assert_int_equal(sample(&c, 5).warmup, 0);
     text = capture(&c, ttft_tpot_report);
-    assert_non_null(strstr(text, "WARNING: 1 samples with a new shape not flagged warmup"));
+    assert_non_null(strstr(text, "WARNING: 1 sample with a new shape not flagged warmup"));
     free(text);
     assert_int_equal(ttft_tpot_record_shape(NULL, 0, 1, 1, 1), TTFT_TPOT_EINVAL);
     ttft_tpot_enable(&c, 0);
@@ -1130,7 +1130,7 @@ static void serving_report_leads_with_requests(void **state)
     ttft_tpot_request_submit_at(&c, "A", 0);
     ttft_tpot_request_tokens_at(&c, "A", 20 * MS, 1);
     text = capture(&c, ttft_tpot_report);
-    assert_non_null(strstr(text, "\nServing: 1 requests measured"));
+    assert_non_null(strstr(text, "\nServing: 1 request measured"));
     assert_null(strstr(text, "n/a"));
     assert_null(strstr(text, "Steps ("));
     free(text);
@@ -1138,7 +1138,7 @@ static void serving_report_leads_with_requests(void **state)
     ttft_tpot_record(&c, pre, 15 * MS, 1);
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "Steps (the samples of the driver's own spans)\nTTFT (first request)  : 15.00 ms"));
-    assert_true(strstr(text, "Serving: 1 requests") < strstr(text, "TTFT (first request)"));
+    assert_true(strstr(text, "Serving: 1 request ") < strstr(text, "TTFT (first request)"));
     free(text);
     ttft_tpot_free(&c);
 }
