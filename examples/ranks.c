@@ -4,6 +4,8 @@
 #endif
 #include "ranks.h"
 
+#include "cli.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,10 +96,12 @@ int ranks_compute(const ttft_tpot *const *c, int n, ranks_figures *f)
     return rc;
 }
 
-/* ns as ms with two decimals, or us below 1 ms, as the report writes small times. */
+/* ns as ms with two decimals, us below 1 ms, whole ns below 1 us, as the report writes small times. */
 static const char *ms_text(char *buf, size_t len, double ns)
 {
-    if (ns < 1e6)
+    if (ns < 999.5) /* "0.00 us" would hide a step of a few ns */
+        snprintf(buf, len, "%.0f ns", ns);
+    else if (ns < 1e6)
         snprintf(buf, len, "%.2f us", ns / 1e3);
     else
         snprintf(buf, len, "%.2f ms", ns / 1e6);
@@ -106,7 +110,7 @@ static const char *ms_text(char *buf, size_t len, double ns)
 
 void ranks_text(FILE *out, const ranks_figures *f, const char *const *names)
 {
-    char a[32], b[32], c[32];
+    char a[32], b[32], c[32], d[1024];
     int r;
     fprintf(out, "Tensor-parallel ranks: %d (a step waits for its slowest rank: its time is the maximum over the "
                  "ranks)\nrank  steps        p50        p99       mean  slowest  trace\n", f->n);
@@ -114,24 +118,45 @@ void ranks_text(FILE *out, const ranks_figures *f, const char *const *names)
         fprintf(out, "%4d %6llu %10s %10s %10s %7.1f%%  %s\n", r, (unsigned long long)f->rank[r].n,
                 ms_text(a, sizeof a, f->rank[r].p50_ns), ms_text(b, sizeof b, f->rank[r].p99_ns),
                 ms_text(c, sizeof c, f->rank[r].mean_ns),
-                f->steps ? 100.0 * (double)f->slowest[r] / (double)f->steps : 0.0, names[r]);
+                f->steps ? 100.0 * (double)f->slowest[r] / (double)f->steps : 0.0, cli_escaped(d, sizeof d, names[r]));
     fprintf(out, "TPOT (step = max over ranks): p50 %s, p90 %s, p99 %s, ", ms_text(a, sizeof a, f->tpot.p50_ns),
             ms_text(b, sizeof b, f->tpot.p90_ns), ms_text(c, sizeof c, f->tpot.p99_ns));
     fprintf(out, "mean %s  (n=%llu steps lined up", ms_text(a, sizeof a, f->tpot.mean_ns),
             (unsigned long long)f->steps);
-    fprintf(out, f->unmatched ? "; %llu steps past the shortest rank left out)\n" : ")\n",
-            (unsigned long long)f->unmatched);
+    if (f->unmatched)
+        fprintf(out, "; %llu step%s past the shortest rank left out", (unsigned long long)f->unmatched,
+                f->unmatched == 1 ? "" : "s");
+    fputs(")\n", out);
     fprintf(out, "Straggler spread (max - min per step): p50 %s, p99 %s, max %s\n",
             ms_text(a, sizeof a, f->spread.p50_ns), ms_text(b, sizeof b, f->spread.p99_ns),
             ms_text(c, sizeof c, (double)f->spread.max_ns));
 }
 
+/* ns as ms to the ns (rounded half up), as the report's JSON writes times: "0.000101", "2.0". Steps are
+   below 2^64 ns, and so is any figure of them but a total, which saturates. */
+static void json_ms(FILE *out, const char *key, double ns)
+{
+    unsigned long long r = ns + 0.5 < 18446744073709551615.0 ? (unsigned long long)(ns + 0.5) : ~0ULL;
+    char frac[8];
+    int k;
+    snprintf(frac, sizeof frac, "%06llu", r % 1000000);
+    for (k = 5; k > 0 && frac[k] == '0'; k--) /* at least one decimal */
+        frac[k] = '\0';
+    fprintf(out, ",\"%s\":%llu.%s", key, r / 1000000, frac);
+}
+
 static void json_stats(FILE *out, const ttft_tpot_stats *s)
 {
-    fprintf(out, "{\"n\":%llu,\"mean_ms\":%.17g,\"p50_ms\":%.17g,\"p90_ms\":%.17g,\"p95_ms\":%.17g,\"p99_ms\":%.17g,"
-                 "\"min_ms\":%.17g,\"max_ms\":%.17g,\"total_ms\":%.17g}",
-            (unsigned long long)s->n, s->mean_ns / 1e6, s->p50_ns / 1e6, s->p90_ns / 1e6, s->p95_ns / 1e6,
-            s->p99_ns / 1e6, (double)s->min_ns / 1e6, (double)s->max_ns / 1e6, s->total_ns / 1e6);
+    fprintf(out, "{\"n\":%llu", (unsigned long long)s->n);
+    json_ms(out, "mean_ms", s->mean_ns);
+    json_ms(out, "p50_ms", s->p50_ns);
+    json_ms(out, "p90_ms", s->p90_ns);
+    json_ms(out, "p95_ms", s->p95_ns);
+    json_ms(out, "p99_ms", s->p99_ns);
+    json_ms(out, "min_ms", (double)s->min_ns);
+    json_ms(out, "max_ms", (double)s->max_ns);
+    json_ms(out, "total_ms", s->total_ns);
+    fputc('}', out);
 }
 
 void ranks_json(FILE *out, const ranks_figures *f)

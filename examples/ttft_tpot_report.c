@@ -46,7 +46,8 @@ static const char usage_text[] =
     "                         8, to 0.001; default 50,90,99); --json adds each one beyond p50/p90/p95/p99\n"
     "  --requests-csv FILE    also write one row per request (id, submit, schedule, first and last token,\n"
     "                         tokens, TTFT, TPOT, E2E, measured, each SLO met); - : standard output,\n"
-    "                         instead of the report\n"
+    "                         instead of the report. An id that starts with = + - or @ is written\n"
+    "                         '=... so that a spreadsheet does not run it as a formula\n"
     "  --bounded              keep each phase's steady samples in a histogram: memory stays the same\n"
     "                         for a trace of any length; percentiles within 0.78%, marked approximate\n";
 
@@ -77,7 +78,8 @@ static const char usage_compare[] =
     "Options and traces come in any order; --opt=VALUE and --opt VALUE are the same; -- ends the\n"
     "options.\n"
     "Exit status: 0 report printed, 1 bad input, 2 bad usage, 3 --prometheus written with nothing to\n"
-    "count (no measured request in the traces: every histogram empty; a warning says so).\n";
+    "count (no measured request and no device interval in the traces: every series empty; a warning\n"
+    "says so).\n";
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -149,6 +151,10 @@ static int write_requests_csv(const ttft_tpot *c, const char *path)
     rc = ttft_tpot_requests_csv(c, f);
     if ((f == stdout ? fflush(f) : fclose(f)) != 0 || rc != TTFT_TPOT_OK)
         return input_error("writing ", path, " failed");
+    if (ttft_tpot_counts_of(c).requests == 0) /* a header alone reads as a file cut short */
+        fputs("ttft_tpot_report: warning: --requests-csv: no request in the traces: the CSV has its header "
+              "only\n",
+              stderr);
     return 0;
 }
 
@@ -387,8 +393,8 @@ static int read_traces(ttft_tpot *c, char **names, int n, const char **no_starts
     return 0;
 }
 
-/* The collector: small, growing as the traces need (nothing they hold is dropped); start times only
-   for a timeline, which is all that reads them. */
+/* The collector: small, growing as the traces need (nothing they hold is dropped); it keeps start
+   times from the first line that has one (nesting and self time need them, as the Chrome trace). */
 static int make_collector(ttft_tpot *c, const options *o)
 {
     ttft_tpot_config cfg;
@@ -406,6 +412,13 @@ static int make_collector(ttft_tpot *c, const options *o)
     cfg.slice_ns = o->slice_ns;
     memcpy(cfg.percentiles, o->percentiles, sizeof cfg.percentiles);
     return ttft_tpot_init(c, &cfg);
+}
+
+/* Whether --prometheus writes device series: any device interval, resolved or lost. */
+static int has_device(const ttft_tpot_model *m)
+{
+    const ttft_tpot_device_figures *f = &m->device;
+    return f->intervals || f->open || f->unresolved || f->refused;
 }
 
 /* The report (text, JSON or Prometheus) and the HTML report, from one model; standard output may carry
@@ -433,6 +446,11 @@ static int write_reports(const ttft_tpot *c, const options *o)
                                  "label name [a-zA-Z_][a-zA-Z0-9_]* (not le, not __...) once, without braces", "");
         else if (rc != TTFT_TPOT_OK || fflush(stdout) != 0)
             status = input_error("writing the report failed: ", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO), "");
+        else if (o->prometheus && m.requests.n == 0 && has_device(&m)) /* the device series count */
+            fputs("ttft_tpot_report: warning: --prometheus: no measured request in the traces (none, or all "
+                  "warmup or without a token): the request histograms are empty; the device series are "
+                  "written\n",
+                  stderr);
         else if (o->prometheus && m.requests.n == 0) { /* valid, and empty: a dashboard would read zeros */
             fputs("ttft_tpot_report: warning: --prometheus: no measured request in the traces (none, or all "
                   "warmup or without a token): every histogram is empty\n", stderr);

@@ -1621,8 +1621,9 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
    "name:line: what is wrong" into err (err may be NULL; name NULL reads "(trace)"; every byte a
    terminal would not show as text escaped as \xHH), and leaves c as it was. Samples past the capacity
    are counted as dropped, unless c grows (config.grow: the samples, histograms and request tables are
-   enlarged as the trace needs). A bounded phase's steady samples go to its histogram (its first and
-   its warmup samples stay exact).
+   enlarged as the trace needs, and a collector without config.timeline or config.bounded keeps start
+   times from the first line that has one, as nesting and self time need). A bounded phase's steady
+   samples go to its histogram (its first and its warmup samples stay exact).
    One pass over the input in 1 MiB blocks (a pipe works), plus 1 MiB of buffer while reading.
    EINVAL (c or in NULL), ENOMEM, EIO (read error; c as it was). A "# hist:" line needs a free
    histogram slot (config.hist_slots) unless its phase is bounded already or c grows. */
@@ -1636,7 +1637,9 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
    field the request does not have is empty (no schedule, no token yet, TPOT of one token); measured
    is 1 for a request in the figures (not warmup, not truncated, a token at least); slo_*: 1 or 0,
    whether it met that SLO (inclusive, as goodput counts it), empty when that SLO is not set or the
-   request has no such figure. The id is quoted as the trace quotes names. OK; EINVAL; EIO. */
+   request has no such figure. The id is quoted as the trace quotes names; one that starts with = + -
+   @ tab or CR, which a spreadsheet would run as a formula, is quoted with a ' before it ("'=1+1"), as
+   OWASP advises against CSV injection (the trace keeps ids exactly). OK; EINVAL; EIO. */
 TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out);
 
 #endif /* TTFT_TPOT_NO_STDIO */
@@ -6102,6 +6105,12 @@ static const char *ttft_tpot__fix(char *buf, size_t len, int places, double v)
     return ttft_tpot__num(buf, len, v > 0 && v < half ? "%.3g" : fmt[places], v);
 }
 
+/* The plural ending of a count's noun: "1 call", "2 calls". */
+static const char *ttft_tpot__s(unsigned long long n)
+{
+    return n == 1 ? "" : "s";
+}
+
 /* The unit a duration reads well in: its size in ns, and its name ("s", "ms", "us", "ns"). */
 static double ttft_tpot__unit(double ns, const char **name)
 {
@@ -6340,9 +6349,9 @@ static void ttft_tpot__text_request_losses(const ttft_tpot_model *m, FILE *out)
     const ttft_tpot_requests *q = &m->requests;
     const ttft_tpot_losses *l = &m->losses;
     if (q->dropped)
-        fprintf(out, "WARNING: %llu request events dropped: the request tables are full (config.max_requests %llu, "
+        fprintf(out, "WARNING: %llu request event%s dropped: the request tables are full (config.max_requests %llu, "
                      "max_request_events %llu; %llu submits refused)\n",
-                (unsigned long long)q->dropped, (unsigned long long)l->max_requests,
+                (unsigned long long)q->dropped, ttft_tpot__s(q->dropped), (unsigned long long)l->max_requests,
                 (unsigned long long)l->max_request_events, (unsigned long long)l->requests_refused);
     if (q->truncated)
         fprintf(out, "WARNING: %llu request%s truncated: %llu events did not fit config.max_request_events %llu "
@@ -6411,12 +6420,13 @@ static void ttft_tpot__text_serving(const ttft_tpot_model *m, FILE *out)
     const ttft_tpot_requests *q = &m->requests;
     char a[32], b[32];
     if (q->truncated)
-        fprintf(out, "\nServing: %llu requests measured (%llu warmup, %llu incomplete and %llu truncated excluded)",
-                (unsigned long long)q->n, (unsigned long long)q->warmup_excluded, (unsigned long long)q->incomplete,
-                (unsigned long long)q->truncated);
+        fprintf(out, "\nServing: %llu request%s measured (%llu warmup, %llu incomplete and %llu truncated excluded)",
+                (unsigned long long)q->n, ttft_tpot__s(q->n), (unsigned long long)q->warmup_excluded,
+                (unsigned long long)q->incomplete, (unsigned long long)q->truncated);
     else
-        fprintf(out, "\nServing: %llu requests measured (%llu warmup and %llu incomplete excluded)",
-                (unsigned long long)q->n, (unsigned long long)q->warmup_excluded, (unsigned long long)q->incomplete);
+        fprintf(out, "\nServing: %llu request%s measured (%llu warmup and %llu incomplete excluded)",
+                (unsigned long long)q->n, ttft_tpot__s(q->n), (unsigned long long)q->warmup_excluded,
+                (unsigned long long)q->incomplete);
     if (q->has_window)
         fprintf(out, ", window %s\n", ttft_tpot__dur(a, sizeof a, q->window_ns));
     else
@@ -6428,9 +6438,9 @@ static void ttft_tpot__text_serving(const ttft_tpot_model *m, FILE *out)
                 ttft_tpot__fix(a, sizeof a, 2, q->request_rps), ttft_tpot__fix(b, sizeof b, 1, q->output_tok_s),
                 (unsigned long long)q->tokens);
     if (q->has_max_tok_s)
-        fprintf(out, "  Peak: %s output tok/s (the busiest %s slice), %llu concurrent requests\n",
+        fprintf(out, "  Peak: %s output tok/s (the busiest %s slice), %llu concurrent request%s\n",
                 ttft_tpot__fix(a, sizeof a, 1, q->max_output_tok_s), ttft_tpot__dur(b, sizeof b, (double)m->slice_ns),
-                (unsigned long long)q->max_concurrent_requests);
+                (unsigned long long)q->max_concurrent_requests, ttft_tpot__s(q->max_concurrent_requests));
     if (q->has_goodput)
         ttft_tpot__text_goodput(m, out);
     if (m->slices_asked)
@@ -6493,8 +6503,8 @@ static void ttft_tpot__text_request_warmup(const ttft_tpot_model *m, FILE *out)
 /* The report's first line, and a warning when reading the clock is a system call. */
 static void ttft_tpot__text_head(const ttft_tpot_model *m, FILE *out)
 {
-    fprintf(out, "ttft_tpot report: %llu samples in %u phases (clock: %s", (unsigned long long)m->head.samples,
-            m->phases, m->clock_name);
+    fprintf(out, "ttft_tpot report: %llu sample%s in %u phase%s (clock: %s", (unsigned long long)m->head.samples,
+            ttft_tpot__s(m->head.samples), m->phases, ttft_tpot__s(m->phases), m->clock_name);
     if (m->clock_read_ns)
         fprintf(out, ", %llu ns/read", (unsigned long long)m->clock_read_ns);
     fputs(")\n", out);
@@ -6633,19 +6643,20 @@ static void ttft_tpot__text_warnings(const ttft_tpot_model *m, FILE *out)
 {
     const ttft_tpot_losses *l = &m->losses;
     if (l->dropped)
-        fprintf(out, "WARNING: %llu samples dropped (storage full at %llu): figures cover the stored ones\n",
-                (unsigned long long)l->dropped, (unsigned long long)l->capacity);
+        fprintf(out, "WARNING: %llu sample%s dropped (storage full at %llu): figures cover the stored ones\n",
+                (unsigned long long)l->dropped, ttft_tpot__s(l->dropped), (unsigned long long)l->capacity);
     if (l->outgrown)
-        fprintf(out, "NOTE: storage full at %llu samples: %llu phases went on in histograms (marked ~): their "
+        fprintf(out, "NOTE: storage full at %llu samples: %llu phase%s went on in histograms (marked ~): their "
                      "counts, sums and throughputs are exact, their percentiles within 0.78%%\n",
-                (unsigned long long)l->capacity, (unsigned long long)l->outgrown);
+                (unsigned long long)l->capacity, (unsigned long long)l->outgrown, ttft_tpot__s(l->outgrown));
     if (l->rejected)
-        fprintf(out, "WARNING: %llu calls rejected (unknown phase or request, invalid duration, span misuse)\n",
-                (unsigned long long)l->rejected);
+        fprintf(out, "WARNING: %llu call%s rejected (unknown phase or request, invalid duration, span misuse)\n",
+                (unsigned long long)l->rejected, ttft_tpot__s(l->rejected));
     if (l->shapes_dropped)
-        fprintf(out, "WARNING: %llu samples with a new shape not flagged warmup: the shape table (config.max_shapes "
+        fprintf(out, "WARNING: %llu sample%s with a new shape not flagged warmup: the shape table (config.max_shapes "
                      "%llu) is full\n",
-                (unsigned long long)l->shapes_dropped, (unsigned long long)l->max_shapes);
+                (unsigned long long)l->shapes_dropped, ttft_tpot__s(l->shapes_dropped),
+                (unsigned long long)l->max_shapes);
 }
 
 /* A row of figures: n, then avg, min, max, p50 and p99 (approx: from a histogram). */
@@ -6817,8 +6828,8 @@ static void ttft_tpot__text_runs(const ttft_tpot_model *m, FILE *out)
                     ttft_tpot__fix(a, sizeof a, 1, rs->fig[k].cv * 100),
                     ttft_tpot__num(b, sizeof b, "%g", TTFT_TPOT_RUN_CV_FLAG * 100));
     if (rs->dropped)
-        fprintf(out, "WARNING: %llu runs not marked (TTFT_TPOT_MAX_RUNS %u): their samples are in the last run\n",
-                (unsigned long long)rs->dropped, (unsigned)TTFT_TPOT_MAX_RUNS);
+        fprintf(out, "WARNING: %llu run%s not marked (TTFT_TPOT_MAX_RUNS %u): their samples are in the last run\n",
+                (unsigned long long)rs->dropped, ttft_tpot__s(rs->dropped), (unsigned)TTFT_TPOT_MAX_RUNS);
 }
 
 /* -- Writers: the text report's device section ------------------------------------------------- */
@@ -6962,8 +6973,11 @@ static void ttft_tpot__text(const ttft_tpot_model *m, FILE *out)
 {
     int serving = m->has_requests && m->requests.n > 0;
     ttft_tpot__text_head(m, out);
+    /* a span's begin writes nothing to the collector (no shared write): one never ended cannot be counted */
     if (!m->has_requests && !m->head.has_ttft_first && !m->head.tpot.n && !m->head.tpot_excluded && !m->head.e2e.n)
-        fputs("Nothing to report: no prefill, decode or e2e sample, and no request\n", out);
+        fputs("Nothing to report: no prefill, decode or e2e sample, and no request\n"
+              "(a span is recorded at its end: one begun and never ended leaves nothing)\n",
+              out);
     if (serving) {
         ttft_tpot__text_serving(m, out);
         ttft_tpot__text_request_warmup(m, out);
@@ -8038,12 +8052,44 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
 
 #ifndef TTFT_TPOT_NO_STDIO
 
+/* Start times for a growing exact collector without them, from the first line that has one: nesting
+   and self time need them, so a trace reads as the collector that wrote it, whatever its reader asks
+   for. The samples before it start at 0 (unknown); 8 bytes a sample only for traces that have them. */
+static int ttft_tpot__starts_take(ttft_tpot *c)
+{
+    ttft_tpot__store *st = &c->store;
+    size_t bytes = (st->capacity + st->reserve) * sizeof *st->starts;
+    unsigned p;
+    void *s = TTFT_TPOT_MALLOC(bytes ? bytes : 1, c->alloc_user);
+    if (!s)
+        return TTFT_TPOT_ENOMEM;
+    memset(s, 0, bytes);
+    st->starts = (uint64_t *)s;
+    c->grown |= TTFT_TPOT__PART_STARTS;
+    for (p = 0; p < c->phase.n; p++) /* the inline path keeps no start */
+        c->phase.slots[p].fast_cap = 0;
+    return TTFT_TPOT_OK;
+}
+
+/* What ttft_tpot__starts_take did, undone (a read that fails leaves c as it was). */
+static void ttft_tpot__starts_drop(ttft_tpot *c)
+{
+    unsigned p;
+    TTFT_TPOT_FREE(c->store.starts, c->alloc_user);
+    c->store.starts = NULL;
+    c->grown &= ~(unsigned)TTFT_TPOT__PART_STARTS;
+    for (p = 0; p < c->phase.n; p++)
+        if (!c->phase.slots[p].fresh)
+            ttft_tpot__phase_called(c, &c->phase.slots[p]);
+}
+
 /* How far the tables were filled, to go back to when a trace is refused (samples past the store's n
    are never counted: they need nothing). */
 typedef struct ttft_tpot__mark {
     unsigned phases, hists, requests, runs;
     size_t events, last_end; /* last_end: the last run's end (a read closes it) */
     uint64_t runs_dropped;
+    int starts; /* start times were kept (a read may take them on) */
 } ttft_tpot__mark;
 
 /* -- Trace I/O: what a refused read undoes, and what a trace names ----------------------------- */
@@ -8058,6 +8104,7 @@ static ttft_tpot__mark ttft_tpot__mark_of(const ttft_tpot *c)
     m.runs = c->runs;
     m.last_end = c->runs ? c->run_end[c->runs - 1] : 0;
     m.runs_dropped = c->runs_dropped;
+    m.starts = c->store.starts != NULL;
     return m;
 }
 
@@ -8074,6 +8121,8 @@ static void ttft_tpot__rollback(ttft_tpot *c, const ttft_tpot__mark *m)
     c->runs_dropped = m->runs_dropped;
     if (c->req.n != m->requests || c->req.n_events != m->events)
         ttft_tpot__requests_rollback(c, m->requests, m->events);
+    if (!m->starts && c->store.starts) /* taken on by this read: given back, the inline path with them */
+        ttft_tpot__starts_drop(c);
 }
 
 /* Append src to dst (of cap bytes, NUL-terminated, truncated to fit), every character a terminal
@@ -8156,7 +8205,18 @@ static void ttft_tpot__request_row(const ttft_tpot *c, const ttft_tpot_request *
 {
     char *p = ttft_tpot__out_room(o, 2 * TTFT_TPOT_NAME_MAX + 256); /* the id escaped, 8 numbers, 4 flags */
     int has = q->token_events > 0, k, met;
-    p += ttft_tpot__csv_esc(p, q->id);
+    const char *id;
+    if (strchr("=+-@\t\r", q->id[0]) && q->id[0]) { /* a spreadsheet would run it as a formula: "'=..." */
+        *p++ = '"', *p++ = '\'';
+        for (id = q->id; *id; id++) {
+            if (*id == '"')
+                *p++ = '"';
+            *p++ = *id;
+        }
+        *p++ = '"';
+    } else {
+        p += ttft_tpot__csv_esc(p, q->id);
+    }
     p = TTFT_TPOT__LIT(ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->submit_ns), ",");
     if (q->scheduled)
         p = ttft_tpot__put_u64(p, q->scheduled_ns);
@@ -9375,6 +9435,8 @@ static int ttft_tpot__read_sample(ttft_tpot__reader *r, unsigned long line, int 
     int rc;
     if (c->phase.slots[id].hist && !warm && (rc = ttft_tpot__read_bounded(r, line, id, dur, tokens, 0)) != 0)
         return rc < 0 ? rc : TTFT_TPOT_OK;
+    if (start && !c->store.starts && c->grow && !c->hist.bounded && (rc = ttft_tpot__starts_take(c)) != TTFT_TPOT_OK)
+        return rc;
     if (c->store.n + r->n >= c->store.capacity + (warm ? c->store.reserve : 0)) { /* as ttft_tpot__keep */
         rc = ttft_tpot__store_grow(c, c->store.n + r->n + 1);
         if (rc == TTFT_TPOT_ENOMEM)

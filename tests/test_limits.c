@@ -42,7 +42,7 @@ static void runs_past_the_limit(void **state)
     assert_int_equal(counts(&c).runs, 2);
     assert_int_equal(counts(&c).runs_dropped, 1);
     text = capture(&c, ttft_tpot_report);
-    assert_non_null(strstr(text, "WARNING: 1 runs not marked (TTFT_TPOT_MAX_RUNS 2): their samples are in the last run"));
+    assert_non_null(strstr(text, "WARNING: 1 run not marked (TTFT_TPOT_MAX_RUNS 2): their samples are in the last run"));
     free(text);
     trace = capture(&c, ttft_tpot_trace_write);
     assert_non_null(strstr(trace, "# counts: runs_dropped=1"));

@@ -281,7 +281,7 @@ static void prometheus_names_from_the_tool(void **state)
     free(err);
     /* --slice: A in flight from 0 to 120 ms, its tokens at 100 and 120 ms; 50 ms slices */
     assert_int_equal(tool("--slice 0.05 prom.csv", &out, &err), 0);
-    assert_non_null(strstr(out, "  Peak: 40.0 output tok/s (the busiest 50.00 ms slice), 1 concurrent requests\n"
+    assert_non_null(strstr(out, "  Peak: 40.0 output tok/s (the busiest 50.00 ms slice), 1 concurrent request\n"
                                 "  Over time (50.00 ms slices from the first submit):\n"));
     assert_non_null(strstr(out, "   100.00 ms        40.0          1          0  -\n"));
     free(out);
@@ -311,6 +311,39 @@ static void prometheus_names_from_the_tool(void **state)
     free(err);
 }
 
+
+/* --ranks writes what the report writes: times to the ns in JSON (100.5 ns is 0.000101 ms, as
+   "tpot" has it), steps under 1 us in ns in the text, a trace's name escaped as every message escapes
+   it. */
+static void ranks_round_escape_and_small_steps(void **state)
+{
+    char *out, *err;
+    const char *r;
+    (void)state;
+    write_text("rk0.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,9,1,1\nd,decode,0,100,1,0\n"
+                          "d,decode,0,101,1,0\n");
+    write_text("rk\033[31m1.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,9,1,1\nd,decode,0,3,1,0\n"
+                                  "d,decode,0,4,1,0\n");
+    assert_int_equal(tool("--ranks --json rk0.csv \"rk\033[31m1.csv\"", &out, &err), 0);
+    assert_non_null(strstr(out, "\"tpot\":{\"n\":2,\"excluded_warmup\":1,\"mean_ms\":0.000101,\"p50_ms\":0.000101,"));
+    assert_non_null(r = strstr(out, "\"ranks\":"));
+    assert_non_null(strstr(r, "\"per_rank\":[{\"n\":2,\"mean_ms\":0.000101,\"p50_ms\":0.000101,"));
+    assert_non_null(strstr(r, "{\"n\":2,\"mean_ms\":0.000004,\"p50_ms\":0.000004,")); /* 3.5 ns */
+    assert_null(strstr(out, "0.0001005"));
+    free(out);
+    free(err);
+    write_text("rk0.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,9,1,1\nd,decode,0,1,1,0\n"
+                          "d,decode,0,2,1,0\nd,decode,0,3,1,0\n");
+    write_text("rk\033[31m1.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,9,1,1\nd,decode,0,1,1,0\n"
+                                  "d,decode,0,2,1,0\nd,decode,0,3,1,0\n");
+    assert_int_equal(tool("--ranks rk0.csv \"rk\033[31m1.csv\"", &out, &err), 0);
+    assert_non_null(strstr(out, "   1      3       2 ns       3 ns       2 ns     0.0%  rk\\x1b[31m1.csv\n"));
+    assert_non_null(strstr(out, "TPOT (step = max over ranks): p50 2 ns, p90 3 ns, p99 3 ns, mean 2 ns  (n=3 steps"));
+    assert_null(strstr(out, "\033"));
+    assert_null(strstr(out, "0.00 us"));
+    free(out);
+    free(err);
+}
 /* --ranks: step k of each rank lined up, its time the maximum over the ranks. rank 0's steady steps 1,
    3, 2 ms, rank 1's 2, 1, 2, 5 ms (one past rank 0's: unmatched): maxima 2, 3, 2 (p50 2, mean 7/3 ms),
    spreads 1, 2, 0 (p50 1, max 2 ms); slowest: rank 1, rank 0, a tie (the lowest rank): [2, 1]. */
@@ -325,16 +358,16 @@ static void ranks_line_up_steps(void **state)
                             "d,decode,0,1000000,1,0\nd,decode,0,2000000,1,0\nd,decode,0,5000000,1,0\n");
     assert_int_equal(tool("--ranks --json rank0.csv rank1.csv", &out, &err), 0);
     assert_non_null(r = strstr(out, ",\"ranks\":{\"n\":2,\"steps\":3,\"unmatched\":1,\"tpot\":{\"n\":3,"
-                                    "\"mean_ms\":2.3333333333333335,\"p50_ms\":2,"));
-    assert_non_null(strstr(r, "\"max_ms\":3,\"total_ms\":7},\"slowest\":[2,1],\"spread\":{\"n\":3,\"mean_ms\":1,"
-                              "\"p50_ms\":1,"));
-    assert_non_null(strstr(r, "\"per_rank\":[{\"n\":3,\"mean_ms\":2,"));
+                                    "\"mean_ms\":2.333333,\"p50_ms\":2.0,")); /* to the ns */
+    assert_non_null(strstr(r, "\"max_ms\":3.0,\"total_ms\":7.0},\"slowest\":[2,1],\"spread\":{\"n\":3,\"mean_ms\":1.0,"
+                              "\"p50_ms\":1.0,"));
+    assert_non_null(strstr(r, "\"per_rank\":[{\"n\":3,\"mean_ms\":2.0,"));
     assert_string_equal(out + strlen(out) - 4, "]}}\n"); /* the report's object closes after "ranks" */
     free(out);
     free(err);
     assert_int_equal(tool("--ranks rank0.csv rank1.csv", &out, &err), 0);
     assert_non_null(strstr(out, "TPOT (step = max over ranks): p50 2.00 ms, p90 2.80 ms, p99 2.98 ms, mean 2.33 ms  "
-                                "(n=3 steps lined up; 1 steps past the shortest rank left out)\n"));
+                                "(n=3 steps lined up; 1 step past the shortest rank left out)\n"));
     assert_non_null(strstr(out, "Straggler spread (max - min per step): p50 1.00 ms, p99 1.98 ms, max 2.00 ms\n"));
     assert_non_null(strstr(out, "   1      4    2.00 ms    4.91 ms    2.50 ms    33.3%  rank1.csv\n"));
     free(out);
@@ -462,6 +495,46 @@ static void chrome_trace_needs_start_times(void **state)
     free(err);
 }
 
+/* A trace with start times is reported as the collector that wrote it reports, whatever else is
+   asked: a kernel that holds others nests and has its self time with --json alone, as with
+   --chrome-trace. "Live" here: the same rows in a collector with config.timeline. */
+static void nesting_needs_no_chrome_trace(void **state)
+{
+    static const char trace[] = "phase,role,start_ns,dur_ns,tokens,warmup\n" /* in end order */
+                                "attn,kernel,1010,20,0,0\nlayer,kernel,1000,60,0,0\nhead,kernel,1070,20,0,0\n"
+                                "step,decode,1000,100,1,0\n"
+                                "attn,kernel,2010,20,0,0\nlayer,kernel,2000,60,0,0\nhead,kernel,2070,20,0,0\n"
+                                "step,decode,2000,100,1,0\n"
+                                "attn,kernel,3010,20,0,0\nlayer,kernel,3000,60,0,0\nhead,kernel,3070,20,0,0\n"
+                                "step,decode,3000,100,1,0\n";
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    char *out, *err, *live, *with_chrome;
+    FILE *f;
+    (void)state;
+    write_text("nests.csv", trace);
+    cfg.grow = 1, cfg.timeline = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    f = fopen("nests.csv", "rb");
+    assert_non_null(f);
+    assert_int_equal(ttft_tpot_trace_read(&c, f, "nests.csv", NULL, 0), TTFT_TPOT_OK);
+    fclose(f);
+    f = fopen("nests.live.json", "wb");
+    assert_non_null(f);
+    assert_int_equal(ttft_tpot_report_json(&c, f), TTFT_TPOT_OK);
+    fclose(f);
+    ttft_tpot_free(&c);
+    live = slurp("nests.live.json");
+    assert_non_null(strstr(live, "\"nests\":true"));
+    assert_int_equal(tool("--json --chrome-trace /dev/null nests.csv", &with_chrome, &err), 0);
+    free(err);
+    assert_int_equal(tool("--json nests.csv", &out, &err), 0);
+    assert_string_equal(out, with_chrome);
+    assert_non_null(strstr(out, "\"nests\":true"));
+    assert_string_equal(strstr(out, "\"phases\""), strstr(live, "\"phases\"")); /* the clocks differ */
+    free(out), free(err), free(live), free(with_chrome);
+}
+
 #ifdef GENERATE_BIN
 /* What the driver printed live is what the tool prints from the driver's trace: plain runs, and
    serving (request events in the trace). */
@@ -486,6 +559,42 @@ static void round_trip(const char *mode)
     free(err);
     free(live_json);
     free(live_out);
+}
+
+/* Outputs with little in them say so: --requests-csv of a trace without requests warns (exit 0);
+   --prometheus of a trace with device intervals but no request writes the device series, exit 0;
+   counts of one are singular. */
+static void little_to_report_is_said(void **state)
+{
+    char cmd[1024], *out, *err;
+    (void)state;
+    write_text("noreq1.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,1,1\nd,decode,0,6,1,0\n");
+    assert_int_equal(tool("--requests-csv - noreq1.csv", &out, &err), 0);
+    assert_string_equal(out, "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,"
+                             "measured,slo_ttft,slo_tpot,slo_e2e\n");
+    assert_non_null(strstr(err, "warning: --requests-csv: no request in the traces"));
+    free(out), free(err);
+    assert_int_equal(tool("noreq1.csv", &out, &err), 0);
+    assert_non_null(strstr(out, "ttft_tpot report: 2 samples in 1 phase (clock:"));
+    free(out), free(err);
+    snprintf(cmd, sizeof cmd,
+             "\"%s\" --dim 64 --layers 2 --heads 4 --hidden 96 --vocab 300 --prompt-len 16 --max-new-tokens 8 "
+             "--batch 2 --warmup-runs 1 --async --trace dev.csv >/dev/null",
+             GENERATE_BIN);
+    assert_int_equal(shell(cmd), 0);
+    assert_int_equal(tool("--prometheus dev.csv", &out, &err), 0);
+    assert_non_null(strstr(out, "vllm:device_time_per_output_token_seconds_count"));
+    assert_null(strstr(err, "every histogram is empty"));
+    assert_non_null(strstr(err, "no measured request"));
+    free(out), free(err);
+    write_text("empty1.csv", "phase,role,start_ns,dur_ns,tokens,warmup\n");
+    assert_int_equal(tool("--prometheus empty1.csv", &out, &err), 3); /* nothing to count: as before */
+    assert_non_null(strstr(err, "every histogram is empty"));
+    free(out), free(err);
+    assert_int_equal(tool("empty1.csv", &out, &err), 0); /* a span never ended left no sample: said */
+    assert_non_null(strstr(out, "Nothing to report: no prefill, decode or e2e sample, and no request\n"
+                                "(a span is recorded at its end: one begun and never ended leaves nothing)\n"));
+    free(out), free(err);
 }
 
 static void driver_round_trip(void **state)
@@ -598,14 +707,17 @@ int main(void)
         cmocka_unit_test(options_gnu_style),
         cmocka_unit_test(prometheus_names_from_the_tool),
         cmocka_unit_test(ranks_line_up_steps),
+        cmocka_unit_test(ranks_round_escape_and_small_steps),
         cmocka_unit_test(chrome_trace_has_one_event_per_sample),
         cmocka_unit_test(requests_through_the_tool),
         cmocka_unit_test(inputs_are_read_once),
         cmocka_unit_test(blank_lines_cost_no_storage),
         cmocka_unit_test(chrome_trace_needs_start_times),
+        cmocka_unit_test(nesting_needs_no_chrome_trace),
         cmocka_unit_test(bounded_report_of_a_trace),
 #ifdef GENERATE_BIN
         cmocka_unit_test(driver_round_trip),
+        cmocka_unit_test(little_to_report_is_said),
 #endif
     };
     return run_cases(tests);

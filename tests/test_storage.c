@@ -37,7 +37,7 @@ static void full_storage_loses_nothing(void **state)
     assert_ms(&doc, "outgrown", 1);
     jc_free(&doc);
     text = capture(&c, ttft_tpot_report);
-    assert_non_null(strstr(text, "NOTE: storage full at 8 samples: 1 phases went on in histograms (marked ~)"));
+    assert_non_null(strstr(text, "NOTE: storage full at 8 samples: 1 phase went on in histograms (marked ~)"));
     assert_null(strstr(text, "dropped"));
     free(text);
     trace_keeps_the_report(&c, &cfg); /* a collector as small reads it the same way */

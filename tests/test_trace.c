@@ -851,6 +851,42 @@ static void written_as_read(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A growing collector keeps a trace's start times (nesting needs them) from its first line that has
+   one; a read that fails takes them back with the rest, and one without any costs none. */
+static void growing_reader_keeps_start_times(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    char err[256];
+    size_t i;
+    uint64_t start;
+    ttft_tpot_sample s;
+    FILE *f = tmpfile();
+    (void)state;
+    assert_non_null(f);
+    cfg.grow = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,1,0\n", "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_chrome_trace(&c, f), TTFT_TPOT_EINVAL); /* none in the trace: none kept */
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,7,5,1,0\nd,decode,x,5,1,0\n",
+                               "t", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
+    assert_int_equal(ttft_tpot_chrome_trace(&c, f), TTFT_TPOT_EINVAL); /* the failed read undone */
+    for (i = 0; i < 3000; i++) /* past the first capacity: the start times grow along */
+        assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,10,5,1,0\n", "t", err,
+                                   sizeof err),
+                         TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_counts_of(&c).samples, 3001);
+    assert_int_equal(ttft_tpot_sample_at(&c, 0, &s, &start), TTFT_TPOT_OK);
+    assert_int_equal(start, 0); /* before them: unknown */
+    assert_int_equal(ttft_tpot_sample_at(&c, 3000, &s, &start), TTFT_TPOT_OK);
+    assert_int_equal(start, 10);
+    assert_int_equal(ttft_tpot_chrome_trace(&c, f), TTFT_TPOT_OK);
+    fclose(f);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -875,6 +911,7 @@ int main(void)
         cmocka_unit_test(numbers_of_every_length),
         cmocka_unit_test(requests_ending_alike),
         cmocka_unit_test(written_as_read),
+        cmocka_unit_test(growing_reader_keeps_start_times),
     };
     return run_cases(tests);
 }

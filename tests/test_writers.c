@@ -424,7 +424,7 @@ static void text_report_variants(void **state)
     assert_non_null(strstr(text, "mean 98.50 ms; ")); /* the mean is exact */
     assert_non_null(strstr(text, "; ~ within 0.8%: bounded histogram)"));
     assert_non_null(strstr(text, "excl. 2 warmup steps"));
-    assert_non_null(strstr(text, "WARNING: 1 calls rejected"));
+    assert_non_null(strstr(text, "WARNING: 1 call rejected ("));
     free(text);
     json_of(&c, &doc);
     assert_ms(&doc, "ttft.prefill_kernel_min_ms", 48);
