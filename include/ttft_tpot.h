@@ -3759,19 +3759,20 @@ TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot
     return TTFT_TPOT_OK;
 }
 
-/* Whether a measured request meets every SLO set (inclusive); a request without TPOT passes that one. */
 /* Whether a request with a token meets SLO k (0 TTFT, 1 TPOT, 2 E2E; inclusive): 1 or 0, -1 when that SLO
-   is not set or the request has no such figure (TPOT of one token). */
+   is not set or the request has no such figure (TPOT of one token). Compared in integer ns, the SLO
+   rounded to the ns once: ms * 1e6 in doubles may fall below the ns --slo named (4.1 ms). */
 static int ttft_tpot__slo_met(const ttft_tpot *c, const ttft_tpot_request *q, int k)
 {
-    const double slo[3] = {c->slo.ttft_ms * 1e6, c->slo.tpot_ms * 1e6, c->slo.e2e_ms * 1e6};
-    uint64_t d = q->tokens > 1 ? q->tokens - 1 : 1, gap = q->last_ns - q->first_ns, whole = gap / d;
-    double v = k == 0 ? (double)(q->first_ns - q->submit_ns)
-               : k == 2 ? (double)(q->last_ns - q->submit_ns)
-                        : (double)whole + (double)(gap % d) / (double)d;
-    if (slo[k] <= 0 || (k == 1 && q->tokens < 2))
+    const double ms[3] = {c->slo.ttft_ms, c->slo.tpot_ms, c->slo.e2e_ms};
+    uint64_t slo, d = q->tokens > 1 ? q->tokens - 1 : 1, gap = q->last_ns - q->first_ns, whole = gap / d;
+    if (!(ms[k] > 0) || (k == 1 && q->tokens < 2))
         return -1;
-    return v <= slo[k];
+    if (ttft_tpot_ms_to_ns(ms[k], &slo) != TTFT_TPOT_OK) /* 2^64 ns or more: every figure meets it */
+        return 1;
+    if (k == 1) /* TPOT = whole + (gap % d) / d */
+        return whole < slo || (whole == slo && gap % d == 0);
+    return (k == 0 ? q->first_ns : q->last_ns) - q->submit_ns <= slo;
 }
 
 /* Whether a measured request meets every SLO set; a request without TPOT passes that one. */

@@ -808,6 +808,47 @@ static void slo_is_decimal(void **state)
     assert_true(slo.ttft_ms == 1.5 && slo.tpot_ms == 0.000001 && slo.e2e_ms == 2500);
 }
 
+/* An SLO holds at its own value: for each of the 99,999 two-decimal SLOs from 0.01 to 999.99 ms, as
+   --slo parses it, a TTFT, a TPOT and an E2E of exactly that many ns meet it, and one ns more does
+   not. (4.1 ms was 4.1e-3 * 1e6 = 4099999.9999999995 ns in doubles: 4,100,000 ns missed it.) */
+static void slo_holds_at_its_value(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    ttft_tpot_request *q;
+    ttft_tpot_slo slo;
+    unsigned k, missed = 0;
+    char text[64];
+    (void)state;
+    cfg.max_requests = 2;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 0);
+    ttft_tpot_request_tokens_at(&c, "A", 1, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 2, 1);
+    q = &c.req.list[0];
+    for (k = 1; k <= 99999; k++) {
+        uint64_t ns = (uint64_t)k * 10000, d;
+        snprintf(text, sizeof text, "ttft=%u.%02u,tpot=%u.%02u,e2e=%u.%02u", k / 100, k % 100, k / 100, k % 100,
+                 k / 100, k % 100);
+        assert_int_equal(ttft_tpot_slo_parse(text, &slo), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_OK);
+        for (d = 0; d < 2; d++) { /* at the SLO, then 1 ns past it */
+            q->first_ns = ns + d, q->last_ns = 2 * ns + d, q->tokens = 2;
+            missed += ttft_tpot__slo_met(&c, q, 0) != !d;
+            q->first_ns = 0, q->last_ns = ns + d, q->tokens = 2; /* TPOT = E2E - TTFT */
+            missed += ttft_tpot__slo_met(&c, q, 1) != !d;
+            q->first_ns = 1, q->last_ns = ns + d;
+            missed += ttft_tpot__slo_met(&c, q, 2) != !d;
+        }
+        q->first_ns = 1, q->last_ns = 3 * ns + 1, q->tokens = 4; /* TPOT (3 ns) / 3: exactly at it */
+        missed += ttft_tpot__slo_met(&c, q, 1) != 1;
+        q->last_ns = 3 * ns + 2; /* 1/3 ns past it */
+        missed += ttft_tpot__slo_met(&c, q, 1) != 0;
+    }
+    assert_int_equal(missed, 0);
+    ttft_tpot_free(&c);
+}
+
 /* Queue time. A: submit 0, scheduled 40, tokens at 100 and 120 ms; B: submit 10, scheduled 10,
    token 60; C: submit 20, scheduled 200, token 300; D: submit 30, never scheduled, token 50.
    Queue (A, B, C): 40, 0, 180 -> sorted 0, 40, 180: p50 40, p90 h = 1.8 -> 40 + 0.8 * 140 = 152,
@@ -1302,6 +1343,7 @@ int main(void)
         cmocka_unit_test(live_exposition_only_grows),
         cmocka_unit_test(live_exposition_of_a_finished_run),
         cmocka_unit_test(requests_as_csv_rows),
+        cmocka_unit_test(slo_holds_at_its_value),
         cmocka_unit_test(serving_report_leads_with_requests),
         cmocka_unit_test(slices_over_time),
         cmocka_unit_test(peak_at_any_time),
