@@ -200,8 +200,9 @@
      same figures as a strict build, to the last digit: the implementation turns those options off for
      its own code (float_control with clang and MSVC, optimize with gcc), so live reports equal the
      report of their trace read by a strictly built ttft_tpot_report. NaN and infinity are told by
-     their bits, not by comparisons those options let a compiler fold away, so record_ms and set_slo
-     refuse them under any compiler. With another compiler's fast-math mode, doubles derived from the
+     their bits, read through a volatile copy, not by comparisons those options let a compiler fold
+     away, so record_ms, ms_to_ns and set_slo refuse them under any compiler, also inlined into a
+     caller built with those options. With another compiler's fast-math mode, doubles derived from the
      samples (means, rates, sd and CV) may differ in their last digits; integer figures do not. The
      inline record path computes no floating point.
 
@@ -1772,13 +1773,23 @@ static uint64_t ttft_tpot__clock_cost(void)
 
 /* ---- Names, hashing and numbers -------------------------------------------------------------- */
 
+/* v's bits, read through a volatile copy: inlined into a fast-math caller, v may be a product the
+   compiler takes to be finite, and it could then fold a test of the bits away; a volatile read it
+   cannot see through. */
+static uint64_t ttft_tpot__bits(double v)
+{
+    volatile double opaque = v;
+    double w = opaque;
+    uint64_t bits;
+    memcpy(&bits, &w, sizeof bits);
+    return bits;
+}
+
 /* Whether v is finite, from its bits: a comparison such as v == v is what -ffinite-math-only lets a
    compiler fold away (and other compilers than gcc and clang ignore the pragmas above). */
 static int ttft_tpot__finite(double v)
 {
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    return (bits >> 52 & 0x7FFu) != 0x7FFu;
+    return (ttft_tpot__bits(v) >> 52 & 0x7FFu) != 0x7FFu;
 }
 
 /* 128-bit unsigned arithmetic (C99 has no wider integer): products of counts and durations, and sums
@@ -4818,8 +4829,8 @@ TTFT_TPOT_DEF int64_t ttft_tpot__push_ext(ttft_tpot *c, int phase, uint64_t star
                                            kept ? c->store.samples[c->store.n - 1].warmup : 0);
 }
 
-/* ms to the ns, rounded half up, exactly: the double is m * 2^e (read from its bits, so no compiler
-   option drops the test for NaN), and m * 10^6 takes 73 bits, shifted in integers. OK, or ERANGE for
+/* ms to the ns, rounded half up, exactly: the double is m * 2^e (read from its bits, opaquely, so no
+   compiler option drops the test for NaN), and m * 10^6 takes 73 bits, shifted in integers. OK, or ERANGE for
    a negative number (-0.0 is 0), NaN, an infinity, or 2^64 ns and more. */
 TTFT_TPOT_DEF int ttft_tpot_ms_to_ns(double ms, uint64_t *ns)
 {
@@ -4828,7 +4839,7 @@ TTFT_TPOT_DEF int ttft_tpot_ms_to_ns(double ms, uint64_t *ns)
     int e;
     if (!ns)
         return TTFT_TPOT_EINVAL;
-    memcpy(&bits, &ms, sizeof bits);
+    bits = ttft_tpot__bits(ms); /* opaque: the caller's flags cannot fold the NaN test */
     e = (int)(bits >> 52 & 0x7FFu);
     m = bits & (((uint64_t)1 << 52) - 1);
     if (e == 0x7FF || (bits >> 63 && (e || m)))
