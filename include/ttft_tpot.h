@@ -304,7 +304,8 @@ typedef struct ttft_tpot ttft_tpot; /* the collector: Collector and config */
     X(EIO, -9, "I/O error")                           /* reading or writing the stream failed */      \
     X(EPARSE, -10, "malformed trace")                                                                 \
     X(EREQUEST, -11, "request event refused")         /* unknown id, second submit, time backwards */ \
-    X(ETICKET, -12, "device ticket unknown or resolved") /* a resolution of no open ticket */
+    X(ETICKET, -12, "device ticket unknown or resolved") /* a resolution of no open ticket */           \
+    X(EPATH, -13, "path refused: too long, or not a regular file") /* a file the library would replace */
 
 #define TTFT_TPOT__ERR_ENUM(name, value, text) TTFT_TPOT_##name = (value),
 enum { TTFT_TPOT_ERRORS(TTFT_TPOT__ERR_ENUM) };
@@ -1552,9 +1553,11 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
    Zero-initialise it (about 25 KiB) before the first publication; one publisher a collector. The
    device figures are not published live. publish: into out; EINVAL as ttft_tpot_prometheus (nothing
    written, nothing counted), ENOMEM, EIO. publish_file: the same into path, atomically: written to
-   "PATH.tmp" (one publisher a path), then renamed over path, so a reader sees the last whole
-   exposition (node_exporter's textfile collector reads only files ending in .prom); the temporary file
-   is created exclusively (a link planted there is removed, not followed). */
+   "PATH.tmp-PID-ADDRESS" (this process and publisher's own, so publishers on one path never touch
+   each other's), then renamed over path, so a reader sees the last whole exposition (node_exporter's
+   textfile collector reads only files ending in .prom); the temporary file is created exclusively (a
+   link planted there is removed, not followed). EPATH, nothing written: path exists and is not a
+   regular file (a FIFO, a device, a link: never replaced), or is too long for the temporary name. */
 TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, FILE *out, const char *prefix,
                                     const char *labels);
 TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher *p, const char *path,
@@ -1663,8 +1666,11 @@ TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out);
 #error "ttft_tpot.h: CLOCK_MONOTONIC is not declared: compile this file with -D_POSIX_C_SOURCE=199309L"
 #endif
 #if defined(__unix__) || defined(__APPLE__)
-#include <unistd.h> /* getpid, for the hash key */
+#include <unistd.h> /* getpid, for the hash key and the publisher's temporary file */
 #define TTFT_TPOT__PID() ((uint64_t)getpid())
+#ifndef TTFT_TPOT_NO_STDIO
+#include <sys/stat.h> /* what publish_file would replace */
+#endif
 #endif
 #endif
 #if defined(_WIN32)
@@ -7640,16 +7646,38 @@ TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, 
     return ttft_tpot__out_close(&o);
 }
 
+/* Whether path may be replaced: absent, or a regular file, as generate --prometheus asks (a FIFO, a
+   device or a link is not replaced). Without lstat (C99 with only POSIX.1b), stat: a link to a
+   regular file is then replaced, itself, its target untouched. */
+static int ttft_tpot__replaceable(const char *path)
+{
+#if defined(__unix__) || defined(__APPLE__)
+    struct stat st;
+#if defined(S_ISLNK)
+    return lstat(path, &st) != 0 || S_ISREG(st.st_mode);
+#else
+    return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+#endif
+#else
+    (void)path;
+    return 1;
+#endif
+}
+
 TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher *p, const char *path,
                                          const char *prefix, const char *labels)
 {
     char tmp[4096];
     FILE *f;
-    int rc;
-    if (!path || strlen(path) + 5 > sizeof tmp)
+    int rc, n;
+    if (!path || !c || !p)
         return TTFT_TPOT_EINVAL;
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    remove(tmp); /* a crashed publisher's, or a planted link: unlinked, never followed */
+    /* this publisher's own name (its process and address): another's file is never touched */
+    n = snprintf(tmp, sizeof tmp, "%s.tmp-%llu-%llx", path, (unsigned long long)TTFT_TPOT__PID(),
+                 (unsigned long long)(uintptr_t)p);
+    if (n < 0 || (size_t)n >= sizeof tmp || !ttft_tpot__replaceable(path))
+        return TTFT_TPOT_EPATH;
+    remove(tmp); /* a crashed publisher's of the same pid and address, or a planted link: never followed */
     if (!(f = fopen(tmp, "wx"))) /* created here or not at all (C11's exclusive mode; glibc's in C99) */
         return TTFT_TPOT_EIO;
     rc = ttft_tpot_publish(c, p, f, prefix, labels);

@@ -2,6 +2,8 @@
    figure worked out by hand from the timestamps below. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
+#include <dirent.h>
+#include <sys/stat.h>
 
 
 static void make(ttft_tpot *c)
@@ -1088,6 +1090,88 @@ static void live_exposition_of_a_finished_run(void **state)
     free(p);
 }
 
+/* A collector with one finished request, for the publisher's file tests. */
+static void one_finished(ttft_tpot *c)
+{
+    ttft_tpot_config cfg = {0};
+    cfg.max_requests = 4;
+    assert_int_equal(ttft_tpot_init(c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(c, "A", 0);
+    ttft_tpot_request_tokens_at(c, "A", 10 * MS, 1);
+    ttft_tpot_request_finish(c, "A");
+}
+
+/* The live file is checked as generate --prometheus checks its file: a FIFO or a link (a device, as
+   root: /dev/full became a regular file) at the path is refused with EPATH and left as it was; so is
+   a path too long for the temporary name (it was EINVAL, the bad prefix's code). */
+static void publish_file_replaces_regular_files_only(void **state)
+{
+    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
+    char *path = (char *)malloc(5000);
+    struct stat st;
+    ttft_tpot c;
+    (void)state;
+    assert_non_null(p);
+    assert_non_null(path);
+    one_finished(&c);
+    remove("pub.fifo"), remove("pub.link"), remove("pub.target");
+    assert_int_equal(mkfifo("pub.fifo", 0600), 0);
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.fifo", NULL, NULL), TTFT_TPOT_EPATH);
+    assert_int_equal(lstat("pub.fifo", &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    assert_int_equal(symlink("pub.target", "pub.link"), 0);
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.link", NULL, NULL), TTFT_TPOT_EPATH);
+    assert_int_equal(lstat("pub.link", &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(lstat("pub.target", &st), -1);
+    memset(path, 'a', 4999);
+    path[4999] = '\0';
+    assert_int_equal(ttft_tpot_publish_file(&c, p, path, NULL, NULL), TTFT_TPOT_EPATH);
+    assert_string_equal(ttft_tpot_strerror(TTFT_TPOT_EPATH), "path refused: too long, or not a regular file");
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.prom", NULL, NULL), TTFT_TPOT_OK); /* a new file */
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.prom", NULL, NULL), TTFT_TPOT_OK); /* a regular one */
+    remove("pub.fifo"), remove("pub.link"), remove("pub.prom");
+    free(path);
+    ttft_tpot_free(&c);
+    free(p);
+}
+
+/* Two publishers on one path: each writes its own temporary file, so neither removes the other's
+   while it is being written (a reader saw a partial exposition). Here another publisher's file, at
+   the name every publisher used ("PATH.tmp"), survives a publication, and none of this one's is left. */
+static void publishers_keep_their_own_temporary_files(void **state)
+{
+    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(2, sizeof *p);
+    ttft_tpot c;
+    char *other;
+    FILE *f;
+    DIR *d;
+    struct dirent *e;
+    int left = 0;
+    (void)state;
+    assert_non_null(p);
+    one_finished(&c);
+    remove("two.prom");
+    f = fopen("two.prom.tmp", "w");
+    assert_non_null(f);
+    fputs("being written\n", f);
+    fclose(f);
+    assert_int_equal(ttft_tpot_publish_file(&c, &p[0], "two.prom", NULL, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_publish_file(&c, &p[1], "two.prom", NULL, NULL), TTFT_TPOT_OK);
+    other = slurp("two.prom.tmp");
+    assert_string_equal(other, "being written\n");
+    d = opendir(".");
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL)
+        left += strncmp(e->d_name, "two.prom", 8) == 0;
+    closedir(d);
+    assert_int_equal(left, 2); /* two.prom and the other's */
+    remove("two.prom.tmp"), remove("two.prom");
+    free(other);
+    ttft_tpot_free(&c);
+    free(p);
+}
+
 /* One row per request. A: submit 1 ms, scheduled 3 ms, tokens at 10, 13 (2), 17 ms: TTFT 9 ms, TPOT
    (17 - 10) / 3 = 2.333 ms, E2E 16 ms; B: submit 2 ms, one token at 40 ms (no TPOT); C: no token yet
    (not measured). SLOs TTFT 10 ms, TPOT 2 ms: A meets TTFT, misses TPOT; B misses TTFT. */
@@ -1343,6 +1427,8 @@ int main(void)
         cmocka_unit_test(live_exposition_only_grows),
         cmocka_unit_test(live_exposition_of_a_finished_run),
         cmocka_unit_test(requests_as_csv_rows),
+        cmocka_unit_test(publish_file_replaces_regular_files_only),
+        cmocka_unit_test(publishers_keep_their_own_temporary_files),
         cmocka_unit_test(slo_holds_at_its_value),
         cmocka_unit_test(serving_report_leads_with_requests),
         cmocka_unit_test(slices_over_time),
