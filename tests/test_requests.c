@@ -1048,6 +1048,76 @@ static void live_exposition_only_grows(void **state)
     free(p);
 }
 
+/* The series value of an exposition's line that starts with head (labels replica="0"), as text. */
+static void assert_series(const char *text, const char *head, const char *value)
+{
+    char line[256];
+    snprintf(line, sizeof line, "llm_%s{replica=\"0\"} %s\n", head, value);
+    if (!strstr(text, line))
+        fail_msg("no line %s in:\n%s", line, text);
+}
+
+/* Requests that finish after the last publication and before a clear are published after it (the
+   clear kept only what had been published: 13 of 18 requests were counted). A: submit 0, tokens at
+   10 and 20 ms, published; B: submit 30, tokens at 35, 45, 50 ms, finished, not published; clear;
+   C: submit 100, token at 107; clear; E: submit 200, tokens at 203, 204 ms; clear again; then D
+   unfinished. By hand: TTFT 10, 5, 7, 3 ms (25 ms); ITL A 10, B 10 and 5, E 1 (26 ms); TTST A 20, B
+   15, E 4 (39 ms); TPOT A 10, B 7.5, E 1 (18.5 ms); E2E A 20, B 20, C 7, E 4 (51 ms); tokens 2 + 3 +
+   1 + 2 = 8. */
+static void live_exposition_counts_what_finished_before_a_clear(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
+    ttft_tpot c;
+    char *a, *d;
+    (void)state;
+    cfg.max_requests = 8;
+    assert_non_null(p);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 0);
+    ttft_tpot_request_tokens_at(&c, "A", 10 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 20 * MS, 1);
+    ttft_tpot_request_finish(&c, "A");
+    a = published(&c, p);
+    assert_series(a, "request_success_total", "1");
+    ttft_tpot_request_submit_at(&c, "B", 30 * MS);
+    ttft_tpot_request_tokens_at(&c, "B", 35 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "B", 45 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "B", 50 * MS, 1);
+    ttft_tpot_request_finish(&c, "B");
+    ttft_tpot_clear(&c);
+    ttft_tpot_request_submit_at(&c, "C", 100 * MS);
+    ttft_tpot_request_tokens_at(&c, "C", 107 * MS, 1);
+    ttft_tpot_request_finish(&c, "C");
+    ttft_tpot_clear(&c);
+    ttft_tpot_request_submit_at(&c, "E", 200 * MS);
+    ttft_tpot_request_tokens_at(&c, "E", 203 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "E", 204 * MS, 1);
+    ttft_tpot_request_finish(&c, "E");
+    ttft_tpot_clear(&c);
+    ttft_tpot_request_submit_at(&c, "D", 300 * MS);
+    ttft_tpot_request_tokens_at(&c, "D", 301 * MS, 1);
+    d = published(&c, p);
+    assert_series(d, "request_success_total", "4");
+    assert_series(d, "generation_tokens_total", "8");
+    assert_series(d, "time_to_first_token_seconds_count", "4");
+    assert_series(d, "time_to_first_token_seconds_sum", "0.025000000");
+    assert_series(d, "inter_token_latency_seconds_count", "4");
+    assert_series(d, "inter_token_latency_seconds_sum", "0.026000000");
+    assert_series(d, "time_to_second_token_seconds_count", "3");
+    assert_series(d, "time_to_second_token_seconds_sum", "0.039000000");
+    assert_series(d, "request_time_per_output_token_seconds_count", "3");
+    assert_series(d, "request_time_per_output_token_seconds_sum", "0.018500000");
+    assert_series(d, "e2e_request_latency_seconds_count", "4");
+    assert_series(d, "e2e_request_latency_seconds_sum", "0.051000000");
+    free(d);
+    d = published(&c, p); /* again: nothing new */
+    assert_series(d, "request_success_total", "4");
+    free(a), free(d);
+    ttft_tpot_free(&c);
+    free(p);
+}
+
 /* With every request finished, the first publication is ttft_tpot_prometheus's exposition; the file
    form is written whole, with no temporary file left; finish is refused twice, for an unknown id, and
    tokens after it. */
@@ -1426,6 +1496,7 @@ int main(void)
         cmocka_unit_test(requests_keep_their_order),
         cmocka_unit_test(live_exposition_only_grows),
         cmocka_unit_test(live_exposition_of_a_finished_run),
+        cmocka_unit_test(live_exposition_counts_what_finished_before_a_clear),
         cmocka_unit_test(requests_as_csv_rows),
         cmocka_unit_test(publish_file_replaces_regular_files_only),
         cmocka_unit_test(publishers_keep_their_own_temporary_files),
