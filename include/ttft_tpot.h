@@ -7738,13 +7738,14 @@ TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, 
 }
 
 /* Whether path may be replaced: absent, or a regular file, as generate --prometheus asks (a FIFO, a
-   device or a link is not replaced). Without lstat (C99 with only POSIX.1b), stat: a link to a
-   regular file is then replaced, itself, its target untouched. */
+   device or a link is not replaced). Without lstat (POSIX.1b only, as a strict C99 build gets), stat:
+   a link to a regular file is then replaced, itself, its target untouched. */
 static int ttft_tpot__replaceable(const char *path)
 {
 #if defined(__unix__) || defined(__APPLE__)
     struct stat st;
-#if defined(S_ISLNK)
+#if defined(__APPLE__) || (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) ||                          \
+    (defined(_XOPEN_SOURCE) && _XOPEN_SOURCE >= 500) || defined(__USE_XOPEN2K) || defined(__USE_XOPEN_EXTENDED)
     return lstat(path, &st) != 0 || S_ISREG(st.st_mode);
 #else
     return stat(path, &st) != 0 || S_ISREG(st.st_mode);
