@@ -4,6 +4,7 @@
 #include "test_util.h"
 #include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 
 static void make(ttft_tpot *c)
@@ -1242,6 +1243,57 @@ static void publishers_keep_their_own_temporary_files(void **state)
     free(p);
 }
 
+/* Whether the file at path holds a whole exposition of one_finished (its last line is there). */
+static int whole_exposition(const char *path)
+{
+    static const char tail[] = "vllm:generation_tokens_total 1\n";
+    char buf[65536];
+    size_t n;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return n >= sizeof tail - 1 && strcmp(buf + n - (sizeof tail - 1), tail) == 0;
+}
+
+/* Two processes publish to one path 300 times each while this one reads it: every publication
+   succeeds and every read is a whole exposition (with one temporary name, 743 of 71,337 reads saw a
+   partial one, and a publisher failed to create its file while the other's was there). */
+static void publishers_on_one_path_race(void **state)
+{
+    ttft_tpot c;
+    pid_t kid[2];
+    int k, status, running = 2, partial = 0;
+    (void)state;
+    one_finished(&c);
+    remove("race.prom");
+    for (k = 0; k < 2; k++) {
+        assert_true((kid[k] = fork()) >= 0);
+        if (kid[k] == 0) {
+            ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
+            int i, bad = !p;
+            for (i = 0; i < 300 && !bad; i++)
+                bad = ttft_tpot_publish_file(&c, p, "race.prom", NULL, NULL) != TTFT_TPOT_OK;
+            _exit(bad);
+        }
+    }
+    while (running) {
+        if (access("race.prom", F_OK) == 0)
+            partial += !whole_exposition("race.prom");
+        for (k = 0; k < 2; k++)
+            if (kid[k] > 0 && waitpid(kid[k], &status, WNOHANG) == kid[k]) {
+                assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+                kid[k] = 0, running--;
+            }
+    }
+    assert_int_equal(partial, 0);
+    assert_true(whole_exposition("race.prom"));
+    remove("race.prom");
+    ttft_tpot_free(&c);
+}
+
 /* One row per request. A: submit 1 ms, scheduled 3 ms, tokens at 10, 13 (2), 17 ms: TTFT 9 ms, TPOT
    (17 - 10) / 3 = 2.333 ms, E2E 16 ms; B: submit 2 ms, one token at 40 ms (no TPOT); C: no token yet
    (not measured). SLOs TTFT 10 ms, TPOT 2 ms: A meets TTFT, misses TPOT; B misses TTFT. */
@@ -1500,6 +1552,7 @@ int main(void)
         cmocka_unit_test(requests_as_csv_rows),
         cmocka_unit_test(publish_file_replaces_regular_files_only),
         cmocka_unit_test(publishers_keep_their_own_temporary_files),
+        cmocka_unit_test(publishers_on_one_path_race),
         cmocka_unit_test(slo_holds_at_its_value),
         cmocka_unit_test(serving_report_leads_with_requests),
         cmocka_unit_test(slices_over_time),
