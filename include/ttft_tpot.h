@@ -208,8 +208,9 @@
      same figures as a strict build, to the last digit: the implementation turns those options off for
      its own code (float_control with clang and MSVC, optimize with gcc), so live reports equal the
      report of their trace read by a strictly built ttft_tpot_report. NaN and infinity are told by
-     their bits, not by comparisons those options let a compiler fold away, so record_ms and set_slo
-     refuse them under any compiler. With another compiler's fast-math mode, doubles derived from the
+     their bits, read through a volatile copy, not by comparisons those options let a compiler fold
+     away, so record_ms, ms_to_ns and set_slo refuse them under any compiler, also inlined into a
+     caller built with those options. With another compiler's fast-math mode, doubles derived from the
      samples (means, rates, sd and CV) may differ in their last digits; integer figures do not. The
      inline record path computes no floating point.
 
@@ -311,7 +312,8 @@ typedef struct ttft_tpot ttft_tpot; /* the collector: Collector and config */
     X(EIO, -9, "I/O error")                           /* reading or writing the stream failed */      \
     X(EPARSE, -10, "malformed trace")                                                                 \
     X(EREQUEST, -11, "request event refused")         /* unknown id, second submit, time backwards */ \
-    X(ETICKET, -12, "device ticket unknown or resolved") /* a resolution of no open ticket */
+    X(ETICKET, -12, "device ticket unknown or resolved") /* a resolution of no open ticket */           \
+    X(EPATH, -13, "path refused: too long, or not a regular file") /* a file the library would replace */
 
 #define TTFT_TPOT__ERR_ENUM(name, value, text) TTFT_TPOT_##name = (value),
 enum { TTFT_TPOT_ERRORS(TTFT_TPOT__ERR_ENUM) };
@@ -873,6 +875,17 @@ typedef struct ttft_tpot_config {
                                  "50,90,99,99.9" */
 } ttft_tpot_config;
 
+#define TTFT_TPOT_BUCKETS_MAX 103 /* bounds of the largest Prometheus bucket table */
+
+/* A live exposition's figures of the requests that finished before the collector's clears
+   (ttft_tpot_publish): a clear adds its interval's to them, so no finished request is lost to a
+   publisher however publications and clears interleave. In the buckets' units (ttft_tpot_buckets). */
+typedef struct ttft_tpot__cleared {
+    uint64_t cumulative[TTFT_TPOT_METRIC_COUNT][TTFT_TPOT_BUCKETS_MAX];
+    uint64_t count[TTFT_TPOT_METRIC_COUNT], sum_hi[TTFT_TPOT_METRIC_COUNT], sum_lo[TTFT_TPOT_METRIC_COUNT];
+    uint64_t requests, tokens; /* request_success_total, generation_tokens_total */
+} ttft_tpot__cleared;
+
 /* The collector. Fields are visible so the record path can be inlined; read them through functions. */
 struct ttft_tpot {
     ttft_tpot__store store;          /* the samples (Recording) */
@@ -908,6 +921,7 @@ struct ttft_tpot {
     uint64_t full_at[4]; /* the limits losses read from a trace met (capacity, max_requests,
                             max_request_events, max_shapes of the recording collector) */
     unsigned full_known; /* bit k: full_at[k] was read (else the limit is c's own) */
+    ttft_tpot__cleared cleared; /* the finished requests of the intervals cleared, for publishers */
 };
 
 /* Bytes of storage init needs for cfg (NULL: defaults); 0 when the sizes overflow. */
@@ -927,7 +941,8 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg);
 TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c);
 
 /* Empty c for a new interval: samples, histograms, requests and every count of what was lost go;
-   phases, their roles, their first-call state and the shapes seen stay (warmup is once per process).
+   phases, their roles, their first-call state and the shapes seen stay (warmup is once per process),
+   and so do the finished requests' figures of a live exposition (ttft_tpot_publish counts them).
    NULL: nothing. */
 TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c);
 
@@ -1408,8 +1423,8 @@ typedef struct ttft_tpot_device_figures {
 } ttft_tpot_device_figures;
 
 /* A request metric as a Prometheus histogram: the bucket bounds of its BUCKETS column
-   (TTFT_TPOT_METRICS) and how many of its values fall at or below each. */
-#define TTFT_TPOT_BUCKETS_MAX 103 /* bounds of the largest bucket table */
+   (TTFT_TPOT_METRICS) and how many of its values fall at or below each (TTFT_TPOT_BUCKETS_MAX: the
+   bounds of the largest bucket table, above). */
 typedef struct ttft_tpot_buckets {
     size_t n;                                  /* bounds */
     const char *const *le;                     /* each bound in seconds, as the exposition prints it */
@@ -1563,13 +1578,16 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
 /* A live exposition, published while the collector runs (a scrape, a textfile collector): the
    requests finished so far (ttft_tpot_request_finish), measured as the reports measure them, their
    histograms and counters as ttft_tpot_prometheus writes them, cumulative over every publication of
-   this publisher: they never go backwards, also across ttft_tpot_clear, so rate() and increase() work.
+   this publisher: they never go backwards, also across ttft_tpot_clear (a request that finished
+   before a clear is counted whenever it is published), so rate() and increase() work.
    Zero-initialise it (about 25 KiB) before the first publication; one publisher a collector. The
    device figures are not published live. publish: into out; EINVAL as ttft_tpot_prometheus (nothing
    written, nothing counted), ENOMEM, EIO. publish_file: the same into path, atomically: written to
-   "PATH.tmp" (one publisher a path), then renamed over path, so a reader sees the last whole
-   exposition (node_exporter's textfile collector reads only files ending in .prom); the temporary file
-   is created exclusively (a link planted there is removed, not followed). */
+   "PATH.tmp-PID-ADDRESS" (this process and publisher's own, so publishers on one path never touch
+   each other's), then renamed over path, so a reader sees the last whole exposition (node_exporter's
+   textfile collector reads only files ending in .prom); the temporary file is created exclusively (a
+   link planted there is removed, not followed). EPATH, nothing written: path exists and is not a
+   regular file (a FIFO, a device, a link: never replaced), or is too long for the temporary name. */
 TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, FILE *out, const char *prefix,
                                     const char *labels);
 TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher *p, const char *path,
@@ -1681,8 +1699,11 @@ TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out);
 #error "ttft_tpot.h: CLOCK_MONOTONIC is not declared: compile this file with -D_POSIX_C_SOURCE=199309L"
 #endif
 #if defined(__unix__) || defined(__APPLE__)
-#include <unistd.h> /* getpid, for the hash key */
+#include <unistd.h> /* getpid, for the hash key and the publisher's temporary file */
 #define TTFT_TPOT__PID() ((uint64_t)getpid())
+#ifndef TTFT_TPOT_NO_STDIO
+#include <sys/stat.h> /* what publish_file would replace */
+#endif
 #endif
 #endif
 #if defined(_WIN32)
@@ -1791,13 +1812,23 @@ static uint64_t ttft_tpot__clock_cost(void)
 
 /* ---- Names, hashing and numbers -------------------------------------------------------------- */
 
+/* v's bits, read through a volatile copy: inlined into a fast-math caller, v may be a product the
+   compiler takes to be finite, and it could then fold a test of the bits away; a volatile read it
+   cannot see through. */
+static uint64_t ttft_tpot__bits(double v)
+{
+    volatile double opaque = v;
+    double w = opaque;
+    uint64_t bits;
+    memcpy(&bits, &w, sizeof bits);
+    return bits;
+}
+
 /* Whether v is finite, from its bits: a comparison such as v == v is what -ffinite-math-only lets a
    compiler fold away (and other compilers than gcc and clang ignore the pragmas above). */
 static int ttft_tpot__finite(double v)
 {
-    uint64_t bits;
-    memcpy(&bits, &v, sizeof bits);
-    return (bits >> 52 & 0x7FFu) != 0x7FFu;
+    return (ttft_tpot__bits(v) >> 52 & 0x7FFu) != 0x7FFu;
 }
 
 /* 128-bit unsigned arithmetic (C99 has no wider integer): products of counts and durations, and sums
@@ -3714,6 +3745,22 @@ static size_t ttft_tpot__event_set(const ttft_tpot *c, int m, int live, uint64_t
     return n;
 }
 
+/* Request q's value of metric m (not ITL or TTST) into *v, TPOT in 1/scale ns: 1, or 0 when it has
+   none (live: an unfinished request has none). */
+static int ttft_tpot__request_value(const ttft_tpot_request *q, int m, int live, uint64_t scale, uint64_t *v)
+{
+    int parts = m == TTFT_TPOT_METRIC_QUEUE || m == TTFT_TPOT_METRIC_PREFILL;
+    if (!ttft_tpot__measured(q) || (live && !q->finished) || (parts && !q->scheduled) ||
+        (m == TTFT_TPOT_METRIC_TPOT && q->tokens < 2))
+        return 0;
+    *v = m == TTFT_TPOT_METRIC_QUEUE     ? q->scheduled_ns - q->submit_ns
+         : m == TTFT_TPOT_METRIC_PREFILL ? q->first_ns - q->scheduled_ns
+         : m == TTFT_TPOT_METRIC_TTFT    ? q->first_ns - q->submit_ns
+         : m == TTFT_TPOT_METRIC_E2E     ? q->last_ns - q->submit_ns
+                                         : ttft_tpot__tpot_scaled(q, scale);
+    return 1;
+}
+
 static size_t ttft_tpot__request_set(const ttft_tpot *c, int m, int live, uint64_t scale, uint64_t *x,
                                      uint64_t *last)
 {
@@ -3721,18 +3768,8 @@ static size_t ttft_tpot__request_set(const ttft_tpot *c, int m, int live, uint64
     unsigned r;
     if (m == TTFT_TPOT_METRIC_ITL || m == TTFT_TPOT_METRIC_TTST)
         return ttft_tpot__event_set(c, m, live, x, last);
-    for (r = 0; r < c->req.n; r++) {
-        const ttft_tpot_request *q = &c->req.list[r];
-        int parts = m == TTFT_TPOT_METRIC_QUEUE || m == TTFT_TPOT_METRIC_PREFILL;
-        if (!ttft_tpot__measured(q) || (live && !q->finished) || (parts && !q->scheduled) ||
-            (m == TTFT_TPOT_METRIC_TPOT && q->tokens < 2))
-            continue;
-        x[n++] = m == TTFT_TPOT_METRIC_QUEUE     ? q->scheduled_ns - q->submit_ns
-                 : m == TTFT_TPOT_METRIC_PREFILL ? q->first_ns - q->scheduled_ns
-                 : m == TTFT_TPOT_METRIC_TTFT    ? q->first_ns - q->submit_ns
-                 : m == TTFT_TPOT_METRIC_E2E     ? q->last_ns - q->submit_ns
-                                                 : ttft_tpot__tpot_scaled(q, scale);
-    }
+    for (r = 0; r < c->req.n; r++)
+        n += ttft_tpot__request_value(&c->req.list[r], m, live, scale, &x[n]);
     return n;
 }
 
@@ -3778,19 +3815,20 @@ TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot
     return TTFT_TPOT_OK;
 }
 
-/* Whether a measured request meets every SLO set (inclusive); a request without TPOT passes that one. */
 /* Whether a request with a token meets SLO k (0 TTFT, 1 TPOT, 2 E2E; inclusive): 1 or 0, -1 when that SLO
-   is not set or the request has no such figure (TPOT of one token). */
+   is not set or the request has no such figure (TPOT of one token). Compared in integer ns, the SLO
+   rounded to the ns once: ms * 1e6 in doubles may fall below the ns --slo named (4.1 ms). */
 static int ttft_tpot__slo_met(const ttft_tpot *c, const ttft_tpot_request *q, int k)
 {
-    const double slo[3] = {c->slo.ttft_ms * 1e6, c->slo.tpot_ms * 1e6, c->slo.e2e_ms * 1e6};
-    uint64_t d = q->tokens > 1 ? q->tokens - 1 : 1, gap = q->last_ns - q->first_ns, whole = gap / d;
-    double v = k == 0 ? (double)(q->first_ns - q->submit_ns)
-               : k == 2 ? (double)(q->last_ns - q->submit_ns)
-                        : (double)whole + (double)(gap % d) / (double)d;
-    if (slo[k] <= 0 || (k == 1 && q->tokens < 2))
+    const double ms[3] = {c->slo.ttft_ms, c->slo.tpot_ms, c->slo.e2e_ms};
+    uint64_t slo, d = q->tokens > 1 ? q->tokens - 1 : 1, gap = q->last_ns - q->first_ns, whole = gap / d;
+    if (!(ms[k] > 0) || (k == 1 && q->tokens < 2))
         return -1;
-    return v <= slo[k];
+    if (ttft_tpot_ms_to_ns(ms[k], &slo) != TTFT_TPOT_OK) /* 2^64 ns or more: every figure meets it */
+        return 1;
+    if (k == 1) /* TPOT = whole + (gap % d) / d */
+        return whole < slo || (whole == slo && gap % d == 0);
+    return (k == 0 ? q->first_ns : q->last_ns) - q->submit_ns <= slo;
 }
 
 /* Whether a measured request meets every SLO set; a request without TPOT passes that one. */
@@ -3810,26 +3848,30 @@ static void ttft_tpot__buckets_init(ttft_tpot_buckets *b, int m)
         (void)ttft_tpot__decimal(b->le[k], 9, &b->le_ns[k]);
 }
 
-/* Count x[0, n) (in 1/scale ns: scale 1 or 1024) into b, each value's bucket found by bisection, then
-   made cumulative; the sum is kept in 128 bits and brought back to ns, rounded, once. */
-static void ttft_tpot__buckets_add(ttft_tpot_buckets *b, const uint64_t *x, size_t n, uint64_t scale)
+/* One value x (in 1/scale ns) into b's counts, not yet cumulative, its bucket found by bisection, and
+   into the 128-bit sum hi:lo. */
+static void ttft_tpot__buckets_put(ttft_tpot_buckets *b, uint64_t x, uint64_t scale, uint64_t *lo, uint64_t *hi)
 {
-    uint64_t lo = 0, hi = 0, round;
-    size_t i, k;
-    for (i = 0; i < n; i++) {
-        size_t a = 0, z = b->n; /* the first bound at or above x[i] lies in [a, z] */
-        while (a < z) {
-            size_t mid = a + (z - a) / 2;
-            if (b->le_ns[mid] * scale < x[i])
-                a = mid + 1;
-            else
-                z = mid;
-        }
-        if (a < b->n) /* past the last bound: in +Inf alone */
-            b->cumulative[a]++;
-        lo += x[i];
-        hi += lo < x[i]; /* carry */
+    size_t a = 0, z = b->n; /* the first bound at or above x lies in [a, z] */
+    while (a < z) {
+        size_t mid = a + (z - a) / 2;
+        if (b->le_ns[mid] * scale < x)
+            a = mid + 1;
+        else
+            z = mid;
     }
+    if (a < b->n) /* past the last bound: in +Inf alone */
+        b->cumulative[a]++;
+    *lo += x;
+    *hi += *lo < x; /* carry */
+}
+
+/* b's counts made cumulative, n values in all, their sum hi:lo (1/scale ns) brought back to ns,
+   rounded, once. */
+static void ttft_tpot__buckets_close(ttft_tpot_buckets *b, uint64_t n, uint64_t scale, uint64_t lo, uint64_t hi)
+{
+    uint64_t round;
+    size_t k;
     for (k = 1; k < b->n; k++)
         b->cumulative[k] += b->cumulative[k - 1];
     b->count = n;
@@ -3842,6 +3884,74 @@ static void ttft_tpot__buckets_add(ttft_tpot_buckets *b, const uint64_t *x, size
     }
     b->sum_hi = hi;
     b->sum_lo = lo;
+}
+
+/* Count x[0, n) (in 1/scale ns: scale 1 or 1024) into b; the sum is kept in 128 bits and brought
+   back to ns, rounded, once. */
+static void ttft_tpot__buckets_add(ttft_tpot_buckets *b, const uint64_t *x, size_t n, uint64_t scale)
+{
+    uint64_t lo = 0, hi = 0;
+    size_t i;
+    for (i = 0; i < n; i++)
+        ttft_tpot__buckets_put(b, x[i], scale, &lo, &hi);
+    ttft_tpot__buckets_close(b, n, scale, lo, hi);
+}
+
+/* ITL or TTST (m) of c's finished measured requests into b (counts not yet cumulative), n and hi:lo
+   as buckets_put keeps them. The walk's state is each request's first_ns: c is being cleared, and
+   nothing reads them after (ttft_tpot__event_set keeps it in memory of its own). */
+static void ttft_tpot__cleared_events(ttft_tpot *c, int m, ttft_tpot_buckets *b, uint64_t *n, uint64_t *lo,
+                                      uint64_t *hi)
+{
+    size_t i;
+    unsigned r;
+    for (r = 0; r < c->req.n; r++) /* ITL: the last token event's time; TTST: the tokens so far */
+        c->req.list[r].first_ns = m == TTFT_TPOT_METRIC_ITL ? UINT64_MAX : 0;
+    for (i = 0; i < c->req.n_events; i++) {
+        const ttft_tpot__event *ev = &c->req.events[i];
+        ttft_tpot_request *q = &c->req.list[ev->request];
+        if (!ev->tokens || !ttft_tpot__measured(q) || !q->finished)
+            continue;
+        if (m == TTFT_TPOT_METRIC_ITL && q->first_ns != UINT64_MAX)
+            ttft_tpot__buckets_put(b, ev->t_ns - q->first_ns, 1, lo, hi), ++*n;
+        if (m == TTFT_TPOT_METRIC_TTST && q->first_ns < 2 && q->first_ns + ev->tokens >= 2)
+            ttft_tpot__buckets_put(b, ev->t_ns - q->submit_ns, 1, lo, hi), ++*n;
+        q->first_ns = m == TTFT_TPOT_METRIC_ITL ? ev->t_ns : q->first_ns + ev->tokens;
+    }
+}
+
+/* Before a clear: c's finished measured requests into c->cleared, with no memory of its own (the
+   event metrics last, as they overwrite the requests' first_ns). */
+static void ttft_tpot__cleared_add(ttft_tpot *c)
+{
+    static const int order[TTFT_TPOT_METRIC_COUNT] = {
+        TTFT_TPOT_METRIC_TTFT, TTFT_TPOT_METRIC_QUEUE, TTFT_TPOT_METRIC_PREFILL, TTFT_TPOT_METRIC_TPOT,
+        TTFT_TPOT_METRIC_E2E,  TTFT_TPOT_METRIC_ITL,   TTFT_TPOT_METRIC_TTST};
+    ttft_tpot__cleared *z = &c->cleared;
+    ttft_tpot_buckets b;
+    uint64_t scale = ttft_tpot__tpot_scale(c);
+    unsigned r;
+    int j;
+    for (j = 0; j < TTFT_TPOT_METRIC_COUNT; j++) {
+        int m = order[j];
+        uint64_t n = 0, lo = 0, hi = 0, sc = m == TTFT_TPOT_METRIC_TPOT ? scale : 1, v;
+        size_t k;
+        ttft_tpot__buckets_init(&b, m);
+        if (m == TTFT_TPOT_METRIC_ITL || m == TTFT_TPOT_METRIC_TTST)
+            ttft_tpot__cleared_events(c, m, &b, &n, &lo, &hi);
+        for (r = 0; m != TTFT_TPOT_METRIC_ITL && m != TTFT_TPOT_METRIC_TTST && r < c->req.n; r++)
+            if (ttft_tpot__request_value(&c->req.list[r], m, 1, sc, &v))
+                ttft_tpot__buckets_put(&b, v, sc, &lo, &hi), n++;
+        ttft_tpot__buckets_close(&b, n, sc, lo, hi);
+        for (k = 0; k < b.n; k++)
+            z->cumulative[m][k] += b.cumulative[k];
+        z->count[m] += b.count;
+        z->sum_lo[m] += b.sum_lo;
+        z->sum_hi[m] += b.sum_hi + (z->sum_lo[m] < b.sum_lo);
+    }
+    for (r = 0; r < c->req.n; r++)
+        if (ttft_tpot__measured(&c->req.list[r]) && c->req.list[r].finished)
+            z->requests++, z->tokens += c->req.list[r].tokens;
 }
 
 /* The request figures into out, and with b (NULL: none) each metric's buckets (initialized). */
@@ -4749,6 +4859,7 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
     ttft_tpot__hists_clear(c);
     for (p = 0; p < c->phase.n; p++)
         memset(c->phase.slots[p].prompt, 0, sizeof c->phase.slots[p].prompt);
+    ttft_tpot__cleared_add(c); /* what finished stays published */
     ttft_tpot__requests_clear(c);
     c->shape.dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
     ttft_tpot__device_clear(c);
@@ -4857,8 +4968,8 @@ TTFT_TPOT_DEF int64_t ttft_tpot__push_ext(ttft_tpot *c, int phase, uint64_t star
                                            kept ? c->store.samples[c->store.n - 1].warmup : 0);
 }
 
-/* ms to the ns, rounded half up, exactly: the double is m * 2^e (read from its bits, so no compiler
-   option drops the test for NaN), and m * 10^6 takes 73 bits, shifted in integers. OK, or ERANGE for
+/* ms to the ns, rounded half up, exactly: the double is m * 2^e (read from its bits, opaquely, so no
+   compiler option drops the test for NaN), and m * 10^6 takes 73 bits, shifted in integers. OK, or ERANGE for
    a negative number (-0.0 is 0), NaN, an infinity, or 2^64 ns and more. */
 TTFT_TPOT_DEF int ttft_tpot_ms_to_ns(double ms, uint64_t *ns)
 {
@@ -4867,7 +4978,7 @@ TTFT_TPOT_DEF int ttft_tpot_ms_to_ns(double ms, uint64_t *ns)
     int e;
     if (!ns)
         return TTFT_TPOT_EINVAL;
-    memcpy(&bits, &ms, sizeof bits);
+    bits = ttft_tpot__bits(ms); /* opaque: the caller's flags cannot fold the NaN test */
     e = (int)(bits >> 52 & 0x7FFu);
     m = bits & (((uint64_t)1 << 52) - 1);
     if (e == 0x7FF || (bits >> 63 && (e || m)))
@@ -7709,34 +7820,32 @@ static void ttft_tpot__buckets_sum(ttft_tpot_buckets *dst, const ttft_tpot_bucke
     dst->sum_hi += b->sum_hi + (dst->sum_lo < b->sum_lo);
 }
 
-/* p->now from p->base and c's finished requests; what was published before a clear becomes the base. */
+/* p->now from the collector's cleared requests (p->base) and its finished requests. */
 static int ttft_tpot__publish_update(const ttft_tpot *c, ttft_tpot_publisher *p)
 {
+    const ttft_tpot__cleared *z = &c->cleared;
     ttft_tpot_buckets cur;
     uint64_t *x, *last, scale = ttft_tpot__tpot_scale(c);
     unsigned r;
     int m;
     if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
-    if (!p->started || p->epoch != c->dev.epoch) { /* the first, or cleared since: keep what was published */
-        for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
-            if (!p->started)
-                ttft_tpot__buckets_init(&p->now[m], m);
-        memcpy(p->base, p->now, sizeof p->base);
-        p->base_requests = p->requests, p->base_tokens = p->tokens;
-        p->epoch = c->dev.epoch, p->started = 1;
-    }
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
         uint64_t sc = m == TTFT_TPOT_METRIC_TPOT ? scale : 1;
+        ttft_tpot__buckets_init(&p->base[m], m);
+        memcpy(p->base[m].cumulative, z->cumulative[m], sizeof p->base[m].cumulative);
+        p->base[m].count = z->count[m], p->base[m].sum_hi = z->sum_hi[m], p->base[m].sum_lo = z->sum_lo[m];
         ttft_tpot__buckets_init(&cur, m);
         ttft_tpot__buckets_add(&cur, x, ttft_tpot__request_set(c, m, 1, sc, x, last), sc);
         ttft_tpot__buckets_sum(&p->now[m], &p->base[m], &cur);
     }
     TTFT_TPOT_FREE(x, c->alloc_user);
+    p->base_requests = z->requests, p->base_tokens = z->tokens;
     p->requests = p->base_requests, p->tokens = p->base_tokens;
     for (r = 0; r < c->req.n; r++)
         if (ttft_tpot__measured(&c->req.list[r]) && c->req.list[r].finished)
             p->requests++, p->tokens += c->req.list[r].tokens;
+    p->epoch = c->dev.epoch, p->started = 1;
     return TTFT_TPOT_OK;
 }
 
@@ -7755,16 +7864,39 @@ TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, 
     return ttft_tpot__out_close(&o);
 }
 
+/* Whether path may be replaced: absent, or a regular file, as generate --prometheus asks (a FIFO, a
+   device or a link is not replaced). Without lstat (POSIX.1b only, as a strict C99 build gets), stat:
+   a link to a regular file is then replaced, itself, its target untouched. */
+static int ttft_tpot__replaceable(const char *path)
+{
+#if defined(__unix__) || defined(__APPLE__)
+    struct stat st;
+#if defined(__APPLE__) || (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) ||                          \
+    (defined(_XOPEN_SOURCE) && _XOPEN_SOURCE >= 500) || defined(__USE_XOPEN2K) || defined(__USE_XOPEN_EXTENDED)
+    return lstat(path, &st) != 0 || S_ISREG(st.st_mode);
+#else
+    return stat(path, &st) != 0 || S_ISREG(st.st_mode);
+#endif
+#else
+    (void)path;
+    return 1;
+#endif
+}
+
 TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher *p, const char *path,
                                          const char *prefix, const char *labels)
 {
     char tmp[4096];
     FILE *f;
-    int rc;
-    if (!path || strlen(path) + 5 > sizeof tmp)
+    int rc, n;
+    if (!path || !c || !p)
         return TTFT_TPOT_EINVAL;
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    remove(tmp); /* a crashed publisher's, or a planted link: unlinked, never followed */
+    /* this publisher's own name (its process and address): another's file is never touched */
+    n = snprintf(tmp, sizeof tmp, "%s.tmp-%llu-%llx", path, (unsigned long long)TTFT_TPOT__PID(),
+                 (unsigned long long)(uintptr_t)p);
+    if (n < 0 || (size_t)n >= sizeof tmp || !ttft_tpot__replaceable(path))
+        return TTFT_TPOT_EPATH;
+    remove(tmp); /* a crashed publisher's of the same pid and address, or a planted link: never followed */
     if (!(f = fopen(tmp, "wx"))) /* created here or not at all (C11's exclusive mode; glibc's in C99) */
         return TTFT_TPOT_EIO;
     rc = ttft_tpot_publish(c, p, f, prefix, labels);

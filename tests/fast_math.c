@@ -49,6 +49,36 @@ static void refusals(void)
     ttft_tpot_free(&c);
 }
 
+/* Inputs the compiler cannot see (a factor 1, a large value and 0), so that the products below are
+   computed at run time under this file's fast-math flags, as a driver's are. */
+static volatile double opaque_in[3] = {1.0, 1e300, 0.0};
+
+/* NaN and infinity made by the caller's own arithmetic: under -Ofast the compiler takes a product to
+   be finite and, once record_ms is inlined here, could drop a test of its bits; 0 ns was recorded. */
+static void refusals_of_arithmetic(void)
+{
+    const double k = opaque_in[0], huge = opaque_in[1], zero = opaque_in[2];
+    double bad[3];
+    ttft_tpot c;
+    ttft_tpot_slo slo;
+    uint64_t ns = 1;
+    int p, i;
+    bad[0] = huge * huge * k;  /* +inf */
+    bad[1] = -huge * huge * k; /* -inf */
+    bad[2] = bad[0] * zero;    /* NaN */
+    CHECK(ttft_tpot_init(&c, NULL) == TTFT_TPOT_OK);
+    p = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < 3; i++) {
+        CHECK(ttft_tpot_record_ms(&c, p, bad[i] * k, 1) == TTFT_TPOT_ERANGE);
+        CHECK(ttft_tpot_ms_to_ns(bad[i] * k, &ns) == TTFT_TPOT_ERANGE);
+        memset(&slo, 0, sizeof slo);
+        slo.ttft_ms = bad[i] * k;
+        CHECK(ttft_tpot_set_slo(&c, slo) == TTFT_TPOT_ERANGE);
+    }
+    CHECK(ttft_tpot_counts_of(&c).samples == 0 && ttft_tpot_counts_of(&c).rejected == 3);
+    ttft_tpot_free(&c);
+}
+
 static uint64_t rnd(uint64_t *s) /* xorshift64 */
 {
     *s ^= *s << 13;
@@ -128,6 +158,7 @@ int main(void)
 {
     ttft_tpot c;
     refusals();
+    refusals_of_arithmetic();
     fill(&c);
     CHECK(ttft_tpot_report(&c, stdout) == TTFT_TPOT_OK);
     CHECK(ttft_tpot_report_json(&c, stdout) == TTFT_TPOT_OK);

@@ -256,6 +256,24 @@ static void prometheus_published_live(void **state)
     free(err);
 }
 
+/* --prometheus-every refuses what --prometheus refuses: a FIFO at FILE is left a FIFO (the library's
+   publisher replaced it, and a device, with a regular file). */
+static void prometheus_live_replaces_regular_files_only(void **state)
+{
+    struct stat st;
+    char *err;
+    (void)state;
+    remove("live.fifo");
+    assert_int_equal(mkfifo("live.fifo", 0600), 0);
+    assert_int_not_equal(run(TINY "--requests 2 --prometheus live.fifo --prometheus-every 0.01", &err), 0);
+    assert_non_null(strstr(err, "generate: --prometheus-every: writing live.fifo failed: path refused: too long, or "
+                                "not a regular file\n"));
+    free(err);
+    assert_int_equal(lstat("live.fifo", &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    remove("live.fifo");
+}
+
 static void bad_flags_exit_2_with_one_line(void **state)
 {
     static const struct {
@@ -340,6 +358,7 @@ int main(void)
         cmocka_unit_test(batch_records_tokens_per_step),
         cmocka_unit_test(serving_mode_records_every_request),
         cmocka_unit_test(prometheus_published_live),
+        cmocka_unit_test(prometheus_live_replaces_regular_files_only),
         cmocka_unit_test(bad_flags_exit_2_with_one_line),
         cmocka_unit_test(write_failure_exits_1),
         cmocka_unit_test(options_gnu_style_and_standard_output),

@@ -2,6 +2,9 @@
    figure worked out by hand from the timestamps below. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 
 static void make(ttft_tpot *c)
@@ -808,6 +811,47 @@ static void slo_is_decimal(void **state)
     assert_true(slo.ttft_ms == 1.5 && slo.tpot_ms == 0.000001 && slo.e2e_ms == 2500);
 }
 
+/* An SLO holds at its own value: for each of the 99,999 two-decimal SLOs from 0.01 to 999.99 ms, as
+   --slo parses it, a TTFT, a TPOT and an E2E of exactly that many ns meet it, and one ns more does
+   not. (4.1 ms was 4.1e-3 * 1e6 = 4099999.9999999995 ns in doubles: 4,100,000 ns missed it.) */
+static void slo_holds_at_its_value(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    ttft_tpot_request *q;
+    ttft_tpot_slo slo;
+    unsigned k, missed = 0;
+    char text[64];
+    (void)state;
+    cfg.max_requests = 2;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 0);
+    ttft_tpot_request_tokens_at(&c, "A", 1, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 2, 1);
+    q = &c.req.list[0];
+    for (k = 1; k <= 99999; k++) {
+        uint64_t ns = (uint64_t)k * 10000, d;
+        snprintf(text, sizeof text, "ttft=%u.%02u,tpot=%u.%02u,e2e=%u.%02u", k / 100, k % 100, k / 100, k % 100,
+                 k / 100, k % 100);
+        assert_int_equal(ttft_tpot_slo_parse(text, &slo), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_OK);
+        for (d = 0; d < 2; d++) { /* at the SLO, then 1 ns past it */
+            q->first_ns = ns + d, q->last_ns = 2 * ns + d, q->tokens = 2;
+            missed += ttft_tpot__slo_met(&c, q, 0) != !d;
+            q->first_ns = 0, q->last_ns = ns + d, q->tokens = 2; /* TPOT = E2E - TTFT */
+            missed += ttft_tpot__slo_met(&c, q, 1) != !d;
+            q->first_ns = 1, q->last_ns = ns + d;
+            missed += ttft_tpot__slo_met(&c, q, 2) != !d;
+        }
+        q->first_ns = 1, q->last_ns = 3 * ns + 1, q->tokens = 4; /* TPOT (3 ns) / 3: exactly at it */
+        missed += ttft_tpot__slo_met(&c, q, 1) != 1;
+        q->last_ns = 3 * ns + 2; /* 1/3 ns past it */
+        missed += ttft_tpot__slo_met(&c, q, 1) != 0;
+    }
+    assert_int_equal(missed, 0);
+    ttft_tpot_free(&c);
+}
+
 /* Queue time. A: submit 0, scheduled 40, tokens at 100 and 120 ms; B: submit 10, scheduled 10,
    token 60; C: submit 20, scheduled 200, token 300; D: submit 30, never scheduled, token 50.
    Queue (A, B, C): 40, 0, 180 -> sorted 0, 40, 180: p50 40, p90 h = 1.8 -> 40 + 0.8 * 140 = 152,
@@ -1005,6 +1049,76 @@ static void live_exposition_only_grows(void **state)
     free(p);
 }
 
+/* The series value of an exposition's line that starts with head (labels replica="0"), as text. */
+static void assert_series(const char *text, const char *head, const char *value)
+{
+    char line[256];
+    snprintf(line, sizeof line, "llm_%s{replica=\"0\"} %s\n", head, value);
+    if (!strstr(text, line))
+        fail_msg("no line %s in:\n%s", line, text);
+}
+
+/* Requests that finish after the last publication and before a clear are published after it (the
+   clear kept only what had been published: 13 of 18 requests were counted). A: submit 0, tokens at
+   10 and 20 ms, published; B: submit 30, tokens at 35, 45, 50 ms, finished, not published; clear;
+   C: submit 100, token at 107; clear; E: submit 200, tokens at 203, 204 ms; clear again; then D
+   unfinished. By hand: TTFT 10, 5, 7, 3 ms (25 ms); ITL A 10, B 10 and 5, E 1 (26 ms); TTST A 20, B
+   15, E 4 (39 ms); TPOT A 10, B 7.5, E 1 (18.5 ms); E2E A 20, B 20, C 7, E 4 (51 ms); tokens 2 + 3 +
+   1 + 2 = 8. */
+static void live_exposition_counts_what_finished_before_a_clear(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
+    ttft_tpot c;
+    char *a, *d;
+    (void)state;
+    cfg.max_requests = 8;
+    assert_non_null(p);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 0);
+    ttft_tpot_request_tokens_at(&c, "A", 10 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 20 * MS, 1);
+    ttft_tpot_request_finish(&c, "A");
+    a = published(&c, p);
+    assert_series(a, "request_success_total", "1");
+    ttft_tpot_request_submit_at(&c, "B", 30 * MS);
+    ttft_tpot_request_tokens_at(&c, "B", 35 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "B", 45 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "B", 50 * MS, 1);
+    ttft_tpot_request_finish(&c, "B");
+    ttft_tpot_clear(&c);
+    ttft_tpot_request_submit_at(&c, "C", 100 * MS);
+    ttft_tpot_request_tokens_at(&c, "C", 107 * MS, 1);
+    ttft_tpot_request_finish(&c, "C");
+    ttft_tpot_clear(&c);
+    ttft_tpot_request_submit_at(&c, "E", 200 * MS);
+    ttft_tpot_request_tokens_at(&c, "E", 203 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "E", 204 * MS, 1);
+    ttft_tpot_request_finish(&c, "E");
+    ttft_tpot_clear(&c);
+    ttft_tpot_request_submit_at(&c, "D", 300 * MS);
+    ttft_tpot_request_tokens_at(&c, "D", 301 * MS, 1);
+    d = published(&c, p);
+    assert_series(d, "request_success_total", "4");
+    assert_series(d, "generation_tokens_total", "8");
+    assert_series(d, "time_to_first_token_seconds_count", "4");
+    assert_series(d, "time_to_first_token_seconds_sum", "0.025000000");
+    assert_series(d, "inter_token_latency_seconds_count", "4");
+    assert_series(d, "inter_token_latency_seconds_sum", "0.026000000");
+    assert_series(d, "time_to_second_token_seconds_count", "3");
+    assert_series(d, "time_to_second_token_seconds_sum", "0.039000000");
+    assert_series(d, "request_time_per_output_token_seconds_count", "3");
+    assert_series(d, "request_time_per_output_token_seconds_sum", "0.018500000");
+    assert_series(d, "e2e_request_latency_seconds_count", "4");
+    assert_series(d, "e2e_request_latency_seconds_sum", "0.051000000");
+    free(d);
+    d = published(&c, p); /* again: nothing new */
+    assert_series(d, "request_success_total", "4");
+    free(a), free(d);
+    ttft_tpot_free(&c);
+    free(p);
+}
+
 /* With every request finished, the first publication is ttft_tpot_prometheus's exposition; the file
    form is written whole, with no temporary file left; finish is refused twice, for an unknown id, and
    tokens after it. */
@@ -1045,6 +1159,139 @@ static void live_exposition_of_a_finished_run(void **state)
     free(live), free(whole), free(file);
     ttft_tpot_free(&c);
     free(p);
+}
+
+/* A collector with one finished request, for the publisher's file tests. */
+static void one_finished(ttft_tpot *c)
+{
+    ttft_tpot_config cfg = {0};
+    cfg.max_requests = 4;
+    assert_int_equal(ttft_tpot_init(c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(c, "A", 0);
+    ttft_tpot_request_tokens_at(c, "A", 10 * MS, 1);
+    ttft_tpot_request_finish(c, "A");
+}
+
+/* The live file is checked as generate --prometheus checks its file: a FIFO or a link (a device, as
+   root: /dev/full became a regular file) at the path is refused with EPATH and left as it was; so is
+   a path too long for the temporary name (it was EINVAL, the bad prefix's code). */
+static void publish_file_replaces_regular_files_only(void **state)
+{
+    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
+    char *path = (char *)malloc(5000);
+    struct stat st;
+    ttft_tpot c;
+    (void)state;
+    assert_non_null(p);
+    assert_non_null(path);
+    one_finished(&c);
+    remove("pub.fifo"), remove("pub.link"), remove("pub.target");
+    assert_int_equal(mkfifo("pub.fifo", 0600), 0);
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.fifo", NULL, NULL), TTFT_TPOT_EPATH);
+    assert_int_equal(lstat("pub.fifo", &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    assert_int_equal(symlink("pub.target", "pub.link"), 0);
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.link", NULL, NULL), TTFT_TPOT_EPATH);
+    assert_int_equal(lstat("pub.link", &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(lstat("pub.target", &st), -1);
+    memset(path, 'a', 4999);
+    path[4999] = '\0';
+    assert_int_equal(ttft_tpot_publish_file(&c, p, path, NULL, NULL), TTFT_TPOT_EPATH);
+    assert_string_equal(ttft_tpot_strerror(TTFT_TPOT_EPATH), "path refused: too long, or not a regular file");
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.prom", NULL, NULL), TTFT_TPOT_OK); /* a new file */
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.prom", NULL, NULL), TTFT_TPOT_OK); /* a regular one */
+    remove("pub.fifo"), remove("pub.link"), remove("pub.prom");
+    free(path);
+    ttft_tpot_free(&c);
+    free(p);
+}
+
+/* Two publishers on one path: each writes its own temporary file, so neither removes the other's
+   while it is being written (a reader saw a partial exposition). Here another publisher's file, at
+   the name every publisher used ("PATH.tmp"), survives a publication, and none of this one's is left. */
+static void publishers_keep_their_own_temporary_files(void **state)
+{
+    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(2, sizeof *p);
+    ttft_tpot c;
+    char *other;
+    FILE *f;
+    DIR *d;
+    struct dirent *e;
+    int left = 0;
+    (void)state;
+    assert_non_null(p);
+    one_finished(&c);
+    remove("two.prom");
+    f = fopen("two.prom.tmp", "w");
+    assert_non_null(f);
+    fputs("being written\n", f);
+    fclose(f);
+    assert_int_equal(ttft_tpot_publish_file(&c, &p[0], "two.prom", NULL, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_publish_file(&c, &p[1], "two.prom", NULL, NULL), TTFT_TPOT_OK);
+    other = slurp("two.prom.tmp");
+    assert_string_equal(other, "being written\n");
+    d = opendir(".");
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL)
+        left += strncmp(e->d_name, "two.prom", 8) == 0;
+    closedir(d);
+    assert_int_equal(left, 2); /* two.prom and the other's */
+    remove("two.prom.tmp"), remove("two.prom");
+    free(other);
+    ttft_tpot_free(&c);
+    free(p);
+}
+
+/* Whether the file at path holds a whole exposition of one_finished (its last line is there). */
+static int whole_exposition(const char *path)
+{
+    static const char tail[] = "vllm:generation_tokens_total 1\n";
+    char buf[65536];
+    size_t n;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return n >= sizeof tail - 1 && strcmp(buf + n - (sizeof tail - 1), tail) == 0;
+}
+
+/* Two processes publish to one path 300 times each while this one reads it: every publication
+   succeeds and every read is a whole exposition (with one temporary name, 743 of 71,337 reads saw a
+   partial one, and a publisher failed to create its file while the other's was there). */
+static void publishers_on_one_path_race(void **state)
+{
+    ttft_tpot c;
+    pid_t kid[2];
+    int k, status, running = 2, partial = 0;
+    (void)state;
+    one_finished(&c);
+    remove("race.prom");
+    for (k = 0; k < 2; k++) {
+        assert_true((kid[k] = fork()) >= 0);
+        if (kid[k] == 0) {
+            ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
+            int i, bad = !p;
+            for (i = 0; i < 300 && !bad; i++)
+                bad = ttft_tpot_publish_file(&c, p, "race.prom", NULL, NULL) != TTFT_TPOT_OK;
+            _exit(bad);
+        }
+    }
+    while (running) {
+        if (access("race.prom", F_OK) == 0)
+            partial += !whole_exposition("race.prom");
+        for (k = 0; k < 2; k++)
+            if (kid[k] > 0 && waitpid(kid[k], &status, WNOHANG) == kid[k]) {
+                assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+                kid[k] = 0, running--;
+            }
+    }
+    assert_int_equal(partial, 0);
+    assert_true(whole_exposition("race.prom"));
+    remove("race.prom");
+    ttft_tpot_free(&c);
 }
 
 /* One row per request. A: submit 1 ms, scheduled 3 ms, tokens at 10, 13 (2), 17 ms: TTFT 9 ms, TPOT
@@ -1338,8 +1585,13 @@ int main(void)
         cmocka_unit_test(requests_keep_their_order),
         cmocka_unit_test(live_exposition_only_grows),
         cmocka_unit_test(live_exposition_of_a_finished_run),
+        cmocka_unit_test(live_exposition_counts_what_finished_before_a_clear),
         cmocka_unit_test(requests_as_csv_rows),
         cmocka_unit_test(requests_csv_neutralises_formulas),
+        cmocka_unit_test(publish_file_replaces_regular_files_only),
+        cmocka_unit_test(publishers_keep_their_own_temporary_files),
+        cmocka_unit_test(publishers_on_one_path_race),
+        cmocka_unit_test(slo_holds_at_its_value),
         cmocka_unit_test(serving_report_leads_with_requests),
         cmocka_unit_test(slices_over_time),
         cmocka_unit_test(peak_at_any_time),

@@ -6,7 +6,8 @@
    that did not open it is refused and changes nothing there, reports print, JSON parses,
    and live = replay: the trace of either collector reads back, into a collector of fixed size and into
    one that grows, with the same reports, text and JSON, and the same Chrome export (given the SLOs and
-   the prefill kernel link, which a trace does not carry). */
+   the prefill kernel link, which a trace does not carry). Apart, a live exposition published across
+   clears never falls and counts every finished request (check_publishing). */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
 
@@ -256,6 +257,88 @@ static void check_replay(const ttft_tpot *c, input *in, int grow)
     free(trace);
 }
 
+static uint64_t zero_clock(void *user)
+{
+    (void)user;
+    return 0;
+}
+
+/* c's measured requests that have finished: what a publication counts of this interval. */
+static uint64_t finished_now(const ttft_tpot *c)
+{
+    uint64_t n = 0;
+    unsigned r;
+    for (r = 0; r < c->req.n; r++)
+        n += ttft_tpot__measured(&c->req.list[r]) && c->req.list[r].finished;
+    return n;
+}
+
+/* A publication of c, each series at least what it was in prev (NULL: none), with done + this
+   interval's finished requests in request_success_total: counters never fall, and every finished
+   request is counted, across clears. The exposition, to free. */
+static char *published_grows(const ttft_tpot *c, ttft_tpot_publisher *p, char *prev, uint64_t done)
+{
+    char *text = NULL, *a, *b;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    CHECK(ttft_tpot_publish(c, p, f, NULL, NULL) == TTFT_TPOT_OK);
+    fclose(f);
+    for (a = text, b = prev; *a; a = strchr(a, '\n') + 1, b = b ? strchr(b, '\n') + 1 : NULL) {
+        size_t name = (size_t)(strchr(a, '\n') - a); /* the series' name and labels, up to its value */
+        while (name && a[name - 1] != ' ')
+            name--;
+        if (*a == '#')
+            continue;
+        if (strncmp(a, "vllm:request_success_total ", 27) == 0) /* the default prefix */
+            CHECK(strtoull(a + 27, NULL, 10) == done + finished_now(c));
+        if (b) {
+            CHECK(strncmp(a, b, name) == 0);
+            CHECK(strtod(a + name, NULL) >= strtod(b + name, NULL));
+        }
+    }
+    free(prev);
+    return text;
+}
+
+/* Requests, finishes, clears and publications as the input says, on a collector of its own: every
+   publication grows from the one before and counts every request finished so far. */
+static void check_publishing(const uint8_t *data, size_t size)
+{
+    input in = {data, size};
+    unsigned shape = (unsigned)take(&in, 1);
+    ttft_tpot_config cfg;
+    ttft_tpot c;
+    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
+    char *last = NULL;
+    uint64_t done = 0; /* finished before the clears so far */
+    CHECK(p != NULL);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_requests = 1 + (shape & 3);     /* 1 to 4 requests an interval */
+    cfg.max_request_events = shape >> 2 & 7; /* 0: the default */
+    cfg.clock = zero_clock;                  /* times come with the calls: the input is theirs */
+    CHECK(ttft_tpot_init(&c, &cfg) == TTFT_TPOT_OK);
+    while (in.left) {
+        unsigned op = (unsigned)take(&in, 1) % 6, slot = (unsigned)take(&in, 1);
+        char id[2] = {(char)('a' + slot % 3), '\0'};
+        if (op == 0)
+            CHECK(known(ttft_tpot_request_submit_at(&c, id, take(&in, 2))));
+        else if (op == 1)
+            CHECK(known(ttft_tpot_request_tokens_at(&c, id, take(&in, 2), (uint32_t)take(&in, 1))));
+        else if (op == 2)
+            CHECK(known(ttft_tpot_request_schedule_at(&c, id, take(&in, 2))));
+        else if (op == 3)
+            CHECK(known(ttft_tpot_request_finish(&c, id)));
+        else if (op == 4)
+            done += finished_now(&c), ttft_tpot_clear(&c);
+        else
+            last = published_grows(&c, p, last, done);
+    }
+    free(published_grows(&c, p, last, done));
+    ttft_tpot_free(&c);
+    free(p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     input in = {data, size};
@@ -279,5 +362,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     ttft_tpot_free(&c);
     ttft_tpot_free(&other);
+    check_publishing(data, size);
     return 0;
 }
