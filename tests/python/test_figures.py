@@ -1,5 +1,7 @@
 """The package's figures worked by hand: spans on a scripted clock, records, requests, runs, warmup,
 shapes, bounded phases, the disabled switch, threads."""
+import os
+import stat
 import sys
 import threading
 from array import array
@@ -227,6 +229,11 @@ def test_live_publication(tool, tmp_path):
     assert tp.counts()["rejected"] == 0
     with pytest.raises(OSError):
         tp.publish(tmp_path / "no" / "dir.prom")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # not a regular file: refused, and left as it is
+    with pytest.raises(OSError, match="is not replaced"):
+        tp.publish(fifo)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
 def test_the_issues_spellings(tool, tmp_path):

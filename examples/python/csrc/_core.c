@@ -734,6 +734,9 @@ static PyObject *core_publish(core_collector *self, PyObject *args)
         PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, given);
     else if (rc == TTFT_TPOT_ENOMEM)
         PyErr_NoMemory();
+    else if (rc == TTFT_TPOT_EPATH) /* not a regular file (a FIFO, a device, a link), or too long */
+        PyErr_Format(PyExc_OSError, "%s: %R is not replaced (the live exposition replaces a regular file only)",
+                     ttft_tpot_strerror(rc), given);
     else if (rc != TTFT_TPOT_OK)
         PyErr_Format(PyExc_ValueError, "%s: a prefix is [a-zA-Z_:][a-zA-Z0-9_:]*, a label name [a-zA-Z_][a-zA-Z0-9_]* "
                      "(not le, not __...) given once", ttft_tpot_strerror(rc));
