@@ -206,21 +206,27 @@ static size_t floor_parse(const char *path, floor_sample **out)
 
 /* The trace at path read by the library into a growing collector: its stored samples, or (what 1) its
    decode-role samples, or (what 2) its requests. */
-static size_t library_read(const char *path, int what)
+/* A collector as the report tool makes one: it grows to fit what it reads. */
+static void tool_collector(ttft_tpot *c)
 {
-    ttft_tpot c;
     ttft_tpot_config cfg;
-    ttft_tpot_summary s;
-    char err[256];
-    FILE *f = fopen(path, "rb");
-    size_t n;
     memset(&cfg, 0, sizeof cfg);
     cfg.grow = 1;
     cfg.capacity = 4096;
     cfg.max_phases = 65535;
     cfg.max_requests = 64;
     cfg.max_request_events = 1024;
-    ttft_tpot_init(&c, &cfg);
+    ttft_tpot_init(c, &cfg);
+}
+
+static size_t library_read(const char *path, int what)
+{
+    ttft_tpot c;
+    ttft_tpot_summary s;
+    char err[256];
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    tool_collector(&c);
     if (ttft_tpot_trace_read(&c, f, path, err, sizeof err) != TTFT_TPOT_OK)
         fprintf(stderr, "%s\n", err);
     fclose(f);
@@ -350,19 +356,12 @@ static double run_tool(const char *bin, const char *opt, const char *path, long 
     return run_argv(opt ? with : without, peak_kib);
 }
 
-/* A collector as the report tool makes one (grows to fit), with the traces read into it. */
+/* A collector as the report tool makes one, with the traces read into it. */
 static void read_into(ttft_tpot *c, const char *const *paths, int n)
 {
-    ttft_tpot_config cfg;
     char err[256];
     int k;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.grow = 1;
-    cfg.capacity = 4096;
-    cfg.max_phases = 65535;
-    cfg.max_requests = 64;
-    cfg.max_request_events = 1024;
-    ttft_tpot_init(c, &cfg);
+    tool_collector(c);
     for (k = 0; k < n; k++) {
         FILE *f = fopen(paths[k], "rb");
         if (!f || ttft_tpot_trace_read(c, f, paths[k], err, sizeof err) != TTFT_TPOT_OK)
