@@ -3769,7 +3769,7 @@ static size_t ttft_tpot__request_set(const ttft_tpot *c, int m, int live, uint64
     if (m == TTFT_TPOT_METRIC_ITL || m == TTFT_TPOT_METRIC_TTST)
         return ttft_tpot__event_set(c, m, live, x, last);
     for (r = 0; r < c->req.n; r++)
-        n += ttft_tpot__request_value(&c->req.list[r], m, live, scale, &x[n]);
+        n += ttft_tpot__request_value(&c->req.list[r], m, live, scale, &x[n]) ? 1u : 0u;
     return n;
 }
 
@@ -5960,7 +5960,7 @@ static uint64_t ttft_tpot__max_concurrent(const ttft_tpot *c, ttft_tpot_model *m
     size_t n = 0, i = 0, j = 0, at = 0;
     unsigned r;
     for (r = 0; r < c->req.n; r++)
-        n += ttft_tpot__measured(&c->req.list[r]);
+        n += ttft_tpot__measured(&c->req.list[r]) ? 1u : 0u;
     end = ev + n;
     for (r = 0, n = 0; r < c->req.n; r++)
         if (ttft_tpot__measured(&c->req.list[r])) {
