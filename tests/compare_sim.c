@@ -12,7 +12,8 @@
    It prints, over PAIRS pairs each: the alarm rate of A/A pairs (verdict improvement, regression or
    trade-off; bound 5%), the detection rate of a 10% TPOT shift at 5 runs a side (tpot named worse;
    bound 80%), and the coverage of the runs' 95% interval of TPOT p50, output throughput and steady
-   TTFT (the report's runs.<figure>.ci95; bound 93%). Usage: compare_sim [PAIRS] (default 1000). */
+   TTFT (the report's runs.<figure>.ci95; bound 93%). Usage: compare_sim [PAIRS] (default 1000); the
+   bounds are checked at 1000 pairs or more (fewer: a quick run, its rates too rough to judge). */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot.h"
 
@@ -332,6 +333,10 @@ int main(int argc, char **argv)
         printf("%-5.1f %27.1f%% %27.1f%% %27.1f%% %7s\n", rhos[k], 100 * cov[TTFT_TPOT_RUN_TPOT],
                100 * cov[TTFT_TPOT_RUN_TOK_S], 100 * cov[TTFT_TPOT_RUN_TTFT], ">= 93%");
         fail |= cov[TTFT_TPOT_RUN_TPOT] < 0.93 || cov[TTFT_TPOT_RUN_TOK_S] < 0.93 || cov[TTFT_TPOT_RUN_TTFT] < 0.93;
+    }
+    if (pairs < 1000) {
+        puts("compare_sim: bounds not checked (fewer than 1000 pairs a row)");
+        return 0;
     }
     puts(fail ? "compare_sim: FAILED: a rate misses its bound" : "compare_sim: every rate within its bound");
     return fail;
