@@ -195,7 +195,8 @@
      ttft_tpot_strerror names it. Nothing aborts on run-time data. Past the storage a phase goes on
      in a histogram (counted in "outgrown"); a sample that can be kept nowhere is counted in
      "dropped"; a call that is rejected (unknown phase, invalid duration, a span ended twice) is
-     counted in "rejected". All appear in every report, and travel in traces. Contract of each
+     counted in "rejected"; a span begun and not yet ended is counted in "spans_open" (a clear keeps
+     it: the span is still running). All appear in every report, and travel in traces. Contract of each
      function at its declaration below.
 
    LOCALE
@@ -895,6 +896,7 @@ struct ttft_tpot {
     ttft_tpot__shape_table shape;    /* warmup per shape (Phases and warmup) */
     ttft_tpot__device_log dev;       /* Device time */
     uint64_t rejected; /* calls refused: unknown phase, invalid duration, span misuse */
+    uint64_t spans_open; /* spans begun and not ended: what they timed is in no figure */
     unsigned warmup_depth;
     uint16_t warm_all; /* warmup_depth != 0 */
     int enabled;
@@ -968,6 +970,7 @@ typedef struct ttft_tpot_counts {
     size_t device_intervals; /* kept, open ones included */
     size_t device_open;      /* tickets not yet resolved */
     uint64_t device_unresolved, device_refused; /* device spans without a ticket; resolutions refused */
+    uint64_t spans_open;     /* spans begun and not ended (kept across ttft_tpot_clear) */
 } ttft_tpot_counts;
 
 /* c's counts (all 0 for NULL or a zeroed collector). */
@@ -1087,8 +1090,14 @@ static inline ttft_tpot_span ttft_tpot__span_open(ttft_tpot *c, int phase, int t
     ttft_tpot_span s;
     s.c = c;
     s.phase = phase;
-    s.state = c && c->enabled ? 1 : 2;
-    s.start = timed && s.state == 1 ? ttft_tpot__clock(c) : 0;
+    s.state = 2;
+    s.start = 0;
+    if (c && c->enabled) {
+        s.state = 1;
+        c->spans_open++; /* until its end: a span never ended is counted, not silently lost */
+        if (timed)
+            s.start = ttft_tpot__clock(c);
+    }
     s.tokens = TTFT_TPOT__DEFAULT_TOKENS;
     s.shape = TTFT_TPOT_NO_SHAPE;
     s.dur = 0;
@@ -1157,6 +1166,25 @@ static inline uint64_t ttft_tpot_span_ticket(const ttft_tpot_span *s)
     return s ? s->ticket : 0;
 }
 
+/* What the end and the cancel check first: 1 when s was running (it is ended now, and no longer
+   counted open), else 0 with *rc: OK for an inert span, EINVAL (s NULL), ESTATE (never begun, or
+   ended: counted as rejected when the collector is known). */
+static inline int ttft_tpot__span_close(ttft_tpot_span *s, int *rc)
+{
+    *rc = TTFT_TPOT_EINVAL;
+    if (!s)
+        return 0;
+    if (s->state != 1) {
+        *rc = s->state == 2 ? TTFT_TPOT_OK : TTFT_TPOT_ESTATE;
+        if (s->state == 3 && s->c)
+            s->c->rejected++;
+        return 0;
+    }
+    s->state = 3;
+    s->c->spans_open--; /* below 0 (a copy of a span ended too): read as none (ttft_tpot__spans_open) */
+    return 1;
+}
+
 /* End a span, recording its duration (the time since begin, or the duration set) with what was set.
    Returns OK (also for an inert span, and past the storage, in the phase's histogram), EINVAL (s
    NULL), ESTATE (never begun, or ended twice: counted as rejected when the collector is known),
@@ -1166,17 +1194,9 @@ static inline uint64_t ttft_tpot_span_ticket(const ttft_tpot_span *s)
 static inline int ttft_tpot_span_end(ttft_tpot_span *s)
 {
     uint64_t dur;
-    int first = 0, phase;
-    if (!s)
-        return TTFT_TPOT_EINVAL;
-    if (s->state != 1) {
-        if (s->state == 2)
-            return TTFT_TPOT_OK;
-        if (s->state == 3 && s->c)
-            s->c->rejected++;
-        return TTFT_TPOT_ESTATE;
-    }
-    s->state = 3;
+    int first = 0, phase, rc;
+    if (!ttft_tpot__span_close(s, &rc))
+        return rc;
     dur = s->dur;
     if (!s->has_dur) {
         uint64_t now = ttft_tpot__clock(s->c);
@@ -1192,6 +1212,15 @@ static inline int ttft_tpot_span_end(ttft_tpot_span *s)
         return r < 0 ? (int)r : TTFT_TPOT_OK;
     }
     return ttft_tpot__push(s->c, phase, s->start, dur, s->tokens, first);
+}
+
+/* End a span without recording it: a step abandoned on an error path. Nothing is kept, and the span
+   no longer counts as open. Returns OK (also for an inert span), EINVAL (s NULL) or ESTATE (never
+   begun, or ended: counted as rejected when the collector is known). */
+static inline int ttft_tpot_span_cancel(ttft_tpot_span *s)
+{
+    int rc;
+    return ttft_tpot__span_close(s, &rc) ? TTFT_TPOT_OK : rc;
 }
 
 /* ---- Recording: the wrappers ---- */
@@ -1460,7 +1489,7 @@ typedef struct ttft_tpot_publisher {
    recording collector's when the losses came from a trace, so a trace's report names the same sizes as
    the live one. */
 typedef struct ttft_tpot_losses {
-    uint64_t dropped, rejected, outgrown, shapes_dropped, runs_dropped; /* as ttft_tpot_counts */
+    uint64_t dropped, rejected, outgrown, shapes_dropped, runs_dropped, spans_open; /* as ttft_tpot_counts */
     uint64_t requests_dropped, requests_refused, requests_truncated, events_lost;
     uint64_t events_kept;   /* request events stored */
     uint64_t capacity, max_requests, max_request_events, max_shapes; /* the limits met */
@@ -4800,6 +4829,13 @@ static int ttft_tpot__merge_plan(const ttft_tpot *dst, const ttft_tpot *src)
     return dst->hist.n + slots > dst->hist.max && slots ? TTFT_TPOT_ENOMEM : TTFT_TPOT_OK;
 }
 
+/* The spans open: the count goes below 0 only when a copy of an ended span is ended too (a
+   decrement at the end keeps the span's cost at one instruction); that reads as none. */
+static uint64_t ttft_tpot__spans_open(const ttft_tpot *c)
+{
+    return c->spans_open >> 63 ? 0 : c->spans_open;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
 {
     int *map, rc, k;
@@ -4821,6 +4857,7 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     ttft_tpot__requests_merge(dst, src);
     dst->shape.dropped += src->shape.dropped;
     dst->rejected += src->rejected;
+    dst->spans_open += ttft_tpot__spans_open(src);
     for (k = 0; k < 4; k++)
         if ((src->full_known & ~dst->full_known) >> k & 1u) {
             dst->full_at[k] = src->full_at[k];
@@ -4881,6 +4918,7 @@ TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
     k.requests = c->req.n;
     k.dropped = c->store.dropped;
     k.rejected = c->rejected;
+    k.spans_open = ttft_tpot__spans_open(c);
     k.shapes_dropped = c->shape.dropped;
     k.requests_dropped = c->req.dropped;
     k.requests_refused = c->req.refused;
@@ -5879,6 +5917,7 @@ static void ttft_tpot__losses_of(const ttft_tpot *c, ttft_tpot_losses *l)
 {
     l->dropped = c->store.dropped;
     l->rejected = c->rejected;
+    l->spans_open = ttft_tpot__spans_open(c);
     l->outgrown = c->store.outgrown;
     l->shapes_dropped = c->shape.dropped;
     l->runs_dropped = c->runs_dropped;
@@ -6763,6 +6802,10 @@ static void ttft_tpot__text_warnings(const ttft_tpot_model *m, FILE *out)
     if (l->rejected)
         fprintf(out, "WARNING: %llu call%s rejected (unknown phase or request, invalid duration, span misuse)\n",
                 (unsigned long long)l->rejected, ttft_tpot__s(l->rejected));
+    if (l->spans_open)
+        fprintf(out, "WARNING: %llu span%s begun and not ended: what %s timed is in no figure (a begin without "
+                     "its end, or a Python span made without `with`)\n",
+                (unsigned long long)l->spans_open, ttft_tpot__s(l->spans_open), l->spans_open == 1 ? "it" : "they");
     if (l->shapes_dropped)
         fprintf(out, "WARNING: %llu sample%s with a new shape not flagged warmup: the shape table (config.max_shapes "
                      "%llu) is full\n",
@@ -7084,7 +7127,7 @@ static void ttft_tpot__text(const ttft_tpot_model *m, FILE *out)
 {
     int serving = m->has_requests && m->requests.n > 0;
     ttft_tpot__text_head(m, out);
-    /* a span's begin writes nothing to the collector (no shared write): one never ended cannot be counted */
+    /* a span never ended leaves no sample; its WARNING line (spans_open) counts it */
     if (!m->has_requests && !m->head.has_ttft_first && !m->head.tpot.n && !m->head.tpot_excluded && !m->head.e2e.n)
         fputs("Nothing to report: no prefill, decode or e2e sample, and no request\n"
               "(a span is recorded at its end: one begun and never ended leaves nothing)\n",
@@ -7596,10 +7639,10 @@ static void ttft_tpot__json(const ttft_tpot_model *m, ttft_tpot__out *out)
     ttft_tpot__json_decode(s, out);
     ttft_tpot__out_fmt(out,
                        ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"shapes_dropped\":%llu,\"outgrown\":%llu"
-                       ",\"requests\":",
+                       ",\"spans_open\":%llu,\"requests\":",
                        (unsigned long long)m->losses.dropped, (unsigned long long)m->losses.rejected,
                        (unsigned long long)s->samples, (unsigned long long)m->losses.shapes_dropped,
-                       (unsigned long long)m->losses.outgrown);
+                       (unsigned long long)m->losses.outgrown, (unsigned long long)m->losses.spans_open);
     ttft_tpot__json_requests(m, out);
     ttft_tpot__json_runs(&m->runs, out);
     ttft_tpot__json_device(m, out);
@@ -8284,7 +8327,7 @@ static const char ttft_tpot__header[] = "phase,role,start_ns,dur_ns,tokens,warmu
 #define TTFT_TPOT__COUNTS(X)                                                                          \
     X(dropped, store.dropped) X(rejected, rejected) X(shapes_dropped, shape.dropped)                  \
     X(requests_dropped, req.dropped) X(requests_refused, req.refused) X(events_lost, req.events_lost)  \
-    X(runs_dropped, runs_dropped) X(outgrown, store.outgrown)
+    X(runs_dropped, runs_dropped) X(outgrown, store.outgrown) X(spans_open, spans_open)
 #define TTFT_TPOT__COUNT_ENUM(name, field) TTFT_TPOT__COUNT_##name,
 enum { TTFT_TPOT__COUNTS(TTFT_TPOT__COUNT_ENUM) TTFT_TPOT__N_COUNTS }; /* the counts; the 4 limits follow */
 #undef TTFT_TPOT__COUNT_ENUM
@@ -8438,12 +8481,13 @@ static void ttft_tpot__write_truncated(ttft_tpot__out *out, const ttft_tpot_requ
    lost. Names and ids go last on their line and unquoted: they hold no newline. */
 static void ttft_tpot__write_directives(const ttft_tpot *c, ttft_tpot__out *out, int phases)
 {
-    const uint64_t counts[] = {
+    uint64_t counts[] = {
 #define TTFT_TPOT__COUNT_OF(name, field) c->field,
         TTFT_TPOT__COUNTS(TTFT_TPOT__COUNT_OF)
 #undef TTFT_TPOT__COUNT_OF
         ttft_tpot__limit(c, 0), ttft_tpot__limit(c, 1), ttft_tpot__limit(c, 2), ttft_tpot__limit(c, 3)};
     unsigned i, any = 0, put = 0;
+    counts[TTFT_TPOT__COUNT_spans_open] = ttft_tpot__spans_open(c);
     for (i = 0; phases && i < c->phase.n; i++)
         ttft_tpot__out_fmt(out, "# phase: %s,%s\n", ttft_tpot_role_name(c->phase.slots[i].role),
                            c->phase.slots[i].name);
@@ -9056,7 +9100,7 @@ static int ttft_tpot__read_counts(ttft_tpot__reader *r, unsigned long line, cons
             (*stop && !stop[1]))
             return ttft_tpot__fail(r, line, "# counts: expected NAME=N ..., each name once, of ", "dropped rejected "
                                    "shapes_dropped requests_dropped requests_refused events_lost runs_dropped outgrown "
-                                   "capacity max_requests max_request_events max_shapes");
+                                   "spans_open capacity max_requests max_request_events max_shapes");
         seen |= 1u << k;
         r->counts_line = line;
         if (k < TTFT_TPOT__N_COUNTS) {

@@ -180,6 +180,59 @@ static void span_misuse(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A span begun and never ended is counted while it runs (spans_open), shown in every report, kept by
+   a trace, a clear and a merge; its end or its cancel takes it off. */
+static void spans_never_ended_are_counted(void **state)
+{
+    ttft_tpot c, d;
+    ttft_tpot_span a, b, e;
+    jc_value doc;
+    char *text;
+    int dec;
+    (void)state;
+    dec = fixture(&c, NULL, "decode", TTFT_TPOT_ROLE_DECODE);
+    a = ttft_tpot_span_begin(&c, dec);
+    b = ttft_tpot_span_begin(&c, dec);
+    assert_int_equal(counts(&c).spans_open, 2);
+    assert_int_equal(ttft_tpot_span_end(&a), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_record(&c, dec, 5, 1), TTFT_TPOT_OK); /* begins and ends: none open */
+    assert_int_equal(counts(&c).spans_open, 1);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 1 span begun and not ended: what it timed is in no figure"));
+    free(text);
+    json_of(&c, &doc);
+    assert_ms(&doc, "spans_open", 1);
+    jc_free(&doc);
+    trace_keeps_the_report(&c, NULL); /* the trace carries "# counts: spans_open=1" */
+    ttft_tpot_clear(&c); /* b still runs: still open */
+    assert_int_equal(counts(&c).spans_open, 1);
+    assert_int_equal(ttft_tpot_init(&d, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_merge(&d, &c), TTFT_TPOT_OK);
+    assert_int_equal(counts(&d).spans_open, 1);
+    assert_int_equal(ttft_tpot_span_cancel(&b), TTFT_TPOT_OK); /* nothing recorded, not open */
+    assert_int_equal(counts(&c).spans_open, 0);
+    assert_int_equal(counts(&c).samples, 0);
+    assert_int_equal(ttft_tpot_span_cancel(&b), TTFT_TPOT_ESTATE); /* ended: misuse, counted */
+    assert_int_equal(ttft_tpot_span_end(&b), TTFT_TPOT_ESTATE);
+    assert_int_equal(counts(&c).rejected, 2);
+    assert_int_equal(ttft_tpot_span_cancel(NULL), TTFT_TPOT_EINVAL);
+    e = ttft_tpot_span_begin(NULL, dec); /* inert: never counted, cancels fine */
+    assert_int_equal(ttft_tpot_span_cancel(&e), TTFT_TPOT_OK);
+    e = ttft_tpot_span_begin(&c, dec);
+    a = e; /* a copy ended as well: two ends of one begin read as none open, never as 2^64 - 1 */
+    assert_int_equal(ttft_tpot_span_end(&e), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_span_end(&a), TTFT_TPOT_OK);
+    assert_int_equal(counts(&c).spans_open, 0);
+    text = capture(&c, ttft_tpot_trace_write);
+    assert_null(strstr(text, "spans_open"));
+    free(text);
+    ttft_tpot_enable(&c, 0);
+    e = ttft_tpot_span_begin(&c, dec);
+    assert_int_equal(counts(&c).spans_open, 0); /* disabled: records nothing, counts nothing */
+    ttft_tpot_free(&c);
+    ttft_tpot_free(&d);
+}
+
 static void disabled_collector_reads_no_clock(void **state)
 {
     script_clock sc = {NULL, 0, 0}; /* any read fails the test */
@@ -493,6 +546,7 @@ int main(void)
         cmocka_unit_test(invalid_durations_are_rejected),
         cmocka_unit_test(record_ms_is_exact_to_the_ns),
         cmocka_unit_test(span_misuse),
+        cmocka_unit_test(spans_never_ended_are_counted),
         cmocka_unit_test(disabled_collector_reads_no_clock),
         cmocka_unit_test(clock_stepping_back_records_zero),
         cmocka_unit_test(real_clock_is_monotonic),

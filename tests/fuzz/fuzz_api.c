@@ -1,6 +1,6 @@
 /* libFuzzer: any sequence of API calls, with odd arguments, then every report. The bytes choose the
    configuration, the calls (recording, prompt tokens, shape rows, runs, warmup, requests and their
-   schedules, SLOs, merges, clears, device spans and their resolutions, tickets crossing between the
+   schedules, SLOs, merges, clears, spans cancelled or left open, device spans and their resolutions, tickets crossing between the
    two collectors), their arguments and what the clock says. Properties, each an
    abort when broken: no call crashes or returns an undocumented code, a ticket resolved on a collector
    that did not open it is refused and changes nothing there, reports print, JSON parses,
@@ -132,7 +132,7 @@ static int resolve(input *in, ttft_tpot *t, const tickets *tk, unsigned k, unsig
 /* One call the input chooses on t (or both collectors, for a merge): its return code. */
 static int step(input *in, ttft_tpot *c, ttft_tpot *other, ttft_tpot_span *spans, tickets *tk)
 {
-    unsigned op = (unsigned)take(in, 1) % 30, slot = (unsigned)take(in, 1);
+    unsigned op = (unsigned)take(in, 1) % 31, slot = (unsigned)take(in, 1);
     int phase = (int)(int8_t)take(in, 1);
     ttft_tpot *t = slot & 0x80 ? other : c;
     ttft_tpot_span *sp = &spans[slot % 4];
@@ -179,6 +179,7 @@ static int step(input *in, ttft_tpot *c, ttft_tpot *other, ttft_tpot_span *spans
     case 26: return device_span(t, phase, slot >> 4 & 1, tk, slot % 4);
     case 27: return resolve(in, t, tk, slot % 4, slot >> 2, phase); /* either collector, whoever opened it */
     case 28: return resolve(in, tk->owner[slot % 4] == c ? other : c, tk, slot % 4, slot >> 2, phase); /* the other */
+    case 29: return ttft_tpot_span_cancel(sp);
     default: return ttft_tpot_phase_stats(t, phase, &st);
     }
 }

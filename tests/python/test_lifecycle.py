@@ -231,3 +231,18 @@ def test_no_leak_over_many_cycles():
     for _ in range(5):
         round_()
     assert len(gc.get_objects()) - before < 50
+
+
+def test_a_span_never_ended_is_counted():
+    """A span made without `with` (or never exited) records nothing; the report says so, not "0 samples" alone."""
+    tp = ttft_tpot.Collector()
+    s = tp.span("step", "decode")
+    assert tp.counts()["spans_open"] == 1
+    assert "WARNING: 1 span begun and not ended: what it timed is in no figure" in tp.report()
+    assert tp.report_json()["spans_open"] == 1
+    with pytest.raises(ValueError):
+        tp.span("step", "kernel")  # refused: not a span left open
+    assert tp.counts()["spans_open"] == 1
+    with s:
+        pass
+    assert tp.counts()["spans_open"] == 0 and tp.counts()["samples"] == 1

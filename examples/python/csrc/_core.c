@@ -525,6 +525,7 @@ static PyObject *core_span_call(core_collector *self, PyObject *const *args, Py_
     /* the counts first: a phase is registered only by a call that records */
     if ((v[3] && v[3] != Py_None && (sp->role = core_role(v[1])) < 0) || core_span_set(&sp->s, sp->role, v + 2) != 0 ||
         (phase = core_phase(self, v[0], v[1])) < 0) {
+        (void)ttft_tpot_span_cancel(&sp->s); /* refused: not a span left open */
         Py_DECREF(sp);
         return NULL;
     }
@@ -554,8 +555,10 @@ static PyObject *core_record(core_collector *self, PyObject *const *args, Py_ssi
     s = ttft_tpot__span_open(&self->c, -1, 0);
     set[0] = v[3], set[1] = v[5], set[2] = v[6], set[3] = NULL;
     if ((v[5] && v[5] != Py_None && (role = core_role(v[1])) < 0) || core_span_set(&s, role, set) != 0 ||
-        (phase = core_phase(self, v[0], v[1])) < 0) /* the counts first, as span() */
+        (phase = core_phase(self, v[0], v[1])) < 0) { /* the counts first, as span() */
+        (void)ttft_tpot_span_cancel(&s); /* refused: not a span left open */
         return NULL;
+    }
     s.phase = phase;
     s.start = start;
     ttft_tpot_span_set_duration(&s, ns);
@@ -1050,13 +1053,13 @@ static PyObject *core_counts(core_collector *self, PyObject *unused)
     if (!core_ready(self))
         return NULL;
     k = ttft_tpot_counts_of(&self->c);
-    return Py_BuildValue("{snsIsIsKsKsKsKsKsKsIsKsKsnsnsKsK}", "samples", (Py_ssize_t)k.samples, "phases", k.phases,
+    return Py_BuildValue("{snsIsIsKsKsKsKsKsKsIsKsKsnsnsKsKsK}", "samples", (Py_ssize_t)k.samples, "phases", k.phases,
                          "requests", k.requests, "dropped", k.dropped, "rejected", k.rejected, "shapes_dropped",
                          k.shapes_dropped, "requests_dropped", k.requests_dropped, "requests_refused",
                          k.requests_refused, "events_lost", k.events_lost, "runs", k.runs, "runs_dropped",
                          k.runs_dropped, "outgrown", k.outgrown, "device_intervals", (Py_ssize_t)k.device_intervals,
                          "device_open", (Py_ssize_t)k.device_open, "device_unresolved", k.device_unresolved,
-                         "device_refused", k.device_refused);
+                         "device_refused", k.device_refused, "spans_open", k.spans_open);
 }
 
 /* ---- Collector: the rest --------------------------------------------------------------------- */
