@@ -52,24 +52,31 @@ __global__ void gemv(const float *W, const float *x, float *y, int n, int k, int
         y[(size_t)r * n + i] = residual ? x[(size_t)r * k + i] + tanhf(s) : s;
 }
 
-// tokens[0] = argmax of the last row's logits: one block.
+// The argmax's block: a power of two, the size of its shared arrays.
+#define ARGMAX_THREADS 256
+
+// tokens[0] = argmax of the logits (the first index of the largest), one block of ARGMAX_THREADS: each
+// thread scans a stride, then a tree reduction. A thread that saw no logit (n below the block) holds
+// index -1 and never wins, so any n >= 1 works.
 __global__ void argmax(const float *logits, int n, int *tokens)
 {
-    __shared__ float best[256];
-    __shared__ int at[256];
-    int t = threadIdx.x, b = t;
-    for (int i = t; i < n; i += blockDim.x)
-        if (logits[i] > logits[b])
-            b = i;
-    best[t] = logits[b], at[t] = b;
+    __shared__ float best[ARGMAX_THREADS];
+    __shared__ int at[ARGMAX_THREADS];
+    int t = threadIdx.x, b = -1;
+    float v = 0;
+    for (int i = t; i < n; i += ARGMAX_THREADS)
+        if (b < 0 || logits[i] > v)
+            v = logits[i], b = i;
+    best[t] = v, at[t] = b;
     __syncthreads();
-    for (int s = blockDim.x / 2; s; s /= 2) {
-        if (t < s && (best[t + s] > best[t] || (best[t + s] == best[t] && at[t + s] < at[t])))
+    for (int s = ARGMAX_THREADS / 2; s; s /= 2) {
+        if (t < s && at[t + s] >= 0 &&
+            (at[t] < 0 || best[t + s] > best[t] || (best[t + s] == best[t] && at[t + s] < at[t])))
             best[t] = best[t + s], at[t] = at[t + s];
         __syncthreads();
     }
     if (t == 0)
-        tokens[0] = at[0];
+        tokens[0] = at[0] >= 0 ? at[0] : 0;
 }
 
 struct model {
@@ -118,7 +125,7 @@ static size_t enqueue(timed &t, const model &m, int rows, cudaStream_t st)
     launch(t, t.k_head, k++, st, [&] {
         gemv<<<dim3((unsigned)((m.vocab + 7) / 8), 1), 256, 0, st>>>(m.H, last, m.logits, m.vocab, m.dim, 0);
     });
-    launch(t, t.k_argmax, k++, st, [&] { argmax<<<1, 256, 0, st>>>(m.logits, m.vocab, m.tokens); });
+    launch(t, t.k_argmax, k++, st, [&] { argmax<<<1, ARGMAX_THREADS, 0, st>>>(m.logits, m.vocab, m.tokens); });
     return k;
 }
 
