@@ -5,6 +5,9 @@
 // output projection, an argmax. Each kernel is launched between two events in a span marked for
 // device time; the step ends with cudaStreamSynchronize (a span of its own: where the kernels' time
 // lands on the host), then every kernel's ticket is resolved in one call from cudaEventElapsedTime.
+// The prompt's kernels and a decode step's are phases of their own (prefill_layer, decode_layer, ...):
+// a 32-row GEMM is never a decode kernel's sample. A first prefill, flagged warmup (module loading,
+// first launches), runs before the measured one.
 // --graph captures a step into a CUDA graph once and replays it: one host launch, one ticket for the
 // whole graph, and the kernels' own events (recorded inside the graph) as its parts. --no-events
 // launches without events: the host spans then show what the events cost. Needs a GPU to run.
@@ -85,9 +88,16 @@ struct model {
     int *tokens;
 };
 
+// The kernel phases of one kind of pass: prefill (the prompt's rows) or decode (one row), each its own
+// rows, so that a prefill GEMM is never a decode kernel's sample.
+struct kernel_phases {
+    int embed, layer, head, argmax, sync;
+};
+
 struct timed {
     ttft_tpot tp;
-    int prefill, decode, sync, k_embed, k_layer, k_head, k_argmax, graph;
+    int prefill, decode, graph;
+    kernel_phases pre, dec;
     bool events;
     std::vector<cudaEvent_t> ev; // two a kernel of a step
     std::vector<uint64_t> ticket;
@@ -108,24 +118,25 @@ template <typename F> static void launch(timed &t, int phase, size_t k, cudaStre
     t.ticket[k] = ttft_tpot_span_ticket(&s);
 }
 
-// One pass over rows tokens (a prefill of the prompt, or one decode step): its kernels, launched.
-static size_t enqueue(timed &t, const model &m, int rows, cudaStream_t st)
+// One pass over rows tokens (a prefill of the prompt, or one decode step): its kernels, launched, timed
+// as the phases ph.
+static size_t enqueue(timed &t, const model &m, int rows, const kernel_phases &ph, cudaStream_t st)
 {
     size_t k = 0;
     dim3 grid((unsigned)((m.dim + 255) / 256), (unsigned)rows);
-    launch(t, t.k_embed, k++, st, [&] { embed<<<grid, 256, 0, st>>>(m.E, m.tokens, m.x, rows, m.dim); });
+    launch(t, ph.embed, k++, st, [&] { embed<<<grid, 256, 0, st>>>(m.E, m.tokens, m.x, rows, m.dim); });
     for (int l = 0; l < m.layers; l++) {
         float *in = l % 2 ? m.y : m.x, *out = l % 2 ? m.x : m.y;
         dim3 g((unsigned)((m.dim + 7) / 8), (unsigned)rows);
-        launch(t, t.k_layer, k++, st, [&] {
+        launch(t, ph.layer, k++, st, [&] {
             gemv<<<g, 256, 0, st>>>(m.W + (size_t)l * m.dim * m.dim, in, out, m.dim, m.dim, 1);
         });
     }
     float *last = (m.layers % 2 ? m.y : m.x) + (size_t)(rows - 1) * m.dim;
-    launch(t, t.k_head, k++, st, [&] {
+    launch(t, ph.head, k++, st, [&] {
         gemv<<<dim3((unsigned)((m.vocab + 7) / 8), 1), 256, 0, st>>>(m.H, last, m.logits, m.vocab, m.dim, 0);
     });
-    launch(t, t.k_argmax, k++, st, [&] { argmax<<<1, ARGMAX_THREADS, 0, st>>>(m.logits, m.vocab, m.tokens); });
+    launch(t, ph.argmax, k++, st, [&] { argmax<<<1, ARGMAX_THREADS, 0, st>>>(m.logits, m.vocab, m.tokens); });
     return k;
 }
 
@@ -156,7 +167,7 @@ static void graph_step(timed &t, cudaGraphExec_t exec, size_t nk, cudaStream_t s
     ttft_tpot_span_end(&s);
     uint64_t launch = ttft_tpot_span_ticket(&s);
     {
-        ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.sync);
+        ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.dec.sync);
         CHECK(cudaStreamSynchronize(st));
         ttft_tpot_span_end(&y);
     }
@@ -168,9 +179,33 @@ static void graph_step(timed &t, cudaGraphExec_t exec, size_t nk, cudaStream_t s
         memset(&part, 0, sizeof part);
         CHECK(cudaEventElapsedTime(&ms, t.ev[2 * k], t.ev[2 * k + 1]));
         if (ttft_tpot_ms_to_ns(ms, &part.elapsed_ns) == TTFT_TPOT_OK)
-            ttft_tpot_device_part(&t.tp, launch, k == 0 ? t.k_embed : k == nk - 1 ? t.k_argmax
-                                                   : k == nk - 2 ? t.k_head : t.k_layer, &part, NULL);
+            ttft_tpot_device_part(&t.tp, launch, k == 0 ? t.dec.embed : k == nk - 1 ? t.dec.argmax
+                                                   : k == nk - 2 ? t.dec.head : t.dec.layer, &part, NULL);
     }
+}
+
+static int phase(ttft_tpot *tp, const char *name, ttft_tpot_role role)
+{
+    int id = ttft_tpot_phase(tp, name, role);
+    if (id < 0) {
+        fprintf(stderr, "cuda_decode: phase %s: %s\n", name, ttft_tpot_strerror(id));
+        exit(1);
+    }
+    return id;
+}
+
+// The kernel phases of a pass: "prefill_embed", "prefill_layer", ..., "decode_embed", ...
+static kernel_phases kernels(ttft_tpot *tp, const char *pass)
+{
+    const char *name[5] = {"embed", "layer", "head", "argmax", "sync"};
+    int id[5];
+    for (int i = 0; i < 5; i++) {
+        char full[TTFT_TPOT_NAME_MAX];
+        snprintf(full, sizeof full, "%s_%s", pass, name[i]);
+        id[i] = phase(tp, full, TTFT_TPOT_ROLE_KERNEL);
+    }
+    kernel_phases k = {id[0], id[1], id[2], id[3], id[4]};
+    return k;
 }
 
 static float *random_weights(size_t n, unsigned seed)
@@ -219,14 +254,11 @@ int main(int argc, char **argv)
     cfg.max_device = 2 * cfg.capacity;
     if (ttft_tpot_init(&t.tp, &cfg) != TTFT_TPOT_OK)
         return 1;
-    t.prefill = ttft_tpot_phase(&t.tp, "prefill", TTFT_TPOT_ROLE_PREFILL);
-    t.decode = ttft_tpot_phase(&t.tp, "decode_step", TTFT_TPOT_ROLE_DECODE);
-    t.k_embed = ttft_tpot_phase(&t.tp, "embed", TTFT_TPOT_ROLE_KERNEL);
-    t.k_layer = ttft_tpot_phase(&t.tp, "layer_gemv", TTFT_TPOT_ROLE_KERNEL);
-    t.k_head = ttft_tpot_phase(&t.tp, "head_gemv", TTFT_TPOT_ROLE_KERNEL);
-    t.k_argmax = ttft_tpot_phase(&t.tp, "argmax", TTFT_TPOT_ROLE_KERNEL);
-    t.sync = ttft_tpot_phase(&t.tp, "sync", TTFT_TPOT_ROLE_KERNEL);
-    t.graph = ttft_tpot_phase(&t.tp, "graph", TTFT_TPOT_ROLE_KERNEL);
+    t.prefill = phase(&t.tp, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    t.decode = phase(&t.tp, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    t.pre = kernels(&t.tp, "prefill");
+    t.dec = kernels(&t.tp, "decode");
+    t.graph = use_graph ? phase(&t.tp, "decode_graph", TTFT_TPOT_ROLE_KERNEL) : -1;
     size_t nk = (size_t)m.layers + 3;
     t.ev.resize(2 * nk + 2);
     t.ticket.resize(nk);
@@ -246,24 +278,30 @@ int main(int argc, char **argv)
     CHECK(cudaStreamCreate(&st));
     CHECK(cudaDeviceSynchronize());
 
-    for (int run = 0; run < 2; run++) { // a warmup prefill (first launches, module loading), then the measured one
+    // A warmup prefill (first launches, module loading), every sample of it flagged warmup, then the
+    // measured one.
+    for (int run = 0; run < 2; run++) {
+        if (run == 0)
+            ttft_tpot_warmup_begin(&t.tp);
         CHECK(cudaMemcpy(m.tokens, toks.data(), toks.size() * sizeof(int), cudaMemcpyHostToDevice));
         ttft_tpot_span p = ttft_tpot_span_begin(&t.tp, t.prefill);
-        size_t n = enqueue(t, m, prompt, st);
-        ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.sync);
+        size_t n = enqueue(t, m, prompt, t.pre, st);
+        ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.pre.sync);
         CHECK(cudaStreamSynchronize(st));
         ttft_tpot_span_end(&y);
         if (t.events)
             resolve(t, n);
         ttft_tpot_span_set_prompt(&p, (uint32_t)prompt);
         ttft_tpot_span_end(&p);
+        if (run == 0)
+            ttft_tpot_warmup_end(&t.tp);
     }
     cudaGraphExec_t exec = NULL;
     if (use_graph) { // a step, captured once: its kernels and their events
         cudaGraph_t g;
         ttft_tpot_enable(&t.tp, 0); // the capture launches nothing: no samples
         CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-        enqueue(t, m, 1, st);
+        enqueue(t, m, 1, t.dec, st);
         CHECK(cudaStreamEndCapture(st, &g));
         CHECK(cudaGraphInstantiate(&exec, g, 0));
         ttft_tpot_enable(&t.tp, 1);
@@ -274,8 +312,8 @@ int main(int argc, char **argv)
         if (exec) {
             graph_step(t, exec, nk, st);
         } else {
-            size_t n = enqueue(t, m, 1, st);
-            ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.sync);
+            size_t n = enqueue(t, m, 1, t.dec, st);
+            ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.dec.sync);
             CHECK(cudaStreamSynchronize(st));
             ttft_tpot_span_end(&y);
             if (t.events)
