@@ -98,10 +98,25 @@ struct timed {
     ttft_tpot tp;
     int prefill, decode, graph;
     kernel_phases pre, dec;
-    bool events;
-    std::vector<cudaEvent_t> ev; // two a kernel of a step
+    bool events, capturing;
+    std::vector<cudaEvent_t> ev;  // two a kernel of a step, recorded on the stream
+    std::vector<cudaEvent_t> gev; // two a kernel of the captured step, recorded by the graph's own nodes
+    cudaEvent_t lev[2];           // around a launch of the graph
     std::vector<uint64_t> ticket;
 };
+
+// Record event i of a step's kernels. While the stream is captured a plain cudaEventRecord becomes no
+// node of the graph (it only orders streams inside the capture), and cudaEventElapsedTime refuses such
+// an event (cudaErrorCapturedEvent): cudaEventRecordExternal makes it an event record node that each
+// launch of the graph records. That flag is invalid outside a capture, and the graph has events of its
+// own, never recorded on the stream.
+static void record(timed &t, size_t i, cudaStream_t st)
+{
+    if (t.capturing)
+        CHECK(cudaEventRecordWithFlags(t.gev[i], st, cudaEventRecordExternal));
+    else
+        CHECK(cudaEventRecord(t.ev[i], st));
+}
 
 // Launch kernel k of a step between events 2k and 2k+1, in a span marked for device time.
 template <typename F> static void launch(timed &t, int phase, size_t k, cudaStream_t st, F kernel)
@@ -109,11 +124,11 @@ template <typename F> static void launch(timed &t, int phase, size_t k, cudaStre
     ttft_tpot_span s = ttft_tpot_span_begin(&t.tp, phase);
     if (t.events) {
         ttft_tpot_span_set_device(&s, 0);
-        CHECK(cudaEventRecord(t.ev[2 * k], st));
+        record(t, 2 * k, st);
     }
     kernel();
     if (t.events)
-        CHECK(cudaEventRecord(t.ev[2 * k + 1], st));
+        record(t, 2 * k + 1, st);
     ttft_tpot_span_end(&s);
     t.ticket[k] = ttft_tpot_span_ticket(&s);
 }
@@ -155,15 +170,16 @@ static void resolve(timed &t, size_t n)
     ttft_tpot_device_resolve(&t.tp, st.data(), n, NULL, NULL); // refusals are counted and reported
 }
 
-// One step of a captured graph: the graph launch between its own two events (the last pair), its
-// kernels' events recorded inside it; their elapsed times are the graph's parts.
+// One step of a captured graph: the graph launch between two events of its own (one ticket for the
+// whole graph), its kernels' events recorded by the graph's nodes; after the synchronize, their
+// elapsed times are the launch's parts, one a kernel, in the decode kernels' rows.
 static void graph_step(timed &t, cudaGraphExec_t exec, size_t nk, cudaStream_t st)
 {
     ttft_tpot_span s = ttft_tpot_span_begin(&t.tp, t.graph);
     ttft_tpot_span_set_device(&s, 0);
-    CHECK(cudaEventRecord(t.ev[2 * nk], st));
+    CHECK(cudaEventRecord(t.lev[0], st));
     CHECK(cudaGraphLaunch(exec, st));
-    CHECK(cudaEventRecord(t.ev[2 * nk + 1], st));
+    CHECK(cudaEventRecord(t.lev[1], st));
     ttft_tpot_span_end(&s);
     uint64_t launch = ttft_tpot_span_ticket(&s);
     {
@@ -172,12 +188,12 @@ static void graph_step(timed &t, cudaGraphExec_t exec, size_t nk, cudaStream_t s
         ttft_tpot_span_end(&y);
     }
     float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, t.ev[2 * nk], t.ev[2 * nk + 1]));
+    CHECK(cudaEventElapsedTime(&ms, t.lev[0], t.lev[1]));
     ttft_tpot_device_elapsed_ms(&t.tp, launch, ms);
     for (size_t k = 0; k < nk; k++) {
         ttft_tpot_device_stamp part;
         memset(&part, 0, sizeof part);
-        CHECK(cudaEventElapsedTime(&ms, t.ev[2 * k], t.ev[2 * k + 1]));
+        CHECK(cudaEventElapsedTime(&ms, t.gev[2 * k], t.gev[2 * k + 1]));
         if (ttft_tpot_ms_to_ns(ms, &part.elapsed_ns) == TTFT_TPOT_OK)
             ttft_tpot_device_part(&t.tp, launch, k == 0 ? t.dec.embed : k == nk - 1 ? t.dec.argmax
                                                    : k == nk - 2 ? t.dec.head : t.dec.layer, &part, NULL);
@@ -227,6 +243,7 @@ int main(int argc, char **argv)
     model m = {8, 2048, 32000, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     timed t;
     t.events = true;
+    t.capturing = false;
     for (int i = 1; i < argc; i++) {
         int *v = !strcmp(argv[i], "--steps") ? &steps : !strcmp(argv[i], "--layers") ? &m.layers
                : !strcmp(argv[i], "--dim") ? &m.dim : !strcmp(argv[i], "--vocab") ? &m.vocab
@@ -260,10 +277,16 @@ int main(int argc, char **argv)
     t.dec = kernels(&t.tp, "decode");
     t.graph = use_graph ? phase(&t.tp, "decode_graph", TTFT_TPOT_ROLE_KERNEL) : -1;
     size_t nk = (size_t)m.layers + 3;
-    t.ev.resize(2 * nk + 2);
+    t.ev.resize(t.events ? 2 * nk : 0);
+    t.gev.resize(use_graph ? 2 * nk : 0);
     t.ticket.resize(nk);
+    // timing events (cudaEventDefault: not cudaEventDisableTiming), the graph's included
     for (auto &e : t.ev)
-        CHECK(cudaEventCreate(&e));
+        CHECK(cudaEventCreateWithFlags(&e, cudaEventDefault));
+    for (auto &e : t.gev)
+        CHECK(cudaEventCreateWithFlags(&e, cudaEventDefault));
+    for (int i = 0; i < 2 && use_graph; i++)
+        CHECK(cudaEventCreateWithFlags(&t.lev[i], cudaEventDefault));
     m.E = random_weights((size_t)m.vocab * m.dim, 1);
     m.W = random_weights((size_t)m.layers * m.dim * m.dim, 2);
     m.H = random_weights((size_t)m.vocab * m.dim, 3);
@@ -297,13 +320,18 @@ int main(int argc, char **argv)
             ttft_tpot_warmup_end(&t.tp);
     }
     cudaGraphExec_t exec = NULL;
-    if (use_graph) { // a step, captured once: its kernels and their events
+    if (use_graph) { // a decode step, captured once: its kernels, and their events as event record nodes
         cudaGraph_t g;
-        ttft_tpot_enable(&t.tp, 0); // the capture launches nothing: no samples
+        ttft_tpot_enable(&t.tp, 0); // the capture runs nothing: no samples, no tickets
+        t.capturing = true;
         CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
         enqueue(t, m, 1, t.dec, st);
         CHECK(cudaStreamEndCapture(st, &g));
+        t.capturing = false;
         CHECK(cudaGraphInstantiate(&exec, g, 0));
+        CHECK(cudaGraphDestroy(g)); // the executable graph needs it no more
+        CHECK(cudaGraphUpload(exec, st));
+        CHECK(cudaStreamSynchronize(st));
         ttft_tpot_enable(&t.tp, 1);
     }
     int tok = 0;
