@@ -131,6 +131,7 @@ template <typename F> static void launch(timed &t, int phase, size_t k, cudaStre
         record(t, 2 * k + 1, st);
     ttft_tpot_span_end(&s);
     t.ticket[k] = ttft_tpot_span_ticket(&s);
+    CHECK(cudaGetLastError()); // a launch that failed (a bad configuration) returns nothing else
 }
 
 // One pass over rows tokens (a prefill of the prompt, or one decode step): its kernels, launched, timed
@@ -170,10 +171,21 @@ static void resolve(timed &t, size_t n)
     ttft_tpot_device_resolve(&t.tp, st.data(), n, NULL, NULL); // refusals are counted and reported
 }
 
+// The end of a pass: its token copied to the host behind the kernels (tok is pinned, so the copy is
+// queued, not waited for), then the stream's synchronize in a span of its own (sync): where the
+// kernels' time lands on the host. The events are complete after it.
+static void finish(timed &t, int sync, const model &m, int *tok, cudaStream_t st)
+{
+    CHECK(cudaMemcpyAsync(tok, m.tokens, sizeof *tok, cudaMemcpyDeviceToHost, st));
+    ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, sync);
+    CHECK(cudaStreamSynchronize(st));
+    ttft_tpot_span_end(&y);
+}
+
 // One step of a captured graph: the graph launch between two events of its own (one ticket for the
 // whole graph), its kernels' events recorded by the graph's nodes; after the synchronize, their
 // elapsed times are the launch's parts, one a kernel, in the decode kernels' rows.
-static void graph_step(timed &t, cudaGraphExec_t exec, size_t nk, cudaStream_t st)
+static void graph_step(timed &t, cudaGraphExec_t exec, size_t nk, const model &m, int *tok, cudaStream_t st)
 {
     ttft_tpot_span s = ttft_tpot_span_begin(&t.tp, t.graph);
     ttft_tpot_span_set_device(&s, 0);
@@ -182,11 +194,7 @@ static void graph_step(timed &t, cudaGraphExec_t exec, size_t nk, cudaStream_t s
     CHECK(cudaEventRecord(t.lev[1], st));
     ttft_tpot_span_end(&s);
     uint64_t launch = ttft_tpot_span_ticket(&s);
-    {
-        ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.dec.sync);
-        CHECK(cudaStreamSynchronize(st));
-        ttft_tpot_span_end(&y);
-    }
+    finish(t, t.dec.sync, m, tok, st);
     float ms = 0;
     CHECK(cudaEventElapsedTime(&ms, t.lev[0], t.lev[1]));
     ttft_tpot_device_elapsed_ms(&t.tp, launch, ms);
@@ -224,16 +232,21 @@ static kernel_phases kernels(ttft_tpot *tp, const char *pass)
     return k;
 }
 
+// n random weights in device memory, made on the host a chunk at a time (the device memory is
+// allocated first: a size that does not fit fails there, with CUDA's message).
 static float *random_weights(size_t n, unsigned seed)
 {
-    std::vector<float> h(n);
-    for (size_t i = 0; i < n; i++) {
-        seed = seed * 1664525u + 1013904223u;
-        h[i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 0.05f;
-    }
     float *d;
     CHECK(cudaMalloc(&d, n * sizeof *d));
-    CHECK(cudaMemcpy(d, h.data(), n * sizeof *d, cudaMemcpyHostToDevice));
+    std::vector<float> h(n < ((size_t)1 << 22) ? n : (size_t)1 << 22);
+    for (size_t at = 0; at < n; at += h.size()) {
+        size_t c = n - at < h.size() ? n - at : h.size();
+        for (size_t i = 0; i < c; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            h[i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 0.05f;
+        }
+        CHECK(cudaMemcpy(d + at, h.data(), c * sizeof *d, cudaMemcpyHostToDevice));
+    }
     return d;
 }
 
@@ -264,19 +277,32 @@ int main(int argc, char **argv)
         fprintf(stderr, "cuda_decode: --graph times the graph with events: not with --no-events\n");
         return 2;
     }
+    if (prompt > 65535) { // the prompt's rows are the kernels' grid.y
+        fprintf(stderr, "cuda_decode: --prompt is at most 65535\n");
+        return 2;
+    }
+    cudaDeviceProp prop; // the device first: without one, say so before anything else
+    CHECK(cudaGetDeviceProperties(&prop, 0));
     m.max_rows = prompt;
+    size_t nk = (size_t)m.layers + 3; // kernels a pass
     ttft_tpot_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.capacity = (size_t)(steps + 2) * (size_t)(m.layers + 6);
-    cfg.max_device = 2 * cfg.capacity;
-    if (ttft_tpot_init(&t.tp, &cfg) != TTFT_TPOT_OK)
+    // a pass records its nk kernels, its sync and itself (a graph step: the launch, the sync, itself) and
+    // resolves nk intervals (a graph step: the launch and its nk parts); two prefills, then the steps
+    cfg.capacity = (size_t)(steps + 2) * (nk + 2);
+    cfg.max_device = cfg.capacity;
+    cfg.max_pending = nk + 1; // the tickets of one pass are open at once
+    int err = ttft_tpot_init(&t.tp, &cfg);
+    if (err != TTFT_TPOT_OK) {
+        fprintf(stderr, "cuda_decode: a collector for %d steps of %d layers: %s\n", steps, m.layers,
+                ttft_tpot_strerror(err));
         return 1;
+    }
     t.prefill = phase(&t.tp, "prefill", TTFT_TPOT_ROLE_PREFILL);
     t.decode = phase(&t.tp, "decode_step", TTFT_TPOT_ROLE_DECODE);
     t.pre = kernels(&t.tp, "prefill");
     t.dec = kernels(&t.tp, "decode");
     t.graph = use_graph ? phase(&t.tp, "decode_graph", TTFT_TPOT_ROLE_KERNEL) : -1;
-    size_t nk = (size_t)m.layers + 3;
     t.ev.resize(t.events ? 2 * nk : 0);
     t.gev.resize(use_graph ? 2 * nk : 0);
     t.ticket.resize(nk);
@@ -297,21 +323,25 @@ int main(int argc, char **argv)
     std::vector<int> toks((size_t)prompt);
     for (int i = 0; i < prompt; i++)
         toks[(size_t)i] = (i * 7919) % m.vocab;
+    int *tok; // each pass's token, on the host
+    CHECK(cudaMallocHost(&tok, sizeof *tok));
+    *tok = 0;
+    // A stream of its own, not synchronizing with the legacy default stream (which a capture must not
+    // meet): every copy after the setup is queued on it.
     cudaStream_t st;
-    CHECK(cudaStreamCreate(&st));
-    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    CHECK(cudaDeviceSynchronize()); // the weights' copies, on the default stream, are done
 
     // A warmup prefill (first launches, module loading), every sample of it flagged warmup, then the
     // measured one.
     for (int run = 0; run < 2; run++) {
         if (run == 0)
             ttft_tpot_warmup_begin(&t.tp);
-        CHECK(cudaMemcpy(m.tokens, toks.data(), toks.size() * sizeof(int), cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpyAsync(m.tokens, toks.data(), toks.size() * sizeof(int), cudaMemcpyHostToDevice, st));
+        CHECK(cudaStreamSynchronize(st)); // the prompt is on the device before the prefill's clock starts
         ttft_tpot_span p = ttft_tpot_span_begin(&t.tp, t.prefill);
         size_t n = enqueue(t, m, prompt, t.pre, st);
-        ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.pre.sync);
-        CHECK(cudaStreamSynchronize(st));
-        ttft_tpot_span_end(&y);
+        finish(t, t.pre.sync, m, tok, st); // the first token, on the host
         if (t.events)
             resolve(t, n);
         ttft_tpot_span_set_prompt(&p, (uint32_t)prompt);
@@ -334,28 +364,37 @@ int main(int argc, char **argv)
         CHECK(cudaStreamSynchronize(st));
         ttft_tpot_enable(&t.tp, 1);
     }
-    int tok = 0;
-    for (int s = 0; s < steps; s++) {
+    for (int s = 0; s < steps; s++) { // each step's token reaches the host within the step
         ttft_tpot_span d = ttft_tpot_span_begin(&t.tp, t.decode);
         if (exec) {
-            graph_step(t, exec, nk, st);
+            graph_step(t, exec, nk, m, tok, st);
         } else {
             size_t n = enqueue(t, m, 1, t.dec, st);
-            ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.dec.sync);
-            CHECK(cudaStreamSynchronize(st));
-            ttft_tpot_span_end(&y);
+            finish(t, t.dec.sync, m, tok, st);
             if (t.events)
                 resolve(t, n);
         }
-        CHECK(cudaMemcpy(&tok, m.tokens, sizeof tok, cudaMemcpyDeviceToHost)); // the token, for the stream
         ttft_tpot_span_end(&d);
     }
-    cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, 0));
     printf("cuda_decode: %s, %d layers of %dx%d, vocab %d, prompt %d, %d steps%s%s; last token %d\n\n", prop.name,
            m.layers, m.dim, m.dim, m.vocab, prompt, steps, exec ? ", CUDA graph" : "", t.events ? "" : ", no events",
-           tok);
+           *tok);
     int rc = ttft_tpot_report(&t.tp, stdout);
     ttft_tpot_free(&t.tp);
+
+    if (exec)
+        CHECK(cudaGraphExecDestroy(exec));
+    for (auto e : t.ev)
+        CHECK(cudaEventDestroy(e));
+    for (auto e : t.gev)
+        CHECK(cudaEventDestroy(e));
+    for (int i = 0; i < 2 && use_graph; i++)
+        CHECK(cudaEventDestroy(t.lev[i]));
+    CHECK(cudaStreamDestroy(st));
+    CHECK(cudaFreeHost(tok));
+    float *dev[] = {m.E, m.W, m.H, m.x, m.y, m.logits};
+    for (float *p : dev)
+        CHECK(cudaFree(p));
+    CHECK(cudaFree(m.tokens));
     return rc == TTFT_TPOT_OK ? 0 : 1;
 }
