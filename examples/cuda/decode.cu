@@ -5,6 +5,9 @@
 // output projection, an argmax. Each kernel is launched between two events in a span marked for
 // device time; the step ends with cudaStreamSynchronize (a span of its own: where the kernels' time
 // lands on the host), then every kernel's ticket is resolved in one call from cudaEventElapsedTime.
+// The prompt's kernels and a decode step's are phases of their own (prefill_layer, decode_layer, ...):
+// a 32-row GEMM is never a decode kernel's sample. A first prefill, flagged warmup (module loading,
+// first launches), runs before the measured one.
 // --graph captures a step into a CUDA graph once and replays it: one host launch, one ticket for the
 // whole graph, and the kernels' own events (recorded inside the graph) as its parts. --no-events
 // launches without events: the host spans then show what the events cost. Needs a GPU to run.
@@ -52,24 +55,31 @@ __global__ void gemv(const float *W, const float *x, float *y, int n, int k, int
         y[(size_t)r * n + i] = residual ? x[(size_t)r * k + i] + tanhf(s) : s;
 }
 
-// tokens[0] = argmax of the last row's logits: one block.
+// The argmax's block: a power of two, the size of its shared arrays.
+#define ARGMAX_THREADS 256
+
+// tokens[0] = argmax of the logits (the first index of the largest), one block of ARGMAX_THREADS: each
+// thread scans a stride, then a tree reduction. A thread that saw no logit (n below the block) holds
+// index -1 and never wins, so any n >= 1 works.
 __global__ void argmax(const float *logits, int n, int *tokens)
 {
-    __shared__ float best[256];
-    __shared__ int at[256];
-    int t = threadIdx.x, b = t;
-    for (int i = t; i < n; i += blockDim.x)
-        if (logits[i] > logits[b])
-            b = i;
-    best[t] = logits[b], at[t] = b;
+    __shared__ float best[ARGMAX_THREADS];
+    __shared__ int at[ARGMAX_THREADS];
+    int t = threadIdx.x, b = -1;
+    float v = 0;
+    for (int i = t; i < n; i += ARGMAX_THREADS)
+        if (b < 0 || logits[i] > v)
+            v = logits[i], b = i;
+    best[t] = v, at[t] = b;
     __syncthreads();
-    for (int s = blockDim.x / 2; s; s /= 2) {
-        if (t < s && (best[t + s] > best[t] || (best[t + s] == best[t] && at[t + s] < at[t])))
+    for (int s = ARGMAX_THREADS / 2; s; s /= 2) {
+        if (t < s && at[t + s] >= 0 &&
+            (at[t] < 0 || best[t + s] > best[t] || (best[t + s] == best[t] && at[t + s] < at[t])))
             best[t] = best[t + s], at[t] = at[t + s];
         __syncthreads();
     }
     if (t == 0)
-        tokens[0] = at[0];
+        tokens[0] = at[0] >= 0 ? at[0] : 0;
 }
 
 struct model {
@@ -78,13 +88,35 @@ struct model {
     int *tokens;
 };
 
+// The kernel phases of one kind of pass: prefill (the prompt's rows) or decode (one row), each its own
+// rows, so that a prefill GEMM is never a decode kernel's sample.
+struct kernel_phases {
+    int embed, layer, head, argmax, sync;
+};
+
 struct timed {
     ttft_tpot tp;
-    int prefill, decode, sync, k_embed, k_layer, k_head, k_argmax, graph;
-    bool events;
-    std::vector<cudaEvent_t> ev; // two a kernel of a step
+    int prefill, decode, graph;
+    kernel_phases pre, dec;
+    bool events, capturing;
+    std::vector<cudaEvent_t> ev;  // two a kernel of a step, recorded on the stream
+    std::vector<cudaEvent_t> gev; // two a kernel of the captured step, recorded by the graph's own nodes
+    cudaEvent_t lev[2];           // around a launch of the graph
     std::vector<uint64_t> ticket;
 };
+
+// Record event i of a step's kernels. While the stream is captured a plain cudaEventRecord becomes no
+// node of the graph (it only orders streams inside the capture), and cudaEventElapsedTime refuses such
+// an event (cudaErrorCapturedEvent): cudaEventRecordExternal makes it an event record node that each
+// launch of the graph records. That flag is invalid outside a capture, and the graph has events of its
+// own, never recorded on the stream.
+static void record(timed &t, size_t i, cudaStream_t st)
+{
+    if (t.capturing)
+        CHECK(cudaEventRecordWithFlags(t.gev[i], st, cudaEventRecordExternal));
+    else
+        CHECK(cudaEventRecord(t.ev[i], st));
+}
 
 // Launch kernel k of a step between events 2k and 2k+1, in a span marked for device time.
 template <typename F> static void launch(timed &t, int phase, size_t k, cudaStream_t st, F kernel)
@@ -92,33 +124,35 @@ template <typename F> static void launch(timed &t, int phase, size_t k, cudaStre
     ttft_tpot_span s = ttft_tpot_span_begin(&t.tp, phase);
     if (t.events) {
         ttft_tpot_span_set_device(&s, 0);
-        CHECK(cudaEventRecord(t.ev[2 * k], st));
+        record(t, 2 * k, st);
     }
     kernel();
     if (t.events)
-        CHECK(cudaEventRecord(t.ev[2 * k + 1], st));
+        record(t, 2 * k + 1, st);
     ttft_tpot_span_end(&s);
     t.ticket[k] = ttft_tpot_span_ticket(&s);
+    CHECK(cudaGetLastError()); // a launch that failed (a bad configuration) returns nothing else
 }
 
-// One pass over rows tokens (a prefill of the prompt, or one decode step): its kernels, launched.
-static size_t enqueue(timed &t, const model &m, int rows, cudaStream_t st)
+// One pass over rows tokens (a prefill of the prompt, or one decode step): its kernels, launched, timed
+// as the phases ph.
+static size_t enqueue(timed &t, const model &m, int rows, const kernel_phases &ph, cudaStream_t st)
 {
     size_t k = 0;
     dim3 grid((unsigned)((m.dim + 255) / 256), (unsigned)rows);
-    launch(t, t.k_embed, k++, st, [&] { embed<<<grid, 256, 0, st>>>(m.E, m.tokens, m.x, rows, m.dim); });
+    launch(t, ph.embed, k++, st, [&] { embed<<<grid, 256, 0, st>>>(m.E, m.tokens, m.x, rows, m.dim); });
     for (int l = 0; l < m.layers; l++) {
         float *in = l % 2 ? m.y : m.x, *out = l % 2 ? m.x : m.y;
         dim3 g((unsigned)((m.dim + 7) / 8), (unsigned)rows);
-        launch(t, t.k_layer, k++, st, [&] {
+        launch(t, ph.layer, k++, st, [&] {
             gemv<<<g, 256, 0, st>>>(m.W + (size_t)l * m.dim * m.dim, in, out, m.dim, m.dim, 1);
         });
     }
     float *last = (m.layers % 2 ? m.y : m.x) + (size_t)(rows - 1) * m.dim;
-    launch(t, t.k_head, k++, st, [&] {
+    launch(t, ph.head, k++, st, [&] {
         gemv<<<dim3((unsigned)((m.vocab + 7) / 8), 1), 256, 0, st>>>(m.H, last, m.logits, m.vocab, m.dim, 0);
     });
-    launch(t, t.k_argmax, k++, st, [&] { argmax<<<1, 256, 0, st>>>(m.logits, m.vocab, m.tokens); });
+    launch(t, ph.argmax, k++, st, [&] { argmax<<<1, ARGMAX_THREADS, 0, st>>>(m.logits, m.vocab, m.tokens); });
     return k;
 }
 
@@ -137,45 +171,82 @@ static void resolve(timed &t, size_t n)
     ttft_tpot_device_resolve(&t.tp, st.data(), n, NULL, NULL); // refusals are counted and reported
 }
 
-// One step of a captured graph: the graph launch between its own two events (the last pair), its
-// kernels' events recorded inside it; their elapsed times are the graph's parts.
-static void graph_step(timed &t, cudaGraphExec_t exec, size_t nk, cudaStream_t st)
+// The end of a pass: its token copied to the host behind the kernels (tok is pinned, so the copy is
+// queued, not waited for), then the stream's synchronize in a span of its own (sync): where the
+// kernels' time lands on the host. The events are complete after it.
+static void finish(timed &t, int sync, const model &m, int *tok, cudaStream_t st)
+{
+    CHECK(cudaMemcpyAsync(tok, m.tokens, sizeof *tok, cudaMemcpyDeviceToHost, st));
+    ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, sync);
+    CHECK(cudaStreamSynchronize(st));
+    ttft_tpot_span_end(&y);
+}
+
+// One step of a captured graph: the graph launch between two events of its own (one ticket for the
+// whole graph), its kernels' events recorded by the graph's nodes; after the synchronize, their
+// elapsed times are the launch's parts, one a kernel, in the decode kernels' rows.
+static void graph_step(timed &t, cudaGraphExec_t exec, size_t nk, const model &m, int *tok, cudaStream_t st)
 {
     ttft_tpot_span s = ttft_tpot_span_begin(&t.tp, t.graph);
     ttft_tpot_span_set_device(&s, 0);
-    CHECK(cudaEventRecord(t.ev[2 * nk], st));
+    CHECK(cudaEventRecord(t.lev[0], st));
     CHECK(cudaGraphLaunch(exec, st));
-    CHECK(cudaEventRecord(t.ev[2 * nk + 1], st));
+    CHECK(cudaEventRecord(t.lev[1], st));
     ttft_tpot_span_end(&s);
     uint64_t launch = ttft_tpot_span_ticket(&s);
-    {
-        ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.sync);
-        CHECK(cudaStreamSynchronize(st));
-        ttft_tpot_span_end(&y);
-    }
+    finish(t, t.dec.sync, m, tok, st);
     float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, t.ev[2 * nk], t.ev[2 * nk + 1]));
+    CHECK(cudaEventElapsedTime(&ms, t.lev[0], t.lev[1]));
     ttft_tpot_device_elapsed_ms(&t.tp, launch, ms);
     for (size_t k = 0; k < nk; k++) {
         ttft_tpot_device_stamp part;
         memset(&part, 0, sizeof part);
-        CHECK(cudaEventElapsedTime(&ms, t.ev[2 * k], t.ev[2 * k + 1]));
+        CHECK(cudaEventElapsedTime(&ms, t.gev[2 * k], t.gev[2 * k + 1]));
         if (ttft_tpot_ms_to_ns(ms, &part.elapsed_ns) == TTFT_TPOT_OK)
-            ttft_tpot_device_part(&t.tp, launch, k == 0 ? t.k_embed : k == nk - 1 ? t.k_argmax
-                                                   : k == nk - 2 ? t.k_head : t.k_layer, &part, NULL);
+            ttft_tpot_device_part(&t.tp, launch, k == 0 ? t.dec.embed : k == nk - 1 ? t.dec.argmax
+                                                   : k == nk - 2 ? t.dec.head : t.dec.layer, &part, NULL);
     }
 }
 
+static int phase(ttft_tpot *tp, const char *name, ttft_tpot_role role)
+{
+    int id = ttft_tpot_phase(tp, name, role);
+    if (id < 0) {
+        fprintf(stderr, "cuda_decode: phase %s: %s\n", name, ttft_tpot_strerror(id));
+        exit(1);
+    }
+    return id;
+}
+
+// The kernel phases of a pass: "prefill_embed", "prefill_layer", ..., "decode_embed", ...
+static kernel_phases kernels(ttft_tpot *tp, const char *pass)
+{
+    const char *name[5] = {"embed", "layer", "head", "argmax", "sync"};
+    int id[5];
+    for (int i = 0; i < 5; i++) {
+        char full[TTFT_TPOT_NAME_MAX];
+        snprintf(full, sizeof full, "%s_%s", pass, name[i]);
+        id[i] = phase(tp, full, TTFT_TPOT_ROLE_KERNEL);
+    }
+    kernel_phases k = {id[0], id[1], id[2], id[3], id[4]};
+    return k;
+}
+
+// n random weights in device memory, made on the host a chunk at a time (the device memory is
+// allocated first: a size that does not fit fails there, with CUDA's message).
 static float *random_weights(size_t n, unsigned seed)
 {
-    std::vector<float> h(n);
-    for (size_t i = 0; i < n; i++) {
-        seed = seed * 1664525u + 1013904223u;
-        h[i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 0.05f;
-    }
     float *d;
     CHECK(cudaMalloc(&d, n * sizeof *d));
-    CHECK(cudaMemcpy(d, h.data(), n * sizeof *d, cudaMemcpyHostToDevice));
+    std::vector<float> h(n < ((size_t)1 << 22) ? n : (size_t)1 << 22);
+    for (size_t at = 0; at < n; at += h.size()) {
+        size_t c = n - at < h.size() ? n - at : h.size();
+        for (size_t i = 0; i < c; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            h[i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 0.05f;
+        }
+        CHECK(cudaMemcpy(d + at, h.data(), c * sizeof *d, cudaMemcpyHostToDevice));
+    }
     return d;
 }
 
@@ -185,6 +256,7 @@ int main(int argc, char **argv)
     model m = {8, 2048, 32000, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     timed t;
     t.events = true;
+    t.capturing = false;
     for (int i = 1; i < argc; i++) {
         int *v = !strcmp(argv[i], "--steps") ? &steps : !strcmp(argv[i], "--layers") ? &m.layers
                : !strcmp(argv[i], "--dim") ? &m.dim : !strcmp(argv[i], "--vocab") ? &m.vocab
@@ -205,26 +277,42 @@ int main(int argc, char **argv)
         fprintf(stderr, "cuda_decode: --graph times the graph with events: not with --no-events\n");
         return 2;
     }
+    if (prompt > 65535) { // the prompt's rows are the kernels' grid.y
+        fprintf(stderr, "cuda_decode: --prompt is at most 65535\n");
+        return 2;
+    }
+    cudaDeviceProp prop; // the device first: without one, say so before anything else
+    CHECK(cudaGetDeviceProperties(&prop, 0));
     m.max_rows = prompt;
+    size_t nk = (size_t)m.layers + 3; // kernels a pass
     ttft_tpot_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.capacity = (size_t)(steps + 2) * (size_t)(m.layers + 6);
-    cfg.max_device = 2 * cfg.capacity;
-    if (ttft_tpot_init(&t.tp, &cfg) != TTFT_TPOT_OK)
+    // a pass records its nk kernels, its sync and itself (a graph step: the launch, the sync, itself) and
+    // resolves nk intervals (a graph step: the launch and its nk parts); two prefills, then the steps
+    cfg.capacity = (size_t)(steps + 2) * (nk + 2);
+    cfg.max_device = cfg.capacity;
+    cfg.max_pending = nk + 1; // the tickets of one pass are open at once
+    int err = ttft_tpot_init(&t.tp, &cfg);
+    if (err != TTFT_TPOT_OK) {
+        fprintf(stderr, "cuda_decode: a collector for %d steps of %d layers: %s\n", steps, m.layers,
+                ttft_tpot_strerror(err));
         return 1;
-    t.prefill = ttft_tpot_phase(&t.tp, "prefill", TTFT_TPOT_ROLE_PREFILL);
-    t.decode = ttft_tpot_phase(&t.tp, "decode_step", TTFT_TPOT_ROLE_DECODE);
-    t.k_embed = ttft_tpot_phase(&t.tp, "embed", TTFT_TPOT_ROLE_KERNEL);
-    t.k_layer = ttft_tpot_phase(&t.tp, "layer_gemv", TTFT_TPOT_ROLE_KERNEL);
-    t.k_head = ttft_tpot_phase(&t.tp, "head_gemv", TTFT_TPOT_ROLE_KERNEL);
-    t.k_argmax = ttft_tpot_phase(&t.tp, "argmax", TTFT_TPOT_ROLE_KERNEL);
-    t.sync = ttft_tpot_phase(&t.tp, "sync", TTFT_TPOT_ROLE_KERNEL);
-    t.graph = ttft_tpot_phase(&t.tp, "graph", TTFT_TPOT_ROLE_KERNEL);
-    size_t nk = (size_t)m.layers + 3;
-    t.ev.resize(2 * nk + 2);
+    }
+    t.prefill = phase(&t.tp, "prefill", TTFT_TPOT_ROLE_PREFILL);
+    t.decode = phase(&t.tp, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    t.pre = kernels(&t.tp, "prefill");
+    t.dec = kernels(&t.tp, "decode");
+    t.graph = use_graph ? phase(&t.tp, "decode_graph", TTFT_TPOT_ROLE_KERNEL) : -1;
+    t.ev.resize(t.events ? 2 * nk : 0);
+    t.gev.resize(use_graph ? 2 * nk : 0);
     t.ticket.resize(nk);
+    // timing events (cudaEventDefault: not cudaEventDisableTiming), the graph's included
     for (auto &e : t.ev)
-        CHECK(cudaEventCreate(&e));
+        CHECK(cudaEventCreateWithFlags(&e, cudaEventDefault));
+    for (auto &e : t.gev)
+        CHECK(cudaEventCreateWithFlags(&e, cudaEventDefault));
+    for (int i = 0; i < 2 && use_graph; i++)
+        CHECK(cudaEventCreateWithFlags(&t.lev[i], cudaEventDefault));
     m.E = random_weights((size_t)m.vocab * m.dim, 1);
     m.W = random_weights((size_t)m.layers * m.dim * m.dim, 2);
     m.H = random_weights((size_t)m.vocab * m.dim, 3);
@@ -235,54 +323,78 @@ int main(int argc, char **argv)
     std::vector<int> toks((size_t)prompt);
     for (int i = 0; i < prompt; i++)
         toks[(size_t)i] = (i * 7919) % m.vocab;
+    int *tok; // each pass's token, on the host
+    CHECK(cudaMallocHost(&tok, sizeof *tok));
+    *tok = 0;
+    // A stream of its own, not synchronizing with the legacy default stream (which a capture must not
+    // meet): every copy after the setup is queued on it.
     cudaStream_t st;
-    CHECK(cudaStreamCreate(&st));
-    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    CHECK(cudaDeviceSynchronize()); // the weights' copies, on the default stream, are done
 
-    for (int run = 0; run < 2; run++) { // a warmup prefill (first launches, module loading), then the measured one
-        CHECK(cudaMemcpy(m.tokens, toks.data(), toks.size() * sizeof(int), cudaMemcpyHostToDevice));
+    // A warmup prefill (first launches, module loading), every sample of it flagged warmup, then the
+    // measured one.
+    for (int run = 0; run < 2; run++) {
+        if (run == 0)
+            ttft_tpot_warmup_begin(&t.tp);
+        CHECK(cudaMemcpyAsync(m.tokens, toks.data(), toks.size() * sizeof(int), cudaMemcpyHostToDevice, st));
+        CHECK(cudaStreamSynchronize(st)); // the prompt is on the device before the prefill's clock starts
         ttft_tpot_span p = ttft_tpot_span_begin(&t.tp, t.prefill);
-        size_t n = enqueue(t, m, prompt, st);
-        ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.sync);
-        CHECK(cudaStreamSynchronize(st));
-        ttft_tpot_span_end(&y);
+        size_t n = enqueue(t, m, prompt, t.pre, st);
+        finish(t, t.pre.sync, m, tok, st); // the first token, on the host
         if (t.events)
             resolve(t, n);
         ttft_tpot_span_set_prompt(&p, (uint32_t)prompt);
         ttft_tpot_span_end(&p);
+        if (run == 0)
+            ttft_tpot_warmup_end(&t.tp);
     }
     cudaGraphExec_t exec = NULL;
-    if (use_graph) { // a step, captured once: its kernels and their events
+    if (use_graph) { // a decode step, captured once: its kernels, and their events as event record nodes
         cudaGraph_t g;
-        ttft_tpot_enable(&t.tp, 0); // the capture launches nothing: no samples
+        ttft_tpot_enable(&t.tp, 0); // the capture runs nothing: no samples, no tickets
+        t.capturing = true;
         CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-        enqueue(t, m, 1, st);
+        enqueue(t, m, 1, t.dec, st);
         CHECK(cudaStreamEndCapture(st, &g));
+        t.capturing = false;
         CHECK(cudaGraphInstantiate(&exec, g, 0));
+        CHECK(cudaGraphDestroy(g)); // the executable graph needs it no more
+        CHECK(cudaGraphUpload(exec, st));
+        CHECK(cudaStreamSynchronize(st));
         ttft_tpot_enable(&t.tp, 1);
     }
-    int tok = 0;
-    for (int s = 0; s < steps; s++) {
+    for (int s = 0; s < steps; s++) { // each step's token reaches the host within the step
         ttft_tpot_span d = ttft_tpot_span_begin(&t.tp, t.decode);
         if (exec) {
-            graph_step(t, exec, nk, st);
+            graph_step(t, exec, nk, m, tok, st);
         } else {
-            size_t n = enqueue(t, m, 1, st);
-            ttft_tpot_span y = ttft_tpot_span_begin(&t.tp, t.sync);
-            CHECK(cudaStreamSynchronize(st));
-            ttft_tpot_span_end(&y);
+            size_t n = enqueue(t, m, 1, t.dec, st);
+            finish(t, t.dec.sync, m, tok, st);
             if (t.events)
                 resolve(t, n);
         }
-        CHECK(cudaMemcpy(&tok, m.tokens, sizeof tok, cudaMemcpyDeviceToHost)); // the token, for the stream
         ttft_tpot_span_end(&d);
     }
-    cudaDeviceProp prop;
-    CHECK(cudaGetDeviceProperties(&prop, 0));
     printf("cuda_decode: %s, %d layers of %dx%d, vocab %d, prompt %d, %d steps%s%s; last token %d\n\n", prop.name,
            m.layers, m.dim, m.dim, m.vocab, prompt, steps, exec ? ", CUDA graph" : "", t.events ? "" : ", no events",
-           tok);
+           *tok);
     int rc = ttft_tpot_report(&t.tp, stdout);
     ttft_tpot_free(&t.tp);
+
+    if (exec)
+        CHECK(cudaGraphExecDestroy(exec));
+    for (auto e : t.ev)
+        CHECK(cudaEventDestroy(e));
+    for (auto e : t.gev)
+        CHECK(cudaEventDestroy(e));
+    for (int i = 0; i < 2 && use_graph; i++)
+        CHECK(cudaEventDestroy(t.lev[i]));
+    CHECK(cudaStreamDestroy(st));
+    CHECK(cudaFreeHost(tok));
+    float *dev[] = {m.E, m.W, m.H, m.x, m.y, m.logits};
+    for (float *p : dev)
+        CHECK(cudaFree(p));
+    CHECK(cudaFree(m.tokens));
     return rc == TTFT_TPOT_OK ? 0 : 1;
 }
