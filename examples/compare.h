@@ -17,7 +17,7 @@
 #ifndef COMPARE_H
 #define COMPARE_H
 
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include <stdio.h>
 

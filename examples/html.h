@@ -3,7 +3,7 @@
 #ifndef HTML_H
 #define HTML_H
 
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include <stdio.h>
 

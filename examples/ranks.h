@@ -5,7 +5,7 @@
 #ifndef RANKS_H
 #define RANKS_H
 
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include <stdio.h>
 

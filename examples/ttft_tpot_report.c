@@ -6,7 +6,7 @@
    printed, 1 bad input (file:line: message on stderr, nothing on stdout), 2 bad usage, 3 a Prometheus
    exposition with nothing to count (written, with a warning). */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include "cli.h"
 #include "compare.h"

@@ -21,6 +21,77 @@
          if (profile) ttft_tpot_report(&tp, stdout);
          ttft_tpot_free(&tp);
 
+   INDEX (every public function and macro of this header, by section; each declared below with its
+   contract. A program that reads traces or takes figures apart also includes ttft_tpot_tools.h.)
+     Errors       ttft_tpot_strerror              an error code's name
+     Clock        ttft_tpot_now                   monotonic ns, the collectors' clock
+     Phases       ttft_tpot_phase                 register a phase (or find it): its id
+                  ttft_tpot_phase_bounded         its steady samples go on in a histogram
+                  ttft_tpot_role_name             "prefill", "decode", "kernel", "e2e"
+                  ttft_tpot_link_prefill_kernel   the kernel whose fastest run bounds TTFT below
+                  ttft_tpot_warmup_begin          a warmup section begins: all inside is warmup
+                  ttft_tpot_warmup_end            ... and ends
+                  ttft_tpot_shape_row             a shape key with its own row (first call: warmup)
+     Requests     ttft_tpot_request_submit        a request arrives (_at: at a time of yours)
+                  ttft_tpot_request_submit_at
+                  ttft_tpot_request_schedule      it is scheduled (queue time ends)
+                  ttft_tpot_request_schedule_at
+                  ttft_tpot_request_tokens        it produced tokens (the first: its TTFT)
+                  ttft_tpot_request_tokens_at
+                  ttft_tpot_request_finish        it is done
+                  ttft_tpot_set_slo               the SLOs goodput counts against
+     Device time  ttft_tpot_device_resolve        a step's tickets, resolved at once
+                  ttft_tpot_device_elapsed        one ticket from an event pair's elapsed ns
+                  ttft_tpot_device_elapsed_ms     ... in ms, as cudaEventElapsedTime gives it
+                  ttft_tpot_device_absolute       one ticket from device begin and end stamps
+                  ttft_tpot_device_part           a kernel inside a resolved launch (a graph's)
+     Collector    ttft_tpot_bytes_needed          the bytes init takes for a config
+                  ttft_tpot_init                  make a collector (NULL config: defaults)
+                  ttft_tpot_free                  free it
+                  ttft_tpot_enable                recording on or off
+                  ttft_tpot_clear                 empty it (phases stay)
+                  ttft_tpot_merge                 add one collector to another (a thread's)
+                  ttft_tpot_run_begin             a repeated run begins
+     Recording    ttft_tpot_span_begin            begin a span (reads the clock)
+                  ttft_tpot_span_set_tokens       the tokens it produced
+                  ttft_tpot_span_set_prompt       the prompt tokens a prefill processed
+                  ttft_tpot_span_set_shape        the shape key it ran with
+                  ttft_tpot_span_set_duration     a duration measured elsewhere
+                  ttft_tpot_span_set_device       its device time comes later (a ticket)
+                  ttft_tpot_span_end              end it: one sample recorded
+                  ttft_tpot_span_cancel           end it, recording nothing
+                  ttft_tpot_span_ticket           its device ticket, after the end
+                  ttft_tpot_record                a duration measured elsewhere, as one sample
+                  ttft_tpot_record_ms             ... in ms
+                  ttft_tpot_ms_to_ns              ms to ns, exactly (refuses NaN, negative, huge)
+                  ttft_tpot_record_shape          wrappers kept for the code that uses them:
+                  ttft_tpot_record_prompt           record + set_shape, record + set_prompt,
+                  ttft_tpot_span_begin_shape        begin + set_shape, set_tokens + end,
+                  ttft_tpot_span_end_tokens         set_tokens + set_prompt + end
+                  ttft_tpot_span_end_prompt
+                  TTFT_TPOT_SPAN_BEGIN            the macros (nothing under TTFT_TPOT_DISABLE):
+                  TTFT_TPOT_SPAN_BEGIN_SHAPE        begin, setters and end as statements,
+                  TTFT_TPOT_SPAN_SET_TOKENS         and TIME, which times one statement
+                  TTFT_TPOT_SPAN_SET_PROMPT
+                  TTFT_TPOT_SPAN_SET_SHAPE
+                  TTFT_TPOT_SPAN_SET_DURATION
+                  TTFT_TPOT_SPAN_SET_DEVICE
+                  TTFT_TPOT_SPAN_END
+                  TTFT_TPOT_SPAN_END_TOKENS
+                  TTFT_TPOT_SPAN_END_PROMPT
+                  TTFT_TPOT_TIME
+     Report model ttft_tpot_model_compute         every figure, computed once
+                  ttft_tpot_model_free            free a model
+     Writers      ttft_tpot_report                the text report (compute + write + free)
+                  ttft_tpot_report_json           the JSON report
+                  ttft_tpot_prometheus            the Prometheus exposition (vLLM's names)
+                  ttft_tpot_model_report          the text of a model
+                  ttft_tpot_model_report_json     the JSON of a model
+                  ttft_tpot_model_prometheus      the exposition of a model
+                  ttft_tpot_publish               a live exposition: counters that only grow
+                  ttft_tpot_publish_file          ... written whole to a file (a textfile collector's)
+     Trace I/O    ttft_tpot_trace_write           every sample and event, to read back later
+
    RECORDING
      One begin, one end, and setters between them for what a sample carries: tokens, prompt tokens,
      a shape key, a duration measured elsewhere (a device timer). The other record functions and
@@ -41,9 +112,10 @@
      Each heading stands twice, in the same order: over the declarations and over the implementation
      (search "---- Requests" to find both): Errors · Clock · Names, hashing and numbers · Statistics
      (exact and bounded) · Phases and warmup · Requests · Storage · Device time · Collector and config ·
-     Recording ·
-     Report model · Writers (text, JSON, Prometheus, Chrome trace) · Trace I/O. Each section uses only
+     Recording · Report model · Writers (text, JSON, Prometheus) · Trace I/O. Each section uses only
      those above it. Writers and Trace I/O have sub-headings ("-- Writers: the JSON report").
+     ttft_tpot_tools.h adds the tools' half in sections of its own: Statistics · Queries and accessors ·
+     Parsers · Files (the trace reader, the Chrome trace, the requests CSV).
 
    COMPILE-TIME OPTIONS (define before the #include that they should affect)
      TTFT_TPOT_IMPLEMENTATION   in one file: emit the function bodies there.
@@ -52,7 +124,7 @@
      TTFT_TPOT_DISABLE          span macros compile to nothing; types and functions stay, so code builds.
      TTFT_TPOT_NO_STDIO         for a host without stdio: no FILE* writer or reader (Writers, Trace I/O)
                                 is declared or compiled, and <stdio.h> is not included; recording,
-                                statistics and requests stay (read figures with ttft_tpot_summarize).
+                                statistics and requests stay (read figures with ttft_tpot_model_compute).
      TTFT_TPOT_MALLOC(sz, u)    allocator used by init, the reports and writers; u is config.alloc_user.
      TTFT_TPOT_FREE(p, u)       both or neither (the header stops with #error otherwise). Default libc.
      TTFT_TPOT_REALLOC(p, old, sz, u)  optional with those two (else malloc, copy old bytes, free):
@@ -331,11 +403,6 @@ typedef uint64_t (*ttft_tpot_clock_fn)(void *user);
 /* Monotonic nanoseconds from the platform clock (see CLOCK above). */
 TTFT_TPOT_DEF uint64_t ttft_tpot_now(void);
 
-/* The clock that timed c's samples (its own, or the first trace read's) and the cost of one read in
-   ns (0: not measured, as for a replacement clock). NULL c: "" and 0. */
-TTFT_TPOT_DEF const char *ttft_tpot_clock_name(const ttft_tpot *c);
-TTFT_TPOT_DEF uint64_t ttft_tpot_clock_read_ns(const ttft_tpot *c);
-
 /* ---- Names, hashing and numbers -------------------------------------------------------------- */
 
 /* Implementation only: the name rule that phase names and request ids follow (ttft_tpot_phase),
@@ -384,34 +451,6 @@ typedef struct ttft_tpot_stats {
     uint64_t pick_ns[TTFT_TPOT_MAX_PERCENTILES]; /* each to the nearest ns, as pct_ns */
 } ttft_tpot_stats;
 
-/* The distribution-free 95% interval of the p-th percentile (0 < p < 100) of n values: the order
-   statistics x(lo) and x(hi) (1-based ranks, smallest first), with B ~ Binomial(n, p/100), lo the
-   largest rank with P(B < lo) <= 0.025 and hi the smallest with P(B >= hi) <= 0.025, so that
-   P(x(lo) <= true percentile <= x(hi)) >= 95% for independent samples. Returns 1, or 0 when n is too
-   small for either end (no lo >= 1, or no hi <= n). No libm, and about 4e5 steps at most for any n:
-   exact binomial tails while n p (1 - p) <= 1e8; past it, the Cornish-Fisher expansion of the
-   binomial's quantile, whose error there is below 1e-6 of a rank (the same ranks but where the exact
-   tail lies within that of 0.025). */
-TTFT_TPOT_DEF int ttft_tpot_ci95_ranks(uint64_t n, unsigned p, uint64_t *lo, uint64_t *hi);
-
-/* The smallest n for which ttft_tpot_ci95_ranks has an interval of the p-th percentile (p50: 6,
-   p90: 36, p99: 368); 0 for p outside 1..99. */
-TTFT_TPOT_DEF uint64_t ttft_tpot_ci95_min_n(unsigned p);
-
-/* The 97.5th percentile of Student's t with df degrees of freedom, the factor of a 95% t-interval of
-   the mean of df + 1 values: a table to df 30, then Hill's expansion in 1/df (within 3e-8 of the exact
-   quantile); 0 for df 0. No libm. */
-TTFT_TPOT_DEF double ttft_tpot_t975(uint64_t df);
-
-/* Percentile p (0 to 100) of sorted v[0, n) by the definition at the top of this file (numpy's
-   "linear"), for figures a tool derives (a comparison's medians); 0 for n == 0. */
-TTFT_TPOT_DEF double ttft_tpot_percentile(const double *sorted, size_t n, double p);
-
-/* Sort v[0, n) ascending in O(n): a radix sort by bytes, skipping the bytes every value shares (an
-   insertion sort below 32 values). tmp: room for n values, scratch. OK; EINVAL (v or tmp NULL while
-   n > 0). */
-TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp);
-
 /* floor(log2(v)), v > 0. */
 static inline unsigned ttft_tpot__log2(uint64_t v)
 {
@@ -446,11 +485,6 @@ static inline void ttft_tpot__hist_add(ttft_tpot_hist *h, uint64_t v, uint32_t t
     h->sum_lo += v;
     h->sum_hi += h->sum_lo < v; /* carry */
 }
-
-/* Statistics of one phase, warmup included: O(n) time and temporary memory of 8 bytes a stored
-   sample (ENOMEM when it cannot be had; out is then unspecified). EINVAL (c or out NULL), EPHASE
-   (unknown phase). */
-TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out);
 
 /* ---- Phases and warmup ----------------------------------------------------------------------- */
 
@@ -512,9 +546,6 @@ TTFT_TPOT_DEF int ttft_tpot_shape_row(ttft_tpot *c, int phase, uint64_t key, con
    config.hist_slots are taken). */
 TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase);
 
-/* Find a phase id by name: id, or EPHASE when unknown, EINVAL when c or name is NULL. */
-TTFT_TPOT_DEF int ttft_tpot_find_phase(const ttft_tpot *c, const char *name);
-
 /* Show kernel_phase in the text report as a lower bound of steady TTFT (its fastest sample).
    -1 unlinks. EINVAL (c NULL), EPHASE (unknown phase). */
 TTFT_TPOT_DEF int ttft_tpot_link_prefill_kernel(ttft_tpot *c, int kernel_phase);
@@ -526,11 +557,6 @@ TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c);
 
 /* Name of a role ("prefill", "decode", "kernel", "e2e"), or "?" when unknown. */
 TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role);
-
-/* A registered phase's name (NULL when c is NULL or the phase unknown) and role (EPHASE, or EINVAL
-   when c is NULL). */
-TTFT_TPOT_DEF const char *ttft_tpot_phase_name(const ttft_tpot *c, int phase);
-TTFT_TPOT_DEF int ttft_tpot_phase_role(const ttft_tpot *c, int phase);
 
 /* ---- Requests -------------------------------------------------------------------------------- */
 
@@ -678,40 +704,6 @@ static inline int ttft_tpot_request_schedule(ttft_tpot *c, const char *id)
    infinite: nothing changes). */
 TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo);
 
-/* Parse "ttft=MS,tpot=MS,e2e=MS" (any subset, each once, above 0) into out, as the command-line tools
-   take it. Each MS is a plain decimal, digits with at most 6 after a '.' (to the ns): no sign,
-   exponent, hex, inf or nan, whatever the locale. OK; EINVAL (NULL, or text malformed: out
-   unspecified). */
-TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out);
-
-/* Percentiles as "50,90,99,99.9" (each in (0, 100), at most 3 decimals, ascending, at most
-   TTFT_TPOT_MAX_PERCENTILES) into out[TTFT_TPOT_MAX_PERCENTILES] (config.percentiles), 0 after the
-   last; no locale. OK; EINVAL (anything else, out left all 0). */
-TTFT_TPOT_DEF int ttft_tpot_percentiles_parse(const char *text, double *out);
-
-/* A chosen percentile's name, pm in thousandths of a percent as ttft_tpot_stats.pick_pm holds it:
-   99900 is "p99.9", 50000 "p50", into buf (8 bytes hold any; fewer: cut short, still ended). */
-TTFT_TPOT_DEF const char *ttft_tpot_percentile_name(char *buf, size_t len, uint32_t pm);
-
-/* The serving metrics. OK; EINVAL (NULL); ENOMEM. With no request seen, out->seen is 0. */
-TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out);
-
-/* The i-th tracked request (0 .. counts.requests - 1, in submit order): OK; EINVAL (NULL, or no such
-   request). */
-TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot_request *out);
-
-/* The values behind a request figure, for tools that compare runs: which is TTFT_TPOT_VALUES_TTFT,
-   _TPOT (rounded to the ns), _ITL, _E2E, _QUEUE or _PREFILL (the requests with a schedule event),
-   _TTST (the requests with two tokens or more), over the measured requests (ITL: every gap), in ns,
-   into out[0, cap); *n: how many there are (more than cap: only cap were written; out may be NULL to
-   ask). OK; EINVAL (c or n NULL, which unknown); ENOMEM. */
-enum { TTFT_TPOT_VALUES_TTFT, TTFT_TPOT_VALUES_E2E, TTFT_TPOT_VALUES_TPOT, TTFT_TPOT_VALUES_ITL,
-       TTFT_TPOT_VALUES_QUEUE, TTFT_TPOT_VALUES_PREFILL, TTFT_TPOT_VALUES_TTST };
-TTFT_TPOT_DEF int ttft_tpot_request_values(const ttft_tpot *c, int which, uint64_t *out, size_t cap, size_t *n);
-
-/* ttft_tpot_request_values of a TTFT_TPOT_METRIC_* (EINVAL for another number). */
-TTFT_TPOT_DEF int ttft_tpot_metric_values(const ttft_tpot *c, int metric, uint64_t *out, size_t cap, size_t *n);
-
 /* ---- Storage --------------------------------------------------------------------------------- */
 
 /* One stored sample: 16 bytes. */
@@ -743,14 +735,6 @@ static inline void ttft_tpot__store_put(ttft_tpot__store *st, size_t i, int phas
     s->phase = (uint16_t)phase;
     s->warmup = (uint16_t)warm;
 }
-
-/* The i-th stored sample, in call order (0 .. counts.samples - 1), and its start time when start_ns
-   is not NULL (0 without config.timeline). OK; EINVAL (c or out NULL, or no such sample). A report
-   model holds the same samples as an array (ttft_tpot_model.samples). */
-TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns);
-
-/* Run r (0 .. counts.runs - 1): its stored samples are [*first, *end). OK; EINVAL (NULL, no such run). */
-TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first, size_t *end);
 
 /* ---- Device time ----------------------------------------------------------------------------- */
 
@@ -842,9 +826,6 @@ TTFT_TPOT_DEF int ttft_tpot_device_absolute(ttft_tpot *c, uint64_t ticket, uint6
    refused); EFULL (config.max_device kept: counted as device_unresolved). */
 TTFT_TPOT_DEF int ttft_tpot_device_part(ttft_tpot *c, uint64_t launch, int phase, const ttft_tpot_device_stamp *stamp,
                                         const ttft_tpot_clock_pair *pair);
-
-/* The i-th device interval (0 .. counts.device_intervals - 1), in ticket order. OK; EINVAL. */
-TTFT_TPOT_DEF int ttft_tpot_device_at(const ttft_tpot *c, size_t i, ttft_tpot_device_interval *out);
 
 /* ---- Collector and config -------------------------------------------------------------------- */
 
@@ -955,26 +936,6 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c);
    values or tokens), ENOMEM (no histogram slot for a bounded phase, or no memory). Samples past dst's
    capacity are counted as dropped. */
 TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src);
-
-/* What a collector holds and what it lost, as tools and tests read it (the fields may move). */
-typedef struct ttft_tpot_counts {
-    size_t samples;     /* stored */
-    unsigned phases;    /* registered */
-    unsigned requests;  /* tracked */
-    uint64_t dropped;   /* samples not stored: storage full */
-    uint64_t rejected;  /* calls refused */
-    uint64_t shapes_dropped, requests_dropped, requests_refused, events_lost; /* as in the reports */
-    unsigned runs;         /* marked (ttft_tpot_run_begin) */
-    uint64_t runs_dropped; /* not marked: TTFT_TPOT_MAX_RUNS reached */
-    uint64_t outgrown;     /* phases that went on in a histogram when the storage was full */
-    size_t device_intervals; /* kept, open ones included */
-    size_t device_open;      /* tickets not yet resolved */
-    uint64_t device_unresolved, device_refused; /* device spans without a ticket; resolutions refused */
-    uint64_t spans_open;     /* spans begun and not ended (kept across ttft_tpot_clear) */
-} ttft_tpot_counts;
-
-/* c's counts (all 0 for NULL or a zeroed collector). */
-TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c);
 
 /* Turn recording on (nonzero) or off. Off: spans record nothing and read no clock. NULL: nothing. */
 TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on);
@@ -1540,10 +1501,6 @@ TTFT_TPOT_DEF int ttft_tpot_model_compute(const ttft_tpot *c, const ttft_tpot_mo
 /* Release what ttft_tpot_model_compute allocated; m is zeroed. NULL: nothing. */
 TTFT_TPOT_DEF void ttft_tpot_model_free(ttft_tpot_model *m);
 
-/* The headline alone: ttft_tpot_model_compute without requests and shares, its head kept. EINVAL (c
-   or out NULL); ENOMEM (out is then unspecified). */
-TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out);
-
 /* The values behind a distribution, for tools that draw or compare one: a set is a request metric
    (TTFT_TPOT_METRIC_*, its values as ttft_tpot_metric_values gives them), the steady stored samples
    of a role (TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_*: prefill's are steady TTFT, decode's TPOT), or
@@ -1551,19 +1508,7 @@ TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out
    its figures count more than a set of stored samples has. */
 enum { TTFT_TPOT_SET_ROLE = 64, TTFT_TPOT_SET_PHASE = 128 };
 
-/* A set's values in ns, ascending, into out[0, cap) (the cap smallest); *n: how many it has (out may
-   be NULL to ask). O(n) time and 16 bytes a value of temporary memory. OK; EINVAL (c or n NULL, no
-   such set); ENOMEM. */
-TTFT_TPOT_DEF int ttft_tpot_sorted_values(const ttft_tpot *c, int set, uint64_t *out, size_t cap, size_t *n);
-
-/* A set's empirical CDF through at most points + 1 of its values (points > 0): the value of rank k
-   (0-based) and (k + 1) / n for k = 0, s, 2 s, ... (s = n / points + 1), then the largest value and
-   1. x and y: room for points + 1; *n: how many were written (0 for an empty set); *values: how many
-   values the set has (values may be NULL). OK; EINVAL (x, y or n NULL, points 0, no such set); ENOMEM. */
-TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, uint64_t *x, double *y, size_t *n,
-                                size_t *values);
-
-/* ---- Writers (text, JSON, Prometheus, Chrome trace) ------------------------------------------ */
+/* ---- Writers (text, JSON, Prometheus) -------------------------------------------------------- */
 
 #ifndef TTFT_TPOT_NO_STDIO
 
@@ -1622,24 +1567,6 @@ TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, 
 TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher *p, const char *path,
                                          const char *prefix, const char *labels);
 
-/* -- Writers: the Chrome trace ----------------------------------------------------------------- */
-
-/* Every stored sample as a Chrome / Perfetto trace (Trace Event Format JSON): one complete event
-   ("ph":"X") per sample, ts and dur in microseconds to the nanosecond, the phase name as the event
-   name, the role as its category and its track (e2e, prefill, decode, kernel, top to bottom), tokens
-   and warmup in args; then the requests (category "request", process "requests"): a queued, a
-   prefill (unscheduled: a ttft) and a decode slice a request, and an instant a token event, each
-   request on the lowest lane free at its submit, so requests served together lie side by side; then
-   the device intervals resolved on an absolute clock (process "device", a track per stream, category
-   "device"), each with a flow arrow ("ph":"s" to "ph":"f", category "launch") from its launch.
-   ENOMEM (nothing written: it takes a 256 KiB output block, the phase names escaped once, and 36 bytes
-   a request at most for the lanes). Needs start times: EINVAL when c
-   is NULL or was made without config.timeline (a trace read into a timeline collector has them
-   only if it was recorded with one: its start_ns are 0 otherwise, and ttft_tpot_report refuses to
-   export it); EIO on a write error (what reached the stream is unspecified: it allocates before
-   writing, so that is its only way to fail midway). */
-TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
-
 #endif /* TTFT_TPOT_NO_STDIO */
 
 /* ---- Trace I/O ------------------------------------------------------------------------------- */
@@ -1659,35 +1586,8 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
    write: every stored sample (start_ns 0 without config.timeline) and the directives; EINVAL (nothing
    written), EIO (what reached the stream is unspecified). It writes through a 256 KiB block from the
    allocator, or through 16 KiB on its stack when that allocation fails: it never fails for memory.
-   read: append a trace to c, warmup flags as written; a UTF-8 byte order mark and CRLF line ends
-   are accepted. Directives are checked like records, against the records they describe: a
-   histogram's sum must be one its buckets can hold, and it holds at most 2^63 values and tokens;
-   prompt sums are those of steady samples of their phase (no more of them than there are, unless
-   samples were dropped); a truncated request lost an event, and the dropped request events hold
-   the refused and the lost ones. On malformed or contradictory input returns EPARSE, writes
-   "name:line: what is wrong" into err (err may be NULL; name NULL reads "(trace)"; every byte a
-   terminal would not show as text escaped as \xHH), and leaves c as it was. Samples past the capacity
-   are counted as dropped, unless c grows (config.grow: the samples, histograms and request tables are
-   enlarged as the trace needs, and a collector without config.timeline or config.bounded keeps start
-   times from the first line that has one, as nesting and self time need). A bounded phase's steady
-   samples go to its histogram (its first and its warmup samples stay exact).
-   One pass over the input in 1 MiB blocks (a pipe works), plus 1 MiB of buffer while reading.
-   EINVAL (c or in NULL), ENOMEM, EIO (read error; c as it was). A "# hist:" line needs a free
-   histogram slot (config.hist_slots) unless its phase is bounded already or c grows. */
+   ttft_tpot_trace_read (ttft_tpot_tools.h) reads one back. */
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out);
-TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen);
-
-/* Every request as a CSV row, in submit order, under the header
-   "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,measured,
-   slo_ttft,slo_tpot,slo_e2e": times on the collector's clock in ns; TTFT = first token - submit, TPOT
-   = (last - first token) / (tokens - 1) to the thousandth of a ns, E2E = last token - submit; a
-   field the request does not have is empty (no schedule, no token yet, TPOT of one token); measured
-   is 1 for a request in the figures (not warmup, not truncated, a token at least); slo_*: 1 or 0,
-   whether it met that SLO (inclusive, as goodput counts it), empty when that SLO is not set or the
-   request has no such figure. The id is quoted as the trace quotes names; one that starts with = + -
-   @ tab or CR, which a spreadsheet would run as a formula, is quoted with a ' before it ("'=1+1"), as
-   OWASP advises against CSV injection (the trace keeps ids exactly). OK; EINVAL; EIO. */
-TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out);
 
 #endif /* TTFT_TPOT_NO_STDIO */
 
@@ -1767,6 +1667,13 @@ extern "C" {
 #define TTFT_TPOT__DEFAULT_PHASES 64u
 #define TTFT_TPOT__TWO64 18446744073709551616.0
 
+/* Statistics the report computes with, defined here; programs find them in ttft_tpot_tools.h. */
+TTFT_TPOT_DEF int ttft_tpot_ci95_ranks(uint64_t n, unsigned p, uint64_t *lo, uint64_t *hi);
+TTFT_TPOT_DEF uint64_t ttft_tpot_ci95_min_n(unsigned p);
+TTFT_TPOT_DEF double ttft_tpot_t975(uint64_t df);
+TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp);
+TTFT_TPOT_DEF const char *ttft_tpot_percentile_name(char *buf, size_t len, uint32_t pm);
+
 /* ---- Errors ---------------------------------------------------------------------------------- */
 
 TTFT_TPOT_DEF const char *ttft_tpot_strerror(int err)
@@ -1813,16 +1720,6 @@ static int ttft_tpot__cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
-}
-
-TTFT_TPOT_DEF const char *ttft_tpot_clock_name(const ttft_tpot *c)
-{
-    return c ? c->clock_name : "";
-}
-
-TTFT_TPOT_DEF uint64_t ttft_tpot_clock_read_ns(const ttft_tpot *c)
-{
-    return c ? c->clock_read_ns : 0;
 }
 
 /* The median cost of one read of the platform clock: 255 back-to-back reads. */
@@ -2080,7 +1977,6 @@ static uint64_t ttft_tpot__siphash_pair(const uint64_t *k, uint64_t a, uint64_t 
 }
 #undef TTFT_TPOT__ROTL
 
-
 static uint64_t ttft_tpot__hash(const ttft_tpot *c, const char *s, size_t len)
 {
     return ttft_tpot__siphash(c->key, s, len, 1, 3);
@@ -2124,7 +2020,6 @@ static void ttft_tpot__index_put(const ttft_tpot *c, uint32_t *index, uint32_t m
 }
 
 /* ---- Statistics (exact and bounded) ---------------------------------------------------------- */
-
 
 static void ttft_tpot__hist_reset(ttft_tpot_hist *h)
 {
@@ -2364,19 +2259,6 @@ static void ttft_tpot__set_pcts(ttft_tpot_stats *st, const double *v, const uint
     st->p95_ns = v[2];
     st->p99_ns = v[3];
     memcpy(st->pct_ns, ns, sizeof st->pct_ns);
-}
-
-TTFT_TPOT_DEF double ttft_tpot_percentile(const double *sorted, size_t n, double p)
-{
-    double h;
-    size_t k;
-    if (!sorted || n == 0)
-        return 0;
-    p = p > 0 ? (p < 100 ? p : 100) : 0; /* NaN too goes to 0 */
-    h = (double)(n - 1) * p / 100.0;
-    k = (size_t)h;
-    k = k < n ? k : n - 1;
-    return k + 1 < n ? sorted[k] + (h - (double)k) * (sorted[k + 1] - sorted[k]) : sorted[k];
 }
 
 /* One pass of the radix sort: from[0, n) into to[0, n), stable, by byte `shift / 8`. */
@@ -2724,7 +2606,6 @@ static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const 
         ttft_tpot__order_stats(x, s->n, slot, nw, st);
 }
 
-
 /* The statistics of a large phase's steady values (m - warm of them; s: their scan, slot: their bucket
    counts) into steady, and with its warm ones x[m - warm, m) into st, narrowed in one pass for both: the
    buckets of both sets' ranks are moved to the front of x, the steady values first, then the warm
@@ -2903,7 +2784,6 @@ static void ttft_tpot__spot_end(ttft_tpot__spotter *sp, ttft_tpot_steady_state *
     if (sp->high)
         ttft_tpot__spot_judge(sp, ss, 0);
 }
-
 
 /* The statistics of x[0, n), reordered (ttft_tpot__finish). */
 static void ttft_tpot__fill(uint64_t *x, size_t n, const ttft_tpot__narrow *nw, ttft_tpot_stats *st)
@@ -3107,36 +2987,6 @@ static void ttft_tpot__finish_set(const ttft_tpot *c, ttft_tpot__work *w, uint64
     ttft_tpot__hist_fill(w->h, &w->nw, st);
 }
 
-/* Statistics of every sample of one phase, warmup included. */
-static void ttft_tpot__phase_set(const ttft_tpot *c, ttft_tpot__work *w, int phase, ttft_tpot_stats *st)
-{
-    size_t i, m = 0;
-    memset(st, 0, sizeof *st);
-    for (i = 0; i < c->store.n; i++) {
-        const ttft_tpot_sample *s = &c->store.samples[i];
-        if (s->phase != phase)
-            continue;
-        st->warmup_n += s->warmup;
-        st->tokens += s->tokens;
-        w->x[m++] = s->dur_ns;
-    }
-    ttft_tpot__finish_set(c, w, w->x, m, phase, 0, st);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out)
-{
-    ttft_tpot__work w;
-    if (!c || !out)
-        return TTFT_TPOT_EINVAL;
-    if (phase < 0 || (unsigned)phase >= c->phase.n)
-        return TTFT_TPOT_EPHASE;
-    if (ttft_tpot__work_init(c, &w, c->store.n) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
-    ttft_tpot__phase_set(c, &w, phase, out);
-    ttft_tpot__work_free(c, &w);
-    return TTFT_TPOT_OK;
-}
-
 /* ---- Phases and warmup ----------------------------------------------------------------------- */
 
 /* The roles' names, then the three roles a trace's request events have (trace roles 4 to 6). */
@@ -3146,18 +2996,6 @@ enum { TTFT_TPOT__ROLE_SUBMIT = 4, TTFT_TPOT__ROLE_TOKEN = 5, TTFT_TPOT__ROLE_SC
 TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role)
 {
     return role >= 0 && role < 4 ? ttft_tpot__roles[role] : "?";
-}
-
-TTFT_TPOT_DEF const char *ttft_tpot_phase_name(const ttft_tpot *c, int phase)
-{
-    return c && phase >= 0 && (unsigned)phase < c->phase.n ? c->phase.slots[phase].name : NULL;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_phase_role(const ttft_tpot *c, int phase)
-{
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    return phase >= 0 && (unsigned)phase < c->phase.n ? c->phase.slots[phase].role : TTFT_TPOT_EPHASE;
 }
 
 static int ttft_tpot__lookup(const ttft_tpot *c, const char *name, size_t len)
@@ -3239,13 +3077,6 @@ TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role
     if (!c || !name || !c->phase.slots)
         return TTFT_TPOT_EINVAL;
     return ttft_tpot__add_phase(c, name, strlen(name), (int)role);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_find_phase(const ttft_tpot *c, const char *name)
-{
-    if (!c || !name)
-        return TTFT_TPOT_EINVAL;
-    return ttft_tpot__lookup(c, name, strlen(name));
 }
 
 TTFT_TPOT_DEF int ttft_tpot_link_prefill_kernel(ttft_tpot *c, int kernel_phase)
@@ -3563,35 +3394,6 @@ TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo)
     return TTFT_TPOT_OK;
 }
 
-TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out)
-{
-    static const char *const keys[3] = {"ttft=", "tpot=", "e2e="};
-    const char *p = text;
-    if (!text || !out)
-        return TTFT_TPOT_EINVAL;
-    memset(out, 0, sizeof *out);
-    do {
-        double *dst[3];
-        uint64_t ns;
-        size_t len;
-        int k;
-        dst[0] = &out->ttft_ms;
-        dst[1] = &out->tpot_ms;
-        dst[2] = &out->e2e_ms;
-        for (k = 0; k < 3 && strncmp(p, keys[k], strlen(keys[k])) != 0; k++)
-            ;
-        if (k == 3 || *dst[k] > 0)
-            return TTFT_TPOT_EINVAL; /* unknown key, or given twice */
-        p += strlen(keys[k]);
-        len = ttft_tpot__decimal(p, 6, &ns); /* ms to the ns */
-        if (!len || ns == 0 || (p[len] != ',' && p[len] != '\0'))
-            return TTFT_TPOT_EINVAL;
-        *dst[k] = (double)ns / 1e6;
-        p += len;
-    } while (*p++ == ',');
-    return TTFT_TPOT_OK;
-}
-
 TTFT_TPOT_DEF const char *ttft_tpot_percentile_name(char *buf, size_t len, uint32_t pm)
 {
     char t[8];
@@ -3615,30 +3417,6 @@ TTFT_TPOT_DEF const char *ttft_tpot_percentile_name(char *buf, size_t len, uint3
     memcpy(buf, t, n);
     buf[n] = '\0';
     return buf;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_percentiles_parse(const char *text, double *out)
-{
-    const char *p = text;
-    uint64_t v, last = 0;
-    unsigned k = 0;
-    size_t len;
-    if (!out)
-        return TTFT_TPOT_EINVAL;
-    memset(out, 0, TTFT_TPOT_MAX_PERCENTILES * sizeof *out);
-    if (!text)
-        return TTFT_TPOT_EINVAL;
-    do {
-        len = ttft_tpot__decimal(p, 3, &v); /* thousandths of a percent */
-        if (!len || v <= last || v >= 100000 || k == TTFT_TPOT_MAX_PERCENTILES || (p[len] != ',' && p[len] != '\0')) {
-            memset(out, 0, TTFT_TPOT_MAX_PERCENTILES * sizeof *out);
-            return TTFT_TPOT_EINVAL;
-        }
-        out[k++] = (double)v / 1000;
-        last = v;
-        p += len;
-    } while (*p++ == ',');
-    return TTFT_TPOT_OK;
 }
 
 /* The request metrics' table (TTFT_TPOT_METRICS), expanded once for the writers. */
@@ -3696,7 +3474,6 @@ static const struct {
 } ttft_tpot__les[3] = {{ttft_tpot__le_ttft, sizeof ttft_tpot__le_ttft / sizeof *ttft_tpot__le_ttft},
                        {ttft_tpot__le_tpot, sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot},
                        {ttft_tpot__le_e2e, sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e}};
-
 
 /* Statistics of durations kept in 1/scale ns (request TPOT), back in ns: rounded, without overflow. */
 static void ttft_tpot__unscale(ttft_tpot_stats *st, uint64_t scale)
@@ -3810,38 +3587,6 @@ static int ttft_tpot__request_work(const ttft_tpot *c, uint64_t **x, uint64_t **
     *x = (uint64_t *)TTFT_TPOT_MALLOC((nx + c->req.n + 1) * sizeof **x + c->req.n, c->alloc_user);
     *last = *x ? *x + nx : NULL;
     return *x ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_request_values(const ttft_tpot *c, int which, uint64_t *out, size_t cap, size_t *n)
-{
-    static const int metric[7] = {TTFT_TPOT_METRIC_TTFT, TTFT_TPOT_METRIC_E2E, TTFT_TPOT_METRIC_TPOT,
-                                  TTFT_TPOT_METRIC_ITL, TTFT_TPOT_METRIC_QUEUE, TTFT_TPOT_METRIC_PREFILL,
-                                  TTFT_TPOT_METRIC_TTST};
-    if (which < TTFT_TPOT_VALUES_TTFT || which > TTFT_TPOT_VALUES_TTST)
-        return TTFT_TPOT_EINVAL;
-    return ttft_tpot_metric_values(c, metric[which], out, cap, n);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_metric_values(const ttft_tpot *c, int metric, uint64_t *out, size_t cap, size_t *n)
-{
-    uint64_t *x, *last;
-    if (!c || !n || metric < 0 || metric >= TTFT_TPOT_METRIC_COUNT)
-        return TTFT_TPOT_EINVAL;
-    if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
-    *n = ttft_tpot__request_set(c, metric, 0, 1, x, last);
-    if (out)
-        memcpy(out, x, (*n < cap ? *n : cap) * sizeof *out);
-    TTFT_TPOT_FREE(x, c->alloc_user);
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot_request *out)
-{
-    if (!c || !out || i >= c->req.n)
-        return TTFT_TPOT_EINVAL;
-    *out = c->req.list[i];
-    return TTFT_TPOT_OK;
 }
 
 /* Whether a request with a token meets SLO k (0 TTFT, 1 TPOT, 2 E2E; inclusive): 1 or 0, -1 when that SLO
@@ -4049,11 +3794,6 @@ static int ttft_tpot__requests_of(const ttft_tpot *c, ttft_tpot_requests *out, t
     return TTFT_TPOT_OK;
 }
 
-TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out)
-{
-    return c && out ? ttft_tpot__requests_of(c, out, NULL) : TTFT_TPOT_EINVAL;
-}
-
 /* Forget every request, its events and what the table lost. */
 static void ttft_tpot__requests_clear(ttft_tpot *c)
 {
@@ -4180,25 +3920,6 @@ static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const i
     ttft_tpot__run_close(dst, dst->store.n);
     dst->store.dropped += st->dropped;
     dst->store.outgrown += st->outgrown;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns)
-{
-    if (!c || !out || i >= c->store.n)
-        return TTFT_TPOT_EINVAL;
-    *out = c->store.samples[i];
-    if (start_ns)
-        *start_ns = c->store.starts ? c->store.starts[i] : 0;
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first, size_t *end)
-{
-    if (!c || !first || !end || r >= c->runs)
-        return TTFT_TPOT_EINVAL;
-    *first = c->run_at[r];
-    *end = ttft_tpot__run_end(c, r);
-    return TTFT_TPOT_OK;
 }
 
 /* ---- Device time ----------------------------------------------------------------------------- */
@@ -4387,14 +4108,6 @@ TTFT_TPOT_DEF int ttft_tpot_device_part(ttft_tpot *c, uint64_t launch, int phase
     return TTFT_TPOT_OK;
 }
 
-TTFT_TPOT_DEF int ttft_tpot_device_at(const ttft_tpot *c, size_t i, ttft_tpot_device_interval *out)
-{
-    if (!c || !out || i >= c->dev.n)
-        return TTFT_TPOT_EINVAL;
-    *out = c->dev.log[i];
-    return TTFT_TPOT_OK;
-}
-
 /* Empty the log for a new interval: a new epoch, so that tickets of the old one are unknown. */
 static void ttft_tpot__device_clear(ttft_tpot *c)
 {
@@ -4434,141 +4147,6 @@ static uint32_t ttft_tpot__table_size(unsigned n)
         t <<= 1;
     return t;
 }
-
-#ifndef TTFT_TPOT_NO_STDIO /* only the trace reader grows a collector */
-/* config.grow: a part outgrown moves to an allocation of its own, enlarged in place from then on. */
-enum {
-    TTFT_TPOT__PART_SAMPLES = 1, TTFT_TPOT__PART_STARTS = 2, TTFT_TPOT__PART_HISTS = 4,
-    TTFT_TPOT__PART_REQUESTS = 8, TTFT_TPOT__PART_INDEX = 16, TTFT_TPOT__PART_EVENTS = 32,
-    TTFT_TPOT__PART_DEVICE = 64
-};
-
-/* Part p of old bytes enlarged to sz bytes, its content kept: the new address, or NULL (p stays). */
-static void *ttft_tpot__grow(ttft_tpot *c, void *p, size_t old, size_t sz, unsigned part)
-{
-    void *q;
-#ifdef TTFT_TPOT_REALLOC
-    if (c->grown & part) {
-        if ((q = TTFT_TPOT_REALLOC(p, old, sz, c->alloc_user)) != NULL)
-            c->grown |= part;
-        return q;
-    }
-#endif
-    if ((q = TTFT_TPOT_MALLOC(sz, c->alloc_user)) == NULL)
-        return NULL;
-    memcpy(q, p, old);
-    if (c->grown & part) /* no realloc hook: malloc, copy, free */
-        TTFT_TPOT_FREE(p, c->alloc_user);
-    c->grown |= part;
-    return q;
-}
-
-/* The next size of a table of n entries that must hold need: doubled, within max. */
-static size_t ttft_tpot__next_size(size_t n, size_t need, size_t max)
-{
-    size_t m = n < max / 2 ? 2 * n : max;
-    return m < need ? need : m;
-}
-
-/* Room for need samples (config.grow): OK, or EFULL past UINT32_MAX, or ENOMEM. */
-static int ttft_tpot__store_grow(ttft_tpot *c, size_t need)
-{
-    ttft_tpot__store *st = &c->store;
-    size_t cap = ttft_tpot__next_size(st->capacity, need, UINT32_MAX);
-    unsigned p;
-    void *s;
-    if (!c->grow || need > UINT32_MAX)
-        return TTFT_TPOT_EFULL;
-    s = ttft_tpot__grow(c, st->samples, (st->capacity + st->reserve) * sizeof *st->samples,
-                        (cap + st->reserve) * sizeof *st->samples, TTFT_TPOT__PART_SAMPLES);
-    if (!s)
-        return TTFT_TPOT_ENOMEM;
-    st->samples = (ttft_tpot_sample *)s;
-    if (st->starts) { /* the samples are larger now: the capacity stays until both have grown */
-        if (!(s = ttft_tpot__grow(c, st->starts, (st->capacity + st->reserve) * sizeof *st->starts,
-                                  (cap + st->reserve) * sizeof *st->starts, TTFT_TPOT__PART_STARTS)))
-            return TTFT_TPOT_ENOMEM;
-        st->starts = (uint64_t *)s;
-    }
-    st->capacity = cap;
-    for (p = 0; p < c->phase.n; p++) /* the inline path stores up to the capacity */
-        if (c->phase.slots[p].fast_cap)
-            c->phase.slots[p].fast_cap = cap;
-    return TTFT_TPOT_OK;
-}
-
-/* Room for need histograms (config.grow), the phases' pointers moved along: OK, EFULL, ENOMEM. */
-static int ttft_tpot__hists_grow(ttft_tpot *c, size_t need)
-{
-    ttft_tpot__hist_pool *h = &c->hist;
-    size_t max = ttft_tpot__next_size(h->max, need, c->phase.max), *at;
-    unsigned p;
-    void *pool;
-    if (!c->grow || need > c->phase.max)
-        return TTFT_TPOT_EFULL;
-    if (!(at = (size_t *)TTFT_TPOT_MALLOC((c->phase.n + 1) * sizeof *at, c->alloc_user)))
-        return TTFT_TPOT_ENOMEM;
-    for (p = 0; p < c->phase.n; p++)
-        at[p] = c->phase.slots[p].hist ? (size_t)(c->phase.slots[p].hist - h->pool) + 1 : 0;
-    pool = ttft_tpot__grow(c, h->pool, h->max * sizeof *h->pool, max * sizeof *h->pool, TTFT_TPOT__PART_HISTS);
-    if (pool) {
-        h->pool = (ttft_tpot_hist *)pool;
-        h->max = (unsigned)max;
-        for (p = 0; p < c->phase.n; p++)
-            c->phase.slots[p].hist = at[p] ? &h->pool[at[p] - 1] : NULL;
-    }
-    TTFT_TPOT_FREE(at, c->alloc_user);
-    return pool ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
-}
-
-/* Room for one more request and one more event (config.grow): the index is rebuilt at twice the
-   requests. OK, EFULL past the limits (2^24 requests, UINT32_MAX events), ENOMEM. */
-static int ttft_tpot__requests_grow(ttft_tpot *c)
-{
-    ttft_tpot__request_table *q = &c->req;
-    size_t max, ev;
-    uint32_t *index;
-    unsigned r, slots;
-    void *p;
-    if (!c->grow)
-        return TTFT_TPOT_EFULL;
-    if (q->n == q->max) {
-        if (q->max >= (1u << 24))
-            return TTFT_TPOT_EFULL;
-        max = ttft_tpot__next_size(q->max ? q->max : 8, q->n + 1, 1u << 24);
-        slots = ttft_tpot__table_size((unsigned)max);
-        if (!(index = (uint32_t *)TTFT_TPOT_MALLOC((size_t)slots * sizeof *index, c->alloc_user)))
-            return TTFT_TPOT_ENOMEM;
-        if (!(p = ttft_tpot__grow(c, q->list, q->max * sizeof *q->list, max * sizeof *q->list,
-                                  TTFT_TPOT__PART_REQUESTS))) {
-            TTFT_TPOT_FREE(index, c->alloc_user);
-            return TTFT_TPOT_ENOMEM;
-        }
-        q->list = (ttft_tpot_request *)p;
-        if (c->grown & TTFT_TPOT__PART_INDEX)
-            TTFT_TPOT_FREE(q->index, c->alloc_user);
-        c->grown |= TTFT_TPOT__PART_INDEX;
-        q->index = index;
-        q->mask = slots - 1;
-        q->max = (unsigned)max;
-        memset(index, 0, (size_t)slots * sizeof *index);
-        for (r = 0; r < q->n; r++)
-            ttft_tpot__request_index_add(c, r);
-    }
-    if (q->n_events == q->max_events) {
-        if (q->max_events >= UINT32_MAX)
-            return TTFT_TPOT_EFULL;
-        ev = ttft_tpot__next_size(q->max_events ? q->max_events : 64, q->n_events + 1, UINT32_MAX);
-        if (!(p = ttft_tpot__grow(c, q->events, q->max_events * sizeof *q->events, ev * sizeof *q->events,
-                                  TTFT_TPOT__PART_EVENTS)))
-            return TTFT_TPOT_ENOMEM;
-        q->events = (ttft_tpot__event *)p;
-        q->max_events = ev;
-    }
-    return TTFT_TPOT_OK;
-}
-
-#endif
 
 /* What cfg asks for, and where each part sits in the one block: phases, histograms, samples, start
    times, requests, events, device intervals, shape keys, then the uint32_t tables (each part a multiple of 8 bytes). */
@@ -4905,32 +4483,6 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
     c->runs_dropped = 0;
     memset(c->full_at, 0, sizeof c->full_at);
     c->full_known = 0;
-}
-
-TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
-{
-    ttft_tpot_counts k;
-    memset(&k, 0, sizeof k);
-    if (!c)
-        return k;
-    k.samples = c->store.n;
-    k.phases = c->phase.n;
-    k.requests = c->req.n;
-    k.dropped = c->store.dropped;
-    k.rejected = c->rejected;
-    k.spans_open = ttft_tpot__spans_open(c);
-    k.shapes_dropped = c->shape.dropped;
-    k.requests_dropped = c->req.dropped;
-    k.requests_refused = c->req.refused;
-    k.events_lost = c->req.events_lost;
-    k.runs = c->runs;
-    k.runs_dropped = c->runs_dropped;
-    k.outgrown = c->store.outgrown;
-    k.device_intervals = c->dev.n;
-    k.device_open = c->dev.open;
-    k.device_unresolved = c->dev.unresolved;
-    k.device_refused = c->dev.refused;
-    return k;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_run_begin(ttft_tpot *c)
@@ -6131,85 +5683,7 @@ TTFT_TPOT_DEF void ttft_tpot_model_free(ttft_tpot_model *m)
     memset(m, 0, sizeof *m);
 }
 
-/* A set (TTFT_TPOT_SET_*) names something c has: a request metric, a role, a registered phase. */
-static int ttft_tpot__set_ok(const ttft_tpot *c, int set)
-{
-    return (set >= 0 && set < TTFT_TPOT_METRIC_COUNT) ||
-           (set >= TTFT_TPOT_SET_ROLE && set <= TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_E2E) ||
-           (set >= TTFT_TPOT_SET_PHASE && set - TTFT_TPOT_SET_PHASE < (int)c->phase.n);
-}
-
-/* A set's values, sorted, in one allocation (*v to free): OK or ENOMEM. */
-static int ttft_tpot__set_sorted(const ttft_tpot *c, int set, uint64_t **v, size_t *n)
-{
-    size_t room = c->req.n_events > c->req.n ? c->req.n_events : c->req.n, i;
-    int role = set - TTFT_TPOT_SET_ROLE, phase = set - TTFT_TPOT_SET_PHASE;
-    room = set < TTFT_TPOT_METRIC_COUNT ? room + c->req.n : c->store.n; /* request sets: + a value a request */
-    /* last, a value and a byte a request, lies in the sort's room after the values */
-    if (!(*v = (uint64_t *)TTFT_TPOT_MALLOC((2 * room + 1) * sizeof **v, c->alloc_user)))
-        return TTFT_TPOT_ENOMEM;
-    *n = 0;
-    if (set < TTFT_TPOT_METRIC_COUNT)
-        *n = ttft_tpot__request_set(c, set, 0, 1, *v, *v + room - c->req.n);
-    for (i = 0; set >= TTFT_TPOT_SET_ROLE && i < c->store.n; i++) {
-        const ttft_tpot_sample *s = &c->store.samples[i];
-        if (!s->warmup && (set >= TTFT_TPOT_SET_PHASE ? (int)s->phase == phase : c->phase.slots[s->phase].role == role))
-            (*v)[(*n)++] = s->dur_ns;
-    }
-    return ttft_tpot_sort(*v, *n, *v + room);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_sorted_values(const ttft_tpot *c, int set, uint64_t *out, size_t cap, size_t *n)
-{
-    uint64_t *v;
-    if (!c || !n || !ttft_tpot__set_ok(c, set))
-        return TTFT_TPOT_EINVAL;
-    if (ttft_tpot__set_sorted(c, set, &v, n) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
-    if (out)
-        memcpy(out, v, (*n < cap ? *n : cap) * sizeof *out);
-    TTFT_TPOT_FREE(v, c->alloc_user);
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, uint64_t *x, double *y, size_t *n,
-                                size_t *values)
-{
-    uint64_t *v;
-    size_t all, k, step;
-    if (!c || !x || !y || !n || points == 0 || !ttft_tpot__set_ok(c, set))
-        return TTFT_TPOT_EINVAL;
-    if (ttft_tpot__set_sorted(c, set, &v, &all) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
-    step = all / points + 1;
-    for (k = 0, *n = 0; k < all; k += step, (*n)++) {
-        x[*n] = v[k];
-        y[*n] = (double)(k + 1) / (double)all;
-    }
-    if (all) {
-        x[*n] = v[all - 1];
-        y[(*n)++] = 1.0;
-    }
-    if (values)
-        *values = all;
-    TTFT_TPOT_FREE(v, c->alloc_user);
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out)
-{
-    const ttft_tpot_model_options headline = {TTFT_TPOT_SKIP_REQUESTS | TTFT_TPOT_SKIP_SHARES};
-    ttft_tpot_model m;
-    int rc;
-    if (!c || !out)
-        return TTFT_TPOT_EINVAL;
-    if ((rc = ttft_tpot_model_compute(c, &headline, &m)) == TTFT_TPOT_OK)
-        *out = m.head;
-    ttft_tpot_model_free(&m);
-    return rc;
-}
-
-/* ---- Writers (text, JSON, Prometheus, Chrome trace) ------------------------------------------ */
+/* ---- Writers (text, JSON, Prometheus) -------------------------------------------------------- */
 
 #ifndef TTFT_TPOT_NO_STDIO
 
@@ -6392,26 +5866,6 @@ static char *ttft_tpot__put_u64(char *p, uint64_t v)
     }
     ttft_tpot__put8(p, (uint32_t)(v % 100000000));
     return p + 8;
-}
-
-/* ns as microseconds with three decimals, exact, at p (24 bytes at most): p past it. */
-static char *ttft_tpot__put_us(char *p, uint64_t ns)
-{
-    p = ttft_tpot__put_u64(p, ns / 1000);
-    p[0] = '.', p[1] = (char)('0' + ns / 100 % 10), p[2] = (char)('0' + ns / 10 % 10), p[3] = (char)('0' + ns % 10);
-    return p + 4;
-}
-
-static void ttft_tpot__out_u64(ttft_tpot__out *o, uint64_t v)
-{
-    char *p = ttft_tpot__out_room(o, 20);
-    o->n = (size_t)(ttft_tpot__put_u64(p, v) - o->b);
-}
-
-static void ttft_tpot__out_us(ttft_tpot__out *o, uint64_t ns)
-{
-    char *p = ttft_tpot__out_room(o, 24);
-    o->n = (size_t)(ttft_tpot__put_us(p, ns) - o->b);
 }
 
 static void ttft_tpot__out_chr(ttft_tpot__out *o, char ch)
@@ -7967,359 +7421,11 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
     return rc;
 }
 
-/* -- Writers: the Chrome trace ----------------------------------------------------------------- */
-
-/* A JSON string of at most TTFT_TPOT_NAME_MAX + 16 bytes (a name, an id), quoted. */
-static void ttft_tpot__out_json(ttft_tpot__out *o, const char *str)
-{
-    char buf[6 * (TTFT_TPOT_NAME_MAX + 16) + 2];
-    size_t n = ttft_tpot__json_esc(buf + 1, str, strlen(str));
-    buf[0] = buf[n + 1] = '"';
-    ttft_tpot__out_put(o, buf, n + 2);
-}
-
-/* Every phase's name as a quoted JSON string, escaped once, into at (NULL: only counted): phase p's
-   from names[p] to names[p + 1]. Returns the bytes. */
-static size_t ttft_tpot__json_names(const ttft_tpot *c, char *at, size_t *names)
-{
-    char buf[6 * TTFT_TPOT_NAME_MAX + 2];
-    size_t total = 0, n;
-    unsigned p;
-    for (p = 0; p < c->phase.n; p++) {
-        n = ttft_tpot__json_esc(buf + 1, c->phase.slots[p].name, strlen(c->phase.slots[p].name));
-        buf[0] = buf[n + 1] = '"';
-        if (at)
-            memcpy(at + total, buf, n + 2);
-        names[p] = total;
-        total += n + 2;
-    }
-    names[c->phase.n] = total;
-    return total;
-}
-
-/* One slice of a request's track: "STAGE ID" from a to b. */
-static void ttft_tpot__request_slice(ttft_tpot__out *o, const ttft_tpot_request *q, unsigned lane, const char *stage,
-                                     uint64_t a, uint64_t b)
-{
-    char name[TTFT_TPOT_NAME_MAX + 16];
-    snprintf(name, sizeof name, "%s %s", stage, q->id);
-    ttft_tpot__out_str(o, ",\n{\"ph\":\"X\",\"pid\":2,\"name\":");
-    ttft_tpot__out_json(o, name);
-    ttft_tpot__out_str(o, ",\"cat\":\"request\",\"tid\":");
-    ttft_tpot__out_u64(o, lane + 1);
-    ttft_tpot__out_str(o, ",\"ts\":");
-    ttft_tpot__out_us(o, a);
-    ttft_tpot__out_str(o, ",\"dur\":");
-    ttft_tpot__out_us(o, b - a);
-    ttft_tpot__out_str(o, ",\"args\":{\"request\":");
-    ttft_tpot__out_json(o, q->id);
-    ttft_tpot__out_str(o, ",\"warmup\":");
-    ttft_tpot__out_u64(o, (uint64_t)q->warmup);
-    ttft_tpot__out_str(o, "}}");
-}
-
-/* Each request's lane: the lowest whose last request ended by its submit, so that requests served
-   at once lie side by side (continuous batching); lane[] then holds each request's. A tree of the
-   lanes' end times (tree[1] the root, tree[size + k] lane k, an unused lane 0, each node the least
-   below it: size a power of two >= requests, tree 2 size) finds that lane in O(log n), whatever the
-   order of the submits. Returns the lanes used. */
-static unsigned ttft_tpot__request_lanes(const ttft_tpot *c, uint64_t *tree, size_t size, unsigned *lane)
-{
-    unsigned r, n = 0;
-    size_t node;
-    memset(tree, 0, 2 * size * sizeof *tree);
-    for (r = 0; r < c->req.n; r++) {
-        const ttft_tpot_request *q = &c->req.list[r];
-        for (node = 1; node < size;) /* the leftmost lane that has ended: an unused one has */
-            node = tree[2 * node] <= q->submit_ns ? 2 * node : 2 * node + 1;
-        lane[r] = (unsigned)(node - size);
-        n = lane[r] + 1 > n ? lane[r] + 1 : n;
-        tree[node] = q->token_events ? q->last_ns : q->scheduled ? q->scheduled_ns : q->submit_ns;
-        for (node /= 2; node; node /= 2)
-            tree[node] = tree[2 * node] < tree[2 * node + 1] ? tree[2 * node] : tree[2 * node + 1];
-    }
-    return n;
-}
-
-/* The request tracks: per request a queued, a prefill (or, unscheduled, a ttft) and a decode slice,
-   and an instant per token event. */
-static void ttft_tpot__chrome_requests(const ttft_tpot *c, const unsigned *lane, unsigned lanes, ttft_tpot__out *o)
-{
-    unsigned r;
-    size_t i;
-    ttft_tpot__out_str(o, ",\n{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"requests\"}}");
-    for (r = 0; r < lanes; r++) {
-        ttft_tpot__out_str(o, ",\n{\"ph\":\"M\",\"pid\":2,\"tid\":");
-        ttft_tpot__out_u64(o, r + 1);
-        ttft_tpot__out_str(o, ",\"name\":\"thread_name\",\"args\":{\"name\":\"lane ");
-        ttft_tpot__out_u64(o, r + 1);
-        ttft_tpot__out_str(o, "\"}}");
-    }
-    for (r = 0; r < c->req.n; r++) {
-        const ttft_tpot_request *q = &c->req.list[r];
-        if (q->scheduled)
-            ttft_tpot__request_slice(o, q, lane[r], "queued", q->submit_ns, q->scheduled_ns);
-        if (q->token_events)
-            ttft_tpot__request_slice(o, q, lane[r], q->scheduled ? "prefill" : "ttft",
-                                     q->scheduled ? q->scheduled_ns : q->submit_ns, q->first_ns);
-        if (q->token_events > 1)
-            ttft_tpot__request_slice(o, q, lane[r], "decode", q->first_ns, q->last_ns);
-    }
-    for (i = 0; i < c->req.n_events; i++) {
-        const ttft_tpot__event *ev = &c->req.events[i];
-        if (!ev->tokens)
-            continue;
-        ttft_tpot__out_str(o, ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":");
-        ttft_tpot__out_u64(o, lane[ev->request] + 1);
-        ttft_tpot__out_str(o, ",\"name\":\"token\",\"cat\":\"request\",\"ts\":");
-        ttft_tpot__out_us(o, ev->t_ns);
-        ttft_tpot__out_str(o, ",\"args\":{\"tokens\":");
-        ttft_tpot__out_u64(o, ev->tokens);
-        ttft_tpot__out_str(o, "}}");
-    }
-}
-
-/* A device interval's flow arrow: from its launch (issue time, on the host track) to its execution. */
-static void ttft_tpot__chrome_flow(const ttft_tpot_device_interval *d, int host_tid, uint64_t id, ttft_tpot__out *o)
-{
-    ttft_tpot__out_str(o, ",\n{\"ph\":\"s\",\"pid\":1,\"tid\":");
-    ttft_tpot__out_u64(o, (uint64_t)host_tid);
-    ttft_tpot__out_str(o, ",\"name\":\"launch\",\"cat\":\"launch\",\"id\":");
-    ttft_tpot__out_u64(o, id);
-    ttft_tpot__out_str(o, ",\"ts\":");
-    ttft_tpot__out_us(o, d->issue_ns);
-    ttft_tpot__out_str(o, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"pid\":3,\"tid\":");
-    ttft_tpot__out_u64(o, (uint64_t)d->stream + 1);
-    ttft_tpot__out_str(o, ",\"name\":\"launch\",\"cat\":\"launch\",\"id\":");
-    ttft_tpot__out_u64(o, id);
-    ttft_tpot__out_str(o, ",\"ts\":");
-    ttft_tpot__out_us(o, d->begin_ns);
-    ttft_tpot__out_str(o, "}");
-}
-
-/* The device intervals resolved on an absolute clock: a track per stream (process "device"), and a
-   flow arrow from each launch on its host track to its execution, as Nsight Systems draws them. */
-static void ttft_tpot__chrome_device(const ttft_tpot *c, const int *track, const char *names, const size_t *at,
-                                     ttft_tpot__out *o)
-{
-    size_t k;
-    int named = 0;
-    for (k = 0; k < c->dev.n; k++) {
-        const ttft_tpot_device_interval *d = &c->dev.log[k];
-        if (d->state != TTFT_TPOT_DEVICE_ABSOLUTE)
-            continue;
-        if (!named++)
-            ttft_tpot__out_str(o, ",\n{\"ph\":\"M\",\"pid\":3,\"name\":\"process_name\",\"args\":{\"name\":\"device\"}}");
-        ttft_tpot__out_str(o, ",\n{\"ph\":\"X\",\"pid\":3,\"name\":");
-        ttft_tpot__out_put(o, names + at[d->phase], at[d->phase + 1] - at[d->phase]);
-        ttft_tpot__out_str(o, ",\"cat\":\"device\",\"tid\":");
-        ttft_tpot__out_u64(o, (uint64_t)d->stream + 1);
-        ttft_tpot__out_str(o, ",\"ts\":");
-        ttft_tpot__out_us(o, d->begin_ns);
-        ttft_tpot__out_str(o, ",\"dur\":");
-        ttft_tpot__out_us(o, d->device_ns);
-        ttft_tpot__out_str(o, ",\"args\":{\"stream\":");
-        ttft_tpot__out_u64(o, d->stream);
-        ttft_tpot__out_str(o, ",\"part\":");
-        ttft_tpot__out_u64(o, (uint64_t)d->part);
-        ttft_tpot__out_str(o, ",\"warmup\":");
-        ttft_tpot__out_u64(o, (uint64_t)d->warmup);
-        ttft_tpot__out_str(o, "}}");
-        if (d->part || !d->issue_ns || !d->sample || d->sample > c->store.n)
-            continue;
-        ttft_tpot__chrome_flow(d, track[c->phase.slots[c->store.samples[d->sample - 1].phase].role], k + 1, o);
-    }
-}
-
-/* The samples, an event each on their role's track. */
-static void ttft_tpot__chrome_samples(const ttft_tpot *c, const int *track, const char *names, const size_t *at,
-                                      ttft_tpot__out *o)
-{
-    char tail[4][48];
-    size_t i, len[4];
-    int r;
-    for (r = 0; r < 4; r++) /* what follows the name, by role */
-        len[r] = (size_t)snprintf(tail[r], sizeof tail[r], ",\"cat\":\"%s\",\"tid\":%d,\"ts\":", ttft_tpot__roles[r],
-                                  track[r]);
-    for (i = 0; i < c->store.n; i++) { /* a line: its name (6 x 63 + 2 bytes at most) and 200 more at most */
-        const ttft_tpot_sample *s = &c->store.samples[i];
-        int role = c->phase.slots[s->phase].role;
-        char *p = ttft_tpot__out_room(o, 6 * TTFT_TPOT_NAME_MAX + 256);
-        p = TTFT_TPOT__LIT(p, ",\n{\"ph\":\"X\",\"pid\":1,\"name\":");
-        memcpy(p, names + at[s->phase], at[s->phase + 1] - at[s->phase]);
-        p += at[s->phase + 1] - at[s->phase];
-        memcpy(p, tail[role], len[role]);
-        p = ttft_tpot__put_us(p + len[role], c->store.starts[i]);
-        p = ttft_tpot__put_us(TTFT_TPOT__LIT(p, ",\"dur\":"), s->dur_ns);
-        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ",\"args\":{\"tokens\":"), s->tokens);
-        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ",\"warmup\":"), s->warmup);
-        o->n = (size_t)(TTFT_TPOT__LIT(p, "}}") - o->b);
-    }
-}
-
-/* The metadata events: the process and its tracks, by role. */
-static void ttft_tpot__chrome_head(const int *track, ttft_tpot__out *o)
-{
-    char line[256];
-    int r;
-    ttft_tpot__out_str(o, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
-                          "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"ttft_tpot\"}}");
-    for (r = 0; r < 4; r++) {
-        snprintf(line, sizeof line,
-                 ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}"
-                 ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}",
-                 track[r], ttft_tpot__roles[r], track[r], track[r]);
-        ttft_tpot__out_str(o, line);
-    }
-}
-
-TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
-{
-    static const int track[4] = {2, 3, 4, 1}; /* by role: e2e on top, kernels at the bottom */
-    ttft_tpot__out *o;
-    uint64_t *end = NULL;
-    unsigned *lane = NULL, lanes = 0;
-    size_t size = 1, *at;
-    char *names;
-    if (!c || !out || !c->store.starts)
-        return TTFT_TPOT_EINVAL;
-    /* the block, the names (escaped once) and the request lanes, before a byte is written */
-    if (!(o = (ttft_tpot__out *)TTFT_TPOT_MALLOC(sizeof *o + (c->phase.n + 1) * sizeof *at + TTFT_TPOT__OUT_BIG,
-                                                 c->alloc_user)))
-        return TTFT_TPOT_ENOMEM;
-    at = (size_t *)(void *)(o + 1);
-    o->b = (char *)(at + c->phase.n + 1);
-    o->cap = TTFT_TPOT__OUT_BIG;
-    names = (char *)TTFT_TPOT_MALLOC(ttft_tpot__json_names(c, NULL, at) + 1, c->alloc_user);
-    if (names && c->req.n) {
-        while (size < c->req.n)
-            size *= 2;
-        end = (uint64_t *)TTFT_TPOT_MALLOC(2 * size * sizeof *end + (size_t)c->req.n * sizeof *lane, c->alloc_user);
-    }
-    if (!names || (c->req.n && !end)) {
-        if (names)
-            TTFT_TPOT_FREE(names, c->alloc_user);
-        TTFT_TPOT_FREE(o, c->alloc_user);
-        return TTFT_TPOT_ENOMEM;
-    }
-    ttft_tpot__json_names(c, names, at);
-    o->f = out;
-    o->n = 0;
-    ttft_tpot__chrome_head(track, o);
-    ttft_tpot__chrome_samples(c, track, names, at, o);
-    ttft_tpot__chrome_device(c, track, names, at, o);
-    if (end) {
-        lane = (unsigned *)(void *)(end + 2 * size);
-        lanes = ttft_tpot__request_lanes(c, end, size, lane);
-        ttft_tpot__chrome_requests(c, lane, lanes, o);
-        TTFT_TPOT_FREE(end, c->alloc_user);
-    }
-    ttft_tpot__out_str(o, "\n]}\n");
-    ttft_tpot__out_flush(o);
-    TTFT_TPOT_FREE(names, c->alloc_user);
-    TTFT_TPOT_FREE(o, c->alloc_user);
-    return ttft_tpot__finish(out);
-}
-
 #endif /* TTFT_TPOT_NO_STDIO */
 
 /* ---- Trace I/O ------------------------------------------------------------------------------- */
 
 #ifndef TTFT_TPOT_NO_STDIO
-
-/* Start times for a growing exact collector without them, from the first line that has one: nesting
-   and self time need them, so a trace reads as the collector that wrote it, whatever its reader asks
-   for. The samples before it start at 0 (unknown); 8 bytes a sample only for traces that have them. */
-static int ttft_tpot__starts_take(ttft_tpot *c)
-{
-    ttft_tpot__store *st = &c->store;
-    size_t bytes = (st->capacity + st->reserve) * sizeof *st->starts;
-    unsigned p;
-    void *s = TTFT_TPOT_MALLOC(bytes ? bytes : 1, c->alloc_user);
-    if (!s)
-        return TTFT_TPOT_ENOMEM;
-    memset(s, 0, bytes);
-    st->starts = (uint64_t *)s;
-    c->grown |= TTFT_TPOT__PART_STARTS;
-    for (p = 0; p < c->phase.n; p++) /* the inline path keeps no start */
-        c->phase.slots[p].fast_cap = 0;
-    return TTFT_TPOT_OK;
-}
-
-/* What ttft_tpot__starts_take did, undone (a read that fails leaves c as it was). */
-static void ttft_tpot__starts_drop(ttft_tpot *c)
-{
-    unsigned p;
-    TTFT_TPOT_FREE(c->store.starts, c->alloc_user);
-    c->store.starts = NULL;
-    c->grown &= ~(unsigned)TTFT_TPOT__PART_STARTS;
-    for (p = 0; p < c->phase.n; p++)
-        if (!c->phase.slots[p].fresh)
-            ttft_tpot__phase_called(c, &c->phase.slots[p]);
-}
-
-/* How far the tables were filled, to go back to when a trace is refused (samples past the store's n
-   are never counted: they need nothing). */
-typedef struct ttft_tpot__mark {
-    unsigned phases, hists, requests, runs;
-    size_t events, last_end; /* last_end: the last run's end (a read closes it) */
-    uint64_t runs_dropped;
-    int starts; /* start times were kept (a read may take them on) */
-} ttft_tpot__mark;
-
-/* -- Trace I/O: what a refused read undoes, and what a trace names ----------------------------- */
-
-static ttft_tpot__mark ttft_tpot__mark_of(const ttft_tpot *c)
-{
-    ttft_tpot__mark m;
-    m.phases = c->phase.n;
-    m.hists = c->hist.n;
-    m.requests = c->req.n;
-    m.events = c->req.n_events;
-    m.runs = c->runs;
-    m.last_end = c->runs ? c->run_end[c->runs - 1] : 0;
-    m.runs_dropped = c->runs_dropped;
-    m.starts = c->store.starts != NULL;
-    return m;
-}
-
-static void ttft_tpot__rollback(ttft_tpot *c, const ttft_tpot__mark *m)
-{
-    if (c->phase.n != m->phases) {
-        c->phase.n = m->phases;
-        ttft_tpot__phase_index(c, 0);
-    }
-    c->hist.n = m->hists;
-    c->runs = m->runs;
-    if (m->runs)
-        c->run_end[m->runs - 1] = m->last_end;
-    c->runs_dropped = m->runs_dropped;
-    if (c->req.n != m->requests || c->req.n_events != m->events)
-        ttft_tpot__requests_rollback(c, m->requests, m->events);
-    if (!m->starts && c->store.starts) /* taken on by this read: given back, the inline path with them */
-        ttft_tpot__starts_drop(c);
-}
-
-/* Append src to dst (of cap bytes, NUL-terminated, truncated to fit), every character a terminal
-   would not show as text written as \xHH per byte: error messages echo input. */
-static void ttft_tpot__escape(char *dst, size_t cap, const char *src)
-{
-    const unsigned char *s = (const unsigned char *)src;
-    size_t at = strlen(dst), n = strlen(src), i = 0, k;
-    while (i < n && at + 1 < cap) {
-        if ((k = ttft_tpot__printable(s + i, n - i)) != 0 && at + k < cap) {
-            memcpy(dst + at, s + i, k);
-            at += k;
-            i += k;
-        } else if (k == 0 && at + 4 < cap) {
-            snprintf(dst + at, cap - at, "\\x%02x", s[i++]);
-            at += 4;
-        } else {
-            break;
-        }
-    }
-    dst[at] = '\0';
-}
 
 static const char ttft_tpot__header[] = "phase,role,start_ns,dur_ns,tokens,warmup";
 
@@ -8360,75 +7466,6 @@ static size_t ttft_tpot__csv_esc(char *dst, const char *name)
     }
     dst[n++] = '"';
     return n;
-}
-
-/* x / d (d > 0) to the thousandth, rounded half up, at p: "12.345"; p past it. */
-static char *ttft_tpot__put_thousandths(char *p, uint64_t x, uint64_t d)
-{
-    uint64_t whole = x / d, milli = d <= UINT64_MAX / 2000 ? ((x % d) * 2000 / d + 1) / 2
-                                                           : (uint64_t)((double)(x % d) / (double)d * 1000 + 0.5);
-    if (milli == 1000)
-        whole++, milli = 0;
-    p = ttft_tpot__put_u64(p, whole);
-    p[0] = '.', p[1] = (char)('0' + milli / 100), p[2] = (char)('0' + milli / 10 % 10), p[3] = (char)('0' + milli % 10);
-    return p + 4;
-}
-
-/* One request's row of ttft_tpot_requests_csv: "ID,SUBMIT,SCHEDULE,FIRST,LAST,TOKENS,TTFT,TPOT,E2E,MEASURED,
-   SLO_TTFT,SLO_TPOT,SLO_E2E", a field empty where the request has no such figure. */
-static void ttft_tpot__request_row(const ttft_tpot *c, const ttft_tpot_request *q, ttft_tpot__out *o)
-{
-    char *p = ttft_tpot__out_room(o, 2 * TTFT_TPOT_NAME_MAX + 256); /* the id escaped, 8 numbers, 4 flags */
-    int has = q->token_events > 0, k, met;
-    const char *id;
-    if (strchr("=+-@\t\r", q->id[0]) && q->id[0]) { /* a spreadsheet would run it as a formula: "'=..." */
-        *p++ = '"', *p++ = '\'';
-        for (id = q->id; *id; id++) {
-            if (*id == '"')
-                *p++ = '"';
-            *p++ = *id;
-        }
-        *p++ = '"';
-    } else {
-        p += ttft_tpot__csv_esc(p, q->id);
-    }
-    p = TTFT_TPOT__LIT(ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->submit_ns), ",");
-    if (q->scheduled)
-        p = ttft_tpot__put_u64(p, q->scheduled_ns);
-    if (has) {
-        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->first_ns);
-        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->last_ns);
-        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->tokens);
-        p = TTFT_TPOT__LIT(ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->first_ns - q->submit_ns), ",");
-        if (q->tokens > 1)
-            p = ttft_tpot__put_thousandths(p, q->last_ns - q->first_ns, q->tokens - 1);
-        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->last_ns - q->submit_ns);
-    } else {
-        p = TTFT_TPOT__LIT(p, ",,,0,,,");
-    }
-    p = TTFT_TPOT__LIT(p, ",");
-    *p++ = (char)('0' + ttft_tpot__measured(q));
-    for (k = 0; k < 3; k++) { /* as goodput counts them */
-        *p++ = ',';
-        if (has && (met = ttft_tpot__slo_met(c, q, k)) >= 0)
-            *p++ = met ? '1' : '0';
-    }
-    o->n = (size_t)(TTFT_TPOT__LIT(p, "\n") - o->b);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out)
-{
-    char block[TTFT_TPOT__OUT_MIN];
-    ttft_tpot__out o;
-    unsigned r;
-    if (!c || !out)
-        return TTFT_TPOT_EINVAL;
-    ttft_tpot__out_open(&o, out, block, sizeof block);
-    ttft_tpot__out_str(&o, "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,"
-                           "measured,slo_ttft,slo_tpot,slo_e2e\n");
-    for (r = 0; r < c->req.n; r++)
-        ttft_tpot__request_row(c, &c->req.list[r], &o);
-    return ttft_tpot__out_close(&o);
 }
 
 /* -- Trace I/O: writing ------------------------------------------------------------------------ */
@@ -8658,1240 +7695,6 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
     rc = ttft_tpot__out_close(&o);
     if (big)
         TTFT_TPOT_FREE(big, c->alloc_user);
-    return rc;
-}
-
-/* -- Trace I/O: the reader, its messages and numbers ------------------------------------------- */
-
-#define TTFT_TPOT__FIELD_MAX 256    /* longer than any valid field: a longer one is an error */
-#define TTFT_TPOT__LINE_MAX 131072  /* a directive line: a "# hist:" line of every bucket fits */
-#define TTFT_TPOT__BLOCK (1u << 20) /* bytes read at a time: a directive line and a record fit */
-
-/* A phase's histogram as the trace being read leaves it: what it held, then its "# hist:" lines and
-   its steady samples (a bounded phase's, or past the storage); it replaces the phase's when the whole
-   trace has been read. Its count is kept, so that nothing added can pass 2^64 unseen (its sum cannot
-   pass 2^128 then: fewer than 2^64 values below 2^64). */
-typedef struct ttft_tpot__pending {
-    int phase;
-    int outgrown; /* the phase outgrew the storage while this trace was read */
-    uint64_t n;   /* the values in h */
-    ttft_tpot_hist h;
-} ttft_tpot__pending;
-
-/* One trace_read: the input in blocks, what it adds (committed at the end, or rolled back), the
-   record being read. Records are parsed where they lie in the block; a record with a quote or a
-   control character takes the byte-by-byte RFC 4180 path, into field[]. */
-typedef struct ttft_tpot__reader {
-    FILE *in;
-    ttft_tpot *c;
-    char *buf;          /* TTFT_TPOT__BLOCK + 1 bytes: room to end the last line with a NUL */
-    size_t pos, end;    /* buf[pos, end): read, not yet parsed */
-    int eof;
-    unsigned long line; /* line of the next byte */
-    char *err;
-    size_t errlen;
-    const char *name;
-    char clock_name[32]; /* from a "# clock: NAME, N ns/read" comment, if any */
-    uint64_t clock_read_ns;
-    ttft_tpot__mark old; /* where the tables stood: rolled back to on error */
-    size_t n;            /* samples stored past c->store.n */
-    uint64_t dropped, counts[TTFT_TPOT__N_KEYS]; /* "# counts:" lines: losses added, limits kept */
-    unsigned limits; /* bit k: limit k was given (counts[TTFT_TPOT__N_COUNTS + k]) */
-    ttft_tpot__pending *pending;
-    unsigned n_pending, cap_pending, slots; /* slots: histogram slots the pending ones need */
-    uint64_t (*prompt)[4]; /* by phase: "# prompt:" sums, added when the trace has been read, and the
-                              line of the last (0: none), where a contradiction is reported */
-    unsigned long truncated_line, counts_line; /* the last "# truncated:" and "# counts:" lines */
-    uint64_t truncated;                        /* "# truncated:" lines */
-    uint32_t *pend_of;   /* by phase: its pending histogram of steady samples + 1; UINT32_MAX: a
-                            first sample kept exact; 0: none yet (allocated with the first) */
-    int recent[64];      /* phase + 1 by a cheap hash of its name: a trace names few phases, often */
-    uint32_t recent_req[256]; /* index slot + 1 of a request by a cheap hash of its id: those in flight
-                                 come back every step */
-    size_t rows;          /* sample records read */
-    size_t old_samples;   /* c->store.n before the read */
-    size_t first_lost;    /* the first of them not stored (in a histogram, or dropped); SIZE_MAX: none */
-    size_t dev_n, dev_open; /* device intervals added past c->dev.n, and how many are open */
-    uint64_t dev_lost[2];   /* unresolved (theirs, and ours: no room), refused */
-    const char *f[6];    /* the fields of the record */
-    size_t len[6];
-    char field[6][TTFT_TPOT__FIELD_MAX];
-    ttft_tpot_hist line_hist; /* the histogram of a "# hist:" line, checked before it is added */
-} ttft_tpot__reader;
-
-static int ttft_tpot__fail(ttft_tpot__reader *r, unsigned long line, const char *what, const char *arg)
-{
-    char num[32];
-    if (r->err && r->errlen) {
-        r->err[0] = '\0';
-        ttft_tpot__escape(r->err, r->errlen, r->name);
-        snprintf(num, sizeof num, ":%lu: ", line);
-        ttft_tpot__escape(r->err, r->errlen, num);
-        ttft_tpot__escape(r->err, r->errlen, what);
-        ttft_tpot__escape(r->err, r->errlen, arg ? arg : "");
-    }
-    return TTFT_TPOT_EPARSE;
-}
-
-/* ttft_tpot__fail with field k of the record as its argument. */
-static int ttft_tpot__fail_field(ttft_tpot__reader *r, unsigned long line, const char *what, int k)
-{
-    char text[TTFT_TPOT__FIELD_MAX];
-    memcpy(text, r->f[k], r->len[k]); /* a field is shorter than TTFT_TPOT__FIELD_MAX */
-    text[r->len[k]] = '\0';
-    return ttft_tpot__fail(r, line, what, text);
-}
-
-/* Parse an unsigned decimal field: digits only, no sign, no spaces, at most max. */
-#ifdef TTFT_TPOT__LE
-/* Whether the 8 bytes of x are all ASCII digits. */
-static int ttft_tpot__eight_digits(uint64_t x)
-{
-    return ((x & 0xF0F0F0F0F0F0F0F0ull) | (((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ==
-           0x3333333333333333ull;
-}
-
-/* The value of 8 ASCII digits loaded at once, the first the most significant: pairs, then fours,
-   then the eight combined by multiplications. */
-static uint64_t ttft_tpot__eight(uint64_t x)
-{
-    x -= 0x3030303030303030ull;
-    x = x * 10 + (x >> 8);
-    return (((x & 0x000000FF000000FFull) * 0x000F424000000064ull) +
-            (((x >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
-}
-#endif
-
-static int ttft_tpot__u64_digits(const char *s, size_t len, uint64_t max, uint64_t *v)
-{
-    uint64_t acc = 0;
-    size_t i = 0;
-    *v = 0;
-    if (len == 0)
-        return 0;
-    if (len < 20) { /* 19 digits cannot overflow: check the range once */
-#ifdef TTFT_TPOT__LE
-        for (; len - i >= 8; i += 8) { /* 8 digits a step where the byte order allows */
-            uint64_t x;
-            memcpy(&x, s + i, 8);
-            if (!ttft_tpot__eight_digits(x))
-                return 0;
-            acc = acc * 100000000u + ttft_tpot__eight(x);
-        }
-        if (len - i > 1) { /* the last 2 to 7 after '0's, as 8 */
-            static const uint32_t scale[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
-            uint64_t x = 0x3030303030303030ull;
-            memcpy((char *)&x + 8 - (len - i), s + i, len - i);
-            if (!ttft_tpot__eight_digits(x))
-                return 0;
-            acc = acc * scale[len - i] + ttft_tpot__eight(x);
-            i = len;
-        }
-#endif
-        for (; i < len; i++) {
-            if (s[i] < '0' || s[i] > '9')
-                return 0;
-            acc = acc * 10 + (unsigned)(s[i] - '0');
-        }
-        *v = acc;
-        return acc <= max;
-    }
-    for (i = 0; i < len; i++) {
-        unsigned d;
-        if (s[i] < '0' || s[i] > '9')
-            return 0;
-        d = (unsigned)(s[i] - '0');
-        if (d > max || acc > (max - d) / 10)
-            return 0;
-        acc = acc * 10 + d;
-    }
-    *v = acc;
-    return 1;
-}
-
-/* The same, a one-digit field (a flag, a token count, a duration of 0) read in place: most fields of a
-   request event are, and the call costs more than the digit. */
-static inline int ttft_tpot__u64(const char *s, size_t len, uint64_t max, uint64_t *v)
-{
-    unsigned d;
-    if (len == 1 && (d = (unsigned)((unsigned char)s[0] - '0')) <= 9) {
-        *v = d;
-        return d <= max;
-    }
-    return ttft_tpot__u64_digits(s, len, max, v);
-}
-
-/* The unsigned number at *p up to the separator sep (which must follow), and *p past it. */
-static int ttft_tpot__take(const char **p, char sep, uint64_t max, uint64_t *v)
-{
-    const char *end = strchr(*p, sep);
-    if (!end || !ttft_tpot__u64(*p, (size_t)(end - *p), max, v))
-        return 0;
-    *p = end + 1;
-    return 1;
-}
-
-/* The role a trace names: 0-3 the sample roles, 4 submit, 5 token; -1 none. */
-static int ttft_tpot__role_of(const char *s, size_t len)
-{
-    static const unsigned char lens[7] = {7, 6, 6, 3, 6, 5, 8};
-    int k;
-    for (k = 0; k < 7; k++)
-        if (lens[k] == len && s[0] == ttft_tpot__roles[k][0] && memcmp(s, ttft_tpot__roles[k], len) == 0)
-            return k;
-    return -1;
-}
-
-/* " clock: NAME, N ns/read" (what trace_write puts after the '#'): note the clock. */
-static void ttft_tpot__clock_comment(ttft_tpot__reader *r, const char *text)
-{
-    const char *name = text + 8, *comma;
-    uint64_t ns;
-    size_t len, i;
-    if (strncmp(text, " clock: ", 8) != 0 || r->clock_read_ns || !(comma = strstr(name, ", ")))
-        return;
-    len = (size_t)(comma - name);
-    for (i = 0; i < len; i++)
-        if ((unsigned char)name[i] < 0x21 || (unsigned char)name[i] > 0x7E)
-            return;
-    if (len == 0 || len >= sizeof r->clock_name)
-        return;
-    for (i = 0; comma[2 + i] >= '0' && comma[2 + i] <= '9'; i++)
-        ;
-    if (!ttft_tpot__u64(comma + 2, i, UINT64_MAX, &ns) || ns == 0 || strcmp(comma + 2 + i, " ns/read") != 0)
-        return;
-    memcpy(r->clock_name, name, len);
-    r->clock_name[len] = '\0';
-    r->clock_read_ns = ns;
-}
-
-/* The id of the phase a line names, added when new; EPARSE with the reason otherwise. */
-static int ttft_tpot__phase_id(ttft_tpot__reader *r, unsigned long line, const char *name, size_t len, int role)
-{
-    char text[TTFT_TPOT__FIELD_MAX]; /* the name for a message: it may end where its field ends */
-    int id;
-    if (r->c->hist.bounded && r->c->hist.n == r->c->hist.max && /* a new phase of a growing bounded */
-        ttft_tpot__hists_grow(r->c, r->c->hist.n + 1) == TTFT_TPOT_ENOMEM) /* collector needs a slot */
-        return TTFT_TPOT_ENOMEM;
-    id = ttft_tpot__add_phase(r->c, name, len, role);
-    len = len < sizeof text ? len : sizeof text - 1;
-    memcpy(text, name, len);
-    text[len] = '\0';
-    if (id == TTFT_TPOT_EROLE)
-        return ttft_tpot__fail(r, line, "phase changes role: ", text);
-    if (id == TTFT_TPOT_ENAME)
-        return ttft_tpot__fail(r, line, "invalid phase name (1 to 63 bytes of UTF-8, no control characters): ", text);
-    if (id < 0)
-        return ttft_tpot__fail(r, line, "too many phases for this collector", NULL);
-    return id;
-}
-
-/* -- Trace I/O: directives --------------------------------------------------------------------- */
-
-/* "# phase: ROLE,NAME": a phase as the collector had it, in the order it was registered. */
-static int ttft_tpot__read_phase_line(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    const char *comma = strchr(p, ',');
-    int role = comma ? ttft_tpot__role_of(p, (size_t)(comma - p)) : -1;
-    if (role < 0 || role > 3)
-        return ttft_tpot__fail(r, line, "# phase: expected ROLE,NAME with a phase role, not ", p);
-    role = ttft_tpot__phase_id(r, line, comma + 1, strlen(comma + 1), role);
-    return role < 0 ? role : TTFT_TPOT_OK;
-}
-
-/* The buckets of a "# hist:" line, "I:C I:C ...", into h: indices ascending, counts above 0, *total
-   their sum. */
-static int ttft_tpot__read_buckets(const char *p, const char *end, ttft_tpot_hist *h, unsigned *first, unsigned *last,
-                                   uint64_t *total)
-{
-    uint64_t i, n;
-    int any = 0;
-    while (p < end) {
-        const char *colon = (const char *)memchr(p, ':', (size_t)(end - p)), *stop;
-        if (!colon)
-            return 0;
-        for (stop = colon + 1; stop < end && *stop != ' '; stop++)
-            ;
-        if (!ttft_tpot__u64(p, (size_t)(colon - p), TTFT_TPOT_HIST_BUCKETS - 1, &i) ||
-            !ttft_tpot__u64(colon + 1, (size_t)(stop - colon - 1), UINT64_MAX - *total, &n) || n == 0 ||
-            (any && i <= *last) || (stop < end && stop + 1 == end))
-            return 0;
-        *first = any ? *first : (unsigned)i;
-        *last = (unsigned)i;
-        any = 1;
-        *total += n;
-        h->counts[i] = n;
-        p = stop + (stop < end);
-    }
-    return any;
-}
-
-/* Room for one more pending histogram. */
-static ttft_tpot__pending *ttft_tpot__pending_add(ttft_tpot__reader *r)
-{
-    if (r->n_pending == r->cap_pending) {
-        unsigned cap = r->cap_pending ? 2 * r->cap_pending : 2;
-        ttft_tpot__pending *p = (ttft_tpot__pending *)TTFT_TPOT_MALLOC(cap * sizeof *p, r->c->alloc_user);
-        if (!p)
-            return NULL;
-        if (r->n_pending)
-            memcpy(p, r->pending, r->n_pending * sizeof *p);
-        if (r->pending)
-            TTFT_TPOT_FREE(r->pending, r->c->alloc_user);
-        r->pending = p;
-        r->cap_pending = cap;
-    }
-    return &r->pending[r->n_pending];
-}
-
-/* 128-bit sums and comparisons, for checking directives against their records. */
-static ttft_tpot__u128 ttft_tpot__add(ttft_tpot__u128 a, ttft_tpot__u128 b)
-{
-    a.lo += b.lo;
-    a.hi += b.hi + (a.lo < b.lo);
-    return a;
-}
-
-/* a <= b */
-static int ttft_tpot__le(ttft_tpot__u128 a, ttft_tpot__u128 b)
-{
-    return a.hi < b.hi || (a.hi == b.hi && a.lo <= b.lo);
-}
-
-/* Where phase id's pending histogram is noted (pend_of[], allocated with the first): NULL, no memory. */
-static uint32_t *ttft_tpot__pend_at(ttft_tpot__reader *r, int id)
-{
-    size_t bytes = (size_t)r->c->phase.max * sizeof *r->pend_of;
-    if (!r->pend_of && (r->pend_of = (uint32_t *)TTFT_TPOT_MALLOC(bytes, r->c->alloc_user)) != NULL)
-        memset(r->pend_of, 0, bytes);
-    return r->pend_of ? &r->pend_of[id] : NULL;
-}
-
-/* The pending histogram of phase id: made when new from the phase's histogram (or empty), counting
-   the histogram slot it needs at the end when the phase has none. NULL: no memory. */
-static ttft_tpot__pending *ttft_tpot__pending_of(ttft_tpot__reader *r, int id, int outgrow)
-{
-    const ttft_tpot__phase_slot *p = &r->c->phase.slots[id];
-    ttft_tpot__pending *pd;
-    uint32_t *at = ttft_tpot__pend_at(r, id);
-    if (at && *at && *at != UINT32_MAX)
-        return &r->pending[*at - 1];
-    if (!at || !(pd = ttft_tpot__pending_add(r)))
-        return NULL;
-    pd->phase = id;
-    pd->outgrown = outgrow && !p->hist;
-    if (p->hist) {
-        pd->h = *p->hist;
-        pd->n = ttft_tpot__hist_count(p->hist);
-    } else {
-        ttft_tpot__hist_reset(&pd->h);
-        pd->n = 0;
-    }
-    r->slots += !p->hist;
-    *at = ++r->n_pending;
-    return pd;
-}
-
-/* Whether the histogram of a "# hist:" line (n values) is one that samples can make: at most 2^32 - 1
-   tokens a sample, and a sum that its buckets, clamped to its min and max, can hold. */
-static int ttft_tpot__hist_line_ok(const ttft_tpot_hist *h, uint64_t n)
-{
-    ttft_tpot__u128 least = {0, 0}, most = {0, 0}, sum;
-    uint64_t lo, hi;
-    unsigned i;
-    for (i = ttft_tpot__hist_index(h->min_ns); i <= ttft_tpot__hist_index(h->max_ns); i++) {
-        if (!h->counts[i])
-            continue;
-        ttft_tpot__bucket_range(i, &lo, &hi);
-        least = ttft_tpot__add(least, ttft_tpot__mul(h->counts[i], lo > h->min_ns ? lo : h->min_ns));
-        most = ttft_tpot__add(most, ttft_tpot__mul(h->counts[i], hi < h->max_ns ? hi : h->max_ns));
-    }
-    sum.hi = h->sum_hi;
-    sum.lo = h->sum_lo;
-    return ttft_tpot__le(least, sum) && ttft_tpot__le(sum, most) &&
-           ttft_tpot__le(ttft_tpot__mul(h->tokens, 1), ttft_tpot__mul(n, UINT32_MAX));
-}
-
-/* "# hist: ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C I:C ...,NAME": a bounded phase's histogram,
-   the sum in two 64-bit halves. Checked, then added to the phase's pending histogram. */
-static int ttft_tpot__read_hist(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    const char *comma = strchr(p, ','), *end, *name;
-    ttft_tpot__pending *pd;
-    ttft_tpot_hist *h = &r->line_hist;
-    unsigned first = 0, last = 0;
-    uint64_t n = 0;
-    int role = comma ? ttft_tpot__role_of(p, (size_t)(comma - p)) : -1, id;
-    if (role < 0 || role > 3)
-        return ttft_tpot__fail(r, line, "# hist: unknown role", NULL);
-    ttft_tpot__hist_reset(h);
-    p = comma + 1;
-    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &h->tokens) || !ttft_tpot__take(&p, ',', UINT64_MAX, &h->min_ns) ||
-        !ttft_tpot__take(&p, ',', UINT64_MAX, &h->max_ns) || !ttft_tpot__take(&p, ',', UINT64_MAX, &h->sum_hi) ||
-        !ttft_tpot__take(&p, ',', UINT64_MAX, &h->sum_lo) || !(end = strchr(p, ',')) ||
-        !ttft_tpot__read_buckets(p, end, h, &first, &last, &n) || h->min_ns > h->max_ns ||
-        ttft_tpot__hist_index(h->min_ns) != first || ttft_tpot__hist_index(h->max_ns) != last)
-        return ttft_tpot__fail(r, line, "# hist: expected ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C ...,NAME "
-                                        "with the buckets of min and max first and last", NULL);
-    name = end + 1;
-    if (!ttft_tpot__le(ttft_tpot__mul(h->tokens, 1), ttft_tpot__mul(n, UINT32_MAX)))
-        return ttft_tpot__fail(r, line, "# hist: more tokens than 4294967295 a sample: ", name);
-    if (!ttft_tpot__hist_line_ok(h, n))
-        return ttft_tpot__fail(r, line, "# hist: a sum its buckets cannot hold: ", name);
-    if ((id = ttft_tpot__phase_id(r, line, name, strlen(name), role)) < 0)
-        return id;
-    if (!(pd = ttft_tpot__pending_of(r, id, 0)))
-        return TTFT_TPOT_ENOMEM;
-    if (r->c->hist.n + r->slots > r->c->hist.max &&
-        ttft_tpot__hists_grow(r->c, r->c->hist.n + r->slots) == TTFT_TPOT_ENOMEM)
-        return TTFT_TPOT_ENOMEM;
-    if (r->c->hist.n + r->slots > r->c->hist.max)
-        return ttft_tpot__fail(r, line, "a bounded phase's histogram needs a free histogram slot "
-                                        "(config.hist_slots, or config.bounded): ", name);
-    if (!ttft_tpot__hist_room(pd->n, pd->h.tokens, n, h->tokens))
-        return ttft_tpot__fail(r, line, "# hist: more than 2^63 samples or tokens in the phase's histogram: ", name);
-    ttft_tpot__hist_merge(&pd->h, h);
-    pd->n += n;
-    return TTFT_TPOT_OK;
-}
-
-/* "# truncated: SUBMIT_NS,WARMUP,ID": a request of this trace whose events did not all fit. */
-static int ttft_tpot__read_truncated(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    ttft_tpot *c = r->c;
-    uint64_t t, w;
-    size_t len;
-    int q;
-    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &t) || !ttft_tpot__take(&p, ',', 1, &w))
-        return ttft_tpot__fail(r, line, "# truncated: expected SUBMIT_NS,WARMUP,ID", NULL);
-    len = strlen(p);
-    if (!ttft_tpot__name_ok(p, len))
-        return ttft_tpot__fail(r, line, "# truncated: invalid request id: ", p);
-    q = ttft_tpot__request_find(c, p, len);
-    if (q >= 0 && (unsigned)q < r->old.requests)
-        return ttft_tpot__fail(r, line, "# truncated: a request of an earlier trace: ", p);
-    if (q >= 0 && (c->req.list[q].submit_ns != t || c->req.list[q].warmup != (int)w))
-        return ttft_tpot__fail(r, line, "# truncated: differs from the request's submit: ", p);
-    if (q < 0 && c->req.n == c->req.max && ttft_tpot__requests_grow(c) == TTFT_TPOT_ENOMEM)
-        return TTFT_TPOT_ENOMEM;
-    if (q < 0 && c->req.n == c->req.max)
-        return ttft_tpot__fail(r, line, "more requests than this collector holds (config.max_requests)", NULL);
-    if (q < 0)
-        q = ttft_tpot__request_new(c, p, len, t, (int)w, ttft_tpot__request_slot(c, p, len));
-    r->truncated += !c->req.list[q].truncated;
-    r->truncated_line = line;
-    c->req.list[q].truncated = 1;
-    return TTFT_TPOT_OK;
-}
-
-/* "# counts: NAME=N NAME=N ...": what the collector lost (ttft_tpot__count_names), each once. */
-static int ttft_tpot__read_counts(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    unsigned seen = 0, k;
-    while (*p) {
-        const char *eq = strchr(p, '='), *stop = eq ? eq + 1 + strcspn(eq + 1, " ") : p;
-        uint64_t v;
-        for (k = 0; eq && k < TTFT_TPOT__N_KEYS; k++)
-            if (strlen(ttft_tpot__count_names[k]) == (size_t)(eq - p) &&
-                strncmp(p, ttft_tpot__count_names[k], (size_t)(eq - p)) == 0)
-                break;
-        if (!eq || k == TTFT_TPOT__N_KEYS || (seen >> k & 1u) ||
-            !ttft_tpot__u64(eq + 1, (size_t)(stop - eq - 1), k < TTFT_TPOT__N_COUNTS ? UINT64_MAX - r->counts[k] : UINT64_MAX, &v) ||
-            (*stop && !stop[1]))
-            return ttft_tpot__fail(r, line, "# counts: expected NAME=N ..., each name once, of ", "dropped rejected "
-                                   "shapes_dropped requests_dropped requests_refused events_lost runs_dropped outgrown "
-                                   "spans_open capacity max_requests max_request_events max_shapes");
-        seen |= 1u << k;
-        r->counts_line = line;
-        if (k < TTFT_TPOT__N_COUNTS) {
-            r->counts[k] += v;
-        } else if (!(r->limits >> (k - TTFT_TPOT__N_COUNTS) & 1u)) { /* a limit: the first one given */
-            r->counts[k] = v;
-            r->limits |= 1u << (k - TTFT_TPOT__N_COUNTS);
-        }
-        p = stop + (*stop != '\0');
-    }
-    return TTFT_TPOT_OK;
-}
-
-/* "# prompt: N,TOKENS,NS,NAME": a prefill phase's steady samples that carry prompt tokens, their
-   tokens and their time. Kept aside; added to the phase when the trace has been read. */
-static int ttft_tpot__read_prompt(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    ttft_tpot *c = r->c;
-    uint64_t v[3];
-    char what[TTFT_TPOT_NAME_MAX + 64];
-    int id, k;
-    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &v[0]) || !ttft_tpot__take(&p, ',', UINT64_MAX, &v[1]) ||
-        !ttft_tpot__take(&p, ',', UINT64_MAX, &v[2]))
-        return ttft_tpot__fail(r, line, "# prompt: expected N,TOKENS,NS,NAME", NULL);
-    if (v[0] == 0 || v[1] < v[0] || !ttft_tpot__le(ttft_tpot__mul(v[1], 1), ttft_tpot__mul(v[0], UINT32_MAX)))
-        return ttft_tpot__fail(r, line, "# prompt: expected N,TOKENS,NS,NAME with N >= 1 and N <= TOKENS <= "
-                                        "N * 4294967295", NULL);
-    if ((id = ttft_tpot__phase_id(r, line, p, strlen(p), TTFT_TPOT_ROLE_PREFILL)) < 0)
-        return id;
-    if (!r->prompt) {
-        if (!(r->prompt = (uint64_t(*)[4])TTFT_TPOT_MALLOC((size_t)c->phase.max * sizeof *r->prompt, c->alloc_user)))
-            return TTFT_TPOT_ENOMEM;
-        memset(r->prompt, 0, (size_t)c->phase.max * sizeof *r->prompt);
-    }
-    for (k = 0; k < 3; k++) /* the phase's sums as they will be: within 64 bits */
-        if (v[k] > UINT64_MAX - r->prompt[id][k] - c->phase.slots[id].prompt[k]) {
-            snprintf(what, sizeof what, "# prompt: the sums of %s would pass 2^64 - 1", c->phase.slots[id].name);
-            return ttft_tpot__fail(r, line, what, NULL);
-        }
-    for (k = 0; k < 3; k++)
-        r->prompt[id][k] += v[k];
-    r->prompt[id][3] = line;
-    return TTFT_TPOT_OK;
-}
-
-/* Room for one more device interval past c->dev.n while reading: 1, 0 (none: counted), ENOMEM. */
-static int ttft_tpot__device_room(ttft_tpot__reader *r)
-{
-    ttft_tpot *c = r->c;
-    size_t need = c->dev.n + r->dev_n + 1, max;
-    void *p;
-    if (need <= c->dev.max)
-        return 1;
-    if (!c->grow || need >= UINT32_MAX)
-        return 0;
-    max = ttft_tpot__next_size(c->dev.max ? c->dev.max : 64, need, UINT32_MAX - 1);
-    if (!(p = ttft_tpot__grow(c, c->dev.log, c->dev.max * sizeof *c->dev.log, max * sizeof *c->dev.log,
-                              TTFT_TPOT__PART_DEVICE)))
-        return TTFT_TPOT_ENOMEM;
-    c->dev.log = (ttft_tpot_device_interval *)p;
-    c->dev.max = max;
-    return 1;
-}
-
-/* "# device: SAMPLE,STREAM,STATE,PART,WARMUP,ISSUE_NS,BEGIN_NS,DEVICE_NS,PHASE": an interval, its
-   sample counted among this trace's sample lines. Kept past c->dev.n until the end. */
-static int ttft_tpot__read_device(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    ttft_tpot *c = r->c;
-    ttft_tpot_device_interval *d;
-    uint64_t v[8];
-    int k, id;
-    static const uint64_t max[8] = {UINT64_MAX, UINT32_MAX, 3, 1, 1, UINT64_MAX, UINT64_MAX, TTFT_TPOT__DEVICE_MAX_NS};
-    for (k = 0; k < 8; k++)
-        if (!ttft_tpot__take(&p, ',', max[k], &v[k]) || (k == 2 && v[k] == 0))
-            return ttft_tpot__fail(r, line, "# device: expected SAMPLE,STREAM,STATE (1-3),PART (0-1),WARMUP (0-1),"
-                                            "ISSUE_NS,BEGIN_NS,DEVICE_NS,PHASE", NULL);
-    if (v[0] > r->rows)
-        return ttft_tpot__fail(r, line, "# device: a sample past the samples read so far", NULL);
-    if ((id = ttft_tpot__lookup(c, p, strlen(p))) < 0)
-        return ttft_tpot__fail(r, line, "# device: unknown phase: ", p);
-    if ((k = ttft_tpot__device_room(r)) <= 0) {
-        r->dev_lost[0] += k == 0;
-        return k < 0 ? k : TTFT_TPOT_OK;
-    }
-    d = &c->dev.log[c->dev.n + r->dev_n++];
-    memset(d, 0, sizeof *d);
-    /* its sample, where the trace's samples up to it were all stored (else unknown: 0) */
-    d->sample = v[0] && v[0] - 1 < r->first_lost ? r->old_samples + v[0] : 0;
-    d->stream = (uint32_t)v[1];
-    d->state = (uint8_t)v[2];
-    d->part = (uint8_t)v[3];
-    d->warmup = (uint8_t)v[4];
-    d->issue_ns = v[5];
-    d->begin_ns = v[6];
-    d->device_ns = v[7];
-    d->phase = (uint32_t)id;
-    r->dev_open += d->state == TTFT_TPOT_DEVICE_OPEN;
-    return TTFT_TPOT_OK;
-}
-
-/* "# device_lost: UNRESOLVED,REFUSED". */
-static int ttft_tpot__read_device_lost(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    uint64_t u, f;
-    if (!ttft_tpot__take(&p, ',', UINT64_MAX - r->dev_lost[0], &u) || !ttft_tpot__u64(p, strlen(p), UINT64_MAX - r->dev_lost[1], &f))
-        return ttft_tpot__fail(r, line, "# device_lost: expected UNRESOLVED,REFUSED", NULL);
-    r->dev_lost[0] += u;
-    r->dev_lost[1] += f;
-    return TTFT_TPOT_OK;
-}
-
-/* A comment line's text after the '#', NUL-terminated: the writer's directives ("# clock:",
-   "# phase:", "# hist:", "# truncated:", "# counts:", "# prompt:") are read back, anything else is a comment.
-   bad: the line was too long or held a NUL byte, which only a directive minds. */
-static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const char *text, int bad)
-{
-    static const char *const kinds[7] = {" phase: ", " hist: ", " truncated: ", " counts: ", " prompt: ",
-                                         " device: ", " device_lost: "};
-    const char *p;
-    int k;
-    if (strncmp(text, " clock: ", 8) == 0) {
-        if (!bad)
-            ttft_tpot__clock_comment(r, text);
-        return TTFT_TPOT_OK;
-    }
-    if (strcmp(text, " run:") == 0) { /* a run begins at the next sample */
-        (void)ttft_tpot__run_mark(r->c, r->c->store.n + r->n);
-        return TTFT_TPOT_OK;
-    }
-    if (strcmp(text, " run: end") == 0) { /* the run ends before the next sample */
-        ttft_tpot__run_close(r->c, r->c->store.n + r->n);
-        return TTFT_TPOT_OK;
-    }
-    for (k = 0; k < 7 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
-        ;
-    if (k == 7)
-        return TTFT_TPOT_OK;
-    if (bad)
-        return ttft_tpot__fail(r, line, "directive too long, or with a NUL byte: #", kinds[k]);
-    p = text + strlen(kinds[k]);
-    return k == 0 ? ttft_tpot__read_phase_line(r, line, p)
-           : k == 1 ? ttft_tpot__read_hist(r, line, p)
-           : k == 2 ? ttft_tpot__read_truncated(r, line, p)
-           : k == 3 ? ttft_tpot__read_counts(r, line, p)
-           : k == 4 ? ttft_tpot__read_prompt(r, line, p)
-           : k == 5 ? ttft_tpot__read_device(r, line, p)
-                    : ttft_tpot__read_device_lost(r, line, p);
-}
-
-/* -- Trace I/O: lines and fields --------------------------------------------------------------- */
-
-/* More input after buf[pos, end), which moves to the front of the block: 1 some was read, 0 the end
-   of the input, EIO. */
-static int ttft_tpot__more(ttft_tpot__reader *r)
-{
-    size_t got;
-    if (r->pos) {
-        memmove(r->buf, r->buf + r->pos, r->end - r->pos);
-        r->end -= r->pos;
-        r->pos = 0;
-    }
-    if (r->eof || r->end == TTFT_TPOT__BLOCK)
-        return 0;
-    got = fread(r->buf + r->end, 1, TTFT_TPOT__BLOCK - r->end, r->in);
-    r->end += got;
-    if (got == 0 && ferror(r->in))
-        return TTFT_TPOT_EIO;
-    r->eof = got == 0;
-    return got != 0;
-}
-
-/* The next byte of the input, or EOF (then ferror tells an error from the end). */
-static int ttft_tpot__getc(ttft_tpot__reader *r)
-{
-    if (r->pos == r->end && ttft_tpot__more(r) <= 0)
-        return EOF;
-    return (unsigned char)r->buf[r->pos++];
-}
-
-/* The line at buf[pos]: *len bytes up to its '\n' (*nl 1) or the end of the input (*nl 0). Returns
-   1, 0 at the end of the input, 2 for a line longer than a block (pos at its start), or EIO. */
-static int ttft_tpot__line(ttft_tpot__reader *r, size_t *len, int *nl)
-{
-    size_t seen = 0;
-    int rc;
-    for (;;) {
-        const char *e = (const char *)memchr(r->buf + r->pos + seen, '\n', r->end - r->pos - seen);
-        if (e) {
-            *len = (size_t)(e - (r->buf + r->pos));
-            *nl = 1;
-            return 1;
-        }
-        seen = r->end - r->pos;
-        if ((rc = ttft_tpot__more(r)) < 0)
-            return rc;
-        if (rc == 0 && !r->eof)
-            return 2;
-        if (rc == 0) {
-            *len = r->end - r->pos;
-            *nl = 0;
-            return *len != 0;
-        }
-    }
-}
-
-/* A comment line longer than a block: a directive is refused, anything else skipped. */
-static int ttft_tpot__long_comment(ttft_tpot__reader *r, unsigned long line)
-{
-    size_t len;
-    int nl, rc;
-    r->buf[r->pos + 16] = '\0'; /* the head is enough to tell a directive */
-    if ((rc = ttft_tpot__directive(r, line, r->buf + r->pos + 1, 1)) != TTFT_TPOT_OK)
-        return rc;
-    for (;;) {
-        r->pos = r->end;
-        if ((rc = ttft_tpot__line(r, &len, &nl)) < 0)
-            return rc;
-        if (rc != 2) {
-            r->pos += rc ? len + (size_t)nl : 0;
-            r->line += (unsigned long)(rc && nl);
-            return TTFT_TPOT_OK;
-        }
-    }
-}
-
-/* The fields of a record line [s, s + len), where they lie: 6 or fewer, each shorter than
-   TTFT_TPOT__FIELD_MAX, none with a byte up to '"' (quote, control, space). Returns how many, or 0:
-   the record then takes the byte-by-byte path, which reads quotes and says what is wrong. */
-/* Non-zero when any of the 8 bytes at p is a comma or at most '"' (a quote, a control character, a
-   space): exact for any bytes (those from 0x80, UTF-8, are neither), whatever the byte order; the
-   high bit of each byte that is, and maybe of bytes above one that is. */
-static uint64_t ttft_tpot__special8(const char *p)
-{
-    uint64_t x, c;
-    memcpy(&x, p, 8);
-    c = x ^ 0x2C2C2C2C2C2C2C2Cull;
-    return (((x - 0x2323232323232323ull) & ~x) | ((c - 0x0101010101010101ull) & ~c)) & 0x8080808080808080ull;
-}
-
-/* How many plain bytes start p's 8: where a little-endian load tells, the lowest byte special8 marks,
-   which is exact (a borrow only marks bytes above a marked one); else 0 or 8. */
-static unsigned ttft_tpot__plain8(const char *p)
-{
-    uint64_t m = ttft_tpot__special8(p);
-#if defined(TTFT_TPOT__LE) && (defined(__GNUC__) || defined(__clang__))
-    return m ? (unsigned)__builtin_ctzll(m) / 8 : 8;
-#else
-    return m ? 0 : 8;
-#endif
-}
-
-static int ttft_tpot__fields(ttft_tpot__reader *r, const char *s, size_t len)
-{
-    const char *p = s, *e = s + len, *b;
-    int nf = 0;
-    for (;;) {
-        for (b = p; e - p >= 8;) { /* 8 bytes a step, to the first special one; then byte by byte */
-            unsigned k = ttft_tpot__plain8(p);
-            p += k;
-            if (k < 8)
-                break;
-        }
-        for (; p < e && *p != ','; p++)
-            if ((unsigned char)*p <= '"')
-                return 0;
-        if ((size_t)(p - b) >= TTFT_TPOT__FIELD_MAX)
-            return 0;
-        r->f[nf] = b;
-        r->len[nf++] = (size_t)(p - b);
-        if (p == e)
-            return nf;
-        if (nf == 6)
-            return 0;
-        p++;
-    }
-}
-
-/* Read one CSV record (RFC 4180) from its first byte, byte by byte, into field[]. Returns the number
-   of fields, or EPARSE / EIO; line: the line it starts on. */
-static int ttft_tpot__csv_row(ttft_tpot__reader *r, unsigned long line)
-{
-    int ch, nf = 0, quoted = 0, after_quote = 0;
-    r->len[0] = 0;
-    for (;;) {
-        ch = ttft_tpot__getc(r);
-        if (ch == EOF && ferror(r->in))
-            return TTFT_TPOT_EIO;
-        if (quoted) {
-            if (ch == EOF)
-                return ttft_tpot__fail(r, line, "unterminated quote", NULL);
-            if (ch == '"') {
-                int nx = ttft_tpot__getc(r);
-                if (nx != '"') {
-                    quoted = 0;
-                    after_quote = 1;
-                    ch = nx;
-                    goto plain;
-                }
-            }
-            if (ch == '\n')
-                r->line++;
-            goto store;
-        }
-    plain:
-        if (ch == ',' || ch == '\n' || ch == '\r' || ch == EOF) {
-            if (ch == '\r') {
-                ch = ttft_tpot__getc(r);
-                if (ch != '\n' && ch != EOF)
-                    return ttft_tpot__fail(r, r->line, "stray carriage return", NULL);
-            }
-            r->f[nf] = r->field[nf];
-            nf++;
-            if (ch != ',') {
-                r->line += ch == '\n';
-                return nf;
-            }
-            if (nf == 6)
-                return ttft_tpot__fail(r, line, "more than 6 fields", NULL);
-            r->len[nf] = 0;
-            after_quote = 0;
-            continue;
-        }
-        if (after_quote)
-            return ttft_tpot__fail(r, r->line, "text after a closing quote", NULL);
-        if (ch == '"') {
-            if (r->len[nf] != 0)
-                return ttft_tpot__fail(r, r->line, "quote inside an unquoted field", NULL);
-            quoted = 1;
-            continue;
-        }
-    store:
-        if (ch == 0)
-            return ttft_tpot__fail(r, r->line, "NUL byte: not a text file", NULL);
-        if (r->len[nf] + 1 >= TTFT_TPOT__FIELD_MAX)
-            return ttft_tpot__fail(r, line, "field too long", NULL);
-        r->field[nf][r->len[nf]++] = (char)ch;
-    }
-}
-
-/* The next record, past empty lines and comment lines (acting on directives): its fields in f[] and
-   len[]. Returns how many, 0 at the end of the input, or EPARSE / EIO; *line: the line it starts on. */
-static int ttft_tpot__record(ttft_tpot__reader *r, unsigned long *line)
-{
-    size_t len, raw;
-    int nl, rc;
-    for (;;) {
-        char *s;
-        *line = r->line;
-        if ((rc = ttft_tpot__line(r, &len, &nl)) <= 0)
-            return rc;
-        s = r->buf + r->pos;
-        if (rc == 2) { /* longer than a block: a comment, or a record that is too long */
-            if (s[0] != '#')
-                return ttft_tpot__csv_row(r, *line);
-            if ((rc = ttft_tpot__long_comment(r, *line)) != TTFT_TPOT_OK)
-                return rc;
-            continue;
-        }
-        r->pos += len + (size_t)nl;
-        r->line += (unsigned long)nl;
-        if (s[0] == '#') { /* its text, without a CRLF's '\r', ends in a NUL where the line end was */
-            size_t n = len - 1 - (len > 1 && s[len - 1] == '\r');
-            int bad = len - 1 >= TTFT_TPOT__LINE_MAX || memchr(s + 1, 0, n) != NULL;
-            s[1 + n] = '\0';
-            if ((rc = ttft_tpot__directive(r, *line, s + 1, bad)) != TTFT_TPOT_OK)
-                return rc;
-            continue;
-        }
-        if (len > 1 && s[0] == '\r')
-            return ttft_tpot__fail(r, *line, "stray carriage return", NULL);
-        raw = len;
-        len -= len && s[len - 1] == '\r';
-        if (len == 0)
-            continue;
-        if ((rc = ttft_tpot__fields(r, s, len)) > 0)
-            return rc;
-        r->pos -= raw + (size_t)nl; /* back to the start of the record */
-        r->line -= (unsigned long)nl;
-        return ttft_tpot__csv_row(r, *line);
-    }
-}
-
-/* -- Trace I/O: records ------------------------------------------------------------------------ */
-
-/* Whether the n bytes at a and b are the same: 8 to 16 bytes (most ids) as two words that may overlap,
-   without a call. */
-static int ttft_tpot__same(const char *a, const char *b, size_t n)
-{
-    uint64_t a0, a1, b0, b1;
-    if (n < 8 || n > 16)
-        return memcmp(a, b, n) == 0;
-    memcpy(&a0, a, 8), memcpy(&a1, a + n - 8, 8);
-    memcpy(&b0, b, 8), memcpy(&b1, b + n - 8, 8);
-    return a0 == b0 && a1 == b1;
-}
-
-/* The index slot of the request named id (ttft_tpot__request_slot): one seen lately (a cache in front
-   of the keyed index, which a miss falls back on; an entry is checked against the id it names, so one
-   left stale by a rebuilt index only misses). id: 1 to 63 bytes. */
-static uint32_t ttft_tpot__request_recent(ttft_tpot__reader *r, const char *id, size_t len)
-{
-    const ttft_tpot *c = r->c;
-    uint64_t tail = 0;
-    uint32_t *at, slot;
-    memcpy(&tail, id + (len > 8 ? len - 8 : 0), len > 8 ? 8 : len); /* ids differ most at their end */
-    at = &r->recent_req[((tail ^ len) * 0x9E3779B97F4A7C15u) >> 56];
-    slot = *at - 1;
-    if (*at && slot <= c->req.mask && c->req.index[slot]) {
-        const char *have = c->req.list[(c->req.index[slot] & TTFT_TPOT__IDX_NUM) - 1].id;
-        if (have[len] == '\0' && ttft_tpot__same(have, id, len))
-            return slot;
-    }
-    slot = ttft_tpot__request_slot(c, id, len);
-    *at = slot + 1;
-    return slot;
-}
-
-/* A request line of a trace, checked as the API checks it; the request keeps its warmup flag. A
-   growing collector makes room first. */
-static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long line, int submit, uint64_t t,
-                                         uint64_t dur, uint64_t tokens, int warm)
-{
-    ttft_tpot *c = r->c;
-    uint32_t slot = UINT32_MAX;
-    int rc, q;
-    if (dur != 0)
-        return ttft_tpot__fail_field(r, line, "a request event has dur_ns 0, not ", 3);
-    if (submit ? tokens != 0 : tokens == 0)
-        return ttft_tpot__fail(r, line, submit ? "a submit has 0 tokens" : "a token event has 1 token or more",
-                               NULL);
-    if ((c->req.n == c->req.max || c->req.n_events == c->req.max_events) &&
-        ttft_tpot__requests_grow(c) == TTFT_TPOT_ENOMEM) /* first: growing moves the index */
-        return TTFT_TPOT_ENOMEM;
-    if (r->len[0] > 0 && r->len[0] < TTFT_TPOT_NAME_MAX && c->req.max) /* the one lookup of this event */
-        slot = ttft_tpot__request_recent(r, r->f[0], r->len[0]);
-    q = slot != UINT32_MAX ? (int)(c->req.index[slot] & TTFT_TPOT__IDX_NUM) - 1 : -1;
-    if (!submit && q >= 0 && c->req.list[q].warmup != warm)
-        return ttft_tpot__fail_field(r, line, "warmup flag differs from the request's submit: ", 0);
-    rc = ttft_tpot__request_event(c, r->f[0], r->len[0], t, (uint32_t)tokens, warm, 0, slot, &q);
-    if (rc == TTFT_TPOT_ENAME)
-        return ttft_tpot__fail_field(r, line, "invalid request id (1 to 63 bytes of UTF-8, no control characters): ", 0);
-    if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
-        return ttft_tpot__fail(r, line, "more requests or request events than this collector holds "
-                                        "(config.max_requests, max_request_events), or an event after "
-                                        "its request's # truncated: line", NULL);
-    if (rc == TTFT_TPOT_EREQUEST)
-        return ttft_tpot__fail_field(r, line,
-                                     submit ? "second submit of request " : q < 0 ? "token for unknown request "
-                                                                                  : "token before its request's submit or "
-                                                                                    "previous token: ",
-                                     0);
-    return rc;
-}
-
-/* The phase a sample line names: one seen lately (a cache in front of the keyed index, which a miss
-   falls back on), or found (added when new). */
-static int ttft_tpot__sample_phase(ttft_tpot__reader *r, unsigned long line, int role)
-{
-    const char *s = r->f[0];
-    size_t len = r->len[0];
-    int *at, id;
-    const ttft_tpot__phase_slot *p;
-    if (len == 0 || len >= TTFT_TPOT_NAME_MAX) /* refused by ttft_tpot__phase_id */
-        return ttft_tpot__phase_id(r, line, s, len, role);
-    at = &r->recent[(len * 7 + (size_t)(unsigned char)s[0] * 3 + (unsigned char)s[len - 1]) & 63];
-    p = *at ? &r->c->phase.slots[*at - 1] : NULL;
-    if (p && p->role == role && p->name[len] == '\0' && memcmp(p->name, s, len) == 0)
-        return *at - 1;
-    if ((id = ttft_tpot__phase_id(r, line, s, len, role)) >= 0)
-        *at = id + 1;
-    return id;
-}
-
-/* A steady sample of a bounded phase, into the phase's pending histogram (its first sample is kept
-   exact, as recording would): 1 taken, 0 not (the first), EPARSE (the histogram would pass
-   TTFT_TPOT__HIST_MAX values or tokens) or ENOMEM. outgrow: the phase outgrew the storage instead,
-   which takes a histogram slot when it has none (0: no slot is left). */
-static int ttft_tpot__read_bounded(ttft_tpot__reader *r, unsigned long line, int id, uint64_t dur, uint64_t tokens,
-                                   int outgrow)
-{
-    ttft_tpot *c = r->c;
-    ttft_tpot__pending *pd;
-    uint32_t *at = ttft_tpot__pend_at(r, id);
-    if (!at)
-        return TTFT_TPOT_ENOMEM;
-    if (*at == 0 && c->phase.slots[id].fresh && !outgrow) {
-        *at = UINT32_MAX; /* its first sample: kept exact */
-        return 0;
-    }
-    if ((*at == 0 || *at == UINT32_MAX) && outgrow && !c->phase.slots[id].hist && c->hist.n + r->slots >= c->hist.max)
-        return 0; /* no slot left: dropped */
-    if (!(pd = ttft_tpot__pending_of(r, id, outgrow)))
-        return TTFT_TPOT_ENOMEM;
-    if (!ttft_tpot__hist_room(pd->n, pd->h.tokens, 1, tokens))
-        return ttft_tpot__fail_field(r, line, "more than 2^63 samples or tokens in the phase's histogram: ", 0);
-    ttft_tpot__hist_add(&pd->h, dur, (uint32_t)tokens);
-    pd->n++;
-    return 1;
-}
-
-/* A sample: a bounded phase's steady one into its histogram, any other stored past c->store.n until
-   the end (a growing collector makes room). */
-static int ttft_tpot__read_sample(ttft_tpot__reader *r, unsigned long line, int id, uint64_t start, uint64_t dur,
-                                  uint64_t tokens, int warm)
-{
-    ttft_tpot *c = r->c;
-    int rc;
-    if (c->phase.slots[id].hist && !warm && (rc = ttft_tpot__read_bounded(r, line, id, dur, tokens, 0)) != 0)
-        return rc < 0 ? rc : TTFT_TPOT_OK;
-    if (start && !c->store.starts && c->grow && !c->hist.bounded && (rc = ttft_tpot__starts_take(c)) != TTFT_TPOT_OK)
-        return rc;
-    if (c->store.n + r->n >= c->store.capacity + (warm ? c->store.reserve : 0)) { /* as ttft_tpot__keep */
-        rc = ttft_tpot__store_grow(c, c->store.n + r->n + 1);
-        if (rc == TTFT_TPOT_ENOMEM)
-            return rc;
-        if (rc != TTFT_TPOT_OK) {
-            rc = warm ? 0 : ttft_tpot__read_bounded(r, line, id, dur, tokens, 1);
-            r->dropped += rc == 0;
-            return rc < 0 ? rc : TTFT_TPOT_OK;
-        }
-    }
-    ttft_tpot__store_put_timed(&c->store, c->store.n + r->n++, id, start, dur, (uint32_t)tokens, warm);
-    return TTFT_TPOT_OK;
-}
-
-/* One record after the header: a sample or a request event. */
-/* "RID,schedule,T,0,0,W": when a request of this trace was scheduled. */
-static int ttft_tpot__read_schedule(ttft_tpot__reader *r, unsigned long line, uint64_t t, uint64_t dur,
-                                    uint64_t tokens, int warm)
-{
-    ttft_tpot *c = r->c;
-    int q = r->len[0] < TTFT_TPOT_NAME_MAX ? ttft_tpot__request_find(c, r->f[0], r->len[0]) : -1;
-    if (dur != 0 || tokens != 0)
-        return ttft_tpot__fail(r, line, "a schedule event has dur_ns 0 and 0 tokens", NULL);
-    if (q < (int)r->old.requests) /* not found, or of an earlier trace: a read that fails must undo it */
-        return ttft_tpot__fail_field(r, line, "schedule of a request not submitted earlier in this trace: ", 0);
-    if (c->req.list[q].warmup != warm)
-        return ttft_tpot__fail_field(r, line, "warmup flag differs from the request's submit: ", 0);
-    if (ttft_tpot__request_scheduled(c, q, t) != TTFT_TPOT_OK)
-        return ttft_tpot__fail_field(r, line, "second schedule, or one before its request's submit or after its "
-                                              "first token: ", 0);
-    return TTFT_TPOT_OK;
-}
-
-static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
-{
-    uint64_t start, dur, tokens, warm;
-    int role, id;
-    if (nf != 6)
-        return ttft_tpot__fail(r, line, "expected 6 fields: ", ttft_tpot__header);
-    if ((role = ttft_tpot__role_of(r->f[1], r->len[1])) < 0)
-        return ttft_tpot__fail_field(r, line, "unknown role: ", 1);
-    if (!ttft_tpot__u64(r->f[2], r->len[2], UINT64_MAX, &start))
-        return ttft_tpot__fail_field(r, line, "start_ns is not an unsigned 64-bit integer: ", 2);
-    if (!ttft_tpot__u64(r->f[3], r->len[3], UINT64_MAX, &dur))
-        return ttft_tpot__fail_field(r, line, "dur_ns is not an unsigned 64-bit integer: ", 3);
-    if (!ttft_tpot__u64(r->f[4], r->len[4], UINT32_MAX, &tokens))
-        return ttft_tpot__fail_field(r, line, "tokens is not an unsigned 32-bit integer: ", 4);
-    if (r->len[5] != 1 || (r->f[5][0] != '0' && r->f[5][0] != '1'))
-        return ttft_tpot__fail_field(r, line, "warmup is not 0 or 1: ", 5);
-    warm = (uint64_t)(r->f[5][0] - '0');
-    if (role == TTFT_TPOT__ROLE_SCHEDULE) /* RID,schedule,T,0,0,W */
-        return ttft_tpot__read_schedule(r, line, start, dur, tokens, (int)warm);
-    if (role >= TTFT_TPOT__ROLE_SUBMIT) /* a request event: RID,submit,T,0,0,W or RID,token,T,0,K,W */
-        return ttft_tpot__read_request_event(r, line, role == TTFT_TPOT__ROLE_SUBMIT, start, dur, tokens, (int)warm);
-    if ((id = ttft_tpot__sample_phase(r, line, role)) < 0)
-        return id;
-    nf = (int)r->n; /* whether it is stored: device lines name samples by their line */
-    if ((id = ttft_tpot__read_sample(r, line, id, start, dur, tokens, (int)warm)) == TTFT_TPOT_OK &&
-        r->n == (size_t)nf && r->first_lost == SIZE_MAX)
-        r->first_lost = r->rows;
-    r->rows++;
-    return id;
-}
-
-/* The header line, after an optional UTF-8 byte order mark. */
-static int ttft_tpot__read_header(ttft_tpot__reader *r)
-{
-    static const char *const cols[6] = {"phase", "role", "start_ns", "dur_ns", "tokens", "warmup"};
-    unsigned long line;
-    int nf, i, rc;
-    while (r->end - r->pos < 3 && (rc = ttft_tpot__more(r)) != 0)
-        if (rc < 0)
-            return rc;
-    if (r->end - r->pos >= 1 && (unsigned char)r->buf[r->pos] == 0xEF) {
-        if (r->end - r->pos < 3 || memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3) != 0)
-            return ttft_tpot__fail(r, 1, "missing header: expected ", ttft_tpot__header);
-        r->pos += 3;
-    }
-    if ((nf = ttft_tpot__record(r, &line)) < 0)
-        return nf;
-    for (i = 0; i < 6 && nf == 6; i++)
-        if (strlen(cols[i]) != r->len[i] || memcmp(r->f[i], cols[i], r->len[i]) != 0)
-            break;
-    return i == 6 ? TTFT_TPOT_OK : ttft_tpot__fail(r, line, "missing header: expected ", ttft_tpot__header);
-}
-
-/* -- Trace I/O: the end of a read -------------------------------------------------------------- */
-
-/* The steady samples of phase p once the trace joins: the scan of its stored ones (n, sum, min, max),
-   with its histogram's (the pending one, else its own). */
-static ttft_tpot__scan ttft_tpot__steady_of(const ttft_tpot__reader *r, const ttft_tpot__scan *stored, unsigned p)
-{
-    const ttft_tpot_hist *h = r->pend_of && r->pend_of[p] && r->pend_of[p] != UINT32_MAX
-                                  ? &r->pending[r->pend_of[p] - 1].h : r->c->phase.slots[p].hist;
-    ttft_tpot__scan s = *stored;
-    uint64_t n = h ? ttft_tpot__hist_count(h) : 0;
-    if (n) {
-        s.mn = s.n && s.mn < h->min_ns ? s.mn : h->min_ns;
-        s.mx = s.n && s.mx > h->max_ns ? s.mx : h->max_ns;
-        s.lo += h->sum_lo;
-        s.hi += h->sum_hi + (s.lo < h->sum_lo);
-        s.n += (size_t)n;
-    }
-    return s;
-}
-
-/* A prefill phase's prompt sums (N, NS) against its steady samples (ttft_tpot__steady_of): N of them
-   at most, or more by no more than the samples dropped anywhere (dropped, a merge may have dropped the
-   ones that carried prompts); and with nothing dropped, NS the time of N of them: N times their
-   least to N times their most, and the rest's time between as many times their least and most. */
-static int ttft_tpot__prompt_ok(const ttft_tpot__scan *s, uint64_t n, uint64_t ns, uint64_t dropped)
-{
-    ttft_tpot__u128 sum, t;
-    if (n > s->n)
-        return n - s->n <= dropped;
-    if (dropped)
-        return 1;
-    sum.hi = s->hi;
-    sum.lo = s->lo;
-    t.hi = 0;
-    t.lo = ns;
-    return ttft_tpot__le(ttft_tpot__mul(n, s->mn), t) && ttft_tpot__le(t, ttft_tpot__mul(n, s->mx)) &&
-           ttft_tpot__le(ttft_tpot__add(t, ttft_tpot__mul(s->n - n, s->mn)), sum) &&
-           ttft_tpot__le(sum, ttft_tpot__add(t, ttft_tpot__mul(s->n - n, s->mx)));
-}
-
-/* Every "# prompt:" sum against the samples it describes, once the whole trace has been read: OK, ENOMEM,
-   or EPARSE at the line of the phase's last "# prompt:" line. */
-static int ttft_tpot__check_prompts(ttft_tpot__reader *r)
-{
-    const ttft_tpot *c = r->c;
-    ttft_tpot__scan *stored = (ttft_tpot__scan *)TTFT_TPOT_MALLOC(c->phase.n * sizeof *stored, c->alloc_user), s;
-    uint64_t dropped = c->store.dropped + r->dropped + r->counts[TTFT_TPOT__COUNT_dropped], n, ns;
-    char what[TTFT_TPOT_NAME_MAX + 160];
-    size_t i;
-    unsigned p;
-    int rc = TTFT_TPOT_OK;
-    if (!stored)
-        return TTFT_TPOT_ENOMEM;
-    memset(stored, 0, c->phase.n * sizeof *stored);
-    for (i = 0; i < c->store.n + r->n; i++) {
-        const ttft_tpot_sample *x = &c->store.samples[i];
-        if (!x->warmup && r->prompt[x->phase][3])
-            ttft_tpot__scan_one(&stored[x->phase], x->dur_ns);
-    }
-    for (p = 0; p < c->phase.n && rc == TTFT_TPOT_OK; p++) {
-        if (!r->prompt[p][3])
-            continue;
-        s = ttft_tpot__steady_of(r, &stored[p], p);
-        n = c->phase.slots[p].prompt[0] + r->prompt[p][0];
-        ns = c->phase.slots[p].prompt[2] + r->prompt[p][2];
-        if (ttft_tpot__prompt_ok(&s, n, ns, dropped < c->store.dropped ? UINT64_MAX : dropped))
-            continue;
-        if (n > s.n)
-            snprintf(what, sizeof what, "# prompt: %llu prefills carry prompt tokens, more than the %llu steady "
-                     "samples of %s", (unsigned long long)n, (unsigned long long)s.n, c->phase.slots[p].name);
-        else
-            snprintf(what, sizeof what, "# prompt: %llu ns is not the time of %llu steady samples of %s (each %llu to "
-                     "%llu ns)", (unsigned long long)ns, (unsigned long long)n, c->phase.slots[p].name,
-                     (unsigned long long)s.mn, (unsigned long long)s.mx);
-        rc = ttft_tpot__fail(r, (unsigned long)r->prompt[p][3], what, NULL);
-    }
-    TTFT_TPOT_FREE(stored, c->alloc_user);
-    return rc;
-}
-
-/* What the directives say of the records, once the whole trace has been read: a truncated request
-   lost an event at least, the requests dropped hold those refused and the events lost, and the
-   prompt sums are those of the samples. OK, ENOMEM, or EPARSE at the directive's line. */
-static int ttft_tpot__read_check(ttft_tpot__reader *r)
-{
-    const uint64_t *k = r->counts, lost = k[TTFT_TPOT__COUNT_events_lost];
-    const uint64_t refused = k[TTFT_TPOT__COUNT_requests_refused];
-    char what[160];
-    if (r->truncated > lost) {
-        snprintf(what, sizeof what, "# truncated: %llu truncated requests, more than the %llu events the trace lost "
-                 "(# counts: events_lost)", (unsigned long long)r->truncated, (unsigned long long)lost);
-        return ttft_tpot__fail(r, r->truncated_line, what, NULL);
-    }
-    if (lost > k[TTFT_TPOT__COUNT_requests_dropped] || refused > k[TTFT_TPOT__COUNT_requests_dropped] - lost) {
-        snprintf(what, sizeof what, "# counts: requests_dropped=%llu is less than events_lost + "
-                 "requests_refused (%.0f)", (unsigned long long)k[TTFT_TPOT__COUNT_requests_dropped],
-                 (double)lost + (double)refused);
-        return ttft_tpot__fail(r, r->counts_line, what, NULL);
-    }
-    return r->prompt ? ttft_tpot__check_prompts(r) : TTFT_TPOT_OK;
-}
-
-/* The whole trace was read: its samples, histograms, counts and clock join the collector. */
-static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
-{
-    size_t i;
-    unsigned k = 0;
-    for (i = c->store.n; i < c->store.n + r->n; i++)
-        if (c->phase.slots[c->store.samples[i].phase].fresh)
-            ttft_tpot__phase_called(c, &c->phase.slots[c->store.samples[i].phase]);
-    c->store.n += r->n;
-    ttft_tpot__run_close(c, c->store.n); /* the trace's runs are its own */
-    c->store.dropped += r->dropped;
-#define TTFT_TPOT__ADD_COUNT(name, field) c->field += r->counts[k++];
-    TTFT_TPOT__COUNTS(TTFT_TPOT__ADD_COUNT)
-#undef TTFT_TPOT__ADD_COUNT
-    for (k = 0; k < 4; k++) /* the recording collector's limits, for the warnings: the first known */
-        if ((r->limits & ~c->full_known) >> k & 1u) {
-            c->full_at[k] = r->counts[TTFT_TPOT__N_COUNTS + k];
-            c->full_known |= 1u << k;
-        }
-    for (k = 0; r->prompt && k < c->phase.n; k++) {
-        c->phase.slots[k].prompt[0] += r->prompt[k][0];
-        c->phase.slots[k].prompt[1] += r->prompt[k][1];
-        c->phase.slots[k].prompt[2] += r->prompt[k][2];
-    }
-    for (k = 0; k < r->n_pending; k++) {
-        ttft_tpot__phase_slot *p = &c->phase.slots[r->pending[k].phase];
-        if (!p->hist) { /* the slot was counted while reading */
-            ttft_tpot_phase_bounded(c, r->pending[k].phase);
-            p->outgrown = (uint16_t)r->pending[k].outgrown;
-            c->store.outgrown += (uint64_t)r->pending[k].outgrown;
-        }
-        *p->hist = r->pending[k].h; /* it started from the phase's */
-        if (p->fresh)
-            ttft_tpot__phase_called(c, p);
-    }
-    c->dev.n += r->dev_n;
-    c->dev.open += r->dev_open;
-    ttft_tpot__device_count(&c->dev.unresolved, r->dev_lost[0]);
-    ttft_tpot__device_count(&c->dev.refused, r->dev_lost[1]);
-    if (r->clock_read_ns && !c->clock_from_trace) { /* the clock that recorded the first trace read */
-        memcpy(c->clock_name, r->clock_name, sizeof c->clock_name);
-        c->clock_read_ns = r->clock_read_ns;
-        c->clock_from_trace = 1;
-    }
-}
-
-TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen)
-{
-    ttft_tpot__reader *r;
-    unsigned long line;
-    int rc, nf;
-    if (err && errlen)
-        err[0] = '\0';
-    if (!c || !in || !c->phase.slots)
-        return TTFT_TPOT_EINVAL;
-    r = (ttft_tpot__reader *)TTFT_TPOT_MALLOC(sizeof *r, c->alloc_user);
-    if (!r)
-        return TTFT_TPOT_ENOMEM;
-    memset(r, 0, offsetof(ttft_tpot__reader, field));
-    if (!(r->buf = (char *)TTFT_TPOT_MALLOC(TTFT_TPOT__BLOCK + 1, c->alloc_user))) {
-        TTFT_TPOT_FREE(r, c->alloc_user);
-        return TTFT_TPOT_ENOMEM;
-    }
-    r->in = in;
-    r->c = c;
-    r->line = 1;
-    r->err = err;
-    r->errlen = errlen;
-    r->name = name ? name : "(trace)";
-    r->old = ttft_tpot__mark_of(c);
-    r->old_samples = c->store.n;
-    r->first_lost = SIZE_MAX;
-    ttft_tpot__run_close(c, c->store.n); /* the trace's samples are in no run of c's */
-    rc = ttft_tpot__read_header(r);
-    while (rc == TTFT_TPOT_OK && (nf = ttft_tpot__record(r, &line)) != 0)
-        rc = nf < 0 ? nf : ttft_tpot__read_row(r, nf, line);
-    if (rc == TTFT_TPOT_OK)
-        rc = ttft_tpot__read_check(r);
-    if (rc == TTFT_TPOT_OK) {
-        ttft_tpot__read_commit(c, r);
-    } else { /* forget what this call added; samples past c->store.n were never counted */
-        ttft_tpot__rollback(c, &r->old);
-    }
-    if (r->pending)
-        TTFT_TPOT_FREE(r->pending, c->alloc_user);
-    if (r->pend_of)
-        TTFT_TPOT_FREE(r->pend_of, c->alloc_user);
-    if (r->prompt)
-        TTFT_TPOT_FREE(r->prompt, c->alloc_user);
-    TTFT_TPOT_FREE(r->buf, c->alloc_user);
-    TTFT_TPOT_FREE(r, c->alloc_user);
     return rc;
 }
 

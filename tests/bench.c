@@ -4,7 +4,7 @@
    neighbour moves every variant alike and the ratios hold. The last line is one JSON object.
    With --callgrind it runs only the loops that tests/callgrind_span.sh counts instructions of. */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include "bench_util.h"
 

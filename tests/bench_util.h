@@ -2,7 +2,7 @@
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
 
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
    TTFT (the report's runs.<figure>.ci95; bound 93%). Usage: compare_sim [PAIRS] (default 1000); the
    bounds are checked at 1000 pairs or more (fewer: a quick run, its rates too rough to judge). */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include "compare.h"
 

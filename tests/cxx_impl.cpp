@@ -1,3 +1,3 @@
 // The implementation compiled as C++.
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"

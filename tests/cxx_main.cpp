@@ -1,5 +1,5 @@
 // The header used from C++ through its declarations only: a span, a report, a JSON report.
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include <cstdio>
 

@@ -4,7 +4,7 @@
    the input is the same in every build. Each also checks that NaN and infinity are refused, which a
    comparison such as v == v would not see under -ffinite-math-only. Exit 1 on a failed check. */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,7 +3,7 @@
    function). Exits 0 when the figures are the hand-computed ones. */
 #define TTFT_TPOT_NO_STDIO
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 int main(void)
 {

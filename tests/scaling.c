@@ -8,7 +8,7 @@
    CASE: text json prometheus chrome trace_write trace_read html compare shapes
    Only run_case is measured (callgrind --toggle-collect=run_case); the input is built outside it. */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include "compare.h"
 #include "html.h"

@@ -1,7 +1,7 @@
 /* The header alone under the strictest flags CI builds it with (-std=c99/c11/c17, -Wconversion,
    -Wshadow, -Werror): declarations, the inline record path, and the implementation. */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 int main(void)
 {

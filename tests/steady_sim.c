@@ -9,7 +9,7 @@
    series should rarely be called unsteady; rising ones should be.
      usage: ttft_tpot_steady_sim [SERIES_PER_ROW [SEED]]   (default 2000, 1) */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include <math.h>
 #include <stdio.h>

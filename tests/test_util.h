@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "json_check.h"
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include <sys/wait.h>
 

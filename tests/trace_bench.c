@@ -23,7 +23,7 @@
      flight), time and peak memory, and each size's time against the one 10x smaller.
    Traces go to DIR (default /tmp) and are removed at the end. */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include "bench_util.h"
 #include "compare.h"

@@ -11,7 +11,7 @@ from setuptools.command.sdist import sdist
 HERE = os.path.dirname(os.path.abspath(__file__))
 TREE = os.path.normpath(os.path.join(HERE, "..", ".."))
 # what the extension compiles besides csrc/_core.c, from the source tree's root
-SHARED = ["include/ttft_tpot.h", "examples/html.c", "examples/html.h", "examples/svg.c", "examples/svg.h",
+SHARED = ["include/ttft_tpot.h", "include/ttft_tpot_tools.h", "examples/html.c", "examples/html.h", "examples/svg.c", "examples/svg.h",
           "examples/compare.c", "examples/compare.h", "examples/compare_html.c", "examples/ranks.c", "examples/ranks.h"]
 
 

@@ -9,7 +9,7 @@
    the prefill kernel link, which a trace does not carry). Apart, a live exposition published across
    clears never falls and counts every finished request (check_publishing). */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include "fuzz_util.h"
 

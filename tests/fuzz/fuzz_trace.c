@@ -10,7 +10,7 @@
      report and the comparison (with --compare's statistics) of what was read print too.
    Each input goes to two collectors: one of fixed size that inputs fill, and one that grows. */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #include "compare.h"
 #include "fuzz_util.h"

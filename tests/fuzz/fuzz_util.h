@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../json_check.h"
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 #define CHECK(x) ((x) ? (void)0 : (fprintf(stderr, "broken: %s (line %d)\n", #x, __LINE__), abort()))
 

@@ -41,7 +41,7 @@ else()
   message(STATUS "pkg-config not found: the pkg-config consumer is skipped (Debian: apt-get install pkgconf)")
 endif()
 
-foreach(f share/doc/ttft_tpot/LICENSE include/ttft_tpot.h share/pkgconfig/ttft_tpot.pc bin/ttft_tpot_report${CMAKE_EXECUTABLE_SUFFIX}
+foreach(f share/doc/ttft_tpot/LICENSE include/ttft_tpot.h include/ttft_tpot_tools.h share/pkgconfig/ttft_tpot.pc bin/ttft_tpot_report${CMAKE_EXECUTABLE_SUFFIX}
           share/man/man1/ttft_tpot_report.1)
   if(NOT EXISTS "${prefix}/${f}")
     message(FATAL_ERROR "not installed: ${f}")

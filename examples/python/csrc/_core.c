@@ -11,7 +11,7 @@
 #include <pythread.h>
 
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot.h"
+#include "ttft_tpot_tools.h"
 
 /* The report tool's HTML page and comparison, in this one unit (the tool links the same files). */
 #include "compare.c"
