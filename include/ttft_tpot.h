@@ -177,18 +177,13 @@
        JSON device.held); the losses' counts hold at 2^64 - 1.
      Exact means exact at every magnitude: durations are integer ns, and min, max and
        percentiles are computed in integers, so the JSON gives them to the ns even past 2^53 ns
-       (the p50 of 9007199254740993 and 9007199254740995 ns is 9007199254.740994 ms). An
-       interpolated percentile is rounded to the nearest ns, half up. Means and totals are
-       doubles, exact below 2^53 ns (104 days).
+       (the p50 of 9007199254740993 and 9007199254740995 ns is 9007199254.740994 ms). A
+       percentile interpolated between ranks is rounded to the nearest ns, half up. Means and
+       totals are doubles, exact below 2^53 ns (104 days).
      n/a, never a false 0. A figure that cannot be computed says why: an e2e span ended without
        a token count (TTFT_TPOT_SPAN_END_TOKENS gives one) has no rate, steady decode steps that
        took 0 ns in total have no throughput, and the first prefill after ttft_tpot_clear is not
        labelled as the cold one.
-     Locale. Nothing depends on LC_NUMERIC: a host program that calls setlocale(LC_ALL, "")
-       under a decimal-comma locale still gets . in the JSON, the Prometheus exposition, traces,
-       the Chrome trace and the text report, and --slo ttft=1.5 still parses. The text report
-       follows the same rule on purpose: it is English, and it is pasted into issues and
-       grepped.
 
    ERRORS AND ODD INPUT
      Functions return TTFT_TPOT_OK (0) or a negative TTFT_TPOT_E* code (one list: TTFT_TPOT_ERRORS);
@@ -200,9 +195,11 @@
      function at its declaration below.
 
    LOCALE
-     No output or input depends on LC_NUMERIC: JSON, Prometheus, traces, the Chrome trace, SLO
-     parsing and the text report (which is pasted and grepped) always use '.' as the decimal point,
-     whatever locale the host program set.
+     No output or input depends on LC_NUMERIC: a host program that calls setlocale(LC_ALL, "") under a
+     decimal-comma locale still gets '.' as the decimal point in the JSON, the Prometheus exposition,
+     traces, the Chrome trace and the text report, and SLO text (--slo ttft=1.5) still parses. The
+     text report follows the same rule on purpose: it is English, and it is pasted into issues and
+     grepped.
 
    FAST MATH
      A file compiled with -ffast-math, -Ofast or -ffinite-math-only (llm.c's default build) gets the
@@ -214,11 +211,6 @@
      caller built with those options. With another compiler's fast-math mode, doubles derived from the
      samples (means, rates, sd and CV) may differ in their last digits; integer figures do not. The
      inline record path computes no floating point.
-
-   EXACT
-     Durations are integer ns; min, max and percentiles are computed in integers and printed in JSON
-     exactly to the ns at any magnitude (percentiles interpolated between ranks are rounded to the
-     nearest ns, half up). Means and totals are doubles: exact below 2^53 ns (104 days).
 
    REQUESTS (serving)
      With config.max_requests, the collector also records each request's submit and token events and
