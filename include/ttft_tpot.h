@@ -85,6 +85,16 @@
        decode samples (for one sequence this is 1000 / mean TPOT in ms).
      e2e = sum of tokens / sum of durations of the e2e-role samples; it includes prefill and
        warmup and is not a serving throughput.
+     Window (serving) = the last token of any measured request - the first submit of a measured
+       request (measured: not submitted inside a warmup section, not truncated, one token at
+       least). Request throughput = measured requests / window; output token throughput = their
+       tokens / window (JSON requests.window_ms, request_throughput_rps, output_throughput_tok_s;
+       null without a measured request or with a window of 0).
+     Goodput (with SLOs: ttft_tpot_set_slo, --slo) = the measured requests that meet each SLO set:
+       a figure equal to its SLO meets it (<=, compared in ns; TPOT exactly, not rounded), and a
+       request with one token has no TPOT and passes the TPOT SLO, as in vLLM. Reported: good n,
+       their fraction of the measured requests, and good requests / window (JSON requests.goodput:
+       n, fraction, rps, slo; null without an SLO or a measured request).
      Percentile p of n sorted values x: h = (n-1)*p/100, result x[floor(h)] +
        (h-floor(h))*(x[floor(h)+1]-x[floor(h)]). This is numpy's default ("linear"), which vLLM,
        SGLang and GenAI-Perf use, so figures compare 1:1. p of one sample is that sample. Exact:
