@@ -157,6 +157,16 @@
        decode samples (for one sequence this is 1000 / mean TPOT in ms).
      e2e = sum of tokens / sum of durations of the e2e-role samples; it includes prefill and
        warmup and is not a serving throughput.
+     Window (serving) = the last token of any measured request - the first submit of a measured
+       request (measured: not submitted inside a warmup section, not truncated, one token at
+       least). Request throughput = measured requests / window; output token throughput = their
+       tokens / window (JSON requests.window_ms, request_throughput_rps, output_throughput_tok_s;
+       null without a measured request or with a window of 0).
+     Goodput (with SLOs: ttft_tpot_set_slo, --slo) = the measured requests that meet each SLO set:
+       a figure equal to its SLO meets it (<=, compared in ns; TPOT exactly, not rounded), and a
+       request with one token has no TPOT and passes the TPOT SLO, as in vLLM. Reported: good n,
+       their fraction of the measured requests, and good requests / window (JSON requests.goodput:
+       n, fraction, rps, slo; null without an SLO or a measured request).
      Percentile p of n sorted values x: h = (n-1)*p/100, result x[floor(h)] +
        (h-floor(h))*(x[floor(h)+1]-x[floor(h)]). This is numpy's default ("linear"), which vLLM,
        SGLang and GenAI-Perf use, so figures compare 1:1. p of one sample is that sample. Exact:
@@ -249,18 +259,13 @@
        JSON device.held); the losses' counts hold at 2^64 - 1.
      Exact means exact at every magnitude: durations are integer ns, and min, max and
        percentiles are computed in integers, so the JSON gives them to the ns even past 2^53 ns
-       (the p50 of 9007199254740993 and 9007199254740995 ns is 9007199254.740994 ms). An
-       interpolated percentile is rounded to the nearest ns, half up. Means and totals are
-       doubles, exact below 2^53 ns (104 days).
+       (the p50 of 9007199254740993 and 9007199254740995 ns is 9007199254.740994 ms). A
+       percentile interpolated between ranks is rounded to the nearest ns, half up. Means and
+       totals are doubles, exact below 2^53 ns (104 days).
      n/a, never a false 0. A figure that cannot be computed says why: an e2e span ended without
        a token count (TTFT_TPOT_SPAN_END_TOKENS gives one) has no rate, steady decode steps that
        took 0 ns in total have no throughput, and the first prefill after ttft_tpot_clear is not
        labelled as the cold one.
-     Locale. Nothing depends on LC_NUMERIC: a host program that calls setlocale(LC_ALL, "")
-       under a decimal-comma locale still gets . in the JSON, the Prometheus exposition, traces,
-       the Chrome trace and the text report, and --slo ttft=1.5 still parses. The text report
-       follows the same rule on purpose: it is English, and it is pasted into issues and
-       grepped.
 
    ERRORS AND ODD INPUT
      Functions return TTFT_TPOT_OK (0) or a negative TTFT_TPOT_E* code (one list: TTFT_TPOT_ERRORS);
@@ -272,9 +277,11 @@
      function at its declaration below.
 
    LOCALE
-     No output or input depends on LC_NUMERIC: JSON, Prometheus, traces, the Chrome trace, SLO
-     parsing and the text report (which is pasted and grepped) always use '.' as the decimal point,
-     whatever locale the host program set.
+     No output or input depends on LC_NUMERIC: a host program that calls setlocale(LC_ALL, "") under a
+     decimal-comma locale still gets '.' as the decimal point in the JSON, the Prometheus exposition,
+     traces, the Chrome trace and the text report, and SLO text (--slo ttft=1.5) still parses. The
+     text report follows the same rule on purpose: it is English, and it is pasted into issues and
+     grepped.
 
    FAST MATH
      A file compiled with -ffast-math, -Ofast or -ffinite-math-only (llm.c's default build) gets the
@@ -286,11 +293,6 @@
      caller built with those options. With another compiler's fast-math mode, doubles derived from the
      samples (means, rates, sd and CV) may differ in their last digits; integer figures do not. The
      inline record path computes no floating point.
-
-   EXACT
-     Durations are integer ns; min, max and percentiles are computed in integers and printed in JSON
-     exactly to the ns at any magnitude (percentiles interpolated between ranks are rounded to the
-     nearest ns, half up). Means and totals are doubles: exact below 2^53 ns (104 days).
 
    REQUESTS (serving)
      With config.max_requests, the collector also records each request's submit and token events and
@@ -311,7 +313,7 @@
      Phase names, request ids and shape keys are indexed with SipHash-1-3 under a key each collector
      draws at init from the clock, its address, a stack address and the process id: ids crafted to
      collide cannot be made without the key. At most half full, linear probing: 1.5 probes a lookup on average; with
-     the key known, the worst case is a scan of every entry (README: Hashing).
+     the key known, the worst case is a scan of every entry.
 
    CLOCK COST
      Init measures one read of the platform clock (median of 255); every report names the clock and
@@ -604,8 +606,7 @@ typedef struct ttft_tpot_slo {
    under "requests" in the JSON report (a STATS object); its name in the Prometheus exposition, after
    the prefix; its HELP line; its bucket bounds (the TTFT, TPOT or E2E bounds of ttft_tpot_prometheus);
    the metric it is a part of (its text line goes under that one's, indented; NONE: none); what its
-   text line says it spans ("": nothing); its row's name in --compare. Definitions: README, Serving
-   metrics. */
+   text line says it spans ("": nothing); its row's name in --compare. Definitions: REQUESTS, above. */
 #define TTFT_TPOT_METRICS(X)                                                                          \
     X(TTFT, "TTFT", "time to first token", "ttft_ms", "time_to_first_token_seconds",                  \
       "Histogram of time to first token in seconds.", TTFT, NONE, "", "requests.ttft")                \
@@ -630,7 +631,7 @@ enum { TTFT_TPOT_METRICS(TTFT_TPOT__METRIC_ENUM) TTFT_TPOT_METRIC_COUNT };
 #undef TTFT_TPOT__METRIC_ENUM
 enum { TTFT_TPOT_METRIC_NONE = -1 }; /* UNDER of a metric that is part of none */
 
-/* Serving metrics over requests, in vLLM's definitions (README: Serving metrics). Durations in ns.
+/* Serving metrics over requests, in vLLM's definitions (REQUESTS and METRICS, above). Durations in ns.
    n counts measured requests: not submitted inside a warmup section, with at least one token. */
 typedef struct ttft_tpot_requests {
     uint64_t seen, n, incomplete, warmup_excluded, dropped;
@@ -895,7 +896,7 @@ struct ttft_tpot {
     uint64_t slice_ns; /* config.slice_ns */
     uint32_t pick_pm[TTFT_TPOT_MAX_PERCENTILES]; /* config.percentiles in thousandths of a percent */
     unsigned pick_n;
-    uint64_t key[2]; /* SipHash key of the name and id indexes, drawn at init (README: Hashing) */
+    uint64_t key[2]; /* SipHash key of the name and id indexes, drawn at init (HASHING, above) */
     size_t run_at[TTFT_TPOT_MAX_RUNS]; /* the first stored sample of each run (ttft_tpot_run_begin) */
     size_t run_end[TTFT_TPOT_MAX_RUNS]; /* the stored sample after each run; SIZE_MAX: the last run is
                                            open (its samples go on to the end) */
@@ -913,7 +914,7 @@ TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg);
 /* Set up c from cfg (NULL: defaults). Storage is cfg->buffer when given, else one allocation; recording
    never allocates (with cfg->grow, ttft_tpot_trace_read may: parts it outgrows move to allocations of
    their own). A capacity or max_phases of 0 means the default (there is no empty collector). The key of
-   the name and id indexes is drawn here (README: Hashing).
+   the name and id indexes is drawn here (HASHING, above).
    Returns OK; EINVAL (c NULL, capacity over UINT32_MAX, max_phases over 65535, hist_slots over
    max_phases); ENOMEM (allocation failed or buffer smaller than ttft_tpot_bytes_needed). On error c is
    zeroed, safe to free. The collector starts enabled. A zeroed collector (never set up, or freed)
@@ -1538,11 +1539,11 @@ TTFT_TPOT_DEF int ttft_tpot_model_report_json(const ttft_tpot_model *m, FILE *ou
    accepts though promtool's lint prefers names without ':'; another prefix replaces "vllm:", joined
    with '_' unless it ends in '_' or ':' ("llm" and "llm_" both give "llm_time_to_..."). The buckets:
    vLLM's bounds and the E12 series from 100 us to 680 s, at most 25% apart up to 10 min (so a
-   histogram_quantile is within 25% of the value at its rank; README: Prometheus). labels (NULL or e.g. "model_name=\"qwen3\"") go on every series: name="value" pairs
+   histogram_quantile is within 25% of the value at its rank; README: Fleets). labels (NULL or e.g. "model_name=\"qwen3\"") go on every series: name="value" pairs
    joined by ',', names [a-zA-Z_][a-zA-Z0-9_]* each once, not "le" and not starting "__"; values
    UTF-8 with \\, \" and \n their only escapes, no raw newline, no braces; at most 500 bytes.
    EINVAL (c or out NULL, prefix not [a-zA-Z_:][a-zA-Z0-9_:]*, labels otherwise: nothing written),
-   ENOMEM (nothing written), EIO. The bucket bounds are in the README. */
+   ENOMEM (nothing written), EIO. The bucket bounds: examples/README.md, Serving metrics. */
 TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels);
 
 /* The same from a model (EINVAL also for one computed without requests). */
@@ -1581,8 +1582,8 @@ TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher
    "# truncated:" (a request whose events did not all fit), "# device:" (a device interval, its
    sample counted among the trace's sample lines), "# device_lost:" and "# counts:" (dropped, rejected,
    shapes_dropped, requests_dropped, requests_refused, events_lost, runs_dropped, outgrown, and the
-   limits they met). So the report of a trace equals the live report, except
-   for the SLOs and the prefill-kernel link, which a trace does not carry (README: Traces).
+   limits they met). So the report of a trace equals the live report, except for the SLOs and the
+   prefill-kernel link, which a trace does not carry (man ttft_tpot_report: TRACE FORMAT).
    write: every stored sample (start_ns 0 without config.timeline) and the directives; EINVAL (nothing
    written), EIO (what reached the stream is unspecified). It writes through a 256 KiB block from the
    allocator, or through 16 KiB on its stack when that allocation fails: it never fails for memory.
@@ -1990,7 +1991,7 @@ static uint64_t ttft_tpot__hash(const ttft_tpot *c, const char *s, size_t len)
 
 /* Where name sits in an index of mask + 1 slots (entry + 1 each, 0 empty) over a table of names
    (stride bytes apart): its slot, or the empty slot that ends its probe. The index is at most half
-   full, so a probe ends; under a secret key it takes 1.5 slots on average (README: Hashing). */
+   full, so a probe ends; under a secret key it takes 1.5 slots on average (HASHING, above). */
 static uint32_t ttft_tpot__probe_h(const uint32_t *index, uint32_t mask, const char *names, size_t stride,
                                    const char *name, size_t len, uint64_t h)
 {
@@ -3437,7 +3438,7 @@ static const ttft_tpot__metric_info ttft_tpot__metrics[TTFT_TPOT_METRIC_COUNT] =
 /* The bucket bounds, in seconds: vLLM's bounds of each set (TTFT, TPOT, E2E), so that dashboards made for
    vLLM read them, and among them the E12 series (1, 1.2, 1.5, 1.8, 2.2, 2.7, 3.3, 3.9, 4.7, 5.6, 6.8,
    8.2 a decade) from 100 us to 680 s: between 100 us and 10 min no two neighbours are more than 25%
-   apart (1.5 / 1.2), which bounds histogram_quantile's error (README: Prometheus). */
+   apart (1.5 / 1.2), which bounds histogram_quantile's error (README: Fleets). */
 static const char *const ttft_tpot__le_ttft[] = {
     "0.0001", "0.00012", "0.00015", "0.00018", "0.00022", "0.00027", "0.00033", "0.00039", "0.00047",
     "0.00056", "0.00068", "0.00082", "0.001", "0.0012", "0.0015", "0.0018", "0.0022", "0.0027", "0.0033",

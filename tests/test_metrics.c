@@ -1240,44 +1240,6 @@ static void a_warmup_then_a_spike(void **state)
     ttft_tpot_free(&c);
 }
 
-/* The requests' TTFT series the same way: 200 requests, a second apart, TTFT 3.00 + 0.01 (i mod 3) ms,
-   request 170's 9 ms (none flagged: steady p50 of 67 x 3.00, 67 x 3.01, 65 x 3.02 and 9, h = 99.5,
-   3.01 ms). The batches are spiky_steps': without the spike White's rule does not fire. */
-static void a_request_spike_is_named(void **state)
-{
-    ttft_tpot c;
-    ttft_tpot_config cfg = {0};
-    ttft_tpot_model md;
-    jc_value doc;
-    char id[16], *text;
-    int i;
-    (void)state;
-    cfg.max_requests = 200;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    for (i = 0; i < 200; i++) {
-        uint64_t t = (uint64_t)i * 1000 * MS, v = i == 170 ? 9 * MS : 3 * MS + (uint64_t)(i % 3) * 10000;
-        snprintf(id, sizeof id, "r%d", i);
-        assert_int_equal(ttft_tpot_request_submit_at(&c, id, t), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + v, 1), TTFT_TPOT_OK);
-    }
-    assert_int_equal(ttft_tpot_model_compute(&c, NULL, &md), TTFT_TPOT_OK);
-    assert_int_equal(md.requests_steady_state.white_cut, 0);
-    assert_false(md.requests_steady_state.drift);
-    assert_int_equal(md.requests_steady_state.spikes, 1);
-    ttft_tpot_model_free(&md);
-    json_of(&c, &doc);
-    assert_true(is_bool_at(&doc, "requests.steady_state.no_steady_state", 0));
-    assert_ms(&doc, "requests.steady_state.spikes", 1);
-    assert_ms(&doc, "requests.steady_state.spike.0.step", 170);
-    assert_ms(&doc, "requests.steady_state.spike.0.ms", 9);
-    jc_free(&doc);
-    text = capture(&c, ttft_tpot_report);
-    assert_non_null(strstr(text, "requests: 1 isolated spike: request 170 at 9.00 ms (3.0x the steady p50)\n"));
-    assert_null(strstr(text, "no steady state"));
-    free(text);
-    ttft_tpot_free(&c);
-}
-
 /* MSER-5's cuts (the first half's, and White's) against the definition computed directly with numpy
    (every d, the tail's mean and squared deviations from scratch) on series with a warmup ramp and
    noise; skipped without numpy. */
@@ -1611,7 +1573,6 @@ int main(void)
         cmocka_unit_test(few_values_before_the_cut),
         cmocka_unit_test(large_series_checked_like_small_ones),
         cmocka_unit_test(a_warmup_then_a_spike),
-        cmocka_unit_test(a_request_spike_is_named),
         cmocka_unit_test(mser5_matches_numpy),
         cmocka_unit_test(runs_by_hand),
         cmocka_unit_test(tpot_excludes_step_zero),

@@ -1,5 +1,6 @@
 /* Phases: the name rule, steady kernel rows, per-shape rows, and the prompt tokens a prefill-role
-   phase carries for the prefill rate. Figures worked by hand. */
+   phase carries for the prefill rate; the keyed hash and the indexes of names, ids and shape keys;
+   warmup per shape. Figures worked by hand. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
 
@@ -283,6 +284,146 @@ static void utf8_edges(void **state)
     ttft_tpot_free(&c);
 }
 
+/* SipHash-2-4 against the vectors of its paper (key 00..0f, message 00..len-1), and SipHash-1-3,
+   which the indexes use, against Python's str/bytes hash (SipHash-1-3, key 0 under PYTHONHASHSEED=0). */
+static void keyed_hash(void **state)
+{
+    const uint64_t k[2] = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull}, zero[2] = {0, 0};
+    static const char *const words[] = {"a", "abc", "decode_step", "0123456789abcdef", "request-000123"};
+    unsigned char m[16];
+    char cmd[256], *out;
+    unsigned i;
+    (void)state;
+    for (i = 0; i < sizeof m; i++)
+        m[i] = (unsigned char)i;
+    assert_true(ttft_tpot__siphash(k, m, 0, 2, 4) == 0x726fdb47dd0e0e31ull);
+    assert_true(ttft_tpot__siphash(k, m, 1, 2, 4) == 0x74f839c593dc67fdull);
+    assert_true(ttft_tpot__siphash(k, m, 8, 2, 4) == 0x93f5f5799a932462ull);
+    assert_true(ttft_tpot__siphash(k, m, 15, 2, 4) == 0xa129ca6149be45e5ull);
+    if (shell("/usr/bin/python3 -c 'import sys; sys.exit(sys.hash_info.algorithm != \"siphash13\")' 2>/dev/null") != 0) {
+        print_message("no /usr/bin/python3 with SipHash-1-3 str hashing: the cross-check is SKIPPED\n");
+        return;
+    }
+    for (i = 0; i < sizeof words / sizeof words[0]; i++) {
+        snprintf(cmd, sizeof cmd, "PYTHONHASHSEED=0 /usr/bin/python3 -c 'print(hash(b\"%s\") %% 2**64)' > siphash.out",
+                 words[i]);
+        assert_int_equal(shell(cmd), 0);
+        out = slurp("siphash.out");
+        assert_true(strtoull(out, NULL, 10) == ttft_tpot__siphash(zero, words[i], strlen(words[i]), 1, 3));
+        free(out);
+    }
+}
+
+/* Every collector draws its own key; thousands of phases and ids are found through the indexes, and
+   a refused trace takes its phases out of the index again. */
+static void indexes_by_name(void **state)
+{
+    ttft_tpot a, b;
+    ttft_tpot_config cfg = {0};
+    char name[32], err[256];
+    int i;
+    (void)state;
+    cfg.max_phases = 5000;
+    cfg.max_requests = 5000;
+    assert_int_equal(ttft_tpot_init(&a, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    assert_true(a.key[0] != b.key[0] || a.key[1] != b.key[1]);
+    for (i = 0; i < 5000; i++) {
+        snprintf(name, sizeof name, "k%d", i);
+        assert_int_equal(ttft_tpot_phase(&a, name, TTFT_TPOT_ROLE_KERNEL), i);
+        assert_int_equal(ttft_tpot_request_submit_at(&a, name, (uint64_t)i), TTFT_TPOT_OK);
+    }
+    for (i = 4999; i >= 0; i--) {
+        snprintf(name, sizeof name, "k%d", i);
+        assert_int_equal(ttft_tpot_find_phase(&a, name), i);
+        assert_int_equal(ttft_tpot_phase(&a, name, TTFT_TPOT_ROLE_KERNEL), i);
+        assert_int_equal(ttft_tpot_request_submit_at(&a, name, 0), TTFT_TPOT_EREQUEST);
+    }
+    assert_int_equal(ttft_tpot_find_phase(&a, "k5000"), TTFT_TPOT_EPHASE);
+    /* b: a trace that adds phases x and y, then fails; then y is new again, with x's old id */
+    assert_int_equal(trace_str(&b, "phase,role,start_ns,dur_ns,tokens,warmup\nx,kernel,0,5,0,1\ny,kernel,0,5,0,1\n"
+                                   "z,bad,0,5,0,1\n", "t", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
+    assert_int_equal(ttft_tpot_find_phase(&b, "x"), TTFT_TPOT_EPHASE);
+    assert_int_equal(ttft_tpot_find_phase(&b, "y"), TTFT_TPOT_EPHASE);
+    assert_int_equal(ttft_tpot_phase(&b, "y", TTFT_TPOT_ROLE_DECODE), 0);
+    assert_int_equal(ttft_tpot_find_phase(&b, "y"), 0);
+    ttft_tpot_free(&a);
+    ttft_tpot_free(&b);
+}
+
+static void warmup_per_shape(void **state)
+{
+    static const uint64_t keys[] = {1, 1, 2, 2, 1, 4};
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_stats st;
+    int d, k;
+    size_t i;
+    char *text;
+    (void)state;
+    d = fixture(&c, NULL, "decode", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < 6; i++) /* first call (key 1), the first of key 2, the first of key 4 */
+        assert_int_equal(ttft_tpot_record_shape(&c, d, keys[i], MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_phase_stats(&c, d, &st), TTFT_TPOT_OK);
+    assert_int_equal(st.warmup_n, 3);
+    assert_int_equal(sample(&c, 2).warmup, 1);
+    assert_int_equal(sample(&c, 4).warmup, 0);
+    k = ttft_tpot_phase(&c, "graph", TTFT_TPOT_ROLE_KERNEL); /* the same keys, another phase: new again */
+    for (i = 0; i < 3; i++) {
+        TTFT_TPOT_SPAN_BEGIN_SHAPE(s, &c, k, keys[i + 2]);
+        TTFT_TPOT_SPAN_END(s);
+    }
+    assert_int_equal(ttft_tpot_phase_stats(&c, k, &st), TTFT_TPOT_OK);
+    assert_int_equal(st.warmup_n, 2); /* keys 2 (the first call too), 1 */
+    ttft_tpot_free(&c);
+    /* a full shape table: new shapes are counted, not flagged */
+    cfg.max_shapes = 2;
+    d = fixture(&c, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < 6; i++)
+        ttft_tpot_record_shape(&c, d, keys[i], MS, 1);
+    assert_int_equal(counts(&c).shapes_dropped, 1);
+    assert_int_equal(sample(&c, 5).warmup, 0);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 1 sample with a new shape not flagged warmup"));
+    free(text);
+    assert_int_equal(ttft_tpot_record_shape(NULL, 0, 1, 1, 1), TTFT_TPOT_EINVAL);
+    ttft_tpot_enable(&c, 0);
+    assert_int_equal(ttft_tpot_record_shape(&c, d, 9, 1, 1), TTFT_TPOT_OK);
+    ttft_tpot_free(&c);
+}
+
+/* Shape keys are hashed under the collector's key too: 4096 keys j << 48 all fell in slot 0 of an
+   unkeyed multiplicative hash (j * C << 48 >> 32 has no bit below 16), so each lookup probed the
+   keys before it. Now they probe about as few slots as any keys: the mean distance of a key from its
+   first slot stays under 2 (1.5 expected at half full). The pair hash is SipHash-1-3 of the pair's 16
+   bytes, little-endian. */
+static void shape_keys_are_keyed(void **state)
+{
+    const uint64_t k[2] = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull};
+    unsigned char bytes[16];
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    uint64_t j, probes = 0;
+    int d, b;
+    (void)state;
+    for (b = 0; b < 16; b++)
+        bytes[b] = (unsigned char)((b < 8 ? 0x1122334455667788ull : 42u) >> (8 * (b % 8)));
+    assert_true(ttft_tpot__siphash_pair(k, 0x1122334455667788ull, 42) == ttft_tpot__siphash(k, bytes, 16, 1, 3));
+    cfg.max_shapes = 4096;
+    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    for (j = 1; j <= 4096; j++)
+        assert_int_equal(ttft_tpot_record_shape(&c, d, j << 48, 5, 1), TTFT_TPOT_OK);
+    assert_int_equal(counts(&c).shapes_dropped, 0);
+    for (j = 1; j <= 4096; j++) { /* from its first slot to where it is */
+        uint32_t home = (uint32_t)ttft_tpot__siphash_pair(c.key, j << 48, (uint64_t)d) & c.shape.mask;
+        probes += (ttft_tpot__shape_slot(&c, d, j << 48) - home) & c.shape.mask;
+    }
+    if (probes >= 2 * 4096)
+        fail_msg("%llu probes for 4096 keys", (unsigned long long)probes);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +434,10 @@ int main(void)
         cmocka_unit_test(merge_that_drops_prompts),
         cmocka_unit_test(shape_rows_split_a_phase),
         cmocka_unit_test(utf8_edges),
+        cmocka_unit_test(keyed_hash),
+        cmocka_unit_test(indexes_by_name),
+        cmocka_unit_test(warmup_per_shape),
+        cmocka_unit_test(shape_keys_are_keyed),
     };
     return run_cases(tests);
 }

@@ -1,5 +1,5 @@
-/* Serving metrics per request (vLLM's definitions), goodput, warmup per shape, Prometheus: every
-   figure worked out by hand from the timestamps below. */
+/* Serving metrics per request (vLLM's definitions), goodput, Prometheus: every figure worked out by
+   hand from the timestamps below. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
 #include <dirent.h>
@@ -277,45 +277,6 @@ static void requests_round_trip_and_bad_lines(void **state)
     ttft_tpot_free(&b);
 }
 
-/* A trace names the limits the recording collector's losses met, 0 included (max_requests 0, the
-   default: every request dropped), so its report warns as the live one does, whatever collector reads
-   it. */
-static void trace_names_the_recording_limits(void **state)
-{
-    ttft_tpot c;
-    ttft_tpot_config cfg = {0};
-    char *text, *trace;
-    (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK); /* max_requests 0 */
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "a", 1), TTFT_TPOT_EFULL);
-    text = capture(&c, ttft_tpot_report);
-    assert_non_null(strstr(text, "WARNING: 1 request event dropped: the request tables are full "
-                                 "(config.max_requests 0, max_request_events 0; 1 submits refused)"));
-    free(text);
-    trace = capture(&c, ttft_tpot_trace_write);
-    assert_non_null(strstr(trace, "# counts: requests_dropped=1 requests_refused=1 capacity=65536 max_requests=0 "
-                                  "max_request_events=0 max_shapes=64\n"));
-    free(trace);
-    cfg.max_requests = 64; /* a reader with other limits */
-    trace_keeps_the_report(&c, &cfg);
-    { /* a merge carries them on: the limits of the collector that met the loss */
-        ttft_tpot b, d;
-        char err[256];
-        trace = capture(&c, ttft_tpot_trace_write);
-        assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
-        assert_int_equal(trace_str(&b, trace, "t", err, sizeof err), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_init(&d, &cfg), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_merge(&d, &b), TTFT_TPOT_OK);
-        text = capture(&d, ttft_tpot_report);
-        assert_non_null(strstr(text, "(config.max_requests 0, max_request_events 0; 1 submits refused)"));
-        free(text);
-        free(trace);
-        ttft_tpot_free(&d);
-        ttft_tpot_free(&b);
-    }
-    ttft_tpot_free(&c);
-}
-
 static void merged_requests(void **state)
 {
     ttft_tpot a, b;
@@ -337,47 +298,6 @@ static void merged_requests(void **state)
     assert_int_equal(counts(&a).requests, 0);
     ttft_tpot_free(&a);
     ttft_tpot_free(&b);
-}
-
-static void warmup_per_shape(void **state)
-{
-    static const uint64_t keys[] = {1, 1, 2, 2, 1, 4};
-    ttft_tpot c;
-    ttft_tpot_config cfg = {0};
-    ttft_tpot_stats st;
-    int d, k;
-    size_t i;
-    char *text;
-    (void)state;
-    d = fixture(&c, NULL, "decode", TTFT_TPOT_ROLE_DECODE);
-    for (i = 0; i < 6; i++) /* first call (key 1), the first of key 2, the first of key 4 */
-        assert_int_equal(ttft_tpot_record_shape(&c, d, keys[i], MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_phase_stats(&c, d, &st), TTFT_TPOT_OK);
-    assert_int_equal(st.warmup_n, 3);
-    assert_int_equal(sample(&c, 2).warmup, 1);
-    assert_int_equal(sample(&c, 4).warmup, 0);
-    k = ttft_tpot_phase(&c, "graph", TTFT_TPOT_ROLE_KERNEL); /* the same keys, another phase: new again */
-    for (i = 0; i < 3; i++) {
-        TTFT_TPOT_SPAN_BEGIN_SHAPE(s, &c, k, keys[i + 2]);
-        TTFT_TPOT_SPAN_END(s);
-    }
-    assert_int_equal(ttft_tpot_phase_stats(&c, k, &st), TTFT_TPOT_OK);
-    assert_int_equal(st.warmup_n, 2); /* keys 2 (the first call too), 1 */
-    ttft_tpot_free(&c);
-    /* a full shape table: new shapes are counted, not flagged */
-    cfg.max_shapes = 2;
-    d = fixture(&c, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
-    for (i = 0; i < 6; i++)
-        ttft_tpot_record_shape(&c, d, keys[i], MS, 1);
-    assert_int_equal(counts(&c).shapes_dropped, 1);
-    assert_int_equal(sample(&c, 5).warmup, 0);
-    text = capture(&c, ttft_tpot_report);
-    assert_non_null(strstr(text, "WARNING: 1 sample with a new shape not flagged warmup"));
-    free(text);
-    assert_int_equal(ttft_tpot_record_shape(NULL, 0, 1, 1, 1), TTFT_TPOT_EINVAL);
-    ttft_tpot_enable(&c, 0);
-    assert_int_equal(ttft_tpot_record_shape(&c, d, 9, 1, 1), TTFT_TPOT_OK);
-    ttft_tpot_free(&c);
 }
 
 /* The value of a series line "name{...} value" in text, or -1. */
@@ -553,105 +473,6 @@ static void request_edges(void **state)
     ttft_tpot_free(&c);
 }
 
-/* SipHash-2-4 against the vectors of its paper (key 00..0f, message 00..len-1), and SipHash-1-3,
-   which the indexes use, against Python's str/bytes hash (SipHash-1-3, key 0 under PYTHONHASHSEED=0). */
-/* Shape keys are hashed under the collector's key too: 4096 keys j << 48 all fell in slot 0 of an
-   unkeyed multiplicative hash (j * C << 48 >> 32 has no bit below 16), so each lookup probed the
-   keys before it. Now they probe about as few slots as any keys: the mean distance of a key from its
-   first slot stays under 2 (1.5 expected at half full). The pair hash is SipHash-1-3 of the pair's 16
-   bytes, little-endian. */
-static void shape_keys_are_keyed(void **state)
-{
-    const uint64_t k[2] = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull};
-    unsigned char bytes[16];
-    ttft_tpot c;
-    ttft_tpot_config cfg = {0};
-    uint64_t j, probes = 0;
-    int d, b;
-    (void)state;
-    for (b = 0; b < 16; b++)
-        bytes[b] = (unsigned char)((b < 8 ? 0x1122334455667788ull : 42u) >> (8 * (b % 8)));
-    assert_true(ttft_tpot__siphash_pair(k, 0x1122334455667788ull, 42) == ttft_tpot__siphash(k, bytes, 16, 1, 3));
-    cfg.max_shapes = 4096;
-    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
-    for (j = 1; j <= 4096; j++)
-        assert_int_equal(ttft_tpot_record_shape(&c, d, j << 48, 5, 1), TTFT_TPOT_OK);
-    assert_int_equal(counts(&c).shapes_dropped, 0);
-    for (j = 1; j <= 4096; j++) { /* from its first slot to where it is */
-        uint32_t home = (uint32_t)ttft_tpot__siphash_pair(c.key, j << 48, (uint64_t)d) & c.shape.mask;
-        probes += (ttft_tpot__shape_slot(&c, d, j << 48) - home) & c.shape.mask;
-    }
-    if (probes >= 2 * 4096)
-        fail_msg("%llu probes for 4096 keys", (unsigned long long)probes);
-    ttft_tpot_free(&c);
-}
-
-static void keyed_hash(void **state)
-{
-    const uint64_t k[2] = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull}, zero[2] = {0, 0};
-    static const char *const words[] = {"a", "abc", "decode_step", "0123456789abcdef", "request-000123"};
-    unsigned char m[16];
-    char cmd[256], *out;
-    unsigned i;
-    (void)state;
-    for (i = 0; i < sizeof m; i++)
-        m[i] = (unsigned char)i;
-    assert_true(ttft_tpot__siphash(k, m, 0, 2, 4) == 0x726fdb47dd0e0e31ull);
-    assert_true(ttft_tpot__siphash(k, m, 1, 2, 4) == 0x74f839c593dc67fdull);
-    assert_true(ttft_tpot__siphash(k, m, 8, 2, 4) == 0x93f5f5799a932462ull);
-    assert_true(ttft_tpot__siphash(k, m, 15, 2, 4) == 0xa129ca6149be45e5ull);
-    if (shell("/usr/bin/python3 -c 'import sys; sys.exit(sys.hash_info.algorithm != \"siphash13\")' 2>/dev/null") != 0) {
-        print_message("no /usr/bin/python3 with SipHash-1-3 str hashing: the cross-check is SKIPPED\n");
-        return;
-    }
-    for (i = 0; i < sizeof words / sizeof words[0]; i++) {
-        snprintf(cmd, sizeof cmd, "PYTHONHASHSEED=0 /usr/bin/python3 -c 'print(hash(b\"%s\") %% 2**64)' > siphash.out",
-                 words[i]);
-        assert_int_equal(shell(cmd), 0);
-        out = slurp("siphash.out");
-        assert_true(strtoull(out, NULL, 10) == ttft_tpot__siphash(zero, words[i], strlen(words[i]), 1, 3));
-        free(out);
-    }
-}
-
-/* Every collector draws its own key; thousands of phases and ids are found through the indexes, and
-   a refused trace takes its phases out of the index again. */
-static void indexes_by_name(void **state)
-{
-    ttft_tpot a, b;
-    ttft_tpot_config cfg = {0};
-    char name[32], err[256];
-    int i;
-    (void)state;
-    cfg.max_phases = 5000;
-    cfg.max_requests = 5000;
-    assert_int_equal(ttft_tpot_init(&a, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
-    assert_true(a.key[0] != b.key[0] || a.key[1] != b.key[1]);
-    for (i = 0; i < 5000; i++) {
-        snprintf(name, sizeof name, "k%d", i);
-        assert_int_equal(ttft_tpot_phase(&a, name, TTFT_TPOT_ROLE_KERNEL), i);
-        assert_int_equal(ttft_tpot_request_submit_at(&a, name, (uint64_t)i), TTFT_TPOT_OK);
-    }
-    for (i = 4999; i >= 0; i--) {
-        snprintf(name, sizeof name, "k%d", i);
-        assert_int_equal(ttft_tpot_find_phase(&a, name), i);
-        assert_int_equal(ttft_tpot_phase(&a, name, TTFT_TPOT_ROLE_KERNEL), i);
-        assert_int_equal(ttft_tpot_request_submit_at(&a, name, 0), TTFT_TPOT_EREQUEST);
-    }
-    assert_int_equal(ttft_tpot_find_phase(&a, "k5000"), TTFT_TPOT_EPHASE);
-    /* b: a trace that adds phases x and y, then fails; then y is new again, with x's old id */
-    assert_int_equal(trace_str(&b, "phase,role,start_ns,dur_ns,tokens,warmup\nx,kernel,0,5,0,1\ny,kernel,0,5,0,1\n"
-                                   "z,bad,0,5,0,1\n", "t", err, sizeof err),
-                     TTFT_TPOT_EPARSE);
-    assert_int_equal(ttft_tpot_find_phase(&b, "x"), TTFT_TPOT_EPHASE);
-    assert_int_equal(ttft_tpot_find_phase(&b, "y"), TTFT_TPOT_EPHASE);
-    assert_int_equal(ttft_tpot_phase(&b, "y", TTFT_TPOT_ROLE_DECODE), 0);
-    assert_int_equal(ttft_tpot_find_phase(&b, "y"), 0);
-    ttft_tpot_free(&a);
-    ttft_tpot_free(&b);
-}
-
 /* The TTFT series of the requests, measured like a decode phase (test_metrics: steady_state_measured):
    25 requests whose TTFTs come in batches of 5 at 100, 50, 10, 12, 8 ms, none in a warmup section:
    MSER-5 cuts 10, and the p50 after the cut is 10 ms. */
@@ -680,6 +501,45 @@ static void request_warmup_measured(void **state)
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "requests: MSER-5 puts the end of warmup at request 10, 10 requests after the 0 "
                                  "flagged; TTFT p50 12.00 ms with them, 10.00 ms without"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+/* The spikes of the requests' TTFT series, found as a decode phase's are (test_metrics:
+   a_spike_is_not_a_drift): 200 requests, a second apart, TTFT 3.00 + 0.01 (i mod 3) ms,
+   request 170's 9 ms (none flagged: steady p50 of 67 x 3.00, 67 x 3.01, 65 x 3.02 and 9, h = 99.5,
+   3.01 ms). The batches are test_metrics' spiky_steps': without the spike White's rule does not fire. */
+static void a_request_spike_is_named(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_model md;
+    jc_value doc;
+    char id[16], *text;
+    int i;
+    (void)state;
+    cfg.max_requests = 200;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    for (i = 0; i < 200; i++) {
+        uint64_t t = (uint64_t)i * 1000 * MS, v = i == 170 ? 9 * MS : 3 * MS + (uint64_t)(i % 3) * 10000;
+        snprintf(id, sizeof id, "r%d", i);
+        assert_int_equal(ttft_tpot_request_submit_at(&c, id, t), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + v, 1), TTFT_TPOT_OK);
+    }
+    assert_int_equal(ttft_tpot_model_compute(&c, NULL, &md), TTFT_TPOT_OK);
+    assert_int_equal(md.requests_steady_state.white_cut, 0);
+    assert_false(md.requests_steady_state.drift);
+    assert_int_equal(md.requests_steady_state.spikes, 1);
+    ttft_tpot_model_free(&md);
+    json_of(&c, &doc);
+    assert_true(is_bool_at(&doc, "requests.steady_state.no_steady_state", 0));
+    assert_ms(&doc, "requests.steady_state.spikes", 1);
+    assert_ms(&doc, "requests.steady_state.spike.0.step", 170);
+    assert_ms(&doc, "requests.steady_state.spike.0.ms", 9);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "requests: 1 isolated spike: request 170 at 9.00 ms (3.0x the steady p50)\n"));
+    assert_null(strstr(text, "no steady state"));
     free(text);
     ttft_tpot_free(&c);
 }
@@ -913,384 +773,6 @@ static void queue_time_splits_ttft(void **state)
     assert_non_null(strstr(text, "vllm:request_prefill_time_seconds_count 3\n"));
     free(text);
     trace_keeps_the_report(&c, &cfg);
-    ttft_tpot_free(&c);
-}
-
-/* Schedule lines in a trace: after their request's submit, once, between submit and first token. */
-/* The schedule of a request whose submit did not fit the event log (tracked, truncated) travels in the
-   trace too, after its "# truncated:" line: the request tracks of the trace equal the live ones. Found
-   by fuzz_api: a and b submitted into a log of 1 event; b is scheduled 5 ms after its submit. */
-static void schedule_of_a_truncated_request(void **state)
-{
-    ttft_tpot c;
-    ttft_tpot_config cfg = {0};
-    char *trace, *live, *back, err[256];
-    ttft_tpot b;
-    (void)state;
-    cfg.max_requests = 2;
-    cfg.max_request_events = 1;
-    cfg.timeline = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "a", 1 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "b", 2 * MS), TTFT_TPOT_EFULL); /* tracked, truncated */
-    assert_int_equal(ttft_tpot_request_schedule_at(&c, "b", 7 * MS), TTFT_TPOT_OK);
-    trace = capture(&c, ttft_tpot_trace_write);
-    assert_non_null(strstr(trace, "# truncated: 2000000,0,b\nb,schedule,7000000,0,0,0\n"));
-    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
-    if (trace_str(&b, trace, "t", err, sizeof err) != TTFT_TPOT_OK)
-        fail_msg("%s\n%s", err, trace);
-    live = capture(&c, ttft_tpot_chrome_trace);
-    back = capture(&b, ttft_tpot_chrome_trace);
-    assert_non_null(strstr(live, "\"name\":\"queued b\""));
-    assert_string_equal(live, back);
-    same_reports(&c, &b);
-    free(live);
-    free(back);
-    free(trace);
-    ttft_tpot_free(&b);
-    ttft_tpot_free(&c);
-}
-
-#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
-/* Requests keep their order through a trace, those without a submit event included (their "# truncated:"
-   line stands where they were made), so the request lanes of the trace are the live ones. x (made by
-   a "# truncated:" line, submitted at 7 ns) is first: lane 1; r (5 ns to 9 ns) is second, and x has not
-   ended by its submit: lane 2. Found by fuzz_trace: written back, x came last and swapped the lanes. */
-static void requests_keep_their_order(void **state)
-{
-    ttft_tpot c, b;
-    ttft_tpot_config cfg = {0};
-    char err[256], *trace, *live, *back;
-    (void)state;
-    cfg.max_requests = 4;
-    cfg.timeline = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(trace_str(&c, H "# truncated: 7,0,x\nr,submit,5,0,0,0\nr,token,9,0,1,0\n"
-                                     "# counts: requests_dropped=1 events_lost=1\n", "t", err, sizeof err),
-                     TTFT_TPOT_OK);
-    trace = capture(&c, ttft_tpot_trace_write);
-    assert_non_null(strstr(trace, "# truncated: 7,0,x\nr,submit,5,0,0,0\n"));
-    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(trace_str(&b, trace, "back", err, sizeof err), TTFT_TPOT_OK);
-    live = capture(&c, ttft_tpot_chrome_trace);
-    back = capture(&b, ttft_tpot_chrome_trace);
-    assert_non_null(strstr(live, "\"name\":\"ttft r\",\"cat\":\"request\",\"tid\":2,"));
-    assert_string_equal(live, back);
-    free(live);
-    free(back);
-    free(trace);
-    ttft_tpot_free(&b);
-    ttft_tpot_free(&c);
-}
-#undef H
-
-/* The value of series name (a whole line's head, "... " included) in an exposition; -1 when absent. */
-static long long series_of(const char *text, const char *name)
-{
-    const char *at = strstr(text, name);
-    return at ? atoll(at + strlen(name)) : -1;
-}
-
-/* The exposition a publisher writes now. */
-static char *published(const ttft_tpot *c, ttft_tpot_publisher *p)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    assert_non_null(f);
-    assert_int_equal(ttft_tpot_publish(c, p, f, "llm", "replica=\"0\""), TTFT_TPOT_OK);
-    fclose(f);
-    return buf;
-}
-
-/* A live exposition counts finished requests only, and never goes back: not as a request goes on,
-   not across a clear. A: TTFT 10 ms, finished at 20 ms; B: TTFT 5 ms (after 30 ms), then more
-   tokens; C after a clear: TTFT 7 ms. */
-static void live_exposition_only_grows(void **state)
-{
-    static const char ttft_count[] = "llm_time_to_first_token_seconds_count{replica=\"0\"} ";
-    static const char ttft_10ms[] = "llm_time_to_first_token_seconds_bucket{replica=\"0\",le=\"0.01\"} ";
-    static const char e2e_20ms[] = "llm_e2e_request_latency_seconds_bucket{replica=\"0\",le=\"0.022\"} ";
-    static const char success[] = "llm_request_success_total{replica=\"0\"} ";
-    ttft_tpot_config cfg = {0};
-    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
-    ttft_tpot c;
-    char *a, *b, *d;
-    (void)state;
-    cfg.max_requests = 8;
-    assert_non_null(p);
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    ttft_tpot_request_submit_at(&c, "A", 0);
-    ttft_tpot_request_tokens_at(&c, "A", 10 * MS, 1);
-    ttft_tpot_request_tokens_at(&c, "A", 20 * MS, 1);
-    assert_int_equal(ttft_tpot_request_finish(&c, "A"), TTFT_TPOT_OK);
-    ttft_tpot_request_submit_at(&c, "B", 30 * MS);
-    ttft_tpot_request_tokens_at(&c, "B", 35 * MS, 1); /* not finished: not published */
-    a = published(&c, p);
-    assert_true(series_of(a, ttft_count) == 1 && series_of(a, ttft_10ms) == 1 && series_of(a, success) == 1);
-    assert_true(series_of(a, e2e_20ms) == 1);
-    ttft_tpot_request_tokens_at(&c, "B", 80 * MS, 1); /* B's E2E grows to 50 ms before it finishes */
-    assert_int_equal(ttft_tpot_request_finish(&c, "B"), TTFT_TPOT_OK);
-    b = published(&c, p);
-    assert_true(series_of(b, ttft_count) == 2 && series_of(b, ttft_10ms) == 2 && series_of(b, success) == 2);
-    assert_true(series_of(b, e2e_20ms) == 1 && series_of(b, "llm_generation_tokens_total{replica=\"0\"} ") == 4);
-    ttft_tpot_clear(&c); /* a new interval: what was published stays */
-    d = published(&c, p);
-    assert_string_equal(d, b);
-    free(d);
-    ttft_tpot_request_submit_at(&c, "C", 100 * MS);
-    ttft_tpot_request_tokens_at(&c, "C", 107 * MS, 1);
-    ttft_tpot_request_finish(&c, "C");
-    d = published(&c, p);
-    assert_true(series_of(d, ttft_count) == 3 && series_of(d, ttft_10ms) == 3 && series_of(d, success) == 3);
-    assert_non_null(strstr(d, "llm_time_to_first_token_seconds_sum{replica=\"0\"} 0.022000000\n")); /* 10+5+7 ms */
-    free(a), free(b), free(d);
-    ttft_tpot_free(&c);
-    free(p);
-}
-
-/* The series value of an exposition's line that starts with head (labels replica="0"), as text. */
-static void assert_series(const char *text, const char *head, const char *value)
-{
-    char line[256];
-    snprintf(line, sizeof line, "llm_%s{replica=\"0\"} %s\n", head, value);
-    if (!strstr(text, line))
-        fail_msg("no line %s in:\n%s", line, text);
-}
-
-/* Requests that finish after the last publication and before a clear are published after it (the
-   clear kept only what had been published: 13 of 18 requests were counted). A: submit 0, tokens at
-   10 and 20 ms, published; B: submit 30, tokens at 35, 45, 50 ms, finished, not published; clear;
-   C: submit 100, token at 107; clear; E: submit 200, tokens at 203, 204 ms; clear again; then D
-   unfinished. By hand: TTFT 10, 5, 7, 3 ms (25 ms); ITL A 10, B 10 and 5, E 1 (26 ms); TTST A 20, B
-   15, E 4 (39 ms); TPOT A 10, B 7.5, E 1 (18.5 ms); E2E A 20, B 20, C 7, E 4 (51 ms); tokens 2 + 3 +
-   1 + 2 = 8. */
-static void live_exposition_counts_what_finished_before_a_clear(void **state)
-{
-    ttft_tpot_config cfg = {0};
-    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
-    ttft_tpot c;
-    char *a, *d;
-    (void)state;
-    cfg.max_requests = 8;
-    assert_non_null(p);
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    ttft_tpot_request_submit_at(&c, "A", 0);
-    ttft_tpot_request_tokens_at(&c, "A", 10 * MS, 1);
-    ttft_tpot_request_tokens_at(&c, "A", 20 * MS, 1);
-    ttft_tpot_request_finish(&c, "A");
-    a = published(&c, p);
-    assert_series(a, "request_success_total", "1");
-    ttft_tpot_request_submit_at(&c, "B", 30 * MS);
-    ttft_tpot_request_tokens_at(&c, "B", 35 * MS, 1);
-    ttft_tpot_request_tokens_at(&c, "B", 45 * MS, 1);
-    ttft_tpot_request_tokens_at(&c, "B", 50 * MS, 1);
-    ttft_tpot_request_finish(&c, "B");
-    ttft_tpot_clear(&c);
-    ttft_tpot_request_submit_at(&c, "C", 100 * MS);
-    ttft_tpot_request_tokens_at(&c, "C", 107 * MS, 1);
-    ttft_tpot_request_finish(&c, "C");
-    ttft_tpot_clear(&c);
-    ttft_tpot_request_submit_at(&c, "E", 200 * MS);
-    ttft_tpot_request_tokens_at(&c, "E", 203 * MS, 1);
-    ttft_tpot_request_tokens_at(&c, "E", 204 * MS, 1);
-    ttft_tpot_request_finish(&c, "E");
-    ttft_tpot_clear(&c);
-    ttft_tpot_request_submit_at(&c, "D", 300 * MS);
-    ttft_tpot_request_tokens_at(&c, "D", 301 * MS, 1);
-    d = published(&c, p);
-    assert_series(d, "request_success_total", "4");
-    assert_series(d, "generation_tokens_total", "8");
-    assert_series(d, "time_to_first_token_seconds_count", "4");
-    assert_series(d, "time_to_first_token_seconds_sum", "0.025000000");
-    assert_series(d, "inter_token_latency_seconds_count", "4");
-    assert_series(d, "inter_token_latency_seconds_sum", "0.026000000");
-    assert_series(d, "time_to_second_token_seconds_count", "3");
-    assert_series(d, "time_to_second_token_seconds_sum", "0.039000000");
-    assert_series(d, "request_time_per_output_token_seconds_count", "3");
-    assert_series(d, "request_time_per_output_token_seconds_sum", "0.018500000");
-    assert_series(d, "e2e_request_latency_seconds_count", "4");
-    assert_series(d, "e2e_request_latency_seconds_sum", "0.051000000");
-    free(d);
-    d = published(&c, p); /* again: nothing new */
-    assert_series(d, "request_success_total", "4");
-    free(a), free(d);
-    ttft_tpot_free(&c);
-    free(p);
-}
-
-/* With every request finished, the first publication is ttft_tpot_prometheus's exposition; the file
-   form is written whole, with no temporary file left; finish is refused twice, for an unknown id, and
-   tokens after it. */
-static void live_exposition_of_a_finished_run(void **state)
-{
-    ttft_tpot_config cfg = {0};
-    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
-    ttft_tpot c;
-    char *live, *whole, *file;
-    FILE *f;
-    (void)state;
-    cfg.max_requests = 8;
-    assert_non_null(p);
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    ttft_tpot_request_submit_at(&c, "A", 0);
-    ttft_tpot_request_schedule_at(&c, "A", 2 * MS);
-    ttft_tpot_request_tokens_at(&c, "A", 10 * MS, 1);
-    ttft_tpot_request_tokens_at(&c, "A", 13 * MS, 2);
-    ttft_tpot_request_finish(&c, "A");
-    assert_int_equal(ttft_tpot_request_finish(&c, "A"), TTFT_TPOT_EREQUEST);
-    assert_int_equal(ttft_tpot_request_finish(&c, "nobody"), TTFT_TPOT_EREQUEST);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "A", 14 * MS, 1), TTFT_TPOT_EREQUEST);
-    assert_int_equal(counts(&c).rejected, 3);
-    live = published(&c, p);
-    f = fopen("live_whole.prom", "w");
-    assert_non_null(f);
-    assert_int_equal(ttft_tpot_prometheus(&c, f, "llm_", "replica=\"0\""), TTFT_TPOT_OK);
-    fclose(f);
-    whole = slurp("live_whole.prom");
-    assert_string_equal(live, whole);
-    memset(p, 0, sizeof *p);
-    assert_int_equal(ttft_tpot_publish_file(&c, p, "live.prom", "llm", "replica=\"0\""), TTFT_TPOT_OK);
-    file = slurp("live.prom");
-    assert_string_equal(file, whole);
-    assert_null(fopen("live.prom.tmp", "r"));
-    assert_int_equal(ttft_tpot_publish_file(&c, p, "no/such/dir/live.prom", NULL, NULL), TTFT_TPOT_EIO);
-    assert_int_equal(ttft_tpot_publish(&c, p, stdout, "bad prefix", NULL), TTFT_TPOT_EINVAL);
-    free(live), free(whole), free(file);
-    ttft_tpot_free(&c);
-    free(p);
-}
-
-/* A collector with one finished request, for the publisher's file tests. */
-static void one_finished(ttft_tpot *c)
-{
-    ttft_tpot_config cfg = {0};
-    cfg.max_requests = 4;
-    assert_int_equal(ttft_tpot_init(c, &cfg), TTFT_TPOT_OK);
-    ttft_tpot_request_submit_at(c, "A", 0);
-    ttft_tpot_request_tokens_at(c, "A", 10 * MS, 1);
-    ttft_tpot_request_finish(c, "A");
-}
-
-/* The live file is checked as generate --prometheus checks its file: a FIFO or a link (a device, as
-   root: /dev/full became a regular file) at the path is refused with EPATH and left as it was; so is
-   a path too long for the temporary name (it was EINVAL, the bad prefix's code). */
-static void publish_file_replaces_regular_files_only(void **state)
-{
-    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
-    char *path = (char *)malloc(5000);
-    struct stat st;
-    ttft_tpot c;
-    (void)state;
-    assert_non_null(p);
-    assert_non_null(path);
-    one_finished(&c);
-    remove("pub.fifo"), remove("pub.link"), remove("pub.target");
-    assert_int_equal(mkfifo("pub.fifo", 0600), 0);
-    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.fifo", NULL, NULL), TTFT_TPOT_EPATH);
-    assert_int_equal(lstat("pub.fifo", &st), 0);
-    assert_true(S_ISFIFO(st.st_mode));
-    assert_int_equal(symlink("pub.target", "pub.link"), 0);
-    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.link", NULL, NULL), TTFT_TPOT_EPATH);
-    assert_int_equal(lstat("pub.link", &st), 0);
-    assert_true(S_ISLNK(st.st_mode));
-    assert_int_equal(lstat("pub.target", &st), -1);
-    memset(path, 'a', 4999);
-    path[4999] = '\0';
-    assert_int_equal(ttft_tpot_publish_file(&c, p, path, NULL, NULL), TTFT_TPOT_EPATH);
-    assert_string_equal(ttft_tpot_strerror(TTFT_TPOT_EPATH), "path refused: too long, or not a regular file");
-    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.prom", NULL, NULL), TTFT_TPOT_OK); /* a new file */
-    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.prom", NULL, NULL), TTFT_TPOT_OK); /* a regular one */
-    remove("pub.fifo"), remove("pub.link"), remove("pub.prom");
-    free(path);
-    ttft_tpot_free(&c);
-    free(p);
-}
-
-/* Two publishers on one path: each writes its own temporary file, so neither removes the other's
-   while it is being written (a reader saw a partial exposition). Here another publisher's file, at
-   the name every publisher used ("PATH.tmp"), survives a publication, and none of this one's is left. */
-static void publishers_keep_their_own_temporary_files(void **state)
-{
-    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(2, sizeof *p);
-    ttft_tpot c;
-    char *other;
-    FILE *f;
-    DIR *d;
-    struct dirent *e;
-    int left = 0;
-    (void)state;
-    assert_non_null(p);
-    one_finished(&c);
-    remove("two.prom");
-    f = fopen("two.prom.tmp", "w");
-    assert_non_null(f);
-    fputs("being written\n", f);
-    fclose(f);
-    assert_int_equal(ttft_tpot_publish_file(&c, &p[0], "two.prom", NULL, NULL), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_publish_file(&c, &p[1], "two.prom", NULL, NULL), TTFT_TPOT_OK);
-    other = slurp("two.prom.tmp");
-    assert_string_equal(other, "being written\n");
-    d = opendir(".");
-    assert_non_null(d);
-    while ((e = readdir(d)) != NULL)
-        left += strncmp(e->d_name, "two.prom", 8) == 0;
-    closedir(d);
-    assert_int_equal(left, 2); /* two.prom and the other's */
-    remove("two.prom.tmp"), remove("two.prom");
-    free(other);
-    ttft_tpot_free(&c);
-    free(p);
-}
-
-/* Whether the file at path holds a whole exposition of one_finished (its last line is there). */
-static int whole_exposition(const char *path)
-{
-    static const char tail[] = "vllm:generation_tokens_total 1\n";
-    char buf[65536];
-    size_t n;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return n >= sizeof tail - 1 && strcmp(buf + n - (sizeof tail - 1), tail) == 0;
-}
-
-/* Two processes publish to one path 300 times each while this one reads it: every publication
-   succeeds and every read is a whole exposition (with one temporary name, 743 of 71,337 reads saw a
-   partial one, and a publisher failed to create its file while the other's was there). */
-static void publishers_on_one_path_race(void **state)
-{
-    ttft_tpot c;
-    pid_t kid[2];
-    int k, status, running = 2, partial = 0;
-    (void)state;
-    one_finished(&c);
-    remove("race.prom");
-    for (k = 0; k < 2; k++) {
-        assert_true((kid[k] = fork()) >= 0);
-        if (kid[k] == 0) {
-            ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
-            int i, bad = !p;
-            for (i = 0; i < 300 && !bad; i++)
-                bad = ttft_tpot_publish_file(&c, p, "race.prom", NULL, NULL) != TTFT_TPOT_OK;
-            _exit(bad);
-        }
-    }
-    while (running) {
-        if (access("race.prom", F_OK) == 0)
-            partial += !whole_exposition("race.prom");
-        for (k = 0; k < 2; k++)
-            if (kid[k] > 0 && waitpid(kid[k], &status, WNOHANG) == kid[k]) {
-                assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-                kid[k] = 0, running--;
-            }
-    }
-    assert_int_equal(partial, 0);
-    assert_true(whole_exposition("race.prom"));
-    remove("race.prom");
     ttft_tpot_free(&c);
 }
 
@@ -1564,16 +1046,12 @@ int main(void)
         cmocka_unit_test(request_calls_refused),
         cmocka_unit_test(empty_and_incomplete_runs),
         cmocka_unit_test(requests_round_trip_and_bad_lines),
-        cmocka_unit_test(trace_names_the_recording_limits),
         cmocka_unit_test(merged_requests),
-        cmocka_unit_test(warmup_per_shape),
         cmocka_unit_test(prometheus_exposition),
         cmocka_unit_test(promtool_accepts_it),
         cmocka_unit_test(request_edges),
-        cmocka_unit_test(keyed_hash),
-        cmocka_unit_test(shape_keys_are_keyed),
-        cmocka_unit_test(indexes_by_name),
         cmocka_unit_test(request_warmup_measured),
+        cmocka_unit_test(a_request_spike_is_named),
         cmocka_unit_test(long_generations_fit_the_default),
         cmocka_unit_test(truncated_request_is_left_out),
         cmocka_unit_test(full_request_table_drops_not_rejects),
@@ -1581,16 +1059,8 @@ int main(void)
         cmocka_unit_test(chosen_percentiles),
         cmocka_unit_test(slo_is_decimal),
         cmocka_unit_test(queue_time_splits_ttft),
-        cmocka_unit_test(schedule_of_a_truncated_request),
-        cmocka_unit_test(requests_keep_their_order),
-        cmocka_unit_test(live_exposition_only_grows),
-        cmocka_unit_test(live_exposition_of_a_finished_run),
-        cmocka_unit_test(live_exposition_counts_what_finished_before_a_clear),
         cmocka_unit_test(requests_as_csv_rows),
         cmocka_unit_test(requests_csv_neutralises_formulas),
-        cmocka_unit_test(publish_file_replaces_regular_files_only),
-        cmocka_unit_test(publishers_keep_their_own_temporary_files),
-        cmocka_unit_test(publishers_on_one_path_race),
         cmocka_unit_test(slo_holds_at_its_value),
         cmocka_unit_test(serving_report_leads_with_requests),
         cmocka_unit_test(slices_over_time),

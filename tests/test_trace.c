@@ -524,6 +524,45 @@ static void trace_carries_what_was_lost(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A trace names the limits the recording collector's losses met, 0 included (max_requests 0, the
+   default: every request dropped), so its report warns as the live one does, whatever collector reads
+   it. */
+static void trace_names_the_recording_limits(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char *text, *trace;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK); /* max_requests 0 */
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "a", 1), TTFT_TPOT_EFULL);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 1 request event dropped: the request tables are full "
+                                 "(config.max_requests 0, max_request_events 0; 1 submits refused)"));
+    free(text);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "# counts: requests_dropped=1 requests_refused=1 capacity=65536 max_requests=0 "
+                                  "max_request_events=0 max_shapes=64\n"));
+    free(trace);
+    cfg.max_requests = 64; /* a reader with other limits */
+    trace_keeps_the_report(&c, &cfg);
+    { /* a merge carries them on: the limits of the collector that met the loss */
+        ttft_tpot b, d;
+        char err[256];
+        trace = capture(&c, ttft_tpot_trace_write);
+        assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+        assert_int_equal(trace_str(&b, trace, "t", err, sizeof err), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_init(&d, &cfg), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_merge(&d, &b), TTFT_TPOT_OK);
+        text = capture(&d, ttft_tpot_report);
+        assert_non_null(strstr(text, "(config.max_requests 0, max_request_events 0; 1 submits refused)"));
+        free(text);
+        free(trace);
+        ttft_tpot_free(&d);
+        ttft_tpot_free(&b);
+    }
+    ttft_tpot_free(&c);
+}
+
 /* 2. A bounded phase's histogram travels in the trace: TPOT n=99 live and from the trace; read twice,
    the histograms add up. */
 static void trace_carries_bounded_phases(void **state)
@@ -666,6 +705,7 @@ static void reader_takes_bom_and_crlf(void **state)
 }
 
 #define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+/* Schedule lines in a trace: after their request's submit, once, between submit and first token. */
 static void schedule_lines_are_checked(void **state)
 {
     static const struct {
@@ -694,6 +734,73 @@ static void schedule_lines_are_checked(void **state)
     }
     /* q is of the earlier trace: a schedule for it would survive a failed read, so it is refused */
     assert_int_equal(trace_str(&c, H "q,schedule,6,0,0,0\n", "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    ttft_tpot_free(&c);
+}
+#undef H
+
+/* The schedule of a request whose submit did not fit the event log (tracked, truncated) travels in the
+   trace too, after its "# truncated:" line: the request tracks of the trace equal the live ones. Found
+   by fuzz_api: a and b submitted into a log of 1 event; b is scheduled 5 ms after its submit. */
+static void schedule_of_a_truncated_request(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    char *trace, *live, *back, err[256];
+    ttft_tpot b;
+    (void)state;
+    cfg.max_requests = 2;
+    cfg.max_request_events = 1;
+    cfg.timeline = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "a", 1 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "b", 2 * MS), TTFT_TPOT_EFULL); /* tracked, truncated */
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "b", 7 * MS), TTFT_TPOT_OK);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "# truncated: 2000000,0,b\nb,schedule,7000000,0,0,0\n"));
+    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    if (trace_str(&b, trace, "t", err, sizeof err) != TTFT_TPOT_OK)
+        fail_msg("%s\n%s", err, trace);
+    live = capture(&c, ttft_tpot_chrome_trace);
+    back = capture(&b, ttft_tpot_chrome_trace);
+    assert_non_null(strstr(live, "\"name\":\"queued b\""));
+    assert_string_equal(live, back);
+    same_reports(&c, &b);
+    free(live);
+    free(back);
+    free(trace);
+    ttft_tpot_free(&b);
+    ttft_tpot_free(&c);
+}
+
+#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+/* Requests keep their order through a trace, those without a submit event included (their "# truncated:"
+   line stands where they were made), so the request lanes of the trace are the live ones. x (made by
+   a "# truncated:" line, submitted at 7 ns) is first: lane 1; r (5 ns to 9 ns) is second, and x has not
+   ended by its submit: lane 2. Found by fuzz_trace: written back, x came last and swapped the lanes. */
+static void requests_keep_their_order(void **state)
+{
+    ttft_tpot c, b;
+    ttft_tpot_config cfg = {0};
+    char err[256], *trace, *live, *back;
+    (void)state;
+    cfg.max_requests = 4;
+    cfg.timeline = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, H "# truncated: 7,0,x\nr,submit,5,0,0,0\nr,token,9,0,1,0\n"
+                                     "# counts: requests_dropped=1 events_lost=1\n", "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "# truncated: 7,0,x\nr,submit,5,0,0,0\n"));
+    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&b, trace, "back", err, sizeof err), TTFT_TPOT_OK);
+    live = capture(&c, ttft_tpot_chrome_trace);
+    back = capture(&b, ttft_tpot_chrome_trace);
+    assert_non_null(strstr(live, "\"name\":\"ttft r\",\"cat\":\"request\",\"tid\":2,"));
+    assert_string_equal(live, back);
+    free(live);
+    free(back);
+    free(trace);
+    ttft_tpot_free(&b);
     ttft_tpot_free(&c);
 }
 #undef H
@@ -903,10 +1010,13 @@ int main(void)
         cmocka_unit_test(lines_longer_than_a_block),
         cmocka_unit_test(recording_after_a_trace_grew_the_store),
         cmocka_unit_test(trace_carries_what_was_lost),
+        cmocka_unit_test(trace_names_the_recording_limits),
         cmocka_unit_test(trace_carries_bounded_phases),
         cmocka_unit_test(malformed_directives_are_refused),
         cmocka_unit_test(reader_takes_bom_and_crlf),
         cmocka_unit_test(schedule_lines_are_checked),
+        cmocka_unit_test(schedule_of_a_truncated_request),
+        cmocka_unit_test(requests_keep_their_order),
         cmocka_unit_test(trace_oddities),
         cmocka_unit_test(numbers_of_every_length),
         cmocka_unit_test(requests_ending_alike),

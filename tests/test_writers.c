@@ -1,6 +1,7 @@
 /* The writers: what the text report, the JSON, the Prometheus exposition and the Chrome trace say on
    unusual input (huge totals, integers past 2^53, 0 ns), names that would reach a terminal, a host
-   locale with a decimal comma, and streams that fail. */
+   locale with a decimal comma, and streams that fail; the live exposition and its publishers (what
+   they count, the files they replace, several on one path). */
 #if !defined(_POSIX_C_SOURCE)
 #define _POSIX_C_SOURCE 200809L /* open_memstream, mkdtemp, setenv */
 #endif
@@ -8,6 +9,9 @@
 #include "test_util.h"
 
 #include <locale.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* 7. C1 controls and bidirectional overrides and isolates are refused in names and ids; a message
    about a bad line escapes what it echoes. */
@@ -229,6 +233,316 @@ static void prometheus_sum_past_two_to_the_64(void **state)
     /* 3 * 2^63 ns = 27670116110.564327424 s, through a double */
     assert_non_null(strstr(out, "llm_time_to_first_token_seconds_sum 27670116110.5643"));
     free(out);
+    ttft_tpot_free(&c);
+}
+
+/* The value of series name (a whole line's head, "... " included) in an exposition; -1 when absent. */
+static long long series_of(const char *text, const char *name)
+{
+    const char *at = strstr(text, name);
+    return at ? atoll(at + strlen(name)) : -1;
+}
+
+/* The exposition a publisher writes now. */
+static char *published(const ttft_tpot *c, ttft_tpot_publisher *p)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(ttft_tpot_publish(c, p, f, "llm", "replica=\"0\""), TTFT_TPOT_OK);
+    fclose(f);
+    return buf;
+}
+
+/* A live exposition counts finished requests only, and never goes back: not as a request goes on,
+   not across a clear. A: TTFT 10 ms, finished at 20 ms; B: TTFT 5 ms (after 30 ms), then more
+   tokens; C after a clear: TTFT 7 ms. */
+static void live_exposition_only_grows(void **state)
+{
+    static const char ttft_count[] = "llm_time_to_first_token_seconds_count{replica=\"0\"} ";
+    static const char ttft_10ms[] = "llm_time_to_first_token_seconds_bucket{replica=\"0\",le=\"0.01\"} ";
+    static const char e2e_20ms[] = "llm_e2e_request_latency_seconds_bucket{replica=\"0\",le=\"0.022\"} ";
+    static const char success[] = "llm_request_success_total{replica=\"0\"} ";
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
+    ttft_tpot c;
+    char *a, *b, *d;
+    (void)state;
+    cfg.max_requests = 8;
+    assert_non_null(p);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 0);
+    ttft_tpot_request_tokens_at(&c, "A", 10 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 20 * MS, 1);
+    assert_int_equal(ttft_tpot_request_finish(&c, "A"), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "B", 30 * MS);
+    ttft_tpot_request_tokens_at(&c, "B", 35 * MS, 1); /* not finished: not published */
+    a = published(&c, p);
+    assert_true(series_of(a, ttft_count) == 1 && series_of(a, ttft_10ms) == 1 && series_of(a, success) == 1);
+    assert_true(series_of(a, e2e_20ms) == 1);
+    ttft_tpot_request_tokens_at(&c, "B", 80 * MS, 1); /* B's E2E grows to 50 ms before it finishes */
+    assert_int_equal(ttft_tpot_request_finish(&c, "B"), TTFT_TPOT_OK);
+    b = published(&c, p);
+    assert_true(series_of(b, ttft_count) == 2 && series_of(b, ttft_10ms) == 2 && series_of(b, success) == 2);
+    assert_true(series_of(b, e2e_20ms) == 1 && series_of(b, "llm_generation_tokens_total{replica=\"0\"} ") == 4);
+    ttft_tpot_clear(&c); /* a new interval: what was published stays */
+    d = published(&c, p);
+    assert_string_equal(d, b);
+    free(d);
+    ttft_tpot_request_submit_at(&c, "C", 100 * MS);
+    ttft_tpot_request_tokens_at(&c, "C", 107 * MS, 1);
+    ttft_tpot_request_finish(&c, "C");
+    d = published(&c, p);
+    assert_true(series_of(d, ttft_count) == 3 && series_of(d, ttft_10ms) == 3 && series_of(d, success) == 3);
+    assert_non_null(strstr(d, "llm_time_to_first_token_seconds_sum{replica=\"0\"} 0.022000000\n")); /* 10+5+7 ms */
+    free(a), free(b), free(d);
+    ttft_tpot_free(&c);
+    free(p);
+}
+
+/* The series value of an exposition's line that starts with head (labels replica="0"), as text. */
+static void assert_series(const char *text, const char *head, const char *value)
+{
+    char line[256];
+    snprintf(line, sizeof line, "llm_%s{replica=\"0\"} %s\n", head, value);
+    if (!strstr(text, line))
+        fail_msg("no line %s in:\n%s", line, text);
+}
+
+/* Requests that finish after the last publication and before a clear are published after it (the
+   clear kept only what had been published: 13 of 18 requests were counted). A: submit 0, tokens at
+   10 and 20 ms, published; B: submit 30, tokens at 35, 45, 50 ms, finished, not published; clear;
+   C: submit 100, token at 107; clear; E: submit 200, tokens at 203, 204 ms; clear again; then D
+   unfinished. By hand: TTFT 10, 5, 7, 3 ms (25 ms); ITL A 10, B 10 and 5, E 1 (26 ms); TTST A 20, B
+   15, E 4 (39 ms); TPOT A 10, B 7.5, E 1 (18.5 ms); E2E A 20, B 20, C 7, E 4 (51 ms); tokens 2 + 3 +
+   1 + 2 = 8. */
+static void live_exposition_counts_what_finished_before_a_clear(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
+    ttft_tpot c;
+    char *a, *d;
+    (void)state;
+    cfg.max_requests = 8;
+    assert_non_null(p);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 0);
+    ttft_tpot_request_tokens_at(&c, "A", 10 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 20 * MS, 1);
+    ttft_tpot_request_finish(&c, "A");
+    a = published(&c, p);
+    assert_series(a, "request_success_total", "1");
+    ttft_tpot_request_submit_at(&c, "B", 30 * MS);
+    ttft_tpot_request_tokens_at(&c, "B", 35 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "B", 45 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "B", 50 * MS, 1);
+    ttft_tpot_request_finish(&c, "B");
+    ttft_tpot_clear(&c);
+    ttft_tpot_request_submit_at(&c, "C", 100 * MS);
+    ttft_tpot_request_tokens_at(&c, "C", 107 * MS, 1);
+    ttft_tpot_request_finish(&c, "C");
+    ttft_tpot_clear(&c);
+    ttft_tpot_request_submit_at(&c, "E", 200 * MS);
+    ttft_tpot_request_tokens_at(&c, "E", 203 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "E", 204 * MS, 1);
+    ttft_tpot_request_finish(&c, "E");
+    ttft_tpot_clear(&c);
+    ttft_tpot_request_submit_at(&c, "D", 300 * MS);
+    ttft_tpot_request_tokens_at(&c, "D", 301 * MS, 1);
+    d = published(&c, p);
+    assert_series(d, "request_success_total", "4");
+    assert_series(d, "generation_tokens_total", "8");
+    assert_series(d, "time_to_first_token_seconds_count", "4");
+    assert_series(d, "time_to_first_token_seconds_sum", "0.025000000");
+    assert_series(d, "inter_token_latency_seconds_count", "4");
+    assert_series(d, "inter_token_latency_seconds_sum", "0.026000000");
+    assert_series(d, "time_to_second_token_seconds_count", "3");
+    assert_series(d, "time_to_second_token_seconds_sum", "0.039000000");
+    assert_series(d, "request_time_per_output_token_seconds_count", "3");
+    assert_series(d, "request_time_per_output_token_seconds_sum", "0.018500000");
+    assert_series(d, "e2e_request_latency_seconds_count", "4");
+    assert_series(d, "e2e_request_latency_seconds_sum", "0.051000000");
+    free(d);
+    d = published(&c, p); /* again: nothing new */
+    assert_series(d, "request_success_total", "4");
+    free(a), free(d);
+    ttft_tpot_free(&c);
+    free(p);
+}
+
+/* With every request finished, the first publication is ttft_tpot_prometheus's exposition; the file
+   form is written whole, with no temporary file left; finish is refused twice, for an unknown id, and
+   tokens after it. */
+static void live_exposition_of_a_finished_run(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
+    ttft_tpot c;
+    char *live, *whole, *file;
+    FILE *f;
+    (void)state;
+    cfg.max_requests = 8;
+    assert_non_null(p);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(&c, "A", 0);
+    ttft_tpot_request_schedule_at(&c, "A", 2 * MS);
+    ttft_tpot_request_tokens_at(&c, "A", 10 * MS, 1);
+    ttft_tpot_request_tokens_at(&c, "A", 13 * MS, 2);
+    ttft_tpot_request_finish(&c, "A");
+    assert_int_equal(ttft_tpot_request_finish(&c, "A"), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_finish(&c, "nobody"), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "A", 14 * MS, 1), TTFT_TPOT_EREQUEST);
+    assert_int_equal(counts(&c).rejected, 3);
+    live = published(&c, p);
+    f = fopen("live_whole.prom", "w");
+    assert_non_null(f);
+    assert_int_equal(ttft_tpot_prometheus(&c, f, "llm_", "replica=\"0\""), TTFT_TPOT_OK);
+    fclose(f);
+    whole = slurp("live_whole.prom");
+    assert_string_equal(live, whole);
+    memset(p, 0, sizeof *p);
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "live.prom", "llm", "replica=\"0\""), TTFT_TPOT_OK);
+    file = slurp("live.prom");
+    assert_string_equal(file, whole);
+    assert_null(fopen("live.prom.tmp", "r"));
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "no/such/dir/live.prom", NULL, NULL), TTFT_TPOT_EIO);
+    assert_int_equal(ttft_tpot_publish(&c, p, stdout, "bad prefix", NULL), TTFT_TPOT_EINVAL);
+    free(live), free(whole), free(file);
+    ttft_tpot_free(&c);
+    free(p);
+}
+
+/* A collector with one finished request, for the publisher's file tests. */
+static void one_finished(ttft_tpot *c)
+{
+    ttft_tpot_config cfg = {0};
+    cfg.max_requests = 4;
+    assert_int_equal(ttft_tpot_init(c, &cfg), TTFT_TPOT_OK);
+    ttft_tpot_request_submit_at(c, "A", 0);
+    ttft_tpot_request_tokens_at(c, "A", 10 * MS, 1);
+    ttft_tpot_request_finish(c, "A");
+}
+
+/* The live file is checked as generate --prometheus checks its file: a FIFO or a link (a device, as
+   root: /dev/full became a regular file) at the path is refused with EPATH and left as it was; so is
+   a path too long for the temporary name (it was EINVAL, the bad prefix's code). */
+static void publish_file_replaces_regular_files_only(void **state)
+{
+    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
+    char *path = (char *)malloc(5000);
+    struct stat st;
+    ttft_tpot c;
+    (void)state;
+    assert_non_null(p);
+    assert_non_null(path);
+    one_finished(&c);
+    remove("pub.fifo"), remove("pub.link"), remove("pub.target");
+    assert_int_equal(mkfifo("pub.fifo", 0600), 0);
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.fifo", NULL, NULL), TTFT_TPOT_EPATH);
+    assert_int_equal(lstat("pub.fifo", &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    assert_int_equal(symlink("pub.target", "pub.link"), 0);
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.link", NULL, NULL), TTFT_TPOT_EPATH);
+    assert_int_equal(lstat("pub.link", &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(lstat("pub.target", &st), -1);
+    memset(path, 'a', 4999);
+    path[4999] = '\0';
+    assert_int_equal(ttft_tpot_publish_file(&c, p, path, NULL, NULL), TTFT_TPOT_EPATH);
+    assert_string_equal(ttft_tpot_strerror(TTFT_TPOT_EPATH), "path refused: too long, or not a regular file");
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.prom", NULL, NULL), TTFT_TPOT_OK); /* a new file */
+    assert_int_equal(ttft_tpot_publish_file(&c, p, "pub.prom", NULL, NULL), TTFT_TPOT_OK); /* a regular one */
+    remove("pub.fifo"), remove("pub.link"), remove("pub.prom");
+    free(path);
+    ttft_tpot_free(&c);
+    free(p);
+}
+
+/* Two publishers on one path: each writes its own temporary file, so neither removes the other's
+   while it is being written (a reader saw a partial exposition). Here another publisher's file, at
+   the name every publisher used ("PATH.tmp"), survives a publication, and none of this one's is left. */
+static void publishers_keep_their_own_temporary_files(void **state)
+{
+    ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(2, sizeof *p);
+    ttft_tpot c;
+    char *other;
+    FILE *f;
+    DIR *d;
+    struct dirent *e;
+    int left = 0;
+    (void)state;
+    assert_non_null(p);
+    one_finished(&c);
+    remove("two.prom");
+    f = fopen("two.prom.tmp", "w");
+    assert_non_null(f);
+    fputs("being written\n", f);
+    fclose(f);
+    assert_int_equal(ttft_tpot_publish_file(&c, &p[0], "two.prom", NULL, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_publish_file(&c, &p[1], "two.prom", NULL, NULL), TTFT_TPOT_OK);
+    other = slurp("two.prom.tmp");
+    assert_string_equal(other, "being written\n");
+    d = opendir(".");
+    assert_non_null(d);
+    while ((e = readdir(d)) != NULL)
+        left += strncmp(e->d_name, "two.prom", 8) == 0;
+    closedir(d);
+    assert_int_equal(left, 2); /* two.prom and the other's */
+    remove("two.prom.tmp"), remove("two.prom");
+    free(other);
+    ttft_tpot_free(&c);
+    free(p);
+}
+
+/* Whether the file at path holds a whole exposition of one_finished (its last line is there). */
+static int whole_exposition(const char *path)
+{
+    static const char tail[] = "vllm:generation_tokens_total 1\n";
+    char buf[65536];
+    size_t n;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return n >= sizeof tail - 1 && strcmp(buf + n - (sizeof tail - 1), tail) == 0;
+}
+
+/* Two processes publish to one path 300 times each while this one reads it: every publication
+   succeeds and every read is a whole exposition (with one temporary name, 743 of 71,337 reads saw a
+   partial one, and a publisher failed to create its file while the other's was there). */
+static void publishers_on_one_path_race(void **state)
+{
+    ttft_tpot c;
+    pid_t kid[2];
+    int k, status, running = 2, partial = 0;
+    (void)state;
+    one_finished(&c);
+    remove("race.prom");
+    for (k = 0; k < 2; k++) {
+        assert_true((kid[k] = fork()) >= 0);
+        if (kid[k] == 0) {
+            ttft_tpot_publisher *p = (ttft_tpot_publisher *)calloc(1, sizeof *p);
+            int i, bad = !p;
+            for (i = 0; i < 300 && !bad; i++)
+                bad = ttft_tpot_publish_file(&c, p, "race.prom", NULL, NULL) != TTFT_TPOT_OK;
+            _exit(bad);
+        }
+    }
+    while (running) {
+        if (access("race.prom", F_OK) == 0)
+            partial += !whole_exposition("race.prom");
+        for (k = 0; k < 2; k++)
+            if (kid[k] > 0 && waitpid(kid[k], &status, WNOHANG) == kid[k]) {
+                assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+                kid[k] = 0, running--;
+            }
+    }
+    assert_int_equal(partial, 0);
+    assert_true(whole_exposition("race.prom"));
+    remove("race.prom");
     ttft_tpot_free(&c);
 }
 
@@ -463,6 +777,12 @@ int main(void)
         cmocka_unit_test(prometheus_prefix_is_joined),
         cmocka_unit_test(e2e_of_zero_ns),
         cmocka_unit_test(prometheus_sum_past_two_to_the_64),
+        cmocka_unit_test(live_exposition_only_grows),
+        cmocka_unit_test(live_exposition_counts_what_finished_before_a_clear),
+        cmocka_unit_test(live_exposition_of_a_finished_run),
+        cmocka_unit_test(publish_file_replaces_regular_files_only),
+        cmocka_unit_test(publishers_keep_their_own_temporary_files),
+        cmocka_unit_test(publishers_on_one_path_race),
         cmocka_unit_test(decimal_comma_locale),
         cmocka_unit_test(request_tracks_in_the_chrome_trace),
         cmocka_unit_test(defensive_escaping_and_huge_totals),
