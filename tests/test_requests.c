@@ -2,10 +2,6 @@
    hand from the timestamps below. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
-#include <dirent.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 
 static void make(ttft_tpot *c)
 {
