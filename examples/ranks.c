@@ -9,30 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The statistics of v[0, n), ns, by the library itself: a decode phase whose first call is spent
-   before a clear, so that every value is a steady step of it. 0, or -1 (memory). */
-static int stats_of(const uint64_t *v, size_t n, ttft_tpot_stats *out)
-{
-    ttft_tpot_config cfg;
-    ttft_tpot_summary s;
-    ttft_tpot c;
-    size_t i;
-    int ph, rc;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.capacity = n + 1;
-    if (ttft_tpot_init(&c, &cfg) != TTFT_TPOT_OK)
-        return -1;
-    ph = ttft_tpot_phase(&c, "step", TTFT_TPOT_ROLE_DECODE);
-    ttft_tpot_record(&c, ph, 0, 1);
-    ttft_tpot_clear(&c);
-    for (i = 0; i < n; i++)
-        ttft_tpot_record(&c, ph, v[i], 1);
-    rc = ttft_tpot_summarize(&c, &s);
-    *out = s.tpot;
-    ttft_tpot_free(&c);
-    return rc == TTFT_TPOT_OK ? 0 : -1;
-}
-
 /* A rank's steady decode steps in call order, into a new array; how many in *n. NULL with *n 0 when it
    has none or keeps some in a histogram (they cannot be lined up), else NULL only out of memory. */
 static uint64_t *steps_of(const ttft_tpot *c, size_t *n)
@@ -67,7 +43,8 @@ int ranks_compute(const ttft_tpot *const *c, int n, ranks_figures *f)
     f->n = n;
     for (r = 0; r < n && rc == 0; r++, made++) {
         step[r] = steps_of(c[r], &len[r]);
-        rc = !step[r] ? (len[r] == 0 ? -2 : -1) : stats_of(step[r], len[r], &f->rank[r]);
+        rc = !step[r] ? (len[r] == 0 ? -2 : -1)
+                      : ttft_tpot_stats_of(c[r], step[r], len[r], &f->rank[r]) == TTFT_TPOT_OK ? 0 : -1;
         total += len[r];
         if (r == 0 || len[r] < f->steps)
             f->steps = len[r];
@@ -87,7 +64,8 @@ int ranks_compute(const ttft_tpot *const *c, int n, ranks_figures *f)
         f->slowest[slow]++;
     }
     f->unmatched = total - (uint64_t)f->steps * (uint64_t)n;
-    if (rc == 0 && (stats_of(max, f->steps, &f->tpot) != 0 || stats_of(spread, f->steps, &f->spread) != 0))
+    if (rc == 0 && (ttft_tpot_stats_of(c[0], max, f->steps, &f->tpot) != TTFT_TPOT_OK ||
+                    ttft_tpot_stats_of(c[0], spread, f->steps, &f->spread) != TTFT_TPOT_OK))
         rc = -1;
     free(max);
     free(spread);

@@ -24,6 +24,7 @@
                    ttft_tpot_sort          radix sort of uint64 values
                    ttft_tpot_percentile_name  "p99.9" from thousandths of a percent
                    ttft_tpot_phase_stats   statistics of one phase
+                   ttft_tpot_stats_of      statistics of any array of durations
                    ttft_tpot_summarize     the headline figures alone
      Queries       ttft_tpot_counts_of     what a collector holds and lost
                    ttft_tpot_sample_at     the i-th stored sample
@@ -93,6 +94,13 @@ TTFT_TPOT_DEF const char *ttft_tpot_percentile_name(char *buf, size_t len, uint3
    sample (ENOMEM when it cannot be had; out is then unspecified). EINVAL (c or out NULL), EPHASE
    (unknown phase). */
 TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out);
+
+/* Statistics of any n durations ns[0, n), by the definitions every report uses (METRICS in
+   ttft_tpot.h): n, min, max, total, mean, p50/p90/p95/p99 and their 95% intervals, and c's chosen
+   percentiles (config.percentiles); tokens and warmup_n 0. c gives the allocator and the chosen
+   percentiles: nothing is recorded into it. O(n) time and 8 bytes a value of temporary memory (ns is
+   not changed). OK (n 0: every figure 0); EINVAL (c or out NULL, ns NULL while n > 0); ENOMEM. */
+TTFT_TPOT_DEF int ttft_tpot_stats_of(const ttft_tpot *c, const uint64_t *ns, size_t n, ttft_tpot_stats *out);
 
 /* The headline alone: ttft_tpot_model_compute without requests and shares, its head kept. EINVAL (c
    or out NULL); ENOMEM (out is then unspecified). */
@@ -340,6 +348,28 @@ TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot
         return TTFT_TPOT_ENOMEM;
     ttft_tpot__phase_set(c, &w, phase, out);
     ttft_tpot__work_free(c, &w);
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_stats_of(const ttft_tpot *c, const uint64_t *ns, size_t n, ttft_tpot_stats *out)
+{
+    ttft_tpot__narrow nw;
+    uint64_t *x;
+    if (!c || !out || (!ns && n > 0))
+        return TTFT_TPOT_EINVAL;
+    memset(out, 0, sizeof *out);
+    if (n == 0)
+        return TTFT_TPOT_OK;
+    if (n > SIZE_MAX / sizeof *x || !(x = (uint64_t *)TTFT_TPOT_MALLOC(n * sizeof *x, c->alloc_user)))
+        return TTFT_TPOT_ENOMEM;
+    if (ttft_tpot__narrow_init(c, &nw, n) != TTFT_TPOT_OK) {
+        TTFT_TPOT_FREE(x, c->alloc_user);
+        return TTFT_TPOT_ENOMEM;
+    }
+    memcpy(x, ns, n * sizeof *x); /* the statistics reorder their values */
+    ttft_tpot__fill(x, n, &nw, out);
+    ttft_tpot__narrow_free(c, &nw);
+    TTFT_TPOT_FREE(x, c->alloc_user);
     return TTFT_TPOT_OK;
 }
 

@@ -43,6 +43,65 @@ static void percentiles_by_hand(void **state)
     expect_pct(same, 6, 7, 7, 7, 7);
 }
 
+/* ttft_tpot_stats_of: the hand-computed percentiles of percentiles_by_hand, the values left as they
+   were, and for 5000 values (past the narrowing threshold, with intervals and a chosen p99.9) the same
+   statistics as the steady samples of a phase, field for field. */
+static void statistics_of_an_array(void **state)
+{
+    static const uint64_t even[] = {40, 10, 30, 20};
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_stats st, ph;
+    ttft_tpot c;
+    uint64_t *v;
+    size_t i;
+    int k;
+    (void)state;
+    cfg.percentiles[0] = 50, cfg.percentiles[1] = 99.9;
+    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
+    assert_int_equal(ttft_tpot_stats_of(&c, even, 4, &st), TTFT_TPOT_OK);
+    assert_int_equal(st.n, 4);
+    assert_int_equal(st.min_ns, 10);
+    assert_int_equal(st.max_ns, 40);
+    assert_near(st.total_ns, 100, 0);
+    assert_near(st.mean_ns, 25, 0);
+    assert_near(st.p50_ns, 25, 1e-9);   /* h = 1.5 */
+    assert_near(st.p90_ns, 37, 1e-9);   /* h = 2.7 */
+    assert_near(st.p99_ns, 39.7, 1e-9); /* h = 2.97 */
+    assert_int_equal(even[0], 40);      /* not reordered */
+    assert_int_equal(st.tokens + st.warmup_n, 0);
+    assert_int_equal(ttft_tpot_stats_of(&c, NULL, 0, &st), TTFT_TPOT_OK);
+    assert_int_equal(st.n, 0);
+    assert_int_equal(ttft_tpot_stats_of(NULL, even, 4, &st), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_stats_of(&c, NULL, 1, &st), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_stats_of(&c, even, 4, NULL), TTFT_TPOT_EINVAL);
+    v = (uint64_t *)malloc(5000 * sizeof *v);
+    assert_non_null(v);
+    assert_int_equal(ttft_tpot_record(&c, k, 1, 0), TTFT_TPOT_OK); /* the phase's first call: warmup */
+    for (i = 0; i < 5000; i++)
+        v[i] = 1000000 + (uint64_t)(i * 7919 % 5000) * 37;
+    assert_int_equal(ttft_tpot_stats_of(&c, v, 5000, &st), TTFT_TPOT_OK);
+    assert_int_equal(st.n, 5000);
+    assert_int_equal(st.pick_n, 2);
+    assert_int_equal(st.has_ci[2], 1);
+    ttft_tpot_clear(&c); /* the phase's warmup is spent: it holds the 5000 values alone */
+    for (i = 0; i < 5000; i++)
+        assert_int_equal(ttft_tpot_record(&c, k, v[i], 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_phase_stats(&c, k, &ph), TTFT_TPOT_OK);
+    assert_int_equal(st.n, ph.n);
+    assert_int_equal(st.min_ns, ph.min_ns);
+    assert_int_equal(st.max_ns, ph.max_ns);
+    assert_near(st.total_ns, ph.total_ns, 0);
+    assert_near(st.mean_ns, ph.mean_ns, 0);
+    assert_memory_equal(st.pct_ns, ph.pct_ns, sizeof st.pct_ns);
+    assert_memory_equal(st.ci_ns, ph.ci_ns, sizeof st.ci_ns);
+    assert_memory_equal(st.has_ci, ph.has_ci, sizeof st.has_ci);
+    assert_int_equal(st.pick_n, ph.pick_n);
+    assert_memory_equal(st.pick_pm, ph.pick_pm, sizeof st.pick_pm);
+    assert_memory_equal(st.pick_ns, ph.pick_ns, sizeof st.pick_ns);
+    free(v);
+    ttft_tpot_free(&c);
+}
+
 static void percentiles_land_on_ranks(void **state)
 {
     uint64_t v[101];
@@ -1547,6 +1606,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(statistics_objects_share_one_shape),
         cmocka_unit_test(percentiles_by_hand),
+        cmocka_unit_test(statistics_of_an_array),
         cmocka_unit_test(percentiles_land_on_ranks),
         cmocka_unit_test(selection_matches_sorting),
         cmocka_unit_test(sort_matches_qsort),
