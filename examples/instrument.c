@@ -1,8 +1,8 @@
 /* instrument.c - the instrumentation a driver copies: its phases registered once, and each dispatch
    wrapped in spans, the API call (prefill, decode step: what the caller waits for) around the
-   kernels it launches (each layer, the head). Nothing here prints or parses: generate.c is the
-   command line, serve.c the serving loop, outputs.c the files. */
-#include "driver.h"
+   kernels it launches (each layer, the head). Nothing here prints or parses: driver/generate.c is
+   the command line, driver/serve.c the serving loop, driver/outputs.c the files. */
+#include "driver/driver.h"
 
 #include <stdio.h>
 #include <string.h>

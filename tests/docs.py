@@ -7,8 +7,8 @@
     ```
 
 in README.md or examples/README.md holds what COMMAND prints (run by sh from the top of the tree,
-after a build in build/), and examples/man/ttft_tpot_report.1 is what help2man makes of the tool's
---help and --version with examples/man/ttft_tpot_report.h2m. With --check nothing is written: any
+after a build in build/), and examples/report/man/ttft_tpot_report.1 is what help2man makes of the tool's
+--help and --version with examples/report/man/ttft_tpot_report.h2m. With --check nothing is written: any
 difference is printed and the exit status is 1 (CI runs it so). --check also runs the tool with
 --json over the test vectors, the serving trace and traces of the example driver (--async for the
 device keys, --repeat-runs for the runs), with --ranks and --compare, and fails when a key it writes
@@ -19,7 +19,7 @@ import difflib, json, os, re, subprocess, sys, tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = ["README.md", "examples/README.md"]
 BLOCK = re.compile(r"(<!-- output: (.*?) -->\n```text\n)(.*?)(```\n)", re.S)
-MAN = "examples/man/ttft_tpot_report"
+MAN = "examples/report/man/ttft_tpot_report"
 RELEASED = "1795392000"  # the date the man page carries: 2026-11-23, the release of its version
 
 

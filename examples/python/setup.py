@@ -11,14 +11,16 @@ from setuptools.command.sdist import sdist
 HERE = os.path.dirname(os.path.abspath(__file__))
 TREE = os.path.normpath(os.path.join(HERE, "..", ".."))
 # what the extension compiles besides csrc/_core.c, from the source tree's root
-SHARED = ["include/ttft_tpot.h", "include/ttft_tpot_tools.h", "examples/html.c", "examples/html.h", "examples/svg.c", "examples/svg.h",
-          "examples/compare.c", "examples/compare.h", "examples/compare_html.c", "examples/ranks.c", "examples/ranks.h"]
+SHARED = ["include/ttft_tpot.h", "include/ttft_tpot_tools.h", "examples/report/html.c", "examples/report/html.h",
+          "examples/report/svg.c", "examples/report/svg.h", "examples/report/compare.c", "examples/report/compare.h",
+          "examples/report/compare_html.c", "examples/report/ranks.c", "examples/report/ranks.h",
+          "examples/report/cli.h"]
 
 
 def shared_dirs():
-    """Where the shared sources are: the tree's include/ and examples/, else csrc/ (an sdist's copies)."""
+    """Where the shared sources are: the tree's include/ and examples/report/, else csrc/ (an sdist's copies)."""
     if os.path.exists(os.path.join(TREE, SHARED[0])):
-        return [os.path.join(TREE, "include"), os.path.join(TREE, "examples")]
+        return [os.path.join(TREE, "include"), os.path.join(TREE, "examples", "report")]
     return [os.path.join(HERE, "csrc")]
 
 

@@ -2,12 +2,12 @@
    plain generation runs.
 
    It dispatches the example backend (a small llama-style transformer, backend.h) the way a driver
-   dispatches an accelerator; instrument.c wraps every dispatch in spans, serve.c serves requests,
+   dispatches an accelerator; ../instrument.c wraps every dispatch in spans, serve.c serves requests,
    outputs.c writes the files. Run with --help. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "driver.h"
 
-#include "cli.h"
+#include "../report/cli.h"
 #include "outputs.h"
 
 #include <errno.h>

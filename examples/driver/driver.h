@@ -55,7 +55,7 @@ static inline uint64_t driver_rand(uint64_t *state)
     return *state;
 }
 
-/* ---- instrument.c ---- */
+/* ---- ../instrument.c ---- */
 
 /* Register the driver's phases in g->tp (serving also names a row a batch size): 0, or nonzero when
    the collector is out of room. */

@@ -6,7 +6,7 @@
 #endif
 #include "outputs.h"
 
-#include "html.h"
+#include "../report/html.h"
 
 #include <errno.h>
 #include <stdlib.h>
