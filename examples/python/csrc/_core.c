@@ -914,21 +914,27 @@ static int core_trace_write(core_collector *self, FILE *out, const void *arg)
     return ttft_tpot_trace_write(&self->c, out);
 }
 
-/* A timeline is refused where there is none: no start times kept, or a trace read without them. */
+/* A timeline is refused where there is none: no start times kept (the library refuses), or samples
+   that all start at 0, as a trace recorded without a timeline reads back (refused here, as the report
+   tool refuses such a trace). */
 static int core_chrome_write(core_collector *self, FILE *out, const void *arg)
 {
-    const ttft_tpot__store *st = &self->c.store;
-    size_t i;
+    size_t i, n = ttft_tpot_counts_of(&self->c).samples;
+    uint64_t start = 0;
+    ttft_tpot_sample s;
+    int rc = TTFT_TPOT_OK;
     (void)arg;
-    for (i = 0; st->starts && i < st->n && st->starts[i] == 0; i++)
+    for (i = 0; i < n && ttft_tpot_sample_at(&self->c, i, &s, &start) == TTFT_TPOT_OK && start == 0; i++)
         ;
-    if (!st->starts || (st->n && i == st->n)) {
+    if (n && i == n)
+        rc = TTFT_TPOT_EINVAL;
+    else
+        rc = ttft_tpot_chrome_trace(&self->c, out);
+    if (rc == TTFT_TPOT_EINVAL)
         PyErr_Format(PyExc_ValueError, "%s: a Chrome trace needs start times: %s", ttft_tpot_strerror(TTFT_TPOT_EINVAL),
-                     st->starts ? "the samples have none (start_ns is 0 throughout: recorded without a timeline)"
-                                : "Collector(timeline=True) keeps them");
-        return TTFT_TPOT_EINVAL;
-    }
-    return ttft_tpot_chrome_trace(&self->c, out);
+                     n && i == n ? "the samples have none (start_ns is 0 throughout: recorded without a timeline)"
+                                 : "Collector(timeline=True) keeps them");
+    return rc;
 }
 
 static int core_requests_write(core_collector *self, FILE *out, const void *arg)
