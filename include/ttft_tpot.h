@@ -53,9 +53,12 @@
                   ttft_tpot_merge                 add one collector to another (a thread's)
                   ttft_tpot_run_begin             a repeated run begins
      Recording    ttft_tpot_span_begin            begin a span (reads the clock)
+                  ttft_tpot_span_begin_at         begin a span at a start of yours (no clock read)
+                  ttft_tpot_clock_now             the collector's clock now
                   ttft_tpot_span_set_tokens       the tokens it produced
                   ttft_tpot_span_set_prompt       the prompt tokens a prefill processed
                   ttft_tpot_span_set_shape        the shape key it ran with
+                  ttft_tpot_span_set_start        its start, known after the begin
                   ttft_tpot_span_set_duration     a duration measured elsewhere
                   ttft_tpot_span_set_device       its device time comes later (a ticket)
                   ttft_tpot_span_end              end it: one sample recorded
@@ -856,6 +859,9 @@ typedef struct ttft_tpot_config {
                                  (0, 100) to 0.001, a 0 after the last (all 0: p50, p90, p99); the JSON adds
                                  each beyond p50/p90/p95/p99 ("p99.9"). ttft_tpot_percentiles_parse reads
                                  "50,90,99,99.9" */
+    int refusals_reported;    /* nonzero: the caller reports each refused call itself (a binding raises
+                                 it), so refusals are not counted (rejected, device refusals); losses
+                                 (dropped, refused submits, unresolved) still are */
 } ttft_tpot_config;
 
 #define TTFT_TPOT_BUCKETS_MAX 103 /* bounds of the largest Prometheus bucket table */
@@ -878,6 +884,7 @@ struct ttft_tpot {
     ttft_tpot__shape_table shape;    /* warmup per shape (Phases and warmup) */
     ttft_tpot__device_log dev;       /* Device time */
     uint64_t rejected; /* calls refused: unknown phase, invalid duration, span misuse */
+    uint64_t refusal;  /* what a refusal adds to its count: 1, or 0 with config.refusals_reported */
     uint64_t spans_open; /* spans begun and not ended: what they timed is in no figure */
     unsigned warmup_depth;
     uint16_t warm_all; /* warmup_depth != 0 */
@@ -960,7 +967,9 @@ TTFT_TPOT_DEF int ttft_tpot_run_begin(ttft_tpot *c);
      ttft_tpot_span_set_shape     the shape key it ran with (the first sample of each (phase, key) is
                                   warmup, as graph capture or compilation happens once per shape);
      ttft_tpot_span_set_duration  a duration measured elsewhere (a device timer), recorded instead of
-                                  the time since begin.
+                                  the time since begin;
+     ttft_tpot_span_set_start     where it starts, for a span begun with ttft_tpot_span_begin_at (a
+                                  binding that reads the clock itself: ttft_tpot_clock_now).
    Every other way to record is a thin wrapper over these three calls, kept for the code that uses it:
    ttft_tpot_record (duration, tokens), _record_shape (+ shape), _record_prompt (+ prompt), _record_ms
    (a duration in ms, see ttft_tpot_ms_to_ns), ttft_tpot_span_begin_shape (begin + shape),
@@ -1077,6 +1086,23 @@ static inline ttft_tpot_span ttft_tpot_span_begin(ttft_tpot *c, int phase)
     return ttft_tpot__span_open(c, phase, 1);
 }
 
+/* Begin a span of phase that started at start_ns on c's clock (0: unknown), reading no clock: for a
+   binding that reads the clock itself, or a start known elsewhere. Inert as ttft_tpot_span_begin. */
+static inline ttft_tpot_span ttft_tpot_span_begin_at(ttft_tpot *c, int phase, uint64_t start_ns)
+{
+    ttft_tpot_span s = ttft_tpot__span_open(c, phase, 0);
+    if (s.state == 1)
+        s.start = start_ns;
+    return s;
+}
+
+/* c's clock now: its config.clock, else the platform clock (ttft_tpot_now for c NULL). The time a
+   request event's _at form or ttft_tpot_span_begin_at takes. */
+static inline uint64_t ttft_tpot_clock_now(const ttft_tpot *c)
+{
+    return c ? ttft_tpot__clock(c) : ttft_tpot_now();
+}
+
 /* The setters (see "Recording has one begin" above). Each may be called any number of times before
    the end (the last value counts); on a NULL span they do nothing. A prompt is checked at the end. */
 static inline void ttft_tpot_span_set_tokens(ttft_tpot_span *s, uint32_t tokens)
@@ -1100,6 +1126,14 @@ static inline void ttft_tpot_span_set_shape(ttft_tpot_span *s, uint64_t key)
 {
     if (s)
         s->shape = key;
+}
+
+/* Where the span starts on c's clock, when it is known only after the begin (a running span: an inert
+   or ended one keeps nothing). Without a duration set, the end records the time since it. */
+static inline void ttft_tpot_span_set_start(ttft_tpot_span *s, uint64_t start_ns)
+{
+    if (s && s->state == 1)
+        s->start = start_ns;
 }
 
 static inline void ttft_tpot_span_set_duration(ttft_tpot_span *s, uint64_t dur_ns)
@@ -1139,7 +1173,7 @@ static inline int ttft_tpot__span_close(ttft_tpot_span *s, int *rc)
     if (s->state != 1) {
         *rc = s->state == 2 ? TTFT_TPOT_OK : TTFT_TPOT_ESTATE;
         if (s->state == 3 && s->c)
-            s->c->rejected++;
+            s->c->rejected += s->c->refusal;
         return 0;
     }
     s->state = 3;
@@ -3104,7 +3138,7 @@ TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c)
     if (!c)
         return TTFT_TPOT_EINVAL;
     if (c->warmup_depth == 0) {
-        c->rejected++;
+        c->rejected += c->refusal;
         return TTFT_TPOT_ESTATE;
     }
     c->warmup_depth--;
@@ -3336,7 +3370,7 @@ static int ttft_tpot__request_call(ttft_tpot *c, const char *id, uint64_t t, uin
     rc = ttft_tpot__request_event(c, id, strlen(id), t == TTFT_TPOT_NOW ? ttft_tpot__clock(c) : t, tokens,
                                   c->warmup_depth != 0, schedule, UINT32_MAX, &r);
     if (rc == TTFT_TPOT_EREQUEST)
-        c->rejected++;
+        c->rejected += c->refusal;
     if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
         c->req.dropped++;
     if (rc == TTFT_TPOT_EFULL && tokens == 0 && !schedule) /* a submit */
@@ -3377,7 +3411,7 @@ TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id)
         return TTFT_TPOT_EFULL;
     }
     if (r < 0 || c->req.list[r].finished) {
-        c->rejected++;
+        c->rejected += c->refusal;
         return TTFT_TPOT_EREQUEST;
     }
     c->req.list[r].finished = 1;
@@ -4038,7 +4072,7 @@ TTFT_TPOT_DEF int ttft_tpot_device_resolve(ttft_tpot *c, const ttft_tpot_device_
         bad++;
         first = first == TTFT_TPOT_OK ? rc : first;
     }
-    ttft_tpot__device_count(&c->dev.refused, bad);
+    ttft_tpot__device_count(&c->dev.refused, bad * c->refusal);
     if (refused)
         *refused = bad;
     return first;
@@ -4059,7 +4093,7 @@ TTFT_TPOT_DEF int ttft_tpot_device_elapsed_ms(ttft_tpot *c, uint64_t ticket, dou
     if (!c)
         return TTFT_TPOT_EINVAL;
     if (ttft_tpot_ms_to_ns(ms, &ns) != TTFT_TPOT_OK) {
-        ttft_tpot__device_count(&c->dev.refused, ticket != 0);
+        ttft_tpot__device_count(&c->dev.refused, (ticket != 0) * c->refusal);
         return ticket ? TTFT_TPOT_ERANGE : TTFT_TPOT_OK;
     }
     return ttft_tpot_device_elapsed(c, ticket, ns);
@@ -4092,7 +4126,7 @@ TTFT_TPOT_DEF int ttft_tpot_device_part(ttft_tpot *c, uint64_t launch, int phase
          : phase < 0 || (unsigned)phase >= c->phase.n ? TTFT_TPOT_EPHASE
                                                       : ttft_tpot__stamp_times(stamp, pair, &dev, &begin);
     if (rc != TTFT_TPOT_OK) {
-        ttft_tpot__device_count(&c->dev.refused, 1);
+        ttft_tpot__device_count(&c->dev.refused, c->refusal);
         return rc;
     }
     if (c->dev.n >= c->dev.max) {
@@ -4335,6 +4369,7 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
     ttft_tpot__picks_of(c, cfg);
     c->hist.bounded = cfg && cfg->bounded;
     c->enabled = 1;
+    c->refusal = cfg && cfg->refusals_reported ? 0 : 1;
     c->prefill_kernel = -1;
     ttft_tpot__clock_of(c, cfg);
     ttft_tpot__key_of(c);
@@ -4510,7 +4545,7 @@ TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, 
     uint32_t tokens;
     int warm;
     if ((unsigned)phase >= c->phase.n) {
-        c->rejected++;
+        c->rejected += c->refusal;
         return TTFT_TPOT_EPHASE;
     }
     p = &c->phase.slots[phase];
@@ -4528,7 +4563,7 @@ TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start
     ttft_tpot__phase_slot *p = (unsigned)phase < c->phase.n ? &c->phase.slots[phase] : NULL;
     int warm, rc;
     if (!p || p->role != TTFT_TPOT_ROLE_PREFILL || prompt == 0) {
-        c->rejected++;
+        c->rejected += c->refusal;
         return !p ? TTFT_TPOT_EPHASE : p->role != TTFT_TPOT_ROLE_PREFILL ? TTFT_TPOT_EROLE : TTFT_TPOT_EINVAL;
     }
     warm = p->fresh | c->warm_all | new_shape;
@@ -4594,7 +4629,7 @@ TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32
     if (!c->enabled)
         return TTFT_TPOT_OK;
     if (ttft_tpot_ms_to_ns(ms, &ns) != TTFT_TPOT_OK) {
-        c->rejected++;
+        c->rejected += c->refusal;
         return TTFT_TPOT_ERANGE;
     }
     return ttft_tpot_record(c, phase, ns, tokens);

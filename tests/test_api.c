@@ -233,6 +233,80 @@ static void spans_never_ended_are_counted(void **state)
     ttft_tpot_free(&d);
 }
 
+/* What a binding that reads the clock itself calls: a span begun at a start of its own reads no clock,
+   a start set after the begin is where the span starts, and the collector's clock is read through
+   ttft_tpot_clock_now. Only the reads scripted below are allowed. */
+static void spans_at_a_start_of_yours(void **state)
+{
+    static const uint64_t t[] = {500, 900};
+    script_clock sc = {t, 2, 0};
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    ttft_tpot_span s;
+    ttft_tpot_sample x;
+    uint64_t start;
+    int k;
+    (void)state;
+    cfg.clock = script_now;
+    cfg.clock_user = &sc;
+    cfg.timeline = 1;
+    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
+    s = ttft_tpot_span_begin_at(&c, k, 100); /* no clock read */
+    assert_int_equal(counts(&c).spans_open, 1);
+    ttft_tpot_span_set_duration(&s, 7);
+    assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_sample_at(&c, 0, &x, &start), TTFT_TPOT_OK);
+    assert_int_equal(start, 100);
+    assert_int_equal(x.dur_ns, 7);
+    s = ttft_tpot_span_begin_at(&c, k, 0);
+    ttft_tpot_span_set_start(&s, 200);
+    assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK); /* reads 500: 300 ns since its start */
+    assert_int_equal(ttft_tpot_sample_at(&c, 1, &x, &start), TTFT_TPOT_OK);
+    assert_int_equal(start, 200);
+    assert_int_equal(x.dur_ns, 300);
+    ttft_tpot_span_set_start(&s, 1); /* ended: keeps nothing */
+    ttft_tpot_span_set_start(NULL, 1);
+    assert_int_equal(ttft_tpot_clock_now(&c), 900);
+    assert_int_equal(sc.next, 2);
+    assert_true(ttft_tpot_clock_now(NULL) > 0); /* the platform clock */
+    ttft_tpot_enable(&c, 0);
+    s = ttft_tpot_span_begin_at(&c, k, 100); /* disabled: inert */
+    assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+    assert_int_equal(counts(&c).samples, 2);
+    ttft_tpot_free(&c);
+}
+
+/* config.refusals_reported: a refused call returns its code and counts nothing (the caller reports
+   it, as the Python package raises it). */
+static void refusals_reported_by_the_caller(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    ttft_tpot_span s;
+    int k;
+    (void)state;
+    cfg.refusals_reported = 1;
+    cfg.max_device = 4;
+    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
+    assert_int_equal(ttft_tpot_warmup_end(&c), TTFT_TPOT_ESTATE);
+    s = ttft_tpot_span_begin(&c, k);
+    assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_ESTATE);
+    assert_int_equal(ttft_tpot_record(&c, 9, 5, 1), TTFT_TPOT_EPHASE);
+    assert_int_equal(ttft_tpot_record_ms(&c, k, -1.0, 1), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_device_elapsed(&c, 12345, 5), TTFT_TPOT_ETICKET);
+    assert_int_equal(counts(&c).rejected, 0);
+    assert_int_equal(counts(&c).device_refused, 0);
+    ttft_tpot_free(&c);
+    cfg.refusals_reported = 0; /* the default: each refusal counted */
+    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
+    assert_int_equal(ttft_tpot_warmup_end(&c), TTFT_TPOT_ESTATE);
+    assert_int_equal(ttft_tpot_device_elapsed(&c, 12345, 5), TTFT_TPOT_ETICKET);
+    assert_int_equal(counts(&c).rejected, 1);
+    assert_int_equal(counts(&c).device_refused, 1);
+    ttft_tpot_free(&c);
+}
+
 static void disabled_collector_reads_no_clock(void **state)
 {
     script_clock sc = {NULL, 0, 0}; /* any read fails the test */
@@ -540,6 +614,8 @@ int main(void)
         cmocka_unit_test(record_ms_is_exact_to_the_ns),
         cmocka_unit_test(span_misuse),
         cmocka_unit_test(spans_never_ended_are_counted),
+        cmocka_unit_test(spans_at_a_start_of_yours),
+        cmocka_unit_test(refusals_reported_by_the_caller),
         cmocka_unit_test(disabled_collector_reads_no_clock),
         cmocka_unit_test(clock_stepping_back_records_zero),
         cmocka_unit_test(real_clock_is_monotonic),

@@ -161,6 +161,7 @@ typedef struct core_collector {
     PyObject_HEAD
     ttft_tpot c;
     int ready;                  /* __init__ set c up */
+    int enabled;                /* recording on: what the enabled property last set (on at first) */
     int clock_failed;           /* the Python clock raised: its exception is pending */
     unsigned long thread;       /* the thread that made it, the only one that records */
     PyObject *clock;            /* config clock: a callable returning ns, or NULL (the platform's) */
@@ -169,12 +170,20 @@ typedef struct core_collector {
     core_phase_ref cache[CORE_CACHE];
 } core_collector;
 
+/* What a span carries beside its time, as set from Python: what its attributes read back. */
+typedef struct core_carry {
+    uint64_t tokens, shape; /* shape TTFT_TPOT_NO_SHAPE: none */
+    uint32_t prompt, stream;
+    unsigned char has_tokens, has_prompt, has_device;
+} core_carry;
+
 typedef struct core_span {
     PyObject_HEAD
-    core_collector *owner; /* NULL: the inert span of a disabled collector */
-    ttft_tpot_span s;      /* its state 1 (records) or 2 (inert) from the start; start read on entry */
+    core_collector *owner; /* NULL: the inert span of a disabled collector (records nothing) */
+    ttft_tpot_span s;      /* begun when made, its start set on entry */
+    core_carry k;
     int role, stage;       /* stage: 0 made, 1 entered, 2 exited */
-    uint64_t dur;          /* after the exit */
+    uint64_t start, dur;   /* on entry; after the exit */
 } core_span;
 
 static PyTypeObject core_collector_type, core_span_type; /* defined below, with their methods */
@@ -253,7 +262,8 @@ static int core_phase_add(core_collector *self, PyObject *name, PyObject *role)
                      ttft_tpot_strerror(id), name, TTFT_TPOT_NAME_MAX - 1);
     else if (id == TTFT_TPOT_EPHASE)
         PyErr_Format(PyExc_ValueError, "%s: %R would be phase %u of %u (Collector(max_phases=...))",
-                     ttft_tpot_strerror(id), name, self->c.phase.n + 1, self->c.phase.max);
+                     ttft_tpot_strerror(id), name, ttft_tpot_counts_of(&self->c).phases + 1,
+                     ttft_tpot_counts_of(&self->c).phases); /* refused: the table is full */
     else
         PyErr_Format(PyExc_ValueError, "%s: the collector was not set up", ttft_tpot_strerror(id));
     return -1;
@@ -290,16 +300,16 @@ static int core_find(core_collector *self, PyObject *name)
 
 /* What a span carries: tokens (0 .. 2^32 - 1), prompt tokens (a prefill's, 1 or more), a shape key,
    a device stream. Each is checked when set, so the end never refuses. 0, or -1 with an exception. */
-static int core_set_tokens(ttft_tpot_span *s, PyObject *v)
+static int core_set_tokens(core_carry *k, PyObject *v)
 {
     uint64_t n;
     if (core_int(v, "tokens", 0, UINT32_MAX, TTFT_TPOT_EINVAL, &n) != 0)
         return -1;
-    ttft_tpot_span_set_tokens(s, (uint32_t)n);
+    k->tokens = n, k->has_tokens = 1;
     return 0;
 }
 
-static int core_set_prompt(ttft_tpot_span *s, int role, PyObject *v)
+static int core_set_prompt(core_carry *k, int role, PyObject *v)
 {
     uint64_t n;
     if (core_int(v, "prompt_tokens", 1, UINT32_MAX, TTFT_TPOT_EINVAL, &n) != 0)
@@ -309,38 +319,55 @@ static int core_set_prompt(ttft_tpot_span *s, int role, PyObject *v)
                      ttft_tpot_strerror(TTFT_TPOT_EROLE), ttft_tpot_role_name(role));
         return -1;
     }
-    ttft_tpot_span_set_prompt(s, (uint32_t)n);
+    k->prompt = (uint32_t)n, k->has_prompt = 1;
     return 0;
 }
 
-static int core_set_shape(ttft_tpot_span *s, PyObject *v)
+static int core_set_shape(core_carry *k, PyObject *v)
 {
-    uint64_t key;
-    if (core_opt(v, "a shape key", 0, TTFT_TPOT_NO_SHAPE - 1, TTFT_TPOT_NO_SHAPE, &key) != 0)
-        return -1;
-    ttft_tpot_span_set_shape(s, key);
-    return 0;
+    return core_opt(v, "a shape key", 0, TTFT_TPOT_NO_SHAPE - 1, TTFT_TPOT_NO_SHAPE, &k->shape);
 }
 
-static int core_set_device(ttft_tpot_span *s, PyObject *v)
+static int core_set_device(core_carry *k, PyObject *v)
 {
     uint64_t stream;
     if (core_int(v, "a device stream", 0, UINT32_MAX, TTFT_TPOT_EINVAL, &stream) != 0)
         return -1;
-    ttft_tpot_span_set_device(s, (uint32_t)stream);
+    k->stream = (uint32_t)stream, k->has_device = 1;
     return 0;
 }
 
-/* tokens, prompt_tokens, shape, device (any may be NULL or None: unset) onto s. */
-static int core_span_set(ttft_tpot_span *s, int role, PyObject *const *v)
+/* tokens, prompt_tokens, shape, device (any may be NULL or None: unset) onto k; k as it was on error. */
+static int core_carry_set(core_carry *k, int role, PyObject *const *v)
 {
-    if (v[0] && v[0] != Py_None && core_set_tokens(s, v[0]) != 0)
+    core_carry t = *k;
+    if ((v[0] && v[0] != Py_None && core_set_tokens(&t, v[0]) != 0) ||
+        (v[1] && v[1] != Py_None && core_set_prompt(&t, role, v[1]) != 0) || (v[2] && core_set_shape(&t, v[2]) != 0) ||
+        (v[3] && v[3] != Py_None && core_set_device(&t, v[3]) != 0))
         return -1;
-    if (v[1] && v[1] != Py_None && core_set_prompt(s, role, v[1]) != 0)
-        return -1;
-    if (v[2] && core_set_shape(s, v[2]) != 0)
-        return -1;
-    return v[3] && v[3] != Py_None ? core_set_device(s, v[3]) : 0;
+    *k = t;
+    return 0;
+}
+
+/* Counts with nothing set. */
+static core_carry core_carry_none(void)
+{
+    core_carry k;
+    memset(&k, 0, sizeof k);
+    k.shape = TTFT_TPOT_NO_SHAPE;
+    return k;
+}
+
+/* k onto a span, through the library's setters. */
+static void core_carry_apply(const core_carry *k, ttft_tpot_span *s)
+{
+    if (k->has_tokens)
+        ttft_tpot_span_set_tokens(s, (uint32_t)k->tokens);
+    if (k->has_prompt)
+        ttft_tpot_span_set_prompt(s, k->prompt);
+    ttft_tpot_span_set_shape(s, k->shape);
+    if (k->has_device)
+        ttft_tpot_span_set_device(s, k->stream);
 }
 
 /* A span is tracked by the garbage collector: its owner can reach it back (a subclass's attribute, a
@@ -353,7 +380,8 @@ static core_span *core_span_new(core_collector *owner)
         return NULL;
     Py_XINCREF(owner);
     sp->owner = owner;
-    sp->s = ttft_tpot__span_open(NULL, -1, 0); /* inert until set */
+    sp->s = ttft_tpot_span_begin(NULL, -1); /* inert until set */
+    sp->k = core_carry_none();
     sp->role = -1;
     sp->stage = 0;
     sp->dur = 0;
@@ -388,11 +416,11 @@ static PyObject *core_span_enter(core_span *sp, PyObject *unused)
     if (sp->owner) {
         if (sp->stage != 0)
             return PyErr_Format(PyExc_ValueError, "%s: a span is entered once", ttft_tpot_strerror(TTFT_TPOT_ESTATE));
-        if (sp->s.state == 1) {
-            sp->s.start = ttft_tpot__clock(&sp->owner->c);
-            if (!core_clock_ok(sp->owner))
-                return NULL;
-        }
+        uint64_t now = ttft_tpot_clock_now(&sp->owner->c);
+        if (!core_clock_ok(sp->owner))
+            return NULL;
+        ttft_tpot_span_set_start(&sp->s, now);
+        sp->start = now;
         sp->stage = 1;
     }
     Py_INCREF(sp);
@@ -405,17 +433,17 @@ static PyObject *core_span_exit(core_span *sp, PyObject *const *args, Py_ssize_t
     uint64_t now;
     int rc;
     (void)args, (void)nargs;
-    if (!sp->owner || sp->s.state == 2) {
+    if (!sp->owner) {
         sp->stage = 2;
         Py_RETURN_NONE;
     }
     if (sp->stage != 1)
         return PyErr_Format(PyExc_ValueError, "%s: a span ends once, after it was entered",
                             ttft_tpot_strerror(TTFT_TPOT_ESTATE));
-    now = ttft_tpot__clock(&sp->owner->c);
+    now = ttft_tpot_clock_now(&sp->owner->c);
     if (!core_clock_ok(sp->owner))
         return NULL;
-    sp->dur = now < sp->s.start ? 0 : now - sp->s.start; /* a clock that steps back: 0, as in C */
+    sp->dur = now < sp->start ? 0 : now - sp->start; /* a clock that steps back: 0, as in C */
     ttft_tpot_span_set_duration(&sp->s, sp->dur);
     sp->stage = 2;
     rc = ttft_tpot_span_end(&sp->s); /* EFULL: not kept, counted as dropped, as in C */
@@ -427,19 +455,18 @@ static PyObject *core_span_exit(core_span *sp, PyObject *const *args, Py_ssize_t
 /* The attributes: settable until the end (an inert span takes them and keeps nothing). */
 static PyObject *core_span_get(core_span *sp, void *which)
 {
-    const ttft_tpot_span *s = &sp->s;
+    const core_carry *k = &sp->k;
     switch ((int)(intptr_t)which) {
     case S_TOKENS:
-        return s->tokens == TTFT_TPOT__DEFAULT_TOKENS ? (Py_INCREF(Py_None), Py_None)
-                                                      : PyLong_FromUnsignedLongLong(s->tokens);
+        return k->has_tokens ? PyLong_FromUnsignedLongLong(k->tokens) : (Py_INCREF(Py_None), Py_None);
     case S_PROMPT_TOKENS:
-        return s->has_prompt ? PyLong_FromUnsignedLong(s->prompt) : (Py_INCREF(Py_None), Py_None);
+        return k->has_prompt ? PyLong_FromUnsignedLong(k->prompt) : (Py_INCREF(Py_None), Py_None);
     case S_SHAPE:
-        return s->shape == TTFT_TPOT_NO_SHAPE ? (Py_INCREF(Py_None), Py_None) : PyLong_FromUnsignedLongLong(s->shape);
+        return k->shape == TTFT_TPOT_NO_SHAPE ? (Py_INCREF(Py_None), Py_None) : PyLong_FromUnsignedLongLong(k->shape);
     case S_DEVICE:
-        return s->device ? PyLong_FromUnsignedLong(s->stream) : (Py_INCREF(Py_None), Py_None);
+        return k->has_device ? PyLong_FromUnsignedLong(k->stream) : (Py_INCREF(Py_None), Py_None);
     case S_TICKET:
-        return PyLong_FromUnsignedLongLong(s->ticket);
+        return PyLong_FromUnsignedLongLong(ttft_tpot_span_ticket(&sp->s));
     default: /* S_NS */
         return sp->stage == 2 && sp->owner ? PyLong_FromUnsignedLongLong(sp->dur) : (Py_INCREF(Py_None), Py_None);
     }
@@ -465,7 +492,10 @@ static int core_span_put(core_span *sp, PyObject *v, void *which)
         return -1;
     }
     set[k == S_TOKENS ? 0 : k == S_PROMPT_TOKENS ? 1 : k == S_SHAPE ? 2 : 3] = v;
-    return core_span_set(&sp->s, sp->role, set);
+    if (core_carry_set(&sp->k, sp->role, set) != 0)
+        return -1;
+    core_carry_apply(&sp->k, &sp->s);
+    return 0;
 }
 
 static PyMethodDef core_span_methods[] = {
@@ -514,23 +544,22 @@ static PyObject *core_span_call(core_collector *self, PyObject *const *args, Py_
     int phase;
     if (!core_ready(self))
         return NULL;
-    if (!self->c.enabled && self->inert) {
+    if (!self->enabled && self->inert) {
         Py_INCREF(self->inert);
         return (PyObject *)self->inert;
     }
     if (core_args("span", core_span_params, 6, 2, args, nargs, kwnames, v) != 0 || !core_on_owner(self) ||
         !(sp = core_span_new(self)))
         return NULL;
-    sp->s = ttft_tpot__span_open(&self->c, -1, 0);
     /* the counts first: a phase is registered only by a call that records */
-    if ((v[3] && v[3] != Py_None && (sp->role = core_role(v[1])) < 0) || core_span_set(&sp->s, sp->role, v + 2) != 0 ||
+    if ((v[3] && v[3] != Py_None && (sp->role = core_role(v[1])) < 0) || core_carry_set(&sp->k, sp->role, v + 2) != 0 ||
         (phase = core_phase(self, v[0], v[1])) < 0) {
-        (void)ttft_tpot_span_cancel(&sp->s); /* refused: not a span left open */
-        Py_DECREF(sp);
+        Py_DECREF(sp); /* never begun: no span left open */
         return NULL;
     }
-    sp->s.phase = phase;
-    sp->role = self->c.phase.slots[phase].role;
+    sp->s = ttft_tpot_span_begin_at(&self->c, phase, 0); /* open from now on; its start is read on entry */
+    core_carry_apply(&sp->k, &sp->s);
+    sp->role = ttft_tpot_phase_role(&self->c, phase);
     return (PyObject *)sp;
 }
 
@@ -542,25 +571,23 @@ static PyObject *core_record(core_collector *self, PyObject *const *args, Py_ssi
 {
     PyObject *v[7], *set[4];
     ttft_tpot_span s;
+    core_carry k = core_carry_none();
     uint64_t ns, start;
     int phase, rc, role = -1;
     if (!core_ready(self))
         return NULL;
-    if (!self->c.enabled) /* as a disabled span: nothing checked, nothing kept */
+    if (!self->enabled) /* as a disabled span: nothing checked, nothing kept */
         Py_RETURN_NONE;
     if (core_args("record", core_record_params, 7, 3, args, nargs, kwnames, v) != 0 || !core_on_owner(self) ||
         core_int(v[2], "a duration (ns)", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &ns) != 0 ||
         core_opt(v[4], "a start time (ns)", 0, UINT64_MAX, 0, &start) != 0)
         return NULL;
-    s = ttft_tpot__span_open(&self->c, -1, 0);
     set[0] = v[3], set[1] = v[5], set[2] = v[6], set[3] = NULL;
-    if ((v[5] && v[5] != Py_None && (role = core_role(v[1])) < 0) || core_span_set(&s, role, set) != 0 ||
-        (phase = core_phase(self, v[0], v[1])) < 0) { /* the counts first, as span() */
-        (void)ttft_tpot_span_cancel(&s); /* refused: not a span left open */
+    if ((v[5] && v[5] != Py_None && (role = core_role(v[1])) < 0) || core_carry_set(&k, role, set) != 0 ||
+        (phase = core_phase(self, v[0], v[1])) < 0) /* the counts first, as span() */
         return NULL;
-    }
-    s.phase = phase;
-    s.start = start;
+    s = ttft_tpot_span_begin_at(&self->c, phase, start);
+    core_carry_apply(&k, &s);
     ttft_tpot_span_set_duration(&s, ns);
     rc = ttft_tpot_span_end(&s);
     if (rc != TTFT_TPOT_OK && rc != TTFT_TPOT_EFULL)
@@ -613,10 +640,10 @@ static PyObject *core_warmup(core_collector *self, PyObject *on)
     begin = PyObject_IsTrue(on);
     if (begin < 0)
         return NULL;
-    if (!begin && self->c.warmup_depth == 0)
+    rc = begin ? ttft_tpot_warmup_begin(&self->c) : ttft_tpot_warmup_end(&self->c);
+    if (rc == TTFT_TPOT_ESTATE) /* not counted: the collector was made with config.refusals_reported */
         return PyErr_Format(PyExc_ValueError, "%s: a warmup section ends after it begins",
                             ttft_tpot_strerror(TTFT_TPOT_ESTATE));
-    rc = begin ? ttft_tpot_warmup_begin(&self->c) : ttft_tpot_warmup_end(&self->c);
     if (rc != TTFT_TPOT_OK)
         return PyErr_Format(PyExc_ValueError, "%s", ttft_tpot_strerror(rc));
     Py_RETURN_NONE;
@@ -639,17 +666,17 @@ static PyObject *core_run(core_collector *self, PyObject *unused)
 static PyObject *core_request(core_collector *self, PyObject *id, PyObject *t, uint64_t tokens, int schedule)
 {
     const char *s;
-    uint64_t at, rejected = self->c.rejected;
+    uint64_t at;
     int rc;
     if (!core_ready(self))
         return NULL;
-    if (!self->c.enabled) /* as a disabled span: nothing checked, nothing kept */
+    if (!self->enabled) /* as a disabled span: nothing checked, nothing kept */
         Py_RETURN_NONE;
     if (!core_on_owner(self) || !(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))) ||
         core_opt(t, "an event time (ns)", 0, UINT64_MAX - 1, UINT64_MAX, &at) != 0)
         return NULL;
-    if (at == UINT64_MAX && self->c.enabled) { /* read here, so that a failing Python clock records nothing */
-        at = ttft_tpot__clock(&self->c);
+    if (at == UINT64_MAX && self->enabled) { /* read here, so that a failing Python clock records nothing */
+        at = ttft_tpot_clock_now(&self->c);
         if (!core_clock_ok(self))
             return NULL;
     }
@@ -658,7 +685,6 @@ static PyObject *core_request(core_collector *self, PyObject *id, PyObject *t, u
                   : ttft_tpot_request_submit_at(&self->c, s, at);
     if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
         Py_RETURN_NONE;
-    self->c.rejected = rejected;
     return PyErr_Format(PyExc_ValueError, "%s: %s of request %R (%s)", ttft_tpot_strerror(rc),
                         schedule ? "the schedule" : tokens ? "tokens" : "the submit", id,
                         schedule ? "once, between its submit and its first token"
@@ -686,18 +712,16 @@ static PyObject *core_schedule(core_collector *self, PyObject *const *args, Py_s
 static PyObject *core_finish(core_collector *self, PyObject *id)
 {
     const char *s;
-    uint64_t rejected = self->c.rejected;
     int rc;
     if (!core_ready(self))
         return NULL;
-    if (!self->c.enabled)
+    if (!self->enabled)
         Py_RETURN_NONE;
     if (!core_on_owner(self) || !(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))))
         return NULL;
     rc = ttft_tpot_request_finish(&self->c, s);
     if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
         Py_RETURN_NONE;
-    self->c.rejected = rejected;
     return PyErr_Format(PyExc_ValueError, "%s: the finish of request %R (a submitted request, finished once)",
                         ttft_tpot_strerror(rc), id);
 }
@@ -762,12 +786,12 @@ static PyObject *core_tokens(core_collector *self, PyObject *const *args, Py_ssi
     return core_request(self, v[0], v[2], n, 0);
 }
 
-/* A device resolution's code: None, or a ValueError with the collector's refusal count as it was. */
-static PyObject *core_resolved(core_collector *self, int rc, uint64_t refused, uint64_t ticket)
+/* A device resolution's code: None, or a ValueError (the refusal is not counted: the collector was
+   made with config.refusals_reported). */
+static PyObject *core_resolved(int rc, uint64_t ticket)
 {
     if (rc == TTFT_TPOT_OK)
         Py_RETURN_NONE;
-    self->c.dev.refused = refused;
     return PyErr_Format(PyExc_ValueError, "%s: ticket %llu", ttft_tpot_strerror(rc), (unsigned long long)ticket);
 }
 
@@ -775,27 +799,27 @@ static PyObject *core_resolved(core_collector *self, int rc, uint64_t refused, u
 static PyObject *core_device_elapsed(core_collector *self, PyObject *args)
 {
     PyObject *ticket, *ns;
-    uint64_t t, v, refused = self->c.dev.refused;
+    uint64_t t, v;
     if (!core_ready(self))
         return NULL;
     if (!PyArg_ParseTuple(args, "OO:device_elapsed", &ticket, &ns) ||
         core_int(ticket, "a ticket", 0, UINT64_MAX, TTFT_TPOT_ETICKET, &t) != 0 ||
         core_int(ns, "a device time (ns)", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &v) != 0)
         return NULL;
-    return core_resolved(self, ttft_tpot_device_elapsed(&self->c, t, v), refused, t);
+    return core_resolved(ttft_tpot_device_elapsed(&self->c, t, v), t);
 }
 
 static PyObject *core_device_elapsed_ms(core_collector *self, PyObject *args)
 {
     PyObject *ticket;
     double ms;
-    uint64_t t, refused = self->c.dev.refused;
+    uint64_t t;
     if (!core_ready(self))
         return NULL;
     if (!PyArg_ParseTuple(args, "Od:device_elapsed_ms", &ticket, &ms) ||
         core_int(ticket, "a ticket", 0, UINT64_MAX, TTFT_TPOT_ETICKET, &t) != 0)
         return NULL;
-    return core_resolved(self, ttft_tpot_device_elapsed_ms(&self->c, t, ms), refused, t);
+    return core_resolved(ttft_tpot_device_elapsed_ms(&self->c, t, ms), t);
 }
 
 /* device_absolute(ticket, begin_ns, end_ns, pair): on the device clock, mapped through the clock pair
@@ -803,7 +827,7 @@ static PyObject *core_device_elapsed_ms(core_collector *self, PyObject *args)
 static PyObject *core_device_absolute(core_collector *self, PyObject *args)
 {
     PyObject *o[5];
-    uint64_t v[5], refused = self->c.dev.refused;
+    uint64_t v[5];
     ttft_tpot_clock_pair pair;
     int k;
     if (!core_ready(self))
@@ -814,7 +838,7 @@ static PyObject *core_device_absolute(core_collector *self, PyObject *args)
         if (core_int(o[k], k ? "a clock reading (ns)" : "a ticket", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &v[k]) != 0)
             return NULL;
     pair.host_ns = v[3], pair.device_ns = v[4];
-    return core_resolved(self, ttft_tpot_device_absolute(&self->c, v[0], v[1], v[2], &pair), refused, v[0]);
+    return core_resolved(ttft_tpot_device_absolute(&self->c, v[0], v[1], v[2], &pair), v[0]);
 }
 
 /* ---- Collector: outputs ---------------------------------------------------------------------- */
@@ -1004,16 +1028,17 @@ static PyObject *core_samples(core_collector *self, PyObject *args)
 {
     PyObject *name, *out;
     int warmup, stored_only, id;
-    size_t i, n = 0, all = 0;
+    size_t i, n = 0, all = 0, stored;
     uint64_t *v;
     ttft_tpot_stats st;
+    ttft_tpot_sample s;
     if (!core_ready(self))
         return NULL;
     if (!PyArg_ParseTuple(args, "Opp:samples", &name, &warmup, &stored_only) || (id = core_find(self, name)) < 0)
         return NULL;
-    for (i = 0; i < self->c.store.n; i++)
-        if (self->c.store.samples[i].phase == id)
-            all++;
+    stored = ttft_tpot_counts_of(&self->c).samples;
+    for (i = 0; i < stored && ttft_tpot_sample_at(&self->c, i, &s, NULL) == TTFT_TPOT_OK; i++)
+        all += s.phase == id;
     if (!stored_only && ttft_tpot_phase_stats(&self->c, id, &st) == TTFT_TPOT_OK && st.n > all)
         return PyErr_Format(PyExc_ValueError, "phase %R has %llu samples, %zu of them stored: the rest went to a "
                             "histogram (bounded, or past the capacity); stored_only=True takes the stored ones",
@@ -1021,11 +1046,9 @@ static PyObject *core_samples(core_collector *self, PyObject *args)
     if (!(out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(all * sizeof *v))))
         return NULL;
     v = (uint64_t *)(void *)PyByteArray_AS_STRING(out);
-    for (i = 0; i < self->c.store.n; i++) {
-        const ttft_tpot_sample *s = &self->c.store.samples[i];
-        if (s->phase == id && (warmup || !s->warmup))
-            v[n++] = s->dur_ns;
-    }
+    for (i = 0; i < stored && ttft_tpot_sample_at(&self->c, i, &s, NULL) == TTFT_TPOT_OK; i++)
+        if (s.phase == id && (warmup || !s.warmup))
+            v[n++] = s.dur_ns;
     if (PyByteArray_Resize(out, (Py_ssize_t)(n * sizeof *v)) != 0)
         Py_CLEAR(out);
     return out;
@@ -1035,14 +1058,15 @@ static PyObject *core_samples(core_collector *self, PyObject *args)
 static PyObject *core_phases(core_collector *self, PyObject *unused)
 {
     PyObject *list;
+    unsigned p, n;
+    (void)unused;
     if (!core_ready(self))
         return NULL;
-    list = PyList_New((Py_ssize_t)self->c.phase.n);
-    unsigned p;
-    (void)unused;
-    for (p = 0; list && p < self->c.phase.n; p++) {
-        PyObject *t = Py_BuildValue("(ss)", self->c.phase.slots[p].name,
-                                    ttft_tpot_role_name(self->c.phase.slots[p].role));
+    n = ttft_tpot_counts_of(&self->c).phases;
+    list = PyList_New((Py_ssize_t)n);
+    for (p = 0; list && p < n; p++) {
+        PyObject *t = Py_BuildValue("(ss)", ttft_tpot_phase_name(&self->c, (int)p),
+                                    ttft_tpot_role_name(ttft_tpot_phase_role(&self->c, (int)p)));
         if (!t)
             Py_CLEAR(list);
         else
@@ -1129,7 +1153,7 @@ static PyObject *core_get_enabled(core_collector *self, void *unused)
     (void)unused;
     if (!core_ready(self))
         return NULL;
-    return PyBool_FromLong(self->c.enabled);
+    return PyBool_FromLong(self->enabled);
 }
 
 static int core_set_enabled(core_collector *self, PyObject *v, void *unused)
@@ -1145,6 +1169,7 @@ static int core_set_enabled(core_collector *self, PyObject *v, void *unused)
         return -1;
     }
     ttft_tpot_enable(&self->c, on);
+    self->enabled = on;
     return 0;
 }
 
@@ -1258,6 +1283,7 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
         cfg.clock = clock == Py_False ? core_no_clock : core_py_clock;
         cfg.clock_user = self;
     }
+    cfg.refusals_reported = 1; /* every refusal raises: it changes no count */
     if ((rc = ttft_tpot_init(&self->c, &cfg)) != TTFT_TPOT_OK) {
         if (rc == TTFT_TPOT_ENOMEM)
             PyErr_NoMemory();
@@ -1267,6 +1293,7 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
         return -1;
     }
     self->thread = PyThread_get_thread_ident();
+    self->enabled = 1;
     self->ready = 1;
     return 0;
 }
