@@ -639,11 +639,9 @@ enum { TTFT_TPOT_METRIC_NONE = -1 }; /* UNDER of a metric that is part of none *
 typedef struct ttft_tpot_requests {
     uint64_t seen, n, incomplete, warmup_excluded, dropped;
     uint64_t truncated; /* tracked, but their events did not all fit: left out of every figure */
-    ttft_tpot_stats metric[TTFT_TPOT_METRIC_COUNT]; /* each request metric (TTFT_TPOT_METRICS) */
-    ttft_tpot_stats ttft, tpot, itl, e2e; /* the same as metric[]: tpot of requests with more than one */
-    ttft_tpot_stats queue, prefill;       /* token, itl every gap; queue and prefill TTFT's parts, of the
-                                             requests with a schedule event (kept for code written
-                                             before metric[]) */
+    ttft_tpot_stats metric[TTFT_TPOT_METRIC_COUNT]; /* each request metric (TTFT_TPOT_METRICS): TPOT of the
+                                             requests with more than one token, ITL every gap, queue
+                                             and prefill (TTFT's parts) of those with a schedule event */
     uint64_t unscheduled;                 /* measured requests without a schedule event */
     int has_window;                       /* a measured request exists and the window is > 0 */
     double window_ns, request_rps, output_tok_s;
@@ -3806,12 +3804,6 @@ static int ttft_tpot__requests_of(const ttft_tpot *c, ttft_tpot_requests *out, t
         if (sc > 1)
             ttft_tpot__unscale(&out->metric[m], sc);
     }
-    out->ttft = out->metric[TTFT_TPOT_METRIC_TTFT]; /* the fields before metric[] */
-    out->tpot = out->metric[TTFT_TPOT_METRIC_TPOT];
-    out->itl = out->metric[TTFT_TPOT_METRIC_ITL];
-    out->e2e = out->metric[TTFT_TPOT_METRIC_E2E];
-    out->queue = out->metric[TTFT_TPOT_METRIC_QUEUE];
-    out->prefill = out->metric[TTFT_TPOT_METRIC_PREFILL];
     if (out->n && last_token > first_submit) {
         out->has_window = 1;
         out->window_ns = (double)(last_token - first_submit);
@@ -6093,17 +6085,17 @@ static void ttft_tpot__text_request_cut(const ttft_tpot_model *m, FILE *out)
     const ttft_tpot_steady_state *ss = &m->requests_steady_state;
     uint64_t past = ss->truncation - ss->flagged;
     char a[32], b[32];
-    if (m->has_requests && ss->measured && ss->drift && m->requests.ttft.n) {
+    if (m->has_requests && ss->measured && ss->drift && m->requests.metric[TTFT_TPOT_METRIC_TTFT].n) {
         fputs("requests: no steady state: MSER-5's best cut falls in the second half of their TTFTs (White's rule): "
               "they keep rising or falling, as a queue that builds up does\n", out);
         return;
     }
-    if (!m->has_requests || !ss->measured || ss->truncation <= ss->flagged || !ss->has_p50 || !m->requests.ttft.n)
+    if (!m->has_requests || !ss->measured || ss->truncation <= ss->flagged || !ss->has_p50 || !m->requests.metric[TTFT_TPOT_METRIC_TTFT].n)
         return;
     fprintf(out, "requests: MSER-5 puts the end of warmup at request %llu, %llu request%s after the %llu flagged; "
                  "TTFT p50 %s with them, %s without\n",
             (unsigned long long)ss->truncation, (unsigned long long)past, past == 1 ? "" : "s",
-            (unsigned long long)ss->flagged, ttft_tpot__dur(a, sizeof a, m->requests.ttft.p50_ns),
+            (unsigned long long)ss->flagged, ttft_tpot__dur(a, sizeof a, m->requests.metric[TTFT_TPOT_METRIC_TTFT].p50_ns),
             ttft_tpot__dur(b, sizeof b, ss->p50_ns));
 }
 
@@ -6136,7 +6128,7 @@ static void ttft_tpot__text_spikes(FILE *out, const char *name, const char *what
 static void ttft_tpot__text_request_warmup(const ttft_tpot_model *m, FILE *out)
 {
     ttft_tpot__text_request_cut(m, out);
-    if (m->has_requests && m->requests.ttft.n)
+    if (m->has_requests && m->requests.metric[TTFT_TPOT_METRIC_TTFT].n)
         ttft_tpot__text_spikes(out, "requests", "request", &m->requests_steady_state);
 }
 

@@ -33,7 +33,6 @@
                    ttft_tpot_request_at    the i-th tracked request
                    ttft_tpot_requests_summary  the serving metrics
                    ttft_tpot_metric_values the values behind a request metric
-                   ttft_tpot_request_values the same by TTFT_TPOT_VALUES_* (older numbering)
                    ttft_tpot_sorted_values a set's values, ascending
                    ttft_tpot_cdf           a set's empirical CDF
                    ttft_tpot_find_phase    a phase's id by name
@@ -146,17 +145,12 @@ TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot
 /* The serving metrics. OK; EINVAL (NULL); ENOMEM. With no request seen, out->seen is 0. */
 TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out);
 
-/* ttft_tpot_request_values of a TTFT_TPOT_METRIC_* (EINVAL for another number). */
+/* The values behind a request metric (a TTFT_TPOT_METRIC_*), for tools that compare runs: over the
+   measured requests (TPOT rounded to the ns; ITL every gap; queue and prefill the requests with a
+   schedule event; TTST those with two tokens or more), in ns, into out[0, cap); *n: how many there
+   are (more than cap: only cap were written; out may be NULL to ask). OK; EINVAL (c or n NULL, metric
+   unknown); ENOMEM. */
 TTFT_TPOT_DEF int ttft_tpot_metric_values(const ttft_tpot *c, int metric, uint64_t *out, size_t cap, size_t *n);
-
-/* The values behind a request figure, for tools that compare runs: which is TTFT_TPOT_VALUES_TTFT,
-   _TPOT (rounded to the ns), _ITL, _E2E, _QUEUE or _PREFILL (the requests with a schedule event),
-   _TTST (the requests with two tokens or more), over the measured requests (ITL: every gap), in ns,
-   into out[0, cap); *n: how many there are (more than cap: only cap were written; out may be NULL to
-   ask). OK; EINVAL (c or n NULL, which unknown); ENOMEM. */
-enum { TTFT_TPOT_VALUES_TTFT, TTFT_TPOT_VALUES_E2E, TTFT_TPOT_VALUES_TPOT, TTFT_TPOT_VALUES_ITL,
-       TTFT_TPOT_VALUES_QUEUE, TTFT_TPOT_VALUES_PREFILL, TTFT_TPOT_VALUES_TTST };
-TTFT_TPOT_DEF int ttft_tpot_request_values(const ttft_tpot *c, int which, uint64_t *out, size_t cap, size_t *n);
 
 /* A set's values in ns, ascending, into out[0, cap) (the cap smallest); *n: how many it has (out may
    be NULL to ask). O(n) time and 16 bytes a value of temporary memory. OK; EINVAL (c or n NULL, no
@@ -443,16 +437,6 @@ TTFT_TPOT_DEF int ttft_tpot_percentiles_parse(const char *text, double *out)
         p += len;
     } while (*p++ == ',');
     return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_request_values(const ttft_tpot *c, int which, uint64_t *out, size_t cap, size_t *n)
-{
-    static const int metric[7] = {TTFT_TPOT_METRIC_TTFT, TTFT_TPOT_METRIC_E2E, TTFT_TPOT_METRIC_TPOT,
-                                  TTFT_TPOT_METRIC_ITL, TTFT_TPOT_METRIC_QUEUE, TTFT_TPOT_METRIC_PREFILL,
-                                  TTFT_TPOT_METRIC_TTST};
-    if (which < TTFT_TPOT_VALUES_TTFT || which > TTFT_TPOT_VALUES_TTST)
-        return TTFT_TPOT_EINVAL;
-    return ttft_tpot_metric_values(c, metric[which], out, cap, n);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_metric_values(const ttft_tpot *c, int metric, uint64_t *out, size_t cap, size_t *n)

@@ -23,7 +23,7 @@ int main(void)
     ttft_tpot_request_tokens_at(&c, "r", 50, 1);
     /* TPOT over 10 and 30 ns: p50 20; the request's TTFT 50 */
     ok = ttft_tpot_summarize(&c, &s) == TTFT_TPOT_OK && s.tpot.n == 2 && s.tpot.pct_ns[0] == 20 &&
-         s.tpot_excluded == 1 && ttft_tpot_requests_summary(&c, &q) == TTFT_TPOT_OK && q.ttft.min_ns == 50;
+         s.tpot_excluded == 1 && ttft_tpot_requests_summary(&c, &q) == TTFT_TPOT_OK && q.metric[TTFT_TPOT_METRIC_TTFT].min_ns == 50;
     ttft_tpot_free(&c);
     return ok ? 0 : 1;
 }

@@ -144,7 +144,7 @@ static int run_with_failure(long k)
         ttft_tpot_requests rq;
         STEP(ttft_tpot_requests_summary(&a, &rq));
         if (rc == TTFT_TPOT_OK)
-            assert_int_equal(rq.itl.n, 1);
+            assert_int_equal(rq.metric[TTFT_TPOT_METRIC_ITL].n, 1);
     }
     STEP_WRITES(ttft_tpot_prometheus(&a, out, NULL, NULL));
     {

@@ -114,7 +114,7 @@ static void ttst_is_the_second_token(void **state)
     assert_non_null(strstr(text, "vllm:time_to_second_token_seconds_sum 0.400000000\n"));
     assert_non_null(strstr(text, "vllm:time_to_second_token_seconds_count 2\n"));
     free(text);
-    assert_int_equal(ttft_tpot_request_values(&c, TTFT_TPOT_VALUES_TTST, v, 4, &n), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_metric_values(&c, TTFT_TPOT_METRIC_TTST, v, 4, &n), TTFT_TPOT_OK);
     assert_true(n == 2 && v[0] == 120 * MS && v[1] == 280 * MS);
     cfg.max_requests = 8;
     cfg.max_request_events = 32;
@@ -454,7 +454,7 @@ static void request_edges(void **state)
     /* a token 2^60 ns after the first: a TPOT past 2^54 ns saturates instead of wrapping */
     assert_int_equal(ttft_tpot_request_tokens_at(&c, "live", (uint64_t)1 << 60, 1), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_requests_summary(&c, &q), TTFT_TPOT_OK);
-    assert_true(q.tpot.max_ns >= ((uint64_t)1 << 53));
+    assert_true(q.metric[TTFT_TPOT_METRIC_TPOT].max_ns >= ((uint64_t)1 << 53));
     assert_int_equal(ttft_tpot_requests_summary(NULL, &q), TTFT_TPOT_EINVAL);
     /* the SLO line names each SLO set */
     assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_OK);
