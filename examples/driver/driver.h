@@ -3,7 +3,7 @@
 #ifndef DRIVER_H
 #define DRIVER_H
 
-#include "ttft_tpot_tools.h"
+#include "ttft_tpot.h"
 
 #include "backend.h"
 #include "devq.h"

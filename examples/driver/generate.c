@@ -5,6 +5,7 @@
    dispatches an accelerator; ../instrument.c wraps every dispatch in spans, serve.c serves requests,
    outputs.c writes the files. Run with --help. */
 #define TTFT_TPOT_IMPLEMENTATION
+#include "ttft_tpot_tools.h" /* and its parser of --slo; the driver itself needs only ttft_tpot.h */
 #include "driver.h"
 
 #include "../report/cli.h"
