@@ -15,7 +15,8 @@
      collide under the 0.2 index hash (FNV-1a, unkeyed), in REPORT_BIN and in a live collector;
    - tools: REPORT_BIN --html against --json of one trace of 1e6 decode steps (1e5 with --quick), and
      --compare against --json of two, each pair alternated, with the ratios and their targets; then
-     --compare against --json in this process (read, model, write: compare.c linked in);
+     --compare against --json in this process (read, model, write: compare.c linked in), and --html
+     against --json of one collector read once (model and writer: html.c linked in);
    - writers: the Chrome trace and the trace writer of 1e6 lines (with start times), and of a serving
      trace of 1e6 request events, each against one fwrite of its own output's bytes, alternated (the
      reports' output is small: they are compute, measured by report);
@@ -27,6 +28,7 @@
 
 #include "bench_util.h"
 #include "compare.h"
+#include "html.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -403,6 +405,25 @@ static double in_process(const char *a, const char *b, int compare)
     return t;
 }
 
+/* In the process, on one collector already read: its model and the JSON report (html 0), or its model and
+   the HTML report (html 1), each to /dev/null: seconds. */
+static double report_of(const ttft_tpot *c, const char *name, int html)
+{
+    const ttft_tpot_model *one[1];
+    ttft_tpot_model m;
+    FILE *out = fopen("/dev/null", "w");
+    double t0 = now_s(), t;
+    if (ttft_tpot_model_compute(c, NULL, &m) != TTFT_TPOT_OK)
+        exit(1);
+    one[0] = &m;
+    if (html ? html_report(out, one, &name, 1, NULL) != 0 : ttft_tpot_model_report_json(&m, out) != TTFT_TPOT_OK)
+        exit(1);
+    t = now_s() - t0;
+    ttft_tpot_model_free(&m);
+    fclose(out);
+    return t;
+}
+
 /* The tools against the JSON report of the same traces, in one run: --html against --json of one
    trace, --compare against --json of both, on two driver traces of about `decode` decode steps each
    (with their prefills, kernels and e2e lines), alternated, medians of 5. */
@@ -437,6 +458,21 @@ static void bench_tools(const char *bin, const char *dir, size_t decode)
     }
     printf("tools: in the process, --json A B %.3f s, --compare A B %.3f s: ratio %.2f (target <= 2)\n",
            median(t[2], 5), median(t[3], 5), median(ratio[1], 5));
+    { /* --html against --json in the process, one collector read once: the model and the writer */
+        ttft_tpot c;
+        const char *one[1];
+        one[0] = a;
+        read_into(&c, one, 1);
+        (void)report_of(&c, a, 1); /* a first run, thrown away: page faults, the allocator's first growth */
+        for (r = 0; r < 5; r++) {
+            t[0][r] = report_of(&c, a, 0);
+            t[1][r] = report_of(&c, a, 1);
+            ratio[0][r] = t[1][r] / t[0][r];
+        }
+        printf("tools: in the process, one collector: --json A %.3f s, --html A %.3f s: ratio %.2f (target <= 1.5)\n",
+               median(t[0], 5), median(t[1], 5), median(ratio[0], 5));
+        ttft_tpot_free(&c);
+    }
     remove(a);
     remove(b);
     remove(html);
