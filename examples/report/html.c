@@ -92,11 +92,11 @@ static int role_points(const ttft_tpot_model *m, int role, const unsigned char *
    labelled "run 2", "run 3", ...; returns how many. */
 static int run_marks(const ttft_tpot_model *m, int role, svg_mark *mk, char (*label)[16], int max)
 {
-    size_t first, end, i, k = 0;
+    size_t first = 0, end, i, k = 0;
     unsigned r = 0;
-    int n = 0;
-    for (i = 0; i < m->head.samples && n < max; i++) {
-        for (; n < max && ttft_tpot_run_at(m->collector, r, &first, &end) == TTFT_TPOT_OK && first <= i; r++) {
+    int n = 0, more = ttft_tpot_run_at(m->collector, 0, &first, &end) == TTFT_TPOT_OK; /* run r: first */
+    for (i = 0; more && i < m->head.samples && n < max; i++) { /* the samples up to the last run's start */
+        for (; n < max && more && first <= i; more = ttft_tpot_run_at(m->collector, ++r, &first, &end) == TTFT_TPOT_OK) {
             if (k == 0) /* the axis begins with it */
                 continue;
             snprintf(label[n], sizeof label[n], "run %u", r + 1);
