@@ -344,10 +344,14 @@ static void series(FILE *out, const range *r, const svg_series *s, int xint)
         polyline(out, s);
     for (lo = 0; lo < s->n; lo += per) {
         size_t hi = lo + per < s->n ? lo + per : s->n, mn = lo, mx = lo, pick[4];
+        double ymn = s->y[lo], ymx = s->y[lo]; /* y[mn] and y[mx], kept at hand */
         int k;
         for (i = lo; i < hi; i++) {
-            mn = s->y[i] < s->y[mn] ? i : mn;
-            mx = s->y[i] > s->y[mx] ? i : mx;
+            double y = s->y[i];
+            if (y < ymn)
+                ymn = y, mn = i;
+            if (y > ymx)
+                ymx = y, mx = i;
         }
         pick[0] = lo, pick[1] = mn < mx ? mn : mx, pick[2] = mn < mx ? mx : mn, pick[3] = hi - 1;
         for (k = 0; k < 4; k++) {
