@@ -3,6 +3,7 @@
 
 #include "svg.h"
 
+#include <math.h> /* HUGE_VAL */
 #include <stdlib.h>
 #include <string.h>
 
@@ -349,15 +350,31 @@ static void single_value(FILE *out, const char *title, const char *value, const 
     fputs("</p></figure>\n", out);
 }
 
-/* The largest y of the series whose hollow is h. */
-static double max_y(const svg_series *s, int ns, int h)
+/* Each series' largest y (0 at least) and smallest positive y (HUGE_VAL: none), in one pass a series:
+   what max_y and svg_wants_log would each find in a pass of their own. */
+static void y_extents(const svg_series *s, int ns, double *top, double *low)
 {
-    double mx = 0;
     size_t i;
     int k;
+    for (k = 0; k < ns; k++) {
+        double mx = 0, lo = HUGE_VAL;
+        for (i = 0; i < s[k].n; i++) {
+            double v = s[k].y[i];
+            mx = v > mx ? v : mx;
+            lo = v > 0 && v < lo ? v : lo;
+        }
+        top[k] = mx;
+        low[k] = lo;
+    }
+}
+
+/* The largest of top[] of the series whose hollow is h. */
+static double max_y(const svg_series *s, int ns, const double *top, int h)
+{
+    double mx = 0;
+    int k;
     for (k = 0; k < ns; k++)
-        for (i = 0; i < s[k].n; i++)
-            mx = s[k].hollow == h && s[k].y[i] > mx ? s[k].y[i] : mx;
+        mx = s[k].hollow == h && top[k] > mx ? top[k] : mx;
     return mx;
 }
 
@@ -377,9 +394,12 @@ static void scale_by(svg_series *s, int ns, double scale, int on_x)
 static void sample_chart(FILE *out, svg_chart *ch, svg_series *s, int ns, size_t total, const char *ylabel)
 {
     char yl[128], v[32], note[800];
-    double steady = max_y(s, ns, 0), warm = max_y(s, ns, 1), scale;
-    int clip = steady > 0 && warm > 2 * steady, k, j;
-    svg_series shown[MAX_LINES];
+    double top[MAX_LINES], low[MAX_LINES], steady, warm, scale, lo = HUGE_VAL, hi = 0;
+    int clip, k;
+    y_extents(s, ns, top, low);
+    steady = max_y(s, ns, top, 0);
+    warm = max_y(s, ns, top, 1);
+    clip = steady > 0 && warm > 2 * steady;
     if (total == 1) {
         for (k = 0; !s[k].n; k++)
             ;
@@ -394,10 +414,15 @@ static void sample_chart(FILE *out, svg_chart *ch, svg_series *s, int ns, size_t
                  "edge.", ch->note ? ch->note : "", ch->note && *ch->note ? " " : "", dur(v, sizeof v, steady * 1.1e6));
         ch->note = note;
     }
-    for (k = 0, j = 0; k < ns; k++) /* the log choice on the values shown: the steady ones when clipped */
-        if (!clip || !s[k].hollow)
-            shown[j++] = s[k];
-    ch->logy = svg_wants_log(shown, j);
+    for (k = 0; k < ns; k++) /* the log choice on the values shown: the steady ones when clipped */
+        if (!clip || !s[k].hollow) {
+            lo = low[k] < lo ? low[k] : lo;
+            hi = top[k] > hi ? top[k] : hi;
+        }
+    if (scale != 1 && lo < HUGE_VAL) /* as scale_by divided them: dividing keeps the order */
+        lo /= scale;
+    hi /= scale;
+    ch->logy = lo < HUGE_VAL && hi > 20 * lo; /* svg_wants_log's test: a spread over 20x */
     snprintf(yl, sizeof yl, "%s (%s)", ylabel, ch->yunit);
     ch->ylabel = yl;
     svg_plot(out, ch, s, ns);
