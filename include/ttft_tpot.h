@@ -2310,13 +2310,12 @@ static void ttft_tpot__radix_pass(const uint64_t *from, uint64_t *to, size_t n, 
         to[at[from[i] >> shift & 255u]++] = from[i];
 }
 
-TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp)
+/* v[0, n) sorted, into v or tmp (room for n): returns which holds them. */
+static uint64_t *ttft_tpot__sort_in(uint64_t *v, size_t n, uint64_t *tmp)
 {
     uint64_t differ = 0, *from = v, *to = tmp, *t;
     size_t i, k;
     unsigned shift;
-    if (n > 0 && (!v || !tmp))
-        return TTFT_TPOT_EINVAL;
     if (n < 32) { /* insertion sort: a pass over 256 counters would cost more */
         for (i = 1; i < n; i++) {
             uint64_t x = v[i];
@@ -2324,7 +2323,7 @@ TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp)
                 v[k] = v[k - 1];
             v[k] = x;
         }
-        return TTFT_TPOT_OK;
+        return v;
     }
     for (i = 1; i < n; i++)
         differ |= v[i] ^ v[0]; /* the bits some value does not share with the first */
@@ -2334,8 +2333,16 @@ TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp)
         ttft_tpot__radix_pass(from, to, n, shift);
         t = from, from = to, to = t;
     }
-    if (from != v)
-        memcpy(v, from, n * sizeof *v);
+    return from;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp)
+{
+    uint64_t *sorted;
+    if (n > 0 && (!v || !tmp))
+        return TTFT_TPOT_EINVAL;
+    if ((sorted = ttft_tpot__sort_in(v, n, tmp)) != v)
+        memcpy(v, sorted, n * sizeof *v);
     return TTFT_TPOT_OK;
 }
 

@@ -270,24 +270,32 @@ static int ttft_tpot__set_ok(const ttft_tpot *c, int set)
            (set >= TTFT_TPOT_SET_PHASE && set - TTFT_TPOT_SET_PHASE < (int)c->phase.n);
 }
 
-/* A set's values, sorted, in one allocation (*v to free): OK or ENOMEM. */
-static int ttft_tpot__set_sorted(const ttft_tpot *c, int set, uint64_t **v, size_t *n)
+/* A set's values, sorted, in one allocation (*v to free; *sorted: where in it they are): OK or ENOMEM. */
+static int ttft_tpot__set_sorted(const ttft_tpot *c, int set, uint64_t **v, uint64_t **sorted, size_t *n)
 {
-    size_t room = c->req.n_events > c->req.n ? c->req.n_events : c->req.n, i;
+    size_t room = c->req.n_events > c->req.n ? c->req.n_events : c->req.n, i, m = 0;
+    unsigned char *take = NULL; /* of a role's set: whether each phase has that role */
     int role = set - TTFT_TPOT_SET_ROLE, phase = set - TTFT_TPOT_SET_PHASE;
+    unsigned p;
     room = set < TTFT_TPOT_METRIC_COUNT ? room + c->req.n : c->store.n; /* request sets: + a value a request */
     /* last, a value and a byte a request, lies in the sort's room after the values */
-    if (!(*v = (uint64_t *)TTFT_TPOT_MALLOC((2 * room + 1) * sizeof **v, c->alloc_user)))
+    if (!(*v = (uint64_t *)TTFT_TPOT_MALLOC((2 * room + 1) * sizeof **v + c->phase.n + 1, c->alloc_user)))
         return TTFT_TPOT_ENOMEM;
-    *n = 0;
     if (set < TTFT_TPOT_METRIC_COUNT)
-        *n = ttft_tpot__request_set(c, set, 0, 1, *v, *v + room - c->req.n);
+        m = ttft_tpot__request_set(c, set, 0, 1, *v, *v + room - c->req.n);
+    else if (set < TTFT_TPOT_SET_PHASE) { /* a role's: each phase's role looked up once */
+        take = (unsigned char *)(*v + 2 * room + 1);
+        for (p = 0; p < c->phase.n; p++)
+            take[p] = c->phase.slots[p].role == role;
+    }
     for (i = 0; set >= TTFT_TPOT_SET_ROLE && i < c->store.n; i++) {
         const ttft_tpot_sample *s = &c->store.samples[i];
-        if (!s->warmup && (set >= TTFT_TPOT_SET_PHASE ? (int)s->phase == phase : c->phase.slots[s->phase].role == role))
-            (*v)[(*n)++] = s->dur_ns;
+        if (!s->warmup && (take ? take[s->phase] : (int)s->phase == phase))
+            (*v)[m++] = s->dur_ns;
     }
-    return ttft_tpot_sort(*v, *n, *v + room);
+    *n = m;
+    *sorted = ttft_tpot__sort_in(*v, m, *v + room);
+    return TTFT_TPOT_OK;
 }
 
 /* Statistics of every sample of one phase, warmup included. */
@@ -521,13 +529,13 @@ TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
 
 TTFT_TPOT_DEF int ttft_tpot_sorted_values(const ttft_tpot *c, int set, uint64_t *out, size_t cap, size_t *n)
 {
-    uint64_t *v;
+    uint64_t *v, *sorted;
     if (!c || !n || !ttft_tpot__set_ok(c, set))
         return TTFT_TPOT_EINVAL;
-    if (ttft_tpot__set_sorted(c, set, &v, n) != TTFT_TPOT_OK)
+    if (ttft_tpot__set_sorted(c, set, &v, &sorted, n) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
     if (out)
-        memcpy(out, v, (*n < cap ? *n : cap) * sizeof *out);
+        memcpy(out, sorted, (*n < cap ? *n : cap) * sizeof *out);
     TTFT_TPOT_FREE(v, c->alloc_user);
     return TTFT_TPOT_OK;
 }
@@ -535,19 +543,19 @@ TTFT_TPOT_DEF int ttft_tpot_sorted_values(const ttft_tpot *c, int set, uint64_t 
 TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, uint64_t *x, double *y, size_t *n,
                                 size_t *values)
 {
-    uint64_t *v;
+    uint64_t *v, *sorted;
     size_t all, k, step;
     if (!c || !x || !y || !n || points == 0 || !ttft_tpot__set_ok(c, set))
         return TTFT_TPOT_EINVAL;
-    if (ttft_tpot__set_sorted(c, set, &v, &all) != TTFT_TPOT_OK)
+    if (ttft_tpot__set_sorted(c, set, &v, &sorted, &all) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
     step = all / points + 1;
     for (k = 0, *n = 0; k < all; k += step, (*n)++) {
-        x[*n] = v[k];
+        x[*n] = sorted[k];
         y[*n] = (double)(k + 1) / (double)all;
     }
     if (all) {
-        x[*n] = v[all - 1];
+        x[*n] = sorted[all - 1];
         y[(*n)++] = 1.0;
     }
     if (values)
