@@ -270,32 +270,136 @@ static int ttft_tpot__set_ok(const ttft_tpot *c, int set)
            (set >= TTFT_TPOT_SET_PHASE && set - TTFT_TPOT_SET_PHASE < (int)c->phase.n);
 }
 
-/* A set's values, sorted, in one allocation (*v to free; *sorted: where in it they are): OK or ENOMEM. */
-static int ttft_tpot__set_sorted(const ttft_tpot *c, int set, uint64_t **v, uint64_t **sorted, size_t *n)
+/* A set's values in one allocation (*v to free), in the order they are found, with room for as many
+   after them (from *v + *room); *mn and *mx: the smallest and largest (0 for none). OK or ENOMEM. */
+static int ttft_tpot__set_values(const ttft_tpot *c, int set, uint64_t **v, size_t *n, size_t *room_out,
+                                 uint64_t *mn, uint64_t *mx)
 {
     size_t room = c->req.n_events > c->req.n ? c->req.n_events : c->req.n, i, m = 0;
     unsigned char *take = NULL; /* of a role's set: whether each phase has that role */
     int role = set - TTFT_TPOT_SET_ROLE, phase = set - TTFT_TPOT_SET_PHASE;
+    uint64_t lo = UINT64_MAX, hi = 0;
     unsigned p;
     room = set < TTFT_TPOT_METRIC_COUNT ? room + c->req.n : c->store.n; /* request sets: + a value a request */
     /* last, a value and a byte a request, lies in the sort's room after the values */
     if (!(*v = (uint64_t *)TTFT_TPOT_MALLOC((2 * room + 1) * sizeof **v + c->phase.n + 1, c->alloc_user)))
         return TTFT_TPOT_ENOMEM;
-    if (set < TTFT_TPOT_METRIC_COUNT)
+    if (set < TTFT_TPOT_METRIC_COUNT) {
         m = ttft_tpot__request_set(c, set, 0, 1, *v, *v + room - c->req.n);
-    else if (set < TTFT_TPOT_SET_PHASE) { /* a role's: each phase's role looked up once */
+        for (i = 0; i < m; i++) {
+            lo = (*v)[i] < lo ? (*v)[i] : lo;
+            hi = (*v)[i] > hi ? (*v)[i] : hi;
+        }
+    } else if (set < TTFT_TPOT_SET_PHASE) { /* a role's: each phase's role looked up once */
         take = (unsigned char *)(*v + 2 * room + 1);
         for (p = 0; p < c->phase.n; p++)
             take[p] = c->phase.slots[p].role == role;
     }
     for (i = 0; set >= TTFT_TPOT_SET_ROLE && i < c->store.n; i++) {
         const ttft_tpot_sample *s = &c->store.samples[i];
-        if (!s->warmup && (take ? take[s->phase] : (int)s->phase == phase))
+        if (!s->warmup && (take ? take[s->phase] : (int)s->phase == phase)) {
+            lo = s->dur_ns < lo ? s->dur_ns : lo;
+            hi = s->dur_ns > hi ? s->dur_ns : hi;
             (*v)[m++] = s->dur_ns;
+        }
     }
     *n = m;
-    *sorted = ttft_tpot__sort_in(*v, m, *v + room);
+    *room_out = room;
+    *mn = m ? lo : 0;
+    *mx = hi;
     return TTFT_TPOT_OK;
+}
+
+/* A set's values, sorted, in one allocation (*v to free; *sorted: where in it they are): OK or ENOMEM. */
+static int ttft_tpot__set_sorted(const ttft_tpot *c, int set, uint64_t **v, uint64_t **sorted, size_t *n)
+{
+    uint64_t mn, mx;
+    size_t room;
+    if (ttft_tpot__set_values(c, set, v, n, &room, &mn, &mx) != TTFT_TPOT_OK)
+        return TTFT_TPOT_ENOMEM;
+    *sorted = ttft_tpot__sort_in(*v, *n, *v + room);
+    return TTFT_TPOT_OK;
+}
+
+/* Values at many ranks without sorting them all (a CDF's): the values are counted in up to
+   TTFT_TPOT__RANK_BUCKETS buckets of equal width over [min, max], which tells the bucket of every rank
+   and its rank within it; only the values of those buckets are copied out, grouped by bucket, and each
+   group is ranked alike (or sorted, when it is small or its ranks are dense). Per rank: its bucket,
+   its rank (ranks[], within its group as the work goes down), and its group's place. */
+#define TTFT_TPOT__RANK_BUCKETS 16384u
+typedef struct ttft_tpot__rank_work {
+    uint32_t *count; /* TTFT_TPOT__RANK_BUCKETS */
+    uint32_t *bucket;
+    uint64_t *rank;
+    size_t *start, *end;
+} ttft_tpot__rank_work;
+
+/* The values at ranks w->rank[off, off + nr) (ascending, below n) of v[0, n) (fewer than 2^32; mn and mx
+   its smallest and largest) into val[0, nr); v is reordered, tmp (room for n) is scratch. */
+static void ttft_tpot__rank_values(uint64_t *v, size_t n, uint64_t mn, uint64_t mx, uint64_t *tmp,
+                                   const ttft_tpot__rank_work *w, size_t off, size_t nr, uint64_t *val)
+{
+    uint64_t *rank = w->rank + off, cum = 0, *sorted;
+    uint32_t *bucket = w->bucket + off, *count = w->count;
+    size_t *start = w->start + off, *end = w->end + off, i, r, r0, nb, b = 0, kept = 0;
+    unsigned sh = 0;
+    if (mn == mx) { /* every value the same */
+        for (r = 0; r < nr; r++)
+            val[r] = mn;
+        return;
+    }
+    nb = n / 8 < TTFT_TPOT__RANK_BUCKETS ? n / 8 : TTFT_TPOT__RANK_BUCKETS; /* 8 values a bucket at least */
+    for (; n > 64 && n >= 8 * nr && (mx - mn) >> sh >= nb; sh++)
+        continue;
+    nb = (size_t)((mx - mn) >> sh) + 1;
+    if (n > 64 && n >= 8 * nr) { /* the buckets' counts, and how many values the ranks' buckets hold */
+        memset(count, 0, nb * sizeof *count);
+        for (i = 0; i < n; i++)
+            count[(v[i] - mn) >> sh]++;
+        for (r = 0; r < nr; r++) {
+            for (; cum + count[b] <= rank[r]; b++)
+                cum += count[b];
+            kept += r == 0 || bucket[r - 1] != b ? count[b] : 0;
+            bucket[r] = (uint32_t)b;
+        }
+    }
+    if (n <= 64 || n < 8 * nr || kept > n / 2) { /* small, dense ranks, or values that buckets do not spread */
+        sorted = ttft_tpot__sort_in(v, n, tmp);
+        for (r = 0; r < nr; r++)
+            val[r] = sorted[rank[r]];
+        return;
+    }
+    for (r = 0, cum = 0, b = 0, kept = 0; r < nr; r++) { /* each rank within its bucket; each group's place */
+        for (; b < bucket[r]; b++)
+            cum += count[b];
+        if (r == 0 || bucket[r - 1] != b) {
+            start[r] = kept;
+            kept += count[b];
+        } else {
+            start[r] = start[r - 1];
+        }
+        end[r] = start[r] + count[b];
+        rank[r] -= cum;
+    }
+    memset(count, 0, nb * sizeof *count); /* now: a kept bucket's next place + 1, other buckets 0 */
+    for (r = 0; r < nr; r++)
+        count[bucket[r]] = (uint32_t)start[r] + 1;
+    for (i = 0; i < n; i++) {
+        uint32_t *at = &count[(v[i] - mn) >> sh];
+        if (*at)
+            tmp[(*at)++ - 1] = v[i];
+    }
+    for (r = 0; r < nr;) { /* each group, ranked alike: v is free now, and scratch for it */
+        uint64_t *g = tmp + start[r], gmn = UINT64_MAX, gmx = 0;
+        size_t gn = end[r] - start[r];
+        for (i = 0; i < gn; i++) {
+            gmn = g[i] < gmn ? g[i] : gmn;
+            gmx = g[i] > gmx ? g[i] : gmx;
+        }
+        for (r0 = r; r < nr && bucket[r] == bucket[r0]; r++)
+            continue;
+        ttft_tpot__rank_values(g, gn, gmn, gmx, v + (g - tmp), w, off + r0, r - r0, val + r0);
+    }
 }
 
 /* Statistics of every sample of one phase, warmup included. */
@@ -543,20 +647,39 @@ TTFT_TPOT_DEF int ttft_tpot_sorted_values(const ttft_tpot *c, int set, uint64_t 
 TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, uint64_t *x, double *y, size_t *n,
                                 size_t *values)
 {
-    uint64_t *v, *sorted;
-    size_t all, k, step;
+    ttft_tpot__rank_work w;
+    uint64_t *v, *sorted, mn, mx;
+    size_t all, k, step, room, j;
     if (!c || !x || !y || !n || points == 0 || !ttft_tpot__set_ok(c, set))
         return TTFT_TPOT_EINVAL;
-    if (ttft_tpot__set_sorted(c, set, &v, &sorted, &all) != TTFT_TPOT_OK)
+    if (ttft_tpot__set_values(c, set, &v, &all, &room, &mn, &mx) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
     step = all / points + 1;
-    for (k = 0, *n = 0; k < all; k += step, (*n)++) {
-        x[*n] = sorted[k];
+    for (k = 0, *n = 0; k < all; k += step, (*n)++) { /* the ranks drawn: 0, step, 2 step, ..., and the last */
+        x[*n] = k;
         y[*n] = (double)(k + 1) / (double)all;
     }
     if (all) {
-        x[*n] = sorted[all - 1];
+        x[*n] = all - 1;
         y[(*n)++] = 1.0;
+    }
+    w.count = all >= 4096 && all < UINT32_MAX ? (uint32_t *)TTFT_TPOT_MALLOC(
+                                                   TTFT_TPOT__RANK_BUCKETS * sizeof *w.count +
+                                                       *n * (sizeof *w.bucket + sizeof *w.rank + 2 * sizeof *w.start),
+                                                   c->alloc_user)
+                                             : NULL;
+    if (w.count) { /* a large set: its ranks' values selected (x holds the ranks, then their values) */
+        w.rank = (uint64_t *)(void *)(w.count + TTFT_TPOT__RANK_BUCKETS);
+        w.start = (size_t *)(void *)(w.rank + *n);
+        w.end = w.start + *n;
+        w.bucket = (uint32_t *)(void *)(w.end + *n);
+        memcpy(w.rank, x, *n * sizeof *x);
+        ttft_tpot__rank_values(v, all, mn, mx, v + room, &w, 0, *n, x);
+        TTFT_TPOT_FREE(w.count, c->alloc_user);
+    } else { /* sorted whole (a small set, or no memory for the ranks' scratch) */
+        sorted = ttft_tpot__sort_in(v, all, v + room);
+        for (j = 0; j < *n; j++)
+            x[j] = sorted[x[j]];
     }
     if (values)
         *values = all;
