@@ -72,22 +72,36 @@ static void pts_free(pts *p)
 
 /* ---- What the charts show ---------------------------------------------------------------------- */
 
-/* The samples of a role in call order: (index among them, ms), steady and warmup apart; the steady
-   ones of the phases take marks (NULL: of any), the warmup ones all (warm NULL: none). */
-static int role_points(const ttft_tpot_model *m, int role, const unsigned char *take, pts *steady, pts *warm)
+/* The decode and prefill samples in call order, in one pass: (index among their role's samples, ms).
+   A steady decode sample goes to line[its phase] (line NULL: to steady; a NULL entry: nowhere), a
+   warmup one to warm (NULL: nowhere); a steady prefill sample to pre_steady, a warmup one to pre_warm
+   (both NULL: nowhere). */
+static int role_points(const ttft_tpot_model *m, pts *const *line, pts *steady, pts *warm, pts *pre_steady,
+                       pts *pre_warm)
 {
-    size_t i, k = 0;
+    size_t i, k = 0, kp = 0;
     for (i = 0; i < m->head.samples; i++) {
         const ttft_tpot_sample *s = &m->samples[i];
-        pts *to = s->warmup ? warm : !take || take[s->phase] ? steady : NULL;
-        if (m->phase[s->phase].role != role)
-            continue;
-        if (to && pts_add(to, (double)k, (double)s->dur_ns / 1e6) != 0)
-            return -1;
-        k++;
+        int role = m->phase[s->phase].role;
+        pts *to = s->warmup ? warm : line ? line[s->phase] : steady;
+        if (role == TTFT_TPOT_ROLE_DECODE) {
+            if (to && pts_add(to, (double)k, (double)s->dur_ns / 1e6) != 0)
+                return -1;
+            k++;
+        } else if (role == TTFT_TPOT_ROLE_PREFILL && pre_steady) {
+            if (pts_add(s->warmup ? pre_warm : pre_steady, (double)kp++, (double)s->dur_ns / 1e6) != 0)
+                return -1;
+        }
     }
     return 0;
 }
+
+/* A side's prefill samples, gathered in the pass over its decode steps for the TTFT chart: steady in
+   p[0], warmup in p[1] (done: they were). */
+typedef struct prefills {
+    pts p[2];
+    int done;
+} prefills;
 
 /* Where each run begins (after the axis's first point) on a role's axis (its samples' call order): up to max marks,
    labelled "run 2", "run 3", ...; returns how many. */
@@ -109,13 +123,20 @@ static int run_marks(const ttft_tpot_model *m, int role, svg_mark *mk, char (*la
     return n;
 }
 
-/* TTFT by request in submit order (warmup requests apart), or by prefill call without requests. */
-static int ttft_points(const ttft_tpot_model *m, pts *steady, pts *warm)
+/* TTFT by request in submit order (warmup requests apart), or by prefill call without requests (those
+   of pf where they were gathered: moved from it). */
+static int ttft_points(const ttft_tpot_model *m, prefills *pf, pts *steady, pts *warm)
 {
     ttft_tpot_request q;
     unsigned r;
+    if (m->requests.seen == 0 && pf->done) {
+        *steady = pf->p[0];
+        *warm = pf->p[1];
+        memset(pf->p, 0, sizeof pf->p);
+        return 0;
+    }
     if (m->requests.seen == 0)
-        return role_points(m, TTFT_TPOT_ROLE_PREFILL, NULL, steady, warm);
+        return role_points(m, NULL, NULL, NULL, steady, warm);
     for (r = 0; ttft_tpot_request_at(m->collector, r, &q) == TTFT_TPOT_OK; r++)
         if (q.token_events && !q.truncated &&
             pts_add(q.warmup ? warm : steady, (double)r, (double)(q.first_ns - q.submit_ns) / 1e6) != 0)
@@ -429,12 +450,13 @@ static void sample_chart(FILE *out, svg_chart *ch, svg_series *s, int ns, size_t
 }
 
 /* The decode phases' steady steps, a line each (batch sizes, say): with more than MAX_LINES - 1, the
-   first MAX_LINES - 2 by report order and the rest as one; the warmup steps as rings, last. */
-static int decode_lines(const ttft_tpot_model *m, lines *l)
+   first MAX_LINES - 2 by report order and the rest as one; the warmup steps as rings, last. All in one
+   pass over the samples, which gathers the prefills for the TTFT chart too (pf NULL: not). */
+static int decode_lines(const ttft_tpot_model *m, lines *l, prefills *pf)
 {
-    unsigned char *take = (unsigned char *)calloc(m->phases + 1, 1);
+    pts **line = (pts **)calloc(m->phases + 1, sizeof *line); /* each phase's line (NULL: none) */
     unsigned *dp = (unsigned *)calloc(m->phases + 1, sizeof *dp), q, nd = 0, i, own;
-    int rc = take && dp ? 0 : -1, warm;
+    int rc = line && dp ? 0 : -1, warm;
     for (q = 0; rc == 0 && q < m->phases; q++)
         if (m->phase[m->order[q]].role == TTFT_TPOT_ROLE_DECODE && m->phase[m->order[q]].steady.n)
             dp[nd++] = m->order[q];
@@ -443,16 +465,16 @@ static int decode_lines(const ttft_tpot_model *m, lines *l)
     line_set(l, warm, "warmup", svg_colors[0], SVG_DOTS, 1);
     l->n = warm + 1;
     for (i = 0; rc == 0 && i <= own && i < nd; i++) { /* a phase a line; past own, the rest as one */
-        memset(take, 0, m->phases + 1);
         for (q = i; q < (i < own ? i + 1 : nd); q++)
-            take[dp[q]] = 1;
+            line[dp[q]] = &l->p[i];
         line_set(l, (int)i, i == own ? "other decode phases" : nd > 1 ? m->phase[dp[i]].name : "steady", svg_colors[i],
                  SVG_LINE, 0);
-        rc = role_points(m, TTFT_TPOT_ROLE_DECODE, take, &l->p[i], i ? NULL : &l->p[warm]);
     }
-    if (rc == 0 && !nd) /* warmup steps only: take marks no phase */
-        rc = role_points(m, TTFT_TPOT_ROLE_DECODE, take, &l->p[1], &l->p[warm]);
-    free(take);
+    if (rc == 0) /* without a decode phase: the warmup steps only */
+        rc = role_points(m, line, NULL, &l->p[warm], pf ? &pf->p[0] : NULL, pf ? &pf->p[1] : NULL);
+    if (rc == 0 && pf)
+        pf->done = 1;
+    free(line);
     free(dp);
     return rc;
 }
@@ -460,7 +482,8 @@ static int decode_lines(const ttft_tpot_model *m, lines *l)
 /* Charts of per-sample series, each side steady (line or dots) and warmup (rings) apart (one report's
    decode phases a line each); a note where a chart of stored samples shows fewer than the figures
    count; run boundaries on a step axis. */
-static int series_chart(FILE *out, const ttft_tpot_model *const *m, int n, int ttft, const svg_chart *chart)
+static int series_chart(FILE *out, const ttft_tpot_model *const *m, int n, int ttft, const svg_chart *chart,
+                        prefills *pf)
 {
     lines l;
     svg_series s[MAX_LINES];
@@ -470,12 +493,15 @@ static int series_chart(FILE *out, const ttft_tpot_model *const *m, int n, int t
     size_t total;
     int k, j, rc = 0;
     memset(&l, 0, sizeof l);
-    if (!ttft && n == 1)
-        rc = decode_lines(m[0], &l);
+    if (!ttft && n == 1) /* the prefills too, when the TTFT chart shows them */
+        rc = decode_lines(m[0], &l, m[0]->requests.seen == 0 ? &pf[0] : NULL);
     for (k = 0; k < n && rc == 0 && (ttft || n > 1); k++) {
         const ttft_tpot_summary *h = &m[k]->head;
-        rc = ttft ? ttft_points(m[k], &l.p[2 * k], &l.p[2 * k + 1])
-                  : role_points(m[k], TTFT_TPOT_ROLE_DECODE, NULL, &l.p[2 * k], &l.p[2 * k + 1]);
+        int pre = m[k]->requests.seen == 0;
+        rc = ttft ? ttft_points(m[k], &pf[k], &l.p[2 * k], &l.p[2 * k + 1])
+                  : role_points(m[k], NULL, &l.p[2 * k], &l.p[2 * k + 1], pre ? &pf[k].p[0] : NULL,
+                                pre ? &pf[k].p[1] : NULL);
+        pf[k].done |= !ttft && rc == 0 && pre;
         for (j = 0; j < 2; j++) {
             snprintf(name, sizeof name, "%s%s%s", n > 1 ? side_names[k] : "", n > 1 ? ": " : "", j ? "warmup" : "steady");
             line_set(&l, 2 * k + j, name, svg_colors[k], j || ttft ? SVG_DOTS : SVG_LINE, j);
@@ -804,7 +830,9 @@ int html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *n
                                      "step time");
     svg_chart ttft = chart_on_steps("TTFT by request, in submit order (warmup requests as rings)",
                                     "request (submit order)", "TTFT");
+    prefills pf[2]; /* gathered with the decode steps, drawn by the TTFT chart */
     int k, rc;
+    memset(pf, 0, sizeof pf);
     head(out, names, n);
     fputs("<h2>Headline</h2>\n", out);
     rc = n > 1 ? (two ? two(out, m) : -1) : (headline_one(out, m[0]), 0);
@@ -813,8 +841,12 @@ int html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *n
         ttft.xlabel = "prefill (call order)";
     }
     fputs("<h2>Warmup: decode steps and TTFT</h2>\n", out);
-    rc = rc ? rc : series_chart(out, m, n, 0, &steps);
-    rc = rc ? rc : series_chart(out, m, n, 1, &ttft);
+    rc = rc ? rc : series_chart(out, m, n, 0, &steps, pf);
+    rc = rc ? rc : series_chart(out, m, n, 1, &ttft, pf);
+    for (k = 0; k < 2; k++) {
+        pts_free(&pf[k].p[0]);
+        pts_free(&pf[k].p[1]);
+    }
     fputs("<h2>Latency distributions</h2>\n", out);
     rc = rc ? rc : cdf_charts(out, m, n);
     rc = rc ? rc : over_time(out, m, n);
