@@ -34,6 +34,7 @@ static const struct {
 typedef struct pts {
     double *x, *y;
     size_t n, cap;
+    size_t want; /* the room its first growth takes, where how many will come is known (0: 256) */
 } pts;
 
 /* Room for cap points at least: 0 or -1. */
@@ -52,9 +53,15 @@ static int pts_reserve(pts *p, size_t cap)
     return 0;
 }
 
-static int pts_add(pts *p, double x, double y)
+/* Room for more: twice as much, or at first what is wanted. */
+static int pts_grow(pts *p)
 {
-    if (p->n == p->cap && pts_reserve(p, p->cap ? 2 * p->cap : 256) != 0)
+    return pts_reserve(p, p->cap ? 2 * p->cap : p->want > 256 ? p->want : 256);
+}
+
+static inline int pts_add(pts *p, double x, double y)
+{
+    if (p->n == p->cap && pts_grow(p) != 0)
         return -1;
     p->x[p->n] = x;
     p->y[p->n++] = y;
@@ -79,7 +86,17 @@ static void pts_free(pts *p)
 static int role_points(const ttft_tpot_model *m, pts *const *line, pts *steady, pts *warm, pts *pre_steady,
                        pts *pre_warm)
 {
-    size_t i, k = 0, kp = 0;
+    size_t i, k = 0, kp = 0, most = m->head.samples;
+    unsigned p;
+    for (p = 0; p < m->phases; p++) { /* room ahead: the samples each phase's figures count (at most all) */
+        const ttft_tpot_phase_figures *f = &m->phase[p];
+        int dec = f->role == TTFT_TPOT_ROLE_DECODE, pre = f->role == TTFT_TPOT_ROLE_PREFILL;
+        pts *to = dec ? (line ? line[p] : steady) : pre ? pre_steady : NULL, *tw = dec ? warm : pre ? pre_warm : NULL;
+        if (to)
+            to->want = to->want + f->steady.n < most ? to->want + (size_t)f->steady.n : most;
+        if (tw)
+            tw->want = tw->want + f->all.warmup_n < most ? tw->want + (size_t)f->all.warmup_n : most;
+    }
     for (i = 0; i < m->head.samples; i++) {
         const ttft_tpot_sample *s = &m->samples[i];
         int role = m->phase[s->phase].role;
