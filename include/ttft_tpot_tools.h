@@ -381,13 +381,14 @@ static void ttft_tpot__rank_values(uint64_t *v, size_t n, uint64_t mn, uint64_t 
         end[r] = start[r] + count[b];
         rank[r] -= cum;
     }
-    memset(count, 0, nb * sizeof *count); /* now: a kept bucket's next place + 1, other buckets 0 */
+    for (b = 0; b < nb; b++) /* now: a kept bucket's next place; the others' n - 1, a place no group takes */
+        count[b] = (uint32_t)(n - 1);
     for (r = 0; r < nr; r++)
-        count[bucket[r]] = (uint32_t)start[r] + 1;
-    for (i = 0; i < n; i++) {
-        uint32_t *at = &count[(v[i] - mn) >> sh];
-        if (*at)
-            tmp[(*at)++ - 1] = v[i];
+        count[bucket[r]] = (uint32_t)start[r];
+    for (i = 0; i < n; i++) { /* every value written, the others' over one another: no branch to mispredict */
+        uint32_t *at = &count[(v[i] - mn) >> sh], to = *at;
+        tmp[to] = v[i];
+        *at = to + (to != n - 1);
     }
     for (r = 0; r < nr;) { /* each group, ranked alike: v is free now, and scratch for it */
         uint64_t *g = tmp + start[r], gmn = UINT64_MAX, gmx = 0;
