@@ -2,7 +2,7 @@
    prints figures and ratios; it never passes or fails (timings on a shared machine are noisy).
 
    usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR]
-          [--part parse|memory|report|phases|ids|tools|writers|serving]
+          [--part parse|memory|report|phase_stats|phases|ids|tools|writers|serving]
 
    - parse: the library's trace reader against a minimal in-place parser (the floor: block reads,
      fields split where they lie, the last phase cached, samples appended), on a realistic trace
@@ -11,6 +11,8 @@
      lines (and 2e7 without --quick), per line and between sizes;
    - report: the exact JSON report of n decode samples against qsort and, where /usr/bin/python3
      has numpy, numpy's percentile, mean, min and max of the same values;
+   - phase_stats: ttft_tpot_phase_stats of a phase of 1e6 and of 1e7 samples (1e5 and 1e6 with
+     --quick), its time and page faults a call, and the larger's time against the smaller's;
    - the two inputs that were quadratic: 16,000 phases over 1e6 lines, and 100,000 request ids that
      collide under the 0.2 index hash (FNV-1a, unkeyed), in REPORT_BIN and in a live collector;
    - tools: REPORT_BIN --html against --json of one trace of 1e6 decode steps (1e5 with --quick), and
@@ -591,6 +593,59 @@ static void bench_report(const char *path, int quick)
     }
 }
 
+/* The minor page faults of this process so far. */
+static long minor_faults(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
+}
+
+/* ttft_tpot_phase_stats of a decode phase of n samples in a store that holds a kernel sample beside each
+   (2 n stored), at n and 10 n (1e6 and 1e7; 1e5 and 1e6 with --quick), alternated, medians of 5: its
+   time and the minor page faults of a call (the memory it touches fresh), and the larger's time
+   against the smaller's (10 for a cost linear in n). */
+static void bench_phase_stats(int quick)
+{
+    ttft_tpot c[2];
+    ttft_tpot_config cfg;
+    ttft_tpot_stats st;
+    double t[2][5];
+    long faults[2] = {0, 0};
+    size_t n[2], i;
+    int k, r, dec[2];
+    n[0] = quick ? 100000 : 1000000;
+    n[1] = 10 * n[0];
+    for (k = 0; k < 2; k++) {
+        int kern;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.capacity = 2 * n[k];
+        ttft_tpot_init(&c[k], &cfg);
+        dec[k] = ttft_tpot_phase(&c[k], "decode_step", TTFT_TPOT_ROLE_DECODE);
+        kern = ttft_tpot_phase(&c[k], "attention", TTFT_TPOT_ROLE_KERNEL);
+        for (i = 0; i < n[k]; i++) {
+            ttft_tpot_record(&c[k], kern, around(200000), 0);
+            ttft_tpot_record(&c[k], dec[k], around(3220000), 1);
+        }
+        ttft_tpot_phase_stats(&c[k], dec[k], &st); /* a first call, thrown away */
+    }
+    for (r = 0; r < 5; r++)
+        for (k = 0; k < 2; k++) {
+            long f0 = minor_faults();
+            double t0 = now_s();
+            ttft_tpot_phase_stats(&c[k], dec[k], &st);
+            t[k][r] = now_s() - t0;
+            faults[k] += minor_faults() - f0;
+        }
+    for (k = 0; k < 2; k++)
+        printf("phase_stats: a phase of %.0e samples in a store of %.0e: %.2f ms, %ld minor page faults a call\n",
+               (double)n[k], (double)(2 * n[k]), median(t[k], 5) * 1e3, faults[k] / 5);
+    printf("phase_stats: %.0e against %.0e samples: %.1fx the time (10x: linear)\n", (double)n[1], (double)n[0],
+           median(t[1], 5) / median(t[0], 5));
+    for (k = 0; k < 2; k++)
+        ttft_tpot_free(&c[k]);
+}
+
 /* Seconds to write what fn writes of c to path (closed, so that it reached the file), and its size. */
 static double time_writer(int (*fn)(const ttft_tpot *, FILE *), const ttft_tpot *c, const char *path, long *size)
 {
@@ -954,7 +1009,7 @@ int main(int argc, char **argv)
             bin = argv[i];
     }
     if (!bin) {
-        fputs("usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR] [--part parse|memory|report|phases|ids|tools|writers|serving]\n",
+        fputs("usage: ttft_tpot_trace_bench REPORT_BIN [--quick] [--dir DIR] [--part parse|memory|report|phase_stats|phases|ids|tools|writers|serving]\n",
               stderr);
         return 2;
     }
@@ -966,6 +1021,8 @@ int main(int argc, char **argv)
         bench_memory(bin, path, quick);
     if (!*part || strcmp(part, "report") == 0)
         bench_report(path, quick);
+    if (!*part || strcmp(part, "phase_stats") == 0)
+        bench_phase_stats(quick);
     if (!*part || strcmp(part, "phases") == 0) {
         write_trace(path, 1000000, 16000);
         printf("phases: 16000 phases x 1e6 lines: %s %.2f s\n", bin, run_tool(bin, NULL, path, &peak));
