@@ -1,11 +1,11 @@
-/* ttft_tpot_scaling - one writer (or compare, or the shape table) on an input of size N, for
-   tests/scaling.sh, which counts its instructions with callgrind at N and 10 N: a cost that is not
-   linear (or n log n) in its input fails there. The input grows every dimension a quadratic path has
+/* ttft_tpot_scaling - one writer (or compare, the shape table, or a phase's statistics) on an input of
+   size N, for tests/scaling.sh, which counts its instructions with callgrind at N and 10 N: a cost that
+   is not linear (or n log n) in its input fails there. The input grows every dimension a quadratic path has
    had: samples, phases, runs, requests that are all in flight at once (request lanes), and shape keys
    crafted to collide under an unkeyed hash.
 
    usage: ttft_tpot_scaling CASE N
-   CASE: text json prometheus chrome trace_write trace_read html compare shapes
+   CASE: text json prometheus chrome trace_write trace_read html compare shapes phase_stats
    Only run_case is measured (callgrind --toggle-collect=run_case); the input is built outside it. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot_tools.h"
@@ -107,6 +107,7 @@ __attribute__((noinline)) void run_case(const char *what, ttft_tpot *c, ttft_tpo
     const char *names[2] = {"base", "new"};
     compare_options opt = compare_defaults();
     compare_result res;
+    ttft_tpot_stats st;
     int models = strcmp(what, "html") == 0 ? 1 : strcmp(what, "compare") == 0 ? 2 : 0, k;
     for (k = 0; k < models; k++) /* the tools compute the models they read: counted with them */
         if (ttft_tpot_model_compute(k ? other : c, NULL, &m[k]) != TTFT_TPOT_OK)
@@ -133,6 +134,8 @@ __attribute__((noinline)) void run_case(const char *what, ttft_tpot *c, ttft_tpo
     }
     else if (strcmp(what, "shapes") == 0)
         shapes(n);
+    else if (strcmp(what, "phase_stats") == 0) /* the decode phase: a third of the store */
+        ttft_tpot_phase_stats(c, ttft_tpot_find_phase(c, "decode_step"), &st);
     for (k = 0; k < models; k++)
         ttft_tpot_model_free(&m[k]);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every writer, the reader, --compare and the shape table are linear (or n log n) in their input:
-# callgrind counts each one's instructions (run_case only) at N and 10 N, and a ratio past 15 fails.
+# Every writer, the reader, --compare, the shape table and a phase's statistics are linear (or n log n)
+# in their input: callgrind counts each one's instructions (run_case only) at N and 10 N, and a ratio
+# past 15 fails.
 # At N = 3000 today's code gives 10.4 at most. The quadratic paths this guards against gave 17 and 25 at
 # N = 3000 (HTML kernel shares, Chrome request lanes), 71 and 98 at N = 1000 (--compare, shape keys).
 # Instruction counts, unlike times, are the same on a busy machine.
@@ -16,7 +17,7 @@ count() { # case, size: instructions in run_case
   awk '/^summary:/ {print $2; exit}' "$out/cg"
 }
 status=0
-for c in ${CASES:-text json prometheus chrome trace_write trace_read html compare shapes}; do
+for c in ${CASES:-text json prometheus chrome trace_write trace_read html compare shapes phase_stats}; do
   a=$(count "$c" "$n")
   b=$(count "$c" $((10 * n)))
   awk -v c="$c" -v a="$a" -v b="$b" -v n="$n" 'BEGIN {
