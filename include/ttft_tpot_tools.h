@@ -89,9 +89,11 @@ TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp);
    99900 is "p99.9", 50000 "p50", into buf (8 bytes hold any; fewer: cut short, still ended). */
 TTFT_TPOT_DEF const char *ttft_tpot_percentile_name(char *buf, size_t len, uint32_t pm);
 
-/* Statistics of one phase, warmup included: O(n) time and temporary memory of 8 bytes a stored
-   sample (ENOMEM when it cannot be had; out is then unspecified). EINVAL (c or out NULL), EPHASE
-   (unknown phase). */
+/* Statistics of one phase, warmup included: O(n) time (two passes over the stored samples) and
+   temporary memory for the phase, not the store: 280 KB of scratch (a store of 4096 samples or more)
+   and 8 bytes a value it selects from (a phase of fewer than 4096 samples: each of them; a larger one:
+   those near its percentiles' ranks). ENOMEM when it cannot be had (out is then unspecified); EINVAL
+   (c or out NULL), EPHASE (unknown phase). */
 TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out);
 
 /* Statistics of any n durations ns[0, n), by the definitions every report uses (METRICS in
@@ -403,20 +405,79 @@ static void ttft_tpot__rank_values(uint64_t *v, size_t n, uint64_t mn, uint64_t 
     }
 }
 
-/* Statistics of every sample of one phase, warmup included. */
-static void ttft_tpot__phase_set(const ttft_tpot *c, ttft_tpot__work *w, int phase, ttft_tpot_stats *st)
+/* The order statistics of phase's m stored samples (their scan in st), large enough to have been counted
+   by fine bucket in slot: the values of the buckets of their ranks are copied out of the store, and
+   selected there (ttft_tpot__narrowed_ranks, with memory for those values alone). OK or ENOMEM. */
+static int ttft_tpot__stored_ranks(const ttft_tpot *c, int phase, size_t m, const ttft_tpot__narrow *nw,
+                                   ttft_tpot_stats *st)
 {
-    size_t i, m = 0;
+    uint64_t shifted[TTFT_TPOT__MAX_RANKS], *x, room = 0;
+    unsigned kept[TTFT_TPOT__MAX_RANKS], nk = 0, j;
+    ttft_tpot__ranks rk;
+    size_t f;
+    ttft_tpot__ranks_of(m, nw, st, &rk);
+    ttft_tpot__kept_add(nw->slot, rk.rank, rk.nr, kept, &nk);
+    for (j = 0; j < nk; j++)
+        room += nw->slot[kept[j]];
+    if (!(x = (uint64_t *)TTFT_TPOT_MALLOC((size_t)room * sizeof *x, c->alloc_user)))
+        return TTFT_TPOT_ENOMEM;
+    ttft_tpot__shift_ranks(nw->slot, kept, nk, rk.rank, rk.nr, shifted);
+    ttft_tpot__mark_kept(nw->mark, kept, nk, 1);
+    f = ttft_tpot__copy_stored(c, phase, 0, 0, nw->mark, x);
+    ttft_tpot__mark_kept(nw->mark, kept, nk, 0);
+    ttft_tpot__select_ranks(x, f, shifted, rk.nr, rk.val);
+    ttft_tpot__ranks_to(&rk, nw, st);
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
+/* Statistics of every sample of one phase, warmup included, in memory for the phase, not the store: one
+   pass over the store counts its samples (tokens, warmup, sum and extremes, and fine buckets), a bounded
+   phase's stored ones going into a copy of its histogram; then an exact phase's values are copied out
+   of the store, all of them for a small phase, else only those of its ranks' buckets. The figures
+   are those of the phase's values gathered whole (ttft_tpot__finish_set). w: its scratch and histogram
+   alone (no work area). OK or ENOMEM. */
+static int ttft_tpot__phase_set(const ttft_tpot *c, ttft_tpot__work *w, int phase, ttft_tpot_stats *st)
+{
+    ttft_tpot__scan scan;
+    int bounded = ttft_tpot__set_hists(c, w, phase, 0);
+    uint32_t *slot = bounded ? NULL : w->nw.slot; /* NULL too for a store too small to narrow */
+    uint64_t *x;
+    size_t i;
     memset(st, 0, sizeof *st);
+    memset(&scan, 0, sizeof scan);
+    if (slot)
+        memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
     for (i = 0; i < c->store.n; i++) {
         const ttft_tpot_sample *s = &c->store.samples[i];
         if (s->phase != phase)
             continue;
         st->warmup_n += s->warmup;
         st->tokens += s->tokens;
-        w->x[m++] = s->dur_ns;
+        if (bounded) {
+            ttft_tpot__hist_add(w->h, s->dur_ns, 0);
+            continue;
+        }
+        ttft_tpot__scan_one(&scan, s->dur_ns);
+        if (slot)
+            slot[ttft_tpot__fine_index(s->dur_ns)]++;
     }
-    ttft_tpot__finish_set(c, w, w->x, m, phase, 0, st);
+    if (bounded) { /* the histogram's figures, its tokens with the stored samples' */
+        st->tokens += w->h->tokens;
+        ttft_tpot__hist_fill(w->h, &w->nw, st);
+        return TTFT_TPOT_OK;
+    }
+    ttft_tpot__scan_to(&scan, st);
+    if (scan.n >= TTFT_TPOT__NARROW_MIN) /* a store this large has the narrowing scratch */
+        return ttft_tpot__stored_ranks(c, phase, scan.n, &w->nw, st);
+    if (scan.n == 0)
+        return TTFT_TPOT_OK;
+    if (!(x = (uint64_t *)TTFT_TPOT_MALLOC(scan.n * sizeof *x, c->alloc_user))) /* a small phase: all of it */
+        return TTFT_TPOT_ENOMEM;
+    ttft_tpot__copy_stored(c, phase, 0, 0, NULL, x);
+    ttft_tpot__order_stats(x, scan.n, NULL, &w->nw, st);
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    return TTFT_TPOT_OK;
 }
 
 /* ---- Queries, parsers and files ---------------------------------------------------------------- */
@@ -446,16 +507,21 @@ TTFT_TPOT_DEF double ttft_tpot_percentile(const double *sorted, size_t n, double
 
 TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out)
 {
-    ttft_tpot__work w;
+    ttft_tpot__work w; /* its narrowing scratch and histogram: the values are copied as the phase needs */
+    int rc;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
     if (phase < 0 || (unsigned)phase >= c->phase.n)
         return TTFT_TPOT_EPHASE;
-    if (ttft_tpot__work_init(c, &w, c->store.n) != TTFT_TPOT_OK)
+    memset(&w, 0, sizeof w);
+    w.h = c->hist.n ? (ttft_tpot_hist *)TTFT_TPOT_MALLOC(sizeof(ttft_tpot_hist), c->alloc_user) : NULL;
+    if ((c->hist.n && !w.h) || ttft_tpot__narrow_init(c, &w.nw, c->store.n) != TTFT_TPOT_OK) {
+        ttft_tpot__work_free(c, &w);
         return TTFT_TPOT_ENOMEM;
-    ttft_tpot__phase_set(c, &w, phase, out);
+    }
+    rc = ttft_tpot__phase_set(c, &w, phase, out);
     ttft_tpot__work_free(c, &w);
-    return TTFT_TPOT_OK;
+    return rc;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_stats_of(const ttft_tpot *c, const uint64_t *ns, size_t n, ttft_tpot_stats *out)

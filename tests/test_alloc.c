@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 static long allocs, frees, fail_at = -1; /* fail_at: the allocation that fails (0 = the first) */
+static size_t largest; /* the largest block asked for since it was set to 0 */
 static void *counting_malloc(size_t n, void *user)
 {
     (void)user;
@@ -10,6 +11,7 @@ static void *counting_malloc(size_t n, void *user)
         return NULL;
     }
     allocs++;
+    largest = n > largest ? n : largest;
     return malloc(n);
 }
 static void counting_free(void *p, void *user)
@@ -189,6 +191,52 @@ done:
     return 0;
 }
 
+/* ttft_tpot_phase_stats takes memory for the phase it reads, not for the store: among 200,000 stored
+   samples, neither a phase of 2,000 nor one of 100,000 asks for a block of 8 bytes a stored sample
+   (1.6 MB), nor of a quarter of that: the largest is the narrowing scratch (56,320 x 4 bytes), the
+   large phase copying out only the values of its percentiles' buckets. Their figures are those of the
+   same values given whole to ttft_tpot_stats_of. */
+static void phase_stats_memory_is_the_phases(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_stats st, want;
+    uint64_t *v[2];
+    size_t n[2] = {0, 0}, i;
+    int ph[2], k, f;
+    (void)state;
+    cfg.capacity = 200000;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    ph[0] = ttft_tpot_phase(&c, "small", TTFT_TPOT_ROLE_KERNEL);
+    ph[1] = ttft_tpot_phase(&c, "large", TTFT_TPOT_ROLE_DECODE);
+    f = ttft_tpot_phase(&c, "filler", TTFT_TPOT_ROLE_KERNEL);
+    v[0] = (uint64_t *)malloc(2000 * sizeof *v[0]);
+    v[1] = (uint64_t *)malloc(100000 * sizeof *v[1]);
+    assert_true(v[0] && v[1]);
+    for (i = 0; i < 200000; i++) { /* every 100th sample the small phase's, every other the large one's */
+        k = i % 100 == 1 ? 0 : i % 2 == 0 ? 1 : -1;
+        if (k >= 0)
+            v[k][n[k]] = 1000 + (uint64_t)(i * 7919 % 100003) * (k ? 31 : 7);
+        assert_int_equal(ttft_tpot_record(&c, k >= 0 ? ph[k] : f, k >= 0 ? v[k][n[k]++] : 500, 1), TTFT_TPOT_OK);
+    }
+    assert_true(n[0] == 2000 && n[1] == 100000 && counts(&c).samples == 200000);
+    for (k = 0; k < 2; k++) {
+        largest = 0;
+        assert_int_equal(ttft_tpot_phase_stats(&c, ph[k], &st), TTFT_TPOT_OK);
+        assert_true(largest < 8 * 200000 / 4);
+        assert_int_equal(ttft_tpot_stats_of(&c, v[k], n[k], &want), TTFT_TPOT_OK);
+        assert_int_equal(st.n, n[k]);
+        assert_int_equal(st.warmup_n, 1); /* each phase's first call */
+        assert_true(st.min_ns == want.min_ns && st.max_ns == want.max_ns && st.mean_ns == want.mean_ns);
+        assert_true(st.p50_ns == want.p50_ns && st.p90_ns == want.p90_ns && st.p95_ns == want.p95_ns &&
+                    st.p99_ns == want.p99_ns);
+        assert_true(st.ci_ns[0][0] == want.ci_ns[0][0] && st.ci_ns[0][1] == want.ci_ns[0][1]);
+        free(v[k]);
+    }
+    ttft_tpot_free(&c);
+    assert_int_equal(allocs, frees);
+}
+
 static void allocation_failures_are_reported(void **state)
 {
     long k;
@@ -203,6 +251,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(spans_allocate_nothing),
+        cmocka_unit_test(phase_stats_memory_is_the_phases),
         cmocka_unit_test(allocation_failures_are_reported),
     };
     return run_cases(tests);
