@@ -38,6 +38,7 @@
                   ttft_tpot_request_schedule_at
                   ttft_tpot_request_tokens        it produced tokens (the first: its TTFT)
                   ttft_tpot_request_tokens_at
+                  ttft_tpot_request_mark_at       a mark (schedule, ...) by its point's number
                   ttft_tpot_request_finish        it is done
                   ttft_tpot_set_slo               the SLOs goodput counts against
      Device time  ttft_tpot_device_resolve        a step's tickets, resolved at once
@@ -298,12 +299,17 @@
      inline record path computes no floating point.
 
    REQUESTS (serving)
-     With config.max_requests, the collector also records each request's submit and token events and
-     reports vLLM's per-request metrics: TTFT = first token - submit, E2E = last token - submit,
-     TPOT = (E2E - TTFT) / (tokens - 1), ITL = every gap between a request's token events, TTST =
-     second token - submit, queue = schedule - submit, prefill = first token - schedule (one row each
-     in TTFT_TPOT_METRICS: label, JSON key, Prometheus name, help, buckets); goodput
-     under SLOs; Prometheus exposition (ttft_tpot_prometheus). Warmup per shape: spans and records
+     With config.max_requests, the collector also records each request's time points (one row each
+     in TTFT_TPOT_POINTS): its submit; its schedule (optional: ttft_tpot_request_schedule), at or
+     after its submit and at or before its first token; its first, second and last token, from its
+     token events, each at or after every point before it. An event that would break that order is
+     refused (EREQUEST), so every figure below is a difference of ordered points. It reports vLLM's
+     per-request metrics, each spanning two points: TTFT = first token - submit, E2E = last token -
+     submit, TPOT = (E2E - TTFT) / (tokens - 1), ITL = every gap between a request's token events,
+     TTST = second token - submit, queue = schedule - submit, prefill = first token - schedule (one
+     row each in TTFT_TPOT_METRICS: label, JSON key, Prometheus name, help, buckets, points; a
+     request without both points of a metric is left out of it); goodput under SLOs; Prometheus
+     exposition (ttft_tpot_prometheus). Warmup per shape: spans and records
      with a shape key flag the first sample of each (phase, key).
 
    BOUNDED MODE
@@ -565,7 +571,8 @@ TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role);
 
 /* ---- Requests -------------------------------------------------------------------------------- */
 
-/* A request, as the driver names it (1..TTFT_TPOT_NAME_MAX-1 bytes of UTF-8, like a phase). */
+/* A request, as the driver names it (1..TTFT_TPOT_NAME_MAX-1 bytes of UTF-8, like a phase). Its
+   times are its points' (TTFT_TPOT_POINTS, below): a field each, set when its bit in points is. */
 typedef struct ttft_tpot_request {
     char id[TTFT_TPOT_NAME_MAX];
     uint64_t submit_ns, first_ns, last_ns; /* first_ns and last_ns: 0 with no token yet */
@@ -576,7 +583,37 @@ typedef struct ttft_tpot_request {
     int warmup;    /* submitted inside a warmup section */
     int truncated; /* an event of it did not fit config.max_request_events: out of every figure */
     int finished;  /* ttft_tpot_request_finish: no more tokens; a live exposition counts it */
+    uint64_t second_ns; /* the token event that brought it to two tokens */
+    uint32_t points;    /* the points it has: bit TTFT_TPOT_POINT_BIT(NAME) for each */
 } ttft_tpot_request;
+
+/* A request's time points, one list: recording and its order checks, the metric table (a metric spans
+   two points), the trace's request rows, the requests CSV, the Chrome trace and the Python binding
+   all expand it, so a metric that needs a new point is a row here (with its ttft_tpot_request field)
+   and its recording call. X(NAME, FIELD, SET, TOKENS, FOLLOWS, NOW, ROLE, CSV, WORDS):
+   TTFT_TPOT_POINT_NAME; the field that holds its time; how it is set: SUBMIT (the submit, which makes
+   the request), TOKEN (by the token event that brings the request to TOKENS tokens or more, or with
+   TOKENS 0 by each token event: the latest) or MARK (a call of its own, once a request: kept with the
+   request, not in the event log); FOLLOWS: the points it lies at or after (TTFT_TPOT_POINT_BIT): an
+   event that would break that order is refused, and a mark before every point it follows is set;
+   NOW: the point whose time TTFT_TPOT_NOW stands for in its call (NONE: the collector's clock); ROLE:
+   its rows' role in a trace (token events: "token"); CSV: its column in the requests CSV ("": none);
+   WORDS: its name in words, for messages. Definitions: REQUESTS, above. */
+#define TTFT_TPOT_POINTS(X)                                                                           \
+    X(SUBMIT, submit_ns, SUBMIT, 0, 0, NONE, "submit", "submit_ns", "submit")                         \
+    X(SCHEDULE, scheduled_ns, MARK, 0, TTFT_TPOT_POINT_BIT(SUBMIT), NONE, "schedule", "schedule_ns",  \
+      "schedule")                                                                                     \
+    X(FIRST, first_ns, TOKEN, 1, TTFT_TPOT_POINT_BIT(SUBMIT) | TTFT_TPOT_POINT_BIT(SCHEDULE), NONE,   \
+      "token", "first_token_ns", "first token")                                                       \
+    X(SECOND, second_ns, TOKEN, 2, TTFT_TPOT_POINT_BIT(FIRST), NONE, "token", "", "second token")     \
+    X(LAST, last_ns, TOKEN, 0, ~0u /* each token event: after every point so far */, NONE, "token",   \
+      "last_token_ns", "last token")
+
+#define TTFT_TPOT__POINT_ENUM(name, field, set, tokens, follows, now, role, csv, words) TTFT_TPOT_POINT_##name,
+enum { TTFT_TPOT_POINTS(TTFT_TPOT__POINT_ENUM) TTFT_TPOT_POINT_COUNT };
+#undef TTFT_TPOT__POINT_ENUM
+enum { TTFT_TPOT_POINT_NONE = -1 }; /* NOW of a point whose call reads the clock */
+#define TTFT_TPOT_POINT_BIT(name) (1u << TTFT_TPOT_POINT_##name)
 
 /* One request event: a submit (tokens 0) or tokens delivered, in call order. */
 typedef struct ttft_tpot__event {
@@ -602,34 +639,45 @@ typedef struct ttft_tpot_slo {
     double ttft_ms, tpot_ms, e2e_ms;
 } ttft_tpot_slo;
 
-/* The request metrics, one list: the enum, the text, JSON and Prometheus writers, the HTML report's
-   charts and --compare's rows all expand it, so a new metric is a row here and its values (which
-   requests, which time) in ttft_tpot__request_set. X(NAME, LABEL, WORDS, JSON, PROMETHEUS, HELP,
-   BUCKETS, UNDER, NOTE, COMPARE): TTFT_TPOT_METRIC_NAME; its text label; its name in words; its key
-   under "requests" in the JSON report (a STATS object); its name in the Prometheus exposition, after
-   the prefix; its HELP line; its bucket bounds (the TTFT, TPOT or E2E bounds of ttft_tpot_prometheus);
-   the metric it is a part of (its text line goes under that one's, indented; NONE: none); what its
-   text line says it spans ("": nothing); its row's name in --compare. Definitions: REQUESTS, above. */
+/* The request metrics, one list: the enum, the text, JSON and Prometheus writers, the requests CSV,
+   the Chrome trace, the HTML report's charts and --compare's rows all expand it, so a new metric is a
+   row here (and, if it needs one, a point in TTFT_TPOT_POINTS). X(NAME, LABEL, WORDS, JSON,
+   PROMETHEUS, HELP, BUCKETS, UNDER, NOTE, COMPARE, FROM, TO, RULE, SLICE, CSV): TTFT_TPOT_METRIC_NAME;
+   its text label; its name in words; its key under "requests" in the JSON report (a STATS object); its
+   name in the Prometheus exposition, after the prefix; its HELP line; its bucket bounds (the TTFT,
+   TPOT or E2E bounds of ttft_tpot_prometheus); the metric it is a part of (its text line goes under
+   that one's, indented; NONE: none); what its text line says it spans ("": nothing); its row's name
+   in --compare; the points it spans (TTFT_TPOT_POINT_*: a request without both has no value); how its
+   values come: SPAN (TO - FROM, a value a request), PER_TOKEN (TO - FROM over tokens - 1, a request
+   with two tokens or more) or GAPS (every gap between a request's token events, FROM to TO); the
+   Chrome trace's slice of it on a request's lane ("": none; a metric whose parts are drawn is not);
+   its column in the requests CSV ("": none). Definitions: REQUESTS, above. */
 #define TTFT_TPOT_METRICS(X)                                                                          \
     X(TTFT, "TTFT", "time to first token", "ttft_ms", "time_to_first_token_seconds",                  \
-      "Histogram of time to first token in seconds.", TTFT, NONE, "", "requests.ttft")                \
+      "Histogram of time to first token in seconds.", TTFT, NONE, "", "requests.ttft", SUBMIT, FIRST, \
+      SPAN, "ttft", "ttft_ns")                                                                        \
     X(QUEUE, "queue", "queue time", "queue_ms", "request_queue_time_seconds",                         \
       "Histogram of time spent waiting to be scheduled, per request with a schedule event.", E2E, TTFT,        \
-      "submit to schedule", "requests.queue")                                                         \
+      "submit to schedule", "requests.queue", SUBMIT, SCHEDULE, SPAN, "queued", "")                   \
     X(PREFILL, "prefill", "prefill time", "prefill_ms", "request_prefill_time_seconds",               \
       "Histogram of time from schedule to first token, per request with a schedule event.", E2E, TTFT,        \
-      "schedule to first token", "requests.prefill")                                                  \
+      "schedule to first token", "requests.prefill", SCHEDULE, FIRST, SPAN, "prefill", "")            \
     X(TTST, "TTST", "time to second token", "ttst_ms", "time_to_second_token_seconds",                \
       "Histogram of time to second token in seconds, per request with two tokens or more.", TTFT, NONE, "",    \
-      "ttst")                                                                                         \
+      "ttst", SUBMIT, SECOND, SPAN, "", "")                                                           \
     X(TPOT, "TPOT", "time per output token", "tpot_ms", "request_time_per_output_token_seconds",      \
-      "Histogram of time per output token in seconds, per request.", TPOT, NONE, "", "requests.tpot") \
+      "Histogram of time per output token in seconds, per request.", TPOT, NONE, "", "requests.tpot", \
+      FIRST, LAST, PER_TOKEN, "", "tpot_ns")                                                          \
     X(ITL, "ITL", "inter-token latency", "itl_ms", "inter_token_latency_seconds",                     \
-      "Histogram of inter-token latency in seconds.", TPOT, NONE, "", "itl")                          \
+      "Histogram of inter-token latency in seconds.", TPOT, NONE, "", "itl", FIRST, LAST, GAPS,       \
+      "decode", "")                                                                                   \
     X(E2E, "E2E", "E2E latency", "e2e_ms", "e2e_request_latency_seconds",                             \
-      "Histogram of end to end request latency in seconds.", E2E, NONE, "", "e2e")
+      "Histogram of end to end request latency in seconds.", E2E, NONE, "", "e2e", SUBMIT, LAST, SPAN, \
+      "", "e2e_ns")
 
-#define TTFT_TPOT__METRIC_ENUM(name, label, words, json, prom, help, le, under, note, cmp) TTFT_TPOT_METRIC_##name,
+#define TTFT_TPOT__METRIC_ENUM(name, label, words, json, prom, help, le, under, note, cmp, from, to, rule, slice, \
+                               csv)                                                                   \
+    TTFT_TPOT_METRIC_##name,
 enum { TTFT_TPOT_METRICS(TTFT_TPOT__METRIC_ENUM) TTFT_TPOT_METRIC_COUNT };
 #undef TTFT_TPOT__METRIC_ENUM
 enum { TTFT_TPOT_METRIC_NONE = -1 }; /* UNDER of a metric that is part of none */
@@ -668,7 +716,8 @@ typedef struct ttft_tpot_requests {
    the request is truncated, and a truncated request is left out of every request figure (counted
    in requests.truncated; its later events are dropped too). Once a submit was refused for a full
    request table, a token for an unknown id is counted as dropped (EFULL), not rejected. */
-#define TTFT_TPOT_NOW UINT64_MAX /* a request event's time: read the collector's clock */
+#define TTFT_TPOT_NOW UINT64_MAX /* a request event's time: read the collector's clock (or, for a point
+                                    whose NOW names another, take that point's time: TTFT_TPOT_POINTS) */
 TTFT_TPOT_DEF int ttft_tpot_request_submit_at(ttft_tpot *c, const char *id, uint64_t t_ns);
 TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint64_t t_ns, uint32_t tokens);
 
@@ -677,6 +726,11 @@ TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint
    Once a request. As submit and tokens otherwise; EREQUEST (unknown id, scheduled before, a time
    before its submit or after its first token: counted as rejected). Takes no event storage. */
 TTFT_TPOT_DEF int ttft_tpot_request_schedule_at(ttft_tpot *c, const char *id, uint64_t t_ns);
+
+/* A mark by its point's number (TTFT_TPOT_POINT_*, one set by a call of its own: SET MARK), for code
+   that loops over TTFT_TPOT_POINTS (a binding); the named calls (schedule) are this. EINVAL for a
+   point that is not a mark; else as that mark's call. */
+TTFT_TPOT_DEF int ttft_tpot_request_mark_at(ttft_tpot *c, const char *id, int point, uint64_t t_ns);
 
 /* The request has delivered its last token: later tokens and schedules are refused, and a live
    exposition (ttft_tpot_publish) counts it from now on. The reports need no finish (a request ends
@@ -3029,9 +3083,8 @@ static void ttft_tpot__finish_set(const ttft_tpot *c, ttft_tpot__work *w, uint64
 
 /* ---- Phases and warmup ----------------------------------------------------------------------- */
 
-/* The roles' names, then the three roles a trace's request events have (trace roles 4 to 6). */
-static const char *const ttft_tpot__roles[7] = {"prefill", "decode", "kernel", "e2e", "submit", "token", "schedule"};
-enum { TTFT_TPOT__ROLE_SUBMIT = 4, TTFT_TPOT__ROLE_TOKEN = 5, TTFT_TPOT__ROLE_SCHEDULE = 6 };
+/* The roles' names (a trace's request rows take theirs from TTFT_TPOT_POINTS). */
+static const char *const ttft_tpot__roles[4] = {"prefill", "decode", "kernel", "e2e"};
 
 TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role)
 {
@@ -3239,6 +3292,85 @@ static void ttft_tpot__phases_merge(ttft_tpot *dst, const ttft_tpot *src, int *m
 
 /* ---- Requests -------------------------------------------------------------------------------- */
 
+/* The request's time points' table (TTFT_TPOT_POINTS), expanded once; the code that reads or sets a
+   point, or checks their order, expands the table in place (each point's field by name, no loop
+   over an offset: a token event is on the request path). */
+enum { TTFT_TPOT__SET_SUBMIT, TTFT_TPOT__SET_TOKEN, TTFT_TPOT__SET_MARK }; /* how a point is set (SET) */
+typedef struct ttft_tpot__point_info {
+    int set, now;
+    uint32_t tokens, follows;
+    const char *role, *csv, *words;
+    size_t role_len;
+} ttft_tpot__point_info;
+#define TTFT_TPOT__POINT_INFO(name, field, set, tokens, follows, now, role, csv, words)                \
+    {TTFT_TPOT__SET_##set, TTFT_TPOT_POINT_##now, tokens, follows, role, csv, words, sizeof role - 1},
+static const ttft_tpot__point_info ttft_tpot__points[TTFT_TPOT_POINT_COUNT] = {
+    TTFT_TPOT_POINTS(TTFT_TPOT__POINT_INFO)};
+#undef TTFT_TPOT__POINT_INFO
+
+static int ttft_tpot__has(const ttft_tpot_request *q, int p)
+{
+    return (int)(q->points >> p & 1u);
+}
+
+/* The time of point p of q (0 where q has none). */
+static uint64_t ttft_tpot__point_ns(const ttft_tpot_request *q, int p)
+{
+    switch (p) {
+#define TTFT_TPOT__POINT_GET(name, field, set, tokens, follows, now, role, csv, words)                 \
+    case TTFT_TPOT_POINT_##name:                                                                      \
+        return q->field;
+        TTFT_TPOT_POINTS(TTFT_TPOT__POINT_GET)
+#undef TTFT_TPOT__POINT_GET
+    }
+    return 0;
+}
+
+/* The points in bits set to t (unset: to 0, as a request without them holds). */
+static void ttft_tpot__set_points(ttft_tpot_request *q, uint32_t bits, uint64_t t, int unset)
+{
+#define TTFT_TPOT__POINT_SET(name, field, set, tokens, follows, now, role, csv, words)                 \
+    if (bits & TTFT_TPOT_POINT_BIT(name))                                                             \
+        q->field = unset ? 0 : t;
+    TTFT_TPOT_POINTS(TTFT_TPOT__POINT_SET)
+#undef TTFT_TPOT__POINT_SET
+    q->points = unset ? q->points & ~bits : q->points | bits;
+}
+
+/* Whether a request of `have` tokens reaches n with k more (n 0: each token event does). */
+static int ttft_tpot__reaches(uint64_t have, uint32_t k, uint64_t n)
+{
+    return !n || (have < n && have + k >= n);
+}
+
+/* The points a token event of k tokens sets on q (SET TOKEN: the first to reach its TOKENS, or each
+   event with TOKENS 0), as bits. */
+static uint32_t ttft_tpot__token_points(const ttft_tpot_request *q, uint32_t k)
+{
+#define TTFT_TPOT__POINT_BY_TOKENS(name, field, set, count, follows, now, role, csv, words)            \
+    | (TTFT_TPOT__SET_##set == TTFT_TPOT__SET_TOKEN && ttft_tpot__reaches(q->tokens, k, count) ? TTFT_TPOT_POINT_BIT(name) : 0u)
+    return 0u TTFT_TPOT_POINTS(TTFT_TPOT__POINT_BY_TOKENS);
+#undef TTFT_TPOT__POINT_BY_TOKENS
+}
+
+/* Whether the points in bits, set at t, keep q's points in their order (FOLLOWS): at or after each
+   point of q they follow, at or before each other point of q that follows one of them. */
+static int ttft_tpot__in_order(const ttft_tpot_request *q, uint32_t bits, uint64_t t)
+{
+#define TTFT_TPOT__POINT_AFTER(name, field, set, tokens, follows, now, role, csv, words)               \
+    | (bits & TTFT_TPOT_POINT_BIT(name) ? (uint32_t)(follows) : 0u)
+#define TTFT_TPOT__POINT_ORDER(name, field, set, tokens, follows, now, role, csv, words)               \
+    if ((q->points & TTFT_TPOT_POINT_BIT(name)) &&                                                    \
+        (t < q->field ? (after & TTFT_TPOT_POINT_BIT(name)) != 0                                      \
+                      : t > q->field && !(bits & TTFT_TPOT_POINT_BIT(name)) && ((uint32_t)(follows) & bits))) \
+        return 0;
+    uint32_t after = 0u TTFT_TPOT_POINTS(TTFT_TPOT__POINT_AFTER);
+    TTFT_TPOT_POINTS(TTFT_TPOT__POINT_ORDER)
+    return 1;
+#undef TTFT_TPOT__POINT_AFTER
+#undef TTFT_TPOT__POINT_ORDER
+}
+
 /* The slot of the request named id in the index, or of the empty slot where it would go. */
 static uint32_t ttft_tpot__request_slot(const ttft_tpot *c, const char *id, size_t len)
 {
@@ -3263,7 +3395,7 @@ static int ttft_tpot__request_new(ttft_tpot *c, const char *id, size_t len, uint
     ttft_tpot_request *q = &c->req.list[c->req.n];
     memset(q, 0, sizeof *q);
     memcpy(q->id, id, len);
-    q->submit_ns = t;
+    ttft_tpot__set_points(q, TTFT_TPOT_POINT_BIT(SUBMIT), t, 0);
     q->warmup = warmup != 0;
     c->req.index[slot] = (c->req.n + 1) | TTFT_TPOT__IDX_TAG(ttft_tpot__hash(c, id, len)); /* its tag */
     return (int)c->req.n++;
@@ -3271,29 +3403,41 @@ static int ttft_tpot__request_new(ttft_tpot *c, const char *id, size_t len, uint
 
 #define TTFT_TPOT__ELOG (-100) /* internal: the request is tracked, the event log is full */
 
-/* Record when request r was scheduled: OK or EREQUEST (once, between its submit and first token). */
-static int ttft_tpot__request_scheduled(ttft_tpot *c, int r, uint64_t t)
+/* Record mark p (a point set by a call of its own) of request r at t: OK, or EREQUEST when r is
+   finished, has the mark, lacks a point the mark follows, or the mark would break their order. */
+static int ttft_tpot__request_mark(ttft_tpot *c, int r, int p, uint64_t t)
 {
     ttft_tpot_request *q = &c->req.list[r];
-    if (q->scheduled || t < q->submit_ns || (q->token_events && t > q->first_ns))
+    uint32_t need = ttft_tpot__points[p].follows;
+    if (q->finished || ttft_tpot__has(q, p) || (q->points & need) != need || !ttft_tpot__in_order(q, 1u << p, t))
         return TTFT_TPOT_EREQUEST;
-    q->scheduled = 1;
-    q->scheduled_ns = t;
+    ttft_tpot__set_points(q, 1u << p, t, 0);
+    q->scheduled = ttft_tpot__has(q, TTFT_TPOT_POINT_SCHEDULE); /* the flag code written before points reads */
     return TTFT_TPOT_OK;
 }
 
-/* Apply one request event: a submit (tokens 0), tokens, or (schedule) when the request was
-   scheduled, which is kept with the request, not in the log. Checked, then stored; nothing counted.
-   *req: the request's number, or -1. EFULL: the request table is full (a token for an unknown id
-   once a submit was refused for that is taken as one of the requests that could not be tracked);
-   TTFT_TPOT__ELOG: the event log is full, or the request already lost an event (a submit still
-   makes its request). slot: the id's slot in the index (ttft_tpot__request_slot, UINT32_MAX: found
-   here): one lookup an event. */
+/* A token event of k tokens at t on q: the points it sets (bits from ttft_tpot__token_points), its
+   tokens counted. */
+static void ttft_tpot__tokens_add(ttft_tpot_request *q, uint32_t bits, uint64_t t, uint32_t k)
+{
+    ttft_tpot__set_points(q, bits, t, 0);
+    q->tokens += k;
+    q->token_events++;
+}
+
+/* Apply one request event: a submit (point SUBMIT, tokens 0), tokens (point LAST), or a mark (a point
+   set by a call of its own: TTFT_TPOT_POINTS), which is kept with the request, not in the log.
+   Checked, then stored; nothing counted. *req: the request's number, or -1. EFULL: the request table
+   is full (a token for an unknown id once a submit was refused for that is taken as one of the
+   requests that could not be tracked); TTFT_TPOT__ELOG: the event log is full, or the request already
+   lost an event (a submit still makes its request). slot: the id's slot in the index
+   (ttft_tpot__request_slot, UINT32_MAX: found here): one lookup an event. */
 static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, uint64_t t, uint32_t tokens,
-                                    int warmup, int schedule, uint32_t slot, int *req)
+                                    int warmup, int point, uint32_t slot, int *req)
 {
     ttft_tpot_request *q;
     ttft_tpot__event *ev;
+    uint32_t bits = 0;
     int r;
     *req = -1;
     if (len == 0 || len >= TTFT_TPOT_NAME_MAX)
@@ -3303,9 +3447,9 @@ static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, ui
     *req = r = c->req.max ? (int)(c->req.index[slot] & TTFT_TPOT__IDX_NUM) - 1 : -1;
     if (r < 0 && !ttft_tpot__name_ok(id, len))
         return TTFT_TPOT_ENAME;
-    if (schedule && r >= 0)
-        return c->req.list[r].finished ? TTFT_TPOT_EREQUEST : ttft_tpot__request_scheduled(c, r, t);
-    if (tokens == 0 && !schedule) { /* submit */
+    if (ttft_tpot__points[point].set == TTFT_TPOT__SET_MARK && r >= 0)
+        return ttft_tpot__request_mark(c, r, point, t);
+    if (point == TTFT_TPOT_POINT_SUBMIT) {
         if (r >= 0)
             return TTFT_TPOT_EREQUEST;
         if (c->req.n == c->req.max)
@@ -3316,19 +3460,14 @@ static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, ui
         if (r < 0)
             return c->req.refused ? TTFT_TPOT_EFULL : TTFT_TPOT_EREQUEST;
         q = &c->req.list[r];
-        if (q->finished || t < q->submit_ns || (q->token_events && t < q->last_ns) ||
-            (q->scheduled && t < q->scheduled_ns))
+        bits = ttft_tpot__token_points(q, tokens);
+        if (q->finished || !ttft_tpot__in_order(q, bits, t))
             return TTFT_TPOT_EREQUEST;
     }
     if (q->truncated || c->req.n_events == c->req.max_events)
         return TTFT_TPOT__ELOG;
-    if (tokens) {
-        if (!q->token_events)
-            q->first_ns = t;
-        q->last_ns = t;
-        q->tokens += tokens;
-        q->token_events++;
-    }
+    if (tokens)
+        ttft_tpot__tokens_add(q, bits, t, tokens);
     ev = &c->req.events[c->req.n_events++];
     ev->t_ns = t;
     ev->request = (uint32_t)r;
@@ -3337,48 +3476,61 @@ static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, ui
 }
 
 /* Back to n requests and m events, as after an event that is refused: the aggregates and the index
-   are rebuilt from the event log. */
+   are rebuilt from the event log (the points of token events from their events; marks stay). */
 static void ttft_tpot__requests_rollback(ttft_tpot *c, unsigned n, size_t m)
 {
+    uint32_t by_tokens = 0;
     unsigned r;
     size_t i;
+    int p;
     c->req.n = n;
     c->req.n_events = m;
     if (c->req.max)
         memset(c->req.index, 0, ((size_t)c->req.mask + 1) * sizeof *c->req.index);
+    for (p = 0; p < TTFT_TPOT_POINT_COUNT; p++)
+        by_tokens |= ttft_tpot__points[p].set == TTFT_TPOT__SET_TOKEN ? 1u << p : 0u;
     for (r = 0; r < n; r++) {
         ttft_tpot_request *req = &c->req.list[r];
-        req->first_ns = req->last_ns = req->tokens = 0;
+        ttft_tpot__set_points(req, by_tokens, 0, 1);
+        req->tokens = 0;
         req->token_events = 0;
         ttft_tpot__request_index_add(c, r);
     }
     for (i = 0; i < m; i++) {
         const ttft_tpot__event *ev = &c->req.events[i];
         ttft_tpot_request *req = &c->req.list[ev->request];
-        if (!ev->tokens)
-            continue;
-        if (!req->token_events)
-            req->first_ns = ev->t_ns;
-        req->last_ns = ev->t_ns;
-        req->tokens += ev->tokens;
-        req->token_events++;
+        if (ev->tokens)
+            ttft_tpot__tokens_add(req, ttft_tpot__token_points(req, ev->tokens), ev->t_ns, ev->tokens);
     }
 }
 
-static int ttft_tpot__request_call(ttft_tpot *c, const char *id, uint64_t t, uint32_t tokens, int schedule)
+/* The time of an event of point p, t_ns as its call gave it: TTFT_TPOT_NOW is the clock's time, or
+   that of the point the table's NOW names, where the request has it (else the clock's: the event is
+   refused then, as the point it follows is missing). */
+static uint64_t ttft_tpot__event_time(ttft_tpot *c, const char *id, int p, uint64_t t)
+{
+    int now = ttft_tpot__points[p].now, r;
+    if (t != TTFT_TPOT_NOW)
+        return t;
+    r = now != TTFT_TPOT_POINT_NONE && c->req.max ? ttft_tpot__request_find(c, id, strlen(id)) : -1;
+    return r >= 0 && ttft_tpot__has(&c->req.list[r], now) ? ttft_tpot__point_ns(&c->req.list[r], now)
+                                                           : ttft_tpot__clock(c);
+}
+
+static int ttft_tpot__request_call(ttft_tpot *c, const char *id, uint64_t t, uint32_t tokens, int point)
 {
     int rc, r;
     if (!c || !id)
         return TTFT_TPOT_EINVAL;
     if (!c->enabled)
         return TTFT_TPOT_OK;
-    rc = ttft_tpot__request_event(c, id, strlen(id), t == TTFT_TPOT_NOW ? ttft_tpot__clock(c) : t, tokens,
-                                  c->warmup_depth != 0, schedule, UINT32_MAX, &r);
+    rc = ttft_tpot__request_event(c, id, strlen(id), ttft_tpot__event_time(c, id, point, t), tokens,
+                                  c->warmup_depth != 0, point, UINT32_MAX, &r);
     if (rc == TTFT_TPOT_EREQUEST)
         c->rejected += c->refusal;
     if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
         c->req.dropped++;
-    if (rc == TTFT_TPOT_EFULL && tokens == 0 && !schedule) /* a submit */
+    if (rc == TTFT_TPOT_EFULL && point == TTFT_TPOT_POINT_SUBMIT)
         c->req.refused++;
     if (rc == TTFT_TPOT__ELOG) { /* tracked, but not every event kept: out of every figure */
         c->req.events_lost++;
@@ -3390,17 +3542,24 @@ static int ttft_tpot__request_call(ttft_tpot *c, const char *id, uint64_t t, uin
 
 TTFT_TPOT_DEF int ttft_tpot_request_submit_at(ttft_tpot *c, const char *id, uint64_t t_ns)
 {
-    return ttft_tpot__request_call(c, id, t_ns, 0, 0);
+    return ttft_tpot__request_call(c, id, t_ns, 0, TTFT_TPOT_POINT_SUBMIT);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint64_t t_ns, uint32_t tokens)
 {
-    return tokens ? ttft_tpot__request_call(c, id, t_ns, tokens, 0) : TTFT_TPOT_EINVAL;
+    return tokens ? ttft_tpot__request_call(c, id, t_ns, tokens, TTFT_TPOT_POINT_LAST) : TTFT_TPOT_EINVAL;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_request_mark_at(ttft_tpot *c, const char *id, int point, uint64_t t_ns)
+{
+    if (point < 0 || point >= TTFT_TPOT_POINT_COUNT || ttft_tpot__points[point].set != TTFT_TPOT__SET_MARK)
+        return TTFT_TPOT_EINVAL;
+    return ttft_tpot__request_call(c, id, t_ns, 0, point);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_request_schedule_at(ttft_tpot *c, const char *id, uint64_t t_ns)
 {
-    return ttft_tpot__request_call(c, id, t_ns, 0, 1);
+    return ttft_tpot_request_mark_at(c, id, TTFT_TPOT_POINT_SCHEDULE, t_ns);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id)
@@ -3461,13 +3620,18 @@ TTFT_TPOT_DEF const char *ttft_tpot_percentile_name(char *buf, size_t len, uint3
 
 /* The request metrics' table (TTFT_TPOT_METRICS), expanded once for the writers. */
 enum { TTFT_TPOT__LE_TTFT, TTFT_TPOT__LE_TPOT, TTFT_TPOT__LE_E2E }; /* the bucket bounds of a metric */
+enum { TTFT_TPOT__RULE_SPAN, TTFT_TPOT__RULE_PER_TOKEN, TTFT_TPOT__RULE_GAPS }; /* how its values come */
 typedef struct ttft_tpot__metric_info {
     const char *label, *json, *prom, *help;
     int le, under; /* TTFT_TPOT__LE_*; TTFT_TPOT_METRIC_* or NONE */
     const char *note;
+    int from, to, rule; /* TTFT_TPOT_POINT_*; TTFT_TPOT__RULE_* */
+    const char *slice, *csv;
 } ttft_tpot__metric_info;
-#define TTFT_TPOT__METRIC_INFO(name, label, words, json, prom, help, le, under, note, cmp)             \
-    {label, json, prom, help, TTFT_TPOT__LE_##le, TTFT_TPOT_METRIC_##under, note},
+#define TTFT_TPOT__METRIC_INFO(name, label, words, json, prom, help, le, under, note, cmp, from, to, rule, slice, \
+                               csv)                                                                   \
+    {label, json, prom, help, TTFT_TPOT__LE_##le, TTFT_TPOT_METRIC_##under, note, TTFT_TPOT_POINT_##from,       \
+     TTFT_TPOT_POINT_##to, TTFT_TPOT__RULE_##rule, slice, csv},
 static const ttft_tpot__metric_info ttft_tpot__metrics[TTFT_TPOT_METRIC_COUNT] = {
     TTFT_TPOT_METRICS(TTFT_TPOT__METRIC_INFO)};
 #undef TTFT_TPOT__METRIC_INFO
@@ -3535,10 +3699,27 @@ static void ttft_tpot__unscale(ttft_tpot_stats *st, uint64_t scale)
     st->p99_ns /= (double)scale;
 }
 
-/* A request's TPOT, (E2E - TTFT) / (tokens - 1), in 1/scale ns, rounded (scale 1 or 1024). */
-static uint64_t ttft_tpot__tpot_scaled(const ttft_tpot_request *r, uint64_t scale)
+/* Whether request q has metric m: both points it spans, and the tokens its rule needs (PER_TOKEN: two
+   tokens or more; GAPS: two token events or more). */
+static int ttft_tpot__has_metric(const ttft_tpot_request *q, int m)
 {
-    uint64_t gap = r->last_ns - r->first_ns, d = r->tokens - 1, q = gap / d, rem = gap % d;
+    const ttft_tpot__metric_info *i = &ttft_tpot__metrics[m];
+    return ttft_tpot__has(q, i->from) && ttft_tpot__has(q, i->to) &&
+           (i->rule != TTFT_TPOT__RULE_PER_TOKEN || q->tokens > 1) &&
+           (i->rule != TTFT_TPOT__RULE_GAPS || q->token_events > 1);
+}
+
+/* From metric m's FROM point to its TO point on q, in ns. */
+static uint64_t ttft_tpot__span_ns(const ttft_tpot_request *q, int m)
+{
+    return ttft_tpot__point_ns(q, ttft_tpot__metrics[m].to) - ttft_tpot__point_ns(q, ttft_tpot__metrics[m].from);
+}
+
+/* A per-token metric's value of a request (TPOT: (E2E - TTFT) / (tokens - 1)), its span gap over
+   its tokens, in 1/scale ns, rounded (scale 1 or 1024). */
+static uint64_t ttft_tpot__per_token_scaled(uint64_t gap, uint64_t tokens, uint64_t scale)
+{
+    uint64_t d = tokens - 1, q = gap / d, rem = gap % d;
     if (scale == 1)
         return q + (rem >= d - rem); /* half up */
     return q * scale + (uint64_t)((double)rem / (double)d * (double)scale + 0.5);
@@ -3549,32 +3730,40 @@ static int ttft_tpot__measured(const ttft_tpot_request *r)
     return !r->warmup && !r->truncated && r->token_events > 0;
 }
 
-/* The scale request TPOT is kept in: 1/1024 ns while every measured request's TPOT fits in 64 bits
-   that way (below 2^54 ns a token), else whole ns. Nothing saturates. */
+/* The scale per-token metrics (TPOT) are kept in: 1/1024 ns while every measured request's value
+   fits in 64 bits that way (below 2^54 ns a token), else whole ns. Nothing saturates. */
 static uint64_t ttft_tpot__tpot_scale(const ttft_tpot *c)
 {
     unsigned r;
+    int m;
     for (r = 0; r < c->req.n; r++) {
         const ttft_tpot_request *q = &c->req.list[r];
-        if (ttft_tpot__measured(q) && q->tokens > 1 && (q->last_ns - q->first_ns) / (q->tokens - 1) >= UINT64_MAX / 1024)
-            return 1;
+        for (m = 0; m < TTFT_TPOT_METRIC_COUNT && ttft_tpot__measured(q); m++)
+            if (ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_PER_TOKEN && ttft_tpot__has_metric(q, m) &&
+                ttft_tpot__span_ns(q, m) / (q->tokens - 1) >= UINT64_MAX / 1024)
+                return 1;
     }
     return 1024;
 }
 
-/* The values of request metric m (TTFT_TPOT_METRIC_*) over the measured requests, into x (room for
-   every event): a value a request, or for ITL every gap between a request's token events, and for
-   TTST the time of the token event that brings a request to two tokens. TPOT is in 1/scale ns. last:
-   room for a value and a byte a request, the per-request state the walk over the events keeps (9
-   bytes a request, not its record, whose submit time TTST reads once). Returns how many. */
-static size_t ttft_tpot__event_set(const ttft_tpot *c, int m, int live, uint64_t *x, uint64_t *last)
+/* The scale metric m's values are kept in: per-token metrics in 1/scale ns, the others in ns. */
+static uint64_t ttft_tpot__scale_of(int m, uint64_t scale)
+{
+    return ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_PER_TOKEN ? scale : 1;
+}
+
+/* The values of a GAPS metric (ITL) over the measured requests, into x (room for every event): every
+   gap between a request's token events. last: room for a value and a byte a request, the
+   per-request state the walk over the events keeps (9 bytes a request, not its record). Returns how
+   many. */
+static size_t ttft_tpot__event_set(const ttft_tpot *c, int live, uint64_t *x, uint64_t *last)
 {
     unsigned char *keep = (unsigned char *)(last + c->req.n); /* the request is counted */
     size_t n = 0, i;
     unsigned r;
-    for (r = 0; r < c->req.n; r++) { /* ITL: the last token event's time; TTST: the tokens so far */
+    for (r = 0; r < c->req.n; r++) { /* the last token event's time */
         const ttft_tpot_request *q = &c->req.list[r];
-        last[r] = m == TTFT_TPOT_METRIC_ITL ? UINT64_MAX : 0;
+        last[r] = UINT64_MAX;
         keep[r] = ttft_tpot__measured(q) && !(live && !q->finished);
     }
     for (i = 0; i < c->req.n_events; i++) {
@@ -3582,38 +3771,35 @@ static size_t ttft_tpot__event_set(const ttft_tpot *c, int m, int live, uint64_t
         uint64_t *l = &last[ev->request];
         if (!ev->tokens || !keep[ev->request])
             continue;
-        if (m == TTFT_TPOT_METRIC_ITL && *l != UINT64_MAX)
+        if (*l != UINT64_MAX)
             x[n++] = ev->t_ns - *l;
-        if (m == TTFT_TPOT_METRIC_TTST && *l < 2 && *l + ev->tokens >= 2)
-            x[n++] = ev->t_ns - c->req.list[ev->request].submit_ns;
-        *l = m == TTFT_TPOT_METRIC_ITL ? ev->t_ns : *l + ev->tokens;
+        *l = ev->t_ns;
     }
     return n;
 }
 
-/* Request q's value of metric m (not ITL or TTST) into *v, TPOT in 1/scale ns: 1, or 0 when it has
-   none (live: an unfinished request has none). */
+/* Request q's value of metric m (not a GAPS one) into *v, a per-token one in 1/scale ns: 1, or 0
+   when it has none (live: an unfinished request has none). */
 static int ttft_tpot__request_value(const ttft_tpot_request *q, int m, int live, uint64_t scale, uint64_t *v)
 {
-    int parts = m == TTFT_TPOT_METRIC_QUEUE || m == TTFT_TPOT_METRIC_PREFILL;
-    if (!ttft_tpot__measured(q) || (live && !q->finished) || (parts && !q->scheduled) ||
-        (m == TTFT_TPOT_METRIC_TPOT && q->tokens < 2))
+    if (!ttft_tpot__measured(q) || (live && !q->finished) || !ttft_tpot__has_metric(q, m))
         return 0;
-    *v = m == TTFT_TPOT_METRIC_QUEUE     ? q->scheduled_ns - q->submit_ns
-         : m == TTFT_TPOT_METRIC_PREFILL ? q->first_ns - q->scheduled_ns
-         : m == TTFT_TPOT_METRIC_TTFT    ? q->first_ns - q->submit_ns
-         : m == TTFT_TPOT_METRIC_E2E     ? q->last_ns - q->submit_ns
-                                         : ttft_tpot__tpot_scaled(q, scale);
+    *v = ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_PER_TOKEN
+             ? ttft_tpot__per_token_scaled(ttft_tpot__span_ns(q, m), q->tokens, scale)
+             : ttft_tpot__span_ns(q, m);
     return 1;
 }
 
+/* The values of request metric m (TTFT_TPOT_METRIC_*) over the measured requests, into x (room for
+   every event), per-token ones in 1/scale ns; last as ttft_tpot__event_set takes it. Returns how
+   many. */
 static size_t ttft_tpot__request_set(const ttft_tpot *c, int m, int live, uint64_t scale, uint64_t *x,
                                      uint64_t *last)
 {
     size_t n = 0;
     unsigned r;
-    if (m == TTFT_TPOT_METRIC_ITL || m == TTFT_TPOT_METRIC_TTST)
-        return ttft_tpot__event_set(c, m, live, x, last);
+    if (ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_GAPS)
+        return ttft_tpot__event_set(c, live, x, last);
     for (r = 0; r < c->req.n; r++)
         n += ttft_tpot__request_value(&c->req.list[r], m, live, scale, &x[n]) ? 1u : 0u;
     return n;
@@ -3711,61 +3897,62 @@ static void ttft_tpot__buckets_add(ttft_tpot_buckets *b, const uint64_t *x, size
     ttft_tpot__buckets_close(b, n, scale, lo, hi);
 }
 
-/* ITL or TTST (m) of c's finished measured requests into b (counts not yet cumulative), n and hi:lo
-   as buckets_put keeps them. The walk's state is each request's first_ns: c is being cleared, and
-   nothing reads them after (ttft_tpot__event_set keeps it in memory of its own). */
-static void ttft_tpot__cleared_events(ttft_tpot *c, int m, ttft_tpot_buckets *b, uint64_t *n, uint64_t *lo,
-                                      uint64_t *hi)
+/* A GAPS metric (ITL) of c's finished measured requests into b (counts not yet cumulative), n and
+   hi:lo as buckets_put keeps them. The walk's state is each request's first_ns: c is being cleared,
+   and nothing reads them after (ttft_tpot__event_set keeps it in memory of its own). */
+static void ttft_tpot__cleared_events(ttft_tpot *c, ttft_tpot_buckets *b, uint64_t *n, uint64_t *lo, uint64_t *hi)
 {
     size_t i;
     unsigned r;
-    for (r = 0; r < c->req.n; r++) /* ITL: the last token event's time; TTST: the tokens so far */
-        c->req.list[r].first_ns = m == TTFT_TPOT_METRIC_ITL ? UINT64_MAX : 0;
+    for (r = 0; r < c->req.n; r++) /* the last token event's time */
+        c->req.list[r].first_ns = UINT64_MAX;
     for (i = 0; i < c->req.n_events; i++) {
         const ttft_tpot__event *ev = &c->req.events[i];
         ttft_tpot_request *q = &c->req.list[ev->request];
         if (!ev->tokens || !ttft_tpot__measured(q) || !q->finished)
             continue;
-        if (m == TTFT_TPOT_METRIC_ITL && q->first_ns != UINT64_MAX)
+        if (q->first_ns != UINT64_MAX)
             ttft_tpot__buckets_put(b, ev->t_ns - q->first_ns, 1, lo, hi), ++*n;
-        if (m == TTFT_TPOT_METRIC_TTST && q->first_ns < 2 && q->first_ns + ev->tokens >= 2)
-            ttft_tpot__buckets_put(b, ev->t_ns - q->submit_ns, 1, lo, hi), ++*n;
-        q->first_ns = m == TTFT_TPOT_METRIC_ITL ? ev->t_ns : q->first_ns + ev->tokens;
+        q->first_ns = ev->t_ns;
     }
 }
 
-/* Before a clear: c's finished measured requests into c->cleared, with no memory of its own (the
-   event metrics last, as they overwrite the requests' first_ns). */
-static void ttft_tpot__cleared_add(ttft_tpot *c)
+/* Metric m of c's finished measured requests added to c->cleared. */
+static void ttft_tpot__cleared_metric(ttft_tpot *c, int m, uint64_t scale)
 {
-    static const int order[TTFT_TPOT_METRIC_COUNT] = {
-        TTFT_TPOT_METRIC_TTFT, TTFT_TPOT_METRIC_QUEUE, TTFT_TPOT_METRIC_PREFILL, TTFT_TPOT_METRIC_TPOT,
-        TTFT_TPOT_METRIC_E2E,  TTFT_TPOT_METRIC_ITL,   TTFT_TPOT_METRIC_TTST};
     ttft_tpot__cleared *z = &c->cleared;
     ttft_tpot_buckets b;
+    uint64_t n = 0, lo = 0, hi = 0, sc = ttft_tpot__scale_of(m, scale), v;
+    unsigned r;
+    size_t k;
+    ttft_tpot__buckets_init(&b, m);
+    if (ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_GAPS)
+        ttft_tpot__cleared_events(c, &b, &n, &lo, &hi);
+    for (r = 0; ttft_tpot__metrics[m].rule != TTFT_TPOT__RULE_GAPS && r < c->req.n; r++)
+        if (ttft_tpot__request_value(&c->req.list[r], m, 1, sc, &v))
+            ttft_tpot__buckets_put(&b, v, sc, &lo, &hi), n++;
+    ttft_tpot__buckets_close(&b, n, sc, lo, hi);
+    for (k = 0; k < b.n; k++)
+        z->cumulative[m][k] += b.cumulative[k];
+    z->count[m] += b.count;
+    z->sum_lo[m] += b.sum_lo;
+    z->sum_hi[m] += b.sum_hi + (z->sum_lo[m] < b.sum_lo);
+}
+
+/* Before a clear: c's finished measured requests into c->cleared, with no memory of its own (the
+   GAPS metrics last, as they overwrite the requests' first_ns). */
+static void ttft_tpot__cleared_add(ttft_tpot *c)
+{
     uint64_t scale = ttft_tpot__tpot_scale(c);
     unsigned r;
-    int j;
-    for (j = 0; j < TTFT_TPOT_METRIC_COUNT; j++) {
-        int m = order[j];
-        uint64_t n = 0, lo = 0, hi = 0, sc = m == TTFT_TPOT_METRIC_TPOT ? scale : 1, v;
-        size_t k;
-        ttft_tpot__buckets_init(&b, m);
-        if (m == TTFT_TPOT_METRIC_ITL || m == TTFT_TPOT_METRIC_TTST)
-            ttft_tpot__cleared_events(c, m, &b, &n, &lo, &hi);
-        for (r = 0; m != TTFT_TPOT_METRIC_ITL && m != TTFT_TPOT_METRIC_TTST && r < c->req.n; r++)
-            if (ttft_tpot__request_value(&c->req.list[r], m, 1, sc, &v))
-                ttft_tpot__buckets_put(&b, v, sc, &lo, &hi), n++;
-        ttft_tpot__buckets_close(&b, n, sc, lo, hi);
-        for (k = 0; k < b.n; k++)
-            z->cumulative[m][k] += b.cumulative[k];
-        z->count[m] += b.count;
-        z->sum_lo[m] += b.sum_lo;
-        z->sum_hi[m] += b.sum_hi + (z->sum_lo[m] < b.sum_lo);
-    }
+    int gaps, m;
+    for (gaps = 0; gaps < 2; gaps++)
+        for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
+            if ((ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_GAPS) == gaps)
+                ttft_tpot__cleared_metric(c, m, scale);
     for (r = 0; r < c->req.n; r++)
         if (ttft_tpot__measured(&c->req.list[r]) && c->req.list[r].finished)
-            z->requests++, z->tokens += c->req.list[r].tokens;
+            c->cleared.requests++, c->cleared.tokens += c->req.list[r].tokens;
 }
 
 /* The request figures into out, and with b (NULL: none) each metric's buckets (initialized). */
@@ -3795,7 +3982,7 @@ static int ttft_tpot__requests_of(const ttft_tpot *c, ttft_tpot_requests *out, t
             continue;
         }
         out->n++;
-        out->unscheduled += !q->scheduled;
+        out->unscheduled += !ttft_tpot__has(q, TTFT_TPOT_POINT_SCHEDULE);
         out->tokens += q->tokens;
         first_submit = q->submit_ns < first_submit ? q->submit_ns : first_submit;
         last_token = q->last_ns > last_token ? q->last_ns : last_token;
@@ -3803,7 +3990,7 @@ static int ttft_tpot__requests_of(const ttft_tpot *c, ttft_tpot_requests *out, t
     }
     scale = ttft_tpot__tpot_scale(c);
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
-        uint64_t sc = m == TTFT_TPOT_METRIC_TPOT ? scale : 1;
+        uint64_t sc = ttft_tpot__scale_of(m, scale);
         size_t n = ttft_tpot__request_set(c, m, 0, sc, x, last);
         if (b)
             ttft_tpot__buckets_add(&b[m], x, n, sc);
@@ -7363,7 +7550,7 @@ static int ttft_tpot__publish_update(const ttft_tpot *c, ttft_tpot_publisher *p)
     if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
         return TTFT_TPOT_ENOMEM;
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
-        uint64_t sc = m == TTFT_TPOT_METRIC_TPOT ? scale : 1;
+        uint64_t sc = ttft_tpot__scale_of(m, scale);
         ttft_tpot__buckets_init(&p->base[m], m);
         memcpy(p->base[m].cumulative, z->cumulative[m], sizeof p->base[m].cumulative);
         p->base[m].count = z->count[m], p->base[m].sum_hi = z->sum_hi[m], p->base[m].sum_lo = z->sum_lo[m];
@@ -7519,33 +7706,45 @@ static void ttft_tpot__write_hist(ttft_tpot__out *out, const ttft_tpot__phase_sl
     ttft_tpot__out_fmt(out, ",%s\n", p->name);
 }
 
-/* A request's row: "RID,ROLE,T,0,TOKENS,WARMUP" (ROLE: submit, token or schedule). */
-static void ttft_tpot__write_row(ttft_tpot__out *o, const ttft_tpot_request *q, int role, uint64_t t, uint64_t tokens)
+/* A request's row: "RID,ROLE,T,0,TOKENS,WARMUP", ROLE point p's (TTFT_TPOT_POINTS: submit, token, or
+   a mark's). */
+static void ttft_tpot__write_row(ttft_tpot__out *o, const ttft_tpot_request *q, int point, uint64_t t, uint64_t tokens)
 {
-    char *p = ttft_tpot__out_room(o, 2 * TTFT_TPOT_NAME_MAX + 64); /* the id escaped, a role, 3 numbers */
+    const ttft_tpot__point_info *i = &ttft_tpot__points[point];
+    /* the id escaped, a role, 3 numbers */
+    char *p = ttft_tpot__out_room(o, 2 * TTFT_TPOT_NAME_MAX + 64 + i->role_len);
     p += ttft_tpot__csv_esc(p, q->id);
-    p = role == TTFT_TPOT__ROLE_TOKEN    ? TTFT_TPOT__LIT(p, ",token,") /* literals: copies of a known size */
-        : role == TTFT_TPOT__ROLE_SUBMIT ? TTFT_TPOT__LIT(p, ",submit,")
-                                         : TTFT_TPOT__LIT(p, ",schedule,");
-    p = ttft_tpot__put_u64(p, t);
+    *p++ = ',';
+    memcpy(p, i->role, i->role_len); /* its length known: no strlen a row */
+    p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p + i->role_len, ","), t);
     p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ",0,"), tokens);
     p = TTFT_TPOT__LIT(p, ",");
     *p++ = (char)('0' + (q->warmup != 0));
     o->n = (size_t)(TTFT_TPOT__LIT(p, "\n") - o->b);
 }
 
-/* A schedule row: "RID,schedule,T,0,0,WARMUP". */
-static void ttft_tpot__write_schedule(ttft_tpot__out *out, const ttft_tpot_request *q)
+/* A mark that follows nothing but the submit (a schedule) goes right after its request's submit row;
+   the others after every event row, where the token events they lie among have been read. */
+static int ttft_tpot__mark_early(int p)
 {
-    ttft_tpot__write_row(out, q, TTFT_TPOT__ROLE_SCHEDULE, q->scheduled_ns, 0);
+    return ttft_tpot__points[p].follows == TTFT_TPOT_POINT_BIT(SUBMIT);
 }
 
-/* A truncated request: "# truncated: SUBMIT_NS,WARMUP,ID", then its schedule row, if it has one. */
+/* q's marks, as rows "RID,ROLE,T,0,0,WARMUP": those that go early (early 1), late (0), or all (-1). */
+static void ttft_tpot__write_marks(ttft_tpot__out *out, const ttft_tpot_request *q, int early)
+{
+    int p;
+    for (p = 0; p < TTFT_TPOT_POINT_COUNT; p++)
+        if (ttft_tpot__points[p].set == TTFT_TPOT__SET_MARK && ttft_tpot__has(q, p) &&
+            (early < 0 || ttft_tpot__mark_early(p) == early))
+            ttft_tpot__write_row(out, q, p, ttft_tpot__point_ns(q, p), 0);
+}
+
+/* A truncated request: "# truncated: SUBMIT_NS,WARMUP,ID", then its marks' rows. */
 static void ttft_tpot__write_truncated(ttft_tpot__out *out, const ttft_tpot_request *q)
 {
     ttft_tpot__out_fmt(out, "# truncated: %llu,%d,%s\n", (unsigned long long)q->submit_ns, q->warmup, q->id);
-    if (q->scheduled)
-        ttft_tpot__write_schedule(out, q);
+    ttft_tpot__write_marks(out, q, -1);
 }
 
 /* What the samples and events cannot say, as directives a v1 reader takes for comments: the phase
@@ -7671,22 +7870,25 @@ static unsigned ttft_tpot__write_unsubmitted(const ttft_tpot *c, ttft_tpot__out 
 
 /* Every request event, in its own order, each request made where it stands in the request table (the
    lanes of the Chrome export follow that order): a submit makes its request, and the requests made
-   without one come by their "# truncated:" lines before the next submit. A schedule follows its
-   submit. */
+   without one come by their "# truncated:" lines before the next submit. A request's marks follow
+   its submit, or every event (ttft_tpot__mark_early); a truncated one's, its "# truncated:" line. */
 static void ttft_tpot__write_events(const ttft_tpot *c, ttft_tpot__out *out)
 {
-    unsigned next = 0; /* the requests made so far */
+    unsigned next = 0, r; /* the requests made so far */
     size_t i;
     for (i = 0; i < c->req.n_events; i++) {
         const ttft_tpot__event *ev = &c->req.events[i];
         const ttft_tpot_request *q = &c->req.list[ev->request];
         if (!ev->tokens) /* submits come in the table's order */
             next = ttft_tpot__write_unsubmitted(c, out, next, ev->request) + 1;
-        ttft_tpot__write_row(out, q, ev->tokens ? TTFT_TPOT__ROLE_TOKEN : TTFT_TPOT__ROLE_SUBMIT, ev->t_ns, ev->tokens);
-        if (!ev->tokens && q->scheduled && !q->truncated)
-            ttft_tpot__write_schedule(out, q);
+        ttft_tpot__write_row(out, q, ev->tokens ? TTFT_TPOT_POINT_LAST : TTFT_TPOT_POINT_SUBMIT, ev->t_ns, ev->tokens);
+        if (!ev->tokens && !q->truncated)
+            ttft_tpot__write_marks(out, q, 1);
     }
     ttft_tpot__write_unsubmitted(c, out, next, c->req.n);
+    for (r = 0; r < c->req.n; r++)
+        if (!c->req.list[r].truncated)
+            ttft_tpot__write_marks(out, &c->req.list[r], 0);
 }
 
 /* The device intervals, in ticket order: "# device: SAMPLE,STREAM,STATE,PART,WARMUP,ISSUE_NS,BEGIN_NS,

@@ -231,7 +231,9 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
 
 /* Every request as a CSV row, in submit order, under the header
    "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,measured,
-   slo_ttft,slo_tpot,slo_e2e": times on the collector's clock in ns; TTFT = first token - submit, TPOT
+   slo_ttft,slo_tpot,slo_e2e" and the columns added since, after them (the CSV columns of
+   TTFT_TPOT_POINTS, then of TTFT_TPOT_METRICS: every column keeps its place): times on the
+   collector's clock in ns; TTFT = first token - submit, TPOT
    = (last - first token) / (tokens - 1) to the thousandth of a ns, E2E = last token - submit; a
    field the request does not have is empty (no schedule, no token yet, TPOT of one token); measured
    is 1 for a request in the figures (not warmup, not truncated, a token at least); slo_*: 1 or 0,
@@ -841,6 +843,17 @@ static void ttft_tpot__request_slice(ttft_tpot__out *o, const ttft_tpot_request 
     ttft_tpot__out_str(o, "}}");
 }
 
+/* A request's last point's time, where its lane is free again. */
+static uint64_t ttft_tpot__request_end(const ttft_tpot_request *q)
+{
+    uint64_t end = 0;
+    int p;
+    for (p = 0; p < TTFT_TPOT_POINT_COUNT; p++)
+        if (ttft_tpot__has(q, p) && ttft_tpot__point_ns(q, p) > end)
+            end = ttft_tpot__point_ns(q, p);
+    return end;
+}
+
 /* Each request's lane: the lowest whose last request ended by its submit, so that requests served
    at once lie side by side (continuous batching); lane[] then holds each request's. A tree of the
    lanes' end times (tree[1] the root, tree[size + k] lane k, an unused lane 0, each node the least
@@ -857,15 +870,28 @@ static unsigned ttft_tpot__request_lanes(const ttft_tpot *c, uint64_t *tree, siz
             node = tree[2 * node] <= q->submit_ns ? 2 * node : 2 * node + 1;
         lane[r] = (unsigned)(node - size);
         n = lane[r] + 1 > n ? lane[r] + 1 : n;
-        tree[node] = q->token_events ? q->last_ns : q->scheduled ? q->scheduled_ns : q->submit_ns;
+        tree[node] = ttft_tpot__request_end(q);
         for (node /= 2; node; node /= 2)
             tree[node] = tree[2 * node] < tree[2 * node + 1] ? tree[2 * node] : tree[2 * node + 1];
     }
     return n;
 }
 
-/* The request tracks: per request a queued, a prefill (or, unscheduled, a ttft) and a decode slice,
-   and an instant per token event. */
+/* Whether request q's lane shows metric m as a slice (its SLICE): it has m, and no part of m is shown
+   (queued and prefill split the ttft slice). */
+static int ttft_tpot__slice_shown(const ttft_tpot_request *q, int m)
+{
+    int k;
+    if (!*ttft_tpot__metrics[m].slice || !ttft_tpot__has_metric(q, m))
+        return 0;
+    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
+        if (ttft_tpot__metrics[k].under == m && ttft_tpot__slice_shown(q, k))
+            return 0;
+    return 1;
+}
+
+/* The request tracks: per request a slice for each metric the table draws (queued, prefill or ttft,
+   decode), and an instant per token event. */
 static void ttft_tpot__chrome_requests(const ttft_tpot *c, const unsigned *lane, unsigned lanes, ttft_tpot__out *o)
 {
     unsigned r;
@@ -880,13 +906,12 @@ static void ttft_tpot__chrome_requests(const ttft_tpot *c, const unsigned *lane,
     }
     for (r = 0; r < c->req.n; r++) {
         const ttft_tpot_request *q = &c->req.list[r];
-        if (q->scheduled)
-            ttft_tpot__request_slice(o, q, lane[r], "queued", q->submit_ns, q->scheduled_ns);
-        if (q->token_events)
-            ttft_tpot__request_slice(o, q, lane[r], q->scheduled ? "prefill" : "ttft",
-                                     q->scheduled ? q->scheduled_ns : q->submit_ns, q->first_ns);
-        if (q->token_events > 1)
-            ttft_tpot__request_slice(o, q, lane[r], "decode", q->first_ns, q->last_ns);
+        int m;
+        for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
+            if (ttft_tpot__slice_shown(q, m))
+                ttft_tpot__request_slice(o, q, lane[r], ttft_tpot__metrics[m].slice,
+                                         ttft_tpot__point_ns(q, ttft_tpot__metrics[m].from),
+                                         ttft_tpot__point_ns(q, ttft_tpot__metrics[m].to));
     }
     for (i = 0; i < c->req.n_events; i++) {
         const ttft_tpot__event *ev = &c->req.events[i];
@@ -1286,45 +1311,96 @@ static char *ttft_tpot__put_thousandths(char *p, uint64_t x, uint64_t d)
     return p + 4;
 }
 
+/* The requests CSV's columns of points and metrics (their tables' CSV): those it was first published
+   with stand among the times and figures, in their tables' order; a column added since goes after
+   slo_e2e, so that every column keeps its place. */
+#define TTFT_TPOT__CSV_POINTS                                                                         \
+    (TTFT_TPOT_POINT_BIT(SUBMIT) | TTFT_TPOT_POINT_BIT(SCHEDULE) | TTFT_TPOT_POINT_BIT(FIRST) |                 \
+     TTFT_TPOT_POINT_BIT(LAST))
+#define TTFT_TPOT__CSV_METRICS                                                                        \
+    (1u << TTFT_TPOT_METRIC_TTFT | 1u << TTFT_TPOT_METRIC_TPOT | 1u << TTFT_TPOT_METRIC_E2E)
+
+/* The header's point (metrics 0) or metric (1) columns, those it began with (added 0) or added since. */
+static void ttft_tpot__csv_head(ttft_tpot__out *o, int metrics, int added)
+{
+    int k, n = metrics ? (int)TTFT_TPOT_METRIC_COUNT : (int)TTFT_TPOT_POINT_COUNT;
+    for (k = 0; k < n; k++) {
+        const char *name = metrics ? ttft_tpot__metrics[k].csv : ttft_tpot__points[k].csv;
+        unsigned first = metrics ? TTFT_TPOT__CSV_METRICS : TTFT_TPOT__CSV_POINTS;
+        if (*name && (int)!(first >> k & 1u) == added) {
+            ttft_tpot__out_chr(o, ',');
+            ttft_tpot__out_str(o, name);
+        }
+    }
+}
+
+/* A request's point columns at p (as ttft_tpot__csv_head picks them): ",T" each, empty where it has
+   none. Returns p past them. */
+static char *ttft_tpot__csv_points(char *p, const ttft_tpot_request *q, int added)
+{
+    int k;
+    for (k = 0; k < TTFT_TPOT_POINT_COUNT; k++) {
+        if (!*ttft_tpot__points[k].csv || (int)!(TTFT_TPOT__CSV_POINTS >> k & 1u) != added)
+            continue;
+        *p++ = ',';
+        if (ttft_tpot__has(q, k))
+            p = ttft_tpot__put_u64(p, ttft_tpot__point_ns(q, k));
+    }
+    return p;
+}
+
+/* A request's metric columns at p: ",V" each, a per-token one to the thousandth of a ns, empty where
+   it has none. Returns p past them. */
+static char *ttft_tpot__csv_metrics(char *p, const ttft_tpot_request *q, int added)
+{
+    int m;
+    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
+        if (!*ttft_tpot__metrics[m].csv || (int)!(TTFT_TPOT__CSV_METRICS >> m & 1u) != added)
+            continue;
+        *p++ = ',';
+        if (!ttft_tpot__has_metric(q, m))
+            continue;
+        p = ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_PER_TOKEN
+                ? ttft_tpot__put_thousandths(p, ttft_tpot__span_ns(q, m), q->tokens - 1)
+                : ttft_tpot__put_u64(p, ttft_tpot__span_ns(q, m));
+    }
+    return p;
+}
+
+/* A request's id as a CSV field at p; one a spreadsheet would run as a formula as "'=...". */
+static char *ttft_tpot__csv_id(char *p, const char *id)
+{
+    if (!strchr("=+-@\t\r", id[0]) || !id[0])
+        return p + ttft_tpot__csv_esc(p, id);
+    *p++ = '"', *p++ = '\'';
+    for (; *id; id++) {
+        if (*id == '"')
+            *p++ = '"';
+        *p++ = *id;
+    }
+    *p++ = '"';
+    return p;
+}
+
 /* One request's row of ttft_tpot_requests_csv: "ID,SUBMIT,SCHEDULE,FIRST,LAST,TOKENS,TTFT,TPOT,E2E,MEASURED,
-   SLO_TTFT,SLO_TPOT,SLO_E2E", a field empty where the request has no such figure. */
+   SLO_TTFT,SLO_TPOT,SLO_E2E" and the columns added since, a field empty where the request has no
+   such figure. */
 static void ttft_tpot__request_row(const ttft_tpot *c, const ttft_tpot_request *q, ttft_tpot__out *o)
 {
-    char *p = ttft_tpot__out_room(o, 2 * TTFT_TPOT_NAME_MAX + 256); /* the id escaped, 8 numbers, 4 flags */
-    int has = q->token_events > 0, k, met;
-    const char *id;
-    if (strchr("=+-@\t\r", q->id[0]) && q->id[0]) { /* a spreadsheet would run it as a formula: "'=..." */
-        *p++ = '"', *p++ = '\'';
-        for (id = q->id; *id; id++) {
-            if (*id == '"')
-                *p++ = '"';
-            *p++ = *id;
-        }
-        *p++ = '"';
-    } else {
-        p += ttft_tpot__csv_esc(p, q->id);
-    }
-    p = TTFT_TPOT__LIT(ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->submit_ns), ",");
-    if (q->scheduled)
-        p = ttft_tpot__put_u64(p, q->scheduled_ns);
-    if (has) {
-        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->first_ns);
-        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->last_ns);
-        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->tokens);
-        p = TTFT_TPOT__LIT(ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->first_ns - q->submit_ns), ",");
-        if (q->tokens > 1)
-            p = ttft_tpot__put_thousandths(p, q->last_ns - q->first_ns, q->tokens - 1);
-        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->last_ns - q->submit_ns);
-    } else {
-        p = TTFT_TPOT__LIT(p, ",,,0,,,");
-    }
+    /* the id escaped, a number a column, 4 flags */
+    size_t room = 2 * TTFT_TPOT_NAME_MAX + 32 * (TTFT_TPOT_POINT_COUNT + TTFT_TPOT_METRIC_COUNT + 6);
+    char *p = ttft_tpot__out_room(o, room);
+    int k, met;
+    p = ttft_tpot__csv_points(ttft_tpot__csv_id(p, q->id), q, 0);
+    p = ttft_tpot__csv_metrics(ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->tokens), q, 0);
     p = TTFT_TPOT__LIT(p, ",");
     *p++ = (char)('0' + ttft_tpot__measured(q));
     for (k = 0; k < 3; k++) { /* as goodput counts them */
         *p++ = ',';
-        if (has && (met = ttft_tpot__slo_met(c, q, k)) >= 0)
+        if (q->token_events && (met = ttft_tpot__slo_met(c, q, k)) >= 0)
             *p++ = met ? '1' : '0';
     }
+    p = ttft_tpot__csv_metrics(ttft_tpot__csv_points(p, q, 1), q, 1);
     o->n = (size_t)(TTFT_TPOT__LIT(p, "\n") - o->b);
 }
 
@@ -1336,8 +1412,14 @@ TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out)
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
     ttft_tpot__out_open(&o, out, block, sizeof block);
-    ttft_tpot__out_str(&o, "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,"
-                           "measured,slo_ttft,slo_tpot,slo_e2e\n");
+    ttft_tpot__out_str(&o, "id");
+    ttft_tpot__csv_head(&o, 0, 0);
+    ttft_tpot__out_str(&o, ",tokens");
+    ttft_tpot__csv_head(&o, 1, 0);
+    ttft_tpot__out_str(&o, ",measured,slo_ttft,slo_tpot,slo_e2e");
+    ttft_tpot__csv_head(&o, 0, 1);
+    ttft_tpot__csv_head(&o, 1, 1);
+    ttft_tpot__out_chr(&o, '\n');
     for (r = 0; r < c->req.n; r++)
         ttft_tpot__request_row(c, &c->req.list[r], &o);
     return ttft_tpot__out_close(&o);
@@ -1514,14 +1596,18 @@ static int ttft_tpot__take(const char **p, char sep, uint64_t max, uint64_t *v)
     return 1;
 }
 
-/* The role a trace names: 0-3 the sample roles, 4 submit, 5 token; -1 none. */
+/* The role a trace names: 0-3 the sample roles, or 4 + the first point whose rows have that role
+   (TTFT_TPOT_POINTS: SUBMIT, FIRST for a token event, or a mark); -1 none. */
 static int ttft_tpot__role_of(const char *s, size_t len)
 {
-    static const unsigned char lens[7] = {7, 6, 6, 3, 6, 5, 8};
+    static const unsigned char lens[4] = {7, 6, 6, 3};
     int k;
-    for (k = 0; k < 7; k++)
+    for (k = 0; k < 4; k++)
         if (lens[k] == len && s[0] == ttft_tpot__roles[k][0] && memcmp(s, ttft_tpot__roles[k], len) == 0)
             return k;
+    for (k = 0; k < TTFT_TPOT_POINT_COUNT; k++)
+        if (ttft_tpot__points[k].role_len == len && memcmp(s, ttft_tpot__points[k].role, len) == 0)
+            return 4 + k;
     return -1;
 }
 
@@ -2223,7 +2309,8 @@ static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long lin
     q = slot != UINT32_MAX ? (int)(c->req.index[slot] & TTFT_TPOT__IDX_NUM) - 1 : -1;
     if (!submit && q >= 0 && c->req.list[q].warmup != warm)
         return ttft_tpot__fail_field(r, line, "warmup flag differs from the request's submit: ", 0);
-    rc = ttft_tpot__request_event(c, r->f[0], r->len[0], t, (uint32_t)tokens, warm, 0, slot, &q);
+    rc = ttft_tpot__request_event(c, r->f[0], r->len[0], t, (uint32_t)tokens, warm,
+                                  submit ? TTFT_TPOT_POINT_SUBMIT : TTFT_TPOT_POINT_LAST, slot, &q);
     if (rc == TTFT_TPOT_ENAME)
         return ttft_tpot__fail_field(r, line, "invalid request id (1 to 63 bytes of UTF-8, no control characters): ", 0);
     if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
@@ -2311,21 +2398,43 @@ static int ttft_tpot__read_sample(ttft_tpot__reader *r, unsigned long line, int 
 }
 
 /* One record after the header: a sample or a request event. */
-/* "RID,schedule,T,0,0,W": when a request of this trace was scheduled. */
-static int ttft_tpot__read_schedule(ttft_tpot__reader *r, unsigned long line, uint64_t t, uint64_t dur,
-                                    uint64_t tokens, int warm)
+/* The words of the points mark p lies between, for a refusal's message: the last point (in the
+   table's order) it follows and the first that follows it ("" none). */
+static void ttft_tpot__mark_bounds(int p, const char **after, const char **before)
+{
+    int k;
+    *after = *before = "";
+    for (k = 0; k < TTFT_TPOT_POINT_COUNT; k++) {
+        if (ttft_tpot__points[p].follows >> k & 1u)
+            *after = ttft_tpot__points[k].words;
+        if (k != p && (ttft_tpot__points[k].follows >> p & 1u) && !**before)
+            *before = ttft_tpot__points[k].words;
+    }
+}
+
+/* "RID,ROLE,T,0,0,W": mark p (a schedule, ...) of a request of this trace. */
+static int ttft_tpot__read_mark(ttft_tpot__reader *r, unsigned long line, int p, uint64_t t, uint64_t dur,
+                                uint64_t tokens, int warm)
 {
     ttft_tpot *c = r->c;
+    const char *role = ttft_tpot__points[p].role, *after, *before;
     int q = r->len[0] < TTFT_TPOT_NAME_MAX ? ttft_tpot__request_find(c, r->f[0], r->len[0]) : -1;
-    if (dur != 0 || tokens != 0)
-        return ttft_tpot__fail(r, line, "a schedule event has dur_ns 0 and 0 tokens", NULL);
-    if (q < (int)r->old.requests) /* not found, or of an earlier trace: a read that fails must undo it */
-        return ttft_tpot__fail_field(r, line, "schedule of a request not submitted earlier in this trace: ", 0);
+    char what[160];
+    if (dur != 0 || tokens != 0) {
+        snprintf(what, sizeof what, "%s %s event has dur_ns 0 and 0 tokens", strchr("aeiou", role[0]) ? "an" : "a",
+                 role);
+        return ttft_tpot__fail(r, line, what, NULL);
+    }
+    if (q < (int)r->old.requests) { /* not found, or of an earlier trace: a read that fails must undo it */
+        snprintf(what, sizeof what, "%s of a request not submitted earlier in this trace: ", role);
+        return ttft_tpot__fail_field(r, line, what, 0);
+    }
     if (c->req.list[q].warmup != warm)
         return ttft_tpot__fail_field(r, line, "warmup flag differs from the request's submit: ", 0);
-    if (ttft_tpot__request_scheduled(c, q, t) != TTFT_TPOT_OK)
-        return ttft_tpot__fail_field(r, line, "second schedule, or one before its request's submit or after its "
-                                              "first token: ", 0);
+    ttft_tpot__mark_bounds(p, &after, &before);
+    snprintf(what, sizeof what, "second %s, or one before its request's %s or after its %s: ", role, after, before);
+    if (ttft_tpot__request_mark(c, q, p, t) != TTFT_TPOT_OK)
+        return ttft_tpot__fail_field(r, line, what, 0);
     return TTFT_TPOT_OK;
 }
 
@@ -2346,10 +2455,11 @@ static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
     if (r->len[5] != 1 || (r->f[5][0] != '0' && r->f[5][0] != '1'))
         return ttft_tpot__fail_field(r, line, "warmup is not 0 or 1: ", 5);
     warm = (uint64_t)(r->f[5][0] - '0');
-    if (role == TTFT_TPOT__ROLE_SCHEDULE) /* RID,schedule,T,0,0,W */
-        return ttft_tpot__read_schedule(r, line, start, dur, tokens, (int)warm);
-    if (role >= TTFT_TPOT__ROLE_SUBMIT) /* a request event: RID,submit,T,0,0,W or RID,token,T,0,K,W */
-        return ttft_tpot__read_request_event(r, line, role == TTFT_TPOT__ROLE_SUBMIT, start, dur, tokens, (int)warm);
+    if (role >= 4 && ttft_tpot__points[role - 4].set == TTFT_TPOT__SET_MARK) /* RID,schedule,T,0,0,W */
+        return ttft_tpot__read_mark(r, line, role - 4, start, dur, tokens, (int)warm);
+    if (role >= 4) /* a request event: RID,submit,T,0,0,W or RID,token,T,0,K,W */
+        return ttft_tpot__read_request_event(r, line, role == 4 + TTFT_TPOT_POINT_SUBMIT, start, dur, tokens,
+                                             (int)warm);
     if ((id = ttft_tpot__sample_phase(r, line, role)) < 0)
         return id;
     nf = (int)r->n; /* whether it is stored: device lines name samples by their line */

@@ -591,7 +591,7 @@ static int phase_rows(compare_result *res, const trace_units *const *t, const si
 static int all_rows(compare_result *res, const trace_units *const *t, const size_t *traces)
 {
     static const char *const names[] = {"ttft_first", "ttft_steady", "tpot", "e2e", "output_throughput"};
-#define COMPARE_NAME(name, label, words, json, prom, help, le, under, note, cmp) cmp,
+#define COMPARE_NAME(name, label, words, json, prom, help, le, under, note, cmp, ...) cmp,
     static const char *const metric_names[] = {TTFT_TPOT_METRICS(COMPARE_NAME)};
 #undef COMPARE_NAME
     size_t side, i;

@@ -24,7 +24,7 @@ static void stored_note(char *note, size_t len, int n, int k, size_t shown, uint
 }
 
 /* Each request metric's label and name in words (TTFT_TPOT_METRICS). */
-#define METRIC_NAMES(name, label, words, json, prom, help, le, under, note, cmp) {label, words},
+#define METRIC_NAMES(name, label, words, ...) {label, words},
 static const struct {
     const char *label, *words;
 } metric_names[TTFT_TPOT_METRIC_COUNT] = {TTFT_TPOT_METRICS(METRIC_NAMES)};

@@ -661,11 +661,42 @@ static PyObject *core_run(core_collector *self, PyObject *unused)
 
 /* ---- Collector: requests and device time ----------------------------------------------------- */
 
-/* A request event now (t NULL or None) or at t_ns. A refused one raises and changes nothing; one the
-   tables cannot hold is counted as dropped, as in C. */
-static PyObject *core_request(core_collector *self, PyObject *id, PyObject *t, uint64_t tokens, int schedule)
+/* The request's time points (TTFT_TPOT_POINTS) as this module needs them: what TTFT_TPOT_NOW stands
+   for in a point's call, and the words its refusals name. */
+#define CORE_POINT(name, field, set, tokens, follows, now, role, csv, words) {role, words, follows, TTFT_TPOT_POINT_##now},
+static const struct {
+    const char *role, *words;
+    unsigned follows;
+    int now;
+} core_points[TTFT_TPOT_POINT_COUNT] = {TTFT_TPOT_POINTS(CORE_POINT)};
+#undef CORE_POINT
+
+/* What a refused event of point p breaks, into buf: a mark lies once between the last point it follows
+   and the first that follows it (the header's reader names the same two). */
+static const char *core_order(int p, char *buf, size_t len)
+{
+    const char *after = "", *before = "";
+    int k;
+    if (p == TTFT_TPOT_POINT_SUBMIT)
+        return "an id submitted once, a valid name";
+    if (p == TTFT_TPOT_POINT_LAST)
+        return "after its submit, its schedule and its previous tokens";
+    for (k = 0; k < TTFT_TPOT_POINT_COUNT; k++) {
+        if (core_points[p].follows >> k & 1u)
+            after = core_points[k].words;
+        if (k != p && (core_points[k].follows >> p & 1u) && !*before)
+            before = core_points[k].words;
+    }
+    PyOS_snprintf(buf, len, "once, between its %s and its %s", after, before);
+    return buf;
+}
+
+/* A request event of point p (SUBMIT, LAST for tokens, or a mark) now (t NULL or None) or at t_ns. A
+   refused one raises and changes nothing; one the tables cannot hold is counted as dropped, as in C. */
+static PyObject *core_request(core_collector *self, PyObject *id, PyObject *t, uint64_t tokens, int p)
 {
     const char *s;
+    char order[160];
     uint64_t at;
     int rc;
     if (!core_ready(self))
@@ -675,21 +706,20 @@ static PyObject *core_request(core_collector *self, PyObject *id, PyObject *t, u
     if (!core_on_owner(self) || !(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))) ||
         core_opt(t, "an event time (ns)", 0, UINT64_MAX - 1, UINT64_MAX, &at) != 0)
         return NULL;
-    if (at == UINT64_MAX && self->enabled) { /* read here, so that a failing Python clock records nothing */
+    if (at == UINT64_MAX && core_points[p].now == TTFT_TPOT_POINT_NONE) { /* read here, so that a failing
+                                                                            Python clock records nothing */
         at = ttft_tpot_clock_now(&self->c);
         if (!core_clock_ok(self))
             return NULL;
     }
-    rc = schedule ? ttft_tpot_request_schedule_at(&self->c, s, at)
-         : tokens ? ttft_tpot_request_tokens_at(&self->c, s, at, (uint32_t)tokens)
-                  : ttft_tpot_request_submit_at(&self->c, s, at);
+    rc = p == TTFT_TPOT_POINT_SUBMIT ? ttft_tpot_request_submit_at(&self->c, s, at)
+         : p == TTFT_TPOT_POINT_LAST ? ttft_tpot_request_tokens_at(&self->c, s, at, (uint32_t)tokens)
+                                     : ttft_tpot_request_mark_at(&self->c, s, p, at);
     if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
         Py_RETURN_NONE;
-    return PyErr_Format(PyExc_ValueError, "%s: %s of request %R (%s)", ttft_tpot_strerror(rc),
-                        schedule ? "the schedule" : tokens ? "tokens" : "the submit", id,
-                        schedule ? "once, between its submit and its first token"
-                        : tokens ? "after its submit, its schedule and its previous tokens"
-                                 : "an id submitted once, a valid name");
+    return PyErr_Format(PyExc_ValueError, "%s: %s%s of request %R (%s)", ttft_tpot_strerror(rc),
+                        p == TTFT_TPOT_POINT_LAST ? "" : "the ", p == TTFT_TPOT_POINT_LAST ? "tokens" : core_points[p].role,
+                        id, core_order(p, order, sizeof order));
 }
 
 static const int core_event_params[] = {S_ID, S_T_NS};
@@ -697,16 +727,32 @@ static const int core_event_params[] = {S_ID, S_T_NS};
 static PyObject *core_submit(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *v[2];
-    return core_args("submit", core_event_params, 2, 1, args, nargs, kwnames, v) ? NULL
-                                                                                  : core_request(self, v[0], v[1], 0, 0);
+    return core_args("submit", core_event_params, 2, 1, args, nargs, kwnames, v)
+               ? NULL
+               : core_request(self, v[0], v[1], 0, TTFT_TPOT_POINT_SUBMIT);
 }
 
-static PyObject *core_schedule(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+/* A mark's call, ROLE(id, t_ns=None): one a point the driver marks with a call of its own
+   (TTFT_TPOT_POINTS: SET MARK). */
+static PyObject *core_mark(core_collector *self, int p, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *v[2];
-    return core_args("schedule", core_event_params, 2, 1, args, nargs, kwnames, v) ? NULL
-                                                                                    : core_request(self, v[0], v[1], 0, 1);
+    return core_args(core_points[p].role, core_event_params, 2, 1, args, nargs, kwnames, v)
+               ? NULL
+               : core_request(self, v[0], v[1], 0, p);
 }
+
+#define CORE_MARK_SUBMIT(name)
+#define CORE_MARK_TOKEN(name)
+#define CORE_MARK_MARK(name)                                                                          \
+    static PyObject *core_mark_##name(core_collector *self, PyObject *const *args, Py_ssize_t nargs,  \
+                                      PyObject *kwnames)                                              \
+    {                                                                                                 \
+        return core_mark(self, TTFT_TPOT_POINT_##name, args, nargs, kwnames);                         \
+    }
+#define CORE_MARK(name, field, set, tokens, follows, now, role, csv, words) CORE_MARK_##set(name)
+TTFT_TPOT_POINTS(CORE_MARK)
+#undef CORE_MARK
 
 /* finish(id): the request's last token is delivered; a live exposition counts it from now on. */
 static PyObject *core_finish(core_collector *self, PyObject *id)
@@ -783,7 +829,7 @@ static PyObject *core_tokens(core_collector *self, PyObject *const *args, Py_ssi
     if (core_args("tokens", params, 3, 1, args, nargs, kwnames, v) != 0 ||
         (v[1] && core_int(v[1], "a token event's tokens", 1, UINT32_MAX, TTFT_TPOT_EINVAL, &n) != 0))
         return NULL;
-    return core_request(self, v[0], v[2], n, 0);
+    return core_request(self, v[0], v[2], n, TTFT_TPOT_POINT_LAST);
 }
 
 /* A device resolution's code: None, or a ValueError (the refusal is not counted: the collector was
@@ -1352,7 +1398,12 @@ static PyMethodDef core_collector_methods[] = {
     {"_warmup", (PyCFunction)core_warmup, METH_O, NULL},
     {"run", (PyCFunction)core_run, METH_NOARGS, "run(): a run of a repeated generation begins"},
     {"submit", CORE_KW(core_submit), "submit(id, t_ns=None): a request arrives"},
-    {"schedule", CORE_KW(core_schedule), "schedule(id, t_ns=None): its prefill begins"},
+#define CORE_MARK_DEF_SUBMIT(name, role, words)
+#define CORE_MARK_DEF_TOKEN(name, role, words)
+#define CORE_MARK_DEF_MARK(name, role, words) {role, CORE_KW(core_mark_##name), role "(id, t_ns=None): the time of its " words},
+#define CORE_MARK_DEF(name, field, set, tokens, follows, now, role, csv, words) CORE_MARK_DEF_##set(name, role, words)
+    TTFT_TPOT_POINTS(CORE_MARK_DEF) /* schedule, ...: the marks */
+#undef CORE_MARK_DEF
     {"tokens", CORE_KW(core_tokens), "tokens(id, n=1, t_ns=None): n of its tokens delivered"},
     {"finish", (PyCFunction)core_finish, METH_O, "finish(id): its last token delivered (a live exposition counts it)"},
     {"_publish", (PyCFunction)core_publish, METH_VARARGS, NULL},
