@@ -38,7 +38,9 @@
                   ttft_tpot_request_schedule_at
                   ttft_tpot_request_tokens        it produced tokens (the first: its TTFT)
                   ttft_tpot_request_tokens_at
-                  ttft_tpot_request_mark_at       a mark (schedule, ...) by its point's number
+                  ttft_tpot_request_output        its first output token came (not reasoning)
+                  ttft_tpot_request_output_at
+                  ttft_tpot_request_mark_at       a mark (schedule, output) by its point's number
                   ttft_tpot_request_finish        it is done
                   ttft_tpot_set_slo               the SLOs goodput counts against
      Device time  ttft_tpot_device_resolve        a step's tickets, resolved at once
@@ -302,15 +304,19 @@
      With config.max_requests, the collector also records each request's time points (one row each
      in TTFT_TPOT_POINTS): its submit; its schedule (optional: ttft_tpot_request_schedule), at or
      after its submit and at or before its first token; its first, second and last token, from its
-     token events, each at or after every point before it. An event that would break that order is
-     refused (EREQUEST), so every figure below is a difference of ordered points. It reports vLLM's
-     per-request metrics, each spanning two points: TTFT = first token - submit, E2E = last token -
-     submit, TPOT = (E2E - TTFT) / (tokens - 1), ITL = every gap between a request's token events,
-     TTST = second token - submit, queue = schedule - submit, prefill = first token - schedule (one
-     row each in TTFT_TPOT_METRICS: label, JSON key, Prometheus name, help, buckets, points; a
-     request without both points of a metric is left out of it); goodput under SLOs; Prometheus
-     exposition (ttft_tpot_prometheus). Warmup per shape: spans and records
-     with a shape key flag the first sample of each (phase, key).
+     token events, each at or after every point before it; its first output token (optional:
+     ttft_tpot_request_output), the first token that is not reasoning, once, at or after its first
+     token and at or before its last (meant as the time of the token event that held it: the form
+     without _at takes the latest). An event that would break that order is refused (EREQUEST), so
+     every figure below is a difference of ordered points. It reports vLLM's per-request metrics, each
+     spanning two points: TTFT = first token - submit, E2E = last token - submit, TPOT = (E2E - TTFT)
+     / (tokens - 1), ITL = every gap between a request's token events, TTST = second token - submit,
+     queue = schedule - submit, prefill = first token - schedule, and TTFO = first output token -
+     submit (time to first output token, as AIPerf and guidellm report it: TTFT past the reasoning)
+     (one row each in TTFT_TPOT_METRICS: label, JSON key, Prometheus name, help, buckets, points; a
+     request without both points of a metric is left out of it, so TTFO is over the requests with an
+     output event); goodput under SLOs; Prometheus exposition (ttft_tpot_prometheus). Warmup per
+     shape: spans and records with a shape key flag the first sample of each (phase, key).
 
    BOUNDED MODE
      Exact mode keeps every sample (16 bytes). A bounded phase (config.bounded, or
@@ -584,6 +590,7 @@ typedef struct ttft_tpot_request {
     int truncated; /* an event of it did not fit config.max_request_events: out of every figure */
     int finished;  /* ttft_tpot_request_finish: no more tokens; a live exposition counts it */
     uint64_t second_ns; /* the token event that brought it to two tokens */
+    uint64_t output_ns; /* its first output token, not reasoning (ttft_tpot_request_output_at) */
     uint32_t points;    /* the points it has: bit TTFT_TPOT_POINT_BIT(NAME) for each */
 } ttft_tpot_request;
 
@@ -606,6 +613,8 @@ typedef struct ttft_tpot_request {
     X(FIRST, first_ns, TOKEN, 1, TTFT_TPOT_POINT_BIT(SUBMIT) | TTFT_TPOT_POINT_BIT(SCHEDULE), NONE,   \
       "token", "first_token_ns", "first token")                                                       \
     X(SECOND, second_ns, TOKEN, 2, TTFT_TPOT_POINT_BIT(FIRST), NONE, "token", "", "second token")     \
+    X(OUTPUT, output_ns, MARK, 0, TTFT_TPOT_POINT_BIT(FIRST), LAST, "output", "first_output_ns",       \
+      "first output token")                                                                           \
     X(LAST, last_ns, TOKEN, 0, ~0u /* each token event: after every point so far */, NONE, "token",   \
       "last_token_ns", "last token")
 
@@ -665,6 +674,9 @@ typedef struct ttft_tpot_slo {
     X(TTST, "TTST", "time to second token", "ttst_ms", "time_to_second_token_seconds",                \
       "Histogram of time to second token in seconds, per request with two tokens or more.", TTFT, NONE, "",    \
       "ttst", SUBMIT, SECOND, SPAN, "", "")                                                           \
+    X(TTFO, "TTFO", "time to first output token", "ttfo_ms", "time_to_first_output_token_seconds",    \
+      "Histogram of time to first output token (not reasoning) in seconds, per request with an output event.", \
+      TTFT, NONE, "", "ttfo", SUBMIT, OUTPUT, SPAN, "", "ttfo_ns")                                    \
     X(TPOT, "TPOT", "time per output token", "tpot_ms", "request_time_per_output_token_seconds",      \
       "Histogram of time per output token in seconds, per request.", TPOT, NONE, "", "requests.tpot", \
       FIRST, LAST, PER_TOKEN, "", "tpot_ns")                                                          \
@@ -727,6 +739,14 @@ TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint
    before its submit or after its first token: counted as rejected). Takes no event storage. */
 TTFT_TPOT_DEF int ttft_tpot_request_schedule_at(ttft_tpot *c, const char *id, uint64_t t_ns);
 
+/* The request's first output token, the first that is not reasoning (TTFO: REQUESTS), came at t_ns
+   (the time of the token event that held it): at or after its first token and at or before its
+   latest, once a request. TTFT_TPOT_NOW (and ttft_tpot_request_output) takes its latest token
+   event's time: call it right after the tokens that hold the first output token. As schedule
+   otherwise; EREQUEST (unknown id, no token yet, marked before, out of that order: counted as
+   rejected). Takes no event storage. */
+TTFT_TPOT_DEF int ttft_tpot_request_output_at(ttft_tpot *c, const char *id, uint64_t t_ns);
+
 /* A mark by its point's number (TTFT_TPOT_POINT_*, one set by a call of its own: SET MARK), for code
    that loops over TTFT_TPOT_POINTS (a binding); the named calls (schedule) are this. EINVAL for a
    point that is not a mark; else as that mark's call. */
@@ -739,7 +759,7 @@ TTFT_TPOT_DEF int ttft_tpot_request_mark_at(ttft_tpot *c, const char *id, int po
    was refused for a full table: counted as dropped, as its tokens are). */
 TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id);
 
-/* The three calls above at TTFT_TPOT_NOW. */
+/* The four calls above at TTFT_TPOT_NOW. */
 static inline int ttft_tpot_request_submit(ttft_tpot *c, const char *id)
 {
     return ttft_tpot_request_submit_at(c, id, TTFT_TPOT_NOW);
@@ -753,6 +773,11 @@ static inline int ttft_tpot_request_tokens(ttft_tpot *c, const char *id, uint32_
 static inline int ttft_tpot_request_schedule(ttft_tpot *c, const char *id)
 {
     return ttft_tpot_request_schedule_at(c, id, TTFT_TPOT_NOW);
+}
+
+static inline int ttft_tpot_request_output(ttft_tpot *c, const char *id)
+{
+    return ttft_tpot_request_output_at(c, id, TTFT_TPOT_NOW);
 }
 
 /* SLOs for goodput: a request is good when each SLO set (nonzero) holds, <= inclusive; a request with
@@ -3560,6 +3585,11 @@ TTFT_TPOT_DEF int ttft_tpot_request_mark_at(ttft_tpot *c, const char *id, int po
 TTFT_TPOT_DEF int ttft_tpot_request_schedule_at(ttft_tpot *c, const char *id, uint64_t t_ns)
 {
     return ttft_tpot_request_mark_at(c, id, TTFT_TPOT_POINT_SCHEDULE, t_ns);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_request_output_at(ttft_tpot *c, const char *id, uint64_t t_ns)
+{
+    return ttft_tpot_request_mark_at(c, id, TTFT_TPOT_POINT_OUTPUT, t_ns);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id)

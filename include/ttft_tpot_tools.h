@@ -217,7 +217,8 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
    ("ph":"X") per sample, ts and dur in microseconds to the nanosecond, the phase name as the event
    name, the role as its category and its track (e2e, prefill, decode, kernel, top to bottom), tokens
    and warmup in args; then the requests (category "request", process "requests"): a queued, a
-   prefill (unscheduled: a ttft) and a decode slice a request, and an instant a token event, each
+   prefill (unscheduled: a ttft) and a decode slice a request, an instant at its first output token
+   ("output": ttft_tpot_request_output), and an instant a token event, each
    request on the lowest lane free at its submit, so requests served together lie side by side; then
    the device intervals resolved on an absolute clock (process "device", a track per stream, category
    "device"), each with a flow arrow ("ph":"s" to "ph":"f", category "launch") from its launch.
@@ -232,10 +233,11 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
 /* Every request as a CSV row, in submit order, under the header
    "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,measured,
    slo_ttft,slo_tpot,slo_e2e" and the columns added since, after them (the CSV columns of
-   TTFT_TPOT_POINTS, then of TTFT_TPOT_METRICS: every column keeps its place): times on the
-   collector's clock in ns; TTFT = first token - submit, TPOT
-   = (last - first token) / (tokens - 1) to the thousandth of a ns, E2E = last token - submit; a
-   field the request does not have is empty (no schedule, no token yet, TPOT of one token); measured
+   TTFT_TPOT_POINTS, then of TTFT_TPOT_METRICS: every column keeps its place), ",first_output_ns,
+   ttfo_ns": times on the collector's clock in ns; TTFT = first token - submit, TPOT = (last - first
+   token) / (tokens - 1) to the thousandth of a ns, E2E = last token - submit, TTFO = first output
+   token - submit; a field the request does not have is empty (no schedule, no token yet, TPOT of one
+   token, no output event); measured
    is 1 for a request in the figures (not warmup, not truncated, a token at least); slo_*: 1 or 0,
    whether it met that SLO (inclusive, as goodput counts it), empty when that SLO is not set or the
    request has no such figure. The id is quoted as the trace quotes names; one that starts with = + -
@@ -890,8 +892,37 @@ static int ttft_tpot__slice_shown(const ttft_tpot_request *q, int m)
     return 1;
 }
 
+/* Whether mark p bounds a slice of the table's (SLICE); else a lane shows it as an instant. */
+static int ttft_tpot__mark_sliced(int p)
+{
+    int m;
+    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
+        if (*ttft_tpot__metrics[m].slice && (ttft_tpot__metrics[m].from == p || ttft_tpot__metrics[m].to == p))
+            return 1;
+    return 0;
+}
+
+/* q's marks that bound no slice (its first output token), as instants named by their role. */
+static void ttft_tpot__request_marks(ttft_tpot__out *o, const ttft_tpot_request *q, unsigned lane)
+{
+    int p;
+    for (p = 0; p < TTFT_TPOT_POINT_COUNT; p++) {
+        if (ttft_tpot__points[p].set != TTFT_TPOT__SET_MARK || !ttft_tpot__has(q, p) || ttft_tpot__mark_sliced(p))
+            continue;
+        ttft_tpot__out_str(o, ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":");
+        ttft_tpot__out_u64(o, lane + 1);
+        ttft_tpot__out_str(o, ",\"name\":");
+        ttft_tpot__out_json(o, ttft_tpot__points[p].role);
+        ttft_tpot__out_str(o, ",\"cat\":\"request\",\"ts\":");
+        ttft_tpot__out_us(o, ttft_tpot__point_ns(q, p));
+        ttft_tpot__out_str(o, ",\"args\":{\"request\":");
+        ttft_tpot__out_json(o, q->id);
+        ttft_tpot__out_str(o, "}}");
+    }
+}
+
 /* The request tracks: per request a slice for each metric the table draws (queued, prefill or ttft,
-   decode), and an instant per token event. */
+   decode) and an instant for each mark no slice bounds (output), and an instant per token event. */
 static void ttft_tpot__chrome_requests(const ttft_tpot *c, const unsigned *lane, unsigned lanes, ttft_tpot__out *o)
 {
     unsigned r;
@@ -912,6 +943,7 @@ static void ttft_tpot__chrome_requests(const ttft_tpot *c, const unsigned *lane,
                 ttft_tpot__request_slice(o, q, lane[r], ttft_tpot__metrics[m].slice,
                                          ttft_tpot__point_ns(q, ttft_tpot__metrics[m].from),
                                          ttft_tpot__point_ns(q, ttft_tpot__metrics[m].to));
+        ttft_tpot__request_marks(o, q, lane[r]);
     }
     for (i = 0; i < c->req.n_events; i++) {
         const ttft_tpot__event *ev = &c->req.events[i];

@@ -272,8 +272,8 @@ static void prometheus_names_from_the_tool(void **state)
     free(err);
     assert_int_equal(tool("--requests-csv - --slo ttft=30 prom.csv", &out, &err), 0); /* TTFT 100 ms: missed */
     assert_string_equal(out, "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,"
-                             "measured,slo_ttft,slo_tpot,slo_e2e\n"
-                             "A,0,5,100000000,120000000,2,100000000,20000000.000,120000000,1,0,,\n");
+                             "measured,slo_ttft,slo_tpot,slo_e2e,first_output_ns,ttfo_ns\n"
+                             "A,0,5,100000000,120000000,2,100000000,20000000.000,120000000,1,0,,,,\n");
     free(out);
     free(err);
     assert_int_equal(tool("--requests-csv - --chrome-trace - prom.csv", &out, &err), 2);
@@ -571,7 +571,7 @@ static void little_to_report_is_said(void **state)
     write_text("noreq1.csv", "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,1,1\nd,decode,0,6,1,0\n");
     assert_int_equal(tool("--requests-csv - noreq1.csv", &out, &err), 0);
     assert_string_equal(out, "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,"
-                             "measured,slo_ttft,slo_tpot,slo_e2e\n");
+                             "measured,slo_ttft,slo_tpot,slo_e2e,first_output_ns,ttfo_ns\n");
     assert_non_null(strstr(err, "warning: --requests-csv: no request in the traces"));
     free(out), free(err);
     assert_int_equal(tool("noreq1.csv", &out, &err), 0);

@@ -795,10 +795,10 @@ static void requests_as_csv_rows(void **state)
     ttft_tpot_set_slo(&c, slo);
     csv = capture(&c, ttft_tpot_requests_csv);
     assert_string_equal(csv, "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,"
-                             "measured,slo_ttft,slo_tpot,slo_e2e\n"
-                             "A,1000000,3000000,10000000,17000000,4,9000000,2333333.333,16000000,1,1,0,\n"
-                             "\"B,\"\"x\"\"\",2000000,,40000000,40000000,1,38000000,,38000000,1,0,,\n"
-                             "C,5000000,,,,0,,,,0,,,\n");
+                             "measured,slo_ttft,slo_tpot,slo_e2e,first_output_ns,ttfo_ns\n"
+                             "A,1000000,3000000,10000000,17000000,4,9000000,2333333.333,16000000,1,1,0,,,\n"
+                             "\"B,\"\"x\"\"\",2000000,,40000000,40000000,1,38000000,,38000000,1,0,,,,\n"
+                             "C,5000000,,,,0,,,,0,,,,,\n");
     free(csv);
     assert_int_equal(ttft_tpot_requests_csv(NULL, stdout), TTFT_TPOT_EINVAL);
     ttft_tpot_free(&c);

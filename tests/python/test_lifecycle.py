@@ -39,6 +39,7 @@ CALLS = {
     "run": (),
     "submit": ("r",),
     "schedule": ("r",),
+    "output": ("r",),
     "tokens": ("r",),
     "finish": ("r",),
     "publish": ("/nonexistent/dir/x.prom",),

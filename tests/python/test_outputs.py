@@ -77,7 +77,7 @@ def test_live_outputs_are_the_tools_of_its_trace(tool, tmp_path):
     assert tp.html(path) == tool.run("--html", "-", path)
     assert tp.chrome_trace() == tool.run("--chrome-trace", "-", path)
     assert tp.requests_csv() == tool.run("--requests-csv", "-", path)
-    assert tp.requests_csv().splitlines()[1] == "\"#A\",0,10000000,20000000,30000000,3,20000000,5000000.000,30000000,1,,,"
+    assert tp.requests_csv().splitlines()[1] == "\"#A\",0,10000000,20000000,30000000,3,20000000,5000000.000,30000000,1,,,,,"
     assert "Device time" in tp.report() and "decode_step[7]" in tp.report() and "Runs (3)" in tp.report()
 
 

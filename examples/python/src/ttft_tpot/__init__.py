@@ -82,7 +82,7 @@ class Collector(_core.Collector):
     DEFAULTS, then the C library's defaults.
 
     Recording (the hot path is C): ``span`` (a context manager), ``record``, ``timed``, ``warmup``,
-    ``run``, ``phase``, ``shape_row``; requests: ``submit``, ``schedule``, ``tokens``; device time:
+    ``run``, ``phase``, ``shape_row``; requests: ``submit``, ``schedule``, ``tokens``, ``output``; device time:
     ``span(..., device=stream)`` then ``device_elapsed``/``_ms``/``_absolute`` (or
     ttft_tpot.device.TorchEvents). ``enabled = False`` turns recording off.
     """
