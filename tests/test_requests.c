@@ -772,6 +772,133 @@ static void queue_time_splits_ttft(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Time to first output token (TTFO): a reasoning model's first answer token, marked with
+   ttft_tpot_request_output. A: submit 0, tokens at 100 (1, reasoning), 130 (2, the answer begins),
+   170 ms: TTFO 130. B: submit 10, one token at 60, the answer at once (the form at TTFT_TPOT_NOW takes
+   its latest token): TTFO 50. C: submit 20, 3 tokens at 300, no output event: no TTFO. D: submit 30,
+   tokens at 200 and 250, output at 250: TTFO 220. W: a warmup request with one: left out.
+   {50, 130, 220}: p50 130, p90 130 + 0.8 * 90 = 202, p99 130 + 0.98 * 90 = 218.2, mean 400 / 3.
+   Buckets (TTFT's): 50 ms <= 0.056 s, 130 ms <= 0.15 s, 220 ms <= 0.22 s; sum 0.4 s. */
+static void ttfo(ttft_tpot *c)
+{
+    assert_int_equal(ttft_tpot_warmup_begin(c), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(c, "W", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_warmup_end(c), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "W", 5 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_output(c, "W"), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(c, "A", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(c, "B", 10 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(c, "C", 20 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(c, "D", 30 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "B", 60 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_output(c, "B"), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "A", 100 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "A", 130 * MS, 2), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_output_at(c, "A", 130 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "A", 170 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "D", 200 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "D", 250 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_output_at(c, "D", 250 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(c, "C", 300 * MS, 3), TTFT_TPOT_OK);
+}
+
+static void ttfo_is_the_first_output_token(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    jc_value doc;
+    char *text;
+    (void)state;
+    make(&c);
+    ttfo(&c);
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.ttfo_ms.n", 3);
+    assert_ms(&doc, "requests.ttfo_ms.p50", 130);
+    assert_ms(&doc, "requests.ttfo_ms.p90", 202);
+    assert_ms(&doc, "requests.ttfo_ms.p99", 218.2);
+    assert_near(num_at(&doc, "requests.ttfo_ms.mean"), 400.0 / 3, 1e-6);
+    assert_ms(&doc, "requests.ttfo_ms.min", 50);
+    assert_ms(&doc, "requests.ttfo_ms.max", 220);
+    assert_ms(&doc, "requests.ttft_ms.n", 4); /* C has a TTFT, not a TTFO */
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "  TTFO p50/p90/p99: 130.00 ms / 202.00 ms / 218.20 ms  (mean 133.33 ms, n=3)"));
+    free(text);
+    text = capture(&c, prometheus_plain);
+    assert_non_null(strstr(text, "# TYPE vllm:time_to_first_output_token_seconds histogram\n"));
+    assert_non_null(strstr(text, "vllm:time_to_first_output_token_seconds_bucket{le=\"0.047\"} 0\n"));
+    assert_non_null(strstr(text, "vllm:time_to_first_output_token_seconds_bucket{le=\"0.056\"} 1\n"));
+    assert_non_null(strstr(text, "vllm:time_to_first_output_token_seconds_bucket{le=\"0.15\"} 2\n"));
+    assert_non_null(strstr(text, "vllm:time_to_first_output_token_seconds_bucket{le=\"0.22\"} 3\n"));
+    assert_non_null(strstr(text, "vllm:time_to_first_output_token_seconds_sum 0.400000000\n"));
+    assert_non_null(strstr(text, "vllm:time_to_first_output_token_seconds_count 3\n"));
+    free(text);
+    text = capture(&c, ttft_tpot_requests_csv); /* its columns after the SLOs' */
+    assert_non_null(strstr(text, "slo_tpot,slo_e2e,first_output_ns,ttfo_ns\n"));
+    assert_non_null(strstr(text, "\nA,0,,100000000,170000000,4,100000000,23333333.333,170000000,1,,,,130000000,130000000\n"));
+    assert_non_null(strstr(text, "\nC,20000000,,300000000,300000000,3,280000000,0.000,280000000,1,,,,,\n"));
+    free(text);
+    text = capture(&c, ttft_tpot_trace_write); /* after every event row (where its tokens are read), in
+                                                  the requests' order */
+    assert_non_null(strstr(text, "C,token,300000000,0,3,0\nW,output,5000000,0,0,1\nA,output,130000000,0,0,0\n"
+                                 "B,output,60000000,0,0,0\nD,output,250000000,0,0,0\n"));
+    free(text);
+    text = capture(&c, ttft_tpot_chrome_trace);
+    assert_non_null(strstr(text, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":2,\"name\":\"output\",\"cat\":\"request\","
+                                 "\"ts\":130000.000,\"args\":{\"request\":\"A\"}}")); /* lane 2: W holds 1 */
+    free(text);
+    cfg.max_requests = 8;
+    cfg.max_request_events = 32;
+    trace_keeps_the_report(&c, &cfg);
+    ttft_tpot_free(&c);
+}
+
+/* An output event lies at or after its request's first token and at or before its last, once, on a
+   request not finished; each refusal is counted as rejected, and a trace is held to the same. */
+static void output_calls_refused(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_request q;
+    char err[256];
+    (void)state;
+    make(&c);
+    assert_int_equal(ttft_tpot_request_output_at(&c, "X", 0), TTFT_TPOT_EREQUEST);            /* unknown */
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "E", 400 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_output_at(&c, "E", 400 * MS), TTFT_TPOT_EREQUEST);     /* no token yet */
+    assert_int_equal(ttft_tpot_request_output(&c, "E"), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "E", 410 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "E", 420 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_output_at(&c, "E", 405 * MS), TTFT_TPOT_EREQUEST);     /* before the first */
+    assert_int_equal(ttft_tpot_request_output_at(&c, "E", 425 * MS), TTFT_TPOT_EREQUEST);     /* after the last */
+    assert_int_equal(ttft_tpot_request_output_at(&c, "E", 420 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_output_at(&c, "E", 420 * MS), TTFT_TPOT_EREQUEST);     /* twice */
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "E", 430 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "F", 500 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "F", 510 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_finish(&c, "F"), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_output(&c, "F"), TTFT_TPOT_EREQUEST);                  /* finished */
+    assert_int_equal(counts(&c).rejected, 7);
+    assert_int_equal(ttft_tpot_request_mark_at(&c, "E", TTFT_TPOT_POINT_LAST, 0), TTFT_TPOT_EINVAL); /* not a mark */
+    assert_int_equal(ttft_tpot_request_at(&c, 0, &q), TTFT_TPOT_OK);
+    assert_true(q.output_ns == 420 * MS && (q.points & TTFT_TPOT_POINT_BIT(OUTPUT)));
+    ttft_tpot_free(&c);
+    make(&c);
+#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
+    assert_int_equal(trace_str(&c, H "r,submit,0,0,0,0\nr,output,5,0,0,0\n", "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "t:3: second output, or one before its request's first token or after its last token: r");
+    assert_int_equal(trace_str(&c, H "r,submit,0,0,0,0\nr,token,5,0,1,0\nr,output,6,0,0,0\n", "t", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "t:4: second output, or one before its request's first token or after its last token: r");
+    assert_int_equal(trace_str(&c, H "r,submit,0,0,0,0\nr,token,5,0,1,0\nr,output,5,0,1,0\n", "t", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
+    assert_string_equal(err, "t:4: an output event has dur_ns 0 and 0 tokens");
+    assert_int_equal(trace_str(&c, H "r,submit,0,0,0,0\nr,token,5,0,1,0\nr,output,5,0,0,0\n", "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_int_equal(c.req.list[0].output_ns, 5);
+#undef H
+    ttft_tpot_free(&c);
+}
+
 /* One row per request. A: submit 1 ms, scheduled 3 ms, tokens at 10, 13 (2), 17 ms: TTFT 9 ms, TPOT
    (17 - 10) / 3 = 2.333 ms, E2E 16 ms; B: submit 2 ms, one token at 40 ms (no TPOT); C: no token yet
    (not measured). SLOs TTFT 10 ms, TPOT 2 ms: A meets TTFT, misses TPOT; B misses TTFT. */
@@ -1038,6 +1165,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(per_request_metrics),
         cmocka_unit_test(ttst_is_the_second_token),
+        cmocka_unit_test(ttfo_is_the_first_output_token),
+        cmocka_unit_test(output_calls_refused),
         cmocka_unit_test(goodput_under_slos),
         cmocka_unit_test(request_calls_refused),
         cmocka_unit_test(empty_and_incomplete_runs),

@@ -97,6 +97,33 @@ def test_requests_worked_by_hand():
     assert (goodput["n"], goodput["fraction"]) == (1, 0.5)  # A met 30 ms, B did not
 
 
+def test_ttfo_worked_by_hand(tool, tmp_path):
+    # a: submit 0, a reasoning token at 10 ms, the answer in the tokens at 30 ms (output() takes them);
+    # b: submit 5 ms, its answer in its first token at 25 ms; c: no output event. TTFO a 30, b 20 ms.
+    tp = ttft_tpot.Collector(max_requests=4)
+    tp.submit("a", 0)
+    tp.tokens("a", 1, 10 * MS)
+    tp.tokens("a", 2, 30 * MS)
+    tp.output("a")
+    tp.submit("b", 5 * MS)
+    tp.tokens("b", 1, 25 * MS)
+    tp.output(id="b", t_ns=25 * MS)
+    tp.submit("c", 6 * MS)
+    tp.tokens("c", 1, 40 * MS)
+    q = tp.report_json()["requests"]
+    assert (q["ttfo_ms"]["n"], q["ttfo_ms"]["min"], q["ttfo_ms"]["p50"], q["ttfo_ms"]["max"]) == (2, 20, 25, 30), q
+    assert q["ttft_ms"]["n"] == 3
+    csv = tp.requests_csv().splitlines()
+    assert csv[0].endswith(",slo_e2e,first_output_ns,ttfo_ns") and csv[1].endswith(",30000000,30000000")
+    assert csv[3].endswith(",,")  # c: none
+    assert "vllm:time_to_first_output_token_seconds_count 2\n" in tp.prometheus()
+    tp.write_trace(tmp_path / "o.csv")
+    assert tool.run("--json", str(tmp_path / "o.csv")) == tp.report_json_text()
+    with pytest.raises(ValueError, match=r"request event refused: the output of request 'a' \(once, between "
+                                         r"its first token and its last token\)"):
+        tp.output("a")
+
+
 def test_shapes_and_rows():
     tp = ttft_tpot.Collector()
     for key in (1, 2, 1, 2, 1):

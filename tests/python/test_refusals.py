@@ -75,6 +75,9 @@ def test_requests(tp):
     refused(tp, ValueError, "invalid argument: a token event's tokens is in 1..", tp.tokens, "B", 0, 60 * MS)
     refused(tp, ValueError, "request event refused", tp.schedule, "B", 55 * MS)   # after its first token
     refused(tp, ValueError, "request event refused", tp.schedule, "#A", 15 * MS)  # twice
+    refused(tp, ValueError, "request event refused", tp.output, "C")              # unknown
+    refused(tp, ValueError, "request event refused", tp.output, "B", 40 * MS)     # before its first token
+    refused(tp, ValueError, "request event refused", tp.output, "B", 60 * MS)     # after its last token
     refused(tp, ValueError, "an event time", tp.submit, "C", 2**64 - 1)
 
 
