@@ -732,8 +732,8 @@ static PyObject *core_submit(core_collector *self, PyObject *const *args, Py_ssi
                : core_request(self, v[0], v[1], 0, TTFT_TPOT_POINT_SUBMIT);
 }
 
-/* A mark's call, ROLE(id, t_ns=None): one a point the driver marks with a call of its own
-   (TTFT_TPOT_POINTS: SET MARK). */
+/* A mark's call, ROLE(id, t_ns=None): a point the driver records with a call of its own
+   (TTFT_TPOT_POINTS: SET MARK), as schedule and output. */
 static PyObject *core_mark(core_collector *self, int p, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *v[2];
