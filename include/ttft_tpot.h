@@ -3328,7 +3328,7 @@ typedef struct ttft_tpot__point_info {
     size_t role_len;
 } ttft_tpot__point_info;
 #define TTFT_TPOT__POINT_INFO(name, field, set, tokens, follows, now, role, csv, words)                \
-    {TTFT_TPOT__SET_##set, TTFT_TPOT_POINT_##now, tokens, follows, role, csv, words, sizeof role - 1},
+    {TTFT_TPOT__SET_##set, TTFT_TPOT_POINT_##now, tokens, follows, role, csv, words, sizeof(role) - 1},
 static const ttft_tpot__point_info ttft_tpot__points[TTFT_TPOT_POINT_COUNT] = {
     TTFT_TPOT_POINTS(TTFT_TPOT__POINT_INFO)};
 #undef TTFT_TPOT__POINT_INFO
