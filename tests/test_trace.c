@@ -994,6 +994,30 @@ static void growing_reader_keeps_start_times(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A timeline collector whose samples all start at 0 (a trace recorded without one, read back) has no
+   timeline: the Chrome trace refuses it by itself; one sample with a start is enough. */
+static void chrome_trace_refuses_starts_all_zero(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    char err[256];
+    FILE *f = tmpfile();
+    (void)state;
+    assert_non_null(f);
+    cfg.timeline = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_chrome_trace(&c, f), TTFT_TPOT_OK); /* nothing stored: an empty timeline */
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,1,0\nd,decode,0,6,1,0\n",
+                               "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_chrome_trace(&c, f), TTFT_TPOT_EINVAL);
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,20,5,1,0\n", "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_chrome_trace(&c, f), TTFT_TPOT_OK);
+    fclose(f);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1022,6 +1046,7 @@ int main(void)
         cmocka_unit_test(requests_ending_alike),
         cmocka_unit_test(written_as_read),
         cmocka_unit_test(growing_reader_keeps_start_times),
+        cmocka_unit_test(chrome_trace_refuses_starts_all_zero),
     };
     return run_cases(tests);
 }

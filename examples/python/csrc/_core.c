@@ -984,26 +984,16 @@ static int core_trace_write(core_collector *self, FILE *out, const void *arg)
     return ttft_tpot_trace_write(&self->c, out);
 }
 
-/* A timeline is refused where there is none: no start times kept (the library refuses), or samples
-   that all start at 0, as a trace recorded without a timeline reads back (refused here, as the report
-   tool refuses such a trace). */
+/* A timeline is refused by the library where there is none: no start times kept, or samples that all
+   start at 0, as a trace recorded without a timeline reads back. */
 static int core_chrome_write(core_collector *self, FILE *out, const void *arg)
 {
-    size_t i, n = ttft_tpot_counts_of(&self->c).samples;
-    uint64_t start = 0;
-    ttft_tpot_sample s;
-    int rc = TTFT_TPOT_OK;
+    int rc = ttft_tpot_chrome_trace(&self->c, out);
     (void)arg;
-    for (i = 0; i < n && ttft_tpot_sample_at(&self->c, i, &s, &start) == TTFT_TPOT_OK && start == 0; i++)
-        ;
-    if (n && i == n)
-        rc = TTFT_TPOT_EINVAL;
-    else
-        rc = ttft_tpot_chrome_trace(&self->c, out);
     if (rc == TTFT_TPOT_EINVAL)
-        PyErr_Format(PyExc_ValueError, "%s: a Chrome trace needs start times: %s", ttft_tpot_strerror(TTFT_TPOT_EINVAL),
-                     n && i == n ? "the samples have none (start_ns is 0 throughout: recorded without a timeline)"
-                                 : "Collector(timeline=True) keeps them");
+        PyErr_Format(PyExc_ValueError, "%s: a Chrome trace needs start times: Collector(timeline=True) keeps them, "
+                     "and a trace read back has them only if it was recorded with one (not start_ns 0 throughout)",
+                     ttft_tpot_strerror(TTFT_TPOT_EINVAL));
     return rc;
 }
 
