@@ -224,8 +224,9 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
    "device"), each with a flow arrow ("ph":"s" to "ph":"f", category "launch") from its launch.
    ENOMEM (nothing written: it takes a 256 KiB output block, the phase names escaped once, and 36 bytes
    a request at most for the lanes). Needs start times: EINVAL when c
-   is NULL, was made without config.timeline, or holds samples that all start at 0 (a trace recorded
-   without a timeline reads back so: there is no timeline to draw); EIO on a write error (what reached the stream is unspecified: it allocates before
+   is NULL, was made without config.timeline, or holds samples that all start at 0 and no request or
+   device interval (a trace recorded without a timeline reads back so: there is no timeline to draw);
+   EIO on a write error (what reached the stream is unspecified: it allocates before
    writing, so that is its only way to fail midway). */
 TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
 
@@ -1052,13 +1053,16 @@ static void ttft_tpot__chrome_head(const int *track, ttft_tpot__out *o)
     }
 }
 
-/* 1 when samples are stored and every one starts at 0: no timeline. */
-static int ttft_tpot__starts_none(const ttft_tpot__store *st)
+/* 1 when there is no timeline to draw: samples stored, every one at start 0, and no request or device
+   interval with times of its own. */
+static int ttft_tpot__starts_none(const ttft_tpot *c)
 {
+    const ttft_tpot__store *st = &c->store;
+    ttft_tpot_counts k = ttft_tpot_counts_of(c);
     size_t i;
     for (i = 0; i < st->n && st->starts[i] == 0; i++)
         ;
-    return st->n > 0 && i == st->n;
+    return st->n > 0 && i == st->n && k.requests == 0 && k.device_intervals == 0;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
@@ -1069,7 +1073,7 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
     unsigned *lane = NULL, lanes = 0;
     size_t size = 1, *at;
     char *names;
-    if (!c || !out || !c->store.starts || ttft_tpot__starts_none(&c->store))
+    if (!c || !out || !c->store.starts || ttft_tpot__starts_none(c))
         return TTFT_TPOT_EINVAL;
     /* the block, the names (escaped once) and the request lanes, before a byte is written */
     if (!(o = (ttft_tpot__out *)TTFT_TPOT_MALLOC(sizeof *o + (c->phase.n + 1) * sizeof *at + TTFT_TPOT__OUT_BIG,
