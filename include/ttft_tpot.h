@@ -518,6 +518,9 @@ typedef struct ttft_tpot__phase_slot {
     uint32_t default_tokens; /* tokens of a span ended without a count: 1 prefill/decode, 0 others */
     uint16_t fresh;          /* 1 until the phase's first call, which is warmup */
     uint16_t outgrown;       /* took its histogram when the storage was full: exact again after a clear */
+    size_t first_at;         /* where its first call's sample is stored, when that call was warmup for
+                                being first alone (no warmup section, no new shape): a merge makes it
+                                steady where the merged whole called the phase before. SIZE_MAX: none */
     int role;                /* ttft_tpot_role */
     uint64_t prompt[3];      /* its steady samples that carry prompt tokens: how many, the tokens, their ns */
     char name[TTFT_TPOT_NAME_MAX];
@@ -1015,7 +1018,9 @@ TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c);
 TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c);
 
 /* Add src's samples, histograms and requests to dst, phases matched by name (added to dst when new),
-   for per-thread collectors reported together. All or nothing: EINVAL (NULL, or dst == src), EROLE (a
+   for per-thread collectors reported together. A phase's first call is warmup once in the merged
+   whole: src's first call of a phase dst had called before becomes steady (unless it was warmup for
+   another reason too: a warmup section, a new shape); merge order is call order. All or nothing: EINVAL (NULL, or dst == src), EROLE (a
    name has another role in dst), EPHASE (dst's phase table is full), EREQUEST (a request id is in
    both), EFULL (dst's request tables cannot hold src's requests, or a histogram would pass 2^63
    values or tokens), ENOMEM (no histogram slot for a bounded phase, or no memory). Samples past dst's
@@ -3155,6 +3160,7 @@ static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int 
     p->role = role;
     p->default_tokens = role == TTFT_TPOT_ROLE_PREFILL || role == TTFT_TPOT_ROLE_DECODE;
     p->fresh = 1;
+    p->first_at = SIZE_MAX;
     if (c->hist.bounded && c->hist.n < c->hist.max) { /* slots are as many as phases when bounded */
         p->hist = &c->hist.pool[c->hist.n++];
         ttft_tpot__hist_reset(p->hist);
@@ -3295,8 +3301,9 @@ TTFT_TPOT_DEF int ttft_tpot_shape_row(ttft_tpot *c, int phase, uint64_t key, con
 }
 
 /* Add src's phases to dst (found by name, or added), with their histograms and first-call state;
-   map[p] is then dst's id of src's phase p. The caller has checked that everything fits. */
-static void ttft_tpot__phases_merge(ttft_tpot *dst, const ttft_tpot *src, int *map)
+   map[p] is then dst's id of src's phase p, and called[p] 1 when dst had called it before (src's first
+   call is then not the first of the whole). The caller has checked that everything fits. */
+static void ttft_tpot__phases_merge(ttft_tpot *dst, const ttft_tpot *src, int *map, unsigned char *called)
 {
     unsigned p, k;
     for (p = 0; p < src->phase.n; p++) {
@@ -3307,8 +3314,11 @@ static void ttft_tpot__phases_merge(ttft_tpot *dst, const ttft_tpot *src, int *m
             ttft_tpot_phase_bounded(dst, id);
             ttft_tpot__hist_merge(dst->phase.slots[id].hist, sp->hist);
         }
-        if (!sp->fresh && dst->phase.slots[id].fresh)
+        called[p] = !dst->phase.slots[id].fresh;
+        if (!sp->fresh && dst->phase.slots[id].fresh) {
             ttft_tpot__phase_called(dst, &dst->phase.slots[id]);
+            dst->phase.slots[id].first_at = SIZE_MAX; /* the sample's place: ttft_tpot__store_merge */
+        }
         for (k = 0; k < 3; k++)
             dst->phase.slots[id].prompt[k] += sp->prompt[k];
         map[p] = id;
@@ -4149,11 +4159,14 @@ static size_t ttft_tpot__run_end(const ttft_tpot *c, unsigned r)
    where they begin, and src's last run where they end. where[i]: src's sample i's index + 1 in dst,
    0 when it was not stored (past the capacity a warmup may take the reserve while a steady sample
    before it went on in a histogram, so the two numberings part). */
-static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const int *map, size_t *where)
+static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const int *map,
+                                   const unsigned char *called, size_t *where)
 {
     const ttft_tpot__store *st = &src->store;
+    ttft_tpot__phase_slot *p;
     size_t i, n;
     unsigned r = 0;
+    int first;
     ttft_tpot__run_close(dst, dst->store.n);
     for (i = 0; i <= st->n; i++) {
         const ttft_tpot_sample *x;
@@ -4164,9 +4177,19 @@ static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const i
         if (i == st->n)
             break;
         x = &st->samples[i];
+        p = &dst->phase.slots[map[x->phase]];
+        first = i == src->phase.slots[x->phase].first_at; /* warmup for being src's first call alone */
+        if (first && called[x->phase] && p->hist) { /* not the whole's first: steady, in the histogram */
+            ttft_tpot__hist_add(p->hist, x->dur_ns, x->tokens);
+            where[i] = 0;
+            continue;
+        }
         n = dst->store.n;
-        (void)ttft_tpot__keep(dst, map[x->phase], st->starts ? st->starts[i] : 0, x->dur_ns, x->tokens, x->warmup);
+        (void)ttft_tpot__keep(dst, map[x->phase], st->starts ? st->starts[i] : 0, x->dur_ns, x->tokens,
+                              first && called[x->phase] ? 0 : x->warmup);
         where[i] = dst->store.n != n ? dst->store.n : 0;
+        if (first && !called[x->phase]) /* the whole's first call: where it lies now */
+            p->first_at = where[i] ? n : SIZE_MAX;
     }
     ttft_tpot__run_close(dst, dst->store.n);
     dst->store.dropped += st->dropped;
@@ -4669,20 +4692,23 @@ static uint64_t ttft_tpot__spans_open(const ttft_tpot *c)
 TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
 {
     int *map, rc, k;
+    unsigned char *called;
     size_t *where;
     if (!dst || !src || dst == src || !dst->phase.slots)
         return TTFT_TPOT_EINVAL;
     if ((rc = ttft_tpot__merge_plan(dst, src)) != TTFT_TPOT_OK) /* planned first: all or nothing */
         return rc;
-    /* where each of src's samples lands, then the phase map (capacity is at most UINT32_MAX) */
-    where = (size_t *)TTFT_TPOT_MALLOC((src->store.n + 1) * sizeof *where + (src->phase.n + 1) * sizeof *map,
+    /* where each of src's samples lands, then the phase map and what dst had called (capacity is at
+       most UINT32_MAX) */
+    where = (size_t *)TTFT_TPOT_MALLOC((src->store.n + 1) * sizeof *where + (src->phase.n + 1) * (sizeof *map + 1),
                                        dst->alloc_user);
     if (!where)
         return TTFT_TPOT_ENOMEM;
     map = (int *)(void *)(where + src->store.n + 1);
-    ttft_tpot__phases_merge(dst, src, map);
+    called = (unsigned char *)(map + src->phase.n + 1);
+    ttft_tpot__phases_merge(dst, src, map, called);
     dst->runs_dropped += src->runs_dropped;
-    ttft_tpot__store_merge(dst, src, map, where);
+    ttft_tpot__store_merge(dst, src, map, called, where);
     ttft_tpot__device_merge(dst, src, map, where);
     ttft_tpot__requests_merge(dst, src);
     dst->shape.dropped += src->shape.dropped;
@@ -4724,8 +4750,10 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
         return;
     c->store.n = c->store.dropped = c->store.outgrown = 0;
     ttft_tpot__hists_clear(c);
-    for (p = 0; p < c->phase.n; p++)
+    for (p = 0; p < c->phase.n; p++) {
         memset(c->phase.slots[p].prompt, 0, sizeof c->phase.slots[p].prompt);
+        c->phase.slots[p].first_at = SIZE_MAX; /* its sample is gone */
+    }
     ttft_tpot__cleared_add(c); /* what finished stays published */
     ttft_tpot__requests_clear(c);
     c->shape.dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
@@ -4759,18 +4787,23 @@ TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, 
 {
     ttft_tpot__phase_slot *p;
     uint32_t tokens;
-    int warm;
+    size_t before = c->store.n;
+    int warm, first, rc;
     if ((unsigned)phase >= c->phase.n) {
         c->rejected += c->refusal;
         return TTFT_TPOT_EPHASE;
     }
     p = &c->phase.slots[phase];
-    warm = p->fresh | c->warm_all | new_shape;
-    if (p->fresh)
+    first = p->fresh;
+    warm = first | c->warm_all | new_shape;
+    if (first)
         ttft_tpot__phase_called(c, p);
     tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
     /* a bounded phase's steady samples never come here: the inline path takes them */
-    return ttft_tpot__keep(c, phase, start, dur, tokens, warm);
+    rc = ttft_tpot__keep(c, phase, start, dur, tokens, warm);
+    if (first)
+        p->first_at = !(c->warm_all | new_shape) && c->store.n > before ? before : SIZE_MAX;
+    return rc;
 }
 
 TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
