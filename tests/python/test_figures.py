@@ -1,9 +1,8 @@
 """The package's figures worked by hand: spans on a scripted clock, records, requests, runs, warmup,
-shapes, bounded phases, the disabled switch, threads."""
+shapes, bounded phases, the disabled switch."""
 import os
 import stat
 import sys
-import threading
 from array import array
 
 import pytest
@@ -194,33 +193,6 @@ def test_timed():
     assert [double(k) for k in range(5)] == [0, 2, 4, 6, 8]
     assert double.__name__ == "double" and double.__doc__ == "Twice x."
     assert tp.counts()["samples"] == 5
-
-
-def test_threads_one_collector_each_then_merge():
-    main = ttft_tpot.Collector()
-    errors, others = [], []
-
-    def worker():
-        try:
-            main.span("x", "kernel")
-        except RuntimeError as e:
-            errors.append(str(e))
-        mine = ttft_tpot.Collector()
-        for _ in range(100):
-            with mine.span("x", "kernel"):
-                pass
-        others.append(mine)
-
-    threads = [threading.Thread(target=worker) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert len(errors) == 4 and "merge" in errors[0]
-    for other in others:
-        main.merge(other)
-    assert main.counts()["samples"] == 400
-    assert main.report_json()["phases"][0]["warmup_n"] == 4  # each thread's first call
 
 
 def test_clear_keeps_phases():

@@ -33,6 +33,8 @@ class Forgetful(ttft_tpot.Collector):
 # Arguments for each public method of ttft_tpot.Collector: a method missing here fails the sweep.
 CALLS = {
     "span": ("p", "decode"),
+    "begin": ("p", "decode"),
+    "now": (),
     "record": ("p", "decode", 5),
     "phase": ("p", "decode"),
     "shape_row": ("p", 1, "row"),

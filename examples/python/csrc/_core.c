@@ -5,10 +5,15 @@
    call the header's functions; every output is the C writer's, written into a memory stream, so a
    report is the C library's byte for byte. A call the library would refuse raises instead (TypeError
    for a wrong type, ValueError with the library's message for a wrong value or state) and leaves the
-   collector as it was: nothing recorded, nothing counted. */
+   collector as it was: nothing recorded, nothing counted.
+
+   Threads: any thread records into any collector, and a span may end on another thread than the one
+   that began it. Under the GIL each call is atomic: the library never calls back into Python while it
+   changes a collector (a Python clock is read before). A free-threaded build holds the collector's
+   critical section through each call (two for merge and compare; ranks reads collectors that no
+   thread records into meanwhile). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <pythread.h>
 
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot_tools.h"
@@ -23,6 +28,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+
+/* Before 3.13 there is no free-threaded build: under the GIL a critical section is nothing. */
+#ifndef Py_BEGIN_CRITICAL_SECTION
+#define Py_BEGIN_CRITICAL_SECTION(op) {
+#define Py_END_CRITICAL_SECTION() }
+#define Py_BEGIN_CRITICAL_SECTION2(a, b) {
+#define Py_END_CRITICAL_SECTION2() }
+#endif
 
 /* ---- Names ----------------------------------------------------------------------------------- */
 
@@ -163,7 +176,6 @@ typedef struct core_collector {
     int ready;                  /* __init__ set c up */
     int enabled;                /* recording on: what the enabled property last set (on at first) */
     int clock_failed;           /* the Python clock raised: its exception is pending */
-    unsigned long thread;       /* the thread that made it, the only one that records */
     PyObject *clock;            /* config clock: a callable returning ns, or NULL (the platform's) */
     struct core_span *inert;    /* what span() returns while recording is off */
     ttft_tpot_publisher *pub;   /* the live exposition's (_publish), made at its first publication */
@@ -229,16 +241,6 @@ static int core_ready(const core_collector *self)
         return 1;
     PyErr_Format(PyExc_RuntimeError, "a %.100s whose Collector.__init__ did not run (a subclass's __init__ "
                  "calls super().__init__()): it holds no collector", Py_TYPE(self)->tp_name);
-    return 0;
-}
-
-/* 1 on the thread that made the collector; else 0 with a RuntimeError (the C rule: one a thread). */
-static int core_on_owner(const core_collector *self)
-{
-    if (PyThread_get_thread_ident() == self->thread)
-        return 1;
-    PyErr_SetString(PyExc_RuntimeError, "a collector records on the thread that made it: make one a thread and "
-                                        "merge them into one (Collector.merge) to report");
     return 0;
 }
 
@@ -410,9 +412,8 @@ static void core_span_dealloc(core_span *sp)
     PyObject_GC_Del(sp);
 }
 
-static PyObject *core_span_enter(core_span *sp, PyObject *unused)
+static PyObject *core_span_enter_in(core_span *sp)
 {
-    (void)unused;
     if (sp->owner) {
         if (sp->stage != 0)
             return PyErr_Format(PyExc_ValueError, "%s: a span is entered once", ttft_tpot_strerror(TTFT_TPOT_ESTATE));
@@ -427,16 +428,23 @@ static PyObject *core_span_enter(core_span *sp, PyObject *unused)
     return (PyObject *)sp;
 }
 
+static PyObject *core_span_enter(core_span *sp, PyObject *unused)
+{
+    PyObject *r;
+    (void)unused;
+    Py_BEGIN_CRITICAL_SECTION(sp);
+    r = core_span_enter_in(sp);
+    Py_END_CRITICAL_SECTION();
+    return r;
+}
+
 /* The end: records the block's time, also when it raised (the time it took is still spent). */
-static PyObject *core_span_exit(core_span *sp, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *core_span_exit_in(core_span *sp)
 {
     uint64_t now;
     int rc;
-    (void)args, (void)nargs;
-    if (!sp->owner) {
-        sp->stage = 2;
+    if (!sp->owner) /* inert: shared, so it keeps no state */
         Py_RETURN_NONE;
-    }
     if (sp->stage != 1)
         return PyErr_Format(PyExc_ValueError, "%s: a span ends once, after it was entered",
                             ttft_tpot_strerror(TTFT_TPOT_ESTATE));
@@ -450,6 +458,20 @@ static PyObject *core_span_exit(core_span *sp, PyObject *const *args, Py_ssize_t
     if (rc != TTFT_TPOT_OK && rc != TTFT_TPOT_EFULL)
         return PyErr_Format(PyExc_ValueError, "%s", ttft_tpot_strerror(rc));
     Py_RETURN_NONE;
+}
+
+static PyObject *core_span_exit(core_span *sp, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *r, *owner = (PyObject *)sp->owner;
+    (void)args, (void)nargs;
+    if (!owner)
+        return core_span_exit_in(sp);
+    Py_INCREF(owner); /* the span's end records into it */
+    Py_BEGIN_CRITICAL_SECTION2(sp, owner);
+    r = core_span_exit_in(sp);
+    Py_END_CRITICAL_SECTION2();
+    Py_DECREF(owner);
+    return r;
 }
 
 /* The attributes: settable until the end (an inert span takes them and keeps nothing). */
@@ -472,7 +494,7 @@ static PyObject *core_span_get(core_span *sp, void *which)
     }
 }
 
-static int core_span_put(core_span *sp, PyObject *v, void *which)
+static int core_span_put_in(core_span *sp, PyObject *v, void *which)
 {
     int k = (int)(intptr_t)which;
     PyObject *set[4] = {NULL, NULL, NULL, NULL};
@@ -498,9 +520,26 @@ static int core_span_put(core_span *sp, PyObject *v, void *which)
     return 0;
 }
 
+/* end(): what __exit__ does, for a span from Collector.begin (a hook pair, a callback). */
+static PyObject *core_span_end(core_span *sp, PyObject *unused)
+{
+    (void)unused;
+    return core_span_exit(sp, NULL, 0);
+}
+
+static int core_span_put(core_span *sp, PyObject *v, void *which)
+{
+    int rc;
+    Py_BEGIN_CRITICAL_SECTION(sp);
+    rc = core_span_put_in(sp, v, which);
+    Py_END_CRITICAL_SECTION();
+    return rc;
+}
+
 static PyMethodDef core_span_methods[] = {
     {"__enter__", (PyCFunction)core_span_enter, METH_NOARGS, "Begin: read the clock."},
     {"__exit__", (PyCFunction)(void (*)(void))core_span_exit, METH_FASTCALL, "End: record the block's time."},
+    {"end", (PyCFunction)core_span_end, METH_NOARGS, "end(): record the time since Collector.begin (as __exit__)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -548,7 +587,7 @@ static PyObject *core_span_call(core_collector *self, PyObject *const *args, Py_
         Py_INCREF(self->inert);
         return (PyObject *)self->inert;
     }
-    if (core_args("span", core_span_params, 6, 2, args, nargs, kwnames, v) != 0 || !core_on_owner(self) ||
+    if (core_args("span", core_span_params, 6, 2, args, nargs, kwnames, v) != 0 ||
         !(sp = core_span_new(self)))
         return NULL;
     /* the counts first: a phase is registered only by a call that records */
@@ -561,6 +600,30 @@ static PyObject *core_span_call(core_collector *self, PyObject *const *args, Py_
     core_carry_apply(&sp->k, &sp->s);
     sp->role = ttft_tpot_phase_role(&self->c, phase);
     return (PyObject *)sp;
+}
+
+/* begin(phase, role, tokens=None, prompt_tokens=None, shape=None, device=None): span() already entered,
+   to be ended by its end(): for a begin and an end in different places (forward hooks, callbacks). */
+static PyObject *core_begin(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *sp = core_span_call(self, args, nargs, kwnames), *entered;
+    if (!sp)
+        return NULL;
+    entered = core_span_enter_in((core_span *)sp);
+    Py_DECREF(sp);
+    return entered;
+}
+
+/* now(): the collector's clock, in ns (CLOCK_MONOTONIC unless the config gave a clock): the t_ns that
+   request events and records take. */
+static PyObject *core_now(core_collector *self, PyObject *unused)
+{
+    uint64_t t;
+    (void)unused;
+    if (!core_ready(self))
+        return NULL;
+    t = ttft_tpot_clock_now(&self->c);
+    return core_clock_ok(self) ? PyLong_FromUnsignedLongLong(t) : NULL;
 }
 
 static const int core_record_params[] = {S_PHASE, S_ROLE, S_NS, S_TOKENS, S_START_NS, S_PROMPT_TOKENS, S_SHAPE};
@@ -578,7 +641,7 @@ static PyObject *core_record(core_collector *self, PyObject *const *args, Py_ssi
         return NULL;
     if (!self->enabled) /* as a disabled span: nothing checked, nothing kept */
         Py_RETURN_NONE;
-    if (core_args("record", core_record_params, 7, 3, args, nargs, kwnames, v) != 0 || !core_on_owner(self) ||
+    if (core_args("record", core_record_params, 7, 3, args, nargs, kwnames, v) != 0 ||
         core_int(v[2], "a duration (ns)", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &ns) != 0 ||
         core_opt(v[4], "a start time (ns)", 0, UINT64_MAX, 0, &start) != 0)
         return NULL;
@@ -703,7 +766,7 @@ static PyObject *core_request(core_collector *self, PyObject *id, PyObject *t, u
         return NULL;
     if (!self->enabled) /* as a disabled span: nothing checked, nothing kept */
         Py_RETURN_NONE;
-    if (!core_on_owner(self) || !(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))) ||
+    if (!(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))) ||
         core_opt(t, "an event time (ns)", 0, UINT64_MAX - 1, UINT64_MAX, &at) != 0)
         return NULL;
     if (at == UINT64_MAX && core_points[p].now == TTFT_TPOT_POINT_NONE) { /* read here, so that a failing
@@ -763,7 +826,7 @@ static PyObject *core_finish(core_collector *self, PyObject *id)
         return NULL;
     if (!self->enabled)
         Py_RETURN_NONE;
-    if (!core_on_owner(self) || !(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))))
+    if (!(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))))
         return NULL;
     rc = ttft_tpot_request_finish(&self->c, s);
     if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
@@ -1147,9 +1210,11 @@ static PyObject *core_merge(core_collector *self, PyObject *other)
         return NULL;
     if (!PyObject_TypeCheck(other, &core_collector_type))
         return PyErr_Format(PyExc_TypeError, "merge takes a Collector, not %.100s", Py_TYPE(other)->tp_name);
-    if (!core_on_owner(self) || !core_ready((core_collector *)other))
+    if (!core_ready((core_collector *)other))
         return NULL;
+    Py_BEGIN_CRITICAL_SECTION2(self, other);
     rc = ttft_tpot_merge(&self->c, &((core_collector *)other)->c);
+    Py_END_CRITICAL_SECTION2();
     if (rc == TTFT_TPOT_ENOMEM)
         return PyErr_NoMemory();
     if (rc != TTFT_TPOT_OK)
@@ -1204,8 +1269,10 @@ static int core_set_enabled(core_collector *self, PyObject *v, void *unused)
             PyErr_SetString(PyExc_AttributeError, "enabled can be set, not deleted");
         return -1;
     }
+    Py_BEGIN_CRITICAL_SECTION(self);
     ttft_tpot_enable(&self->c, on);
     self->enabled = on;
+    Py_END_CRITICAL_SECTION();
     return 0;
 }
 
@@ -1328,7 +1395,6 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
                          "hist_slots at most max_phases, percentiles ascending in (0, 100) to 0.001)", ttft_tpot_strerror(rc));
         return -1;
     }
-    self->thread = PyThread_get_thread_ident();
     self->enabled = 1;
     self->ready = 1;
     return 0;
@@ -1379,14 +1445,52 @@ static void core_dealloc(core_collector *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-#define CORE_KW(fn) (PyCFunction)(void (*)(void))(fn), METH_FASTCALL | METH_KEYWORDS
+/* Each method in the collector's critical section (free-threaded builds; nothing under the GIL). */
+#define CORE_LOCKED_KW(fn)                                                                            \
+    static PyObject *fn##_locked(core_collector *self, PyObject *const *a, Py_ssize_t n, PyObject *k) \
+    {                                                                                                 \
+        PyObject *r;                                                                                  \
+        Py_BEGIN_CRITICAL_SECTION(self);                                                              \
+        r = fn(self, a, n, k);                                                                        \
+        Py_END_CRITICAL_SECTION();                                                                    \
+        return r;                                                                                     \
+    }
+#define CORE_LOCKED_1(fn)                                                                             \
+    static PyObject *fn##_locked(core_collector *self, PyObject *a)                                   \
+    {                                                                                                 \
+        PyObject *r;                                                                                  \
+        Py_BEGIN_CRITICAL_SECTION(self);                                                              \
+        r = fn(self, a);                                                                              \
+        Py_END_CRITICAL_SECTION();                                                                    \
+        return r;                                                                                     \
+    }
+CORE_LOCKED_KW(core_span_call) CORE_LOCKED_KW(core_begin) CORE_LOCKED_KW(core_record) CORE_LOCKED_KW(core_phase_call)
+CORE_LOCKED_KW(core_submit) CORE_LOCKED_KW(core_tokens)
+#define CORE_MARK_LOCKED_SUBMIT(name)
+#define CORE_MARK_LOCKED_TOKEN(name)
+#define CORE_MARK_LOCKED_MARK(name) CORE_LOCKED_KW(core_mark_##name)
+#define CORE_MARK_LOCKED(name, field, set, tokens, follows, now, role, csv, words) CORE_MARK_LOCKED_##set(name)
+TTFT_TPOT_POINTS(CORE_MARK_LOCKED)
+#undef CORE_MARK_LOCKED
+CORE_LOCKED_1(core_shape_row) CORE_LOCKED_1(core_warmup) CORE_LOCKED_1(core_run) CORE_LOCKED_1(core_finish)
+CORE_LOCKED_1(core_publish) CORE_LOCKED_1(core_device_elapsed) CORE_LOCKED_1(core_device_elapsed_ms)
+CORE_LOCKED_1(core_device_absolute) CORE_LOCKED_1(core_report) CORE_LOCKED_1(core_report_json)
+CORE_LOCKED_1(core_prometheus) CORE_LOCKED_1(core_html) CORE_LOCKED_1(core_trace) CORE_LOCKED_1(core_requests_csv)
+CORE_LOCKED_1(core_chrome) CORE_LOCKED_1(core_read) CORE_LOCKED_1(core_samples) CORE_LOCKED_1(core_phases)
+CORE_LOCKED_1(core_counts) CORE_LOCKED_1(core_clear) CORE_LOCKED_1(core_set_slo) CORE_LOCKED_1(core_link_prefill_kernel)
+CORE_LOCKED_1(core_now)
+
+#define CORE_KW(fn) (PyCFunction)(void (*)(void))(fn##_locked), METH_FASTCALL | METH_KEYWORDS
+#define CORE_1(fn, flag) (PyCFunction)(fn##_locked), flag
 static PyMethodDef core_collector_methods[] = {
     {"span", CORE_KW(core_span_call), "span(phase, role, tokens=None, prompt_tokens=None, shape=None, device=None)"},
+    {"begin", CORE_KW(core_begin), "begin(phase, role, ...): span() entered now; its end() records it"},
+    {"now", CORE_1(core_now, METH_NOARGS), "now(): the collector's clock, in ns (the t_ns events take)"},
     {"record", CORE_KW(core_record), "record(phase, role, ns, tokens=None, start_ns=0, prompt_tokens=None, shape=None)"},
     {"phase", CORE_KW(core_phase_call), "phase(name, role, bounded=False): register a phase"},
-    {"shape_row", (PyCFunction)core_shape_row, METH_VARARGS, "shape_row(phase, key, name)"},
-    {"_warmup", (PyCFunction)core_warmup, METH_O, NULL},
-    {"run", (PyCFunction)core_run, METH_NOARGS, "run(): a run of a repeated generation begins"},
+    {"shape_row", CORE_1(core_shape_row, METH_VARARGS), "shape_row(phase, key, name)"},
+    {"_warmup", CORE_1(core_warmup, METH_O), NULL},
+    {"run", CORE_1(core_run, METH_NOARGS), "run(): a run of a repeated generation begins"},
     {"submit", CORE_KW(core_submit), "submit(id, t_ns=None): a request arrives"},
 #define CORE_MARK_DEF_SUBMIT(name, role, words)
 #define CORE_MARK_DEF_TOKEN(name, role, words)
@@ -1395,28 +1499,28 @@ static PyMethodDef core_collector_methods[] = {
     TTFT_TPOT_POINTS(CORE_MARK_DEF) /* schedule, ...: the marks */
 #undef CORE_MARK_DEF
     {"tokens", CORE_KW(core_tokens), "tokens(id, n=1, t_ns=None): n of its tokens delivered"},
-    {"finish", (PyCFunction)core_finish, METH_O, "finish(id): its last token delivered (a live exposition counts it)"},
-    {"_publish", (PyCFunction)core_publish, METH_VARARGS, NULL},
-    {"device_elapsed", (PyCFunction)core_device_elapsed, METH_VARARGS, "device_elapsed(ticket, ns)"},
-    {"device_elapsed_ms", (PyCFunction)core_device_elapsed_ms, METH_VARARGS, "device_elapsed_ms(ticket, ms)"},
-    {"device_absolute", (PyCFunction)core_device_absolute, METH_VARARGS,
+    {"finish", CORE_1(core_finish, METH_O), "finish(id): its last token delivered (a live exposition counts it)"},
+    {"_publish", CORE_1(core_publish, METH_VARARGS), NULL},
+    {"device_elapsed", CORE_1(core_device_elapsed, METH_VARARGS), "device_elapsed(ticket, ns)"},
+    {"device_elapsed_ms", CORE_1(core_device_elapsed_ms, METH_VARARGS), "device_elapsed_ms(ticket, ms)"},
+    {"device_absolute", CORE_1(core_device_absolute, METH_VARARGS),
      "device_absolute(ticket, begin_ns, end_ns, (host_ns, device_ns))"},
-    {"report", (PyCFunction)core_report, METH_NOARGS, "report(): the text report"},
-    {"_report_json", (PyCFunction)core_report_json, METH_NOARGS, NULL},
-    {"_prometheus", (PyCFunction)core_prometheus, METH_VARARGS, NULL},
-    {"_html", (PyCFunction)core_html, METH_VARARGS, NULL},
-    {"_trace", (PyCFunction)core_trace, METH_NOARGS, NULL},
-    {"requests_csv", (PyCFunction)core_requests_csv, METH_NOARGS,
+    {"report", CORE_1(core_report, METH_NOARGS), "report(): the text report"},
+    {"_report_json", CORE_1(core_report_json, METH_NOARGS), NULL},
+    {"_prometheus", CORE_1(core_prometheus, METH_VARARGS), NULL},
+    {"_html", CORE_1(core_html, METH_VARARGS), NULL},
+    {"_trace", CORE_1(core_trace, METH_NOARGS), NULL},
+    {"requests_csv", CORE_1(core_requests_csv, METH_NOARGS),
      "requests_csv(): one CSV row per request (id, times, tokens, TTFT, TPOT, E2E, measured, SLOs met)"},
-    {"_chrome_trace", (PyCFunction)core_chrome, METH_NOARGS, NULL},
-    {"_read", (PyCFunction)core_read, METH_VARARGS, NULL},
-    {"_samples", (PyCFunction)core_samples, METH_VARARGS, NULL},
-    {"phases", (PyCFunction)core_phases, METH_NOARGS, "phases(): [(name, role), ...] in registration order"},
-    {"counts", (PyCFunction)core_counts, METH_NOARGS, "counts(): what the collector holds and lost"},
-    {"clear", (PyCFunction)core_clear, METH_NOARGS, "clear(): empty it for a new interval (phases stay)"},
+    {"_chrome_trace", CORE_1(core_chrome, METH_NOARGS), NULL},
+    {"_read", CORE_1(core_read, METH_VARARGS), NULL},
+    {"_samples", CORE_1(core_samples, METH_VARARGS), NULL},
+    {"phases", CORE_1(core_phases, METH_NOARGS), "phases(): [(name, role), ...] in registration order"},
+    {"counts", CORE_1(core_counts, METH_NOARGS), "counts(): what the collector holds and lost"},
+    {"clear", CORE_1(core_clear, METH_NOARGS), "clear(): empty it for a new interval (phases stay)"},
     {"merge", (PyCFunction)core_merge, METH_O, "merge(other): add another collector's samples and requests"},
-    {"_set_slo", (PyCFunction)core_set_slo, METH_VARARGS, NULL},
-    {"link_prefill_kernel", (PyCFunction)core_link_prefill_kernel, METH_O,
+    {"_set_slo", CORE_1(core_set_slo, METH_VARARGS), NULL},
+    {"link_prefill_kernel", CORE_1(core_link_prefill_kernel, METH_O),
      "link_prefill_kernel(name): a kernel phase as the lower bound of steady TTFT"},
     {NULL, NULL, 0, NULL},
 };
@@ -1481,7 +1585,7 @@ static int core_compare_write(core_collector *self, FILE *out, const void *arg)
 /* _compare(base, new, alpha, kind, base_name, new_name, noise_pct, phases_in_verdict) */
 static PyObject *core_compare(PyObject *module, PyObject *args)
 {
-    PyObject *base, *new_;
+    PyObject *base, *new_, *out;
     core_compare_ask a;
     (void)module;
     a.opt = compare_defaults();
@@ -1496,7 +1600,10 @@ static PyObject *core_compare(PyObject *module, PyObject *args)
     if (!core_ready((core_collector *)base) || !core_ready((core_collector *)new_))
         return NULL;
     a.other = (const core_collector *)new_;
-    return core_written((core_collector *)base, core_compare_write, &a);
+    Py_BEGIN_CRITICAL_SECTION2(base, new_);
+    out = core_written((core_collector *)base, core_compare_write, &a);
+    Py_END_CRITICAL_SECTION2();
+    return out;
 }
 
 /* _ranks(collectors, names, json): the report tool's --ranks, the first collector rank 0. */
@@ -1613,6 +1720,9 @@ PyMODINIT_FUNC PyInit__core(void)
     if (PyType_Ready(&core_span_type) != 0 || PyType_Ready(&core_collector_type) != 0 ||
         !(m = PyModule_Create(&core_module)))
         return NULL;
+#ifdef Py_GIL_DISABLED /* every call holds its collector's critical section */
+    PyUnstable_Module_SetGIL(m, Py_MOD_GIL_NOT_USED);
+#endif
     Py_INCREF(&core_collector_type);
     Py_INCREF(&core_span_type);
     if (PyModule_AddObject(m, "Collector", (PyObject *)&core_collector_type) != 0 ||

@@ -13,7 +13,10 @@ library and ``ttft_tpot_report`` make from the same samples.
             token = model.decode(token)
     print(tp.report())
 
-A collector records on the thread that made it (the C rule): make one a thread, and merge them.
+Any thread records into a collector (HF's generate() runs in a thread of its own); a span may end on
+another thread than the one that began it. For a begin and an end in different places (a forward
+pre-hook and its post-hook), ``s = tp.begin(phase, role)`` then ``s.end()``; ``tp.now()`` reads the
+collector's clock, the ``t_ns`` that request events take.
 """
 from __future__ import annotations
 
@@ -81,7 +84,8 @@ class Collector(_core.Collector):
     and clock_name. Unset ones take
     DEFAULTS, then the C library's defaults.
 
-    Recording (the hot path is C): ``span`` (a context manager), ``record``, ``timed``, ``warmup``,
+    Recording (the hot path is C): ``span`` (a context manager), ``begin`` (its ``end()`` records it),
+    ``record``, ``timed``, ``warmup``,
     ``run``, ``phase``, ``shape_row``; requests: ``submit``, ``schedule``, ``tokens``, ``output``; device time:
     ``span(..., device=stream)`` then ``device_elapsed``/``_ms``/``_absolute`` (or
     ttft_tpot.device.TorchEvents). ``enabled = False`` turns recording off.

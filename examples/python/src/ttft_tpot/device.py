@@ -74,6 +74,15 @@ class TorchEvents:
             if span.ticket:  # 0: recording off, or no room (counted as unresolved by the collector)
                 self.pending.append((span.ticket, start, end))
 
+    def begin(self, phase: str, role: str, tokens: Optional[int] = None, **counts: Any) -> "DeviceSpan":
+        """tp.begin(phase, role, ...) with its device time, for a begin and an end in different places
+        (a forward pre-hook and its post-hook): the start event is recorded now, the end event by the
+        returned span's end()."""
+        start, end = self._event(), self._event()
+        span = self.tp.begin(phase, role, tokens, device=self.stream, **counts)
+        start.record(self.torch_stream)
+        return DeviceSpan(self, span, start, end)
+
     def resolve(self) -> int:
         """Each pending span's device time (start.elapsed_time(end), ms) given to the collector: call it
         after a synchronize. Returns how many were resolved. A ticket the collector refuses (unknown
@@ -95,3 +104,17 @@ class TorchEvents:
             raise ValueError("no synchronize: pass one to TorchEvents, or synchronize yourself and call resolve()")
         self._synchronize()
         return self.resolve()
+
+
+class DeviceSpan:
+    """A span from TorchEvents.begin: end() records its end event, ends the host span and keeps the
+    pair until resolve(). span is the host span (tokens and the other counts can be set on it)."""
+
+    def __init__(self, events: TorchEvents, span: Any, start: Any, end: Any) -> None:
+        self.events, self.span, self._start, self._end = events, span, start, end
+
+    def end(self) -> None:
+        self._end.record(self.events.torch_stream)
+        self.span.end()
+        if self.span.ticket:  # 0: recording off, or no room (counted as unresolved by the collector)
+            self.events.pending.append((self.span.ticket, self._start, self._end))
