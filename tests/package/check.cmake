@@ -3,7 +3,8 @@
 #   2. a plain compiler command takes its flags from pkg-config (as Make and Meson users do);
 #   3. the prefix holds LICENSE, the .pc file, the report tool and its man page, and not the demo driver;
 #   4. a parent project builds it with add_subdirectory and installs and exports a library of its
-#      own that links ttft_tpot::ttft_tpot (CMake's export-set rule).
+#      own that links ttft_tpot::ttft_tpot (CMake's export-set rule);
+#   5. a driver (examples/minimal.c) builds against the installed ttft_tpot.h alone.
 # -D BUILD_DIR=<the project's build tree> -D SOURCE_DIR=<tests/package> -D WORK_DIR=<scratch>
 # -D PROJECT_DIR=<the project's source tree> -D C_COMPILER=<cc>
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -40,6 +41,14 @@ if(pkg_config)
 else()
   message(STATUS "pkg-config not found: the pkg-config consumer is skipped (Debian: apt-get install pkgconf)")
 endif()
+
+# a driver needs the driver's header alone: minimal.c (the README's Integrate snippet as a program)
+# builds with nothing but the installed ttft_tpot.h in its include path
+file(MAKE_DIRECTORY "${WORK_DIR}/driver_only")
+file(COPY "${prefix}/include/ttft_tpot.h" DESTINATION "${WORK_DIR}/driver_only")
+run(${C_COMPILER} -std=c99 -O2 -I "${WORK_DIR}/driver_only" "${PROJECT_DIR}/examples/minimal.c" -o "${WORK_DIR}/minimal" -lm)
+run("${WORK_DIR}/minimal")
+message(STATUS "examples/minimal.c built against the installed ttft_tpot.h alone")
 
 foreach(f share/doc/ttft_tpot/LICENSE include/ttft_tpot.h include/ttft_tpot_tools.h share/pkgconfig/ttft_tpot.pc bin/ttft_tpot_report${CMAKE_EXECUTABLE_SUFFIX}
           share/man/man1/ttft_tpot_report.1)
