@@ -48,6 +48,9 @@
                   ttft_tpot_device_elapsed_ms     ... in ms, as cudaEventElapsedTime gives it
                   ttft_tpot_device_absolute       one ticket from device begin and end stamps
                   ttft_tpot_device_part           a kernel inside a resolved launch (a graph's)
+                  ttft_tpot_stamp_elapsed         a whole stamp, elapsed form (inline)
+                  ttft_tpot_stamp_absolute        ... absolute form (inline)
+                  ttft_tpot_clock_pair_read       a clock pair from a device clock the host reads
      Collector    ttft_tpot_bytes_needed          the bytes init takes for a config
                   ttft_tpot_init                  make a collector (NULL config: defaults)
                   ttft_tpot_free                  free it
@@ -874,13 +877,29 @@ typedef struct ttft_tpot_clock_pair {
 } ttft_tpot_clock_pair;
 
 /* One resolution: a ticket and its device time, elapsed, or absolute (begin and end on the device
-   clock, ns). */
+   clock, ns). Make one with ttft_tpot_stamp_elapsed or _absolute (or zero it first): a stamp with a
+   field left unset (a stack array) carries garbage, and an absolute flag of garbage is refused. */
 typedef struct ttft_tpot_device_stamp {
     uint64_t ticket;
     int absolute;
     uint64_t elapsed_ns;
     uint64_t begin_ns, end_ns;
 } ttft_tpot_device_stamp;
+
+/* A whole stamp of each form, every field set. */
+static inline ttft_tpot_device_stamp ttft_tpot_stamp_elapsed(uint64_t ticket, uint64_t elapsed_ns)
+{
+    ttft_tpot_device_stamp s;
+    s.ticket = ticket, s.absolute = 0, s.elapsed_ns = elapsed_ns, s.begin_ns = s.end_ns = 0;
+    return s;
+}
+
+static inline ttft_tpot_device_stamp ttft_tpot_stamp_absolute(uint64_t ticket, uint64_t begin_ns, uint64_t end_ns)
+{
+    ttft_tpot_device_stamp s;
+    s.ticket = ticket, s.absolute = 1, s.elapsed_ns = 0, s.begin_ns = begin_ns, s.end_ns = end_ns;
+    return s;
+}
 
 /* Resolve n tickets, a step's in one call (pair: the clock pair of absolute stamps; NULL when all are
    elapsed). Each stamp is applied or refused alone: a refused one changes nothing and is counted.
@@ -892,6 +911,13 @@ typedef struct ttft_tpot_device_stamp {
    opened while it recorded. */
 TTFT_TPOT_DEF int ttft_tpot_device_resolve(ttft_tpot *c, const ttft_tpot_device_stamp *stamps, size_t n,
                                            const ttft_tpot_clock_pair *pair, size_t *refused);
+
+/* A clock pair for a device whose clock the host can read (a runtime that stamps with a host clock,
+   as PoCL stamps with CLOCK_MONOTONIC_RAW; CUPTI's cuptiGetTimestamp): c's clock, device_clock(user),
+   c's clock again, the device reading paired with the two host reads' midpoint. Read it after a full
+   synchronize, once a process or a step (the two clocks drift apart, about 1e-5 a second on a PC). */
+TTFT_TPOT_DEF ttft_tpot_clock_pair ttft_tpot_clock_pair_read(const ttft_tpot *c, uint64_t (*device_clock)(void *user),
+                                                             void *user);
 
 /* One ticket, elapsed form: in ns, or in ms as the event APIs give it (ttft_tpot_ms_to_ns: a
    negative, NaN or infinite ms is refused, ERANGE). */
@@ -932,7 +958,8 @@ typedef struct ttft_tpot_config {
     unsigned max_shapes;      /* (phase, shape key) pairs remembered for warmup per shape (0: 64) */
     int grow;                 /* nonzero: ttft_tpot_trace_read enlarges the samples, histograms and
                                  request tables a trace needs (allocating); recording never does */
-    size_t max_device;        /* device intervals kept (Device time; 0: none, 48 bytes each) */
+    size_t max_device;        /* device intervals kept (Device time; 0: one a stored sample, capacity; 48
+                                 bytes each, touched only as intervals arrive) */
     size_t max_pending;       /* device tickets open at once (0: 1024, or max_device when smaller) */
     uint64_t slice_ns;        /* results over time: the requests' slices (0: 1 s, and the text shows none) */
     double percentiles[TTFT_TPOT_MAX_PERCENTILES]; /* the percentiles the serving figures show, ascending in
@@ -1512,6 +1539,8 @@ typedef struct ttft_tpot_phase_figures {
 #define TTFT_TPOT_HOST_BOUND 0.5 /* decode steps whose device busy fraction is below it are host-bound */
 typedef struct ttft_tpot_device_figures {
     uint64_t intervals, parts;  /* resolved; of those, parts of launches */
+    uint64_t elapsed;           /* of those, event pairs (elapsed form): each holds the launch gap before
+                                   its kernel, so a small kernel and the busy share read high */
     uint64_t open, unresolved, refused; /* tickets open at report time; device spans without a ticket;
                                            resolutions refused */
     uint64_t queue_clamped;     /* device begins mapped before their host issue: queue delay 0 */
@@ -4317,6 +4346,17 @@ TTFT_TPOT_DEF int ttft_tpot_device_resolve(ttft_tpot *c, const ttft_tpot_device_
     return first;
 }
 
+TTFT_TPOT_DEF ttft_tpot_clock_pair ttft_tpot_clock_pair_read(const ttft_tpot *c, uint64_t (*device_clock)(void *user),
+                                                             void *user)
+{
+    ttft_tpot_clock_pair pair;
+    uint64_t h0 = ttft_tpot_clock_now(c), h1;
+    pair.device_ns = device_clock(user);
+    h1 = ttft_tpot_clock_now(c);
+    pair.host_ns = h0 + (h1 > h0 ? (h1 - h0) / 2 : 0);
+    return pair;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_device_elapsed(ttft_tpot *c, uint64_t ticket, uint64_t elapsed_ns)
 {
     ttft_tpot_device_stamp st;
@@ -4478,7 +4518,8 @@ static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *
     l->events = !l->requests ? 0 : cfg->max_request_events ? cfg->max_request_events
                 : (uint64_t)l->requests * 4096 < UINT32_MAX ? (size_t)l->requests * 4096 : UINT32_MAX;
     l->shapes = cfg && cfg->max_shapes ? cfg->max_shapes : 64;
-    l->device = cfg ? cfg->max_device : 0;
+    /* one device interval a stored sample by default: address space only until intervals arrive */
+    l->device = cfg && cfg->max_device ? cfg->max_device : l->cap < UINT32_MAX ? l->cap : UINT32_MAX - 1;
     l->pending = cfg && cfg->max_pending ? cfg->max_pending : 1024;
     l->pending = l->pending < l->device ? l->pending : l->device;
     if (l->device >= UINT32_MAX || l->device > (SIZE_MAX / 2) / sizeof(ttft_tpot_device_interval))
@@ -5620,6 +5661,7 @@ static int ttft_tpot__device_of(const ttft_tpot *c, ttft_tpot_model *m)
     for (k = 0; k < c->dev.n; k++) {
         f->intervals += c->dev.log[k].state != TTFT_TPOT_DEVICE_OPEN;
         f->parts += c->dev.log[k].state != TTFT_TPOT_DEVICE_OPEN && c->dev.log[k].part;
+        f->elapsed += c->dev.log[k].state == TTFT_TPOT_DEVICE_ELAPSED;
     }
     ttft_tpot__device_steps_all(c, f);
     if (!c->dev.n)
@@ -6836,6 +6878,10 @@ static void ttft_tpot__text_device(const ttft_tpot_model *m, FILE *out)
         return;
     fprintf(out, "\nDevice time (%llu intervals resolved%s; TTFT and TPOT above are wall-clock, these the "
                  "device's)\n", (unsigned long long)f->intervals, f->parts ? ", parts of launches included" : "");
+    if (f->elapsed)
+        fprintf(out, "NOTE: %llu of them are event pairs: each includes the launch gap before its kernel, so small "
+                     "kernels and the busy share read high (activity records have no gap)\n",
+                (unsigned long long)f->elapsed);
     ttft_tpot__text_device_line(out, "TTFT (steady, device)", &f->ttft_steady, "no steady prefill with device time",
                                 f->ttft_steps, f->ttft_hist);
     ttft_tpot__text_device_line(out, "TPOT (device)", &f->tpot, "no steady decode step with device time",
@@ -7345,11 +7391,11 @@ static void ttft_tpot__json_device(const ttft_tpot_model *m, ttft_tpot__out *out
     ttft_tpot__json_num(out, f->has_busy, f->busy_fraction);
     ttft_tpot__out_fmt(out,
                        ",\"host_bound\":%s,\"busy_steps\":%llu,\"unresolved\":%llu,\"no_ticket\":%llu,\"open\":%llu"
-                       ",\"refused\":%llu,\"parts\":%llu,\"queue_clamped\":%llu",
+                       ",\"refused\":%llu,\"parts\":%llu,\"elapsed\":%llu,\"queue_clamped\":%llu",
                        f->has_busy ? f->busy_fraction < TTFT_TPOT_HOST_BOUND ? "true" : "false" : "null",
                        (unsigned long long)f->busy_steps, (unsigned long long)ttft_tpot__sat_add(f->unresolved, f->open),
                        (unsigned long long)f->unresolved, (unsigned long long)f->open, (unsigned long long)f->refused,
-                       (unsigned long long)f->parts, (unsigned long long)f->queue_clamped);
+                       (unsigned long long)f->parts, (unsigned long long)f->elapsed, (unsigned long long)f->queue_clamped);
     ttft_tpot__out_fmt(out,
                        ",\"ttft_steady_steps\":%llu,\"ttft_steady_steps_without_device\":%llu,"
                        "\"ttft_steady_steps_in_histogram\":%llu,\"tpot_steps\":%llu,\"tpot_steps_without_device\":%llu,"

@@ -701,6 +701,79 @@ static void held_device_sums_are_flagged(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Stamps made with the constructors are whole: a stack array that held garbage resolves; one stamp
+   left with a garbage absolute flag is refused (what the constructors prevent). The default
+   max_device keeps one interval a stored sample, so a driver that never set it is resolved. */
+static void stamps_are_whole_and_intervals_have_room(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_device_stamp st[3];
+    ttft_tpot_span s;
+    size_t refused = 9;
+    char *text;
+    int k, i;
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK); /* max_device unset */
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    memset(st, 0x5a, sizeof st); /* what a stack array may hold */
+    for (i = 0; i < 3; i++) {
+        s = ttft_tpot_span_begin(&c, k);
+        ttft_tpot_span_set_device(&s, 0);
+        ttft_tpot_span_end(&s);
+        assert_true(ttft_tpot_span_ticket(&s) != 0); /* room by default */
+        st[i] = i < 2 ? ttft_tpot_stamp_elapsed(ttft_tpot_span_ticket(&s), (uint64_t)(i + 1) * 1000) : st[i];
+        if (i == 2)
+            st[i].ticket = ttft_tpot_span_ticket(&s), st[i].elapsed_ns = 3000; /* absolute left as garbage */
+    }
+    assert_int_equal(ttft_tpot_device_resolve(&c, st, 3, NULL, &refused), TTFT_TPOT_EINVAL);
+    assert_int_equal(refused, 1);
+    assert_int_equal(counts(&c).device_open, 1);
+    st[2] = ttft_tpot_stamp_elapsed(st[2].ticket, 3000);
+    assert_int_equal(ttft_tpot_device_resolve(&c, &st[2], 1, NULL, &refused), TTFT_TPOT_OK);
+    assert_int_equal(refused, 0);
+    assert_int_equal(counts(&c).device_open, 0);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "NOTE: 3 of them are event pairs: each includes the launch gap before its kernel"));
+    free(text);
+    text = capture(&c, ttft_tpot_report_json);
+    assert_non_null(strstr(text, "\"parts\":0,\"elapsed\":3,"));
+    free(text);
+    st[0] = ttft_tpot_stamp_absolute(7, 10, 20);
+    assert_true(st[0].ticket == 7 && st[0].absolute == 1 && st[0].elapsed_ns == 0 && st[0].begin_ns == 10 &&
+                st[0].end_ns == 20);
+    ttft_tpot_free(&c);
+}
+
+static uint64_t fake_device(void *user)
+{
+    uint64_t *t = (uint64_t *)user;
+    *t += 100; /* the host clock below moves 100 ns a read as well */
+    return 5000;
+}
+
+static uint64_t fake_host(void *user)
+{
+    uint64_t *t = (uint64_t *)user;
+    return *t += 100;
+}
+
+/* The pair reads the host, the device, the host: the device reading meets the host reads' midpoint. */
+static void clock_pair_read_pairs_the_midpoint(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_clock_pair p;
+    uint64_t t = 1000;
+    (void)state;
+    cfg.clock = fake_host;
+    cfg.clock_user = &t;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    p = ttft_tpot_clock_pair_read(&c, fake_device, &t); /* host 1100, device (host 1200), host 1300 */
+    assert_int_equal(p.host_ns, 1200);
+    assert_int_equal(p.device_ns, 5000);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -719,6 +792,8 @@ int main(void)
         cmocka_unit_test(absurd_device_times_are_refused),
         cmocka_unit_test(device_figures_name_the_steps_they_cover),
         cmocka_unit_test(held_device_sums_are_flagged),
+        cmocka_unit_test(stamps_are_whole_and_intervals_have_room),
+        cmocka_unit_test(clock_pair_read_pairs_the_midpoint),
     };
     return run_cases(tests);
 }
