@@ -102,3 +102,28 @@ def test_refusals_and_losses_are_reported():
     with ev.span("k", "kernel"):
         pass
     assert len(ev.pending) == 1  # recording off: no ticket, nothing to resolve
+
+
+def test_batch_resolve():
+    """A step's tickets in one call: elapsed and absolute stamps; a refused one raises once the rest are in."""
+    tp = ttft_tpot.Collector()
+    tickets = []
+    for _ in range(4):
+        with tp.span("k", "kernel", device=0) as s:
+            pass
+        tickets.append(s.ticket)
+    tp.device_resolve([(tickets[0], 2000), (tickets[1], 3000)])
+    host = tp.now()
+    tp.device_resolve([(tickets[2], 500, 1500)], pair=(host, 0))  # device clock 0 is the host's `host`
+    assert tp.counts()["device_intervals"] == 4 and tp.counts()["device_open"] == 1
+    with pytest.raises(ValueError, match=r"device ticket unknown or resolved: 1 of 2 stamps refused"):
+        tp.device_resolve([(tickets[0], 1), (tickets[3], 4000)])
+    assert tp.counts()["device_open"] == 0  # the fourth resolved beside the refusal
+    phase = tp.report_json()["phases"][0]["device"]
+    assert phase["n"] == 3 and phase["total"] == 0.008  # 3 + 1 + 4 us, the first call (2 us) warmup
+    with pytest.raises(ValueError, match="a stamp is"):
+        tp.device_resolve([(1,)])
+    with pytest.raises(TypeError):
+        tp.device_resolve([(tickets[0], True)])
+    with pytest.raises(ValueError):
+        tp.device_resolve([(tickets[3], 1, 2)])  # absolute without a pair: refused

@@ -45,6 +45,7 @@ CALLS = {
     "tokens": ("r",),
     "finish": ("r",),
     "publish": ("/nonexistent/dir/x.prom",),
+    "device_resolve": ([(1, 5)],),
     "device_elapsed": (1, 5),
     "device_elapsed_ms": (1, 0.5),
     "device_absolute": (1, 0, 5, (0, 0)),

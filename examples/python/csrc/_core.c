@@ -47,7 +47,7 @@
     X(ID, "id") X(N, "n") X(T_NS, "t_ns") X(TICKET, "ticket") X(BEGIN_NS, "begin_ns")                 \
     X(END_NS, "end_ns") X(PAIR, "pair") X(WARMUP, "warmup") X(STORED_ONLY, "stored_only")             \
     X(BOUNDED, "bounded") X(KEY, "key") X(NAME, "name") X(PREFILL, "prefill") X(DECODE, "decode")      \
-    X(KERNEL, "kernel") X(E2E, "e2e")
+    X(KERNEL, "kernel") X(E2E, "e2e") X(STAMPS, "stamps")
 #define CORE_ENUM(id, text) S_##id,
 enum { CORE_NAMES(CORE_ENUM) S_COUNT };
 #undef CORE_ENUM
@@ -950,6 +950,66 @@ static PyObject *core_device_absolute(core_collector *self, PyObject *args)
     return core_resolved(ttft_tpot_device_absolute(&self->c, v[0], v[1], v[2], &pair), v[0]);
 }
 
+/* One stamp of device_resolve: (ticket, ns) elapsed, or (ticket, begin_ns, end_ns) absolute. 0, or -1
+   with an exception. */
+static int core_stamp(PyObject *o, ttft_tpot_device_stamp *st)
+{
+    PyObject *t = PySequence_Fast(o, "a stamp is (ticket, ns) or (ticket, begin_ns, end_ns)");
+    uint64_t v[3] = {0, 0, 0};
+    Py_ssize_t n = t ? PySequence_Fast_GET_SIZE(t) : 0, k;
+    int rc = t && (n == 2 || n == 3) ? 0 : -1;
+    if (t && rc != 0)
+        PyErr_Format(PyExc_ValueError, "%s: a stamp is (ticket, ns) or (ticket, begin_ns, end_ns), not %zd values",
+                     ttft_tpot_strerror(TTFT_TPOT_EINVAL), n);
+    for (k = 0; rc == 0 && k < n; k++)
+        rc = core_int(PySequence_Fast_GET_ITEM(t, k), k ? "a device time (ns)" : "a ticket", 0, UINT64_MAX,
+                      TTFT_TPOT_ERANGE, &v[k]);
+    Py_XDECREF(t);
+    if (rc == 0)
+        *st = n == 2 ? ttft_tpot_stamp_elapsed(v[0], v[1]) : ttft_tpot_stamp_absolute(v[0], v[1], v[2]);
+    return rc;
+}
+
+/* device_resolve(stamps, pair=None): a step's tickets at once (pair: (host_ns, device_ns), for absolute
+   stamps). Each stamp is applied or refused alone; a refusal raises once the rest are applied. */
+static PyObject *core_device_resolve(core_collector *self, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+    static const int params[] = {S_STAMPS, S_PAIR};
+    PyObject *v[2], *stamps, *pair, *seq, *h, *d;
+    ttft_tpot_device_stamp *st;
+    ttft_tpot_clock_pair cp;
+    size_t refused = 0;
+    Py_ssize_t n, k;
+    int rc = 0;
+    if (!core_ready(self) || core_args("device_resolve", params, 2, 1, args, nargs, kwnames, v) != 0)
+        return NULL;
+    stamps = v[0], pair = v[1] ? v[1] : Py_None;
+    if (pair != Py_None && (!PyArg_ParseTuple(pair, "OO:a clock pair (host_ns, device_ns)", &h, &d) ||
+                            core_int(h, "a clock reading (ns)", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &cp.host_ns) != 0 ||
+                            core_int(d, "a clock reading (ns)", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &cp.device_ns) != 0))
+        return NULL;
+    if (!(seq = PySequence_Fast(stamps, "stamps is a sequence of (ticket, ns) or (ticket, begin_ns, end_ns)")))
+        return NULL;
+    n = PySequence_Fast_GET_SIZE(seq);
+    if (!(st = (ttft_tpot_device_stamp *)PyMem_Malloc((size_t)(n ? n : 1) * sizeof *st))) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    for (k = 0; k < n && rc == 0; k++)
+        rc = core_stamp(PySequence_Fast_GET_ITEM(seq, k), &st[k]);
+    Py_DECREF(seq);
+    if (rc == 0)
+        rc = ttft_tpot_device_resolve(&self->c, st, (size_t)n, pair != Py_None ? &cp : NULL, &refused);
+    PyMem_Free(st);
+    if (rc == -1)
+        return NULL;
+    if (rc != TTFT_TPOT_OK)
+        return PyErr_Format(PyExc_ValueError, "%s: %zu of %zd stamps refused (the rest resolved)", ttft_tpot_strerror(rc),
+                            refused, n);
+    Py_RETURN_NONE;
+}
+
 /* ---- Collector: outputs ---------------------------------------------------------------------- */
 
 /* What a writer made, as str: fn writes into a memory stream; OK, or its code (nothing returned). */
@@ -1478,7 +1538,7 @@ CORE_LOCKED_1(core_device_absolute) CORE_LOCKED_1(core_report) CORE_LOCKED_1(cor
 CORE_LOCKED_1(core_prometheus) CORE_LOCKED_1(core_html) CORE_LOCKED_1(core_trace) CORE_LOCKED_1(core_requests_csv)
 CORE_LOCKED_1(core_chrome) CORE_LOCKED_1(core_read) CORE_LOCKED_1(core_samples) CORE_LOCKED_1(core_phases)
 CORE_LOCKED_1(core_counts) CORE_LOCKED_1(core_clear) CORE_LOCKED_1(core_set_slo) CORE_LOCKED_1(core_link_prefill_kernel)
-CORE_LOCKED_1(core_now)
+CORE_LOCKED_1(core_now) CORE_LOCKED_KW(core_device_resolve)
 
 #define CORE_KW(fn) (PyCFunction)(void (*)(void))(fn##_locked), METH_FASTCALL | METH_KEYWORDS
 #define CORE_1(fn, flag) (PyCFunction)(fn##_locked), flag
@@ -1501,6 +1561,8 @@ static PyMethodDef core_collector_methods[] = {
     {"tokens", CORE_KW(core_tokens), "tokens(id, n=1, t_ns=None): n of its tokens delivered"},
     {"finish", CORE_1(core_finish, METH_O), "finish(id): its last token delivered (a live exposition counts it)"},
     {"_publish", CORE_1(core_publish, METH_VARARGS), NULL},
+    {"device_resolve", CORE_KW(core_device_resolve),
+     "device_resolve(stamps, pair=None): (ticket, ns) or (ticket, begin_ns, end_ns) stamps, at once"},
     {"device_elapsed", CORE_1(core_device_elapsed, METH_VARARGS), "device_elapsed(ticket, ns)"},
     {"device_elapsed_ms", CORE_1(core_device_elapsed_ms, METH_VARARGS), "device_elapsed_ms(ticket, ms)"},
     {"device_absolute", CORE_1(core_device_absolute, METH_VARARGS),

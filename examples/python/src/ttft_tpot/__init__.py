@@ -39,14 +39,13 @@ PathLike = _typing.Union[str, "_os.PathLike[str]"]
 F = _typing.TypeVar("F", bound=_typing.Callable[..., _typing.Any])
 
 # The defaults of a Python collector: the C library's, except what a Python driver expects to work
-# unasked (requests, device time, a timeline for the Chrome trace). What does not fit is counted and
+# unasked (requests, a timeline for the Chrome trace). What does not fit is counted and
 # shown in every report.
 DEFAULTS: _typing.Dict[str, _typing.Any] = {
     "capacity": 65536,
     "timeline": True,
     "max_requests": 1024,
     "max_request_events": 262144,
-    "max_device": 4096,
 }
 
 # The report tool's collector: it grows as a trace needs, and reads no clock (a trace names its own).

@@ -17,6 +17,8 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator, List, Optional, Tuple
 import contextlib
 
+from . import _core
+
 
 def _timing_event(api: Any, backend: str) -> None:
     """One event made as the spans make theirs: a backend whose events take no enable_timing (torch.cpu's)
@@ -85,17 +87,11 @@ class TorchEvents:
 
     def resolve(self) -> int:
         """Each pending span's device time (start.elapsed_time(end), ms) given to the collector: call it
-        after a synchronize. Returns how many were resolved. A ticket the collector refuses (unknown
-        after tp.clear(), say) is skipped; the first refusal is raised once the rest are resolved."""
+        after a synchronize, all in one call (Collector.device_resolve). Returns how many there were. A
+        ticket the collector refuses (unknown after tp.clear(), say) is skipped; the refusal is raised
+        once the rest are resolved."""
         pending, self.pending = self.pending, []
-        first_error = None
-        for ticket, start, end in pending:
-            try:
-                self.tp.device_elapsed_ms(ticket, float(start.elapsed_time(end)))
-            except ValueError as e:
-                first_error = first_error or e
-        if first_error:
-            raise first_error
+        self.tp.device_resolve([(ticket, _core.ms_to_ns(float(start.elapsed_time(end)))) for ticket, start, end in pending])
         return len(pending)
 
     def synchronize(self) -> int:
