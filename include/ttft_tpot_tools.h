@@ -2,8 +2,9 @@
 
    A driver needs only ttft_tpot.h. This header is for the report tool, the Python package, and any
    program that reads traces, exports them, or takes figures apart: the trace reader, the Chrome
-   trace, the requests CSV, queries and accessors of a collector, statistics helpers and the parsers
-   of the command-line forms. It includes ttft_tpot.h.
+   trace, the requests CSV, queries and accessors of a collector, statistics helpers, the parsers
+   of the command-line forms, and the report tool's figures of tensor-parallel ranks (--ranks). It
+   includes ttft_tpot.h.
 
    USE
      The stb way, as ttft_tpot.h: declarations always; the implementation where TTFT_TPOT_IMPLEMENTATION
@@ -45,6 +46,8 @@
      Files         ttft_tpot_trace_read    read a trace back into a collector
                    ttft_tpot_chrome_trace  a Chrome / Perfetto trace
                    ttft_tpot_requests_csv  one CSV row a request
+     Ranks         ttft_tpot_ranks_compute the tensor-parallel ranks' step: the slowest rank's, step by step
+                   ttft_tpot_ranks_report  rank 0's report with the ranks' figures (text or JSON)
 */
 #ifndef TTFT_TPOT_TOOLS_H
 #define TTFT_TPOT_TOOLS_H
@@ -245,6 +248,38 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
    OWASP advises against CSV injection (the trace keeps ids exactly). OK; EINVAL; EIO. */
 TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out);
 
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* ---- Ranks: the tensor-parallel ranks of one model (ttft_tpot_report --ranks) ----------------- */
+
+/* The traces of the tensor-parallel ranks of one model. A step waits for its slowest rank, so pooling
+   the ranks' samples is the wrong statistic: the k-th steady decode step of every rank (call order) is
+   one step of the model, and its time is the maximum over the ranks. Replicas (data parallel) are
+   pooled as before: they serve requests side by side. */
+#define TTFT_TPOT_RANKS_MAX 256
+
+typedef struct ttft_tpot_ranks_figures {
+    int n;                                     /* ranks */
+    uint64_t steps;                            /* steps lined up: the fewest steady decode steps a rank has */
+    uint64_t unmatched;                        /* steps of the other ranks past those: left out */
+    ttft_tpot_stats rank[TTFT_TPOT_RANKS_MAX]; /* each rank's own steady decode steps */
+    ttft_tpot_stats tpot;                      /* the steps' maxima over the ranks */
+    ttft_tpot_stats spread;      /* the steps' max - min: how far the slowest rank is ahead of the fastest */
+    uint64_t slowest[TTFT_TPOT_RANKS_MAX]; /* steps each rank was the slowest (a tie: the lowest rank) */
+} ttft_tpot_ranks_figures;
+
+/* The figures of n ranks' collectors (each read whole, every decode step stored) into *f: 0; -1 when
+   memory runs out; -2 when a rank has no steady decode step, or keeps some in a histogram, or n is not
+   1 to TTFT_TPOT_RANKS_MAX. */
+TTFT_TPOT_DEF int ttft_tpot_ranks_compute(const ttft_tpot *const *c, int n, ttft_tpot_ranks_figures *f);
+
+#ifndef TTFT_TPOT_NO_STDIO
+/* rank 0's report with the ranks' figures: its text, then a row a rank (names: the ranks' traces) and
+   the model's step; or its JSON object with the object "ranks" added:
+   "ranks":{"n":N,"steps":M,"unmatched":K,"tpot":STATS,"slowest":[...],"spread":STATS,
+   "per_rank":[STATS,...]} (STATS as the report's "tpot", in ms). OK, ENOMEM, or the writer's error. */
+TTFT_TPOT_DEF int ttft_tpot_ranks_report(FILE *out, const ttft_tpot *rank0, const ttft_tpot_ranks_figures *f,
+                                         const char *const *names, int json);
 #endif /* TTFT_TPOT_NO_STDIO */
 
 #ifdef __cplusplus
@@ -2720,6 +2755,212 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     return rc;
 }
 
+
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* ---- Ranks: the tensor-parallel ranks of one model ---------------------------------------------- */
+
+/* A rank's steady decode steps in call order, into a new array; how many in *n. NULL with *n 0 when it
+   has none or keeps some in a histogram (they cannot be lined up), else NULL only out of memory. */
+static uint64_t *ttft_tpot__tp_steps(const ttft_tpot *c, size_t *n)
+{
+    ttft_tpot_counts k = ttft_tpot_counts_of(c);
+    uint64_t *v = (uint64_t *)malloc((k.samples ? k.samples : 1) * sizeof *v), stored = 0;
+    ttft_tpot_stats st;
+    ttft_tpot_sample s;
+    unsigned p;
+    size_t i;
+    *n = 0;
+    for (i = 0; v && i < k.samples && ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++)
+        if (ttft_tpot_phase_role(c, s.phase) == TTFT_TPOT_ROLE_DECODE && !s.warmup)
+            v[(*n)++] = s.dur_ns;
+    for (p = 0; v && p < k.phases; p++) /* every steady step stored: none in a histogram */
+        if (ttft_tpot_phase_role(c, (int)p) == TTFT_TPOT_ROLE_DECODE && ttft_tpot_phase_stats(c, (int)p, &st) == 0)
+            stored += st.n - st.warmup_n;
+    if (v && (*n == 0 || stored != *n)) {
+        *n = 0;
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_ranks_compute(const ttft_tpot *const *c, int n, ttft_tpot_ranks_figures *f)
+{
+    uint64_t *step[TTFT_TPOT_RANKS_MAX], *max = NULL, *spread = NULL;
+    size_t len[TTFT_TPOT_RANKS_MAX], i, total = 0;
+    int r, made = 0, rc = 0;
+    memset(f, 0, sizeof *f);
+    f->n = n;
+    if (n < 1 || n > TTFT_TPOT_RANKS_MAX)
+        return -2;
+    for (r = 0; r < n && rc == 0; r++, made++) {
+        step[r] = ttft_tpot__tp_steps(c[r], &len[r]);
+        rc = !step[r] ? (len[r] == 0 ? -2 : -1)
+                      : ttft_tpot_stats_of(c[r], step[r], len[r], &f->rank[r]) == TTFT_TPOT_OK ? 0 : -1;
+        total += len[r];
+        if (r == 0 || len[r] < f->steps)
+            f->steps = len[r];
+    }
+    if (rc == 0 && (!(max = (uint64_t *)malloc((size_t)f->steps * sizeof *max)) ||
+                    !(spread = (uint64_t *)malloc((size_t)f->steps * sizeof *spread))))
+        rc = -1;
+    for (i = 0; rc == 0 && i < f->steps; i++) {
+        uint64_t lo = step[0][i];
+        int slow = 0;
+        for (r = 1; r < n; r++) {
+            slow = step[r][i] > step[slow][i] ? r : slow;
+            lo = step[r][i] < lo ? step[r][i] : lo;
+        }
+        max[i] = step[slow][i];
+        spread[i] = max[i] - lo;
+        f->slowest[slow]++;
+    }
+    f->unmatched = total - f->steps * (uint64_t)n;
+    if (rc == 0 && (ttft_tpot_stats_of(c[0], max, (size_t)f->steps, &f->tpot) != TTFT_TPOT_OK ||
+                    ttft_tpot_stats_of(c[0], spread, (size_t)f->steps, &f->spread) != TTFT_TPOT_OK))
+        rc = -1;
+    free(max);
+    free(spread);
+    for (r = 0; r < made; r++)
+        free(step[r]);
+    return rc;
+}
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* ns as ms with two decimals, us below 1 ms, whole ns below 1 us, as the report writes small times. */
+static const char *ttft_tpot__tp_ms(char *buf, size_t len, double ns)
+{
+    if (ns < 999.5) /* "0.00 us" would hide a step of a few ns */
+        snprintf(buf, len, "%.0f ns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, len, "%.2f us", ns / 1e3);
+    else
+        snprintf(buf, len, "%.2f ms", ns / 1e6);
+    return buf;
+}
+
+/* A rank's trace name as a terminal should see it: bytes outside printable ASCII as \xHH, the first
+   1018 bytes of it at most so written. */
+static void ttft_tpot__tp_name(FILE *out, const char *s)
+{
+    size_t at = 0;
+    for (; *s && at + 5 < 1024; s++) {
+        unsigned char b = (unsigned char)*s;
+        if (b >= 0x20 && b < 0x7f) {
+            fputc(b, out);
+            at++;
+        } else {
+            fprintf(out, "\\x%02x", b);
+            at += 4;
+        }
+    }
+}
+
+/* The text: a row a rank, then the model's step. names: the ranks' traces. */
+static void ttft_tpot__tp_text(FILE *out, const ttft_tpot_ranks_figures *f, const char *const *names)
+{
+    char a[32], b[32], c[32];
+    int r;
+    fprintf(out, "Tensor-parallel ranks: %d (a step waits for its slowest rank: its time is the maximum over the "
+                 "ranks)\nrank  steps        p50        p99       mean  slowest  trace\n", f->n);
+    for (r = 0; r < f->n; r++) {
+        fprintf(out, "%4d %6llu %10s %10s %10s %7.1f%%  ", r, (unsigned long long)f->rank[r].n,
+                ttft_tpot__tp_ms(a, sizeof a, f->rank[r].p50_ns), ttft_tpot__tp_ms(b, sizeof b, f->rank[r].p99_ns),
+                ttft_tpot__tp_ms(c, sizeof c, f->rank[r].mean_ns),
+                f->steps ? 100.0 * (double)f->slowest[r] / (double)f->steps : 0.0);
+        ttft_tpot__tp_name(out, names[r]);
+        fputc('\n', out);
+    }
+    fprintf(out, "TPOT (step = max over ranks): p50 %s, p90 %s, p99 %s, ",
+            ttft_tpot__tp_ms(a, sizeof a, f->tpot.p50_ns), ttft_tpot__tp_ms(b, sizeof b, f->tpot.p90_ns),
+            ttft_tpot__tp_ms(c, sizeof c, f->tpot.p99_ns));
+    fprintf(out, "mean %s  (n=%llu steps lined up", ttft_tpot__tp_ms(a, sizeof a, f->tpot.mean_ns),
+            (unsigned long long)f->steps);
+    if (f->unmatched)
+        fprintf(out, "; %llu step%s past the shortest rank left out", (unsigned long long)f->unmatched,
+                f->unmatched == 1 ? "" : "s");
+    fputs(")\n", out);
+    fprintf(out, "Straggler spread (max - min per step): p50 %s, p99 %s, max %s\n",
+            ttft_tpot__tp_ms(a, sizeof a, f->spread.p50_ns), ttft_tpot__tp_ms(b, sizeof b, f->spread.p99_ns),
+            ttft_tpot__tp_ms(c, sizeof c, (double)f->spread.max_ns));
+}
+
+/* ns as ms to the ns (rounded half up), as the report's JSON writes times: "0.000101", "2.0". Steps are
+   below 2^64 ns, and so is any figure of them but a total, which saturates. */
+static void ttft_tpot__tp_json_ms(FILE *out, const char *key, double ns)
+{
+    unsigned long long r = ns + 0.5 < 18446744073709551615.0 ? (unsigned long long)(ns + 0.5) : ~0ULL;
+    char frac[8];
+    int k;
+    snprintf(frac, sizeof frac, "%06llu", r % 1000000);
+    for (k = 5; k > 0 && frac[k] == '0'; k--) /* at least one decimal */
+        frac[k] = '\0';
+    fprintf(out, ",\"%s\":%llu.%s", key, r / 1000000, frac);
+}
+
+static void ttft_tpot__tp_json_stats(FILE *out, const ttft_tpot_stats *s)
+{
+    fprintf(out, "{\"n\":%llu", (unsigned long long)s->n);
+    ttft_tpot__tp_json_ms(out, "mean_ms", s->mean_ns);
+    ttft_tpot__tp_json_ms(out, "p50_ms", s->p50_ns);
+    ttft_tpot__tp_json_ms(out, "p90_ms", s->p90_ns);
+    ttft_tpot__tp_json_ms(out, "p95_ms", s->p95_ns);
+    ttft_tpot__tp_json_ms(out, "p99_ms", s->p99_ns);
+    ttft_tpot__tp_json_ms(out, "min_ms", (double)s->min_ns);
+    ttft_tpot__tp_json_ms(out, "max_ms", (double)s->max_ns);
+    ttft_tpot__tp_json_ms(out, "total_ms", s->total_ns);
+    fputc('}', out);
+}
+
+/* The JSON object "ranks" (ttft_tpot_ranks_report), written as a key and its value. */
+static void ttft_tpot__tp_json(FILE *out, const ttft_tpot_ranks_figures *f)
+{
+    int r;
+    fprintf(out, "\"ranks\":{\"n\":%d,\"steps\":%llu,\"unmatched\":%llu,\"tpot\":", f->n,
+            (unsigned long long)f->steps, (unsigned long long)f->unmatched);
+    ttft_tpot__tp_json_stats(out, &f->tpot);
+    fputs(",\"slowest\":[", out);
+    for (r = 0; r < f->n; r++)
+        fprintf(out, r ? ",%llu" : "%llu", (unsigned long long)f->slowest[r]);
+    fputs("],\"spread\":", out);
+    ttft_tpot__tp_json_stats(out, &f->spread);
+    fputs(",\"per_rank\":[", out);
+    for (r = 0; r < f->n; r++) {
+        fputs(r ? "," : "", out);
+        ttft_tpot__tp_json_stats(out, &f->rank[r]);
+    }
+    fputs("]}", out);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_ranks_report(FILE *out, const ttft_tpot *rank0, const ttft_tpot_ranks_figures *f,
+                                         const char *const *names, int json)
+{
+    char block[TTFT_TPOT__OUT_MIN];
+    ttft_tpot__out o;
+    ttft_tpot_model m;
+    int rc = ttft_tpot_model_compute(rank0, NULL, &m);
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    if (!json) {
+        rc = ttft_tpot_model_report(&m, out);
+        fputc('\n', out);
+        ttft_tpot__tp_text(out, f, names);
+    } else { /* the report's object, its closing "}\n" (still in the block) replaced by "ranks" */
+        ttft_tpot__out_open(&o, out, block, sizeof block);
+        ttft_tpot__json(&m, &o);
+        TTFT_TPOT_ASSERT(o.n >= 2 && o.b[o.n - 2] == '}');
+        o.n -= 2;
+        ttft_tpot__out_chr(&o, ',');
+        ttft_tpot__out_flush(&o);
+        ttft_tpot__tp_json(out, f);
+        fputs("}\n", out);
+        rc = ttft_tpot__finish(out);
+    }
+    ttft_tpot_model_free(&m);
+    return rc;
+}
 
 #endif /* TTFT_TPOT_NO_STDIO */
 

@@ -13,8 +13,7 @@ TREE = os.path.normpath(os.path.join(HERE, "..", ".."))
 # what the extension compiles besides csrc/_core.c, from the source tree's root
 SHARED = ["include/ttft_tpot.h", "include/ttft_tpot_tools.h", "examples/report/html.c", "examples/report/html.h",
           "examples/report/svg.c", "examples/report/svg.h", "examples/report/compare.c", "examples/report/compare.h",
-          "examples/report/compare_html.c", "examples/report/ranks.c", "examples/report/ranks.h",
-          "examples/report/cli.h"]
+          "examples/report/compare_html.c"]
 
 
 def shared_dirs():

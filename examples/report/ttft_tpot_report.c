@@ -11,7 +11,6 @@
 #include "cli.h"
 #include "compare.h"
 #include "html.h"
-#include "ranks.h"
 
 #include <errno.h>
 #include <getopt.h> /* getopt_long: glibc, musl, macOS and the BSDs */
@@ -339,7 +338,7 @@ static int parse(int argc, char **argv, char **lists, options *o)
         return usage_error("--html -, --chrome-trace - and --requests-csv -: one of them on standard output", "");
     if (o->ranks && (o->prometheus || o->chrome || o->html || o->bounded || o->kernel || o->has_slo || o->requests_csv))
         return usage_error("--ranks prints the ranks' report only (text or --json)", "");
-    if (o->ranks && (argc - o->first < 2 || argc - o->first > RANKS_MAX))
+    if (o->ranks && (argc - o->first < 2 || argc - o->first > TTFT_TPOT_RANKS_MAX))
         return usage_error("--ranks takes 2 to 256 traces, rank 0 first", "");
     if (o->bounded && o->chrome)
         return usage_error("--bounded keeps no timeline for --chrome-trace", "");
@@ -591,9 +590,9 @@ static int compare(const options *o)
 }
 
 /* rank 0's report (text, or JSON with the "ranks" object added), then the ranks' figures. */
-static int ranks_write(const ttft_tpot *rank0, const ranks_figures *f, char *const *names, const options *o)
+static int ranks_write(const ttft_tpot *rank0, const ttft_tpot_ranks_figures *f, char *const *names, const options *o)
 {
-    int rc = ranks_report(stdout, rank0, f, (const char *const *)names, o->json);
+    int rc = ttft_tpot_ranks_report(stdout, rank0, f, (const char *const *)names, o->json);
     if (rc != TTFT_TPOT_OK || fflush(stdout) != 0 || ferror(stdout))
         return input_error("writing the report failed: ", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO), "");
     return 0;
@@ -603,15 +602,15 @@ static int ranks_write(const ttft_tpot *rank0, const ranks_figures *f, char *con
 static int ranks(char **names, int n, const options *o)
 {
     ttft_tpot *c = (ttft_tpot *)calloc((size_t)n, sizeof *c);
-    ranks_figures *f = (ranks_figures *)malloc(sizeof *f);
-    const ttft_tpot *each[RANKS_MAX];
+    ttft_tpot_ranks_figures *f = (ttft_tpot_ranks_figures *)malloc(sizeof *f);
+    const ttft_tpot *each[TTFT_TPOT_RANKS_MAX];
     int status = c && f ? 0 : input_error("out of memory", "", ""), k, made = 0, rc;
     for (k = 0; k < n && status == 0; k++, made++) {
         status = make_collector(&c[k], o) != TTFT_TPOT_OK ? input_error("out of memory for ", "the traces", "")
                                                          : read_traces(&c[k], names + k, 1, NULL);
         each[k] = &c[k];
     }
-    if (status == 0 && (rc = ranks_compute(each, n, f)) != 0)
+    if (status == 0 && (rc = ttft_tpot_ranks_compute(each, n, f)) != 0)
         status = rc == -1 ? input_error("out of memory for ", "the ranks", "")
                           : input_error("--ranks: every rank needs steady decode steps, all stored (", "",
                                         "a trace with none, or a bounded phase's histogram)");

@@ -17,7 +17,6 @@
 #include "compare.c"
 #include "compare_html.c"
 #include "html.c"
-#include "ranks.c"
 #include "svg.c"
 
 #include <stdio.h>
@@ -1511,24 +1510,24 @@ static PyObject *core_compare(PyObject *module, PyObject *args)
 
 /* _ranks(collectors, names, json): the report tool's --ranks, the first collector rank 0. */
 typedef struct core_ranks_ask {
-    const ttft_tpot *each[RANKS_MAX];
-    const char *names[RANKS_MAX];
+    const ttft_tpot *each[TTFT_TPOT_RANKS_MAX];
+    const char *names[TTFT_TPOT_RANKS_MAX];
     int n, json;
 } core_ranks_ask;
 
 static int core_ranks_write(core_collector *self, FILE *out, const void *arg)
 {
     const core_ranks_ask *a = (const core_ranks_ask *)arg;
-    ranks_figures *f = (ranks_figures *)malloc(sizeof *f);
+    ttft_tpot_ranks_figures *f = (ttft_tpot_ranks_figures *)malloc(sizeof *f);
     int rc;
     (void)self;
     if (!f)
         return TTFT_TPOT_ENOMEM;
-    rc = ranks_compute(a->each, a->n, f);
+    rc = ttft_tpot_ranks_compute(a->each, a->n, f);
     if (rc == -2)
         PyErr_SetString(PyExc_ValueError, "ranks: every rank needs steady decode steps, all stored (a trace with "
                                           "none, or a bounded phase's histogram)");
-    rc = rc == 0 ? ranks_report(out, a->each[0], f, a->names, a->json) : rc == -1 ? TTFT_TPOT_ENOMEM : TTFT_TPOT_EINVAL;
+    rc = rc == 0 ? ttft_tpot_ranks_report(out, a->each[0], f, a->names, a->json) : rc == -1 ? TTFT_TPOT_ENOMEM : TTFT_TPOT_EINVAL;
     free(f);
     return rc;
 }
@@ -1543,9 +1542,9 @@ static PyObject *core_ranks(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!O!p:ranks", &PyList_Type, &list, &PyList_Type, &names, &json))
         return NULL;
     n = PyList_GET_SIZE(list);
-    if (n < 2 || n > RANKS_MAX || PyList_GET_SIZE(names) != n)
+    if (n < 2 || n > TTFT_TPOT_RANKS_MAX || PyList_GET_SIZE(names) != n)
         return PyErr_Format(PyExc_ValueError, "%s: ranks are 2 to %d collectors, each named",
-                            ttft_tpot_strerror(TTFT_TPOT_EINVAL), RANKS_MAX);
+                            ttft_tpot_strerror(TTFT_TPOT_EINVAL), TTFT_TPOT_RANKS_MAX);
     if (!(a = (core_ranks_ask *)PyMem_Calloc(1, sizeof *a)))
         return PyErr_NoMemory();
     a->json = json, a->n = (int)n;
