@@ -9,8 +9,6 @@
 #include "ttft_tpot_tools.h"
 
 #include "cli.h"
-#include "compare.h"
-#include "html.h"
 
 #include <errno.h>
 #include <getopt.h> /* getopt_long: glibc, musl, macOS and the BSDs */
@@ -122,7 +120,7 @@ static int write_html(const ttft_tpot_model *const *m, const char *const *names,
     int rc;
     if (!f)
         return system_error("cannot write ", path);
-    rc = html_report(f, m, names, n, compare_html);
+    rc = ttft_tpot_html_report(f, m, names, n, ttft_tpot_compare_html);
     if ((f == stdout ? fflush(f) : fclose(f)) != 0 || rc != 0)
         return input_error("writing ", path, " failed");
     return 0;
@@ -169,7 +167,7 @@ typedef struct options {
     uint64_t slice_ns;      /* --slice (0: none asked) */
     double percentiles[TTFT_TPOT_MAX_PERCENTILES]; /* --percentiles (all 0: the default) */
     char **side[2];
-    compare_options cmp; /* --alpha, --noise, --phases-in-verdict */
+    ttft_tpot_compare_options cmp; /* --alpha, --noise, --phases-in-verdict */
 } options;
 
 /* --compare's sides: --base and --new lists, or BASE NEW; -1 to go on, or 2. */
@@ -302,7 +300,7 @@ static int parse(int argc, char **argv, char **lists, options *o)
 {
     int opt, rc;
     memset(o, 0, sizeof *o);
-    o->cmp = compare_defaults();
+    o->cmp = ttft_tpot_compare_defaults();
     o->side[0] = lists;
     o->side[1] = lists + argc;
     opterr = 0; /* the messages are ours: one line, the argument escaped */
@@ -563,8 +561,8 @@ static int compare_page(const compare_traces *t, const options *o)
 static int compare(const options *o)
 {
     compare_traces t[2];
-    compare_side side[2];
-    compare_result res;
+    ttft_tpot_compare_side side[2];
+    ttft_tpot_compare_result res;
     int status = 0, k, read = 0;
     memset(&res, 0, sizeof res);
     for (k = 0; k < 2 && status == 0; k++, read++) {
@@ -572,18 +570,18 @@ static int compare(const options *o)
         side[k].trace = t[k].each;
         side[k].n = (size_t)t[k].n;
     }
-    if (status == 0 && compare_sides(&side[0], &side[1], &o->cmp, &res) != TTFT_TPOT_OK)
+    if (status == 0 && ttft_tpot_compare_sides(&side[0], &side[1], &o->cmp, &res) != TTFT_TPOT_OK)
         status = input_error("out of memory for ", "the comparison", "");
     if (status == 0 && o->html)
         status = compare_page(t, o);
     if (status == 0 && !(o->html && strcmp(o->html, "-") == 0)) {
-        (o->json ? compare_json : compare_text)(stdout, &res);
+        (o->json ? ttft_tpot_compare_json : ttft_tpot_compare_text)(stdout, &res);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "ttft_tpot_report: writing the comparison failed: %s\n", ttft_tpot_strerror(TTFT_TPOT_EIO));
             status = 1;
         }
     }
-    compare_free(&res);
+    ttft_tpot_compare_free(&res);
     for (k = 0; k < read; k++)
         traces_free(&t[k]);
     return status;

@@ -13,12 +13,6 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot_tools.h"
 
-/* The report tool's HTML page and comparison, in this one unit (the tool links the same files). */
-#include "compare.c"
-#include "compare_html.c"
-#include "html.c"
-#include "svg.c"
-
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -936,7 +930,7 @@ static int core_model_write(core_collector *self, FILE *out, const void *arg)
     rc = a->kind == CORE_TEXT         ? ttft_tpot_model_report(&m, out)
          : a->kind == CORE_JSON       ? ttft_tpot_model_report_json(&m, out)
          : a->kind == CORE_PROMETHEUS ? ttft_tpot_model_prometheus(&m, out, a->prefix, a->labels)
-         : html_report(out, one, &a->name, 1, NULL) == 0 ? TTFT_TPOT_OK
+         : ttft_tpot_html_report(out, one, &a->name, 1, NULL) == 0 ? TTFT_TPOT_OK
                                                          : TTFT_TPOT_ENOMEM;
     if (rc == TTFT_TPOT_EINVAL && a->kind == CORE_PROMETHEUS)
         PyErr_Format(PyExc_ValueError, "%s: a prefix is [a-zA-Z_:][a-zA-Z0-9_:]*, a label name "
@@ -1456,7 +1450,7 @@ static PyTypeObject core_collector_type = {
 
 typedef struct core_compare_ask {
     const core_collector *other;
-    compare_options opt;
+    ttft_tpot_compare_options opt;
     int kind; /* CORE_TEXT, CORE_JSON, CORE_HTML */
     const char *names[2];
 } core_compare_ask;
@@ -1467,7 +1461,7 @@ static int core_compare_write(core_collector *self, FILE *out, const void *arg)
     const core_compare_ask *a = (const core_compare_ask *)arg;
     ttft_tpot_model m[2];
     const ttft_tpot_model *both[2];
-    compare_result res;
+    ttft_tpot_compare_result res;
     int rc = ttft_tpot_model_compute(&self->c, NULL, &m[0]);
     if (rc != TTFT_TPOT_OK)
         return rc;
@@ -1477,10 +1471,10 @@ static int core_compare_write(core_collector *self, FILE *out, const void *arg)
     }
     both[0] = &m[0], both[1] = &m[1];
     if (a->kind == CORE_HTML)
-        rc = html_report(out, both, a->names, 2, compare_html) == 0 ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
-    else if ((rc = compare_models(&m[0], &m[1], &a->opt, &res)) == TTFT_TPOT_OK) {
-        (a->kind == CORE_JSON ? compare_json : compare_text)(out, &res);
-        compare_free(&res);
+        rc = ttft_tpot_html_report(out, both, a->names, 2, ttft_tpot_compare_html) == 0 ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
+    else if ((rc = ttft_tpot_compare_models(&m[0], &m[1], &a->opt, &res)) == TTFT_TPOT_OK) {
+        (a->kind == CORE_JSON ? ttft_tpot_compare_json : ttft_tpot_compare_text)(out, &res);
+        ttft_tpot_compare_free(&res);
     }
     ttft_tpot_model_free(&m[1]);
     ttft_tpot_model_free(&m[0]);
@@ -1493,7 +1487,7 @@ static PyObject *core_compare(PyObject *module, PyObject *args)
     PyObject *base, *new_;
     core_compare_ask a;
     (void)module;
-    a.opt = compare_defaults();
+    a.opt = ttft_tpot_compare_defaults();
     if (!PyArg_ParseTuple(args, "O!O!dizz|dp:compare", &core_collector_type, &base, &core_collector_type, &new_,
                           &a.opt.alpha, &a.kind, &a.names[0], &a.names[1], &a.opt.noise_pct, &a.opt.phases))
         return NULL;
