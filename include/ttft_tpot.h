@@ -124,7 +124,8 @@
      Recording · Report model · Writers (text, JSON, Prometheus) · Trace I/O. Each section uses only
      those above it. Writers and Trace I/O have sub-headings ("-- Writers: the JSON report").
      ttft_tpot_tools.h adds the tools' half in sections of its own: Statistics · Queries and accessors ·
-     Parsers · Files (the trace reader, the Chrome trace, the requests CSV).
+     Parsers · Files (the trace reader, the Chrome trace, the requests CSV) · Reports (the HTML page) ·
+     Comparison · Ranks.
 
    COMPILE-TIME OPTIONS (define before the #include that they should affect)
      TTFT_TPOT_IMPLEMENTATION   in one file: emit the function bodies there.

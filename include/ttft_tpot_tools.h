@@ -2,8 +2,11 @@
 
    A driver needs only ttft_tpot.h. This header is for the report tool, the Python package, and any
    program that reads traces, exports them, or takes figures apart: the trace reader, the Chrome
-   trace, the requests CSV, queries and accessors of a collector, statistics helpers and the parsers
-   of the command-line forms. It includes ttft_tpot.h.
+   trace, the requests CSV, queries and accessors of a collector, statistics helpers, the parsers
+   of the command-line forms, and what the report tool makes of traces: the HTML page (--html), the
+   comparison of two sides' runs (--compare) and the figures of tensor-parallel ranks (--ranks). It
+   includes ttft_tpot.h. Those last three take their scratch memory from the C library's malloc, not
+   TTFT_TPOT_MALLOC; like the rest, they need no libm.
 
    USE
      The stb way, as ttft_tpot.h: declarations always; the implementation where TTFT_TPOT_IMPLEMENTATION
@@ -45,6 +48,21 @@
      Files         ttft_tpot_trace_read    read a trace back into a collector
                    ttft_tpot_chrome_trace  a Chrome / Perfetto trace
                    ttft_tpot_requests_csv  one CSV row a request
+     Reports       ttft_tpot_html_report   the report as one self-contained HTML page, charts inline
+     Comparison    ttft_tpot_compare_sides did the new side change what a user waits for? (runs the unit)
+                   ttft_tpot_compare_models  the same, one model a side
+                   ttft_tpot_compare_free  what a comparison holds, freed
+                   ttft_tpot_compare_defaults  alpha 0.05, noise 2%, phases out of the verdict
+                   ttft_tpot_compare_better  whether a row's change is for the better
+                   ttft_tpot_compare_text  the verdict and the table
+                   ttft_tpot_compare_json  the same as JSON (schema ttft_tpot/compare-v1)
+                   ttft_tpot_compare_html  the headline of the HTML page of two models
+                   ttft_tpot_compare_mann_whitney  the U test's p-value, normal approximation
+                   ttft_tpot_compare_mann_whitney_exact  its exact p-value (to 40 values)
+                   ttft_tpot_compare_min_p the smallest p-value samples of two sizes can give
+                   ttft_tpot_compare_hodges_lehmann  the median of every difference b - a
+     Ranks         ttft_tpot_ranks_compute the tensor-parallel ranks' step: the slowest rank's, step by step
+                   ttft_tpot_ranks_report  rank 0's report with the ranks' figures (text or JSON)
 */
 #ifndef TTFT_TPOT_TOOLS_H
 #define TTFT_TPOT_TOOLS_H
@@ -247,6 +265,188 @@ TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out);
 
 #endif /* TTFT_TPOT_NO_STDIO */
 
+/* ---- Reports: the HTML page ------------------------------------------------------------------ */
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* Writes the headline table of a comparison of m[0] (base) and m[1] (new): 0, or -1. The report tool
+   passes ttft_tpot_compare_html; a page of one model needs none. */
+typedef int (*ttft_tpot_html_headline_fn)(FILE *out, const ttft_tpot_model *const *m);
+
+/* The report as one self-contained HTML file: inline SVG and CSS, no script, nothing fetched; readable
+   with scripting off and printable. The report of n models (1, or 2 for a comparison: base, then new:
+   each computed whole, its collector alive), named by names (file names, say), into out: the headline
+   table (of two: two's), decode step time by step with warmup steps marked, TTFT by request (or
+   prefill), latency CDFs, each kernel's share of steady decode time, and the text report. The charts
+   use a palette colour-blind readers can tell apart (Okabe and Ito), markers as well as colours, and
+   axes with units. 0, or -1 when memory runs out, out reports a write error, or two models come
+   without two. */
+TTFT_TPOT_DEF int ttft_tpot_html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *names, int n,
+                                        ttft_tpot_html_headline_fn two);
+
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* ---- Comparison: did the new side change what a user waits for? (--compare) ------------------ */
+
+/* The unit of evidence is a run: with one trace a side, each run it marked (ttft_tpot_run_begin,
+   generate --repeat-runs), or the trace when it marked none; with several traces a side (a process
+   each), each trace, the mean of its runs: runs of one process share its memory placement and the
+   machine's state, so processes are the independent draws. The steps, kernel calls and requests of
+   one run are correlated, so they never enter a test as independent draws: each metric becomes one
+   value a run (the run's p50, or its output tok/s), and the two sides' runs are compared by the
+   two-sided Mann-Whitney U test (exact up to 40 runs in all, ties included).
+
+   The verdict is one judgment a headline metric (steady TTFT p50, TPOT p50, output throughput; with
+   requests, their TTFT, TPOT and E2E p50), each with its direction (lower latency, higher throughput
+   is better), the family-wise error held at alpha by Holm's step-down method. A significant change
+   whose Hodges-Lehmann shift is under the noise threshold is "within noise". Phase rows are the detail
+   under the verdict (Holm over their own family); they join the verdict only when asked. With too few
+   runs to reach significance the verdict says so, with the runs a side it needs. */
+
+#define TTFT_TPOT_COMPARE_NOISE_PCT 2.0 /* the default noise threshold, as criterion.rs's */
+
+/* The values of one metric on one side, in its unit (ms, or tok/s), sorted ascending. */
+typedef struct ttft_tpot_compare_values {
+    double *v;
+    size_t n;
+} ttft_tpot_compare_values;
+
+/* What a comparison concludes (ttft_tpot_compare_result.kind), the names of the JSON verdict's "kind". */
+#define TTFT_TPOT_COMPARE_KINDS(X)                                                                     \
+    X(NO_DIFFERENCE, "no_difference") X(WITHIN_NOISE, "within_noise") X(IMPROVEMENT, "improvement")    \
+    X(REGRESSION, "regression") X(TRADE_OFF, "trade_off") X(UNDECIDED, "undecided")
+#define TTFT_TPOT__COMPARE_KIND_ENUM(name, json) TTFT_TPOT_COMPARE_##name,
+enum { TTFT_TPOT_COMPARE_KINDS(TTFT_TPOT__COMPARE_KIND_ENUM) TTFT_TPOT_COMPARE_KIND_COUNT };
+#undef TTFT_TPOT__COMPARE_KIND_ENUM
+
+/* A side: the models of its traces, computed whole, their collectors alive. */
+typedef struct ttft_tpot_compare_side {
+    const ttft_tpot_model *const *trace;
+    size_t n;
+} ttft_tpot_compare_side;
+
+typedef struct ttft_tpot_compare_options {
+    double alpha;     /* the family-wise significance level, 0 < alpha < 1 */
+    double noise_pct; /* a significant shift smaller than this (in %) is within noise */
+    int phases;       /* phase rows join the verdict's family */
+} ttft_tpot_compare_options;
+
+/* One row of the comparison. */
+typedef struct ttft_tpot_compare_row {
+    char metric[TTFT_TPOT_NAME_MAX + 8]; /* ttft_first, ttft_steady, tpot, e2e, output_throughput, a
+                                            request metric (requests.ttft ... itl, e2e), phase:NAME */
+    const char *unit;                   /* "ms" or "tok/s" */
+    ttft_tpot_compare_values base, new_; /* one value a run */
+    ttft_tpot_compare_values p99[2];     /* each run's p99 (not of output throughput) */
+    double median[2], ci[2][2];         /* the runs' median; its 95% interval: over the runs (6 or more),
+                                           or, for a side of one run, over that run's own values */
+    int has_ci[2];
+    double mean[2], mean_ci[2][2]; /* the runs' mean and its 95% t-interval (2 runs or more) */
+    int has_mean_ci[2];
+    int role;    /* a phase row's role; -1 for the others */
+    int per_run; /* both sides have 2 runs or more: a test is possible */
+    int only;    /* 0: both sides have the metric; 1: only the base side, 2: only the new side */
+    int in_verdict;   /* one of the verdict's family */
+    int has_delta, has_p, significant, too_few, has_p99_ci, has_shift, within_noise;
+    int direction;    /* the new side's values lie lower (-1), higher (1) or neither (0): the U statistic's
+                         side over the runs, or over the values of a run a side */
+    double delta_pct; /* the medians' change */
+    double shift_pct; /* the Hodges-Lehmann shift over the runs, in % of the base side's median */
+    double p_value;   /* two-sided, over the runs */
+    double p_holm;    /* adjusted by Holm's method within its family (verdict, or detail) */
+    double p99_ci[2]; /* the 95% Welch interval of the change of the runs' mean p99, in % */
+} ttft_tpot_compare_row;
+
+typedef struct ttft_tpot_compare_result {
+    ttft_tpot_compare_row *rows;
+    size_t n;
+    ttft_tpot_compare_options opt;
+    int kind;             /* TTFT_TPOT_COMPARE_* of TTFT_TPOT_COMPARE_KINDS */
+    unsigned family;      /* rows in the verdict */
+    size_t runs[2];       /* the fewest runs a side has of a verdict row */
+    size_t traces[2];     /* a side's traces: one each makes its marked runs the units */
+    double best_p;        /* the smallest p-value those runs can give */
+    unsigned runs_needed; /* runs a side that can reach alpha / family */
+} ttft_tpot_compare_result;
+
+/* Compare the sides into *res (to free with ttft_tpot_compare_free): OK or ENOMEM. A row only one side
+   has is marked (ttft_tpot_compare_row.only): there is nothing to compare, so the outputs list it
+   apart. */
+TTFT_TPOT_DEF int ttft_tpot_compare_sides(const ttft_tpot_compare_side *base, const ttft_tpot_compare_side *new_,
+                                          const ttft_tpot_compare_options *o, ttft_tpot_compare_result *res);
+/* The same with one model a side. */
+TTFT_TPOT_DEF int ttft_tpot_compare_models(const ttft_tpot_model *base, const ttft_tpot_model *new_,
+                                           const ttft_tpot_compare_options *o, ttft_tpot_compare_result *res);
+TTFT_TPOT_DEF void ttft_tpot_compare_free(ttft_tpot_compare_result *res);
+/* The options with the defaults: alpha 0.05, noise TTFT_TPOT_COMPARE_NOISE_PCT, phases out of the
+   verdict. */
+TTFT_TPOT_DEF ttft_tpot_compare_options ttft_tpot_compare_defaults(void);
+
+/* Whether a row's change is for the better: latency (ms) lower, throughput (tok/s) higher. */
+TTFT_TPOT_DEF int ttft_tpot_compare_better(const ttft_tpot_compare_row *r);
+
+#ifndef TTFT_TPOT_NO_STDIO
+/* The table (text) or the JSON document (schema ttft_tpot/compare-v1): a row a metric both sides
+   have, then the metrics only one side has ("only in base: ...", JSON "only_in_base" and
+   "only_in_new"). The text opens with the verdict, e.g. "Verdict: a trade-off: new is better on
+   output_throughput (+91.00%); worse on tpot (+112.00%) (alpha 0.05, Holm; 5 runs a side)", then,
+   when the runs cannot decide, how many they need; the JSON carries it as "verdict". */
+TTFT_TPOT_DEF void ttft_tpot_compare_text(FILE *out, const ttft_tpot_compare_result *res);
+TTFT_TPOT_DEF void ttft_tpot_compare_json(FILE *out, const ttft_tpot_compare_result *res);
+
+/* The headline of the HTML comparison of m[0] (base) and m[1] (new), for ttft_tpot_html_report: the
+   verdict, a row a metric both sides have, then the metrics only one side has. 0, or -1 when memory
+   runs out. */
+TTFT_TPOT_DEF int ttft_tpot_compare_html(FILE *out, const ttft_tpot_model *const *m);
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* The statistics, for the tests. The two-sided p-value of the Mann-Whitney U test of sorted a and b
+   (normal approximation, tie and continuity corrections: scipy's mannwhitneyu(use_continuity=True,
+   method="asymptotic")), *u1 the count of pairs with b below a (ties a half). The exact two-sided
+   p-value (2 min(P(W <= w), P(W >= w)) over every split of the pooled midranks, so ties too; as
+   scipy's method="exact" without ties), or the asymptotic one past TTFT_TPOT_COMPARE_EXACT_MAX values.
+   The smallest p-value any samples of these sizes could give (exact test): 2 / C(na + nb, na), 1 at
+   most. The Hodges-Lehmann shift, the median of every difference b - a. No libm. */
+#define TTFT_TPOT_COMPARE_EXACT_MAX 40
+TTFT_TPOT_DEF double ttft_tpot_compare_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+                                                    double *u1);
+TTFT_TPOT_DEF double ttft_tpot_compare_mann_whitney_exact(const double *a, size_t na, const double *b, size_t nb,
+                                                          double *u1);
+TTFT_TPOT_DEF double ttft_tpot_compare_min_p(size_t na, size_t nb);
+TTFT_TPOT_DEF double ttft_tpot_compare_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb);
+
+/* ---- Ranks: the tensor-parallel ranks of one model (ttft_tpot_report --ranks) ---------------- */
+
+/* The traces of the tensor-parallel ranks of one model. A step waits for its slowest rank, so pooling
+   the ranks' samples is the wrong statistic: the k-th steady decode step of every rank (call order) is
+   one step of the model, and its time is the maximum over the ranks. Replicas (data parallel) are
+   pooled as before: they serve requests side by side. */
+#define TTFT_TPOT_RANKS_MAX 256
+
+typedef struct ttft_tpot_ranks_figures {
+    int n;                                     /* ranks */
+    uint64_t steps;                            /* steps lined up: the fewest steady decode steps a rank has */
+    uint64_t unmatched;                        /* steps of the other ranks past those: left out */
+    ttft_tpot_stats rank[TTFT_TPOT_RANKS_MAX]; /* each rank's own steady decode steps */
+    ttft_tpot_stats tpot;                      /* the steps' maxima over the ranks */
+    ttft_tpot_stats spread;      /* the steps' max - min: how far the slowest rank is ahead of the fastest */
+    uint64_t slowest[TTFT_TPOT_RANKS_MAX]; /* steps each rank was the slowest (a tie: the lowest rank) */
+} ttft_tpot_ranks_figures;
+
+/* The figures of n ranks' collectors (each read whole, every decode step stored) into *f: 0; -1 when
+   memory runs out; -2 when a rank has no steady decode step, or keeps some in a histogram, or n is not
+   1 to TTFT_TPOT_RANKS_MAX. */
+TTFT_TPOT_DEF int ttft_tpot_ranks_compute(const ttft_tpot *const *c, int n, ttft_tpot_ranks_figures *f);
+
+#ifndef TTFT_TPOT_NO_STDIO
+/* rank 0's report with the ranks' figures: its text, then a row a rank (names: the ranks' traces) and
+   the model's step; or its JSON object with the object "ranks" added:
+   "ranks":{"n":N,"steps":M,"unmatched":K,"tpot":STATS,"slowest":[...],"spread":STATS,
+   "per_rank":[STATS,...]} (STATS as the report's "tpot", in ms). OK, ENOMEM, or the writer's error. */
+TTFT_TPOT_DEF int ttft_tpot_ranks_report(FILE *out, const ttft_tpot *rank0, const ttft_tpot_ranks_figures *f,
+                                         const char *const *names, int json);
+#endif /* TTFT_TPOT_NO_STDIO */
+
 #ifdef __cplusplus
 }
 #endif
@@ -255,6 +455,8 @@ TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out);
 /* ================================ implementation ================================================ */
 #if defined(TTFT_TPOT_IMPLEMENTATION) && !defined(TTFT_TPOT_TOOLS_IMPLEMENTED)
 #define TTFT_TPOT_TOOLS_IMPLEMENTED
+
+#include <float.h> /* DBL_MAX */
 
 /* As in ttft_tpot.h: strict floating point, whatever the file is compiled with. */
 #if defined(_MSC_VER) || defined(__clang__)
@@ -482,6 +684,126 @@ static int ttft_tpot__phase_set(const ttft_tpot *c, ttft_tpot__work *w, int phas
     ttft_tpot__order_stats(x, scan.n, NULL, &w->nw, st);
     TTFT_TPOT_FREE(x, c->alloc_user);
     return TTFT_TPOT_OK;
+}
+
+/* -- Statistics: numbers without libm (the comparison's tests, the charts' scales) ------------- */
+
+/* What <math.h> would give, for what the comparison and the charts take from it: exact where libm is
+   exact (fabs, fmin, fmax, floor, ceil and the square root, correctly rounded: the figures it feeds
+   are printed to the last digit), within a few units in the last place where it is not (exp, erfc,
+   log10). */
+
+static double ttft_tpot__fabs(double v)
+{
+    return v < 0 ? -v : v == 0 ? 0.0 : v; /* -0 too: +0 */
+}
+
+/* fmin and fmax: a NaN loses to a number. */
+static double ttft_tpot__fmin(double a, double b)
+{
+    return b < a || a != a ? b : a;
+}
+
+static double ttft_tpot__fmax(double a, double b)
+{
+    return b > a || a != a ? b : a;
+}
+
+/* floor(v), its sign kept: -0 stays -0, -0.5 is -1. */
+static double ttft_tpot__floor(double v)
+{
+    double t;
+    if (!(v > -4503599627370496.0 && v < 4503599627370496.0) || v == 0) /* whole already (past 2^52), NaN, 0 */
+        return v;
+    t = (double)(int64_t)v; /* toward 0 */
+    return t > v ? t - 1 : t;
+}
+
+/* 2^e for a normal result (-1022 <= e <= 1023), from its bits. */
+static double ttft_tpot__pow2(int e)
+{
+    uint64_t b = (uint64_t)(e + 1023) << 52;
+    double v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+/* e^x for x <= 0 (0 below -745.2, where the result would be no double), within an ulp: x = k ln 2 + r
+   with |r| <= ln 2 / 2 (ln 2 in two parts, so that k ln 2 loses nothing), e^r by its Taylor series to
+   r^14 / 14!, which is below half an ulp of it, times 2^k. */
+static double ttft_tpot__exp(double x)
+{
+    static const double ln2_hi = 0.6931471803691238, ln2_lo = 1.9082149292705877e-10,
+                        inv_fact[15] = {1.1470745597729725e-11, 1.6059043836821613e-10, 2.08767569878681e-09,
+                                        2.505210838544172e-08,  2.755731922398589e-07,  2.7557319223985893e-06,
+                                        2.48015873015873e-05,   0.0001984126984126984,  0.001388888888888889,
+                                        0.008333333333333333,   0.041666666666666664,   0.16666666666666666,
+                                        0.5,                    1,                      1}; /* 1 / 14! .. 1 / 0! */
+    double r, p;
+    size_t i;
+    int k;
+    if (!(x > -745.2))
+        return 0;
+    k = (int)(x * 1.4426950408889634 - 0.5); /* round(x / ln 2), x <= 0 */
+    r = (x - k * ln2_hi) - k * ln2_lo;
+    for (p = 0, i = 0; i < sizeof inv_fact / sizeof *inv_fact; i++) /* Horner's rule, from r^14 / 14! */
+        p = p * r + inv_fact[i];
+    return k >= -1021 ? p * ttft_tpot__pow2(k) : p * ttft_tpot__pow2(k + 1000) * ttft_tpot__pow2(-1000); /* subnormal */
+}
+
+/* The complementary error function of x >= 0, within a few ulps: below 0.5, 1 - erf(x) by erf's Taylor
+   series; from 0.5 up, e^-x^2 / sqrt(pi) times the continued fraction 1 / (x + (1/2) / (x + 1 / (x +
+   (3/2) / (x + ...)))), evaluated from a depth that converges to below an ulp (1240 at x = 0.5, 52 at
+   x = 5), and e^-x^2 as e^-h^2 e^-(x - h)(x + h) with h = x to 1/16, whose square is exact. */
+static double ttft_tpot__erfc(double x)
+{
+    double t, h, x2 = x * x, term = x, sum = x;
+    int n;
+    if (!(x <= 27.3)) /* e^-x^2 below the least double */
+        return 0;
+    if (x < 0.5) {
+        for (n = 1; n < 20; n++) { /* the terms (-1)^n x^(2n+1) / (n! (2n+1)) */
+            term *= -x2 / n;
+            sum += term / (2 * n + 1);
+        }
+        return 1 - 1.1283791670955126 * sum; /* 2 / sqrt(pi) */
+    }
+    for (t = x, n = (int)(300 / x2) + 40; n >= 1; n--)
+        t = x + 0.5 * n / t;
+    h = ttft_tpot__floor(16 * x) / 16;
+    return ttft_tpot__exp(-h * h) * ttft_tpot__exp(-(x - h) * (x + h)) * 0.5641895835477563 / t; /* 1 / sqrt(pi) */
+}
+
+/* sqrt(v), correctly rounded as IEEE 754's (and libm's) is; 0 for v <= 0 or NaN. v = m 2^e with m a
+   53-bit integer; sqrt(m 2^k), k 54 or 55 so that e - k is even, is q (54 bits) and a fraction, q
+   found from ttft_tpot__sqrt and made exact by comparing squares in 128 bits; half of q rounded up is
+   the result's 53 bits (a square root of a double never lies halfway between two). */
+static double ttft_tpot__sqrt_exact(double v)
+{
+    uint64_t b, m, q;
+    ttft_tpot__u128 n, sq;
+    int e, k;
+    if (!(v > 0) || !ttft_tpot__finite(v))
+        return v > 0 ? v : 0;
+    b = ttft_tpot__bits(v);
+    e = (int)(b >> 52);
+    m = b & 0x000FFFFFFFFFFFFFu;
+    if (e == 0) /* subnormal: normalised */
+        for (e = 1; !(m >> 52); e--)
+            m <<= 1;
+    else
+        m |= (uint64_t)1 << 52;
+    e -= 1075;
+    k = e % 2 ? 55 : 54;
+    n.hi = m >> (64 - k);
+    n.lo = m << k;
+    q = (uint64_t)ttft_tpot__sqrt((double)m * (k == 55 ? 36028797018963968.0 : 18014398509481984.0));
+    for (sq = ttft_tpot__mul(q, q); sq.hi > n.hi || (sq.hi == n.hi && sq.lo > n.lo); sq = ttft_tpot__mul(q, q))
+        q--;
+    for (sq = ttft_tpot__mul(q + 1, q + 1); sq.hi < n.hi || (sq.hi == n.hi && sq.lo <= n.lo);
+         sq = ttft_tpot__mul(q + 1, q + 1))
+        q++;
+    return (double)((q + 1) >> 1) * ttft_tpot__pow2((e - k) / 2 + 1);
 }
 
 /* ---- Queries, parsers and files ---------------------------------------------------------------- */
@@ -2732,6 +3054,2959 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
     return rc;
 }
 
+
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* ---- Reports: the HTML page ------------------------------------------------------------------ */
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* -- Reports: the charts ----------------------------------------------------------------------- */
+
+/* Inline SVG, axes with units, a palette colour-blind readers can tell apart (Okabe and Ito), markers as
+   well as colours, nothing fetched. */
+
+/* ceil(v), its sign kept: -0.5 is -0. */
+static double ttft_tpot__ceil(double v)
+{
+    return -ttft_tpot__floor(-v);
+}
+
+/* 10^e for a whole e: exact to 10^22 (and 1 / 10^k, rounded once, down to 10^-22, as libm's pow). */
+static double ttft_tpot__pow10(double e)
+{
+    int k = !(e >= -400) ? -400 : e > 400 ? 400 : (int)e, n = k < 0 ? -k : k;
+    double p = 1;
+    for (; n > 22; n -= 22)
+        p *= 1e22;
+    for (; n > 0; n--)
+        p *= 10;
+    return k < 0 ? 1 / p : p;
+}
+
+/* log10(v) for v > 0 (-DBL_MAX for v <= 0), within 2 ulps, and exact at the powers of ten
+   ttft_tpot__pow10 gives (a decade's edge): v = m 2^e with m in [sqrt(1/2), sqrt(2)), ln m = ln(1 + f)
+   = 2 atanh(s) with s = f / (2 + f), summed to s^21 as fdlibm's log does (f - s (f - R): f exact,
+   the rest small), then e log10(2) + ln m log10(e), log10(2) in two parts. */
+static double ttft_tpot__log10(double v)
+{
+    static const double log10_2_hi = 0.3010299955494702, log10_2_lo = 1.1451100898021838e-10,
+                        log10_e = 0.4342944819032518,
+                        two_over[10] = {2.0 / 21, 2.0 / 19, 2.0 / 17, 2.0 / 15, 2.0 / 13, 2.0 / 11, 2.0 / 9, 2.0 / 7,
+                                        2.0 / 5,  2.0 / 3}; /* 2 / (2 j + 1), j = 10 .. 1 */
+    uint64_t b;
+    double m, f, s, s2, r, y;
+    size_t i;
+    int e, k;
+    if (!(v > 0) || !ttft_tpot__finite(v))
+        return v > 0 ? v : -DBL_MAX;
+    b = ttft_tpot__bits(v);
+    e = (int)(b >> 52);
+    if (e == 0) { /* subnormal: scaled by 2^54 first */
+        b = ttft_tpot__bits(v * 18014398509481984.0);
+        e = (int)(b >> 52) - 54;
+    }
+    e -= 1023;
+    b = (b & 0x000FFFFFFFFFFFFFu) | 0x3FF0000000000000u; /* m in [1, 2) */
+    memcpy(&m, &b, sizeof m);
+    if (m > 1.4142135623730951) {
+        m /= 2;
+        e++;
+    }
+    f = m - 1;
+    s = f / (2 + f);
+    s2 = s * s;
+    for (r = 0, i = 0; i < sizeof two_over / sizeof *two_over; i++) /* R = 2 s^2 / 3 + 2 s^4 / 5 + ... */
+        r = (r + two_over[i]) * s2;
+    y = (double)e * log10_2_hi + ((double)e * log10_2_lo + (f - s * (f - r)) * log10_e);
+    k = (int)(y < 0 ? y - 0.5 : y + 0.5);
+    return k >= -22 && k <= 22 && v == ttft_tpot__pow10(k) ? (double)k : y;
+}
+
+/* Okabe-Ito: blue, vermillion, bluish green, orange, reddish purple, sky blue. */
+static const char *const ttft_tpot__svg_colors[6] = {"#0072B2", "#D55E00", "#009E73", "#E69F00", "#CC79A7",
+                                                      "#56B4E9"};
+
+/* How a series is drawn: TTFT_TPOT__SVG_STEP is a CDF. */
+enum { TTFT_TPOT__SVG_LINE, TTFT_TPOT__SVG_DOTS, TTFT_TPOT__SVG_STEP };
+
+typedef struct ttft_tpot__svg_series {
+    const char *name;  /* in the legend */
+    const char *color;
+    const double *x, *y;
+    size_t n;
+    int kind;   /* TTFT_TPOT__SVG_LINE, TTFT_TPOT__SVG_DOTS or TTFT_TPOT__SVG_STEP */
+    int hollow; /* dots drawn as rings (warmup samples, say): told apart without colour */
+} ttft_tpot__svg_series;
+
+/* A vertical line across the plot at x, labelled: an SLO on a CDF, where a run begins on a step axis.
+   The x axis takes a mark in while the data keeps at least half of it; one further out is drawn as a
+   triangle on the frame's edge, its label beside it with an arrow its way. */
+typedef struct ttft_tpot__svg_mark {
+    double x;
+    const char *label;
+} ttft_tpot__svg_mark;
+
+typedef struct ttft_tpot__svg_chart {
+    const char *title, *xlabel, *ylabel; /* the labels carry the units */
+    const char *note;                    /* under the title (NULL: none): what the chart leaves out */
+    int logy;                            /* a log scale on y (ttft_tpot__svg_wants_log says when) */
+    int xint;                            /* x counts (a step, a request): whole ticks only */
+    int logx;                            /* a log scale on x */
+    int yint;                            /* y counts (requests): whole ticks only */
+    double x_from, x_to;                 /* x_to > x_from: the x range shown, whatever the data's */
+    const char *xunit, *yunit;           /* "ms" or "s": a log axis's ticks read as durations (1 ms, 10 ms,
+                                            1 s), and so does an off-scale value; NULL: plain numbers */
+    double yclip;                        /* > 0: y shown up to it; a point above is drawn as a triangle on
+                                            the top edge with its value (a warmup outlier, say) */
+    const ttft_tpot__svg_mark *marks;    /* [n_marks] vertical lines (ttft_tpot__svg_mark) */
+    int n_marks;
+} ttft_tpot__svg_chart;
+
+#define TTFT_TPOT__SVG_W 720.0
+#define TTFT_TPOT__SVG_H 320.0
+#define TTFT_TPOT__SVG_ML 72.0 /* margins: room for the tick labels and the axis titles */
+#define TTFT_TPOT__SVG_MR 16.0
+#define TTFT_TPOT__SVG_MT 34.0
+#define TTFT_TPOT__SVG_MB 50.0
+#define TTFT_TPOT__SVG_COLUMNS 700 /* a long series keeps its extremes in this many columns */
+#define TTFT_TPOT__SVG_MAX_TICKS 40 /* an axis has at most this many ticks, whatever its range */
+
+/* text with &, <, >, " and ' escaped. */
+static void ttft_tpot__html_text(FILE *out, const char *text)
+{
+    for (; *text; text++) {
+        switch (*text) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default: fputc(*text, out);
+        }
+    }
+}
+
+/* Whether the positive values of the series' x (on_x) or y spread over more than 20x. */
+static int ttft_tpot__svg_spread(const ttft_tpot__svg_series *s, int ns, int on_x)
+{
+    double lo = DBL_MAX, hi = 0;
+    size_t i;
+    int k;
+    for (k = 0; k < ns; k++)
+        for (i = 0; i < s[k].n; i++) {
+            double v = on_x ? s[k].x[i] : s[k].y[i];
+            lo = v > 0 && v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+    return lo < DBL_MAX && hi > 20 * lo;
+}
+
+/* Whether the series' y (x: on x) values spread over more than 20x, so that a log scale shows the small
+   ones. */
+static int ttft_tpot__svg_wants_log(const ttft_tpot__svg_series *s, int ns)
+{
+    return ttft_tpot__svg_spread(s, ns, 0);
+}
+
+static int ttft_tpot__svg_wants_logx(const ttft_tpot__svg_series *s, int ns)
+{
+    return ttft_tpot__svg_spread(s, ns, 1);
+}
+
+/* A duration in ns in its unit: with 2 decimals (as the text report), or as %g for a decade's tick. */
+static const char *ttft_tpot__svg_dur_in(char *buf, size_t len, double ns, int tick)
+{
+    double div = ns < 1e3 ? 1 : ns < 1e6 ? 1e3 : ns < 1e9 ? 1e6 : 1e9;
+    const char *unit = ns < 1e3 ? "ns" : ns < 1e6 ? "us" : ns < 1e9 ? "ms" : "s";
+    snprintf(buf, len, tick ? "%g %s" : ns < 1e3 ? "%.0f %s" : "%.2f %s", ns / div, unit);
+    return buf;
+}
+
+/* A duration in ns as the text report prints it: "512 ns", "3.20 us", "4.21 ms", "1.50 s". */
+static const char *ttft_tpot__svg_dur(char *buf, size_t len, double ns)
+{
+    return ttft_tpot__svg_dur_in(buf, len, ns, 0);
+}
+
+/* The unit that shows values up to max_ms best on an axis: "s" (divide by 1000) from 2000 ms up, else
+   "ms"; *scale is what a value in ms is divided by. */
+static const char *ttft_tpot__svg_ms_unit(double max_ms, double *scale)
+{
+    *scale = max_ms >= 2000 ? 1000 : 1;
+    return max_ms >= 2000 ? "s" : "ms";
+}
+
+/* A decade's tick as a duration, v in unit ("ms" or "s"): "100 us", "1 ms", "10 s". */
+static void ttft_tpot__svg_human_tick(char *buf, size_t len, double v, const char *unit)
+{
+    ttft_tpot__svg_dur_in(buf, len, v * (strcmp(unit, "s") == 0 ? 1e9 : 1e6), 1);
+}
+
+/* [*lo, *hi] made at least a millionth of its magnitude wide around its middle, so that values 1 ulp
+   apart get ticks that step; a single value gets 5% of itself either side (1 for 0), so that it is
+   drawn inside the frame, not on it. */
+static void ttft_tpot__svg_widen(double *lo, double *hi)
+{
+    double mid = *lo / 2 + *hi / 2, half = ttft_tpot__fmax(ttft_tpot__fabs(*lo), ttft_tpot__fabs(*hi)) * 5e-7;
+    if (*hi - *lo >= 2 * half && *hi > *lo)
+        return;
+    if (*lo == *hi)
+        half = mid != 0 ? ttft_tpot__fabs(mid) * 0.05 : 0.5;
+    *lo = mid - half;
+    *hi = mid + half;
+}
+
+/* The range a chart shows: every series' x and y (> 0 only on a log scale; y up to the clip), and the
+   marks' x where the data keeps at least half of it (ttft_tpot__svg_take_marks). */
+typedef struct ttft_tpot__svg_range {
+    double x0, x1, y0, y1;
+    int logx, logy;
+    double clip; /* > 0: y values above y1 are drawn on the top edge */
+} ttft_tpot__svg_range;
+
+/* [*lo, *hi] out to whole decades, at least one wide. */
+static void ttft_tpot__svg_decades(double *lo, double *hi)
+{
+    *lo = ttft_tpot__pow10(ttft_tpot__floor(ttft_tpot__log10(*lo)));
+    *hi = ttft_tpot__pow10(ttft_tpot__ceil(ttft_tpot__log10(*hi)));
+    *hi = *hi <= *lo ? *lo * 10 : *hi;
+}
+
+/* Whether a point is drawn on a scale: positive on a log one. */
+static int ttft_tpot__svg_on_scale(const ttft_tpot__svg_range *r, double x, double y)
+{
+    return (!r->logx || x > 0) && (!r->logy || y > 0);
+}
+
+/* v where the x axis places it: log10 of it on a log scale. */
+static double ttft_tpot__svg_x_scaled(const ttft_tpot__svg_range *r, double v)
+{
+    return r->logx ? ttft_tpot__log10(v) : v;
+}
+
+/* The marks' x into the range while the data keeps at least half of it: a mark far outside the data
+   (an SLO 100x its values) is drawn at the edge (marks), not let squeeze the data into a line. */
+static void ttft_tpot__svg_take_marks(const ttft_tpot__svg_chart *c, ttft_tpot__svg_range *r)
+{
+    double d0 = r->x0, d1 = r->x1; /* the data's; d0 > d1: none, the marks alone set the range */
+    int k;
+    for (k = 0; k < c->n_marks; k++) {
+        double x = c->marks[k].x, lo = x < r->x0 ? x : r->x0, hi = x > r->x1 ? x : r->x1;
+        if (r->logx && !(x > 0))
+            continue;
+        if (d0 > d1 || ttft_tpot__svg_x_scaled(r, d1) - ttft_tpot__svg_x_scaled(r, d0) >=
+                           (ttft_tpot__svg_x_scaled(r, hi) - ttft_tpot__svg_x_scaled(r, lo)) / 2)
+            r->x0 = lo, r->x1 = hi;
+    }
+}
+
+static ttft_tpot__svg_range ttft_tpot__svg_range_of(const ttft_tpot__svg_chart *c, const ttft_tpot__svg_series *s,
+                                                    int ns)
+{
+    ttft_tpot__svg_range r = {DBL_MAX, -DBL_MAX, DBL_MAX, -DBL_MAX, c->logx, c->logy, c->yclip};
+    size_t i;
+    int k;
+    for (k = 0; k < ns; k++)
+        for (i = 0; i < s[k].n; i++) {
+            double x = s[k].x[i], y = r.clip > 0 && s[k].y[i] > r.clip ? r.clip : s[k].y[i];
+            if (!ttft_tpot__svg_on_scale(&r, x, y))
+                continue;
+            r.x0 = x < r.x0 ? x : r.x0; /* finite values: plain comparisons, no libm call */
+            r.x1 = x > r.x1 ? x : r.x1;
+            r.y0 = y < r.y0 ? y : r.y0;
+            r.y1 = y > r.y1 ? y : r.y1;
+        }
+    ttft_tpot__svg_take_marks(c, &r);
+    if (r.x0 > r.x1)
+        r.x0 = 1, r.x1 = 2;
+    if (r.y0 > r.y1)
+        r.y0 = 1, r.y1 = 2;
+    if (c->x_to > c->x_from) {
+        r.x0 = c->x_from;
+        r.x1 = c->x_to;
+    } else if (r.logx) {
+        ttft_tpot__svg_decades(&r.x0, &r.x1);
+    } else if (c->xint) { /* half a count either side: the first and last points inside the frame */
+        r.x0 -= 0.5;
+        r.x1 += 0.5;
+    } else {
+        ttft_tpot__svg_widen(&r.x0, &r.x1);
+    }
+    if (r.logy) {
+        ttft_tpot__svg_decades(&r.y0, &r.y1);
+    } else {
+        r.y0 = r.y0 > 0 ? 0 : r.y0; /* linear: from 0, so that bars of time compare */
+        ttft_tpot__svg_widen(&r.y0, &r.y1);
+    }
+    return r;
+}
+
+static double ttft_tpot__svg_px(const ttft_tpot__svg_range *r, double x)
+{
+    double f = r->logx ? (ttft_tpot__log10(x) - ttft_tpot__log10(r->x0)) /
+                             (ttft_tpot__log10(r->x1) - ttft_tpot__log10(r->x0))
+                       : (x - r->x0) / (r->x1 - r->x0);
+    return TTFT_TPOT__SVG_ML + f * (TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_ML - TTFT_TPOT__SVG_MR);
+}
+
+static double ttft_tpot__svg_py(const ttft_tpot__svg_range *r, double y)
+{
+    double f;
+    y = r->clip > 0 && y > r->y1 ? r->y1 : y;
+    f = r->logy ? (ttft_tpot__log10(y) - ttft_tpot__log10(r->y0)) / (ttft_tpot__log10(r->y1) - ttft_tpot__log10(r->y0))
+                : (y - r->y0) / (r->y1 - r->y0);
+    return TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB - f * (TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MT - TTFT_TPOT__SVG_MB);
+}
+
+/* A tick step of 1, 2 or 5 times a power of ten, about extent / 5. */
+static double ttft_tpot__svg_nice_step(double extent)
+{
+    double raw = extent / 5, p = ttft_tpot__pow10(ttft_tpot__floor(ttft_tpot__log10(raw))), m = raw / p;
+    return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+static void ttft_tpot__svg_tick_label(FILE *out, double x, double y, const char *anchor, int decimals, double v)
+{
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"tick\">%.*f</text>\n", x, y, anchor,
+            decimals, v == 0 ? 0 : v); /* no -0 */
+}
+
+/* The ticks of a linear axis over [lo, hi] every step (TTFT_TPOT__SVG_MAX_TICKS at most, each computed from the first,
+   not summed), labelled with as many decimals as the step has: no two read the same. */
+static void ttft_tpot__svg_linear_ticks(FILE *out, const ttft_tpot__svg_range *r, double lo, double hi, double step,
+                                        int xaxis)
+{
+    double first = ttft_tpot__ceil(lo / step) * step, v;
+    int n = (int)ttft_tpot__fmin(TTFT_TPOT__SVG_MAX_TICKS, ttft_tpot__floor((hi - first) / step + 1e-6) + 1), k;
+    int decimals = step >= 1 ? 0 : (int)ttft_tpot__fmin(20, -ttft_tpot__floor(ttft_tpot__log10(step)));
+    for (k = 0; k < n; k++) {
+        v = first + k * step;
+        if (xaxis) {
+            fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n",
+                    ttft_tpot__svg_px(r, v), TTFT_TPOT__SVG_MT, ttft_tpot__svg_px(r, v),
+                    TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB);
+            ttft_tpot__svg_tick_label(out, ttft_tpot__svg_px(r, v), TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB + 16, "middle",
+                                      decimals, v);
+        } else {
+            fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", TTFT_TPOT__SVG_ML,
+                    ttft_tpot__svg_py(r, v), TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR, ttft_tpot__svg_py(r, v));
+            ttft_tpot__svg_tick_label(out, TTFT_TPOT__SVG_ML - 6, ttft_tpot__svg_py(r, v) + 4, "end", decimals, v);
+        }
+    }
+}
+
+/* The decades of a log axis from lo to hi, labelled as durations in unit (or plain numbers without one). */
+static void ttft_tpot__svg_log_ticks(FILE *out, const ttft_tpot__svg_range *r, double lo, double hi, const char *unit,
+                                     int xaxis)
+{
+    char text[32];
+    double v;
+    int k;
+    for (k = 0; k < TTFT_TPOT__SVG_MAX_TICKS && (v = lo * ttft_tpot__pow10(k)) <= hi * 1.0001; k++) {
+        if (unit)
+            ttft_tpot__svg_human_tick(text, sizeof text, v, unit);
+        else
+            snprintf(text, sizeof text, "%.*f",
+                     v >= 1 ? 0 : (int)ttft_tpot__fmin(20, -ttft_tpot__floor(ttft_tpot__log10(v))), v);
+        if (xaxis)
+            fprintf(out,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n"
+                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">%s</text>\n",
+                    ttft_tpot__svg_px(r, v), TTFT_TPOT__SVG_MT, ttft_tpot__svg_px(r, v),
+                    TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB, ttft_tpot__svg_px(r, v),
+                    TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB + 16, text);
+        else
+            fprintf(out,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n"
+                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">%s</text>\n",
+                    TTFT_TPOT__SVG_ML, ttft_tpot__svg_py(r, v), TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR,
+                    ttft_tpot__svg_py(r, v), TTFT_TPOT__SVG_ML - 6, ttft_tpot__svg_py(r, v) + 4, text);
+    }
+}
+
+static void ttft_tpot__svg_axes(FILE *out, const ttft_tpot__svg_range *r, const ttft_tpot__svg_chart *c)
+{
+    double step = ttft_tpot__svg_nice_step(r->x1 - r->x0);
+    if (r->logx)
+        ttft_tpot__svg_log_ticks(out, r, r->x0, r->x1, c->xunit, 1);
+    else
+        ttft_tpot__svg_linear_ticks(out, r, r->x0, r->x1, c->xint && step < 1 ? 1 : step, 1);
+    if (r->logy)
+        ttft_tpot__svg_log_ticks(out, r, r->y0, r->y1, c->yunit, 0);
+    else
+        ttft_tpot__svg_linear_ticks(
+            out, r, r->y0, r->y1,
+            c->yint && ttft_tpot__svg_nice_step(r->y1 - r->y0) < 1 ? 1 : ttft_tpot__svg_nice_step(r->y1 - r->y0), 0);
+    fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"frame\"/>\n", TTFT_TPOT__SVG_ML,
+            TTFT_TPOT__SVG_MT, TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_ML - TTFT_TPOT__SVG_MR,
+            TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MT - TTFT_TPOT__SVG_MB);
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\">",
+            (TTFT_TPOT__SVG_ML + TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR) / 2, TTFT_TPOT__SVG_H - 12);
+    ttft_tpot__html_text(out, c->xlabel);
+    fputs(r->logx ? " (log scale)" : "", out);
+    fprintf(out,
+            "</text>\n<text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\" "
+            "transform=\"rotate(-90 16 %.1f)\">",
+            (TTFT_TPOT__SVG_MT + TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB) / 2,
+            (TTFT_TPOT__SVG_MT + TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB) / 2);
+    ttft_tpot__html_text(out, c->ylabel);
+    fputs(r->logy ? " (log scale)</text>\n" : "</text>\n", out);
+}
+
+/* v as "%.1f" prints it, at p (32 bytes), without printf: a chart's points are most of the page, and
+   formatting a double was most of its cost. To the nearest tenth; where v * 10 rounded to a half, the
+   part rounding lost tells the side (v * 10 is 8 v + 2 v, both exact, so Knuth's two-sum of them gives
+   it exactly, as fma(v, 10, -t) would), and an exact half goes to even, as printf's does. */
+static char *ttft_tpot__svg_tenths(char *p, double v)
+{
+    double a = ttft_tpot__fabs(v), t = a * 10, k = ttft_tpot__floor(t), lost, bb;
+    char digits[20];
+    int m = 0;
+    uint64_t n;
+    if (!(a < 1e15))
+        return p + snprintf(p, 32, "%.1f", v);
+    bb = t - a * 8;
+    lost = (a * 8 - (t - bb)) + (a * 2 - bb);
+    if (t - k > 0.5 || (t - k == 0.5 && (lost > 0 || (lost == 0 && ((uint64_t)k & 1u) != 0))))
+        k += 1;
+    n = (uint64_t)k;
+    if (ttft_tpot__bits(v) >> 63) /* signbit */
+        *p++ = '-';
+    do
+        digits[m++] = (char)('0' + n % 10);
+    while ((n /= 10) != 0);
+    if (m == 1) /* "0.5": a whole part of 0 */
+        digits[m++] = '0';
+    while (m > 1)
+        *p++ = digits[--m];
+    p[0] = '.', p[1] = digits[0], p[2] = '\0';
+    return p + 2;
+}
+
+/* "X,Y " of a polyline's vertex. */
+static void ttft_tpot__svg_vertex(FILE *out, double x, double y)
+{
+    char buf[72], *p = ttft_tpot__svg_tenths(buf, x);
+    *p++ = ',';
+    p = ttft_tpot__svg_tenths(p, y);
+    *p++ = ' ';
+    fwrite(buf, 1, (size_t)(p - buf), out);
+}
+
+/* One point of a series: a dot, or the next vertex of its polyline (a CDF steps up at each value). */
+static void ttft_tpot__svg_point(FILE *out, const ttft_tpot__svg_range *r, const ttft_tpot__svg_series *s, size_t i,
+                                 double *last_y)
+{
+    char x[32], y[32];
+    if (!ttft_tpot__svg_on_scale(r, s->x[i], s->y[i]))
+        return;
+    if (s->kind == TTFT_TPOT__SVG_DOTS && r->clip > 0 && s->y[i] > r->y1) /* off the scale: off_scale marks it */
+        return;
+    if (s->kind == TTFT_TPOT__SVG_DOTS) {
+        ttft_tpot__svg_tenths(x, ttft_tpot__svg_px(r, s->x[i]));
+        ttft_tpot__svg_tenths(y, ttft_tpot__svg_py(r, s->y[i]));
+        fprintf(out, "<circle cx=\"%s\" cy=\"%s\" r=\"%s\" %s=\"%s\"/>\n", x, y, s->hollow ? "4" : "2.5",
+                s->hollow ? "fill=\"none\" stroke-width=\"1.5\" stroke" : "fill", s->color);
+        return;
+    }
+    if (s->kind == TTFT_TPOT__SVG_STEP && i > 0)
+        ttft_tpot__svg_vertex(out, ttft_tpot__svg_px(r, s->x[i]), ttft_tpot__svg_py(r, *last_y));
+    ttft_tpot__svg_vertex(out, ttft_tpot__svg_px(r, s->x[i]), ttft_tpot__svg_py(r, s->y[i]));
+    *last_y = s->y[i];
+}
+
+static void ttft_tpot__svg_polyline(FILE *out, const ttft_tpot__svg_series *s)
+{
+    fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", s->color);
+}
+
+/* A series; a long one column by column, each column's first, lowest, highest and last points in order.
+   On a counted axis a line breaks where its x skips over 2% of the axis (steps of other phases). */
+static void ttft_tpot__svg_draw(FILE *out, const ttft_tpot__svg_range *r, const ttft_tpot__svg_series *s, int xint)
+{
+    size_t lo, i, prev = SIZE_MAX;
+    size_t per = s->kind == TTFT_TPOT__SVG_STEP || s->n <= (size_t)2 * TTFT_TPOT__SVG_COLUMNS
+                     ? 1
+                     : s->n / TTFT_TPOT__SVG_COLUMNS + 1;
+    double last_y = 0, span = r->x1 - r->x0;
+    if (s->kind != TTFT_TPOT__SVG_DOTS)
+        ttft_tpot__svg_polyline(out, s);
+    for (lo = 0; lo < s->n; lo += per) {
+        size_t hi = lo + per < s->n ? lo + per : s->n, mn = lo, mx = lo, pick[4];
+        double ymn = s->y[lo], ymx = s->y[lo]; /* y[mn] and y[mx], kept at hand */
+        int k;
+        for (i = lo; i < hi; i++) {
+            double y = s->y[i];
+            if (y < ymn)
+                ymn = y, mn = i;
+            if (y > ymx)
+                ymx = y, mx = i;
+        }
+        pick[0] = lo, pick[1] = mn < mx ? mn : mx, pick[2] = mn < mx ? mx : mn, pick[3] = hi - 1;
+        for (k = 0; k < 4; k++) {
+            if (k && pick[k] == pick[k - 1])
+                continue;
+            if (s->kind == TTFT_TPOT__SVG_LINE && xint && prev != SIZE_MAX &&
+                s->x[pick[k]] - s->x[prev] > ttft_tpot__fmax(1.5, span / 50))
+                fputs("\"/>\n", out), ttft_tpot__svg_polyline(out, s);
+            ttft_tpot__svg_point(out, r, s, pick[k], &last_y);
+            prev = pick[k];
+        }
+    }
+    if (s->kind != TTFT_TPOT__SVG_DOTS)
+        fputs("\"/>\n", out);
+}
+
+/* The points above the clip: a triangle on the top edge each, the first few with their value. */
+static void ttft_tpot__svg_off_scale(FILE *out, const ttft_tpot__svg_range *r, const ttft_tpot__svg_chart *c,
+                                     const ttft_tpot__svg_series *s, int ns)
+{
+    char text[32];
+    int k, labelled = 0;
+    size_t i;
+    for (k = 0; r->clip > 0 && k < ns; k++)
+        for (i = 0; i < s[k].n; i++) {
+            double x, v = s[k].y[i];
+            if (!(v > r->y1) || !ttft_tpot__svg_on_scale(r, s[k].x[i], 1))
+                continue;
+            x = ttft_tpot__svg_px(r, s[k].x[i]);
+            fprintf(out, "<path d=\"M%.1f %.1f l-5 9 h10 z\" fill=\"%s\" class=\"offscale\"/>\n", x,
+                    TTFT_TPOT__SVG_MT + 1, s[k].color);
+            if (labelled++ >= 8)
+                continue;
+            if (c->yunit)
+                ttft_tpot__svg_dur(text, sizeof text, v * (strcmp(c->yunit, "s") == 0 ? 1e9 : 1e6));
+            else
+                snprintf(text, sizeof text, "%.4g", v);
+            fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">&#8593; %s</text>\n", x + 7,
+                    TTFT_TPOT__SVG_MT + 10 + 12.0 * ((labelled - 1) % 4), text); /* staggered: points at one x apart */
+        }
+}
+
+/* A mark outside the x range: a triangle on the frame's edge pointing its way, labelled with an arrow.
+   On the right low, on the left high: where a CDF (rising left to right) leaves room. */
+static void ttft_tpot__svg_mark_off(FILE *out, const ttft_tpot__svg_mark *m, int right, int k)
+{
+    double x = right ? TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR : TTFT_TPOT__SVG_ML,
+           y = right ? TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB - 12 - 14.0 * (k % 3)
+                     : TTFT_TPOT__SVG_MT + 14 + 14.0 * (k % 3);
+    fprintf(out, "<path d=\"M%.1f %.1f l%d -5 v10 z\" fill=\"#333\" class=\"markoff\"/>\n"
+                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"marklabel\">%s",
+            x, y, right ? -9 : 9, right ? x - 12 : x + 12, y + 4, right ? "end" : "start", right ? "" : "&#8592; ");
+    ttft_tpot__html_text(out, m->label);
+    fputs(right ? " &#8594;</text>\n" : "</text>\n", out);
+}
+
+/* The marks: a dashed vertical line each, labelled at its top; one outside the range at its edge. */
+static void ttft_tpot__svg_marks(FILE *out, const ttft_tpot__svg_range *r, const ttft_tpot__svg_chart *c)
+{
+    int k;
+    for (k = 0; k < c->n_marks; k++) {
+        double x;
+        if (r->logx && !(c->marks[k].x > 0))
+            continue;
+        if (c->marks[k].x < r->x0 || c->marks[k].x > r->x1) {
+            ttft_tpot__svg_mark_off(out, &c->marks[k], c->marks[k].x > r->x1, k);
+            continue;
+        }
+        x = ttft_tpot__svg_px(r, c->marks[k].x);
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"mark\"/>\n"
+                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"marklabel\">",
+                x, TTFT_TPOT__SVG_MT, x, TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB,
+                x > TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR - 80 ? x - 4 : x + 4, TTFT_TPOT__SVG_MT + 24 + 12.0 * (k % 3),
+                x > TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR - 80 ? "end" : "start");
+        ttft_tpot__html_text(out, c->marks[k].label);
+        fputs("</text>\n", out);
+    }
+}
+
+static void ttft_tpot__svg_legend(FILE *out, const ttft_tpot__svg_series *s, int ns)
+{
+    double x = TTFT_TPOT__SVG_ML + 8;
+    int k;
+    for (k = 0; k < ns; k++) {
+        if (s[k].kind == TTFT_TPOT__SVG_DOTS && s[k].hollow)
+            fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"/>",
+                    x + 6, TTFT_TPOT__SVG_MT - 12, s[k].color);
+        else
+            fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"4\" fill=\"%s\"/>", x,
+                    TTFT_TPOT__SVG_MT - 14, s[k].color);
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"legend\">", x + 16, TTFT_TPOT__SVG_MT - 8);
+        ttft_tpot__html_text(out, s[k].name);
+        fputs("</text>\n", out);
+        x += 30 + 7.5 * (double)strlen(s[k].name);
+    }
+}
+
+/* The chart as an <svg> element. Long series are thinned to their extremes per pixel column. */
+static void ttft_tpot__svg_plot(FILE *out, const ttft_tpot__svg_chart *c, const ttft_tpot__svg_series *s, int ns)
+{
+    ttft_tpot__svg_range r = ttft_tpot__svg_range_of(c, s, ns);
+    int k;
+    fprintf(out, "<figure><figcaption>");
+    ttft_tpot__html_text(out, c->title);
+    if (c->note && *c->note) {
+        fputs("<br><span class=\"note\">", out);
+        ttft_tpot__html_text(out, c->note);
+        fputs("</span>", out);
+    }
+    fprintf(out, "</figcaption>\n<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", TTFT_TPOT__SVG_W, TTFT_TPOT__SVG_H);
+    ttft_tpot__svg_axes(out, &r, c);
+    for (k = 0; k < ns; k++)
+        ttft_tpot__svg_draw(out, &r, &s[k], c->xint);
+    ttft_tpot__svg_off_scale(out, &r, c, s, ns);
+    ttft_tpot__svg_marks(out, &r, c);
+    ttft_tpot__svg_legend(out, s, ns);
+    fputs("</svg></figure>\n", out);
+}
+
+/* Horizontal bars: one group a label, one bar a series (value in [0, 1], shown as %, and beside it the
+   duration in ns of abs_ns[k][i] where abs_ns is not NULL and that value is not negative; a negative
+   value: the series has no such group, "absent"). */
+static void ttft_tpot__svg_bars(FILE *out, const char *title, const char *const *labels, size_t n,
+                                const double *const *values, const double *const *abs_ns, const char *const *names,
+                                int ns)
+{
+    char d[32], text[48];
+    /* each group: its label on a line of its own (a phase name of 63 bytes fits across), then its bars */
+    double row = 22.0 + 14.0 * ns, height = TTFT_TPOT__SVG_MT + row * (double)n + 12, x0 = 8,
+           width = TTFT_TPOT__SVG_W - x0 - 140;
+    size_t i;
+    int k;
+    fprintf(out, "<figure><figcaption>");
+    ttft_tpot__html_text(out, title);
+    fprintf(out, "</figcaption>\n<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", TTFT_TPOT__SVG_W, height);
+    for (k = 0; ns > 1 && k < ns; k++) {
+        fprintf(out, "<rect x=\"%.1f\" y=\"8\" width=\"12\" height=\"10\" fill=\"%s\"/><text x=\"%.1f\" y=\"17\" "
+                     "class=\"legend\">", x0 + 150.0 * k, ttft_tpot__svg_colors[k], x0 + 150.0 * k + 16);
+        ttft_tpot__html_text(out, names[k]);
+        fputs("</text>\n", out);
+    }
+    for (i = 0; i < n; i++) {
+        double y = TTFT_TPOT__SVG_MT + row * (double)i;
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\" class=\"tick\">", x0, y + 10);
+        ttft_tpot__html_text(out, labels[i]);
+        fputs("</text>\n", out);
+        for (k = 0; k < ns; k++) {
+            double v = values[k][i] > 0 ? values[k][i] : 0;
+            if (values[k][i] < 0) /* a group this series does not have */
+                snprintf(text, sizeof text, "absent");
+            else if (abs_ns && abs_ns[k][i] >= 0)
+                snprintf(text, sizeof text, "%.1f%% &#183; %s", 100 * v, ttft_tpot__svg_dur(d, sizeof d, abs_ns[k][i]));
+            else
+                snprintf(text, sizeof text, "%.1f%%", 100 * v);
+            fprintf(out,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"%s\"/>"
+                    "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">%s</text>\n",
+                    x0, y + 16 + 14.0 * k, width * (v < 1 ? v : 1), ttft_tpot__svg_colors[k],
+                    x0 + width * (v < 1 ? v : 1) + 4 > TTFT_TPOT__SVG_W - 130 ? TTFT_TPOT__SVG_W - 130
+                                                                              : x0 + width * (v < 1 ? v : 1) + 4,
+                    y + 26 + 14.0 * k, text);
+        }
+    }
+    fputs("</svg></figure>\n", out);
+}
+
+/* -- Reports: the page (one file, inline SVG and CSS, nothing fetched, no script) -------------- */
+
+#define TTFT_TPOT__HTML_CDF_POINTS 1000 /* a CDF is drawn through this many quantiles at most */
+
+/* The sides of a comparison in the legends (the header names their files). */
+static const char *const ttft_tpot__html_side_names[2] = {"base", "new"};
+
+/* Appends to note (len bytes), where side k's chart shows fewer of its samples than its figures
+   count (the rest went on in a histogram when the storage was full), how many it shows. */
+static void ttft_tpot__html_stored_note(char *note, size_t len, int n, int k, size_t shown, uint64_t total,
+                                        const char *what)
+{
+    size_t at = strlen(note);
+    if (shown < total)
+        snprintf(note + at, len - at, "%s%s%sshows the %zu stored of %llu %s: the rest went on in a histogram when "
+                 "the storage was full, and only the headline figures count them.", at ? " " : "",
+                 n > 1 ? ttft_tpot__html_side_names[k] : "", n > 1 ? " " : "", shown, (unsigned long long)total, what);
+}
+
+/* Each request metric's label and name in words (TTFT_TPOT_METRICS). */
+#define TTFT_TPOT__HTML_METRIC_NAME(name, label, words, ...) {label, words},
+static const struct {
+    const char *label, *words;
+} ttft_tpot__html_metric_names[TTFT_TPOT_METRIC_COUNT] = {TTFT_TPOT_METRICS(TTFT_TPOT__HTML_METRIC_NAME)};
+#undef TTFT_TPOT__HTML_METRIC_NAME
+
+/* Points of a chart: x and y, grown as they come. */
+typedef struct ttft_tpot__html_pts {
+    double *x, *y;
+    size_t n, cap;
+    size_t want; /* the room its first growth takes, where how many will come is known (0: 256) */
+} ttft_tpot__html_pts;
+
+/* Room for cap points at least: 0 or -1. */
+static int ttft_tpot__html_pts_reserve(ttft_tpot__html_pts *p, size_t cap)
+{
+    double *nx, *ny;
+    if (cap <= p->cap)
+        return 0;
+    if (!(nx = (double *)realloc(p->x, cap * sizeof *nx)))
+        return -1;
+    p->x = nx;
+    if (!(ny = (double *)realloc(p->y, cap * sizeof *ny)))
+        return -1;
+    p->y = ny;
+    p->cap = cap;
+    return 0;
+}
+
+/* Room for more: twice as much, or at first what is wanted. */
+static int ttft_tpot__html_pts_grow(ttft_tpot__html_pts *p)
+{
+    return ttft_tpot__html_pts_reserve(p, p->cap ? 2 * p->cap : p->want > 256 ? p->want : 256);
+}
+
+static inline int ttft_tpot__html_pts_add(ttft_tpot__html_pts *p, double x, double y)
+{
+    if (p->n == p->cap && ttft_tpot__html_pts_grow(p) != 0)
+        return -1;
+    p->x[p->n] = x;
+    p->y[p->n++] = y;
+    return 0;
+}
+
+static void ttft_tpot__html_pts_free(ttft_tpot__html_pts *p)
+{
+    free(p->x);
+    free(p->y);
+    memset(p, 0, sizeof *p);
+}
+
+/* -- Reports: what the charts show ------------------------------------------------------------- */
+
+/* The decode and prefill samples in call order, in one pass: (index among their role's samples, ms).
+   A steady decode sample goes to line[its phase] (line NULL: to steady; a NULL entry: nowhere), a
+   warmup one to warm (NULL: nowhere); a steady prefill sample to pre_steady, a warmup one to pre_warm
+   (both NULL: nowhere). */
+static int ttft_tpot__html_role_points(const ttft_tpot_model *m, ttft_tpot__html_pts *const *line,
+                                       ttft_tpot__html_pts *steady, ttft_tpot__html_pts *warm,
+                                       ttft_tpot__html_pts *pre_steady, ttft_tpot__html_pts *pre_warm)
+{
+    size_t i, k = 0, kp = 0, most = m->head.samples;
+    unsigned p;
+    for (p = 0; p < m->phases; p++) { /* room ahead: the samples each phase's figures count (at most all) */
+        const ttft_tpot_phase_figures *f = &m->phase[p];
+        int dec = f->role == TTFT_TPOT_ROLE_DECODE, pre = f->role == TTFT_TPOT_ROLE_PREFILL;
+        ttft_tpot__html_pts *to = dec ? (line ? line[p] : steady) : pre ? pre_steady : NULL;
+        ttft_tpot__html_pts *tw = dec ? warm : pre ? pre_warm : NULL;
+        if (to)
+            to->want = to->want + f->steady.n < most ? to->want + (size_t)f->steady.n : most;
+        if (tw)
+            tw->want = tw->want + f->all.warmup_n < most ? tw->want + (size_t)f->all.warmup_n : most;
+    }
+    for (i = 0; i < m->head.samples; i++) {
+        const ttft_tpot_sample *s = &m->samples[i];
+        int role = m->phase[s->phase].role;
+        ttft_tpot__html_pts *to = s->warmup ? warm : line ? line[s->phase] : steady;
+        if (role == TTFT_TPOT_ROLE_DECODE) {
+            if (to && ttft_tpot__html_pts_add(to, (double)k, (double)s->dur_ns / 1e6) != 0)
+                return -1;
+            k++;
+        } else if (role == TTFT_TPOT_ROLE_PREFILL && pre_steady) {
+            if (ttft_tpot__html_pts_add(s->warmup ? pre_warm : pre_steady, (double)kp++, (double)s->dur_ns / 1e6) != 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* A side's prefill samples, gathered in the pass over its decode steps for the TTFT chart: steady in
+   p[0], warmup in p[1] (done: they were). */
+typedef struct ttft_tpot__html_prefills {
+    ttft_tpot__html_pts p[2];
+    int done;
+} ttft_tpot__html_prefills;
+
+/* Where each run begins (after the axis's first point) on a role's axis (its samples' call order): up to max marks,
+   labelled "run 2", "run 3", ...; returns how many. */
+static int ttft_tpot__html_run_marks(const ttft_tpot_model *m, int role, ttft_tpot__svg_mark *mk, char (*label)[16],
+                                     int max)
+{
+    size_t first = 0, end, i, k = 0;
+    unsigned r = 0;
+    int n = 0, more = ttft_tpot_run_at(m->collector, 0, &first, &end) == TTFT_TPOT_OK; /* run r: first */
+    for (i = 0; more && i < m->head.samples && n < max; i++) { /* the samples up to the last run's start */
+        for (; n < max && more && first <= i;
+             more = ttft_tpot_run_at(m->collector, ++r, &first, &end) == TTFT_TPOT_OK) {
+            if (k == 0) /* the axis begins with it */
+                continue;
+            snprintf(label[n], sizeof label[n], "run %u", r + 1);
+            mk[n].label = label[n];
+            mk[n++].x = (double)k - 0.5; /* between the last step of one run and the first of the next */
+        }
+        k += m->phase[m->samples[i].phase].role == role;
+    }
+    return n;
+}
+
+/* TTFT by request in submit order (warmup requests apart), or by prefill call without requests (those
+   of pf where they were gathered: moved from it). */
+static int ttft_tpot__html_ttft_points(const ttft_tpot_model *m, ttft_tpot__html_prefills *pf,
+                                       ttft_tpot__html_pts *steady, ttft_tpot__html_pts *warm)
+{
+    ttft_tpot_request q;
+    unsigned r;
+    if (m->requests.seen == 0 && pf->done) {
+        *steady = pf->p[0];
+        *warm = pf->p[1];
+        memset(pf->p, 0, sizeof pf->p);
+        return 0;
+    }
+    if (m->requests.seen == 0)
+        return ttft_tpot__html_role_points(m, NULL, NULL, NULL, steady, warm);
+    for (r = 0; ttft_tpot_request_at(m->collector, r, &q) == TTFT_TPOT_OK; r++)
+        if (q.token_events && !q.truncated &&
+            ttft_tpot__html_pts_add(q.warmup ? warm : steady, (double)r, (double)(q.first_ns - q.submit_ns) / 1e6) != 0)
+            return -1;
+    return 0;
+}
+
+/* The CDF of a set of the library's (TTFT_TPOT_SET_*) in ms through at most TTFT_TPOT__HTML_CDF_POINTS of its values,
+   and *values: how many it has. */
+static int ttft_tpot__html_cdf_of(const ttft_tpot_model *m, int set, ttft_tpot__html_pts *out, size_t *values)
+{
+    uint64_t x[TTFT_TPOT__HTML_CDF_POINTS + 1];
+    double y[TTFT_TPOT__HTML_CDF_POINTS + 1];
+    size_t n, i;
+    if (ttft_tpot_cdf(m->collector, set, TTFT_TPOT__HTML_CDF_POINTS, x, y, &n, values) != TTFT_TPOT_OK)
+        return -1;
+    for (i = 0; i < n; i++)
+        if (ttft_tpot__html_pts_add(out, (double)x[i] / 1e6, y[i]) != 0)
+            return -1;
+    return 0;
+}
+
+/* -- Reports: the sections --------------------------------------------------------------------- */
+
+static void ttft_tpot__html_row(FILE *out, const char *what, const char *value, const char *note)
+{
+    fputs("<tr><th>", out);
+    ttft_tpot__html_text(out, what);
+    fputs("</th><td>", out);
+    ttft_tpot__html_text(out, value);
+    fputs("</td><td class=\"note\">", out);
+    ttft_tpot__html_text(out, note);
+    fputs("</td></tr>\n", out);
+}
+
+/* The chosen percentiles (config.percentiles) of a statistics object, "2.74 ms / 4.02 ms", and their
+   names, "p50 / p99.9". */
+static void ttft_tpot__html_picks(char *buf, size_t len, char *names, size_t names_len, const ttft_tpot_stats *st)
+{
+    char a[32], b[16];
+    unsigned k;
+    buf[0] = names[0] = '\0';
+    for (k = 0; k < st->pick_n; k++) {
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", k ? " / " : "",
+                 ttft_tpot__svg_dur(a, sizeof a, (double)st->pick_ns[k]));
+        snprintf(names + strlen(names), names_len - strlen(names), "%s%s", k ? " / " : "",
+                 ttft_tpot_percentile_name(b, sizeof b, st->pick_pm[k]));
+    }
+}
+
+/* "p50 [lo, hi] / p90 / p99" of a statistics object. */
+static const char *ttft_tpot__html_pcts(char *buf, size_t len, const ttft_tpot_stats *st)
+{
+    char a[32], b[32], d[32], lo[32], hi[32], ci[80] = "";
+    if (st->has_ci[0])
+        snprintf(ci, sizeof ci, " [%s, %s]", ttft_tpot__svg_dur(lo, sizeof lo, (double)st->ci_ns[0][0]),
+                 ttft_tpot__svg_dur(hi, sizeof hi, (double)st->ci_ns[0][1]));
+    snprintf(buf, len, "%s%s / %s / %s", ttft_tpot__svg_dur(a, sizeof a, st->p50_ns), ci,
+             ttft_tpot__svg_dur(b, sizeof b, st->p90_ns), ttft_tpot__svg_dur(d, sizeof d, st->p99_ns));
+    return buf;
+}
+
+static void ttft_tpot__html_headline_requests(FILE *out, const ttft_tpot_model *m)
+{
+    const ttft_tpot_requests *q = &m->requests;
+    char v[256], n[256], what[64], names[10 * TTFT_TPOT_MAX_PERCENTILES];
+    int k;
+    if (q->n == 0)
+        return;
+    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++) { /* every request metric, in the table's order */
+        const ttft_tpot_stats *st = &q->metric[k];
+        if (!st->n)
+            continue;
+        snprintf(what, sizeof what, "Request %s", ttft_tpot__html_metric_names[k].label);
+        if (st->pick_n) { /* the chosen percentiles, as the text shows them */
+            ttft_tpot__html_picks(v, sizeof v, names, sizeof names, st);
+            snprintf(n, sizeof n, "%s: %s, n=%llu", ttft_tpot__html_metric_names[k].words, names,
+                     (unsigned long long)st->n);
+            ttft_tpot__html_row(out, what, v, n);
+            continue;
+        }
+        snprintf(n, sizeof n, "%s: p50 [95%% CI] / p90 / p99, n=%llu", ttft_tpot__html_metric_names[k].words,
+                 (unsigned long long)st->n);
+        ttft_tpot__html_row(out, what, ttft_tpot__html_pcts(v, sizeof v, st), n);
+    }
+    if (q->has_window) {
+        snprintf(v, sizeof v, "%.2f req/s, %.1f tok/s", q->request_rps, q->output_tok_s);
+        ttft_tpot__html_row(out, "Serving throughput", v, "measured requests over their window");
+    }
+    if (q->has_max_tok_s) {
+        snprintf(v, sizeof v, "%.1f tok/s, %llu requests", q->max_output_tok_s,
+                 (unsigned long long)q->max_concurrent_requests);
+        snprintf(n, sizeof n, "output tok/s of the busiest %s slice; the most requests in flight at once "
+                 "(from submit to last token)", ttft_tpot__svg_dur(what, sizeof what, (double)m->slice_ns));
+        ttft_tpot__html_row(out, "Peak", v, n);
+    }
+    if (q->has_goodput) {
+        snprintf(v, sizeof v, "%llu of %llu (%.1f%%)", (unsigned long long)q->good_n, (unsigned long long)q->n,
+                 100 * q->good_fraction);
+        ttft_tpot__html_row(out, "Goodput", v, "requests within every SLO");
+    }
+}
+
+/* The first TTFT's note: warmup only when it was slower (ttft_first_slower), as the text says it. */
+static const char *ttft_tpot__html_first_note(const ttft_tpot_summary *s)
+{
+    if (!s->ttft_first_warmup)
+        return "not flagged warmup";
+    return s->ttft_first_slower < 0 ? "flagged warmup; no steady prefill to compare"
+           : s->ttft_first_slower   ? "incl. one-time warmup"
+                                    : "flagged warmup, yet no slower than steady";
+}
+
+/* Runs (ttft_tpot_run_begin): the mean, sd and CV of each run's TPOT p50 and output rate, the
+   values --compare takes for runs. */
+static void ttft_tpot__html_headline_runs(FILE *out, const ttft_tpot_model *m)
+{
+    static const int figure[2] = {TTFT_TPOT_RUN_TPOT, TTFT_TPOT_RUN_TOK_S};
+    char v[160], note[160], over[64] = "";
+    int k;
+    snprintf(over, sizeof over, ": over %g%%, compare runs, not one figure", 100 * TTFT_TPOT_RUN_CV_FLAG);
+    for (k = 0; k < 2; k++) {
+        const ttft_tpot_run_figure *f = &m->runs.fig[figure[k]];
+        double unit = k ? 1 : 1e6; /* TPOT in ms */
+        if (f->n < 2) /* one run has no spread */
+            continue;
+        snprintf(v, sizeof v, k ? "%.1f +- %.1f tok/s" : "%.4g +- %.2g ms", f->mean / unit, f->sd / unit);
+        if (f->has_cv) /* a CV of a mean of 0 is 0/0: n/a, as the text report says */
+            snprintf(note, sizeof note, "mean +- sd over %u runs, CV %.1f%%%s", f->n, 100 * f->cv,
+                     f->varies ? over : "");
+        else
+            snprintf(note, sizeof note, "mean +- sd over %u runs, CV n/a", f->n);
+        ttft_tpot__html_row(out, k ? "Runs: output throughput" : "Runs: TPOT p50", v, note);
+    }
+}
+
+static void ttft_tpot__html_headline_one(FILE *out, const ttft_tpot_model *m)
+{
+    const ttft_tpot_summary *s = &m->head;
+    char v[256], n[128];
+    fputs("<table>\n<tr><th>Metric</th><th>Value</th><th>Note</th></tr>\n", out);
+    /* a serving run leads with its requests; rows without a source are left out */
+    ttft_tpot__html_headline_requests(out, m);
+    if (s->has_ttft_first) {
+        ttft_tpot__html_row(out, "TTFT, first request", ttft_tpot__svg_dur(v, sizeof v, (double)s->ttft_first_ns),
+                            ttft_tpot__html_first_note(s));
+        snprintf(n, sizeof n, "p50 [95%% CI] / p90 / p99 of n=%llu steady prefills",
+                 (unsigned long long)s->ttft_steady.n);
+        ttft_tpot__html_row(out, "TTFT, steady",
+                            s->ttft_steady.n ? ttft_tpot__html_pcts(v, sizeof v, &s->ttft_steady) : "n/a", n);
+    }
+    snprintf(v, sizeof v, "%.1f tok/s", s->prefill_tok_s);
+    if (s->ttft_steady.n)
+        ttft_tpot__html_row(out, "Prefill rate", s->has_prefill_tok_s ? v : "n/a",
+                            "prompt tokens / steady prefill time");
+    snprintf(n, sizeof n, "p50 [95%% CI] / p90 / p99 of n=%llu steady steps, %llu warmup excluded",
+             (unsigned long long)s->tpot.n, (unsigned long long)s->tpot_excluded);
+    if (s->tpot.n || s->tpot_excluded) {
+        ttft_tpot__html_row(out, "TPOT", s->tpot.n ? ttft_tpot__html_pcts(v, sizeof v, &s->tpot) : "n/a", n);
+        snprintf(v, sizeof v, "%.1f tok/s", s->output_tok_s);
+        ttft_tpot__html_row(out, "Output throughput", s->has_output_tok_s ? v : "n/a", "decode-only, steady");
+    }
+    snprintf(v, sizeof v, "%.2f tok/s", s->e2e_tok_s);
+    if (s->e2e.n)
+        ttft_tpot__html_row(out, "e2e", s->has_e2e_tok_s ? v : "n/a",
+                            "incl. prefill and warmup: not a serving throughput");
+    ttft_tpot__html_headline_runs(out, m);
+    snprintf(v, sizeof v, "%llu dropped, %llu rejected, %llu phases in histograms",
+             (unsigned long long)m->losses.dropped, (unsigned long long)m->losses.rejected,
+             (unsigned long long)m->losses.outgrown);
+    ttft_tpot__html_row(out, "Losses", v, "as the text report details");
+    fputs("</table>\n", out);
+}
+
+#define TTFT_TPOT__HTML_LINES 6 /* a chart's series: one colour each */
+
+/* A chart over counted x (steps, requests), its other fields 0. */
+static ttft_tpot__svg_chart ttft_tpot__html_chart_on_steps(const char *title, const char *xlabel, const char *ylabel)
+{
+    ttft_tpot__svg_chart ch;
+    memset(&ch, 0, sizeof ch);
+    ch.title = title;
+    ch.xlabel = xlabel;
+    ch.ylabel = ylabel;
+    ch.xint = 1;
+    return ch;
+}
+
+/* A chart's series as they are gathered: their points, names and how each is drawn. */
+typedef struct ttft_tpot__html_lines {
+    ttft_tpot__html_pts p[TTFT_TPOT__HTML_LINES];
+    ttft_tpot__svg_series s[TTFT_TPOT__HTML_LINES];
+    char name[TTFT_TPOT__HTML_LINES][96];
+    int n;
+} ttft_tpot__html_lines;
+
+/* Series k of l (its points gathered in l->p[k]) named and drawn so; one without points is dropped. */
+static void ttft_tpot__html_line_set(ttft_tpot__html_lines *l, int k, const char *name, const char *color, int kind,
+                                     int hollow)
+{
+    snprintf(l->name[k], sizeof l->name[k], "%s", name);
+    l->s[k].name = l->name[k];
+    l->s[k].color = color;
+    l->s[k].kind = kind;
+    l->s[k].hollow = hollow;
+}
+
+/* The series with points, in order, into s; returns how many; *total: their points. */
+static int ttft_tpot__html_lines_drawn(ttft_tpot__html_lines *l, ttft_tpot__svg_series *s, size_t *total)
+{
+    int k, j = 0;
+    *total = 0;
+    for (k = 0; k < l->n; k++) {
+        if (!l->p[k].n)
+            continue;
+        s[j] = l->s[k];
+        s[j].x = l->p[k].x;
+        s[j].y = l->p[k].y;
+        s[j].n = l->p[k].n;
+        *total += s[j++].n;
+    }
+    return j;
+}
+
+static void ttft_tpot__html_lines_free(ttft_tpot__html_lines *l)
+{
+    int k;
+    for (k = 0; k < TTFT_TPOT__HTML_LINES; k++)
+        ttft_tpot__html_pts_free(&l->p[k]);
+}
+
+/* A chart with one value between its series: the value alone, not an empty frame with one dot. */
+static void ttft_tpot__html_single_value(FILE *out, const char *title, const char *value, const char *what)
+{
+    fputs("<figure><figcaption>", out);
+    ttft_tpot__html_text(out, title);
+    fputs("</figcaption>\n<p class=\"single\">One value: <b>", out);
+    ttft_tpot__html_text(out, value);
+    fputs("</b> ", out);
+    ttft_tpot__html_text(out, what);
+    fputs("</p></figure>\n", out);
+}
+
+/* Each series' largest y (0 at least) and smallest positive y (DBL_MAX: none), in one pass a series:
+   what ttft_tpot__html_max_y and ttft_tpot__svg_wants_log would each find in a pass of their own. */
+static void ttft_tpot__html_y_extents(const ttft_tpot__svg_series *s, int ns, double *top, double *low)
+{
+    size_t i;
+    int k;
+    for (k = 0; k < ns; k++) {
+        double mx = 0, lo = DBL_MAX;
+        for (i = 0; i < s[k].n; i++) {
+            double v = s[k].y[i];
+            mx = v > mx ? v : mx;
+            lo = v > 0 && v < lo ? v : lo;
+        }
+        top[k] = mx;
+        low[k] = lo;
+    }
+}
+
+/* The largest of top[] of the series whose hollow is h. */
+static double ttft_tpot__html_max_y(const ttft_tpot__svg_series *s, int ns, const double *top, int h)
+{
+    double mx = 0;
+    int k;
+    for (k = 0; k < ns; k++)
+        mx = s[k].hollow == h && top[k] > mx ? top[k] : mx;
+    return mx;
+}
+
+/* Values in ms divided by scale, in place. */
+static void ttft_tpot__html_scale_by(ttft_tpot__svg_series *s, int ns, double scale, int on_x)
+{
+    size_t i;
+    int k;
+    for (k = 0; k < ns && scale != 1; k++)
+        for (i = 0; i < s[k].n; i++)
+            ((double *)(on_x ? s[k].x : s[k].y))[i] /= scale;
+}
+
+/* A per-sample chart of steady series and warmup rings: warmup values over twice the steady maximum
+   are drawn off the scale (triangles on the top edge, with their values), the scale is log when the
+   values shown spread over 20x, time in s from 2000 ms up; one value alone is written as such. */
+static void ttft_tpot__html_sample_chart(FILE *out, ttft_tpot__svg_chart *ch, ttft_tpot__svg_series *s, int ns,
+                                         size_t total, const char *ylabel)
+{
+    char yl[128], v[32], note[800];
+    double top[TTFT_TPOT__HTML_LINES], low[TTFT_TPOT__HTML_LINES], steady, warm, scale, lo = DBL_MAX, hi = 0;
+    int clip, k;
+    ttft_tpot__html_y_extents(s, ns, top, low);
+    steady = ttft_tpot__html_max_y(s, ns, top, 0);
+    warm = ttft_tpot__html_max_y(s, ns, top, 1);
+    clip = steady > 0 && warm > 2 * steady;
+    if (total == 1) {
+        for (k = 0; !s[k].n; k++)
+            ;
+        ttft_tpot__html_single_value(out, ch->title, ttft_tpot__svg_dur(v, sizeof v, s[k].y[0] * 1e6),
+                                     s[k].hollow ? "(warmup)" : "");
+        return;
+    }
+    ch->yunit = ttft_tpot__svg_ms_unit(clip ? steady : steady > warm ? steady : warm, &scale);
+    ttft_tpot__html_scale_by(s, ns, scale, 0);
+    ch->yclip = clip ? steady / scale * 1.1 : 0;
+    if (clip) {
+        snprintf(note, sizeof note,
+                 "%s%sWarmup values above %s are off the scale, marked with triangles on the top "
+                 "edge.",
+                 ch->note ? ch->note : "", ch->note && *ch->note ? " " : "",
+                 ttft_tpot__svg_dur(v, sizeof v, steady * 1.1e6));
+        ch->note = note;
+    }
+    for (k = 0; k < ns; k++) /* the log choice on the values shown: the steady ones when clipped */
+        if (!clip || !s[k].hollow) {
+            lo = low[k] < lo ? low[k] : lo;
+            hi = top[k] > hi ? top[k] : hi;
+        }
+    if (scale != 1 && lo < DBL_MAX) /* as ttft_tpot__html_scale_by divided them: dividing keeps the order */
+        lo /= scale;
+    hi /= scale;
+    ch->logy = lo < DBL_MAX && hi > 20 * lo; /* ttft_tpot__svg_wants_log's test: a spread over 20x */
+    snprintf(yl, sizeof yl, "%s (%s)", ylabel, ch->yunit);
+    ch->ylabel = yl;
+    ttft_tpot__svg_plot(out, ch, s, ns);
+}
+
+/* The decode phases' steady steps, a line each (batch sizes, say): with more than TTFT_TPOT__HTML_LINES - 1, the
+   first TTFT_TPOT__HTML_LINES - 2 by report order and the rest as one; the warmup steps as rings, last. All in one
+   pass over the samples, which gathers the prefills for the TTFT chart too (pf NULL: not). */
+static int ttft_tpot__html_decode_lines(const ttft_tpot_model *m, ttft_tpot__html_lines *l,
+                                        ttft_tpot__html_prefills *pf)
+{
+    /* each phase's line (NULL: none) */
+    ttft_tpot__html_pts **line = (ttft_tpot__html_pts **)calloc(m->phases + 1, sizeof(ttft_tpot__html_pts *));
+    unsigned *dp = (unsigned *)calloc(m->phases + 1, sizeof *dp), q, nd = 0, i, own;
+    int rc = line && dp ? 0 : -1, warm;
+    for (q = 0; rc == 0 && q < m->phases; q++)
+        if (m->phase[m->order[q]].role == TTFT_TPOT_ROLE_DECODE && m->phase[m->order[q]].steady.n)
+            dp[nd++] = m->order[q];
+    own = nd <= TTFT_TPOT__HTML_LINES - 1 ? nd : TTFT_TPOT__HTML_LINES - 2;
+    warm = (int)own + (own < nd); /* the warmup rings come last in the legend */
+    ttft_tpot__html_line_set(l, warm, "warmup", ttft_tpot__svg_colors[0], TTFT_TPOT__SVG_DOTS, 1);
+    l->n = warm + 1;
+    for (i = 0; rc == 0 && i <= own && i < nd; i++) { /* a phase a line; past own, the rest as one */
+        for (q = i; q < (i < own ? i + 1 : nd); q++)
+            line[dp[q]] = &l->p[i];
+        ttft_tpot__html_line_set(l, (int)i,
+                                 i == own ? "other decode phases"
+                                 : nd > 1 ? m->phase[dp[i]].name
+                                          : "steady",
+                                 ttft_tpot__svg_colors[i], TTFT_TPOT__SVG_LINE, 0);
+    }
+    if (rc == 0) /* without a decode phase: the warmup steps only */
+        rc = ttft_tpot__html_role_points(m, line, NULL, &l->p[warm], pf ? &pf->p[0] : NULL, pf ? &pf->p[1] : NULL);
+    if (rc == 0 && pf)
+        pf->done = 1;
+    free(line);
+    free(dp);
+    return rc;
+}
+
+/* Charts of per-sample series, each side steady (line or dots) and warmup (rings) apart (one report's
+   decode phases a line each); a note where a chart of stored samples shows fewer than the figures
+   count; run boundaries on a step axis. */
+static int ttft_tpot__html_series_chart(FILE *out, const ttft_tpot_model *const *m, int n, int ttft,
+                                        const ttft_tpot__svg_chart *chart, ttft_tpot__html_prefills *pf)
+{
+    ttft_tpot__html_lines l;
+    ttft_tpot__svg_series s[TTFT_TPOT__HTML_LINES];
+    ttft_tpot__svg_mark mk[8];
+    ttft_tpot__svg_chart ch = *chart;
+    char note[640] = "", name[64], runs[8][16];
+    size_t total;
+    int k, j, rc = 0;
+    memset(&l, 0, sizeof l);
+    if (!ttft && n == 1) /* the prefills too, when the TTFT chart shows them */
+        rc = ttft_tpot__html_decode_lines(m[0], &l, m[0]->requests.seen == 0 ? &pf[0] : NULL);
+    for (k = 0; k < n && rc == 0 && (ttft || n > 1); k++) {
+        const ttft_tpot_summary *h = &m[k]->head;
+        ttft_tpot__html_pts *st = &l.p[2 * (size_t)k], *wu = st + 1; /* the side's steady and warmup points */
+        int pre = m[k]->requests.seen == 0;
+        rc = ttft ? ttft_tpot__html_ttft_points(m[k], &pf[k], st, wu)
+                  : ttft_tpot__html_role_points(m[k], NULL, st, wu, pre ? &pf[k].p[0] : NULL, pre ? &pf[k].p[1] : NULL);
+        pf[k].done |= !ttft && rc == 0 && pre;
+        for (j = 0; j < 2; j++) {
+            snprintf(name, sizeof name, "%s%s%s", n > 1 ? ttft_tpot__html_side_names[k] : "", n > 1 ? ": " : "",
+                     j ? "warmup" : "steady");
+            ttft_tpot__html_line_set(&l, 2 * k + j, name, ttft_tpot__svg_colors[k],
+                                     j || ttft ? TTFT_TPOT__SVG_DOTS : TTFT_TPOT__SVG_LINE, j);
+        }
+        l.n = 2 * k + 2;
+        if (!ttft) /* TTFT by request reads the requests: they are all kept */
+            ttft_tpot__html_stored_note(note, sizeof note, n, k, st->n + wu->n, h->tpot.n + h->tpot_excluded,
+                        "decode steps");
+        else if (m[k]->requests.seen == 0)
+            ttft_tpot__html_stored_note(note, sizeof note, n, k, st->n + wu->n,
+                        h->ttft_steady.n + h->ttft_steady.warmup_n, "prefills");
+    }
+    j = ttft_tpot__html_lines_drawn(&l, s, &total);
+    if (!ttft && n == 1) /* every point drawn is a stored decode step */
+        ttft_tpot__html_stored_note(note, sizeof note, 1, 0, total, m[0]->head.tpot.n + m[0]->head.tpot_excluded,
+                                    "decode steps");
+    ch.note = note;
+    if (n == 1 && (!ttft || m[0]->requests.seen == 0)) { /* a step axis */
+        ch.marks = mk;
+        ch.n_marks =
+            ttft_tpot__html_run_marks(m[0], ttft ? TTFT_TPOT_ROLE_PREFILL : TTFT_TPOT_ROLE_DECODE, mk, runs, 8);
+    }
+    if (rc == 0 && j)
+        ttft_tpot__html_sample_chart(out, &ch, s, j, total, ch.ylabel);
+    else if (rc == 0)
+        fputs("<p class=\"note\">No sample of this kind.</p>\n", out);
+    ttft_tpot__html_lines_free(&l);
+    return rc;
+}
+
+/* The CDF of a set (TTFT_TPOT_SET_*) on each side; stored: the figures' count of a set of stored
+   samples (0 for a request metric, whose values are all kept). */
+static int ttft_tpot__html_cdf_chart(FILE *out, const ttft_tpot_model *const *m, int n, int set, const char *title)
+{
+    ttft_tpot__html_pts p[2];
+    ttft_tpot__svg_series s[2];
+    ttft_tpot__svg_chart ch;
+    ttft_tpot__svg_mark slo;
+    char note[640] = "", label[48], v[32], xl[48];
+    size_t values, all = 0;
+    double mx = 0, scale = 1,
+           slo_ms =
+               set == TTFT_TPOT_METRIC_TTFT || set == TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_PREFILL  ? m[0]->slo.ttft_ms
+               : set == TTFT_TPOT_METRIC_TPOT || set == TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE ? m[0]->slo.tpot_ms
+               : set == TTFT_TPOT_METRIC_E2E                                                       ? m[0]->slo.e2e_ms
+                                                                                                   : 0;
+    int k, j = 0, rc = 0;
+    memset(p, 0, sizeof p);
+    memset(&ch, 0, sizeof ch);
+    for (k = 0; k < n && rc == 0; k++) {
+        int tpot = set == TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE;
+        rc = ttft_tpot__html_cdf_of(m[k], set, &p[k], &values);
+        if (rc == 0 && set >= TTFT_TPOT_SET_ROLE) /* stored samples */
+            ttft_tpot__html_stored_note(note, sizeof note, n, k, values,
+                                        tpot ? m[k]->head.tpot.n : m[k]->head.ttft_steady.n,
+                                        tpot ? "steady decode steps" : "steady prefills");
+        all += values;
+        mx = p[k].n && p[k].x[p[k].n - 1] > mx ? p[k].x[p[k].n - 1] : mx;
+    }
+    if (rc == 0 && all == 1) { /* one value: no distribution to draw */
+        ttft_tpot__html_single_value(out, title, ttft_tpot__svg_dur(v, sizeof v, mx * 1e6),
+                                     n > 1 ? (p[0].n ? "(base)" : "(new)") : "");
+        ttft_tpot__html_pts_free(&p[0]);
+        ttft_tpot__html_pts_free(&p[1]);
+        return 0;
+    }
+    for (k = 0; k < n && rc == 0; k++) {
+        if (!p[k].n)
+            continue;
+        s[j].name = n > 1 ? ttft_tpot__html_side_names[k] : "all";
+        s[j].color = ttft_tpot__svg_colors[k];
+        s[j].x = p[k].x;
+        s[j].y = p[k].y;
+        s[j].n = p[k].n;
+        s[j].kind = TTFT_TPOT__SVG_STEP;
+        s[j++].hollow = 0;
+    }
+    ch.title = title;
+    ch.note = note;
+    ch.ylabel = "fraction at or below";
+    ch.logx = ttft_tpot__svg_wants_logx(s, j); /* a long tail: decades, ticks as durations */
+    /* the data's: an SLO far out is marked at the edge */
+    ch.xunit = ch.logx ? "ms" : ttft_tpot__svg_ms_unit(mx, &scale);
+    if (!ch.logx)
+        ttft_tpot__html_scale_by(s, j, scale, 1);
+    snprintf(xl, sizeof xl, ch.logx ? "latency" : "latency (%s)", ch.xunit);
+    ch.xlabel = xl;
+    if (slo_ms > 0) { /* the SLO goodput counts against, where the run has one */
+        snprintf(label, sizeof label, slo_ms >= 1000 ? "SLO %g s" : "SLO %g ms",
+                 slo_ms >= 1000 ? slo_ms / 1000 : slo_ms);
+        slo.x = ch.logx ? slo_ms : slo_ms / scale;
+        slo.label = label;
+        ch.marks = &slo;
+        ch.n_marks = 1;
+    }
+    if (rc == 0 && j)
+        ttft_tpot__svg_plot(out, &ch, s, j);
+    for (k = 0; k < 2; k++)
+        ttft_tpot__html_pts_free(&p[k]);
+    return rc;
+}
+
+/* A CDF a request metric (TTFT_TPOT_METRICS), titled by its name; without requests, the steady samples
+   of the API spans. */
+static int ttft_tpot__html_cdf_charts(FILE *out, const ttft_tpot_model *const *m, int n)
+{
+    char title[96];
+    int k, rc = 0;
+    if (m[0]->requests.seen == 0)
+        return ttft_tpot__html_cdf_chart(out, m, n, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_PREFILL,
+                                         "Steady TTFT (prefill samples): CDF") ||
+               ttft_tpot__html_cdf_chart(out, m, n, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE,
+                                         "Steady TPOT (decode steps): CDF");
+    for (k = 0; k < TTFT_TPOT_METRIC_COUNT && rc == 0; k++) {
+        snprintf(title, sizeof title, "%s: CDF", ttft_tpot__html_metric_names[k].words);
+        title[0] = (char)(title[0] >= 'a' && title[0] <= 'z' ? title[0] - 'a' + 'A' : title[0]);
+        rc = ttft_tpot__html_cdf_chart(out, m, n, k, title);
+    }
+    return rc;
+}
+
+/* One side's points of a slice chart (ttft_tpot__html_slice_chart's what), each at its slice's middle: its value is
+   the whole slice's. The requests in flight are the most at once in it (peak_in_flight), as the
+   headline's peak counts them, not every request in flight during some of it (in_flight: a second of
+   5 ms requests one after another counts 11 where 2 at most ran at once). */
+static int ttft_tpot__html_slice_points(const ttft_tpot_model *m, int what, ttft_tpot__html_pts *p)
+{
+    size_t i;
+    int rc = 0;
+    for (i = 0; i < m->n_slices && rc == 0; i++) {
+        const ttft_tpot_slice *sl = &m->slices[i];
+        double y = what == 0 ? sl->output_tok_s : what == 1 ? (double)sl->peak_in_flight : sl->ttft_p50_ns / 1e6;
+        if (what < 2 || sl->has_ttft)
+            rc = ttft_tpot__html_pts_add(p, ((double)sl->start_ns + (double)m->slice_ns / 2) / 1e9, y);
+    }
+    return rc;
+}
+
+/* A chart of the slices (ttft_tpot_slice) of each side: what 0 output tok/s, 1 the most requests in
+   flight at once, 2 the TTFT p50 of the requests submitted in the slice (where some were). */
+static int ttft_tpot__html_slice_chart(FILE *out, const ttft_tpot_model *const *m, int n, int what,
+                                       ttft_tpot__svg_chart *ch)
+{
+    ttft_tpot__html_lines l;
+    ttft_tpot__svg_series s[2];
+    size_t total;
+    int k, j, rc = 0;
+    memset(&l, 0, sizeof l);
+    for (k = 0; k < n && rc == 0; k++) {
+        rc = ttft_tpot__html_slice_points(m[k], what, &l.p[k]);
+        ttft_tpot__html_line_set(&l, k, n > 1 ? ttft_tpot__html_side_names[k] : "all", ttft_tpot__svg_colors[k],
+                                 what == 2 ? TTFT_TPOT__SVG_DOTS : TTFT_TPOT__SVG_LINE, 0);
+    }
+    l.n = n;
+    j = ttft_tpot__html_lines_drawn(&l, s, &total);
+    if (rc == 0 && j && what == 2)
+        ttft_tpot__html_sample_chart(out, ch, s, j, total, "TTFT p50");
+    else if (rc == 0 && j)
+        ttft_tpot__svg_plot(out, ch, s, j);
+    ttft_tpot__html_lines_free(&l);
+    return rc;
+}
+
+/* Results over time (the model's slices): output throughput, requests in flight and TTFT, by slice of
+   the serving run; none with fewer than two slices. */
+static int ttft_tpot__html_over_time(FILE *out, const ttft_tpot_model *const *m, int n)
+{
+    char width[32], t[3][160];
+    ttft_tpot__svg_chart ch[3];
+    int k, rc = 0;
+    if (m[0]->n_slices < 2 && (n < 2 || m[1]->n_slices < 2))
+        return 0;
+    ttft_tpot__svg_dur(width, sizeof width, (double)m[0]->slice_ns);
+    snprintf(t[0], sizeof t[0], "Output throughput over time (tokens delivered in each %s slice)", width);
+    snprintf(t[1], sizeof t[1], "Requests in flight over time (the most at once in each %s slice, from submit to "
+             "last token; their highest is the headline's peak)", width);
+    snprintf(t[2], sizeof t[2], "TTFT over time (p50 of the requests submitted in each %s slice)", width);
+    memset(ch, 0, sizeof ch);
+    for (k = 0; k < 3; k++) { /* the whole run on x, both sides' */
+        ch[k].title = t[k];
+        ch[k].xlabel = "time since the first submit (s)";
+        ch[k].x_to = (double)m[0]->n_slices * (double)m[0]->slice_ns / 1e9;
+        if (n > 1 && (double)m[1]->n_slices * (double)m[1]->slice_ns / 1e9 > ch[k].x_to)
+            ch[k].x_to = (double)m[1]->n_slices * (double)m[1]->slice_ns / 1e9;
+    }
+    ch[0].ylabel = "output tok/s";
+    ch[1].ylabel = "requests in flight at once";
+    ch[1].yint = 1;
+    fputs("<h2>Over time</h2>\n", out);
+    for (k = 0; k < 3 && rc == 0; k++)
+        rc = ttft_tpot__html_slice_chart(out, m, n, k, &ch[k]);
+    return rc;
+}
+
+/* Each kernel phase's share of steady decode time (the model's), a bar a side: the base's kernels,
+   found by name on the other side. */
+static int ttft_tpot__html_share_chart(FILE *out, const ttft_tpot_model *const *m, int n)
+{
+    unsigned np = m[0]->phases, p, j = 0;
+    const char **labels = (const char **)calloc(np + 1, sizeof *labels);
+    double *shown[2] = {NULL, NULL}, *per_step[2] = {NULL, NULL};
+    int k, rc = labels ? 0 : -1;
+    for (k = 0; k < n && rc == 0; k++)
+        rc = (shown[k] = (double *)calloc(np + 1, sizeof **shown)) &&
+                     (per_step[k] = (double *)calloc(np + 1, sizeof **per_step))
+                 ? 0
+                 : -1;
+    for (p = 0; p < np && rc == 0; p++) {
+        if (m[0]->phase[p].role != TTFT_TPOT_ROLE_KERNEL || m[0]->phase[p].decode_share <= 0)
+            continue;
+        labels[j] = m[0]->phase[p].name;
+        for (k = 0; k < n; k++) { /* exclusive: nested kernel spans counted once, so the bars add up */
+            int q = k ? ttft_tpot_find_phase(m[k]->collector, labels[j]) : (int)p;
+            shown[k][j] = q >= 0 ? m[k]->phase[q].decode_share_self : -1; /* -1: absent on that side */
+            /* beside the share, the time it stands for: a share can hold while the step slows 5x */
+            per_step[k][j] = q >= 0 && m[k]->head.tpot.n ? shown[k][j] * m[k]->head.tpot.mean_ns : -1;
+        }
+        j++;
+    }
+    if (rc == 0 && j)
+        ttft_tpot__svg_bars(out,
+                            "Each kernel's share of steady decode time, exclusive (self) time, and that time per mean "
+                            "step (the rest: outside kernel spans)",
+                            labels, j, (const double *const *)shown, (const double *const *)per_step,
+                            ttft_tpot__html_side_names, n);
+    else if (rc == 0)
+        fputs("<p class=\"note\">No kernel span inside a steady decode step.</p>\n", out);
+    for (k = 0; k < 2; k++) {
+        free(shown[k]);
+        free(per_step[k]);
+    }
+    free((void *)labels);
+    return rc;
+}
+
+/* The text report, escaped, for everything the charts leave out. */
+/* Host against device, per steady decode step that has device time: the step's wall time and its
+   device time (its own interval, or its kernels'), on each side. None without device data. */
+static int ttft_tpot__html_device_chart(FILE *out, const ttft_tpot_model *const *m, int n)
+{
+    ttft_tpot__svg_chart ch = ttft_tpot__html_chart_on_steps("Decode steps: wall time (host) against device time",
+                                  "steady decode step with device time", "time (ms)");
+    ttft_tpot__html_pts p[4];
+    ttft_tpot__svg_series s[4];
+    char label[4][64];
+    int k, j = 0, rc = 0;
+    size_t i;
+    memset(p, 0, sizeof p);
+    memset(s, 0, sizeof s);
+    for (k = 0; k < n && rc == 0; k++) {
+        const uint64_t *dev = m[k]->device.step_ns;
+        size_t at = 0;
+        for (i = 0; dev && i < m[k]->head.samples && rc == 0; i++) {
+            const ttft_tpot_sample *x = &m[k]->samples[i];
+            if (m[k]->phase[x->phase].role != TTFT_TPOT_ROLE_DECODE || x->warmup || dev[i] == UINT64_MAX)
+                continue;
+            rc = ttft_tpot__html_pts_add(&p[2 * (size_t)k], (double)at, (double)x->dur_ns / 1e6) ||
+                 ttft_tpot__html_pts_add(&p[2 * (size_t)k + 1], (double)at, (double)dev[i] / 1e6);
+            at++;
+        }
+    }
+    for (k = 0; k < 2 * n && rc == 0; k++) {
+        if (!p[k].n)
+            continue;
+        snprintf(label[j], sizeof label[j], "%s%s%s", n > 1 ? ttft_tpot__html_side_names[k / 2] : "", n > 1 ? ": " : "",
+                 k % 2 ? "device" : "host (wall)");
+        s[j].name = label[j];
+        s[j].color = ttft_tpot__svg_colors[k % 2 + 2 * (k / 2)];
+        s[j].x = p[k].x;
+        s[j].y = p[k].y;
+        s[j].n = p[k].n;
+        s[j++].kind = TTFT_TPOT__SVG_LINE;
+    }
+    if (rc == 0 && j) {
+        fputs("<h2>Host and device</h2>\n", out);
+        ch.logy = ttft_tpot__svg_wants_log(s, j);
+        ttft_tpot__svg_plot(out, &ch, s, j);
+    }
+    for (k = 0; k < 4; k++)
+        ttft_tpot__html_pts_free(&p[k]);
+    return rc;
+}
+
+static int ttft_tpot__html_text_report(FILE *out, const ttft_tpot_model *m, const char *name)
+{
+    FILE *t = tmpfile();
+    int ch;
+    if (!t)
+        return -1;
+    if (ttft_tpot_model_report(m, t) != TTFT_TPOT_OK) {
+        fclose(t);
+        return -1;
+    }
+    rewind(t);
+    fputs("<details><summary>Text report: ", out);
+    ttft_tpot__html_text(out, name);
+    fputs("</summary><pre>", out);
+    while ((ch = fgetc(t)) != EOF) {
+        char one[2] = {(char)ch, '\0'};
+        ttft_tpot__html_text(out, one);
+    }
+    fputs("</pre></details>\n", out);
+    fclose(t);
+    return 0;
+}
+
+/* -- Reports: the document --------------------------------------------------------------------- */
+
+static const char style[] =
+    "body{font:15px/1.45 sans-serif;max-width:960px;margin:1.5em auto;padding:0 1em;color:#111;background:#fff}"
+    "h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}"
+    "table{border-collapse:collapse;margin:.5em 0}th,td{padding:3px 10px;border-bottom:1px solid #ddd;"
+    "text-align:left;vertical-align:top}td{font-variant-numeric:tabular-nums}"
+    ".note{color:#555;font-size:.9em;font-weight:normal}"
+    ".worse{color:#a00;font-weight:bold}.better{color:#070;font-weight:bold}.verdict{font-weight:bold}"
+    "figure{margin:.8em 0}figcaption{font-weight:bold;margin-bottom:.2em}svg{width:100%;height:auto}"
+    "svg text{font:11px sans-serif;fill:#222}.tick{font-size:11px}.axis{font-size:12px}.legend{font-size:12px}"
+    ".grid{stroke:#e3e3e3;stroke-width:1}.mark{stroke:#333;stroke-width:1.2;stroke-dasharray:5 3}"
+    ".marklabel{font-size:11px}.single{font-size:1.1em;margin:.3em 0 1em}.frame{fill:none;stroke:#888}"
+    "pre{font-size:12px;overflow-x:auto}"
+    "@media print{body{max-width:none;margin:0}figure,table{break-inside:avoid}details>pre{display:block}}";
+
+static void ttft_tpot__html_head(FILE *out, const char *const *names, int n)
+{
+    int k;
+    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                 "<meta name=\"viewport\" content=\"width=device-width\">\n<title>ttft_tpot %s</title>\n"
+                 "<style>%s</style></head>\n<body>\n<h1>ttft_tpot %s</h1>\n<p class=\"note\">",
+            n > 1 ? "comparison" : "report", style, n > 1 ? "comparison" : "report");
+    for (k = 0; k < n; k++) {
+        fputs(k ? "; new: " : n > 1 ? "base: " : "", out);
+        ttft_tpot__html_text(out, names[k]);
+    }
+    fprintf(out, " &middot; ttft_tpot %s &middot; definitions as in the text report and the README</p>\n",
+            TTFT_TPOT_VERSION);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *names, int n,
+                                        ttft_tpot_html_headline_fn two)
+{
+    ttft_tpot__svg_chart steps = ttft_tpot__html_chart_on_steps("Decode step time by step (warmup steps as rings)",
+                                                                "decode step (call order)", "step time");
+    ttft_tpot__svg_chart ttft = ttft_tpot__html_chart_on_steps(
+        "TTFT by request, in submit order (warmup requests as rings)", "request (submit order)", "TTFT");
+    ttft_tpot__html_prefills pf[2]; /* gathered with the decode steps, drawn by the TTFT chart */
+    int k, rc;
+    memset(pf, 0, sizeof pf);
+    ttft_tpot__html_head(out, names, n);
+    fputs("<h2>Headline</h2>\n", out);
+    rc = n > 1 ? (two ? two(out, m) : -1) : (ttft_tpot__html_headline_one(out, m[0]), 0);
+    if (m[0]->requests.seen == 0) {
+        ttft.title = "Prefill time by call: each one a request's TTFT (warmup as rings)";
+        ttft.xlabel = "prefill (call order)";
+    }
+    fputs("<h2>Warmup: decode steps and TTFT</h2>\n", out);
+    rc = rc ? rc : ttft_tpot__html_series_chart(out, m, n, 0, &steps, pf);
+    rc = rc ? rc : ttft_tpot__html_series_chart(out, m, n, 1, &ttft, pf);
+    for (k = 0; k < 2; k++) {
+        ttft_tpot__html_pts_free(&pf[k].p[0]);
+        ttft_tpot__html_pts_free(&pf[k].p[1]);
+    }
+    fputs("<h2>Latency distributions</h2>\n", out);
+    rc = rc ? rc : ttft_tpot__html_cdf_charts(out, m, n);
+    rc = rc ? rc : ttft_tpot__html_over_time(out, m, n);
+    fputs("<h2>Where steady decode time goes</h2>\n", out);
+    rc = rc ? rc : ttft_tpot__html_share_chart(out, m, n);
+    rc = rc ? rc : ttft_tpot__html_device_chart(out, m, n);
+    fputs("<h2>Text report</h2>\n", out);
+    for (k = 0; k < n && rc == 0; k++)
+        rc = ttft_tpot__html_text_report(out, m[k], names[k]);
+    fputs("</body></html>\n", out);
+    return rc == 0 && !ferror(out) ? 0 : -1;
+}
+
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* ---- Comparison ------------------------------------------------------------------------------ */
+
+/* The sample metrics: the first and the steady TTFT, TPOT, E2E (of e2e samples, when neither side has
+   requests), output throughput; then each request metric of the library's table (TTFT_TPOT_METRICS),
+   named by its column cmp; then a phase. */
+enum {
+    TTFT_TPOT__COMPARE_TTFT_FIRST,
+    TTFT_TPOT__COMPARE_TTFT_STEADY,
+    TTFT_TPOT__COMPARE_TPOT,
+    TTFT_TPOT__COMPARE_E2E,
+    TTFT_TPOT__COMPARE_OUTPUT,
+    TTFT_TPOT__COMPARE_REQUEST
+};
+
+/* -- Comparison: a trace's runs and their values ----------------------------------------------- */
+
+/* One trace: each unit's p50 (and p99) of each metric, in the row's unit (ms, or tok/s). Its units are
+   its runs, or the trace itself when it marked none; the first TTFT and the request metrics are the
+   trace's, held by unit 0. The phases' values are sparse, a value a (phase, unit) that has samples,
+   phase p's at [at[p], at[p + 1]): phases times runs can be large, their samples are not. */
+#define TTFT_TPOT__COMPARE_KEYS (TTFT_TPOT__COMPARE_REQUEST + TTFT_TPOT_METRIC_COUNT)
+typedef struct ttft_tpot__compare_trace_units {
+    const ttft_tpot_model *m;
+    unsigned n;
+    int runs; /* its units are marked runs */
+    double *p50, *p99; /* [n * TTFT_TPOT__COMPARE_KEYS] */
+    unsigned char *has, *has99;
+    size_t *at;          /* [phases + 1] */
+    double *ph50, *ph99; /* [at[phases]] */
+} ttft_tpot__compare_trace_units;
+
+static void ttft_tpot__compare_put(ttft_tpot__compare_trace_units *t, unsigned u, int key, int has, double p50,
+                                   int has99, double p99)
+{
+    size_t at = (size_t)u * TTFT_TPOT__COMPARE_KEYS + (size_t)key;
+    t->has[at] = (unsigned char)(has != 0);
+    t->p50[at] = p50;
+    t->has99[at] = (unsigned char)(has && has99);
+    t->p99[at] = p99;
+}
+
+/* A set's p50 and p99 in ms into unit u's key, when it has a value. */
+static void ttft_tpot__compare_put_stats(ttft_tpot__compare_trace_units *t, unsigned u, int key,
+                                         const ttft_tpot_stats *s)
+{
+    ttft_tpot__compare_put(t, u, key, s->n > 0, s->p50_ns / 1e6, 1, s->p99_ns / 1e6);
+}
+
+/* Percentile p of sorted ns[0, n), n > 0, in ms: the library's definition (numpy's "linear"). */
+static double ttft_tpot__compare_pct_ms(const uint64_t *ns, size_t n, double p)
+{
+    double h = (double)(n - 1) * p / 100, lo = (double)ns[(size_t)h];
+    size_t k = (size_t)h;
+    return (k + 1 < n ? lo + (h - (double)k) * ((double)ns[k + 1] - lo) : lo) / 1e6;
+}
+
+/* Run r's steady samples of each role (steady TTFT, TPOT; every e2e sample, as the headline's E2E) and
+   its output tok/s, a pass a role. x and tmp: scratch of the run's length. */
+static void ttft_tpot__compare_run_roles(ttft_tpot__compare_trace_units *t, unsigned r, uint64_t *x, uint64_t *tmp)
+{
+    static const int role_key[] = {TTFT_TPOT__COMPARE_TTFT_STEADY, TTFT_TPOT__COMPARE_TPOT, -1,
+                                   TTFT_TPOT__COMPARE_E2E}; /* by role */
+    const ttft_tpot_model *m = t->m;
+    size_t first = 0, end = 0, i, n;
+    int role;
+    (void)ttft_tpot_run_at(m->collector, r, &first, &end);
+    for (role = TTFT_TPOT_ROLE_PREFILL; role <= TTFT_TPOT_ROLE_E2E; role++) {
+        uint64_t tokens = 0;
+        double dur = 0;
+        if (role_key[role] < 0)
+            continue;
+        for (i = first, n = 0; i < end; i++) {
+            const ttft_tpot_sample *s = &m->samples[i];
+            if (m->phase[s->phase].role != role || (s->warmup && role != TTFT_TPOT_ROLE_E2E))
+                continue;
+            x[n++] = s->dur_ns;
+            tokens += s->tokens;
+            dur += (double)s->dur_ns;
+        }
+        if (role == TTFT_TPOT_ROLE_DECODE)
+            ttft_tpot__compare_put(t, r, TTFT_TPOT__COMPARE_OUTPUT, n > 0 && dur > 0, (double)tokens / (dur * 1e-9), 0,
+                                   0);
+        ttft_tpot_sort(x, n, tmp);
+        ttft_tpot__compare_put(t, r, role_key[role], n > 0, n ? ttft_tpot__compare_pct_ms(x, n, 50) : 0, 1,
+                               n ? ttft_tpot__compare_pct_ms(x, n, 99) : 0);
+    }
+}
+
+/* Each (phase, run)'s p50 and p99 of its steady samples, in one sort: a steady sample of a run becomes
+   its phase, run and index in 16, 16 and 32 bits (ttft_tpot__compare_units_of keeps within them), so that sorted, each
+   group lies together, phase by phase. key, x, tmp: scratch of the stored samples. */
+static int ttft_tpot__compare_run_phases(ttft_tpot__compare_trace_units *t, uint64_t *key, uint64_t *x, uint64_t *tmp)
+{
+    const ttft_tpot_model *m = t->m;
+    size_t n = 0, i, j, k, e = 0;
+    unsigned r, p;
+    for (r = 0; r < t->n; r++) {
+        size_t first = 0, end = 0;
+        (void)ttft_tpot_run_at(m->collector, r, &first, &end);
+        for (i = first; i < end; i++)
+            if (!m->samples[i].warmup)
+                key[n++] = (uint64_t)m->samples[i].phase << 48 | (uint64_t)r << 32 | (uint64_t)i;
+    }
+    ttft_tpot_sort(key, n, tmp);
+    t->ph50 = (double *)malloc((n + 1) * sizeof *t->ph50); /* a value a group at most */
+    t->ph99 = (double *)malloc((n + 1) * sizeof *t->ph99);
+    if (!t->ph50 || !t->ph99)
+        return TTFT_TPOT_ENOMEM;
+    for (p = 0, i = 0; p < m->phases; p++) {
+        t->at[p] = e;
+        for (; i < n && key[i] >> 48 == p; i = j, e++) { /* a group: one run of phase p */
+            for (j = i, k = 0; j < n && key[j] >> 32 == key[i] >> 32; j++)
+                x[k++] = m->samples[key[j] & 0xffffffffu].dur_ns;
+            ttft_tpot_sort(x, k, x + k);
+            t->ph50[e] = ttft_tpot__compare_pct_ms(x, k, 50);
+            t->ph99[e] = ttft_tpot__compare_pct_ms(x, k, 99);
+        }
+    }
+    t->at[m->phases] = e;
+    return TTFT_TPOT_OK;
+}
+
+/* The trace's own figures, as its report gives them, into unit 0: the first TTFT and the request
+   metrics always, the rest when it marked no runs. */
+static int ttft_tpot__compare_trace_figures(ttft_tpot__compare_trace_units *t)
+{
+    const ttft_tpot_model *m = t->m;
+    unsigned p;
+    size_t e = 0;
+    int k;
+    ttft_tpot__compare_put(t, 0, TTFT_TPOT__COMPARE_TTFT_FIRST, m->head.has_ttft_first,
+                           (double)m->head.ttft_first_ns / 1e6, 0, 0);
+    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
+        ttft_tpot__compare_put_stats(t, 0, TTFT_TPOT__COMPARE_REQUEST + k, &m->requests.metric[k]);
+    if (t->runs)
+        return TTFT_TPOT_OK;
+    ttft_tpot__compare_put_stats(t, 0, TTFT_TPOT__COMPARE_TTFT_STEADY, &m->head.ttft_steady);
+    ttft_tpot__compare_put_stats(t, 0, TTFT_TPOT__COMPARE_TPOT, &m->head.tpot);
+    ttft_tpot__compare_put_stats(t, 0, TTFT_TPOT__COMPARE_E2E, &m->head.e2e);
+    ttft_tpot__compare_put(t, 0, TTFT_TPOT__COMPARE_OUTPUT, m->head.has_output_tok_s, m->head.output_tok_s, 0, 0);
+    t->ph50 = (double *)malloc((m->phases + 1) * sizeof *t->ph50);
+    t->ph99 = (double *)malloc((m->phases + 1) * sizeof *t->ph99);
+    if (!t->ph50 || !t->ph99)
+        return TTFT_TPOT_ENOMEM;
+    for (p = 0; p < m->phases; p++) {
+        t->at[p] = e;
+        if (m->phase[p].steady.n) {
+            t->ph50[e] = m->phase[p].steady.p50_ns / 1e6;
+            t->ph99[e++] = m->phase[p].steady.p99_ns / 1e6;
+        }
+    }
+    t->at[m->phases] = e;
+    return TTFT_TPOT_OK;
+}
+
+static void ttft_tpot__compare_units_free(ttft_tpot__compare_trace_units *t)
+{
+    free(t->p50);
+    free(t->p99);
+    free(t->has);
+    free(t->has99);
+    free(t->at);
+    free(t->ph50);
+    free(t->ph99);
+}
+
+/* The values of trace m: OK or ENOMEM. A collector whose prefill or decode phases keep samples in a
+   histogram has no runs (the library's runs say so): its trace is its one unit; so is one past 65535
+   runs, 65535 phases or 2^32 stored samples (ttft_tpot__compare_run_phases's key). */
+static int ttft_tpot__compare_units_of(const ttft_tpot_model *m, ttft_tpot__compare_trace_units *t)
+{
+    size_t cells, len = m->head.samples + 1;
+    uint64_t *x = NULL;
+    unsigned r;
+    int rc;
+    memset(t, 0, sizeof *t);
+    t->m = m;
+    t->runs = m->runs.n > 0 && !m->runs.bounded && m->runs.n <= 0xffff && m->phases <= 0xffff &&
+              m->head.samples <= 0xffffffffu;
+    t->n = t->runs ? m->runs.n : 1;
+    cells = (size_t)t->n * TTFT_TPOT__COMPARE_KEYS;
+    t->p50 = (double *)malloc(cells * sizeof *t->p50);
+    t->p99 = (double *)malloc(cells * sizeof *t->p99);
+    t->has = (unsigned char *)calloc(cells, 1);
+    t->has99 = (unsigned char *)calloc(cells, 1);
+    t->at = (size_t *)calloc(m->phases + 1, sizeof *t->at);
+    if (t->runs)
+        x = (uint64_t *)malloc(3 * len * sizeof *x);
+    if (!t->p50 || !t->p99 || !t->has || !t->has99 || !t->at || (t->runs && !x)) {
+        free(x);
+        return TTFT_TPOT_ENOMEM;
+    }
+    for (r = 0; t->runs && r < t->n; r++)
+        ttft_tpot__compare_run_roles(t, r, x, x + len);
+    rc = t->runs ? ttft_tpot__compare_run_phases(t, x, x + len, x + 2 * len) : TTFT_TPOT_OK;
+    free(x);
+    return rc == TTFT_TPOT_OK ? ttft_tpot__compare_trace_figures(t) : rc;
+}
+
+/* -- Comparison: the statistics ---------------------------------------------------------------- */
+
+TTFT_TPOT_DEF double ttft_tpot_compare_mann_whitney(const double *a, size_t na, const double *b, size_t nb, double *u1)
+{
+    size_t i = 0, j = 0;
+    double u = 0, ties = 0, n = (double)(na + nb), mu, var, z;
+    while (i < na || j < nb) { /* merge the sorted samples, one group of equal values at a time */
+        double v = i < na && (j >= nb || a[i] <= b[j]) ? a[i] : b[j];
+        size_t ta = 0, tb = 0;
+        while (i < na && a[i] == v)
+            i++, ta++;
+        while (j < nb && b[j] == v)
+            j++, tb++;
+        u += (double)ta * ((double)(j - tb) + 0.5 * (double)tb); /* b below, and half of b equal */
+        ties += (double)(ta + tb) * (double)(ta + tb) * (double)(ta + tb) - (double)(ta + tb); /* t^3 - t */
+    }
+    *u1 = u;
+    mu = (double)na * (double)nb / 2;
+    var = (double)na * (double)nb / 12 * ((n + 1) - ties / (n * (n - 1)));
+    if (!(var > 0))
+        return 1;
+    z = (ttft_tpot__fabs(u - mu) - 0.5) / ttft_tpot__sqrt_exact(var);
+    return z <= 0 ? 1 : ttft_tpot__fmin(1, ttft_tpot__erfc(z / 1.4142135623730951)); /* z / the square root of 2 */
+}
+
+/* The pooled sorted values' midranks, doubled so that they are whole: w[0, na + nb), a's first. */
+static void ttft_tpot__compare_doubled_midranks(const double *a, size_t na, const double *b, size_t nb, unsigned *w)
+{
+    size_t i = 0, j = 0, rank = 0, k;
+    while (i < na || j < nb) {
+        double v = i < na && (j >= nb || a[i] <= b[j]) ? a[i] : b[j];
+        size_t i0 = i, j0 = j, t;
+        while (i < na && a[i] == v)
+            i++;
+        while (j < nb && b[j] == v)
+            j++;
+        t = (i - i0) + (j - j0); /* ranks rank + 1 .. rank + t: their mean, doubled, is 2 rank + t + 1 */
+        for (k = i0; k < i; k++)
+            w[k] = (unsigned)(2 * rank + t + 1);
+        for (k = j0; k < j; k++)
+            w[na + k] = (unsigned)(2 * rank + t + 1);
+        rank += t;
+    }
+}
+
+TTFT_TPOT_DEF double ttft_tpot_compare_mann_whitney_exact(const double *a, size_t na, const double *b, size_t nb,
+                                                          double *u1)
+{
+    size_t n = na + nb, i, k, s, top = 0, obs = 0;
+    unsigned *w;
+    double *ways, below = 0, above = 0, total = 0, p = ttft_tpot_compare_mann_whitney(a, na, b, nb, u1);
+    if (n > TTFT_TPOT_COMPARE_EXACT_MAX || na == 0 || nb == 0)
+        return p;
+    w = (unsigned *)malloc(n * sizeof *w);
+    if (!w)
+        return p;
+    ttft_tpot__compare_doubled_midranks(a, na, b, nb, w);
+    for (i = 0; i < n; i++)
+        top += w[i];
+    for (i = 0; i < na; i++)
+        obs += w[i];
+    /* ways[k][s]: the splits that give k values of a's size a doubled rank sum s */
+    ways = (double *)calloc((na + 1) * (top + 1), sizeof *ways);
+    if (!ways) {
+        free(w);
+        return p;
+    }
+    ways[0] = 1;
+    for (i = 0; i < n; i++)
+        for (k = i + 1 < na ? i + 1 : na; k >= 1; k--)
+            for (s = top; s >= w[i]; s--)
+                ways[k * (top + 1) + s] += ways[(k - 1) * (top + 1) + s - w[i]];
+    for (s = 0; s <= top; s++) {
+        double c = ways[na * (top + 1) + s];
+        total += c;
+        below += s <= obs ? c : 0;
+        above += s >= obs ? c : 0;
+    }
+    free(ways);
+    free(w);
+    return ttft_tpot__fmin(1, 2 * ttft_tpot__fmin(below, above) / total);
+}
+
+TTFT_TPOT_DEF double ttft_tpot_compare_min_p(size_t na, size_t nb)
+{
+    size_t k = na < nb ? na : nb, n = na + nb, i;
+    double c = 1; /* C(n, k), exact while it is below 2^53 / n: C(n - k + i, i) from C(n - k + i - 1, i - 1) */
+    for (i = 1; i <= k && c <= DBL_MAX; i++)
+        c = c * (double)(n - k + i) / (double)i;
+    return ttft_tpot__fmin(1, 2 / c); /* the most extreme arrangement, either way: 2 / C(na + nb, na) */
+}
+
+static int ttft_tpot__compare_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+TTFT_TPOT_DEF double ttft_tpot_compare_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb)
+{
+    double *d = (double *)malloc((na * nb + 1) * sizeof *d), hl;
+    size_t i, j;
+    if (!d || !na || !nb) {
+        free(d);
+        return 0;
+    }
+    for (i = 0; i < na; i++)
+        for (j = 0; j < nb; j++)
+            d[i * nb + j] = b[j] - a[i];
+    qsort(d, na * nb, sizeof *d, ttft_tpot__compare_cmp_double);
+    hl = ttft_tpot_percentile(d, na * nb, 50);
+    free(d);
+    return hl;
+}
+
+static double ttft_tpot__compare_mean_of(const ttft_tpot_compare_values *x)
+{
+    double s = 0;
+    size_t i;
+    for (i = 0; i < x->n; i++)
+        s += x->v[i];
+    return x->n ? s / (double)x->n : 0;
+}
+
+static double ttft_tpot__compare_var_of(const ttft_tpot_compare_values *x, double mean)
+{
+    double s = 0;
+    size_t i;
+    for (i = 0; i < x->n; i++)
+        s += (x->v[i] - mean) * (x->v[i] - mean);
+    return x->n > 1 ? s / (double)(x->n - 1) : 0;
+}
+
+/* The 95% Welch interval of the change of b's mean against a's, in % of a's mean; its degrees of
+   freedom (Welch-Satterthwaite) rounded down, which widens it a little. 0 when it has none. */
+static int ttft_tpot__compare_welch_change(const ttft_tpot_compare_values *a, const ttft_tpot_compare_values *b,
+                                           double *ci)
+{
+    double ma = ttft_tpot__compare_mean_of(a), mb = ttft_tpot__compare_mean_of(b), va, vb, se2, df, half;
+    if (a->n < 2 || b->n < 2 || !(ma > 0))
+        return 0;
+    va = ttft_tpot__compare_var_of(a, ma) / (double)a->n;
+    vb = ttft_tpot__compare_var_of(b, mb) / (double)b->n;
+    se2 = va + vb;
+    df = se2 > 0 ? se2 * se2 / (va * va / (double)(a->n - 1) + vb * vb / (double)(b->n - 1)) : 1;
+    half = ttft_tpot_t975((uint64_t)(df >= 1 ? df : 1)) * ttft_tpot__sqrt_exact(se2);
+    ci[0] = (mb - ma - half) / ma * 100;
+    ci[1] = (mb - ma + half) / ma * 100;
+    return 1;
+}
+
+/* -- Comparison: the rows ---------------------------------------------------------------------- */
+
+/* A row's metric: a sample or request metric (COMPARE_*), or a phase by name and role (metric -1). */
+typedef struct ttft_tpot__compare_row_key {
+    int metric;
+    const char *phase;
+    int role;
+} ttft_tpot__compare_row_key;
+
+/* Sort x[0, n) ascending: its values are never negative, and non-negative doubles order as their bit
+   patterns do, so the library's O(n) radix sort does it (qsort of a million rates took most of a
+   comparison). OK or ENOMEM. */
+static int ttft_tpot__compare_sort_values(double *x, size_t n)
+{
+    uint64_t *bits = (uint64_t *)malloc((2 * n + 1) * sizeof *bits);
+    if (!bits)
+        return TTFT_TPOT_ENOMEM;
+    memcpy(bits, x, n * sizeof *bits);
+    ttft_tpot_sort(bits, n, bits + n);
+    memcpy(x, bits, n * sizeof *bits);
+    free(bits);
+    return TTFT_TPOT_OK;
+}
+
+/* The phase of k in trace t, or -1 when t has no such phase (by name and role). */
+static int ttft_tpot__compare_phase_in(const ttft_tpot__compare_trace_units *t, const ttft_tpot__compare_row_key *k)
+{
+    int q = ttft_tpot_find_phase(t->m->collector, k->phase);
+    return q >= 0 && t->m->phase[q].role == k->role ? q : -1;
+}
+
+/* With several traces a side, each trace is one process: its runs share the process's memory
+   placement and the machine's state, so they are not independent of each other, and the process is
+   the unit: the values v[from, n) of one trace's runs become their mean. */
+static void ttft_tpot__compare_one_value_a_trace(ttft_tpot_compare_values *v, size_t from, size_t traces)
+{
+    double sum = 0;
+    size_t i;
+    if (traces < 2 || v->n - from < 2)
+        return;
+    for (i = from; i < v->n; i++)
+        sum += v->v[i];
+    v->v[from] = sum / (double)(v->n - from);
+    v->n = from + 1;
+}
+
+/* Every unit's value of k on a side into v (p50) and v99 (p99), sorted: OK or ENOMEM. */
+static int ttft_tpot__compare_side_values(const ttft_tpot__compare_trace_units *t, size_t traces,
+                                          const ttft_tpot__compare_row_key *k, ttft_tpot_compare_values *v,
+                                          ttft_tpot_compare_values *v99)
+{
+    size_t cap = 1, i, e;
+    unsigned u;
+    for (i = 0; i < traces; i++)
+        cap += t[i].n;
+    v->n = v99->n = 0;
+    v->v = (double *)malloc(cap * sizeof *v->v);
+    v99->v = (double *)malloc(cap * sizeof *v99->v);
+    if (!v->v || !v99->v)
+        return TTFT_TPOT_ENOMEM;
+    for (i = 0; i < traces; i++) {
+        size_t from = v->n, from99 = v99->n;
+        int q = k->metric < 0 ? ttft_tpot__compare_phase_in(&t[i], k) : -1;
+        for (e = q >= 0 ? t[i].at[q] : 0; q >= 0 && e < t[i].at[q + 1]; e++) {
+            v->v[v->n++] = t[i].ph50[e];
+            v99->v[v99->n++] = t[i].ph99[e];
+        }
+        for (u = 0; k->metric >= 0 && u < t[i].n; u++) {
+            size_t at = (size_t)u * TTFT_TPOT__COMPARE_KEYS + (size_t)k->metric;
+            if (t[i].has[at])
+                v->v[v->n++] = t[i].p50[at];
+            if (t[i].has99[at])
+                v99->v[v99->n++] = t[i].p99[at];
+        }
+        ttft_tpot__compare_one_value_a_trace(v, from, traces);
+        ttft_tpot__compare_one_value_a_trace(v99, from99, traces);
+    }
+    return ttft_tpot__compare_sort_values(v->v, v->n) == TTFT_TPOT_OK ? ttft_tpot__compare_sort_values(v99->v, v99->n)
+                                                                      : TTFT_TPOT_ENOMEM;
+}
+
+/* The values behind a row of one unit a side, read from the side's one trace, for the direction and
+   the interval of that run's p50: a set of the library's (ttft_tpot_sorted_values), or each steady
+   decode step's tok/s. Empty where there is none (the first TTFT). OK or ENOMEM. */
+static int ttft_tpot__compare_unit_values(const ttft_tpot__compare_trace_units *t, const ttft_tpot__compare_row_key *k,
+                                          ttft_tpot_compare_values *out)
+{
+    static const int set_of[] = {-1, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_PREFILL,
+                                 TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_E2E,
+                                 -1};
+    const ttft_tpot_model *m = t->m;
+    int set = k->metric < 0                   ? TTFT_TPOT_SET_PHASE + ttft_tpot__compare_phase_in(t, k)
+              : k->metric >= TTFT_TPOT__COMPARE_REQUEST ? k->metric - TTFT_TPOT__COMPARE_REQUEST
+                                              : set_of[k->metric];
+    size_t cap = m->head.samples + m->losses.events_kept + m->requests.seen + 1, i, n = 0;
+    uint64_t *ns;
+    out->n = 0;
+    out->v = (double *)malloc(cap * sizeof *out->v);
+    if (!out->v)
+        return TTFT_TPOT_ENOMEM;
+    if (k->metric == TTFT_TPOT__COMPARE_OUTPUT) { /* steady decode steps' rates */
+        for (i = 0; i < m->head.samples; i++) {
+            const ttft_tpot_sample *s = &m->samples[i];
+            if (!s->warmup && m->phase[s->phase].role == TTFT_TPOT_ROLE_DECODE && s->dur_ns > 0)
+                out->v[out->n++] = (double)s->tokens / ((double)s->dur_ns * 1e-9);
+        }
+        return ttft_tpot__compare_sort_values(out->v, out->n);
+    }
+    if (set < 0)
+        return TTFT_TPOT_OK;
+    if (!(ns = (uint64_t *)malloc(cap * sizeof *ns)) || ttft_tpot_sorted_values(m->collector, set, ns, cap, &n)) {
+        free(ns);
+        return TTFT_TPOT_ENOMEM;
+    }
+    for (i = 0; i < n; i++)
+        out->v[out->n++] = (double)ns[i] / 1e6;
+    free(ns);
+    return TTFT_TPOT_OK;
+}
+
+/* A side's centre: the median of its runs with its interval, their mean with its t-interval. */
+static void ttft_tpot__compare_side_stats(ttft_tpot_compare_row *r, int side, const ttft_tpot_compare_values *x,
+                                          const ttft_tpot_compare_values *within)
+{
+    /* one run: the interval of its own values, where its figure is their p50 (not a rate) */
+    const ttft_tpot_compare_values *over = x->n == 1 && within->n && strcmp(r->unit, "ms") == 0 ? within : x;
+    uint64_t lo, hi;
+    r->median[side] = ttft_tpot_percentile(x->v, x->n, 50);
+    r->has_ci[side] = over->n && ttft_tpot_ci95_ranks(over->n, 50, &lo, &hi);
+    if (r->has_ci[side]) {
+        r->ci[side][0] = over->v[lo - 1];
+        r->ci[side][1] = over->v[hi - 1];
+    }
+    r->mean[side] = ttft_tpot__compare_mean_of(x);
+    r->has_mean_ci[side] = x->n > 1;
+    if (x->n > 1) {
+        double half = ttft_tpot_t975(x->n - 1) *
+                      ttft_tpot__sqrt_exact(ttft_tpot__compare_var_of(x, r->mean[side]) / (double)x->n);
+        r->mean_ci[side][0] = r->mean[side] - half;
+        r->mean_ci[side][1] = r->mean[side] + half;
+    }
+}
+
+/* The U statistic's side: where b lies against a (-1 lower, 1 higher, 0 neither). */
+static int ttft_tpot__compare_direction_of(const ttft_tpot_compare_values *a, const ttft_tpot_compare_values *b)
+{
+    double u1, half = (double)a->n * (double)b->n / 2;
+    if (!a->n || !b->n)
+        return 0;
+    (void)ttft_tpot_compare_mann_whitney(a->v, a->n, b->v, b->n, &u1); /* u1: pairs with b below a */
+    return u1 > half ? -1 : u1 < half ? 1 : 0;
+}
+
+/* The figures of a row with both sides' values: within[] holds the values of a side's one run. */
+static void ttft_tpot__compare_finish_row(ttft_tpot_compare_row *r, const ttft_tpot_compare_values *within)
+{
+    double u1;
+    ttft_tpot__compare_side_stats(r, 0, &r->base, &within[0]);
+    ttft_tpot__compare_side_stats(r, 1, &r->new_, &within[1]);
+    r->has_delta = r->base.n && r->new_.n && r->median[0] != 0;
+    r->delta_pct = r->has_delta ? (r->median[1] / r->median[0] - 1) * 100 : 0;
+    r->per_run = r->base.n > 1 && r->new_.n > 1;
+    r->has_p = r->base.n && r->new_.n && r->base.n + r->new_.n > 2;
+    r->p_value = r->has_p ? ttft_tpot_compare_mann_whitney_exact(r->base.v, r->base.n, r->new_.v, r->new_.n, &u1) : 1;
+    r->direction = r->base.n == 1 && r->new_.n == 1 && within[0].n && within[1].n
+                       ? ttft_tpot__compare_direction_of(&within[0], &within[1])
+                       : ttft_tpot__compare_direction_of(&r->base, &r->new_);
+    r->has_shift = r->per_run && r->median[0] != 0;
+    r->shift_pct =
+        r->has_shift ? ttft_tpot_compare_hodges_lehmann(r->base.v, r->base.n, r->new_.v, r->new_.n) / r->median[0] * 100
+                     : 0;
+    r->has_p99_ci = r->per_run && ttft_tpot__compare_welch_change(&r->p99[0], &r->p99[1], r->p99_ci);
+    r->only = !r->new_.n ? 1 : !r->base.n ? 2 : 0;
+}
+
+/* prefix and name into dst (cap bytes), cut to fit: a row's metric, without stdio. */
+static void ttft_tpot__compare_name(char *dst, size_t cap, const char *prefix, const char *name)
+{
+    size_t a = strlen(prefix), b = strlen(name);
+    a = a < cap - 1 ? a : cap - 1;
+    b = b < cap - 1 - a ? b : cap - 1 - a;
+    memcpy(dst, prefix, a);
+    memcpy(dst + a, name, b);
+    dst[a + b] = '\0';
+}
+
+/* A row for key k if either side has a value: 1 made, 0 none, or ENOMEM. */
+static int ttft_tpot__compare_make_row(ttft_tpot_compare_row *r, const ttft_tpot__compare_trace_units *const *t,
+                                       const size_t *traces, const ttft_tpot__compare_row_key *k, const char *name,
+                                       const char *unit)
+{
+    ttft_tpot_compare_values within[2] = {{NULL, 0}, {NULL, 0}};
+    int side, rc = TTFT_TPOT_OK;
+    memset(r, 0, sizeof *r);
+    ttft_tpot__compare_name(r->metric, sizeof r->metric, "", name);
+    r->unit = unit;
+    r->role = k->metric < 0 ? k->role : -1;
+    for (side = 0; side < 2 && rc == TTFT_TPOT_OK; side++)
+        rc = ttft_tpot__compare_side_values(t[side], traces[side], k, side ? &r->new_ : &r->base, &r->p99[side]);
+    for (side = 0; side < 2 && rc == TTFT_TPOT_OK; side++) /* one run a side: that run's own values */
+        if ((side ? r->new_.n : r->base.n) == 1 && traces[side] == 1 && !t[side][0].runs)
+            rc = ttft_tpot__compare_unit_values(&t[side][0], k, &within[side]);
+    if (rc == TTFT_TPOT_OK && (r->base.n || r->new_.n))
+        ttft_tpot__compare_finish_row(r, within);
+    free(within[0].v);
+    free(within[1].v);
+    return rc != TTFT_TPOT_OK ? rc : r->base.n || r->new_.n;
+}
+
+static void ttft_tpot__compare_free_row(ttft_tpot_compare_row *r)
+{
+    free(r->base.v);
+    free(r->new_.v);
+    free(r->p99[0].v);
+    free(r->p99[1].v);
+}
+
+/* Whether a row judges the verdict: the headline metrics, and the phases when asked. */
+static int ttft_tpot__compare_headline(const ttft_tpot__compare_row_key *k, const ttft_tpot_compare_options *o)
+{
+    return k->metric == TTFT_TPOT__COMPARE_TTFT_STEADY || k->metric == TTFT_TPOT__COMPARE_TPOT ||
+           k->metric == TTFT_TPOT__COMPARE_OUTPUT || k->metric == TTFT_TPOT__COMPARE_REQUEST + TTFT_TPOT_METRIC_TTFT ||
+           k->metric == TTFT_TPOT__COMPARE_REQUEST + TTFT_TPOT_METRIC_TPOT ||
+           k->metric == TTFT_TPOT__COMPARE_REQUEST + TTFT_TPOT_METRIC_E2E || (k->metric < 0 && o->phases);
+}
+
+/* Adds the row of k to res when either side has it: OK or ENOMEM. */
+static int ttft_tpot__compare_add_row(ttft_tpot_compare_result *res, const ttft_tpot__compare_trace_units *const *t,
+                                      const size_t *traces, const ttft_tpot__compare_row_key *k, const char *name)
+{
+    ttft_tpot_compare_row *r = &res->rows[res->n];
+    int made =
+        ttft_tpot__compare_make_row(r, t, traces, k, name, k->metric == TTFT_TPOT__COMPARE_OUTPUT ? "tok/s" : "ms");
+    if (made < 0) {
+        ttft_tpot__compare_free_row(r);
+        return made;
+    }
+    if (made) {
+        r->in_verdict = !r->only && ttft_tpot__compare_headline(k, &res->opt);
+        res->n++;
+    } else
+        ttft_tpot__compare_free_row(r);
+    return TTFT_TPOT_OK;
+}
+
+/* Whether a trace before t[side][i] (base traces first) has the phase of k. */
+static int ttft_tpot__compare_named_before(const ttft_tpot__compare_trace_units *const *t, const size_t *traces,
+                                           size_t side, size_t i, const ttft_tpot__compare_row_key *k)
+{
+    size_t s, j;
+    for (s = 0; s <= side; s++)
+        for (j = 0; j < (s == side ? i : traces[s]); j++)
+            if (ttft_tpot__compare_phase_in(&t[s][j], k) >= 0)
+                return 1;
+    return 0;
+}
+
+/* A row a phase either side has, by name and role, in the order the sides name them. */
+static int ttft_tpot__compare_phase_rows(ttft_tpot_compare_result *res, const ttft_tpot__compare_trace_units *const *t,
+                                         const size_t *traces)
+{
+    char name[TTFT_TPOT_NAME_MAX + 8];
+    size_t side, i;
+    unsigned p;
+    int rc = TTFT_TPOT_OK;
+    for (side = 0; side < 2; side++)
+        for (i = 0; i < traces[side]; i++)
+            for (p = 0; p < t[side][i].m->phases && rc == TTFT_TPOT_OK; p++) {
+                const ttft_tpot_phase_figures *ph = &t[side][i].m->phase[p];
+                ttft_tpot__compare_row_key k;
+                k.metric = -1, k.phase = ph->name, k.role = ph->role;
+                ttft_tpot__compare_name(name, sizeof name, "phase:", ph->name);
+                if (!ttft_tpot__compare_named_before(t, traces, side, i, &k))
+                    rc = ttft_tpot__compare_add_row(res, t, traces, &k, name);
+            }
+    return rc;
+}
+
+/* Every row: the sample metrics, the request metrics when a side has requests, the phases. */
+static int ttft_tpot__compare_all_rows(ttft_tpot_compare_result *res, const ttft_tpot__compare_trace_units *const *t,
+                                       const size_t *traces)
+{
+    static const char *const names[] = {"ttft_first", "ttft_steady", "tpot", "e2e", "output_throughput"};
+#define TTFT_TPOT__COMPARE_NAME(name, label, words, json, prom, help, le, under, note, cmp, ...) cmp,
+    static const char *const metric_names[] = {TTFT_TPOT_METRICS(TTFT_TPOT__COMPARE_NAME)};
+#undef TTFT_TPOT__COMPARE_NAME
+    size_t side, i;
+    int k, requests = 0, rc = TTFT_TPOT_OK;
+    for (side = 0; side < 2; side++)
+        for (i = 0; i < traces[side]; i++)
+            requests |= t[side][i].m->requests.seen > 0;
+    for (k = 0; k < TTFT_TPOT__COMPARE_REQUEST + TTFT_TPOT_METRIC_COUNT && rc == TTFT_TPOT_OK; k++) {
+        ttft_tpot__compare_row_key key;
+        key.metric = k, key.phase = NULL, key.role = -1;
+        if ((k == TTFT_TPOT__COMPARE_E2E && requests) || (k >= TTFT_TPOT__COMPARE_REQUEST && !requests))
+            continue; /* with requests, e2e is the requests' */
+        rc = ttft_tpot__compare_add_row(res, t, traces, &key,
+                                        k < TTFT_TPOT__COMPARE_REQUEST ? names[k]
+                                                                       : metric_names[k - TTFT_TPOT__COMPARE_REQUEST]);
+    }
+    return rc == TTFT_TPOT_OK ? ttft_tpot__compare_phase_rows(res, t, traces) : rc;
+}
+
+/* -- Comparison: the verdict ------------------------------------------------------------------- */
+
+TTFT_TPOT_DEF int ttft_tpot_compare_better(const ttft_tpot_compare_row *r)
+{
+    return strcmp(r->unit, "tok/s") == 0 ? r->direction > 0 : r->direction < 0;
+}
+
+static int ttft_tpot__compare_by_p_value(const void *a, const void *b)
+{
+    double x = (*(const ttft_tpot_compare_row *const *)a)->p_value,
+           y = (*(const ttft_tpot_compare_row *const *)b)->p_value;
+    return (x > y) - (x < y);
+}
+
+/* Holm's step-down adjustment over the rows of one family (in_verdict == verdict) that have a p-value;
+   a row is significant when its adjusted p is below alpha and its runs could reach alpha / m. */
+static unsigned ttft_tpot__compare_holm(ttft_tpot_compare_result *res, int verdict)
+{
+    ttft_tpot_compare_row **by_p = (ttft_tpot_compare_row **)malloc((res->n + 1) * sizeof(ttft_tpot_compare_row *));
+    size_t i, j, m = 0;
+    double running = 0;
+    for (i = 0; i < res->n; i++)
+        if (!res->rows[i].only && res->rows[i].in_verdict == verdict) {
+            res->rows[i].p_holm = 1;
+            m++;
+        }
+    for (i = 0; i < res->n; i++) { /* none reach what their runs cannot: too_few */
+        ttft_tpot_compare_row *r = &res->rows[i];
+        if (!r->only && r->in_verdict == verdict)
+            r->too_few = ttft_tpot_compare_min_p(r->base.n, r->new_.n) >= res->opt.alpha / (double)m;
+    }
+    if (!by_p)
+        return (unsigned)m; /* every p_holm stays 1: nothing significant */
+    for (i = 0, j = 0; i < res->n; i++)
+        if (!res->rows[i].only && res->rows[i].in_verdict == verdict && res->rows[i].has_p)
+            by_p[j++] = &res->rows[i];
+    qsort(by_p, j, sizeof(ttft_tpot_compare_row *), ttft_tpot__compare_by_p_value);
+    for (i = 0; i < j; i++) {
+        ttft_tpot_compare_row *r = by_p[i];
+        double adj = ttft_tpot__fmin(1, (double)(m - i) * r->p_value);
+        running = ttft_tpot__fmax(running, adj);
+        r->p_holm = running;
+        r->significant = !r->too_few && r->per_run && r->p_holm < res->opt.alpha;
+        r->within_noise = r->significant && r->has_shift && ttft_tpot__fabs(r->shift_pct) < res->opt.noise_pct;
+    }
+    free(by_p);
+    return (unsigned)m;
+}
+
+/* The kind of the verdict and the power of its runs. */
+static void ttft_tpot__compare_judge(ttft_tpot_compare_result *res)
+{
+    size_t i;
+    int better = 0, worse = 0, noise = 0, reachable = 0;
+    unsigned n;
+    res->family = ttft_tpot__compare_holm(res, 1);
+    (void)ttft_tpot__compare_holm(res, 0);
+    res->runs[0] = res->runs[1] = 0;
+    res->best_p = 1;
+    for (i = 0; i < res->n; i++) {
+        const ttft_tpot_compare_row *r = &res->rows[i];
+        if (!r->in_verdict)
+            continue;
+        if (!res->runs[0] || r->base.n < res->runs[0])
+            res->runs[0] = r->base.n;
+        if (!res->runs[1] || r->new_.n < res->runs[1])
+            res->runs[1] = r->new_.n;
+        res->best_p = ttft_tpot__fmin(res->best_p, ttft_tpot_compare_min_p(r->base.n, r->new_.n));
+        reachable |= !r->too_few && r->per_run;
+        noise += r->within_noise;
+        better += r->significant && !r->within_noise && ttft_tpot_compare_better(r);
+        worse += r->significant && !r->within_noise && !ttft_tpot_compare_better(r);
+    }
+    for (n = 2; res->family && n < 1000 && ttft_tpot_compare_min_p(n, n) >= res->opt.alpha / res->family; n++)
+        ;
+    res->runs_needed = n;
+    res->kind = better && worse ? TTFT_TPOT_COMPARE_TRADE_OFF
+                : worse         ? TTFT_TPOT_COMPARE_REGRESSION
+                : better        ? TTFT_TPOT_COMPARE_IMPROVEMENT
+                : noise         ? TTFT_TPOT_COMPARE_WITHIN_NOISE
+                : reachable     ? TTFT_TPOT_COMPARE_NO_DIFFERENCE
+                                : TTFT_TPOT_COMPARE_UNDECIDED;
+}
+
+TTFT_TPOT_DEF ttft_tpot_compare_options ttft_tpot_compare_defaults(void)
+{
+    ttft_tpot_compare_options o;
+    o.alpha = 0.05;
+    o.noise_pct = TTFT_TPOT_COMPARE_NOISE_PCT;
+    o.phases = 0;
+    return o;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_compare_sides(const ttft_tpot_compare_side *base, const ttft_tpot_compare_side *new_,
+                                          const ttft_tpot_compare_options *o, ttft_tpot_compare_result *res)
+{
+    ttft_tpot__compare_trace_units *t[2] = {NULL, NULL};
+    size_t traces[2], side, i, cap = TTFT_TPOT__COMPARE_REQUEST + TTFT_TPOT_METRIC_COUNT + 1, made[2] = {0, 0};
+    int rc = TTFT_TPOT_OK;
+    memset(res, 0, sizeof *res);
+    res->opt = o ? *o : ttft_tpot_compare_defaults();
+    res->traces[0] = base->n, res->traces[1] = new_->n;
+    traces[0] = base->n, traces[1] = new_->n;
+    for (side = 0; side < 2; side++) {
+        const ttft_tpot_compare_side *s = side ? new_ : base;
+        if (!(t[side] = (ttft_tpot__compare_trace_units *)calloc(s->n + 1, sizeof *t[side])))
+            rc = TTFT_TPOT_ENOMEM;
+        for (i = 0; rc == TTFT_TPOT_OK && i < s->n; i++, made[side]++) {
+            cap += s->trace[i]->phases;
+            rc = ttft_tpot__compare_units_of(s->trace[i], &t[side][i]);
+        }
+    }
+    if (rc == TTFT_TPOT_OK && !(res->rows = (ttft_tpot_compare_row *)calloc(cap, sizeof *res->rows)))
+        rc = TTFT_TPOT_ENOMEM;
+    if (rc == TTFT_TPOT_OK)
+        rc = ttft_tpot__compare_all_rows(res, (const ttft_tpot__compare_trace_units *const *)t, traces);
+    if (rc == TTFT_TPOT_OK)
+        ttft_tpot__compare_judge(res);
+    for (side = 0; side < 2; side++) {
+        for (i = 0; i < made[side]; i++)
+            ttft_tpot__compare_units_free(&t[side][i]);
+        free(t[side]);
+    }
+    if (rc != TTFT_TPOT_OK)
+        ttft_tpot_compare_free(res);
+    return rc;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_compare_models(const ttft_tpot_model *base, const ttft_tpot_model *new_,
+                                           const ttft_tpot_compare_options *o, ttft_tpot_compare_result *res)
+{
+    ttft_tpot_compare_side b, n;
+    b.trace = &base, b.n = 1;
+    n.trace = &new_, n.n = 1;
+    return ttft_tpot_compare_sides(&b, &n, o, res);
+}
+
+TTFT_TPOT_DEF void ttft_tpot_compare_free(ttft_tpot_compare_result *res)
+{
+    size_t i;
+    for (i = 0; res->rows && i < res->n; i++)
+        ttft_tpot__compare_free_row(&res->rows[i]);
+    free(res->rows);
+    res->rows = NULL;
+    res->n = 0;
+}
+
+/* -- Comparison: the text, the JSON and the verdict -------------------------------------------- */
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* Whether row r belongs to verdict list `which`: 0 worse, 1 better, 2 within noise. */
+static int ttft_tpot__compare_in_list(const ttft_tpot_compare_row *r, int which)
+{
+    if (!r->in_verdict || !r->significant)
+        return 0;
+    return which == 2 ? r->within_noise : !r->within_noise && ttft_tpot_compare_better(r) == which;
+}
+
+/* The verdict's lists, "new is worse on a (+1.00%); better on b (+2.00%); within noise: c (-0.50%)",
+   each one that has a row. */
+static void ttft_tpot__compare_verdict_lists(FILE *out, const ttft_tpot_compare_result *res, int html)
+{
+    static const char *const head[3] = {"worse on ", "better on ", "within noise: "};
+    size_t i;
+    int which, any = 0;
+    for (which = 0; which < 3; which++) {
+        size_t k = 0;
+        for (i = 0; i < res->n; i++) {
+            const ttft_tpot_compare_row *r = &res->rows[i];
+            if (!ttft_tpot__compare_in_list(r, which))
+                continue;
+            fputs(k++ ? ", " : any++ ? "; " : "new is ", out);
+            if (k == 1)
+                fputs(head[which], out);
+            if (html)
+                ttft_tpot__html_text(out, r->metric);
+            else
+                fputs(r->metric, out);
+            fprintf(out, " (%+.2f%%)", r->has_shift ? r->shift_pct : r->delta_pct);
+        }
+    }
+}
+
+static const char *const ttft_tpot__compare_kind_json[] = {
+#define TTFT_TPOT__COMPARE_KIND_NAME(name, json) json,
+    TTFT_TPOT_COMPARE_KINDS(TTFT_TPOT__COMPARE_KIND_NAME)
+#undef TTFT_TPOT__COMPARE_KIND_NAME
+};
+
+/* The verdict, what the table then details, e.g. "Verdict: a trade-off: new is better on
+   output_throughput (+91.00%); worse on tpot (+112.00%) (alpha 0.05, Holm; 5 runs a side)" (html: the
+   metric names escaped for HTML, no newline), then, when the runs cannot decide, how many they need. */
+static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result *res, int html)
+{
+    static const char *const said[] = {"no significant difference", "within noise", "an improvement", "a regression",
+                                       "a trade-off", "undecided"};
+    const char *end = html ? "" : "\n";
+    double need = res->family ? res->opt.alpha / res->family : res->opt.alpha;
+    size_t i, still = 0;
+    fprintf(out, "Verdict: %s", said[res->kind]);
+    if (res->kind == TTFT_TPOT_COMPARE_UNDECIDED && !res->family) {
+        fprintf(out, ": no headline metric both sides have%s", end);
+        return;
+    }
+    if (res->kind == TTFT_TPOT_COMPARE_UNDECIDED) {
+        fprintf(out,
+                ": %zu and %zu runs can give p = %.3g at best, and %u headline metric%s need%s p < %.3g (alpha %g, "
+                "Holm): run %u or more a side, interleaved base/new/base/new where the driver allows it%s",
+                res->runs[0], res->runs[1], res->best_p, res->family, res->family == 1 ? "" : "s",
+                res->family == 1 ? "s" : "", need, res->opt.alpha, res->runs_needed, end);
+        return;
+    }
+    if (res->kind == TTFT_TPOT_COMPARE_NO_DIFFERENCE) {
+        fprintf(out, " on any of the %u headline metric%s (alpha %g, Holm; %zu and %zu runs)%s", res->family,
+                res->family == 1 ? "" : "s", res->opt.alpha, res->runs[0], res->runs[1], end);
+        return;
+    }
+    fputs(": ", out);
+    ttft_tpot__compare_verdict_lists(out, res, html);
+    for (i = 0; i < res->n; i++)
+        still += res->rows[i].in_verdict && !res->rows[i].significant;
+    if (still)
+        fprintf(out, "; no significant change on %zu other%s", still, still == 1 ? "" : "s");
+    fprintf(out, " (alpha %g, Holm; noise %g%%; %zu and %zu runs)%s", res->opt.alpha, res->opt.noise_pct, res->runs[0],
+            res->runs[1], end);
+}
+
+/* A side's cell: "3.22 [3.19, 3.25]" (runs: their mean and its t-interval; one run: its p50 and the
+   interval of its own values), "3.22 [n<6]", or "-" for a side with no value. */
+static const char *ttft_tpot__compare_side_text(char *buf, size_t len, const ttft_tpot_compare_row *r, int side)
+{
+    const ttft_tpot_compare_values *x = side ? &r->new_ : &r->base;
+    if (!x->n)
+        snprintf(buf, len, "-");
+    else if (r->has_mean_ci[side])
+        snprintf(buf, len, "%.4g [%.4g, %.4g]", r->mean[side], r->mean_ci[side][0], r->mean_ci[side][1]);
+    else if (r->has_ci[side])
+        snprintf(buf, len, "%.4g [%.4g, %.4g]", r->median[side], r->ci[side][0], r->ci[side][1]);
+    else if (strcmp(r->unit, "ms") != 0) /* one run's rate: no interval of its own */
+        snprintf(buf, len, "%.4g", r->median[side]);
+    else
+        snprintf(buf, len, "%.4g [n<%llu]", r->median[side], (unsigned long long)ttft_tpot_ci95_min_n(50));
+    return buf;
+}
+
+/* "only in base: a, b" for the metrics only side `only` (1 base, 2 new) has; nothing when none. */
+static void ttft_tpot__compare_only_line(FILE *out, const ttft_tpot_compare_result *res, int only)
+{
+    size_t i;
+    int any = 0;
+    for (i = 0; i < res->n; i++)
+        if (res->rows[i].only == only)
+            fprintf(out, "%s%s", any++ ? ", " : only == 1 ? "only in base: " : "only in new: ", res->rows[i].metric);
+    if (any)
+        fputc('\n', out);
+}
+
+/* The change column: the shift (or the medians' change) when significant, "noise" within the
+   threshold, "~" otherwise, n/a without a base to divide by. */
+static const char *ttft_tpot__compare_change_text(char *buf, size_t len, const ttft_tpot_compare_row *r)
+{
+    if (!r->has_delta)
+        snprintf(buf, len, "n/a");
+    else if (r->within_noise)
+        snprintf(buf, len, "noise");
+    else if (r->significant)
+        snprintf(buf, len, "%+.2f%%", r->has_shift ? r->shift_pct : r->delta_pct);
+    else
+        snprintf(buf, len, "~");
+    return buf;
+}
+
+static void ttft_tpot__compare_text_row(FILE *out, const ttft_tpot_compare_row *r)
+{
+    char name[96], b[64], nw[64], d[32], p[32], p99[64];
+    snprintf(name, sizeof name, "%s (%s%s)%s", r->metric, r->unit, r->per_run ? ", runs" : "",
+             r->in_verdict ? " *" : "");
+    if (r->has_p && r->per_run)
+        snprintf(p, sizeof p, r->p_holm < 0.001 ? "p<0.001" : "p=%.3f", r->p_holm);
+    else
+        snprintf(p, sizeof p, "-");
+    if (r->has_p99_ci)
+        snprintf(p99, sizeof p99, "[%+.1f%%, %+.1f%%]", r->p99_ci[0], r->p99_ci[1]);
+    else
+        snprintf(p99, sizeof p99, "-");
+    fprintf(out, "%-36s %-28s %-28s %-9s %-8s %-18s (n=%zu+%zu)%s\n", name,
+            ttft_tpot__compare_side_text(b, sizeof b, r, 0), ttft_tpot__compare_side_text(nw, sizeof nw, r, 1),
+            ttft_tpot__compare_change_text(d, sizeof d, r), p, p99, r->base.n, r->new_.n,
+            !r->per_run  ? "  one run a side: too few runs to decide"
+            : r->too_few ? "  too few runs to decide"
+                         : "");
+}
+
+/* Runs of one process a side share its memory placement and the machine's state: a difference
+   between two processes of one build reads as a change. Said under a verdict that claims one. */
+static void ttft_tpot__compare_one_process_caveat(FILE *out, const ttft_tpot_compare_result *res)
+{
+    if (res->traces[0] == 1 && res->traces[1] == 1 && res->kind != TTFT_TPOT_COMPARE_UNDECIDED &&
+        res->kind != TTFT_TPOT_COMPARE_NO_DIFFERENCE)
+        fputs("(one process a side: its runs share the process's memory placement and the machine's state, so a "
+              "difference between two processes of the same build reads as a change; to rule that out, interleave "
+              "processes, a trace each: --base b1.csv --new n1.csv --base b2.csv ...)\n",
+              out);
+}
+
+TTFT_TPOT_DEF void ttft_tpot_compare_text(FILE *out, const ttft_tpot_compare_result *res)
+{
+    size_t i;
+    ttft_tpot__compare_verdict(out, res, 0);
+    ttft_tpot__compare_one_process_caveat(out, res);
+    fprintf(out, "%-36s %-28s %-28s %-9s %-8s %-18s %s\n", "metric (* in the verdict)", "base [95% CI]", "new [95% CI]",
+            "change", "p (Holm)", "p99 change [95% CI]", "runs");
+    for (i = 0; i < res->n; i++)
+        if (!res->rows[i].only)
+            ttft_tpot__compare_text_row(out, &res->rows[i]);
+    ttft_tpot__compare_only_line(out, res, 1);
+    ttft_tpot__compare_only_line(out, res, 2);
+    fprintf(out,
+            "The run is the unit: a side of runs shows their mean with its 95%% t-interval; a side of one run, its p50 "
+            "with the interval of its own values (not where another run lands). change: the Hodges-Lehmann shift "
+            "over the runs; ~: no significant difference (two-sided Mann-Whitney U over the runs, Holm-adjusted p >= "
+            "%g); noise: significant, under %g%%. p99 change: Welch's interval over the runs' p99s.\n",
+            res->opt.alpha, res->opt.noise_pct);
+}
+
+static void ttft_tpot__compare_json_num(FILE *out, int has, double v)
+{
+    if (has && ttft_tpot__finite(v))
+        fprintf(out, "%.17g", v);
+    else
+        fputs("null", out);
+}
+
+static void ttft_tpot__compare_json_pair(FILE *out, int has, const double *v)
+{
+    if (!has) {
+        fputs("null", out);
+        return;
+    }
+    fputc('[', out);
+    ttft_tpot__compare_json_num(out, 1, v[0]);
+    fputc(',', out);
+    ttft_tpot__compare_json_num(out, 1, v[1]);
+    fputc(']', out);
+}
+
+/* A metric's name as a JSON string: names are printable UTF-8 (the library checks): " and \ escaped. */
+static void ttft_tpot__compare_json_metric(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++)
+        fprintf(out, *s == '"' || *s == '\\' ? "\\%c" : "%c", *s);
+    fputc('"', out);
+}
+
+static void ttft_tpot__compare_json_side(FILE *out, const ttft_tpot_compare_row *r, int side)
+{
+    const ttft_tpot_compare_values *x = side ? &r->new_ : &r->base;
+    fprintf(out, ",\"%s\":{\"n\":%zu,\"median\":", side ? "new" : "base", x->n);
+    ttft_tpot__compare_json_num(out, x->n > 0, r->median[side]);
+    fputs(",\"ci95\":", out);
+    ttft_tpot__compare_json_pair(out, r->has_ci[side], r->ci[side]);
+    fputs(",\"mean\":", out);
+    ttft_tpot__compare_json_num(out, x->n > 0, r->mean[side]);
+    fputs(",\"mean_ci95\":", out);
+    ttft_tpot__compare_json_pair(out, r->has_mean_ci[side], r->mean_ci[side]);
+    fputc('}', out);
+}
+
+static void ttft_tpot__compare_json_row(FILE *out, const ttft_tpot_compare_row *r)
+{
+    static const char *const way[3] = {"lower", "same", "higher"};
+    fputs("{\"metric\":", out);
+    ttft_tpot__compare_json_metric(out, r->metric);
+    fprintf(out, ",\"unit\":\"%s\",\"per_run\":%s,\"in_verdict\":%s", r->unit, r->per_run ? "true" : "false",
+            r->in_verdict ? "true" : "false");
+    ttft_tpot__compare_json_side(out, r, 0);
+    ttft_tpot__compare_json_side(out, r, 1);
+    fputs(",\"delta_pct\":", out);
+    ttft_tpot__compare_json_num(out, r->has_delta, r->delta_pct);
+    fputs(",\"shift_pct\":", out);
+    ttft_tpot__compare_json_num(out, r->has_shift, r->shift_pct);
+    fprintf(out, ",\"direction\":\"%s\",\"p_value\":", way[r->direction + 1]);
+    ttft_tpot__compare_json_num(out, r->has_p, r->p_value);
+    fputs(",\"p_holm\":", out);
+    ttft_tpot__compare_json_num(out, r->has_p, r->p_holm);
+    fprintf(out, ",\"significant\":%s,\"within_noise\":%s,\"better\":%s,\"too_few\":%s,\"p99_delta_pct_ci95\":",
+            r->significant ? "true" : "false", r->within_noise ? "true" : "false",
+            !r->significant               ? "null"
+            : ttft_tpot_compare_better(r) ? "true"
+                                          : "false",
+            r->too_few || !r->per_run ? "true" : "false");
+    ttft_tpot__compare_json_pair(out, r->has_p99_ci, r->p99_ci);
+    fputc('}', out);
+}
+
+/* "verdict":{"kind":K,"better":[...],"worse":[...],"within_noise":[...],"family":N,"runs":[B,N],
+   "best_p":P,"runs_needed":N} */
+static void ttft_tpot__compare_json_verdict(FILE *out, const ttft_tpot_compare_result *res)
+{
+    static const char *const list[3] = {"worse", "better", "within_noise"};
+    static const int order[3] = {1, 0, 2};
+    size_t i;
+    int k;
+    fprintf(out, ",\"verdict\":{\"kind\":\"%s\"", ttft_tpot__compare_kind_json[res->kind]);
+    for (k = 0; k < 3; k++) {
+        int put = 0;
+        fprintf(out, ",\"%s\":[", list[order[k]]);
+        for (i = 0; i < res->n; i++)
+            if (ttft_tpot__compare_in_list(&res->rows[i], order[k])) {
+                fputs(put++ ? "," : "", out);
+                ttft_tpot__compare_json_metric(out, res->rows[i].metric);
+            }
+        fputc(']', out);
+    }
+    fprintf(out, ",\"family\":%u,\"runs\":[%zu,%zu],\"traces\":[%zu,%zu],\"best_p\":", res->family, res->runs[0],
+            res->runs[1], res->traces[0], res->traces[1]);
+    ttft_tpot__compare_json_num(out, 1, res->best_p);
+    fprintf(out, ",\"runs_needed\":%u}", res->runs_needed);
+}
+
+TTFT_TPOT_DEF void ttft_tpot_compare_json(FILE *out, const ttft_tpot_compare_result *res)
+{
+    size_t i, put = 0;
+    int side;
+    fputs("{\"schema\":\"ttft_tpot/compare-v1\",\"alpha\":", out);
+    ttft_tpot__compare_json_num(out, 1, res->opt.alpha);
+    fputs(",\"noise_pct\":", out);
+    ttft_tpot__compare_json_num(out, 1, res->opt.noise_pct);
+    ttft_tpot__compare_json_verdict(out, res);
+    fputs(",\"rows\":[", out);
+    for (i = 0; i < res->n; i++)
+        if (!res->rows[i].only) {
+            fputs(put++ ? "," : "", out);
+            ttft_tpot__compare_json_row(out, &res->rows[i]);
+        }
+    for (side = 1; side <= 2; side++) { /* the metrics one side has: nothing to compare */
+        fputs(side == 1 ? "],\"only_in_base\":[" : "],\"only_in_new\":[", out);
+        for (i = 0, put = 0; i < res->n; i++)
+            if (res->rows[i].only == side) {
+                fputs(put++ ? "," : "", out);
+                ttft_tpot__compare_json_metric(out, res->rows[i].metric);
+            }
+    }
+    fputs("]}\n", out);
+}
+
+/* -- Comparison: the headline of the HTML comparison (--html with two traces) ------------------ */
+
+/* A side's runs' mean and its 95% t-interval, or its one run's p50 and the interval of that run's values,
+   or n/a where the side has no value or too few. */
+static void ttft_tpot__compare_median_cell(FILE *out, const ttft_tpot_compare_row *r, int k)
+{
+    if ((k ? r->new_.n : r->base.n) == 0)
+        fputs("<td>n/a</td>", out);
+    else if (r->has_mean_ci[k]) /* runs: their mean and its t-interval */
+        fprintf(out, "<td>%.4g [%.4g, %.4g]</td>", r->mean[k], r->mean_ci[k][0], r->mean_ci[k][1]);
+    else if (r->has_ci[k])
+        fprintf(out, "<td>%.4g [%.4g, %.4g]</td>", r->median[k], r->ci[k][0], r->ci[k][1]);
+    else
+        fprintf(out, "<td>%.4g [too few for a CI]</td>", r->median[k]);
+}
+
+/* " Only in base: a, b." for the metrics only side `only` (1 base, 2 new) has. */
+static void ttft_tpot__compare_only_list(FILE *out, const ttft_tpot_compare_row *rows, size_t n, int only)
+{
+    size_t i;
+    int any = 0;
+    for (i = 0; i < n; i++)
+        if (rows[i].only == only) {
+            fputs(any++ ? ", " : only == 1 ? " Only in base: " : " Only in new: ", out);
+            ttft_tpot__html_text(out, rows[i].metric);
+        }
+    if (any)
+        fputc('.', out);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_compare_html(FILE *out, const ttft_tpot_model *const *m)
+{
+    ttft_tpot_compare_options o = ttft_tpot_compare_defaults();
+    ttft_tpot_compare_result res;
+    const ttft_tpot_compare_row *rows;
+    size_t n, i;
+    if (ttft_tpot_compare_models(m[0], m[1], &o, &res) != TTFT_TPOT_OK)
+        return -1;
+    rows = res.rows, n = res.n;
+    fputs("<p class=\"verdict\">", out);
+    ttft_tpot__compare_verdict(out, &res, 1);
+    fputs("</p>\n<table>\n<tr><th>Metric</th><th>Base [95% CI]</th><th>New [95% CI]</th><th>Change</th>"
+          "<th>p (Mann-Whitney over runs, Holm)</th></tr>\n", out);
+    for (i = 0; i < n; i++) {
+        const ttft_tpot_compare_row *r = &rows[i];
+        int k;
+        if (r->only) /* one side has it: listed under the table */
+            continue;
+        fputs("<tr><th>", out);
+        ttft_tpot__html_text(out, r->metric);
+        fprintf(out, " (%s)</th>", r->unit);
+        for (k = 0; k < 2; k++)
+            ttft_tpot__compare_median_cell(out, r, k);
+        if (r->has_delta && r->within_noise)
+            fprintf(out, "<td title=\"%+.1f%%\">within noise</td>", r->shift_pct);
+        else if (r->has_delta && r->significant) /* coloured by the metric's direction: latency up is worse */
+            fprintf(out, "<td class=\"%s\">%+.1f%% %s</td>", ttft_tpot_compare_better(r) ? "better" : "worse",
+                    r->has_shift ? r->shift_pct : r->delta_pct, ttft_tpot_compare_better(r) ? "better" : "worse");
+        else if (r->has_delta) /* as the text: not significant is ~, the change in the title */
+            fprintf(out, "<td title=\"%+.1f%%\">~</td>", r->delta_pct);
+        else
+            fputs("<td>n/a</td>", out);
+        if (r->has_p && r->per_run)
+            fprintf(out, "<td>%.3g</td></tr>\n", r->p_holm);
+        else
+            fputs("<td>too few runs</td></tr>\n", out);
+    }
+    fputs("</table>\n<p class=\"note\">~: no significant difference at 0.05 over the runs (Holm).", out);
+    ttft_tpot__compare_only_list(out, rows, n, 1);
+    ttft_tpot__compare_only_list(out, rows, n, 2);
+    fputs("</p>\n", out);
+    ttft_tpot_compare_free(&res);
+    return 0;
+}
+
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* ---- Ranks: the tensor-parallel ranks of one model ------------------------------------------- */
+
+/* A rank's steady decode steps in call order, into a new array; how many in *n. NULL with *n 0 when it
+   has none or keeps some in a histogram (they cannot be lined up), else NULL only out of memory. */
+static uint64_t *ttft_tpot__tp_steps(const ttft_tpot *c, size_t *n)
+{
+    ttft_tpot_counts k = ttft_tpot_counts_of(c);
+    uint64_t *v = (uint64_t *)malloc((k.samples ? k.samples : 1) * sizeof *v), stored = 0;
+    ttft_tpot_stats st;
+    ttft_tpot_sample s;
+    unsigned p;
+    size_t i;
+    *n = 0;
+    for (i = 0; v && i < k.samples && ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++)
+        if (ttft_tpot_phase_role(c, s.phase) == TTFT_TPOT_ROLE_DECODE && !s.warmup)
+            v[(*n)++] = s.dur_ns;
+    for (p = 0; v && p < k.phases; p++) /* every steady step stored: none in a histogram */
+        if (ttft_tpot_phase_role(c, (int)p) == TTFT_TPOT_ROLE_DECODE && ttft_tpot_phase_stats(c, (int)p, &st) == 0)
+            stored += st.n - st.warmup_n;
+    if (v && (*n == 0 || stored != *n)) {
+        *n = 0;
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_ranks_compute(const ttft_tpot *const *c, int n, ttft_tpot_ranks_figures *f)
+{
+    uint64_t *step[TTFT_TPOT_RANKS_MAX], *max = NULL, *spread = NULL;
+    size_t len[TTFT_TPOT_RANKS_MAX], i, total = 0;
+    int r, made = 0, rc = 0;
+    memset(f, 0, sizeof *f);
+    f->n = n;
+    if (n < 1 || n > TTFT_TPOT_RANKS_MAX)
+        return -2;
+    for (r = 0; r < n && rc == 0; r++, made++) {
+        step[r] = ttft_tpot__tp_steps(c[r], &len[r]);
+        rc = !step[r] ? (len[r] == 0 ? -2 : -1)
+                      : ttft_tpot_stats_of(c[r], step[r], len[r], &f->rank[r]) == TTFT_TPOT_OK ? 0 : -1;
+        total += len[r];
+        if (r == 0 || len[r] < f->steps)
+            f->steps = len[r];
+    }
+    if (rc == 0 && (!(max = (uint64_t *)malloc((size_t)f->steps * sizeof *max)) ||
+                    !(spread = (uint64_t *)malloc((size_t)f->steps * sizeof *spread))))
+        rc = -1;
+    for (i = 0; rc == 0 && i < f->steps; i++) {
+        uint64_t lo = step[0][i];
+        int slow = 0;
+        for (r = 1; r < n; r++) {
+            slow = step[r][i] > step[slow][i] ? r : slow;
+            lo = step[r][i] < lo ? step[r][i] : lo;
+        }
+        max[i] = step[slow][i];
+        spread[i] = max[i] - lo;
+        f->slowest[slow]++;
+    }
+    f->unmatched = total - f->steps * (uint64_t)n;
+    if (rc == 0 && (ttft_tpot_stats_of(c[0], max, (size_t)f->steps, &f->tpot) != TTFT_TPOT_OK ||
+                    ttft_tpot_stats_of(c[0], spread, (size_t)f->steps, &f->spread) != TTFT_TPOT_OK))
+        rc = -1;
+    free(max);
+    free(spread);
+    for (r = 0; r < made; r++)
+        free(step[r]);
+    return rc;
+}
+
+/* -- Ranks: the text and the JSON -------------------------------------------------------------- */
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* ns as ms with two decimals, us below 1 ms, whole ns below 1 us, as the report writes small times. */
+static const char *ttft_tpot__tp_ms(char *buf, size_t len, double ns)
+{
+    if (ns < 999.5) /* "0.00 us" would hide a step of a few ns */
+        snprintf(buf, len, "%.0f ns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, len, "%.2f us", ns / 1e3);
+    else
+        snprintf(buf, len, "%.2f ms", ns / 1e6);
+    return buf;
+}
+
+/* A rank's trace name as a terminal should see it: bytes outside printable ASCII as \xHH, the first
+   1018 bytes of it at most so written. */
+static void ttft_tpot__tp_name(FILE *out, const char *s)
+{
+    size_t at = 0;
+    for (; *s && at + 5 < 1024; s++) {
+        unsigned char b = (unsigned char)*s;
+        if (b >= 0x20 && b < 0x7f) {
+            fputc(b, out);
+            at++;
+        } else {
+            fprintf(out, "\\x%02x", b);
+            at += 4;
+        }
+    }
+}
+
+/* The text: a row a rank, then the model's step. names: the ranks' traces. */
+static void ttft_tpot__tp_text(FILE *out, const ttft_tpot_ranks_figures *f, const char *const *names)
+{
+    char a[32], b[32], c[32];
+    int r;
+    fprintf(out, "Tensor-parallel ranks: %d (a step waits for its slowest rank: its time is the maximum over the "
+                 "ranks)\nrank  steps        p50        p99       mean  slowest  trace\n", f->n);
+    for (r = 0; r < f->n; r++) {
+        fprintf(out, "%4d %6llu %10s %10s %10s %7.1f%%  ", r, (unsigned long long)f->rank[r].n,
+                ttft_tpot__tp_ms(a, sizeof a, f->rank[r].p50_ns), ttft_tpot__tp_ms(b, sizeof b, f->rank[r].p99_ns),
+                ttft_tpot__tp_ms(c, sizeof c, f->rank[r].mean_ns),
+                f->steps ? 100.0 * (double)f->slowest[r] / (double)f->steps : 0.0);
+        ttft_tpot__tp_name(out, names[r]);
+        fputc('\n', out);
+    }
+    fprintf(out, "TPOT (step = max over ranks): p50 %s, p90 %s, p99 %s, ",
+            ttft_tpot__tp_ms(a, sizeof a, f->tpot.p50_ns), ttft_tpot__tp_ms(b, sizeof b, f->tpot.p90_ns),
+            ttft_tpot__tp_ms(c, sizeof c, f->tpot.p99_ns));
+    fprintf(out, "mean %s  (n=%llu steps lined up", ttft_tpot__tp_ms(a, sizeof a, f->tpot.mean_ns),
+            (unsigned long long)f->steps);
+    if (f->unmatched)
+        fprintf(out, "; %llu step%s past the shortest rank left out", (unsigned long long)f->unmatched,
+                f->unmatched == 1 ? "" : "s");
+    fputs(")\n", out);
+    fprintf(out, "Straggler spread (max - min per step): p50 %s, p99 %s, max %s\n",
+            ttft_tpot__tp_ms(a, sizeof a, f->spread.p50_ns), ttft_tpot__tp_ms(b, sizeof b, f->spread.p99_ns),
+            ttft_tpot__tp_ms(c, sizeof c, (double)f->spread.max_ns));
+}
+
+/* ns as ms to the ns (rounded half up), as the report's JSON writes times: "0.000101", "2.0". Steps are
+   below 2^64 ns, and so is any figure of them but a total, which saturates. */
+static void ttft_tpot__tp_json_ms(FILE *out, const char *key, double ns)
+{
+    unsigned long long r = ns + 0.5 < 18446744073709551615.0 ? (unsigned long long)(ns + 0.5) : ~0ULL;
+    char frac[8];
+    int k;
+    snprintf(frac, sizeof frac, "%06llu", r % 1000000);
+    for (k = 5; k > 0 && frac[k] == '0'; k--) /* at least one decimal */
+        frac[k] = '\0';
+    fprintf(out, ",\"%s\":%llu.%s", key, r / 1000000, frac);
+}
+
+static void ttft_tpot__tp_json_stats(FILE *out, const ttft_tpot_stats *s)
+{
+    fprintf(out, "{\"n\":%llu", (unsigned long long)s->n);
+    ttft_tpot__tp_json_ms(out, "mean_ms", s->mean_ns);
+    ttft_tpot__tp_json_ms(out, "p50_ms", s->p50_ns);
+    ttft_tpot__tp_json_ms(out, "p90_ms", s->p90_ns);
+    ttft_tpot__tp_json_ms(out, "p95_ms", s->p95_ns);
+    ttft_tpot__tp_json_ms(out, "p99_ms", s->p99_ns);
+    ttft_tpot__tp_json_ms(out, "min_ms", (double)s->min_ns);
+    ttft_tpot__tp_json_ms(out, "max_ms", (double)s->max_ns);
+    ttft_tpot__tp_json_ms(out, "total_ms", s->total_ns);
+    fputc('}', out);
+}
+
+/* The JSON object "ranks" (ttft_tpot_ranks_report), written as a key and its value. */
+static void ttft_tpot__tp_json(FILE *out, const ttft_tpot_ranks_figures *f)
+{
+    int r;
+    fprintf(out, "\"ranks\":{\"n\":%d,\"steps\":%llu,\"unmatched\":%llu,\"tpot\":", f->n,
+            (unsigned long long)f->steps, (unsigned long long)f->unmatched);
+    ttft_tpot__tp_json_stats(out, &f->tpot);
+    fputs(",\"slowest\":[", out);
+    for (r = 0; r < f->n; r++)
+        fprintf(out, r ? ",%llu" : "%llu", (unsigned long long)f->slowest[r]);
+    fputs("],\"spread\":", out);
+    ttft_tpot__tp_json_stats(out, &f->spread);
+    fputs(",\"per_rank\":[", out);
+    for (r = 0; r < f->n; r++) {
+        fputs(r ? "," : "", out);
+        ttft_tpot__tp_json_stats(out, &f->rank[r]);
+    }
+    fputs("]}", out);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_ranks_report(FILE *out, const ttft_tpot *rank0, const ttft_tpot_ranks_figures *f,
+                                         const char *const *names, int json)
+{
+    char block[TTFT_TPOT__OUT_MIN];
+    ttft_tpot__out o;
+    ttft_tpot_model m;
+    int rc = ttft_tpot_model_compute(rank0, NULL, &m);
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    if (!json) {
+        rc = ttft_tpot_model_report(&m, out);
+        fputc('\n', out);
+        ttft_tpot__tp_text(out, f, names);
+    } else { /* the report's object, its closing "}\n" (still in the block) replaced by "ranks" */
+        ttft_tpot__out_open(&o, out, block, sizeof block);
+        ttft_tpot__json(&m, &o);
+        TTFT_TPOT_ASSERT(o.n >= 2 && o.b[o.n - 2] == '}');
+        o.n -= 2;
+        ttft_tpot__out_chr(&o, ',');
+        ttft_tpot__out_flush(&o);
+        ttft_tpot__tp_json(out, f);
+        fputs("}\n", out);
+        rc = ttft_tpot__finish(out);
+    }
+    ttft_tpot_model_free(&m);
+    return rc;
+}
 
 #endif /* TTFT_TPOT_NO_STDIO */
 

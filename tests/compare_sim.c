@@ -17,8 +17,6 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot_tools.h"
 
-#include "compare.h"
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,12 +153,12 @@ typedef struct outcome {
     int kind, tpot_worse;
 } outcome;
 
-static int named_worse(const compare_result *res, const char *metric)
+static int named_worse(const ttft_tpot_compare_result *res, const char *metric)
 {
     size_t i;
     for (i = 0; i < res->n; i++)
         if (strcmp(res->rows[i].metric, metric) == 0)
-            return res->rows[i].significant && !res->rows[i].within_noise && !compare_better(&res->rows[i]);
+            return res->rows[i].significant && !res->rows[i].within_noise && !ttft_tpot_compare_better(&res->rows[i]);
     return 0;
 }
 
@@ -184,9 +182,9 @@ static outcome one_pair(const trial *tr, rng *g)
     ttft_tpot c[2][RUNS * 4];
     ttft_tpot_model m[2][RUNS * 4];
     const ttft_tpot_model *each[2][RUNS * 4];
-    compare_side side[2];
-    compare_options o = compare_defaults();
-    compare_result res;
+    ttft_tpot_compare_side side[2];
+    ttft_tpot_compare_options o = ttft_tpot_compare_defaults();
+    ttft_tpot_compare_result res;
     outcome out;
     int s, k, n[2];
     for (s = 0; s < 2; s++) {
@@ -196,11 +194,11 @@ static outcome one_pair(const trial *tr, rng *g)
         side[s].trace = each[s];
         side[s].n = (size_t)n[s];
     }
-    if (compare_sides(&side[0], &side[1], &o, &res) != TTFT_TPOT_OK)
+    if (ttft_tpot_compare_sides(&side[0], &side[1], &o, &res) != TTFT_TPOT_OK)
         exit(2);
     out.kind = res.kind;
     out.tpot_worse = named_worse(&res, "tpot");
-    compare_free(&res);
+    ttft_tpot_compare_free(&res);
     for (s = 0; s < 2; s++)
         for (k = 0; k < n[s]; k++) {
             ttft_tpot_model_free(&m[s][k]);
@@ -217,9 +215,10 @@ static void rates(const trial *tr, int pairs, uint64_t seed, double *alarm, doub
     g.s = seed;
     for (i = 0; i < pairs; i++) {
         outcome o = one_pair(tr, &g);
-        a += o.kind == COMPARE_IMPROVEMENT || o.kind == COMPARE_REGRESSION || o.kind == COMPARE_TRADE_OFF;
+        a += o.kind == TTFT_TPOT_COMPARE_IMPROVEMENT || o.kind == TTFT_TPOT_COMPARE_REGRESSION ||
+             o.kind == TTFT_TPOT_COMPARE_TRADE_OFF;
         w += o.tpot_worse;
-        u += o.kind == COMPARE_UNDECIDED;
+        u += o.kind == TTFT_TPOT_COMPARE_UNDECIDED;
     }
     *alarm = (double)a / pairs;
     *tpot_worse = (double)w / pairs;
@@ -305,7 +304,7 @@ int main(int argc, char **argv)
         return 2;
     printf("compare_sim: %d pairs a row; steps AR(1), sd %.0f%%, run effect sd %.0f%%, %d ramp steps, spikes "
            "%.1f%% at 3x; %d steps a run; defaults (alpha 0.05, Holm, noise %.0f%%)\n",
-           pairs, SD_STEP * 100, SD_RUN * 100, RAMP, SPIKE_P * 100, STEPS, COMPARE_NOISE_PCT);
+           pairs, SD_STEP * 100, SD_RUN * 100, RAMP, SPIKE_P * 100, STEPS, TTFT_TPOT_COMPARE_NOISE_PCT);
     printf("%-9s %-4s %-5s %-9s %-16s %10s %12s %10s %7s\n", "side", "rho", "proc%", "a side", "new side", "alarms",
            "tpot worse", "undecided", "bound");
     memset(&tr, 0, sizeof tr);

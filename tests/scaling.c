@@ -10,9 +10,6 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot_tools.h"
 
-#include "compare.h"
-#include "html.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,8 +102,8 @@ __attribute__((noinline)) void run_case(const char *what, ttft_tpot *c, ttft_tpo
     const ttft_tpot_model *two[2];
     ttft_tpot_model m[2];
     const char *names[2] = {"base", "new"};
-    compare_options opt = compare_defaults();
-    compare_result res;
+    ttft_tpot_compare_options opt = ttft_tpot_compare_defaults();
+    ttft_tpot_compare_result res;
     ttft_tpot_stats st;
     int models = strcmp(what, "html") == 0 ? 1 : strcmp(what, "compare") == 0 ? 2 : 0, k;
     for (k = 0; k < models; k++) /* the tools compute the models they read: counted with them */
@@ -127,10 +124,10 @@ __attribute__((noinline)) void run_case(const char *what, ttft_tpot *c, ttft_tpo
     else if (strcmp(what, "trace_read") == 0)
         ttft_tpot_trace_read(other, trace, "scaling", NULL, 0);
     else if (strcmp(what, "html") == 0)
-        html_report(out, two, names, 1, NULL);
-    else if (strcmp(what, "compare") == 0 && compare_models(two[0], two[1], &opt, &res) == TTFT_TPOT_OK) {
-        compare_text(out, &res);
-        compare_free(&res);
+        ttft_tpot_html_report(out, two, names, 1, NULL);
+    else if (strcmp(what, "compare") == 0 && ttft_tpot_compare_models(two[0], two[1], &opt, &res) == TTFT_TPOT_OK) {
+        ttft_tpot_compare_text(out, &res);
+        ttft_tpot_compare_free(&res);
     }
     else if (strcmp(what, "shapes") == 0)
         shapes(n);

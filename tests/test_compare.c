@@ -3,8 +3,6 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
 
-#include "compare.h"
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -20,23 +18,23 @@ static void mann_whitney_by_hand(void **state)
     const double a[3] = {1, 2, 3}, b[3] = {4, 5, 6}, c[3] = {1, 2, 2}, d[3] = {2, 3, 3}, e[2] = {7, 7};
     double u;
     (void)state;
-    assert_near(compare_mann_whitney(a, 3, b, 3, &u), 0.080855, 1e-6);
+    assert_near(ttft_tpot_compare_mann_whitney(a, 3, b, 3, &u), 0.080855, 1e-6);
     assert_near(u, 0, 0);
-    assert_near(compare_mann_whitney(c, 3, d, 3, &u), 0.157299, 1e-6);
+    assert_near(ttft_tpot_compare_mann_whitney(c, 3, d, 3, &u), 0.157299, 1e-6);
     assert_near(u, 1, 0);
-    assert_near(compare_mann_whitney(e, 2, e, 2, &u), 1, 0); /* all tied: no evidence */
-    assert_near(compare_min_p(5, 5), 2.0 / 252, 1e-12);       /* 2 / C(10, 5) */
-    assert_near(compare_min_p(3, 3), 0.1, 1e-12);             /* 2 / C(6, 3): never under 0.05 */
+    assert_near(ttft_tpot_compare_mann_whitney(e, 2, e, 2, &u), 1, 0); /* all tied: no evidence */
+    assert_near(ttft_tpot_compare_min_p(5, 5), 2.0 / 252, 1e-12);        /* 2 / C(10, 5) */
+    assert_near(ttft_tpot_compare_min_p(3, 3), 0.1, 1e-12);              /* 2 / C(6, 3): never under 0.05 */
     /* exact: 1 2 3 against 4 5 6 is the most extreme of 20 splits, either way: 2 / 20. 1 2 2 against 2 3
        3: midranks 1, 3 3 3, 5.5 5.5, a's sum 7; of the 20 splits of those ranks 3 sum to 7 or less and
        all 20 to 7 or more: 2 * 3 / 20 = 0.3 */
-    assert_near(compare_mann_whitney_exact(a, 3, b, 3, &u), 0.1, 1e-12);
-    assert_near(compare_mann_whitney_exact(c, 3, d, 3, &u), 0.3, 1e-12);
+    assert_near(ttft_tpot_compare_mann_whitney_exact(a, 3, b, 3, &u), 0.1, 1e-12);
+    assert_near(ttft_tpot_compare_mann_whitney_exact(c, 3, d, 3, &u), 0.3, 1e-12);
     assert_near(u, 1, 0);
-    assert_near(compare_mann_whitney_exact(e, 2, e, 2, &u), 1, 0);
+    assert_near(ttft_tpot_compare_mann_whitney_exact(e, 2, e, 2, &u), 1, 0);
     /* Hodges-Lehmann: differences d - c are 1 1 0 2 1 1 2 1 1 -> median 1; of a against b, 3 */
-    assert_near(compare_hodges_lehmann(c, 3, d, 3), 1, 0);
-    assert_near(compare_hodges_lehmann(a, 3, b, 3), 3, 0);
+    assert_near(ttft_tpot_compare_hodges_lehmann(c, 3, d, 3), 1, 0);
+    assert_near(ttft_tpot_compare_hodges_lehmann(a, 3, b, 3), 3, 0);
 }
 
 /* The exact test against scipy: mannwhitneyu(method="exact") on samples without ties, and
@@ -66,7 +64,7 @@ static void exact_test_matches_scipy(void **state)
         }
         qsort(a, NA, sizeof a[0], cmp_double);
         qsort(b, NB, sizeof b[0], cmp_double);
-        p = compare_mann_whitney_exact(a, NA, b, NB, &u);
+        p = ttft_tpot_compare_mann_whitney_exact(a, NA, b, NB, &u);
         at = (size_t)snprintf(cmd, sizeof cmd, "/usr/bin/python3 -c 'import numpy as np\n"
                                                "from scipy.stats import mannwhitneyu, permutation_test, rankdata\n"
                                                "a = [");
@@ -115,7 +113,7 @@ static void mann_whitney_matches_scipy(void **state)
         }
         qsort(a, NA, sizeof a[0], cmp_double);
         qsort(b, NB, sizeof b[0], cmp_double);
-        p = compare_mann_whitney(a, NA, b, NB, &u);
+        p = ttft_tpot_compare_mann_whitney(a, NA, b, NB, &u);
         at = (size_t)snprintf(cmd, sizeof cmd, "/usr/bin/python3 -c 'from scipy.stats import mannwhitneyu\n"
                                                "r = mannwhitneyu([");
         for (i = 0; i < NA; i++)

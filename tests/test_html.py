@@ -123,8 +123,9 @@ def render(html_path, png_path, work):
 
 
 def charts_drawn(html_path, work):
-    """Each chart of the page alone, rendered at its own size (720 x 320, as svg.c draws it): its plot
-    area (inside the margins) holds drawn pixels in the palette's colours, not only axes and grid.
+    """Each chart of the page alone, rendered at its own size (720 x 320, as ttft_tpot_tools.h draws
+    it): its plot area (inside the margins) holds drawn pixels in the palette's colours, not only axes
+    and grid.
     Returns how many charts were checked (0 without Chromium)."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if not chromium:
@@ -144,7 +145,7 @@ def charts_drawn(html_path, work):
                        check=True, capture_output=True, timeout=120)
         w, h, bpp, rows = png_pixels(png)
         drawn = 0
-        for y in range(34 + 3, 320 - 50 - 3):  # the plot area: MT and MB of svg.c, a little inside
+        for y in range(34 + 3, 320 - 50 - 3):  # the plot area: the charts' MT and MB, a little inside
             line = rows[y]
             for x in range(72 + 3, 720 - 16 - 3):  # ML and MR
                 r, g, b = line[x * bpp], line[x * bpp + 1], line[x * bpp + 2]
@@ -334,7 +335,7 @@ def at_a_glance(report, work):
 
 def plotted(fig):
     """The points of a chart's polylines in its data's units, read back through its tick labels (x at
-    their x; y 4 px above their baseline, as svg.c writes them); linear axes only."""
+    their x; y 4 px above their baseline, as ttft_tpot_tools.h writes them); linear axes only."""
     def axis(anchor, at):
         found = [(float(m.group(at)), float(m.group(3))) for m in re.finditer(
             r'<text x="([0-9.]+)" y="([0-9.]+)" text-anchor="%s" class="tick">([-0-9.]+)<' % anchor, fig)]

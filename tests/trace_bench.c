@@ -17,8 +17,8 @@
      collide under the 0.2 index hash (FNV-1a, unkeyed), in REPORT_BIN and in a live collector;
    - tools: REPORT_BIN --html against --json of one trace of 1e6 decode steps (1e5 with --quick), and
      --compare against --json of two, each pair alternated, with the ratios and their targets; then
-     --compare against --json in this process (read, model, write: compare.c linked in), and --html
-     against --json of one collector read once (model and writer: html.c linked in);
+     --compare against --json in this process (read, model, write: the tools header's comparison), and
+     --html against --json of one collector read once (model and writer: the tools header's HTML page);
    - writers: the Chrome trace and the trace writer of 1e6 lines (with start times), and of a serving
      trace of 1e6 request events, each against one fwrite of its own output's bytes, alternated (the
      reports' output is small: they are compute, measured by report);
@@ -29,8 +29,6 @@
 #include "ttft_tpot_tools.h"
 
 #include "bench_util.h"
-#include "compare.h"
-#include "html.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -390,12 +388,12 @@ static double in_process(const char *a, const char *b, int compare)
             exit(1);
     }
     if (compare) {
-        compare_options o = compare_defaults();
-        compare_result res;
-        if (compare_models(&m[0], &m[1], &o, &res) != TTFT_TPOT_OK)
+        ttft_tpot_compare_options o = ttft_tpot_compare_defaults();
+        ttft_tpot_compare_result res;
+        if (ttft_tpot_compare_models(&m[0], &m[1], &o, &res) != TTFT_TPOT_OK)
             exit(1);
-        compare_text(out, &res);
-        compare_free(&res);
+        ttft_tpot_compare_text(out, &res);
+        ttft_tpot_compare_free(&res);
     } else
         ttft_tpot_model_report_json(&m[0], out);
     t = now_s() - t0;
@@ -418,7 +416,8 @@ static double report_of(const ttft_tpot *c, const char *name, int html)
     if (ttft_tpot_model_compute(c, NULL, &m) != TTFT_TPOT_OK)
         exit(1);
     one[0] = &m;
-    if (html ? html_report(out, one, &name, 1, NULL) != 0 : ttft_tpot_model_report_json(&m, out) != TTFT_TPOT_OK)
+    if (html ? ttft_tpot_html_report(out, one, &name, 1, NULL) != 0
+             : ttft_tpot_model_report_json(&m, out) != TTFT_TPOT_OK)
         exit(1);
     t = now_s() - t0;
     ttft_tpot_model_free(&m);

@@ -6,7 +6,7 @@
 #endif
 #include "outputs.h"
 
-#include "../report/html.h"
+#include "ttft_tpot_tools.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -39,7 +39,7 @@ int outputs_keep_stdout(const options *o, FILE **data)
 static int html_one(const ttft_tpot_model *m, FILE *out)
 {
     const char *name = "generate";
-    return html_report(out, &m, &name, 1, NULL) == 0 ? TTFT_TPOT_OK : TTFT_TPOT_EIO;
+    return ttft_tpot_html_report(out, &m, &name, 1, NULL) == 0 ? TTFT_TPOT_OK : TTFT_TPOT_EIO;
 }
 
 /* The run's trace, as write_file writes a report. */

@@ -1,6 +1,6 @@
-"""The ttft_tpot package's C extension, compiled from the C library's header and the report tool's
-HTML and comparison sources: found in the source tree two directories up, or in csrc/ of an sdist
-(which gets copies of them)."""
+"""The ttft_tpot package's C extension, compiled from the C library's headers (ttft_tpot_tools.h holds
+the report tool's HTML page and comparison too): found in the source tree two directories up, or in
+csrc/ of an sdist (which gets copies of them)."""
 import os
 import re
 import shutil
@@ -11,16 +11,13 @@ from setuptools.command.sdist import sdist
 HERE = os.path.dirname(os.path.abspath(__file__))
 TREE = os.path.normpath(os.path.join(HERE, "..", ".."))
 # what the extension compiles besides csrc/_core.c, from the source tree's root
-SHARED = ["include/ttft_tpot.h", "include/ttft_tpot_tools.h", "examples/report/html.c", "examples/report/html.h",
-          "examples/report/svg.c", "examples/report/svg.h", "examples/report/compare.c", "examples/report/compare.h",
-          "examples/report/compare_html.c", "examples/report/ranks.c", "examples/report/ranks.h",
-          "examples/report/cli.h"]
+SHARED = ["include/ttft_tpot.h", "include/ttft_tpot_tools.h"]
 
 
 def shared_dirs():
-    """Where the shared sources are: the tree's include/ and examples/report/, else csrc/ (an sdist's copies)."""
+    """Where the shared sources are: the tree's include/, else csrc/ (an sdist's copies)."""
     if os.path.exists(os.path.join(TREE, SHARED[0])):
-        return [os.path.join(TREE, "include"), os.path.join(TREE, "examples", "report")]
+        return [os.path.join(TREE, "include")]
     return [os.path.join(HERE, "csrc")]
 
 

@@ -9,9 +9,6 @@
 #include "ttft_tpot_tools.h"
 
 #include "cli.h"
-#include "compare.h"
-#include "html.h"
-#include "ranks.h"
 
 #include <errno.h>
 #include <getopt.h> /* getopt_long: glibc, musl, macOS and the BSDs */
@@ -123,7 +120,7 @@ static int write_html(const ttft_tpot_model *const *m, const char *const *names,
     int rc;
     if (!f)
         return system_error("cannot write ", path);
-    rc = html_report(f, m, names, n, compare_html);
+    rc = ttft_tpot_html_report(f, m, names, n, ttft_tpot_compare_html);
     if ((f == stdout ? fflush(f) : fclose(f)) != 0 || rc != 0)
         return input_error("writing ", path, " failed");
     return 0;
@@ -170,7 +167,7 @@ typedef struct options {
     uint64_t slice_ns;      /* --slice (0: none asked) */
     double percentiles[TTFT_TPOT_MAX_PERCENTILES]; /* --percentiles (all 0: the default) */
     char **side[2];
-    compare_options cmp; /* --alpha, --noise, --phases-in-verdict */
+    ttft_tpot_compare_options cmp; /* --alpha, --noise, --phases-in-verdict */
 } options;
 
 /* --compare's sides: --base and --new lists, or BASE NEW; -1 to go on, or 2. */
@@ -303,7 +300,7 @@ static int parse(int argc, char **argv, char **lists, options *o)
 {
     int opt, rc;
     memset(o, 0, sizeof *o);
-    o->cmp = compare_defaults();
+    o->cmp = ttft_tpot_compare_defaults();
     o->side[0] = lists;
     o->side[1] = lists + argc;
     opterr = 0; /* the messages are ours: one line, the argument escaped */
@@ -339,7 +336,7 @@ static int parse(int argc, char **argv, char **lists, options *o)
         return usage_error("--html -, --chrome-trace - and --requests-csv -: one of them on standard output", "");
     if (o->ranks && (o->prometheus || o->chrome || o->html || o->bounded || o->kernel || o->has_slo || o->requests_csv))
         return usage_error("--ranks prints the ranks' report only (text or --json)", "");
-    if (o->ranks && (argc - o->first < 2 || argc - o->first > RANKS_MAX))
+    if (o->ranks && (argc - o->first < 2 || argc - o->first > TTFT_TPOT_RANKS_MAX))
         return usage_error("--ranks takes 2 to 256 traces, rank 0 first", "");
     if (o->bounded && o->chrome)
         return usage_error("--bounded keeps no timeline for --chrome-trace", "");
@@ -564,8 +561,8 @@ static int compare_page(const compare_traces *t, const options *o)
 static int compare(const options *o)
 {
     compare_traces t[2];
-    compare_side side[2];
-    compare_result res;
+    ttft_tpot_compare_side side[2];
+    ttft_tpot_compare_result res;
     int status = 0, k, read = 0;
     memset(&res, 0, sizeof res);
     for (k = 0; k < 2 && status == 0; k++, read++) {
@@ -573,27 +570,27 @@ static int compare(const options *o)
         side[k].trace = t[k].each;
         side[k].n = (size_t)t[k].n;
     }
-    if (status == 0 && compare_sides(&side[0], &side[1], &o->cmp, &res) != TTFT_TPOT_OK)
+    if (status == 0 && ttft_tpot_compare_sides(&side[0], &side[1], &o->cmp, &res) != TTFT_TPOT_OK)
         status = input_error("out of memory for ", "the comparison", "");
     if (status == 0 && o->html)
         status = compare_page(t, o);
     if (status == 0 && !(o->html && strcmp(o->html, "-") == 0)) {
-        (o->json ? compare_json : compare_text)(stdout, &res);
+        (o->json ? ttft_tpot_compare_json : ttft_tpot_compare_text)(stdout, &res);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "ttft_tpot_report: writing the comparison failed: %s\n", ttft_tpot_strerror(TTFT_TPOT_EIO));
             status = 1;
         }
     }
-    compare_free(&res);
+    ttft_tpot_compare_free(&res);
     for (k = 0; k < read; k++)
         traces_free(&t[k]);
     return status;
 }
 
 /* rank 0's report (text, or JSON with the "ranks" object added), then the ranks' figures. */
-static int ranks_write(const ttft_tpot *rank0, const ranks_figures *f, char *const *names, const options *o)
+static int ranks_write(const ttft_tpot *rank0, const ttft_tpot_ranks_figures *f, char *const *names, const options *o)
 {
-    int rc = ranks_report(stdout, rank0, f, (const char *const *)names, o->json);
+    int rc = ttft_tpot_ranks_report(stdout, rank0, f, (const char *const *)names, o->json);
     if (rc != TTFT_TPOT_OK || fflush(stdout) != 0 || ferror(stdout))
         return input_error("writing the report failed: ", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO), "");
     return 0;
@@ -603,15 +600,15 @@ static int ranks_write(const ttft_tpot *rank0, const ranks_figures *f, char *con
 static int ranks(char **names, int n, const options *o)
 {
     ttft_tpot *c = (ttft_tpot *)calloc((size_t)n, sizeof *c);
-    ranks_figures *f = (ranks_figures *)malloc(sizeof *f);
-    const ttft_tpot *each[RANKS_MAX];
+    ttft_tpot_ranks_figures *f = (ttft_tpot_ranks_figures *)malloc(sizeof *f);
+    const ttft_tpot *each[TTFT_TPOT_RANKS_MAX];
     int status = c && f ? 0 : input_error("out of memory", "", ""), k, made = 0, rc;
     for (k = 0; k < n && status == 0; k++, made++) {
         status = make_collector(&c[k], o) != TTFT_TPOT_OK ? input_error("out of memory for ", "the traces", "")
                                                          : read_traces(&c[k], names + k, 1, NULL);
         each[k] = &c[k];
     }
-    if (status == 0 && (rc = ranks_compute(each, n, f)) != 0)
+    if (status == 0 && (rc = ttft_tpot_ranks_compute(each, n, f)) != 0)
         status = rc == -1 ? input_error("out of memory for ", "the ranks", "")
                           : input_error("--ranks: every rank needs steady decode steps, all stored (", "",
                                         "a trace with none, or a bounded phase's histogram)");

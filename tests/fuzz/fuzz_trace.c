@@ -12,9 +12,7 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot_tools.h"
 
-#include "compare.h"
 #include "fuzz_util.h"
-#include "html.h"
 
 static uint64_t zero_clock(void *user)
 {
@@ -46,8 +44,8 @@ static void tools_write(const ttft_tpot *c, const ttft_tpot *b)
     ttft_tpot_model m[2];
     const ttft_tpot_model *two[2];
     const char *names[2] = {"fuzz", "back"};
-    compare_options opt = compare_defaults();
-    compare_result res;
+    ttft_tpot_compare_options opt = ttft_tpot_compare_defaults();
+    ttft_tpot_compare_result res;
     size_t n = 0, len = 0;
     char *buf = NULL;
     FILE *f = open_memstream(&buf, &len);
@@ -56,19 +54,19 @@ static void tools_write(const ttft_tpot *c, const ttft_tpot *b)
     two[0] = &m[0];
     two[1] = &m[1];
     CHECK(f != NULL);
-    CHECK(html_report(f, two, names, 1, NULL) == 0);
-    CHECK(html_report(f, two, names, 2, compare_html) == 0);
-    CHECK(compare_models(two[0], two[1], &opt, &res) == TTFT_TPOT_OK);
-    compare_text(f, &res);
+    CHECK(ttft_tpot_html_report(f, two, names, 1, NULL) == 0);
+    CHECK(ttft_tpot_html_report(f, two, names, 2, ttft_tpot_compare_html) == 0);
+    CHECK(ttft_tpot_compare_models(two[0], two[1], &opt, &res) == TTFT_TPOT_OK);
+    ttft_tpot_compare_text(f, &res);
     fclose(f);
     free(buf);
     buf = NULL;
     f = open_memstream(&buf, &len);
     CHECK(f != NULL);
-    compare_json(f, &res);
+    ttft_tpot_compare_json(f, &res);
     fclose(f);
     valid_json(buf);
-    compare_free(&res);
+    ttft_tpot_compare_free(&res);
     ttft_tpot_model_free(&m[0]);
     ttft_tpot_model_free(&m[1]);
 }

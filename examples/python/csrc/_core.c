@@ -18,13 +18,6 @@
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot_tools.h"
 
-/* The report tool's HTML page and comparison, in this one unit (the tool links the same files). */
-#include "compare.c"
-#include "compare_html.c"
-#include "html.c"
-#include "ranks.c"
-#include "svg.c"
-
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1060,7 +1053,7 @@ static int core_model_write(core_collector *self, FILE *out, const void *arg)
     rc = a->kind == CORE_TEXT         ? ttft_tpot_model_report(&m, out)
          : a->kind == CORE_JSON       ? ttft_tpot_model_report_json(&m, out)
          : a->kind == CORE_PROMETHEUS ? ttft_tpot_model_prometheus(&m, out, a->prefix, a->labels)
-         : html_report(out, one, &a->name, 1, NULL) == 0 ? TTFT_TPOT_OK
+         : ttft_tpot_html_report(out, one, &a->name, 1, NULL) == 0 ? TTFT_TPOT_OK
                                                          : TTFT_TPOT_ENOMEM;
     if (rc == TTFT_TPOT_EINVAL && a->kind == CORE_PROMETHEUS)
         PyErr_Format(PyExc_ValueError, "%s: a prefix is [a-zA-Z_:][a-zA-Z0-9_:]*, a label name "
@@ -1613,7 +1606,7 @@ static PyTypeObject core_collector_type = {
 
 typedef struct core_compare_ask {
     const core_collector *other;
-    compare_options opt;
+    ttft_tpot_compare_options opt;
     int kind; /* CORE_TEXT, CORE_JSON, CORE_HTML */
     const char *names[2];
 } core_compare_ask;
@@ -1624,7 +1617,7 @@ static int core_compare_write(core_collector *self, FILE *out, const void *arg)
     const core_compare_ask *a = (const core_compare_ask *)arg;
     ttft_tpot_model m[2];
     const ttft_tpot_model *both[2];
-    compare_result res;
+    ttft_tpot_compare_result res;
     int rc = ttft_tpot_model_compute(&self->c, NULL, &m[0]);
     if (rc != TTFT_TPOT_OK)
         return rc;
@@ -1634,10 +1627,10 @@ static int core_compare_write(core_collector *self, FILE *out, const void *arg)
     }
     both[0] = &m[0], both[1] = &m[1];
     if (a->kind == CORE_HTML)
-        rc = html_report(out, both, a->names, 2, compare_html) == 0 ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
-    else if ((rc = compare_models(&m[0], &m[1], &a->opt, &res)) == TTFT_TPOT_OK) {
-        (a->kind == CORE_JSON ? compare_json : compare_text)(out, &res);
-        compare_free(&res);
+        rc = ttft_tpot_html_report(out, both, a->names, 2, ttft_tpot_compare_html) == 0 ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
+    else if ((rc = ttft_tpot_compare_models(&m[0], &m[1], &a->opt, &res)) == TTFT_TPOT_OK) {
+        (a->kind == CORE_JSON ? ttft_tpot_compare_json : ttft_tpot_compare_text)(out, &res);
+        ttft_tpot_compare_free(&res);
     }
     ttft_tpot_model_free(&m[1]);
     ttft_tpot_model_free(&m[0]);
@@ -1650,7 +1643,7 @@ static PyObject *core_compare(PyObject *module, PyObject *args)
     PyObject *base, *new_, *out;
     core_compare_ask a;
     (void)module;
-    a.opt = compare_defaults();
+    a.opt = ttft_tpot_compare_defaults();
     if (!PyArg_ParseTuple(args, "O!O!dizz|dp:compare", &core_collector_type, &base, &core_collector_type, &new_,
                           &a.opt.alpha, &a.kind, &a.names[0], &a.names[1], &a.opt.noise_pct, &a.opt.phases))
         return NULL;
@@ -1670,24 +1663,24 @@ static PyObject *core_compare(PyObject *module, PyObject *args)
 
 /* _ranks(collectors, names, json): the report tool's --ranks, the first collector rank 0. */
 typedef struct core_ranks_ask {
-    const ttft_tpot *each[RANKS_MAX];
-    const char *names[RANKS_MAX];
+    const ttft_tpot *each[TTFT_TPOT_RANKS_MAX];
+    const char *names[TTFT_TPOT_RANKS_MAX];
     int n, json;
 } core_ranks_ask;
 
 static int core_ranks_write(core_collector *self, FILE *out, const void *arg)
 {
     const core_ranks_ask *a = (const core_ranks_ask *)arg;
-    ranks_figures *f = (ranks_figures *)malloc(sizeof *f);
+    ttft_tpot_ranks_figures *f = (ttft_tpot_ranks_figures *)malloc(sizeof *f);
     int rc;
     (void)self;
     if (!f)
         return TTFT_TPOT_ENOMEM;
-    rc = ranks_compute(a->each, a->n, f);
+    rc = ttft_tpot_ranks_compute(a->each, a->n, f);
     if (rc == -2)
         PyErr_SetString(PyExc_ValueError, "ranks: every rank needs steady decode steps, all stored (a trace with "
                                           "none, or a bounded phase's histogram)");
-    rc = rc == 0 ? ranks_report(out, a->each[0], f, a->names, a->json) : rc == -1 ? TTFT_TPOT_ENOMEM : TTFT_TPOT_EINVAL;
+    rc = rc == 0 ? ttft_tpot_ranks_report(out, a->each[0], f, a->names, a->json) : rc == -1 ? TTFT_TPOT_ENOMEM : TTFT_TPOT_EINVAL;
     free(f);
     return rc;
 }
@@ -1702,9 +1695,9 @@ static PyObject *core_ranks(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!O!p:ranks", &PyList_Type, &list, &PyList_Type, &names, &json))
         return NULL;
     n = PyList_GET_SIZE(list);
-    if (n < 2 || n > RANKS_MAX || PyList_GET_SIZE(names) != n)
+    if (n < 2 || n > TTFT_TPOT_RANKS_MAX || PyList_GET_SIZE(names) != n)
         return PyErr_Format(PyExc_ValueError, "%s: ranks are 2 to %d collectors, each named",
-                            ttft_tpot_strerror(TTFT_TPOT_EINVAL), RANKS_MAX);
+                            ttft_tpot_strerror(TTFT_TPOT_EINVAL), TTFT_TPOT_RANKS_MAX);
     if (!(a = (core_ranks_ask *)PyMem_Calloc(1, sizeof *a)))
         return PyErr_NoMemory();
     a->json = json, a->n = (int)n;
