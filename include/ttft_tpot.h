@@ -142,6 +142,13 @@
      TTFT_TPOT_ASSERT(x)        checks internal invariants only, never run-time data. Default assert().
      TTFT_TPOT_NAME_MAX         bytes of a phase name including its NUL (default 64), in every file.
      TTFT_TPOT_MAX_RUNS         runs a collector marks (ttft_tpot_run_begin; default 256), in every file.
+     TTFT_TPOT_NVTX             every timed span is also an NVTX range (push at its begin, pop at its end or
+                                cancel) of the domain "ttft_tpot", named by its phase, for Nsight Systems;
+                                needs the NVTX v3 headers (<nvtx3/nvToolsExt.h>: the CUDA toolkit's, or
+                                the nvtx package's, by -isystem: NVTX itself is not -Wpedantic clean)
+                                and, on glibc before 2.34, -ldl. Define it in every file that
+                                includes the header: the spans call what only an implementation
+                                built with it defines (a mismatch fails to link, never silently).
 
    CLOCK
      Integer nanoseconds from a monotonic clock: Linux and other POSIX clock_gettime(CLOCK_MONOTONIC)
@@ -366,6 +373,9 @@
 #endif
 #ifndef _WIN32
 #include <time.h>
+#endif
+#ifdef TTFT_TPOT_NVTX
+#include <nvtx3/nvToolsExt.h>
 #endif
 
 #ifndef TTFT_TPOT_DEF
@@ -994,6 +1004,7 @@ struct ttft_tpot {
     uint64_t rejected; /* calls refused: unknown phase, invalid duration, span misuse */
     uint64_t refusal;  /* what a refusal adds to its count: 1, or 0 with config.refusals_reported */
     uint64_t spans_open; /* spans begun and not ended: what they timed is in no figure */
+    void *nvtx_domain;   /* the NVTX domain "ttft_tpot" (TTFT_TPOT_NVTX), else NULL */
     unsigned warmup_depth;
     uint16_t warm_all; /* warmup_depth != 0 */
     int enabled;
@@ -1096,6 +1107,7 @@ typedef struct ttft_tpot_span {
     uint32_t prompt;
     unsigned char has_prompt, has_dur;
     unsigned char device; /* ttft_tpot_span_set_device: the end opens a ticket */
+    unsigned char nvtx;   /* an NVTX range was pushed at its begin (TTFT_TPOT_NVTX) */
     uint32_t stream;
     uint64_t ticket;      /* after the end: its device ticket, 0 none (ttft_tpot_span_ticket) */
 } ttft_tpot_span;
@@ -1164,6 +1176,12 @@ TTFT_TPOT_DEF int64_t ttft_tpot__push_ext(ttft_tpot *c, int phase, uint64_t star
                                           int has_prompt, uint32_t prompt, int device, uint32_t stream,
                                           int new_shape);
 
+#ifdef TTFT_TPOT_NVTX
+/* A timed span's NVTX range: pushed at its begin, popped at its end or cancel (on the same thread). */
+TTFT_TPOT_DEF void ttft_tpot__nvtx_push(const ttft_tpot *c, int phase);
+TTFT_TPOT_DEF void ttft_tpot__nvtx_pop(const ttft_tpot *c);
+#endif
+
 /* A span of phase, running when timed (its start read from the clock), untimed for a duration
    measured elsewhere (start 0: unknown). With c NULL or disabled it is inert: end records nothing. */
 static inline ttft_tpot_span ttft_tpot__span_open(ttft_tpot *c, int phase, int timed)
@@ -1183,7 +1201,13 @@ static inline ttft_tpot_span ttft_tpot__span_open(ttft_tpot *c, int phase, int t
     s.shape = TTFT_TPOT_NO_SHAPE;
     s.dur = 0;
     s.prompt = 0;
-    s.has_prompt = s.has_dur = s.device = 0;
+    s.has_prompt = s.has_dur = s.device = s.nvtx = 0;
+#ifdef TTFT_TPOT_NVTX
+    if (s.state == 1 && timed) {
+        ttft_tpot__nvtx_push(c, phase);
+        s.nvtx = 1;
+    }
+#endif
     s.stream = 0;
     s.ticket = 0;
     return s;
@@ -1288,6 +1312,10 @@ static inline int ttft_tpot__span_close(ttft_tpot_span *s, int *rc)
     }
     s->state = 3;
     s->c->spans_open--; /* below 0 (a copy of a span ended too): read as none (ttft_tpot__spans_open) */
+#ifdef TTFT_TPOT_NVTX
+    if (s->nvtx)
+        ttft_tpot__nvtx_pop(s->c);
+#endif
     return 1;
 }
 
@@ -4654,8 +4682,29 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
     c->prefill_kernel = -1;
     ttft_tpot__clock_of(c, cfg);
     ttft_tpot__key_of(c);
+#ifdef TTFT_TPOT_NVTX
+    c->nvtx_domain = (void *)nvtxDomainCreateA("ttft_tpot");
+#endif
     return TTFT_TPOT_OK;
 }
+
+#ifdef TTFT_TPOT_NVTX
+TTFT_TPOT_DEF void ttft_tpot__nvtx_push(const ttft_tpot *c, int phase)
+{
+    nvtxEventAttributes_t a;
+    memset(&a, 0, sizeof a);
+    a.version = NVTX_VERSION;
+    a.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    a.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    a.message.ascii = (unsigned)phase < c->phase.n ? c->phase.slots[phase].name : "?";
+    nvtxDomainRangePushEx((nvtxDomainHandle_t)c->nvtx_domain, &a);
+}
+
+TTFT_TPOT_DEF void ttft_tpot__nvtx_pop(const ttft_tpot *c)
+{
+    nvtxDomainRangePop((nvtxDomainHandle_t)c->nvtx_domain);
+}
+#endif
 
 TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c)
 {
@@ -4670,6 +4719,10 @@ TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c)
             TTFT_TPOT_FREE(parts[k], c->alloc_user);
     if (c->owned)
         TTFT_TPOT_FREE(c->owned, c->alloc_user);
+#ifdef TTFT_TPOT_NVTX
+    if (c->nvtx_domain)
+        nvtxDomainDestroy((nvtxDomainHandle_t)c->nvtx_domain);
+#endif
     memset(c, 0, sizeof *c);
 }
 
