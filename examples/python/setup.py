@@ -15,7 +15,10 @@ SHARED = ["include/ttft_tpot.h", "include/ttft_tpot_tools.h"]
 
 
 def shared_dirs():
-    """Where the shared sources are: the tree's include/, else csrc/ (an sdist's copies)."""
+    """Where the headers are: TTFT_TPOT_INCLUDE_DIR (an installed copy, as a distribution builds
+    against), else the tree's include/, else csrc/ (an sdist's copies)."""
+    if os.environ.get("TTFT_TPOT_INCLUDE_DIR"):
+        return [os.environ["TTFT_TPOT_INCLUDE_DIR"]]
     if os.path.exists(os.path.join(TREE, SHARED[0])):
         return [os.path.join(TREE, "include")]
     return [os.path.join(HERE, "csrc")]

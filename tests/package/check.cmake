@@ -4,7 +4,8 @@
 #   3. the prefix holds LICENSE, the .pc file, the report tool and its man page, and not the demo driver;
 #   4. a parent project builds it with add_subdirectory and installs and exports a library of its
 #      own that links ttft_tpot::ttft_tpot (CMake's export-set rule);
-#   5. a driver (examples/minimal.c) builds against the installed ttft_tpot.h alone.
+#   5. a driver (examples/minimal.c) builds against the installed ttft_tpot.h alone;
+#   6. the Python package's extension builds against the installed headers alone (-D PYTHON_EXE=...).
 # -D BUILD_DIR=<the project's build tree> -D SOURCE_DIR=<tests/package> -D WORK_DIR=<scratch>
 # -D PROJECT_DIR=<the project's source tree> -D C_COMPILER=<cc>
 file(REMOVE_RECURSE "${WORK_DIR}")
@@ -49,6 +50,22 @@ file(COPY "${prefix}/include/ttft_tpot.h" DESTINATION "${WORK_DIR}/driver_only")
 run(${C_COMPILER} -std=c99 -O2 -I "${WORK_DIR}/driver_only" "${PROJECT_DIR}/examples/minimal.c" -o "${WORK_DIR}/minimal" -lm)
 run("${WORK_DIR}/minimal")
 message(STATUS "examples/minimal.c built against the installed ttft_tpot.h alone")
+
+# the Python package's extension compiles against the installed headers alone, and runs
+if(PYTHON_EXE)
+  execute_process(COMMAND "${PYTHON_EXE}" -c
+                  "import sysconfig as s; print(s.get_paths()['include']); print(s.get_config_var('EXT_SUFFIX'))"
+                  OUTPUT_VARIABLE py OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+  string(REPLACE "\n" ";" py "${py}")
+  list(GET py 0 py_include)
+  list(GET py 1 py_suffix)
+  file(COPY "${PROJECT_DIR}/examples/python/src/ttft_tpot" DESTINATION "${WORK_DIR}/python")
+  run(${C_COMPILER} -O2 -shared -fPIC -I "${prefix}/include" -I "${py_include}"
+      "${PROJECT_DIR}/examples/python/csrc/_core.c" -o "${WORK_DIR}/python/ttft_tpot/_core${py_suffix}")
+  run(${CMAKE_COMMAND} -E env "PYTHONPATH=${WORK_DIR}/python" "${PYTHON_EXE}" -c
+      "import ttft_tpot; tp = ttft_tpot.Collector(); tp.record('d', 'decode', 5); assert 'ttft_tpot report' in tp.report()")
+  message(STATUS "the Python extension built against the installed headers alone, and ran")
+endif()
 
 foreach(f share/doc/ttft_tpot/LICENSE include/ttft_tpot.h include/ttft_tpot_tools.h share/pkgconfig/ttft_tpot.pc bin/ttft_tpot_report${CMAKE_EXECUTABLE_SUFFIX}
           share/man/man1/ttft_tpot_report.1)

@@ -1,5 +1,5 @@
-/* _core.c - ttft_tpot._core, the package's C extension: the library's collector and writers, and the
-   report tool's HTML page and comparison, compiled from their sources.
+/* _core.c - ttft_tpot._core, the package's C extension: the library's collector, its writers, the HTML
+   report and the comparison, compiled from the two headers alone (ttft_tpot.h, ttft_tpot_tools.h).
 
    A Collector object holds one ttft_tpot collector. Spans, records, requests and device resolutions
    call the header's functions; every output is the C writer's, written into a memory stream, so a
