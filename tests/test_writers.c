@@ -546,27 +546,48 @@ static void publishers_on_one_path_race(void **state)
     ttft_tpot_free(&c);
 }
 
-/* 3. Under a decimal-comma locale (made here with localedef) every machine-read output keeps '.',
-   and the text report does too. */
-static void decimal_comma_locale(void **state)
+/* The host locale a driver may set: de_DE.UTF-8, made with localedef into dir (a mkdtemp template),
+   LC_ALL set to it. Returns 1; 0 when no decimal-comma locale could be made (dir removed, the locale
+   left "C"): the caller skips. */
+static int decimal_comma_on(char *dir)
 {
-    char dir[] = "/tmp/ttft_tpot_locale_XXXXXX", cmd[512], err[256], *json, *text, *prom, *chrome, *trace;
-    ttft_tpot c, b;
-    ttft_tpot_config cfg = {0};
-    ttft_tpot_slo slo;
-    jc_value doc;
-    int d, i, rc;
-    (void)state;
+    char cmd[512];
     assert_non_null(mkdtemp(dir));
     snprintf(cmd, sizeof cmd, "localedef -c -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1", dir);
     (void)shell(cmd);
     setenv("LOCPATH", dir, 1);
     if (!setlocale(LC_ALL, "de_DE.UTF-8") || strcmp(localeconv()->decimal_point, ",") != 0) {
         print_message("SKIPPED: no decimal-comma locale could be made (localedef, Debian's locales package)\n");
+        setlocale(LC_ALL, "C");
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
         (void)shell(cmd);
-        skip();
+        return 0;
     }
+    return 1;
+}
+
+/* Back to the "C" locale (the checks' own JSON parser reads numbers with strtod); dir removed. */
+static void decimal_comma_off(const char *dir)
+{
+    char cmd[512];
+    setlocale(LC_ALL, "C");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    (void)shell(cmd);
+}
+
+/* 3. Under a decimal-comma locale (made here with localedef) every machine-read output keeps '.',
+   and the text report does too. */
+static void decimal_comma_locale(void **state)
+{
+    char dir[] = "/tmp/ttft_tpot_locale_XXXXXX", err[256], *json, *text, *prom, *chrome, *trace;
+    ttft_tpot c, b;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_slo slo;
+    jc_value doc;
+    int d, i, rc;
+    (void)state;
+    if (!decimal_comma_on(dir))
+        skip();
     cfg.timeline = 1;
     cfg.max_requests = 1;
     d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
@@ -587,9 +608,7 @@ static void decimal_comma_locale(void **state)
     same_reports(&c, &b);
     ttft_tpot_free(&b);
     ttft_tpot_free(&c);
-    setlocale(LC_ALL, "C"); /* the checks' own JSON parser reads numbers with strtod */
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    (void)shell(cmd);
+    decimal_comma_off(dir);
     if (jc_parse(json, &doc) != 0)
         fail_msg("not JSON: %s", json);
     assert_near(num_at(&doc, "output_throughput_tok_s"), 1000.0 / 3, 1e-9);
