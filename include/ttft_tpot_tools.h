@@ -2945,7 +2945,7 @@ static int ttft_tpot__read_check(ttft_tpot__reader *r)
 {
     const uint64_t *k = r->counts, lost = k[TTFT_TPOT__COUNT_events_lost];
     const uint64_t refused = k[TTFT_TPOT__COUNT_requests_refused];
-    char what[160];
+    char what[160], sum[32];
     if (r->truncated > lost) {
         snprintf(what, sizeof what, "# truncated: %llu truncated requests, more than the %llu events the trace lost "
                  "(# counts: events_lost)", (unsigned long long)r->truncated, (unsigned long long)lost);
@@ -2953,8 +2953,8 @@ static int ttft_tpot__read_check(ttft_tpot__reader *r)
     }
     if (lost > k[TTFT_TPOT__COUNT_requests_dropped] || refused > k[TTFT_TPOT__COUNT_requests_dropped] - lost) {
         snprintf(what, sizeof what, "# counts: requests_dropped=%llu is less than events_lost + "
-                 "requests_refused (%.0f)", (unsigned long long)k[TTFT_TPOT__COUNT_requests_dropped],
-                 (double)lost + (double)refused);
+                 "requests_refused (%s)", (unsigned long long)k[TTFT_TPOT__COUNT_requests_dropped],
+                 ttft_tpot__num(sum, sizeof sum, "%.0f", (double)lost + (double)refused));
         return ttft_tpot__fail(r, r->counts_line, what, NULL);
     }
     return r->prompt ? ttft_tpot__check_prompts(r) : TTFT_TPOT_OK;
@@ -3063,9 +3063,9 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
 
 /* -- Reports: numbers, whatever the locale ----------------------------------------------------- */
 
-/* Every double the page writes goes through ttft_tpot__num: '.' as the decimal point whatever
-   LC_NUMERIC says (a driver may set a decimal-comma locale), the bytes the "C" locale prints
-   otherwise. */
+/* Every double the page, the comparison and the ranks write goes through ttft_tpot__num: '.' as the
+   decimal point whatever LC_NUMERIC says (a driver may set a decimal-comma locale), the bytes the "C"
+   locale prints otherwise. */
 
 /* The bytes "%.20f" takes at most, its NUL included: a sign, 309 digits of DBL_MAX, the point, 20
    decimals. */
@@ -3086,6 +3086,13 @@ static const char *ttft_tpot__num_places(char *buf, size_t len, int places, doub
     char fmt[8];
     snprintf(fmt, sizeof fmt, "%%.%df", places);
     return ttft_tpot__num(buf, len, fmt, v);
+}
+
+/* v as fmt (one conversion of a double) prints it, onto out. */
+static void ttft_tpot__put_num(FILE *out, const char *fmt, double v)
+{
+    char buf[TTFT_TPOT__NUM_MAX];
+    fputs(ttft_tpot__num(buf, sizeof buf, fmt, v), out);
 }
 
 /* -- Reports: the charts ----------------------------------------------------------------------- */
@@ -5507,6 +5514,7 @@ static int ttft_tpot__compare_in_list(const ttft_tpot_compare_row *r, int which)
 static void ttft_tpot__compare_verdict_lists(FILE *out, const ttft_tpot_compare_result *res, int html)
 {
     static const char *const head[3] = {"worse on ", "better on ", "within noise: "};
+    char pct[64];
     size_t i;
     int which, any = 0;
     for (which = 0; which < 3; which++) {
@@ -5522,7 +5530,8 @@ static void ttft_tpot__compare_verdict_lists(FILE *out, const ttft_tpot_compare_
                 ttft_tpot__html_text(out, r->metric);
             else
                 fputs(r->metric, out);
-            fprintf(out, " (%+.2f%%)", r->has_shift ? r->shift_pct : r->delta_pct);
+            fprintf(out, " (%s)",
+                    ttft_tpot__num_then(pct, sizeof pct, "%+.2f", r->has_shift ? r->shift_pct : r->delta_pct, "%"));
         }
     }
 }
@@ -5542,7 +5551,9 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
                                        "a trade-off", "undecided"};
     const char *end = html ? "" : "\n";
     double need = res->family ? res->opt.alpha / res->family : res->opt.alpha;
+    char alpha[32], best[32], below[32], noise[32];
     size_t i, still = 0;
+    ttft_tpot__num(alpha, sizeof alpha, "%g", res->opt.alpha);
     fprintf(out, "Verdict: %s", said[res->kind]);
     if (res->kind == TTFT_TPOT_COMPARE_UNDECIDED && !res->family) {
         fprintf(out, ": no headline metric both sides have%s", end);
@@ -5550,15 +5561,16 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
     }
     if (res->kind == TTFT_TPOT_COMPARE_UNDECIDED) {
         fprintf(out,
-                ": %zu and %zu runs can give p = %.3g at best, and %u headline metric%s need%s p < %.3g (alpha %g, "
+                ": %zu and %zu runs can give p = %s at best, and %u headline metric%s need%s p < %s (alpha %s, "
                 "Holm): run %u or more a side, interleaved base/new/base/new where the driver allows it%s",
-                res->runs[0], res->runs[1], res->best_p, res->family, res->family == 1 ? "" : "s",
-                res->family == 1 ? "s" : "", need, res->opt.alpha, res->runs_needed, end);
+                res->runs[0], res->runs[1], ttft_tpot__num(best, sizeof best, "%.3g", res->best_p), res->family,
+                res->family == 1 ? "" : "s", res->family == 1 ? "s" : "",
+                ttft_tpot__num(below, sizeof below, "%.3g", need), alpha, res->runs_needed, end);
         return;
     }
     if (res->kind == TTFT_TPOT_COMPARE_NO_DIFFERENCE) {
-        fprintf(out, " on any of the %u headline metric%s (alpha %g, Holm; %zu and %zu runs)%s", res->family,
-                res->family == 1 ? "" : "s", res->opt.alpha, res->runs[0], res->runs[1], end);
+        fprintf(out, " on any of the %u headline metric%s (alpha %s, Holm; %zu and %zu runs)%s", res->family,
+                res->family == 1 ? "" : "s", alpha, res->runs[0], res->runs[1], end);
         return;
     }
     fputs(": ", out);
@@ -5567,8 +5579,17 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
         still += res->rows[i].in_verdict && !res->rows[i].significant;
     if (still)
         fprintf(out, "; no significant change on %zu other%s", still, still == 1 ? "" : "s");
-    fprintf(out, " (alpha %g, Holm; noise %g%%; %zu and %zu runs)%s", res->opt.alpha, res->opt.noise_pct, res->runs[0],
-            res->runs[1], end);
+    fprintf(out, " (alpha %s, Holm; noise %s%%; %zu and %zu runs)%s", alpha,
+            ttft_tpot__num(noise, sizeof noise, "%g", res->opt.noise_pct), res->runs[0], res->runs[1], end);
+}
+
+/* "3.22 [3.19, 3.25]": v and its interval ci, 4 significant digits each. */
+static const char *ttft_tpot__compare_interval(char *buf, size_t len, double v, const double *ci)
+{
+    char a[32], lo[32], hi[32];
+    snprintf(buf, len, "%s [%s, %s]", ttft_tpot__num(a, sizeof a, "%.4g", v),
+             ttft_tpot__num(lo, sizeof lo, "%.4g", ci[0]), ttft_tpot__num(hi, sizeof hi, "%.4g", ci[1]));
+    return buf;
 }
 
 /* A side's cell: "3.22 [3.19, 3.25]" (runs: their mean and its t-interval; one run: its p50 and the
@@ -5576,16 +5597,18 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
 static const char *ttft_tpot__compare_side_text(char *buf, size_t len, const ttft_tpot_compare_row *r, int side)
 {
     const ttft_tpot_compare_values *x = side ? &r->new_ : &r->base;
+    char a[32];
     if (!x->n)
         snprintf(buf, len, "-");
     else if (r->has_mean_ci[side])
-        snprintf(buf, len, "%.4g [%.4g, %.4g]", r->mean[side], r->mean_ci[side][0], r->mean_ci[side][1]);
+        ttft_tpot__compare_interval(buf, len, r->mean[side], r->mean_ci[side]);
     else if (r->has_ci[side])
-        snprintf(buf, len, "%.4g [%.4g, %.4g]", r->median[side], r->ci[side][0], r->ci[side][1]);
+        ttft_tpot__compare_interval(buf, len, r->median[side], r->ci[side]);
     else if (strcmp(r->unit, "ms") != 0) /* one run's rate: no interval of its own */
-        snprintf(buf, len, "%.4g", r->median[side]);
+        ttft_tpot__num(buf, len, "%.4g", r->median[side]);
     else
-        snprintf(buf, len, "%.4g [n<%llu]", r->median[side], (unsigned long long)ttft_tpot_ci95_min_n(50));
+        snprintf(buf, len, "%s [n<%llu]", ttft_tpot__num(a, sizeof a, "%.4g", r->median[side]),
+                 (unsigned long long)ttft_tpot_ci95_min_n(50));
     return buf;
 }
 
@@ -5610,7 +5633,7 @@ static const char *ttft_tpot__compare_change_text(char *buf, size_t len, const t
     else if (r->within_noise)
         snprintf(buf, len, "noise");
     else if (r->significant)
-        snprintf(buf, len, "%+.2f%%", r->has_shift ? r->shift_pct : r->delta_pct);
+        ttft_tpot__num_then(buf, len, "%+.2f", r->has_shift ? r->shift_pct : r->delta_pct, "%");
     else
         snprintf(buf, len, "~");
     return buf;
@@ -5618,15 +5641,17 @@ static const char *ttft_tpot__compare_change_text(char *buf, size_t len, const t
 
 static void ttft_tpot__compare_text_row(FILE *out, const ttft_tpot_compare_row *r)
 {
-    char name[96], b[64], nw[64], d[32], p[32], p99[64];
+    char name[96], b[64], nw[64], d[32], p[32], p99[64], lo[32], hi[32];
     snprintf(name, sizeof name, "%s (%s%s)%s", r->metric, r->unit, r->per_run ? ", runs" : "",
              r->in_verdict ? " *" : "");
     if (r->has_p && r->per_run)
-        snprintf(p, sizeof p, r->p_holm < 0.001 ? "p<0.001" : "p=%.3f", r->p_holm);
+        snprintf(p, sizeof p, r->p_holm < 0.001 ? "p<0.001" : "p=%s",
+                 ttft_tpot__num(lo, sizeof lo, "%.3f", r->p_holm));
     else
         snprintf(p, sizeof p, "-");
     if (r->has_p99_ci)
-        snprintf(p99, sizeof p99, "[%+.1f%%, %+.1f%%]", r->p99_ci[0], r->p99_ci[1]);
+        snprintf(p99, sizeof p99, "[%s, %s]", ttft_tpot__num_then(lo, sizeof lo, "%+.1f", r->p99_ci[0], "%"),
+                 ttft_tpot__num_then(hi, sizeof hi, "%+.1f", r->p99_ci[1], "%"));
     else
         snprintf(p99, sizeof p99, "-");
     fprintf(out, "%-36s %-28s %-28s %-9s %-8s %-18s (n=%zu+%zu)%s\n", name,
@@ -5651,6 +5676,7 @@ static void ttft_tpot__compare_one_process_caveat(FILE *out, const ttft_tpot_com
 
 TTFT_TPOT_DEF void ttft_tpot_compare_text(FILE *out, const ttft_tpot_compare_result *res)
 {
+    char alpha[32], noise[32];
     size_t i;
     ttft_tpot__compare_verdict(out, res, 0);
     ttft_tpot__compare_one_process_caveat(out, res);
@@ -5665,14 +5691,15 @@ TTFT_TPOT_DEF void ttft_tpot_compare_text(FILE *out, const ttft_tpot_compare_res
             "The run is the unit: a side of runs shows their mean with its 95%% t-interval; a side of one run, its p50 "
             "with the interval of its own values (not where another run lands). change: the Hodges-Lehmann shift "
             "over the runs; ~: no significant difference (two-sided Mann-Whitney U over the runs, Holm-adjusted p >= "
-            "%g); noise: significant, under %g%%. p99 change: Welch's interval over the runs' p99s.\n",
-            res->opt.alpha, res->opt.noise_pct);
+            "%s); noise: significant, under %s%%. p99 change: Welch's interval over the runs' p99s.\n",
+            ttft_tpot__num(alpha, sizeof alpha, "%g", res->opt.alpha),
+            ttft_tpot__num(noise, sizeof noise, "%g", res->opt.noise_pct));
 }
 
 static void ttft_tpot__compare_json_num(FILE *out, int has, double v)
 {
     if (has && ttft_tpot__finite(v))
-        fprintf(out, "%.17g", v);
+        ttft_tpot__put_num(out, "%.17g", v);
     else
         fputs("null", out);
 }
@@ -5797,14 +5824,15 @@ TTFT_TPOT_DEF void ttft_tpot_compare_json(FILE *out, const ttft_tpot_compare_res
    or n/a where the side has no value or too few. */
 static void ttft_tpot__compare_median_cell(FILE *out, const ttft_tpot_compare_row *r, int k)
 {
+    char buf[112];
     if ((k ? r->new_.n : r->base.n) == 0)
         fputs("<td>n/a</td>", out);
     else if (r->has_mean_ci[k]) /* runs: their mean and its t-interval */
-        fprintf(out, "<td>%.4g [%.4g, %.4g]</td>", r->mean[k], r->mean_ci[k][0], r->mean_ci[k][1]);
+        fprintf(out, "<td>%s</td>", ttft_tpot__compare_interval(buf, sizeof buf, r->mean[k], r->mean_ci[k]));
     else if (r->has_ci[k])
-        fprintf(out, "<td>%.4g [%.4g, %.4g]</td>", r->median[k], r->ci[k][0], r->ci[k][1]);
+        fprintf(out, "<td>%s</td>", ttft_tpot__compare_interval(buf, sizeof buf, r->median[k], r->ci[k]));
     else
-        fprintf(out, "<td>%.4g [too few for a CI]</td>", r->median[k]);
+        fprintf(out, "<td>%s [too few for a CI]</td>", ttft_tpot__num(buf, sizeof buf, "%.4g", r->median[k]));
 }
 
 /* " Only in base: a, b." for the metrics only side `only` (1 base, 2 new) has. */
@@ -5826,6 +5854,7 @@ TTFT_TPOT_DEF int ttft_tpot_compare_html(FILE *out, const ttft_tpot_model *const
     ttft_tpot_compare_options o = ttft_tpot_compare_defaults();
     ttft_tpot_compare_result res;
     const ttft_tpot_compare_row *rows;
+    char pct[64];
     size_t n, i;
     if (ttft_tpot_compare_models(m[0], m[1], &o, &res) != TTFT_TPOT_OK)
         return -1;
@@ -5845,16 +5874,19 @@ TTFT_TPOT_DEF int ttft_tpot_compare_html(FILE *out, const ttft_tpot_model *const
         for (k = 0; k < 2; k++)
             ttft_tpot__compare_median_cell(out, r, k);
         if (r->has_delta && r->within_noise)
-            fprintf(out, "<td title=\"%+.1f%%\">within noise</td>", r->shift_pct);
+            fprintf(out, "<td title=\"%s\">within noise</td>",
+                    ttft_tpot__num_then(pct, sizeof pct, "%+.1f", r->shift_pct, "%"));
         else if (r->has_delta && r->significant) /* coloured by the metric's direction: latency up is worse */
-            fprintf(out, "<td class=\"%s\">%+.1f%% %s</td>", ttft_tpot_compare_better(r) ? "better" : "worse",
-                    r->has_shift ? r->shift_pct : r->delta_pct, ttft_tpot_compare_better(r) ? "better" : "worse");
+            fprintf(out, "<td class=\"%s\">%s %s</td>", ttft_tpot_compare_better(r) ? "better" : "worse",
+                    ttft_tpot__num_then(pct, sizeof pct, "%+.1f", r->has_shift ? r->shift_pct : r->delta_pct, "%"),
+                    ttft_tpot_compare_better(r) ? "better" : "worse");
         else if (r->has_delta) /* as the text: not significant is ~, the change in the title */
-            fprintf(out, "<td title=\"%+.1f%%\">~</td>", r->delta_pct);
+            fprintf(out, "<td title=\"%s\">~</td>",
+                    ttft_tpot__num_then(pct, sizeof pct, "%+.1f", r->delta_pct, "%"));
         else
             fputs("<td>n/a</td>", out);
         if (r->has_p && r->per_run)
-            fprintf(out, "<td>%.3g</td></tr>\n", r->p_holm);
+            fprintf(out, "<td>%s</td></tr>\n", ttft_tpot__num(pct, sizeof pct, "%.3g", r->p_holm));
         else
             fputs("<td>too few runs</td></tr>\n", out);
     }
@@ -5945,12 +5977,10 @@ TTFT_TPOT_DEF int ttft_tpot_ranks_compute(const ttft_tpot *const *c, int n, ttft
 static const char *ttft_tpot__tp_ms(char *buf, size_t len, double ns)
 {
     if (ns < 999.5) /* "0.00 us" would hide a step of a few ns */
-        snprintf(buf, len, "%.0f ns", ns);
-    else if (ns < 1e6)
-        snprintf(buf, len, "%.2f us", ns / 1e3);
-    else
-        snprintf(buf, len, "%.2f ms", ns / 1e6);
-    return buf;
+        return ttft_tpot__num_then(buf, len, "%.0f", ns, " ns");
+    if (ns < 1e6)
+        return ttft_tpot__num_then(buf, len, "%.2f", ns / 1e3, " us");
+    return ttft_tpot__num_then(buf, len, "%.2f", ns / 1e6, " ms");
 }
 
 /* A rank's trace name as a terminal should see it: bytes outside printable ASCII as \xHH, the first
@@ -5973,15 +6003,16 @@ static void ttft_tpot__tp_name(FILE *out, const char *s)
 /* The text: a row a rank, then the model's step. names: the ranks' traces. */
 static void ttft_tpot__tp_text(FILE *out, const ttft_tpot_ranks_figures *f, const char *const *names)
 {
-    char a[32], b[32], c[32];
+    char a[32], b[32], c[32], slowest[32];
     int r;
     fprintf(out, "Tensor-parallel ranks: %d (a step waits for its slowest rank: its time is the maximum over the "
                  "ranks)\nrank  steps        p50        p99       mean  slowest  trace\n", f->n);
     for (r = 0; r < f->n; r++) {
-        fprintf(out, "%4d %6llu %10s %10s %10s %7.1f%%  ", r, (unsigned long long)f->rank[r].n,
+        ttft_tpot__num(slowest, sizeof slowest, "%.1f",
+                       f->steps ? 100.0 * (double)f->slowest[r] / (double)f->steps : 0.0);
+        fprintf(out, "%4d %6llu %10s %10s %10s %7s%%  ", r, (unsigned long long)f->rank[r].n,
                 ttft_tpot__tp_ms(a, sizeof a, f->rank[r].p50_ns), ttft_tpot__tp_ms(b, sizeof b, f->rank[r].p99_ns),
-                ttft_tpot__tp_ms(c, sizeof c, f->rank[r].mean_ns),
-                f->steps ? 100.0 * (double)f->slowest[r] / (double)f->steps : 0.0);
+                ttft_tpot__tp_ms(c, sizeof c, f->rank[r].mean_ns), slowest);
         ttft_tpot__tp_name(out, names[r]);
         fputc('\n', out);
     }
