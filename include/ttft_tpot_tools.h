@@ -2945,7 +2945,7 @@ static int ttft_tpot__read_check(ttft_tpot__reader *r)
 {
     const uint64_t *k = r->counts, lost = k[TTFT_TPOT__COUNT_events_lost];
     const uint64_t refused = k[TTFT_TPOT__COUNT_requests_refused];
-    char what[160];
+    char what[160], sum[32];
     if (r->truncated > lost) {
         snprintf(what, sizeof what, "# truncated: %llu truncated requests, more than the %llu events the trace lost "
                  "(# counts: events_lost)", (unsigned long long)r->truncated, (unsigned long long)lost);
@@ -2953,8 +2953,8 @@ static int ttft_tpot__read_check(ttft_tpot__reader *r)
     }
     if (lost > k[TTFT_TPOT__COUNT_requests_dropped] || refused > k[TTFT_TPOT__COUNT_requests_dropped] - lost) {
         snprintf(what, sizeof what, "# counts: requests_dropped=%llu is less than events_lost + "
-                 "requests_refused (%.0f)", (unsigned long long)k[TTFT_TPOT__COUNT_requests_dropped],
-                 (double)lost + (double)refused);
+                 "requests_refused (%s)", (unsigned long long)k[TTFT_TPOT__COUNT_requests_dropped],
+                 ttft_tpot__num(sum, sizeof sum, "%.0f", (double)lost + (double)refused));
         return ttft_tpot__fail(r, r->counts_line, what, NULL);
     }
     return r->prompt ? ttft_tpot__check_prompts(r) : TTFT_TPOT_OK;
@@ -3060,6 +3060,40 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
 /* ---- Reports: the HTML page ------------------------------------------------------------------ */
 
 #ifndef TTFT_TPOT_NO_STDIO
+
+/* -- Reports: numbers, whatever the locale ----------------------------------------------------- */
+
+/* Every double the page, the comparison and the ranks write goes through ttft_tpot__num: '.' as the
+   decimal point whatever LC_NUMERIC says (a driver may set a decimal-comma locale), the bytes the "C"
+   locale prints otherwise. */
+
+/* The bytes "%.20f" takes at most, its NUL included: a sign, 309 digits of DBL_MAX, the point, 20
+   decimals. */
+#define TTFT_TPOT__NUM_MAX 336
+
+/* v as fmt (one conversion of a double and nothing else) prints it, then the text `then`: "3.20 us",
+   "12.5%". */
+static const char *ttft_tpot__num_then(char *buf, size_t len, const char *fmt, double v, const char *then)
+{
+    size_t n = strlen(ttft_tpot__num(buf, len, fmt, v));
+    snprintf(buf + n, len - n, "%s", then);
+    return buf;
+}
+
+/* v with `places` decimals (0 to 20), as "%.*f" prints it. */
+static const char *ttft_tpot__num_places(char *buf, size_t len, int places, double v)
+{
+    char fmt[8];
+    snprintf(fmt, sizeof fmt, "%%.%df", places);
+    return ttft_tpot__num(buf, len, fmt, v);
+}
+
+/* v as fmt (one conversion of a double) prints it, onto out. */
+static void ttft_tpot__put_num(FILE *out, const char *fmt, double v)
+{
+    char buf[TTFT_TPOT__NUM_MAX];
+    fputs(ttft_tpot__num(buf, sizeof buf, fmt, v), out);
+}
 
 /* -- Reports: the charts ----------------------------------------------------------------------- */
 
@@ -3218,9 +3252,8 @@ static int ttft_tpot__svg_wants_logx(const ttft_tpot__svg_series *s, int ns)
 static const char *ttft_tpot__svg_dur_in(char *buf, size_t len, double ns, int tick)
 {
     double div = ns < 1e3 ? 1 : ns < 1e6 ? 1e3 : ns < 1e9 ? 1e6 : 1e9;
-    const char *unit = ns < 1e3 ? "ns" : ns < 1e6 ? "us" : ns < 1e9 ? "ms" : "s";
-    snprintf(buf, len, tick ? "%g %s" : ns < 1e3 ? "%.0f %s" : "%.2f %s", ns / div, unit);
-    return buf;
+    const char *unit = ns < 1e3 ? " ns" : ns < 1e6 ? " us" : ns < 1e9 ? " ms" : " s";
+    return ttft_tpot__num_then(buf, len, tick ? "%g" : ns < 1e3 ? "%.0f" : "%.2f", ns / div, unit);
 }
 
 /* A duration in ns as the text report prints it: "512 ns", "3.20 us", "4.21 ms", "1.50 s". */
@@ -3366,10 +3399,36 @@ static double ttft_tpot__svg_nice_step(double extent)
     return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
+/* A coordinate or a length of a chart as "%.1f" prints it, into buf (32 bytes). */
+static const char *ttft_tpot__svg_at(char *buf, double v)
+{
+    return ttft_tpot__num(buf, 32, "%.1f", v);
+}
+
+/* A line from (x1, y1) to (x2, y2) of class cls. */
+static void ttft_tpot__svg_line(FILE *out, double x1, double y1, double x2, double y2, const char *cls)
+{
+    char a[32], b[32], c[32], d[32];
+    fprintf(out, "<line x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\" class=\"%s\"/>\n", ttft_tpot__svg_at(a, x1),
+            ttft_tpot__svg_at(b, y1), ttft_tpot__svg_at(c, x2), ttft_tpot__svg_at(d, y2), cls);
+}
+
+/* The start tag of a text at (x, y) of class cls: anchored there where anchor is not NULL. */
+static void ttft_tpot__svg_text(FILE *out, double x, double y, const char *anchor, const char *cls)
+{
+    char a[32], b[32];
+    fprintf(out, "<text x=\"%s\" y=\"%s\"", ttft_tpot__svg_at(a, x), ttft_tpot__svg_at(b, y));
+    if (anchor)
+        fprintf(out, " text-anchor=\"%s\"", anchor);
+    fprintf(out, " class=\"%s\">", cls);
+}
+
 static void ttft_tpot__svg_tick_label(FILE *out, double x, double y, const char *anchor, int decimals, double v)
 {
-    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"tick\">%.*f</text>\n", x, y, anchor,
-            decimals, v == 0 ? 0 : v); /* no -0 */
+    char text[TTFT_TPOT__NUM_MAX];
+    ttft_tpot__svg_text(out, x, y, anchor, "tick");
+    fputs(ttft_tpot__num_places(text, sizeof text, decimals, v == 0 ? 0 : v), out); /* no -0 */
+    fputs("</text>\n", out);
 }
 
 /* The ticks of a linear axis over [lo, hi] every step (TTFT_TPOT__SVG_MAX_TICKS at most, each computed from the first,
@@ -3383,14 +3442,13 @@ static void ttft_tpot__svg_linear_ticks(FILE *out, const ttft_tpot__svg_range *r
     for (k = 0; k < n; k++) {
         v = first + k * step;
         if (xaxis) {
-            fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n",
-                    ttft_tpot__svg_px(r, v), TTFT_TPOT__SVG_MT, ttft_tpot__svg_px(r, v),
-                    TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB);
+            ttft_tpot__svg_line(out, ttft_tpot__svg_px(r, v), TTFT_TPOT__SVG_MT, ttft_tpot__svg_px(r, v),
+                                TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB, "grid");
             ttft_tpot__svg_tick_label(out, ttft_tpot__svg_px(r, v), TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB + 16, "middle",
                                       decimals, v);
         } else {
-            fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", TTFT_TPOT__SVG_ML,
-                    ttft_tpot__svg_py(r, v), TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR, ttft_tpot__svg_py(r, v));
+            ttft_tpot__svg_line(out, TTFT_TPOT__SVG_ML, ttft_tpot__svg_py(r, v), TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR,
+                                ttft_tpot__svg_py(r, v), "grid");
             ttft_tpot__svg_tick_label(out, TTFT_TPOT__SVG_ML - 6, ttft_tpot__svg_py(r, v) + 4, "end", decimals, v);
         }
     }
@@ -3407,26 +3465,26 @@ static void ttft_tpot__svg_log_ticks(FILE *out, const ttft_tpot__svg_range *r, d
         if (unit)
             ttft_tpot__svg_human_tick(text, sizeof text, v, unit);
         else
-            snprintf(text, sizeof text, "%.*f",
-                     v >= 1 ? 0 : (int)ttft_tpot__fmin(20, -ttft_tpot__floor(ttft_tpot__log10(v))), v);
-        if (xaxis)
-            fprintf(out,
-                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n"
-                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"tick\">%s</text>\n",
-                    ttft_tpot__svg_px(r, v), TTFT_TPOT__SVG_MT, ttft_tpot__svg_px(r, v),
-                    TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB, ttft_tpot__svg_px(r, v),
-                    TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB + 16, text);
-        else
-            fprintf(out,
-                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n"
-                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"tick\">%s</text>\n",
-                    TTFT_TPOT__SVG_ML, ttft_tpot__svg_py(r, v), TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR,
-                    ttft_tpot__svg_py(r, v), TTFT_TPOT__SVG_ML - 6, ttft_tpot__svg_py(r, v) + 4, text);
+            ttft_tpot__num_places(text, sizeof text,
+                                  v >= 1 ? 0 : (int)ttft_tpot__fmin(20, -ttft_tpot__floor(ttft_tpot__log10(v))), v);
+        if (xaxis) {
+            ttft_tpot__svg_line(out, ttft_tpot__svg_px(r, v), TTFT_TPOT__SVG_MT, ttft_tpot__svg_px(r, v),
+                                TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB, "grid");
+            ttft_tpot__svg_text(out, ttft_tpot__svg_px(r, v), TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB + 16, "middle",
+                                "tick");
+        } else {
+            ttft_tpot__svg_line(out, TTFT_TPOT__SVG_ML, ttft_tpot__svg_py(r, v), TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR,
+                                ttft_tpot__svg_py(r, v), "grid");
+            ttft_tpot__svg_text(out, TTFT_TPOT__SVG_ML - 6, ttft_tpot__svg_py(r, v) + 4, "end", "tick");
+        }
+        fputs(text, out);
+        fputs("</text>\n", out);
     }
 }
 
 static void ttft_tpot__svg_axes(FILE *out, const ttft_tpot__svg_range *r, const ttft_tpot__svg_chart *c)
 {
+    char a[32], b[32], w[32], h[32];
     double step = ttft_tpot__svg_nice_step(r->x1 - r->x0);
     if (r->logx)
         ttft_tpot__svg_log_ticks(out, r, r->x0, r->x1, c->xunit, 1);
@@ -3438,18 +3496,19 @@ static void ttft_tpot__svg_axes(FILE *out, const ttft_tpot__svg_range *r, const 
         ttft_tpot__svg_linear_ticks(
             out, r, r->y0, r->y1,
             c->yint && ttft_tpot__svg_nice_step(r->y1 - r->y0) < 1 ? 1 : ttft_tpot__svg_nice_step(r->y1 - r->y0), 0);
-    fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"frame\"/>\n", TTFT_TPOT__SVG_ML,
-            TTFT_TPOT__SVG_MT, TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_ML - TTFT_TPOT__SVG_MR,
-            TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MT - TTFT_TPOT__SVG_MB);
-    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\">",
-            (TTFT_TPOT__SVG_ML + TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR) / 2, TTFT_TPOT__SVG_H - 12);
+    fprintf(out, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" class=\"frame\"/>\n",
+            ttft_tpot__svg_at(a, TTFT_TPOT__SVG_ML), ttft_tpot__svg_at(b, TTFT_TPOT__SVG_MT),
+            ttft_tpot__svg_at(w, TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_ML - TTFT_TPOT__SVG_MR),
+            ttft_tpot__svg_at(h, TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MT - TTFT_TPOT__SVG_MB));
+    ttft_tpot__svg_text(out, (TTFT_TPOT__SVG_ML + TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR) / 2, TTFT_TPOT__SVG_H - 12,
+                        "middle", "axis");
     ttft_tpot__html_text(out, c->xlabel);
     fputs(r->logx ? " (log scale)" : "", out);
+    ttft_tpot__svg_at(a, (TTFT_TPOT__SVG_MT + TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB) / 2);
     fprintf(out,
-            "</text>\n<text x=\"16\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis\" "
-            "transform=\"rotate(-90 16 %.1f)\">",
-            (TTFT_TPOT__SVG_MT + TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB) / 2,
-            (TTFT_TPOT__SVG_MT + TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB) / 2);
+            "</text>\n<text x=\"16\" y=\"%s\" text-anchor=\"middle\" class=\"axis\" "
+            "transform=\"rotate(-90 16 %s)\">",
+            a, a);
     ttft_tpot__html_text(out, c->ylabel);
     fputs(r->logy ? " (log scale)</text>\n" : "</text>\n", out);
 }
@@ -3465,7 +3524,7 @@ static char *ttft_tpot__svg_tenths(char *p, double v)
     int m = 0;
     uint64_t n;
     if (!(a < 1e15))
-        return p + snprintf(p, 32, "%.1f", v);
+        return p + strlen(ttft_tpot__svg_at(p, v));
     bb = t - a * 8;
     lost = (a * 8 - (t - bb)) + (a * 2 - bb);
     if (t - k > 0.5 || (t - k == 0.5 && (lost > 0 || (lost == 0 && ((uint64_t)k & 1u) != 0))))
@@ -3562,7 +3621,7 @@ static void ttft_tpot__svg_draw(FILE *out, const ttft_tpot__svg_range *r, const 
 static void ttft_tpot__svg_off_scale(FILE *out, const ttft_tpot__svg_range *r, const ttft_tpot__svg_chart *c,
                                      const ttft_tpot__svg_series *s, int ns)
 {
-    char text[32];
+    char text[32], px[32], py[32];
     int k, labelled = 0;
     size_t i;
     for (k = 0; r->clip > 0 && k < ns; k++)
@@ -3571,16 +3630,17 @@ static void ttft_tpot__svg_off_scale(FILE *out, const ttft_tpot__svg_range *r, c
             if (!(v > r->y1) || !ttft_tpot__svg_on_scale(r, s[k].x[i], 1))
                 continue;
             x = ttft_tpot__svg_px(r, s[k].x[i]);
-            fprintf(out, "<path d=\"M%.1f %.1f l-5 9 h10 z\" fill=\"%s\" class=\"offscale\"/>\n", x,
-                    TTFT_TPOT__SVG_MT + 1, s[k].color);
+            fprintf(out, "<path d=\"M%s %s l-5 9 h10 z\" fill=\"%s\" class=\"offscale\"/>\n",
+                    ttft_tpot__svg_at(px, x), ttft_tpot__svg_at(py, TTFT_TPOT__SVG_MT + 1), s[k].color);
             if (labelled++ >= 8)
                 continue;
             if (c->yunit)
                 ttft_tpot__svg_dur(text, sizeof text, v * (strcmp(c->yunit, "s") == 0 ? 1e9 : 1e6));
             else
-                snprintf(text, sizeof text, "%.4g", v);
-            fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">&#8593; %s</text>\n", x + 7,
-                    TTFT_TPOT__SVG_MT + 10 + 12.0 * ((labelled - 1) % 4), text); /* staggered: points at one x apart */
+                ttft_tpot__num(text, sizeof text, "%.4g", v);
+            /* staggered: points at one x apart */
+            ttft_tpot__svg_text(out, x + 7, TTFT_TPOT__SVG_MT + 10 + 12.0 * ((labelled - 1) % 4), NULL, "tick");
+            fprintf(out, "&#8593; %s</text>\n", text);
         }
 }
 
@@ -3591,9 +3651,11 @@ static void ttft_tpot__svg_mark_off(FILE *out, const ttft_tpot__svg_mark *m, int
     double x = right ? TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR : TTFT_TPOT__SVG_ML,
            y = right ? TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB - 12 - 14.0 * (k % 3)
                      : TTFT_TPOT__SVG_MT + 14 + 14.0 * (k % 3);
-    fprintf(out, "<path d=\"M%.1f %.1f l%d -5 v10 z\" fill=\"#333\" class=\"markoff\"/>\n"
-                 "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"marklabel\">%s",
-            x, y, right ? -9 : 9, right ? x - 12 : x + 12, y + 4, right ? "end" : "start", right ? "" : "&#8592; ");
+    char a[32], b[32];
+    fprintf(out, "<path d=\"M%s %s l%d -5 v10 z\" fill=\"#333\" class=\"markoff\"/>\n", ttft_tpot__svg_at(a, x),
+            ttft_tpot__svg_at(b, y), right ? -9 : 9);
+    ttft_tpot__svg_text(out, right ? x - 12 : x + 12, y + 4, right ? "end" : "start", "marklabel");
+    fputs(right ? "" : "&#8592; ", out);
     ttft_tpot__html_text(out, m->label);
     fputs(right ? " &#8594;</text>\n" : "</text>\n", out);
 }
@@ -3611,12 +3673,10 @@ static void ttft_tpot__svg_marks(FILE *out, const ttft_tpot__svg_range *r, const
             continue;
         }
         x = ttft_tpot__svg_px(r, c->marks[k].x);
-        fprintf(out,
-                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"mark\"/>\n"
-                "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"marklabel\">",
-                x, TTFT_TPOT__SVG_MT, x, TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB,
-                x > TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR - 80 ? x - 4 : x + 4, TTFT_TPOT__SVG_MT + 24 + 12.0 * (k % 3),
-                x > TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR - 80 ? "end" : "start");
+        ttft_tpot__svg_line(out, x, TTFT_TPOT__SVG_MT, x, TTFT_TPOT__SVG_H - TTFT_TPOT__SVG_MB, "mark");
+        ttft_tpot__svg_text(out, x > TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR - 80 ? x - 4 : x + 4,
+                            TTFT_TPOT__SVG_MT + 24 + 12.0 * (k % 3),
+                            x > TTFT_TPOT__SVG_W - TTFT_TPOT__SVG_MR - 80 ? "end" : "start", "marklabel");
         ttft_tpot__html_text(out, c->marks[k].label);
         fputs("</text>\n", out);
     }
@@ -3624,20 +3684,29 @@ static void ttft_tpot__svg_marks(FILE *out, const ttft_tpot__svg_range *r, const
 
 static void ttft_tpot__svg_legend(FILE *out, const ttft_tpot__svg_series *s, int ns)
 {
+    char a[32], b[32];
     double x = TTFT_TPOT__SVG_ML + 8;
     int k;
     for (k = 0; k < ns; k++) {
         if (s[k].kind == TTFT_TPOT__SVG_DOTS && s[k].hollow)
-            fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"/>",
-                    x + 6, TTFT_TPOT__SVG_MT - 12, s[k].color);
+            fprintf(out, "<circle cx=\"%s\" cy=\"%s\" r=\"4\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"/>",
+                    ttft_tpot__svg_at(a, x + 6), ttft_tpot__svg_at(b, TTFT_TPOT__SVG_MT - 12), s[k].color);
         else
-            fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"4\" fill=\"%s\"/>", x,
-                    TTFT_TPOT__SVG_MT - 14, s[k].color);
-        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"legend\">", x + 16, TTFT_TPOT__SVG_MT - 8);
+            fprintf(out, "<rect x=\"%s\" y=\"%s\" width=\"12\" height=\"4\" fill=\"%s\"/>", ttft_tpot__svg_at(a, x),
+                    ttft_tpot__svg_at(b, TTFT_TPOT__SVG_MT - 14), s[k].color);
+        ttft_tpot__svg_text(out, x + 16, TTFT_TPOT__SVG_MT - 8, NULL, "legend");
         ttft_tpot__html_text(out, s[k].name);
         fputs("</text>\n", out);
         x += 30 + 7.5 * (double)strlen(s[k].name);
     }
+}
+
+/* The end of a figure's caption and the start of its <svg>: a chart's width, height tall. */
+static void ttft_tpot__svg_open(FILE *out, double height)
+{
+    char w[32], h[32];
+    fprintf(out, "</figcaption>\n<svg viewBox=\"0 0 %s %s\" role=\"img\">\n",
+            ttft_tpot__num(w, sizeof w, "%.0f", TTFT_TPOT__SVG_W), ttft_tpot__num(h, sizeof h, "%.0f", height));
 }
 
 /* The chart as an <svg> element. Long series are thinned to their extremes per pixel column. */
@@ -3652,7 +3721,7 @@ static void ttft_tpot__svg_plot(FILE *out, const ttft_tpot__svg_chart *c, const 
         ttft_tpot__html_text(out, c->note);
         fputs("</span>", out);
     }
-    fprintf(out, "</figcaption>\n<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", TTFT_TPOT__SVG_W, TTFT_TPOT__SVG_H);
+    ttft_tpot__svg_open(out, TTFT_TPOT__SVG_H);
     ttft_tpot__svg_axes(out, &r, c);
     for (k = 0; k < ns; k++)
         ttft_tpot__svg_draw(out, &r, &s[k], c->xint);
@@ -3669,7 +3738,7 @@ static void ttft_tpot__svg_bars(FILE *out, const char *title, const char *const 
                                 const double *const *values, const double *const *abs_ns, const char *const *names,
                                 int ns)
 {
-    char d[32], text[48];
+    char d[32], pct[32], text[48], a[32], b[32], w[32];
     /* each group: its label on a line of its own (a phase name of 63 bytes fits across), then its bars */
     double row = 22.0 + 14.0 * ns, height = TTFT_TPOT__SVG_MT + row * (double)n + 12, x0 = 8,
            width = TTFT_TPOT__SVG_W - x0 - 140;
@@ -3677,33 +3746,34 @@ static void ttft_tpot__svg_bars(FILE *out, const char *title, const char *const 
     int k;
     fprintf(out, "<figure><figcaption>");
     ttft_tpot__html_text(out, title);
-    fprintf(out, "</figcaption>\n<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n", TTFT_TPOT__SVG_W, height);
+    ttft_tpot__svg_open(out, height);
     for (k = 0; ns > 1 && k < ns; k++) {
-        fprintf(out, "<rect x=\"%.1f\" y=\"8\" width=\"12\" height=\"10\" fill=\"%s\"/><text x=\"%.1f\" y=\"17\" "
-                     "class=\"legend\">", x0 + 150.0 * k, ttft_tpot__svg_colors[k], x0 + 150.0 * k + 16);
+        fprintf(out, "<rect x=\"%s\" y=\"8\" width=\"12\" height=\"10\" fill=\"%s\"/><text x=\"%s\" y=\"17\" "
+                     "class=\"legend\">", ttft_tpot__svg_at(a, x0 + 150.0 * k), ttft_tpot__svg_colors[k],
+                ttft_tpot__svg_at(b, x0 + 150.0 * k + 16));
         ttft_tpot__html_text(out, names[k]);
         fputs("</text>\n", out);
     }
     for (i = 0; i < n; i++) {
         double y = TTFT_TPOT__SVG_MT + row * (double)i;
-        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\" class=\"tick\">", x0, y + 10);
+        ttft_tpot__svg_text(out, x0, y + 10, "start", "tick");
         ttft_tpot__html_text(out, labels[i]);
         fputs("</text>\n", out);
         for (k = 0; k < ns; k++) {
-            double v = values[k][i] > 0 ? values[k][i] : 0;
+            double v = values[k][i] > 0 ? values[k][i] : 0, bar;
             if (values[k][i] < 0) /* a group this series does not have */
                 snprintf(text, sizeof text, "absent");
             else if (abs_ns && abs_ns[k][i] >= 0)
-                snprintf(text, sizeof text, "%.1f%% &#183; %s", 100 * v, ttft_tpot__svg_dur(d, sizeof d, abs_ns[k][i]));
+                snprintf(text, sizeof text, "%s &#183; %s", ttft_tpot__num_then(pct, sizeof pct, "%.1f", 100 * v, "%"),
+                         ttft_tpot__svg_dur(d, sizeof d, abs_ns[k][i]));
             else
-                snprintf(text, sizeof text, "%.1f%%", 100 * v);
-            fprintf(out,
-                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\" fill=\"%s\"/>"
-                    "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">%s</text>\n",
-                    x0, y + 16 + 14.0 * k, width * (v < 1 ? v : 1), ttft_tpot__svg_colors[k],
-                    x0 + width * (v < 1 ? v : 1) + 4 > TTFT_TPOT__SVG_W - 130 ? TTFT_TPOT__SVG_W - 130
-                                                                              : x0 + width * (v < 1 ? v : 1) + 4,
-                    y + 26 + 14.0 * k, text);
+                ttft_tpot__num_then(text, sizeof text, "%.1f", 100 * v, "%");
+            bar = width * (v < 1 ? v : 1);
+            fprintf(out, "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"12\" fill=\"%s\"/>", ttft_tpot__svg_at(a, x0),
+                    ttft_tpot__svg_at(b, y + 16 + 14.0 * k), ttft_tpot__svg_at(w, bar), ttft_tpot__svg_colors[k]);
+            ttft_tpot__svg_text(out, x0 + bar + 4 > TTFT_TPOT__SVG_W - 130 ? TTFT_TPOT__SVG_W - 130 : x0 + bar + 4,
+                                y + 26 + 14.0 * k, NULL, "tick");
+            fprintf(out, "%s</text>\n", text);
         }
     }
     fputs("</svg></figure>\n", out);
@@ -3927,7 +3997,7 @@ static const char *ttft_tpot__html_pcts(char *buf, size_t len, const ttft_tpot_s
 static void ttft_tpot__html_headline_requests(FILE *out, const ttft_tpot_model *m)
 {
     const ttft_tpot_requests *q = &m->requests;
-    char v[256], n[256], what[64], names[10 * TTFT_TPOT_MAX_PERCENTILES];
+    char v[256], n[256], what[64], names[10 * TTFT_TPOT_MAX_PERCENTILES], a[64], b[64];
     int k;
     if (q->n == 0)
         return;
@@ -3948,19 +4018,20 @@ static void ttft_tpot__html_headline_requests(FILE *out, const ttft_tpot_model *
         ttft_tpot__html_row(out, what, ttft_tpot__html_pcts(v, sizeof v, st), n);
     }
     if (q->has_window) {
-        snprintf(v, sizeof v, "%.2f req/s, %.1f tok/s", q->request_rps, q->output_tok_s);
+        snprintf(v, sizeof v, "%s req/s, %s tok/s", ttft_tpot__num(a, sizeof a, "%.2f", q->request_rps),
+                 ttft_tpot__num(b, sizeof b, "%.1f", q->output_tok_s));
         ttft_tpot__html_row(out, "Serving throughput", v, "measured requests over their window");
     }
     if (q->has_max_tok_s) {
-        snprintf(v, sizeof v, "%.1f tok/s, %llu requests", q->max_output_tok_s,
+        snprintf(v, sizeof v, "%s tok/s, %llu requests", ttft_tpot__num(a, sizeof a, "%.1f", q->max_output_tok_s),
                  (unsigned long long)q->max_concurrent_requests);
         snprintf(n, sizeof n, "output tok/s of the busiest %s slice; the most requests in flight at once "
                  "(from submit to last token)", ttft_tpot__svg_dur(what, sizeof what, (double)m->slice_ns));
         ttft_tpot__html_row(out, "Peak", v, n);
     }
     if (q->has_goodput) {
-        snprintf(v, sizeof v, "%llu of %llu (%.1f%%)", (unsigned long long)q->good_n, (unsigned long long)q->n,
-                 100 * q->good_fraction);
+        snprintf(v, sizeof v, "%llu of %llu (%s%%)", (unsigned long long)q->good_n, (unsigned long long)q->n,
+                 ttft_tpot__num(a, sizeof a, "%.1f", 100 * q->good_fraction));
         ttft_tpot__html_row(out, "Goodput", v, "requests within every SLO");
     }
 }
@@ -3980,18 +4051,20 @@ static const char *ttft_tpot__html_first_note(const ttft_tpot_summary *s)
 static void ttft_tpot__html_headline_runs(FILE *out, const ttft_tpot_model *m)
 {
     static const int figure[2] = {TTFT_TPOT_RUN_TPOT, TTFT_TPOT_RUN_TOK_S};
-    char v[160], note[160], over[64] = "";
+    char v[160], note[160], over[64] = "", a[64], b[64];
     int k;
-    snprintf(over, sizeof over, ": over %g%%, compare runs, not one figure", 100 * TTFT_TPOT_RUN_CV_FLAG);
+    snprintf(over, sizeof over, ": over %s%%, compare runs, not one figure",
+             ttft_tpot__num(a, sizeof a, "%g", 100 * TTFT_TPOT_RUN_CV_FLAG));
     for (k = 0; k < 2; k++) {
         const ttft_tpot_run_figure *f = &m->runs.fig[figure[k]];
         double unit = k ? 1 : 1e6; /* TPOT in ms */
         if (f->n < 2) /* one run has no spread */
             continue;
-        snprintf(v, sizeof v, k ? "%.1f +- %.1f tok/s" : "%.4g +- %.2g ms", f->mean / unit, f->sd / unit);
+        snprintf(v, sizeof v, "%s +- %s %s", ttft_tpot__num(a, sizeof a, k ? "%.1f" : "%.4g", f->mean / unit),
+                 ttft_tpot__num(b, sizeof b, k ? "%.1f" : "%.2g", f->sd / unit), k ? "tok/s" : "ms");
         if (f->has_cv) /* a CV of a mean of 0 is 0/0: n/a, as the text report says */
-            snprintf(note, sizeof note, "mean +- sd over %u runs, CV %.1f%%%s", f->n, 100 * f->cv,
-                     f->varies ? over : "");
+            snprintf(note, sizeof note, "mean +- sd over %u runs, CV %s%%%s", f->n,
+                     ttft_tpot__num(a, sizeof a, "%.1f", 100 * f->cv), f->varies ? over : "");
         else
             snprintf(note, sizeof note, "mean +- sd over %u runs, CV n/a", f->n);
         ttft_tpot__html_row(out, k ? "Runs: output throughput" : "Runs: TPOT p50", v, note);
@@ -4013,7 +4086,7 @@ static void ttft_tpot__html_headline_one(FILE *out, const ttft_tpot_model *m)
         ttft_tpot__html_row(out, "TTFT, steady",
                             s->ttft_steady.n ? ttft_tpot__html_pcts(v, sizeof v, &s->ttft_steady) : "n/a", n);
     }
-    snprintf(v, sizeof v, "%.1f tok/s", s->prefill_tok_s);
+    ttft_tpot__num_then(v, sizeof v, "%.1f", s->prefill_tok_s, " tok/s");
     if (s->ttft_steady.n)
         ttft_tpot__html_row(out, "Prefill rate", s->has_prefill_tok_s ? v : "n/a",
                             "prompt tokens / steady prefill time");
@@ -4021,10 +4094,10 @@ static void ttft_tpot__html_headline_one(FILE *out, const ttft_tpot_model *m)
              (unsigned long long)s->tpot.n, (unsigned long long)s->tpot_excluded);
     if (s->tpot.n || s->tpot_excluded) {
         ttft_tpot__html_row(out, "TPOT", s->tpot.n ? ttft_tpot__html_pcts(v, sizeof v, &s->tpot) : "n/a", n);
-        snprintf(v, sizeof v, "%.1f tok/s", s->output_tok_s);
+        ttft_tpot__num_then(v, sizeof v, "%.1f", s->output_tok_s, " tok/s");
         ttft_tpot__html_row(out, "Output throughput", s->has_output_tok_s ? v : "n/a", "decode-only, steady");
     }
-    snprintf(v, sizeof v, "%.2f tok/s", s->e2e_tok_s);
+    ttft_tpot__num_then(v, sizeof v, "%.2f", s->e2e_tok_s, " tok/s");
     if (s->e2e.n)
         ttft_tpot__html_row(out, "e2e", s->has_e2e_tok_s ? v : "n/a",
                             "incl. prefill and warmup: not a serving throughput");
@@ -4336,8 +4409,8 @@ static int ttft_tpot__html_cdf_chart(FILE *out, const ttft_tpot_model *const *m,
     snprintf(xl, sizeof xl, ch.logx ? "latency" : "latency (%s)", ch.xunit);
     ch.xlabel = xl;
     if (slo_ms > 0) { /* the SLO goodput counts against, where the run has one */
-        snprintf(label, sizeof label, slo_ms >= 1000 ? "SLO %g s" : "SLO %g ms",
-                 slo_ms >= 1000 ? slo_ms / 1000 : slo_ms);
+        ttft_tpot__num_then(v, sizeof v, "%g", slo_ms >= 1000 ? slo_ms / 1000 : slo_ms, slo_ms >= 1000 ? " s" : " ms");
+        snprintf(label, sizeof label, "SLO %s", v);
         slo.x = ch.logx ? slo_ms : slo_ms / scale;
         slo.label = label;
         ch.marks = &slo;
@@ -5441,6 +5514,7 @@ static int ttft_tpot__compare_in_list(const ttft_tpot_compare_row *r, int which)
 static void ttft_tpot__compare_verdict_lists(FILE *out, const ttft_tpot_compare_result *res, int html)
 {
     static const char *const head[3] = {"worse on ", "better on ", "within noise: "};
+    char pct[64];
     size_t i;
     int which, any = 0;
     for (which = 0; which < 3; which++) {
@@ -5456,7 +5530,8 @@ static void ttft_tpot__compare_verdict_lists(FILE *out, const ttft_tpot_compare_
                 ttft_tpot__html_text(out, r->metric);
             else
                 fputs(r->metric, out);
-            fprintf(out, " (%+.2f%%)", r->has_shift ? r->shift_pct : r->delta_pct);
+            fprintf(out, " (%s)",
+                    ttft_tpot__num_then(pct, sizeof pct, "%+.2f", r->has_shift ? r->shift_pct : r->delta_pct, "%"));
         }
     }
 }
@@ -5476,7 +5551,9 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
                                        "a trade-off", "undecided"};
     const char *end = html ? "" : "\n";
     double need = res->family ? res->opt.alpha / res->family : res->opt.alpha;
+    char alpha[32], best[32], below[32], noise[32];
     size_t i, still = 0;
+    ttft_tpot__num(alpha, sizeof alpha, "%g", res->opt.alpha);
     fprintf(out, "Verdict: %s", said[res->kind]);
     if (res->kind == TTFT_TPOT_COMPARE_UNDECIDED && !res->family) {
         fprintf(out, ": no headline metric both sides have%s", end);
@@ -5484,15 +5561,16 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
     }
     if (res->kind == TTFT_TPOT_COMPARE_UNDECIDED) {
         fprintf(out,
-                ": %zu and %zu runs can give p = %.3g at best, and %u headline metric%s need%s p < %.3g (alpha %g, "
+                ": %zu and %zu runs can give p = %s at best, and %u headline metric%s need%s p < %s (alpha %s, "
                 "Holm): run %u or more a side, interleaved base/new/base/new where the driver allows it%s",
-                res->runs[0], res->runs[1], res->best_p, res->family, res->family == 1 ? "" : "s",
-                res->family == 1 ? "s" : "", need, res->opt.alpha, res->runs_needed, end);
+                res->runs[0], res->runs[1], ttft_tpot__num(best, sizeof best, "%.3g", res->best_p), res->family,
+                res->family == 1 ? "" : "s", res->family == 1 ? "s" : "",
+                ttft_tpot__num(below, sizeof below, "%.3g", need), alpha, res->runs_needed, end);
         return;
     }
     if (res->kind == TTFT_TPOT_COMPARE_NO_DIFFERENCE) {
-        fprintf(out, " on any of the %u headline metric%s (alpha %g, Holm; %zu and %zu runs)%s", res->family,
-                res->family == 1 ? "" : "s", res->opt.alpha, res->runs[0], res->runs[1], end);
+        fprintf(out, " on any of the %u headline metric%s (alpha %s, Holm; %zu and %zu runs)%s", res->family,
+                res->family == 1 ? "" : "s", alpha, res->runs[0], res->runs[1], end);
         return;
     }
     fputs(": ", out);
@@ -5501,8 +5579,17 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
         still += res->rows[i].in_verdict && !res->rows[i].significant;
     if (still)
         fprintf(out, "; no significant change on %zu other%s", still, still == 1 ? "" : "s");
-    fprintf(out, " (alpha %g, Holm; noise %g%%; %zu and %zu runs)%s", res->opt.alpha, res->opt.noise_pct, res->runs[0],
-            res->runs[1], end);
+    fprintf(out, " (alpha %s, Holm; noise %s%%; %zu and %zu runs)%s", alpha,
+            ttft_tpot__num(noise, sizeof noise, "%g", res->opt.noise_pct), res->runs[0], res->runs[1], end);
+}
+
+/* "3.22 [3.19, 3.25]": v and its interval ci, 4 significant digits each. */
+static const char *ttft_tpot__compare_interval(char *buf, size_t len, double v, const double *ci)
+{
+    char a[32], lo[32], hi[32];
+    snprintf(buf, len, "%s [%s, %s]", ttft_tpot__num(a, sizeof a, "%.4g", v),
+             ttft_tpot__num(lo, sizeof lo, "%.4g", ci[0]), ttft_tpot__num(hi, sizeof hi, "%.4g", ci[1]));
+    return buf;
 }
 
 /* A side's cell: "3.22 [3.19, 3.25]" (runs: their mean and its t-interval; one run: its p50 and the
@@ -5510,16 +5597,18 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
 static const char *ttft_tpot__compare_side_text(char *buf, size_t len, const ttft_tpot_compare_row *r, int side)
 {
     const ttft_tpot_compare_values *x = side ? &r->new_ : &r->base;
+    char a[32];
     if (!x->n)
         snprintf(buf, len, "-");
     else if (r->has_mean_ci[side])
-        snprintf(buf, len, "%.4g [%.4g, %.4g]", r->mean[side], r->mean_ci[side][0], r->mean_ci[side][1]);
+        ttft_tpot__compare_interval(buf, len, r->mean[side], r->mean_ci[side]);
     else if (r->has_ci[side])
-        snprintf(buf, len, "%.4g [%.4g, %.4g]", r->median[side], r->ci[side][0], r->ci[side][1]);
+        ttft_tpot__compare_interval(buf, len, r->median[side], r->ci[side]);
     else if (strcmp(r->unit, "ms") != 0) /* one run's rate: no interval of its own */
-        snprintf(buf, len, "%.4g", r->median[side]);
+        ttft_tpot__num(buf, len, "%.4g", r->median[side]);
     else
-        snprintf(buf, len, "%.4g [n<%llu]", r->median[side], (unsigned long long)ttft_tpot_ci95_min_n(50));
+        snprintf(buf, len, "%s [n<%llu]", ttft_tpot__num(a, sizeof a, "%.4g", r->median[side]),
+                 (unsigned long long)ttft_tpot_ci95_min_n(50));
     return buf;
 }
 
@@ -5544,7 +5633,7 @@ static const char *ttft_tpot__compare_change_text(char *buf, size_t len, const t
     else if (r->within_noise)
         snprintf(buf, len, "noise");
     else if (r->significant)
-        snprintf(buf, len, "%+.2f%%", r->has_shift ? r->shift_pct : r->delta_pct);
+        ttft_tpot__num_then(buf, len, "%+.2f", r->has_shift ? r->shift_pct : r->delta_pct, "%");
     else
         snprintf(buf, len, "~");
     return buf;
@@ -5552,15 +5641,17 @@ static const char *ttft_tpot__compare_change_text(char *buf, size_t len, const t
 
 static void ttft_tpot__compare_text_row(FILE *out, const ttft_tpot_compare_row *r)
 {
-    char name[96], b[64], nw[64], d[32], p[32], p99[64];
+    char name[96], b[64], nw[64], d[32], p[32], p99[64], lo[32], hi[32];
     snprintf(name, sizeof name, "%s (%s%s)%s", r->metric, r->unit, r->per_run ? ", runs" : "",
              r->in_verdict ? " *" : "");
     if (r->has_p && r->per_run)
-        snprintf(p, sizeof p, r->p_holm < 0.001 ? "p<0.001" : "p=%.3f", r->p_holm);
+        snprintf(p, sizeof p, r->p_holm < 0.001 ? "p<0.001" : "p=%s",
+                 ttft_tpot__num(lo, sizeof lo, "%.3f", r->p_holm));
     else
         snprintf(p, sizeof p, "-");
     if (r->has_p99_ci)
-        snprintf(p99, sizeof p99, "[%+.1f%%, %+.1f%%]", r->p99_ci[0], r->p99_ci[1]);
+        snprintf(p99, sizeof p99, "[%s, %s]", ttft_tpot__num_then(lo, sizeof lo, "%+.1f", r->p99_ci[0], "%"),
+                 ttft_tpot__num_then(hi, sizeof hi, "%+.1f", r->p99_ci[1], "%"));
     else
         snprintf(p99, sizeof p99, "-");
     fprintf(out, "%-36s %-28s %-28s %-9s %-8s %-18s (n=%zu+%zu)%s\n", name,
@@ -5585,6 +5676,7 @@ static void ttft_tpot__compare_one_process_caveat(FILE *out, const ttft_tpot_com
 
 TTFT_TPOT_DEF void ttft_tpot_compare_text(FILE *out, const ttft_tpot_compare_result *res)
 {
+    char alpha[32], noise[32];
     size_t i;
     ttft_tpot__compare_verdict(out, res, 0);
     ttft_tpot__compare_one_process_caveat(out, res);
@@ -5599,14 +5691,15 @@ TTFT_TPOT_DEF void ttft_tpot_compare_text(FILE *out, const ttft_tpot_compare_res
             "The run is the unit: a side of runs shows their mean with its 95%% t-interval; a side of one run, its p50 "
             "with the interval of its own values (not where another run lands). change: the Hodges-Lehmann shift "
             "over the runs; ~: no significant difference (two-sided Mann-Whitney U over the runs, Holm-adjusted p >= "
-            "%g); noise: significant, under %g%%. p99 change: Welch's interval over the runs' p99s.\n",
-            res->opt.alpha, res->opt.noise_pct);
+            "%s); noise: significant, under %s%%. p99 change: Welch's interval over the runs' p99s.\n",
+            ttft_tpot__num(alpha, sizeof alpha, "%g", res->opt.alpha),
+            ttft_tpot__num(noise, sizeof noise, "%g", res->opt.noise_pct));
 }
 
 static void ttft_tpot__compare_json_num(FILE *out, int has, double v)
 {
     if (has && ttft_tpot__finite(v))
-        fprintf(out, "%.17g", v);
+        ttft_tpot__put_num(out, "%.17g", v);
     else
         fputs("null", out);
 }
@@ -5731,14 +5824,15 @@ TTFT_TPOT_DEF void ttft_tpot_compare_json(FILE *out, const ttft_tpot_compare_res
    or n/a where the side has no value or too few. */
 static void ttft_tpot__compare_median_cell(FILE *out, const ttft_tpot_compare_row *r, int k)
 {
+    char buf[112];
     if ((k ? r->new_.n : r->base.n) == 0)
         fputs("<td>n/a</td>", out);
     else if (r->has_mean_ci[k]) /* runs: their mean and its t-interval */
-        fprintf(out, "<td>%.4g [%.4g, %.4g]</td>", r->mean[k], r->mean_ci[k][0], r->mean_ci[k][1]);
+        fprintf(out, "<td>%s</td>", ttft_tpot__compare_interval(buf, sizeof buf, r->mean[k], r->mean_ci[k]));
     else if (r->has_ci[k])
-        fprintf(out, "<td>%.4g [%.4g, %.4g]</td>", r->median[k], r->ci[k][0], r->ci[k][1]);
+        fprintf(out, "<td>%s</td>", ttft_tpot__compare_interval(buf, sizeof buf, r->median[k], r->ci[k]));
     else
-        fprintf(out, "<td>%.4g [too few for a CI]</td>", r->median[k]);
+        fprintf(out, "<td>%s [too few for a CI]</td>", ttft_tpot__num(buf, sizeof buf, "%.4g", r->median[k]));
 }
 
 /* " Only in base: a, b." for the metrics only side `only` (1 base, 2 new) has. */
@@ -5760,6 +5854,7 @@ TTFT_TPOT_DEF int ttft_tpot_compare_html(FILE *out, const ttft_tpot_model *const
     ttft_tpot_compare_options o = ttft_tpot_compare_defaults();
     ttft_tpot_compare_result res;
     const ttft_tpot_compare_row *rows;
+    char pct[64];
     size_t n, i;
     if (ttft_tpot_compare_models(m[0], m[1], &o, &res) != TTFT_TPOT_OK)
         return -1;
@@ -5779,16 +5874,19 @@ TTFT_TPOT_DEF int ttft_tpot_compare_html(FILE *out, const ttft_tpot_model *const
         for (k = 0; k < 2; k++)
             ttft_tpot__compare_median_cell(out, r, k);
         if (r->has_delta && r->within_noise)
-            fprintf(out, "<td title=\"%+.1f%%\">within noise</td>", r->shift_pct);
+            fprintf(out, "<td title=\"%s\">within noise</td>",
+                    ttft_tpot__num_then(pct, sizeof pct, "%+.1f", r->shift_pct, "%"));
         else if (r->has_delta && r->significant) /* coloured by the metric's direction: latency up is worse */
-            fprintf(out, "<td class=\"%s\">%+.1f%% %s</td>", ttft_tpot_compare_better(r) ? "better" : "worse",
-                    r->has_shift ? r->shift_pct : r->delta_pct, ttft_tpot_compare_better(r) ? "better" : "worse");
+            fprintf(out, "<td class=\"%s\">%s %s</td>", ttft_tpot_compare_better(r) ? "better" : "worse",
+                    ttft_tpot__num_then(pct, sizeof pct, "%+.1f", r->has_shift ? r->shift_pct : r->delta_pct, "%"),
+                    ttft_tpot_compare_better(r) ? "better" : "worse");
         else if (r->has_delta) /* as the text: not significant is ~, the change in the title */
-            fprintf(out, "<td title=\"%+.1f%%\">~</td>", r->delta_pct);
+            fprintf(out, "<td title=\"%s\">~</td>",
+                    ttft_tpot__num_then(pct, sizeof pct, "%+.1f", r->delta_pct, "%"));
         else
             fputs("<td>n/a</td>", out);
         if (r->has_p && r->per_run)
-            fprintf(out, "<td>%.3g</td></tr>\n", r->p_holm);
+            fprintf(out, "<td>%s</td></tr>\n", ttft_tpot__num(pct, sizeof pct, "%.3g", r->p_holm));
         else
             fputs("<td>too few runs</td></tr>\n", out);
     }
@@ -5879,12 +5977,10 @@ TTFT_TPOT_DEF int ttft_tpot_ranks_compute(const ttft_tpot *const *c, int n, ttft
 static const char *ttft_tpot__tp_ms(char *buf, size_t len, double ns)
 {
     if (ns < 999.5) /* "0.00 us" would hide a step of a few ns */
-        snprintf(buf, len, "%.0f ns", ns);
-    else if (ns < 1e6)
-        snprintf(buf, len, "%.2f us", ns / 1e3);
-    else
-        snprintf(buf, len, "%.2f ms", ns / 1e6);
-    return buf;
+        return ttft_tpot__num_then(buf, len, "%.0f", ns, " ns");
+    if (ns < 1e6)
+        return ttft_tpot__num_then(buf, len, "%.2f", ns / 1e3, " us");
+    return ttft_tpot__num_then(buf, len, "%.2f", ns / 1e6, " ms");
 }
 
 /* A rank's trace name as a terminal should see it: bytes outside printable ASCII as \xHH, the first
@@ -5907,15 +6003,16 @@ static void ttft_tpot__tp_name(FILE *out, const char *s)
 /* The text: a row a rank, then the model's step. names: the ranks' traces. */
 static void ttft_tpot__tp_text(FILE *out, const ttft_tpot_ranks_figures *f, const char *const *names)
 {
-    char a[32], b[32], c[32];
+    char a[32], b[32], c[32], slowest[32];
     int r;
     fprintf(out, "Tensor-parallel ranks: %d (a step waits for its slowest rank: its time is the maximum over the "
                  "ranks)\nrank  steps        p50        p99       mean  slowest  trace\n", f->n);
     for (r = 0; r < f->n; r++) {
-        fprintf(out, "%4d %6llu %10s %10s %10s %7.1f%%  ", r, (unsigned long long)f->rank[r].n,
+        ttft_tpot__num(slowest, sizeof slowest, "%.1f",
+                       f->steps ? 100.0 * (double)f->slowest[r] / (double)f->steps : 0.0);
+        fprintf(out, "%4d %6llu %10s %10s %10s %7s%%  ", r, (unsigned long long)f->rank[r].n,
                 ttft_tpot__tp_ms(a, sizeof a, f->rank[r].p50_ns), ttft_tpot__tp_ms(b, sizeof b, f->rank[r].p99_ns),
-                ttft_tpot__tp_ms(c, sizeof c, f->rank[r].mean_ns),
-                f->steps ? 100.0 * (double)f->slowest[r] / (double)f->steps : 0.0);
+                ttft_tpot__tp_ms(c, sizeof c, f->rank[r].mean_ns), slowest);
         ttft_tpot__tp_name(out, names[r]);
         fputc('\n', out);
     }

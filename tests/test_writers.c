@@ -546,27 +546,48 @@ static void publishers_on_one_path_race(void **state)
     ttft_tpot_free(&c);
 }
 
-/* 3. Under a decimal-comma locale (made here with localedef) every machine-read output keeps '.',
-   and the text report does too. */
-static void decimal_comma_locale(void **state)
+/* The host locale a driver may set: de_DE.UTF-8, made with localedef into dir (a mkdtemp template),
+   LC_ALL set to it. Returns 1; 0 when no decimal-comma locale could be made (dir removed, the locale
+   left "C"): the caller skips. */
+static int decimal_comma_on(char *dir)
 {
-    char dir[] = "/tmp/ttft_tpot_locale_XXXXXX", cmd[512], err[256], *json, *text, *prom, *chrome, *trace;
-    ttft_tpot c, b;
-    ttft_tpot_config cfg = {0};
-    ttft_tpot_slo slo;
-    jc_value doc;
-    int d, i, rc;
-    (void)state;
+    char cmd[512];
     assert_non_null(mkdtemp(dir));
     snprintf(cmd, sizeof cmd, "localedef -c -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1", dir);
     (void)shell(cmd);
     setenv("LOCPATH", dir, 1);
     if (!setlocale(LC_ALL, "de_DE.UTF-8") || strcmp(localeconv()->decimal_point, ",") != 0) {
         print_message("SKIPPED: no decimal-comma locale could be made (localedef, Debian's locales package)\n");
+        setlocale(LC_ALL, "C");
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
         (void)shell(cmd);
-        skip();
+        return 0;
     }
+    return 1;
+}
+
+/* Back to the "C" locale (the checks' own JSON parser reads numbers with strtod); dir removed. */
+static void decimal_comma_off(const char *dir)
+{
+    char cmd[512];
+    setlocale(LC_ALL, "C");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    (void)shell(cmd);
+}
+
+/* 3. Under a decimal-comma locale (made here with localedef) every machine-read output keeps '.',
+   and the text report does too. */
+static void decimal_comma_locale(void **state)
+{
+    char dir[] = "/tmp/ttft_tpot_locale_XXXXXX", err[256], *json, *text, *prom, *chrome, *trace;
+    ttft_tpot c, b;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_slo slo;
+    jc_value doc;
+    int d, i, rc;
+    (void)state;
+    if (!decimal_comma_on(dir))
+        skip();
     cfg.timeline = 1;
     cfg.max_requests = 1;
     d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
@@ -587,9 +608,7 @@ static void decimal_comma_locale(void **state)
     same_reports(&c, &b);
     ttft_tpot_free(&b);
     ttft_tpot_free(&c);
-    setlocale(LC_ALL, "C"); /* the checks' own JSON parser reads numbers with strtod */
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    (void)shell(cmd);
+    decimal_comma_off(dir);
     if (jc_parse(json, &doc) != 0)
         fail_msg("not JSON: %s", json);
     assert_near(num_at(&doc, "output_throughput_tok_s"), 1000.0 / 3, 1e-9);
@@ -607,6 +626,152 @@ static void decimal_comma_locale(void **state)
     free(prom);
     free(chrome);
     free(trace);
+}
+
+/* A side of a comparison read from a trace: 5 runs, each a prefill, 8 decode steps with their kernels
+   and 2 requests, after a warmup prefill and a warmup step 30x a steady one (off the chart's scale);
+   times of no round figure, scaled by `scale` (new: slower). SLOs for goodput and the CDFs' marks. */
+static void tool_side(ttft_tpot *c, double scale)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_slo slo;
+    char err[256];
+    FILE *f = tmpfile();
+    int r, k;
+    assert_non_null(f);
+    cfg.grow = 1;
+    cfg.max_requests = 16;
+    assert_int_equal(ttft_tpot_init(c, &cfg), TTFT_TPOT_OK);
+    fprintf(f, "phase,role,start_ns,dur_ns,tokens,warmup\nprefill,prefill,0,%.0f,16,1\n"
+               "decode_step,decode,0,%.0f,1,1\n", 9876543 * scale, 104567891 * scale);
+    for (r = 0; r < 5; r++) {
+        fprintf(f, "# run:\nprefill,prefill,0,%.0f,16,0\n", (1234567 + 10007 * r) * scale);
+        for (k = 0; k < 8; k++)
+            fprintf(f, "decode_step,decode,0,%.0f,1,0\nattn,kernel,0,%.0f,0,0\nmlp,kernel,0,%.0f,0,0\n",
+                    (3456789 + 12345 * k + 1111 * r) * scale, (1234567 + 2345 * k) * scale, (987654 + 321 * r) * scale);
+        for (k = 0; k < 2; k++) {
+            double t0 = 1e9 * r + 123456789.0 * k;
+            fprintf(f, "q%d_%d,submit,%.0f,0,0,0\nq%d_%d,schedule,%.0f,0,0,0\n", r, k, t0, r, k, t0 + 234567 * scale);
+            fprintf(f, "q%d_%d,token,%.0f,0,1,0\nq%d_%d,token,%.0f,0,1,0\nq%d_%d,token,%.0f,0,1,0\n", r, k,
+                    t0 + 1456789 * scale, r, k, t0 + 4567891 * scale, r, k, t0 + 7891234 * scale);
+        }
+    }
+    rewind(f);
+    if (ttft_tpot_trace_read(c, f, "side", err, sizeof err) != TTFT_TPOT_OK)
+        fail_msg("%s", err);
+    fclose(f);
+    assert_int_equal(ttft_tpot_slo_parse("ttft=1.5,tpot=3.25,e2e=7.5", &slo), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_set_slo(c, slo), TTFT_TPOT_OK);
+}
+
+/* A tensor-parallel rank: 12 steady decode steps of no round figure, the slowest every third step. */
+static void tool_rank(ttft_tpot *c, int rank)
+{
+    int d, k;
+    d = fixture(c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    ttft_tpot_record(c, d, 20 * MS, 1); /* the first call: warmup */
+    for (k = 0; k < 12; k++)
+        ttft_tpot_record(c, d, 3456789 + 12345 * (uint64_t)k + (k % 3 == rank ? 234567u : 0u), 1);
+}
+
+/* The tools' collectors, models, comparison and ranks' figures. */
+typedef struct {
+    ttft_tpot side[2], rank[2];
+    ttft_tpot_model m[2];
+    ttft_tpot_compare_result res;
+    ttft_tpot_ranks_figures *f;
+} tool_runs;
+
+static const char *const tool_outputs[] = {"compare text", "compare JSON", "HTML of one model",
+                                           "HTML of two models", "ranks text", "ranks JSON"};
+
+/* Output `which` of tool_outputs, as a string to free(). */
+static char *tool_output(const tool_runs *t, int which)
+{
+    static const char *const names[2] = {"base.csv", "new.csv"}, *const ranks[2] = {"rank0.csv", "rank1.csv"};
+    const ttft_tpot_model *two[2];
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    int rc = 0;
+    assert_non_null(f);
+    two[0] = &t->m[0];
+    two[1] = &t->m[1];
+    switch (which) {
+    case 0: ttft_tpot_compare_text(f, &t->res); break;
+    case 1: ttft_tpot_compare_json(f, &t->res); break;
+    case 2: rc = ttft_tpot_html_report(f, two, names, 1, NULL); break;
+    case 3: rc = ttft_tpot_html_report(f, two, names, 2, ttft_tpot_compare_html); break;
+    case 4: rc = ttft_tpot_ranks_report(f, &t->rank[0], t->f, ranks, 0); break;
+    default: rc = ttft_tpot_ranks_report(f, &t->rank[0], t->f, ranks, 1); break;
+    }
+    assert_int_equal(rc, 0);
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+/* 3. The tools' outputs under a decimal-comma locale are those of the "C" locale, byte for byte: the
+   comparison's text and JSON, the HTML page (its SVG coordinates, its tables) of one model and of two
+   with the comparison's headline, the ranks' text and JSON. */
+static void decimal_comma_in_the_tools(void **state)
+{
+    enum { N = sizeof tool_outputs / sizeof tool_outputs[0] };
+    char dir[] = "/tmp/ttft_tpot_locale_XXXXXX", *in_c[N], *in_de[N];
+    const ttft_tpot *each[2];
+    ttft_tpot_compare_options o = ttft_tpot_compare_defaults();
+    tool_runs t;
+    jc_value doc;
+    int k, on;
+    size_t at;
+    (void)state;
+    tool_side(&t.side[0], 1);
+    tool_side(&t.side[1], 1.0734);
+    for (k = 0; k < 2; k++) {
+        assert_int_equal(ttft_tpot_model_compute(&t.side[k], NULL, &t.m[k]), TTFT_TPOT_OK);
+        tool_rank(&t.rank[k], k);
+        each[k] = &t.rank[k];
+    }
+    assert_int_equal(ttft_tpot_compare_models(&t.m[0], &t.m[1], &o, &t.res), TTFT_TPOT_OK);
+    t.f = (ttft_tpot_ranks_figures *)calloc(1, sizeof *t.f);
+    assert_non_null(t.f);
+    assert_int_equal(ttft_tpot_ranks_compute(each, 2, t.f), 0);
+    for (k = 0; k < N; k++)
+        in_c[k] = tool_output(&t, k);
+    on = decimal_comma_on(dir);
+    for (k = 0; on && k < N; k++)
+        in_de[k] = tool_output(&t, k);
+    if (on)
+        decimal_comma_off(dir);
+    for (k = 0; on && k < N; k++) {
+        for (at = 0; in_c[k][at] && in_c[k][at] == in_de[k][at]; at++)
+            ;
+        if (in_c[k][at] != in_de[k][at])
+            fail_msg("%s under de_DE.UTF-8 differs at byte %zu: \"%.60s\", not \"%.60s\"", tool_outputs[k], at,
+                     in_de[k] + (at > 20 ? at - 20 : 0), in_c[k] + (at > 20 ? at - 20 : 0));
+        free(in_de[k]);
+    }
+    /* what the page and the JSON show: decimals, so that a comma would have shown */
+    assert_non_null(strstr(in_c[0], "Verdict: a regression"));
+    assert_non_null(strstr(in_c[2], "<svg viewBox=\"0 0 720 320\""));
+    assert_non_null(strstr(in_c[2], ".5 ms</text>"));
+    assert_non_null(strstr(in_c[3], "<td class=\"worse\">+7."));
+    assert_non_null(strstr(in_c[4], "%  rank0.csv\n"));
+    for (k = 1; k < N; k += 4) { /* the comparison's JSON, the ranks' JSON */
+        if (jc_parse(in_c[k], &doc) != 0)
+            fail_msg("%s: not JSON: %s", tool_outputs[k], in_c[k]);
+        jc_free(&doc);
+    }
+    for (k = 0; k < N; k++)
+        free(in_c[k]);
+    free(t.f);
+    ttft_tpot_compare_free(&t.res);
+    for (k = 0; k < 2; k++) {
+        ttft_tpot_model_free(&t.m[k]);
+        ttft_tpot_free(&t.side[k]);
+        ttft_tpot_free(&t.rank[k]);
+    }
+    if (!on)
+        skip();
 }
 
 /* The request event of the Chrome trace named name: fails the test when there is none. */
@@ -784,6 +949,7 @@ int main(void)
         cmocka_unit_test(publishers_keep_their_own_temporary_files),
         cmocka_unit_test(publishers_on_one_path_race),
         cmocka_unit_test(decimal_comma_locale),
+        cmocka_unit_test(decimal_comma_in_the_tools),
         cmocka_unit_test(request_tracks_in_the_chrome_trace),
         cmocka_unit_test(defensive_escaping_and_huge_totals),
         cmocka_unit_test(text_report_variants),
