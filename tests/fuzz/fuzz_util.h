@@ -22,6 +22,20 @@ static inline char *output(const ttft_tpot *c, int (*fn)(const ttft_tpot *, FILE
     return buf;
 }
 
+/* The Chrome trace of c (to free) and its code: OK, or EINVAL for a timeline whose samples all start
+   at 0 with no request or device interval (nothing written). */
+static inline char *chrome_of(const ttft_tpot *c, int *rc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    *rc = ttft_tpot_chrome_trace(c, f);
+    fclose(f);
+    CHECK(*rc == TTFT_TPOT_OK || (*rc == TTFT_TPOT_EINVAL && len == 0));
+    return buf;
+}
+
 /* text parses as JSON; text is freed */
 static inline void valid_json(char *text)
 {
