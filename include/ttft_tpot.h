@@ -4151,37 +4151,43 @@ static void ttft_tpot__store_put_timed(ttft_tpot__store *st, size_t i, int phase
         st->starts[i] = start;
 }
 
-/* Append a sample: OK, or EFULL when the store is full (the reserve past the capacity takes warmup
-   samples only). */
-static int ttft_tpot__store_add(ttft_tpot__store *st, int phase, uint64_t start, uint64_t dur, uint32_t tokens,
-                                int warm)
+/* Where a sample goes: the one policy of recording (ttft_tpot__keep) and of the trace reader, which
+   stages its samples and slots past the collector's (staged, slots_staged) until the read succeeds.
+   Stored while the storage has room (the reserve past the capacity takes warmup samples only); past
+   it, a steady sample goes on in its phase's histogram, and a phase without one takes a free slot (it
+   outgrew the storage: its percentiles become approximate); otherwise it is dropped. */
+enum { TTFT_TPOT__TO_STORE, TTFT_TPOT__TO_HIST, TTFT_TPOT__TO_OUTGROW, TTFT_TPOT__TO_DROP };
+static int ttft_tpot__keep_where(const ttft_tpot *c, int phase, int warm, size_t staged, unsigned slots_staged)
 {
-    if (st->n >= st->capacity + (warm ? st->reserve : 0))
-        return TTFT_TPOT_EFULL;
-    ttft_tpot__store_put_timed(st, st->n, phase, start, dur, tokens, warm);
-    st->n++;
-    return TTFT_TPOT_OK;
+    if (c->store.n + staged < c->store.capacity + (warm ? c->store.reserve : 0))
+        return TTFT_TPOT__TO_STORE;
+    if (warm)
+        return TTFT_TPOT__TO_DROP;
+    if (c->phase.slots[phase].hist)
+        return TTFT_TPOT__TO_HIST;
+    return c->hist.n + slots_staged < c->hist.max ? TTFT_TPOT__TO_OUTGROW : TTFT_TPOT__TO_DROP;
 }
 
-/* Keep a sample: stored; past the storage, a steady sample goes on in its phase's histogram (a phase
-   without one takes a free histogram slot: it outgrew the storage, and its percentiles become
-   approximate); otherwise it is dropped. OK or EFULL (counted). */
+/* Keep a sample where ttft_tpot__keep_where says. OK or EFULL (dropped: counted). */
 static int ttft_tpot__keep(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint32_t tokens, int warm)
 {
     ttft_tpot__phase_slot *p = &c->phase.slots[phase];
-    if (ttft_tpot__store_add(&c->store, phase, start, dur, tokens, warm) == TTFT_TPOT_OK)
+    switch (ttft_tpot__keep_where(c, phase, warm, 0, 0)) {
+    case TTFT_TPOT__TO_STORE:
+        ttft_tpot__store_put_timed(&c->store, c->store.n++, phase, start, dur, tokens, warm);
         return TTFT_TPOT_OK;
-    if (!warm && !p->hist && c->hist.n < c->hist.max) {
-        ttft_tpot_phase_bounded(c, phase);
+    case TTFT_TPOT__TO_OUTGROW:
+        ttft_tpot_phase_bounded(c, phase); /* a slot is free: it takes one */
         p->outgrown = 1;
         c->store.outgrown++;
-    }
-    if (warm || !p->hist) {
+        /* fall through */
+    case TTFT_TPOT__TO_HIST:
+        ttft_tpot__hist_add(p->hist, dur, tokens);
+        return TTFT_TPOT_OK;
+    default:
         c->store.dropped++;
         return TTFT_TPOT_EFULL;
     }
-    ttft_tpot__hist_add(p->hist, dur, tokens);
-    return TTFT_TPOT_OK;
 }
 
 /* The last run ends at stored sample at, if it is open: a trace read and a merge close it before

@@ -2738,29 +2738,31 @@ static int ttft_tpot__read_bounded(ttft_tpot__reader *r, unsigned long line, int
     return 1;
 }
 
-/* A sample: a bounded phase's steady one into its histogram, any other stored past c->store.n until
-   the end (a growing collector makes room). */
+/* A sample: a bounded phase's steady one into its histogram; any other where recording would keep it
+   (ttft_tpot__keep_where), staged past c->store.n and the collector's slots until the end, a growing
+   collector making room in the storage first. */
 static int ttft_tpot__read_sample(ttft_tpot__reader *r, unsigned long line, int id, uint64_t start, uint64_t dur,
                                   uint64_t tokens, int warm)
 {
     ttft_tpot *c = r->c;
-    int rc;
+    int rc, where;
     if (c->phase.slots[id].hist && !warm && (rc = ttft_tpot__read_bounded(r, line, id, dur, tokens, 0)) != 0)
         return rc < 0 ? rc : TTFT_TPOT_OK;
     if (start && !c->store.starts && c->grow && !c->hist.bounded && (rc = ttft_tpot__starts_take(c)) != TTFT_TPOT_OK)
         return rc;
-    if (c->store.n + r->n >= c->store.capacity + (warm ? c->store.reserve : 0)) { /* as ttft_tpot__keep */
-        rc = ttft_tpot__store_grow(c, c->store.n + r->n + 1);
-        if (rc == TTFT_TPOT_ENOMEM)
-            return rc;
-        if (rc != TTFT_TPOT_OK) {
-            rc = warm ? 0 : ttft_tpot__read_bounded(r, line, id, dur, tokens, 1);
-            r->dropped += rc == 0;
-            return rc < 0 ? rc : TTFT_TPOT_OK;
-        }
+    where = ttft_tpot__keep_where(c, id, warm, r->n, r->slots); /* recording's policy */
+    if (where != TTFT_TPOT__TO_STORE && (rc = ttft_tpot__store_grow(c, c->store.n + r->n + 1)) != TTFT_TPOT_EFULL) {
+        if (rc != TTFT_TPOT_OK)
+            return rc; /* ENOMEM */
+        where = TTFT_TPOT__TO_STORE; /* a growing collector made room */
     }
-    ttft_tpot__store_put_timed(&c->store, c->store.n + r->n++, id, start, dur, (uint32_t)tokens, warm);
-    return TTFT_TPOT_OK;
+    if (where == TTFT_TPOT__TO_STORE) {
+        ttft_tpot__store_put_timed(&c->store, c->store.n + r->n++, id, start, dur, (uint32_t)tokens, warm);
+        return TTFT_TPOT_OK;
+    }
+    rc = where == TTFT_TPOT__TO_DROP ? 0 : ttft_tpot__read_bounded(r, line, id, dur, tokens, 1);
+    r->dropped += rc == 0;
+    return rc < 0 ? rc : TTFT_TPOT_OK;
 }
 
 /* One record after the header: a sample or a request event. */
