@@ -3740,7 +3740,7 @@ static void ttft_tpot__svg_bars(FILE *out, const char *title, const char *const 
                                 const double *const *values, const double *const *abs_ns, const char *const *names,
                                 int ns)
 {
-    char d[32], pct[32], text[48], a[32], b[32], w[32];
+    char d[32], pct[32], text[32 + 8 + 32], a[32], b[32], w[32];
     /* each group: its label on a line of its own (a phase name of 63 bytes fits across), then its bars */
     double row = 22.0 + 14.0 * ns, height = TTFT_TPOT__SVG_MT + row * (double)n + 12, x0 = 8,
            width = TTFT_TPOT__SVG_W - x0 - 140;
@@ -4371,6 +4371,7 @@ static int ttft_tpot__html_cdf_chart(FILE *out, const ttft_tpot_model *const *m,
                                                                                                    : 0;
     int k, j = 0, rc = 0;
     memset(p, 0, sizeof p);
+    memset(s, 0, sizeof s);
     memset(&ch, 0, sizeof ch);
     for (k = 0; k < n && rc == 0; k++) {
         int tpot = set == TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE;
@@ -5643,7 +5644,7 @@ static const char *ttft_tpot__compare_change_text(char *buf, size_t len, const t
 
 static void ttft_tpot__compare_text_row(FILE *out, const ttft_tpot_compare_row *r)
 {
-    char name[96], b[64], nw[64], d[32], p[32], p99[64], lo[32], hi[32];
+    char name[96], b[64], nw[64], d[32], p[32], p99[2 * 32 + 8], lo[32], hi[32];
     snprintf(name, sizeof name, "%s (%s%s)%s", r->metric, r->unit, r->per_run ? ", runs" : "",
              r->in_verdict ? " *" : "");
     if (r->has_p && r->per_run)
