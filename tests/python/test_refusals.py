@@ -146,6 +146,24 @@ def test_a_failing_clock_records_nothing():
         ttft_tpot.Collector(clock=lambda: -5).submit("x")
 
 
+def test_a_clock_that_fails_inside_a_refused_mark():
+    """A mark without the point it follows makes the library read the clock: a clock failing there raises
+    its own error, and the next call works (it raised SystemError, the error lost)."""
+    reads = [False, True, False, False]
+
+    def clock():
+        if reads.pop(0):
+            raise OSError("the clock broke")
+        return 1000
+
+    tp = ttft_tpot.Collector(clock=clock)
+    tp.submit("r")
+    with pytest.raises(OSError, match="the clock broke"):
+        tp.output("r")  # no first token yet: the library reads the clock, and the mark is refused
+    tp.submit("s")
+    assert tp.counts()["requests"] == 2 and tp.counts()["requests_refused"] == 0
+
+
 def test_trace_errors(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("phase,role,start_ns,dur_ns,tokens,warmup\nx,nope,0,1,1,0\n")

@@ -222,6 +222,8 @@ static int core_clock_ok(core_collector *self)
     if (!self->clock_failed)
         return 1;
     self->clock_failed = 0;
+    if (!PyErr_Occurred()) /* never left so: every call that reads the clock asks here first */
+        PyErr_SetString(PyExc_RuntimeError, "the collector's clock failed, and its exception was lost");
     return 0;
 }
 
@@ -771,6 +773,8 @@ static PyObject *core_request(core_collector *self, PyObject *id, PyObject *t, u
     rc = p == TTFT_TPOT_POINT_SUBMIT ? ttft_tpot_request_submit_at(&self->c, s, at)
          : p == TTFT_TPOT_POINT_LAST ? ttft_tpot_request_tokens_at(&self->c, s, at, (uint32_t)tokens)
                                      : ttft_tpot_request_mark_at(&self->c, s, p, at);
+    if (!core_clock_ok(self)) /* the library read it (a mark whose point is missing: refused): its error */
+        return NULL;
     if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
         Py_RETURN_NONE;
     return PyErr_Format(PyExc_ValueError, "%s: %s%s of request %R (%s)", ttft_tpot_strerror(rc),
