@@ -969,8 +969,8 @@ typedef struct ttft_tpot_config {
     unsigned max_shapes;      /* (phase, shape key) pairs remembered for warmup per shape (0: 64) */
     int grow;                 /* nonzero: ttft_tpot_trace_read enlarges the samples, histograms and
                                  request tables a trace needs (allocating); recording never does */
-    size_t max_device;        /* device intervals kept (Device time; 0: one a stored sample, capacity; 48
-                                 bytes each, touched only as intervals arrive) */
+    size_t max_device;        /* device intervals kept (Device time; 0: 65536; 48 bytes each, touched only
+                                 as intervals arrive) */
     size_t max_pending;       /* device tickets open at once (0: 1024, or max_device when smaller) */
     uint64_t slice_ns;        /* results over time: the requests' slices (0: 1 s, and the text shows none) */
     double percentiles[TTFT_TPOT_MAX_PERCENTILES]; /* the percentiles the serving figures show, ascending in
@@ -1839,6 +1839,7 @@ extern "C" {
 #endif
 
 #define TTFT_TPOT__DEFAULT_CAPACITY 65536u
+#define TTFT_TPOT__DEFAULT_DEVICE 65536u /* intervals: a few hundred steps of a real model's kernels */
 #define TTFT_TPOT__DEFAULT_PHASES 64u
 #define TTFT_TPOT__TWO64 18446744073709551616.0
 
@@ -4553,8 +4554,8 @@ static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *
     l->events = !l->requests ? 0 : cfg->max_request_events ? cfg->max_request_events
                 : (uint64_t)l->requests * 4096 < UINT32_MAX ? (size_t)l->requests * 4096 : UINT32_MAX;
     l->shapes = cfg && cfg->max_shapes ? cfg->max_shapes : 64;
-    /* one device interval a stored sample by default: address space only until intervals arrive */
-    l->device = cfg && cfg->max_device ? cfg->max_device : l->cap < UINT32_MAX ? l->cap : UINT32_MAX - 1;
+    /* by default, room for device time: address space only until intervals arrive (not a cost a sample) */
+    l->device = cfg && cfg->max_device ? cfg->max_device : TTFT_TPOT__DEFAULT_DEVICE;
     l->pending = cfg && cfg->max_pending ? cfg->max_pending : 1024;
     l->pending = l->pending < l->device ? l->pending : l->device;
     if (l->device >= UINT32_MAX || l->device > (SIZE_MAX / 2) / sizeof(ttft_tpot_device_interval))

@@ -703,7 +703,7 @@ static void held_device_sums_are_flagged(void **state)
 
 /* Stamps made with the constructors are whole: a stack array that held garbage resolves; one stamp
    left with a garbage absolute flag is refused (what the constructors prevent). The default
-   max_device keeps one interval a stored sample, so a driver that never set it is resolved. */
+   max_device keeps 65536 intervals, so a driver that never set it is resolved. */
 static void stamps_are_whole_and_intervals_have_room(void **state)
 {
     ttft_tpot c;
