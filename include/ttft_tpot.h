@@ -6561,14 +6561,15 @@ static void ttft_tpot__text_prefill(const ttft_tpot_summary *s, FILE *out)
     fputc('\n', out);
 }
 
-/* What the first TTFT's label may say: warmup only when it was slower (ttft_first_slower). */
+/* What the first TTFT's note may say: warmup only when it was slower (ttft_first_slower). The text
+   report and the HTML report both show it. */
 static const char *ttft_tpot__first_label(const ttft_tpot_summary *s)
 {
     if (!s->ttft_first_warmup)
-        return "(not flagged warmup: its one-time costs came before it)";
-    return s->ttft_first_slower < 0 ? "(flagged warmup; no steady prefill to compare)"
-           : s->ttft_first_slower   ? "(incl. one-time warmup)"
-                                    : "(flagged warmup, yet no slower than the steady p50)";
+        return "not flagged warmup: its one-time costs came before it";
+    return s->ttft_first_slower < 0 ? "flagged warmup; no steady prefill to compare"
+           : s->ttft_first_slower   ? "incl. one-time warmup"
+                                    : "flagged warmup, yet no slower than the steady p50";
 }
 
 /* The two TTFT lines; none without a prefill-role sample. */
@@ -6578,7 +6579,7 @@ static void ttft_tpot__text_ttft(const ttft_tpot_summary *s, FILE *out)
     char a[32], b[32], d[32], e[32], ci[80];
     if (!s->has_ttft_first)
         return;
-    fprintf(out, "TTFT (first request)  : %-11s %s\n", ttft_tpot__dur(a, sizeof a, (double)s->ttft_first_ns),
+    fprintf(out, "TTFT (first request)  : %-11s (%s)\n", ttft_tpot__dur(a, sizeof a, (double)s->ttft_first_ns),
             ttft_tpot__first_label(s));
     if (t->n)
         fprintf(out, "TTFT (steady, p50)    : %-11s (n=%llu, p90 %s, p99 %s, mean %s; p50 95%% CI %s%s)\n",

@@ -4038,16 +4038,6 @@ static void ttft_tpot__html_headline_requests(FILE *out, const ttft_tpot_model *
     }
 }
 
-/* The first TTFT's note: warmup only when it was slower (ttft_first_slower), as the text says it. */
-static const char *ttft_tpot__html_first_note(const ttft_tpot_summary *s)
-{
-    if (!s->ttft_first_warmup)
-        return "not flagged warmup";
-    return s->ttft_first_slower < 0 ? "flagged warmup; no steady prefill to compare"
-           : s->ttft_first_slower   ? "incl. one-time warmup"
-                                    : "flagged warmup, yet no slower than steady";
-}
-
 /* Runs (ttft_tpot_run_begin): the mean, sd and CV of each run's TPOT p50 and output rate, the
    values --compare takes for runs. */
 static void ttft_tpot__html_headline_runs(FILE *out, const ttft_tpot_model *m)
@@ -4082,7 +4072,7 @@ static void ttft_tpot__html_headline_one(FILE *out, const ttft_tpot_model *m)
     ttft_tpot__html_headline_requests(out, m);
     if (s->has_ttft_first) {
         ttft_tpot__html_row(out, "TTFT, first request", ttft_tpot__svg_dur(v, sizeof v, (double)s->ttft_first_ns),
-                            ttft_tpot__html_first_note(s));
+                            ttft_tpot__first_label(s)); /* the text report's note */
         snprintf(n, sizeof n, "p50 [95%% CI] / p90 / p99 of n=%llu steady prefills",
                  (unsigned long long)s->ttft_steady.n);
         ttft_tpot__html_row(out, "TTFT, steady",
