@@ -50,6 +50,7 @@
                   ttft_tpot_device_part           a kernel inside a resolved launch (a graph's)
                   ttft_tpot_stamp_elapsed         a whole stamp, elapsed form (inline)
                   ttft_tpot_stamp_absolute        ... absolute form (inline)
+                  ttft_tpot_stamp_queued          ... with the runtime's queued stamp (inline)
                   ttft_tpot_clock_pair_read       a clock pair from a device clock the host reads
      Collector    ttft_tpot_bytes_needed          the bytes init takes for a config
                   ttft_tpot_init                  make a collector (NULL config: defaults)
@@ -847,7 +848,10 @@ static inline void ttft_tpot__store_put(ttft_tpot__store *st, size_t i, int phas
      absolute  the device's begin and end on its own clock, in ns (aclrtEventGetTimestamp, CUPTI and
                MSPTI activity records), mapped onto the host clock through a clock pair: both clocks
                read together after a full synchronize, host = pair.host_ns + (device - pair.device_ns).
-               Only this form gives the queue delay (device begin - host issue).
+               Only this form gives the queue delay (device begin - host issue), and where the
+               runtime also stamps when it queued the command (OpenCL's CL_PROFILING_COMMAND_QUEUED,
+               CUPTI's queued field), splits it: launch overhead (host issue - runtime queued) and
+               queue wait (queued - device begin).
    Nothing is lost quietly. A device span that gets no ticket (config.max_device intervals kept, or
    config.max_pending tickets open at once) keeps its host time and is counted as device_unresolved;
    a ticket still open at report time is counted as open; a resolution of an unknown or resolved
@@ -863,6 +867,7 @@ typedef struct ttft_tpot_device_interval {
     uint64_t sample;    /* its host sample's index + 1 (ttft_tpot_sample_at); 0: none kept (a histogram) */
     uint64_t issue_ns;  /* host clock: when the host issued it (the span's begin); 0: unknown */
     uint64_t begin_ns;  /* host clock: when the device began it (absolute form); 0 otherwise */
+    uint64_t queued_ns; /* host clock: when the runtime queued it (a queued stamp); 0 otherwise */
     uint64_t device_ns; /* its time on the device, once resolved */
     uint32_t phase, stream;
     uint8_t state;      /* TTFT_TPOT_DEVICE_* */
@@ -888,36 +893,47 @@ typedef struct ttft_tpot_clock_pair {
 } ttft_tpot_clock_pair;
 
 /* One resolution: a ticket and its device time, elapsed, or absolute (begin and end on the device
-   clock, ns). Make one with ttft_tpot_stamp_elapsed or _absolute (or zero it first): a stamp with a
-   field left unset (a stack array) carries garbage, and an absolute flag of garbage is refused. */
+   clock, ns), the absolute form optionally with the runtime's queued stamp (queued_ns, device clock,
+   at or before begin; 0: none). Make one with ttft_tpot_stamp_elapsed, _absolute or _queued (or zero
+   it first): a stamp with a field left unset (a stack array) carries garbage, and an absolute flag of
+   garbage is refused. */
 typedef struct ttft_tpot_device_stamp {
     uint64_t ticket;
     int absolute;
     uint64_t elapsed_ns;
     uint64_t begin_ns, end_ns;
+    uint64_t queued_ns;
 } ttft_tpot_device_stamp;
 
 /* A whole stamp of each form, every field set. */
 static inline ttft_tpot_device_stamp ttft_tpot_stamp_elapsed(uint64_t ticket, uint64_t elapsed_ns)
 {
     ttft_tpot_device_stamp s;
-    s.ticket = ticket, s.absolute = 0, s.elapsed_ns = elapsed_ns, s.begin_ns = s.end_ns = 0;
+    s.ticket = ticket, s.absolute = 0, s.elapsed_ns = elapsed_ns, s.begin_ns = s.end_ns = s.queued_ns = 0;
     return s;
 }
 
 static inline ttft_tpot_device_stamp ttft_tpot_stamp_absolute(uint64_t ticket, uint64_t begin_ns, uint64_t end_ns)
 {
     ttft_tpot_device_stamp s;
-    s.ticket = ticket, s.absolute = 1, s.elapsed_ns = 0, s.begin_ns = begin_ns, s.end_ns = end_ns;
+    s.ticket = ticket, s.absolute = 1, s.elapsed_ns = 0, s.begin_ns = begin_ns, s.end_ns = end_ns, s.queued_ns = 0;
+    return s;
+}
+
+static inline ttft_tpot_device_stamp ttft_tpot_stamp_queued(uint64_t ticket, uint64_t queued_ns, uint64_t begin_ns,
+                                                            uint64_t end_ns)
+{
+    ttft_tpot_device_stamp s = ttft_tpot_stamp_absolute(ticket, begin_ns, end_ns);
+    s.queued_ns = queued_ns;
     return s;
 }
 
 /* Resolve n tickets, a step's in one call (pair: the clock pair of absolute stamps; NULL when all are
    elapsed). Each stamp is applied or refused alone: a refused one changes nothing and is counted.
    OK when every stamp applied; otherwise the first refusal's code: ETICKET (unknown, resolved, or of
-   an earlier epoch), ERANGE (end before begin, a device time of 2^62 ns or more, or a begin that maps
-   outside the host clock), EINVAL
-   (absolute without a pair); *refused (may be NULL) gets how many were refused. EINVAL (c NULL, or
+   an earlier epoch), ERANGE (end before begin, queued after begin, a device time of 2^62 ns or more,
+   or a begin or queued stamp that maps outside the host clock), EINVAL (absolute without a pair, or
+   a queued stamp on the elapsed form); *refused (may be NULL) gets how many were refused. EINVAL (c NULL, or
    stamps NULL while n > 0: nothing counted). A disabled collector resolves too: its tickets were
    opened while it recorded. */
 TTFT_TPOT_DEF int ttft_tpot_device_resolve(ttft_tpot *c, const ttft_tpot_device_stamp *stamps, size_t n,
@@ -969,7 +985,7 @@ typedef struct ttft_tpot_config {
     unsigned max_shapes;      /* (phase, shape key) pairs remembered for warmup per shape (0: 64) */
     int grow;                 /* nonzero: ttft_tpot_trace_read enlarges the samples, histograms and
                                  request tables a trace needs (allocating); recording never does */
-    size_t max_device;        /* device intervals kept (Device time; 0: 65536; 48 bytes each, touched only
+    size_t max_device;        /* device intervals kept (Device time; 0: 65536; 56 bytes each, touched only
                                  as intervals arrive) */
     size_t max_pending;       /* device tickets open at once (0: 1024, or max_device when smaller) */
     uint64_t slice_ns;        /* results over time: the requests' slices (0: 1 s, and the text shows none) */
@@ -1559,6 +1575,8 @@ typedef struct ttft_tpot_phase_figures {
     int nests;                /* its spans hold other kernel spans (a timeline shows it) */
     ttft_tpot_stats device; /* its resolved device intervals of steady samples (n 0: none) */
     ttft_tpot_stats queue;  /* their queue delays, device begin - host issue (absolute form) */
+    ttft_tpot_stats launch; /* of those with a queued stamp, runtime queued - host issue ... */
+    ttft_tpot_stats wait;   /* ... and device begin - runtime queued (launch + wait = queue delay) */
 } ttft_tpot_phase_figures;
 
 /* Device time: the headline figures. A step (a prefill-, decode- or e2e-role sample) takes as its
@@ -1572,7 +1590,9 @@ typedef struct ttft_tpot_device_figures {
                                    its kernel, so a small kernel and the busy share read high */
     uint64_t open, unresolved, refused; /* tickets open at report time; device spans without a ticket;
                                            resolutions refused */
+    uint64_t queued;            /* of those, with the runtime's queued stamp */
     uint64_t queue_clamped;     /* device begins mapped before their host issue: queue delay 0 */
+    uint64_t queued_clamped;    /* queued stamps mapped before their host issue: launch overhead 0 */
     uint64_t clamped_max_ns;    /* by how much at most: the clock pair is off by that */
     ttft_tpot_stats ttft_steady; /* steady prefill-role steps with device time: "TTFT (steady, kernel)" */
     ttft_tpot_stats tpot;        /* steady decode-role steps with device time */
@@ -1754,7 +1774,8 @@ TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher
    and where one ends before the next begins), "# phase:" (the phase table, in order),
    "# hist:" (a bounded phase's histogram), "# prompt:" (a prefill phase's prompt-token sums),
    "# truncated:" (a request whose events did not all fit), "# device:" (a device interval, its
-   sample counted among the trace's sample lines), "# device_lost:" and "# counts:" (dropped, rejected,
+   sample counted among the trace's sample lines), "# device_queued:" (the runtime's queued stamp of
+   the interval above it), "# device_lost:" and "# counts:" (dropped, rejected,
    shapes_dropped, requests_dropped, requests_refused, events_lost, runs_dropped, outgrown, and the
    limits they met). So the report of a trace equals the live report, except for the SLOs and the
    prefill-kernel link, which a trace does not carry (man ttft_tpot_report: TRACE FORMAT).
@@ -4312,49 +4333,61 @@ static uint64_t ttft_tpot__device_open(ttft_tpot *c, int phase, uint64_t sample,
     return ttft_tpot__ticket_of(c, c->dev.n++);
 }
 
-/* A stamp's device time and begin on the host clock (0 for the elapsed form): OK, ERANGE, EINVAL. */
-static int ttft_tpot__stamp_times(const ttft_tpot_device_stamp *st, const ttft_tpot_clock_pair *pair,
-                                  uint64_t *dev, uint64_t *begin)
+/* A device clock reading on the host clock: host = pair.host + (x - pair.device). OK, ERANGE (outside
+   the host clock). */
+static int ttft_tpot__map_device(const ttft_tpot_clock_pair *pair, uint64_t x, uint64_t *host)
 {
     uint64_t off;
+    if (x >= pair->device_ns) {
+        off = x - pair->device_ns;
+        if (off > UINT64_MAX - pair->host_ns)
+            return TTFT_TPOT_ERANGE;
+        *host = pair->host_ns + off;
+        return TTFT_TPOT_OK;
+    }
+    off = pair->device_ns - x;
+    if (off >= pair->host_ns)
+        return TTFT_TPOT_ERANGE;
+    *host = pair->host_ns - off;
+    return TTFT_TPOT_OK;
+}
+
+/* A stamp's device time, and its begin and queued stamp on the host clock (0 for the elapsed form,
+   and queued 0 without one): OK, ERANGE, EINVAL. */
+static int ttft_tpot__stamp_times(const ttft_tpot_device_stamp *st, const ttft_tpot_clock_pair *pair,
+                                  uint64_t *dev, uint64_t *begin, uint64_t *queued)
+{
+    *begin = *queued = 0;
     if (!st->absolute) {
         *dev = st->elapsed_ns;
-        *begin = 0;
-        return *dev > TTFT_TPOT__DEVICE_MAX_NS ? TTFT_TPOT_ERANGE : TTFT_TPOT_OK;
+        return st->queued_ns ? TTFT_TPOT_EINVAL : *dev > TTFT_TPOT__DEVICE_MAX_NS ? TTFT_TPOT_ERANGE : TTFT_TPOT_OK;
     }
     if (!pair)
         return TTFT_TPOT_EINVAL;
-    if (st->end_ns < st->begin_ns || st->end_ns - st->begin_ns > TTFT_TPOT__DEVICE_MAX_NS)
+    if (st->end_ns < st->begin_ns || st->end_ns - st->begin_ns > TTFT_TPOT__DEVICE_MAX_NS ||
+        st->queued_ns > st->begin_ns)
         return TTFT_TPOT_ERANGE;
     *dev = st->end_ns - st->begin_ns;
-    if (st->begin_ns >= pair->device_ns) { /* host = pair.host + (begin - pair.device), in range */
-        off = st->begin_ns - pair->device_ns;
-        if (off > UINT64_MAX - pair->host_ns)
-            return TTFT_TPOT_ERANGE;
-        *begin = pair->host_ns + off;
-    } else {
-        off = pair->device_ns - st->begin_ns;
-        if (off >= pair->host_ns)
-            return TTFT_TPOT_ERANGE;
-        *begin = pair->host_ns - off;
-    }
-    return TTFT_TPOT_OK;
+    if (st->queued_ns && ttft_tpot__map_device(pair, st->queued_ns, queued) != TTFT_TPOT_OK)
+        return TTFT_TPOT_ERANGE;
+    return ttft_tpot__map_device(pair, st->begin_ns, begin);
 }
 
 /* Resolve one interval with a stamp: OK, or the refusal (nothing changed). */
 static int ttft_tpot__device_apply(ttft_tpot *c, const ttft_tpot_device_stamp *st, const ttft_tpot_clock_pair *pair)
 {
     ttft_tpot_device_interval *d;
-    uint64_t dev, begin;
+    uint64_t dev, begin, queued;
     int rc;
     if (st->ticket == 0)
         return TTFT_TPOT_OK;
     if (!(d = ttft_tpot__ticket_at(c, st->ticket)) || d->state != TTFT_TPOT_DEVICE_OPEN)
         return TTFT_TPOT_ETICKET;
-    if ((rc = ttft_tpot__stamp_times(st, pair, &dev, &begin)) != TTFT_TPOT_OK)
+    if ((rc = ttft_tpot__stamp_times(st, pair, &dev, &begin, &queued)) != TTFT_TPOT_OK)
         return rc;
     d->device_ns = dev;
     d->begin_ns = begin;
+    d->queued_ns = queued;
     d->state = (uint8_t)(st->absolute ? TTFT_TPOT_DEVICE_ABSOLUTE : TTFT_TPOT_DEVICE_ELAPSED);
     c->dev.open--;
     return TTFT_TPOT_OK;
@@ -4431,7 +4464,7 @@ TTFT_TPOT_DEF int ttft_tpot_device_part(ttft_tpot *c, uint64_t launch, int phase
 {
     const ttft_tpot_device_interval *l;
     ttft_tpot_device_interval *d;
-    uint64_t dev, begin;
+    uint64_t dev, begin, queued;
     int rc;
     if (!c || !stamp)
         return TTFT_TPOT_EINVAL;
@@ -4439,7 +4472,7 @@ TTFT_TPOT_DEF int ttft_tpot_device_part(ttft_tpot *c, uint64_t launch, int phase
         return TTFT_TPOT_OK;
     rc = !(l = ttft_tpot__ticket_at(c, launch)) || l->part ? TTFT_TPOT_ETICKET
          : phase < 0 || (unsigned)phase >= c->phase.n ? TTFT_TPOT_EPHASE
-                                                      : ttft_tpot__stamp_times(stamp, pair, &dev, &begin);
+                                                      : ttft_tpot__stamp_times(stamp, pair, &dev, &begin, &queued);
     if (rc != TTFT_TPOT_OK) {
         ttft_tpot__device_count(&c->dev.refused, c->refusal);
         return rc;
@@ -4453,6 +4486,7 @@ TTFT_TPOT_DEF int ttft_tpot_device_part(ttft_tpot *c, uint64_t launch, int phase
     d->phase = (uint32_t)phase;
     d->device_ns = dev;
     d->begin_ns = begin;
+    d->queued_ns = queued;
     d->state = (uint8_t)(stamp->absolute ? TTFT_TPOT_DEVICE_ABSOLUTE : TTFT_TPOT_DEVICE_ELAPSED);
     d->part = 1;
     return TTFT_TPOT_OK;
@@ -5651,36 +5685,58 @@ static double ttft_tpot__device_steps(const ttft_tpot *c, const uint64_t *own, i
     return wall;
 }
 
-/* Each phase's device and queue-delay statistics over its resolved intervals of steady samples,
-   grouped by phase (a counting sort into x: at[p] is where phase p's begin). */
+/* A resolved interval's figure of a kind (0 device time, 1 queue delay, 2 launch overhead, 3 queue
+   wait) into *v: 1, or 0 where it has none. A stamp mapped before the host issue gives 0; *early gets
+   by how much (0 when it was not). */
+static int ttft_tpot__device_figure(const ttft_tpot_device_interval *d, int kind, uint64_t *v, uint64_t *early)
+{
+    uint64_t from = kind == 3 ? d->queued_ns : d->issue_ns, to = kind == 2 ? d->queued_ns : d->begin_ns;
+    *early = 0;
+    if (kind == 0) {
+        *v = d->device_ns;
+        return 1;
+    }
+    if (!from || !to || (kind >= 2 && !d->queued_ns))
+        return 0;
+    *early = to < from ? from - to : 0;
+    *v = to > from ? to - from : 0;
+    return 1;
+}
+
+/* Each phase's device, queue-delay, launch and wait statistics over its resolved intervals of steady
+   samples, grouped by phase (a counting sort into x: at[p] is where phase p's begin). */
 static void ttft_tpot__device_phases(const ttft_tpot *c, ttft_tpot_model *m, uint64_t *x, size_t *at,
                                      const ttft_tpot__narrow *nw)
 {
     ttft_tpot_device_figures *f = &m->device;
     size_t k, p, from;
-    int queue;
-    for (queue = 0; queue < 2; queue++) {
+    uint64_t v, early;
+    int kind;
+    for (kind = 0; kind < 4; kind++) {
         memset(at, 0, (c->phase.n + 1) * sizeof *at);
         for (k = 0; k < c->dev.n; k++) {
             const ttft_tpot_device_interval *d = &c->dev.log[k];
-            if (d->state != TTFT_TPOT_DEVICE_OPEN && !d->warmup && (!queue || (d->begin_ns && d->issue_ns)))
+            if (d->state != TTFT_TPOT_DEVICE_OPEN && !d->warmup && ttft_tpot__device_figure(d, kind, &v, &early))
                 at[d->phase + 1]++;
         }
         for (p = 0; p < c->phase.n; p++)
             at[p + 1] += at[p];
         for (k = 0; k < c->dev.n; k++) {
             const ttft_tpot_device_interval *d = &c->dev.log[k];
-            if (d->state == TTFT_TPOT_DEVICE_OPEN || d->warmup || (queue && (!d->begin_ns || !d->issue_ns)))
+            if (d->state == TTFT_TPOT_DEVICE_OPEN || d->warmup || !ttft_tpot__device_figure(d, kind, &v, &early))
                 continue;
-            if (queue && d->begin_ns < d->issue_ns) {
-                f->queue_clamped++;
-                f->clamped_max_ns = d->issue_ns - d->begin_ns > f->clamped_max_ns ? d->issue_ns - d->begin_ns
-                                                                                   : f->clamped_max_ns;
+            if (kind != 3 && early) { /* the clock pair is off by at least that */
+                f->queue_clamped += kind == 1;
+                f->queued_clamped += kind == 2;
+                f->clamped_max_ns = early > f->clamped_max_ns ? early : f->clamped_max_ns;
             }
-            x[at[d->phase]++] = !queue ? d->device_ns : d->begin_ns > d->issue_ns ? d->begin_ns - d->issue_ns : 0;
+            x[at[d->phase]++] = v;
         }
         for (p = 0, from = 0; p < c->phase.n; from = at[p++]) /* at[p] is now where phase p ends */
-            ttft_tpot__fill(x + from, at[p] - from, nw, queue ? &m->phase[p].queue : &m->phase[p].device);
+            ttft_tpot__fill(x + from, at[p] - from, nw, kind == 0   ? &m->phase[p].device
+                                                        : kind == 1 ? &m->phase[p].queue
+                                                        : kind == 2 ? &m->phase[p].launch
+                                                                    : &m->phase[p].wait);
     }
 }
 
@@ -5723,6 +5779,7 @@ static int ttft_tpot__device_of(const ttft_tpot *c, ttft_tpot_model *m)
         f->intervals += c->dev.log[k].state != TTFT_TPOT_DEVICE_OPEN;
         f->parts += c->dev.log[k].state != TTFT_TPOT_DEVICE_OPEN && c->dev.log[k].part;
         f->elapsed += c->dev.log[k].state == TTFT_TPOT_DEVICE_ELAPSED;
+        f->queued += c->dev.log[k].state != TTFT_TPOT_DEVICE_OPEN && c->dev.log[k].queued_ns;
     }
     ttft_tpot__device_steps_all(c, f);
     if (!c->dev.n)
@@ -6889,23 +6946,28 @@ static void ttft_tpot__text_device_busy(const ttft_tpot_device_figures *f, FILE 
     fputc('\n', out);
 }
 
-/* Each phase with device time: host p50 against device p50/p90/p99/mean, and the queue delay. */
+/* Each phase with device time: host p50 against device p50/p90/p99/mean, the queue delay, and where
+   the runtime stamped when it queued the command, its launch overhead and queue wait. */
 static void ttft_tpot__text_device_rows(const ttft_tpot_model *m, FILE *out)
 {
-    char a[32], b[32], d[32], e[32], g[32], h[32], k[32];
+    char a[32], b[32], d[32], e[32], g[32], h[32], k[32], l[32], w[32];
+    int split = m->device.queued != 0;
     unsigned q;
-    fprintf(out, "%-24s %11s %8s %11s %11s %11s %11s %11s %11s\n", "phase (steady)", "host p50", "device n", "p50",
-            "p90", "p99", "mean", "queue p50", "queue p99");
+    fprintf(out, "%-24s %11s %8s %11s %11s %11s %11s %11s %11s", "phase (steady)", "host p50", "device n", "p50", "p90",
+            "p99", "mean", "queue p50", "queue p99");
+    fprintf(out, split ? " %11s %11s\n" : "\n", "launch p50", "wait p50");
     for (q = 0; q < m->phases; q++) {
         const ttft_tpot_phase_figures *f = &m->phase[m->order[q]];
         const ttft_tpot_stats *t = &f->device, *u = &f->queue;
         if (!t->n)
             continue;
-        fprintf(out, "%-24s %11s %8llu %11s %11s %11s %11s %11s %11s\n", f->name,
+        fprintf(out, "%-24s %11s %8llu %11s %11s %11s %11s %11s %11s", f->name,
                 f->steady.n ? ttft_tpot__dur(a, sizeof a, f->steady.p50_ns) : "-", (unsigned long long)t->n,
                 ttft_tpot__dur(b, sizeof b, t->p50_ns), ttft_tpot__dur(d, sizeof d, t->p90_ns),
                 ttft_tpot__dur(e, sizeof e, t->p99_ns), ttft_tpot__dur(g, sizeof g, t->mean_ns),
                 u->n ? ttft_tpot__dur(h, sizeof h, u->p50_ns) : "-", u->n ? ttft_tpot__dur(k, sizeof k, u->p99_ns) : "-");
+        fprintf(out, split ? " %11s %11s\n" : "\n", f->launch.n ? ttft_tpot__dur(l, sizeof l, f->launch.p50_ns) : "-",
+                f->wait.n ? ttft_tpot__dur(w, sizeof w, f->wait.p50_ns) : "-");
     }
 }
 
@@ -6929,6 +6991,10 @@ static void ttft_tpot__text_device_losses(const ttft_tpot_device_figures *f, FIL
         fprintf(out, "NOTE: %llu device begins mapped before their host issue, by up to %s: queue delay taken as 0 "
                      "(the clock pair is off by that much)\n",
                 (unsigned long long)f->queue_clamped, ttft_tpot__dur(a, sizeof a, (double)f->clamped_max_ns));
+    if (f->queued_clamped)
+        fprintf(out, "NOTE: %llu queued stamps mapped before their host issue, by up to %s: launch overhead taken as "
+                     "0 (the clock pair is off by that much)\n",
+                (unsigned long long)f->queued_clamped, ttft_tpot__dur(a, sizeof a, (double)f->clamped_max_ns));
 }
 
 /* The device section: the headline's device counterparts, busy fraction, rows, losses. Only for a
@@ -7436,6 +7502,8 @@ static void ttft_tpot__json_phases(const ttft_tpot_model *m, ttft_tpot__out *out
         }
         ttft_tpot__json_stats(out, "device", &f->device);
         ttft_tpot__json_stats(out, "queue_delay", &f->queue);
+        ttft_tpot__json_stats(out, "launch_overhead", &f->launch);
+        ttft_tpot__json_stats(out, "queue_wait", &f->wait);
         ttft_tpot__out_chr(out, '}');
     }
     ttft_tpot__out_chr(out, ']');
@@ -7453,11 +7521,13 @@ static void ttft_tpot__json_device(const ttft_tpot_model *m, ttft_tpot__out *out
     ttft_tpot__json_num(out, f->has_busy, f->busy_fraction);
     ttft_tpot__out_fmt(out,
                        ",\"host_bound\":%s,\"busy_steps\":%llu,\"unresolved\":%llu,\"no_ticket\":%llu,\"open\":%llu"
-                       ",\"refused\":%llu,\"parts\":%llu,\"elapsed\":%llu,\"queue_clamped\":%llu",
+                       ",\"refused\":%llu,\"parts\":%llu,\"elapsed\":%llu,\"queue_clamped\":%llu,\"queued\":%llu"
+                       ",\"queued_clamped\":%llu",
                        f->has_busy ? f->busy_fraction < TTFT_TPOT_HOST_BOUND ? "true" : "false" : "null",
                        (unsigned long long)f->busy_steps, (unsigned long long)ttft_tpot__sat_add(f->unresolved, f->open),
                        (unsigned long long)f->unresolved, (unsigned long long)f->open, (unsigned long long)f->refused,
-                       (unsigned long long)f->parts, (unsigned long long)f->elapsed, (unsigned long long)f->queue_clamped);
+                       (unsigned long long)f->parts, (unsigned long long)f->elapsed, (unsigned long long)f->queue_clamped,
+                       (unsigned long long)f->queued, (unsigned long long)f->queued_clamped);
     ttft_tpot__out_fmt(out,
                        ",\"ttft_steady_steps\":%llu,\"ttft_steady_steps_without_device\":%llu,"
                        "\"ttft_steady_steps_in_histogram\":%llu,\"tpot_steps\":%llu,\"tpot_steps_without_device\":%llu,"
@@ -8063,8 +8133,9 @@ static void ttft_tpot__write_events(const ttft_tpot *c, ttft_tpot__out *out)
 }
 
 /* The device intervals, in ticket order: "# device: SAMPLE,STREAM,STATE,PART,WARMUP,ISSUE_NS,BEGIN_NS,
-   DEVICE_NS,PHASE" (SAMPLE: its sample's line among the trace's samples, from 1; 0 none), then what
-   was lost: "# device_lost: UNRESOLVED,REFUSED". A reader that does not know them skips them. */
+   DEVICE_NS,PHASE" (SAMPLE: its sample's line among the trace's samples, from 1; 0 none), each with a
+   queued stamp followed by "# device_queued: QUEUED_NS" (host clock), then what was lost:
+   "# device_lost: UNRESOLVED,REFUSED". A reader that does not know them skips them. */
 static void ttft_tpot__write_device(const ttft_tpot *c, ttft_tpot__out *out)
 {
     size_t i;
@@ -8074,6 +8145,8 @@ static void ttft_tpot__write_device(const ttft_tpot *c, ttft_tpot__out *out)
                            (unsigned long)d->stream, d->state, d->part, d->warmup, (unsigned long long)d->issue_ns,
                            (unsigned long long)d->begin_ns, (unsigned long long)d->device_ns,
                            c->phase.slots[d->phase].name);
+        if (d->queued_ns)
+            ttft_tpot__out_fmt(out, "# device_queued: %llu\n", (unsigned long long)d->queued_ns);
     }
     if (c->dev.unresolved || c->dev.refused)
         ttft_tpot__out_fmt(out, "# device_lost: %llu,%llu\n", (unsigned long long)c->dev.unresolved,

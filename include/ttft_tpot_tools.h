@@ -1843,6 +1843,8 @@ typedef struct ttft_tpot__reader {
     size_t old_samples;   /* c->store.n before the read */
     size_t first_lost;    /* the first of them not stored (in a histogram, or dropped); SIZE_MAX: none */
     size_t dev_n, dev_open; /* device intervals added past c->dev.n, and how many are open */
+    int dev_last;           /* the last "# device:" line: 0 none yet, 1 kept (its interval is the last
+                               added), -1 no room for it */
     uint64_t dev_lost[2];   /* unresolved (theirs, and ours: no room), refused */
     const char *f[6];    /* the fields of the record */
     size_t len[6];
@@ -2319,8 +2321,10 @@ static int ttft_tpot__read_device(ttft_tpot__reader *r, unsigned long line, cons
         return ttft_tpot__fail(r, line, "# device: unknown phase: ", p);
     if ((k = ttft_tpot__device_room(r)) <= 0) {
         r->dev_lost[0] += k == 0;
+        r->dev_last = -1;
         return k < 0 ? k : TTFT_TPOT_OK;
     }
+    r->dev_last = 1;
     d = &c->dev.log[c->dev.n + r->dev_n++];
     memset(d, 0, sizeof *d);
     /* its sample, where the trace's samples up to it were all stored (else unknown: 0) */
@@ -2334,6 +2338,23 @@ static int ttft_tpot__read_device(ttft_tpot__reader *r, unsigned long line, cons
     d->device_ns = v[7];
     d->phase = (uint32_t)id;
     r->dev_open += d->state == TTFT_TPOT_DEVICE_OPEN;
+    return TTFT_TPOT_OK;
+}
+
+/* "# device_queued: QUEUED_NS": the runtime's queued stamp of the absolute interval of the device line
+   above it (none where that one found no room), on the host clock, at or before its begin. */
+static int ttft_tpot__read_device_queued(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    ttft_tpot_device_interval *d;
+    uint64_t v;
+    if (r->dev_last < 0)
+        return TTFT_TPOT_OK;
+    d = r->dev_last ? &r->c->dev.log[r->c->dev.n + r->dev_n - 1] : NULL;
+    if (!d || d->state != TTFT_TPOT_DEVICE_ABSOLUTE || d->queued_ns)
+        return ttft_tpot__fail(r, line, "# device_queued: not after an absolute # device: line of its own", NULL);
+    if (!ttft_tpot__u64(p, strlen(p), d->begin_ns, &v) || v == 0)
+        return ttft_tpot__fail(r, line, "# device_queued: expected QUEUED_NS, 1 to the interval's BEGIN_NS", NULL);
+    d->queued_ns = v;
     return TTFT_TPOT_OK;
 }
 
@@ -2353,8 +2374,8 @@ static int ttft_tpot__read_device_lost(ttft_tpot__reader *r, unsigned long line,
    bad: the line was too long or held a NUL byte, which only a directive minds. */
 static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const char *text, int bad)
 {
-    static const char *const kinds[7] = {" phase: ", " hist: ", " truncated: ", " counts: ", " prompt: ",
-                                         " device: ", " device_lost: "};
+    static const char *const kinds[8] = {" phase: ", " hist: ", " truncated: ", " counts: ", " prompt: ",
+                                         " device: ", " device_lost: ", " device_queued: "};
     const char *p;
     int k;
     if (strncmp(text, " clock: ", 8) == 0) {
@@ -2370,9 +2391,9 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
         ttft_tpot__run_close(r->c, r->c->store.n + r->n);
         return TTFT_TPOT_OK;
     }
-    for (k = 0; k < 7 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
+    for (k = 0; k < 8 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
         ;
-    if (k == 7)
+    if (k == 8)
         return TTFT_TPOT_OK;
     if (bad)
         return ttft_tpot__fail(r, line, "directive too long, or with a NUL byte: #", kinds[k]);
@@ -2383,7 +2404,8 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
            : k == 3 ? ttft_tpot__read_counts(r, line, p)
            : k == 4 ? ttft_tpot__read_prompt(r, line, p)
            : k == 5 ? ttft_tpot__read_device(r, line, p)
-                    : ttft_tpot__read_device_lost(r, line, p);
+           : k == 6 ? ttft_tpot__read_device_lost(r, line, p)
+                    : ttft_tpot__read_device_queued(r, line, p);
 }
 
 /* -- Trace I/O: lines and fields --------------------------------------------------------------- */

@@ -165,7 +165,11 @@ static void reports_show_host_against_device(void **state)
     assert_non_null(strstr(text, "\nlayer                        2.00 us        4    21.00 us    37.00 us    39.70 us    "
                                  "23.00 us     4.00 us     4.00 us\n"));
     assert_null(strstr(text, "WARNING"));
+    assert_non_null(strstr(text, " queue p99\n")); /* no queued stamps: no launch or wait columns */
+    assert_null(strstr(text, "launch p50"));
     json_of(&tl.c, &doc);
+    assert_true(is_null_at(phase_named(&doc, "layer"), "launch_overhead"));
+    assert_ms(&doc, "device.queued", 0);
     assert_ms(&doc, "device.tpot.p50", 0.011);
     assert_ms(&doc, "device.ttft_steady.p50", 0.040);
     assert_near(num_at(&doc, "device.busy_fraction") * 74, 22, 1e-9);
@@ -606,6 +610,168 @@ static void absurd_device_times_are_refused(void **state)
     ttft_tpot_free(&c);
 }
 
+/* The timeline again, each launch with the runtime's queued stamp: queued_at ns after step s began
+   (host clock, mapped like the begin). */
+static void timeline_run_queued(timeline *tl, uint64_t (*queued_at)(int s))
+{
+    static const ttft_tpot_clock_pair pair = {500, 500 + DEV_OFFSET};
+    int s;
+    for (s = 0; s < STEPS; s++) {
+        ttft_tpot_device_stamp st;
+        timeline_step(tl, s);
+        st = stamp_of(tl, s);
+        st = ttft_tpot_stamp_queued(st.ticket, step_base(s) + queued_at(s) + DEV_OFFSET, st.begin_ns, st.end_ns);
+        assert_int_equal(ttft_tpot_device_resolve(&tl->c, &st, 1, &pair, NULL), TTFT_TPOT_OK);
+    }
+}
+
+/* queued 500 (s + 1) ns after the issue at B + 1000: 1000, 1500, 2000, 2500 in the steady steps */
+static uint64_t queued_after_issue(int s)
+{
+    return 1000 + 500 * (uint64_t)(s + 1);
+}
+
+/* queued at B + 500, before the issue at B + 1000: the clock pair is off by 500 ns */
+static uint64_t queued_before_issue(int s)
+{
+    (void)s;
+    return 500;
+}
+
+/* A queued stamp splits the queue delay (issue to device begin, 4000 every time) into launch
+   overhead (issue to queued) and queue wait (queued to begin), in the model, both reports and the
+   trace. */
+static void queued_stamps_split_launch_from_wait(void **state)
+{
+    timeline tl;
+    ttft_tpot_model m;
+    ttft_tpot_config cfg;
+    const ttft_tpot_phase_figures *layer;
+    char *text, *trace;
+    jc_value doc;
+    (void)state;
+    timeline_init(&tl, 64, 0);
+    timeline_run_queued(&tl, queued_after_issue);
+    assert_int_equal(ttft_tpot_model_compute(&tl.c, NULL, &m), TTFT_TPOT_OK);
+    layer = &m.phase[tl.kernel];
+    assert_int_equal(layer->queue.n, 4);
+    assert_near(layer->queue.p50_ns, 4000, 0);
+    /* launch 1000, 1500, 2000, 2500: p50 1750, p90 at rank 2.7 2000 + 0.7 * 500 = 2350, p99 2485 */
+    assert_int_equal(layer->launch.n, 4);
+    assert_near(layer->launch.p50_ns, 1750, 0);
+    assert_near(layer->launch.p90_ns, 2350, 0);
+    assert_near(layer->launch.p99_ns, 2485, 0);
+    assert_near(layer->launch.mean_ns, 1750, 0);
+    /* wait 4000 - launch: 1500, 2000, 2500, 3000: p50 2250, p90 2850 */
+    assert_int_equal(layer->wait.n, 4);
+    assert_near(layer->wait.p50_ns, 2250, 0);
+    assert_near(layer->wait.p90_ns, 2850, 0);
+    assert_int_equal(layer->wait.max_ns, 3000);
+    assert_int_equal(m.phase[tl.sync].launch.n, 0);
+    assert_int_equal(m.device.queued, 5);
+    assert_int_equal(m.device.queue_clamped + m.device.queued_clamped, 0);
+    ttft_tpot_model_free(&m);
+    text = capture(&tl.c, ttft_tpot_report);
+    assert_non_null(strstr(text, " queue p99  launch p50    wait p50\n"));
+    assert_non_null(strstr(text, "\nlayer                        2.00 us        4    21.00 us    37.00 us    39.70 us    "
+                                 "23.00 us     4.00 us     4.00 us     1.75 us     2.25 us\n"));
+    assert_null(strstr(text, "NOTE: "));
+    free(text);
+    json_of(&tl.c, &doc);
+    assert_ms(phase_named(&doc, "layer"), "launch_overhead.p50", 0.00175);
+    assert_ms(phase_named(&doc, "layer"), "queue_wait.p90", 0.00285);
+    assert_ms(phase_named(&doc, "layer"), "queue_delay.p50", 0.004);
+    assert_true(is_null_at(phase_named(&doc, "sync"), "launch_overhead"));
+    assert_true(is_null_at(phase_named(&doc, "sync"), "queue_wait"));
+    assert_ms(&doc, "device.queued", 5);
+    assert_ms(&doc, "device.queued_clamped", 0);
+    jc_free(&doc);
+    /* the second launch: issued at 1101000, queued at 1102000, begun at 1105000 */
+    trace = capture(&tl.c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "\n# device: 4,0,3,0,0,1101000,1105000,40000,layer\n# device_queued: 1102000\n"));
+    free(trace);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.timeline = 1;
+    cfg.clock = script_now;
+    cfg.max_device = 8;
+    trace_keeps_the_report(&tl.c, &cfg);
+    ttft_tpot_free(&tl.c);
+}
+
+/* Queued stamps mapped before their issue give launch overhead 0, counted and noted. */
+static void queued_stamps_before_issue_are_noted(void **state)
+{
+    timeline tl;
+    char *text;
+    jc_value doc;
+    (void)state;
+    timeline_init(&tl, 64, 0);
+    timeline_run_queued(&tl, queued_before_issue);
+    text = capture(&tl.c, ttft_tpot_report);
+    /* launch 0 (clamped), wait: begin B + 5000 - queued B + 500 = 4500 */
+    assert_non_null(strstr(text, "     4.00 us     4.00 us        0 ns     4.50 us\n"));
+    assert_non_null(strstr(text, "NOTE: 4 queued stamps mapped before their host issue, by up to 500 ns: launch "
+                                 "overhead taken as 0 (the clock pair is off by that much)\n"));
+    free(text);
+    json_of(&tl.c, &doc);
+    assert_ms(&doc, "device.queued_clamped", 4);
+    assert_ms(&doc, "device.queue_clamped", 0);
+    jc_free(&doc);
+    ttft_tpot_free(&tl.c);
+}
+
+/* A queued stamp after its begin, on the elapsed form, or mapped before the host clock's 0 is refused
+   and changes nothing; a bad # device_queued: line is refused with its line. */
+static void bad_queued_stamps_are_refused(void **state)
+{
+    static const char *const bad[] = {
+        "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device_queued: 5\n",
+        "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device: 1,0,2,0,0,0,0,5,k\n# device_queued: 5\n",
+        "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device: 1,0,3,0,0,9,10,5,k\n# device_queued: 11\n",
+        "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device: 1,0,3,0,0,9,10,5,k\n# device_queued: 0\n",
+        "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device: 1,0,3,0,0,9,10,5,k\n# device_queued: 9\n"
+        "# device_queued: 9\n",
+    };
+    static const ttft_tpot_clock_pair pair = {1000, 5000};
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    ttft_tpot_device_stamp st;
+    char err[256];
+    uint64_t t;
+    size_t i;
+    int k;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_device = 4;
+    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
+    t = device_span(&c, k, 100);
+    st = ttft_tpot_stamp_queued(t, 6001, 6000, 7000); /* queued after its begin */
+    assert_int_equal(ttft_tpot_device_resolve(&c, &st, 1, &pair, NULL), TTFT_TPOT_ERANGE);
+    st = ttft_tpot_stamp_queued(t, 3000, 6000, 7000); /* 2000 before the pair's 5000: host 1000 - 2000 */
+    assert_int_equal(ttft_tpot_device_resolve(&c, &st, 1, &pair, NULL), TTFT_TPOT_ERANGE);
+    st = ttft_tpot_stamp_elapsed(t, 1000);
+    st.queued_ns = 5;
+    assert_int_equal(ttft_tpot_device_resolve(&c, &st, 1, &pair, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(counts(&c).device_refused, 3);
+    assert_int_equal(counts(&c).device_open, 1);
+    st = ttft_tpot_stamp_queued(t, 4500, 6000, 7000); /* host 500, 2000 */
+    assert_int_equal(ttft_tpot_device_resolve(&c, &st, 1, &pair, NULL), TTFT_TPOT_OK);
+    assert_int_equal(c.dev.log[0].queued_ns, 500);
+    assert_int_equal(c.dev.log[0].begin_ns, 2000);
+    ttft_tpot_free(&c);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        unsigned line = i == 0 ? 3 : i == 4 ? 5 : 4;
+        char at[16];
+        snprintf(at, sizeof at, "t.csv:%u: ", line);
+        assert_int_equal(trace_str(&c, bad[i], "t.csv", err, sizeof err), TTFT_TPOT_EPARSE);
+        if (!strstr(err, at) || !strstr(err, "# device_queued: "))
+            fail_msg("case %u: %s", (unsigned)i, err);
+        assert_int_equal(counts(&c).device_intervals, 0);
+    }
+    ttft_tpot_free(&c);
+}
+
 /* steps decode steps, each after a kernel launch whose device time is 2 us (its host span 3 us). */
 static void kernel_steps(ttft_tpot *c, int decode, int layer, int steps)
 {
@@ -794,6 +960,9 @@ int main(void)
         cmocka_unit_test(held_device_sums_are_flagged),
         cmocka_unit_test(stamps_are_whole_and_intervals_have_room),
         cmocka_unit_test(clock_pair_read_pairs_the_midpoint),
+        cmocka_unit_test(queued_stamps_split_launch_from_wait),
+        cmocka_unit_test(queued_stamps_before_issue_are_noted),
+        cmocka_unit_test(bad_queued_stamps_are_refused),
     };
     return run_cases(tests);
 }

@@ -127,3 +127,30 @@ def test_batch_resolve():
         tp.device_resolve([(tickets[0], True)])
     with pytest.raises(ValueError):
         tp.device_resolve([(tickets[3], 1, 2)])  # absolute without a pair: refused
+
+
+def test_queued_stamp():
+    """(ticket, queued_ns, begin_ns, end_ns): the runtime's queued stamp splits the queue delay into launch
+    overhead (issue to queued) and queue wait (queued to begin)."""
+    now = [0]
+    tp = ttft_tpot.Collector(clock=lambda: now[0])
+    stamps = []
+    for issue in (10000, 20000):  # the first call of a phase is warmup
+        now[0] = issue
+        with tp.span("k", "kernel", device=0) as s:
+            pass
+        # on a device clock 5000 ns ahead: queued 700 ns after the issue, begun 1000 ns after it
+        stamps.append((s.ticket, issue + 5700, issue + 6000, issue + 8000))
+    tp.device_resolve(stamps, pair=(0, 5000))
+    rep = tp.report_json()
+    phase = rep["phases"][0]
+    assert phase["queue_delay"]["p50"] == 0.001
+    assert phase["launch_overhead"]["p50"] == 0.0007 and phase["queue_wait"]["p50"] == 0.0003
+    assert rep["device"]["queued"] == 2
+    with tp.span("k", "kernel", device=0) as s:
+        pass
+    with pytest.raises(ValueError, match="a stamp is"):
+        tp.device_resolve([(s.ticket, 1, 2, 3, 4)])
+    with pytest.raises(ValueError):  # queued after begin: refused
+        tp.device_resolve([(s.ticket, 7000, 6000, 8000)], pair=(0, 5000))
+    assert tp.report_json()["device"]["open"] == 1  # raised, not counted: the ticket waits for a good stamp

@@ -947,23 +947,27 @@ static PyObject *core_device_absolute(core_collector *self, PyObject *args)
     return core_resolved(ttft_tpot_device_absolute(&self->c, v[0], v[1], v[2], &pair), v[0]);
 }
 
-/* One stamp of device_resolve: (ticket, ns) elapsed, or (ticket, begin_ns, end_ns) absolute. 0, or -1
-   with an exception. */
+/* One stamp of device_resolve: (ticket, ns) elapsed, (ticket, begin_ns, end_ns) absolute, or
+   (ticket, queued_ns, begin_ns, end_ns) absolute with the runtime's queued stamp. 0, or -1 with an
+   exception. */
+#define CORE_STAMP_FORMS "(ticket, ns), (ticket, begin_ns, end_ns) or (ticket, queued_ns, begin_ns, end_ns)"
 static int core_stamp(PyObject *o, ttft_tpot_device_stamp *st)
 {
-    PyObject *t = PySequence_Fast(o, "a stamp is (ticket, ns) or (ticket, begin_ns, end_ns)");
-    uint64_t v[3] = {0, 0, 0};
+    PyObject *t = PySequence_Fast(o, "a stamp is " CORE_STAMP_FORMS);
+    uint64_t v[4] = {0, 0, 0, 0};
     Py_ssize_t n = t ? PySequence_Fast_GET_SIZE(t) : 0, k;
-    int rc = t && (n == 2 || n == 3) ? 0 : -1;
+    int rc = t && n >= 2 && n <= 4 ? 0 : -1;
     if (t && rc != 0)
-        PyErr_Format(PyExc_ValueError, "%s: a stamp is (ticket, ns) or (ticket, begin_ns, end_ns), not %zd values",
+        PyErr_Format(PyExc_ValueError, "%s: a stamp is " CORE_STAMP_FORMS ", not %zd values",
                      ttft_tpot_strerror(TTFT_TPOT_EINVAL), n);
     for (k = 0; rc == 0 && k < n; k++)
         rc = core_int(PySequence_Fast_GET_ITEM(t, k), k ? "a device time (ns)" : "a ticket", 0, UINT64_MAX,
                       TTFT_TPOT_ERANGE, &v[k]);
     Py_XDECREF(t);
     if (rc == 0)
-        *st = n == 2 ? ttft_tpot_stamp_elapsed(v[0], v[1]) : ttft_tpot_stamp_absolute(v[0], v[1], v[2]);
+        *st = n == 2   ? ttft_tpot_stamp_elapsed(v[0], v[1])
+              : n == 3 ? ttft_tpot_stamp_absolute(v[0], v[1], v[2])
+                       : ttft_tpot_stamp_queued(v[0], v[1], v[2], v[3]);
     return rc;
 }
 
@@ -986,7 +990,7 @@ static PyObject *core_device_resolve(core_collector *self, PyObject *const *args
                             core_int(h, "a clock reading (ns)", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &cp.host_ns) != 0 ||
                             core_int(d, "a clock reading (ns)", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &cp.device_ns) != 0))
         return NULL;
-    if (!(seq = PySequence_Fast(stamps, "stamps is a sequence of (ticket, ns) or (ticket, begin_ns, end_ns)")))
+    if (!(seq = PySequence_Fast(stamps, "stamps is a sequence of " CORE_STAMP_FORMS)))
         return NULL;
     n = PySequence_Fast_GET_SIZE(seq);
     if (!(st = (ttft_tpot_device_stamp *)PyMem_Malloc((size_t)(n ? n : 1) * sizeof *st))) {
@@ -1559,7 +1563,7 @@ static PyMethodDef core_collector_methods[] = {
     {"finish", CORE_1(core_finish, METH_O), "finish(id): its last token delivered (a live exposition counts it)"},
     {"_publish", CORE_1(core_publish, METH_VARARGS), NULL},
     {"device_resolve", CORE_KW(core_device_resolve),
-     "device_resolve(stamps, pair=None): (ticket, ns) or (ticket, begin_ns, end_ns) stamps, at once"},
+     "device_resolve(stamps, pair=None): " CORE_STAMP_FORMS " stamps, at once"},
     {"device_elapsed", CORE_1(core_device_elapsed, METH_VARARGS), "device_elapsed(ticket, ns)"},
     {"device_elapsed_ms", CORE_1(core_device_elapsed_ms, METH_VARARGS), "device_elapsed_ms(ticket, ms)"},
     {"device_absolute", CORE_1(core_device_absolute, METH_VARARGS),
