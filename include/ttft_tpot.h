@@ -169,8 +169,16 @@
        kernel (ttft_tpot_link_prefill_kernel), the text shows that kernel's fastest sample as a
        lower bound.
      TPOT = n/p50/p90/p99/mean/min/max over decode-role samples not flagged warmup (so step 0 of
-       a cold run is excluded), and how many were excluded. A decode sample's duration is the
-       per-sequence time per token.
+       a cold run is excluded), and how many were excluded. A decode sample's value is its time per
+       output token: its duration, which for a step of one token a sequence is the per-sequence
+       time per token; for a step that emitted more than one token a sequence (speculative
+       decoding, multi-token prediction: ttft_tpot_span_set_sequences), duration x sequences /
+       tokens, rounded to the ns. The decode phase's own row, its steady state and the throughput
+       keep the steps' durations.
+     Acceptance length (where a steady decode step emitted more than one token a sequence; JSON
+       acceptance_length, else null) = mean: the steps' tokens / their sequences, summed over them
+       all (vLLM's mean acceptance length, 1 + accepted / drafts); p50, p90: of each step's tokens /
+       sequences (a step without sequences counts 1). Over the stored steady decode steps.
      Output throughput (decode-only, steady) = sum of tokens / sum of durations over those same
        decode samples (for one sequence this is 1000 / mean TPOT in ms).
      e2e = sum of tokens / sum of durations of the e2e-role samples; it includes prefill and
@@ -322,7 +330,9 @@
      without _at takes the latest). An event that would break that order is refused (EREQUEST), so
      every figure below is a difference of ordered points. It reports vLLM's per-request metrics, each
      spanning two points: TTFT = first token - submit, E2E = last token - submit, TPOT = (E2E - TTFT)
-     / (tokens - 1), ITL = every gap between a request's token events, TTST = second token - submit,
+     / (tokens - 1), ITL = every gap between a request's token events (an event of several tokens,
+     as speculative decoding streams them, adds one gap and no zero gaps inside it: vLLM's ITL,
+     while TPOT spreads the time over every token), TTST = second token - submit,
      queue = schedule - submit, prefill = first token - schedule, and TTFO = first output token -
      submit (time to first output token, as AIPerf and guidellm report it: TTFT past the reasoning)
      (one row each in TTFT_TPOT_METRICS: label, JSON key, Prometheus name, help, buckets, points; a
@@ -817,10 +827,15 @@ typedef struct ttft_tpot_sample {
 typedef struct ttft_tpot__store {
     ttft_tpot_sample *samples;
     uint64_t *starts; /* NULL unless config.timeline */
+    uint32_t *seqs;   /* NULL unless config.sequences: each sample's sequences (ttft_tpot_span_set_sequences),
+                         0 unset: one token a sequence */
     size_t n, capacity;
     size_t reserve;   /* slots past the capacity that only warmup samples take (max_phases + max_shapes) */
     uint64_t dropped; /* samples not kept: storage full, and no histogram to go on in */
     uint64_t outgrown; /* phases that went on in a histogram when the storage was full */
+    uint64_t seq_lost; /* steps of several tokens a sequence kept without their sequences (no
+                          config.sequences): their TPOT is their step time */
+    uint64_t seq_hist; /* such steady steps that went on in a histogram, which keeps step times only */
 } ttft_tpot__store;
 
 /* Write sample i of the store: the one place a sample is written (its start time, when kept, is the
@@ -971,6 +986,8 @@ typedef struct ttft_tpot_config {
                                  on in a histogram; warmup samples take max_phases + max_shapes more */
     unsigned max_phases;      /* phases (0: 64); at most 65535 */
     int timeline;             /* nonzero: also keep each sample's start time (8 more bytes a sample) */
+    int sequences;            /* nonzero: also keep each sample's sequences (4 more bytes a sample), for
+                                 decode steps of several tokens a sequence (ttft_tpot_span_set_sequences) */
     void *buffer;             /* optional caller storage of buffer_bytes (see ttft_tpot_bytes_needed) */
     size_t buffer_bytes;
     ttft_tpot_clock_fn clock; /* optional replacement clock */
@@ -1125,6 +1142,7 @@ typedef struct ttft_tpot_span {
     unsigned char device; /* ttft_tpot_span_set_device: the end opens a ticket */
     unsigned char nvtx;   /* an NVTX range was pushed at its begin (TTFT_TPOT_NVTX) */
     uint32_t stream;
+    uint32_t sequences;   /* ttft_tpot_span_set_sequences; 0 unset: one token a sequence */
     uint64_t ticket;      /* after the end: its device ticket, 0 none (ttft_tpot_span_ticket) */
 } ttft_tpot_span;
 
@@ -1186,11 +1204,11 @@ TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int *phase, uint64_t key)
 TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
                                          uint32_t prompt, int new_shape);
 
-/* A span that carries a prompt or waits for device time: out of line. Returns its device ticket
-   (0: none), or a negative error. */
+/* A span that carries a prompt or sequences, or waits for device time: out of line. Returns its
+   device ticket (0: none), or a negative error. */
 TTFT_TPOT_DEF int64_t ttft_tpot__push_ext(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
                                           int has_prompt, uint32_t prompt, int device, uint32_t stream,
-                                          int new_shape);
+                                          uint32_t sequences, int new_shape);
 
 #ifdef TTFT_TPOT_NVTX
 /* A timed span's NVTX range: pushed at its begin, popped at its end or cancel (on the same thread). */
@@ -1224,7 +1242,7 @@ static inline ttft_tpot_span ttft_tpot__span_open(ttft_tpot *c, int phase, int t
         s.nvtx = 1;
     }
 #endif
-    s.stream = 0;
+    s.stream = s.sequences = 0;
     s.ticket = 0;
     return s;
 }
@@ -1294,6 +1312,18 @@ static inline void ttft_tpot_span_set_duration(ttft_tpot_span *s, uint64_t dur_n
     }
 }
 
+/* A decode step that emitted more than one token a sequence (speculative decoding, multi-token
+   prediction): the sequences it advanced, its tokens (ttft_tpot_span_set_tokens) being the tokens it
+   produced for them all (accepted tokens). Its TPOT is then duration x sequences / tokens, and its
+   acceptance length tokens / sequences. Checked at the end: a decode-role phase (EROLE), 1 to its
+   tokens (ERANGE), both counted as rejected. Kept with config.sequences; without it the sample is
+   kept, its TPOT its step time, and counted (ttft_tpot_counts.sequences_lost). */
+static inline void ttft_tpot_span_set_sequences(ttft_tpot_span *s, uint32_t sequences)
+{
+    if (s)
+        s->sequences = sequences;
+}
+
 /* The device part of this span comes later, on stream (the driver's number for a device queue: a
    track of its own in the Chrome trace): its end opens a ticket (ttft_tpot_span_ticket) that the
    driver resolves with the device's timestamps (Device time, above). */
@@ -1355,9 +1385,9 @@ static inline int ttft_tpot_span_end(ttft_tpot_span *s)
     phase = s->phase; /* a local: the span's address never escapes, so it stays in registers */
     if (s->shape != TTFT_TPOT_NO_SHAPE)
         first = ttft_tpot__shape_first(s->c, &phase, s->shape); /* may pick its row */
-    if (s->has_prompt | s->device) {
+    if (s->has_prompt | s->device | (s->sequences != 0)) {
         int64_t r = ttft_tpot__push_ext(s->c, phase, s->start, dur, s->tokens, s->has_prompt, s->prompt, s->device,
-                                        s->stream, first); /* by value: the span's address never escapes */
+                                        s->stream, s->sequences, first); /* by value: its address never escapes */
         s->ticket = r > 0 ? (uint64_t)r : 0;
         return r < 0 ? (int)r : TTFT_TPOT_OK;
     }
@@ -1513,6 +1543,12 @@ typedef struct ttft_tpot_summary {
     int has_prefill_tok_s;
     double prefill_tok_s; /* prompt tokens / the sum of those samples' durations */
     uint64_t samples, dropped, rejected;
+    uint64_t tpot_multi;  /* steady decode steps stored that emitted more than one token a sequence
+                             (ttft_tpot_span_set_sequences): TPOT takes theirs per output token */
+    int has_acceptance;   /* tpot_multi > 0: the acceptance length, tokens a sequence a step, of the
+                             steady decode steps stored: */
+    double acceptance_mean; /* all their tokens / all their sequences (vLLM's mean acceptance length) */
+    double acceptance_p50, acceptance_p90; /* over the steps, each step's tokens / sequences */
 } ttft_tpot_summary;
 
 #define TTFT_TPOT_SPIKES_LISTED 8 /* isolated spikes a steady state lists (it counts all of them) */
@@ -1646,6 +1682,8 @@ typedef struct ttft_tpot_publisher {
    the live one. */
 typedef struct ttft_tpot_losses {
     uint64_t dropped, rejected, outgrown, shapes_dropped, runs_dropped, spans_open; /* as ttft_tpot_counts */
+    uint64_t sequences_lost, sequences_in_histogram; /* steps of several tokens a sequence whose TPOT is
+                                                         their step time: no config.sequences; a histogram */
     uint64_t requests_dropped, requests_refused, requests_truncated, events_lost;
     uint64_t events_kept;   /* request events stored */
     uint64_t capacity, max_requests, max_request_events, max_shapes; /* the limits met */
@@ -1773,7 +1811,8 @@ TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher
    does not know them takes for comments: "# clock:", "# run:" and "# run: end" (where a run begins,
    and where one ends before the next begins), "# phase:" (the phase table, in order),
    "# hist:" (a bounded phase's histogram), "# prompt:" (a prefill phase's prompt-token sums),
-   "# truncated:" (a request whose events did not all fit), "# device:" (a device interval, its
+   "# truncated:" (a request whose events did not all fit), "# sequences:" (the sequences of the
+   decode step on the line above: ttft_tpot_span_set_sequences), "# device:" (a device interval, its
    sample counted among the trace's sample lines), "# device_queued:" (the runtime's queued stamp of
    the interval above it), "# device_lost:" and "# counts:" (dropped, rejected,
    shapes_dropped, requests_dropped, requests_refused, events_lost, runs_dropped, outgrown, and the
@@ -3255,7 +3294,7 @@ static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int 
 static void ttft_tpot__phase_called(const ttft_tpot *c, ttft_tpot__phase_slot *p)
 {
     p->fresh = 0;
-    p->fast_cap = p->hist || c->store.starts ? 0 : c->store.capacity;
+    p->fast_cap = p->hist || c->store.starts || c->store.seqs ? 0 : c->store.capacity;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase)
@@ -4171,6 +4210,8 @@ static void ttft_tpot__store_put_timed(ttft_tpot__store *st, size_t i, int phase
     ttft_tpot__store_put(st, i, phase, dur, tokens, warm);
     if (st->starts)
         st->starts[i] = start;
+    if (st->seqs)
+        st->seqs[i] = 0;
 }
 
 /* Where a sample goes: the one policy of recording (ttft_tpot__keep) and of the trace reader, which
@@ -4212,6 +4253,20 @@ static int ttft_tpot__keep(ttft_tpot *c, int phase, uint64_t start, uint64_t dur
     }
 }
 
+/* A recorded step's sequences: kept with its stored sample, or, for a step of several tokens a
+   sequence, counted where they cannot be (no config.sequences, or in a histogram). */
+static void ttft_tpot__sequences_keep(ttft_tpot *c, size_t before, uint64_t hist_before, int phase,
+                                      uint32_t sequences, int multi)
+{
+    const ttft_tpot_hist *h = c->phase.slots[phase].hist; /* the phase may have outgrown the storage now */
+    if (c->store.n > before && c->store.seqs)
+        c->store.seqs[before] = sequences;
+    else if (c->store.n > before)
+        c->store.seq_lost += multi != 0;
+    else if (h && ttft_tpot__hist_count(h) > hist_before)
+        c->store.seq_hist += multi != 0;
+}
+
 /* The last run ends at stored sample at, if it is open: a trace read and a merge close it before
    their samples and after them, so that the runs of one stay their own. */
 static void ttft_tpot__run_close(ttft_tpot *c, size_t at)
@@ -4251,6 +4306,8 @@ static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const i
     const ttft_tpot__store *st = &src->store;
     ttft_tpot__phase_slot *p;
     size_t i, n;
+    uint64_t hist;
+    uint32_t q;
     unsigned r = 0;
     int first;
     ttft_tpot__run_close(dst, dst->store.n);
@@ -4265,14 +4322,19 @@ static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const i
         x = &st->samples[i];
         p = &dst->phase.slots[map[x->phase]];
         first = i == src->phase.slots[x->phase].first_at; /* warmup for being src's first call alone */
+        q = st->seqs ? st->seqs[i] : 0;
         if (first && called[x->phase] && p->hist) { /* not the whole's first: steady, in the histogram */
             ttft_tpot__hist_add(p->hist, x->dur_ns, x->tokens);
+            dst->store.seq_hist += q && q != x->tokens;
             where[i] = 0;
             continue;
         }
         n = dst->store.n;
+        hist = p->hist ? ttft_tpot__hist_count(p->hist) : 0;
         (void)ttft_tpot__keep(dst, map[x->phase], st->starts ? st->starts[i] : 0, x->dur_ns, x->tokens,
                               first && called[x->phase] ? 0 : x->warmup);
+        if (q)
+            ttft_tpot__sequences_keep(dst, n, hist, map[x->phase], q, q != x->tokens);
         where[i] = dst->store.n != n ? dst->store.n : 0;
         if (first && !called[x->phase]) /* the whole's first call: where it lies now */
             p->first_at = where[i] ? n : SIZE_MAX;
@@ -4280,6 +4342,8 @@ static void ttft_tpot__store_merge(ttft_tpot *dst, const ttft_tpot *src, const i
     ttft_tpot__run_close(dst, dst->store.n);
     dst->store.dropped += st->dropped;
     dst->store.outgrown += st->outgrown;
+    dst->store.seq_lost += st->seq_lost;
+    dst->store.seq_hist += st->seq_hist;
 }
 
 /* ---- Device time ----------------------------------------------------------------------------- */
@@ -4603,9 +4667,10 @@ static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *
     /* warmup samples cannot go on in a histogram: room for a first call of every phase and shape */
     l->reserve = (size_t)l->phases + l->shapes;
     l->reserve = l->reserve < l->cap ? l->reserve : l->cap;
-    per = sizeof(ttft_tpot_sample) + (cfg && cfg->timeline ? sizeof(uint64_t) : 0);
-    /* + 8: room to align a caller's buffer */
-    fixed = (size_t)l->phases * sizeof(ttft_tpot__phase_slot) + (size_t)l->hists * sizeof(ttft_tpot_hist) +
+    per = sizeof(ttft_tpot_sample) + (cfg && cfg->timeline ? sizeof(uint64_t) : 0) +
+          (cfg && cfg->sequences ? sizeof(uint32_t) : 0);
+    /* + 8: room to align a caller's buffer, and 8 more to align what follows the sequences */
+    fixed = (cfg && cfg->sequences ? 8 : 0) + (size_t)l->phases * sizeof(ttft_tpot__phase_slot) + (size_t)l->hists * sizeof(ttft_tpot_hist) +
             (size_t)l->requests * sizeof(ttft_tpot_request) + l->events * sizeof(ttft_tpot__event) +
             l->device * sizeof(ttft_tpot_device_interval) + (size_t)l->shape_slots * (sizeof(uint64_t) + 2 * sizeof(uint32_t)) +
             ((size_t)l->req_slots + l->phase_slots) * sizeof(uint32_t) + 8;
@@ -4624,7 +4689,8 @@ TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg)
 /* Hand each subsystem its part of the one block, in the order ttft_tpot__layout_of counts them:
    phases, histograms, samples, start times, requests, events, device intervals, shape keys, then the
    uint32_t tables. */
-static void ttft_tpot__carve(ttft_tpot *c, const ttft_tpot__layout *l, unsigned char *mem, int timeline)
+static void ttft_tpot__carve(ttft_tpot *c, const ttft_tpot__layout *l, unsigned char *mem, int timeline,
+                             int sequences)
 {
     c->phase.slots = (ttft_tpot__phase_slot *)(void *)mem;
     c->phase.max = l->phases;
@@ -4637,6 +4703,10 @@ static void ttft_tpot__carve(ttft_tpot *c, const ttft_tpot__layout *l, unsigned 
     if (timeline) {
         c->store.starts = (uint64_t *)(void *)mem;
         mem += (l->cap + l->reserve) * sizeof(uint64_t);
+    }
+    if (sequences) { /* what follows stays 8-byte aligned */
+        c->store.seqs = (uint32_t *)(void *)mem;
+        mem += ((l->cap + l->reserve) * sizeof(uint32_t) + 7) / 8 * 8;
     }
     c->req.list = (ttft_tpot_request *)(void *)mem;
     c->req.max = l->requests;
@@ -4712,7 +4782,7 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
     } else {
         c->owned = mem;
     }
-    ttft_tpot__carve(c, &l, mem, cfg && cfg->timeline);
+    ttft_tpot__carve(c, &l, mem, cfg && cfg->timeline, cfg && cfg->sequences);
     c->alloc_user = cfg ? cfg->alloc_user : NULL;
     c->grow = cfg && cfg->grow;
     c->slice_ns = cfg ? cfg->slice_ns : 0;
@@ -4749,13 +4819,14 @@ TTFT_TPOT_DEF void ttft_tpot__nvtx_pop(const ttft_tpot *c)
 
 TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c)
 {
-    void *parts[7];
+    void *parts[8];
     unsigned k;
     if (!c)
         return;
     parts[0] = c->store.samples, parts[1] = c->store.starts, parts[2] = c->hist.pool;
     parts[3] = c->req.list, parts[4] = c->req.index, parts[5] = c->req.events, parts[6] = c->dev.log;
-    for (k = 0; k < 7; k++)
+    parts[7] = c->store.seqs;
+    for (k = 0; k < 8; k++)
         if (c->grown >> k & 1u)
             TTFT_TPOT_FREE(parts[k], c->alloc_user);
     if (c->owned)
@@ -4884,7 +4955,7 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
     unsigned p;
     if (!c)
         return;
-    c->store.n = c->store.dropped = c->store.outgrown = 0;
+    c->store.n = c->store.dropped = c->store.outgrown = c->store.seq_lost = c->store.seq_hist = 0;
     ttft_tpot__hists_clear(c);
     for (p = 0; p < c->phase.n; p++) {
         memset(c->phase.slots[p].prompt, 0, sizeof c->phase.slots[p].prompt);
@@ -4961,14 +5032,39 @@ TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start
     return rc;
 }
 
+/* A step's sequences, checked before it is recorded: OK, or EROLE / ERANGE (counted as rejected).
+   *multi: it emitted more than one token a sequence. */
+static int ttft_tpot__sequences_check(ttft_tpot *c, int phase, uint64_t count, uint32_t sequences, int *multi)
+{
+    const ttft_tpot__phase_slot *p = (unsigned)phase < c->phase.n ? &c->phase.slots[phase] : NULL;
+    uint64_t tokens;
+    *multi = 0;
+    if (!sequences || !p)
+        return TTFT_TPOT_OK; /* an unknown phase is refused by the push */
+    tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : count;
+    if (p->role == TTFT_TPOT_ROLE_DECODE && sequences <= tokens) {
+        *multi = sequences < tokens;
+        return TTFT_TPOT_OK;
+    }
+    c->rejected += c->refusal;
+    return p->role != TTFT_TPOT_ROLE_DECODE ? TTFT_TPOT_EROLE : TTFT_TPOT_ERANGE;
+}
+
 TTFT_TPOT_DEF int64_t ttft_tpot__push_ext(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
                                           int has_prompt, uint32_t prompt, int device, uint32_t stream,
-                                          int new_shape)
+                                          uint32_t sequences, int new_shape)
 {
     size_t before = c->store.n;
-    int rc = has_prompt ? ttft_tpot__push_prompt(c, phase, start, dur, count, prompt, new_shape)
-                        : ttft_tpot__push(c, phase, start, dur, count, new_shape);
-    int kept = c->store.n > before; /* stored, not in a histogram */
+    const ttft_tpot_hist *h = (unsigned)phase < c->phase.n ? c->phase.slots[phase].hist : NULL;
+    uint64_t hist_before = h ? ttft_tpot__hist_count(h) : 0;
+    int multi, kept, rc = ttft_tpot__sequences_check(c, phase, count, sequences, &multi);
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    rc = has_prompt ? ttft_tpot__push_prompt(c, phase, start, dur, count, prompt, new_shape)
+                    : ttft_tpot__push(c, phase, start, dur, count, new_shape);
+    kept = c->store.n > before; /* stored, not in a histogram */
+    if (sequences && rc == TTFT_TPOT_OK)
+        ttft_tpot__sequences_keep(c, before, hist_before, phase, sequences, multi);
     if (!device || (rc != TTFT_TPOT_OK && rc != TTFT_TPOT_EFULL))
         return rc; /* refused: no sample, so no device part either */
     if (rc == TTFT_TPOT_EFULL) { /* dropped: its device time has nowhere to go */
@@ -5035,6 +5131,17 @@ static int ttft_tpot__headline_set(int role, int warmup)
     if (warmup || role == TTFT_TPOT_ROLE_KERNEL)
         return -1;
     return role; /* prefill 0, decode 1 */
+}
+
+/* Stored sample i's time per output token of ns (its duration, or its device time): ns, or for a step
+   that emitted more than one token a sequence, ns x sequences / tokens, rounded to the ns (sequences
+   below tokens: no overflow). */
+static uint64_t ttft_tpot__per_token(const ttft_tpot *c, size_t i, uint64_t ns)
+{
+    uint32_t q = c->store.seqs ? c->store.seqs[i] : 0, t = c->store.samples[i].tokens;
+    if (!q || q >= t)
+        return ns;
+    return ns / t * q + ((ns % t) * q + t / 2) / t;
 }
 
 /* The set of a stored sample: its phase (by_phase), or its headline set (ttft_tpot__headline_set). */
@@ -5168,7 +5275,8 @@ static void ttft_tpot__sets(const ttft_tpot *c, ttft_tpot__work *w, int by_phase
                 if (!big_x)
                     continue;
             }
-            w->x[at[warm ? n + (unsigned)set : (unsigned)set]++] = s->dur_ns;
+            w->x[at[warm ? n + (unsigned)set : (unsigned)set]++] =
+                !by_phase && set == 1 && c->store.seqs ? ttft_tpot__per_token(c, i, s->dur_ns) : s->dur_ns;
         }
         for (j = 0; j <= hi - lo; j++) { /* big first, while w->nw.slot holds its counts; then the rest */
             unsigned k = j == 0 ? (unsigned)big : lo + j - 1;
@@ -5218,8 +5326,54 @@ static void ttft_tpot__prefill_rate(const ttft_tpot *c, ttft_tpot_summary *out)
     out->prefill_tok_s = out->has_prefill_tok_s ? (double)out->prefill_tokens / (ns * 1e-9) : 0;
 }
 
+/* The acceptance length of the steady decode steps stored (ttft_tpot_summary), each step's scaled by
+   1e6 into w->x. 1 where one of them emitted more than one token a sequence, else 0 (none computed). */
+static int ttft_tpot__acceptance(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot_summary *out)
+{
+    uint64_t tokens = 0, seqs = 0;
+    size_t i, m = 0;
+    ttft_tpot_stats st;
+    for (i = 0; c->store.seqs && i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        uint32_t q = c->store.seqs[i] ? c->store.seqs[i] : s->tokens; /* unset: one token a sequence */
+        if (s->warmup || c->phase.slots[s->phase].role != TTFT_TPOT_ROLE_DECODE || !s->tokens)
+            continue;
+        out->tpot_multi += q < s->tokens;
+        tokens += s->tokens;
+        seqs += q;
+        w->x[m++] = ((uint64_t)s->tokens * 1000000u + q / 2) / q;
+    }
+    if (!out->tpot_multi)
+        return 0;
+    ttft_tpot__fill(w->x, m, &w->nw, &st);
+    out->has_acceptance = 1;
+    out->acceptance_mean = (double)tokens / (double)seqs;
+    out->acceptance_p50 = st.p50_ns / 1e6;
+    out->acceptance_p90 = st.p90_ns / 1e6;
+    return 1;
+}
+
+/* The output throughput: the steady decode steps' tokens over their time. From the TPOT set, or with
+   steps of several tokens a sequence, whose TPOT values are not their time, from the decode phases'. */
+static void ttft_tpot__output_rate(const ttft_tpot *c, const ttft_tpot_stats *steady, ttft_tpot_summary *out)
+{
+    double ns = out->tpot.total_ns, tokens = (double)out->tpot.tokens;
+    unsigned p;
+    if (out->tpot_multi)
+        for (p = 0, ns = 0, tokens = 0; p < c->phase.n; p++)
+            if (c->phase.slots[p].role == TTFT_TPOT_ROLE_DECODE) {
+                ns += steady[p].total_ns;
+                tokens += (double)steady[p].tokens;
+            }
+    if (out->tpot.n && ns > 0) {
+        out->has_output_tok_s = 1;
+        out->output_tok_s = tokens / (ns * 1e-9);
+    }
+}
+
 /* The headline sets (steady prefill, steady decode, e2e) from the phases' figures: a set that is one
-   phase's (steady) samples takes that phase's figures; the others are gathered and computed. count:
+   phase's (steady) samples takes that phase's figures; the others are gathered and computed (TPOT
+   per output token, ttft_tpot__per_token: gathered where a step emitted several a sequence). count:
    each phase's stored samples. */
 static void ttft_tpot__summarize(const ttft_tpot *c, ttft_tpot__work *w, const size_t *count,
                                  const ttft_tpot_stats *ph, const ttft_tpot_stats *steady, ttft_tpot_summary *out)
@@ -5240,6 +5394,10 @@ static void ttft_tpot__summarize(const ttft_tpot *c, ttft_tpot__work *w, const s
     for (k = 0; k < 3; k++)
         if ((only[k] = ttft_tpot__only_phase(c, ph, k == 2 ? TTFT_TPOT_ROLE_E2E : k)) >= 0)
             n[k] = 0; /* not gathered */
+    if (ttft_tpot__acceptance(c, w, out) && only[1] >= 0) { /* a step's TPOT is not its time: gathered */
+        n[1] = count[only[1]] - ph[only[1]].warmup_n;
+        only[1] = -1;
+    }
     ttft_tpot__sets(c, w, 0, n, at, set, NULL, 3, NULL);
     for (k = 0; k < 3; k++)
         if (only[k] >= 0) {
@@ -5251,10 +5409,7 @@ static void ttft_tpot__summarize(const ttft_tpot *c, ttft_tpot__work *w, const s
     out->tpot = set[1];
     out->e2e = set[2];
     out->tpot_excluded = out->tpot.warmup_n;
-    if (out->tpot.n && out->tpot.total_ns > 0) {
-        out->has_output_tok_s = 1;
-        out->output_tok_s = (double)out->tpot.tokens / (out->tpot.total_ns * 1e-9);
-    }
+    ttft_tpot__output_rate(c, steady, out);
     if (out->e2e.n && out->e2e.total_ns > 0 && out->e2e.tokens > 0) { /* 0 tokens: no rate, not 0 tok/s */
         out->has_e2e_tok_s = 1;
         out->e2e_tok_s = (double)out->e2e.tokens / (out->e2e.total_ns * 1e-9);
@@ -5440,7 +5595,7 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
                 const ttft_tpot_sample *s = &c->store.samples[i];
                 if (s->warmup || c->phase.slots[s->phase].role != role)
                     continue;
-                w->x[m++] = s->dur_ns;
+                w->x[m++] = role == TTFT_TPOT_ROLE_DECODE ? ttft_tpot__per_token(c, i, s->dur_ns) : s->dur_ns;
                 if (role == TTFT_TPOT_ROLE_DECODE) {
                     tokens += s->tokens;
                     lo += s->dur_ns;
@@ -5677,7 +5832,7 @@ static double ttft_tpot__device_steps(const ttft_tpot *c, const uint64_t *own, i
         const ttft_tpot_sample *s = &c->store.samples[i];
         if (own[i] == UINT64_MAX || s->warmup || c->phase.slots[s->phase].role != role)
             continue;
-        x[m++] = own[i];
+        x[m++] = role == TTFT_TPOT_ROLE_DECODE ? ttft_tpot__per_token(c, i, own[i]) : own[i];
         wall += (double)s->dur_ns;
         st->tokens += s->tokens;
     }
@@ -5917,6 +6072,8 @@ static void ttft_tpot__losses_of(const ttft_tpot *c, ttft_tpot_losses *l)
     l->spans_open = ttft_tpot__spans_open(c);
     l->outgrown = c->store.outgrown;
     l->shapes_dropped = c->shape.dropped;
+    l->sequences_lost = c->store.seq_lost;
+    l->sequences_in_histogram = c->store.seq_hist;
     l->runs_dropped = c->runs_dropped;
     l->requests_dropped = c->req.dropped;
     l->requests_refused = c->req.refused;
@@ -6658,7 +6815,7 @@ static void ttft_tpot__text_decode(const ttft_tpot_summary *s, FILE *out)
 {
     const ttft_tpot_stats *t = &s->tpot;
     double unit = t->p99_ns >= 1e6 ? 1e6 : 1e3; /* ms/token as vLLM prints it; us under a millisecond */
-    char a[128], b[128];
+    char a[128], b[128], c[32];
     if (t->n)
         fprintf(out, "TPOT (steady, p50/p99): %s / %s %s/token  (n=%llu, excl. %llu warmup step%s; 95%% CI of these steps, not of another run%s%s)\n",
                 ttft_tpot__with_ci(a, sizeof a, t, 0, unit), ttft_tpot__with_ci(b, sizeof b, t, 2, unit),
@@ -6668,6 +6825,11 @@ static void ttft_tpot__text_decode(const ttft_tpot_summary *s, FILE *out)
     else if (s->tpot_excluded) /* decode steps, all warmup */
         fprintf(out, "TPOT (steady, p50/p99): n/a         (no steady decode step; %llu warmup step%s excluded)\n",
                 (unsigned long long)s->tpot_excluded, s->tpot_excluded == 1 ? "" : "s");
+    if (s->has_acceptance)
+        fprintf(out, "Acceptance length     : %s tokens a sequence a step (mean; p50 %s, p90 %s): %llu of the steady "
+                     "steps emitted more than one, TPOT takes their time per output token\n",
+                ttft_tpot__fix(a, sizeof a, 2, s->acceptance_mean), ttft_tpot__fix(b, sizeof b, 2, s->acceptance_p50),
+                ttft_tpot__fix(c, sizeof c, 2, s->acceptance_p90), (unsigned long long)s->tpot_multi);
     if (s->has_output_tok_s)
         fprintf(out, "Output throughput     : %s tok/s  (decode-only, steady)\n",
                 ttft_tpot__fix(a, sizeof a, 1, s->output_tok_s));
@@ -6711,6 +6873,16 @@ static void ttft_tpot__text_warnings(const ttft_tpot_model *m, FILE *out)
                      "%llu) is full\n",
                 (unsigned long long)l->shapes_dropped, ttft_tpot__s(l->shapes_dropped),
                 (unsigned long long)l->max_shapes);
+    if (l->sequences_lost)
+        fprintf(out, "WARNING: %llu decode step%s of several tokens a sequence kept without %s sequences "
+                     "(config.sequences is off): TPOT takes %s step time, not its time per output token\n",
+                (unsigned long long)l->sequences_lost, ttft_tpot__s(l->sequences_lost),
+                l->sequences_lost == 1 ? "its" : "their", l->sequences_lost == 1 ? "its" : "their");
+    if (l->sequences_in_histogram)
+        fprintf(out, "WARNING: %llu decode step%s of several tokens a sequence went on in a histogram, which keeps "
+                     "step times: TPOT takes %s step time, and the acceptance length leaves %s out\n",
+                (unsigned long long)l->sequences_in_histogram, ttft_tpot__s(l->sequences_in_histogram),
+                l->sequences_in_histogram == 1 ? "its" : "their", l->sequences_in_histogram == 1 ? "it" : "them");
 }
 
 /* A row of figures: n, then avg, min, max, p50 and p99 (approx: from a histogram). */
@@ -7402,6 +7574,18 @@ static void ttft_tpot__json_decode(const ttft_tpot_summary *s, ttft_tpot__out *o
     }
     ttft_tpot__out_str(out, ",\"output_throughput_tok_s\":");
     ttft_tpot__json_num(out, s->has_output_tok_s, s->output_tok_s);
+    ttft_tpot__out_str(out, ",\"acceptance_length\":");
+    if (s->has_acceptance) {
+        ttft_tpot__out_str(out, "{\"mean\":");
+        ttft_tpot__json_num(out, 1, s->acceptance_mean);
+        ttft_tpot__out_str(out, ",\"p50\":");
+        ttft_tpot__json_num(out, 1, s->acceptance_p50);
+        ttft_tpot__out_str(out, ",\"p90\":");
+        ttft_tpot__json_num(out, 1, s->acceptance_p90);
+        ttft_tpot__out_fmt(out, ",\"steps\":%llu}", (unsigned long long)s->tpot_multi);
+    } else {
+        ttft_tpot__out_str(out, "null");
+    }
     ttft_tpot__out_str(out, ",\"e2e\":");
     if (s->e2e.n) {
         ttft_tpot__out_fmt(out, "{\"tokens\":%llu", (unsigned long long)s->e2e.tokens);
@@ -7556,10 +7740,12 @@ static void ttft_tpot__json(const ttft_tpot_model *m, ttft_tpot__out *out)
     ttft_tpot__json_decode(s, out);
     ttft_tpot__out_fmt(out,
                        ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"shapes_dropped\":%llu,\"outgrown\":%llu"
-                       ",\"spans_open\":%llu,\"requests\":",
+                       ",\"spans_open\":%llu,\"sequences_lost\":%llu,\"sequences_in_histogram\":%llu,\"requests\":",
                        (unsigned long long)m->losses.dropped, (unsigned long long)m->losses.rejected,
                        (unsigned long long)s->samples, (unsigned long long)m->losses.shapes_dropped,
-                       (unsigned long long)m->losses.outgrown, (unsigned long long)m->losses.spans_open);
+                       (unsigned long long)m->losses.outgrown, (unsigned long long)m->losses.spans_open,
+                       (unsigned long long)m->losses.sequences_lost,
+                       (unsigned long long)m->losses.sequences_in_histogram);
     ttft_tpot__json_requests(m, out);
     ttft_tpot__json_runs(&m->runs, out);
     ttft_tpot__json_device(m, out);
@@ -7896,7 +8082,8 @@ static const char ttft_tpot__header[] = "phase,role,start_ns,dur_ns,tokens,warmu
 #define TTFT_TPOT__COUNTS(X)                                                                          \
     X(dropped, store.dropped) X(rejected, rejected) X(shapes_dropped, shape.dropped)                  \
     X(requests_dropped, req.dropped) X(requests_refused, req.refused) X(events_lost, req.events_lost)  \
-    X(runs_dropped, runs_dropped) X(outgrown, store.outgrown) X(spans_open, spans_open)
+    X(runs_dropped, runs_dropped) X(outgrown, store.outgrown) X(spans_open, spans_open)                \
+    X(sequences_lost, store.seq_lost) X(sequences_in_histogram, store.seq_hist)
 #define TTFT_TPOT__COUNT_ENUM(name, field) TTFT_TPOT__COUNT_##name,
 enum { TTFT_TPOT__COUNTS(TTFT_TPOT__COUNT_ENUM) TTFT_TPOT__N_COUNTS }; /* the counts; the 4 limits follow */
 #undef TTFT_TPOT__COUNT_ENUM
@@ -8089,13 +8276,16 @@ static void ttft_tpot__write_samples(const ttft_tpot *c, ttft_tpot__out *o)
             break;
         s = &c->store.samples[i];
         h = ttft_tpot__head_of(c, heads, s->phase);
-        p = ttft_tpot__out_room(o, 2 * TTFT_TPOT_NAME_MAX + 128); /* the name escaped, a role, 4 numbers */
+        p = ttft_tpot__out_room(o, 2 * TTFT_TPOT_NAME_MAX + 160); /* the name escaped, a role, 4 numbers, sequences */
         memcpy(p, h->text, h->len);
         p = ttft_tpot__put_u64(p + h->len, c->store.starts ? c->store.starts[i] : 0);
         p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), s->dur_ns);
         p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), s->tokens);
         p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), s->warmup);
-        o->n = (size_t)(TTFT_TPOT__LIT(p, "\n") - o->b);
+        p = TTFT_TPOT__LIT(p, "\n");
+        if (c->store.seqs && c->store.seqs[i]) /* the step's sequences, for the line above */
+            p = TTFT_TPOT__LIT(ttft_tpot__put_u64(TTFT_TPOT__LIT(p, "# sequences: "), c->store.seqs[i]), "\n");
+        o->n = (size_t)(p - o->b);
     }
 }
 

@@ -142,6 +142,8 @@ typedef struct ttft_tpot_counts {
     size_t device_open;      /* tickets not yet resolved */
     uint64_t device_unresolved, device_refused; /* device spans without a ticket; resolutions refused */
     uint64_t spans_open;     /* spans begun and not ended (kept across ttft_tpot_clear) */
+    uint64_t sequences_lost, sequences_in_histogram; /* steps of several tokens a sequence kept without
+                                                         their sequences: no config.sequences; a histogram */
 } ttft_tpot_counts;
 
 /* c's counts (all 0 for NULL or a zeroed collector). */
@@ -1017,6 +1019,8 @@ TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
     k.runs = c->runs;
     k.runs_dropped = c->runs_dropped;
     k.outgrown = c->store.outgrown;
+    k.sequences_lost = c->store.seq_lost;
+    k.sequences_in_histogram = c->store.seq_hist;
     k.device_intervals = c->dev.n;
     k.device_open = c->dev.open;
     k.device_unresolved = c->dev.unresolved;
@@ -1441,7 +1445,7 @@ TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
 enum {
     TTFT_TPOT__PART_SAMPLES = 1, TTFT_TPOT__PART_STARTS = 2, TTFT_TPOT__PART_HISTS = 4,
     TTFT_TPOT__PART_REQUESTS = 8, TTFT_TPOT__PART_INDEX = 16, TTFT_TPOT__PART_EVENTS = 32,
-    TTFT_TPOT__PART_DEVICE = 64
+    TTFT_TPOT__PART_DEVICE = 64, TTFT_TPOT__PART_SEQS = 128
 };
 
 /* Part p of old bytes enlarged to sz bytes, its content kept: the new address, or NULL (p stays). */
@@ -1490,6 +1494,12 @@ static int ttft_tpot__store_grow(ttft_tpot *c, size_t need)
                                   (cap + st->reserve) * sizeof *st->starts, TTFT_TPOT__PART_STARTS)))
             return TTFT_TPOT_ENOMEM;
         st->starts = (uint64_t *)s;
+    }
+    if (st->seqs) {
+        if (!(s = ttft_tpot__grow(c, st->seqs, (st->capacity + st->reserve) * sizeof *st->seqs,
+                                  (cap + st->reserve) * sizeof *st->seqs, TTFT_TPOT__PART_SEQS)))
+            return TTFT_TPOT_ENOMEM;
+        st->seqs = (uint32_t *)s;
     }
     st->capacity = cap;
     for (p = 0; p < c->phase.n; p++) /* the inline path stores up to the capacity */
@@ -1846,6 +1856,12 @@ typedef struct ttft_tpot__reader {
     int dev_last;           /* the last "# device:" line: 0 none yet, 1 kept (its interval is the last
                                added), -1 no room for it */
     uint64_t dev_lost[2];   /* unresolved (theirs, and ours: no room), refused */
+    int step_kept;          /* the record just read, for a "# sequences:" line: 0 not a sample, 1 a sample
+                               stored at step_at, 2 one in a histogram, 3 one dropped */
+    size_t step_at;
+    uint64_t step_tokens;
+    int step_phase;
+    uint64_t seq_lost, seq_hist; /* steps of several tokens a sequence kept without their sequences */
     const char *f[6];    /* the fields of the record */
     size_t len[6];
     char field[6][TTFT_TPOT__FIELD_MAX];
@@ -2237,7 +2253,7 @@ static int ttft_tpot__read_counts(ttft_tpot__reader *r, unsigned long line, cons
             (*stop && !stop[1]))
             return ttft_tpot__fail(r, line, "# counts: expected NAME=N ..., each name once, of ", "dropped rejected "
                                    "shapes_dropped requests_dropped requests_refused events_lost runs_dropped outgrown "
-                                   "spans_open capacity max_requests max_request_events max_shapes");
+                                   "spans_open sequences_lost sequences_in_histogram capacity max_requests max_request_events max_shapes");
         seen |= 1u << k;
         r->counts_line = line;
         if (k < TTFT_TPOT__N_COUNTS) {
@@ -2358,6 +2374,25 @@ static int ttft_tpot__read_device_queued(ttft_tpot__reader *r, unsigned long lin
     return TTFT_TPOT_OK;
 }
 
+/* "# sequences: N": the sequences of the decode step on the sample line just above, 1 to its tokens;
+   kept with it, or where it cannot be, counted as recording counts it. */
+static int ttft_tpot__read_sequences(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    uint64_t v;
+    int multi;
+    if (!r->step_kept || r->c->phase.slots[r->step_phase].role != TTFT_TPOT_ROLE_DECODE)
+        return ttft_tpot__fail(r, line, "# sequences: not after a decode-role sample line", NULL);
+    if (!ttft_tpot__u64(p, strlen(p), r->step_tokens, &v) || v == 0)
+        return ttft_tpot__fail(r, line, "# sequences: expected N, 1 to the tokens of the step above", NULL);
+    multi = v < r->step_tokens;
+    if (r->step_kept == 1 && r->c->store.seqs)
+        r->c->store.seqs[r->step_at] = (uint32_t)v;
+    r->seq_lost += r->step_kept == 1 && !r->c->store.seqs && multi;
+    r->seq_hist += r->step_kept == 2 && multi;
+    r->step_kept = 0; /* one a step */
+    return TTFT_TPOT_OK;
+}
+
 /* "# device_lost: UNRESOLVED,REFUSED". */
 static int ttft_tpot__read_device_lost(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
@@ -2374,8 +2409,8 @@ static int ttft_tpot__read_device_lost(ttft_tpot__reader *r, unsigned long line,
    bad: the line was too long or held a NUL byte, which only a directive minds. */
 static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const char *text, int bad)
 {
-    static const char *const kinds[8] = {" phase: ", " hist: ", " truncated: ", " counts: ", " prompt: ",
-                                         " device: ", " device_lost: ", " device_queued: "};
+    static const char *const kinds[9] = {" phase: ", " hist: ", " truncated: ", " counts: ", " prompt: ",
+                                         " device: ", " device_lost: ", " device_queued: ", " sequences: "};
     const char *p;
     int k;
     if (strncmp(text, " clock: ", 8) == 0) {
@@ -2391,9 +2426,9 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
         ttft_tpot__run_close(r->c, r->c->store.n + r->n);
         return TTFT_TPOT_OK;
     }
-    for (k = 0; k < 8 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
+    for (k = 0; k < 9 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
         ;
-    if (k == 8)
+    if (k == 9)
         return TTFT_TPOT_OK;
     if (bad)
         return ttft_tpot__fail(r, line, "directive too long, or with a NUL byte: #", kinds[k]);
@@ -2405,7 +2440,8 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
            : k == 4 ? ttft_tpot__read_prompt(r, line, p)
            : k == 5 ? ttft_tpot__read_device(r, line, p)
            : k == 6 ? ttft_tpot__read_device_lost(r, line, p)
-                    : ttft_tpot__read_device_queued(r, line, p);
+           : k == 7 ? ttft_tpot__read_device_queued(r, line, p)
+                    : ttft_tpot__read_sequences(r, line, p);
 }
 
 /* -- Trace I/O: lines and fields --------------------------------------------------------------- */
@@ -2830,8 +2866,9 @@ static int ttft_tpot__read_mark(ttft_tpot__reader *r, unsigned long line, int p,
 
 static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
 {
-    uint64_t start, dur, tokens, warm;
+    uint64_t start, dur, tokens, warm, dropped = r->dropped;
     int role, id;
+    r->step_kept = 0;
     if (nf != 6)
         return ttft_tpot__fail(r, line, "expected 6 fields: ", ttft_tpot__header);
     if ((role = ttft_tpot__role_of(r->f[1], r->len[1])) < 0)
@@ -2853,9 +2890,13 @@ static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
     if ((id = ttft_tpot__sample_phase(r, line, role)) < 0)
         return id;
     nf = (int)r->n; /* whether it is stored: device lines name samples by their line */
+    r->step_phase = id;
     if ((id = ttft_tpot__read_sample(r, line, id, start, dur, tokens, (int)warm)) == TTFT_TPOT_OK &&
         r->n == (size_t)nf && r->first_lost == SIZE_MAX)
         r->first_lost = r->rows;
+    r->step_kept = r->n != (size_t)nf ? 1 : r->dropped != dropped ? 3 : 2;
+    r->step_at = r->c->store.n + r->n - 1;
+    r->step_tokens = tokens;
     r->rows++;
     return id;
 }
@@ -2998,6 +3039,8 @@ static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
 #define TTFT_TPOT__ADD_COUNT(name, field) c->field += r->counts[k++];
     TTFT_TPOT__COUNTS(TTFT_TPOT__ADD_COUNT)
 #undef TTFT_TPOT__ADD_COUNT
+    c->store.seq_lost += r->seq_lost;
+    c->store.seq_hist += r->seq_hist;
     for (k = 0; k < 4; k++) /* the recording collector's limits, for the warnings: the first known */
         if ((r->limits & ~c->full_known) >> k & 1u) {
             c->full_at[k] = r->counts[TTFT_TPOT__N_COUNTS + k];

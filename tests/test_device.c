@@ -732,13 +732,12 @@ static void bad_queued_stamps_are_refused(void **state)
         "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device: 1,0,3,0,0,9,10,5,k\n# device_queued: 9\n"
         "# device_queued: 9\n",
     };
+    static const unsigned lines[] = {3, 4, 4, 4, 5};
     static const ttft_tpot_clock_pair pair = {1000, 5000};
     ttft_tpot c;
     ttft_tpot_config cfg;
     ttft_tpot_device_stamp st;
-    char err[256];
     uint64_t t;
-    size_t i;
     int k;
     (void)state;
     memset(&cfg, 0, sizeof cfg);
@@ -760,15 +759,8 @@ static void bad_queued_stamps_are_refused(void **state)
     assert_int_equal(c.dev.log[0].begin_ns, 2000);
     ttft_tpot_free(&c);
     assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        unsigned line = i == 0 ? 3 : i == 4 ? 5 : 4;
-        char at[16];
-        snprintf(at, sizeof at, "t.csv:%u: ", line);
-        assert_int_equal(trace_str(&c, bad[i], "t.csv", err, sizeof err), TTFT_TPOT_EPARSE);
-        if (!strstr(err, at) || !strstr(err, "# device_queued: "))
-            fail_msg("case %u: %s", (unsigned)i, err);
-        assert_int_equal(counts(&c).device_intervals, 0);
-    }
+    traces_refused(&c, bad, lines, sizeof bad / sizeof bad[0], "# device_queued: ");
+    assert_int_equal(counts(&c).device_intervals, 0);
     ttft_tpot_free(&c);
 }
 

@@ -534,6 +534,189 @@ static void batched_tokens_raise_throughput_not_tpot(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A decode step of two sequences lasting dur ns that produced tokens for them both. */
+static int multi_step(ttft_tpot *c, int phase, uint64_t dur, uint32_t tokens, uint32_t sequences)
+{
+    ttft_tpot_span s = ttft_tpot_span_begin_at(c, phase, 0);
+    ttft_tpot_span_set_duration(&s, dur);
+    ttft_tpot_span_set_tokens(&s, tokens);
+    ttft_tpot_span_set_sequences(&s, sequences);
+    return ttft_tpot_span_end(&s);
+}
+
+/* Five steps of 2 sequences: a warmup step, then 40 us for 6 tokens (3 a sequence), 30 us for 2 (1),
+   36 us for 8 (4), 35 us for 4 (2). */
+static void multi_steps(ttft_tpot *c, int dec)
+{
+    static const uint64_t dur[5] = {100000, 40000, 30000, 36000, 35000};
+    static const uint32_t tokens[5] = {2, 6, 2, 8, 4};
+    int k;
+    for (k = 0; k < 5; k++) {
+        if (k == 1)
+            assert_int_equal(ttft_tpot_run_begin(c), TTFT_TPOT_OK);
+        assert_int_equal(multi_step(c, dec, dur[k], tokens[k], 2), TTFT_TPOT_OK);
+    }
+}
+
+/* TPOT is the time per output token: a step's duration x sequences / tokens. The acceptance length
+   is tokens a sequence a step; the throughput and the phase's row stay step times. */
+static void multi_token_steps_by_hand(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    ttft_tpot_model m;
+    jc_value doc;
+    char *text;
+    int dec;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.sequences = 1;
+    cfg.timeline = 1;
+    dec = fixture(&c, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
+    multi_steps(&c, dec);
+    assert_int_equal(ttft_tpot_model_compute(&c, NULL, &m), TTFT_TPOT_OK);
+    /* TPOT: 40000 x 2 / 6 = 13333.3 -> 13333, 30000, 36000 x 2 / 8 = 9000, 35000 x 2 / 4 = 17500.
+       Sorted 9000 13333 17500 30000: p50 (13333 + 17500) / 2 = 15416.5, mean 69833 / 4 = 17458.25,
+       p90 at rank 2.7: 17500 + 0.7 x 12500 = 26250 */
+    assert_int_equal(m.head.tpot.n, 4);
+    assert_near(m.head.tpot.p50_ns, 15416.5, 1e-9);
+    assert_near(m.head.tpot.mean_ns, 17458.25, 1e-9);
+    assert_near(m.head.tpot.p90_ns, 26250, 1e-9);
+    assert_int_equal(m.head.tpot.min_ns, 9000);
+    assert_int_equal(m.head.tpot_excluded, 1);
+    /* throughput: 20 tokens / 141 us of steps */
+    assert_near(m.head.output_tok_s, 20 / 141e-6, 1e-6);
+    /* acceptance: 3, 1, 4, 2 tokens a sequence; mean 20 tokens / 8 sequences = 2.5; p50 2.5, p90 3.7 */
+    assert_int_equal(m.head.tpot_multi, 3);
+    assert_true(m.head.has_acceptance);
+    assert_near(m.head.acceptance_mean, 2.5, 1e-12);
+    assert_near(m.head.acceptance_p50, 2.5, 1e-12);
+    assert_near(m.head.acceptance_p90, 3.7, 1e-12);
+    /* the phase's row: its steps' times, 30 35 36 40 us: p50 35.5 us */
+    assert_near(m.phase[dec].steady.p50_ns, 35500, 1e-9);
+    /* the run (steps 1-4): its TPOT p50 is the headline's */
+    assert_int_equal(m.runs.n, 1);
+    assert_near(m.runs.fig[TTFT_TPOT_RUN_TPOT].v[0], 15416.5, 1e-9);
+    ttft_tpot_model_free(&m);
+    json_of(&c, &doc);
+    assert_ms(&doc, "tpot.p50_ms", 0.015417); /* the JSON's ms are rounded to the ns */
+    assert_near(num_at(&doc, "acceptance_length.mean"), 2.5, 1e-12);
+    assert_near(num_at(&doc, "acceptance_length.p50"), 2.5, 1e-12);
+    assert_near(num_at(&doc, "acceptance_length.p90"), 3.7, 1e-12);
+    assert_ms(&doc, "acceptance_length.steps", 3);
+    assert_ms(&doc, "sequences_lost", 0);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "\nAcceptance length     : 2.50 tokens a sequence a step (mean; p50 2.50, p90 3.70): 3 of "
+                                 "the steady steps emitted more than one, TPOT takes their time per output token\n"));
+    free(text);
+    trace_keeps_the_report(&c, &cfg);
+    ttft_tpot_free(&c);
+}
+
+/* One token a sequence (sequences equal to tokens, or unset) changes nothing: no acceptance length. */
+static void one_token_a_sequence_is_the_default(void **state)
+{
+    ttft_tpot a, b;
+    ttft_tpot_config cfg;
+    jc_value doc;
+    int da, db, k;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.sequences = 1;
+    da = fixture(&a, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
+    db = fixture(&b, NULL, "decode", TTFT_TPOT_ROLE_DECODE);
+    for (k = 0; k < 4; k++) {
+        assert_int_equal(multi_step(&a, da, 1000 * (uint64_t)(k + 1), 4, k % 2 ? 4 : 0), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_record(&b, db, 1000 * (uint64_t)(k + 1), 4), TTFT_TPOT_OK);
+    }
+    same_reports(&a, &b);
+    json_of(&a, &doc);
+    assert_true(is_null_at(&doc, "acceptance_length"));
+    jc_free(&doc);
+    ttft_tpot_free(&a);
+    ttft_tpot_free(&b);
+}
+
+/* Without config.sequences the steps are kept with their tokens, their TPOT their step time, and
+   counted; so are such steps in a histogram. Sequences on a phase that is not decode-role, or above
+   the step's tokens, are refused. */
+static void multi_token_steps_without_room_are_counted(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    jc_value doc;
+    char *text;
+    int dec, k;
+    (void)state;
+    dec = fixture(&c, NULL, "decode", TTFT_TPOT_ROLE_DECODE);
+    multi_steps(&c, dec);
+    json_of(&c, &doc);
+    assert_ms(&doc, "tpot.p50_ms", 0.0355); /* the steps' times */
+    assert_true(is_null_at(&doc, "acceptance_length"));
+    assert_ms(&doc, "sequences_lost", 3);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 3 decode steps of several tokens a sequence kept without their sequences "
+                                 "(config.sequences is off): TPOT takes their step time, not its time per output token\n"));
+    free(text);
+    k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
+    assert_int_equal(multi_step(&c, k, 5, 4, 2), TTFT_TPOT_EROLE);
+    assert_int_equal(multi_step(&c, dec, 5, 4, 5), TTFT_TPOT_ERANGE);
+    assert_int_equal(counts(&c).rejected, 2);
+    assert_int_equal(counts(&c).samples, 5);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.sequences = 1;
+    trace_keeps_the_report(&c, &cfg); /* the count travels; the steps have no sequences to carry */
+    ttft_tpot_free(&c);
+    cfg.bounded = 1;
+    dec = fixture(&c, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
+    multi_steps(&c, dec);
+    assert_int_equal(counts(&c).sequences_in_histogram, 3);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "WARNING: 3 decode steps of several tokens a sequence went on in a histogram"));
+    free(text);
+    ttft_tpot_free(&c);
+}
+
+/* Merged collectors keep their steps' sequences; a bad # sequences: line is refused with its line. */
+static void multi_token_steps_merge_and_trace(void **state)
+{
+    static const char *const bad[] = {
+        "phase,role,start_ns,dur_ns,tokens,warmup\n# sequences: 2\n",
+        "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,4,0\n# sequences: 2\n",
+        "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,4,0\n# sequences: 5\n",
+        "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,4,0\n# sequences: 0\n",
+        "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,4,0\n# sequences: 2\n# sequences: 2\n",
+    };
+    static const unsigned lines[] = {2, 3, 3, 3, 4};
+    ttft_tpot a, b, whole;
+    ttft_tpot_config cfg;
+    ttft_tpot_model m;
+    int dec;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.sequences = 1;
+    dec = fixture(&a, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
+    multi_steps(&a, dec);
+    dec = fixture(&b, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
+    multi_steps(&b, dec);
+    assert_int_equal(ttft_tpot_init(&whole, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_merge(&whole, &a), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_merge(&whole, &b), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_model_compute(&whole, NULL, &m), TTFT_TPOT_OK);
+    /* a's four steady steps, b's five (its first is not the whole's first call) */
+    assert_int_equal(m.head.tpot.n, 9);
+    assert_int_equal(m.head.tpot_multi, 6);
+    assert_int_equal(m.head.tpot.max_ns, 100000); /* b's first step: one token a sequence, 100000 x 2 / 2 */
+    ttft_tpot_model_free(&m);
+    traces_refused(&whole, bad, lines, sizeof bad / sizeof bad[0], "# sequences: ");
+    assert_int_equal(counts(&whole).samples, 10);
+    ttft_tpot_free(&a);
+    ttft_tpot_free(&b);
+    ttft_tpot_free(&whole);
+}
+
 static void steady_ttft_after_a_warm_request(void **state)
 {
     ttft_tpot c;
@@ -1637,6 +1820,10 @@ int main(void)
         cmocka_unit_test(runs_by_hand),
         cmocka_unit_test(tpot_excludes_step_zero),
         cmocka_unit_test(batched_tokens_raise_throughput_not_tpot),
+        cmocka_unit_test(multi_token_steps_by_hand),
+        cmocka_unit_test(one_token_a_sequence_is_the_default),
+        cmocka_unit_test(multi_token_steps_without_room_are_counted),
+        cmocka_unit_test(multi_token_steps_merge_and_trace),
         cmocka_unit_test(steady_ttft_after_a_warm_request),
         cmocka_unit_test(warmup_first_call_of_each_phase),
         cmocka_unit_test(warmup_sections_flag_everything_inside),

@@ -74,6 +74,36 @@ static void per_request_metrics(void **state)
     ttft_tpot_free(&c);
 }
 
+/* vLLM's definitions where a token event carries several tokens (speculative decoding streams
+   accepted draft tokens together), on the example of its benchmark's documentation: first token at
+   100 ms, one more at 140, then three at 180. ITL takes the gaps between events only (two of 40 ms,
+   no zero-length gaps inside the last); TPOT spreads the decode time over every token after the
+   first: (180 - 100) / (5 - 1) = 20 ms. */
+static void several_tokens_an_event_as_vllm_defines_them(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    ttft_tpot_config cfg;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_requests = 4;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "r", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 100 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 140 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 180 * MS, 3), TTFT_TPOT_OK);
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.ttft_ms.p50", 100);
+    assert_ms(&doc, "requests.itl_ms.n", 2);
+    assert_ms(&doc, "requests.itl_ms.mean", 40);
+    assert_ms(&doc, "requests.itl_ms.min", 40);
+    assert_ms(&doc, "requests.tpot_ms.p50", 20);
+    assert_ms(&doc, "requests.e2e_ms.p50", 180);
+    assert_ms(&doc, "requests.output_throughput_tok_s", 5 / 0.18);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
 /* The exposition with vLLM's names and no label, as a string to free(). */
 static int prometheus_plain(const ttft_tpot *c, FILE *out)
 {
@@ -1164,6 +1194,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(per_request_metrics),
+        cmocka_unit_test(several_tokens_an_event_as_vllm_defines_them),
         cmocka_unit_test(ttst_is_the_second_token),
         cmocka_unit_test(ttfo_is_the_first_output_token),
         cmocka_unit_test(output_calls_refused),

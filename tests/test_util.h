@@ -192,6 +192,23 @@ static inline void same_reports(const ttft_tpot *a, const ttft_tpot *b)
     free(y);
 }
 
+/* Each of n traces is refused (EPARSE) with an error that names its line of "t.csv", lines[i], and
+   what; the collector keeps its samples and device intervals. */
+static inline void traces_refused(ttft_tpot *c, const char *const *bad, const unsigned *lines, size_t n,
+                                  const char *what)
+{
+    size_t i, samples = counts(c).samples, intervals = counts(c).device_intervals;
+    char err[256], at[32];
+    for (i = 0; i < n; i++) {
+        snprintf(at, sizeof at, "t.csv:%u: ", lines[i]);
+        assert_int_equal(trace_str(c, bad[i], "t.csv", err, sizeof err), TTFT_TPOT_EPARSE);
+        if (!strstr(err, at) || !strstr(err, what))
+            fail_msg("case %u: %s", (unsigned)i, err);
+        assert_int_equal(counts(c).samples, samples);
+        assert_int_equal(counts(c).device_intervals, intervals);
+    }
+}
+
 /* a's trace, read into a new collector made from cfg: its reports equal a's. */
 static inline void trace_keeps_the_report(const ttft_tpot *a, const ttft_tpot_config *cfg)
 {

@@ -401,6 +401,7 @@ static int make_collector(ttft_tpot *c, const options *o)
     cfg.capacity = 4096;
     cfg.max_phases = 65535;
     cfg.timeline = o->chrome != NULL;
+    cfg.sequences = 1; /* a trace of decode steps of several tokens a sequence keeps them */
     cfg.bounded = o->bounded;
     cfg.hist_slots = o->bounded ? 16 : 0; /* more as phases come */
     cfg.max_requests = 64;

@@ -78,6 +78,34 @@ def test_record_runs_warmup_and_ms():
     assert [ttft_tpot._core.ms_to_ns(x) for x in (0.5, 0.0, 1e-6, 2.25)] == [500000, 0, 1, 2250000]
 
 
+def test_multi_token_steps():
+    """A decode step of several tokens a sequence: sequences= on span, begin and record. TPOT is duration x
+    sequences / tokens; the acceptance length tokens / sequences (as tests/test_metrics.c, by hand)."""
+    tp = ttft_tpot.Collector(clock=Clock(0, 100_000, 0, 40_000))
+    with tp.span("decode", "decode", tokens=2, sequences=2):  # warmup: 100 us, one token a sequence
+        pass
+    s = tp.begin("decode", "decode", tokens=6)
+    s.sequences = 2  # settable until the end
+    assert s.sequences == 2
+    s.end()  # 40 us for 3 tokens a sequence: 13333 ns a token
+    tp.record("decode", "decode", 30_000, tokens=2, sequences=2)
+    tp.record("decode", "decode", 36_000, tokens=8, sequences=2)
+    tp.record("decode", "decode", 35_000, tokens=4, sequences=2)
+    rep = tp.report_json()
+    assert rep["tpot"]["p50_ms"] == 0.015417 and rep["tpot"]["min_ms"] == 0.009  # (13333 + 17500) / 2
+    assert rep["acceptance_length"] == {"mean": 2.5, "p50": 2.5, "p90": pytest.approx(3.7, abs=1e-12), "steps": 3}
+    assert rep["output_throughput_tok_s"] == pytest.approx(20 / 141e-6)
+    assert "Acceptance length     : 2.50 tokens a sequence a step" in tp.report()
+    with pytest.raises(ValueError, match="sequences belong to a decode phase"):
+        tp.record("k", "kernel", 5, tokens=4, sequences=2)
+    with pytest.raises(ValueError):  # above its tokens: refused at the end
+        tp.record("decode", "decode", 5, tokens=4, sequences=5)
+    off = ttft_tpot.Collector(sequences=False)
+    off.record("decode", "decode", 5, tokens=4, sequences=2)  # the warmup step
+    off.record("decode", "decode", 5, tokens=4, sequences=2)
+    assert off.report_json()["sequences_lost"] == 2 and off.report_json()["acceptance_length"] is None
+
+
 def test_requests_worked_by_hand():
     # A: submit 0, scheduled 10 ms, tokens at 20 and 30 ms; B: submit 5 ms, one token at 50 ms.
     # TTFT A 20, B 45 ms; E2E A 30, B 45 ms; queue (A only) 10 ms, prefill 10 ms; ITL A 10 ms.

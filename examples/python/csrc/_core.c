@@ -40,7 +40,7 @@
     X(ID, "id") X(N, "n") X(T_NS, "t_ns") X(TICKET, "ticket") X(BEGIN_NS, "begin_ns")                 \
     X(END_NS, "end_ns") X(PAIR, "pair") X(WARMUP, "warmup") X(STORED_ONLY, "stored_only")             \
     X(BOUNDED, "bounded") X(KEY, "key") X(NAME, "name") X(PREFILL, "prefill") X(DECODE, "decode")      \
-    X(KERNEL, "kernel") X(E2E, "e2e") X(STAMPS, "stamps")
+    X(KERNEL, "kernel") X(E2E, "e2e") X(STAMPS, "stamps") X(SEQUENCES, "sequences")
 #define CORE_ENUM(id, text) S_##id,
 enum { CORE_NAMES(CORE_ENUM) S_COUNT };
 #undef CORE_ENUM
@@ -178,7 +178,7 @@ typedef struct core_collector {
 /* What a span carries beside its time, as set from Python: what its attributes read back. */
 typedef struct core_carry {
     uint64_t tokens, shape; /* shape TTFT_TPOT_NO_SHAPE: none */
-    uint32_t prompt, stream;
+    uint32_t prompt, stream, sequences; /* sequences 0: unset (one token a sequence) */
     unsigned char has_tokens, has_prompt, has_device;
 } core_carry;
 
@@ -334,13 +334,31 @@ static int core_set_device(core_carry *k, PyObject *v)
     return 0;
 }
 
-/* tokens, prompt_tokens, shape, device (any may be NULL or None: unset) onto k; k as it was on error. */
+/* A decode step's sequences, when it emitted more than one token a sequence (1 or more; at most its
+   tokens, which the end checks). */
+static int core_set_sequences(core_carry *k, int role, PyObject *v)
+{
+    uint64_t n;
+    if (core_int(v, "sequences", 1, UINT32_MAX, TTFT_TPOT_EINVAL, &n) != 0)
+        return -1;
+    if (role != TTFT_TPOT_ROLE_DECODE) {
+        PyErr_Format(PyExc_ValueError, "%s: sequences belong to a decode phase, not a %s one",
+                     ttft_tpot_strerror(TTFT_TPOT_EROLE), ttft_tpot_role_name(role));
+        return -1;
+    }
+    k->sequences = (uint32_t)n;
+    return 0;
+}
+
+/* tokens, prompt_tokens, shape, device, sequences (any may be NULL or None: unset) onto k; k as it was
+   on error. */
 static int core_carry_set(core_carry *k, int role, PyObject *const *v)
 {
     core_carry t = *k;
     if ((v[0] && v[0] != Py_None && core_set_tokens(&t, v[0]) != 0) ||
         (v[1] && v[1] != Py_None && core_set_prompt(&t, role, v[1]) != 0) || (v[2] && core_set_shape(&t, v[2]) != 0) ||
-        (v[3] && v[3] != Py_None && core_set_device(&t, v[3]) != 0))
+        (v[3] && v[3] != Py_None && core_set_device(&t, v[3]) != 0) ||
+        (v[4] && v[4] != Py_None && core_set_sequences(&t, role, v[4]) != 0))
         return -1;
     *k = t;
     return 0;
@@ -365,6 +383,7 @@ static void core_carry_apply(const core_carry *k, ttft_tpot_span *s)
     ttft_tpot_span_set_shape(s, k->shape);
     if (k->has_device)
         ttft_tpot_span_set_device(s, k->stream);
+    ttft_tpot_span_set_sequences(s, k->sequences);
 }
 
 /* A span is tracked by the garbage collector: its owner can reach it back (a subclass's attribute, a
@@ -482,6 +501,8 @@ static PyObject *core_span_get(core_span *sp, void *which)
         return k->shape == TTFT_TPOT_NO_SHAPE ? (Py_INCREF(Py_None), Py_None) : PyLong_FromUnsignedLongLong(k->shape);
     case S_DEVICE:
         return k->has_device ? PyLong_FromUnsignedLong(k->stream) : (Py_INCREF(Py_None), Py_None);
+    case S_SEQUENCES:
+        return k->sequences ? PyLong_FromUnsignedLong(k->sequences) : (Py_INCREF(Py_None), Py_None);
     case S_TICKET:
         return PyLong_FromUnsignedLongLong(ttft_tpot_span_ticket(&sp->s));
     default: /* S_NS */
@@ -492,7 +513,7 @@ static PyObject *core_span_get(core_span *sp, void *which)
 static int core_span_put_in(core_span *sp, PyObject *v, void *which)
 {
     int k = (int)(intptr_t)which;
-    PyObject *set[4] = {NULL, NULL, NULL, NULL};
+    PyObject *set[5] = {NULL, NULL, NULL, NULL, NULL};
     if (!v) {
         PyErr_SetString(PyExc_AttributeError, "a span's counts can be set, not deleted");
         return -1;
@@ -508,7 +529,7 @@ static int core_span_put_in(core_span *sp, PyObject *v, void *which)
         PyErr_SetString(PyExc_TypeError, "a span's count is an int, not None");
         return -1;
     }
-    set[k == S_TOKENS ? 0 : k == S_PROMPT_TOKENS ? 1 : k == S_SHAPE ? 2 : 3] = v;
+    set[k == S_TOKENS ? 0 : k == S_PROMPT_TOKENS ? 1 : k == S_SHAPE ? 2 : k == S_DEVICE ? 3 : 4] = v;
     if (core_carry_set(&sp->k, sp->role, set) != 0)
         return -1;
     core_carry_apply(&sp->k, &sp->s);
@@ -547,6 +568,9 @@ static PyGetSetDef core_span_attrs[] = {
      (void *)(intptr_t)S_SHAPE},
     {"device", (getter)core_span_get, (setter)core_span_put, "the device stream of its device time (None: none)",
      (void *)(intptr_t)S_DEVICE},
+    {"sequences", (getter)core_span_get, (setter)core_span_put,
+     "a decode step's sequences, its tokens those of them all (None: one token a sequence)",
+     (void *)(intptr_t)S_SEQUENCES},
     {"ticket", (getter)core_span_get, NULL, "after the end: its device ticket (0: none)", (void *)(intptr_t)S_TICKET},
     {"duration_ns", (getter)core_span_get, NULL, "after the end: the time recorded, in ns", (void *)(intptr_t)S_NS},
     {NULL, NULL, NULL, NULL, NULL},
@@ -567,13 +591,13 @@ static PyTypeObject core_span_type = {
 
 /* ---- Collector: recording -------------------------------------------------------------------- */
 
-static const int core_span_params[] = {S_PHASE, S_ROLE, S_TOKENS, S_PROMPT_TOKENS, S_SHAPE, S_DEVICE};
+static const int core_span_params[] = {S_PHASE, S_ROLE, S_TOKENS, S_PROMPT_TOKENS, S_SHAPE, S_DEVICE, S_SEQUENCES};
 
-/* span(phase, role, tokens=None, prompt_tokens=None, shape=None, device=None): a context manager that
-   times its block. While recording is off: one shared inert span, nothing checked. */
+/* span(phase, role, tokens=None, prompt_tokens=None, shape=None, device=None, sequences=None): a context
+   manager that times its block. While recording is off: one shared inert span, nothing checked. */
 static PyObject *core_span_call(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *v[6];
+    PyObject *v[7];
     core_span *sp;
     int phase;
     if (!core_ready(self))
@@ -582,12 +606,15 @@ static PyObject *core_span_call(core_collector *self, PyObject *const *args, Py_
         Py_INCREF(self->inert);
         return (PyObject *)self->inert;
     }
-    if (core_args("span", core_span_params, 6, 2, args, nargs, kwnames, v) != 0 ||
+    if (core_args("span", core_span_params, 7, 2, args, nargs, kwnames, v) != 0 ||
         !(sp = core_span_new(self)))
         return NULL;
     /* the counts first: a phase is registered only by a call that records */
-    if ((v[3] && v[3] != Py_None && (sp->role = core_role(v[1])) < 0) || core_carry_set(&sp->k, sp->role, v + 2) != 0 ||
+    if (((v[3] && v[3] != Py_None) || (v[6] && v[6] != Py_None)) && (sp->role = core_role(v[1])) < 0)
+        goto refused;
+    if (core_carry_set(&sp->k, sp->role, v + 2) != 0 ||
         (phase = core_phase(self, v[0], v[1])) < 0) {
+    refused:
         Py_DECREF(sp); /* never begun: no span left open */
         return NULL;
     }
@@ -597,7 +624,7 @@ static PyObject *core_span_call(core_collector *self, PyObject *const *args, Py_
     return (PyObject *)sp;
 }
 
-/* begin(phase, role, tokens=None, prompt_tokens=None, shape=None, device=None): span() already entered,
+/* begin(phase, role, tokens=None, prompt_tokens=None, shape=None, device=None, sequences=None): span() already entered,
    to be ended by its end(): for a begin and an end in different places (forward hooks, callbacks). */
 static PyObject *core_begin(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
@@ -621,13 +648,14 @@ static PyObject *core_now(core_collector *self, PyObject *unused)
     return core_clock_ok(self) ? PyLong_FromUnsignedLongLong(t) : NULL;
 }
 
-static const int core_record_params[] = {S_PHASE, S_ROLE, S_NS, S_TOKENS, S_START_NS, S_PROMPT_TOKENS, S_SHAPE};
+static const int core_record_params[] = {S_PHASE, S_ROLE, S_NS, S_TOKENS, S_START_NS, S_PROMPT_TOKENS, S_SHAPE,
+                                         S_SEQUENCES};
 
-/* record(phase, role, ns, tokens=None, start_ns=0, prompt_tokens=None, shape=None): a duration
-   measured elsewhere. */
+/* record(phase, role, ns, tokens=None, start_ns=0, prompt_tokens=None, shape=None, sequences=None): a
+   duration measured elsewhere. */
 static PyObject *core_record(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *v[7], *set[4];
+    PyObject *v[8], *set[5];
     ttft_tpot_span s;
     core_carry k = core_carry_none();
     uint64_t ns, start;
@@ -636,12 +664,13 @@ static PyObject *core_record(core_collector *self, PyObject *const *args, Py_ssi
         return NULL;
     if (!self->enabled) /* as a disabled span: nothing checked, nothing kept */
         Py_RETURN_NONE;
-    if (core_args("record", core_record_params, 7, 3, args, nargs, kwnames, v) != 0 ||
+    if (core_args("record", core_record_params, 8, 3, args, nargs, kwnames, v) != 0 ||
         core_int(v[2], "a duration (ns)", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &ns) != 0 ||
         core_opt(v[4], "a start time (ns)", 0, UINT64_MAX, 0, &start) != 0)
         return NULL;
-    set[0] = v[3], set[1] = v[5], set[2] = v[6], set[3] = NULL;
-    if ((v[5] && v[5] != Py_None && (role = core_role(v[1])) < 0) || core_carry_set(&k, role, set) != 0 ||
+    set[0] = v[3], set[1] = v[5], set[2] = v[6], set[3] = NULL, set[4] = v[7];
+    if ((((v[5] && v[5] != Py_None) || (v[7] && v[7] != Py_None)) && (role = core_role(v[1])) < 0) ||
+        core_carry_set(&k, role, set) != 0 ||
         (phase = core_phase(self, v[0], v[1])) < 0) /* the counts first, as span() */
         return NULL;
     s = ttft_tpot_span_begin_at(&self->c, phase, start);
@@ -1379,11 +1408,11 @@ static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg)
 {
     static const char *const sizes[] = {"capacity", "max_phases", "hist_slots", "max_requests", "max_request_events",
                                         "max_shapes", "max_device", "max_pending", "slice_ns", NULL};
-    static const char *const flags[] = {"timeline", "bounded", "grow", NULL};
+    static const char *const flags[] = {"timeline", "bounded", "grow", "sequences", NULL};
     const uint64_t max[] = {UINT32_MAX, 65535, 65535, UINT32_MAX, SIZE_MAX / 64, UINT32_MAX, SIZE_MAX / 64,
                             SIZE_MAX / 64, UINT64_MAX / 4};
     uint64_t v[9];
-    int f[3], k;
+    int f[4], k;
     PyObject *o, *name;
     for (k = 0; sizes[k]; k++) {
         v[k] = 0;
@@ -1393,7 +1422,7 @@ static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg)
     }
     for (k = 0; flags[k]; k++) {
         o = kw ? PyDict_GetItemString(kw, flags[k]) : NULL;
-        if ((f[k] = o ? PyObject_IsTrue(o) : 0) < 0)
+        if ((f[k] = o ? PyObject_IsTrue(o) : k == 3) < 0) /* sequences kept unless turned off */
             return -1;
     }
     o = kw ? PyDict_GetItemString(kw, "percentiles") : NULL;
@@ -1404,7 +1433,7 @@ static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg)
     cfg->capacity = (size_t)v[0], cfg->max_phases = (unsigned)v[1], cfg->hist_slots = (unsigned)v[2];
     cfg->max_requests = (unsigned)v[3], cfg->max_request_events = (size_t)v[4], cfg->max_shapes = (unsigned)v[5];
     cfg->max_device = (size_t)v[6], cfg->max_pending = (size_t)v[7], cfg->slice_ns = v[8];
-    cfg->timeline = f[0], cfg->bounded = f[1], cfg->grow = f[2];
+    cfg->timeline = f[0], cfg->bounded = f[1], cfg->grow = f[2], cfg->sequences = f[3];
     if (*clock == Py_None)
         *clock = NULL;
     if (*clock && !PyCallable_Check(*clock) && *clock != Py_False) {
@@ -1421,7 +1450,7 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
 {
     static const char *const known[] = {"capacity", "max_phases", "hist_slots", "max_requests", "max_request_events",
                                         "max_shapes", "max_device", "max_pending", "slice_ns", "timeline", "bounded",
-                                        "grow", "clock", "clock_name", "percentiles", NULL};
+                                        "grow", "sequences", "clock", "clock_name", "percentiles", NULL};
     ttft_tpot_config cfg;
     PyObject *clock, *key, *val;
     Py_ssize_t pos = 0;
@@ -1544,10 +1573,12 @@ CORE_LOCKED_1(core_now) CORE_LOCKED_KW(core_device_resolve)
 #define CORE_KW(fn) (PyCFunction)(void (*)(void))(fn##_locked), METH_FASTCALL | METH_KEYWORDS
 #define CORE_1(fn, flag) (PyCFunction)(fn##_locked), flag
 static PyMethodDef core_collector_methods[] = {
-    {"span", CORE_KW(core_span_call), "span(phase, role, tokens=None, prompt_tokens=None, shape=None, device=None)"},
+    {"span", CORE_KW(core_span_call),
+     "span(phase, role, tokens=None, prompt_tokens=None, shape=None, device=None, sequences=None)"},
     {"begin", CORE_KW(core_begin), "begin(phase, role, ...): span() entered now; its end() records it"},
     {"now", CORE_1(core_now, METH_NOARGS), "now(): the collector's clock, in ns (the t_ns events take)"},
-    {"record", CORE_KW(core_record), "record(phase, role, ns, tokens=None, start_ns=0, prompt_tokens=None, shape=None)"},
+    {"record", CORE_KW(core_record),
+     "record(phase, role, ns, tokens=None, start_ns=0, prompt_tokens=None, shape=None, sequences=None)"},
     {"phase", CORE_KW(core_phase_call), "phase(name, role, bounded=False): register a phase"},
     {"shape_row", CORE_1(core_shape_row, METH_VARARGS), "shape_row(phase, key, name)"},
     {"_warmup", CORE_1(core_warmup, METH_O), NULL},
