@@ -59,7 +59,7 @@ static const char *cl_error_name(cl_int e)
     case CL_INVALID_WORK_GROUP_SIZE: return "CL_INVALID_WORK_GROUP_SIZE";
     case CL_INVALID_BUFFER_SIZE: return "CL_INVALID_BUFFER_SIZE";
     case CL_INVALID_EVENT: return "CL_INVALID_EVENT";
-    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR (no OpenCL platform: install an ICD, e.g. pocl-opencl-icd)";
+    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
     default: return "an OpenCL error";
     }
 }
@@ -258,10 +258,11 @@ static void resolve(driver *d, const int *ph, const int *phase_of, size_t n)
     ttft_tpot_clock_pair pair = {0, 0};
     size_t k, refused = 0;
     /* The pair, right after the clFinish: the collector's clock around one CLOCK_MONOTONIC_RAW read.
-       A runtime that implements clGetDeviceAndHostTimer (OpenCL 2.1; PoCL does not:
-       CL_PLATFORM_HOST_TIMER_RESOLUTION is 0) gives its device clock with a host clock of its own;
-       where that host clock is the collector's, its two readings are the pair (pair.device_ns, pair.host_ns),
-       else the device reading still needs pairing with a clock the host reads, as here. */
+       Where the platform has clGetDeviceAndHostTimer(dev, &device_ts, &host_ts) (OpenCL 2.1; PoCL 3.1
+       has not: its CL_PLATFORM_HOST_TIMER_RESOLUTION is 0), the runtime reads the two clocks together:
+       pair.device_ns = device_ts, and pair.host_ns = host_ts where the runtime's host clock is the
+       collector's (CLOCK_MONOTONIC; the runtime's documentation says which), else host_ts is one more
+       device clock to pair with the collector's, as here. */
     if (d->absolute)
         pair = ttft_tpot_clock_pair_read(&d->tp, read_monotonic_raw, NULL);
     for (k = 0; k < n; k++) {
@@ -274,13 +275,14 @@ static void resolve(driver *d, const int *ph, const int *phase_of, size_t n)
         CHECK(clReleaseEvent(d->ev[k]));
         d->stamp[k] = d->absolute ? ttft_tpot_stamp_queued(d->ticket[k], st[0], st[2], st[3])
                                   : ttft_tpot_stamp_elapsed(d->ticket[k], st[3] - st[2]);
-        if (d->ticket[k] && d->logged < d->log_max) {
+        if (d->ticket[k] && d->logged < d->log_max) { /* its interval: the next, in ticket order */
             kernel_event *e = &d->log[d->logged++];
             e->run = d->run, e->step = d->step, e->phase = ph[phase_of[k]], e->warmup = d->warmup;
-            e->interval = d->intervals++;
+            e->interval = d->intervals;
             e->queued = st[0], e->submit = st[1], e->start = st[2], e->end = st[3];
             e->pair = pair;
         }
+        d->intervals += d->ticket[k] != 0;
     }
     if (ttft_tpot_device_resolve(&d->tp, d->stamp, n, d->absolute ? &pair : NULL, &refused) != TTFT_TPOT_OK)
         fprintf(stderr, "opencl_decode: %lu of %lu stamps refused (counted in the report)\n", (unsigned long)refused,
@@ -292,7 +294,7 @@ static void resolve(driver *d, const int *ph, const int *phase_of, size_t n)
 static void pass(driver *d, const model *m, int rows, int pos0, const int *ph)
 {
     size_t at = 0, R = (size_t)rows;
-    int *phase_of = d->phase_of, l, zero = 0, one = 1, last = rows - 1;
+    int *phase_of = d->phase_of, l, last = rows - 1;
     cl_kernel *k = d->k;
     ttft_tpot_span y;
 
@@ -319,8 +321,8 @@ static void pass(driver *d, const model *m, int rows, int pos0, const int *ph)
         ARG_MEM(k[K_MATVEC], 0, L->wo), ARG_MEM(k[K_MATVEC], 1, m->att), ARG_MEM(k[K_MATVEC], 2, m->x);
         ARG_INT(k[K_MATVEC], 3, m->dim);
         ARG_INT(k[K_MATVEC], 4, m->dim);
-        ARG_INT(k[K_MATVEC], 5, zero);
-        ARG_INT(k[K_MATVEC], 6, one);
+        ARG_INT(k[K_MATVEC], 5, 0);
+        ARG_INT(k[K_MATVEC], 6, 1);
         RUN(P_WO, K_MATVEC, (size_t)m->dim, R);
         ARG_MEM(k[K_RMSNORM], 1, L->rms_ffn); /* the rest as above */
         RUN(P_RMSNORM, K_RMSNORM, R, 1);
@@ -342,7 +344,7 @@ static void pass(driver *d, const model *m, int rows, int pos0, const int *ph)
     ARG_INT(k[K_MATVEC], 3, m->vocab);
     ARG_INT(k[K_MATVEC], 4, m->dim);
     ARG_INT(k[K_MATVEC], 5, last);
-    ARG_INT(k[K_MATVEC], 6, zero);
+    ARG_INT(k[K_MATVEC], 6, 0);
     RUN(P_HEAD, K_MATVEC, (size_t)m->vocab, 1);
     ARG_MEM(k[K_ARGMAX], 0, m->logits), ARG_MEM(k[K_ARGMAX], 2, m->tok);
     ARG_INT(k[K_ARGMAX], 1, m->vocab);
@@ -526,8 +528,8 @@ int main(int argc, char **argv)
     /* the platform and its device first: without one, say so before anything else */
     e = clGetPlatformIDs(16, plats, &nplat);
     if (e != CL_SUCCESS || nplat == 0) {
-        fprintf(stderr, "opencl_decode: no OpenCL platform (%d: %s)\n", (int)e,
-                e == CL_SUCCESS ? "none installed: install an ICD, e.g. pocl-opencl-icd" : cl_error_name(e));
+        fprintf(stderr, "opencl_decode: no OpenCL platform (clGetPlatformIDs: %d, %s): install one, e.g. PoCL "
+                        "(Debian: pocl-opencl-icd)\n", (int)e, e == CL_SUCCESS ? "none" : cl_error_name(e));
         return 1;
     }
     if ((cl_uint)platform_at >= nplat) {
@@ -661,7 +663,10 @@ int main(int argc, char **argv)
     }
     if (json) {
         FILE *f = fopen(json, "w");
-        if (!f || ttft_tpot_report_json(&d.tp, f) != TTFT_TPOT_OK || fclose(f) != 0) {
+        int w = f ? ttft_tpot_report_json(&d.tp, f) : TTFT_TPOT_EIO;
+        if (f && fclose(f) != 0)
+            w = TTFT_TPOT_EIO;
+        if (w != TTFT_TPOT_OK) {
             fprintf(stderr, "opencl_decode: writing %s failed\n", json);
             rc = 1;
         }
