@@ -207,8 +207,9 @@ def check_files(pairs):
         if len(bad) > 20:
             print("  ... %d mismatches in all" % len(bad))
         if not bad:
-            print("  every figure equal, to the ns: device, queue_delay, launch_overhead, queue_wait of each phase; "
-                  "TTFT and TPOT (device)")
+            print("  every figure equal, to the ns: %s of each phase; TTFT and TPOT (device)" %
+                  ("device, queue_delay, launch_overhead, queue_wait" if events[0]["form"] == "absolute"
+                   else "device (queue_delay, launch_overhead, queue_wait null)"))
             # the check must be able to fail: one START 1 ns later changes the phase figures
             moved = [dict(e) for e in events]
             k = next(i for i, e in enumerate(moved) if not e["warmup"])
