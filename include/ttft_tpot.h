@@ -1613,6 +1613,9 @@ typedef struct ttft_tpot_phase_figures {
     ttft_tpot_stats queue;  /* their queue delays, device begin - host issue (absolute form) */
     ttft_tpot_stats launch; /* of those with a queued stamp, runtime queued - host issue ... */
     ttft_tpot_stats wait;   /* ... and device begin - runtime queued (launch + wait = queue delay) */
+    ttft_tpot_stats pairs, records; /* where its intervals are of both forms (n 0 otherwise): the device
+                                       time of its event pairs (elapsed form), which hold the launch
+                                       gap, and of its begin and end stamps (absolute form) */
 } ttft_tpot_phase_figures;
 
 /* Device time: the headline figures. A step (a prefill-, decode- or e2e-role sample) takes as its
@@ -5841,16 +5844,15 @@ static double ttft_tpot__device_steps(const ttft_tpot *c, const uint64_t *own, i
 }
 
 /* A resolved interval's figure of a kind (0 device time, 1 queue delay, 2 launch overhead, 3 queue
-   wait) into *v: 1, or 0 where it has none. A stamp mapped before the host issue gives 0; *early gets
-   by how much (0 when it was not). */
+   wait, 4 and 5 device time of the elapsed and the absolute form) into *v: 1, or 0 where it has none.
+   A stamp mapped before the host issue gives 0; *early gets by how much (0 when it was not). */
 static int ttft_tpot__device_figure(const ttft_tpot_device_interval *d, int kind, uint64_t *v, uint64_t *early)
 {
     uint64_t from = kind == 3 ? d->queued_ns : d->issue_ns, to = kind == 2 ? d->queued_ns : d->begin_ns;
     *early = 0;
-    if (kind == 0) {
-        *v = d->device_ns;
-        return 1;
-    }
+    *v = d->device_ns;
+    if (kind == 0 || kind >= 4)
+        return kind == 0 || (kind == 4) == (d->state == TTFT_TPOT_DEVICE_ELAPSED);
     if (!from || !to || (kind >= 2 && !d->queued_ns))
         return 0;
     *early = to < from ? from - to : 0;
@@ -5858,16 +5860,24 @@ static int ttft_tpot__device_figure(const ttft_tpot_device_interval *d, int kind
     return 1;
 }
 
+/* Where a phase keeps the figures of a kind (ttft_tpot__device_figure). */
+static ttft_tpot_stats *ttft_tpot__device_stats(ttft_tpot_phase_figures *f, int kind)
+{
+    ttft_tpot_stats *const of[6] = {&f->device, &f->queue, &f->launch, &f->wait, &f->pairs, &f->records};
+    return of[kind];
+}
+
 /* Each phase's device, queue-delay, launch and wait statistics over its resolved intervals of steady
-   samples, grouped by phase (a counting sort into x: at[p] is where phase p's begin). */
+   samples, grouped by phase (a counting sort into x: at[p] is where phase p's begin), and where a
+   phase has intervals of both forms, each form's device time. */
 static void ttft_tpot__device_phases(const ttft_tpot *c, ttft_tpot_model *m, uint64_t *x, size_t *at,
                                      const ttft_tpot__narrow *nw)
 {
     ttft_tpot_device_figures *f = &m->device;
     size_t k, p, from;
     uint64_t v, early;
-    int kind;
-    for (kind = 0; kind < 4; kind++) {
+    int kind, kinds = f->elapsed && f->elapsed < f->intervals ? 6 : 4; /* both forms in the collector */
+    for (kind = 0; kind < kinds; kind++) {
         memset(at, 0, (c->phase.n + 1) * sizeof *at);
         for (k = 0; k < c->dev.n; k++) {
             const ttft_tpot_device_interval *d = &c->dev.log[k];
@@ -5888,10 +5898,14 @@ static void ttft_tpot__device_phases(const ttft_tpot *c, ttft_tpot_model *m, uin
             x[at[d->phase]++] = v;
         }
         for (p = 0, from = 0; p < c->phase.n; from = at[p++]) /* at[p] is now where phase p ends */
-            ttft_tpot__fill(x + from, at[p] - from, nw, kind == 0   ? &m->phase[p].device
-                                                        : kind == 1 ? &m->phase[p].queue
-                                                        : kind == 2 ? &m->phase[p].launch
-                                                                    : &m->phase[p].wait);
+            ttft_tpot__fill(x + from, at[p] - from, nw, ttft_tpot__device_stats(&m->phase[p], kind));
+    }
+    for (p = 0; p < c->phase.n; p++) { /* a phase of one form has nothing to compare */
+        ttft_tpot_phase_figures *ph = &m->phase[p];
+        if (!ph->pairs.n || !ph->records.n) {
+            memset(&ph->pairs, 0, sizeof ph->pairs);
+            memset(&ph->records, 0, sizeof ph->records);
+        }
     }
 }
 
@@ -7143,6 +7157,25 @@ static void ttft_tpot__text_device_rows(const ttft_tpot_model *m, FILE *out)
     }
 }
 
+/* Each phase timed both by event pairs and by begin and end stamps: the two p50s and what the pairs
+   add, the launch gaps they hold. */
+static void ttft_tpot__text_device_forms(const ttft_tpot_model *m, FILE *out)
+{
+    char a[32], b[32], d[32];
+    unsigned q;
+    for (q = 0; q < m->phases; q++) {
+        const ttft_tpot_phase_figures *f = &m->phase[m->order[q]];
+        double more = f->pairs.p50_ns - f->records.p50_ns;
+        if (!f->pairs.n)
+            continue;
+        fprintf(out, "NOTE: %s: event pairs p50 %s (n=%llu), begin and end stamps p50 %s (n=%llu): the pairs read "
+                     "%s %s, the launch gaps they hold\n",
+                f->name, ttft_tpot__dur(a, sizeof a, f->pairs.p50_ns), (unsigned long long)f->pairs.n,
+                ttft_tpot__dur(b, sizeof b, f->records.p50_ns), (unsigned long long)f->records.n,
+                ttft_tpot__dur(d, sizeof d, more < 0 ? -more : more), more < 0 ? "less" : "more");
+    }
+}
+
 /* What device time was lost or refused, and queue delays taken as 0. */
 static void ttft_tpot__text_device_losses(const ttft_tpot_device_figures *f, FILE *out)
 {
@@ -7189,6 +7222,7 @@ static void ttft_tpot__text_device(const ttft_tpot_model *m, FILE *out)
     ttft_tpot__text_device_busy(f, out);
     if (f->intervals)
         ttft_tpot__text_device_rows(m, out);
+    ttft_tpot__text_device_forms(m, out);
     ttft_tpot__text_device_losses(f, out);
 }
 
@@ -7688,6 +7722,8 @@ static void ttft_tpot__json_phases(const ttft_tpot_model *m, ttft_tpot__out *out
         ttft_tpot__json_stats(out, "queue_delay", &f->queue);
         ttft_tpot__json_stats(out, "launch_overhead", &f->launch);
         ttft_tpot__json_stats(out, "queue_wait", &f->wait);
+        ttft_tpot__json_stats(out, "device_event_pairs", &f->pairs);
+        ttft_tpot__json_stats(out, "device_stamps", &f->records);
         ttft_tpot__out_chr(out, '}');
     }
     ttft_tpot__out_chr(out, ']');

@@ -764,6 +764,55 @@ static void bad_queued_stamps_are_refused(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A phase timed both ways: steps 0-2 by an event pair that also holds a 3 us launch gap (elapsed
+   D + 3000), steps 3 and 4 by the kernel's own begin and end stamps (D). Steady: pairs 43000 and
+   33000 (p50 38000), stamps 10000 and 12000 (p50 11000): the pairs read 27000 ns more. */
+static void both_forms_show_the_difference(void **state)
+{
+    static const ttft_tpot_clock_pair pair = {500, 500 + DEV_OFFSET};
+    timeline tl;
+    ttft_tpot_model m;
+    char *text;
+    jc_value doc;
+    int s;
+    (void)state;
+    timeline_init(&tl, 64, 0);
+    for (s = 0; s < STEPS; s++) {
+        ttft_tpot_device_stamp st;
+        timeline_step(&tl, s);
+        st = s < 3 ? ttft_tpot_stamp_elapsed(tl.ticket[s], D[s] + 3000) : stamp_of(&tl, s);
+        assert_int_equal(ttft_tpot_device_resolve(&tl.c, &st, 1, &pair, NULL), TTFT_TPOT_OK);
+    }
+    assert_int_equal(ttft_tpot_model_compute(&tl.c, NULL, &m), TTFT_TPOT_OK);
+    assert_int_equal(m.phase[tl.kernel].pairs.n, 2);
+    assert_near(m.phase[tl.kernel].pairs.p50_ns, 38000, 0);
+    assert_int_equal(m.phase[tl.kernel].records.n, 2);
+    assert_near(m.phase[tl.kernel].records.p50_ns, 11000, 0);
+    assert_int_equal(m.phase[tl.kernel].device.n, 4); /* both forms together, as before */
+    assert_int_equal(m.phase[tl.sync].pairs.n, 0);
+    ttft_tpot_model_free(&m);
+    text = capture(&tl.c, ttft_tpot_report);
+    assert_non_null(strstr(text, "\nNOTE: layer: event pairs p50 38.00 us (n=2), begin and end stamps p50 11.00 us "
+                                 "(n=2): the pairs read 27.00 us more, the launch gaps they hold\n"));
+    free(text);
+    json_of(&tl.c, &doc);
+    assert_ms(phase_named(&doc, "layer"), "device_event_pairs.p50", 0.038);
+    assert_ms(phase_named(&doc, "layer"), "device_stamps.p50", 0.011);
+    assert_true(is_null_at(phase_named(&doc, "sync"), "device_event_pairs"));
+    jc_free(&doc);
+    ttft_tpot_free(&tl.c);
+    timeline_init(&tl, 64, 0); /* one form: nothing to compare */
+    timeline_run(&tl);
+    text = capture(&tl.c, ttft_tpot_report);
+    assert_null(strstr(text, "begin and end stamps p50"));
+    free(text);
+    json_of(&tl.c, &doc);
+    assert_true(is_null_at(phase_named(&doc, "layer"), "device_event_pairs"));
+    assert_true(is_null_at(phase_named(&doc, "layer"), "device_stamps"));
+    jc_free(&doc);
+    ttft_tpot_free(&tl.c);
+}
+
 /* steps decode steps, each after a kernel launch whose device time is 2 us (its host span 3 us). */
 static void kernel_steps(ttft_tpot *c, int decode, int layer, int steps)
 {
@@ -955,6 +1004,7 @@ int main(void)
         cmocka_unit_test(queued_stamps_split_launch_from_wait),
         cmocka_unit_test(queued_stamps_before_issue_are_noted),
         cmocka_unit_test(bad_queued_stamps_are_refused),
+        cmocka_unit_test(both_forms_show_the_difference),
     };
     return run_cases(tests);
 }
