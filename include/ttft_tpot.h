@@ -538,7 +538,8 @@ typedef enum ttft_tpot_role {
 } ttft_tpot_role;
 
 typedef struct ttft_tpot__phase_slot {
-    size_t fast_cap;         /* below it the inline path stores: capacity, or 0 (first call, bounded, timeline) */
+    size_t fast_cap;         /* below it the inline path stores: capacity, or 0 (first call, bounded, timeline,
+                                sequences) */
     ttft_tpot_hist *hist;    /* bounded: its steady samples go here; NULL: exact */
     uint32_t default_tokens; /* tokens of a span ended without a count: 1 prefill/decode, 0 others */
     uint16_t fresh;          /* 1 until the phase's first call, which is warmup */
@@ -865,8 +866,8 @@ static inline void ttft_tpot__store_put(ttft_tpot__store *st, size_t i, int phas
                read together after a full synchronize, host = pair.host_ns + (device - pair.device_ns).
                Only this form gives the queue delay (device begin - host issue), and where the
                runtime also stamps when it queued the command (OpenCL's CL_PROFILING_COMMAND_QUEUED,
-               CUPTI's queued field), splits it: launch overhead (host issue - runtime queued) and
-               queue wait (queued - device begin).
+               CUPTI's queued field), splits it: launch overhead (from the host issue to the runtime's
+               queued stamp) and queue wait (from that stamp to the device begin).
    Nothing is lost quietly. A device span that gets no ticket (config.max_device intervals kept, or
    config.max_pending tickets open at once) keeps its host time and is counted as device_unresolved;
    a ticket still open at report time is counted as open; a resolution of an unknown or resolved
@@ -987,7 +988,8 @@ typedef struct ttft_tpot_config {
     unsigned max_phases;      /* phases (0: 64); at most 65535 */
     int timeline;             /* nonzero: also keep each sample's start time (8 more bytes a sample) */
     int sequences;            /* nonzero: also keep each sample's sequences (4 more bytes a sample), for
-                                 decode steps of several tokens a sequence (ttft_tpot_span_set_sequences) */
+                                 decode steps of several tokens a sequence (ttft_tpot_span_set_sequences);
+                                 every span then takes the out-of-line path (a few ns more) */
     void *buffer;             /* optional caller storage of buffer_bytes (see ttft_tpot_bytes_needed) */
     size_t buffer_bytes;
     ttft_tpot_clock_fn clock; /* optional replacement clock */
@@ -1632,7 +1634,8 @@ typedef struct ttft_tpot_device_figures {
     uint64_t queued;            /* of those, with the runtime's queued stamp */
     uint64_t queue_clamped;     /* device begins mapped before their host issue: queue delay 0 */
     uint64_t queued_clamped;    /* queued stamps mapped before their host issue: launch overhead 0 */
-    uint64_t clamped_max_ns;    /* by how much at most: the clock pair is off by that */
+    uint64_t clamped_max_ns;    /* by how much at most, the begins: the clock pair is off by that */
+    uint64_t queued_clamped_max_ns; /* the same of the queued stamps */
     ttft_tpot_stats ttft_steady; /* steady prefill-role steps with device time: "TTFT (steady, kernel)" */
     ttft_tpot_stats tpot;        /* steady decode-role steps with device time */
     uint64_t busy_steps;         /* those decode steps */
@@ -5824,23 +5827,24 @@ static void ttft_tpot__step_device(const ttft_tpot *c, uint64_t *own)
     }
 }
 
-/* The steady steps of role with device time: their device times into x, their stats into st; returns
-   their wall time (ns, as a double). */
+/* The steady steps of role with device time: their device times (a decode step's per output token)
+   into x, their stats into st; returns their device time over their wall time (-1: no wall time). */
 static double ttft_tpot__device_steps(const ttft_tpot *c, const uint64_t *own, int role, uint64_t *x,
                                       const ttft_tpot__narrow *nw, ttft_tpot_stats *st)
 {
     size_t i, m = 0;
-    double wall = 0;
+    double wall = 0, busy = 0;
     for (i = 0; i < c->store.n; i++) {
         const ttft_tpot_sample *s = &c->store.samples[i];
         if (own[i] == UINT64_MAX || s->warmup || c->phase.slots[s->phase].role != role)
             continue;
         x[m++] = role == TTFT_TPOT_ROLE_DECODE ? ttft_tpot__per_token(c, i, own[i]) : own[i];
         wall += (double)s->dur_ns;
+        busy += (double)own[i]; /* the step's whole device time */
         st->tokens += s->tokens;
     }
     ttft_tpot__fill(x, m, nw, st);
-    return wall;
+    return wall > 0 ? busy / wall : -1;
 }
 
 /* A resolved interval's figure of a kind (0 device time, 1 queue delay, 2 launch overhead, 3 queue
@@ -5848,7 +5852,9 @@ static double ttft_tpot__device_steps(const ttft_tpot *c, const uint64_t *own, i
    A stamp mapped before the host issue gives 0; *early gets by how much (0 when it was not). */
 static int ttft_tpot__device_figure(const ttft_tpot_device_interval *d, int kind, uint64_t *v, uint64_t *early)
 {
-    uint64_t from = kind == 3 ? d->queued_ns : d->issue_ns, to = kind == 2 ? d->queued_ns : d->begin_ns;
+    /* the wait from the queued stamp, or from the issue where it maps before (launch + wait = queue) */
+    uint64_t from = kind == 3 && d->queued_ns > d->issue_ns ? d->queued_ns : d->issue_ns;
+    uint64_t to = kind == 2 ? d->queued_ns : d->begin_ns;
     *early = 0;
     *v = d->device_ns;
     if (kind == 0 || kind >= 4)
@@ -5890,10 +5896,11 @@ static void ttft_tpot__device_phases(const ttft_tpot *c, ttft_tpot_model *m, uin
             const ttft_tpot_device_interval *d = &c->dev.log[k];
             if (d->state == TTFT_TPOT_DEVICE_OPEN || d->warmup || !ttft_tpot__device_figure(d, kind, &v, &early))
                 continue;
-            if (kind != 3 && early) { /* the clock pair is off by at least that */
+            if ((kind == 1 || kind == 2) && early) { /* the clock pair is off by at least that */
+                uint64_t *most = kind == 1 ? &f->clamped_max_ns : &f->queued_clamped_max_ns;
                 f->queue_clamped += kind == 1;
                 f->queued_clamped += kind == 2;
-                f->clamped_max_ns = early > f->clamped_max_ns ? early : f->clamped_max_ns;
+                *most = early > *most ? early : *most;
             }
             x[at[d->phase]++] = v;
         }
@@ -5940,7 +5947,7 @@ static int ttft_tpot__device_of(const ttft_tpot *c, ttft_tpot_model *m)
     uint64_t *own, *x;
     size_t *at;
     ttft_tpot__narrow nw;
-    double wall;
+    double busy;
     f->open = c->dev.open;
     f->unresolved = c->dev.unresolved;
     f->refused = c->dev.refused;
@@ -5969,10 +5976,10 @@ static int ttft_tpot__device_of(const ttft_tpot *c, ttft_tpot_model *m)
         f->held += own[k] == TTFT_TPOT__DEVICE_SUM_MAX;
     ttft_tpot__device_phases(c, m, x, at, &nw);
     (void)ttft_tpot__device_steps(c, own, TTFT_TPOT_ROLE_PREFILL, x, &nw, &f->ttft_steady);
-    wall = ttft_tpot__device_steps(c, own, TTFT_TPOT_ROLE_DECODE, x, &nw, &f->tpot);
+    busy = ttft_tpot__device_steps(c, own, TTFT_TPOT_ROLE_DECODE, x, &nw, &f->tpot);
     f->busy_steps = f->tpot.n;
-    if ((f->has_busy = f->tpot.n && wall > 0) != 0)
-        f->busy_fraction = f->tpot.total_ns / wall;
+    if ((f->has_busy = f->tpot.n && busy >= 0) != 0)
+        f->busy_fraction = busy;
     TTFT_TPOT_FREE(x, c->alloc_user);
     ttft_tpot__narrow_free(c, &nw);
     return TTFT_TPOT_OK;
@@ -6889,9 +6896,10 @@ static void ttft_tpot__text_warnings(const ttft_tpot_model *m, FILE *out)
                 (unsigned long long)l->max_shapes);
     if (l->sequences_lost)
         fprintf(out, "WARNING: %llu decode step%s of several tokens a sequence kept without %s sequences "
-                     "(config.sequences is off): TPOT takes %s step time, not its time per output token\n",
+                     "(config.sequences is off): TPOT takes %s step time, not %s time per output token\n",
                 (unsigned long long)l->sequences_lost, ttft_tpot__s(l->sequences_lost),
-                l->sequences_lost == 1 ? "its" : "their", l->sequences_lost == 1 ? "its" : "their");
+                l->sequences_lost == 1 ? "its" : "their", l->sequences_lost == 1 ? "its" : "their",
+                l->sequences_lost == 1 ? "its" : "their");
     if (l->sequences_in_histogram)
         fprintf(out, "WARNING: %llu decode step%s of several tokens a sequence went on in a histogram, which keeps "
                      "step times: TPOT takes %s step time, and the acceptance length leaves %s out\n",
@@ -7199,7 +7207,7 @@ static void ttft_tpot__text_device_losses(const ttft_tpot_device_figures *f, FIL
     if (f->queued_clamped)
         fprintf(out, "NOTE: %llu queued stamps mapped before their host issue, by up to %s: launch overhead taken as "
                      "0 (the clock pair is off by that much)\n",
-                (unsigned long long)f->queued_clamped, ttft_tpot__dur(a, sizeof a, (double)f->clamped_max_ns));
+                (unsigned long long)f->queued_clamped, ttft_tpot__dur(a, sizeof a, (double)f->queued_clamped_max_ns));
 }
 
 /* The device section: the headline's device counterparts, busy fraction, rows, losses. Only for a

@@ -508,9 +508,11 @@ static int ttft_tpot__set_values(const ttft_tpot *c, int set, uint64_t **v, size
     for (i = 0; set >= TTFT_TPOT_SET_ROLE && i < c->store.n; i++) {
         const ttft_tpot_sample *s = &c->store.samples[i];
         if (!s->warmup && (take ? take[s->phase] : (int)s->phase == phase)) {
-            lo = s->dur_ns < lo ? s->dur_ns : lo;
-            hi = s->dur_ns > hi ? s->dur_ns : hi;
-            (*v)[m++] = s->dur_ns;
+            /* a role's decode set is the TPOT series: each step per output token; a phase's, its time */
+            uint64_t x = take ? ttft_tpot__per_token(c, i, s->dur_ns) : s->dur_ns;
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+            (*v)[m++] = x;
         }
     }
     *n = m;
@@ -3943,8 +3945,8 @@ static int ttft_tpot__html_role_points(const ttft_tpot_model *m, ttft_tpot__html
         const ttft_tpot_sample *s = &m->samples[i];
         int role = m->phase[s->phase].role;
         ttft_tpot__html_pts *to = s->warmup ? warm : line ? line[s->phase] : steady;
-        if (role == TTFT_TPOT_ROLE_DECODE) {
-            if (to && ttft_tpot__html_pts_add(to, (double)k, (double)s->dur_ns / 1e6) != 0)
+        if (role == TTFT_TPOT_ROLE_DECODE) { /* TPOT: per output token */
+            if (to && ttft_tpot__html_pts_add(to, (double)k, (double)ttft_tpot__per_token(m->collector, i, s->dur_ns) / 1e6) != 0)
                 return -1;
             k++;
         } else if (role == TTFT_TPOT_ROLE_PREFILL && pre_steady) {
@@ -4830,7 +4832,7 @@ static void ttft_tpot__compare_run_roles(ttft_tpot__compare_trace_units *t, unsi
             const ttft_tpot_sample *s = &m->samples[i];
             if (m->phase[s->phase].role != role || (s->warmup && role != TTFT_TPOT_ROLE_E2E))
                 continue;
-            x[n++] = s->dur_ns;
+            x[n++] = ttft_tpot__per_token(m->collector, i, s->dur_ns); /* TPOT: per output token */
             tokens += s->tokens;
             dur += (double)s->dur_ns;
         }
@@ -5973,7 +5975,7 @@ static uint64_t *ttft_tpot__tp_steps(const ttft_tpot *c, size_t *n)
     *n = 0;
     for (i = 0; v && i < k.samples && ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++)
         if (ttft_tpot_phase_role(c, s.phase) == TTFT_TPOT_ROLE_DECODE && !s.warmup)
-            v[(*n)++] = s.dur_ns;
+            v[(*n)++] = ttft_tpot__per_token(c, i, s.dur_ns); /* TPOT: per output token */
     for (p = 0; v && p < k.phases; p++) /* every steady step stored: none in a histogram */
         if (ttft_tpot_phase_role(c, (int)p) == TTFT_TPOT_ROLE_DECODE && ttft_tpot_phase_stats(c, (int)p, &st) == 0)
             stored += st.n - st.warmup_n;

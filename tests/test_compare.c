@@ -481,6 +481,60 @@ static void too_few_runs_say_so(void **state)
    each) the change is significant and better: the Hodges-Lehmann shift is -100 us (the median of 1681
    differences: 400 of -200, 840 of -100, 441 of 0), -50% of 200. As one run a side, the row's direction
    is still lower, and nothing is tested. Phase rows decide only with --phases-in-verdict. */
+/* A side of decode steps of several tokens a sequence: 3 runs of steps of dur ns, 8 tokens for 2
+   sequences (4 a sequence: TPOT dur / 4). */
+static void multi_token_side(ttft_tpot *c, uint64_t dur)
+{
+    ttft_tpot_config cfg;
+    int dec, r, k;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.sequences = 1;
+    dec = fixture(c, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
+    for (r = 0; r < 3; r++) {
+        assert_int_equal(ttft_tpot_run_begin(c), TTFT_TPOT_OK);
+        for (k = 0; k < 6; k++) {
+            ttft_tpot_span s = ttft_tpot_span_begin_at(c, dec, 0);
+            ttft_tpot_span_set_duration(&s, dur + (uint64_t)k);
+            ttft_tpot_span_set_tokens(&s, 8);
+            ttft_tpot_span_set_sequences(&s, 2);
+            assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+        }
+    }
+}
+
+/* --compare reads TPOT per output token, as the report does: each run's p50 of 100 us steps of 4
+   tokens a sequence is 25 us, not 100. */
+static void compare_reads_tpot_per_output_token(void **state)
+{
+    ttft_tpot a, b;
+    ttft_tpot_model m[2];
+    const ttft_tpot_model *pm[2];
+    ttft_tpot_compare_options o = ttft_tpot_compare_defaults();
+    ttft_tpot_compare_result res;
+    size_t i;
+    int seen = 0;
+    (void)state;
+    multi_token_side(&a, 100000);
+    multi_token_side(&b, 120000);
+    assert_int_equal(ttft_tpot_model_compute(&a, NULL, &m[0]), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_model_compute(&b, NULL, &m[1]), TTFT_TPOT_OK);
+    assert_near(m[0].head.tpot.p50_ns, 25001, 1e-9); /* steps 1-5 of run 1 and 0-5 of the others, + k */
+    pm[0] = &m[0], pm[1] = &m[1];
+    assert_int_equal(ttft_tpot_compare_models(pm[0], pm[1], &o, &res), TTFT_TPOT_OK);
+    for (i = 0; i < res.n; i++)
+        if (strcmp(res.rows[i].metric, "tpot") == 0) {
+            seen = 1;
+            assert_near(res.rows[i].median[0], 0.025, 0.001); /* ms: per output token */
+            assert_near(res.rows[i].median[1], 0.030, 0.001);
+        }
+    assert_true(seen);
+    ttft_tpot_compare_free(&res);
+    ttft_tpot_model_free(&m[0]);
+    ttft_tpot_model_free(&m[1]);
+    ttft_tpot_free(&a);
+    ttft_tpot_free(&b);
+}
+
 static void tied_medians_are_judged_better(void **state)
 {
     char *out;
@@ -538,6 +592,7 @@ int main(void)
         cmocka_unit_test(a_small_change_is_within_noise),
         cmocka_unit_test(too_few_runs_say_so),
         cmocka_unit_test(tied_medians_are_judged_better),
+        cmocka_unit_test(compare_reads_tpot_per_output_token),
     };
     return run_cases(tests);
 }

@@ -708,8 +708,9 @@ static void queued_stamps_before_issue_are_noted(void **state)
     timeline_init(&tl, 64, 0);
     timeline_run_queued(&tl, queued_before_issue);
     text = capture(&tl.c, ttft_tpot_report);
-    /* launch 0 (clamped), wait: begin B + 5000 - queued B + 500 = 4500 */
-    assert_non_null(strstr(text, "     4.00 us     4.00 us        0 ns     4.50 us\n"));
+    /* launch 0 (clamped), and the wait from the issue, not from the queued stamp before it: begin
+       B + 5000 - issue B + 1000 = 4000, so that launch + wait is the queue delay */
+    assert_non_null(strstr(text, "     4.00 us     4.00 us        0 ns     4.00 us\n"));
     assert_non_null(strstr(text, "NOTE: 4 queued stamps mapped before their host issue, by up to 500 ns: launch "
                                  "overhead taken as 0 (the clock pair is off by that much)\n"));
     free(text);
@@ -729,8 +730,7 @@ static void bad_queued_stamps_are_refused(void **state)
         "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device: 1,0,2,0,0,0,0,5,k\n# device_queued: 5\n",
         "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device: 1,0,3,0,0,9,10,5,k\n# device_queued: 11\n",
         "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device: 1,0,3,0,0,9,10,5,k\n# device_queued: 0\n",
-        "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device: 1,0,3,0,0,9,10,5,k\n# device_queued: 9\n"
-        "# device_queued: 9\n",
+        "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,0,1\n# device: 1,0,3,0,0,9,10,5,k\n# device_queued: 9\n# device_queued: 9\n",
     };
     static const unsigned lines[] = {3, 4, 4, 4, 5};
     static const ttft_tpot_clock_pair pair = {1000, 5000};
@@ -811,6 +811,38 @@ static void both_forms_show_the_difference(void **state)
     assert_true(is_null_at(phase_named(&doc, "layer"), "device_stamps"));
     jc_free(&doc);
     ttft_tpot_free(&tl.c);
+}
+
+/* Decode steps of 4 tokens a sequence (8 tokens, 2 sequences), each 100 us on the host and busy on
+   the device all along: device TPOT is per output token (100 x 2 / 8 = 25 us), the busy share the
+   steps' whole device time over their wall time (100%). */
+static void multi_token_steps_on_the_device(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    ttft_tpot_model m;
+    int dec, k;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.sequences = 1;
+    dec = fixture(&c, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
+    for (k = 0; k < 4; k++) {
+        ttft_tpot_span s = ttft_tpot_span_begin_at(&c, dec, 0);
+        ttft_tpot_span_set_duration(&s, 100000);
+        ttft_tpot_span_set_tokens(&s, 8);
+        ttft_tpot_span_set_sequences(&s, 2);
+        ttft_tpot_span_set_device(&s, 0);
+        assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_device_elapsed(&c, ttft_tpot_span_ticket(&s), 100000), TTFT_TPOT_OK);
+    }
+    assert_int_equal(ttft_tpot_model_compute(&c, NULL, &m), TTFT_TPOT_OK);
+    assert_int_equal(m.device.tpot.n, 3);
+    assert_near(m.device.tpot.p50_ns, 25000, 0);
+    assert_near(m.head.tpot.p50_ns, 25000, 0);
+    assert_true(m.device.has_busy);
+    assert_near(m.device.busy_fraction, 1, 1e-12);
+    ttft_tpot_model_free(&m);
+    ttft_tpot_free(&c);
 }
 
 /* steps decode steps, each after a kernel launch whose device time is 2 us (its host span 3 us). */
@@ -1005,6 +1037,7 @@ int main(void)
         cmocka_unit_test(queued_stamps_before_issue_are_noted),
         cmocka_unit_test(bad_queued_stamps_are_refused),
         cmocka_unit_test(both_forms_show_the_difference),
+        cmocka_unit_test(multi_token_steps_on_the_device),
     };
     return run_cases(tests);
 }

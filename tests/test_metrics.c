@@ -606,6 +606,17 @@ static void multi_token_steps_by_hand(void **state)
     assert_ms(&doc, "acceptance_length.steps", 3);
     assert_ms(&doc, "sequences_lost", 0);
     jc_free(&doc);
+    {   /* the tools read the same series: the TPOT set per output token, the phase's its step times */
+        uint64_t v[4];
+        size_t n;
+        assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, v, 4, &n), 0);
+        assert_int_equal(n, 4);
+        assert_int_equal(v[0], 9000);
+        assert_int_equal(v[3], 30000);
+        assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_SET_PHASE + dec, v, 4, &n), 0);
+        assert_int_equal(v[0], 30000);
+        assert_int_equal(v[3], 40000);
+    }
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "\nAcceptance length     : 2.50 tokens a sequence a step (mean; p50 2.50, p90 3.70): 3 of "
                                  "the steady steps emitted more than one, TPOT takes their time per output token\n"));
@@ -658,7 +669,7 @@ static void multi_token_steps_without_room_are_counted(void **state)
     jc_free(&doc);
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "WARNING: 3 decode steps of several tokens a sequence kept without their sequences "
-                                 "(config.sequences is off): TPOT takes their step time, not its time per output token\n"));
+                                 "(config.sequences is off): TPOT takes their step time, not their time per output token\n"));
     free(text);
     k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
     assert_int_equal(multi_step(&c, k, 5, 4, 2), TTFT_TPOT_EROLE);

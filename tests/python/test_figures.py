@@ -98,7 +98,7 @@ def test_multi_token_steps():
     assert "Acceptance length     : 2.50 tokens a sequence a step" in tp.report()
     with pytest.raises(ValueError, match="sequences belong to a decode phase"):
         tp.record("k", "kernel", 5, tokens=4, sequences=2)
-    with pytest.raises(ValueError):  # above its tokens: refused at the end
+    with pytest.raises(ValueError, match=r"sequences \(5\) above the step's tokens \(4\)"):  # refused at the end
         tp.record("decode", "decode", 5, tokens=4, sequences=5)
     off = ttft_tpot.Collector(sequences=False)
     off.record("decode", "decode", 5, tokens=4, sequences=2)  # the warmup step

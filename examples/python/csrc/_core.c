@@ -452,6 +452,16 @@ static PyObject *core_span_enter(core_span *sp, PyObject *unused)
     return r;
 }
 
+/* A refused end's exception: a step's sequences above its tokens named as such. */
+static PyObject *core_end_refused(int rc, const core_carry *k)
+{
+    if (rc == TTFT_TPOT_ERANGE && k->sequences)
+        return PyErr_Format(PyExc_ValueError, "%s: sequences (%lu) above the step's tokens (%llu): a step emits one "
+                            "token a sequence or more", ttft_tpot_strerror(rc), (unsigned long)k->sequences,
+                            (unsigned long long)(k->has_tokens ? k->tokens : 1));
+    return PyErr_Format(PyExc_ValueError, "%s", ttft_tpot_strerror(rc));
+}
+
 /* The end: records the block's time, also when it raised (the time it took is still spent). */
 static PyObject *core_span_exit_in(core_span *sp)
 {
@@ -470,7 +480,7 @@ static PyObject *core_span_exit_in(core_span *sp)
     sp->stage = 2;
     rc = ttft_tpot_span_end(&sp->s); /* EFULL: not kept, counted as dropped, as in C */
     if (rc != TTFT_TPOT_OK && rc != TTFT_TPOT_EFULL)
-        return PyErr_Format(PyExc_ValueError, "%s", ttft_tpot_strerror(rc));
+        return core_end_refused(rc, &sp->k);
     Py_RETURN_NONE;
 }
 
@@ -678,7 +688,7 @@ static PyObject *core_record(core_collector *self, PyObject *const *args, Py_ssi
     ttft_tpot_span_set_duration(&s, ns);
     rc = ttft_tpot_span_end(&s);
     if (rc != TTFT_TPOT_OK && rc != TTFT_TPOT_EFULL)
-        return PyErr_Format(PyExc_ValueError, "%s", ttft_tpot_strerror(rc));
+        return core_end_refused(rc, &k);
     Py_RETURN_NONE;
 }
 
