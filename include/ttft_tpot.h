@@ -1012,6 +1012,9 @@ typedef struct ttft_tpot_config {
                                  (0, 100) to 0.001, a 0 after the last (all 0: p50, p90, p99); the JSON adds
                                  each beyond p50/p90/p95/p99 ("p99.9"). ttft_tpot_percentiles_parse reads
                                  "50,90,99,99.9" */
+    const char *model_name;   /* a model_name label on every series of the Prometheus exposition, as vLLM
+                                 writes it and its dashboards filter on it (NULL: none): at most 127
+                                 bytes of UTF-8 without a newline or braces, copied at init */
     int refusals_reported;    /* nonzero: the caller reports each refused call itself (a binding raises
                                  it), so refusals are not counted (rejected, device refusals); losses
                                  (dropped, refused submits, unresolved) still are */
@@ -1026,6 +1029,7 @@ typedef struct ttft_tpot__cleared {
     uint64_t cumulative[TTFT_TPOT_METRIC_COUNT][TTFT_TPOT_BUCKETS_MAX];
     uint64_t count[TTFT_TPOT_METRIC_COUNT], sum_hi[TTFT_TPOT_METRIC_COUNT], sum_lo[TTFT_TPOT_METRIC_COUNT];
     uint64_t requests, tokens; /* request_success_total, generation_tokens_total */
+    uint64_t refused, dropped; /* requests_refused, requests_dropped */
 } ttft_tpot__cleared;
 
 /* The collector. Fields are visible so the record path can be inlined; read them through functions. */
@@ -1067,6 +1071,7 @@ struct ttft_tpot {
                             max_request_events, max_shapes of the recording collector) */
     unsigned full_known; /* bit k: full_at[k] was read (else the limit is c's own) */
     ttft_tpot__cleared cleared; /* the finished requests of the intervals cleared, for publishers */
+    char model_label[272];      /* model_name="..." (config.model_name, escaped), or "" */
 };
 
 /* Bytes of storage init needs for cfg (NULL: defaults); 0 when the sizes overflow. */
@@ -1772,14 +1777,20 @@ TTFT_TPOT_DEF int ttft_tpot_model_report_json(const ttft_tpot_model *m, FILE *ou
 /* -- Writers: Prometheus ----------------------------------------------------------------------- */
 
 /* Prometheus text exposition (format 0.0.4, OpenMetrics-compatible) of the measured requests:
-   histograms of TTFT, TPOT, ITL and E2E latency and counters of requests and generation tokens.
+   histograms of TTFT, TPOT, ITL and E2E latency, counters of requests and generation tokens, of
+   requests refused at submit (request_refused_total: the request table was full) and dropped
+   (request_dropped_total: refused, or truncated), and vLLM's gauges of the requests in flight
+   (num_requests_waiting: submitted, neither scheduled nor given a token; num_requests_running:
+   scheduled or given a token, not finished). With config.model_name, every series carries the label
+   model_name="NAME", as vLLM's own do and its dashboards' queries filter on.
    prefix NULL gives vLLM's names ("vllm:time_to_first_token_seconds", ...), which Prometheus
    accepts though promtool's lint prefers names without ':'; another prefix replaces "vllm:", joined
    with '_' unless it ends in '_' or ':' ("llm" and "llm_" both give "llm_time_to_..."). The buckets:
    vLLM's bounds and the E12 series from 100 us to 680 s, at most 25% apart up to 10 min (so a
    histogram_quantile is within 25% of the value at its rank; README: Fleets). labels (NULL or e.g. "model_name=\"qwen3\"") go on every series: name="value" pairs
    joined by ',', names [a-zA-Z_][a-zA-Z0-9_]* each once, not "le" and not starting "__"; values
-   UTF-8 with \\, \" and \n their only escapes, no raw newline, no braces; at most 500 bytes.
+   UTF-8 with \\, \" and \n their only escapes, no raw newline, no braces; at most 500 bytes with the
+   model_name label, which they cannot name again.
    EINVAL (c or out NULL, prefix not [a-zA-Z_:][a-zA-Z0-9_:]*, labels otherwise: nothing written),
    ENOMEM (nothing written), EIO. The bucket bounds: examples/README.md, Serving metrics. */
 TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels);
@@ -1817,7 +1828,8 @@ TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher
    does not know them takes for comments: "# clock:", "# run:" and "# run: end" (where a run begins,
    and where one ends before the next begins), "# phase:" (the phase table, in order),
    "# hist:" (a bounded phase's histogram), "# prompt:" (a prefill phase's prompt-token sums),
-   "# truncated:" (a request whose events did not all fit), "# sequences:" (the sequences of the
+   "# truncated:" (a request whose events did not all fit), "# finished:" (a request finished:
+   ttft_tpot_request_finish), "# sequences:" (the sequences of the
    decode step on the line above: ttft_tpot_span_set_sequences), "# device:" (a device interval, its
    sample counted among the trace's sample lines), "# device_queued:" (the runtime's queued stamp of
    the interval above it), "# device_lost:" and "# counts:" (dropped, rejected,
@@ -4118,6 +4130,8 @@ static void ttft_tpot__cleared_add(ttft_tpot *c)
     for (r = 0; r < c->req.n; r++)
         if (ttft_tpot__measured(&c->req.list[r]) && c->req.list[r].finished)
             c->cleared.requests++, c->cleared.tokens += c->req.list[r].tokens;
+    c->cleared.refused += c->req.refused;
+    c->cleared.dropped += c->req.dropped;
 }
 
 /* The request figures into out, and with b (NULL: none) each metric's buckets (initialized). */
@@ -4766,6 +4780,40 @@ static void ttft_tpot__key_of(ttft_tpot *c)
     c->dev.epoch = (uint32_t)((c->key[0] ^ c->key[1]) >> 33);
 }
 
+/* The bytes of the UTF-8 character at s (avail bytes there), 0 when it is none. */
+static size_t ttft_tpot__utf8_len(const unsigned char *s, size_t avail)
+{
+    uint32_t cp;
+    return ttft_tpot__utf8_cp(s, avail, &cp);
+}
+
+/* config.model_name as the label model_name="..." into c->model_label, its '\\' and '"' escaped: OK,
+   or EINVAL (longer than 127 bytes, not UTF-8, a newline or a brace). */
+static int ttft_tpot__model_label(ttft_tpot *c, const char *name)
+{
+    size_t i, k, n = 0, len = strlen(name);
+    if (len > 127)
+        return TTFT_TPOT_EINVAL;
+    if (len == 0) /* none */
+        return TTFT_TPOT_OK;
+    memcpy(c->model_label, "model_name=\"", 12);
+    for (n = 12, i = 0; i < len; i += k) {
+        k = name[i] == '\n' || name[i] == '{' || name[i] == '}' ? 0
+            : ttft_tpot__utf8_len((const unsigned char *)name + i, len - i);
+        if (k == 0) {
+            c->model_label[0] = '\0';
+            return TTFT_TPOT_EINVAL;
+        }
+        if (name[i] == '\\' || name[i] == '"')
+            c->model_label[n++] = '\\';
+        memcpy(c->model_label + n, name + i, k);
+        n += k;
+    }
+    c->model_label[n++] = '"';
+    c->model_label[n] = '\0';
+    return TTFT_TPOT_OK;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
 {
     ttft_tpot__layout l;
@@ -4777,6 +4825,8 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
     if ((rc = ttft_tpot__layout_of(cfg, &l)) != TTFT_TPOT_OK)
         return rc;
     if (cfg && !ttft_tpot__picks_valid(cfg->percentiles))
+        return TTFT_TPOT_EINVAL;
+    if (cfg && cfg->model_name && ttft_tpot__model_label(c, cfg->model_name) != TTFT_TPOT_OK)
         return TTFT_TPOT_EINVAL;
     if (cfg && cfg->buffer) {
         if (cfg->buffer_bytes < l.bytes)
@@ -6535,12 +6585,6 @@ static int ttft_tpot__out_close(ttft_tpot__out *o)
     return ttft_tpot__finish(o->f);
 }
 
-static size_t ttft_tpot__utf8_len(const unsigned char *s, size_t avail)
-{
-    uint32_t cp;
-    return ttft_tpot__utf8_cp(s, avail, &cp);
-}
-
 /* Whether a model holds the parts a writer prints (TTFT_TPOT_SKIP_* bits). */
 static int ttft_tpot__holds(const ttft_tpot_model *m, unsigned parts)
 {
@@ -7953,47 +7997,95 @@ static int ttft_tpot__labels_ok(const char *s)
 }
 
 /* The exposition's names: the prefix joined ('_' unless it ends in '_' or ':'; NULL: "vllm:") into pre,
-   the labels as {..} into lb and as the head of a bucket's label set into blb. OK, or EINVAL. */
-static int ttft_tpot__prom_names(const char *prefix, const char *labels, char *pre, char *lb, char *blb)
+   the collector's model_name label and labels as {..} into lb and as the head of a bucket's label set
+   into blb. OK, or EINVAL (also for labels that name model_name when the collector has one). */
+static int ttft_tpot__prom_names(const ttft_tpot *c, const char *prefix, const char *labels, char *pre, char *lb,
+                                 char *blb)
 {
+    char all[512];
     size_t len;
+    int n;
     if (!prefix)
         prefix = "vllm:";
     len = strlen(prefix);
-    if (len >= 254 || !ttft_tpot__prom_name_ok(prefix) || (labels && !ttft_tpot__labels_ok(labels)))
+    n = snprintf(all, sizeof all, "%s%s%s", c->model_label, c->model_label[0] && labels && *labels ? "," : "",
+                 labels ? labels : "");
+    if (len >= 254 || !ttft_tpot__prom_name_ok(prefix) || n < 0 || (size_t)n >= sizeof all || !ttft_tpot__labels_ok(all))
         return TTFT_TPOT_EINVAL;
     snprintf(pre, 256, len && prefix[len - 1] != '_' && prefix[len - 1] != ':' ? "%s_" : "%s", prefix);
-    snprintf(lb, 512, labels && *labels ? "{%s}" : "%s", labels ? labels : "");
-    snprintf(blb, 512, labels && *labels ? "%s," : "%s", labels ? labels : "");
+    snprintf(lb, 512, *all ? "{%s}" : "%s", all);
+    snprintf(blb, 512, *all ? "%s," : "%s", all);
     return TTFT_TPOT_OK;
 }
 
-/* The request histograms and the two counters. */
+/* What the exposition counts beside its histograms. */
+typedef struct ttft_tpot__prom_counts {
+    uint64_t requests, tokens;  /* request_success_total, generation_tokens_total */
+    uint64_t refused, dropped;  /* requests_refused, requests_dropped (as in the reports) */
+    uint64_t waiting, running;  /* the requests in flight now: num_requests_waiting, num_requests_running */
+} ttft_tpot__prom_counts;
+
+/* The requests in flight in c now: waiting (submitted, neither scheduled nor given a token) and running
+   (scheduled or given a token, not finished), as vLLM's gauges count its queues. */
+static void ttft_tpot__in_flight(const ttft_tpot *c, ttft_tpot__prom_counts *k)
+{
+    unsigned r;
+    k->waiting = k->running = 0;
+    for (r = 0; r < c->req.n; r++) {
+        const ttft_tpot_request *q = &c->req.list[r];
+        if (q->finished)
+            continue;
+        if (q->scheduled || q->token_events)
+            k->running++;
+        else
+            k->waiting++;
+    }
+}
+
+/* One counter or gauge. */
+static void ttft_tpot__prom_one(ttft_tpot__out *out, const char *pre, const char *lb, const char *name,
+                                const char *type, const char *help, uint64_t v)
+{
+    ttft_tpot__out_fmt(out, "# HELP %s%s %s\n# TYPE %s%s %s\n%s%s%s %llu\n", pre, name, help, pre, name, type, pre,
+                       name, lb, (unsigned long long)v);
+}
+
+/* The request histograms, the counters and the gauges. */
 static void ttft_tpot__prom_requests(ttft_tpot__out *out, const char *pre, const char *lb, const char *blb,
-                                     const ttft_tpot_buckets *b, uint64_t requests, uint64_t tokens)
+                                     const ttft_tpot_buckets *b, const ttft_tpot__prom_counts *n)
 {
     int k;
     for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
         ttft_tpot__prom_hist(out, pre, &b[k], k, lb, blb);
-    ttft_tpot__out_fmt(out,
-                       "# HELP %srequest_success_total Count of finished requests (measured: not warmup).\n"
-                       "# TYPE %srequest_success_total counter\n%srequest_success_total%s %llu\n",
-                       pre, pre, pre, lb, (unsigned long long)requests);
-    ttft_tpot__out_fmt(out,
-                       "# HELP %sgeneration_tokens_total Number of generation tokens of the finished requests.\n"
-                       "# TYPE %sgeneration_tokens_total counter\n%sgeneration_tokens_total%s %llu\n",
-                       pre, pre, pre, lb, (unsigned long long)tokens);
+    ttft_tpot__prom_one(out, pre, lb, "request_refused_total", "counter",
+                        "Requests refused at submit: the request table (config.max_requests) was full.", n->refused);
+    ttft_tpot__prom_one(out, pre, lb, "request_dropped_total", "counter",
+                        "Requests left out of every figure: refused at submit, or truncated when the event log "
+                        "was full.", n->dropped);
+    ttft_tpot__prom_one(out, pre, lb, "num_requests_running", "gauge",
+                        "Requests scheduled or given a token, not finished.", n->running);
+    ttft_tpot__prom_one(out, pre, lb, "num_requests_waiting", "gauge",
+                        "Requests submitted, neither scheduled nor given a token.", n->waiting);
+    ttft_tpot__prom_one(out, pre, lb, "request_success_total", "counter",
+                        "Count of finished requests (measured: not warmup).", n->requests);
+    ttft_tpot__prom_one(out, pre, lb, "generation_tokens_total", "counter",
+                        "Number of generation tokens of the finished requests.", n->tokens);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out, const char *prefix,
                                              const char *labels)
 {
     char pre[256], lb[512], blb[512], block[TTFT_TPOT__OUT_MIN];
+    ttft_tpot__prom_counts n;
     ttft_tpot__out o;
-    if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_REQUESTS) || !out || ttft_tpot__prom_names(prefix, labels, pre, lb, blb))
+    if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_REQUESTS) || !out ||
+        ttft_tpot__prom_names(m->collector, prefix, labels, pre, lb, blb))
         return TTFT_TPOT_EINVAL;
+    n.requests = m->requests.n, n.tokens = m->requests.tokens;
+    n.refused = m->losses.requests_refused, n.dropped = m->losses.requests_dropped;
+    ttft_tpot__in_flight(m->collector, &n);
     ttft_tpot__out_open(&o, out, block, sizeof block);
-    ttft_tpot__prom_requests(&o, pre, lb, blb, m->buckets, m->requests.n, m->requests.tokens);
+    ttft_tpot__prom_requests(&o, pre, lb, blb, m->buckets, &n);
     ttft_tpot__prom_device(m, &o, pre, lb, blb);
     return ttft_tpot__out_close(&o);
 }
@@ -8043,14 +8135,18 @@ TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, 
                                     const char *labels)
 {
     char pre[256], lb[512], blb[512], block[TTFT_TPOT__OUT_MIN];
+    ttft_tpot__prom_counts n;
     ttft_tpot__out o;
     int rc;
-    if (!c || !p || !out || ttft_tpot__prom_names(prefix, labels, pre, lb, blb))
+    if (!c || !p || !out || ttft_tpot__prom_names(c, prefix, labels, pre, lb, blb))
         return TTFT_TPOT_EINVAL;
     if ((rc = ttft_tpot__publish_update(c, p)) != TTFT_TPOT_OK)
         return rc;
+    n.requests = p->requests, n.tokens = p->tokens; /* cumulative across clears, as the histograms */
+    n.refused = c->cleared.refused + c->req.refused, n.dropped = c->cleared.dropped + c->req.dropped;
+    ttft_tpot__in_flight(c, &n);
     ttft_tpot__out_open(&o, out, block, sizeof block);
-    ttft_tpot__prom_requests(&o, pre, lb, blb, p->now, p->requests, p->tokens);
+    ttft_tpot__prom_requests(&o, pre, lb, blb, p->now, &n);
     return ttft_tpot__out_close(&o);
 }
 
@@ -8387,6 +8483,16 @@ static void ttft_tpot__write_device(const ttft_tpot *c, ttft_tpot__out *out)
                            (unsigned long long)c->dev.refused);
 }
 
+/* The requests finished (ttft_tpot_request_finish), after their events: "# finished: ID" each, so that
+   a trace's requests in flight are the live collector's. */
+static void ttft_tpot__write_finished(const ttft_tpot *c, ttft_tpot__out *out)
+{
+    unsigned r;
+    for (r = 0; r < c->req.n; r++)
+        if (c->req.list[r].finished)
+            ttft_tpot__out_fmt(out, "# finished: %s\n", c->req.list[r].id);
+}
+
 /* Through a large block (a system call for each 16 KiB costs as much as formatting them), or the
    stack's when there is no memory for it: a trace is written whatever memory is left. */
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
@@ -8406,6 +8512,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
     ttft_tpot__write_samples(c, &o);
     ttft_tpot__write_device(c, &o);
     ttft_tpot__write_events(c, &o);
+    ttft_tpot__write_finished(c, &o);
     ttft_tpot__write_directives(c, &o, 0);
     rc = ttft_tpot__out_close(&o);
     if (big)

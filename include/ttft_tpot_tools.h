@@ -2239,6 +2239,16 @@ static int ttft_tpot__read_truncated(ttft_tpot__reader *r, unsigned long line, c
     return TTFT_TPOT_OK;
 }
 
+/* "# finished: ID": a request of this trace was finished (ttft_tpot_request_finish). */
+static int ttft_tpot__read_finished(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    int q = ttft_tpot__request_find(r->c, p, strlen(p));
+    if (q < 0 || (unsigned)q < r->old.requests)
+        return ttft_tpot__fail(r, line, "# finished: a request not submitted earlier in this trace: ", p);
+    r->c->req.list[q].finished = 1;
+    return TTFT_TPOT_OK;
+}
+
 /* "# counts: NAME=N NAME=N ...": what the collector lost (ttft_tpot__count_names), each once. */
 static int ttft_tpot__read_counts(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
@@ -2411,8 +2421,9 @@ static int ttft_tpot__read_device_lost(ttft_tpot__reader *r, unsigned long line,
    bad: the line was too long or held a NUL byte, which only a directive minds. */
 static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const char *text, int bad)
 {
-    static const char *const kinds[9] = {" phase: ", " hist: ", " truncated: ", " counts: ", " prompt: ",
-                                         " device: ", " device_lost: ", " device_queued: ", " sequences: "};
+    static const char *const kinds[10] = {" phase: ", " hist: ",          " truncated: ",     " counts: ",
+                                          " prompt: ", " device: ",       " device_lost: ",   " device_queued: ",
+                                          " sequences: ", " finished: "};
     const char *p;
     int k;
     if (strncmp(text, " clock: ", 8) == 0) {
@@ -2428,9 +2439,9 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
         ttft_tpot__run_close(r->c, r->c->store.n + r->n);
         return TTFT_TPOT_OK;
     }
-    for (k = 0; k < 9 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
+    for (k = 0; k < 10 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
         ;
-    if (k == 9)
+    if (k == 10)
         return TTFT_TPOT_OK;
     if (bad)
         return ttft_tpot__fail(r, line, "directive too long, or with a NUL byte: #", kinds[k]);
@@ -2443,7 +2454,8 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
            : k == 5 ? ttft_tpot__read_device(r, line, p)
            : k == 6 ? ttft_tpot__read_device_lost(r, line, p)
            : k == 7 ? ttft_tpot__read_device_queued(r, line, p)
-                    : ttft_tpot__read_sequences(r, line, p);
+           : k == 8 ? ttft_tpot__read_sequences(r, line, p)
+                    : ttft_tpot__read_finished(r, line, p);
 }
 
 /* -- Trace I/O: lines and fields --------------------------------------------------------------- */

@@ -21,6 +21,7 @@ import urllib.parse
 import urllib.request
 
 REPLICAS, REQUESTS, SCRAPE = 3, 240, 0.25
+NAME = "fleet-tiny"  # the model_name label of every series, as vLLM writes it
 MODEL = ["--dim", "128", "--layers", "4", "--heads", "4", "--hidden", "256", "--vocab", "512", "--prompt-len", "16",
          "--max-new-tokens", "8", "--batch", "8", "--warmup-runs", "1"]
 METRICS = [("TTFT", "time_to_first_token_seconds", "ttft_ms"), ("TPOT", "request_time_per_output_token_seconds",
@@ -85,14 +86,14 @@ def serve(generate, report, work, text, pm):
         with open(empty, "w") as f:
             f.write("phase,role,start_ns,dur_ns,tokens,warmup\n")
         with open(os.path.join(text, "replica_%d.prom" % k), "w") as f:
-            subprocess.run([report, "--prometheus", "--label", "replica=%d" % k, empty], stdout=f,
+            subprocess.run([report, "--prometheus", "--model-name", NAME, "--label", "replica=%d" % k, empty], stdout=f,
                            stderr=subprocess.DEVNULL, check=False)  # exit 3: nothing to count, as it should
     wait_for("the zero expositions' scrape",
              lambda: len(query(pm, "vllm:request_success_total")) == REPLICAS)
     time.sleep(2 * SCRAPE)
     drivers = [subprocess.Popen([generate, *MODEL, "--seed", str(k + 1), "--requests", str(REQUESTS),
                                  "--arrival-rate", "80", "--id-prefix", "r%d-" % k, "--prometheus", os.path.join(text, "replica_%d.prom" % k),
-                                 "--prometheus-every", "0.2", "--label", "replica=%d" % k,
+                                 "--prometheus-every", "0.2", "--model-name", NAME, "--label", "replica=%d" % k,
                                  "--trace", os.path.join(work, "replica_%d.csv" % k)], stdout=subprocess.DEVNULL)
                for k in range(REPLICAS)]
     for d in drivers:
@@ -122,6 +123,14 @@ def check(report, work, pm):
     print("increase(vllm:request_success_total[1h]) summed over replicas at the last scrape: %g (served: %d)"
           % (served, exact["n"]))
     assert abs(served - exact["n"]) < 1e-9 and exact["n"] == REPLICAS * REQUESTS
+    # a vLLM dashboard's panel: its queries filter on model_name
+    panel = query(pm, 'histogram_quantile(0.99, sum by (le) (rate(vllm:time_to_first_token_seconds_bucket'
+                      '{model_name="%s"}[1h])))' % NAME, last)
+    assert len(panel) == 1 and float(panel[0]["value"][1]) > 0, panel
+    gauges = query(pm, 'vllm:num_requests_running{model_name="%s"}' % NAME, last)
+    assert sorted(float(g["value"][1]) for g in gauges) == [0.0] * REPLICAS, gauges  # every request finished
+    print("a panel's query filtered on model_name=%s: TTFT p99 %.4f ms; num_requests_running 0 on each replica"
+          % (NAME, float(panel[0]["value"][1]) * 1e3))
     series = query(pm, '{__name__=~"vllm:.*(_bucket|_count|_sum|_total)"}[1h]', last)
     for s in series:
         values = [float(v) for _, v in s["values"]]

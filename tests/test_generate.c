@@ -114,7 +114,7 @@ static void serving_mode_records_every_request(void **state)
     /* with a prefix and a label, promtool has nothing to say */
     assert_int_equal(run("--dim 64 --layers 2 --heads 4 --hidden 96 --vocab 300 --prompt-len 8 --max-new-tokens 5 "
                          "--batch 3 --requests 7 --arrival-rate 0 --prometheus=generate_test.prom "
-                         "--prometheus-prefix llm_ --label model_name=tiny",
+                         "--prometheus-prefix llm_ --model-name tiny",
                          &err),
                      0);
     free(err);

@@ -264,6 +264,15 @@ static void prometheus_names_from_the_tool(void **state)
         assert_string_equal(out, ""); /* no complaint at all */
         free(out);
     }
+    /* --model-name is the label model_name, which vLLM's dashboards filter on; once */
+    assert_int_equal(tool("--prometheus --model-name 'q \"3\"' prom.csv", &out, &err), 0);
+    assert_non_null(strstr(out, "vllm:request_success_total{model_name=\"q \\\"3\\\"\"} 1\n"));
+    assert_non_null(strstr(out, "vllm:num_requests_running{model_name=\"q \\\"3\\\"\"} 1\n")); /* no finish: in flight */
+    free(out);
+    free(err);
+    assert_int_equal(tool("--prometheus --model-name a --label model_name=b prom.csv", &out, &err), 2);
+    free(out);
+    free(err);
     assert_int_equal(tool("--prometheus --label le=x prom.csv", &out, &err), 2); /* le is the buckets' */
     free(out);
     free(err);

@@ -387,6 +387,79 @@ static void prometheus_exposition(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A server's state beside its histograms: A scheduled, given a token and finished; B given a token
+   (running, not scheduled); C and D only submitted (waiting); E refused, the table (4) full. The
+   collector names its model: every series carries model_name, its quote escaped. */
+static void in_flight_refused_and_the_model_name(void **state)
+{
+    static const char *const want[] = {
+        "vllm:request_refused_total{model_name=\"llama \\\"8B\\\"\"} 1\n",
+        "vllm:request_dropped_total{model_name=\"llama \\\"8B\\\"\"} 1\n",
+        "vllm:num_requests_running{model_name=\"llama \\\"8B\\\"\"} 1\n",
+        "vllm:num_requests_waiting{model_name=\"llama \\\"8B\\\"\"} 2\n",
+        "# TYPE vllm:num_requests_waiting gauge\n",
+    };
+    ttft_tpot c, back;
+    ttft_tpot_config cfg;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char *text, *live, *read_back, *trace, err[256];
+    FILE *f;
+    size_t i;
+    long len;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_requests = 4;
+    cfg.model_name = "llama \"8B\"";
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "A", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_schedule_at(&c, "A", 1 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "A", 2 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_finish(&c, "A"), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "B", 1 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens_at(&c, "B", 3 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "C", 2 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "D", 3 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "E", 4 * MS), TTFT_TPOT_EFULL);
+    text = capture_prom(&c);
+    for (i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(text, want[i]))
+            fail_msg("no %s in\n%s", want[i], text);
+    assert_non_null(strstr(text, "vllm:request_success_total{model_name=\"llama \\\"8B\\\"\"} 2\n")); /* measured */
+    f = tmpfile();
+    assert_int_equal(ttft_tpot_publish(&c, pub, f, NULL, NULL), TTFT_TPOT_OK);
+    len = ftell(f);
+    rewind(f);
+    live = (char *)calloc(1, (size_t)len + 1);
+    assert_int_equal(fread(live, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    for (i = 0; i < sizeof want / sizeof want[0]; i++)
+        assert_non_null(strstr(live, want[i]));
+    assert_non_null(strstr(live, "vllm:request_success_total{model_name=\"llama \\\"8B\\\"\"} 1\n")); /* finished */
+    /* a trace keeps who finished: its exposition's gauges are the live collector's */
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "\n# finished: A\n"));
+    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
+    read_back = capture_prom(&back);
+    assert_string_equal(read_back, text);
+    assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# finished: Z\n", "t.csv", err,
+                               sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t.csv:2: # finished: a request not submitted earlier in this trace: Z"));
+    /* a label of the same name as the collector's is refused; so is a model name a label cannot hold */
+    assert_int_equal(ttft_tpot_prometheus(&c, stdout, NULL, "model_name=\"x\""), TTFT_TPOT_EINVAL);
+    ttft_tpot_free(&back);
+    cfg.model_name = "a{b}";
+    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_EINVAL);
+    cfg.model_name = "x\n";
+    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_EINVAL);
+    free(text);
+    free(live);
+    free(read_back);
+    free(trace);
+    free(pub);
+    ttft_tpot_free(&c);
+}
+
 /* promtool (Debian package prometheus) accepts the exposition: with an underscore prefix, clean;
    with vLLM's names, the only remarks are about the ':' in them. */
 static void promtool_accepts_it(void **state)
@@ -1195,6 +1268,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(per_request_metrics),
         cmocka_unit_test(several_tokens_an_event_as_vllm_defines_them),
+        cmocka_unit_test(in_flight_refused_and_the_model_name),
         cmocka_unit_test(ttst_is_the_second_token),
         cmocka_unit_test(ttfo_is_the_first_output_token),
         cmocka_unit_test(output_calls_refused),

@@ -65,6 +65,8 @@ static void usage(FILE *out)
                  "  --slo LIST              serving: SLOs for goodput, ttft=MS,tpot=MS,e2e=MS (any of them)\n"
                  "  --prometheus-prefix P   metric names start with P instead of vllm: (promtool's lint wants no ':')\n"
                  "  --label K=V             a label on every series of --prometheus (repeatable)\n"
+                 "  --model-name NAME       the label model_name=NAME on every series of --prometheus, which\n"
+                 "                          vLLM's dashboards filter on (as --label model_name=NAME)\n"
                  "  --seed N                weights and prompts are a function of N (1)\n");
     for (i = 0; i < sizeof int_opts / sizeof int_opts[0]; i++) {
         char flag[40];
@@ -88,7 +90,7 @@ static int bad_usage(const char *fmt, const char *a, const char *b)
 }
 
 enum { G_PROFILE = 256, G_JSON, G_TRACE, G_PROM, G_EVERY, G_ID, G_RATE, G_SLO, G_SEED, G_PREFIX, G_LABEL, G_VERSION, G_HTML,
-       G_ASYNC, G_INT = 512 };
+       G_ASYNC, G_MODEL, G_INT = 512 };
 
 static const struct option fixed_opts[] = {
     {"profile", no_argument, NULL, G_PROFILE},          {"profile-json", required_argument, NULL, G_JSON},
@@ -98,6 +100,7 @@ static const struct option fixed_opts[] = {
     {"seed", required_argument, NULL, G_SEED},          {"prometheus-prefix", required_argument, NULL, G_PREFIX},
     {"label", required_argument, NULL, G_LABEL},        {"version", no_argument, NULL, G_VERSION},
     {"profile-html", required_argument, NULL, G_HTML},  {"async", no_argument, NULL, G_ASYNC},
+    {"model-name", required_argument, NULL, G_MODEL},
     {"help", no_argument, NULL, 'h'},
 };
 #define N_FIXED (sizeof fixed_opts / sizeof fixed_opts[0])
@@ -163,9 +166,12 @@ static int take_value(int opt, char *val, options *o)
     case G_PREFIX:
         o->prom_prefix = val;
         return 0;
-    default: { /* G_LABEL */
-        char why[1200];
-        int rc = cli_add_label(o->prom_labels, sizeof o->prom_labels, val);
+    default: { /* G_LABEL, and G_MODEL: the label model_name */
+        char why[1200], pair[600];
+        int rc;
+        if (opt == G_MODEL && snprintf(pair, sizeof pair, "model_name=%s", val) >= (int)sizeof pair)
+            return bad_usage("--model-name: at most 500 bytes, got '%s'%s", val, "");
+        rc = cli_add_label(o->prom_labels, sizeof o->prom_labels, opt == G_MODEL ? pair : val);
         if (rc == CLI_LABEL_SYNTAX)
             return bad_usage("--label: expected NAME=VALUE, 500 bytes of labels at most, got '%s'%s", val, "");
         return rc == CLI_LABEL_OK ? 0 : bad_usage("%s%s", cli_label_why(why, sizeof why, rc, val), "");

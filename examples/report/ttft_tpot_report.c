@@ -32,6 +32,7 @@ static const char usage_text[] =
     "  --prometheus           print the requests as Prometheus text exposition (vLLM's metric names)\n"
     "  --prometheus-prefix P  metric names start with P instead of vllm: (promtool's lint wants no ':')\n"
     "  --label K=V            a label on every series, e.g. model_name=qwen3 (repeatable)\n"
+    "  --model-name NAME      the label model_name=NAME, which vLLM's dashboards filter on\n"
     "  --slo LIST             SLOs for goodput, any of ttft=MS,tpot=MS,e2e=MS\n"
     "  --chrome-trace FILE    also write the samples as a Chrome / Perfetto trace to FILE (needs\n"
     "                         start times: a trace recorded with config.timeline); - : standard\n"
@@ -204,7 +205,7 @@ static int take_noise(options *o, const char *v)
 
 enum { OPT_JSON = 256, OPT_PROM, OPT_BOUNDED, OPT_COMPARE, OPT_BASE, OPT_NEW, OPT_ALPHA, OPT_SLO, OPT_CHROME,
        OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION, OPT_HTML, OPT_RANKS, OPT_REQUESTS_CSV, OPT_SLICE,
-       OPT_PERCENTILES, OPT_NOISE, OPT_PHASES_IN_VERDICT };
+       OPT_PERCENTILES, OPT_NOISE, OPT_PHASES_IN_VERDICT, OPT_MODEL };
 
 static const struct option long_opts[] = {
     {"json", no_argument, NULL, OPT_JSON},           {"prometheus", no_argument, NULL, OPT_PROM},
@@ -219,6 +220,7 @@ static const struct option long_opts[] = {
     {"ranks", no_argument, NULL, OPT_RANKS},         {"requests-csv", required_argument, NULL, OPT_REQUESTS_CSV},
     {"slice", required_argument, NULL, OPT_SLICE},   {"percentiles", required_argument, NULL, OPT_PERCENTILES},
     {"noise", required_argument, NULL, OPT_NOISE},   {"phases-in-verdict", no_argument, NULL, OPT_PHASES_IN_VERDICT},
+    {"model-name", required_argument, NULL, OPT_MODEL},
     {NULL, 0, NULL, 0},
 };
 
@@ -281,9 +283,13 @@ static int take_option(int opt, char *v, options *o)
             return usage_error("--html", " needs a file name");
         o->html = v;
         break;
-    case OPT_LABEL: {
-        char why[1200];
-        int rc = cli_add_label(o->labels, sizeof o->labels, v);
+    case OPT_LABEL:
+    case OPT_MODEL: { /* --model-name NAME is --label model_name=NAME */
+        char why[1200], pair[600];
+        int rc;
+        if (opt == OPT_MODEL && snprintf(pair, sizeof pair, "model_name=%s", v) >= (int)sizeof pair)
+            return usage_error("--model-name: at most 500 bytes", "");
+        rc = cli_add_label(o->labels, sizeof o->labels, opt == OPT_MODEL ? pair : v);
         if (rc != CLI_LABEL_OK)
             return usage_error(cli_label_why(why, sizeof why, rc, v), "");
         break;

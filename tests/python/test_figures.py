@@ -263,6 +263,29 @@ def test_live_publication(tool, tmp_path):
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
+def test_model_name_and_requests_in_flight(tmp_path):
+    """Collector(model_name=...) labels every series; the gauges count the requests in flight: a waiting (only
+    submitted), b running (a token), c finished."""
+    tp = ttft_tpot.Collector(model_name="llama-3.1-8b", max_requests=3)
+    tp.submit("a", 0)
+    tp.submit("b", 0)
+    tp.tokens("b", 1, 10 * MS)
+    tp.submit("c", 0)
+    tp.tokens("c", 1, 20 * MS)
+    tp.finish("c")
+    tp.submit("d", 30 * MS)  # the table is full: a loss, counted (in the exposition too), not raised
+    path = tmp_path / "m.prom"
+    tp.publish(path, labels={"replica": "0"})
+    text = path.read_text()
+    for line in ('vllm:num_requests_waiting{model_name="llama-3.1-8b",replica="0"} 1\n',
+                 'vllm:num_requests_running{model_name="llama-3.1-8b",replica="0"} 1\n',
+                 'vllm:request_success_total{model_name="llama-3.1-8b",replica="0"} 1\n',
+                 'vllm:request_refused_total{model_name="llama-3.1-8b",replica="0"} 1\n'):
+        assert line in text
+    with pytest.raises(ValueError, match="model_name"):
+        ttft_tpot.Collector(model_name="a{b}")
+
+
 def test_the_issues_spellings(tool, tmp_path):
     """The API as the issue names it, keywords spelled as given."""
     tp = ttft_tpot.Collector(capacity=1024, max_requests=4)

@@ -1451,7 +1451,11 @@ static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg)
         return -1;
     }
     cfg->clock_name = name && name != Py_None ? core_utf8(name, "clock_name", "invalid argument") : NULL;
-    return name && name != Py_None && !cfg->clock_name ? -1 : 0;
+    if (name && name != Py_None && !cfg->clock_name)
+        return -1;
+    name = kw ? PyDict_GetItemString(kw, "model_name") : NULL;
+    cfg->model_name = name && name != Py_None ? core_utf8(name, "model_name", "invalid argument") : NULL;
+    return name && name != Py_None && !cfg->model_name ? -1 : 0;
 }
 
 /* Collector(**config): keyword arguments only, each the C config's field of that name; clock: a
@@ -1460,7 +1464,8 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
 {
     static const char *const known[] = {"capacity", "max_phases", "hist_slots", "max_requests", "max_request_events",
                                         "max_shapes", "max_device", "max_pending", "slice_ns", "timeline", "bounded",
-                                        "grow", "sequences", "clock", "clock_name", "percentiles", NULL};
+                                        "grow", "sequences", "clock", "clock_name", "percentiles", "model_name",
+                                        NULL};
     ttft_tpot_config cfg;
     PyObject *clock, *key, *val;
     Py_ssize_t pos = 0;
@@ -1492,7 +1497,8 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
             PyErr_NoMemory();
         else
             PyErr_Format(PyExc_ValueError, "%s: the config (capacity at most 2^32 - 1, max_phases at most 65535, "
-                         "hist_slots at most max_phases, percentiles ascending in (0, 100) to 0.001)", ttft_tpot_strerror(rc));
+                         "hist_slots at most max_phases, percentiles ascending in (0, 100) to 0.001, model_name "
+                         "at most 127 bytes without a newline or braces)", ttft_tpot_strerror(rc));
         return -1;
     }
     self->enabled = 1;
