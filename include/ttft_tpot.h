@@ -333,7 +333,8 @@
      / (tokens - 1), ITL = every gap between a request's token events (an event of several tokens,
      as speculative decoding streams them, adds one gap and no zero gaps inside it: vLLM's ITL,
      while TPOT spreads the time over every token), TTST = second token - submit,
-     queue = schedule - submit, prefill = first token - schedule, and TTFO = first output token -
+     queue = schedule - submit, prefill = first token - schedule, decode = last token - first token
+     (vLLM's request_decode_time_seconds), and TTFO = first output token -
      submit (time to first output token, as AIPerf and guidellm report it: TTFT past the reasoning)
      (one row each in TTFT_TPOT_METRICS: label, JSON key, Prometheus name, help, buckets, points; a
      request without both points of a metric is left out of it, so TTFO is over the requests with an
@@ -714,7 +715,10 @@ typedef struct ttft_tpot_slo {
       "decode", "")                                                                                   \
     X(E2E, "E2E", "E2E latency", "e2e_ms", "e2e_request_latency_seconds",                             \
       "Histogram of end to end request latency in seconds.", E2E, NONE, "", "e2e", SUBMIT, LAST, SPAN, \
-      "", "e2e_ns")
+      "", "e2e_ns")                                                                                   \
+    X(DECODE, "decode", "decode time", "decode_ms", "request_decode_time_seconds",                    \
+      "Histogram of time from first token to last in seconds, per request.", E2E, E2E,                \
+      "first to last token", "requests.decode", FIRST, LAST, SPAN, "", "")
 
 #define TTFT_TPOT__METRIC_ENUM(name, label, words, json, prom, help, le, under, note, cmp, from, to, rule, slice, \
                                csv)                                                                   \

@@ -56,6 +56,11 @@ static void per_request_metrics(void **state)
     /* E2E 50 150 280 */
     assert_ms(&doc, "requests.e2e_ms.p50", 150);
     assert_ms(&doc, "requests.e2e_ms.mean", 160);
+    /* decode, last token - first token: B 0, A 150 - 100 = 50, C 0 (its three tokens at once) */
+    assert_ms(&doc, "requests.decode_ms.n", 3);
+    assert_ms(&doc, "requests.decode_ms.p50", 0);
+    assert_ms(&doc, "requests.decode_ms.max", 50);
+    assert_near(num_at(&doc, "requests.decode_ms.mean"), 50.0 / 3, 1e-6);
     /* TPOT: A (150 - 100) / (4 - 1), C 0; B has one token: none */
     assert_ms(&doc, "requests.tpot_ms.n", 2);
     assert_near(num_at(&doc, "requests.tpot_ms.max"), 50.0 / 3, 1e-6);
@@ -364,6 +369,8 @@ static void prometheus_exposition(void **state)
     assert_near(series(text, "vllm:inter_token_latency_seconds_bucket{model_name=\"tiny\",le=\"0.025\"} "), 1, 0);
     assert_near(series(text, "vllm:inter_token_latency_seconds_count{model_name=\"tiny\"} "), 2, 0);
     assert_near(series(text, "vllm:request_success_total{model_name=\"tiny\"} "), 3, 0);
+    assert_near(series(text, "vllm:request_decode_time_seconds_count{model_name=\"tiny\"} "), 3, 0);
+    assert_near(series(text, "vllm:request_decode_time_seconds_sum{model_name=\"tiny\"} "), 0.05, 1e-9);
     assert_near(series(text, "vllm:generation_tokens_total{model_name=\"tiny\"} "), 8, 0);
     /* every histogram's buckets never decrease, and +Inf equals _count */
     for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
