@@ -42,6 +42,7 @@
                   ttft_tpot_request_output_at
                   ttft_tpot_request_mark_at       a mark (schedule, output) by its point's number
                   ttft_tpot_request_finish        it is done
+                  ttft_tpot_request_prompt        its prompt tokens
                   ttft_tpot_set_slo               the SLOs goodput counts against
      Device time  ttft_tpot_device_resolve        a step's tickets, resolved at once
                   ttft_tpot_device_elapsed        one ticket from an event pair's elapsed ns
@@ -622,6 +623,7 @@ typedef struct ttft_tpot_request {
     uint64_t second_ns; /* the token event that brought it to two tokens */
     uint64_t output_ns; /* its first output token, not reasoning (ttft_tpot_request_output_at) */
     uint32_t points;    /* the points it has: bit TTFT_TPOT_POINT_BIT(NAME) for each */
+    uint64_t prompt_tokens; /* ttft_tpot_request_prompt; 0: not given */
 } ttft_tpot_request;
 
 /* A request's time points, one list: recording and its order checks, the metric table (a metric spans
@@ -739,6 +741,7 @@ typedef struct ttft_tpot_requests {
     int has_window;                       /* a measured request exists and the window is > 0 */
     double window_ns, request_rps, output_tok_s;
     uint64_t tokens;                      /* of the measured requests */
+    uint64_t prompt_tokens;               /* theirs given (ttft_tpot_request_prompt) */
     uint64_t max_concurrent_requests;     /* the most measured requests in flight (submit to last token) at once */
     int has_max_tok_s;                    /* a slice holds a token */
     double max_output_tok_s;              /* the busiest slice's output tok/s (vLLM's peak, over 1 s slices) */
@@ -786,11 +789,16 @@ TTFT_TPOT_DEF int ttft_tpot_request_output_at(ttft_tpot *c, const char *id, uint
 TTFT_TPOT_DEF int ttft_tpot_request_mark_at(ttft_tpot *c, const char *id, int point, uint64_t t_ns);
 
 /* The request has delivered its last token: later tokens and schedules are refused, and a live
-   exposition (ttft_tpot_publish) counts it from now on. The reports need no finish (a request ends
-   at its last token) and a trace does not carry it. OK (also when disabled: nothing); EINVAL (c or id
+   exposition (ttft_tpot_publish) counts it from now on, and no longer as in flight. The reports need
+   no finish (a request ends at its last token); a trace carries it ("# finished:"). OK (also when disabled: nothing); EINVAL (c or id
    NULL); EREQUEST (unknown id, or finished before: counted as rejected); EFULL (unknown after a submit
    was refused for a full table: counted as dropped, as its tokens are). */
 TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id);
+
+/* The request's prompt tokens (once, after its submit), for vLLM's prompt_tokens_total and the JSON's
+   requests.prompt_tokens. OK (also when disabled: nothing); EINVAL (c or id NULL, 0 tokens); EREQUEST
+   (unknown id, or given before: counted as rejected); EFULL as finish. Takes no event storage. */
+TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot *c, const char *id, uint64_t prompt_tokens);
 
 /* The four calls above at TTFT_TPOT_NOW. */
 static inline int ttft_tpot_request_submit(ttft_tpot *c, const char *id)
@@ -1034,6 +1042,7 @@ typedef struct ttft_tpot__cleared {
     uint64_t count[TTFT_TPOT_METRIC_COUNT], sum_hi[TTFT_TPOT_METRIC_COUNT], sum_lo[TTFT_TPOT_METRIC_COUNT];
     uint64_t requests, tokens; /* request_success_total, generation_tokens_total */
     uint64_t refused, dropped; /* requests_refused, requests_dropped */
+    uint64_t prompt_tokens;    /* prompt_tokens_total */
 } ttft_tpot__cleared;
 
 /* The collector. Fields are visible so the record path can be inlined; read them through functions. */
@@ -1688,6 +1697,7 @@ typedef struct ttft_tpot_publisher {
     ttft_tpot_buckets base[TTFT_TPOT_METRIC_COUNT]; /* the requests of the collector's cleared intervals */
     ttft_tpot_buckets now[TTFT_TPOT_METRIC_COUNT];  /* base and its finished requests, as last published */
     uint64_t base_requests, base_tokens, requests, tokens; /* request_success_total, generation_tokens_total */
+    uint64_t prompt_tokens;                                /* prompt_tokens_total */
     uint32_t epoch; /* the collector's interval at the last publication (ttft_tpot_clear begins another) */
     int started;    /* published once */
 } ttft_tpot_publisher;
@@ -1781,7 +1791,8 @@ TTFT_TPOT_DEF int ttft_tpot_model_report_json(const ttft_tpot_model *m, FILE *ou
 /* -- Writers: Prometheus ----------------------------------------------------------------------- */
 
 /* Prometheus text exposition (format 0.0.4, OpenMetrics-compatible) of the measured requests:
-   histograms of TTFT, TPOT, ITL and E2E latency, counters of requests and generation tokens, of
+   histograms of TTFT, TPOT, ITL and E2E latency, counters of requests, of prompt tokens (those given
+   ttft_tpot_request_prompt) and generation tokens, of
    requests refused at submit (request_refused_total: the request table was full) and dropped
    (request_dropped_total: refused, or truncated), and vLLM's gauges of the requests in flight
    (num_requests_waiting: submitted, neither scheduled nor given a token; num_requests_running:
@@ -1833,7 +1844,8 @@ TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher
    and where one ends before the next begins), "# phase:" (the phase table, in order),
    "# hist:" (a bounded phase's histogram), "# prompt:" (a prefill phase's prompt-token sums),
    "# truncated:" (a request whose events did not all fit), "# finished:" (a request finished:
-   ttft_tpot_request_finish), "# sequences:" (the sequences of the
+   ttft_tpot_request_finish), "# prompt_tokens:" (a request's, ttft_tpot_request_prompt), "# sequences:"
+   (the sequences of the
    decode step on the line above: ttft_tpot_span_set_sequences), "# device:" (a device interval, its
    sample counted among the trace's sample lines), "# device_queued:" (the runtime's queued stamp of
    the interval above it), "# device_lost:" and "# counts:" (dropped, rejected,
@@ -3743,23 +3755,51 @@ TTFT_TPOT_DEF int ttft_tpot_request_output_at(ttft_tpot *c, const char *id, uint
     return ttft_tpot_request_mark_at(c, id, TTFT_TPOT_POINT_OUTPUT, t_ns);
 }
 
-TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id)
+/* The request id names, for a call that takes no event storage: OK and *r (-1 when c is disabled:
+   nothing to do); EINVAL (c or id NULL); EFULL (unknown after a submit was refused for a full table:
+   counted as dropped); EREQUEST (unknown: counted as rejected). */
+static int ttft_tpot__request_by_id(ttft_tpot *c, const char *id, int *r)
 {
-    int r;
+    *r = -1;
     if (!c || !id)
         return TTFT_TPOT_EINVAL;
     if (!c->enabled)
         return TTFT_TPOT_OK;
-    r = c->req.max ? ttft_tpot__request_find(c, id, strlen(id)) : -1;
-    if (r < 0 && c->req.refused) {
+    *r = c->req.max ? ttft_tpot__request_find(c, id, strlen(id)) : -1;
+    if (*r < 0 && c->req.refused) {
         c->req.dropped++;
         return TTFT_TPOT_EFULL;
     }
-    if (r < 0 || c->req.list[r].finished) {
+    if (*r < 0) {
+        c->rejected += c->refusal;
+        return TTFT_TPOT_EREQUEST;
+    }
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id)
+{
+    int r, rc = ttft_tpot__request_by_id(c, id, &r);
+    if (rc != TTFT_TPOT_OK || r < 0)
+        return rc;
+    if (c->req.list[r].finished) {
         c->rejected += c->refusal;
         return TTFT_TPOT_EREQUEST;
     }
     c->req.list[r].finished = 1;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot *c, const char *id, uint64_t prompt_tokens)
+{
+    int r = -1, rc = prompt_tokens ? ttft_tpot__request_by_id(c, id, &r) : TTFT_TPOT_EINVAL;
+    if (rc != TTFT_TPOT_OK || r < 0)
+        return rc;
+    if (c->req.list[r].prompt_tokens) {
+        c->rejected += c->refusal;
+        return TTFT_TPOT_EREQUEST;
+    }
+    c->req.list[r].prompt_tokens = prompt_tokens;
     return TTFT_TPOT_OK;
 }
 
@@ -4132,8 +4172,10 @@ static void ttft_tpot__cleared_add(ttft_tpot *c)
             if ((ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_GAPS) == gaps)
                 ttft_tpot__cleared_metric(c, m, scale);
     for (r = 0; r < c->req.n; r++)
-        if (ttft_tpot__measured(&c->req.list[r]) && c->req.list[r].finished)
+        if (ttft_tpot__measured(&c->req.list[r]) && c->req.list[r].finished) {
             c->cleared.requests++, c->cleared.tokens += c->req.list[r].tokens;
+            c->cleared.prompt_tokens += c->req.list[r].prompt_tokens;
+        }
     c->cleared.refused += c->req.refused;
     c->cleared.dropped += c->req.dropped;
 }
@@ -4167,6 +4209,7 @@ static int ttft_tpot__requests_of(const ttft_tpot *c, ttft_tpot_requests *out, t
         out->n++;
         out->unscheduled += !ttft_tpot__has(q, TTFT_TPOT_POINT_SCHEDULE);
         out->tokens += q->tokens;
+        out->prompt_tokens += q->prompt_tokens;
         first_submit = q->submit_ns < first_submit ? q->submit_ns : first_submit;
         last_token = q->last_ns > last_token ? q->last_ns : last_token;
         out->good_n += (uint64_t)ttft_tpot__good(c, q);
@@ -7592,7 +7635,8 @@ static void ttft_tpot__json_requests(const ttft_tpot_model *md, ttft_tpot__out *
         (unsigned long long)q->dropped, (unsigned long long)q->truncated);
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
         ttft_tpot__json_stats(out, ttft_tpot__metrics[m].json, &q->metric[m]);
-    ttft_tpot__out_fmt(out, ",\"unscheduled\":%llu", (unsigned long long)q->unscheduled);
+    ttft_tpot__out_fmt(out, ",\"unscheduled\":%llu,\"prompt_tokens\":%llu", (unsigned long long)q->unscheduled,
+                       (unsigned long long)q->prompt_tokens);
     ttft_tpot__out_str(out, ",\"window_ms\":");
     if (q->has_window)
         ttft_tpot__json_ms(out, q->window_ns);
@@ -8025,6 +8069,7 @@ static int ttft_tpot__prom_names(const ttft_tpot *c, const char *prefix, const c
 /* What the exposition counts beside its histograms. */
 typedef struct ttft_tpot__prom_counts {
     uint64_t requests, tokens;  /* request_success_total, generation_tokens_total */
+    uint64_t prompt_tokens;     /* prompt_tokens_total */
     uint64_t refused, dropped;  /* requests_refused, requests_dropped (as in the reports) */
     uint64_t waiting, running;  /* the requests in flight now: num_requests_waiting, num_requests_running */
 } ttft_tpot__prom_counts;
@@ -8072,6 +8117,8 @@ static void ttft_tpot__prom_requests(ttft_tpot__out *out, const char *pre, const
                         "Requests submitted, neither scheduled nor given a token.", n->waiting);
     ttft_tpot__prom_one(out, pre, lb, "request_success_total", "counter",
                         "Count of finished requests (measured: not warmup).", n->requests);
+    ttft_tpot__prom_one(out, pre, lb, "prompt_tokens_total", "counter",
+                        "Number of prompt tokens of the finished requests (as given them).", n->prompt_tokens);
     ttft_tpot__prom_one(out, pre, lb, "generation_tokens_total", "counter",
                         "Number of generation tokens of the finished requests.", n->tokens);
 }
@@ -8085,7 +8132,7 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
     if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_REQUESTS) || !out ||
         ttft_tpot__prom_names(m->collector, prefix, labels, pre, lb, blb))
         return TTFT_TPOT_EINVAL;
-    n.requests = m->requests.n, n.tokens = m->requests.tokens;
+    n.requests = m->requests.n, n.tokens = m->requests.tokens, n.prompt_tokens = m->requests.prompt_tokens;
     n.refused = m->losses.requests_refused, n.dropped = m->losses.requests_dropped;
     ttft_tpot__in_flight(m->collector, &n);
     ttft_tpot__out_open(&o, out, block, sizeof block);
@@ -8127,10 +8174,12 @@ static int ttft_tpot__publish_update(const ttft_tpot *c, ttft_tpot_publisher *p)
     }
     TTFT_TPOT_FREE(x, c->alloc_user);
     p->base_requests = z->requests, p->base_tokens = z->tokens;
-    p->requests = p->base_requests, p->tokens = p->base_tokens;
+    p->requests = p->base_requests, p->tokens = p->base_tokens, p->prompt_tokens = z->prompt_tokens;
     for (r = 0; r < c->req.n; r++)
-        if (ttft_tpot__measured(&c->req.list[r]) && c->req.list[r].finished)
+        if (ttft_tpot__measured(&c->req.list[r]) && c->req.list[r].finished) {
             p->requests++, p->tokens += c->req.list[r].tokens;
+            p->prompt_tokens += c->req.list[r].prompt_tokens;
+        }
     p->epoch = c->dev.epoch, p->started = 1;
     return TTFT_TPOT_OK;
 }
@@ -8146,7 +8195,7 @@ TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, 
         return TTFT_TPOT_EINVAL;
     if ((rc = ttft_tpot__publish_update(c, p)) != TTFT_TPOT_OK)
         return rc;
-    n.requests = p->requests, n.tokens = p->tokens; /* cumulative across clears, as the histograms */
+    n.requests = p->requests, n.tokens = p->tokens, n.prompt_tokens = p->prompt_tokens; /* across clears */
     n.refused = c->cleared.refused + c->req.refused, n.dropped = c->cleared.dropped + c->req.dropped;
     ttft_tpot__in_flight(c, &n);
     ttft_tpot__out_open(&o, out, block, sizeof block);
@@ -8487,14 +8536,18 @@ static void ttft_tpot__write_device(const ttft_tpot *c, ttft_tpot__out *out)
                            (unsigned long long)c->dev.refused);
 }
 
-/* The requests finished (ttft_tpot_request_finish), after their events: "# finished: ID" each, so that
-   a trace's requests in flight are the live collector's. */
+/* After the requests' events, what a request row cannot say: its prompt tokens ("# prompt_tokens: N,ID")
+   and that it finished ("# finished: ID"), so that a trace's requests in flight are the live ones. */
 static void ttft_tpot__write_finished(const ttft_tpot *c, ttft_tpot__out *out)
 {
     unsigned r;
-    for (r = 0; r < c->req.n; r++)
+    for (r = 0; r < c->req.n; r++) {
+        if (c->req.list[r].prompt_tokens)
+            ttft_tpot__out_fmt(out, "# prompt_tokens: %llu,%s\n", (unsigned long long)c->req.list[r].prompt_tokens,
+                               c->req.list[r].id);
         if (c->req.list[r].finished)
             ttft_tpot__out_fmt(out, "# finished: %s\n", c->req.list[r].id);
+    }
 }
 
 /* Through a large block (a system call for each 16 KiB costs as much as formatting them), or the

@@ -2249,6 +2249,20 @@ static int ttft_tpot__read_finished(ttft_tpot__reader *r, unsigned long line, co
     return TTFT_TPOT_OK;
 }
 
+/* "# prompt_tokens: N,ID": the prompt tokens of a request of this trace (ttft_tpot_request_prompt). */
+static int ttft_tpot__read_request_prompt(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    uint64_t n;
+    int q;
+    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &n) || n == 0)
+        return ttft_tpot__fail(r, line, "# prompt_tokens: expected N (1 or more),ID", NULL);
+    q = ttft_tpot__request_find(r->c, p, strlen(p));
+    if (q < 0 || (unsigned)q < r->old.requests)
+        return ttft_tpot__fail(r, line, "# prompt_tokens: a request not submitted earlier in this trace: ", p);
+    r->c->req.list[q].prompt_tokens = n;
+    return TTFT_TPOT_OK;
+}
+
 /* "# counts: NAME=N NAME=N ...": what the collector lost (ttft_tpot__count_names), each once. */
 static int ttft_tpot__read_counts(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
@@ -2421,9 +2435,9 @@ static int ttft_tpot__read_device_lost(ttft_tpot__reader *r, unsigned long line,
    bad: the line was too long or held a NUL byte, which only a directive minds. */
 static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const char *text, int bad)
 {
-    static const char *const kinds[10] = {" phase: ", " hist: ",          " truncated: ",     " counts: ",
-                                          " prompt: ", " device: ",       " device_lost: ",   " device_queued: ",
-                                          " sequences: ", " finished: "};
+    static const char *const kinds[11] = {" phase: ",     " hist: ",     " truncated: ",   " counts: ",
+                                          " prompt: ",    " device: ",   " device_lost: ", " device_queued: ",
+                                          " sequences: ", " finished: ", " prompt_tokens: "};
     const char *p;
     int k;
     if (strncmp(text, " clock: ", 8) == 0) {
@@ -2439,9 +2453,9 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
         ttft_tpot__run_close(r->c, r->c->store.n + r->n);
         return TTFT_TPOT_OK;
     }
-    for (k = 0; k < 10 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
+    for (k = 0; k < 11 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
         ;
-    if (k == 10)
+    if (k == 11)
         return TTFT_TPOT_OK;
     if (bad)
         return ttft_tpot__fail(r, line, "directive too long, or with a NUL byte: #", kinds[k]);
@@ -2455,7 +2469,8 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
            : k == 6 ? ttft_tpot__read_device_lost(r, line, p)
            : k == 7 ? ttft_tpot__read_device_queued(r, line, p)
            : k == 8 ? ttft_tpot__read_sequences(r, line, p)
-                    : ttft_tpot__read_finished(r, line, p);
+           : k == 9 ? ttft_tpot__read_finished(r, line, p)
+                    : ttft_tpot__read_request_prompt(r, line, p);
 }
 
 /* -- Trace I/O: lines and fields --------------------------------------------------------------- */

@@ -110,6 +110,7 @@ static void serving_mode_records_every_request(void **state)
     prom = slurp("generate_test.prom");
     assert_non_null(strstr(prom, "vllm:request_success_total 7\n"));
     assert_non_null(strstr(prom, "vllm:generation_tokens_total 35\n"));
+    assert_non_null(strstr(prom, "vllm:prompt_tokens_total 56\n")); /* 7 requests of 8 prompt tokens */
     free(prom);
     /* with a prefix and a label, promtool has nothing to say */
     assert_int_equal(run("--dim 64 --layers 2 --heads 4 --hidden 96 --vocab 300 --prompt-len 8 --max-new-tokens 5 "

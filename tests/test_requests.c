@@ -427,7 +427,13 @@ static void in_flight_refused_and_the_model_name(void **state)
     assert_int_equal(ttft_tpot_request_submit_at(&c, "C", 2 * MS), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_submit_at(&c, "D", 3 * MS), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_submit_at(&c, "E", 4 * MS), TTFT_TPOT_EFULL);
+    assert_int_equal(ttft_tpot_request_prompt(&c, "A", 16), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_prompt(&c, "B", 8), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_prompt(&c, "A", 16), TTFT_TPOT_EREQUEST); /* once */
+    assert_int_equal(ttft_tpot_request_prompt(&c, "C", 0), TTFT_TPOT_EINVAL);
     text = capture_prom(&c);
+    /* the measured requests' prompts (A and B: each has a token); live, the finished ones' (A) */
+    assert_non_null(strstr(text, "vllm:prompt_tokens_total{model_name=\"llama \\\"8B\\\"\"} 24\n"));
     for (i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!strstr(text, want[i]))
             fail_msg("no %s in\n%s", want[i], text);
@@ -442,9 +448,10 @@ static void in_flight_refused_and_the_model_name(void **state)
     for (i = 0; i < sizeof want / sizeof want[0]; i++)
         assert_non_null(strstr(live, want[i]));
     assert_non_null(strstr(live, "vllm:request_success_total{model_name=\"llama \\\"8B\\\"\"} 1\n")); /* finished */
+    assert_non_null(strstr(live, "vllm:prompt_tokens_total{model_name=\"llama \\\"8B\\\"\"} 16\n"));
     /* a trace keeps who finished: its exposition's gauges are the live collector's */
     trace = capture(&c, ttft_tpot_trace_write);
-    assert_non_null(strstr(trace, "\n# finished: A\n"));
+    assert_non_null(strstr(trace, "\n# prompt_tokens: 16,A\n# finished: A\n# prompt_tokens: 8,B\n"));
     assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
     assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
     read_back = capture_prom(&back);
@@ -452,6 +459,15 @@ static void in_flight_refused_and_the_model_name(void **state)
     assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# finished: Z\n", "t.csv", err,
                                sizeof err), TTFT_TPOT_EPARSE);
     assert_non_null(strstr(err, "t.csv:2: # finished: a request not submitted earlier in this trace: Z"));
+    assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# prompt_tokens: 0,A\n", "t.csv", err,
+                               sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t.csv:2: # prompt_tokens: expected N (1 or more),ID"));
+    {
+        jc_value doc;
+        json_of(&back, &doc);
+        assert_ms(&doc, "requests.prompt_tokens", 24);
+        jc_free(&doc);
+    }
     /* a label of the same name as the collector's is refused; so is a model name a label cannot hold */
     assert_int_equal(ttft_tpot_prometheus(&c, stdout, NULL, "model_name=\"x\""), TTFT_TPOT_EINVAL);
     ttft_tpot_free(&back);

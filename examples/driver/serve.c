@@ -164,6 +164,7 @@ int serve_requests(driver *g)
         uint64_t now = ttft_tpot_now() - s.t0;
         while (arrived < s.n && s.req[arrived].arrive_ns <= now) { /* submitted when it arrived */
             ttft_tpot_request_submit_at(&g->tp, s.req[arrived].id, s.t0 + s.req[arrived].arrive_ns);
+            ttft_tpot_request_prompt(&g->tp, s.req[arrived].id, (uint64_t)g->o.prompt_len); /* prompt_tokens_total */
             arrived++;
         }
         if (admit < arrived) {

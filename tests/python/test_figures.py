@@ -274,13 +274,17 @@ def test_model_name_and_requests_in_flight(tmp_path):
     tp.tokens("c", 1, 20 * MS)
     tp.finish("c")
     tp.submit("d", 30 * MS)  # the table is full: a loss, counted (in the exposition too), not raised
+    tp.prompt("c", 12)
+    with pytest.raises(ValueError, match="given once"):
+        tp.prompt("c", 12)
     path = tmp_path / "m.prom"
     tp.publish(path, labels={"replica": "0"})
     text = path.read_text()
     for line in ('vllm:num_requests_waiting{model_name="llama-3.1-8b",replica="0"} 1\n',
                  'vllm:num_requests_running{model_name="llama-3.1-8b",replica="0"} 1\n',
                  'vllm:request_success_total{model_name="llama-3.1-8b",replica="0"} 1\n',
-                 'vllm:request_refused_total{model_name="llama-3.1-8b",replica="0"} 1\n'):
+                 'vllm:request_refused_total{model_name="llama-3.1-8b",replica="0"} 1\n',
+                 'vllm:prompt_tokens_total{model_name="llama-3.1-8b",replica="0"} 12\n'):
         assert line in text
     with pytest.raises(ValueError, match="model_name"):
         ttft_tpot.Collector(model_name="a{b}")

@@ -44,6 +44,7 @@ CALLS = {
     "output": ("r",),
     "tokens": ("r",),
     "finish": ("r",),
+    "prompt": ("r", 8),
     "publish": ("/nonexistent/dir/x.prom",),
     "device_resolve": ([(1, 5)],),
     "device_elapsed": (1, 5),

@@ -871,6 +871,27 @@ static PyObject *core_finish(core_collector *self, PyObject *id)
                         ttft_tpot_strerror(rc), id);
 }
 
+/* prompt(id, n): the request's prompt tokens, once (prompt_tokens_total, requests.prompt_tokens). */
+static PyObject *core_prompt(core_collector *self, PyObject *args)
+{
+    PyObject *id, *n;
+    const char *s;
+    uint64_t k;
+    int rc;
+    if (!core_ready(self) || !PyArg_ParseTuple(args, "OO:prompt", &id, &n))
+        return NULL;
+    if (!self->enabled)
+        Py_RETURN_NONE;
+    if (!(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))) ||
+        core_int(n, "prompt tokens", 1, UINT64_MAX, TTFT_TPOT_EINVAL, &k) != 0)
+        return NULL;
+    rc = ttft_tpot_request_prompt(&self->c, s, k);
+    if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
+        Py_RETURN_NONE;
+    return PyErr_Format(PyExc_ValueError, "%s: the prompt tokens of request %R (a submitted request, given once)",
+                        ttft_tpot_strerror(rc), id);
+}
+
 /* A path argument: *given = os.fspath(o) (str or bytes: how open() names a file in its errors, so a
    str is not shown as bytes), *path its file-system bytes. 0, or -1 with an exception and both NULL. */
 static int core_path(PyObject *o, PyObject **given, PyObject **path)
@@ -1579,6 +1600,7 @@ CORE_LOCKED_KW(core_submit) CORE_LOCKED_KW(core_tokens)
 TTFT_TPOT_POINTS(CORE_MARK_LOCKED)
 #undef CORE_MARK_LOCKED
 CORE_LOCKED_1(core_shape_row) CORE_LOCKED_1(core_warmup) CORE_LOCKED_1(core_run) CORE_LOCKED_1(core_finish)
+CORE_LOCKED_1(core_prompt)
 CORE_LOCKED_1(core_publish) CORE_LOCKED_1(core_device_elapsed) CORE_LOCKED_1(core_device_elapsed_ms)
 CORE_LOCKED_1(core_device_absolute) CORE_LOCKED_1(core_report) CORE_LOCKED_1(core_report_json)
 CORE_LOCKED_1(core_prometheus) CORE_LOCKED_1(core_html) CORE_LOCKED_1(core_trace) CORE_LOCKED_1(core_requests_csv)
@@ -1608,6 +1630,7 @@ static PyMethodDef core_collector_methods[] = {
 #undef CORE_MARK_DEF
     {"tokens", CORE_KW(core_tokens), "tokens(id, n=1, t_ns=None): n of its tokens delivered"},
     {"finish", CORE_1(core_finish, METH_O), "finish(id): its last token delivered (a live exposition counts it)"},
+    {"prompt", CORE_1(core_prompt, METH_VARARGS), "prompt(id, n): its prompt tokens (prompt_tokens_total)"},
     {"_publish", CORE_1(core_publish, METH_VARARGS), NULL},
     {"device_resolve", CORE_KW(core_device_resolve),
      "device_resolve(stamps, pair=None): " CORE_STAMP_FORMS " stamps, at once"},
