@@ -630,13 +630,16 @@ static void one_token_a_sequence_is_the_default(void **state)
 {
     ttft_tpot a, b;
     ttft_tpot_config cfg;
+    script_clock none = {NULL, 0, 0}; /* never read: a measured clock's cost differs between two */
     jc_value doc;
     int da, db, k;
     (void)state;
     memset(&cfg, 0, sizeof cfg);
+    cfg.clock = script_now;
+    cfg.clock_user = &none;
+    db = fixture(&b, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
     cfg.sequences = 1;
     da = fixture(&a, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
-    db = fixture(&b, NULL, "decode", TTFT_TPOT_ROLE_DECODE);
     for (k = 0; k < 4; k++) {
         assert_int_equal(multi_step(&a, da, 1000 * (uint64_t)(k + 1), 4, k % 2 ? 4 : 0), TTFT_TPOT_OK);
         assert_int_equal(ttft_tpot_record(&b, db, 1000 * (uint64_t)(k + 1), 4), TTFT_TPOT_OK);
