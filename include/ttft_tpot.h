@@ -341,6 +341,16 @@
      request without both points of a metric is left out of it, so TTFO is over the requests with an
      output event); goodput under SLOs; Prometheus exposition (ttft_tpot_prometheus). Warmup per
      shape: spans and records with a shape key flag the first sample of each (phase, key).
+     A server that runs for weeks: a request finished (ttft_tpot_request_finish) is folded once into
+     cumulative histograms and counters (its metrics' values bucketed, its sums exact), which the
+     live exposition (ttft_tpot_publish) writes in O(buckets). When a submit or a token event finds
+     the request table or the event log full, the finished requests but the last
+     config.request_window (and at most half of them) leave the table, oldest first, their slots and
+     events reused: every report figure is then exact over the requests held (the window), and the
+     requests folded away are counted (JSON requests.folded) and stay in every Prometheus histogram
+     and counter, within the buckets' bound. Memory stays that of the table, however many requests
+     were served. Only finished requests fold: a driver that never finishes its requests fills the
+     table as before (refused, and counted).
 
    BOUNDED MODE
      Exact mode keeps every sample (16 bytes). A bounded phase (config.bounded, or
@@ -624,6 +634,8 @@ typedef struct ttft_tpot_request {
     uint64_t output_ns; /* its first output token, not reasoning (ttft_tpot_request_output_at) */
     uint32_t points;    /* the points it has: bit TTFT_TPOT_POINT_BIT(NAME) for each */
     uint64_t prompt_tokens; /* ttft_tpot_request_prompt; 0: not given */
+    size_t ev_first, ev_last; /* its first and last event in the log (SIZE_MAX: none): where folding it
+                                 walks (ttft_tpot__fold) */
 } ttft_tpot_request;
 
 /* A request's time points, one list: recording and its order checks, the metric table (a metric spans
@@ -748,6 +760,11 @@ typedef struct ttft_tpot_requests {
     int has_goodput;                      /* an SLO is set and n > 0 */
     uint64_t good_n;
     double good_fraction, good_rps;       /* good_rps needs has_window */
+    uint64_t folded;                      /* measured requests folded out of the table (config.request_window):
+                                             in the exposition's histograms and counters, in no figure above */
+    uint64_t folded_tokens, folded_prompt_tokens; /* theirs */
+    uint64_t folded_other;                /* finished requests folded away that no figure counts (warmup, or
+                                             no token); truncated ones are counted in truncated */
 } ttft_tpot_requests;
 
 /* Requests. A request is submitted once, then delivers tokens in events of one or more tokens; it
@@ -1030,20 +1047,25 @@ typedef struct ttft_tpot_config {
     int refusals_reported;    /* nonzero: the caller reports each refused call itself (a binding raises
                                  it), so refusals are not counted (rejected, device refusals); losses
                                  (dropped, refused submits, unresolved) still are */
+    unsigned request_window;  /* a server's exact window: when a submit or a token finds the request
+                                 table or the event log full, the finished requests are folded away
+                                 (into the exposition's histograms and counters, where every one
+                                 stays counted) but for the last request_window of them, at most half
+                                 (0: max_requests / 2); their slots and events are reused */
 } ttft_tpot_config;
 
 #define TTFT_TPOT_BUCKETS_MAX 103 /* bounds of the largest Prometheus bucket table */
 
-/* A live exposition's figures of the requests that finished before the collector's clears
-   (ttft_tpot_publish): a clear adds its interval's to them, so no finished request is lost to a
-   publisher however publications and clears interleave. In the buckets' units (ttft_tpot_buckets). */
-typedef struct ttft_tpot__cleared {
-    uint64_t cumulative[TTFT_TPOT_METRIC_COUNT][TTFT_TPOT_BUCKETS_MAX];
+/* Finished requests folded into histograms and counters once each (ttft_tpot__fold), in O(buckets)
+   whatever their number: each value counted in its bucket (not cumulative; past the last bound: in
+   count alone), per-token metrics' sums in 1/1024 ns, the others' in ns, 128 bits each. */
+typedef struct ttft_tpot__tally {
+    uint64_t bucket[TTFT_TPOT_METRIC_COUNT][TTFT_TPOT_BUCKETS_MAX];
     uint64_t count[TTFT_TPOT_METRIC_COUNT], sum_hi[TTFT_TPOT_METRIC_COUNT], sum_lo[TTFT_TPOT_METRIC_COUNT];
-    uint64_t requests, tokens; /* request_success_total, generation_tokens_total */
-    uint64_t refused, dropped; /* requests_refused, requests_dropped */
-    uint64_t prompt_tokens;    /* prompt_tokens_total */
-} ttft_tpot__cleared;
+    uint64_t requests, tokens, prompt_tokens; /* measured: request_success_total, generation_tokens_total,
+                                                 prompt_tokens_total */
+    uint64_t truncated, unmeasured; /* finished requests out of the figures: truncated; warmup or no token */
+} ttft_tpot__tally;
 
 /* The collector. Fields are visible so the record path can be inlined; read them through functions. */
 struct ttft_tpot {
@@ -1083,8 +1105,13 @@ struct ttft_tpot {
     uint64_t full_at[4]; /* the limits losses read from a trace met (capacity, max_requests,
                             max_request_events, max_shapes of the recording collector) */
     unsigned full_known; /* bit k: full_at[k] was read (else the limit is c's own) */
-    ttft_tpot__cleared cleared; /* the finished requests of the intervals cleared, for publishers */
+    ttft_tpot__tally finished; /* every request finished since init: the live exposition (never cleared) */
+    ttft_tpot__tally folded;   /* the finished requests folded out of the table since the last clear */
+    uint64_t refused_cleared, dropped_cleared; /* the request losses of the intervals cleared (publish) */
+    unsigned request_window;   /* config.request_window */
     char model_label[272];      /* model_name="..." (config.model_name, escaped), or "" */
+    uint64_t le_ns[3][TTFT_TPOT_BUCKETS_MAX]; /* each bucket table's bounds in ns (TTFT_TPOT__LE_*), */
+    size_t le_n[3];                           /* read once at init: what folding a request compares */
 };
 
 /* Bytes of storage init needs for cfg (NULL: defaults); 0 when the sizes overflow. */
@@ -1694,12 +1721,10 @@ typedef struct ttft_tpot_slice {
 
 /* What a live exposition has published (ttft_tpot_publish). */
 typedef struct ttft_tpot_publisher {
-    ttft_tpot_buckets base[TTFT_TPOT_METRIC_COUNT]; /* the requests of the collector's cleared intervals */
-    ttft_tpot_buckets now[TTFT_TPOT_METRIC_COUNT];  /* base and its finished requests, as last published */
-    uint64_t base_requests, base_tokens, requests, tokens; /* request_success_total, generation_tokens_total */
-    uint64_t prompt_tokens;                                /* prompt_tokens_total */
-    uint32_t epoch; /* the collector's interval at the last publication (ttft_tpot_clear begins another) */
-    int started;    /* published once */
+    ttft_tpot_buckets now[TTFT_TPOT_METRIC_COUNT]; /* every request finished, as last published */
+    uint64_t requests, tokens; /* request_success_total, generation_tokens_total */
+    uint64_t prompt_tokens;    /* prompt_tokens_total */
+    int started;               /* published once */
 } ttft_tpot_publisher;
 
 /* Everything a collector lost or refused, with the limits it met: the limit that made a loss is the
@@ -1819,7 +1844,9 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
    histograms and counters as ttft_tpot_prometheus writes them, cumulative over every publication of
    this publisher: they never go backwards, also across ttft_tpot_clear (a request that finished
    before a clear is counted whenever it is published), so rate() and increase() work.
-   Zero-initialise it (about 25 KiB) before the first publication; one publisher a collector. The
+   Zero-initialise it (about 15 KiB) before the first publication; one publisher a collector. Each
+   publication costs O(buckets + requests in the table), whatever the number served: a finished
+   request was folded into the collector's cumulative histograms once, when it finished. The
    device figures are not published live. publish: into out; EINVAL as ttft_tpot_prometheus (nothing
    written, nothing counted), ENOMEM, EIO. publish_file: the same into path, atomically: written to
    "PATH.tmp-PID-ADDRESS" (this process and publisher's own, so publishers on one path never touch
@@ -1843,7 +1870,8 @@ TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher
    does not know them takes for comments: "# clock:", "# run:" and "# run: end" (where a run begins,
    and where one ends before the next begins), "# phase:" (the phase table, in order),
    "# hist:" (a bounded phase's histogram), "# prompt:" (a prefill phase's prompt-token sums),
-   "# truncated:" (a request whose events did not all fit), "# finished:" (a request finished:
+   "# truncated:" (a request whose events did not all fit), "# folded:" and "# folded_metric:" (the
+   requests folded out of the table: counts, then each metric's buckets), "# finished:" (a request finished:
    ttft_tpot_request_finish), "# prompt_tokens:" (a request's, ttft_tpot_request_prompt), "# sequences:"
    (the sequences of the
    decode step on the line above: ttft_tpot_span_set_sequences), "# device:" (a device interval, its
@@ -3583,6 +3611,7 @@ static int ttft_tpot__request_new(ttft_tpot *c, const char *id, size_t len, uint
     ttft_tpot_request *q = &c->req.list[c->req.n];
     memset(q, 0, sizeof *q);
     memcpy(q->id, id, len);
+    q->ev_first = q->ev_last = SIZE_MAX;
     ttft_tpot__set_points(q, TTFT_TPOT_POINT_BIT(SUBMIT), t, 0);
     q->warmup = warmup != 0;
     c->req.index[slot] = (c->req.n + 1) | TTFT_TPOT__IDX_TAG(ttft_tpot__hash(c, id, len)); /* its tag */
@@ -3656,6 +3685,8 @@ static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, ui
         return TTFT_TPOT__ELOG;
     if (tokens)
         ttft_tpot__tokens_add(q, bits, t, tokens);
+    q->ev_first = q->ev_first == SIZE_MAX ? c->req.n_events : q->ev_first;
+    q->ev_last = c->req.n_events;
     ev = &c->req.events[c->req.n_events++];
     ev->t_ns = t;
     ev->request = (uint32_t)r;
@@ -3682,11 +3713,14 @@ static void ttft_tpot__requests_rollback(ttft_tpot *c, unsigned n, size_t m)
         ttft_tpot__set_points(req, by_tokens, 0, 1);
         req->tokens = 0;
         req->token_events = 0;
+        req->ev_first = req->ev_last = SIZE_MAX;
         ttft_tpot__request_index_add(c, r);
     }
     for (i = 0; i < m; i++) {
         const ttft_tpot__event *ev = &c->req.events[i];
         ttft_tpot_request *req = &c->req.list[ev->request];
+        req->ev_first = req->ev_first == SIZE_MAX ? i : req->ev_first;
+        req->ev_last = i;
         if (ev->tokens)
             ttft_tpot__tokens_add(req, ttft_tpot__token_points(req, ev->tokens), ev->t_ns, ev->tokens);
     }
@@ -3705,6 +3739,16 @@ static uint64_t ttft_tpot__event_time(ttft_tpot *c, const char *id, int p, uint6
                                                            : ttft_tpot__clock(c);
 }
 
+/* Whether a request is in the figures: not warmup, not truncated, a token at least. */
+static int ttft_tpot__measured(const ttft_tpot_request *r)
+{
+    return !r->warmup && !r->truncated && r->token_events > 0;
+}
+
+/* Folding finished requests (Requests: folding, below, beside the metrics it computes). */
+static void ttft_tpot__fold(const ttft_tpot *c, ttft_tpot__tally *t, unsigned r);
+static unsigned ttft_tpot__fold_away(ttft_tpot *c);
+
 static int ttft_tpot__request_call(ttft_tpot *c, const char *id, uint64_t t, uint32_t tokens, int point)
 {
     int rc, r;
@@ -3712,6 +3756,9 @@ static int ttft_tpot__request_call(ttft_tpot *c, const char *id, uint64_t t, uin
         return TTFT_TPOT_EINVAL;
     if (!c->enabled)
         return TTFT_TPOT_OK;
+    if (c->req.max && ttft_tpot__points[point].set != TTFT_TPOT__SET_MARK &&
+        ((point == TTFT_TPOT_POINT_SUBMIT && c->req.n == c->req.max) || c->req.n_events == c->req.max_events))
+        (void)ttft_tpot__fold_away(c); /* room from the finished requests, if any */
     rc = ttft_tpot__request_event(c, id, strlen(id), ttft_tpot__event_time(c, id, point, t), tokens,
                                   c->warmup_depth != 0, point, UINT32_MAX, &r);
     if (rc == TTFT_TPOT_EREQUEST)
@@ -3787,6 +3834,7 @@ TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id)
         return TTFT_TPOT_EREQUEST;
     }
     c->req.list[r].finished = 1;
+    ttft_tpot__fold(c, &c->finished, (unsigned)r); /* counted once, live, whatever becomes of its slot */
     return TTFT_TPOT_OK;
 }
 
@@ -3800,6 +3848,8 @@ TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot *c, const char *id, uint64_
         return TTFT_TPOT_EREQUEST;
     }
     c->req.list[r].prompt_tokens = prompt_tokens;
+    if (c->req.list[r].finished && ttft_tpot__measured(&c->req.list[r])) /* folded without them */
+        c->finished.prompt_tokens += prompt_tokens;
     return TTFT_TPOT_OK;
 }
 
@@ -3944,11 +3994,6 @@ static uint64_t ttft_tpot__per_token_scaled(uint64_t gap, uint64_t tokens, uint6
     if (scale == 1)
         return q + (rem >= d - rem); /* half up */
     return q * scale + (uint64_t)((double)rem / (double)d * (double)scale + 0.5);
-}
-
-static int ttft_tpot__measured(const ttft_tpot_request *r)
-{
-    return !r->warmup && !r->truncated && r->token_events > 0;
 }
 
 /* The scale per-token metrics (TPOT) are kept in: 1/1024 ns while every measured request's value
@@ -4118,66 +4163,169 @@ static void ttft_tpot__buckets_add(ttft_tpot_buckets *b, const uint64_t *x, size
     ttft_tpot__buckets_close(b, n, scale, lo, hi);
 }
 
-/* A GAPS metric (ITL) of c's finished measured requests into b (counts not yet cumulative), n and
-   hi:lo as buckets_put keeps them. The walk's state is each request's first_ns: c is being cleared,
-   and nothing reads them after (ttft_tpot__event_set keeps it in memory of its own). */
-static void ttft_tpot__cleared_events(ttft_tpot *c, ttft_tpot_buckets *b, uint64_t *n, uint64_t *lo, uint64_t *hi)
+/* ---- Requests: folding ------------------------------------------------------------------------ */
+
+/* The bucket of x (1/scale ns) among the bounds of metric m: the first bound at or above it; past
+   the last, their number (+Inf alone). */
+static size_t ttft_tpot__bucket_of(const ttft_tpot *c, int m, uint64_t x, uint64_t scale)
 {
+    const uint64_t *le = c->le_ns[ttft_tpot__metrics[m].le];
+    size_t a = 0, z = c->le_n[ttft_tpot__metrics[m].le];
+    while (a < z) {
+        size_t mid = a + (z - a) / 2;
+        if (le[mid] * scale < x)
+            a = mid + 1;
+        else
+            z = mid;
+    }
+    return a;
+}
+
+/* One value of metric m, x in 1/scale ns (scale 1 or 1024), into t: its bucket, its count, its sum
+   (a per-token metric's in 1/1024 ns). */
+static void ttft_tpot__tally_put(const ttft_tpot *c, ttft_tpot__tally *t, int m, uint64_t x, uint64_t scale)
+{
+    uint64_t lo = x, hi = 0;
+    size_t b = ttft_tpot__bucket_of(c, m, x, scale);
+    if (b < c->le_n[ttft_tpot__metrics[m].le])
+        t->bucket[m][b]++;
+    t->count[m]++;
+    if (ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_PER_TOKEN && scale == 1)
+        hi = x >> 54, lo = x << 10; /* whole ns to 1/1024 ns, in 128 bits */
+    t->sum_lo[m] += lo;
+    t->sum_hi[m] += hi + (t->sum_lo[m] < lo);
+}
+
+/* Every gap between request r's token events (a GAPS metric m: ITL) into t: its events lie between
+   its first and its last in the log. */
+static void ttft_tpot__fold_gaps(const ttft_tpot *c, ttft_tpot__tally *t, unsigned r, int m)
+{
+    const ttft_tpot_request *q = &c->req.list[r];
+    uint64_t last = UINT64_MAX;
     size_t i;
-    unsigned r;
-    for (r = 0; r < c->req.n; r++) /* the last token event's time */
-        c->req.list[r].first_ns = UINT64_MAX;
-    for (i = 0; i < c->req.n_events; i++) {
+    for (i = q->ev_first; q->token_events > 1 && i <= q->ev_last; i++) {
         const ttft_tpot__event *ev = &c->req.events[i];
-        ttft_tpot_request *q = &c->req.list[ev->request];
-        if (!ev->tokens || !ttft_tpot__measured(q) || !q->finished)
+        if (ev->request != r || !ev->tokens)
             continue;
-        if (q->first_ns != UINT64_MAX)
-            ttft_tpot__buckets_put(b, ev->t_ns - q->first_ns, 1, lo, hi), ++*n;
-        q->first_ns = ev->t_ns;
+        if (last != UINT64_MAX)
+            ttft_tpot__tally_put(c, t, m, ev->t_ns - last, 1);
+        last = ev->t_ns;
     }
 }
 
-/* Metric m of c's finished measured requests added to c->cleared. */
-static void ttft_tpot__cleared_metric(ttft_tpot *c, int m, uint64_t scale)
+/* Request r into t, once (when it finishes, and when it is folded out of the table): each metric's
+   value (a per-token one in 1/1024 ns while that fits 64 bits, as the reports keep it) and its
+   tokens; one out of every figure is only counted. */
+static void ttft_tpot__fold(const ttft_tpot *c, ttft_tpot__tally *t, unsigned r)
 {
-    ttft_tpot__cleared *z = &c->cleared;
-    ttft_tpot_buckets b;
-    uint64_t n = 0, lo = 0, hi = 0, sc = ttft_tpot__scale_of(m, scale), v;
-    unsigned r;
-    size_t k;
-    ttft_tpot__buckets_init(&b, m);
-    if (ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_GAPS)
-        ttft_tpot__cleared_events(c, &b, &n, &lo, &hi);
-    for (r = 0; ttft_tpot__metrics[m].rule != TTFT_TPOT__RULE_GAPS && r < c->req.n; r++)
-        if (ttft_tpot__request_value(&c->req.list[r], m, 1, sc, &v))
-            ttft_tpot__buckets_put(&b, v, sc, &lo, &hi), n++;
-    ttft_tpot__buckets_close(&b, n, sc, lo, hi);
-    for (k = 0; k < b.n; k++)
-        z->cumulative[m][k] += b.cumulative[k];
-    z->count[m] += b.count;
-    z->sum_lo[m] += b.sum_lo;
-    z->sum_hi[m] += b.sum_hi + (z->sum_lo[m] < b.sum_lo);
+    const ttft_tpot_request *q = &c->req.list[r];
+    uint64_t v, sc;
+    int m;
+    if (!ttft_tpot__measured(q)) {
+        *(q->truncated ? &t->truncated : &t->unmeasured) += 1;
+        return;
+    }
+    t->requests++, t->tokens += q->tokens, t->prompt_tokens += q->prompt_tokens;
+    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
+        if (ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_GAPS) {
+            ttft_tpot__fold_gaps(c, t, r, m);
+            continue;
+        }
+        sc = ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_PER_TOKEN && ttft_tpot__has_metric(q, m) &&
+                     ttft_tpot__span_ns(q, m) / (q->tokens - 1) < UINT64_MAX / 1024
+                 ? 1024
+                 : 1;
+        if (ttft_tpot__request_value(q, m, 0, sc, &v))
+            ttft_tpot__tally_put(c, t, m, v, sc);
+    }
 }
 
-/* Before a clear: c's finished measured requests into c->cleared, with no memory of its own (the
-   GAPS metrics last, as they overwrite the requests' first_ns). */
-static void ttft_tpot__cleared_add(ttft_tpot *c)
+/* dst += src. */
+static void ttft_tpot__tally_add(ttft_tpot__tally *dst, const ttft_tpot__tally *src)
 {
-    uint64_t scale = ttft_tpot__tpot_scale(c);
-    unsigned r;
-    int gaps, m;
-    for (gaps = 0; gaps < 2; gaps++)
-        for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
-            if ((ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_GAPS) == gaps)
-                ttft_tpot__cleared_metric(c, m, scale);
+    size_t k;
+    int m;
+    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
+        for (k = 0; k < TTFT_TPOT_BUCKETS_MAX; k++)
+            dst->bucket[m][k] += src->bucket[m][k];
+        dst->count[m] += src->count[m];
+        dst->sum_lo[m] += src->sum_lo[m];
+        dst->sum_hi[m] += src->sum_hi[m] + (dst->sum_lo[m] < src->sum_lo[m]);
+    }
+    dst->requests += src->requests, dst->tokens += src->tokens, dst->prompt_tokens += src->prompt_tokens;
+    dst->truncated += src->truncated, dst->unmeasured += src->unmeasured;
+}
+
+/* Each bucket table's bounds in ns, read once (folding compares them at every finish). */
+static void ttft_tpot__les_of(ttft_tpot *c)
+{
+    size_t t, k;
+    for (t = 0; t < 3; t++) {
+        c->le_n[t] = ttft_tpot__les[t].n;
+        for (k = 0; k < c->le_n[t]; k++) /* seconds to the ns, read as integers: no locale */
+            (void)ttft_tpot__decimal(ttft_tpot__les[t].le[k], 9, &c->le_ns[t][k]);
+    }
+}
+
+/* Metric m of t as a histogram of the exposition: cumulative, its sum back in ns, rounded once. */
+static void ttft_tpot__tally_buckets(const ttft_tpot__tally *t, int m, ttft_tpot_buckets *b)
+{
+    ttft_tpot__buckets_init(b, m);
+    memcpy(b->cumulative, t->bucket[m], sizeof b->cumulative);
+    ttft_tpot__buckets_close(b, t->count[m], ttft_tpot__scale_of(m, 1024), t->sum_lo[m], t->sum_hi[m]);
+}
+
+/* dst = a + b, bucket by bucket (the same bounds). */
+static void ttft_tpot__buckets_sum(ttft_tpot_buckets *dst, const ttft_tpot_buckets *a, const ttft_tpot_buckets *b)
+{
+    size_t k;
+    *dst = *a;
+    for (k = 0; k < a->n; k++)
+        dst->cumulative[k] += b->cumulative[k];
+    dst->count += b->count;
+    dst->sum_lo += b->sum_lo;
+    dst->sum_hi += b->sum_hi + (dst->sum_lo < b->sum_lo);
+}
+
+/* Room in a full request table or event log, for a server that runs for weeks: the finished
+   requests, oldest first, but the last config.request_window of them (and at most half) are folded
+   into c->folded, their slots and events reused; the rest keep their order. The index holds the new
+   numbers until it is rebuilt. Returns how many were folded away. */
+static unsigned ttft_tpot__fold_away(ttft_tpot *c)
+{
+    uint32_t *to = c->req.index; /* a request's new number + 1; 0: folded away */
+    unsigned r, done = 0, keep, gone = 0, kept = 0, window = c->request_window ? c->request_window : c->req.max / 2;
+    size_t i, e = 0;
     for (r = 0; r < c->req.n; r++)
-        if (ttft_tpot__measured(&c->req.list[r]) && c->req.list[r].finished) {
-            c->cleared.requests++, c->cleared.tokens += c->req.list[r].tokens;
-            c->cleared.prompt_tokens += c->req.list[r].prompt_tokens;
-        }
-    c->cleared.refused += c->req.refused;
-    c->cleared.dropped += c->req.dropped;
+        done += c->req.list[r].finished != 0;
+    keep = done / 2 < window ? done / 2 : window;
+    if (done == keep)
+        return 0;
+    for (r = 0; r < c->req.n; r++)
+        if (c->req.list[r].finished && gone < done - keep)
+            ttft_tpot__fold(c, &c->folded, r), to[r] = 0, gone++;
+        else
+            to[r] = ++kept;
+    for (r = 0; r < c->req.n; r++)
+        c->req.list[r].ev_first = SIZE_MAX;
+    for (i = 0; i < c->req.n_events; i++) {
+        ttft_tpot__event ev = c->req.events[i];
+        ttft_tpot_request *q = &c->req.list[ev.request];
+        if (!to[ev.request])
+            continue;
+        q->ev_first = q->ev_first == SIZE_MAX ? e : q->ev_first;
+        q->ev_last = e;
+        ev.request = to[ev.request] - 1;
+        c->req.events[e++] = ev;
+    }
+    for (r = 0; r < c->req.n; r++) /* to[r] - 1 <= r: each moves down, in order */
+        if (to[r])
+            c->req.list[to[r] - 1] = c->req.list[r];
+    c->req.n = kept, c->req.n_events = e;
+    memset(c->req.index, 0, ((size_t)c->req.mask + 1) * sizeof *c->req.index);
+    for (r = 0; r < kept; r++)
+        ttft_tpot__request_index_add(c, r);
+    return gone;
 }
 
 /* The request figures into out, and with b (NULL: none) each metric's buckets (initialized). */
@@ -4252,7 +4400,7 @@ static void ttft_tpot__requests_clear(ttft_tpot *c)
    that the ids are new and that everything fits. */
 static void ttft_tpot__requests_merge(ttft_tpot *dst, const ttft_tpot *src)
 {
-    size_t i;
+    size_t i, at = dst->req.n_events;
     unsigned p;
     for (i = 0; i < src->req.n_events; i++) {
         ttft_tpot__event ev = src->req.events[i];
@@ -4260,9 +4408,16 @@ static void ttft_tpot__requests_merge(ttft_tpot *dst, const ttft_tpot *src)
         dst->req.events[dst->req.n_events++] = ev;
     }
     for (p = 0; p < src->req.n; p++) {
-        dst->req.list[dst->req.n] = src->req.list[p];
+        ttft_tpot_request *q = &dst->req.list[dst->req.n];
+        *q = src->req.list[p];
+        q->ev_first += q->ev_first == SIZE_MAX ? 0 : at; /* its events moved with it */
+        q->ev_last += q->ev_last == SIZE_MAX ? 0 : at;
         ttft_tpot__request_index_add(dst, dst->req.n++);
     }
+    ttft_tpot__tally_add(&dst->finished, &src->finished);
+    ttft_tpot__tally_add(&dst->folded, &src->folded);
+    dst->refused_cleared += src->refused_cleared;
+    dst->dropped_cleared += src->dropped_cleared;
     dst->req.dropped += src->req.dropped;
     dst->req.refused += src->req.refused;
     dst->req.events_lost += src->req.events_lost;
@@ -4889,6 +5044,8 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
     c->alloc_user = cfg ? cfg->alloc_user : NULL;
     c->grow = cfg && cfg->grow;
     c->slice_ns = cfg ? cfg->slice_ns : 0;
+    c->request_window = cfg ? cfg->request_window : 0;
+    ttft_tpot__les_of(c);
     ttft_tpot__picks_of(c, cfg);
     c->hist.bounded = cfg && cfg->bounded;
     c->enabled = 1;
@@ -5064,7 +5221,9 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
         memset(c->phase.slots[p].prompt, 0, sizeof c->phase.slots[p].prompt);
         c->phase.slots[p].first_at = SIZE_MAX; /* its sample is gone */
     }
-    ttft_tpot__cleared_add(c); /* what finished stays published */
+    c->refused_cleared += c->req.refused; /* the live exposition's counters go on */
+    c->dropped_cleared += c->req.dropped;
+    memset(&c->folded, 0, sizeof c->folded);
     ttft_tpot__requests_clear(c);
     c->shape.dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
     ttft_tpot__device_clear(c);
@@ -6331,16 +6490,34 @@ static int ttft_tpot__slices_of(const ttft_tpot *c, ttft_tpot_model *m)
     return TTFT_TPOT_OK;
 }
 
+/* The requests folded out of the table: counted, and in the exposition's histograms (the figures
+   are exact over the rest). */
+static void ttft_tpot__folded_figures(const ttft_tpot *c, ttft_tpot_model *m)
+{
+    ttft_tpot_buckets b;
+    int k;
+    m->requests.folded = c->folded.requests, m->requests.folded_other = c->folded.unmeasured;
+    m->requests.folded_tokens = c->folded.tokens, m->requests.folded_prompt_tokens = c->folded.prompt_tokens;
+    m->requests.truncated += c->folded.truncated;
+    m->requests.seen += c->folded.requests + c->folded.truncated + c->folded.unmeasured;
+    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++) {
+        ttft_tpot__tally_buckets(&c->folded, k, &b);
+        ttft_tpot__buckets_sum(&m->buckets[k], &m->buckets[k], &b);
+    }
+}
+
 static int ttft_tpot__request_figures(const ttft_tpot *c, ttft_tpot_model *m)
 {
     int k, rc = TTFT_TPOT_OK;
     for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
         ttft_tpot__buckets_init(&m->buckets[k], k);
-    if ((m->has_requests = c->req.n || c->req.dropped) != 0 &&
+    if ((m->has_requests = c->req.n || c->req.dropped || c->folded.requests || c->folded.truncated ||
+                           c->folded.unmeasured) != 0 &&
         (rc = ttft_tpot__requests_of(c, &m->requests, m->buckets)) == TTFT_TPOT_OK)
         rc = ttft_tpot__requests_steady_state(c, &m->requests_steady_state);
     if (rc == TTFT_TPOT_OK && m->has_requests)
         rc = ttft_tpot__slices_of(c, m);
+    ttft_tpot__folded_figures(c, m);
     m->losses.requests_truncated = m->requests.truncated;
     return rc;
 }
@@ -6676,6 +6853,13 @@ static void ttft_tpot__text_request_losses(const ttft_tpot_model *m, FILE *out)
                      "(%llu would hold every event); left out of every request figure\n",
                 (unsigned long long)q->truncated, q->truncated == 1 ? "" : "s", (unsigned long long)l->events_lost,
                 (unsigned long long)l->max_request_events, (unsigned long long)l->events_kept + l->events_lost);
+    if (q->folded || q->folded_other)
+        fprintf(out, "NOTE: %llu finished requests (%llu tokens) were folded out of the request table to make room "
+                     "(config.request_window): the figures below are exact over the %llu measured requests it "
+                     "still holds; the Prometheus histograms and counters count all %llu (each quantile within "
+                     "the buckets' bound)\n",
+                (unsigned long long)(q->folded + q->folded_other), (unsigned long long)q->folded_tokens,
+                (unsigned long long)q->n, (unsigned long long)(q->n + q->folded));
 }
 
 /* The goodput line: the SLOs set, and how many requests met them. */
@@ -7637,6 +7821,9 @@ static void ttft_tpot__json_requests(const ttft_tpot_model *md, ttft_tpot__out *
         ttft_tpot__json_stats(out, ttft_tpot__metrics[m].json, &q->metric[m]);
     ttft_tpot__out_fmt(out, ",\"unscheduled\":%llu,\"prompt_tokens\":%llu", (unsigned long long)q->unscheduled,
                        (unsigned long long)q->prompt_tokens);
+    ttft_tpot__out_fmt(out, ",\"folded\":{\"requests\":%llu,\"tokens\":%llu,\"prompt_tokens\":%llu,\"other\":%llu}",
+                       (unsigned long long)q->folded, (unsigned long long)q->folded_tokens,
+                       (unsigned long long)q->folded_prompt_tokens, (unsigned long long)q->folded_other);
     ttft_tpot__out_str(out, ",\"window_ms\":");
     if (q->has_window)
         ttft_tpot__json_ms(out, q->window_ns);
@@ -8132,7 +8319,8 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
     if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_REQUESTS) || !out ||
         ttft_tpot__prom_names(m->collector, prefix, labels, pre, lb, blb))
         return TTFT_TPOT_EINVAL;
-    n.requests = m->requests.n, n.tokens = m->requests.tokens, n.prompt_tokens = m->requests.prompt_tokens;
+    n.requests = m->requests.n + m->requests.folded, n.tokens = m->requests.tokens + m->requests.folded_tokens;
+    n.prompt_tokens = m->requests.prompt_tokens + m->requests.folded_prompt_tokens;
     n.refused = m->losses.requests_refused, n.dropped = m->losses.requests_dropped;
     ttft_tpot__in_flight(m->collector, &n);
     ttft_tpot__out_open(&o, out, block, sizeof block);
@@ -8141,47 +8329,15 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
     return ttft_tpot__out_close(&o);
 }
 
-/* dst = a + b, bucket by bucket (the same bounds). */
-static void ttft_tpot__buckets_sum(ttft_tpot_buckets *dst, const ttft_tpot_buckets *a, const ttft_tpot_buckets *b)
+/* p->now from every request c finished: O(buckets), whatever their number. */
+static void ttft_tpot__publish_update(const ttft_tpot *c, ttft_tpot_publisher *p)
 {
-    size_t k;
-    *dst = *a;
-    for (k = 0; k < a->n; k++)
-        dst->cumulative[k] += b->cumulative[k];
-    dst->count += b->count;
-    dst->sum_lo += b->sum_lo;
-    dst->sum_hi += b->sum_hi + (dst->sum_lo < b->sum_lo);
-}
-
-/* p->now from the collector's cleared requests (p->base) and its finished requests. */
-static int ttft_tpot__publish_update(const ttft_tpot *c, ttft_tpot_publisher *p)
-{
-    const ttft_tpot__cleared *z = &c->cleared;
-    ttft_tpot_buckets cur;
-    uint64_t *x, *last, scale = ttft_tpot__tpot_scale(c);
-    unsigned r;
     int m;
-    if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
-    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
-        uint64_t sc = ttft_tpot__scale_of(m, scale);
-        ttft_tpot__buckets_init(&p->base[m], m);
-        memcpy(p->base[m].cumulative, z->cumulative[m], sizeof p->base[m].cumulative);
-        p->base[m].count = z->count[m], p->base[m].sum_hi = z->sum_hi[m], p->base[m].sum_lo = z->sum_lo[m];
-        ttft_tpot__buckets_init(&cur, m);
-        ttft_tpot__buckets_add(&cur, x, ttft_tpot__request_set(c, m, 1, sc, x, last), sc);
-        ttft_tpot__buckets_sum(&p->now[m], &p->base[m], &cur);
-    }
-    TTFT_TPOT_FREE(x, c->alloc_user);
-    p->base_requests = z->requests, p->base_tokens = z->tokens;
-    p->requests = p->base_requests, p->tokens = p->base_tokens, p->prompt_tokens = z->prompt_tokens;
-    for (r = 0; r < c->req.n; r++)
-        if (ttft_tpot__measured(&c->req.list[r]) && c->req.list[r].finished) {
-            p->requests++, p->tokens += c->req.list[r].tokens;
-            p->prompt_tokens += c->req.list[r].prompt_tokens;
-        }
-    p->epoch = c->dev.epoch, p->started = 1;
-    return TTFT_TPOT_OK;
+    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
+        ttft_tpot__tally_buckets(&c->finished, m, &p->now[m]);
+    p->requests = c->finished.requests, p->tokens = c->finished.tokens;
+    p->prompt_tokens = c->finished.prompt_tokens;
+    p->started = 1;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, FILE *out, const char *prefix,
@@ -8190,13 +8346,11 @@ TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, 
     char pre[256], lb[512], blb[512], block[TTFT_TPOT__OUT_MIN];
     ttft_tpot__prom_counts n;
     ttft_tpot__out o;
-    int rc;
     if (!c || !p || !out || ttft_tpot__prom_names(c, prefix, labels, pre, lb, blb))
         return TTFT_TPOT_EINVAL;
-    if ((rc = ttft_tpot__publish_update(c, p)) != TTFT_TPOT_OK)
-        return rc;
+    ttft_tpot__publish_update(c, p);
     n.requests = p->requests, n.tokens = p->tokens, n.prompt_tokens = p->prompt_tokens; /* across clears */
-    n.refused = c->cleared.refused + c->req.refused, n.dropped = c->cleared.dropped + c->req.dropped;
+    n.refused = c->refused_cleared + c->req.refused, n.dropped = c->dropped_cleared + c->req.dropped;
     ttft_tpot__in_flight(c, &n);
     ttft_tpot__out_open(&o, out, block, sizeof block);
     ttft_tpot__prom_requests(&o, pre, lb, blb, p->now, &n);
@@ -8550,6 +8704,35 @@ static void ttft_tpot__write_finished(const ttft_tpot *c, ttft_tpot__out *out)
     }
 }
 
+/* The requests folded out of the table (config.request_window), which no event row carries:
+   "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED", then each metric with values as
+   "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C I:C ..." (KEY its JSON key, I a bucket's index among
+   its bounds, C its values there; the sum as folding keeps it), so a trace's report and exposition
+   count them as the live ones do. */
+static void ttft_tpot__write_folded(const ttft_tpot *c, ttft_tpot__out *out)
+{
+    const ttft_tpot__tally *t = &c->folded;
+    size_t k;
+    int m, any;
+    if (!t->requests && !t->truncated && !t->unmeasured)
+        return;
+    ttft_tpot__out_fmt(out, "# folded: %llu,%llu,%llu,%llu,%llu\n", (unsigned long long)t->requests,
+                       (unsigned long long)t->tokens, (unsigned long long)t->prompt_tokens,
+                       (unsigned long long)t->truncated, (unsigned long long)t->unmeasured);
+    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
+        if (!t->count[m])
+            continue;
+        ttft_tpot__out_fmt(out, "# folded_metric: %s,%llu,%llu,%llu,", ttft_tpot__metrics[m].json,
+                           (unsigned long long)t->count[m], (unsigned long long)t->sum_hi[m],
+                           (unsigned long long)t->sum_lo[m]);
+        for (k = any = 0; k < TTFT_TPOT_BUCKETS_MAX; k++)
+            if (t->bucket[m][k])
+                ttft_tpot__out_fmt(out, any++ ? " %u:%llu" : "%u:%llu", (unsigned)k,
+                                   (unsigned long long)t->bucket[m][k]);
+        ttft_tpot__out_str(out, "\n");
+    }
+}
+
 /* Through a large block (a system call for each 16 KiB costs as much as formatting them), or the
    stack's when there is no memory for it: a trace is written whatever memory is left. */
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
@@ -8570,6 +8753,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
     ttft_tpot__write_device(c, &o);
     ttft_tpot__write_events(c, &o);
     ttft_tpot__write_finished(c, &o);
+    ttft_tpot__write_folded(c, &o);
     ttft_tpot__write_directives(c, &o, 0);
     rc = ttft_tpot__out_close(&o);
     if (big)

@@ -1864,6 +1864,7 @@ typedef struct ttft_tpot__reader {
     uint64_t step_tokens;
     int step_phase;
     uint64_t seq_lost, seq_hist; /* steps of several tokens a sequence kept without their sequences */
+    ttft_tpot__tally folded;     /* "# folded:" and "# folded_metric:" lines, added when the trace has been read */
     const char *f[6];    /* the fields of the record */
     size_t len[6];
     char field[6][TTFT_TPOT__FIELD_MAX];
@@ -2249,6 +2250,75 @@ static int ttft_tpot__read_finished(ttft_tpot__reader *r, unsigned long line, co
     return TTFT_TPOT_OK;
 }
 
+/* "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED": requests folded out of the
+   recording collector's table (config.request_window). */
+static int ttft_tpot__read_folded(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    ttft_tpot__tally *t = &r->folded;
+    uint64_t v[5];
+    int k;
+    for (k = 0; k < 4; k++)
+        if (!ttft_tpot__take(&p, ',', UINT64_MAX, &v[k]))
+            break;
+    if (k < 4 || !ttft_tpot__u64(p, strlen(p), UINT64_MAX, &v[4]) || v[0] > UINT64_MAX - t->requests ||
+        v[1] > UINT64_MAX - t->tokens || v[2] > UINT64_MAX - t->prompt_tokens ||
+        v[3] > UINT64_MAX - t->truncated || v[4] > UINT64_MAX - t->unmeasured)
+        return ttft_tpot__fail(r, line, "# folded: expected REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED", NULL);
+    t->requests += v[0], t->tokens += v[1], t->prompt_tokens += v[2], t->truncated += v[3], t->unmeasured += v[4];
+    return TTFT_TPOT_OK;
+}
+
+/* The buckets "I:C I:C ..." of metric m in p, ascending, each within its bounds, into b (zeroed):
+   their total, or UINT64_MAX when malformed. */
+static uint64_t ttft_tpot__read_folded_buckets(const ttft_tpot *c, int m, const char *p, uint64_t *b)
+{
+    uint64_t i, n, total = 0;
+    size_t le = c->le_n[ttft_tpot__metrics[m].le];
+    int any = 0;
+    unsigned last = 0;
+    while (*p) {
+        const char *colon = strchr(p, ':'), *stop;
+        if (!colon)
+            return UINT64_MAX;
+        stop = colon + 1 + strcspn(colon + 1, " ");
+        if (!ttft_tpot__u64(p, (size_t)(colon - p), le - 1, &i) ||
+            !ttft_tpot__u64(colon + 1, (size_t)(stop - colon - 1), UINT64_MAX - 1 - total, &n) || n == 0 ||
+            (any && i <= last) || (*stop && !stop[1]))
+            return UINT64_MAX;
+        any = 1, last = (unsigned)i, total += n, b[i] = n;
+        p = stop + (*stop != '\0');
+    }
+    return total;
+}
+
+/* "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C ...": a request metric of the folded requests. */
+static int ttft_tpot__read_folded_metric(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    ttft_tpot__tally *t = &r->folded;
+    uint64_t b[TTFT_TPOT_BUCKETS_MAX] = {0}, n, hi, lo, in;
+    const char *comma = strchr(p, ',');
+    size_t k;
+    int m;
+    for (m = 0; comma && m < TTFT_TPOT_METRIC_COUNT; m++)
+        if (strlen(ttft_tpot__metrics[m].json) == (size_t)(comma - p) &&
+            strncmp(p, ttft_tpot__metrics[m].json, (size_t)(comma - p)) == 0)
+            break;
+    if (!comma || m == TTFT_TPOT_METRIC_COUNT)
+        return ttft_tpot__fail(r, line, "# folded_metric: unknown metric", NULL);
+    p = comma + 1;
+    if (!ttft_tpot__take(&p, ',', UINT64_MAX - t->count[m], &n) || !ttft_tpot__take(&p, ',', UINT64_MAX, &hi) ||
+        !ttft_tpot__take(&p, ',', UINT64_MAX, &lo) || (in = ttft_tpot__read_folded_buckets(r->c, m, p, b)) > n ||
+        hi >= UINT64_MAX - t->sum_hi[m]) /* and its carry */
+        return ttft_tpot__fail(r, line, "# folded_metric: expected KEY,COUNT,SUM_HI,SUM_LO,I:C ... with at most "
+                                        "COUNT values in the buckets, ascending", NULL);
+    for (k = 0; k < TTFT_TPOT_BUCKETS_MAX; k++)
+        t->bucket[m][k] += b[k];
+    t->count[m] += n;
+    t->sum_lo[m] += lo;
+    t->sum_hi[m] += hi + (t->sum_lo[m] < lo);
+    return TTFT_TPOT_OK;
+}
+
 /* "# prompt_tokens: N,ID": the prompt tokens of a request of this trace (ttft_tpot_request_prompt). */
 static int ttft_tpot__read_request_prompt(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
@@ -2435,9 +2505,10 @@ static int ttft_tpot__read_device_lost(ttft_tpot__reader *r, unsigned long line,
    bad: the line was too long or held a NUL byte, which only a directive minds. */
 static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const char *text, int bad)
 {
-    static const char *const kinds[11] = {" phase: ",     " hist: ",     " truncated: ",   " counts: ",
-                                          " prompt: ",    " device: ",   " device_lost: ", " device_queued: ",
-                                          " sequences: ", " finished: ", " prompt_tokens: "};
+    static const char *const kinds[13] = {" phase: ",         " hist: ",          " truncated: ",   " counts: ",
+                                          " prompt: ",        " device: ",        " device_lost: ", " device_queued: ",
+                                          " sequences: ",     " finished: ",      " prompt_tokens: ", " folded: ",
+                                          " folded_metric: "};
     const char *p;
     int k;
     if (strncmp(text, " clock: ", 8) == 0) {
@@ -2453,9 +2524,9 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
         ttft_tpot__run_close(r->c, r->c->store.n + r->n);
         return TTFT_TPOT_OK;
     }
-    for (k = 0; k < 11 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
+    for (k = 0; k < 13 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
         ;
-    if (k == 11)
+    if (k == 13)
         return TTFT_TPOT_OK;
     if (bad)
         return ttft_tpot__fail(r, line, "directive too long, or with a NUL byte: #", kinds[k]);
@@ -2470,7 +2541,9 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
            : k == 7 ? ttft_tpot__read_device_queued(r, line, p)
            : k == 8 ? ttft_tpot__read_sequences(r, line, p)
            : k == 9 ? ttft_tpot__read_finished(r, line, p)
-                    : ttft_tpot__read_request_prompt(r, line, p);
+           : k == 10 ? ttft_tpot__read_request_prompt(r, line, p)
+           : k == 11 ? ttft_tpot__read_folded(r, line, p)
+                     : ttft_tpot__read_folded_metric(r, line, p);
 }
 
 /* -- Trace I/O: lines and fields --------------------------------------------------------------- */
@@ -3091,6 +3164,11 @@ static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
         if (p->fresh)
             ttft_tpot__phase_called(c, p);
     }
+    for (k = r->old.requests; k < c->req.n; k++) /* the trace's finished requests, counted live */
+        if (c->req.list[k].finished)
+            ttft_tpot__fold(c, &c->finished, k);
+    ttft_tpot__tally_add(&c->folded, &r->folded);
+    ttft_tpot__tally_add(&c->finished, &r->folded);
     c->dev.n += r->dev_n;
     c->dev.open += r->dev_open;
     ttft_tpot__device_count(&c->dev.unresolved, r->dev_lost[0]);

@@ -421,12 +421,13 @@ static void in_flight_refused_and_the_model_name(void **state)
     assert_int_equal(ttft_tpot_request_submit_at(&c, "A", 0), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_schedule_at(&c, "A", 1 * MS), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_tokens_at(&c, "A", 2 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_finish(&c, "A"), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_submit_at(&c, "B", 1 * MS), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_tokens_at(&c, "B", 3 * MS, 1), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_submit_at(&c, "C", 2 * MS), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_submit_at(&c, "D", 3 * MS), TTFT_TPOT_OK);
+    /* full, and none finished to fold away: refused */
     assert_int_equal(ttft_tpot_request_submit_at(&c, "E", 4 * MS), TTFT_TPOT_EFULL);
+    assert_int_equal(ttft_tpot_request_finish(&c, "A"), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_prompt(&c, "A", 16), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_prompt(&c, "B", 8), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_prompt(&c, "A", 16), TTFT_TPOT_EREQUEST); /* once */
@@ -480,6 +481,122 @@ static void in_flight_refused_and_the_model_name(void **state)
     free(read_back);
     free(trace);
     free(pub);
+    ttft_tpot_free(&c);
+}
+
+/* The exposition a publisher writes now, as a string. */
+static char *publish_str(const ttft_tpot *c, ttft_tpot_publisher *pub)
+{
+    FILE *f = tmpfile();
+    char *text;
+    long len;
+    assert_non_null(f);
+    assert_int_equal(ttft_tpot_publish(c, pub, f, NULL, NULL), TTFT_TPOT_OK);
+    len = ftell(f);
+    rewind(f);
+    text = (char *)calloc(1, (size_t)len + 1);
+    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    return text;
+}
+
+/* A server serves more requests than its table holds: the finished ones fold away, every one stays
+   counted and bucketed, and a trace of it reads back to the same exposition. Ten requests, one at a
+   time, each 3 tokens at +10, +12 and +15 ms: TTFT 10 ms, ITL 2 and 3 ms, TPOT 2.5 ms, E2E 15 ms,
+   decode 5 ms. Table of 4, window 1: at the 5th submit 4 are done, 1 kept (and at most half: 2), so
+   r0-r2 fold; at the 8th, r3-r5; the table ends with r6-r9. */
+static void finished_requests_fold_away(void **state)
+{
+    static const char *const want[] = {
+        "vllm:request_success_total 10\n",
+        "vllm:generation_tokens_total 30\n",
+        "vllm:prompt_tokens_total 70\n",
+        "vllm:time_to_first_token_seconds_count 10\n",
+        "vllm:time_to_first_token_seconds_sum 0.100000000\n",
+        "vllm:time_to_first_token_seconds_bucket{le=\"0.01\"} 10\n",
+        "vllm:time_to_first_token_seconds_bucket{le=\"0.0082\"} 0\n",
+        "vllm:inter_token_latency_seconds_count 20\n",
+        "vllm:inter_token_latency_seconds_sum 0.050000000\n",
+        "vllm:inter_token_latency_seconds_bucket{le=\"0.0022\"} 10\n",
+        "vllm:inter_token_latency_seconds_bucket{le=\"0.0033\"} 20\n",
+        "vllm:request_time_per_output_token_seconds_sum 0.025000000\n",
+        "vllm:e2e_request_latency_seconds_sum 0.150000000\n",
+        "vllm:request_decode_time_seconds_sum 0.050000000\n",
+        "vllm:num_requests_running 0\n",
+        "vllm:request_refused_total 0\n",
+    };
+    ttft_tpot c, back;
+    ttft_tpot_config cfg;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub),
+                        *pub_back = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char id[8], *live, *model, *trace, *live_back, *model_back, err[256];
+    jc_value doc;
+    size_t i;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_requests = 4;
+    cfg.request_window = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    for (i = 0; i < 10; i++) {
+        uint64_t t = i * 100 * MS;
+        snprintf(id, sizeof id, "r%u", (unsigned)i);
+        assert_int_equal(ttft_tpot_request_submit_at(&c, id, t), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 10 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 12 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 15 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_prompt(&c, id, 7), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_finish(&c, id), TTFT_TPOT_OK);
+    }
+    assert_int_equal(c.req.n, 4); /* held: the rest folded */
+    live = publish_str(&c, pub);
+    model = capture_prom(&c);
+    for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+        if (!strstr(live, want[i]))
+            fail_msg("live: no %s in\n%s", want[i], live);
+        if (!strstr(model, want[i]))
+            fail_msg("report: no %s in\n%s", want[i], model);
+    }
+    json_of(&c, &doc); /* exact over the 4 held; the 6 folded counted */
+    assert_ms(&doc, "requests.n", 4);
+    assert_ms(&doc, "requests.folded.requests", 6);
+    assert_ms(&doc, "requests.folded.tokens", 18);
+    assert_ms(&doc, "requests.folded.prompt_tokens", 42);
+    assert_ms(&doc, "requests.folded.other", 0);
+    assert_ms(&doc, "requests.ttft_ms.n", 4);
+    assert_ms(&doc, "requests.ttft_ms.p50", 10);
+    jc_free(&doc);
+    /* the trace carries the folded requests: its exposition and its report's are the live ones */
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "\n# folded: 6,18,42,0,0\n"));
+    assert_non_null(strstr(trace, "\n# folded_metric: ttft_ms,6,0,60000000,"));
+    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
+    live_back = publish_str(&back, pub_back);
+    model_back = capture_prom(&back);
+    assert_string_equal(live_back, live);
+    assert_string_equal(model_back, model);
+    assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# folded_metric: ttft_ms,1,0,5,3:2\n",
+                               "t.csv", err, sizeof err), TTFT_TPOT_EPARSE); /* 2 values in buckets, of 1 */
+    assert_non_null(strstr(err, "t.csv:2: # folded_metric: expected KEY,COUNT,SUM_HI,SUM_LO,I:C"));
+    assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# folded: 1,2,3\n", "t.csv", err,
+                               sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t.csv:2: # folded: expected REQUESTS,TOKENS"));
+    /* a clear ends the report's interval, not the live counters */
+    ttft_tpot_clear(&c);
+    free(live);
+    live = publish_str(&c, pub);
+    assert_non_null(strstr(live, "vllm:request_success_total 10\n"));
+    free(model);
+    model = capture_prom(&c);
+    assert_non_null(strstr(model, "vllm:request_success_total 0\n"));
+    free(live);
+    free(model);
+    free(trace);
+    free(live_back);
+    free(model_back);
+    free(pub);
+    free(pub_back);
+    ttft_tpot_free(&back);
     ttft_tpot_free(&c);
 }
 
@@ -1292,6 +1409,7 @@ int main(void)
         cmocka_unit_test(per_request_metrics),
         cmocka_unit_test(several_tokens_an_event_as_vllm_defines_them),
         cmocka_unit_test(in_flight_refused_and_the_model_name),
+        cmocka_unit_test(finished_requests_fold_away),
         cmocka_unit_test(ttst_is_the_second_token),
         cmocka_unit_test(ttfo_is_the_first_output_token),
         cmocka_unit_test(output_calls_refused),

@@ -272,8 +272,8 @@ def test_model_name_and_requests_in_flight(tmp_path):
     tp.tokens("b", 1, 10 * MS)
     tp.submit("c", 0)
     tp.tokens("c", 1, 20 * MS)
+    tp.submit("d", 30 * MS)  # the table is full, none finished: a loss, counted (in the exposition too), not raised
     tp.finish("c")
-    tp.submit("d", 30 * MS)  # the table is full: a loss, counted (in the exposition too), not raised
     tp.prompt("c", 12)
     with pytest.raises(ValueError, match="given once"):
         tp.prompt("c", 12)
