@@ -600,6 +600,58 @@ static void finished_requests_fold_away(void **state)
     ttft_tpot_free(&c);
 }
 
+/* The event log full makes room too: 4 events a request (a submit, 3 tokens), a log of 8. The first
+   request is a warmup one: folded away, it is counted among the others, in no figure. Every later
+   submit finds the log full and folds the older finished request (of 2 done, 1 kept). */
+static void a_full_event_log_folds_too(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_config cfg;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char id[8], *live;
+    jc_value doc;
+    unsigned i;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_requests = 64;
+    cfg.max_request_events = 8;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    for (i = 0; i < 10; i++) {
+        uint64_t t = i * 100 * MS;
+        snprintf(id, sizeof id, "r%u", i);
+        if (i == 0)
+            assert_int_equal(ttft_tpot_warmup_begin(&c), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_submit_at(&c, id, t), TTFT_TPOT_OK);
+        if (i == 0)
+            assert_int_equal(ttft_tpot_warmup_end(&c), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 10 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 12 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 15 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_finish(&c, id), TTFT_TPOT_OK);
+    }
+    assert_int_equal(c.req.n, 2);
+    live = publish_str(&c, pub);
+    assert_non_null(strstr(live, "vllm:request_success_total 9\n")); /* the warmup one is not counted */
+    assert_non_null(strstr(live, "vllm:inter_token_latency_seconds_count 18\n"));
+    assert_non_null(strstr(live, "vllm:request_dropped_total 0\n"));
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.n", 2);
+    assert_ms(&doc, "requests.folded.requests", 7);
+    assert_ms(&doc, "requests.folded.other", 1);
+    assert_ms(&doc, "requests.truncated", 0);
+    jc_free(&doc);
+    /* a request that never finishes is never folded: the log fills with it and it is truncated */
+    assert_int_equal(ttft_tpot_request_submit_at(&c, "open", 2000 * MS), TTFT_TPOT_OK);
+    for (i = 0; i < 8; i++)
+        (void)ttft_tpot_request_tokens_at(&c, "open", (2001 + i) * MS, 1);
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.truncated", 1);
+    jc_free(&doc);
+    free(live);
+    free(pub);
+    ttft_tpot_free(&c);
+}
+
 /* promtool (Debian package prometheus) accepts the exposition: with an underscore prefix, clean;
    with vLLM's names, the only remarks are about the ':' in them. */
 static void promtool_accepts_it(void **state)
@@ -1410,6 +1462,7 @@ int main(void)
         cmocka_unit_test(several_tokens_an_event_as_vllm_defines_them),
         cmocka_unit_test(in_flight_refused_and_the_model_name),
         cmocka_unit_test(finished_requests_fold_away),
+        cmocka_unit_test(a_full_event_log_folds_too),
         cmocka_unit_test(ttst_is_the_second_token),
         cmocka_unit_test(ttfo_is_the_first_output_token),
         cmocka_unit_test(output_calls_refused),

@@ -1,6 +1,7 @@
 """The package's figures worked by hand: spans on a scripted clock, records, requests, runs, warmup,
 shapes, bounded phases, the disabled switch."""
 import os
+import re
 import stat
 import sys
 from array import array
@@ -325,3 +326,32 @@ def test_chosen_percentiles_against_numpy():
         key = "p%s_ms" % ("%g" % p)
         want = np.percentile(x.astype(np.float64), p, method="linear") / 1e6
         assert ph[key if p not in (50,) else "p50_ms"] == pytest.approx(want, abs=1e-6), key  # JSON: to the ns
+
+
+def test_a_server_publishes_every_request_it_finished(tmp_path):
+    """A table of 100 serves 1,000 requests, publishing every 250: the exposition reads 250, 500, 750 and
+    1,000 (it froze at 100 when finished requests were kept until the table filled), nothing is lost, and the
+    report is exact over the requests the table still holds (at most 100), counting the rest as folded."""
+    tp = ttft_tpot.Collector(max_requests=100)
+    path = tmp_path / "m.prom"
+    served = []
+    for i in range(1000):
+        rid, t = "r%d" % i, i * 10 * MS
+        tp.submit(rid, t)
+        for k in range(4):  # TTFT 2 ms, then a token every 1 ms: ITL 1 ms, E2E 5 ms
+            tp.tokens(rid, 1, t + (2 + k) * MS)
+        tp.finish(rid)
+        if (i + 1) % 250 == 0:
+            tp.publish(path)
+            text = path.read_text()
+            served.append(int(re.search(r"^vllm:request_success_total (\d+)$", text, re.M).group(1)))
+            assert "vllm:generation_tokens_total %d\n" % (4 * (i + 1)) in text
+            assert "vllm:inter_token_latency_seconds_count %d\n" % (3 * (i + 1)) in text
+            assert "vllm:request_refused_total 0\n" in text
+    assert served == [250, 500, 750, 1000]
+    doc = tp.report_json()
+    held, folded = doc["requests"]["n"], doc["requests"]["folded"]["requests"]
+    assert held <= 100 and held + folded == 1000
+    assert doc["requests"]["dropped"] == 0
+    assert doc["requests"]["ttft_ms"]["p50"] == 2.0
+    assert "were folded out of the request table" in tp.report()

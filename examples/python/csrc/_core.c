@@ -1438,11 +1438,11 @@ static int core_percentiles(PyObject *o, double *out)
 static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg)
 {
     static const char *const sizes[] = {"capacity", "max_phases", "hist_slots", "max_requests", "max_request_events",
-                                        "max_shapes", "max_device", "max_pending", "slice_ns", NULL};
+                                        "max_shapes", "max_device", "max_pending", "slice_ns", "request_window", NULL};
     static const char *const flags[] = {"timeline", "bounded", "grow", "sequences", NULL};
     const uint64_t max[] = {UINT32_MAX, 65535, 65535, UINT32_MAX, SIZE_MAX / 64, UINT32_MAX, SIZE_MAX / 64,
-                            SIZE_MAX / 64, UINT64_MAX / 4};
-    uint64_t v[9];
+                            SIZE_MAX / 64, UINT64_MAX / 4, UINT32_MAX};
+    uint64_t v[10];
     int f[4], k;
     PyObject *o, *name;
     for (k = 0; sizes[k]; k++) {
@@ -1464,6 +1464,7 @@ static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg)
     cfg->capacity = (size_t)v[0], cfg->max_phases = (unsigned)v[1], cfg->hist_slots = (unsigned)v[2];
     cfg->max_requests = (unsigned)v[3], cfg->max_request_events = (size_t)v[4], cfg->max_shapes = (unsigned)v[5];
     cfg->max_device = (size_t)v[6], cfg->max_pending = (size_t)v[7], cfg->slice_ns = v[8];
+    cfg->request_window = (unsigned)v[9];
     cfg->timeline = f[0], cfg->bounded = f[1], cfg->grow = f[2], cfg->sequences = f[3];
     if (*clock == Py_None)
         *clock = NULL;
@@ -1486,7 +1487,7 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
     static const char *const known[] = {"capacity", "max_phases", "hist_slots", "max_requests", "max_request_events",
                                         "max_shapes", "max_device", "max_pending", "slice_ns", "timeline", "bounded",
                                         "grow", "sequences", "clock", "clock_name", "percentiles", "model_name",
-                                        NULL};
+                                        "request_window", NULL};
     ttft_tpot_config cfg;
     PyObject *clock, *key, *val;
     Py_ssize_t pos = 0;
