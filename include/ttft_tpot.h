@@ -42,6 +42,7 @@
                   ttft_tpot_request_output_at
                   ttft_tpot_request_mark_at       a mark (schedule, output) by its point's number
                   ttft_tpot_request_finish        it is done
+                 ttft_tpot_request_finish_reason ... and why (stop, length, abort, error)
                   ttft_tpot_request_prompt        its prompt tokens
                   ttft_tpot_set_slo               the SLOs goodput counts against
      Device time  ttft_tpot_device_resolve        a step's tickets, resolved at once
@@ -636,6 +637,8 @@ typedef struct ttft_tpot_request {
     uint64_t prompt_tokens; /* ttft_tpot_request_prompt; 0: not given */
     size_t ev_first, ev_last; /* its first and last event in the log (SIZE_MAX: none): where folding it
                                  walks (ttft_tpot__fold) */
+    int reason;               /* why it finished (TTFT_TPOT_FINISH_*): abort and error are out of every
+                                 figure */
 } ttft_tpot_request;
 
 /* A request's time points, one list: recording and its order checks, the metric table (a metric spans
@@ -741,6 +744,16 @@ enum { TTFT_TPOT_METRICS(TTFT_TPOT__METRIC_ENUM) TTFT_TPOT_METRIC_COUNT };
 #undef TTFT_TPOT__METRIC_ENUM
 enum { TTFT_TPOT_METRIC_NONE = -1 }; /* UNDER of a metric that is part of none */
 
+/* Why a request finished, as vLLM's finished_reason label names it: stop (an end token or a stop
+   string), length (its token limit), abort (the client went away, or the server dropped it), error.
+   An aborted or errored request is in no latency figure or histogram (vLLM's histograms leave them
+   out too): it is counted by its reason (JSON requests.finish_reasons, Prometheus
+   request_failure_total{finished_reason=...}); stop and length count among the successes
+   (request_success_total{finished_reason=...}). */
+enum { TTFT_TPOT_FINISH_NONE = 0, /* ttft_tpot_request_finish: no reason given (or not finished) */
+       TTFT_TPOT_FINISH_STOP, TTFT_TPOT_FINISH_LENGTH, TTFT_TPOT_FINISH_ABORT, TTFT_TPOT_FINISH_ERROR,
+       TTFT_TPOT_FINISH_COUNT };
+
 /* Serving metrics over requests, in vLLM's definitions (REQUESTS and METRICS, above). Durations in ns.
    n counts measured requests: not submitted inside a warmup section, with at least one token. */
 typedef struct ttft_tpot_requests {
@@ -765,6 +778,10 @@ typedef struct ttft_tpot_requests {
     uint64_t folded_tokens, folded_prompt_tokens; /* theirs */
     uint64_t folded_other;                /* finished requests folded away that no figure counts (warmup, or
                                              no token); truncated ones are counted in truncated */
+    uint64_t finish_reasons[TTFT_TPOT_FINISH_COUNT]; /* the measured requests by why they finished (NONE:
+                                             no reason given, or not finished), and the aborted and
+                                             errored ones (not warmup: out of every figure), folded
+                                             ones included */
 } ttft_tpot_requests;
 
 /* Requests. A request is submitted once, then delivers tokens in events of one or more tokens; it
@@ -811,6 +828,13 @@ TTFT_TPOT_DEF int ttft_tpot_request_mark_at(ttft_tpot *c, const char *id, int po
    NULL); EREQUEST (unknown id, or finished before: counted as rejected); EFULL (unknown after a submit
    was refused for a full table: counted as dropped, as its tokens are). */
 TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id);
+
+/* ttft_tpot_request_finish with its reason (TTFT_TPOT_FINISH_STOP .. ERROR; EINVAL otherwise), carried
+   by a trace ("# finish_reason: REASON,ID"). As finish otherwise. */
+TTFT_TPOT_DEF int ttft_tpot_request_finish_reason(ttft_tpot *c, const char *id, int reason);
+
+/* A reason's name ("stop", "length", "abort", "error"; "" for NONE), or NULL when unknown. */
+TTFT_TPOT_DEF const char *ttft_tpot_finish_reason_name(int reason);
 
 /* The request's prompt tokens (once, after its submit), for vLLM's prompt_tokens_total and the JSON's
    requests.prompt_tokens. OK (also when disabled: nothing); EINVAL (c or id NULL, 0 tokens); EREQUEST
@@ -1065,6 +1089,8 @@ typedef struct ttft_tpot__tally {
     uint64_t requests, tokens, prompt_tokens; /* measured: request_success_total, generation_tokens_total,
                                                  prompt_tokens_total */
     uint64_t truncated, unmeasured; /* finished requests out of the figures: truncated; warmup or no token */
+    uint64_t reasons[TTFT_TPOT_FINISH_COUNT]; /* by finish reason: the measured ones (NONE, STOP, LENGTH),
+                                                 the aborted and errored ones (not warmup) */
 } ttft_tpot__tally;
 
 /* The collector. Fields are visible so the record path can be inlined; read them through functions. */
@@ -1871,7 +1897,8 @@ TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher
    and where one ends before the next begins), "# phase:" (the phase table, in order),
    "# hist:" (a bounded phase's histogram), "# prompt:" (a prefill phase's prompt-token sums),
    "# truncated:" (a request whose events did not all fit), "# folded:" and "# folded_metric:" (the
-   requests folded out of the table: counts, then each metric's buckets), "# finished:" (a request finished:
+   requests folded out of the table: counts, then each metric's buckets), "# finish_reason:" (why a
+   finished request finished: REASON,ID), "# finished:" (a request finished:
    ttft_tpot_request_finish), "# prompt_tokens:" (a request's, ttft_tpot_request_prompt), "# sequences:"
    (the sequences of the
    decode step on the line above: ttft_tpot_span_set_sequences), "# device:" (a device interval, its
@@ -3739,10 +3766,11 @@ static uint64_t ttft_tpot__event_time(ttft_tpot *c, const char *id, int p, uint6
                                                            : ttft_tpot__clock(c);
 }
 
-/* Whether a request is in the figures: not warmup, not truncated, a token at least. */
+/* Whether a request is in the figures: not warmup, not truncated, a token at least, not aborted or
+   errored. */
 static int ttft_tpot__measured(const ttft_tpot_request *r)
 {
-    return !r->warmup && !r->truncated && r->token_events > 0;
+    return !r->warmup && !r->truncated && r->token_events > 0 && r->reason < TTFT_TPOT_FINISH_ABORT;
 }
 
 /* Folding finished requests (Requests: folding, below, beside the metrics it computes). */
@@ -3824,9 +3852,21 @@ static int ttft_tpot__request_by_id(ttft_tpot *c, const char *id, int *r)
     return TTFT_TPOT_OK;
 }
 
+TTFT_TPOT_DEF const char *ttft_tpot_finish_reason_name(int reason)
+{
+    static const char *const names[TTFT_TPOT_FINISH_COUNT] = {"", "stop", "length", "abort", "error"};
+    return reason >= 0 && reason < TTFT_TPOT_FINISH_COUNT ? names[reason] : NULL;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id)
 {
-    int r, rc = ttft_tpot__request_by_id(c, id, &r);
+    return ttft_tpot_request_finish_reason(c, id, TTFT_TPOT_FINISH_NONE);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_request_finish_reason(ttft_tpot *c, const char *id, int reason)
+{
+    int r, rc = reason >= 0 && reason < TTFT_TPOT_FINISH_COUNT ? ttft_tpot__request_by_id(c, id, &r)
+                                                                : TTFT_TPOT_EINVAL;
     if (rc != TTFT_TPOT_OK || r < 0)
         return rc;
     if (c->req.list[r].finished) {
@@ -3834,6 +3874,7 @@ TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id)
         return TTFT_TPOT_EREQUEST;
     }
     c->req.list[r].finished = 1;
+    c->req.list[r].reason = reason;
     ttft_tpot__fold(c, &c->finished, (unsigned)r); /* counted once, live, whatever becomes of its slot */
     return TTFT_TPOT_OK;
 }
@@ -4221,10 +4262,14 @@ static void ttft_tpot__fold(const ttft_tpot *c, ttft_tpot__tally *t, unsigned r)
     const ttft_tpot_request *q = &c->req.list[r];
     uint64_t v, sc;
     int m;
-    if (!ttft_tpot__measured(q)) {
-        *(q->truncated ? &t->truncated : &t->unmeasured) += 1;
+    if (!ttft_tpot__measured(q)) { /* classed as the report classes it (ttft_tpot__requests_of) */
+        if (!q->warmup && q->reason >= TTFT_TPOT_FINISH_ABORT)
+            t->reasons[q->reason]++;
+        else
+            *(!q->warmup && q->truncated ? &t->truncated : &t->unmeasured) += 1;
         return;
     }
+    t->reasons[q->reason]++;
     t->requests++, t->tokens += q->tokens, t->prompt_tokens += q->prompt_tokens;
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
         if (ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_GAPS) {
@@ -4254,6 +4299,8 @@ static void ttft_tpot__tally_add(ttft_tpot__tally *dst, const ttft_tpot__tally *
     }
     dst->requests += src->requests, dst->tokens += src->tokens, dst->prompt_tokens += src->prompt_tokens;
     dst->truncated += src->truncated, dst->unmeasured += src->unmeasured;
+    for (m = 0; m < TTFT_TPOT_FINISH_COUNT; m++)
+        dst->reasons[m] += src->reasons[m];
 }
 
 /* Each bucket table's bounds in ns, read once (folding compares them at every finish). */
@@ -4348,12 +4395,15 @@ static int ttft_tpot__requests_of(const ttft_tpot *c, ttft_tpot_requests *out, t
     }
     for (r = 0; r < c->req.n; r++) { /* counts, window, goodput */
         const ttft_tpot_request *q = &c->req.list[r];
-        if (q->warmup || q->truncated || !q->token_events) {
+        int failed = !q->warmup && q->reason >= TTFT_TPOT_FINISH_ABORT;
+        if (!ttft_tpot__measured(q)) { /* warmup, then aborted or errored, truncated, no token */
             out->warmup_excluded += q->warmup != 0;
-            out->truncated += !q->warmup && q->truncated;
-            out->incomplete += !q->warmup && !q->truncated;
+            out->finish_reasons[q->reason] += (uint64_t)failed;
+            out->truncated += !q->warmup && !failed && q->truncated;
+            out->incomplete += !q->warmup && !failed && !q->truncated;
             continue;
         }
+        out->finish_reasons[q->reason]++;
         out->n++;
         out->unscheduled += !ttft_tpot__has(q, TTFT_TPOT_POINT_SCHEDULE);
         out->tokens += q->tokens;
@@ -5879,7 +5929,7 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
 /* Whether a request is in the requests' TTFT series: it has a token, and kept all its events. */
 static int ttft_tpot__in_ttft_series(const ttft_tpot_request *q)
 {
-    return !q->truncated && q->token_events;
+    return !q->truncated && q->token_events && q->reason < TTFT_TPOT_FINISH_ABORT;
 }
 
 /* The steady values of the requests' TTFT series into x; returns how many, and into *k how many come
@@ -6499,6 +6549,8 @@ static void ttft_tpot__folded_figures(const ttft_tpot *c, ttft_tpot_model *m)
     m->requests.folded = c->folded.requests, m->requests.folded_other = c->folded.unmeasured;
     m->requests.folded_tokens = c->folded.tokens, m->requests.folded_prompt_tokens = c->folded.prompt_tokens;
     m->requests.truncated += c->folded.truncated;
+    for (k = 0; k < TTFT_TPOT_FINISH_COUNT; k++)
+        m->requests.finish_reasons[k] += c->folded.reasons[k];
     m->requests.seen += c->folded.requests + c->folded.truncated + c->folded.unmeasured;
     for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++) {
         ttft_tpot__tally_buckets(&c->folded, k, &b);
@@ -6853,6 +6905,11 @@ static void ttft_tpot__text_request_losses(const ttft_tpot_model *m, FILE *out)
                      "(%llu would hold every event); left out of every request figure\n",
                 (unsigned long long)q->truncated, q->truncated == 1 ? "" : "s", (unsigned long long)l->events_lost,
                 (unsigned long long)l->max_request_events, (unsigned long long)l->events_kept + l->events_lost);
+    if (q->finish_reasons[TTFT_TPOT_FINISH_ABORT] || q->finish_reasons[TTFT_TPOT_FINISH_ERROR])
+        fprintf(out, "NOTE: %llu aborted and %llu errored requests: in no latency figure (as vLLM's histograms "
+                     "leave them out); counted in request_failure_total\n",
+                (unsigned long long)q->finish_reasons[TTFT_TPOT_FINISH_ABORT],
+                (unsigned long long)q->finish_reasons[TTFT_TPOT_FINISH_ERROR]);
     if (q->folded || q->folded_other)
         fprintf(out, "NOTE: %llu finished requests (%llu tokens) were folded out of the request table to make room "
                      "(config.request_window): the figures below are exact over the %llu measured requests it "
@@ -7824,6 +7881,10 @@ static void ttft_tpot__json_requests(const ttft_tpot_model *md, ttft_tpot__out *
     ttft_tpot__out_fmt(out, ",\"folded\":{\"requests\":%llu,\"tokens\":%llu,\"prompt_tokens\":%llu,\"other\":%llu}",
                        (unsigned long long)q->folded, (unsigned long long)q->folded_tokens,
                        (unsigned long long)q->folded_prompt_tokens, (unsigned long long)q->folded_other);
+    for (m = 0; m < TTFT_TPOT_FINISH_COUNT; m++)
+        ttft_tpot__out_fmt(out, ",%s\"%s\":%llu", m ? "" : "\"finish_reasons\":{", m ? ttft_tpot_finish_reason_name(m) : "none",
+                           (unsigned long long)q->finish_reasons[m]);
+    ttft_tpot__out_chr(out, '}');
     ttft_tpot__out_str(out, ",\"window_ms\":");
     if (q->has_window)
         ttft_tpot__json_ms(out, q->window_ns);
@@ -8259,6 +8320,8 @@ typedef struct ttft_tpot__prom_counts {
     uint64_t prompt_tokens;     /* prompt_tokens_total */
     uint64_t refused, dropped;  /* requests_refused, requests_dropped (as in the reports) */
     uint64_t waiting, running;  /* the requests in flight now: num_requests_waiting, num_requests_running */
+    const uint64_t *reasons;    /* by finish reason (TTFT_TPOT_FINISH_*): request_success_total's children
+                                   (none given, stop, length), request_failure_total's (abort, error) */
 } ttft_tpot__prom_counts;
 
 /* The requests in flight in c now: waiting (submitted, neither scheduled nor given a token) and running
@@ -8286,6 +8349,26 @@ static void ttft_tpot__prom_one(ttft_tpot__out *out, const char *pre, const char
                        name, lb, (unsigned long long)v);
 }
 
+/* The finished requests by reason: request_success_total ("": no reason given, which Prometheus
+   stores as no label; stop, length) and request_failure_total (abort, error), every child written
+   from the start, as vLLM does, so that increase() sees a reason's first request, and with one set
+   of label names (a textfile collector refuses a family that mixes them). */
+static void ttft_tpot__prom_reasons(ttft_tpot__out *out, const char *pre, const char *blb, const uint64_t *k)
+{
+    int r;
+    ttft_tpot__out_fmt(out, "# HELP %srequest_success_total Count of finished requests (measured: not warmup), by "
+                            "finished_reason (\"\": none given, the same as no label to Prometheus).\n"
+                            "# TYPE %srequest_success_total counter\n", pre, pre);
+    for (r = TTFT_TPOT_FINISH_NONE; r <= TTFT_TPOT_FINISH_LENGTH; r++)
+        ttft_tpot__out_fmt(out, "%srequest_success_total{%sfinished_reason=\"%s\"} %llu\n", pre, blb,
+                           ttft_tpot_finish_reason_name(r), (unsigned long long)k[r]);
+    ttft_tpot__out_fmt(out, "# HELP %srequest_failure_total Count of requests finished aborted or with an error "
+                            "(not warmup): in no histogram.\n# TYPE %srequest_failure_total counter\n", pre, pre);
+    for (r = TTFT_TPOT_FINISH_ABORT; r <= TTFT_TPOT_FINISH_ERROR; r++)
+        ttft_tpot__out_fmt(out, "%srequest_failure_total{%sfinished_reason=\"%s\"} %llu\n", pre, blb,
+                           ttft_tpot_finish_reason_name(r), (unsigned long long)k[r]);
+}
+
 /* The request histograms, the counters and the gauges. */
 static void ttft_tpot__prom_requests(ttft_tpot__out *out, const char *pre, const char *lb, const char *blb,
                                      const ttft_tpot_buckets *b, const ttft_tpot__prom_counts *n)
@@ -8302,8 +8385,7 @@ static void ttft_tpot__prom_requests(ttft_tpot__out *out, const char *pre, const
                         "Requests scheduled or given a token, not finished.", n->running);
     ttft_tpot__prom_one(out, pre, lb, "num_requests_waiting", "gauge",
                         "Requests submitted, neither scheduled nor given a token.", n->waiting);
-    ttft_tpot__prom_one(out, pre, lb, "request_success_total", "counter",
-                        "Count of finished requests (measured: not warmup).", n->requests);
+    ttft_tpot__prom_reasons(out, pre, blb, n->reasons);
     ttft_tpot__prom_one(out, pre, lb, "prompt_tokens_total", "counter",
                         "Number of prompt tokens of the finished requests (as given them).", n->prompt_tokens);
     ttft_tpot__prom_one(out, pre, lb, "generation_tokens_total", "counter",
@@ -8321,6 +8403,7 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
         return TTFT_TPOT_EINVAL;
     n.requests = m->requests.n + m->requests.folded, n.tokens = m->requests.tokens + m->requests.folded_tokens;
     n.prompt_tokens = m->requests.prompt_tokens + m->requests.folded_prompt_tokens;
+    n.reasons = m->requests.finish_reasons;
     n.refused = m->losses.requests_refused, n.dropped = m->losses.requests_dropped;
     ttft_tpot__in_flight(m->collector, &n);
     ttft_tpot__out_open(&o, out, block, sizeof block);
@@ -8351,6 +8434,7 @@ TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, 
     ttft_tpot__publish_update(c, p);
     n.requests = p->requests, n.tokens = p->tokens, n.prompt_tokens = p->prompt_tokens; /* across clears */
     n.refused = c->refused_cleared + c->req.refused, n.dropped = c->dropped_cleared + c->req.dropped;
+    n.reasons = c->finished.reasons;
     ttft_tpot__in_flight(c, &n);
     ttft_tpot__out_open(&o, out, block, sizeof block);
     ttft_tpot__prom_requests(&o, pre, lb, blb, p->now, &n);
@@ -8701,11 +8785,16 @@ static void ttft_tpot__write_finished(const ttft_tpot *c, ttft_tpot__out *out)
                                c->req.list[r].id);
         if (c->req.list[r].finished)
             ttft_tpot__out_fmt(out, "# finished: %s\n", c->req.list[r].id);
+        if (c->req.list[r].reason)
+            ttft_tpot__out_fmt(out, "# finish_reason: %s,%s\n", ttft_tpot_finish_reason_name(c->req.list[r].reason),
+                               c->req.list[r].id);
     }
 }
 
 /* The requests folded out of the table (config.request_window), which no event row carries:
-   "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED", then each metric with values as
+   "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR" (the
+   requests by finish reason: those of REQUESTS given stop or length, then the aborted and errored),
+   then each metric with values as
    "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C I:C ..." (KEY its JSON key, I a bucket's index among
    its bounds, C its values there; the sum as folding keeps it), so a trace's report and exposition
    count them as the live ones do. */
@@ -8714,11 +8803,16 @@ static void ttft_tpot__write_folded(const ttft_tpot *c, ttft_tpot__out *out)
     const ttft_tpot__tally *t = &c->folded;
     size_t k;
     int m, any;
-    if (!t->requests && !t->truncated && !t->unmeasured)
+    if (!t->requests && !t->truncated && !t->unmeasured && !t->reasons[TTFT_TPOT_FINISH_ABORT] &&
+        !t->reasons[TTFT_TPOT_FINISH_ERROR])
         return;
-    ttft_tpot__out_fmt(out, "# folded: %llu,%llu,%llu,%llu,%llu\n", (unsigned long long)t->requests,
+    ttft_tpot__out_fmt(out, "# folded: %llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)t->requests,
                        (unsigned long long)t->tokens, (unsigned long long)t->prompt_tokens,
-                       (unsigned long long)t->truncated, (unsigned long long)t->unmeasured);
+                       (unsigned long long)t->truncated, (unsigned long long)t->unmeasured,
+                       (unsigned long long)t->reasons[TTFT_TPOT_FINISH_STOP],
+                       (unsigned long long)t->reasons[TTFT_TPOT_FINISH_LENGTH],
+                       (unsigned long long)t->reasons[TTFT_TPOT_FINISH_ABORT],
+                       (unsigned long long)t->reasons[TTFT_TPOT_FINISH_ERROR]);
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
         if (!t->count[m])
             continue;

@@ -2250,21 +2250,27 @@ static int ttft_tpot__read_finished(ttft_tpot__reader *r, unsigned long line, co
     return TTFT_TPOT_OK;
 }
 
-/* "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED": requests folded out of the
-   recording collector's table (config.request_window). */
+/* "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR": requests
+   folded out of the recording collector's table (config.request_window). */
 static int ttft_tpot__read_folded(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
     ttft_tpot__tally *t = &r->folded;
-    uint64_t v[5];
+    uint64_t v[9], *to[9];
     int k;
+    to[0] = &t->requests, to[1] = &t->tokens, to[2] = &t->prompt_tokens, to[3] = &t->truncated;
+    to[4] = &t->unmeasured;
     for (k = 0; k < 4; k++)
-        if (!ttft_tpot__take(&p, ',', UINT64_MAX, &v[k]))
+        to[5 + k] = &t->reasons[TTFT_TPOT_FINISH_STOP + k];
+    for (k = 0; k < 9; k++)
+        if (!(k < 8 ? ttft_tpot__take(&p, ',', UINT64_MAX - *to[k], &v[k])
+                    : ttft_tpot__u64(p, strlen(p), UINT64_MAX - *to[k], &v[k])))
             break;
-    if (k < 4 || !ttft_tpot__u64(p, strlen(p), UINT64_MAX, &v[4]) || v[0] > UINT64_MAX - t->requests ||
-        v[1] > UINT64_MAX - t->tokens || v[2] > UINT64_MAX - t->prompt_tokens ||
-        v[3] > UINT64_MAX - t->truncated || v[4] > UINT64_MAX - t->unmeasured)
-        return ttft_tpot__fail(r, line, "# folded: expected REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED", NULL);
-    t->requests += v[0], t->tokens += v[1], t->prompt_tokens += v[2], t->truncated += v[3], t->unmeasured += v[4];
+    if (k < 9 || v[5] > v[0] || v[6] > v[0] - v[5])
+        return ttft_tpot__fail(r, line, "# folded: expected REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,"
+                                        "STOP,LENGTH,ABORT,ERROR (STOP + LENGTH at most REQUESTS)", NULL);
+    for (k = 0; k < 9; k++)
+        *to[k] += v[k];
+    t->reasons[TTFT_TPOT_FINISH_NONE] += v[0] - v[5] - v[6];
     return TTFT_TPOT_OK;
 }
 
@@ -2316,6 +2322,25 @@ static int ttft_tpot__read_folded_metric(ttft_tpot__reader *r, unsigned long lin
     t->count[m] += n;
     t->sum_lo[m] += lo;
     t->sum_hi[m] += hi + (t->sum_lo[m] < lo);
+    return TTFT_TPOT_OK;
+}
+
+/* "# finish_reason: REASON,ID": why a finished request of this trace finished (its "# finished:" line
+   comes first). */
+static int ttft_tpot__read_finish_reason(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    const char *comma = strchr(p, ',');
+    int k, q;
+    for (k = TTFT_TPOT_FINISH_STOP; comma && k < TTFT_TPOT_FINISH_COUNT; k++)
+        if (strlen(ttft_tpot_finish_reason_name(k)) == (size_t)(comma - p) &&
+            strncmp(p, ttft_tpot_finish_reason_name(k), (size_t)(comma - p)) == 0)
+            break;
+    if (!comma || k == TTFT_TPOT_FINISH_COUNT)
+        return ttft_tpot__fail(r, line, "# finish_reason: expected stop, length, abort or error, then ,ID", NULL);
+    q = ttft_tpot__request_find(r->c, comma + 1, strlen(comma + 1));
+    if (q < 0 || (unsigned)q < r->old.requests || !r->c->req.list[q].finished)
+        return ttft_tpot__fail(r, line, "# finish_reason: a request not finished earlier in this trace: ", comma + 1);
+    r->c->req.list[q].reason = k;
     return TTFT_TPOT_OK;
 }
 
@@ -2505,10 +2530,10 @@ static int ttft_tpot__read_device_lost(ttft_tpot__reader *r, unsigned long line,
    bad: the line was too long or held a NUL byte, which only a directive minds. */
 static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const char *text, int bad)
 {
-    static const char *const kinds[13] = {" phase: ",         " hist: ",          " truncated: ",   " counts: ",
+    static const char *const kinds[14] = {" phase: ",         " hist: ",          " truncated: ",   " counts: ",
                                           " prompt: ",        " device: ",        " device_lost: ", " device_queued: ",
                                           " sequences: ",     " finished: ",      " prompt_tokens: ", " folded: ",
-                                          " folded_metric: "};
+                                          " folded_metric: ", " finish_reason: "};
     const char *p;
     int k;
     if (strncmp(text, " clock: ", 8) == 0) {
@@ -2524,9 +2549,9 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
         ttft_tpot__run_close(r->c, r->c->store.n + r->n);
         return TTFT_TPOT_OK;
     }
-    for (k = 0; k < 13 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
+    for (k = 0; k < 14 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
         ;
-    if (k == 13)
+    if (k == 14)
         return TTFT_TPOT_OK;
     if (bad)
         return ttft_tpot__fail(r, line, "directive too long, or with a NUL byte: #", kinds[k]);
@@ -2543,7 +2568,8 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
            : k == 9 ? ttft_tpot__read_finished(r, line, p)
            : k == 10 ? ttft_tpot__read_request_prompt(r, line, p)
            : k == 11 ? ttft_tpot__read_folded(r, line, p)
-                     : ttft_tpot__read_folded_metric(r, line, p);
+           : k == 12 ? ttft_tpot__read_folded_metric(r, line, p)
+                     : ttft_tpot__read_finish_reason(r, line, p);
 }
 
 /* -- Trace I/O: lines and fields --------------------------------------------------------------- */

@@ -89,7 +89,7 @@ def serve(generate, report, work, text, pm):
             subprocess.run([report, "--prometheus", "--model-name", NAME, "--label", "replica=%d" % k, empty], stdout=f,
                            stderr=subprocess.DEVNULL, check=False)  # exit 3: nothing to count, as it should
     wait_for("the zero expositions' scrape",
-             lambda: len(query(pm, "vllm:request_success_total")) == REPLICAS)
+             lambda: len(query(pm, 'vllm:request_success_total{finished_reason=""}')) == REPLICAS)
     time.sleep(2 * SCRAPE)
     drivers = [subprocess.Popen([generate, *MODEL, "--seed", str(k + 1), "--requests", str(REQUESTS),
                                  "--arrival-rate", "80", "--id-prefix", "r%d-" % k, "--prometheus", os.path.join(text, "replica_%d.prom" % k),

@@ -108,7 +108,7 @@ static void serving_mode_records_every_request(void **state)
     assert_true(num_at(&doc, "prefill.tok_s") > 0);
     jc_free(&doc);
     prom = slurp("generate_test.prom");
-    assert_non_null(strstr(prom, "vllm:request_success_total 7\n"));
+    assert_non_null(strstr(prom, "vllm:request_success_total{finished_reason=\"length\"} 7\n"));
     assert_non_null(strstr(prom, "vllm:generation_tokens_total 35\n"));
     assert_non_null(strstr(prom, "vllm:prompt_tokens_total 56\n")); /* 7 requests of 8 prompt tokens */
     free(prom);
@@ -120,7 +120,7 @@ static void serving_mode_records_every_request(void **state)
                      0);
     free(err);
     prom = slurp("generate_test.prom");
-    assert_non_null(strstr(prom, "llm_request_success_total{model_name=\"tiny\"} 7\n"));
+    assert_non_null(strstr(prom, "llm_request_success_total{model_name=\"tiny\",finished_reason=\"length\"} 7\n"));
     assert_non_null(strstr(prom, "llm_request_queue_time_seconds_count{model_name=\"tiny\"} 7\n"));
     free(prom);
     if (shell("command -v promtool >/dev/null 2>&1") != 0) {
@@ -204,7 +204,7 @@ static void prometheus_file_is_written_safely(void **state)
     assert_int_equal(lstat("p.prom", &st), 0);
     assert_true(S_ISREG(st.st_mode));
     text = slurp("p.prom");
-    assert_non_null(strstr(text, "vllm:request_success_total 2\n"));
+    assert_non_null(strstr(text, "vllm:request_success_total{finished_reason=\"length\"} 2\n"));
     free(text);
     assert_int_equal(mkfifo("p.fifo", 0600), 0);
     assert_int_equal(run(TINY "--requests 2 --prometheus p.fifo", &err), 1);
@@ -237,7 +237,7 @@ static void prometheus_published_live(void **state)
     assert_string_equal(live, "keep\n");
     free(live);
     live = slurp("gen_live.prom");
-    assert_non_null(strstr(live, "vllm:request_success_total{replica=\"1\"} 12\n"));
+    assert_non_null(strstr(live, "vllm:request_success_total{replica=\"1\",finished_reason=\"length\"} 12\n"));
 #ifdef REPORT_BIN
     assert_int_equal(shell("\"" REPORT_BIN "\" --prometheus --label replica=1 gen_live.csv > gen_live_tool.prom"), 0);
     tool = slurp("gen_live_tool.prom");

@@ -266,7 +266,7 @@ static void prometheus_names_from_the_tool(void **state)
     }
     /* --model-name is the label model_name, which vLLM's dashboards filter on; once */
     assert_int_equal(tool("--prometheus --model-name 'q \"3\"' prom.csv", &out, &err), 0);
-    assert_non_null(strstr(out, "vllm:request_success_total{model_name=\"q \\\"3\\\"\"} 1\n"));
+    assert_non_null(strstr(out, "vllm:request_success_total{model_name=\"q \\\"3\\\"\",finished_reason=\"\"} 1\n"));
     assert_non_null(strstr(out, "vllm:num_requests_running{model_name=\"q \\\"3\\\"\"} 1\n")); /* no finish: in flight */
     free(out);
     free(err);
@@ -644,7 +644,7 @@ static void requests_through_the_tool(void **state)
     free(out);
     free(err);
     assert_int_equal(tool("--prometheus requests.csv", &out, &err), 0);
-    assert_non_null(strstr(out, "vllm:request_success_total 3\n"));
+    assert_non_null(strstr(out, "vllm:request_success_total{finished_reason=\"\"} 3\n"));
     free(out);
     free(err);
     assert_int_equal(tool("--json --prometheus requests.csv", &out, &err), 2);

@@ -368,7 +368,7 @@ static void prometheus_exposition(void **state)
     assert_near(series(text, "vllm:time_to_first_token_seconds_sum{model_name=\"tiny\"} "), 0.43, 1e-9);
     assert_near(series(text, "vllm:inter_token_latency_seconds_bucket{model_name=\"tiny\",le=\"0.025\"} "), 1, 0);
     assert_near(series(text, "vllm:inter_token_latency_seconds_count{model_name=\"tiny\"} "), 2, 0);
-    assert_near(series(text, "vllm:request_success_total{model_name=\"tiny\"} "), 3, 0);
+    assert_near(series(text, "vllm:request_success_total{model_name=\"tiny\",finished_reason=\"\"} "), 3, 0);
     assert_near(series(text, "vllm:request_decode_time_seconds_count{model_name=\"tiny\"} "), 3, 0);
     assert_near(series(text, "vllm:request_decode_time_seconds_sum{model_name=\"tiny\"} "), 0.05, 1e-9);
     assert_near(series(text, "vllm:generation_tokens_total{model_name=\"tiny\"} "), 8, 0);
@@ -438,7 +438,7 @@ static void in_flight_refused_and_the_model_name(void **state)
     for (i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!strstr(text, want[i]))
             fail_msg("no %s in\n%s", want[i], text);
-    assert_non_null(strstr(text, "vllm:request_success_total{model_name=\"llama \\\"8B\\\"\"} 2\n")); /* measured */
+    assert_non_null(strstr(text, "vllm:request_success_total{model_name=\"llama \\\"8B\\\"\",finished_reason=\"\"} 2\n")); /* measured */
     f = tmpfile();
     assert_int_equal(ttft_tpot_publish(&c, pub, f, NULL, NULL), TTFT_TPOT_OK);
     len = ftell(f);
@@ -448,7 +448,7 @@ static void in_flight_refused_and_the_model_name(void **state)
     fclose(f);
     for (i = 0; i < sizeof want / sizeof want[0]; i++)
         assert_non_null(strstr(live, want[i]));
-    assert_non_null(strstr(live, "vllm:request_success_total{model_name=\"llama \\\"8B\\\"\"} 1\n")); /* finished */
+    assert_non_null(strstr(live, "vllm:request_success_total{model_name=\"llama \\\"8B\\\"\",finished_reason=\"\"} 1\n")); /* finished */
     assert_non_null(strstr(live, "vllm:prompt_tokens_total{model_name=\"llama \\\"8B\\\"\"} 16\n"));
     /* a trace keeps who finished: its exposition's gauges are the live collector's */
     trace = capture(&c, ttft_tpot_trace_write);
@@ -500,6 +500,18 @@ static char *publish_str(const ttft_tpot *c, ttft_tpot_publisher *pub)
     return text;
 }
 
+/* Each line of want in both the live exposition and the report's. */
+static void assert_both_hold(const char *live, const char *model, const char *const *want, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (!strstr(live, want[i]))
+            fail_msg("live: no %s in\n%s", want[i], live);
+        if (!strstr(model, want[i]))
+            fail_msg("report: no %s in\n%s", want[i], model);
+    }
+}
+
 /* A server serves more requests than its table holds: the finished ones fold away, every one stays
    counted and bucketed, and a trace of it reads back to the same exposition. Ten requests, one at a
    time, each 3 tokens at +10, +12 and +15 ms: TTFT 10 ms, ITL 2 and 3 ms, TPOT 2.5 ms, E2E 15 ms,
@@ -508,7 +520,7 @@ static char *publish_str(const ttft_tpot *c, ttft_tpot_publisher *pub)
 static void finished_requests_fold_away(void **state)
 {
     static const char *const want[] = {
-        "vllm:request_success_total 10\n",
+        "vllm:request_success_total{finished_reason=\"\"} 10\n",
         "vllm:generation_tokens_total 30\n",
         "vllm:prompt_tokens_total 70\n",
         "vllm:time_to_first_token_seconds_count 10\n",
@@ -550,12 +562,7 @@ static void finished_requests_fold_away(void **state)
     assert_int_equal(c.req.n, 4); /* held: the rest folded */
     live = publish_str(&c, pub);
     model = capture_prom(&c);
-    for (i = 0; i < sizeof want / sizeof want[0]; i++) {
-        if (!strstr(live, want[i]))
-            fail_msg("live: no %s in\n%s", want[i], live);
-        if (!strstr(model, want[i]))
-            fail_msg("report: no %s in\n%s", want[i], model);
-    }
+    assert_both_hold(live, model, want, sizeof want / sizeof want[0]);
     json_of(&c, &doc); /* exact over the 4 held; the 6 folded counted */
     assert_ms(&doc, "requests.n", 4);
     assert_ms(&doc, "requests.folded.requests", 6);
@@ -567,7 +574,7 @@ static void finished_requests_fold_away(void **state)
     jc_free(&doc);
     /* the trace carries the folded requests: its exposition and its report's are the live ones */
     trace = capture(&c, ttft_tpot_trace_write);
-    assert_non_null(strstr(trace, "\n# folded: 6,18,42,0,0\n"));
+    assert_non_null(strstr(trace, "\n# folded: 6,18,42,0,0,0,0,0,0\n"));
     assert_non_null(strstr(trace, "\n# folded_metric: ttft_ms,6,0,60000000,"));
     assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
     assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
@@ -585,10 +592,10 @@ static void finished_requests_fold_away(void **state)
     ttft_tpot_clear(&c);
     free(live);
     live = publish_str(&c, pub);
-    assert_non_null(strstr(live, "vllm:request_success_total 10\n"));
+    assert_non_null(strstr(live, "vllm:request_success_total{finished_reason=\"\"} 10\n"));
     free(model);
     model = capture_prom(&c);
-    assert_non_null(strstr(model, "vllm:request_success_total 0\n"));
+    assert_non_null(strstr(model, "vllm:request_success_total{finished_reason=\"\"} 0\n"));
     free(live);
     free(model);
     free(trace);
@@ -631,7 +638,7 @@ static void a_full_event_log_folds_too(void **state)
     }
     assert_int_equal(c.req.n, 2);
     live = publish_str(&c, pub);
-    assert_non_null(strstr(live, "vllm:request_success_total 9\n")); /* the warmup one is not counted */
+    assert_non_null(strstr(live, "vllm:request_success_total{finished_reason=\"\"} 9\n")); /* the warmup one is not counted */
     assert_non_null(strstr(live, "vllm:inter_token_latency_seconds_count 18\n"));
     assert_non_null(strstr(live, "vllm:request_dropped_total 0\n"));
     json_of(&c, &doc);
@@ -649,6 +656,84 @@ static void a_full_event_log_folds_too(void **state)
     jc_free(&doc);
     free(live);
     free(pub);
+    ttft_tpot_free(&c);
+}
+
+/* Why requests finished: A stop (TTFT 10 ms), B length (20 ms), C aborted after a token (30 ms), D an
+   error before any, E no reason given (40 ms). C and D are in no figure and no histogram: TTFT over
+   A, B, E: n 3, sum 70 ms; each reason counted once, also through a trace. */
+static void finish_reasons_count_and_failures_stay_out(void **state)
+{
+    static const char *const want[] = {
+        "vllm:request_success_total{finished_reason=\"\"} 1\n",
+        "vllm:request_success_total{finished_reason=\"stop\"} 1\n",
+        "vllm:request_success_total{finished_reason=\"length\"} 1\n",
+        "vllm:request_failure_total{finished_reason=\"abort\"} 1\n",
+        "vllm:request_failure_total{finished_reason=\"error\"} 1\n",
+        "vllm:time_to_first_token_seconds_count 3\n",
+        "vllm:time_to_first_token_seconds_sum 0.070000000\n",
+        "vllm:generation_tokens_total 3\n",
+    };
+    static const char *const ids[5] = {"A", "B", "C", "D", "E"};
+    static const int reason[5] = {TTFT_TPOT_FINISH_STOP, TTFT_TPOT_FINISH_LENGTH, TTFT_TPOT_FINISH_ABORT,
+                                  TTFT_TPOT_FINISH_ERROR, TTFT_TPOT_FINISH_NONE};
+    ttft_tpot c, back;
+    ttft_tpot_config cfg;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub),
+                        *pub_back = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char *live, *model, *trace, *text, *live_back, err[256];
+    jc_value doc;
+    size_t i;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_requests = 8;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    for (i = 0; i < 5; i++) {
+        assert_int_equal(ttft_tpot_request_submit_at(&c, ids[i], 0), TTFT_TPOT_OK);
+        if (i != 3)
+            assert_int_equal(ttft_tpot_request_tokens_at(&c, ids[i], (i + 1 - (i == 4)) * 10 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(reason[i] ? ttft_tpot_request_finish_reason(&c, ids[i], reason[i])
+                                   : ttft_tpot_request_finish(&c, ids[i]),
+                         TTFT_TPOT_OK);
+    }
+    assert_int_equal(ttft_tpot_request_finish_reason(&c, "A", TTFT_TPOT_FINISH_STOP), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_finish_reason(&c, "A", TTFT_TPOT_FINISH_COUNT), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_request_finish_reason(&c, "A", -1), TTFT_TPOT_EINVAL);
+    assert_null(ttft_tpot_finish_reason_name(TTFT_TPOT_FINISH_COUNT));
+    assert_string_equal(ttft_tpot_finish_reason_name(TTFT_TPOT_FINISH_ABORT), "abort");
+    live = publish_str(&c, pub);
+    model = capture_prom(&c);
+    assert_both_hold(live, model, want, sizeof want / sizeof want[0]);
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.n", 3);
+    assert_ms(&doc, "requests.incomplete", 0);
+    assert_ms(&doc, "requests.ttft_ms.n", 3);
+    assert_ms(&doc, "requests.ttft_ms.max", 40);
+    assert_ms(&doc, "requests.finish_reasons.none", 1);
+    assert_ms(&doc, "requests.finish_reasons.stop", 1);
+    assert_ms(&doc, "requests.finish_reasons.length", 1);
+    assert_ms(&doc, "requests.finish_reasons.abort", 1);
+    assert_ms(&doc, "requests.finish_reasons.error", 1);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "NOTE: 1 aborted and 1 errored requests: in no latency figure"));
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "\n# finished: C\n# finish_reason: abort,C\n"));
+    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
+    live_back = publish_str(&back, pub_back);
+    assert_string_equal(live_back, live);
+    assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# finish_reason: done,A\n", "t.csv",
+                               err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t.csv:2: # finish_reason: expected stop, length, abort or error"));
+    free(live);
+    free(model);
+    free(text);
+    free(trace);
+    free(live_back);
+    free(pub);
+    free(pub_back);
+    ttft_tpot_free(&back);
     ttft_tpot_free(&c);
 }
 
@@ -1463,6 +1548,7 @@ int main(void)
         cmocka_unit_test(in_flight_refused_and_the_model_name),
         cmocka_unit_test(finished_requests_fold_away),
         cmocka_unit_test(a_full_event_log_folds_too),
+        cmocka_unit_test(finish_reasons_count_and_failures_stay_out),
         cmocka_unit_test(ttst_is_the_second_token),
         cmocka_unit_test(ttfo_is_the_first_output_token),
         cmocka_unit_test(output_calls_refused),

@@ -43,7 +43,8 @@ static void take_token(server *s, int r, int token)
     ttft_tpot_request_tokens(&s->g->tp, q->id, 1);
     if (q->produced == s->g->o.max_new_tokens) { /* done: the slot is free for the next request */
         int k;
-        ttft_tpot_request_finish(&s->g->tp, q->id); /* a live exposition counts it from now on */
+        /* its token limit reached: a live exposition counts it from now on */
+        ttft_tpot_request_finish_reason(&s->g->tp, q->id, TTFT_TPOT_FINISH_LENGTH);
         printf("%s: %d tokens:", q->id, q->produced);
         for (k = 0; k < q->produced && k < 8; k++)
             printf(" %d", q->first[k]);

@@ -68,7 +68,7 @@ class Server:
             self.emit(r[0], r[1])
             r[2] -= 1
         for r in [r for r in self.running if r[2] == 0]:
-            self.tp.finish(r[0])
+            self.tp.finish(r[0], reason="length")  # its token budget spent
             r[1].put(None)
             self.running.remove(r)
 

@@ -298,8 +298,8 @@ static char *published_grows(const ttft_tpot *c, ttft_tpot_publisher *p, char *p
             name--;
         if (*a == '#')
             continue;
-        if (strncmp(a, "vllm:request_success_total ", 27) == 0) /* the default prefix */
-            CHECK(strtoull(a + 27, NULL, 10) == done + finished_now(c));
+        if (strncmp(a, "vllm:request_success_total{finished_reason=\"\"} ", 47) == 0) /* the default prefix */
+            CHECK(strtoull(a + 47, NULL, 10) == done + finished_now(c));
         if (b) {
             CHECK(strncmp(a, b, name) == 0);
             CHECK(strncmp(a, "vllm:num_requests_", 18) == 0 || strtod(a + name, NULL) >= strtod(b + name, NULL));

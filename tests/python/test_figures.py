@@ -244,14 +244,14 @@ def test_live_publication(tool, tmp_path):
     tp.tokens("b", 1, 20 * MS)  # not finished: not published
     tp.publish(path, labels={"replica": "0"})
     first = path.read_text()
-    assert 'vllm:request_success_total{replica="0"} 1\n' in first
+    assert 'vllm:request_success_total{replica="0",finished_reason=""} 1\n' in first
     tp.finish("b")
     tp.write_trace(tmp_path / "r.csv")
     tp.publish(path, labels={"replica": "0"})
     assert path.read_text() == tool.run("--prometheus", "--label", "replica=0", str(tmp_path / "r.csv"))
     tp.clear()
     tp.publish(path, labels={"replica": "0"})  # cleared: what was published stays
-    assert 'vllm:request_success_total{replica="0"} 2\n' in path.read_text()
+    assert 'vllm:request_success_total{replica="0",finished_reason=""} 2\n' in path.read_text()
     with pytest.raises(ValueError, match="request event refused: the finish of request 'zz'"):
         tp.finish("zz")
     assert tp.counts()["rejected"] == 0
@@ -283,7 +283,7 @@ def test_model_name_and_requests_in_flight(tmp_path):
     text = path.read_text()
     for line in ('vllm:num_requests_waiting{model_name="llama-3.1-8b",replica="0"} 1\n',
                  'vllm:num_requests_running{model_name="llama-3.1-8b",replica="0"} 1\n',
-                 'vllm:request_success_total{model_name="llama-3.1-8b",replica="0"} 1\n',
+                 'vllm:request_success_total{model_name="llama-3.1-8b",replica="0",finished_reason=""} 1\n',
                  'vllm:request_refused_total{model_name="llama-3.1-8b",replica="0"} 1\n',
                  'vllm:prompt_tokens_total{model_name="llama-3.1-8b",replica="0"} 12\n'):
         assert line in text
@@ -344,7 +344,7 @@ def test_a_server_publishes_every_request_it_finished(tmp_path):
         if (i + 1) % 250 == 0:
             tp.publish(path)
             text = path.read_text()
-            served.append(int(re.search(r"^vllm:request_success_total (\d+)$", text, re.M).group(1)))
+            served.append(int(re.search(r'^vllm:request_success_total\{finished_reason=""\} (\d+)$', text, re.M).group(1)))
             assert "vllm:generation_tokens_total %d\n" % (4 * (i + 1)) in text
             assert "vllm:inter_token_latency_seconds_count %d\n" % (3 * (i + 1)) in text
             assert "vllm:request_refused_total 0\n" in text
@@ -355,3 +355,23 @@ def test_a_server_publishes_every_request_it_finished(tmp_path):
     assert doc["requests"]["dropped"] == 0
     assert doc["requests"]["ttft_ms"]["p50"] == 2.0
     assert "were folded out of the request table" in tp.report()
+
+
+def test_finish_reasons():
+    """finish(id, reason=...) labels request_success_total as vLLM does; an aborted request is in
+    request_failure_total and in no figure: TTFT over a (stop, 10 ms) and b (length, 20 ms) only."""
+    tp = ttft_tpot.Collector()
+    for k, (rid, reason) in enumerate((("a", "stop"), ("b", "length"), ("c", "abort"))):
+        tp.submit(rid, 0)
+        tp.tokens(rid, 1, (k + 1) * 10 * MS)
+        tp.finish(rid, reason=reason)
+    with pytest.raises(ValueError, match="a finish reason is"):
+        tp.finish("a", reason="done")
+    text = tp.prometheus()
+    assert 'vllm:request_success_total{finished_reason="stop"} 1\n' in text
+    assert 'vllm:request_success_total{finished_reason="length"} 1\n' in text
+    assert 'vllm:request_failure_total{finished_reason="abort"} 1\n' in text
+    doc = tp.report_json()
+    assert doc["requests"]["n"] == 2
+    assert doc["requests"]["ttft_ms"]["max"] == 20.0
+    assert doc["requests"]["finish_reasons"] == {"none": 0, "stop": 1, "length": 1, "abort": 1, "error": 0}

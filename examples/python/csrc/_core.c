@@ -40,7 +40,7 @@
     X(ID, "id") X(N, "n") X(T_NS, "t_ns") X(TICKET, "ticket") X(BEGIN_NS, "begin_ns")                 \
     X(END_NS, "end_ns") X(PAIR, "pair") X(WARMUP, "warmup") X(STORED_ONLY, "stored_only")             \
     X(BOUNDED, "bounded") X(KEY, "key") X(NAME, "name") X(PREFILL, "prefill") X(DECODE, "decode")      \
-    X(KERNEL, "kernel") X(E2E, "e2e") X(STAMPS, "stamps") X(SEQUENCES, "sequences")
+    X(KERNEL, "kernel") X(E2E, "e2e") X(STAMPS, "stamps") X(SEQUENCES, "sequences") X(REASON, "reason")
 #define CORE_ENUM(id, text) S_##id,
 enum { CORE_NAMES(CORE_ENUM) S_COUNT };
 #undef CORE_ENUM
@@ -853,18 +853,38 @@ static PyObject *core_mark(core_collector *self, int p, PyObject *const *args, P
 TTFT_TPOT_POINTS(CORE_MARK)
 #undef CORE_MARK
 
-/* finish(id): the request's last token is delivered; a live exposition counts it from now on. */
-static PyObject *core_finish(core_collector *self, PyObject *id)
+/* A finish reason's number: None is none given; else one of ttft_tpot_finish_reason_name's. -1 with
+   a ValueError. */
+static int core_reason(PyObject *o)
 {
+    int k;
+    if (!o || o == Py_None)
+        return TTFT_TPOT_FINISH_NONE;
+    for (k = TTFT_TPOT_FINISH_STOP; k < TTFT_TPOT_FINISH_COUNT; k++)
+        if (PyUnicode_Check(o) && PyUnicode_CompareWithASCIIString(o, ttft_tpot_finish_reason_name(k)) == 0)
+            return k;
+    PyErr_Format(PyExc_ValueError, "a finish reason is \"stop\", \"length\", \"abort\" or \"error\" (or None), not %R", o);
+    return -1;
+}
+
+/* finish(id, reason=None): the request's last token is delivered; a live exposition counts it from
+   now on (an aborted or errored one in request_failure_total, in no figure). */
+static PyObject *core_finish(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const int params[] = {S_ID, S_REASON};
+    PyObject *v[2], *id;
     const char *s;
-    int rc;
-    if (!core_ready(self))
+    int rc, reason;
+    if (!core_ready(self) || core_args("finish", params, 2, 1, args, nargs, kwnames, v))
+        return NULL;
+    id = v[0];
+    if ((reason = core_reason(v[1])) < 0)
         return NULL;
     if (!self->enabled)
         Py_RETURN_NONE;
     if (!(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))))
         return NULL;
-    rc = ttft_tpot_request_finish(&self->c, s);
+    rc = ttft_tpot_request_finish_reason(&self->c, s, reason);
     if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
         Py_RETURN_NONE;
     return PyErr_Format(PyExc_ValueError, "%s: the finish of request %R (a submitted request, finished once)",
@@ -1600,7 +1620,7 @@ CORE_LOCKED_KW(core_submit) CORE_LOCKED_KW(core_tokens)
 #define CORE_MARK_LOCKED(name, field, set, tokens, follows, now, role, csv, words) CORE_MARK_LOCKED_##set(name)
 TTFT_TPOT_POINTS(CORE_MARK_LOCKED)
 #undef CORE_MARK_LOCKED
-CORE_LOCKED_1(core_shape_row) CORE_LOCKED_1(core_warmup) CORE_LOCKED_1(core_run) CORE_LOCKED_1(core_finish)
+CORE_LOCKED_1(core_shape_row) CORE_LOCKED_1(core_warmup) CORE_LOCKED_1(core_run) CORE_LOCKED_KW(core_finish)
 CORE_LOCKED_1(core_prompt)
 CORE_LOCKED_1(core_publish) CORE_LOCKED_1(core_device_elapsed) CORE_LOCKED_1(core_device_elapsed_ms)
 CORE_LOCKED_1(core_device_absolute) CORE_LOCKED_1(core_report) CORE_LOCKED_1(core_report_json)
@@ -1630,7 +1650,9 @@ static PyMethodDef core_collector_methods[] = {
     TTFT_TPOT_POINTS(CORE_MARK_DEF) /* schedule, ...: the marks */
 #undef CORE_MARK_DEF
     {"tokens", CORE_KW(core_tokens), "tokens(id, n=1, t_ns=None): n of its tokens delivered"},
-    {"finish", CORE_1(core_finish, METH_O), "finish(id): its last token delivered (a live exposition counts it)"},
+    {"finish", CORE_KW(core_finish),
+     "finish(id, reason=None): its last token delivered (a live exposition counts it); reason: \"stop\", "
+     "\"length\", \"abort\" or \"error\" (aborted and errored: in no figure)"},
     {"prompt", CORE_1(core_prompt, METH_VARARGS), "prompt(id, n): its prompt tokens (prompt_tokens_total)"},
     {"_publish", CORE_1(core_publish, METH_VARARGS), NULL},
     {"device_resolve", CORE_KW(core_device_resolve),
