@@ -1076,7 +1076,13 @@ typedef struct ttft_tpot_config {
                                  (into the exposition's histograms and counters, where every one
                                  stays counted) but for the last request_window of them, at most half
                                  (0: max_requests / 2); their slots and events are reused */
+    int buckets;              /* the exposition's bucket bounds: TTFT_TPOT_BUCKETS_FINE (0: vLLM's and the
+                                 E12 series, histogram_quantile within 25%) or TTFT_TPOT_BUCKETS_VLLM
+                                 (vLLM's alone: fewer series, coarser quantiles) */
 } ttft_tpot_config;
+
+/* The bucket bounds of the Prometheus histograms (config.buckets; README: Fleets). */
+enum { TTFT_TPOT_BUCKETS_FINE = 0, TTFT_TPOT_BUCKETS_VLLM = 1 };
 
 #define TTFT_TPOT_BUCKETS_MAX 103 /* bounds of the largest Prometheus bucket table */
 
@@ -1138,6 +1144,7 @@ struct ttft_tpot {
     char model_label[272];      /* model_name="..." (config.model_name, escaped), or "" */
     uint64_t le_ns[3][TTFT_TPOT_BUCKETS_MAX]; /* each bucket table's bounds in ns (TTFT_TPOT__LE_*), */
     size_t le_n[3];                           /* read once at init: what folding a request compares */
+    int buckets;                              /* config.buckets */
 };
 
 /* Bytes of storage init needs for cfg (NULL: defaults); 0 when the sizes overflow. */
@@ -1148,7 +1155,7 @@ TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg);
    their own). A capacity or max_phases of 0 means the default (there is no empty collector). The key of
    the name and id indexes is drawn here (HASHING, above).
    Returns OK; EINVAL (c NULL, capacity over UINT32_MAX, max_phases over 65535, hist_slots over
-   max_phases); ENOMEM (allocation failed or buffer smaller than ttft_tpot_bytes_needed). On error c is
+   max_phases, percentiles, model_name or buckets invalid); ENOMEM (allocation failed or buffer smaller than ttft_tpot_bytes_needed). On error c is
    zeroed, safe to free. The collector starts enabled. A zeroed collector (never set up, or freed)
    records nothing and reports empty; ttft_tpot_phase, trace_read and merge into it return EINVAL. */
 TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg);
@@ -1165,7 +1172,8 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c);
 /* Add src's samples, histograms and requests to dst, phases matched by name (added to dst when new),
    for per-thread collectors reported together. A phase's first call is warmup once in the merged
    whole: src's first call of a phase dst had called before becomes steady (unless it was warmup for
-   another reason too: a warmup section, a new shape); merge order is call order. All or nothing: EINVAL (NULL, or dst == src), EROLE (a
+   another reason too: a warmup section, a new shape); merge order is call order. All or nothing: EINVAL (NULL, dst == src,
+   or their config.buckets differ), EROLE (a
    name has another role in dst), EPHASE (dst's phase table is full), EREQUEST (a request id is in
    both), EFULL (dst's request tables cannot hold src's requests, or a histogram would pass 2^63
    values or tokens), ENOMEM (no histogram slot for a bounded phase, or no memory). Samples past dst's
@@ -1730,6 +1738,7 @@ typedef struct ttft_tpot_buckets {
     uint64_t cumulative[TTFT_TPOT_BUCKETS_MAX]; /* values at or below le_ns[b] (TPOT to a 1/1024 ns) */
     uint64_t count;                            /* every value: the +Inf bucket */
     uint64_t sum_hi, sum_lo;                   /* their 128-bit sum in ns, rounded once */
+    int set;                                   /* TTFT_TPOT_BUCKETS_*: whose bounds */
 } ttft_tpot_buckets;
 
 /* One slice of a serving run's time (ttft_tpot_model.slices): over the measured requests. */
@@ -3983,13 +3992,29 @@ static const char *const ttft_tpot__le_e2e[] = {
     "30", "33", "39", "40", "47", "50", "56", "60", "68", "82", "100", "120", "150", "180", "220", "240",
     "270", "330", "390", "470", "480", "560", "680", "960", "1920", "7680"};
 
-/* The bounds of each bucket set (TTFT_TPOT__LE_*). */
+/* vLLM's own bounds, each among the fine ones above (config.buckets TTFT_TPOT_BUCKETS_VLLM). */
+static const char *const ttft_tpot__le_vllm_ttft[] = {"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08",
+                                                      "0.1",   "0.25",  "0.5",  "0.75", "1",    "2.5",  "5",
+                                                      "7.5",   "10",    "20",   "40",   "80",   "160",  "640",
+                                                      "2560"};
+static const char *const ttft_tpot__le_vllm_tpot[] = {"0.0005", "0.001", "0.002", "0.003", "0.004", "0.005", "0.0075",
+                                                      "0.01",   "0.025", "0.05",  "0.075", "0.1",   "0.15",  "0.2",
+                                                      "0.3",    "0.4",   "0.5",   "0.75",  "1",     "2.5",   "5",
+                                                      "7.5",    "10",    "20",    "40",    "80"};
+static const char *const ttft_tpot__le_vllm_e2e[] = {"0.3", "0.5", "0.8", "1",   "1.5", "2",   "2.5",
+                                                     "5",   "10",  "15",  "20",  "30",  "40",  "50",
+                                                     "60",  "120", "240", "480", "960", "1920", "7680"};
+
+/* The bounds of each bucket set (TTFT_TPOT_BUCKETS_*, then TTFT_TPOT__LE_*). */
+#define TTFT_TPOT__LES(t) {t, sizeof t / sizeof *t}
 static const struct {
     const char *const *le;
     size_t n;
-} ttft_tpot__les[3] = {{ttft_tpot__le_ttft, sizeof ttft_tpot__le_ttft / sizeof *ttft_tpot__le_ttft},
-                       {ttft_tpot__le_tpot, sizeof ttft_tpot__le_tpot / sizeof *ttft_tpot__le_tpot},
-                       {ttft_tpot__le_e2e, sizeof ttft_tpot__le_e2e / sizeof *ttft_tpot__le_e2e}};
+} ttft_tpot__les[2][3] = {
+    {TTFT_TPOT__LES(ttft_tpot__le_ttft), TTFT_TPOT__LES(ttft_tpot__le_tpot), TTFT_TPOT__LES(ttft_tpot__le_e2e)},
+    {TTFT_TPOT__LES(ttft_tpot__le_vllm_ttft), TTFT_TPOT__LES(ttft_tpot__le_vllm_tpot),
+     TTFT_TPOT__LES(ttft_tpot__le_vllm_e2e)}};
+#undef TTFT_TPOT__LES
 
 /* Statistics of durations kept in 1/scale ns (request TPOT), back in ns: rounded, without overflow. */
 static void ttft_tpot__unscale(ttft_tpot_stats *st, uint64_t scale)
@@ -4145,32 +4170,15 @@ static int ttft_tpot__good(const ttft_tpot *c, const ttft_tpot_request *q)
 }
 
 /* A request metric's buckets (its BUCKETS column), without a value yet. */
-static void ttft_tpot__buckets_init(ttft_tpot_buckets *b, int m)
+static void ttft_tpot__buckets_init(ttft_tpot_buckets *b, int m, int set)
 {
     size_t k;
     memset(b, 0, sizeof *b);
-    b->n = ttft_tpot__les[ttft_tpot__metrics[m].le].n;
-    b->le = ttft_tpot__les[ttft_tpot__metrics[m].le].le;
+    b->set = set;
+    b->n = ttft_tpot__les[set][ttft_tpot__metrics[m].le].n;
+    b->le = ttft_tpot__les[set][ttft_tpot__metrics[m].le].le;
     for (k = 0; k < b->n; k++) /* seconds to the ns, read as integers: no locale */
         (void)ttft_tpot__decimal(b->le[k], 9, &b->le_ns[k]);
-}
-
-/* One value x (in 1/scale ns) into b's counts, not yet cumulative, its bucket found by bisection, and
-   into the 128-bit sum hi:lo. */
-static void ttft_tpot__buckets_put(ttft_tpot_buckets *b, uint64_t x, uint64_t scale, uint64_t *lo, uint64_t *hi)
-{
-    size_t a = 0, z = b->n; /* the first bound at or above x lies in [a, z] */
-    while (a < z) {
-        size_t mid = a + (z - a) / 2;
-        if (b->le_ns[mid] * scale < x)
-            a = mid + 1;
-        else
-            z = mid;
-    }
-    if (a < b->n) /* past the last bound: in +Inf alone */
-        b->cumulative[a]++;
-    *lo += x;
-    *hi += *lo < x; /* carry */
 }
 
 /* b's counts made cumulative, n values in all, their sum hi:lo (1/scale ns) brought back to ns,
@@ -4191,17 +4199,6 @@ static void ttft_tpot__buckets_close(ttft_tpot_buckets *b, uint64_t n, uint64_t 
     }
     b->sum_hi = hi;
     b->sum_lo = lo;
-}
-
-/* Count x[0, n) (in 1/scale ns: scale 1 or 1024) into b; the sum is kept in 128 bits and brought
-   back to ns, rounded, once. */
-static void ttft_tpot__buckets_add(ttft_tpot_buckets *b, const uint64_t *x, size_t n, uint64_t scale)
-{
-    uint64_t lo = 0, hi = 0;
-    size_t i;
-    for (i = 0; i < n; i++)
-        ttft_tpot__buckets_put(b, x[i], scale, &lo, &hi);
-    ttft_tpot__buckets_close(b, n, scale, lo, hi);
 }
 
 /* ---- Requests: folding ------------------------------------------------------------------------ */
@@ -4285,6 +4282,13 @@ static void ttft_tpot__fold(const ttft_tpot *c, ttft_tpot__tally *t, unsigned r)
     }
 }
 
+/* Whether t counts a request. */
+static int ttft_tpot__tally_any(const ttft_tpot__tally *t)
+{
+    return t->requests || t->truncated || t->unmeasured || t->reasons[TTFT_TPOT_FINISH_ABORT] ||
+           t->reasons[TTFT_TPOT_FINISH_ERROR];
+}
+
 /* dst += src. */
 static void ttft_tpot__tally_add(ttft_tpot__tally *dst, const ttft_tpot__tally *src)
 {
@@ -4308,30 +4312,18 @@ static void ttft_tpot__les_of(ttft_tpot *c)
 {
     size_t t, k;
     for (t = 0; t < 3; t++) {
-        c->le_n[t] = ttft_tpot__les[t].n;
+        c->le_n[t] = ttft_tpot__les[c->buckets][t].n;
         for (k = 0; k < c->le_n[t]; k++) /* seconds to the ns, read as integers: no locale */
-            (void)ttft_tpot__decimal(ttft_tpot__les[t].le[k], 9, &c->le_ns[t][k]);
+            (void)ttft_tpot__decimal(ttft_tpot__les[c->buckets][t].le[k], 9, &c->le_ns[t][k]);
     }
 }
 
 /* Metric m of t as a histogram of the exposition: cumulative, its sum back in ns, rounded once. */
-static void ttft_tpot__tally_buckets(const ttft_tpot__tally *t, int m, ttft_tpot_buckets *b)
+static void ttft_tpot__tally_buckets(const ttft_tpot *c, const ttft_tpot__tally *t, int m, ttft_tpot_buckets *b)
 {
-    ttft_tpot__buckets_init(b, m);
+    ttft_tpot__buckets_init(b, m, c->buckets);
     memcpy(b->cumulative, t->bucket[m], sizeof b->cumulative);
     ttft_tpot__buckets_close(b, t->count[m], ttft_tpot__scale_of(m, 1024), t->sum_lo[m], t->sum_hi[m]);
-}
-
-/* dst = a + b, bucket by bucket (the same bounds). */
-static void ttft_tpot__buckets_sum(ttft_tpot_buckets *dst, const ttft_tpot_buckets *a, const ttft_tpot_buckets *b)
-{
-    size_t k;
-    *dst = *a;
-    for (k = 0; k < a->n; k++)
-        dst->cumulative[k] += b->cumulative[k];
-    dst->count += b->count;
-    dst->sum_lo += b->sum_lo;
-    dst->sum_hi += b->sum_hi + (dst->sum_lo < b->sum_lo);
 }
 
 /* Room in a full request table or event log, for a server that runs for weeks: the finished
@@ -4376,7 +4368,7 @@ static unsigned ttft_tpot__fold_away(ttft_tpot *c)
 }
 
 /* The request figures into out, and with b (NULL: none) each metric's buckets (initialized). */
-static int ttft_tpot__requests_of(const ttft_tpot *c, ttft_tpot_requests *out, ttft_tpot_buckets *b)
+static int ttft_tpot__requests_of(const ttft_tpot *c, ttft_tpot_requests *out)
 {
     uint64_t *x, *last, first_submit = UINT64_MAX, last_token = 0, scale;
     ttft_tpot__narrow nw;
@@ -4416,8 +4408,6 @@ static int ttft_tpot__requests_of(const ttft_tpot *c, ttft_tpot_requests *out, t
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
         uint64_t sc = ttft_tpot__scale_of(m, scale);
         size_t n = ttft_tpot__request_set(c, m, 0, sc, x, last);
-        if (b)
-            ttft_tpot__buckets_add(&b[m], x, n, sc);
         ttft_tpot__fill(x, n, &nw, &out->metric[m]);
         if (sc > 1)
             ttft_tpot__unscale(&out->metric[m], sc);
@@ -5080,6 +5070,8 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
         return TTFT_TPOT_EINVAL;
     if (cfg && cfg->model_name && ttft_tpot__model_label(c, cfg->model_name) != TTFT_TPOT_OK)
         return TTFT_TPOT_EINVAL;
+    if (cfg && cfg->buckets != TTFT_TPOT_BUCKETS_FINE && cfg->buckets != TTFT_TPOT_BUCKETS_VLLM)
+        return TTFT_TPOT_EINVAL;
     if (cfg && cfg->buffer) {
         if (cfg->buffer_bytes < l.bytes)
             return TTFT_TPOT_ENOMEM;
@@ -5095,6 +5087,7 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
     c->grow = cfg && cfg->grow;
     c->slice_ns = cfg ? cfg->slice_ns : 0;
     c->request_window = cfg ? cfg->request_window : 0;
+    c->buckets = cfg ? cfg->buckets : TTFT_TPOT_BUCKETS_FINE;
     ttft_tpot__les_of(c);
     ttft_tpot__picks_of(c, cfg);
     c->hist.bounded = cfg && cfg->bounded;
@@ -5211,7 +5204,7 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     int *map, rc, k;
     unsigned char *called;
     size_t *where;
-    if (!dst || !src || dst == src || !dst->phase.slots)
+    if (!dst || !src || dst == src || !dst->phase.slots || dst->buckets != src->buckets)
         return TTFT_TPOT_EINVAL;
     if ((rc = ttft_tpot__merge_plan(dst, src)) != TTFT_TPOT_OK) /* planned first: all or nothing */
         return rc;
@@ -6540,32 +6533,44 @@ static int ttft_tpot__slices_of(const ttft_tpot *c, ttft_tpot_model *m)
     return TTFT_TPOT_OK;
 }
 
-/* The requests folded out of the table: counted, and in the exposition's histograms (the figures
-   are exact over the rest). */
+/* The requests folded out of the table: counted (the figures are exact over the rest). */
 static void ttft_tpot__folded_figures(const ttft_tpot *c, ttft_tpot_model *m)
 {
-    ttft_tpot_buckets b;
     int k;
     m->requests.folded = c->folded.requests, m->requests.folded_other = c->folded.unmeasured;
     m->requests.folded_tokens = c->folded.tokens, m->requests.folded_prompt_tokens = c->folded.prompt_tokens;
     m->requests.truncated += c->folded.truncated;
+    m->requests.seen += c->folded.requests + c->folded.truncated + c->folded.unmeasured;
     for (k = 0; k < TTFT_TPOT_FINISH_COUNT; k++)
         m->requests.finish_reasons[k] += c->folded.reasons[k];
-    m->requests.seen += c->folded.requests + c->folded.truncated + c->folded.unmeasured;
-    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++) {
-        ttft_tpot__tally_buckets(&c->folded, k, &b);
-        ttft_tpot__buckets_sum(&m->buckets[k], &m->buckets[k], &b);
-    }
+}
+
+/* The exposition's histograms: every measured request held and every one folded away, each folded
+   as a live exposition folds it, so that a trace's exposition equals the live one's. */
+static int ttft_tpot__report_buckets(const ttft_tpot *c, ttft_tpot_model *m)
+{
+    ttft_tpot__tally *t = (ttft_tpot__tally *)TTFT_TPOT_MALLOC(sizeof *t, c->alloc_user);
+    unsigned r;
+    int k;
+    if (!t)
+        return TTFT_TPOT_ENOMEM;
+    *t = c->folded;
+    for (r = 0; r < c->req.n; r++)
+        if (ttft_tpot__measured(&c->req.list[r]))
+            ttft_tpot__fold(c, t, r);
+    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
+        ttft_tpot__tally_buckets(c, t, k, &m->buckets[k]);
+    TTFT_TPOT_FREE(t, c->alloc_user);
+    return TTFT_TPOT_OK;
 }
 
 static int ttft_tpot__request_figures(const ttft_tpot *c, ttft_tpot_model *m)
 {
-    int k, rc = TTFT_TPOT_OK;
-    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
-        ttft_tpot__buckets_init(&m->buckets[k], k);
-    if ((m->has_requests = c->req.n || c->req.dropped || c->folded.requests || c->folded.truncated ||
-                           c->folded.unmeasured) != 0 &&
-        (rc = ttft_tpot__requests_of(c, &m->requests, m->buckets)) == TTFT_TPOT_OK)
+    int rc;
+    if ((rc = ttft_tpot__report_buckets(c, m)) != TTFT_TPOT_OK)
+        return rc;
+    if ((m->has_requests = c->req.n || c->req.dropped || ttft_tpot__tally_any(&c->folded)) != 0 &&
+        (rc = ttft_tpot__requests_of(c, &m->requests)) == TTFT_TPOT_OK)
         rc = ttft_tpot__requests_steady_state(c, &m->requests_steady_state);
     if (rc == TTFT_TPOT_OK && m->has_requests)
         rc = ttft_tpot__slices_of(c, m);
@@ -8173,11 +8178,12 @@ static void ttft_tpot__prom_hist(ttft_tpot__out *out, const char *prefix, const 
     const char *name = ttft_tpot__metrics[k].prom;
     char sum[64], head[1024], *p;
     size_t i, len, le;
-    ttft_tpot__out_fmt(
-        out,
-        "# HELP %s%s %s Buckets at most 25%% apart from 100us to 10min: histogram_quantile is within 25%% "
-        "of the value at its rank.\n# TYPE %s%s histogram\n",
-        prefix, name, ttft_tpot__metrics[k].help, prefix, name);
+    ttft_tpot__out_fmt(out, "# HELP %s%s %s %s\n# TYPE %s%s histogram\n", prefix, name, ttft_tpot__metrics[k].help,
+                       b->set == TTFT_TPOT_BUCKETS_VLLM
+                           ? "Buckets: vLLM's bounds."
+                           : "Buckets at most 25% apart from 100us to 10min: histogram_quantile is within 25% of "
+                             "the value at its rank.",
+                       prefix, name);
     len = (size_t)snprintf(head, sizeof head, "%s%s_bucket{%sle=\"", prefix, name, bucket_labels); /* made once */
     for (i = 0; i <= b->n; i++) {
         const char *bound = i < b->n ? b->le[i] : "+Inf";
@@ -8417,7 +8423,7 @@ static void ttft_tpot__publish_update(const ttft_tpot *c, ttft_tpot_publisher *p
 {
     int m;
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
-        ttft_tpot__tally_buckets(&c->finished, m, &p->now[m]);
+        ttft_tpot__tally_buckets(c, &c->finished, m, &p->now[m]);
     p->requests = c->finished.requests, p->tokens = c->finished.tokens;
     p->prompt_tokens = c->finished.prompt_tokens;
     p->started = 1;
@@ -8797,15 +8803,16 @@ static void ttft_tpot__write_finished(const ttft_tpot *c, ttft_tpot__out *out)
    then each metric with values as
    "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C I:C ..." (KEY its JSON key, I a bucket's index among
    its bounds, C its values there; the sum as folding keeps it), so a trace's report and exposition
-   count them as the live ones do. */
+   count them as the live ones do; "# buckets: vllm" first where the bounds are vLLM's alone. */
 static void ttft_tpot__write_folded(const ttft_tpot *c, ttft_tpot__out *out)
 {
     const ttft_tpot__tally *t = &c->folded;
     size_t k;
     int m, any;
-    if (!t->requests && !t->truncated && !t->unmeasured && !t->reasons[TTFT_TPOT_FINISH_ABORT] &&
-        !t->reasons[TTFT_TPOT_FINISH_ERROR])
+    if (!ttft_tpot__tally_any(t))
         return;
+    if (c->buckets == TTFT_TPOT_BUCKETS_VLLM) /* the bounds the bucket indexes below count among */
+        ttft_tpot__out_str(out, "# buckets: vllm\n");
     ttft_tpot__out_fmt(out, "# folded: %llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)t->requests,
                        (unsigned long long)t->tokens, (unsigned long long)t->prompt_tokens,
                        (unsigned long long)t->truncated, (unsigned long long)t->unmeasured,

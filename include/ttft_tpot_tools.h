@@ -972,7 +972,7 @@ TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot
 
 TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out)
 {
-    return c && out ? ttft_tpot__requests_of(c, out, NULL) : TTFT_TPOT_EINVAL;
+    return c && out ? ttft_tpot__requests_of(c, out) : TTFT_TPOT_EINVAL;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns)
@@ -1865,6 +1865,7 @@ typedef struct ttft_tpot__reader {
     int step_phase;
     uint64_t seq_lost, seq_hist; /* steps of several tokens a sequence kept without their sequences */
     ttft_tpot__tally folded;     /* "# folded:" and "# folded_metric:" lines, added when the trace has been read */
+    int buckets;                 /* "# buckets:": the bounds its folded buckets count among (TTFT_TPOT_BUCKETS_*) */
     const char *f[6];    /* the fields of the record */
     size_t len[6];
     char field[6][TTFT_TPOT__FIELD_MAX];
@@ -2274,12 +2275,28 @@ static int ttft_tpot__read_folded(ttft_tpot__reader *r, unsigned long line, cons
     return TTFT_TPOT_OK;
 }
 
-/* The buckets "I:C I:C ..." of metric m in p, ascending, each within its bounds, into b (zeroed):
-   their total, or UINT64_MAX when malformed. */
-static uint64_t ttft_tpot__read_folded_buckets(const ttft_tpot *c, int m, const char *p, uint64_t *b)
+/* Bucket i of metric m among the bounds of set (TTFT_TPOT_BUCKETS_*) as a bucket of c's: its index
+   there, or SIZE_MAX when c's bucket would not hold all of it (a bound of set's is not one of c's). */
+static size_t ttft_tpot__bucket_in(const ttft_tpot *c, int m, int set, size_t i)
+{
+    int t = ttft_tpot__metrics[m].le;
+    uint64_t hi, lo = 0;
+    size_t b;
+    (void)ttft_tpot__decimal(ttft_tpot__les[set][t].le[i], 9, &hi);
+    if (i)
+        (void)ttft_tpot__decimal(ttft_tpot__les[set][t].le[i - 1], 9, &lo);
+    b = ttft_tpot__bucket_of(c, m, hi, 1);
+    return (b ? c->le_ns[t][b - 1] : 0) <= lo ? b : SIZE_MAX;
+}
+
+/* The buckets "I:C I:C ..." of metric m in p (indexes among the bounds of set), ascending, each within
+   its bounds, into b (zeroed) as c's buckets (past the last: out): their total, or UINT64_MAX when
+   malformed; *coarse: a bucket c's bounds cannot hold exactly. */
+static uint64_t ttft_tpot__read_folded_buckets(const ttft_tpot *c, int m, int set, const char *p, uint64_t *b,
+                                               int *coarse)
 {
     uint64_t i, n, total = 0;
-    size_t le = c->le_n[ttft_tpot__metrics[m].le];
+    size_t le = ttft_tpot__les[set][ttft_tpot__metrics[m].le].n, at;
     int any = 0;
     unsigned last = 0;
     while (*p) {
@@ -2291,10 +2308,23 @@ static uint64_t ttft_tpot__read_folded_buckets(const ttft_tpot *c, int m, const 
             !ttft_tpot__u64(colon + 1, (size_t)(stop - colon - 1), UINT64_MAX - 1 - total, &n) || n == 0 ||
             (any && i <= last) || (*stop && !stop[1]))
             return UINT64_MAX;
-        any = 1, last = (unsigned)i, total += n, b[i] = n;
+        any = 1, last = (unsigned)i, total += n;
+        if ((at = ttft_tpot__bucket_in(c, m, set, (size_t)i)) == SIZE_MAX)
+            *coarse = 1;
+        else if (at < c->le_n[ttft_tpot__metrics[m].le])
+            b[at] += n;
         p = stop + (*stop != '\0');
     }
     return total;
+}
+
+/* "# buckets: NAME": the bounds the folded buckets after it count among ("fine" or "vllm"). */
+static int ttft_tpot__read_buckets_set(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    if (strcmp(p, "fine") != 0 && strcmp(p, "vllm") != 0)
+        return ttft_tpot__fail(r, line, "# buckets: expected fine or vllm, not ", p);
+    r->buckets = strcmp(p, "vllm") == 0 ? TTFT_TPOT_BUCKETS_VLLM : TTFT_TPOT_BUCKETS_FINE;
+    return TTFT_TPOT_OK;
 }
 
 /* "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C ...": a request metric of the folded requests. */
@@ -2304,7 +2334,7 @@ static int ttft_tpot__read_folded_metric(ttft_tpot__reader *r, unsigned long lin
     uint64_t b[TTFT_TPOT_BUCKETS_MAX] = {0}, n, hi, lo, in;
     const char *comma = strchr(p, ',');
     size_t k;
-    int m;
+    int m, coarse = 0;
     for (m = 0; comma && m < TTFT_TPOT_METRIC_COUNT; m++)
         if (strlen(ttft_tpot__metrics[m].json) == (size_t)(comma - p) &&
             strncmp(p, ttft_tpot__metrics[m].json, (size_t)(comma - p)) == 0)
@@ -2313,10 +2343,15 @@ static int ttft_tpot__read_folded_metric(ttft_tpot__reader *r, unsigned long lin
         return ttft_tpot__fail(r, line, "# folded_metric: unknown metric", NULL);
     p = comma + 1;
     if (!ttft_tpot__take(&p, ',', UINT64_MAX - t->count[m], &n) || !ttft_tpot__take(&p, ',', UINT64_MAX, &hi) ||
-        !ttft_tpot__take(&p, ',', UINT64_MAX, &lo) || (in = ttft_tpot__read_folded_buckets(r->c, m, p, b)) > n ||
+        !ttft_tpot__take(&p, ',', UINT64_MAX, &lo) ||
+        (in = ttft_tpot__read_folded_buckets(r->c, m, r->buckets, p, b, &coarse)) > n ||
         hi >= UINT64_MAX - t->sum_hi[m]) /* and its carry */
         return ttft_tpot__fail(r, line, "# folded_metric: expected KEY,COUNT,SUM_HI,SUM_LO,I:C ... with at most "
                                         "COUNT values in the buckets, ascending", NULL);
+    if (coarse)
+        return ttft_tpot__fail(r, line, "# folded_metric: the trace's buckets are vLLM's bounds, coarser than "
+                                        "this collector's (read it with config.buckets vllm, --buckets vllm): ",
+                               ttft_tpot__metrics[m].json);
     for (k = 0; k < TTFT_TPOT_BUCKETS_MAX; k++)
         t->bucket[m][k] += b[k];
     t->count[m] += n;
@@ -2530,10 +2565,10 @@ static int ttft_tpot__read_device_lost(ttft_tpot__reader *r, unsigned long line,
    bad: the line was too long or held a NUL byte, which only a directive minds. */
 static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const char *text, int bad)
 {
-    static const char *const kinds[14] = {" phase: ",         " hist: ",          " truncated: ",   " counts: ",
+    static const char *const kinds[15] = {" phase: ",         " hist: ",          " truncated: ",   " counts: ",
                                           " prompt: ",        " device: ",        " device_lost: ", " device_queued: ",
                                           " sequences: ",     " finished: ",      " prompt_tokens: ", " folded: ",
-                                          " folded_metric: ", " finish_reason: "};
+                                          " folded_metric: ", " finish_reason: ", " buckets: "};
     const char *p;
     int k;
     if (strncmp(text, " clock: ", 8) == 0) {
@@ -2549,9 +2584,9 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
         ttft_tpot__run_close(r->c, r->c->store.n + r->n);
         return TTFT_TPOT_OK;
     }
-    for (k = 0; k < 14 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
+    for (k = 0; k < 15 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
         ;
-    if (k == 14)
+    if (k == 15)
         return TTFT_TPOT_OK;
     if (bad)
         return ttft_tpot__fail(r, line, "directive too long, or with a NUL byte: #", kinds[k]);
@@ -2569,7 +2604,8 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
            : k == 10 ? ttft_tpot__read_request_prompt(r, line, p)
            : k == 11 ? ttft_tpot__read_folded(r, line, p)
            : k == 12 ? ttft_tpot__read_folded_metric(r, line, p)
-                     : ttft_tpot__read_finish_reason(r, line, p);
+           : k == 13 ? ttft_tpot__read_finish_reason(r, line, p)
+                     : ttft_tpot__read_buckets_set(r, line, p);
 }
 
 /* -- Trace I/O: lines and fields --------------------------------------------------------------- */

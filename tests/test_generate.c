@@ -257,6 +257,43 @@ static void prometheus_published_live(void **state)
     free(err);
 }
 
+/* --max-requests: a serving run longer than the collector's table folds its finished requests away
+   and counts every one, live and at the end, in a trace's exposition too; --buckets vllm writes
+   vLLM's bounds alone. 60 requests, 8 held, arriving at 2000/s over 3 slots. */
+static void long_serving_run_folds_requests(void **state)
+{
+    char *err, *live, *tool;
+    jc_value doc;
+    (void)state;
+    assert_int_equal(run(TINY "--requests 60 --max-requests 8 --arrival-rate 2000 --batch 3 --buckets vllm "
+                              "--prometheus gen_fold.prom --prometheus-every 0.01 --trace gen_fold.csv "
+                              "--profile-json gen_fold.json",
+                         &err),
+                     0);
+    free(err);
+    live = slurp("gen_fold.prom");
+    assert_non_null(strstr(live, "vllm:request_success_total{finished_reason=\"length\"} 60\n"));
+    assert_non_null(strstr(live, "vllm:request_refused_total 0\n"));
+    assert_non_null(strstr(live, "vllm:time_to_first_token_seconds_count 60\n"));
+    assert_null(strstr(live, "le=\"0.0012\""));
+    json_file("gen_fold.json", &doc); /* exact over the 8 held at most; the rest counted as folded */
+    assert_true(num_at(&doc, "requests.n") <= 8);
+    assert_near(num_at(&doc, "requests.n") + num_at(&doc, "requests.folded.requests"), 60, 0);
+    jc_free(&doc);
+#ifdef REPORT_BIN
+    assert_int_equal(shell("\"" REPORT_BIN "\" --prometheus --buckets vllm gen_fold.csv > gen_fold_tool.prom"), 0);
+    tool = slurp("gen_fold_tool.prom");
+    assert_string_equal(live, tool);
+    free(tool);
+#else
+    (void)tool;
+#endif
+    free(live);
+    assert_int_equal(run(TINY "--requests 2 --buckets coarse", &err), 2);
+    assert_non_null(strstr(err, "--buckets: expected fine or vllm, got 'coarse'"));
+    free(err);
+}
+
 /* --prometheus-every refuses what --prometheus refuses: a FIFO at FILE is left a FIFO (the library's
    publisher replaced it, and a device, with a regular file). */
 static void prometheus_live_replaces_regular_files_only(void **state)
@@ -359,6 +396,7 @@ int main(void)
         cmocka_unit_test(batch_records_tokens_per_step),
         cmocka_unit_test(serving_mode_records_every_request),
         cmocka_unit_test(prometheus_published_live),
+        cmocka_unit_test(long_serving_run_folds_requests),
         cmocka_unit_test(prometheus_live_replaces_regular_files_only),
         cmocka_unit_test(bad_flags_exit_2_with_one_line),
         cmocka_unit_test(write_failure_exits_1),

@@ -512,6 +512,23 @@ static void assert_both_hold(const char *live, const char *model, const char *co
     }
 }
 
+/* Ten requests, one at a time, each 3 tokens at +10, +12 and +15 ms, 7 prompt tokens, finished. */
+static void serve_ten(ttft_tpot *c)
+{
+    char id[8];
+    unsigned i;
+    for (i = 0; i < 10; i++) {
+        uint64_t t = i * 100 * MS;
+        snprintf(id, sizeof id, "r%u", i);
+        assert_int_equal(ttft_tpot_request_submit_at(c, id, t), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(c, id, t + 10 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(c, id, t + 12 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(c, id, t + 15 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_prompt(c, id, 7), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_finish(c, id), TTFT_TPOT_OK);
+    }
+}
+
 /* A server serves more requests than its table holds: the finished ones fold away, every one stays
    counted and bucketed, and a trace of it reads back to the same exposition. Ten requests, one at a
    time, each 3 tokens at +10, +12 and +15 ms: TTFT 10 ms, ITL 2 and 3 ms, TPOT 2.5 ms, E2E 15 ms,
@@ -541,24 +558,14 @@ static void finished_requests_fold_away(void **state)
     ttft_tpot_config cfg;
     ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub),
                         *pub_back = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
-    char id[8], *live, *model, *trace, *live_back, *model_back, err[256];
+    char *live, *model, *trace, *live_back, *model_back, err[256];
     jc_value doc;
-    size_t i;
     (void)state;
     memset(&cfg, 0, sizeof cfg);
     cfg.max_requests = 4;
     cfg.request_window = 1;
     assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    for (i = 0; i < 10; i++) {
-        uint64_t t = i * 100 * MS;
-        snprintf(id, sizeof id, "r%u", (unsigned)i);
-        assert_int_equal(ttft_tpot_request_submit_at(&c, id, t), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 10 * MS, 1), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 12 * MS, 1), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 15 * MS, 1), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_prompt(&c, id, 7), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_finish(&c, id), TTFT_TPOT_OK);
-    }
+    serve_ten(&c);
     assert_int_equal(c.req.n, 4); /* held: the rest folded */
     live = publish_str(&c, pub);
     model = capture_prom(&c);
@@ -735,6 +742,69 @@ static void finish_reasons_count_and_failures_stay_out(void **state)
     free(pub_back);
     ttft_tpot_free(&back);
     ttft_tpot_free(&c);
+}
+
+/* config.buckets vllm: vLLM's bounds alone. The ten requests of serve_ten: TTFT 10 ms in le 0.01
+   (vLLM's TTFT bounds 0.001 0.005 0.01 ...), ITL 2 and 3 ms in le 0.002 and 0.003. A trace of a fine
+   collector reads into a vllm one exactly (each fine bucket lies in one of vLLM's); the other way is
+   refused, not approximated. Collectors of two bound sets do not merge. */
+static void vllm_buckets_alone(void **state)
+{
+    static const char *const want[] = {
+        "vllm:time_to_first_token_seconds_bucket{le=\"0.005\"} 0\n",
+        "vllm:time_to_first_token_seconds_bucket{le=\"0.01\"} 10\n",
+        "vllm:inter_token_latency_seconds_bucket{le=\"0.002\"} 10\n",
+        "vllm:inter_token_latency_seconds_bucket{le=\"0.003\"} 20\n",
+        "vllm:e2e_request_latency_seconds_bucket{le=\"0.3\"} 10\n",
+        "Buckets: vLLM's bounds.",
+    };
+    ttft_tpot fine, vllm, back;
+    ttft_tpot_config cfg;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub),
+                        *pub_back = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char *live, *model, *trace, *live_back, err[256];
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_requests = 4;
+    cfg.request_window = 1;
+    cfg.buckets = 2;
+    assert_int_equal(ttft_tpot_init(&vllm, &cfg), TTFT_TPOT_EINVAL);
+    cfg.buckets = TTFT_TPOT_BUCKETS_VLLM;
+    assert_int_equal(ttft_tpot_init(&vllm, &cfg), TTFT_TPOT_OK);
+    serve_ten(&vllm);
+    live = publish_str(&vllm, pub);
+    model = capture_prom(&vllm);
+    assert_both_hold(live, model, want, sizeof want / sizeof want[0]);
+    assert_null(strstr(live, "le=\"0.0012\"")); /* no E12 bound */
+    /* a fine collector's trace, read by a vllm one: the same exposition as the vllm collector's own */
+    cfg.buckets = TTFT_TPOT_BUCKETS_FINE;
+    assert_int_equal(ttft_tpot_init(&fine, &cfg), TTFT_TPOT_OK);
+    serve_ten(&fine);
+    assert_int_equal(ttft_tpot_merge(&vllm, &fine), TTFT_TPOT_EINVAL);
+    trace = capture(&fine, ttft_tpot_trace_write);
+    cfg.buckets = TTFT_TPOT_BUCKETS_VLLM;
+    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
+    live_back = publish_str(&back, pub_back);
+    assert_string_equal(live_back, live);
+    ttft_tpot_free(&back);
+    free(trace);
+    /* a vllm collector's trace carries its bounds; a fine reader refuses to spread its buckets */
+    trace = capture(&vllm, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "\n# buckets: vllm\n# folded: "));
+    cfg.buckets = TTFT_TPOT_BUCKETS_FINE;
+    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "# folded_metric: the trace's buckets are vLLM's bounds, coarser than this"));
+    ttft_tpot_free(&back);
+    free(live);
+    free(model);
+    free(trace);
+    free(live_back);
+    free(pub);
+    free(pub_back);
+    ttft_tpot_free(&fine);
+    ttft_tpot_free(&vllm);
 }
 
 /* promtool (Debian package prometheus) accepts the exposition: with an underscore prefix, clean;
@@ -1549,6 +1619,7 @@ int main(void)
         cmocka_unit_test(finished_requests_fold_away),
         cmocka_unit_test(a_full_event_log_folds_too),
         cmocka_unit_test(finish_reasons_count_and_failures_stay_out),
+        cmocka_unit_test(vllm_buckets_alone),
         cmocka_unit_test(ttst_is_the_second_token),
         cmocka_unit_test(ttfo_is_the_first_output_token),
         cmocka_unit_test(output_calls_refused),

@@ -16,6 +16,8 @@ typedef struct options {
     unsigned long long seed;
     long requests;       /* serving mode: requests to serve (0: the plain generation runs) */
     long capacity;       /* samples the collector keeps exactly (0: room for every one) */
+    long max_requests;   /* requests the collector holds (0: all of requests); the finished fold away */
+    int buckets;         /* --buckets: the exposition's bounds (TTFT_TPOT_BUCKETS_*) */
     double arrival_rate; /* requests per second, Poisson arrivals (0: all at once) */
     const char *id_prefix; /* serving: request ids are this and a number ("req-": req-0, req-1, ...) */
     int async;           /* --async: the backend behind an asynchronous queue, device time from its events */

@@ -42,6 +42,8 @@ static const int_opt int_opts[] = {
     {"--vocab", offsetof(options, vocab), 2, 1000000, "vocabulary size (4096)"},
     {"--requests", offsetof(options, requests), 0, 1000000, "serve N requests, continuous batching (0: off)"},
     {"--capacity", offsetof(options, capacity), 0, 2000000000, "samples kept exactly (0: every sample)"},
+    {"--max-requests", offsetof(options, max_requests), 0, 1000000,
+     "requests the collector holds (0: all): a long run folds the finished ones away (counted)"},
 };
 
 static void usage(FILE *out)
@@ -67,6 +69,8 @@ static void usage(FILE *out)
                  "  --label K=V             a label on every series of --prometheus (repeatable)\n"
                  "  --model-name NAME       the label model_name=NAME on every series of --prometheus, which\n"
                  "                          vLLM's dashboards filter on (as --label model_name=NAME)\n"
+                 "  --buckets fine|vllm     the histograms' bounds: fine (vLLM's and the E12 series, quantiles\n"
+                 "                          within 25%%) or vllm (vLLM's alone: fewer series)\n"
                  "  --seed N                weights and prompts are a function of N (1)\n");
     for (i = 0; i < sizeof int_opts / sizeof int_opts[0]; i++) {
         char flag[40];
@@ -90,7 +94,7 @@ static int bad_usage(const char *fmt, const char *a, const char *b)
 }
 
 enum { G_PROFILE = 256, G_JSON, G_TRACE, G_PROM, G_EVERY, G_ID, G_RATE, G_SLO, G_SEED, G_PREFIX, G_LABEL, G_VERSION, G_HTML,
-       G_ASYNC, G_MODEL, G_INT = 512 };
+       G_ASYNC, G_MODEL, G_BUCKETS, G_INT = 512 };
 
 static const struct option fixed_opts[] = {
     {"profile", no_argument, NULL, G_PROFILE},          {"profile-json", required_argument, NULL, G_JSON},
@@ -100,7 +104,7 @@ static const struct option fixed_opts[] = {
     {"seed", required_argument, NULL, G_SEED},          {"prometheus-prefix", required_argument, NULL, G_PREFIX},
     {"label", required_argument, NULL, G_LABEL},        {"version", no_argument, NULL, G_VERSION},
     {"profile-html", required_argument, NULL, G_HTML},  {"async", no_argument, NULL, G_ASYNC},
-    {"model-name", required_argument, NULL, G_MODEL},
+    {"model-name", required_argument, NULL, G_MODEL},   {"buckets", required_argument, NULL, G_BUCKETS},
     {"help", no_argument, NULL, 'h'},
 };
 #define N_FIXED (sizeof fixed_opts / sizeof fixed_opts[0])
@@ -165,6 +169,11 @@ static int take_value(int opt, char *val, options *o)
         return 0;
     case G_PREFIX:
         o->prom_prefix = val;
+        return 0;
+    case G_BUCKETS:
+        if (strcmp(val, "fine") != 0 && strcmp(val, "vllm") != 0)
+            return bad_usage("--buckets: expected fine or vllm, got '%s'%s", val, "");
+        o->buckets = strcmp(val, "vllm") == 0 ? TTFT_TPOT_BUCKETS_VLLM : TTFT_TPOT_BUCKETS_FINE;
         return 0;
     default: { /* G_LABEL, and G_MODEL: the label model_name */
         char why[1200], pair[600];
@@ -383,8 +392,9 @@ int main(int argc, char **argv)
     tc.max_shapes = 8 * (unsigned)g.o.batch;
     tc.timeline = g.o.trace != NULL;
     tc.max_device = g.o.async ? tc.capacity : 0; /* every kernel span may wait for its device time */
-    tc.max_requests = (unsigned)g.o.requests;
-    tc.max_request_events = (size_t)g.o.requests * (size_t)(g.o.max_new_tokens + 1);
+    tc.max_requests = (unsigned)(g.o.max_requests && g.o.max_requests < g.o.requests ? g.o.max_requests : g.o.requests);
+    tc.max_request_events = (size_t)tc.max_requests * (size_t)(g.o.max_new_tokens + 1);
+    tc.buckets = g.o.buckets;
     n_tok = (size_t)g.o.batch * (size_t)g.o.prompt_len;
     g.prompt = (int *)malloc(n_tok * sizeof(int));
     g.next = (int *)malloc((size_t)g.o.batch * sizeof(int));

@@ -33,6 +33,8 @@ static const char usage_text[] =
     "  --prometheus-prefix P  metric names start with P instead of vllm: (promtool's lint wants no ':')\n"
     "  --label K=V            a label on every series, e.g. model_name=qwen3 (repeatable)\n"
     "  --model-name NAME      the label model_name=NAME, which vLLM's dashboards filter on\n"
+    "  --buckets fine|vllm    the histograms' bounds: fine (default: vLLM's and the E12 series,\n"
+    "                         histogram_quantile within 25%) or vllm (vLLM's alone: fewer series)\n"
     "  --slo LIST             SLOs for goodput, any of ttft=MS,tpot=MS,e2e=MS\n"
     "  --chrome-trace FILE    also write the samples as a Chrome / Perfetto trace to FILE (needs\n"
     "                         start times: a trace recorded with config.timeline); - : standard\n"
@@ -165,6 +167,7 @@ typedef struct options {
     ttft_tpot_slo slo;
     int compare, n_side[2]; /* --compare, and the traces of --base and --new */
     int ranks;              /* --ranks */
+    int buckets;            /* --buckets (TTFT_TPOT_BUCKETS_*) */
     uint64_t slice_ns;      /* --slice (0: none asked) */
     double percentiles[TTFT_TPOT_MAX_PERCENTILES]; /* --percentiles (all 0: the default) */
     char **side[2];
@@ -205,7 +208,7 @@ static int take_noise(options *o, const char *v)
 
 enum { OPT_JSON = 256, OPT_PROM, OPT_BOUNDED, OPT_COMPARE, OPT_BASE, OPT_NEW, OPT_ALPHA, OPT_SLO, OPT_CHROME,
        OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION, OPT_HTML, OPT_RANKS, OPT_REQUESTS_CSV, OPT_SLICE,
-       OPT_PERCENTILES, OPT_NOISE, OPT_PHASES_IN_VERDICT, OPT_MODEL };
+       OPT_PERCENTILES, OPT_NOISE, OPT_PHASES_IN_VERDICT, OPT_MODEL, OPT_BUCKETS };
 
 static const struct option long_opts[] = {
     {"json", no_argument, NULL, OPT_JSON},           {"prometheus", no_argument, NULL, OPT_PROM},
@@ -220,7 +223,7 @@ static const struct option long_opts[] = {
     {"ranks", no_argument, NULL, OPT_RANKS},         {"requests-csv", required_argument, NULL, OPT_REQUESTS_CSV},
     {"slice", required_argument, NULL, OPT_SLICE},   {"percentiles", required_argument, NULL, OPT_PERCENTILES},
     {"noise", required_argument, NULL, OPT_NOISE},   {"phases-in-verdict", no_argument, NULL, OPT_PHASES_IN_VERDICT},
-    {"model-name", required_argument, NULL, OPT_MODEL},
+    {"model-name", required_argument, NULL, OPT_MODEL},   {"buckets", required_argument, NULL, OPT_BUCKETS},
     {NULL, 0, NULL, 0},
 };
 
@@ -278,6 +281,11 @@ static int take_option(int opt, char *v, options *o)
         *(opt == OPT_CHROME ? &o->chrome : &o->kernel) = v;
         break;
     case OPT_PREFIX: o->prefix = v; break;
+    case OPT_BUCKETS:
+        if (strcmp(v, "fine") != 0 && strcmp(v, "vllm") != 0)
+            return usage_error("--buckets takes fine or vllm, not ", v);
+        o->buckets = strcmp(v, "vllm") == 0 ? TTFT_TPOT_BUCKETS_VLLM : TTFT_TPOT_BUCKETS_FINE;
+        break;
     case OPT_HTML:
         if (!*v)
             return usage_error("--html", " needs a file name");
@@ -415,6 +423,7 @@ static int make_collector(ttft_tpot *c, const options *o)
     cfg.clock = no_clock;
     cfg.clock_name = "not in the trace"; /* a trace's "# clock:" line replaces it */
     cfg.slice_ns = o->slice_ns;
+    cfg.buckets = o->buckets;
     memcpy(cfg.percentiles, o->percentiles, sizeof cfg.percentiles);
     return ttft_tpot_init(c, &cfg);
 }

@@ -375,3 +375,17 @@ def test_finish_reasons():
     assert doc["requests"]["n"] == 2
     assert doc["requests"]["ttft_ms"]["max"] == 20.0
     assert doc["requests"]["finish_reasons"] == {"none": 0, "stop": 1, "length": 1, "abort": 1, "error": 0}
+
+
+def test_vllm_buckets():
+    """Collector(buckets="vllm") writes vLLM's bounds alone: TTFT 10 ms in le 0.01, no E12 bound."""
+    tp = ttft_tpot.Collector(buckets="vllm")
+    tp.submit("a", 0)
+    tp.tokens("a", 1, 10 * MS)
+    tp.finish("a")
+    text = tp.prometheus()
+    assert 'vllm:time_to_first_token_seconds_bucket{le="0.005"} 0\n' in text
+    assert 'vllm:time_to_first_token_seconds_bucket{le="0.01"} 1\n' in text
+    assert 'le="0.0012"' not in text
+    with pytest.raises(ValueError, match='buckets is "fine" or "vllm"'):
+        ttft_tpot.Collector(buckets="coarse")

@@ -1495,6 +1495,15 @@ static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg)
     cfg->clock_name = name && name != Py_None ? core_utf8(name, "clock_name", "invalid argument") : NULL;
     if (name && name != Py_None && !cfg->clock_name)
         return -1;
+    o = kw ? PyDict_GetItemString(kw, "buckets") : NULL;
+    if (o && o != Py_None) {
+        if (!PyUnicode_Check(o) || (PyUnicode_CompareWithASCIIString(o, "fine") != 0 &&
+                                    PyUnicode_CompareWithASCIIString(o, "vllm") != 0)) {
+            PyErr_Format(PyExc_ValueError, "buckets is \"fine\" or \"vllm\", not %R", o);
+            return -1;
+        }
+        cfg->buckets = PyUnicode_CompareWithASCIIString(o, "vllm") == 0 ? TTFT_TPOT_BUCKETS_VLLM : TTFT_TPOT_BUCKETS_FINE;
+    }
     name = kw ? PyDict_GetItemString(kw, "model_name") : NULL;
     cfg->model_name = name && name != Py_None ? core_utf8(name, "model_name", "invalid argument") : NULL;
     return name && name != Py_None && !cfg->model_name ? -1 : 0;
@@ -1507,7 +1516,7 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
     static const char *const known[] = {"capacity", "max_phases", "hist_slots", "max_requests", "max_request_events",
                                         "max_shapes", "max_device", "max_pending", "slice_ns", "timeline", "bounded",
                                         "grow", "sequences", "clock", "clock_name", "percentiles", "model_name",
-                                        "request_window", NULL};
+                                        "request_window", "buckets", NULL};
     ttft_tpot_config cfg;
     PyObject *clock, *key, *val;
     Py_ssize_t pos = 0;

@@ -22,7 +22,7 @@ class Collector:
     enabled: bool
     def __init__(self, *, capacity: int = ..., max_phases: int = ..., timeline: bool = ..., bounded: bool = ...,
                  hist_slots: int = ..., max_requests: int = ..., max_request_events: int = ...,
-                 request_window: int = ..., max_shapes: int = ..., max_device: int = ..., max_pending: int = ..., slice_ns: int = ..., grow: bool = ...,
+                 request_window: int = ..., buckets: Optional[str] = ..., max_shapes: int = ..., max_device: int = ..., max_pending: int = ..., slice_ns: int = ..., grow: bool = ...,
                  sequences: bool = ..., model_name: Optional[str] = ..., clock: Union[None, bool, Callable[[], int]] = ..., clock_name: Optional[str] = ...,
                  percentiles: Union[None, str, Sequence[float]] = ...) -> None: ...
     def span(self, phase: str, role: str, tokens: Optional[int] = None, prompt_tokens: Optional[int] = None,
