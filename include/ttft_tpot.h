@@ -44,6 +44,7 @@
                   ttft_tpot_request_finish        it is done
                  ttft_tpot_request_finish_reason ... and why (stop, length, abort, error)
                   ttft_tpot_request_prompt        its prompt tokens
+                 ttft_tpot_request_get           a request held, by its id (to log it)
                   ttft_tpot_set_slo               the SLOs goodput counts against
      Device time  ttft_tpot_device_resolve        a step's tickets, resolved at once
                   ttft_tpot_device_elapsed        one ticket from an event pair's elapsed ns
@@ -840,6 +841,10 @@ TTFT_TPOT_DEF const char *ttft_tpot_finish_reason_name(int reason);
    requests.prompt_tokens. OK (also when disabled: nothing); EINVAL (c or id NULL, 0 tokens); EREQUEST
    (unknown id, or given before: counted as rejected); EFULL as finish. Takes no event storage. */
 TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot *c, const char *id, uint64_t prompt_tokens);
+
+/* The tracked request named id (a server logs a request as it finishes, before it may fold away):
+   OK; EINVAL (NULL); EREQUEST (no such request held). */
+TTFT_TPOT_DEF int ttft_tpot_request_get(const ttft_tpot *c, const char *id, ttft_tpot_request *out);
 
 /* The four calls above at TTFT_TPOT_NOW. */
 static inline int ttft_tpot_request_submit(ttft_tpot *c, const char *id)
@@ -3900,6 +3905,20 @@ TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot *c, const char *id, uint64_
     c->req.list[r].prompt_tokens = prompt_tokens;
     if (c->req.list[r].finished && ttft_tpot__measured(&c->req.list[r])) /* folded without them */
         c->finished.prompt_tokens += prompt_tokens;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_request_get(const ttft_tpot *c, const char *id, ttft_tpot_request *out)
+{
+    size_t len;
+    int r;
+    if (!c || !id || !out)
+        return TTFT_TPOT_EINVAL;
+    len = strlen(id);
+    r = c->req.max && len && len < TTFT_TPOT_NAME_MAX ? ttft_tpot__request_find(c, id, len) : -1;
+    if (r < 0)
+        return TTFT_TPOT_EREQUEST;
+    *out = c->req.list[r];
     return TTFT_TPOT_OK;
 }
 

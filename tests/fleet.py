@@ -79,18 +79,36 @@ def start(work, procs):
     return text, pm
 
 
-def serve(generate, report, work, text, pm):
-    """The replicas: each first exposes zeros (so increase() sees every request), then serves."""
-    for k in range(REPLICAS):  # the zero exposition, scraped before any request finishes
-        empty = os.path.join(work, "empty.csv")
-        with open(empty, "w") as f:
-            f.write("phase,role,start_ns,dur_ns,tokens,warmup\n")
+def expose_zeros(report, work, text, pm, name, replicas):
+    """Each replica first exposes zeros, scraped before any request finishes, so increase() sees every
+    request."""
+    empty = os.path.join(work, "empty.csv")
+    with open(empty, "w") as f:
+        f.write("phase,role,start_ns,dur_ns,tokens,warmup\n")
+    for k in range(replicas):
         with open(os.path.join(text, "replica_%d.prom" % k), "w") as f:
-            subprocess.run([report, "--prometheus", "--model-name", NAME, "--label", "replica=%d" % k, empty], stdout=f,
+            subprocess.run([report, "--prometheus", "--model-name", name, "--label", "replica=%d" % k, empty], stdout=f,
                            stderr=subprocess.DEVNULL, check=False)  # exit 3: nothing to count, as it should
     wait_for("the zero expositions' scrape",
-             lambda: len(query(pm, 'vllm:request_success_total{finished_reason=""}')) == REPLICAS)
+             lambda: len(query(pm, 'vllm:request_success_total{finished_reason="",model_name="%s"}' % name))
+             == replicas)
     time.sleep(2 * SCRAPE)
+
+
+def stop(procs):
+    """Prometheus and node_exporter, stopped by their PIDs."""
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
+def serve(generate, report, work, text, pm):
+    """The replicas: each first exposes zeros (so increase() sees every request), then serves."""
+    expose_zeros(report, work, text, pm, NAME, REPLICAS)
     drivers = [subprocess.Popen([generate, *MODEL, "--seed", str(k + 1), "--requests", str(REQUESTS),
                                  "--arrival-rate", "80", "--id-prefix", "r%d-" % k, "--prometheus", os.path.join(text, "replica_%d.prom" % k),
                                  "--prometheus-every", "0.2", "--model-name", NAME, "--label", "replica=%d" % k,
@@ -154,13 +172,7 @@ def main():
         serve(generate, report, work, text, pm)
         check(report, work, pm)
     finally:
-        for p in procs:  # stopped by their PIDs
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop(procs)
     return 0
 
 

@@ -257,6 +257,15 @@ static void prometheus_published_live(void **state)
     free(err);
 }
 
+/* The lines of text. */
+static int count_lines(const char *text)
+{
+    int n = 0;
+    for (; *text; text++)
+        n += *text == '\n';
+    return n;
+}
+
 /* --max-requests: a serving run longer than the collector's table folds its finished requests away
    and counts every one, live and at the end, in a trace's exposition too; --buckets vllm writes
    vLLM's bounds alone. 60 requests, 8 held, arriving at 2000/s over 3 slots. */
@@ -288,6 +297,16 @@ static void long_serving_run_folds_requests(void **state)
 #else
     (void)tool;
 #endif
+    free(live);
+    /* --request-log: a line a request as it finished, the collector's points, also of those folded away */
+    assert_int_equal(run(TINY "--requests 30 --max-requests 4 --arrival-rate 2000 --batch 2 --request-log gen_log.csv",
+                         &err),
+                     0);
+    free(err);
+    live = slurp("gen_log.csv");
+    assert_true(strncmp(live, "id,submit_ns,first_token_ns,last_token_ns,tokens\nreq-0,", 55) == 0);
+    assert_non_null(strstr(live, "\nreq-29,"));
+    assert_int_equal(count_lines(live), 31);
     free(live);
     assert_int_equal(run(TINY "--requests 2 --buckets coarse", &err), 2);
     assert_non_null(strstr(err, "--buckets: expected fine or vllm, got 'coarse'"));

@@ -559,6 +559,7 @@ static void finished_requests_fold_away(void **state)
     ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub),
                         *pub_back = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
     char *live, *model, *trace, *live_back, *model_back, err[256];
+    ttft_tpot_request q;
     jc_value doc;
     (void)state;
     memset(&cfg, 0, sizeof cfg);
@@ -567,6 +568,11 @@ static void finished_requests_fold_away(void **state)
     assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
     serve_ten(&c);
     assert_int_equal(c.req.n, 4); /* held: the rest folded */
+    assert_int_equal(ttft_tpot_request_get(&c, "r9", &q), TTFT_TPOT_OK); /* held: its points */
+    assert_int_equal(q.first_ns - q.submit_ns, 10 * MS);
+    assert_int_equal(q.tokens, 3);
+    assert_int_equal(ttft_tpot_request_get(&c, "r0", &q), TTFT_TPOT_EREQUEST); /* folded away */
+    assert_int_equal(ttft_tpot_request_get(&c, NULL, &q), TTFT_TPOT_EINVAL);
     live = publish_str(&c, pub);
     model = capture_prom(&c);
     assert_both_hold(live, model, want, sizeof want / sizeof want[0]);

@@ -18,6 +18,7 @@ typedef struct options {
     long capacity;       /* samples the collector keeps exactly (0: room for every one) */
     long max_requests;   /* requests the collector holds (0: all of requests); the finished fold away */
     int buckets;         /* --buckets: the exposition's bounds (TTFT_TPOT_BUCKETS_*) */
+    const char *request_log; /* serving: a CSV line a finished request, as it finishes */
     double arrival_rate; /* requests per second, Poisson arrivals (0: all at once) */
     const char *id_prefix; /* serving: request ids are this and a number ("req-": req-0, req-1, ...) */
     int async;           /* --async: the backend behind an asynchronous queue, device time from its events */

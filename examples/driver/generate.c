@@ -69,6 +69,8 @@ static void usage(FILE *out)
                  "  --label K=V             a label on every series of --prometheus (repeatable)\n"
                  "  --model-name NAME       the label model_name=NAME on every series of --prometheus, which\n"
                  "                          vLLM's dashboards filter on (as --label model_name=NAME)\n"
+                 "  --request-log FILE      serving: a CSV line a request as it finishes (id, submit_ns,\n"
+                 "                          first_token_ns, last_token_ns, tokens: the collector's own)\n"
                  "  --buckets fine|vllm     the histograms' bounds: fine (vLLM's and the E12 series, quantiles\n"
                  "                          within 25%%) or vllm (vLLM's alone: fewer series)\n"
                  "  --seed N                weights and prompts are a function of N (1)\n");
@@ -94,7 +96,7 @@ static int bad_usage(const char *fmt, const char *a, const char *b)
 }
 
 enum { G_PROFILE = 256, G_JSON, G_TRACE, G_PROM, G_EVERY, G_ID, G_RATE, G_SLO, G_SEED, G_PREFIX, G_LABEL, G_VERSION, G_HTML,
-       G_ASYNC, G_MODEL, G_BUCKETS, G_INT = 512 };
+       G_ASYNC, G_MODEL, G_BUCKETS, G_LOG, G_INT = 512 };
 
 static const struct option fixed_opts[] = {
     {"profile", no_argument, NULL, G_PROFILE},          {"profile-json", required_argument, NULL, G_JSON},
@@ -105,6 +107,7 @@ static const struct option fixed_opts[] = {
     {"label", required_argument, NULL, G_LABEL},        {"version", no_argument, NULL, G_VERSION},
     {"profile-html", required_argument, NULL, G_HTML},  {"async", no_argument, NULL, G_ASYNC},
     {"model-name", required_argument, NULL, G_MODEL},   {"buckets", required_argument, NULL, G_BUCKETS},
+    {"request-log", required_argument, NULL, G_LOG},
     {"help", no_argument, NULL, 'h'},
 };
 #define N_FIXED (sizeof fixed_opts / sizeof fixed_opts[0])
@@ -137,11 +140,13 @@ static int take_value(int opt, char *val, options *o)
     case G_TRACE:
     case G_PROM:
     case G_HTML:
+    case G_LOG:
         if (!*val)
             return bad_usage("%s needs a file name%s", opt == G_JSON ? "--profile-json" : opt == G_TRACE ? "--trace"
-                                                       : opt == G_PROM ? "--prometheus" : "--profile-html", "");
+                                                       : opt == G_PROM ? "--prometheus" : opt == G_LOG ? "--request-log"
+                                                       : "--profile-html", "");
         *(opt == G_JSON ? &o->profile_json : opt == G_TRACE ? &o->trace : opt == G_PROM ? &o->prometheus
-                                                                                         : &o->profile_html) = val;
+                                                             : opt == G_LOG ? &o->request_log : &o->profile_html) = val;
         return 0;
     case G_ID: /* with the number, a valid id (63 bytes at most) that needs no quoting in a trace */
         if (!*val || strlen(val) > 40 || val[strspn(val, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -424,7 +429,7 @@ int main(int argc, char **argv)
     if (g.o.has_slo)
         ttft_tpot_set_slo(&g.tp, g.o.slo);
     /* Collect when any output wants the samples; otherwise every span is one untaken branch. */
-    outputs = g.o.profile || g.o.profile_json || g.o.profile_html || g.o.trace || g.o.prometheus;
+    outputs = g.o.profile || g.o.profile_json || g.o.profile_html || g.o.trace || g.o.prometheus || g.o.request_log;
     ttft_tpot_enable(&g.tp, outputs);
     make_prompt(&g, g.o.seed ^ 0x5eedull, g.prompt, n_tok); /* a deterministic prompt per sequence */
 

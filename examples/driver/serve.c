@@ -30,8 +30,18 @@ typedef struct server {
     int finished;
     uint64_t t0;
     ttft_tpot_publisher *pub; /* --prometheus-every: the live exposition, published at next_pub */
+    FILE *log;                /* --request-log, or NULL */
     uint64_t next_pub;
 } server;
+
+/* --request-log: the request's points as the collector holds them, before it may fold away. */
+static void log_request(server *s, const char *id)
+{
+    ttft_tpot_request q;
+    if (s->log && ttft_tpot_request_get(&s->g->tp, id, &q) == TTFT_TPOT_OK)
+        fprintf(s->log, "%s,%llu,%llu,%llu,%llu\n", id, (unsigned long long)q.submit_ns,
+                (unsigned long long)q.first_ns, (unsigned long long)q.last_ns, (unsigned long long)q.tokens);
+}
 
 static void take_token(server *s, int r, int token)
 {
@@ -45,6 +55,7 @@ static void take_token(server *s, int r, int token)
         int k;
         /* its token limit reached: a live exposition counts it from now on */
         ttft_tpot_request_finish_reason(&s->g->tp, q->id, TTFT_TPOT_FINISH_LENGTH);
+        log_request(s, q->id);
         printf("%s: %d tokens:", q->id, q->produced);
         for (k = 0; k < q->produced && k < 8; k++)
             printf(" %d", q->first[k]);
@@ -147,6 +158,12 @@ int serve_requests(driver *g)
         free(s.pub);
         return -1;
     }
+    if (g->o.request_log && !(s.log = fopen(g->o.request_log, "w"))) {
+        fprintf(stderr, "generate: --request-log: cannot write %s\n", g->o.request_log);
+        rc = -2;
+    }
+    if (s.log)
+        fputs("id,submit_ns,first_token_ns,last_token_ns,tokens\n", s.log);
     for (i = 0; i < (int)g->o.batch; i++)
         s.slot_req[i] = -1;
     for (i = 0; i < s.n; i++) { /* Poisson arrivals: exponential gaps of mean 1/rate, from the seed */
@@ -160,7 +177,7 @@ int serve_requests(driver *g)
         snprintf(s.req[i].id, sizeof s.req[i].id, "%s%d", g->o.id_prefix ? g->o.id_prefix : "req-", i);
     }
     s.t0 = ttft_tpot_now();
-    rc = publish(&s, 1); /* every series from 0, before the first request: increase() sees them all */
+    rc = rc ? rc : publish(&s, 1); /* every series from 0, before the first request: increase() sees them all */
     while (s.finished < s.n && rc == 0) {
         uint64_t now = ttft_tpot_now() - s.t0;
         while (arrived < s.n && s.req[arrived].arrive_ns <= now) { /* submitted when it arrived */
@@ -182,6 +199,10 @@ int serve_requests(driver *g)
         }
     }
     rc = rc ? rc : publish(&s, 1); /* the last: every request finished */
+    if (s.log && (fclose(s.log) != 0) && rc == 0) {
+        fprintf(stderr, "generate: --request-log: writing %s failed\n", g->o.request_log);
+        rc = -2;
+    }
     free(s.req);
     free(s.slot_req);
     free(s.pub);
