@@ -682,6 +682,7 @@ typedef struct ttft_tpot__event {
 typedef struct ttft_tpot__request_table {
     ttft_tpot_request *list;
     unsigned n, max;
+    unsigned done;   /* of the n: those finished (what folding may take, known without a pass) */
     uint32_t *index; /* open addressing by id: request number + 1, 0 empty */
     uint32_t mask;
     ttft_tpot__event *events;
@@ -777,8 +778,8 @@ typedef struct ttft_tpot_requests {
     uint64_t folded;                      /* measured requests folded out of the table (config.request_window):
                                              in the exposition's histograms and counters, in no figure above */
     uint64_t folded_tokens, folded_prompt_tokens; /* theirs */
-    uint64_t folded_other;                /* finished requests folded away that no figure counts (warmup, or
-                                             no token); truncated ones are counted in truncated */
+    uint64_t folded_other;                /* finished requests folded away that no figure counts (warmup, no
+                                             token, aborted, errored); truncated ones are in truncated */
     uint64_t finish_reasons[TTFT_TPOT_FINISH_COUNT]; /* the measured requests by why they finished (NONE:
                                              no reason given, or not finished), and the aborted and
                                              errored ones (not warmup: out of every figure), folded
@@ -3745,6 +3746,7 @@ static void ttft_tpot__requests_rollback(ttft_tpot *c, unsigned n, size_t m)
     int p;
     c->req.n = n;
     c->req.n_events = m;
+    c->req.done = 0;
     if (c->req.max)
         memset(c->req.index, 0, ((size_t)c->req.mask + 1) * sizeof *c->req.index);
     for (p = 0; p < TTFT_TPOT_POINT_COUNT; p++)
@@ -3755,6 +3757,7 @@ static void ttft_tpot__requests_rollback(ttft_tpot *c, unsigned n, size_t m)
         req->tokens = 0;
         req->token_events = 0;
         req->ev_first = req->ev_last = SIZE_MAX;
+        c->req.done += req->finished != 0;
         ttft_tpot__request_index_add(c, r);
     }
     for (i = 0; i < m; i++) {
@@ -3889,6 +3892,7 @@ TTFT_TPOT_DEF int ttft_tpot_request_finish_reason(ttft_tpot *c, const char *id, 
     }
     c->req.list[r].finished = 1;
     c->req.list[r].reason = reason;
+    c->req.done++;
     ttft_tpot__fold(c, &c->finished, (unsigned)r); /* counted once, live, whatever becomes of its slot */
     return TTFT_TPOT_OK;
 }
@@ -4025,7 +4029,7 @@ static const char *const ttft_tpot__le_vllm_e2e[] = {"0.3", "0.5", "0.8", "1",  
                                                      "60",  "120", "240", "480", "960", "1920", "7680"};
 
 /* The bounds of each bucket set (TTFT_TPOT_BUCKETS_*, then TTFT_TPOT__LE_*). */
-#define TTFT_TPOT__LES(t) {t, sizeof t / sizeof *t}
+#define TTFT_TPOT__LES(t) {(t), sizeof(t) / sizeof *(t)}
 static const struct {
     const char *const *le;
     size_t n;
@@ -4304,6 +4308,10 @@ static void ttft_tpot__fold(const ttft_tpot *c, ttft_tpot__tally *t, unsigned r)
 /* Whether t counts a request. */
 static int ttft_tpot__tally_any(const ttft_tpot__tally *t)
 {
+    int m;
+    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
+        if (t->count[m])
+            return 1;
     return t->requests || t->truncated || t->unmeasured || t->reasons[TTFT_TPOT_FINISH_ABORT] ||
            t->reasons[TTFT_TPOT_FINISH_ERROR];
 }
@@ -4352,11 +4360,10 @@ static void ttft_tpot__tally_buckets(const ttft_tpot *c, const ttft_tpot__tally 
 static unsigned ttft_tpot__fold_away(ttft_tpot *c)
 {
     uint32_t *to = c->req.index; /* a request's new number + 1; 0: folded away */
-    unsigned r, done = 0, keep, gone = 0, kept = 0, window = c->request_window ? c->request_window : c->req.max / 2;
+    unsigned r, done = c->req.done, keep, gone = 0, kept = 0,
+                window = c->request_window ? c->request_window : c->req.max / 2;
     size_t i, e = 0;
-    for (r = 0; r < c->req.n; r++)
-        done += c->req.list[r].finished != 0;
-    keep = done / 2 < window ? done / 2 : window;
+    keep = done / 2 < window ? done / 2 : window; /* O(1) when nothing can go: a full table refuses fast */
     if (done == keep)
         return 0;
     for (r = 0; r < c->req.n; r++)
@@ -4379,14 +4386,14 @@ static unsigned ttft_tpot__fold_away(ttft_tpot *c)
     for (r = 0; r < c->req.n; r++) /* to[r] - 1 <= r: each moves down, in order */
         if (to[r])
             c->req.list[to[r] - 1] = c->req.list[r];
-    c->req.n = kept, c->req.n_events = e;
+    c->req.n = kept, c->req.n_events = e, c->req.done = keep;
     memset(c->req.index, 0, ((size_t)c->req.mask + 1) * sizeof *c->req.index);
     for (r = 0; r < kept; r++)
         ttft_tpot__request_index_add(c, r);
     return gone;
 }
 
-/* The request figures into out, and with b (NULL: none) each metric's buckets (initialized). */
+/* The figures of the requests held into out (those folded away: ttft_tpot__folded_figures). */
 static int ttft_tpot__requests_of(const ttft_tpot *c, ttft_tpot_requests *out)
 {
     uint64_t *x, *last, first_submit = UINT64_MAX, last_token = 0, scale;
@@ -4471,6 +4478,7 @@ static void ttft_tpot__requests_merge(ttft_tpot *dst, const ttft_tpot *src)
         *q = src->req.list[p];
         q->ev_first += q->ev_first == SIZE_MAX ? 0 : at; /* its events moved with it */
         q->ev_last += q->ev_last == SIZE_MAX ? 0 : at;
+        dst->req.done += q->finished != 0;
         ttft_tpot__request_index_add(dst, dst->req.n++);
     }
     ttft_tpot__tally_add(&dst->finished, &src->finished);
@@ -5087,10 +5095,12 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
         return rc;
     if (cfg && !ttft_tpot__picks_valid(cfg->percentiles))
         return TTFT_TPOT_EINVAL;
-    if (cfg && cfg->model_name && ttft_tpot__model_label(c, cfg->model_name) != TTFT_TPOT_OK)
-        return TTFT_TPOT_EINVAL;
     if (cfg && cfg->buckets != TTFT_TPOT_BUCKETS_FINE && cfg->buckets != TTFT_TPOT_BUCKETS_VLLM)
         return TTFT_TPOT_EINVAL;
+    if (cfg && cfg->model_name && ttft_tpot__model_label(c, cfg->model_name) != TTFT_TPOT_OK) {
+        memset(c, 0, sizeof *c); /* zeroed on error, as promised */
+        return TTFT_TPOT_EINVAL;
+    }
     if (cfg && cfg->buffer) {
         if (cfg->buffer_bytes < l.bytes)
             return TTFT_TPOT_ENOMEM;
@@ -6552,16 +6562,17 @@ static int ttft_tpot__slices_of(const ttft_tpot *c, ttft_tpot_model *m)
     return TTFT_TPOT_OK;
 }
 
-/* The requests folded out of the table: counted (the figures are exact over the rest). */
-static void ttft_tpot__folded_figures(const ttft_tpot *c, ttft_tpot_model *m)
+/* The requests folded out of the table into q: counted (the figures are exact over the rest). */
+static void ttft_tpot__folded_figures(const ttft_tpot *c, ttft_tpot_requests *q)
 {
+    const ttft_tpot__tally *t = &c->folded;
     int k;
-    m->requests.folded = c->folded.requests, m->requests.folded_other = c->folded.unmeasured;
-    m->requests.folded_tokens = c->folded.tokens, m->requests.folded_prompt_tokens = c->folded.prompt_tokens;
-    m->requests.truncated += c->folded.truncated;
-    m->requests.seen += c->folded.requests + c->folded.truncated + c->folded.unmeasured;
+    q->folded = t->requests, q->folded_tokens = t->tokens, q->folded_prompt_tokens = t->prompt_tokens;
+    q->folded_other = t->unmeasured + t->reasons[TTFT_TPOT_FINISH_ABORT] + t->reasons[TTFT_TPOT_FINISH_ERROR];
+    q->truncated += t->truncated;
+    q->seen += t->requests + t->truncated + q->folded_other;
     for (k = 0; k < TTFT_TPOT_FINISH_COUNT; k++)
-        m->requests.finish_reasons[k] += c->folded.reasons[k];
+        q->finish_reasons[k] += t->reasons[k];
 }
 
 /* The exposition's histograms: every measured request held and every one folded away, each folded
@@ -6593,7 +6604,7 @@ static int ttft_tpot__request_figures(const ttft_tpot *c, ttft_tpot_model *m)
         rc = ttft_tpot__requests_steady_state(c, &m->requests_steady_state);
     if (rc == TTFT_TPOT_OK && m->has_requests)
         rc = ttft_tpot__slices_of(c, m);
-    ttft_tpot__folded_figures(c, m);
+    ttft_tpot__folded_figures(c, &m->requests);
     m->losses.requests_truncated = m->requests.truncated;
     return rc;
 }
@@ -6935,12 +6946,13 @@ static void ttft_tpot__text_request_losses(const ttft_tpot_model *m, FILE *out)
                 (unsigned long long)q->finish_reasons[TTFT_TPOT_FINISH_ABORT],
                 (unsigned long long)q->finish_reasons[TTFT_TPOT_FINISH_ERROR]);
     if (q->folded || q->folded_other)
-        fprintf(out, "NOTE: %llu finished requests (%llu tokens) were folded out of the request table to make room "
-                     "(config.request_window): the figures below are exact over the %llu measured requests it "
-                     "still holds; the Prometheus histograms and counters count all %llu (each quantile within "
-                     "the buckets' bound)\n",
-                (unsigned long long)(q->folded + q->folded_other), (unsigned long long)q->folded_tokens,
-                (unsigned long long)q->n, (unsigned long long)(q->n + q->folded));
+        fprintf(out, "NOTE: %llu finished requests were folded out of the request table to make room "
+                     "(config.request_window), %llu of them measured (%llu tokens): the figures below are exact "
+                     "over the %llu measured requests it still holds; the Prometheus histograms and counters count "
+                     "all %llu measured (each quantile within the buckets' bound)\n",
+                (unsigned long long)q->folded + (unsigned long long)q->folded_other, (unsigned long long)q->folded,
+                (unsigned long long)q->folded_tokens, (unsigned long long)q->n,
+                (unsigned long long)q->n + (unsigned long long)q->folded);
 }
 
 /* The goodput line: the SLOs set, and how many requests met them. */
@@ -8341,7 +8353,7 @@ static int ttft_tpot__prom_names(const ttft_tpot *c, const char *prefix, const c
 
 /* What the exposition counts beside its histograms. */
 typedef struct ttft_tpot__prom_counts {
-    uint64_t requests, tokens;  /* request_success_total, generation_tokens_total */
+    uint64_t tokens;            /* generation_tokens_total */
     uint64_t prompt_tokens;     /* prompt_tokens_total */
     uint64_t refused, dropped;  /* requests_refused, requests_dropped (as in the reports) */
     uint64_t waiting, running;  /* the requests in flight now: num_requests_waiting, num_requests_running */
@@ -8426,7 +8438,7 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
     if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_REQUESTS) || !out ||
         ttft_tpot__prom_names(m->collector, prefix, labels, pre, lb, blb))
         return TTFT_TPOT_EINVAL;
-    n.requests = m->requests.n + m->requests.folded, n.tokens = m->requests.tokens + m->requests.folded_tokens;
+    n.tokens = m->requests.tokens + m->requests.folded_tokens;
     n.prompt_tokens = m->requests.prompt_tokens + m->requests.folded_prompt_tokens;
     n.reasons = m->requests.finish_reasons;
     n.refused = m->losses.requests_refused, n.dropped = m->losses.requests_dropped;
@@ -8457,7 +8469,7 @@ TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, 
     if (!c || !p || !out || ttft_tpot__prom_names(c, prefix, labels, pre, lb, blb))
         return TTFT_TPOT_EINVAL;
     ttft_tpot__publish_update(c, p);
-    n.requests = p->requests, n.tokens = p->tokens, n.prompt_tokens = p->prompt_tokens; /* across clears */
+    n.tokens = p->tokens, n.prompt_tokens = p->prompt_tokens; /* across clears */
     n.refused = c->refused_cleared + c->req.refused, n.dropped = c->dropped_cleared + c->req.dropped;
     n.reasons = c->finished.reasons;
     ttft_tpot__in_flight(c, &n);
@@ -8845,7 +8857,7 @@ static void ttft_tpot__write_folded(const ttft_tpot *c, ttft_tpot__out *out)
         ttft_tpot__out_fmt(out, "# folded_metric: %s,%llu,%llu,%llu,", ttft_tpot__metrics[m].json,
                            (unsigned long long)t->count[m], (unsigned long long)t->sum_hi[m],
                            (unsigned long long)t->sum_lo[m]);
-        for (k = any = 0; k < TTFT_TPOT_BUCKETS_MAX; k++)
+        for (k = 0, any = 0; k < TTFT_TPOT_BUCKETS_MAX; k++)
             if (t->bucket[m][k])
                 ttft_tpot__out_fmt(out, any++ ? " %u:%llu" : "%u:%llu", (unsigned)k,
                                    (unsigned long long)t->bucket[m][k]);

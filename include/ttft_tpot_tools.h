@@ -160,8 +160,8 @@ TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first
 /* The i-th device interval (0 .. counts.device_intervals - 1), in ticket order. OK; EINVAL. */
 TTFT_TPOT_DEF int ttft_tpot_device_at(const ttft_tpot *c, size_t i, ttft_tpot_device_interval *out);
 
-/* The i-th tracked request (0 .. counts.requests - 1, in submit order): OK; EINVAL (NULL, or no such
-   request). */
+/* The i-th tracked request (0 .. counts.requests - 1, in submit order; numbers move down as finished
+   requests fold away: config.request_window): OK; EINVAL (NULL, or no such request). */
 TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot_request *out);
 
 /* The serving metrics. OK; EINVAL (NULL); ENOMEM. With no request seen, out->seen is 0. */
@@ -972,7 +972,10 @@ TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot
 
 TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out)
 {
-    return c && out ? ttft_tpot__requests_of(c, out) : TTFT_TPOT_EINVAL;
+    int rc = c && out ? ttft_tpot__requests_of(c, out) : TTFT_TPOT_EINVAL;
+    if (rc == TTFT_TPOT_OK)
+        ttft_tpot__folded_figures(c, out);
+    return rc;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns)
@@ -1866,6 +1869,7 @@ typedef struct ttft_tpot__reader {
     uint64_t seq_lost, seq_hist; /* steps of several tokens a sequence kept without their sequences */
     ttft_tpot__tally folded;     /* "# folded:" and "# folded_metric:" lines, added when the trace has been read */
     int buckets;                 /* "# buckets:": the bounds its folded buckets count among (TTFT_TPOT_BUCKETS_*) */
+    int folded_lines;            /* a "# folded_metric:" line was read: "# buckets:" comes before */
     const char *f[6];    /* the fields of the record */
     size_t len[6];
     char field[6][TTFT_TPOT__FIELD_MAX];
@@ -2247,6 +2251,7 @@ static int ttft_tpot__read_finished(ttft_tpot__reader *r, unsigned long line, co
     int q = ttft_tpot__request_find(r->c, p, strlen(p));
     if (q < 0 || (unsigned)q < r->old.requests)
         return ttft_tpot__fail(r, line, "# finished: a request not submitted earlier in this trace: ", p);
+    r->c->req.done += !r->c->req.list[q].finished;
     r->c->req.list[q].finished = 1;
     return TTFT_TPOT_OK;
 }
@@ -2256,15 +2261,17 @@ static int ttft_tpot__read_finished(ttft_tpot__reader *r, unsigned long line, co
 static int ttft_tpot__read_folded(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
     ttft_tpot__tally *t = &r->folded;
-    uint64_t v[9], *to[9];
+    uint64_t v[9], *to[9], *live[9]; /* live: the collector's finished tally, which the read adds to */
     int k;
     to[0] = &t->requests, to[1] = &t->tokens, to[2] = &t->prompt_tokens, to[3] = &t->truncated;
     to[4] = &t->unmeasured;
     for (k = 0; k < 4; k++)
         to[5 + k] = &t->reasons[TTFT_TPOT_FINISH_STOP + k];
     for (k = 0; k < 9; k++)
-        if (!(k < 8 ? ttft_tpot__take(&p, ',', UINT64_MAX - *to[k], &v[k])
-                    : ttft_tpot__u64(p, strlen(p), UINT64_MAX - *to[k], &v[k])))
+        live[k] = (uint64_t *)((char *)&r->c->finished + ((char *)to[k] - (char *)t));
+    for (k = 0; k < 9; k++)
+        if (!(k < 8 ? ttft_tpot__take(&p, ',', UINT64_MAX - *to[k] - *live[k], &v[k])
+                    : ttft_tpot__u64(p, strlen(p), UINT64_MAX - *to[k] - *live[k], &v[k])))
             break;
     if (k < 9 || v[5] > v[0] || v[6] > v[0] - v[5])
         return ttft_tpot__fail(r, line, "# folded: expected REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,"
@@ -2323,6 +2330,8 @@ static int ttft_tpot__read_buckets_set(ttft_tpot__reader *r, unsigned long line,
 {
     if (strcmp(p, "fine") != 0 && strcmp(p, "vllm") != 0)
         return ttft_tpot__fail(r, line, "# buckets: expected fine or vllm, not ", p);
+    if (r->folded_lines)
+        return ttft_tpot__fail(r, line, "# buckets: after a # folded_metric: line (it names their bounds)", NULL);
     r->buckets = strcmp(p, "vllm") == 0 ? TTFT_TPOT_BUCKETS_VLLM : TTFT_TPOT_BUCKETS_FINE;
     return TTFT_TPOT_OK;
 }
@@ -2331,7 +2340,7 @@ static int ttft_tpot__read_buckets_set(ttft_tpot__reader *r, unsigned long line,
 static int ttft_tpot__read_folded_metric(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
     ttft_tpot__tally *t = &r->folded;
-    uint64_t b[TTFT_TPOT_BUCKETS_MAX] = {0}, n, hi, lo, in;
+    uint64_t b[TTFT_TPOT_BUCKETS_MAX] = {0}, n, hi, lo;
     const char *comma = strchr(p, ',');
     size_t k;
     int m, coarse = 0;
@@ -2342,10 +2351,10 @@ static int ttft_tpot__read_folded_metric(ttft_tpot__reader *r, unsigned long lin
     if (!comma || m == TTFT_TPOT_METRIC_COUNT)
         return ttft_tpot__fail(r, line, "# folded_metric: unknown metric", NULL);
     p = comma + 1;
-    if (!ttft_tpot__take(&p, ',', UINT64_MAX - t->count[m], &n) || !ttft_tpot__take(&p, ',', UINT64_MAX, &hi) ||
+    if (!ttft_tpot__take(&p, ',', UINT64_MAX - t->count[m] - r->c->finished.count[m], &n) ||
+        !ttft_tpot__take(&p, ',', UINT64_MAX - 1 - t->sum_hi[m] - r->c->finished.sum_hi[m], &hi) ||
         !ttft_tpot__take(&p, ',', UINT64_MAX, &lo) ||
-        (in = ttft_tpot__read_folded_buckets(r->c, m, r->buckets, p, b, &coarse)) > n ||
-        hi >= UINT64_MAX - t->sum_hi[m]) /* and its carry */
+        ttft_tpot__read_folded_buckets(r->c, m, r->buckets, p, b, &coarse) > n)
         return ttft_tpot__fail(r, line, "# folded_metric: expected KEY,COUNT,SUM_HI,SUM_LO,I:C ... with at most "
                                         "COUNT values in the buckets, ascending", NULL);
     if (coarse)
@@ -2354,6 +2363,7 @@ static int ttft_tpot__read_folded_metric(ttft_tpot__reader *r, unsigned long lin
                                ttft_tpot__metrics[m].json);
     for (k = 0; k < TTFT_TPOT_BUCKETS_MAX; k++)
         t->bucket[m][k] += b[k];
+    r->folded_lines = 1;
     t->count[m] += n;
     t->sum_lo[m] += lo;
     t->sum_hi[m] += hi + (t->sum_lo[m] < lo);
@@ -2373,8 +2383,9 @@ static int ttft_tpot__read_finish_reason(ttft_tpot__reader *r, unsigned long lin
     if (!comma || k == TTFT_TPOT_FINISH_COUNT)
         return ttft_tpot__fail(r, line, "# finish_reason: expected stop, length, abort or error, then ,ID", NULL);
     q = ttft_tpot__request_find(r->c, comma + 1, strlen(comma + 1));
-    if (q < 0 || (unsigned)q < r->old.requests || !r->c->req.list[q].finished)
-        return ttft_tpot__fail(r, line, "# finish_reason: a request not finished earlier in this trace: ", comma + 1);
+    if (q < 0 || (unsigned)q < r->old.requests || !r->c->req.list[q].finished || r->c->req.list[q].reason)
+        return ttft_tpot__fail(r, line, "# finish_reason: a request not finished earlier in this trace, or given "
+                                        "its reason before: ", comma + 1);
     r->c->req.list[q].reason = k;
     return TTFT_TPOT_OK;
 }
@@ -4169,7 +4180,7 @@ static int ttft_tpot__html_ttft_points(const ttft_tpot_model *m, ttft_tpot__html
     if (m->requests.seen == 0)
         return ttft_tpot__html_role_points(m, NULL, NULL, NULL, steady, warm);
     for (r = 0; ttft_tpot_request_at(m->collector, r, &q) == TTFT_TPOT_OK; r++)
-        if (q.token_events && !q.truncated &&
+        if (q.token_events && !q.truncated && q.reason < TTFT_TPOT_FINISH_ABORT &&
             ttft_tpot__html_pts_add(q.warmup ? warm : steady, (double)r, (double)(q.first_ns - q.submit_ns) / 1e6) != 0)
             return -1;
     return 0;

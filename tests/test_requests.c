@@ -813,6 +813,79 @@ static void vllm_buckets_alone(void **state)
     ttft_tpot_free(&vllm);
 }
 
+/* Folded requests keep their reasons: ten requests over a table of 4 (window 1), request i finished
+   with reason i % 5 (none, stop, length, abort, error; tokens at +10, +12 and +15 ms): two of each,
+   whether held or folded, in the report, the summary, the live exposition and a trace's. A trace's
+   "# buckets:" names the bounds of the folded lines after it, and a reason is given once. */
+static void folded_requests_keep_their_reasons(void **state)
+{
+    static const char *const want[] = {
+        "vllm:request_success_total{finished_reason=\"\"} 2\n",
+        "vllm:request_success_total{finished_reason=\"stop\"} 2\n",
+        "vllm:request_success_total{finished_reason=\"length\"} 2\n",
+        "vllm:request_failure_total{finished_reason=\"abort\"} 2\n",
+        "vllm:request_failure_total{finished_reason=\"error\"} 2\n",
+        "vllm:time_to_first_token_seconds_count 6\n",
+        "vllm:inter_token_latency_seconds_count 12\n",
+    };
+    ttft_tpot c, back;
+    ttft_tpot_config cfg;
+    ttft_tpot_requests sum;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub),
+                        *pub_back = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char id[8], *live, *model, *trace, *live_back, err[256];
+    unsigned i;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_requests = 4;
+    cfg.request_window = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    for (i = 0; i < 10; i++) {
+        uint64_t t = i * 100 * MS;
+        snprintf(id, sizeof id, "r%u", i);
+        assert_int_equal(ttft_tpot_request_submit_at(&c, id, t), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 10 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 12 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 15 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_finish_reason(&c, id, (int)(i % 5)), TTFT_TPOT_OK);
+    }
+    live = publish_str(&c, pub);
+    model = capture_prom(&c);
+    assert_both_hold(live, model, want, sizeof want / sizeof want[0]);
+    assert_int_equal(ttft_tpot_requests_summary(&c, &sum), TTFT_TPOT_OK);
+    assert_int_equal(sum.n + sum.folded, 6);
+    assert_int_equal(sum.seen, 10);
+    assert_int_equal(sum.finish_reasons[TTFT_TPOT_FINISH_ABORT], 2);
+    assert_int_equal(sum.finish_reasons[TTFT_TPOT_FINISH_NONE], 2);
+    assert_true(sum.folded_other >= 1); /* r3 (abort) and r4 (error) fold at the 5th submit */
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
+    live_back = publish_str(&back, pub_back);
+    assert_string_equal(live_back, live);
+    assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# folded_metric: ttft_ms,1,0,5,2:1\n"
+                                      "# buckets: vllm\n", "t.csv", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t.csv:3: # buckets: after a # folded_metric: line"));
+    ttft_tpot_free(&back); /* one with room for another request */
+    cfg.max_requests = 8;
+    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\nq,submit,0,0,0,0\nq,token,5,0,1,0\n"
+                                      "# finished: q\n# finish_reason: stop,q\n# finish_reason: stop,q\n",
+                               "t.csv", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
+    if (!strstr(err, "t.csv:6: # finish_reason: a request not finished earlier in this trace, or given"))
+        fail_msg("%s", err);
+    free(live);
+    free(model);
+    free(trace);
+    free(live_back);
+    free(pub);
+    free(pub_back);
+    ttft_tpot_free(&back);
+    ttft_tpot_free(&c);
+}
+
 /* promtool (Debian package prometheus) accepts the exposition: with an underscore prefix, clean;
    with vLLM's names, the only remarks are about the ':' in them. */
 static void promtool_accepts_it(void **state)
@@ -1626,6 +1699,7 @@ int main(void)
         cmocka_unit_test(a_full_event_log_folds_too),
         cmocka_unit_test(finish_reasons_count_and_failures_stay_out),
         cmocka_unit_test(vllm_buckets_alone),
+        cmocka_unit_test(folded_requests_keep_their_reasons),
         cmocka_unit_test(ttst_is_the_second_token),
         cmocka_unit_test(ttfo_is_the_first_output_token),
         cmocka_unit_test(output_calls_refused),

@@ -271,13 +271,14 @@ static uint64_t zero_clock(void *user)
     return 0;
 }
 
-/* c's measured requests that have finished: what a publication counts of this interval. */
+/* c's measured requests that have finished without a reason, held or folded away: what a
+   publication counts of this interval under finished_reason="". */
 static uint64_t finished_now(const ttft_tpot *c)
 {
-    uint64_t n = 0;
+    uint64_t n = c->folded.reasons[TTFT_TPOT_FINISH_NONE];
     unsigned r;
     for (r = 0; r < c->req.n; r++)
-        n += ttft_tpot__measured(&c->req.list[r]) && c->req.list[r].finished;
+        n += ttft_tpot__measured(&c->req.list[r]) && c->req.list[r].finished && !c->req.list[r].reason;
     return n;
 }
 
@@ -324,6 +325,7 @@ static void check_publishing(const uint8_t *data, size_t size)
     memset(&cfg, 0, sizeof cfg);
     cfg.max_requests = 1 + (shape & 3);     /* 1 to 4 requests an interval */
     cfg.max_request_events = shape >> 2 & 7; /* 0: the default */
+    cfg.request_window = shape >> 5 & 3;     /* finished requests kept whole (0: half the table) */
     cfg.clock = zero_clock;                  /* times come with the calls: the input is theirs */
     CHECK(ttft_tpot_init(&c, &cfg) == TTFT_TPOT_OK);
     while (in.left) {
@@ -335,8 +337,10 @@ static void check_publishing(const uint8_t *data, size_t size)
             CHECK(known(ttft_tpot_request_tokens_at(&c, id, take(&in, 2), (uint32_t)take(&in, 1))));
         else if (op == 2)
             CHECK(known(ttft_tpot_request_schedule_at(&c, id, take(&in, 2))));
-        else if (op == 3)
+        else if (op == 3 && slot / 3 % 6 == 0)
             CHECK(known(ttft_tpot_request_finish(&c, id)));
+        else if (op == 3) /* a reason, or one past the last (EINVAL) */
+            CHECK(known(ttft_tpot_request_finish_reason(&c, id, (int)(slot / 3 % 6))));
         else if (op == 4)
             done += finished_now(&c), ttft_tpot_clear(&c);
         else
