@@ -25,7 +25,7 @@ import time
 
 import fleet
 
-REPLICAS, MAX_REQUESTS, RATE, LIMIT_S = 3, 1024, 5000, 900
+REPLICAS, MAX_REQUESTS, RATE, LIMIT_S = 3, 1024, 3000, 900
 NAME = "soak"
 MODEL = ["--dim", "32", "--layers", "2", "--heads", "2", "--hidden", "48", "--vocab", "50", "--prompt-len", "8",
          "--max-new-tokens", "4", "--batch", "8", "--capacity", "4096"]

@@ -512,20 +512,28 @@ static void assert_both_hold(const char *live, const char *model, const char *co
     }
 }
 
-/* Ten requests, one at a time, each 3 tokens at +10, +12 and +15 ms, 7 prompt tokens, finished. */
-static void serve_ten(ttft_tpot *c)
+enum { SERVE_REASONS = 1, SERVE_WARMUP_FIRST = 2 };
+
+/* Ten requests r0..r9, one at a time 100 ms apart, each 3 tokens at +10, +12 and +15 ms, 7 prompt
+   tokens, finished: with SERVE_REASONS, request i with reason i % 5 (none, stop, length, abort,
+   error); with SERVE_WARMUP_FIRST, r0 submitted inside a warmup section. */
+static void serve_ten(ttft_tpot *c, unsigned how)
 {
     char id[8];
     unsigned i;
     for (i = 0; i < 10; i++) {
         uint64_t t = i * 100 * MS;
         snprintf(id, sizeof id, "r%u", i);
+        if (i == 0 && (how & SERVE_WARMUP_FIRST))
+            assert_int_equal(ttft_tpot_warmup_begin(c), TTFT_TPOT_OK);
         assert_int_equal(ttft_tpot_request_submit_at(c, id, t), TTFT_TPOT_OK);
+        if (i == 0 && (how & SERVE_WARMUP_FIRST))
+            assert_int_equal(ttft_tpot_warmup_end(c), TTFT_TPOT_OK);
         assert_int_equal(ttft_tpot_request_tokens_at(c, id, t + 10 * MS, 1), TTFT_TPOT_OK);
         assert_int_equal(ttft_tpot_request_tokens_at(c, id, t + 12 * MS, 1), TTFT_TPOT_OK);
         assert_int_equal(ttft_tpot_request_tokens_at(c, id, t + 15 * MS, 1), TTFT_TPOT_OK);
         assert_int_equal(ttft_tpot_request_prompt(c, id, 7), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_finish(c, id), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_finish_reason(c, id, how & SERVE_REASONS ? (int)(i % 5) : 0), TTFT_TPOT_OK);
     }
 }
 
@@ -566,7 +574,7 @@ static void finished_requests_fold_away(void **state)
     cfg.max_requests = 4;
     cfg.request_window = 1;
     assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    serve_ten(&c);
+    serve_ten(&c, 0);
     assert_int_equal(c.req.n, 4); /* held: the rest folded */
     assert_int_equal(ttft_tpot_request_get(&c, "r9", &q), TTFT_TPOT_OK); /* held: its points */
     assert_int_equal(q.first_ns - q.submit_ns, 10 * MS);
@@ -628,7 +636,7 @@ static void a_full_event_log_folds_too(void **state)
     ttft_tpot c;
     ttft_tpot_config cfg;
     ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
-    char id[8], *live;
+    char *live;
     jc_value doc;
     unsigned i;
     (void)state;
@@ -636,19 +644,7 @@ static void a_full_event_log_folds_too(void **state)
     cfg.max_requests = 64;
     cfg.max_request_events = 8;
     assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    for (i = 0; i < 10; i++) {
-        uint64_t t = i * 100 * MS;
-        snprintf(id, sizeof id, "r%u", i);
-        if (i == 0)
-            assert_int_equal(ttft_tpot_warmup_begin(&c), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_submit_at(&c, id, t), TTFT_TPOT_OK);
-        if (i == 0)
-            assert_int_equal(ttft_tpot_warmup_end(&c), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 10 * MS, 1), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 12 * MS, 1), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 15 * MS, 1), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_finish(&c, id), TTFT_TPOT_OK);
-    }
+    serve_ten(&c, SERVE_WARMUP_FIRST);
     assert_int_equal(c.req.n, 2);
     live = publish_str(&c, pub);
     assert_non_null(strstr(live, "vllm:request_success_total{finished_reason=\"\"} 9\n")); /* the warmup one is not counted */
@@ -777,7 +773,7 @@ static void vllm_buckets_alone(void **state)
     assert_int_equal(ttft_tpot_init(&vllm, &cfg), TTFT_TPOT_EINVAL);
     cfg.buckets = TTFT_TPOT_BUCKETS_VLLM;
     assert_int_equal(ttft_tpot_init(&vllm, &cfg), TTFT_TPOT_OK);
-    serve_ten(&vllm);
+    serve_ten(&vllm, 0);
     live = publish_str(&vllm, pub);
     model = capture_prom(&vllm);
     assert_both_hold(live, model, want, sizeof want / sizeof want[0]);
@@ -785,7 +781,7 @@ static void vllm_buckets_alone(void **state)
     /* a fine collector's trace, read by a vllm one: the same exposition as the vllm collector's own */
     cfg.buckets = TTFT_TPOT_BUCKETS_FINE;
     assert_int_equal(ttft_tpot_init(&fine, &cfg), TTFT_TPOT_OK);
-    serve_ten(&fine);
+    serve_ten(&fine, 0);
     assert_int_equal(ttft_tpot_merge(&vllm, &fine), TTFT_TPOT_EINVAL);
     trace = capture(&fine, ttft_tpot_trace_write);
     cfg.buckets = TTFT_TPOT_BUCKETS_VLLM;
@@ -833,22 +829,13 @@ static void folded_requests_keep_their_reasons(void **state)
     ttft_tpot_requests sum;
     ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub),
                         *pub_back = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
-    char id[8], *live, *model, *trace, *live_back, err[256];
-    unsigned i;
+    char *live, *model, *trace, *live_back, err[256];
     (void)state;
     memset(&cfg, 0, sizeof cfg);
     cfg.max_requests = 4;
     cfg.request_window = 1;
     assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    for (i = 0; i < 10; i++) {
-        uint64_t t = i * 100 * MS;
-        snprintf(id, sizeof id, "r%u", i);
-        assert_int_equal(ttft_tpot_request_submit_at(&c, id, t), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 10 * MS, 1), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 12 * MS, 1), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + 15 * MS, 1), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_finish_reason(&c, id, (int)(i % 5)), TTFT_TPOT_OK);
-    }
+    serve_ten(&c, SERVE_REASONS);
     live = publish_str(&c, pub);
     model = capture_prom(&c);
     assert_both_hold(live, model, want, sizeof want / sizeof want[0]);
