@@ -2571,17 +2571,27 @@ static int ttft_tpot__read_device_lost(ttft_tpot__reader *r, unsigned long line,
     return TTFT_TPOT_OK;
 }
 
-/* A comment line's text after the '#', NUL-terminated: the writer's directives ("# clock:",
-   "# phase:", "# hist:", "# truncated:", "# counts:", "# prompt:") are read back, anything else is a comment.
-   bad: the line was too long or held a NUL byte, which only a directive minds. */
+/* The directives a trace carries after its samples' header: each line's head, and its reader. */
+typedef int (*ttft_tpot__directive_fn)(ttft_tpot__reader *r, unsigned long line, const char *p);
+static const struct {
+    const char *head;
+    ttft_tpot__directive_fn read;
+} ttft_tpot__directives[] = {
+    {" phase: ", ttft_tpot__read_phase_line},       {" hist: ", ttft_tpot__read_hist},
+    {" truncated: ", ttft_tpot__read_truncated},     {" counts: ", ttft_tpot__read_counts},
+    {" prompt: ", ttft_tpot__read_prompt},           {" device: ", ttft_tpot__read_device},
+    {" device_lost: ", ttft_tpot__read_device_lost}, {" device_queued: ", ttft_tpot__read_device_queued},
+    {" sequences: ", ttft_tpot__read_sequences},     {" finished: ", ttft_tpot__read_finished},
+    {" prompt_tokens: ", ttft_tpot__read_request_prompt}, {" folded: ", ttft_tpot__read_folded},
+    {" folded_metric: ", ttft_tpot__read_folded_metric}, {" finish_reason: ", ttft_tpot__read_finish_reason},
+    {" buckets: ", ttft_tpot__read_buckets_set}};
+
+/* A comment line's text after the '#', NUL-terminated: "# clock:", "# run:" and the writer's
+   directives (ttft_tpot__directives) are read back, anything else is a comment. bad: the line was too
+   long or held a NUL byte, which only a directive minds. */
 static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const char *text, int bad)
 {
-    static const char *const kinds[15] = {" phase: ",         " hist: ",          " truncated: ",   " counts: ",
-                                          " prompt: ",        " device: ",        " device_lost: ", " device_queued: ",
-                                          " sequences: ",     " finished: ",      " prompt_tokens: ", " folded: ",
-                                          " folded_metric: ", " finish_reason: ", " buckets: "};
-    const char *p;
-    int k;
+    size_t k, n = sizeof ttft_tpot__directives / sizeof ttft_tpot__directives[0];
     if (strncmp(text, " clock: ", 8) == 0) {
         if (!bad)
             ttft_tpot__clock_comment(r, text);
@@ -2595,28 +2605,13 @@ static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const 
         ttft_tpot__run_close(r->c, r->c->store.n + r->n);
         return TTFT_TPOT_OK;
     }
-    for (k = 0; k < 15 && strncmp(text, kinds[k], strlen(kinds[k])) != 0; k++)
+    for (k = 0; k < n && strncmp(text, ttft_tpot__directives[k].head, strlen(ttft_tpot__directives[k].head)) != 0; k++)
         ;
-    if (k == 15)
+    if (k == n)
         return TTFT_TPOT_OK;
     if (bad)
-        return ttft_tpot__fail(r, line, "directive too long, or with a NUL byte: #", kinds[k]);
-    p = text + strlen(kinds[k]);
-    return k == 0 ? ttft_tpot__read_phase_line(r, line, p)
-           : k == 1 ? ttft_tpot__read_hist(r, line, p)
-           : k == 2 ? ttft_tpot__read_truncated(r, line, p)
-           : k == 3 ? ttft_tpot__read_counts(r, line, p)
-           : k == 4 ? ttft_tpot__read_prompt(r, line, p)
-           : k == 5 ? ttft_tpot__read_device(r, line, p)
-           : k == 6 ? ttft_tpot__read_device_lost(r, line, p)
-           : k == 7 ? ttft_tpot__read_device_queued(r, line, p)
-           : k == 8 ? ttft_tpot__read_sequences(r, line, p)
-           : k == 9 ? ttft_tpot__read_finished(r, line, p)
-           : k == 10 ? ttft_tpot__read_request_prompt(r, line, p)
-           : k == 11 ? ttft_tpot__read_folded(r, line, p)
-           : k == 12 ? ttft_tpot__read_folded_metric(r, line, p)
-           : k == 13 ? ttft_tpot__read_finish_reason(r, line, p)
-                     : ttft_tpot__read_buckets_set(r, line, p);
+        return ttft_tpot__fail(r, line, "directive too long, or with a NUL byte: #", ttft_tpot__directives[k].head);
+    return ttft_tpot__directives[k].read(r, line, text + strlen(ttft_tpot__directives[k].head));
 }
 
 /* -- Trace I/O: lines and fields --------------------------------------------------------------- */
