@@ -500,6 +500,28 @@ static char *publish_str(const ttft_tpot *c, ttft_tpot_publisher *pub)
     return text;
 }
 
+/* A trace read into back (set up from cfg; left set up) publishes live, as a first publisher does,
+   and, with model, writes that report exposition: a folded server's trace is the live server. */
+static void assert_reads_back_live(ttft_tpot *back, const ttft_tpot_config *cfg, const char *trace, const char *live,
+                                   const char *model)
+{
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char err[256], *text;
+    assert_non_null(pub);
+    assert_int_equal(ttft_tpot_init(back, cfg), TTFT_TPOT_OK);
+    if (trace_str(back, trace, "t.csv", err, sizeof err) != TTFT_TPOT_OK)
+        fail_msg("%s", err);
+    text = publish_str(back, pub);
+    assert_string_equal(text, live);
+    free(text);
+    if (model) {
+        text = capture_prom(back);
+        assert_string_equal(text, model);
+        free(text);
+    }
+    free(pub);
+}
+
 /* Each line of want in both the live exposition and the report's. */
 static void assert_both_hold(const char *live, const char *model, const char *const *want, size_t n)
 {
@@ -564,9 +586,8 @@ static void finished_requests_fold_away(void **state)
     };
     ttft_tpot c, back;
     ttft_tpot_config cfg;
-    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub),
-                        *pub_back = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
-    char *live, *model, *trace, *live_back, *model_back, err[256];
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char *live, *model, *trace, err[256];
     ttft_tpot_request q;
     jc_value doc;
     (void)state;
@@ -597,12 +618,7 @@ static void finished_requests_fold_away(void **state)
     trace = capture(&c, ttft_tpot_trace_write);
     assert_non_null(strstr(trace, "\n# folded: 6,18,42,0,0,0,0,0,0\n"));
     assert_non_null(strstr(trace, "\n# folded_metric: ttft_ms,6,0,60000000,"));
-    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
-    live_back = publish_str(&back, pub_back);
-    model_back = capture_prom(&back);
-    assert_string_equal(live_back, live);
-    assert_string_equal(model_back, model);
+    assert_reads_back_live(&back, &cfg, trace, live, model);
     assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# folded_metric: ttft_ms,1,0,5,3:2\n",
                                "t.csv", err, sizeof err), TTFT_TPOT_EPARSE); /* 2 values in buckets, of 1 */
     assert_non_null(strstr(err, "t.csv:2: # folded_metric: expected KEY,COUNT,SUM_HI,SUM_LO,I:C"));
@@ -620,10 +636,7 @@ static void finished_requests_fold_away(void **state)
     free(live);
     free(model);
     free(trace);
-    free(live_back);
-    free(model_back);
     free(pub);
-    free(pub_back);
     ttft_tpot_free(&back);
     ttft_tpot_free(&c);
 }
@@ -688,9 +701,8 @@ static void finish_reasons_count_and_failures_stay_out(void **state)
                                   TTFT_TPOT_FINISH_ERROR, TTFT_TPOT_FINISH_NONE};
     ttft_tpot c, back;
     ttft_tpot_config cfg;
-    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub),
-                        *pub_back = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
-    char *live, *model, *trace, *text, *live_back, err[256];
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char *live, *model, *trace, *text, err[256];
     jc_value doc;
     size_t i;
     (void)state;
@@ -728,10 +740,7 @@ static void finish_reasons_count_and_failures_stay_out(void **state)
     assert_non_null(strstr(text, "NOTE: 1 aborted and 1 errored requests: in no latency figure"));
     trace = capture(&c, ttft_tpot_trace_write);
     assert_non_null(strstr(trace, "\n# finished: C\n# finish_reason: abort,C\n"));
-    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
-    live_back = publish_str(&back, pub_back);
-    assert_string_equal(live_back, live);
+    assert_reads_back_live(&back, &cfg, trace, live, NULL);
     assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# finish_reason: done,A\n", "t.csv",
                                err, sizeof err), TTFT_TPOT_EPARSE);
     assert_non_null(strstr(err, "t.csv:2: # finish_reason: expected stop, length, abort or error"));
@@ -739,9 +748,7 @@ static void finish_reasons_count_and_failures_stay_out(void **state)
     free(model);
     free(text);
     free(trace);
-    free(live_back);
     free(pub);
-    free(pub_back);
     ttft_tpot_free(&back);
     ttft_tpot_free(&c);
 }
@@ -762,9 +769,8 @@ static void vllm_buckets_alone(void **state)
     };
     ttft_tpot fine, vllm, back;
     ttft_tpot_config cfg;
-    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub),
-                        *pub_back = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
-    char *live, *model, *trace, *live_back, err[256];
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char *live, *model, *trace, err[256];
     (void)state;
     memset(&cfg, 0, sizeof cfg);
     cfg.max_requests = 4;
@@ -785,10 +791,7 @@ static void vllm_buckets_alone(void **state)
     assert_int_equal(ttft_tpot_merge(&vllm, &fine), TTFT_TPOT_EINVAL);
     trace = capture(&fine, ttft_tpot_trace_write);
     cfg.buckets = TTFT_TPOT_BUCKETS_VLLM;
-    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
-    live_back = publish_str(&back, pub_back);
-    assert_string_equal(live_back, live);
+    assert_reads_back_live(&back, &cfg, trace, live, NULL);
     ttft_tpot_free(&back);
     free(trace);
     /* a vllm collector's trace carries its bounds; a fine reader refuses to spread its buckets */
@@ -802,9 +805,7 @@ static void vllm_buckets_alone(void **state)
     free(live);
     free(model);
     free(trace);
-    free(live_back);
     free(pub);
-    free(pub_back);
     ttft_tpot_free(&fine);
     ttft_tpot_free(&vllm);
 }
@@ -827,9 +828,8 @@ static void folded_requests_keep_their_reasons(void **state)
     ttft_tpot c, back;
     ttft_tpot_config cfg;
     ttft_tpot_requests sum;
-    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub),
-                        *pub_back = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
-    char *live, *model, *trace, *live_back, err[256];
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char *live, *model, *trace, err[256];
     (void)state;
     memset(&cfg, 0, sizeof cfg);
     cfg.max_requests = 4;
@@ -846,10 +846,7 @@ static void folded_requests_keep_their_reasons(void **state)
     assert_int_equal(sum.finish_reasons[TTFT_TPOT_FINISH_NONE], 2);
     assert_true(sum.folded_other >= 1); /* r3 (abort) and r4 (error) fold at the 5th submit */
     trace = capture(&c, ttft_tpot_trace_write);
-    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
-    live_back = publish_str(&back, pub_back);
-    assert_string_equal(live_back, live);
+    assert_reads_back_live(&back, &cfg, trace, live, NULL);
     assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# folded_metric: ttft_ms,1,0,5,2:1\n"
                                       "# buckets: vllm\n", "t.csv", err, sizeof err),
                      TTFT_TPOT_EPARSE);
@@ -866,9 +863,7 @@ static void folded_requests_keep_their_reasons(void **state)
     free(live);
     free(model);
     free(trace);
-    free(live_back);
     free(pub);
-    free(pub_back);
     ttft_tpot_free(&back);
     ttft_tpot_free(&c);
 }
