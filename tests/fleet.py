@@ -149,31 +149,46 @@ def check(report, work, pm):
     assert sorted(float(g["value"][1]) for g in gauges) == [0.0] * REPLICAS, gauges  # every request finished
     print("a panel's query filtered on model_name=%s: TTFT p99 %.4f ms; num_requests_running 0 on each replica"
           % (NAME, float(panel[0]["value"][1]) * 1e3))
-    series = query(pm, '{__name__=~"vllm:.*(_bucket|_count|_sum|_total)"}[1h]', last)
+    series, _, most = counters_never_fall(pm, "", last)
+    print("%d series, %d scrapes of each at most: no counter went down; worst relative error %.1f%%"
+          % (series, most, worst * 100))
+
+
+def counters_never_fall(pm, labels, at):
+    """Every counter and histogram series (with labels, e.g. ',model_name="x"') over the last hour at
+    `at` never went down from one scrape to the next: their number, and the fewest and most scrapes."""
+    series = query(pm, '{__name__=~"vllm:.*(_bucket|_count|_sum|_total)"%s}[1h]' % labels, at)
     for s in series:
         values = [float(v) for _, v in s["values"]]
         assert all(b >= a for a, b in zip(values, values[1:])), ("a counter went down", s["metric"])
-    print("%d series, %d scrapes of each at most: no counter went down; worst relative error %.1f%%"
-          % (len(series), max(len(s["values"]) for s in series), worst * 100))
+    return len(series), min(len(s["values"]) for s in series), max(len(s["values"]) for s in series)
 
 
-def main():
-    generate, report, work = sys.argv[1:4]
+def run(name, work, body):
+    """body(text, pm) against Prometheus and node_exporter started on loopback with their files in
+    work; exit 77 (skipped) where either is missing."""
     missing = [b for b in ("prometheus", "prometheus-node-exporter") if not shutil.which(b)]
     if missing:
-        print("fleet: %s not found (Debian: apt-get install prometheus prometheus-node-exporter): SKIPPED"
-              % " and ".join(missing))
+        print("%s: %s not found (Debian: apt-get install prometheus prometheus-node-exporter): SKIPPED"
+              % (name, " and ".join(missing)))
         return 77
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     procs = []
     try:
-        text, pm = start(work, procs)
-        serve(generate, report, work, text, pm)
-        check(report, work, pm)
+        body(*start(work, procs))
     finally:
         stop(procs)
     return 0
+
+
+def main():
+    generate, report, work = sys.argv[1:4]
+
+    def body(text, pm):
+        serve(generate, report, work, text, pm)
+        check(report, work, pm)
+    return run("fleet", work, body)
 
 
 if __name__ == "__main__":

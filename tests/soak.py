@@ -18,7 +18,6 @@ node_exporter is missing.
     tests/soak.py GENERATE_BIN REPORT_BIN WORK_DIR [REQUESTS]"""
 import math
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -117,11 +116,7 @@ def check(work, pm, logs, rss, requests):
         pm, '{__name__=~"vllm:request_(refused|dropped)_total",model_name="%s"}' % NAME, last))
     assert sorted(per.values()) == [float(requests)] * REPLICAS and abs(served - n) < 1e-6 and lost == 0, \
         (per, served, lost)
-    series = fleet.query(pm, '{__name__=~"vllm:.*(_bucket|_count|_sum|_total)",model_name="%s"}[1h]' % NAME, last)
-    for s in series:
-        v = [float(x) for _, x in s["values"]]
-        assert all(b >= a for a, b in zip(v, v[1:])), ("a counter went down", s["metric"])
-    scrapes = min(len(s["values"]) for s in series)
+    series, scrapes, _ = fleet.counters_never_fall(pm, ',model_name="%s"' % NAME, last)
     assert scrapes >= 50, ("scrapes", scrapes)
     flat = []
     for k, r in enumerate(rss):
@@ -135,7 +130,7 @@ def check(work, pm, logs, rss, requests):
     lines = rows + ["", "%d requests served (%d a replica, %d held by each collector): request_success_total %s a "
                         "replica, increase() %g over the run, refused and dropped 0" % (
                             n, requests, MAX_REQUESTS, "/".join("%g" % per[r] for r in sorted(per)), served),
-                    "%d series, each scraped %d times or more: no counter went down" % (len(series), scrapes)] + flat
+                    "%d series, each scraped %d times or more: no counter went down" % (series, scrapes)] + flat
     print("\n".join(lines))
     with open(os.path.join(work, "soak.md"), "w") as f:  # CI prints it
         f.write("\n".join(lines) + "\n")
@@ -144,22 +139,12 @@ def check(work, pm, logs, rss, requests):
 def main():
     generate, report, work = sys.argv[1:4]
     requests = int(sys.argv[4]) if len(sys.argv) > 4 else 100000
-    missing = [b for b in ("prometheus", "prometheus-node-exporter") if not shutil.which(b)]
-    if missing:
-        print("soak: %s not found (Debian: apt-get install prometheus prometheus-node-exporter): SKIPPED"
-              % " and ".join(missing))
-        return 77
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    procs = []
-    try:
-        text, pm = fleet.start(work, procs)
+
+    def body(text, pm):
         fleet.expose_zeros(report, work, text, pm, NAME, REPLICAS)
         logs, rss = serve(generate, work, text, requests)
         check(work, pm, logs, rss, requests)
-    finally:
-        fleet.stop(procs)
-    return 0
+    return fleet.run("soak", work, body)
 
 
 if __name__ == "__main__":
