@@ -1,4 +1,4 @@
-/* ttft_tpot.h v0.3.0 - TTFT / TPOT latency metrics for LLM inference drivers. MIT license (end of file).
+/* ttft_tpot.h v0.4.0 - TTFT / TPOT latency metrics for LLM inference drivers. MIT license (end of file).
 
    Time every prefill, decode step and kernel dispatch of a model driver, then print the numbers that
    matter in deployment, in the vLLM convention: time to first token (first request and steady state),
@@ -17,44 +17,22 @@
          int pre = ttft_tpot_phase(&tp, "prefill", TTFT_TPOT_ROLE_PREFILL);
          int dec = ttft_tpot_phase(&tp, "decode_step", TTFT_TPOT_ROLE_DECODE);
          TTFT_TPOT_SPAN_BEGIN(s, &tp, pre);  prefill(...);  TTFT_TPOT_SPAN_END(s);
-         for (...) { TTFT_TPOT_SPAN_BEGIN(d, &tp, dec); decode_step(...); TTFT_TPOT_SPAN_END_TOKENS(d, batch); }
+         for (...) { TTFT_TPOT_SPAN_BEGIN(d, &tp, dec); decode_step(...); TTFT_TPOT_SPAN_SET_TOKENS(d, batch);
+                     TTFT_TPOT_SPAN_END(d); }
          if (profile) ttft_tpot_report(&tp, stdout);
          ttft_tpot_free(&tp);
 
-   INDEX (every public function and macro of this header, by section; each declared below with its
-   contract. A program that reads traces or takes figures apart also includes ttft_tpot_tools.h.)
+   INDEX (every public function and span macro of this header, by section; each declared below with its
+   contract. A driver that serves requests also includes ttft_tpot_serve.h; a program that reads traces
+   or takes figures apart, ttft_tpot_tools.h.)
      Errors       ttft_tpot_strerror              an error code's name
-     Clock        ttft_tpot_now                   monotonic ns, the collectors' clock
      Phases       ttft_tpot_phase                 register a phase (or find it): its id
+                  ttft_tpot_shape_row             a shape key with its own row (first call: warmup)
                   ttft_tpot_phase_bounded         its steady samples go on in a histogram
-                  ttft_tpot_role_name             "prefill", "decode", "kernel", "e2e"
-                  ttft_tpot_link_prefill_kernel   the kernel whose fastest run bounds TTFT below
                   ttft_tpot_warmup_begin          a warmup section begins: all inside is warmup
                   ttft_tpot_warmup_end            ... and ends
-                  ttft_tpot_shape_row             a shape key with its own row (first call: warmup)
-     Requests     ttft_tpot_request_submit        a request arrives (_at: at a time of yours)
-                  ttft_tpot_request_submit_at
-                  ttft_tpot_request_schedule      it is scheduled (queue time ends)
-                  ttft_tpot_request_schedule_at
-                  ttft_tpot_request_tokens        it produced tokens (the first: its TTFT)
-                  ttft_tpot_request_tokens_at
-                  ttft_tpot_request_output        its first output token came (not reasoning)
-                  ttft_tpot_request_output_at
-                  ttft_tpot_request_mark_at       a mark (schedule, output) by its point's number
-                  ttft_tpot_request_finish        it is done
-                 ttft_tpot_request_finish_reason ... and why (stop, length, abort, error)
-                  ttft_tpot_request_prompt        its prompt tokens
-                 ttft_tpot_request_get           a request held, by its id (to log it)
-                  ttft_tpot_set_slo               the SLOs goodput counts against
      Device time  ttft_tpot_device_resolve        a step's tickets, resolved at once
-                  ttft_tpot_device_elapsed        one ticket from an event pair's elapsed ns
-                  ttft_tpot_device_elapsed_ms     ... in ms, as cudaEventElapsedTime gives it
-                  ttft_tpot_device_absolute       one ticket from device begin and end stamps
                   ttft_tpot_device_part           a kernel inside a resolved launch (a graph's)
-                  ttft_tpot_stamp_elapsed         a whole stamp, elapsed form (inline)
-                  ttft_tpot_stamp_absolute        ... absolute form (inline)
-                  ttft_tpot_stamp_queued          ... with the runtime's queued stamp (inline)
-                  ttft_tpot_clock_pair_read       a clock pair from a device clock the host reads
      Collector    ttft_tpot_bytes_needed          the bytes init takes for a config
                   ttft_tpot_init                  make a collector (NULL config: defaults)
                   ttft_tpot_free                  free it
@@ -62,53 +40,46 @@
                   ttft_tpot_clear                 empty it (phases stay)
                   ttft_tpot_merge                 add one collector to another (a thread's)
                   ttft_tpot_run_begin             a repeated run begins
-     Recording    ttft_tpot_span_begin            begin a span (reads the clock)
+     Recording    ttft_tpot_clock_now             the collector's clock (NULL: the platform's)
+                  ttft_tpot_span_begin            begin a span (reads the clock)
                   ttft_tpot_span_begin_at         begin a span at a start of yours (no clock read)
-                  ttft_tpot_clock_now             the collector's clock now
                   ttft_tpot_span_set_tokens       the tokens it produced
                   ttft_tpot_span_set_prompt       the prompt tokens a prefill processed
                   ttft_tpot_span_set_shape        the shape key it ran with
-                  ttft_tpot_span_set_start        its start, known after the begin
                   ttft_tpot_span_set_duration     a duration measured elsewhere
+                  ttft_tpot_span_set_sequences    the sequences a step of several tokens a sequence advanced
                   ttft_tpot_span_set_device       its device time comes later (a ticket)
                   ttft_tpot_span_end              end it: one sample recorded
                   ttft_tpot_span_cancel           end it, recording nothing
-                  ttft_tpot_span_ticket           its device ticket, after the end
-                  ttft_tpot_record                a duration measured elsewhere, as one sample
-                  ttft_tpot_record_ms             ... in ms
                   ttft_tpot_ms_to_ns              ms to ns, exactly (refuses NaN, negative, huge)
-                  ttft_tpot_record_shape          wrappers kept for the code that uses them:
-                  ttft_tpot_record_prompt           record + set_shape, record + set_prompt,
-                  ttft_tpot_span_begin_shape        begin + set_shape, set_tokens + end,
-                  ttft_tpot_span_end_tokens         set_tokens + set_prompt + end
-                  ttft_tpot_span_end_prompt
                   TTFT_TPOT_SPAN_BEGIN            the macros (nothing under TTFT_TPOT_DISABLE):
-                  TTFT_TPOT_SPAN_BEGIN_SHAPE        begin, setters and end as statements,
-                  TTFT_TPOT_SPAN_SET_TOKENS         and TIME, which times one statement
-                  TTFT_TPOT_SPAN_SET_PROMPT
+                  TTFT_TPOT_SPAN_SET_TOKENS         begin, setters and end as statements,
+                  TTFT_TPOT_SPAN_SET_PROMPT         and TIME, which times one statement
                   TTFT_TPOT_SPAN_SET_SHAPE
                   TTFT_TPOT_SPAN_SET_DURATION
                   TTFT_TPOT_SPAN_SET_DEVICE
                   TTFT_TPOT_SPAN_END
-                  TTFT_TPOT_SPAN_END_TOKENS
-                  TTFT_TPOT_SPAN_END_PROMPT
                   TTFT_TPOT_TIME
      Report model ttft_tpot_model_compute         every figure, computed once
                   ttft_tpot_model_free            free a model
-     Writers      ttft_tpot_report                the text report (compute + write + free)
-                  ttft_tpot_report_json           the JSON report
-                  ttft_tpot_prometheus            the Prometheus exposition (vLLM's names)
-                  ttft_tpot_model_report          the text of a model
-                  ttft_tpot_model_report_json     the JSON of a model
-                  ttft_tpot_model_prometheus      the exposition of a model
-                  ttft_tpot_publish               a live exposition: counters that only grow
-                  ttft_tpot_publish_file          ... written whole to a file (a textfile collector's)
-     Trace I/O    ttft_tpot_trace_write           every sample and event, to read back later
+                  ttft_tpot_series_stats          the statistics of a set or of any values
+                  ttft_tpot_sort                  radix sort of uint64 values
+                  ttft_tpot_ci95_ranks            distribution-free 95% interval of a percentile (ranks)
+                  ttft_tpot_t975                  Student's t, 97.5th percentile (the mean's 95% interval)
+     Writers      ttft_tpot_report                the text report of a collector (compute + write + free)
+                  ttft_tpot_model_write           a model as text or JSON
+                  ttft_tpot_write                 printf into a writer, whatever the locale, with the
+                                                    report's own conversions (a layer's sections)
+                  ttft_tpot_trace_write           every sample and event, to read back later
+     Layers       ttft_tpot_attach                a layer (serving) joins a collector's reports and traces
+                  ttft_tpot_name_hash             a name as the collector's indexes key it
+                  ttft_tpot_restore               what a trace holds, back into a collector (its reader's call)
 
    RECORDING
      One begin, one end, and setters between them for what a sample carries: tokens, prompt tokens,
-     a shape key, a duration measured elsewhere (a device timer). The other record functions and
-     macros are thin wrappers over these ("Recording has one begin" in the Recording section):
+     a shape key, a duration measured elsewhere (a device timer), the sequences of a multi-token step,
+     a device ticket. A duration measured elsewhere is a span begun at its start (0: unknown) with its
+     duration set:
          ttft_tpot_span s = ttft_tpot_span_begin(&tp, pre);
          prefill(batch);
          ttft_tpot_span_set_tokens(&s, batch);            // one token a sequence
@@ -116,29 +87,43 @@
          ttft_tpot_span_set_shape(&s, batch);             // first call of each batch size: warmup
          ttft_tpot_span_end(&s);
 
+         ttft_tpot_span k = ttft_tpot_span_begin_at(&tp, kernel, 0);   // timed by a device event pair
+         ttft_tpot_span_set_duration(&k, elapsed_ns);
+         ttft_tpot_span_end(&k);
+
    REPORT MODEL
-     ttft_tpot_model_compute computes every figure once (headline, phases, steady states, runs,
-     request metrics, kernel shares, losses); the text, JSON and Prometheus writers and the tools read
-     the model. ttft_tpot_report(c, f) is compute + ttft_tpot_model_report + free.
+     ttft_tpot_model_compute computes every figure once (headline, phases, steady states, runs, kernel
+     shares, losses, device time, and an attached layer's figures); the text and JSON writers and the
+     tools read the model. ttft_tpot_report(c, f) is compute + ttft_tpot_model_write + free.
+
+   LAYERS
+     A driver that serves requests attaches the serving layer (ttft_tpot_serve.h) to its collector:
+     its figures join the model, its sections the text and JSON reports, its rows and directives the
+     trace. The core knows a layer only as a ttft_tpot_layer (a table of hooks, below) and the places
+     they are called: what it records, and how, is the layer's. The tools (ttft_tpot_tools.h) read
+     traces back through ttft_tpot_restore and the layer's own restore call, and read figures from
+     models: neither header uses a private name of this one.
 
    SECTIONS
      Each heading stands twice, in the same order: over the declarations and over the implementation
-     (search "---- Requests" to find both): Errors · Clock · Names, hashing and numbers · Statistics
-     (exact and bounded) · Phases and warmup · Requests · Storage · Device time · Collector and config ·
-     Recording · Report model · Writers (text, JSON, Prometheus) · Trace I/O. Each section uses only
-     those above it. Writers and Trace I/O have sub-headings ("-- Writers: the JSON report").
-     ttft_tpot_tools.h adds the tools' half in sections of its own: Statistics · Queries and accessors ·
-     Parsers · Files (the trace reader, the Chrome trace, the requests CSV) · Reports (the HTML page) ·
-     Comparison · Ranks.
+     (search "---- Recording" to find both): Errors · Clock · Names, hashing and numbers · Statistics
+     (exact and bounded) · Phases and warmup · Storage · Device time · Collector and config ·
+     Recording · Report model · Writers (the writer, text, JSON) · Trace I/O · Layers. Each section
+     uses only those above it, but for the collector's calls of its layer's hooks. Writers and Trace
+     I/O have sub-headings ("-- Writers: the JSON report").
 
    COMPILE-TIME OPTIONS (define before the #include that they should affect)
      TTFT_TPOT_IMPLEMENTATION   in one file: emit the function bodies there.
      TTFT_TPOT_STATIC           with the implementation: make every function static to that file.
      TTFT_TPOT_DEF              the declaration prefix of every non-inline function (default extern).
      TTFT_TPOT_DISABLE          span macros compile to nothing; types and functions stay, so code builds.
-     TTFT_TPOT_NO_STDIO         for a host without stdio: no FILE* writer or reader (Writers, Trace I/O)
-                                is declared or compiled, and <stdio.h> is not included; recording,
-                                statistics and requests stay (read figures with ttft_tpot_model_compute).
+     TTFT_TPOT_NO_STDIO         for a host without stdio: no FILE* writer (Writers, Trace I/O) is declared
+                                or compiled, and <stdio.h> is not included; recording and statistics
+                                stay (read figures with ttft_tpot_model_compute).
+     TTFT_TPOT_LAYERS           with the implementation: compile the calls only layers and tools make
+                                (ttft_tpot_series_stats, ttft_tpot_write, ttft_tpot_restore: Layers);
+                                ttft_tpot_serve.h and ttft_tpot_tools.h define it. A driver that
+                                includes this header alone leaves them out.
      TTFT_TPOT_MALLOC(sz, u)    allocator used by init, the reports and writers; u is config.alloc_user.
      TTFT_TPOT_FREE(p, u)       both or neither (the header stops with #error otherwise). Default libc.
      TTFT_TPOT_REALLOC(p, old, sz, u)  optional with those two (else malloc, copy old bytes, free):
@@ -168,9 +153,9 @@
    METRICS (their one written definition: the README and the man page point here)
      TTFT first = the first prefill-role sample, warmup or not.
      TTFT steady = n/p50/p90/p99/mean over the prefill-role samples not flagged warmup; none:
-       n/a (time one warmup request first). If the driver links a kernel phase as the prefill
-       kernel (ttft_tpot_link_prefill_kernel), the text shows that kernel's fastest sample as a
-       lower bound.
+       n/a (time one warmup request first). If the report names a kernel phase as the prefill
+       kernel (ttft_tpot_model_options.prefill_kernel), the text shows that kernel's fastest sample as
+       a lower bound.
      TPOT = n/p50/p90/p99/mean/min/max over decode-role samples not flagged warmup (so step 0 of
        a cold run is excluded), and how many were excluded. A decode sample's value is its time per
        output token: its duration, which for a step of one token a sequence is the per-sequence
@@ -186,16 +171,6 @@
        decode samples (for one sequence this is 1000 / mean TPOT in ms).
      e2e = sum of tokens / sum of durations of the e2e-role samples; it includes prefill and
        warmup and is not a serving throughput.
-     Window (serving) = the last token of any measured request - the first submit of a measured
-       request (measured: not submitted inside a warmup section, not truncated, one token at
-       least). Request throughput = measured requests / window; output token throughput = their
-       tokens / window (JSON requests.window_ms, request_throughput_rps, output_throughput_tok_s;
-       null without a measured request or with a window of 0).
-     Goodput (with SLOs: ttft_tpot_set_slo, --slo) = the measured requests that meet each SLO set:
-       a figure equal to its SLO meets it (<=, compared in ns; TPOT exactly, not rounded), and a
-       request with one token has no TPOT and passes the TPOT SLO, as in vLLM. Reported: good n,
-       their fraction of the measured requests, and good requests / window (JSON requests.goodput:
-       n, fraction, rps, slo; null without an SLO or a measured request).
      Percentile p of n sorted values x: h = (n-1)*p/100, result x[floor(h)] +
        (h-floor(h))*(x[floor(h)+1]-x[floor(h)]). This is numpy's default ("linear"), which vLLM,
        SGLang and GenAI-Perf use, so figures compare 1:1. p of one sample is that sample. Exact:
@@ -214,7 +189,7 @@
        steps, not of another run"). Where a run lands is the across-run interval below (Runs);
        whether two builds differ, --compare over runs. No such interval exists for small n (the text
        says CI needs n>=..., the JSON gives null): p50 needs 6 samples, p90 36, p99 368
-       (ttft_tpot_ci95_min_n computes them). A bounded phase's interval is read from its
+       (ttft_tpot_ci95_ranks says where one exists). A bounded phase's interval is read from its
        histogram like its percentiles, within the same 0.78%.
      Prefill rate = the prompt tokens of the steady (not warmup) prefill-role samples that carry
        a prompt count, / the sum of those samples' durations, in tok/s. Steady prefills without
@@ -248,8 +223,9 @@
        puts the end of warmup at step 25, 24 steps after the flagged one; TPOT p50 3.41 ms with
        them, 3.22 ms without (adding within the p50's 95% interval when the difference is within
        it: on a steady series MSER-5 often cuts a few batches of noise). Detection reports; the
-       flags decide: no figure changes because of it. The requests' TTFT series (submit order,
-       warmup requests included) gets the same, as requests.steady_state. No steady state: White's
+       flags decide: no figure changes because of it. The serving layer's requests' TTFT series
+       (submit order, warmup requests included) gets the same, as requests.steady_state, and so does
+       any series given to ttft_tpot_series_stats. No steady state: White's
        rule (the best cut over every d that leaves 5 batches or more lies past m/2) says a series
        keeps rising or falling (a queue building up under a burst, say), but it also fires on a
        steady series with one slow step late in it. So it is asked of the batch means with the
@@ -292,7 +268,7 @@
        percentile interpolated between ranks is rounded to the nearest ns, half up. Means and
        totals are doubles, exact below 2^53 ns (104 days).
      n/a, never a false 0. A figure that cannot be computed says why: an e2e span ended without
-       a token count (TTFT_TPOT_SPAN_END_TOKENS gives one) has no rate, steady decode steps that
+       a token count (ttft_tpot_span_set_tokens gives one) has no rate, steady decode steps that
        took 0 ns in total have no throughput, and the first prefill after ttft_tpot_clear is not
        labelled as the cold one.
 
@@ -318,41 +294,10 @@
      its own code (float_control with clang and MSVC, optimize with gcc), so live reports equal the
      report of their trace read by a strictly built ttft_tpot_report. NaN and infinity are told by
      their bits, read through a volatile copy, not by comparisons those options let a compiler fold
-     away, so record_ms, ms_to_ns and set_slo refuse them under any compiler, also inlined into a
+     away, so ms_to_ns (and the serving layer's SLOs) refuse them under any compiler, also inlined into a
      caller built with those options. With another compiler's fast-math mode, doubles derived from the
      samples (means, rates, sd and CV) may differ in their last digits; integer figures do not. The
      inline record path computes no floating point.
-
-   REQUESTS (serving)
-     With config.max_requests, the collector also records each request's time points (one row each
-     in TTFT_TPOT_POINTS): its submit; its schedule (optional: ttft_tpot_request_schedule), at or
-     after its submit and at or before its first token; its first, second and last token, from its
-     token events, each at or after every point before it; its first output token (optional:
-     ttft_tpot_request_output), the first token that is not reasoning, once, at or after its first
-     token and at or before its last (meant as the time of the token event that held it: the form
-     without _at takes the latest). An event that would break that order is refused (EREQUEST), so
-     every figure below is a difference of ordered points. It reports vLLM's per-request metrics, each
-     spanning two points: TTFT = first token - submit, E2E = last token - submit, TPOT = (E2E - TTFT)
-     / (tokens - 1), ITL = every gap between a request's token events (an event of several tokens,
-     as speculative decoding streams them, adds one gap and no zero gaps inside it: vLLM's ITL,
-     while TPOT spreads the time over every token), TTST = second token - submit,
-     queue = schedule - submit, prefill = first token - schedule, decode = last token - first token
-     (vLLM's request_decode_time_seconds), and TTFO = first output token -
-     submit (time to first output token, as AIPerf and guidellm report it: TTFT past the reasoning)
-     (one row each in TTFT_TPOT_METRICS: label, JSON key, Prometheus name, help, buckets, points; a
-     request without both points of a metric is left out of it, so TTFO is over the requests with an
-     output event); goodput under SLOs; Prometheus exposition (ttft_tpot_prometheus). Warmup per
-     shape: spans and records with a shape key flag the first sample of each (phase, key).
-     A server that runs for weeks: a request finished (ttft_tpot_request_finish) is folded once into
-     cumulative histograms and counters (its metrics' values bucketed, its sums exact), which the
-     live exposition (ttft_tpot_publish) writes in O(buckets). When a submit or a token event finds
-     the request table or the event log full, the finished requests but the last
-     config.request_window (and at most half of them) leave the table, oldest first, their slots and
-     events reused: every report figure is then exact over the requests held (the window), and the
-     requests folded away are counted (JSON requests.folded) and stay in every Prometheus histogram
-     and counter, within the buckets' bound. Memory stays that of the table, however many requests
-     were served. Only finished requests fold: a driver that never finishes its requests fills the
-     table as before (refused, and counted).
 
    BOUNDED MODE
      Exact mode keeps every sample (16 bytes). A bounded phase (config.bounded, or
@@ -374,8 +319,7 @@
      A collector is not thread-safe: give each dispatching thread its own collector and combine them
      for the report with ttft_tpot_merge (src must not be recorded into meanwhile). Different
      collectors never share state and may be used from different threads at once; the library has no
-     globals, and ttft_tpot_now, ttft_tpot_strerror and ttft_tpot_role_name may be called from any
-     thread.
+     globals, and ttft_tpot_clock_now(NULL) and ttft_tpot_strerror may be called from any thread.
 */
 #ifndef TTFT_TPOT_H
 #define TTFT_TPOT_H
@@ -387,9 +331,9 @@
 #endif
 
 #define TTFT_TPOT_VERSION_MAJOR 0
-#define TTFT_TPOT_VERSION_MINOR 3
+#define TTFT_TPOT_VERSION_MINOR 4
 #define TTFT_TPOT_VERSION_PATCH 0
-#define TTFT_TPOT_VERSION "0.3.0"
+#define TTFT_TPOT_VERSION "0.4.0"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -418,11 +362,21 @@
 #define TTFT_TPOT_MAX_RUNS 256
 #endif
 
+/* A struct zeroed for its first use, warning-free both as C ({0}: gcc and clang take it as "all
+   zero") and as C++ ({}: -Wmissing-field-initializers names every field {0} leaves out). */
+#ifdef __cplusplus
+#define TTFT_TPOT_ZERO {}
+#else
+#define TTFT_TPOT_ZERO {0}
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct ttft_tpot ttft_tpot; /* the collector: Collector and config */
+
+/* ================================ types ======================================================== */
 
 /* ---- Errors ---------------------------------------------------------------------------------- */
 
@@ -448,22 +402,17 @@ typedef struct ttft_tpot ttft_tpot; /* the collector: Collector and config */
 enum { TTFT_TPOT_ERRORS(TTFT_TPOT__ERR_ENUM) };
 #undef TTFT_TPOT__ERR_ENUM
 
-/* Name of an error code, "ok" for 0. */
-TTFT_TPOT_DEF const char *ttft_tpot_strerror(int err);
-
 /* ---- Clock ----------------------------------------------------------------------------------- */
 
 /* A clock returns monotonic nanoseconds; user is config.clock_user. */
 typedef uint64_t (*ttft_tpot_clock_fn)(void *user);
 
-/* Monotonic nanoseconds from the platform clock (see CLOCK above). */
-TTFT_TPOT_DEF uint64_t ttft_tpot_now(void);
-
 /* ---- Names, hashing and numbers -------------------------------------------------------------- */
 
 /* Implementation only: the name rule that phase names and request ids follow (ttft_tpot_phase),
-   the keyed SipHash-1-3 their indexes use (HASHING, above), and the exact integer arithmetic
-   (128-bit products and quotients, ms to ns, plain decimals) the sections below share. */
+   the keyed SipHash-1-3 their indexes use (HASHING, above; ttft_tpot_name_hash gives a layer the
+   same), and the exact integer arithmetic (128-bit products and quotients, ms to ns, plain decimals)
+   the sections below share. */
 
 /* ---- Statistics (exact and bounded) ---------------------------------------------------------- */
 
@@ -501,7 +450,7 @@ typedef struct ttft_tpot_stats {
     int approx; /* 1: percentiles and mean from a histogram, within TTFT_TPOT_HIST_MAX_REL_ERR */
     uint64_t warmup_max_ns; /* a phase's slowest warmup sample (0: none); other sets leave it 0 */
     uint64_t ci_ns[3][2]; /* 95% intervals of p50, p90, p99: [lo, hi] in ns (ttft_tpot_ci95_ranks) */
-    int has_ci[3];        /* 0: too few values for that interval (ttft_tpot_ci95_min_n says how many) */
+    int has_ci[3];        /* 0: too few values for that interval (p50 needs 6, p90 36, p99 368) */
     unsigned pick_n;      /* the percentiles config.percentiles chose (0: none chosen, p50/p90/p99 shown) */
     uint32_t pick_pm[TTFT_TPOT_MAX_PERCENTILES]; /* each in thousandths of a percent: 99900 is p99.9 */
     uint64_t pick_ns[TTFT_TPOT_MAX_PERCENTILES]; /* each to the nearest ns, as pct_ns */
@@ -544,12 +493,16 @@ static inline void ttft_tpot__hist_add(ttft_tpot_hist *h, uint64_t v, uint32_t t
 
 /* ---- Phases and warmup ----------------------------------------------------------------------- */
 
-typedef enum ttft_tpot_role {
-    TTFT_TPOT_ROLE_PREFILL = 0, /* a request's prefill: the source of TTFT */
-    TTFT_TPOT_ROLE_DECODE = 1,  /* one decode step: the source of TPOT */
-    TTFT_TPOT_ROLE_KERNEL = 2,  /* any other timed dispatch: raw aggregates only */
-    TTFT_TPOT_ROLE_E2E = 3      /* a whole generate call: the mixed e2e rate */
-} ttft_tpot_role;
+/* The roles, one list: the enum and every writer and reader of their names expand it.
+   X(NAME, VALUE, TEXT) gives TTFT_TPOT_ROLE_NAME = VALUE, named TEXT in every output. */
+#define TTFT_TPOT_ROLES(X)                                                                            \
+    X(PREFILL, 0, "prefill") /* a request's prefill: the source of TTFT */                            \
+    X(DECODE, 1, "decode")   /* one decode step: the source of TPOT */                                \
+    X(KERNEL, 2, "kernel")   /* any other timed dispatch: raw aggregates only */                      \
+    X(E2E, 3, "e2e")         /* a whole generate call: the mixed e2e rate */
+#define TTFT_TPOT__ROLE_ENUM(name, value, text) TTFT_TPOT_ROLE_##name = (value),
+typedef enum ttft_tpot_role { TTFT_TPOT_ROLES(TTFT_TPOT__ROLE_ENUM) } ttft_tpot_role;
+#undef TTFT_TPOT__ROLE_ENUM
 
 typedef struct ttft_tpot__phase_slot {
     size_t fast_cap;         /* below it the inline path stores: capacity, or 0 (first call, bounded, timeline,
@@ -583,295 +536,6 @@ typedef struct ttft_tpot__shape_table {
     unsigned n, max;
     uint64_t dropped; /* spans with a new shape after the table was full: not flagged */
 } ttft_tpot__shape_table;
-
-/* Register a phase, or find it again: returns its id (>= 0), the same id for the same name and role.
-   EINVAL (c or name NULL, role unknown), ENAME (empty, TTFT_TPOT_NAME_MAX bytes or longer, not valid
-   UTF-8, or holding a character a terminal does not show as text: a C0 or C1 control (U+0000-U+001F,
-   U+007F-U+009F) or a bidirectional override or isolate (U+202A-U+202E, U+2066-U+2069); request ids
-   follow the same rule), EROLE (name taken by another role), EPHASE (table full). */
-TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role role);
-
-/* A row of its own for the samples of phase with shape key key (a matrix shape, a batch size): the
-   phase "PHASE[NAME]", of phase's role, which spans and records of (phase, key) go to from now on,
-   each row with its own first-call warmup and figures; the driver names each key once and keeps
-   timing phase with the key. Returns the row's phase id (the same for the same name), or EINVAL (c
-   or name NULL), EPHASE (unknown phase, or the phase table is full), ENAME (the row's name is not a
-   valid phase name: TTFT_TPOT_NAME_MAX bytes or longer, say), EROLE (that name has another role),
-   EFULL (config.max_shapes pairs are known). Naming a key again sends its later samples to the new
-   row. */
-TTFT_TPOT_DEF int ttft_tpot_shape_row(ttft_tpot *c, int phase, uint64_t key, const char *name);
-
-/* Make a phase bounded: from now on its steady samples go to a histogram (warmup samples stay exact).
-   OK (also when it already is); EINVAL (c NULL); EPHASE (unknown phase); ENOMEM (all of
-   config.hist_slots are taken). */
-TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase);
-
-/* Show kernel_phase in the text report as a lower bound of steady TTFT (its fastest sample).
-   -1 unlinks. EINVAL (c NULL), EPHASE (unknown phase). */
-TTFT_TPOT_DEF int ttft_tpot_link_prefill_kernel(ttft_tpot *c, int kernel_phase);
-
-/* Every sample recorded between begin and end is flagged warmup; sections nest.
-   EINVAL (c NULL); warmup_end without a matching begin: ESTATE, counted as rejected. */
-TTFT_TPOT_DEF int ttft_tpot_warmup_begin(ttft_tpot *c);
-TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c);
-
-/* Name of a role ("prefill", "decode", "kernel", "e2e"), or "?" when unknown. */
-TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role);
-
-/* ---- Requests -------------------------------------------------------------------------------- */
-
-/* A request, as the driver names it (1..TTFT_TPOT_NAME_MAX-1 bytes of UTF-8, like a phase). Its
-   times are its points' (TTFT_TPOT_POINTS, below): a field each, set when its bit in points is. */
-typedef struct ttft_tpot_request {
-    char id[TTFT_TPOT_NAME_MAX];
-    uint64_t submit_ns, first_ns, last_ns; /* first_ns and last_ns: 0 with no token yet */
-    uint64_t tokens;
-    uint32_t token_events;
-    int scheduled;          /* scheduled_ns holds when it was scheduled (ttft_tpot_request_schedule_at) */
-    uint64_t scheduled_ns;
-    int warmup;    /* submitted inside a warmup section */
-    int truncated; /* an event of it did not fit config.max_request_events: out of every figure */
-    int finished;  /* ttft_tpot_request_finish: no more tokens; a live exposition counts it */
-    uint64_t second_ns; /* the token event that brought it to two tokens */
-    uint64_t output_ns; /* its first output token, not reasoning (ttft_tpot_request_output_at) */
-    uint32_t points;    /* the points it has: bit TTFT_TPOT_POINT_BIT(NAME) for each */
-    uint64_t prompt_tokens; /* ttft_tpot_request_prompt; 0: not given */
-    size_t ev_first, ev_last; /* its first and last event in the log (SIZE_MAX: none): where folding it
-                                 walks (ttft_tpot__fold) */
-    int reason;               /* why it finished (TTFT_TPOT_FINISH_*): abort and error are out of every
-                                 figure */
-} ttft_tpot_request;
-
-/* A request's time points, one list: recording and its order checks, the metric table (a metric spans
-   two points), the trace's request rows, the requests CSV, the Chrome trace and the Python binding
-   all expand it, so a metric that needs a new point is a row here (with its ttft_tpot_request field)
-   and its recording call. X(NAME, FIELD, SET, TOKENS, FOLLOWS, NOW, ROLE, CSV, WORDS):
-   TTFT_TPOT_POINT_NAME; the field that holds its time; how it is set: SUBMIT (the submit, which makes
-   the request), TOKEN (by the token event that brings the request to TOKENS tokens or more, or with
-   TOKENS 0 by each token event: the latest) or MARK (a call of its own, once a request: kept with the
-   request, not in the event log); FOLLOWS: the points it lies at or after (TTFT_TPOT_POINT_BIT): an
-   event that would break that order is refused, and a mark before every point it follows is set;
-   NOW: the point whose time TTFT_TPOT_NOW stands for in its call (NONE: the collector's clock); ROLE:
-   its rows' role in a trace (token events: "token"); CSV: its column in the requests CSV ("": none);
-   WORDS: its name in words, for messages. Definitions: REQUESTS, above. */
-#define TTFT_TPOT_POINTS(X)                                                                           \
-    X(SUBMIT, submit_ns, SUBMIT, 0, 0, NONE, "submit", "submit_ns", "submit")                         \
-    X(SCHEDULE, scheduled_ns, MARK, 0, TTFT_TPOT_POINT_BIT(SUBMIT), NONE, "schedule", "schedule_ns",  \
-      "schedule")                                                                                     \
-    X(FIRST, first_ns, TOKEN, 1, TTFT_TPOT_POINT_BIT(SUBMIT) | TTFT_TPOT_POINT_BIT(SCHEDULE), NONE,   \
-      "token", "first_token_ns", "first token")                                                       \
-    X(SECOND, second_ns, TOKEN, 2, TTFT_TPOT_POINT_BIT(FIRST), NONE, "token", "", "second token")     \
-    X(OUTPUT, output_ns, MARK, 0, TTFT_TPOT_POINT_BIT(FIRST), LAST, "output", "first_output_ns",       \
-      "first output token")                                                                           \
-    X(LAST, last_ns, TOKEN, 0, ~0u /* each token event: after every point so far */, NONE, "token",   \
-      "last_token_ns", "last token")
-
-#define TTFT_TPOT__POINT_ENUM(name, field, set, tokens, follows, now, role, csv, words) TTFT_TPOT_POINT_##name,
-enum { TTFT_TPOT_POINTS(TTFT_TPOT__POINT_ENUM) TTFT_TPOT_POINT_COUNT };
-#undef TTFT_TPOT__POINT_ENUM
-enum { TTFT_TPOT_POINT_NONE = -1 }; /* NOW of a point whose call reads the clock */
-#define TTFT_TPOT_POINT_BIT(name) (1u << TTFT_TPOT_POINT_##name)
-
-/* One request event: a submit (tokens 0) or tokens delivered, in call order. */
-typedef struct ttft_tpot__event {
-    uint64_t t_ns;
-    uint32_t request, tokens;
-} ttft_tpot__event;
-
-/* The request table: each request's aggregates, an index by id, and the event log. */
-typedef struct ttft_tpot__request_table {
-    ttft_tpot_request *list;
-    unsigned n, max;
-    unsigned done;   /* of the n: those finished (what folding may take, known without a pass) */
-    uint32_t *index; /* open addressing by id: request number + 1, 0 empty */
-    uint32_t mask;
-    ttft_tpot__event *events;
-    size_t n_events, max_events;
-    uint64_t dropped;     /* request events not kept: the request or event table was full */
-    uint64_t refused;     /* submits refused: the request table was full */
-    uint64_t events_lost; /* events of tracked requests not kept: the event table was full */
-} ttft_tpot__request_table;
-
-/* Service level objectives for goodput, in ms; 0: none. */
-typedef struct ttft_tpot_slo {
-    double ttft_ms, tpot_ms, e2e_ms;
-} ttft_tpot_slo;
-
-/* The request metrics, one list: the enum, the text, JSON and Prometheus writers, the requests CSV,
-   the Chrome trace, the HTML report's charts and --compare's rows all expand it, so a new metric is a
-   row here (and, if it needs one, a point in TTFT_TPOT_POINTS). X(NAME, LABEL, WORDS, JSON,
-   PROMETHEUS, HELP, BUCKETS, UNDER, NOTE, COMPARE, FROM, TO, RULE, SLICE, CSV): TTFT_TPOT_METRIC_NAME;
-   its text label; its name in words; its key under "requests" in the JSON report (a STATS object); its
-   name in the Prometheus exposition, after the prefix; its HELP line; its bucket bounds (the TTFT,
-   TPOT or E2E bounds of ttft_tpot_prometheus); the metric it is a part of (its text line goes under
-   that one's, indented; NONE: none); what its text line says it spans ("": nothing); its row's name
-   in --compare; the points it spans (TTFT_TPOT_POINT_*: a request without both has no value); how its
-   values come: SPAN (TO - FROM, a value a request), PER_TOKEN (TO - FROM over tokens - 1, a request
-   with two tokens or more) or GAPS (every gap between a request's token events, FROM to TO); the
-   Chrome trace's slice of it on a request's lane ("": none; a metric whose parts are drawn is not);
-   its column in the requests CSV ("": none). Definitions: REQUESTS, above. */
-#define TTFT_TPOT_METRICS(X)                                                                          \
-    X(TTFT, "TTFT", "time to first token", "ttft_ms", "time_to_first_token_seconds",                  \
-      "Histogram of time to first token in seconds.", TTFT, NONE, "", "requests.ttft", SUBMIT, FIRST, \
-      SPAN, "ttft", "ttft_ns")                                                                        \
-    X(QUEUE, "queue", "queue time", "queue_ms", "request_queue_time_seconds",                         \
-      "Histogram of time spent waiting to be scheduled, per request with a schedule event.", E2E, TTFT,        \
-      "submit to schedule", "requests.queue", SUBMIT, SCHEDULE, SPAN, "queued", "")                   \
-    X(PREFILL, "prefill", "prefill time", "prefill_ms", "request_prefill_time_seconds",               \
-      "Histogram of time from schedule to first token, per request with a schedule event.", E2E, TTFT,        \
-      "schedule to first token", "requests.prefill", SCHEDULE, FIRST, SPAN, "prefill", "")            \
-    X(TTST, "TTST", "time to second token", "ttst_ms", "time_to_second_token_seconds",                \
-      "Histogram of time to second token in seconds, per request with two tokens or more.", TTFT, NONE, "",    \
-      "ttst", SUBMIT, SECOND, SPAN, "", "")                                                           \
-    X(TTFO, "TTFO", "time to first output token", "ttfo_ms", "time_to_first_output_token_seconds",    \
-      "Histogram of time to first output token (not reasoning) in seconds, per request with an output event.", \
-      TTFT, NONE, "", "ttfo", SUBMIT, OUTPUT, SPAN, "", "ttfo_ns")                                    \
-    X(TPOT, "TPOT", "time per output token", "tpot_ms", "request_time_per_output_token_seconds",      \
-      "Histogram of time per output token in seconds, per request.", TPOT, NONE, "", "requests.tpot", \
-      FIRST, LAST, PER_TOKEN, "", "tpot_ns")                                                          \
-    X(ITL, "ITL", "inter-token latency", "itl_ms", "inter_token_latency_seconds",                     \
-      "Histogram of inter-token latency in seconds.", TPOT, NONE, "", "itl", FIRST, LAST, GAPS,       \
-      "decode", "")                                                                                   \
-    X(E2E, "E2E", "E2E latency", "e2e_ms", "e2e_request_latency_seconds",                             \
-      "Histogram of end to end request latency in seconds.", E2E, NONE, "", "e2e", SUBMIT, LAST, SPAN, \
-      "", "e2e_ns")                                                                                   \
-    X(DECODE, "decode", "decode time", "decode_ms", "request_decode_time_seconds",                    \
-      "Histogram of time from first token to last in seconds, per request.", E2E, E2E,                \
-      "first to last token", "requests.decode", FIRST, LAST, SPAN, "", "")
-
-#define TTFT_TPOT__METRIC_ENUM(name, label, words, json, prom, help, le, under, note, cmp, from, to, rule, slice, \
-                               csv)                                                                   \
-    TTFT_TPOT_METRIC_##name,
-enum { TTFT_TPOT_METRICS(TTFT_TPOT__METRIC_ENUM) TTFT_TPOT_METRIC_COUNT };
-#undef TTFT_TPOT__METRIC_ENUM
-enum { TTFT_TPOT_METRIC_NONE = -1 }; /* UNDER of a metric that is part of none */
-
-/* Why a request finished, as vLLM's finished_reason label names it: stop (an end token or a stop
-   string), length (its token limit), abort (the client went away, or the server dropped it), error.
-   An aborted or errored request is in no latency figure or histogram (vLLM's histograms leave them
-   out too): it is counted by its reason (JSON requests.finish_reasons, Prometheus
-   request_failure_total{finished_reason=...}); stop and length count among the successes
-   (request_success_total{finished_reason=...}). */
-enum { TTFT_TPOT_FINISH_NONE = 0, /* ttft_tpot_request_finish: no reason given (or not finished) */
-       TTFT_TPOT_FINISH_STOP, TTFT_TPOT_FINISH_LENGTH, TTFT_TPOT_FINISH_ABORT, TTFT_TPOT_FINISH_ERROR,
-       TTFT_TPOT_FINISH_COUNT };
-
-/* Serving metrics over requests, in vLLM's definitions (REQUESTS and METRICS, above). Durations in ns.
-   n counts measured requests: not submitted inside a warmup section, with at least one token. */
-typedef struct ttft_tpot_requests {
-    uint64_t seen, n, incomplete, warmup_excluded, dropped;
-    uint64_t truncated; /* tracked, but their events did not all fit: left out of every figure */
-    ttft_tpot_stats metric[TTFT_TPOT_METRIC_COUNT]; /* each request metric (TTFT_TPOT_METRICS): TPOT of the
-                                             requests with more than one token, ITL every gap, queue
-                                             and prefill (TTFT's parts) of those with a schedule event */
-    uint64_t unscheduled;                 /* measured requests without a schedule event */
-    int has_window;                       /* a measured request exists and the window is > 0 */
-    double window_ns, request_rps, output_tok_s;
-    uint64_t tokens;                      /* of the measured requests */
-    uint64_t prompt_tokens;               /* theirs given (ttft_tpot_request_prompt) */
-    uint64_t max_concurrent_requests;     /* the most measured requests in flight (submit to last token) at once */
-    int has_max_tok_s;                    /* a slice holds a token */
-    double max_output_tok_s;              /* the busiest slice's output tok/s (vLLM's peak, over 1 s slices) */
-    int has_goodput;                      /* an SLO is set and n > 0 */
-    uint64_t good_n;
-    double good_fraction, good_rps;       /* good_rps needs has_window */
-    uint64_t folded;                      /* measured requests folded out of the table (config.request_window):
-                                             in the exposition's histograms and counters, in no figure above */
-    uint64_t folded_tokens, folded_prompt_tokens; /* theirs */
-    uint64_t folded_other;                /* finished requests folded away that no figure counts (warmup, no
-                                             token, aborted, errored); truncated ones are in truncated */
-    uint64_t finish_reasons[TTFT_TPOT_FINISH_COUNT]; /* the measured requests by why they finished (NONE:
-                                             no reason given, or not finished), and the aborted and
-                                             errored ones (not warmup: out of every figure), folded
-                                             ones included */
-} ttft_tpot_requests;
-
-/* Requests. A request is submitted once, then delivers tokens in events of one or more tokens; it
-   finishes implicitly at its last token. One pair of calls: t_ns is a time on the collector's clock
-   (device timestamps, traces, tests), or TTFT_TPOT_NOW to read that clock; the forms without _at
-   are the same at TTFT_TPOT_NOW. A request submitted inside a warmup
-   section is a warmup request. Disabled collector: nothing, OK.
-   submit: OK; EINVAL (c or id NULL); ENAME (id as a phase name would be refused); EREQUEST (the id
-   was submitted before: counted as rejected); EFULL: the request table is full (config.max_requests:
-   counted in requests_dropped and requests_refused), or the event table is full (the request is
-   tracked but truncated: counted in requests_dropped and events_lost).
-   tokens: as submit, and EREQUEST for an unknown id, or a time before the request's submit or its
-   previous tokens (counted as rejected); EINVAL for 0 tokens. EFULL when the event table is full:
-   the request is truncated, and a truncated request is left out of every request figure (counted
-   in requests.truncated; its later events are dropped too). Once a submit was refused for a full
-   request table, a token for an unknown id is counted as dropped (EFULL), not rejected. */
-#define TTFT_TPOT_NOW UINT64_MAX /* a request event's time: read the collector's clock (or, for a point
-                                    whose NOW names another, take that point's time: TTFT_TPOT_POINTS) */
-TTFT_TPOT_DEF int ttft_tpot_request_submit_at(ttft_tpot *c, const char *id, uint64_t t_ns);
-TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint64_t t_ns, uint32_t tokens);
-
-/* When a submitted request was scheduled (its prefill began), between its submit and its first
-   token: TTFT splits into queue time (submit to schedule) and prefill (schedule to first token).
-   Once a request. As submit and tokens otherwise; EREQUEST (unknown id, scheduled before, a time
-   before its submit or after its first token: counted as rejected). Takes no event storage. */
-TTFT_TPOT_DEF int ttft_tpot_request_schedule_at(ttft_tpot *c, const char *id, uint64_t t_ns);
-
-/* The request's first output token, the first that is not reasoning (TTFO: REQUESTS), came at t_ns
-   (the time of the token event that held it): at or after its first token and at or before its
-   latest, once a request. TTFT_TPOT_NOW (and ttft_tpot_request_output) takes its latest token
-   event's time: call it right after the tokens that hold the first output token. As schedule
-   otherwise; EREQUEST (unknown id, no token yet, marked before, out of that order: counted as
-   rejected). Takes no event storage. */
-TTFT_TPOT_DEF int ttft_tpot_request_output_at(ttft_tpot *c, const char *id, uint64_t t_ns);
-
-/* A mark by its point's number (TTFT_TPOT_POINT_*, one set by a call of its own: SET MARK), for code
-   that loops over TTFT_TPOT_POINTS (a binding); the named calls (schedule) are this. EINVAL for a
-   point that is not a mark; else as that mark's call. */
-TTFT_TPOT_DEF int ttft_tpot_request_mark_at(ttft_tpot *c, const char *id, int point, uint64_t t_ns);
-
-/* The request has delivered its last token: later tokens and schedules are refused, and a live
-   exposition (ttft_tpot_publish) counts it from now on, and no longer as in flight. The reports need
-   no finish (a request ends at its last token); a trace carries it ("# finished:"). OK (also when disabled: nothing); EINVAL (c or id
-   NULL); EREQUEST (unknown id, or finished before: counted as rejected); EFULL (unknown after a submit
-   was refused for a full table: counted as dropped, as its tokens are). */
-TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id);
-
-/* ttft_tpot_request_finish with its reason (TTFT_TPOT_FINISH_STOP .. ERROR; EINVAL otherwise), carried
-   by a trace ("# finish_reason: REASON,ID"). As finish otherwise. */
-TTFT_TPOT_DEF int ttft_tpot_request_finish_reason(ttft_tpot *c, const char *id, int reason);
-
-/* A reason's name ("stop", "length", "abort", "error"; "" for NONE), or NULL when unknown. */
-TTFT_TPOT_DEF const char *ttft_tpot_finish_reason_name(int reason);
-
-/* The request's prompt tokens (once, after its submit), for vLLM's prompt_tokens_total and the JSON's
-   requests.prompt_tokens. OK (also when disabled: nothing); EINVAL (c or id NULL, 0 tokens); EREQUEST
-   (unknown id, or given before: counted as rejected); EFULL as finish. Takes no event storage. */
-TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot *c, const char *id, uint64_t prompt_tokens);
-
-/* The tracked request named id (a server logs a request as it finishes, before it may fold away):
-   OK; EINVAL (NULL); EREQUEST (no such request held). */
-TTFT_TPOT_DEF int ttft_tpot_request_get(const ttft_tpot *c, const char *id, ttft_tpot_request *out);
-
-/* The four calls above at TTFT_TPOT_NOW. */
-static inline int ttft_tpot_request_submit(ttft_tpot *c, const char *id)
-{
-    return ttft_tpot_request_submit_at(c, id, TTFT_TPOT_NOW);
-}
-
-static inline int ttft_tpot_request_tokens(ttft_tpot *c, const char *id, uint32_t tokens)
-{
-    return ttft_tpot_request_tokens_at(c, id, TTFT_TPOT_NOW, tokens);
-}
-
-static inline int ttft_tpot_request_schedule(ttft_tpot *c, const char *id)
-{
-    return ttft_tpot_request_schedule_at(c, id, TTFT_TPOT_NOW);
-}
-
-static inline int ttft_tpot_request_output(ttft_tpot *c, const char *id)
-{
-    return ttft_tpot_request_output_at(c, id, TTFT_TPOT_NOW);
-}
-
-/* SLOs for goodput: a request is good when each SLO set (nonzero) holds, <= inclusive; a request with
-   one token has no TPOT and passes the TPOT SLO. OK; EINVAL (c NULL); ERANGE (negative, NaN or
-   infinite: nothing changes). */
-TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo);
 
 /* ---- Storage --------------------------------------------------------------------------------- */
 
@@ -915,14 +579,19 @@ static inline void ttft_tpot__store_put(ttft_tpot__store *st, size_t i, int phas
 /* On a GPU or an NPU a launch returns before the kernel runs: a span around it times the enqueue, and
    the kernel's time lands in whichever later call synchronizes. The device's own timestamps say what
    it did. A span marked with ttft_tpot_span_set_device records its host time as usual (issue to
-   return) and opens a ticket (ttft_tpot_span_ticket): an open device interval that the driver
-   resolves when the device's timestamps are ready (after the step's synchronize), off the record
-   path, in one of two forms:
-     elapsed   the device time between two events: cudaEventElapsedTime (about 0.5 us resolution),
-               hipEventElapsedTime, aclrtEventElapsedTime, torch's Event.elapsed_time;
+   return) and opens a ticket (its ttft_tpot_span.ticket after the end): an open device interval that
+   the driver resolves when the device's timestamps are ready (after the step's synchronize), off the
+   record path, in one of two forms:
+     elapsed   the device time between two events: cudaEventElapsedTime (about 0.5 us resolution; in
+               ms: ttft_tpot_ms_to_ns), hipEventElapsedTime, aclrtEventElapsedTime, torch's
+               Event.elapsed_time;
      absolute  the device's begin and end on its own clock, in ns (aclrtEventGetTimestamp, CUPTI and
                MSPTI activity records), mapped onto the host clock through a clock pair: both clocks
                read together after a full synchronize, host = pair.host_ns + (device - pair.device_ns).
+               A device whose clock the host can read (PoCL stamps with CLOCK_MONOTONIC_RAW; CUPTI's
+               cuptiGetTimestamp) gets its pair as examples/opencl does: the collector's clock,
+               the device's, the collector's again, the device reading paired with the midpoint of
+               the two host reads (once a step: the two clocks drift apart, about 1e-5 a second).
                Only this form gives the queue delay (device begin - host issue), and where the
                runtime also stamps when it queued the command (OpenCL's CL_PROFILING_COMMAND_QUEUED,
                CUPTI's queued field), splits it: launch overhead (from the host issue to the runtime's
@@ -933,13 +602,13 @@ static inline void ttft_tpot__store_put(ttft_tpot__store *st, size_t i, int phas
    ticket, or with end before begin, is refused (ETICKET, ERANGE), changes nothing and is counted as
    refused. A ticket is unknown to every other collector (each draws its tickets' epoch at init, from
    the entropy of its hashing key: two collectors share one with odds of 2^-31), to a collector it
-   was merged into (the merged intervals are numbered there anew), and after ttft_tpot_clear. Ticket 0 (a span that has none) resolves to
-   nothing, OK, so a driver with profiling off needs no test. */
+   was merged into (the merged intervals are numbered there anew), and after ttft_tpot_clear. Ticket
+   0 (a span that has none) resolves to nothing, OK, so a driver with profiling off needs no test. */
 
 /* A device interval: stored in ticket order, its host sample linked. */
 enum { TTFT_TPOT_DEVICE_OPEN = 1, TTFT_TPOT_DEVICE_ELAPSED = 2, TTFT_TPOT_DEVICE_ABSOLUTE = 3 };
 typedef struct ttft_tpot_device_interval {
-    uint64_t sample;    /* its host sample's index + 1 (ttft_tpot_sample_at); 0: none kept (a histogram) */
+    uint64_t sample;    /* its host sample's index + 1 (ttft_tpot_model.samples); 0: none kept (a histogram) */
     uint64_t issue_ns;  /* host clock: when the host issued it (the span's begin); 0: unknown */
     uint64_t begin_ns;  /* host clock: when the device began it (absolute form); 0 otherwise */
     uint64_t queued_ns; /* host clock: when the runtime queued it (a queued stamp); 0 otherwise */
@@ -969,9 +638,8 @@ typedef struct ttft_tpot_clock_pair {
 
 /* One resolution: a ticket and its device time, elapsed, or absolute (begin and end on the device
    clock, ns), the absolute form optionally with the runtime's queued stamp (queued_ns, device clock,
-   at or before begin; 0: none). Make one with ttft_tpot_stamp_elapsed, _absolute or _queued (or zero
-   it first): a stamp with a field left unset (a stack array) carries garbage, and an absolute flag of
-   garbage is refused. */
+   at or before begin; 0: none). Make one with the macros below (or zero it first): a stamp with a
+   field left unset (a stack array) carries garbage, and an absolute flag of garbage is refused. */
 typedef struct ttft_tpot_device_stamp {
     uint64_t ticket;
     int absolute;
@@ -980,67 +648,20 @@ typedef struct ttft_tpot_device_stamp {
     uint64_t queued_ns;
 } ttft_tpot_device_stamp;
 
-/* A whole stamp of each form, every field set. */
-static inline ttft_tpot_device_stamp ttft_tpot_stamp_elapsed(uint64_t ticket, uint64_t elapsed_ns)
-{
-    ttft_tpot_device_stamp s;
-    s.ticket = ticket, s.absolute = 0, s.elapsed_ns = elapsed_ns, s.begin_ns = s.end_ns = s.queued_ns = 0;
-    return s;
-}
-
-static inline ttft_tpot_device_stamp ttft_tpot_stamp_absolute(uint64_t ticket, uint64_t begin_ns, uint64_t end_ns)
-{
-    ttft_tpot_device_stamp s;
-    s.ticket = ticket, s.absolute = 1, s.elapsed_ns = 0, s.begin_ns = begin_ns, s.end_ns = end_ns, s.queued_ns = 0;
-    return s;
-}
-
-static inline ttft_tpot_device_stamp ttft_tpot_stamp_queued(uint64_t ticket, uint64_t queued_ns, uint64_t begin_ns,
-                                                            uint64_t end_ns)
-{
-    ttft_tpot_device_stamp s = ttft_tpot_stamp_absolute(ticket, begin_ns, end_ns);
-    s.queued_ns = queued_ns;
-    return s;
-}
-
-/* Resolve n tickets, a step's in one call (pair: the clock pair of absolute stamps; NULL when all are
-   elapsed). Each stamp is applied or refused alone: a refused one changes nothing and is counted.
-   OK when every stamp applied; otherwise the first refusal's code: ETICKET (unknown, resolved, or of
-   an earlier epoch), ERANGE (end before begin, queued after begin, a device time of 2^62 ns or more,
-   or a begin or queued stamp that maps outside the host clock), EINVAL (absolute without a pair, or
-   a queued stamp on the elapsed form); *refused (may be NULL) gets how many were refused. EINVAL (c NULL, or
-   stamps NULL while n > 0: nothing counted). A disabled collector resolves too: its tickets were
-   opened while it recorded. */
-TTFT_TPOT_DEF int ttft_tpot_device_resolve(ttft_tpot *c, const ttft_tpot_device_stamp *stamps, size_t n,
-                                           const ttft_tpot_clock_pair *pair, size_t *refused);
-
-/* A clock pair for a device whose clock the host can read (a runtime that stamps with a host clock,
-   as PoCL stamps with CLOCK_MONOTONIC_RAW; CUPTI's cuptiGetTimestamp): c's clock, device_clock(user),
-   c's clock again, the device reading paired with the two host reads' midpoint. Read it after a full
-   synchronize, once a process or a step (the two clocks drift apart, about 1e-5 a second on a PC). */
-TTFT_TPOT_DEF ttft_tpot_clock_pair ttft_tpot_clock_pair_read(const ttft_tpot *c, uint64_t (*device_clock)(void *user),
-                                                             void *user);
-
-/* One ticket, elapsed form: in ns, or in ms as the event APIs give it (ttft_tpot_ms_to_ns: a
-   negative, NaN or infinite ms is refused, ERANGE). */
-TTFT_TPOT_DEF int ttft_tpot_device_elapsed(ttft_tpot *c, uint64_t ticket, uint64_t elapsed_ns);
-TTFT_TPOT_DEF int ttft_tpot_device_elapsed_ms(ttft_tpot *c, uint64_t ticket, double ms);
-
-/* One ticket, absolute form: begin and end on the device clock, mapped through pair. */
-TTFT_TPOT_DEF int ttft_tpot_device_absolute(ttft_tpot *c, uint64_t ticket, uint64_t begin_ns, uint64_t end_ns,
-                                            const ttft_tpot_clock_pair *pair);
-
-/* A part of a launch: one host dispatch that runs many kernels (a CUDA graph replay) has one ticket
-   for the whole; the kernels' own events, when the driver has them, add a device interval each for
-   phase (a kernel-role row of its own, with no host samples), linked to the launch's sample and
-   stream. stamp->ticket is ignored; the launch's ticket may be open or resolved. OK; ETICKET
-   (unknown launch), EPHASE (unknown phase), ERANGE, EINVAL as ttft_tpot_device_resolve (counted as
-   refused); EFULL (config.max_device kept: counted as device_unresolved). */
-TTFT_TPOT_DEF int ttft_tpot_device_part(ttft_tpot *c, uint64_t launch, int phase, const ttft_tpot_device_stamp *stamp,
-                                        const ttft_tpot_clock_pair *pair);
+/* A whole stamp of each form, every field set, as an expression (C and C++); the times are uint64_t. */
+#ifdef __cplusplus
+#define TTFT_TPOT__STAMP(t, a, e, b, d, q) ttft_tpot_device_stamp{t, a, e, b, d, q}
+#else
+#define TTFT_TPOT__STAMP(t, a, e, b, d, q) ((ttft_tpot_device_stamp){t, a, e, b, d, q})
+#endif
+#define TTFT_TPOT_STAMP_ELAPSED(ticket, elapsed_ns) TTFT_TPOT__STAMP((ticket), 0, (elapsed_ns), 0, 0, 0)
+#define TTFT_TPOT_STAMP_ABSOLUTE(ticket, begin_ns, end_ns) TTFT_TPOT__STAMP((ticket), 1, 0, (begin_ns), (end_ns), 0)
+#define TTFT_TPOT_STAMP_QUEUED(ticket, queued_ns, begin_ns, end_ns)                                   \
+    TTFT_TPOT__STAMP((ticket), 1, 0, (begin_ns), (end_ns), (queued_ns))
 
 /* ---- Collector and config -------------------------------------------------------------------- */
 
+/* Zero it (TTFT_TPOT_ZERO), then set what differs from the defaults. */
 typedef struct ttft_tpot_config {
     size_t capacity;          /* samples kept exactly (0: 65536); at most UINT32_MAX. Past it a phase goes
                                  on in a histogram; warmup samples take max_phases + max_shapes more */
@@ -1058,59 +679,31 @@ typedef struct ttft_tpot_config {
     int bounded;              /* nonzero: every phase keeps its steady samples in a histogram */
     unsigned hist_slots;      /* phases that may be bounded or outgrow the storage (0: max_phases when
                                  bounded, else max_phases up to 64) */
-    unsigned max_requests;    /* requests tracked (0: none; request calls return EFULL) */
-    size_t max_request_events; /* submit and token events kept (0: 4096 per request, 64 KiB each) */
     unsigned max_shapes;      /* (phase, shape key) pairs remembered for warmup per shape (0: 64) */
-    int grow;                 /* nonzero: ttft_tpot_trace_read enlarges the samples, histograms and
-                                 request tables a trace needs (allocating); recording never does */
+    int grow;                 /* nonzero: a trace read (ttft_tpot_restore) enlarges the samples and
+                                 histograms it needs (allocating), and so does an attached layer's
+                                 tables; recording never does */
     size_t max_device;        /* device intervals kept (Device time; 0: 65536; 56 bytes each, touched only
                                  as intervals arrive) */
     size_t max_pending;       /* device tickets open at once (0: 1024, or max_device when smaller) */
-    uint64_t slice_ns;        /* results over time: the requests' slices (0: 1 s, and the text shows none) */
-    double percentiles[TTFT_TPOT_MAX_PERCENTILES]; /* the percentiles the serving figures show, ascending in
-                                 (0, 100) to 0.001, a 0 after the last (all 0: p50, p90, p99); the JSON adds
-                                 each beyond p50/p90/p95/p99 ("p99.9"). ttft_tpot_percentiles_parse reads
-                                 "50,90,99,99.9" */
-    const char *model_name;   /* a model_name label on every series of the Prometheus exposition, as vLLM
-                                 writes it and its dashboards filter on it (NULL: none): at most 127
-                                 bytes of UTF-8 without a newline or braces, copied at init */
+    double percentiles[TTFT_TPOT_MAX_PERCENTILES]; /* the percentiles the figures show beside p50, p90,
+                                 p95 and p99, ascending in (0, 100) to 0.001, a 0 after the last (all 0:
+                                 none); the JSON adds each beyond those ("p99.9"), the serving lines show
+                                 them instead of p50/p90/p99 */
     int refusals_reported;    /* nonzero: the caller reports each refused call itself (a binding raises
                                  it), so refusals are not counted (rejected, device refusals); losses
-                                 (dropped, refused submits, unresolved) still are */
-    unsigned request_window;  /* a server's exact window: when a submit or a token finds the request
-                                 table or the event log full, the finished requests are folded away
-                                 (into the exposition's histograms and counters, where every one
-                                 stays counted) but for the last request_window of them, at most half
-                                 (0: max_requests / 2); their slots and events are reused */
-    int buckets;              /* the exposition's bucket bounds: TTFT_TPOT_BUCKETS_FINE (0: vLLM's and the
-                                 E12 series, histogram_quantile within 25%) or TTFT_TPOT_BUCKETS_VLLM
-                                 (vLLM's alone: fewer series, coarser quantiles) */
+                                 (dropped, unresolved) still are */
 } ttft_tpot_config;
 
-/* The bucket bounds of the Prometheus histograms (config.buckets; README: Fleets). */
-enum { TTFT_TPOT_BUCKETS_FINE = 0, TTFT_TPOT_BUCKETS_VLLM = 1 };
+typedef struct ttft_tpot_layer ttft_tpot_layer; /* Layers, below */
 
-#define TTFT_TPOT_BUCKETS_MAX 103 /* bounds of the largest Prometheus bucket table */
-
-/* Finished requests folded into histograms and counters once each (ttft_tpot__fold), in O(buckets)
-   whatever their number: each value counted in its bucket (not cumulative; past the last bound: in
-   count alone), per-token metrics' sums in 1/1024 ns, the others' in ns, 128 bits each. */
-typedef struct ttft_tpot__tally {
-    uint64_t bucket[TTFT_TPOT_METRIC_COUNT][TTFT_TPOT_BUCKETS_MAX];
-    uint64_t count[TTFT_TPOT_METRIC_COUNT], sum_hi[TTFT_TPOT_METRIC_COUNT], sum_lo[TTFT_TPOT_METRIC_COUNT];
-    uint64_t requests, tokens, prompt_tokens; /* measured: request_success_total, generation_tokens_total,
-                                                 prompt_tokens_total */
-    uint64_t truncated, unmeasured; /* finished requests out of the figures: truncated; warmup or no token */
-    uint64_t reasons[TTFT_TPOT_FINISH_COUNT]; /* by finish reason: the measured ones (NONE, STOP, LENGTH),
-                                                 the aborted and errored ones (not warmup) */
-} ttft_tpot__tally;
-
-/* The collector. Fields are visible so the record path can be inlined; read them through functions. */
+/* The collector. Fields are visible so the record path can be inlined; read them through functions,
+   but for layer, which a layer's header reads to find its own (never set it: ttft_tpot_attach). */
 struct ttft_tpot {
+    ttft_tpot_layer *layer;          /* public: the layer attached, or NULL */
     ttft_tpot__store store;          /* the samples (Recording) */
     ttft_tpot__phase_table phase;    /* Phases and warmup */
     ttft_tpot__hist_pool hist;       /* bounded phases' histograms (Statistics) */
-    ttft_tpot__request_table req;    /* Requests */
     ttft_tpot__shape_table shape;    /* warmup per shape (Phases and warmup) */
     ttft_tpot__device_log dev;       /* Device time */
     uint64_t rejected; /* calls refused: unknown phase, invalid duration, span misuse */
@@ -1120,7 +713,6 @@ struct ttft_tpot {
     unsigned warmup_depth;
     uint16_t warm_all; /* warmup_depth != 0 */
     int enabled;
-    int prefill_kernel; /* phase linked as the prefill kernel, or -1 */
     ttft_tpot_clock_fn clock;
     void *clock_user;
     void *alloc_user;
@@ -1130,8 +722,6 @@ struct ttft_tpot {
     uint64_t clock_read_ns;  /* median cost of one clock read, measured at init; 0: not measured */
     char clock_name[32];
     int clock_from_trace;    /* clock_* describe the clock of the first trace read */
-    ttft_tpot_slo slo;
-    uint64_t slice_ns; /* config.slice_ns */
     uint32_t pick_pm[TTFT_TPOT_MAX_PERCENTILES]; /* config.percentiles in thousandths of a percent */
     unsigned pick_n;
     uint64_t key[2]; /* SipHash key of the name and id indexes, drawn at init (HASHING, above) */
@@ -1140,87 +730,19 @@ struct ttft_tpot {
                                            open (its samples go on to the end) */
     unsigned runs;
     uint64_t runs_dropped; /* run_begin calls past TTFT_TPOT_MAX_RUNS: their samples join the last run */
-    uint64_t full_at[4]; /* the limits losses read from a trace met (capacity, max_requests,
-                            max_request_events, max_shapes of the recording collector) */
+    uint64_t full_at[2]; /* the limits losses read from a trace met (capacity, max_shapes of the
+                            recording collector) */
     unsigned full_known; /* bit k: full_at[k] was read (else the limit is c's own) */
-    ttft_tpot__tally finished; /* every request finished since init: the live exposition (never cleared) */
-    ttft_tpot__tally folded;   /* the finished requests folded out of the table since the last clear */
-    uint64_t refused_cleared, dropped_cleared; /* the request losses of the intervals cleared (publish) */
-    unsigned request_window;   /* config.request_window */
-    char model_label[272];      /* model_name="..." (config.model_name, escaped), or "" */
-    uint64_t le_ns[3][TTFT_TPOT_BUCKETS_MAX]; /* each bucket table's bounds in ns (TTFT_TPOT__LE_*), */
-    size_t le_n[3];                           /* read once at init: what folding a request compares */
-    int buckets;                              /* config.buckets */
+    void *reading;          /* a trace being read into it (ttft_tpot_restore), or NULL */
 };
 
-/* Bytes of storage init needs for cfg (NULL: defaults); 0 when the sizes overflow. */
-TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg);
-
-/* Set up c from cfg (NULL: defaults). Storage is cfg->buffer when given, else one allocation; recording
-   never allocates (with cfg->grow, ttft_tpot_trace_read may: parts it outgrows move to allocations of
-   their own). A capacity or max_phases of 0 means the default (there is no empty collector). The key of
-   the name and id indexes is drawn here (HASHING, above).
-   Returns OK; EINVAL (c NULL, capacity over UINT32_MAX, max_phases over 65535, hist_slots over
-   max_phases, percentiles, model_name or buckets invalid); ENOMEM (allocation failed or buffer smaller than ttft_tpot_bytes_needed). On error c is
-   zeroed, safe to free. The collector starts enabled. A zeroed collector (never set up, or freed)
-   records nothing and reports empty; ttft_tpot_phase, trace_read and merge into it return EINVAL. */
-TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg);
-
-/* Release what init (and a growing trace_read) allocated; c is zeroed. NULL or an already freed collector: nothing happens. */
-TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c);
-
-/* Empty c for a new interval: samples, histograms, requests and every count of what was lost go;
-   phases, their roles, their first-call state and the shapes seen stay (warmup is once per process),
-   and so do the finished requests' figures of a live exposition (ttft_tpot_publish counts them).
-   NULL: nothing. */
-TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c);
-
-/* Add src's samples, histograms and requests to dst, phases matched by name (added to dst when new),
-   for per-thread collectors reported together. A phase's first call is warmup once in the merged
-   whole: src's first call of a phase dst had called before becomes steady (unless it was warmup for
-   another reason too: a warmup section, a new shape); merge order is call order. All or nothing: EINVAL (NULL, dst == src,
-   or their config.buckets differ), EROLE (a
-   name has another role in dst), EPHASE (dst's phase table is full), EREQUEST (a request id is in
-   both), EFULL (dst's request tables cannot hold src's requests, or a histogram would pass 2^63
-   values or tokens), ENOMEM (no histogram slot for a bounded phase, or no memory). Samples past dst's
-   capacity are counted as dropped. */
-TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src);
-
-/* Turn recording on (nonzero) or off. Off: spans record nothing and read no clock. NULL: nothing. */
-TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on);
-
-/* Begin a run: the samples recorded from now on, until the next run begins, are one run of a repeated
-   generation, reported one by one and across runs (mean, sd, CV of steady TTFT p50, TPOT p50 and
-   output throughput). Samples before the first run belong to none (a warmup run, say). A trace read
-   (ttft_tpot_trace_read) and a merge end the last run before their samples and after them: the runs
-   of each trace are its own, and samples of a trace without runs belong to none. OK (also when
-   disabled: nothing is marked); EINVAL (c NULL); EFULL (TTFT_TPOT_MAX_RUNS runs already: not marked,
-   counted in runs_dropped, its samples join the last run while it has not ended). */
-TTFT_TPOT_DEF int ttft_tpot_run_begin(ttft_tpot *c);
-
 /* ---- Recording ------------------------------------------------------------------------------- */
-
-/* Recording has one begin (ttft_tpot_span_begin), one end (ttft_tpot_span_end) and setters between
-   them, in any order, for what a sample carries beside its phase and duration:
-     ttft_tpot_span_set_tokens    the tokens it produced (unset: the phase's default, 1 for prefill and
-                                  decode, 0 for kernel and e2e);
-     ttft_tpot_span_set_prompt    the prompt tokens a prefill-role sample processed (the prefill rate);
-     ttft_tpot_span_set_shape     the shape key it ran with (the first sample of each (phase, key) is
-                                  warmup, as graph capture or compilation happens once per shape);
-     ttft_tpot_span_set_duration  a duration measured elsewhere (a device timer), recorded instead of
-                                  the time since begin;
-     ttft_tpot_span_set_start     where it starts, for a span begun with ttft_tpot_span_begin_at (a
-                                  binding that reads the clock itself: ttft_tpot_clock_now).
-   Every other way to record is a thin wrapper over these three calls, kept for the code that uses it:
-   ttft_tpot_record (duration, tokens), _record_shape (+ shape), _record_prompt (+ prompt), _record_ms
-   (a duration in ms, see ttft_tpot_ms_to_ns), ttft_tpot_span_begin_shape (begin + shape),
-   _span_end_tokens (tokens + end), _span_end_prompt (tokens + prompt + end), and the macros
-   TTFT_TPOT_SPAN_BEGIN[_SHAPE], TTFT_TPOT_SPAN_END[_TOKENS|_PROMPT] and TTFT_TPOT_TIME. */
 
 /* A span in flight. Zero-initialised means "never begun". The setters fill the fields after state. */
 typedef struct ttft_tpot_span {
     ttft_tpot *c;
-    uint64_t start;
+    uint64_t start; /* c's clock at its begin (begin_at's start); a binding that reads the clock itself
+                       after making a running span (state 1) may set it, before the end */
     int phase;
     int state; /* 0 never begun, 1 running, 2 disabled (records nothing), 3 ended */
     uint64_t tokens, shape, dur; /* tokens TTFT_TPOT__DEFAULT_TOKENS, shape TTFT_TPOT_NO_SHAPE: unset */
@@ -1230,18 +752,28 @@ typedef struct ttft_tpot_span {
     unsigned char nvtx;   /* an NVTX range was pushed at its begin (TTFT_TPOT_NVTX) */
     uint32_t stream;
     uint32_t sequences;   /* ttft_tpot_span_set_sequences; 0 unset: one token a sequence */
-    uint64_t ticket;      /* after the end: its device ticket, 0 none (ttft_tpot_span_ticket) */
+    uint64_t ticket;      /* after the end: its device ticket, 0 none (not set_device, inert, not kept,
+                             or no room: counted as device_unresolved) */
 } ttft_tpot_span;
 
-#define TTFT_TPOT__DEFAULT_TOKENS ((uint64_t)1 << 32) /* push: use the phase's default count */
+#define TTFT_TPOT__DEFAULT_TOKENS ((uint64_t)1 << 32) /* a span's tokens unset: the phase's default count */
 
-/* Everything the inline path leaves: unknown phases, a phase's first call, full storage, start
-   times, warmup samples of bounded phases. */
-TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
-                                       int new_shape);
+/* The shape key of a sample without a shape: the one key a shape cannot have. */
+#define TTFT_TPOT_NO_SHAPE UINT64_MAX
 
-/* The collector's clock; the platform clock inline where <time.h> declares CLOCK_MONOTONIC (a strict
-   -std=c99 file without _POSIX_C_SOURCE calls ttft_tpot_now instead). */
+/* Everything the inline path leaves, out of line: an unknown phase, a phase's first call, full
+   storage, start times, a warmup sample of a bounded phase, a prompt, sequences, a device ticket.
+   The span's phase (its shape's row) and duration are given; returns its device ticket (0: none), or a
+   negative error. */
+TTFT_TPOT_DEF int64_t ttft_tpot__push_span(const ttft_tpot_span *s, int phase, uint64_t dur, int new_shape);
+
+/* Whether (phase, key) is new, remembering it: out of line, since it looks up a table. */
+TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int *phase, uint64_t key);
+
+/* The platform clock; the collector's, inline where <time.h> declares CLOCK_MONOTONIC (a strict
+   -std=c99 file without _POSIX_C_SOURCE calls ttft_tpot__now instead). */
+TTFT_TPOT_DEF uint64_t ttft_tpot__now(void);
+
 static inline uint64_t ttft_tpot__clock(const ttft_tpot *c)
 {
     if (c->clock)
@@ -1254,16 +786,14 @@ static inline uint64_t ttft_tpot__clock(const ttft_tpot *c)
         return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     }
 #else
-    return ttft_tpot_now();
+    return ttft_tpot__now();
 #endif
 }
 
-/* Record one sample. The first call of a phase, and any call inside a warmup section, is warmup;
-   a bounded phase's steady samples go to its histogram. The common cases stay inline: a called
-   exact phase with room (one comparison decides: fast_cap is 0 until the first call), and a steady
-   sample of a bounded phase. */
-static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
-                                  int new_shape)
+/* Record one sample on the common paths, inline: a called exact phase with room (one comparison
+   decides: fast_cap is 0 until the first call), and a steady sample of a bounded phase. 1 when it was
+   kept here; 0: ttft_tpot__push_span takes it. */
+static inline int ttft_tpot__push_fast(ttft_tpot *c, int phase, uint64_t dur, uint64_t count, int new_shape)
 {
     if ((unsigned)phase < c->phase.n) {
         ttft_tpot__phase_slot *p = &c->phase.slots[phase];
@@ -1271,31 +801,15 @@ static inline int ttft_tpot__push(ttft_tpot *c, int phase, uint64_t start, uint6
         uint32_t tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
         if (c->store.n < p->fast_cap) {
             ttft_tpot__store_put(&c->store, c->store.n++, phase, dur, tokens, warm);
-            return TTFT_TPOT_OK;
+            return 1;
         }
         if (p->hist && !warm && !p->fresh) {
             ttft_tpot__hist_add(p->hist, dur, tokens);
-            return TTFT_TPOT_OK;
+            return 1;
         }
     }
-    return ttft_tpot__push_slow(c, phase, start, dur, count, new_shape);
+    return 0;
 }
-
-/* The shape key of a sample without a shape: the one key a shape cannot have. */
-#define TTFT_TPOT_NO_SHAPE UINT64_MAX
-
-/* Whether (phase, key) is new, remembering it: out of line, since it looks up a table. */
-TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int *phase, uint64_t key);
-
-/* A prefill sample that carries its prompt tokens: out of line. */
-TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
-                                         uint32_t prompt, int new_shape);
-
-/* A span that carries a prompt or sequences, or waits for device time: out of line. Returns its
-   device ticket (0: none), or a negative error. */
-TTFT_TPOT_DEF int64_t ttft_tpot__push_ext(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
-                                          int has_prompt, uint32_t prompt, int device, uint32_t stream,
-                                          uint32_t sequences, int new_shape);
 
 #ifdef TTFT_TPOT_NVTX
 /* A timed span's NVTX range: pushed at its begin, popped at its end or cancel (on the same thread). */
@@ -1334,101 +848,6 @@ static inline ttft_tpot_span ttft_tpot__span_open(ttft_tpot *c, int phase, int t
     return s;
 }
 
-/* Begin a span of phase: reads the clock. With c NULL or disabled the span is inert: no clock read,
-   the setters and end record nothing. */
-static inline ttft_tpot_span ttft_tpot_span_begin(ttft_tpot *c, int phase)
-{
-    return ttft_tpot__span_open(c, phase, 1);
-}
-
-/* Begin a span of phase that started at start_ns on c's clock (0: unknown), reading no clock: for a
-   binding that reads the clock itself, or a start known elsewhere. Inert as ttft_tpot_span_begin. */
-static inline ttft_tpot_span ttft_tpot_span_begin_at(ttft_tpot *c, int phase, uint64_t start_ns)
-{
-    ttft_tpot_span s = ttft_tpot__span_open(c, phase, 0);
-    if (s.state == 1)
-        s.start = start_ns;
-    return s;
-}
-
-/* c's clock now: its config.clock, else the platform clock (ttft_tpot_now for c NULL). The time a
-   request event's _at form or ttft_tpot_span_begin_at takes. */
-static inline uint64_t ttft_tpot_clock_now(const ttft_tpot *c)
-{
-    return c ? ttft_tpot__clock(c) : ttft_tpot_now();
-}
-
-/* The setters (see "Recording has one begin" above). Each may be called any number of times before
-   the end (the last value counts); on a NULL span they do nothing. A prompt is checked at the end. */
-static inline void ttft_tpot_span_set_tokens(ttft_tpot_span *s, uint32_t tokens)
-{
-    if (s)
-        s->tokens = tokens;
-}
-
-static inline void ttft_tpot_span_set_prompt(ttft_tpot_span *s, uint32_t prompt_tokens)
-{
-    if (s) {
-        s->prompt = prompt_tokens;
-        s->has_prompt = 1;
-    }
-}
-
-/* TTFT_TPOT_NO_SHAPE: none. The key is looked up at the end, after the clock is read, so the span
-   does not time it. A key named with ttft_tpot_shape_row records into its row; when config.max_shapes
-   pairs are known, a new pair is counted in shapes_dropped, not flagged. */
-static inline void ttft_tpot_span_set_shape(ttft_tpot_span *s, uint64_t key)
-{
-    if (s)
-        s->shape = key;
-}
-
-/* Where the span starts on c's clock, when it is known only after the begin (a running span: an inert
-   or ended one keeps nothing). Without a duration set, the end records the time since it. */
-static inline void ttft_tpot_span_set_start(ttft_tpot_span *s, uint64_t start_ns)
-{
-    if (s && s->state == 1)
-        s->start = start_ns;
-}
-
-static inline void ttft_tpot_span_set_duration(ttft_tpot_span *s, uint64_t dur_ns)
-{
-    if (s) {
-        s->dur = dur_ns;
-        s->has_dur = 1;
-    }
-}
-
-/* A decode step that emitted more than one token a sequence (speculative decoding, multi-token
-   prediction): the sequences it advanced, its tokens (ttft_tpot_span_set_tokens) being the tokens it
-   produced for them all (accepted tokens). Its TPOT is then duration x sequences / tokens, and its
-   acceptance length tokens / sequences. Checked at the end: a decode-role phase (EROLE), 1 to its
-   tokens (ERANGE), both counted as rejected. Kept with config.sequences; without it the sample is
-   kept, its TPOT its step time, and counted (ttft_tpot_counts.sequences_lost). */
-static inline void ttft_tpot_span_set_sequences(ttft_tpot_span *s, uint32_t sequences)
-{
-    if (s)
-        s->sequences = sequences;
-}
-
-/* The device part of this span comes later, on stream (the driver's number for a device queue: a
-   track of its own in the Chrome trace): its end opens a ticket (ttft_tpot_span_ticket) that the
-   driver resolves with the device's timestamps (Device time, above). */
-static inline void ttft_tpot_span_set_device(ttft_tpot_span *s, uint32_t stream)
-{
-    if (s) {
-        s->device = 1;
-        s->stream = stream;
-    }
-}
-
-/* After the end: the span's device ticket; 0 when it has none (not set_device, inert, not kept, or
-   no room: counted as device_unresolved). */
-static inline uint64_t ttft_tpot_span_ticket(const ttft_tpot_span *s)
-{
-    return s ? s->ticket : 0;
-}
-
 /* What the end and the cancel check first: 1 when s was running (it is ended now, and no longer
    counted open), else 0 with *rc: OK for an inert span, EINVAL (s NULL), ESTATE (never begun, or
    ended: counted as rejected when the collector is known). */
@@ -1452,160 +871,12 @@ static inline int ttft_tpot__span_close(ttft_tpot_span *s, int *rc)
     return 1;
 }
 
-/* End a span, recording its duration (the time since begin, or the duration set) with what was set.
-   Returns OK (also for an inert span, and past the storage, in the phase's histogram), EINVAL (s
-   NULL), ESTATE (never begun, or ended twice: counted as rejected when the collector is known),
-   EPHASE (unknown phase), EROLE (a prompt on a phase that is not prefill-role), EINVAL (a prompt of
-   0 tokens), all three counted as rejected, or EFULL (kept nowhere: no histogram slot left, or a
-   warmup sample past the reserve; counted as dropped). A clock that steps back records 0 ns. */
-static inline int ttft_tpot_span_end(ttft_tpot_span *s)
-{
-    uint64_t dur;
-    int first = 0, phase, rc;
-    if (!ttft_tpot__span_close(s, &rc))
-        return rc;
-    dur = s->dur;
-    if (!s->has_dur) {
-        uint64_t now = ttft_tpot__clock(s->c);
-        dur = now < s->start ? 0 : now - s->start;
-    }
-    phase = s->phase; /* a local: the span's address never escapes, so it stays in registers */
-    if (s->shape != TTFT_TPOT_NO_SHAPE)
-        first = ttft_tpot__shape_first(s->c, &phase, s->shape); /* may pick its row */
-    if (s->has_prompt | s->device | (s->sequences != 0)) {
-        int64_t r = ttft_tpot__push_ext(s->c, phase, s->start, dur, s->tokens, s->has_prompt, s->prompt, s->device,
-                                        s->stream, s->sequences, first); /* by value: its address never escapes */
-        s->ticket = r > 0 ? (uint64_t)r : 0;
-        return r < 0 ? (int)r : TTFT_TPOT_OK;
-    }
-    return ttft_tpot__push(s->c, phase, s->start, dur, s->tokens, first);
-}
-
-/* End a span without recording it: a step abandoned on an error path. Nothing is kept, and the span
-   no longer counts as open. Returns OK (also for an inert span), EINVAL (s NULL) or ESTATE (never
-   begun, or ended: counted as rejected when the collector is known). */
-static inline int ttft_tpot_span_cancel(ttft_tpot_span *s)
-{
-    int rc;
-    return ttft_tpot__span_close(s, &rc) ? TTFT_TPOT_OK : rc;
-}
-
-/* ---- Recording: the wrappers ---- */
-
-/* begin + set_shape. */
-static inline ttft_tpot_span ttft_tpot_span_begin_shape(ttft_tpot *c, int phase, uint64_t key)
-{
-    ttft_tpot_span s = ttft_tpot_span_begin(c, phase);
-    ttft_tpot_span_set_shape(&s, key);
-    return s;
-}
-
-/* set_tokens + end. */
-static inline int ttft_tpot_span_end_tokens(ttft_tpot_span *s, uint32_t tokens)
-{
-    ttft_tpot_span_set_tokens(s, tokens);
-    return ttft_tpot_span_end(s);
-}
-
-/* set_tokens + set_prompt + end. */
-static inline int ttft_tpot_span_end_prompt(ttft_tpot_span *s, uint32_t tokens, uint32_t prompt_tokens)
-{
-    ttft_tpot_span_set_tokens(s, tokens);
-    ttft_tpot_span_set_prompt(s, prompt_tokens);
-    return ttft_tpot_span_end(s);
-}
-
-/* A duration measured elsewhere, in ns, with tokens, a shape key (TTFT_TPOT_NO_SHAPE: none) and a
-   prompt (has_prompt): an untimed span with those set, ended. EINVAL when c is NULL; otherwise what
-   ttft_tpot_span_end returns (OK when disabled: nothing recorded). */
-static inline int ttft_tpot__record_with(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens,
-                                         int has_prompt, uint32_t prompt)
-{
-    ttft_tpot_span s;
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    s = ttft_tpot__span_open(c, phase, 0);
-    ttft_tpot_span_set_shape(&s, key);
-    ttft_tpot_span_set_tokens(&s, tokens);
-    ttft_tpot_span_set_duration(&s, dur_ns);
-    if (has_prompt)
-        ttft_tpot_span_set_prompt(&s, prompt);
-    return ttft_tpot_span_end(&s);
-}
-
-/* A duration measured elsewhere (a device event timer), in ns, with its shape key and tokens.
-   EINVAL (c NULL), or what ttft_tpot_span_end returns. */
-static inline int ttft_tpot_record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t dur_ns, uint32_t tokens)
-{
-    return ttft_tpot__record_with(c, phase, key, dur_ns, tokens, 0, 0);
-}
-
-/* ttft_tpot_record_shape without a shape. */
-static inline int ttft_tpot_record(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t tokens)
-{
-    return ttft_tpot__record_with(c, phase, TTFT_TPOT_NO_SHAPE, dur_ns, tokens, 0, 0);
-}
-
-/* ttft_tpot_record with prompt tokens (see ttft_tpot_span_set_prompt). */
-static inline int ttft_tpot_record_prompt(ttft_tpot *c, int phase, uint64_t dur_ns, uint32_t tokens,
-                                          uint32_t prompt_tokens)
-{
-    return ttft_tpot__record_with(c, phase, TTFT_TPOT_NO_SHAPE, dur_ns, tokens, 1, prompt_tokens);
-}
-
-/* A duration in ms, as device timers give it, to ns: the exact value of the double, rounded to the
-   nearest ns (half up), up to 18446744073709.55 ms, the last double below 2^64 ns. OK, or ERANGE when
-   ms is negative (-0.0 is 0), NaN, infinite or 2^64 ns or more (*ns untouched); EINVAL (ns NULL). */
-TTFT_TPOT_DEF int ttft_tpot_ms_to_ns(double ms, uint64_t *ns);
-
-/* ttft_tpot_record for a duration in ms (ttft_tpot_ms_to_ns). ERANGE when it has no ns (counted as
-   rejected); EINVAL (c NULL); otherwise what ttft_tpot_record returns. */
-TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens);
-
-/* Span macros. BEGIN declares `var` in the enclosing scope; end it exactly once, on the same thread.
-   TTFT_TPOT_TIME wraps a statement or block. With TTFT_TPOT_DISABLE they expand to nothing (the
-   collector and phase expressions are not evaluated). */
-#ifndef TTFT_TPOT_DISABLE
-#define TTFT_TPOT_SPAN_BEGIN(var, c, phase) ttft_tpot_span var = ttft_tpot_span_begin((c), (phase))
-#define TTFT_TPOT_SPAN_BEGIN_SHAPE(var, c, phase, key) ttft_tpot_span var = ttft_tpot_span_begin_shape((c), (phase), (key))
-#define TTFT_TPOT_SPAN_END(var) ((void)ttft_tpot_span_end(&(var)))
-#define TTFT_TPOT_SPAN_SET_TOKENS(var, tokens) ttft_tpot_span_set_tokens(&(var), (tokens))
-#define TTFT_TPOT_SPAN_SET_PROMPT(var, prompt_tokens) ttft_tpot_span_set_prompt(&(var), (prompt_tokens))
-#define TTFT_TPOT_SPAN_SET_SHAPE(var, key) ttft_tpot_span_set_shape(&(var), (key))
-#define TTFT_TPOT_SPAN_SET_DURATION(var, dur_ns) ttft_tpot_span_set_duration(&(var), (dur_ns))
-#define TTFT_TPOT_SPAN_SET_DEVICE(var, stream) ttft_tpot_span_set_device(&(var), (stream))
-#define TTFT_TPOT_SPAN_END_TOKENS(var, tokens) ((void)ttft_tpot_span_end_tokens(&(var), (tokens)))
-#define TTFT_TPOT_SPAN_END_PROMPT(var, tokens, prompt_tokens)                                         \
-    ((void)ttft_tpot_span_end_prompt(&(var), (tokens), (prompt_tokens)))
-#define TTFT_TPOT_TIME(c, phase, tokens, stmt)                                                        \
-    do {                                                                                              \
-        ttft_tpot_span ttft_tpot__span = ttft_tpot_span_begin((c), (phase));                          \
-        stmt;                                                                                         \
-        (void)ttft_tpot_span_end_tokens(&ttft_tpot__span, (tokens));                                  \
-    } while (0)
-#else
-#define TTFT_TPOT_SPAN_BEGIN(var, c, phase) ((void)sizeof(c), (void)sizeof(phase))
-#define TTFT_TPOT_SPAN_BEGIN_SHAPE(var, c, phase, key) ((void)sizeof(c), (void)sizeof(phase), (void)sizeof(key))
-#define TTFT_TPOT_SPAN_END(var) ((void)0)
-#define TTFT_TPOT_SPAN_SET_TOKENS(var, tokens) ((void)sizeof(tokens))
-#define TTFT_TPOT_SPAN_SET_PROMPT(var, prompt_tokens) ((void)sizeof(prompt_tokens))
-#define TTFT_TPOT_SPAN_SET_SHAPE(var, key) ((void)sizeof(key))
-#define TTFT_TPOT_SPAN_SET_DURATION(var, dur_ns) ((void)sizeof(dur_ns))
-#define TTFT_TPOT_SPAN_SET_DEVICE(var, stream) ((void)sizeof(stream))
-#define TTFT_TPOT_SPAN_END_TOKENS(var, tokens) ((void)sizeof(tokens))
-#define TTFT_TPOT_SPAN_END_PROMPT(var, tokens, prompt_tokens) ((void)sizeof(tokens), (void)sizeof(prompt_tokens))
-#define TTFT_TPOT_TIME(c, phase, tokens, stmt)                                                        \
-    do {                                                                                              \
-        (void)sizeof(c);                                                                              \
-        stmt;                                                                                         \
-    } while (0)
-#endif
-
 /* ---- Report model ---------------------------------------------------------------------------- */
 
 /* Every figure a report shows is computed once, into a ttft_tpot_model (ttft_tpot_model_compute);
    the writers below and the tools read it and compute nothing. The sets a figure is taken over are
-   defined at the top of this file (METRICS) and under Requests. */
+   defined at the top of this file (METRICS). A model is also how a tool reads a collector: its
+   samples, runs, phases and device intervals, in place. */
 
 /* The headline metrics (definitions at the top of this file). */
 typedef struct ttft_tpot_summary {
@@ -1641,7 +912,7 @@ typedef struct ttft_tpot_summary {
 #define TTFT_TPOT_SPIKES_LISTED 8 /* isolated spikes a steady state lists (it counts all of them) */
 
 /* A series' warmup, measured: MSER-5 over its values in call order, warmup included (a decode-role
-   phase's samples, or the requests' TTFT in submit order), and its p50 after the cut; whether it has
+   phase's samples, or a layer's: the requests' TTFT in submit order), and its p50 after the cut; whether it has
    a steady state; its isolated spikes. */
 typedef struct ttft_tpot_steady_state {
     int measured;          /* every value of the series is stored (not a bounded phase), and one at least */
@@ -1680,6 +951,7 @@ typedef struct ttft_tpot_runs {
     uint64_t dropped; /* run_begin calls past TTFT_TPOT_MAX_RUNS */
     int bounded;      /* a prefill or decode phase keeps steady samples in a histogram: no run has a figure */
     ttft_tpot_run_figure fig[TTFT_TPOT_RUN_FIGURES];
+    size_t first[TTFT_TPOT_MAX_RUNS], end[TTFT_TPOT_MAX_RUNS]; /* run r's stored samples: [first[r], end[r]) */
 } ttft_tpot_runs;
 
 /* One phase's figures. */
@@ -1715,7 +987,7 @@ typedef struct ttft_tpot_device_figures {
     uint64_t elapsed;           /* of those, event pairs (elapsed form): each holds the launch gap before
                                    its kernel, so a small kernel and the busy share read high */
     uint64_t open, unresolved, refused; /* tickets open at report time; device spans without a ticket;
-                                           resolutions refused */
+                                           resolutions refused (also with TTFT_TPOT_SKIP_DEVICE) */
     uint64_t queued;            /* of those, with the runtime's queued stamp */
     uint64_t queue_clamped;     /* device begins mapped before their host issue: queue delay 0 */
     uint64_t queued_clamped;    /* queued stamps mapped before their host issue: launch overhead 0 */
@@ -1734,58 +1006,38 @@ typedef struct ttft_tpot_device_figures {
     uint64_t held;               /* stored samples whose device time sums to 2^63 - 2 ns or more: held there */
 } ttft_tpot_device_figures;
 
-/* A request metric as a Prometheus histogram: the bucket bounds of its BUCKETS column
-   (TTFT_TPOT_METRICS) and how many of its values fall at or below each (TTFT_TPOT_BUCKETS_MAX: the
-   bounds of the largest bucket table, above). */
-typedef struct ttft_tpot_buckets {
-    size_t n;                                  /* bounds */
-    const char *const *le;                     /* each bound in seconds, as the exposition prints it */
-    uint64_t le_ns[TTFT_TPOT_BUCKETS_MAX];     /* the same in ns */
-    uint64_t cumulative[TTFT_TPOT_BUCKETS_MAX]; /* values at or below le_ns[b] (TPOT to a 1/1024 ns) */
-    uint64_t count;                            /* every value: the +Inf bucket */
-    uint64_t sum_hi, sum_lo;                   /* their 128-bit sum in ns, rounded once */
-    int set;                                   /* TTFT_TPOT_BUCKETS_*: whose bounds */
-} ttft_tpot_buckets;
-
-/* One slice of a serving run's time (ttft_tpot_model.slices): over the measured requests. */
-typedef struct ttft_tpot_slice {
-    uint64_t start_ns;    /* from the first measured request's submit */
-    uint64_t tokens;      /* delivered in the slice */
-    double output_tok_s;  /* tokens / the slice's width */
-    uint64_t in_flight;   /* requests in flight (between submit and last token) during some of it */
-    uint64_t peak_in_flight; /* the most of them in flight at once in it: the largest is the run's
-                                max_concurrent_requests */
-    uint64_t submitted;   /* requests submitted in it */
-    int has_ttft;         /* submitted > 0 */
-    double ttft_p50_ns;   /* the p50 of their TTFT */
-} ttft_tpot_slice;
-
-/* What a live exposition has published (ttft_tpot_publish). */
-typedef struct ttft_tpot_publisher {
-    ttft_tpot_buckets now[TTFT_TPOT_METRIC_COUNT]; /* every request finished, as last published */
-    uint64_t requests, tokens; /* request_success_total, generation_tokens_total */
-    uint64_t prompt_tokens;    /* prompt_tokens_total */
-    int started;               /* published once */
-} ttft_tpot_publisher;
+/* What a layer adds to the collector's counts: to rejected, and the keys of a trace's "# counts:" line
+   that are a layer's (the serving layer's requests and events, and the limits they met). */
+typedef struct ttft_tpot_layer_counts {
+    uint64_t rejected;
+    uint64_t requests_dropped, requests_refused, events_lost;
+    uint64_t max_requests, max_request_events;
+} ttft_tpot_layer_counts;
 
 /* Everything a collector lost or refused, with the limits it met: the limit that made a loss is the
    recording collector's when the losses came from a trace, so a trace's report names the same sizes as
    the live one. */
 typedef struct ttft_tpot_losses {
-    uint64_t dropped, rejected, outgrown, shapes_dropped, runs_dropped, spans_open; /* as ttft_tpot_counts */
+    uint64_t dropped, rejected, outgrown, shapes_dropped, runs_dropped, spans_open; /* rejected: an attached
+                                                         layer's refusals too */
     uint64_t sequences_lost, sequences_in_histogram; /* steps of several tokens a sequence whose TPOT is
                                                          their step time: no config.sequences; a histogram */
-    uint64_t requests_dropped, requests_refused, requests_truncated, events_lost;
-    uint64_t events_kept;   /* request events stored */
-    uint64_t capacity, max_requests, max_request_events, max_shapes; /* the limits met */
+    uint64_t capacity, max_shapes; /* the limits met */
+    ttft_tpot_layer_counts layer;  /* an attached layer's (its counts hook's) */
 } ttft_tpot_losses;
+
+/* What an attached layer's figures add to the text report (ttft_tpot_model.layer_report, bits). */
+enum { TTFT_TPOT_LAYER_SEEN = 1, /* it has something to report: not "Nothing to report" */
+       TTFT_TPOT_LAYER_LEADS = 2 }; /* its section leads the text, the driver's own steps after it */
 
 /* The report model. */
 typedef struct ttft_tpot_model {
-    const ttft_tpot *collector; /* computed from: its requests (ttft_tpot_request_at), names, sets */
-    const ttft_tpot_sample *samples; /* its stored samples in call order, head.samples of them, read in
+    const ttft_tpot *collector; /* computed from */
+    const ttft_tpot_sample *samples; /* its stored samples in call order, n_samples of them, read in
                                         place: how writers and tools that draw samples read them */
+    size_t n_samples;
     const uint64_t *starts;     /* their start times; NULL without config.timeline */
+    const uint32_t *sequences;  /* their sequences (0: one token a sequence); NULL without config.sequences */
     const char *clock_name;     /* "unknown" when none */
     uint64_t clock_read_ns;     /* 0: not measured */
     ttft_tpot_summary head;     /* the headline */
@@ -1794,111 +1046,537 @@ typedef struct ttft_tpot_model {
     unsigned *order;                /* the phase indexes in report order: by first stored sample, then
                                        those without one */
     ttft_tpot_runs runs;
-    int has_requests;           /* a request was seen, or request events dropped */
-    ttft_tpot_requests requests;
-    ttft_tpot_steady_state requests_steady_state; /* the requests' TTFT in submit order */
-    ttft_tpot_buckets buckets[TTFT_TPOT_METRIC_COUNT]; /* each request metric, for the exposition */
-    ttft_tpot_slice *slices;    /* the measured requests over time: [n_slices] of slice_ns each, from the */
-    size_t n_slices;            /* first one's submit (a width that would pass 2^20 slices is doubled) */
-    uint64_t slice_ns;
-    int slices_asked;           /* config.slice_ns was set: the text shows them */
-    ttft_tpot_slo slo;
     ttft_tpot_losses losses;
     ttft_tpot_device_figures device;
+    const ttft_tpot_device_interval *intervals; /* the device intervals in ticket order, read in place */
+    size_t n_intervals;
+    void *layer;           /* the attached layer's figures (its compute hook's), NULL without one */
+    unsigned layer_report; /* TTFT_TPOT_LAYER_* */
+    int prefill_kernel;    /* the phase whose fastest sample bounds steady TTFT below (options), or -1 */
     unsigned skipped; /* the parts left out (ttft_tpot_model_options.skip) */
-    void *alloc_user; /* private: how phase and order were allocated */
+    void *alloc_user; /* the collector's config.alloc_user: what its memory is allocated with */
 } ttft_tpot_model;
 
 /* What ttft_tpot_model_compute leaves out (its fields stay 0): TTFT_TPOT_SKIP_* ORed. */
-enum { TTFT_TPOT_SKIP_REQUESTS = 1, /* requests, requests_steady_state and buckets */
+enum { TTFT_TPOT_SKIP_LAYER = 1,    /* the attached layer's figures */
        TTFT_TPOT_SKIP_SHARES = 2,   /* each kernel's decode_share */
-       TTFT_TPOT_SKIP_SAMPLES = 4 }; /* head, the phases' figures (not their names) and runs */
+       TTFT_TPOT_SKIP_SAMPLES = 4,  /* head, the phases' figures (not their names) and runs' figures */
+       TTFT_TPOT_SKIP_DEVICE = 8,   /* the device figures (not the intervals) */
+       TTFT_TPOT_SKIP_ALL = 15,     /* a model to read the collector through, computing nothing */
+       TTFT_TPOT_SKIP_PHASES = 16 }; /* and without phase and order (NULL): it allocates nothing */
 typedef struct ttft_tpot_model_options {
     unsigned skip;
+    int prefill_kernel; /* a kernel phase + 1 (0: none): the text shows its fastest sample as a lower
+                           bound of steady TTFT (a trace does not carry it) */
 } ttft_tpot_model_options;
 
-/* Compute every figure of c into *m (options NULL: all of them): O(n) time in the stored samples and
-   the request events, and temporary memory of 8 bytes each. m reads c's names and samples: free it
-   with ttft_tpot_model_free before c. OK; EINVAL (c or m NULL); ENOMEM (m is then zeroed). */
-TTFT_TPOT_DEF int ttft_tpot_model_compute(const ttft_tpot *c, const ttft_tpot_model_options *options,
-                                          ttft_tpot_model *m);
-/* Release what ttft_tpot_model_compute allocated; m is zeroed. NULL: nothing. */
-TTFT_TPOT_DEF void ttft_tpot_model_free(ttft_tpot_model *m);
-
-/* The values behind a distribution, for tools that draw or compare one: a set is a request metric
-   (TTFT_TPOT_METRIC_*, its values as ttft_tpot_metric_values gives them), the steady stored samples
-   of a role (TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_*: prefill's are steady TTFT, decode's TPOT), or
-   those of a phase (TTFT_TPOT_SET_PHASE + its index). A bounded phase's histogram holds no sample:
-   its figures count more than a set of stored samples has. */
+/* The sets of stored samples a series can name (ttft_tpot_series.set): the steady stored samples of a
+   role (TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_*: prefill's are steady TTFT, decode's TPOT, each step per
+   output token), or of a phase (TTFT_TPOT_SET_PHASE + its index). A bounded phase's histogram holds no
+   sample: the figures of its set count more than its stored samples. Below TTFT_TPOT_SET_ROLE: a
+   layer's sets (the serving layer's request metrics). */
 enum { TTFT_TPOT_SET_ROLE = 64, TTFT_TPOT_SET_PHASE = 128 };
 
-/* ---- Writers (text, JSON, Prometheus) -------------------------------------------------------- */
+/* What ttft_tpot_series_stats takes its figures over: a set of the collector's stored samples, or any
+   values (set -1), a series in its order. */
+typedef struct ttft_tpot_series {
+    int set;                    /* TTFT_TPOT_SET_*, or -1: values */
+    int warmup;                 /* with a set: its warmup samples too (a phase's row: every sample) */
+    const uint64_t *values;     /* with set -1: the values, in the series' order (not changed) */
+    uint64_t *scratch;          /* or, for statistics alone (no steady state), the values in memory of the
+                                   caller's that they may reorder: no copy is made */
+    size_t n;                   /* their number; with a set, ttft_tpot_series_stats sets it: the samples */
+    const unsigned char *flags; /* with values: each one's warmup flag, for the steady state (NULL: none) */
+    uint64_t scale;             /* the values are in 1/scale ns (0 or 1: ns): the figures come back in ns */
+    uint64_t *out;              /* not NULL: the set's values are written here too, in call order ... */
+    size_t cap;                 /* ... at most cap of them (a decode set's: each step per output token) */
+} ttft_tpot_series;
+
+/* ---- Writers (the writer, text, JSON) -------------------------------------------------------- */
+
+/* Output gathered in a block and written with one fwrite a block (a system call for each line costs
+   as much as formatting it). Zero it (TTFT_TPOT_ZERO), then set f (a FILE *), b and cap: b is cap
+   bytes of the caller's (a stack array, say). With f NULL the writer fills b alone, cut short when it
+   is full and always ended with a NUL: a string. err: a write failed (ttft_tpot_write(w, NULL) says
+   so). A layer's hooks write into the collector's writer, so its sections fall where they belong. */
+typedef struct ttft_tpot_writer {
+    void *f;
+    char *b;
+    size_t n, cap;
+    int err;
+} ttft_tpot_writer;
 
 #ifndef TTFT_TPOT_NO_STDIO
 
-/* -- Writers: the text and JSON reports -------------------------------------------------------- */
+/* What ttft_tpot_model_write writes. */
+enum { TTFT_TPOT_FORMAT_TEXT = 0, /* the text report */
+       TTFT_TPOT_FORMAT_JSON = 1, /* the JSON report (schema ttft_tpot/v1) */
+       TTFT_TPOT_FORMAT_JSON_OPEN = 2 }; /* ... without its closing "}\n", for a tool that adds keys */
 
-/* The text report and the JSON report (schema ttft_tpot/v1). Every figure is computed before the first
-   byte is written: ENOMEM writes nothing. EINVAL (NULL: nothing written), EIO (the stream reports a
-   write error: what reached it is unspecified). The text leads with what the run is for: a serving
-   run (measured requests) with the per-request figures, then the driver's own steps; a single-stream
-   run with TTFT, TPOT and throughput. A row whose source is absent (no prefill-, decode- or e2e-role
-   sample, a request metric without a value) is left out, and an empty collector says "Nothing to
-   report"; JSON keeps every key, null. A figure whose source exists but cannot be computed is n/a
-   with the reason, never 0. */
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* ---- Layers ---------------------------------------------------------------------------------- */
+
+/* Where a layer's hooks are called in the text report and in a trace. */
+enum { TTFT_TPOT_SECTION_LEAD = 0, /* text: before the driver's own steps (its figures lead) */
+       TTFT_TPOT_SECTION_TAIL = 1, /* text: after the warnings (its figures do not lead) */
+       TTFT_TPOT_SECTION_EVENTS = 2, /* trace: rows and directives after the device intervals */
+       TTFT_TPOT_SECTION_DIRECTIVES = 3 }; /* trace: directives before the closing # counts: line */
+
+
+typedef struct ttft_tpot_restore_item ttft_tpot_restore_item; /* below */
+
+/* An extension of a collector (ttft_tpot_attach): a table of hooks, each called with state (every one
+   may be NULL), and what the collector keeps current in it. The serving layer (ttft_tpot_serve.h) is
+   one: requests, their figures and their exposition, beside the collector's samples. */
+struct ttft_tpot_layer {
+    const char *name; /* what it is ("serve"): how a layer's header tells its own from another's */
+    void *state;
+    void (*clear)(void *state);                       /* ttft_tpot_clear */
+    int (*merge)(void *state, const void *src, int plan); /* ttft_tpot_merge: src's layer state into
+                                                         state; plan: only say whether it fits (OK, or
+                                                         what merge returns); then do it (it fits) */
+    int (*compute)(void *state, ttft_tpot_model *m);  /* its figures into m->layer and m->layer_report,
+                                                         after the collector's: OK, ENOMEM */
+    void (*model_free)(void *state, ttft_tpot_model *m); /* release m->layer */
+    void (*counts)(const void *state, ttft_tpot_layer_counts *k); /* what it lost (ttft_tpot_layer_counts) */
+    void (*text)(const ttft_tpot_model *m, ttft_tpot_writer *w, int section); /* TTFT_TPOT_SECTION_
+                                                         LEAD or _TAIL, as m->layer_report says */
+    void (*json)(const ttft_tpot_model *m, ttft_tpot_writer *w); /* the value of the JSON report's
+                                                         "requests" (null without a layer) */
+    void (*trace)(const void *state, ttft_tpot_writer *w, int section); /* _EVENTS, _DIRECTIVES */
+    int (*restore)(void *state, ttft_tpot_restore_item *item); /* a trace read: its BEGIN, COUNTS, COMMIT and
+                                                         ROLLBACK (ttft_tpot_restore) */
+    /* kept current by the collector it is attached to */
+    const ttft_tpot *c;
+    int enabled;  /* recording is on (ttft_tpot_enable) */
+    int warmup;   /* inside a warmup section (ttft_tpot_warmup_begin) */
+    int grow;     /* config.grow */
+    uint64_t refusal; /* what a refusal adds to its count: 1, or 0 with config.refusals_reported */
+    void *alloc_user; /* config.alloc_user, for TTFT_TPOT_MALLOC */
+};
+
+/* What a trace holds, put back by ttft_tpot_restore (the trace reader's call): a read is BEGIN, the
+   items of one trace, then COMMIT, or ROLLBACK on the first error; a layer's items go to its own
+   restore call (ttft_tpot_serve_restore). */
+enum {
+    TTFT_TPOT_RESTORE_BEGIN,         /* a trace begins: what follows is staged, the collector unchanged */
+    TTFT_TPOT_RESTORE_COMMIT,        /* it was read whole: checked against itself, then it joins */
+    TTFT_TPOT_RESTORE_ROLLBACK,      /* it was not: the collector is as it was at BEGIN */
+    TTFT_TPOT_RESTORE_PHASE,         /* name (len), role: found or added; its id into phase */
+    TTFT_TPOT_RESTORE_SAMPLE,        /* phase, start_ns, dur_ns, tokens, warmup: a sample line */
+    TTFT_TPOT_RESTORE_SEQUENCES,     /* n: the sequences of the sample line just restored (a decode step) */
+    TTFT_TPOT_RESTORE_RUN,           /* n 0: a run begins at the next sample; n 1: the run ends there */
+    TTFT_TPOT_RESTORE_HIST,          /* phase, hist, n (its values): a bounded phase's histogram */
+    TTFT_TPOT_RESTORE_PROMPT,        /* phase, v[0..2]: its steady prefills' prompt sums (N, TOKENS, NS) */
+    TTFT_TPOT_RESTORE_DEVICE,        /* interval (its sample: the sample line it names, from 1; 0 none) */
+    TTFT_TPOT_RESTORE_DEVICE_QUEUED, /* n: the queued stamp of the interval just restored */
+    TTFT_TPOT_RESTORE_DEVICE_LOST,   /* v[0], v[1]: device spans unresolved, resolutions refused */
+    TTFT_TPOT_RESTORE_COUNTS,        /* v[]: a "# counts:" line's values by key (TTFT_TPOT_COUNT_*),
+                                        given: which keys it named (bits) */
+    TTFT_TPOT_RESTORE_CLOCK          /* name (len), n: the clock that recorded it and its cost a read */
+};
+
+/* The keys of a "# counts:" line, one list: the writer, the reader and ttft_tpot_restore expand it.
+   X(KEY, LIMIT): a loss, or (LIMIT 1) a limit it met. The serving layer's keys are filled by it. */
+#define TTFT_TPOT_COUNTS(X)                                                                           \
+    X(dropped, 0) X(rejected, 0) X(shapes_dropped, 0) X(requests_dropped, 0) X(requests_refused, 0)   \
+    X(events_lost, 0) X(runs_dropped, 0) X(outgrown, 0) X(spans_open, 0) X(sequences_lost, 0)         \
+    X(sequences_in_histogram, 0) X(capacity, 1) X(max_requests, 1) X(max_request_events, 1)           \
+    X(max_shapes, 1)
+#define TTFT_TPOT__COUNT_ENUM(key, limit) TTFT_TPOT_COUNT_##key,
+enum { TTFT_TPOT_COUNTS(TTFT_TPOT__COUNT_ENUM) TTFT_TPOT_COUNT_KEYS };
+#undef TTFT_TPOT__COUNT_ENUM
+
+/* One item for ttft_tpot_restore. line: where it stands in the trace (a check at COMMIT says which
+   line failed, into line). err: room for what a refusal (EPARSE) says, without the trace's name and
+   line. */
+struct ttft_tpot_restore_item {
+    int kind;                 /* TTFT_TPOT_RESTORE_* */
+    unsigned long line;
+    const char *name;         /* PHASE, CLOCK: not NUL-terminated; len bytes */
+    size_t len;
+    int role;                 /* PHASE */
+    int phase;                /* SAMPLE, HIST, PROMPT; PHASE's result */
+    uint64_t start_ns, dur_ns, tokens;
+    int warmup;               /* SAMPLE: the line's flag, kept as written */
+    uint64_t n;
+    uint64_t v[TTFT_TPOT_COUNT_KEYS];
+    unsigned given;
+    const ttft_tpot_hist *hist;
+    const ttft_tpot_device_interval *interval;
+    char *err;
+    size_t errlen;
+};
+
+/* ================================ functions ==================================================== */
+
+/* Every public function of this header, in one block, by section (the INDEX at the top lists them). */
+
+/* ---- Errors ---------------------------------------------------------------------------------- */
+
+/* Name of an error code, "ok" for 0. */
+TTFT_TPOT_DEF const char *ttft_tpot_strerror(int err);
+
+/* ---- Phases and warmup ----------------------------------------------------------------------- */
+
+/* Register a phase, or find it again: returns its id (>= 0), the same id for the same name and role.
+   EINVAL (c or name NULL, role unknown), ENAME (empty, TTFT_TPOT_NAME_MAX bytes or longer, not valid
+   UTF-8, or holding a character a terminal does not show as text: a C0 or C1 control (U+0000-U+001F,
+   U+007F-U+009F) or a bidirectional override or isolate (U+202A-U+202E, U+2066-U+2069); request ids
+   follow the same rule), EROLE (name taken by another role), EPHASE (table full). */
+TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role role);
+
+/* A row of its own for the samples of phase with shape key key (a matrix shape, a batch size): the
+   phase "PHASE[NAME]", of phase's role, which spans of (phase, key) go to from now on, each row with
+   its own first-call warmup and figures; the driver names each key once and keeps timing phase with
+   the key. Returns the row's phase id (the same for the same name), or EINVAL (c or name NULL),
+   EPHASE (unknown phase, or the phase table is full), ENAME (the row's name is not a valid phase
+   name: TTFT_TPOT_NAME_MAX bytes or longer, say), EROLE (that name has another role), EFULL
+   (config.max_shapes pairs are known). Naming a key again sends its later samples to the new row. */
+TTFT_TPOT_DEF int ttft_tpot_shape_row(ttft_tpot *c, int phase, uint64_t key, const char *name);
+
+/* Make a phase bounded: from now on its steady samples go to a histogram (warmup samples stay exact).
+   OK (also when it already is); EINVAL (c NULL); EPHASE (unknown phase); ENOMEM (all of
+   config.hist_slots are taken). */
+TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase);
+
+/* Every sample recorded between begin and end is flagged warmup, and every request submitted (an
+   attached serving layer's); sections nest. EINVAL (c NULL); warmup_end without a matching begin:
+   ESTATE, counted as rejected. */
+TTFT_TPOT_DEF int ttft_tpot_warmup_begin(ttft_tpot *c);
+TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c);
+
+/* ---- Device time ----------------------------------------------------------------------------- */
+
+/* Resolve n tickets, a step's in one call (pair: the clock pair of absolute stamps; NULL when all are
+   elapsed). Each stamp is applied or refused alone: a refused one changes nothing and is counted.
+   OK when every stamp applied; otherwise the first refusal's code: ETICKET (unknown, resolved, or of
+   an earlier epoch), ERANGE (end before begin, queued after begin, a device time of 2^62 ns or more,
+   or a begin or queued stamp that maps outside the host clock), EINVAL (absolute without a pair, or
+   a queued stamp on the elapsed form); *refused (may be NULL) gets how many were refused. EINVAL (c
+   NULL, or stamps NULL while n > 0: nothing counted). A disabled collector resolves too: its tickets
+   were opened while it recorded. One ticket: ttft_tpot_device_resolve(c, &stamp, 1, pair, NULL). */
+TTFT_TPOT_DEF int ttft_tpot_device_resolve(ttft_tpot *c, const ttft_tpot_device_stamp *stamps, size_t n,
+                                           const ttft_tpot_clock_pair *pair, size_t *refused);
+
+/* A part of a launch: one host dispatch that runs many kernels (a CUDA graph replay) has one ticket
+   for the whole; the kernels' own events, when the driver has them, add a device interval each for
+   phase (a kernel-role row of its own, with no host samples), linked to the launch's sample and
+   stream. stamp->ticket is ignored; the launch's ticket may be open or resolved. OK; ETICKET
+   (unknown launch), EPHASE (unknown phase), ERANGE, EINVAL as ttft_tpot_device_resolve (counted as
+   refused); EFULL (config.max_device kept: counted as device_unresolved). */
+TTFT_TPOT_DEF int ttft_tpot_device_part(ttft_tpot *c, uint64_t launch, int phase, const ttft_tpot_device_stamp *stamp,
+                                        const ttft_tpot_clock_pair *pair);
+
+/* ---- Collector and config -------------------------------------------------------------------- */
+
+/* Bytes of storage init needs for cfg (NULL: defaults); 0 when the sizes overflow. */
+TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg);
+
+/* Set up c from cfg (NULL: defaults). Storage is cfg->buffer when given, else one allocation; recording
+   never allocates (with cfg->grow, a trace read may: parts it outgrows move to allocations of their
+   own). A capacity or max_phases of 0 means the default (there is no empty collector). The key of
+   the name and id indexes is drawn here (HASHING, above).
+   Returns OK; EINVAL (c NULL, capacity over UINT32_MAX, max_phases over 65535, hist_slots over
+   max_phases, percentiles invalid); ENOMEM (allocation failed or buffer smaller than
+   ttft_tpot_bytes_needed). On error c is zeroed, safe to free. The collector starts enabled. A zeroed
+   collector (never set up, or freed) records nothing and reports empty; ttft_tpot_phase, a trace read
+   and merge into it return EINVAL. */
+TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg);
+
+/* Release what init (and a growing trace read) allocated; c is zeroed. An attached layer is detached
+   (free it after). NULL or an already freed collector: nothing happens. */
+TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c);
+
+/* Empty c for a new interval: samples, histograms, an attached layer's records and every count of
+   what was lost go; phases, their roles, their first-call state and the shapes seen stay (warmup is
+   once per process), and so does what a layer keeps across intervals (the serving layer's live
+   exposition). NULL: nothing. */
+TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c);
+
+/* Add src's samples, histograms and its layer's records to dst, phases matched by name (added to dst
+   when new), for per-thread collectors reported together. A phase's first call is warmup once in the
+   merged whole: src's first call of a phase dst had called before becomes steady (unless it was
+   warmup for another reason too: a warmup section, a new shape); merge order is call order. All or
+   nothing: EINVAL (NULL, dst == src, or src has a layer and dst none), EROLE (a name has another role
+   in dst), EPHASE (dst's phase table is full), EFULL (a histogram would pass 2^63 values or tokens),
+   ENOMEM (no histogram slot for a bounded phase, or no memory), or what the layer's merge refuses
+   (the serving layer: EINVAL, their bucket bounds differ; EREQUEST, a request id is in both; EFULL,
+   its tables cannot hold src's). Samples past dst's capacity are counted as dropped. */
+TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src);
+
+/* Turn recording on (nonzero) or off. Off: spans record nothing and read no clock. NULL: nothing. */
+TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on);
+
+/* Begin a run: the samples recorded from now on, until the next run begins, are one run of a repeated
+   generation, reported one by one and across runs (mean, sd, CV of steady TTFT p50, TPOT p50 and
+   output throughput). Samples before the first run belong to none (a warmup run, say). A trace read
+   and a merge end the last run before their samples and after them: the runs of each trace are its
+   own, and samples of a trace without runs belong to none. OK (also when disabled: nothing is
+   marked); EINVAL (c NULL); EFULL (TTFT_TPOT_MAX_RUNS runs already: not marked, counted in
+   runs_dropped, its samples join the last run while it has not ended). */
+TTFT_TPOT_DEF int ttft_tpot_run_begin(ttft_tpot *c);
+
+/* ---- Recording ------------------------------------------------------------------------------- */
+
+/* Recording has one begin (ttft_tpot_span_begin, or _begin_at), one end (ttft_tpot_span_end) and
+   setters between them, in any order, for what a sample carries beside its phase and duration:
+     ttft_tpot_span_set_tokens     the tokens it produced (unset: the phase's default, 1 for prefill and
+                                   decode, 0 for kernel and e2e);
+     ttft_tpot_span_set_prompt     the prompt tokens a prefill-role sample processed (the prefill rate);
+     ttft_tpot_span_set_shape      the shape key it ran with (the first sample of each (phase, key) is
+                                   warmup, as graph capture or compilation happens once per shape);
+     ttft_tpot_span_set_duration   a duration measured elsewhere (a device timer), recorded instead of
+                                   the time since begin;
+     ttft_tpot_span_set_sequences  the sequences a multi-token decode step advanced;
+     ttft_tpot_span_set_device     its device time comes later, on a stream (a ticket). */
+
+/* c's clock now: its config.clock, else the platform clock (for c NULL too: CLOCK above). The time a
+   request event's time or ttft_tpot_span_begin_at takes. Any thread may read the platform clock. */
+static inline uint64_t ttft_tpot_clock_now(const ttft_tpot *c)
+{
+    return c ? ttft_tpot__clock(c) : ttft_tpot__now();
+}
+
+/* Begin a span of phase: reads the clock. With c NULL or disabled the span is inert: no clock read,
+   the setters and end record nothing. */
+static inline ttft_tpot_span ttft_tpot_span_begin(ttft_tpot *c, int phase)
+{
+    return ttft_tpot__span_open(c, phase, 1);
+}
+
+/* Begin a span of phase that started at start_ns on c's clock (0: unknown), reading no clock: for a
+   binding that reads the clock itself, a start known elsewhere, or a duration measured elsewhere
+   (start 0, then ttft_tpot_span_set_duration). Inert as ttft_tpot_span_begin. */
+static inline ttft_tpot_span ttft_tpot_span_begin_at(ttft_tpot *c, int phase, uint64_t start_ns)
+{
+    ttft_tpot_span s = ttft_tpot__span_open(c, phase, 0);
+    if (s.state == 1)
+        s.start = start_ns;
+    return s;
+}
+
+/* The setters. Each may be called any number of times before the end (the last value counts); on a
+   NULL span they do nothing. What they set is checked at the end. */
+static inline void ttft_tpot_span_set_tokens(ttft_tpot_span *s, uint32_t tokens)
+{
+    if (s)
+        s->tokens = tokens;
+}
+
+static inline void ttft_tpot_span_set_prompt(ttft_tpot_span *s, uint32_t prompt_tokens)
+{
+    if (s) {
+        s->prompt = prompt_tokens;
+        s->has_prompt = 1;
+    }
+}
+
+/* TTFT_TPOT_NO_SHAPE: none. The key is looked up at the end, after the clock is read, so the span
+   does not time it. A key named with ttft_tpot_shape_row records into its row; when config.max_shapes
+   pairs are known, a new pair is counted in shapes_dropped, not flagged. */
+static inline void ttft_tpot_span_set_shape(ttft_tpot_span *s, uint64_t key)
+{
+    if (s)
+        s->shape = key;
+}
+
+static inline void ttft_tpot_span_set_duration(ttft_tpot_span *s, uint64_t dur_ns)
+{
+    if (s) {
+        s->dur = dur_ns;
+        s->has_dur = 1;
+    }
+}
+
+/* A decode step that emitted more than one token a sequence (speculative decoding, multi-token
+   prediction): the sequences it advanced, its tokens (ttft_tpot_span_set_tokens) being the tokens it
+   produced for them all (accepted tokens). Its TPOT is then duration x sequences / tokens, and its
+   acceptance length tokens / sequences. Checked at the end: a decode-role phase (EROLE), 1 to its
+   tokens (ERANGE), both counted as rejected. Kept with config.sequences; without it the sample is
+   kept, its TPOT its step time, and counted (ttft_tpot_losses.sequences_lost). */
+static inline void ttft_tpot_span_set_sequences(ttft_tpot_span *s, uint32_t sequences)
+{
+    if (s)
+        s->sequences = sequences;
+}
+
+/* The device part of this span comes later, on stream (the driver's number for a device queue: a
+   track of its own in the Chrome trace): its end opens a ticket (s->ticket) that the driver resolves
+   with the device's timestamps (Device time, above). */
+static inline void ttft_tpot_span_set_device(ttft_tpot_span *s, uint32_t stream)
+{
+    if (s) {
+        s->device = 1;
+        s->stream = stream;
+    }
+}
+
+/* End a span, recording its duration (the time since begin, or the duration set) with what was set.
+   Returns OK (also for an inert span, and past the storage, in the phase's histogram), EINVAL (s
+   NULL), ESTATE (never begun, or ended twice: counted as rejected when the collector is known),
+   EPHASE (unknown phase), EROLE (a prompt on a phase that is not prefill-role), EINVAL (a prompt of
+   0 tokens), all three counted as rejected, or EFULL (kept nowhere: no histogram slot left, or a
+   warmup sample past the reserve; counted as dropped). A clock that steps back records 0 ns. */
+static inline int ttft_tpot_span_end(ttft_tpot_span *s)
+{
+    uint64_t dur;
+    int64_t r;
+    int first = 0, phase, rc;
+    if (!ttft_tpot__span_close(s, &rc))
+        return rc;
+    dur = s->dur;
+    if (!s->has_dur) {
+        uint64_t now = ttft_tpot__clock(s->c);
+        dur = now < s->start ? 0 : now - s->start;
+    }
+    phase = s->phase; /* a local: the span's address never escapes, so it stays in registers */
+    if (s->shape != TTFT_TPOT_NO_SHAPE)
+        first = ttft_tpot__shape_first(s->c, &phase, s->shape); /* may pick its row */
+    if (!(s->has_prompt | s->device | (s->sequences != 0)) && ttft_tpot__push_fast(s->c, phase, dur, s->tokens, first))
+        return TTFT_TPOT_OK;
+    {
+        ttft_tpot_span copy = *s; /* the span's own address never escapes: it stays in registers */
+        r = ttft_tpot__push_span(&copy, phase, dur, first);
+    }
+    s->ticket = r > 0 ? (uint64_t)r : 0;
+    return r < 0 ? (int)r : TTFT_TPOT_OK;
+}
+
+/* End a span without recording it: a step abandoned on an error path. Nothing is kept, and the span
+   no longer counts as open. Returns OK (also for an inert span), EINVAL (s NULL) or ESTATE (never
+   begun, or ended: counted as rejected when the collector is known). */
+static inline int ttft_tpot_span_cancel(ttft_tpot_span *s)
+{
+    int rc;
+    return ttft_tpot__span_close(s, &rc) ? TTFT_TPOT_OK : rc;
+}
+
+/* A duration in ms, as device timers give it, to ns: the exact value of the double, rounded to the
+   nearest ns (half up), up to 18446744073709.55 ms, the last double below 2^64 ns. OK, or ERANGE when
+   ms is negative (-0.0 is 0), NaN, infinite or 2^64 ns or more (*ns untouched), told by its bits under
+   any compiler option (FAST MATH); EINVAL (ns NULL). */
+TTFT_TPOT_DEF int ttft_tpot_ms_to_ns(double ms, uint64_t *ns);
+
+/* Span macros. BEGIN declares `var` in the enclosing scope; end it exactly once, on the same thread.
+   TTFT_TPOT_TIME wraps a statement or block, its tokens set. With TTFT_TPOT_DISABLE they expand to
+   nothing (the collector and phase expressions are not evaluated). */
+#ifndef TTFT_TPOT_DISABLE
+#define TTFT_TPOT_SPAN_BEGIN(var, c, phase) ttft_tpot_span var = ttft_tpot_span_begin((c), (phase))
+#define TTFT_TPOT_SPAN_END(var) ((void)ttft_tpot_span_end(&(var)))
+#define TTFT_TPOT_SPAN_SET_TOKENS(var, tokens) ttft_tpot_span_set_tokens(&(var), (tokens))
+#define TTFT_TPOT_SPAN_SET_PROMPT(var, prompt_tokens) ttft_tpot_span_set_prompt(&(var), (prompt_tokens))
+#define TTFT_TPOT_SPAN_SET_SHAPE(var, key) ttft_tpot_span_set_shape(&(var), (key))
+#define TTFT_TPOT_SPAN_SET_DURATION(var, dur_ns) ttft_tpot_span_set_duration(&(var), (dur_ns))
+#define TTFT_TPOT_SPAN_SET_DEVICE(var, stream) ttft_tpot_span_set_device(&(var), (stream))
+#define TTFT_TPOT_TIME(c, phase, tokens, stmt)                                                        \
+    do {                                                                                              \
+        ttft_tpot_span ttft_tpot__span = ttft_tpot_span_begin((c), (phase));                          \
+        stmt;                                                                                         \
+        ttft_tpot_span_set_tokens(&ttft_tpot__span, (tokens));                                        \
+        (void)ttft_tpot_span_end(&ttft_tpot__span);                                                   \
+    } while (0)
+#else
+#define TTFT_TPOT_SPAN_BEGIN(var, c, phase) ((void)sizeof(c), (void)sizeof(phase))
+#define TTFT_TPOT_SPAN_END(var) ((void)0)
+#define TTFT_TPOT_SPAN_SET_TOKENS(var, tokens) ((void)sizeof(tokens))
+#define TTFT_TPOT_SPAN_SET_PROMPT(var, prompt_tokens) ((void)sizeof(prompt_tokens))
+#define TTFT_TPOT_SPAN_SET_SHAPE(var, key) ((void)sizeof(key))
+#define TTFT_TPOT_SPAN_SET_DURATION(var, dur_ns) ((void)sizeof(dur_ns))
+#define TTFT_TPOT_SPAN_SET_DEVICE(var, stream) ((void)sizeof(stream))
+#define TTFT_TPOT_TIME(c, phase, tokens, stmt)                                                        \
+    do {                                                                                              \
+        (void)sizeof(c);                                                                              \
+        stmt;                                                                                         \
+    } while (0)
+#endif
+
+/* ---- Report model ---------------------------------------------------------------------------- */
+
+/* Compute every figure of c into *m (options NULL: all of them): O(n) time in the stored samples (and
+   the layer's records), and temporary memory of 8 bytes each. m reads c's names and samples: free it
+   with ttft_tpot_model_free before c. OK; EINVAL (c or m NULL, or the prefill kernel option names no
+   phase); ENOMEM. m is zeroed on error (safe to free). With TTFT_TPOT_SKIP_PHASES it allocates nothing
+   and cannot fail for memory. */
+TTFT_TPOT_DEF int ttft_tpot_model_compute(const ttft_tpot *c, const ttft_tpot_model_options *options,
+                                          ttft_tpot_model *m);
+
+/* Release what ttft_tpot_model_compute allocated; m is zeroed. NULL: nothing. */
+TTFT_TPOT_DEF void ttft_tpot_model_free(ttft_tpot_model *m);
+
+/* The statistics of a series (ttft_tpot_series), by the definitions every report uses (METRICS): into
+   out (may be NULL) n, min, max, total, mean, p50/p90/p95/p99 and their 95% intervals, and c's chosen
+   percentiles (config.percentiles); a set's also its tokens and warmup_n, a bounded phase's from its
+   histogram (approx). Into ss (may be NULL) the series' steady state (MSER-5, White's rule checked,
+   its isolated spikes), warmup values flagged as s->flags says. A set's values are also written to
+   s->out (at most s->cap), and s->n says how many it has. c gives the allocator and the percentiles:
+   nothing is recorded into it. O(n) time; temporary memory: 8 bytes a value (values), or for a set
+   in the store, 280 KB of scratch and 8 bytes a value near its percentiles' ranks. OK (n 0: every
+   figure 0); EINVAL (c or s NULL, no such set, values NULL while n > 0); ENOMEM. */
+TTFT_TPOT_DEF int ttft_tpot_series_stats(const ttft_tpot *c, ttft_tpot_series *s, ttft_tpot_stats *out,
+                                     ttft_tpot_steady_state *ss);
+
+/* Sort v[0, n) ascending in O(n): a radix sort by bytes, skipping the bytes every value shares (an
+   insertion sort below 32 values). tmp: room for n values, scratch. OK; EINVAL (v or tmp NULL while
+   n > 0). */
+TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp);
+
+/* The distribution-free 95% interval of the p-th percentile (0 < p < 100) of n values: the order
+   statistics x(lo) and x(hi) (1-based ranks, smallest first), with B ~ Binomial(n, p/100), lo the
+   largest rank with P(B < lo) <= 0.025 and hi the smallest with P(B >= hi) <= 0.025, so that
+   P(x(lo) <= true percentile <= x(hi)) >= 95% for independent samples. Returns 1, or 0 when n is too
+   small for either end (no lo >= 1, or no hi <= n: p50 needs 6 values, p90 36, p99 368). No libm, and
+   about 4e5 steps at most for any n: exact binomial tails while n p (1 - p) <= 1e8; past it, the
+   Cornish-Fisher expansion of the binomial's quantile, whose error there is below 1e-6 of a rank (the
+   same ranks but where the exact tail lies within that of 0.025). */
+TTFT_TPOT_DEF int ttft_tpot_ci95_ranks(uint64_t n, unsigned p, uint64_t *lo, uint64_t *hi);
+
+/* The 97.5th percentile of Student's t with df degrees of freedom, the factor of a 95% t-interval of
+   the mean of df + 1 values: a table to df 30, then Hill's expansion in 1/df (within 3e-8 of the exact
+   quantile); 0 for df 0. No libm. */
+TTFT_TPOT_DEF double ttft_tpot_t975(uint64_t df);
+
+/* ---- Writers (the writer, text, JSON) -------------------------------------------------------- */
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* The text report of a collector: ttft_tpot_model_compute, the text (TTFT_TPOT_FORMAT_TEXT), free. */
 TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out);
-TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out);
 
-/* The same from a model: what a tool that writes several outputs calls, computing the model once.
-   EINVAL also for a model computed without requests or samples (TTFT_TPOT_SKIP_*). */
-TTFT_TPOT_DEF int ttft_tpot_model_report(const ttft_tpot_model *m, FILE *out);
-TTFT_TPOT_DEF int ttft_tpot_model_report_json(const ttft_tpot_model *m, FILE *out);
+/* A model in a format (TTFT_TPOT_FORMAT_*): the text report, or the JSON report (schema ttft_tpot/v1).
+   Every figure is computed before the first byte is written. EINVAL (NULL, an unknown format, or a
+   model computed without its samples' or its layer's figures: nothing written), EIO (the stream
+   reports a write error: what reached it is unspecified). The text leads with what the run is for: a
+   serving run (an attached layer that leads) with the per-request figures, then the driver's own
+   steps; a single-stream run with TTFT, TPOT and throughput. A row whose source is absent (no
+   prefill-, decode- or e2e-role sample) is left out, and an empty collector says "Nothing to report";
+   JSON keeps every key, null. A figure whose source exists but cannot be computed is n/a with the
+   reason, never 0. */
+TTFT_TPOT_DEF int ttft_tpot_model_write(const ttft_tpot_model *m, FILE *out, int format);
 
-/* -- Writers: Prometheus ----------------------------------------------------------------------- */
-
-/* Prometheus text exposition (format 0.0.4, OpenMetrics-compatible) of the measured requests:
-   histograms of TTFT, TPOT, ITL and E2E latency, counters of requests, of prompt tokens (those given
-   ttft_tpot_request_prompt) and generation tokens, of
-   requests refused at submit (request_refused_total: the request table was full) and dropped
-   (request_dropped_total: refused, or truncated), and vLLM's gauges of the requests in flight
-   (num_requests_waiting: submitted, neither scheduled nor given a token; num_requests_running:
-   scheduled or given a token, not finished). With config.model_name, every series carries the label
-   model_name="NAME", as vLLM's own do and its dashboards' queries filter on.
-   prefix NULL gives vLLM's names ("vllm:time_to_first_token_seconds", ...), which Prometheus
-   accepts though promtool's lint prefers names without ':'; another prefix replaces "vllm:", joined
-   with '_' unless it ends in '_' or ':' ("llm" and "llm_" both give "llm_time_to_..."). The buckets:
-   vLLM's bounds and the E12 series from 100 us to 680 s, at most 25% apart up to 10 min (so a
-   histogram_quantile is within 25% of the value at its rank; README: Fleets). labels (NULL or e.g. "model_name=\"qwen3\"") go on every series: name="value" pairs
-   joined by ',', names [a-zA-Z_][a-zA-Z0-9_]* each once, not "le" and not starting "__"; values
-   UTF-8 with \\, \" and \n their only escapes, no raw newline, no braces; at most 500 bytes with the
-   model_name label, which they cannot name again.
-   EINVAL (c or out NULL, prefix not [a-zA-Z_:][a-zA-Z0-9_:]*, labels otherwise: nothing written),
-   ENOMEM (nothing written), EIO. The bucket bounds: examples/README.md, Serving metrics. */
-TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels);
-
-/* The same from a model (EINVAL also for one computed without requests). */
-TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out, const char *prefix,
-                                             const char *labels);
-
-/* A live exposition, published while the collector runs (a scrape, a textfile collector): the
-   requests finished so far (ttft_tpot_request_finish), measured as the reports measure them, their
-   histograms and counters as ttft_tpot_prometheus writes them, cumulative over every publication of
-   this publisher: they never go backwards, also across ttft_tpot_clear (a request that finished
-   before a clear is counted whenever it is published), so rate() and increase() work.
-   Zero-initialise it (about 15 KiB) before the first publication; one publisher a collector. Each
-   publication costs O(buckets + requests in the table), whatever the number served: a finished
-   request was folded into the collector's cumulative histograms once, when it finished. The
-   device figures are not published live. publish: into out; EINVAL as ttft_tpot_prometheus (nothing
-   written, nothing counted), ENOMEM, EIO. publish_file: the same into path, atomically: written to
-   "PATH.tmp-PID-ADDRESS" (this process and publisher's own, so publishers on one path never touch
-   each other's), then renamed over path, so a reader sees the last whole exposition (node_exporter's
-   textfile collector reads only files ending in .prom); the temporary file is created exclusively (a
-   link planted there is removed, not followed). EPATH, nothing written: path exists and is not a
-   regular file (a FIFO, a device, a link: never replaced), or is too long for the temporary name. */
-TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, FILE *out, const char *prefix,
-                                    const char *labels);
-TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher *p, const char *path,
-                                         const char *prefix, const char *labels);
+/* printf into w (fmt NULL: write the block out, and say whether every write reached the stream: OK or
+   EIO), whatever LC_NUMERIC says. The conversions of printf for integers (d i u x c, with l ll z and
+   width, precision and the - 0 + space flags), strings (s) and doubles (f e g, '.' the decimal point), and
+   the report's own (no printf has them: a compiler's format checks do not apply):
+     %T  a duration, a double of ns, in a unit that reads well: "7.99 s", "52.70 ms", "93 ns"
+     %R  a double with the precision's decimals (%.2R), or 3 significant digits where that would
+         print a positive value as 0: no figure reads 0 that is not
+     %P  a chosen percentile's name, a uint32_t in thousandths of a percent (99900: "p99.9")
+     %J  a JSON string of a char * (quoted, escaped; bytes that are not UTF-8 as U+FFFD)
+     %L  a JSON ms of a double of ns, to the ns (null where it is no finite duration)
+     %M  a JSON ms of a uint64_t of ns, exact (6 decimals, trailing zeros trimmed)
+     %N  a JSON number of an int (has) and a double: %.17g, or null without one
+     %S  a JSON statistics object of a const ttft_tpot_stats * ({"n":..,"mean":..}, or null with n 0)
+     %W  a JSON steady-state object of a const ttft_tpot_steady_state * (null where not measured)
+     %K  a series' isolated spikes as text, of a const char * name, a const char * word and a const
+         ttft_tpot_steady_state *: "decode_step: 1 isolated spike: step 170 at 9.00 ms (3.0x the
+         steady p50)\n", or nothing without a spike
+     %C  a name as a CSV field of a char * (quoted where it holds a comma or a quote, or starts with
+         '#' or a space)
+   Returns OK; EINVAL (w NULL, its block NULL, or a conversion it does not know: nothing of it
+   written). */
+TTFT_TPOT_DEF int ttft_tpot_write(ttft_tpot_writer *w, const char *fmt, ...);
 
 #endif /* TTFT_TPOT_NO_STDIO */
 
@@ -1907,28 +1585,52 @@ TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher
 #ifndef TTFT_TPOT_NO_STDIO
 
 /* Trace format v1 (CSV): "phase,role,start_ns,dur_ns,tokens,warmup", one line a sample in call order,
-   then the request events. What samples cannot say travels in directive lines, which a reader that
-   does not know them takes for comments: "# clock:", "# run:" and "# run: end" (where a run begins,
-   and where one ends before the next begins), "# phase:" (the phase table, in order),
-   "# hist:" (a bounded phase's histogram), "# prompt:" (a prefill phase's prompt-token sums),
-   "# truncated:" (a request whose events did not all fit), "# folded:" and "# folded_metric:" (the
-   requests folded out of the table: counts, then each metric's buckets), "# finish_reason:" (why a
-   finished request finished: REASON,ID), "# finished:" (a request finished:
-   ttft_tpot_request_finish), "# prompt_tokens:" (a request's, ttft_tpot_request_prompt), "# sequences:"
-   (the sequences of the
-   decode step on the line above: ttft_tpot_span_set_sequences), "# device:" (a device interval, its
-   sample counted among the trace's sample lines), "# device_queued:" (the runtime's queued stamp of
-   the interval above it), "# device_lost:" and "# counts:" (dropped, rejected,
-   shapes_dropped, requests_dropped, requests_refused, events_lost, runs_dropped, outgrown, and the
-   limits they met). So the report of a trace equals the live report, except for the SLOs and the
-   prefill-kernel link, which a trace does not carry (man ttft_tpot_report: TRACE FORMAT).
-   write: every stored sample (start_ns 0 without config.timeline) and the directives; EINVAL (nothing
-   written), EIO (what reached the stream is unspecified). It writes through a 256 KiB block from the
-   allocator, or through 16 KiB on its stack when that allocation fails: it never fails for memory.
-   ttft_tpot_trace_read (ttft_tpot_tools.h) reads one back. */
+   then an attached layer's rows (the serving layer's request events). What samples cannot say
+   travels in directive lines, which a reader that does not know them takes for comments: "# clock:",
+   "# run:" and "# run: end" (where a run begins, and where one ends before the next begins),
+   "# phase:" (the phase table, in order), "# hist:" (a bounded phase's histogram), "# prompt:" (a
+   prefill phase's prompt-token sums), "# sequences:" (the sequences of the decode step on the line
+   above: ttft_tpot_span_set_sequences), "# device:" (a device interval, its sample counted among the
+   trace's sample lines), "# device_queued:" (the runtime's queued stamp of the interval above it),
+   "# device_lost:" and "# counts:" (dropped, rejected, shapes_dropped, runs_dropped, outgrown and
+   the rest of TTFT_TPOT_COUNTS, and the limits they met), and a layer's own (ttft_tpot_serve.h). So
+   the report of a trace equals the live report, except for the prefill-kernel option, which a trace
+   does not carry (man ttft_tpot_report: TRACE FORMAT). write: every stored sample (start_ns 0 without
+   config.timeline) and the directives; EINVAL (nothing written), EIO (what reached the stream is
+   unspecified). It writes through a 256 KiB block from the allocator, or through 16 KiB on its stack
+   when that allocation fails: it never fails for memory. ttft_tpot_trace_read (ttft_tpot_tools.h)
+   reads one back. */
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out);
 
 #endif /* TTFT_TPOT_NO_STDIO */
+
+/* ---- Layers ---------------------------------------------------------------------------------- */
+
+/* Attach layer to c: from now on c calls its hooks (ttft_tpot_layer) where its reports, traces,
+   clears and merges meet the layer's part, and keeps layer->c, enabled, warmup, grow, refusal and
+   alloc_user current. One layer a collector; layer must outlive the attachment (NULL detaches). OK;
+   EINVAL (c NULL, or a layer is attached already). */
+TTFT_TPOT_DEF int ttft_tpot_attach(ttft_tpot *c, ttft_tpot_layer *layer);
+
+/* A name as the collector's indexes key it (a layer's index of request ids keys them so): with hash
+   NULL, whether name[0, len) is a valid name (ttft_tpot_phase's rule): OK or ENAME; else its keyed
+   hash (SipHash-1-3 under c's key: HASHING, above) into *hash, unchecked (a name found in an index was
+   checked when it was added): OK. EINVAL (c or name NULL). */
+TTFT_TPOT_DEF int ttft_tpot_name_hash(const ttft_tpot *c, const char *name, size_t len, uint64_t *hash);
+
+/* Put back what a trace holds, item by item (TTFT_TPOT_RESTORE_*), as recording would have kept it: a
+   sample's warmup flag as written, a bounded phase's steady samples into its histogram (its first and
+   its warmup ones exact), past the capacity into histograms or dropped and counted; a growing
+   collector (config.grow) makes room first. Items between BEGIN and COMMIT are staged: COMMIT checks
+   them against one another (prompt sums against the samples they describe, the layer's counts) and
+   joins them, ROLLBACK (or a failed COMMIT) leaves c as it was at BEGIN. A layer attached to c takes
+   the BEGIN, COUNTS, COMMIT and ROLLBACK too. Returns OK (PHASE: the id, also in item->phase); EPARSE
+   (item->err says why; at COMMIT item->line says which line); ENOMEM; EINVAL (NULL, an unknown kind,
+   an item outside BEGIN and COMMIT, a zeroed collector). Compiled where TTFT_TPOT_LAYERS is defined
+   (COMPILE-TIME OPTIONS). */
+#ifndef TTFT_TPOT_NO_STDIO
+TTFT_TPOT_DEF int ttft_tpot_restore(ttft_tpot *c, ttft_tpot_restore_item *item);
+#endif
 
 #ifdef __cplusplus
 }
@@ -1967,11 +1669,8 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out);
 #error "ttft_tpot.h: CLOCK_MONOTONIC is not declared: compile this file with -D_POSIX_C_SOURCE=199309L"
 #endif
 #if defined(__unix__) || defined(__APPLE__)
-#include <unistd.h> /* getpid, for the hash key and the publisher's temporary file */
+#include <unistd.h> /* getpid, for the hash key */
 #define TTFT_TPOT__PID() ((uint64_t)getpid())
-#ifndef TTFT_TPOT_NO_STDIO
-#include <sys/stat.h> /* what publish_file would replace */
-#endif
 #endif
 #endif
 #if defined(_WIN32)
@@ -2007,13 +1706,6 @@ extern "C" {
 #define TTFT_TPOT__DEFAULT_PHASES 64u
 #define TTFT_TPOT__TWO64 18446744073709551616.0
 
-/* Statistics the report computes with, defined here; programs find them in ttft_tpot_tools.h. */
-TTFT_TPOT_DEF int ttft_tpot_ci95_ranks(uint64_t n, unsigned p, uint64_t *lo, uint64_t *hi);
-TTFT_TPOT_DEF uint64_t ttft_tpot_ci95_min_n(unsigned p);
-TTFT_TPOT_DEF double ttft_tpot_t975(uint64_t df);
-TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp);
-TTFT_TPOT_DEF const char *ttft_tpot_percentile_name(char *buf, size_t len, uint32_t pm);
-
 /* ---- Errors ---------------------------------------------------------------------------------- */
 
 TTFT_TPOT_DEF const char *ttft_tpot_strerror(int err)
@@ -2037,7 +1729,7 @@ TTFT_TPOT_DEF const char *ttft_tpot_strerror(int err)
 #define TTFT_TPOT__CLOCK_NAME "CLOCK_MONOTONIC"
 #endif
 
-TTFT_TPOT_DEF uint64_t ttft_tpot_now(void)
+TTFT_TPOT_DEF uint64_t ttft_tpot__now(void)
 {
 #if defined(_WIN32)
     /* Split ticks into seconds and remainder before scaling, so the product cannot overflow. */
@@ -2065,10 +1757,10 @@ static int ttft_tpot__cmp_u64(const void *a, const void *b)
 /* The median cost of one read of the platform clock: 255 back-to-back reads. */
 static uint64_t ttft_tpot__clock_cost(void)
 {
-    uint64_t t[256], prev = ttft_tpot_now();
+    uint64_t t[256], prev = ttft_tpot__now();
     int i;
     for (i = 0; i < 255; i++) {
-        uint64_t now = ttft_tpot_now();
+        uint64_t now = ttft_tpot__now();
         t[i] = now > prev ? now - prev : 0;
         prev = now;
     }
@@ -2158,38 +1850,6 @@ static double ttft_tpot__sqrt(double v)
     return x;
 }
 
-/* A plain decimal at s, digits with at most `places` of them after a '.', read as an integer scaled
-   by 10^places ("1.5" with 6 places: 1500000): no sign, exponent, hex, inf or nan, and no locale.
-   Returns the characters read, 0 when s does not start with one or it passes UINT64_MAX. */
-static size_t ttft_tpot__decimal(const char *s, unsigned places, uint64_t *out)
-{
-    size_t i = 0;
-    unsigned frac = 0;
-    int dot = 0;
-    uint64_t v = 0;
-    for (;; i++) {
-        unsigned d = (unsigned)(s[i] - '0');
-        if (s[i] == '.' && !dot && i > 0) {
-            dot = 1;
-            continue;
-        }
-        if (s[i] < '0' || s[i] > '9')
-            break;
-        if ((dot && ++frac > places) || v > (UINT64_MAX - d) / 10)
-            return 0;
-        v = v * 10 + d;
-    }
-    if (i == 0 || s[i - 1] == '.')
-        return 0;
-    for (; frac < places; frac++) {
-        if (v > UINT64_MAX / 10)
-            return 0;
-        v *= 10;
-    }
-    *out = v;
-    return i;
-}
-
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when it is not one; its code point in *out. */
 static size_t ttft_tpot__utf8_cp(const unsigned char *s, size_t avail, uint32_t *out)
 {
@@ -2223,6 +1883,15 @@ static size_t ttft_tpot__utf8_cp(const unsigned char *s, size_t avail, uint32_t 
     *out = cp;
     return len;
 }
+
+#ifndef TTFT_TPOT_NO_STDIO /* the writers' */
+/* The bytes of the UTF-8 character at s (avail bytes there), 0 when it is none. */
+static size_t ttft_tpot__utf8_len(const unsigned char *s, size_t avail)
+{
+    uint32_t cp;
+    return ttft_tpot__utf8_cp(s, avail, &cp);
+}
+#endif
 
 /* Length of the character at s when a terminal shows it as text, else 0: valid UTF-8 that is not a
    C0 or C1 control (C1 U+0080-U+009F holds CSI, U+009B), DEL, or a bidirectional override or isolate
@@ -2328,35 +1997,33 @@ static uint64_t ttft_tpot__hash(const ttft_tpot *c, const char *s, size_t len)
 #define TTFT_TPOT__IDX_NUM 0x01FFFFFFu
 #define TTFT_TPOT__IDX_TAG(h) ((uint32_t)((h) >> 57) << 25)
 
-/* Where name sits in an index of mask + 1 slots (entry + 1 each, 0 empty) over a table of names
-   (stride bytes apart): its slot, or the empty slot that ends its probe. The index is at most half
-   full, so a probe ends; under a secret key it takes 1.5 slots on average (HASHING, above). */
-static uint32_t ttft_tpot__probe_h(const uint32_t *index, uint32_t mask, const char *names, size_t stride,
-                                   const char *name, size_t len, uint64_t h)
+/* Where name (len bytes, hash h) sits in the phase index (phase + 1 each, 0 empty): its slot, or the
+   empty slot that ends its probe. The index is at most half full, so a probe ends; under a secret key
+   it takes 1.5 slots on average (HASHING, above). */
+static uint32_t ttft_tpot__probe_h(const ttft_tpot *c, const char *name, size_t len, uint64_t h)
 {
-    uint32_t i = (uint32_t)h & mask, tag = TTFT_TPOT__IDX_TAG(h);
+    const uint32_t *index = c->phase.index;
+    uint32_t mask = c->phase.mask, i = (uint32_t)h & mask, tag = TTFT_TPOT__IDX_TAG(h);
     for (; index[i]; i = (i + 1) & mask) {
-        const char *have = names + (size_t)((index[i] & TTFT_TPOT__IDX_NUM) - 1) * stride;
+        const char *have = c->phase.slots[(index[i] & TTFT_TPOT__IDX_NUM) - 1].name;
         if ((index[i] & ~TTFT_TPOT__IDX_NUM) == tag && memcmp(have, name, len) == 0 && have[len] == '\0')
             break;
     }
     return i;
 }
 
-static uint32_t ttft_tpot__probe(const ttft_tpot *c, const uint32_t *index, uint32_t mask, const char *names,
-                                 size_t stride, const char *name, size_t len)
+static uint32_t ttft_tpot__probe(const ttft_tpot *c, const char *name, size_t len)
 {
-    return ttft_tpot__probe_h(index, mask, names, stride, name, len, ttft_tpot__hash(c, name, len));
+    return ttft_tpot__probe_h(c, name, len, ttft_tpot__hash(c, name, len));
 }
 
-/* Entry k of the table of names into its index (one hash for its slot and its tag). */
-static void ttft_tpot__index_put(const ttft_tpot *c, uint32_t *index, uint32_t mask, const char *names, size_t stride,
-                                 unsigned k)
+/* Phase k into the index (one hash for its slot and its tag). */
+static void ttft_tpot__index_put(ttft_tpot *c, unsigned k)
 {
-    const char *name = names + (size_t)k * stride;
+    const char *name = c->phase.slots[k].name;
     size_t len = strlen(name);
     uint64_t h = ttft_tpot__hash(c, name, len);
-    index[ttft_tpot__probe_h(index, mask, names, stride, name, len, h)] = (k + 1) | TTFT_TPOT__IDX_TAG(h);
+    c->phase.index[ttft_tpot__probe_h(c, name, len, h)] = (k + 1) | TTFT_TPOT__IDX_TAG(h);
 }
 
 /* ---- Statistics (exact and bounded) ---------------------------------------------------------- */
@@ -2561,7 +2228,9 @@ TTFT_TPOT_DEF int ttft_tpot_ci95_ranks(uint64_t n, unsigned p, uint64_t *lo, uin
     return 1;
 }
 
-TTFT_TPOT_DEF uint64_t ttft_tpot_ci95_min_n(unsigned p)
+#ifndef TTFT_TPOT_NO_STDIO /* the writers' */
+/* The smallest n with an interval of the p-th percentile (p50: 6, p90: 36, p99: 368). */
+static uint64_t ttft_tpot__ci95_min_n(unsigned p)
 {
     uint64_t n, lo, hi;
     for (n = 1; p > 0 && p < 100 && n < 100000; n++)
@@ -2569,6 +2238,7 @@ TTFT_TPOT_DEF uint64_t ttft_tpot_ci95_min_n(unsigned p)
             return n;
     return 0;
 }
+#endif
 
 TTFT_TPOT_DEF double ttft_tpot_t975(uint64_t df)
 {
@@ -2790,26 +2460,6 @@ static size_t ttft_tpot__front_of(const ttft_tpot__in_store *in, uint64_t *x, si
               : ttft_tpot__front(x, 0, n, 0, mark);
 }
 
-/* The values at ranks rank[0, nr) (ascending) of a large set x[0, n) (or in the store: in), narrowed:
-   slot[] (its values' bucket counts) tells the bucket of every rank; the values of those buckets are
-   swapped (or copied) to the front of x, and selection runs over them alone, each rank shifted down by
-   the values of the buckets left out below it. mark: TTFT_TPOT__FINE_BUCKETS bytes, all 0. */
-static void ttft_tpot__narrowed_ranks(uint64_t *x, size_t n, const ttft_tpot__in_store *in, const uint32_t *slot,
-                                      unsigned char *mark, const uint64_t *rank, size_t nr, uint64_t *val)
-{
-    uint64_t shifted[TTFT_TPOT__MAX_RANKS];
-    unsigned kept[TTFT_TPOT__MAX_RANKS], nk = 0;
-    size_t m;
-    ttft_tpot__kept_add(slot, rank, nr, kept, &nk);
-    ttft_tpot__shift_ranks(slot, kept, nk, rank, nr, shifted);
-    ttft_tpot__mark_kept(mark, kept, nk, 1);
-    m = ttft_tpot__front_of(in, x, n, mark);
-    ttft_tpot__mark_kept(mark, kept, nk, 0);
-    ttft_tpot__select_ranks(x, m, shifted, nr, val);
-}
-
-static const unsigned ttft_tpot__ci_pcts[3] = {50, 90, 99};
-
 /* Scratch of the exact statistics: fine bucket counters and marks; and the percentiles chosen
    (config.percentiles), which every set computes. */
 typedef struct ttft_tpot__narrow {
@@ -2818,6 +2468,27 @@ typedef struct ttft_tpot__narrow {
     const uint32_t *pick_pm;
     unsigned pick_n;
 } ttft_tpot__narrow;
+
+/* The values at ranks rank_val[0, nr) (ascending; their values replace them) of a large set x[0, n) (or
+   in the store: in), narrowed: nw->slot (its values' bucket counts) tells the bucket of every rank; the
+   values of those buckets are swapped (or copied) to the front of x, and selection runs over them
+   alone, each rank shifted down by the values of the buckets left out below it. nw->mark:
+   TTFT_TPOT__FINE_BUCKETS bytes, all 0. */
+static void ttft_tpot__narrowed_ranks(uint64_t *x, size_t n, const ttft_tpot__in_store *in, const ttft_tpot__narrow *nw,
+                                      uint64_t *rank_val, size_t nr)
+{
+    uint64_t shifted[TTFT_TPOT__MAX_RANKS];
+    unsigned kept[TTFT_TPOT__MAX_RANKS], nk = 0;
+    size_t m;
+    ttft_tpot__kept_add(nw->slot, rank_val, nr, kept, &nk);
+    ttft_tpot__shift_ranks(nw->slot, kept, nk, rank_val, nr, shifted);
+    ttft_tpot__mark_kept(nw->mark, kept, nk, 1);
+    m = ttft_tpot__front_of(in, x, n, nw->mark);
+    ttft_tpot__mark_kept(nw->mark, kept, nk, 0);
+    ttft_tpot__select_ranks(x, m, shifted, nr, rank_val);
+}
+
+static const unsigned ttft_tpot__ci_pcts[3] = {50, 90, 99};
 
 /* The ranks of percentile pm (thousandths of a percent) of n values: (n - 1) pm / 100000 in 128 bits,
    its whole part into rank[0] and the next rank (the last for the maximum) into rank[1]; returns the
@@ -2907,9 +2578,10 @@ static void ttft_tpot__order_stats(uint64_t *x, size_t n, const uint32_t *slot, 
 {
     ttft_tpot__ranks rk;
     ttft_tpot__ranks_of(n, nw, st, &rk);
-    if (slot)
-        ttft_tpot__narrowed_ranks(x, n, NULL, slot, nw->mark, rk.rank, rk.nr, rk.val);
-    else
+    if (slot) {
+        memcpy(rk.val, rk.rank, rk.nr * sizeof *rk.val);
+        ttft_tpot__narrowed_ranks(x, n, NULL, nw, rk.val, rk.nr);
+    } else
         ttft_tpot__select_ranks(x, n, rk.rank, rk.nr, rk.val);
     ttft_tpot__ranks_to(&rk, nw, st);
 }
@@ -2953,15 +2625,27 @@ static void ttft_tpot__finish_scan(uint64_t *x, const ttft_tpot__scan *s, const 
         ttft_tpot__order_stats(x, s->n, slot, nw, st);
 }
 
+/* A set gathered for its statistics: x[0, m), the last warm of them warmup; the phase they are of, or
+   (phase -1) the role; pre: the scan of its steady values made while they were gathered (its bucket
+   counts in the work's slot), or NULL. */
+typedef struct ttft_tpot__gathered {
+    uint64_t *x;
+    size_t m, warm;
+    int phase, role;
+    const ttft_tpot__scan *pre;
+} ttft_tpot__gathered;
+
 /* The statistics of a large phase's steady values (m - warm of them; s: their scan, slot: their bucket
    counts) into steady, and with its warm ones x[m - warm, m) into st, narrowed in one pass for both: the
    buckets of both sets' ranks are moved to the front of x, the steady values first, then the warm
    ones, and each set selects its ranks there. The steady values are x[0, m - warm), or (in) still in
    the store. s and slot take in the warm values; x is reordered. */
-static void ttft_tpot__finish_both(const ttft_tpot__in_store *in, uint64_t *x, size_t m, size_t warm,
-                                   ttft_tpot__scan *s, uint32_t *slot, const ttft_tpot__narrow *nw,
-                                   ttft_tpot_stats *steady, ttft_tpot_stats *st)
+static void ttft_tpot__finish_both(const ttft_tpot__in_store *in, const ttft_tpot__gathered *set, ttft_tpot__scan *s,
+                                   const ttft_tpot__narrow *nw, ttft_tpot_stats *steady, ttft_tpot_stats *st)
 {
+    uint64_t *x = set->x;
+    uint32_t *slot = nw->slot;
+    size_t m = set->m, warm = set->warm;
     ttft_tpot__ranks a, b; /* steady, all */
     uint64_t sa[TTFT_TPOT__MAX_RANKS], sb[TTFT_TPOT__MAX_RANKS];
     unsigned kept[2 * TTFT_TPOT__MAX_RANKS], nk = 0;
@@ -3051,8 +2735,9 @@ static void ttft_tpot__side_of(uint64_t *x, size_t n, const ttft_tpot__narrow *n
     if ((sd->has_ci = ttft_tpot_ci95_ranks(n, 50, &rank[0], &rank[1])) == 0)
         return;
     rank[0]--, rank[1]--; /* 1-based */
+    val[0] = rank[0], val[1] = rank[1];
     if (narrow)
-        ttft_tpot__narrowed_ranks(x, n, NULL, nw->slot, nw->mark, rank, 2, val);
+        ttft_tpot__narrowed_ranks(x, n, NULL, nw, val, 2);
     else
         ttft_tpot__select_ranks(x, n, rank, 2, val);
     sd->lo = val[0], sd->hi = val[1];
@@ -3320,34 +3005,65 @@ static int ttft_tpot__set_hists(const ttft_tpot *c, ttft_tpot__work *w, int phas
 /* Statistics of x[0, m) together with the bounded phases' histograms that match (phase, or role when
    phase < 0): exact by selection when no histogram takes part. tokens and warmup_n of the stored
    samples are already in st. */
-static void ttft_tpot__finish_set(const ttft_tpot *c, ttft_tpot__work *w, uint64_t *x, size_t m, int phase,
-                                  int role, ttft_tpot_stats *st)
+static void ttft_tpot__finish_set(const ttft_tpot *c, ttft_tpot__work *w, const ttft_tpot__gathered *g,
+                                  ttft_tpot_stats *st)
 {
     size_t i;
-    if (!ttft_tpot__set_hists(c, w, phase, role)) {
-        ttft_tpot__fill(x, m, &w->nw, st);
+    if (!ttft_tpot__set_hists(c, w, g->phase, g->role)) {
+        ttft_tpot__fill(g->x, g->m, &w->nw, st);
         return;
     }
     st->tokens += w->h->tokens;
-    for (i = 0; i < m; i++)
-        ttft_tpot__hist_add(w->h, x[i], 0);
+    for (i = 0; i < g->m; i++)
+        ttft_tpot__hist_add(w->h, g->x[i], 0);
     ttft_tpot__hist_fill(w->h, &w->nw, st);
 }
 
+#ifndef TTFT_TPOT_NO_STDIO /* the writers' */
+/* A chosen percentile's name, pm in thousandths of a percent: 99900 is "p99.9", 50000 "p50", into buf (8
+   bytes hold any; fewer: cut short, still ended). */
+static const char *ttft_tpot__percentile_name(char *buf, size_t len, uint32_t pm)
+{
+    char t[8];
+    unsigned whole = pm / 1000 % 100, frac = pm % 1000, digits = 3, k;
+    size_t n = 0;
+    t[n++] = 'p';
+    if (whole >= 10)
+        t[n++] = (char)('0' + whole / 10);
+    t[n++] = (char)('0' + whole % 10);
+    while (frac && frac % 10 == 0) /* 99.900 is 99.9 */
+        frac /= 10, digits--;
+    if (frac) {
+        t[n++] = '.';
+        for (k = digits; k > 0; k--, frac /= 10)
+            t[n + k - 1] = (char)('0' + frac % 10);
+        n += digits;
+    }
+    if (!buf || len == 0)
+        return buf;
+    n = n < len - 1 ? n : len - 1;
+    memcpy(buf, t, n);
+    buf[n] = '\0';
+    return buf;
+}
+#endif
+
 /* ---- Phases and warmup ----------------------------------------------------------------------- */
 
-/* The roles' names (a trace's request rows take theirs from TTFT_TPOT_POINTS). */
-static const char *const ttft_tpot__roles[4] = {"prefill", "decode", "kernel", "e2e"};
-
-TTFT_TPOT_DEF const char *ttft_tpot_role_name(int role)
+#ifndef TTFT_TPOT_NO_STDIO /* the writers' */
+/* A role's name (TTFT_TPOT_ROLES), or "?" when unknown. */
+static const char *ttft_tpot__role_name(int role)
 {
-    return role >= 0 && role < 4 ? ttft_tpot__roles[role] : "?";
+#define TTFT_TPOT__ROLE_NAME(name, value, text) text,
+    static const char *const names[] = {TTFT_TPOT_ROLES(TTFT_TPOT__ROLE_NAME)};
+#undef TTFT_TPOT__ROLE_NAME
+    return role >= 0 && role < 4 ? names[role] : "?";
 }
+#endif
 
 static int ttft_tpot__lookup(const ttft_tpot *c, const char *name, size_t len)
 {
-    uint32_t i = ttft_tpot__probe(c, c->phase.index, c->phase.mask, c->phase.slots[0].name,
-                                  sizeof(ttft_tpot__phase_slot), name, len);
+    uint32_t i = ttft_tpot__probe(c, name, len);
     return c->phase.index[i] ? (int)(c->phase.index[i] & TTFT_TPOT__IDX_NUM) - 1 : TTFT_TPOT_EPHASE;
 }
 
@@ -3358,8 +3074,7 @@ static void ttft_tpot__phase_index(ttft_tpot *c, unsigned from)
     if (from == 0)
         memset(c->phase.index, 0, ((size_t)c->phase.mask + 1) * sizeof *c->phase.index);
     for (p = from; p < c->phase.n; p++)
-        ttft_tpot__index_put(c, c->phase.index, c->phase.mask, c->phase.slots[0].name,
-                             sizeof(ttft_tpot__phase_slot), p);
+        ttft_tpot__index_put(c, p);
 }
 
 static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int role)
@@ -3426,22 +3141,14 @@ TTFT_TPOT_DEF int ttft_tpot_phase(ttft_tpot *c, const char *name, ttft_tpot_role
     return ttft_tpot__add_phase(c, name, strlen(name), (int)role);
 }
 
-TTFT_TPOT_DEF int ttft_tpot_link_prefill_kernel(ttft_tpot *c, int kernel_phase)
-{
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    if (kernel_phase != -1 && (kernel_phase < 0 || (unsigned)kernel_phase >= c->phase.n))
-        return TTFT_TPOT_EPHASE;
-    c->prefill_kernel = kernel_phase;
-    return TTFT_TPOT_OK;
-}
-
 TTFT_TPOT_DEF int ttft_tpot_warmup_begin(ttft_tpot *c)
 {
     if (!c)
         return TTFT_TPOT_EINVAL;
     c->warmup_depth++;
     c->warm_all = 1;
+    if (c->layer)
+        c->layer->warmup = 1;
     return TTFT_TPOT_OK;
 }
 
@@ -3455,6 +3162,8 @@ TTFT_TPOT_DEF int ttft_tpot_warmup_end(ttft_tpot *c)
     }
     c->warmup_depth--;
     c->warm_all = c->warmup_depth != 0;
+    if (c->layer)
+        c->layer->warmup = c->warm_all;
     return TTFT_TPOT_OK;
 }
 
@@ -3548,955 +3257,12 @@ static void ttft_tpot__phases_merge(ttft_tpot *dst, const ttft_tpot *src, int *m
     }
 }
 
-/* ---- Requests -------------------------------------------------------------------------------- */
-
-/* The request's time points' table (TTFT_TPOT_POINTS), expanded once; the code that reads or sets a
-   point, or checks their order, expands the table in place (each point's field by name, no loop
-   over an offset: a token event is on the request path). */
-enum { TTFT_TPOT__SET_SUBMIT, TTFT_TPOT__SET_TOKEN, TTFT_TPOT__SET_MARK }; /* how a point is set (SET) */
-typedef struct ttft_tpot__point_info {
-    int set, now;
-    uint32_t tokens, follows;
-    const char *role, *csv, *words;
-    size_t role_len;
-} ttft_tpot__point_info;
-#define TTFT_TPOT__POINT_INFO(name, field, set, tokens, follows, now, role, csv, words)                \
-    {TTFT_TPOT__SET_##set, TTFT_TPOT_POINT_##now, tokens, follows, role, csv, words, sizeof(role) - 1},
-static const ttft_tpot__point_info ttft_tpot__points[TTFT_TPOT_POINT_COUNT] = {
-    TTFT_TPOT_POINTS(TTFT_TPOT__POINT_INFO)};
-#undef TTFT_TPOT__POINT_INFO
-
-static int ttft_tpot__has(const ttft_tpot_request *q, int p)
-{
-    return (int)(q->points >> p & 1u);
-}
-
-/* The time of point p of q (0 where q has none). */
-static uint64_t ttft_tpot__point_ns(const ttft_tpot_request *q, int p)
-{
-    switch (p) {
-#define TTFT_TPOT__POINT_GET(name, field, set, tokens, follows, now, role, csv, words)                 \
-    case TTFT_TPOT_POINT_##name:                                                                      \
-        return q->field;
-        TTFT_TPOT_POINTS(TTFT_TPOT__POINT_GET)
-#undef TTFT_TPOT__POINT_GET
-    }
-    return 0;
-}
-
-/* The points in bits set to t (unset: to 0, as a request without them holds). */
-static void ttft_tpot__set_points(ttft_tpot_request *q, uint32_t bits, uint64_t t, int unset)
-{
-#define TTFT_TPOT__POINT_SET(name, field, set, tokens, follows, now, role, csv, words)                 \
-    if (bits & TTFT_TPOT_POINT_BIT(name))                                                             \
-        q->field = unset ? 0 : t;
-    TTFT_TPOT_POINTS(TTFT_TPOT__POINT_SET)
-#undef TTFT_TPOT__POINT_SET
-    q->points = unset ? q->points & ~bits : q->points | bits;
-}
-
-/* Whether a request of `have` tokens reaches n with k more (n 0: each token event does). */
-static int ttft_tpot__reaches(uint64_t have, uint32_t k, uint64_t n)
-{
-    return !n || (have < n && have + k >= n);
-}
-
-/* The points a token event of k tokens sets on q (SET TOKEN: the first to reach its TOKENS, or each
-   event with TOKENS 0), as bits. */
-static uint32_t ttft_tpot__token_points(const ttft_tpot_request *q, uint32_t k)
-{
-#define TTFT_TPOT__POINT_BY_TOKENS(name, field, set, count, follows, now, role, csv, words)            \
-    | (TTFT_TPOT__SET_##set == TTFT_TPOT__SET_TOKEN && ttft_tpot__reaches(q->tokens, k, count) ? TTFT_TPOT_POINT_BIT(name) : 0u)
-    return 0u TTFT_TPOT_POINTS(TTFT_TPOT__POINT_BY_TOKENS);
-#undef TTFT_TPOT__POINT_BY_TOKENS
-}
-
-/* Whether the points in bits, set at t, keep q's points in their order (FOLLOWS): at or after each
-   point of q they follow, at or before each other point of q that follows one of them. */
-static int ttft_tpot__in_order(const ttft_tpot_request *q, uint32_t bits, uint64_t t)
-{
-#define TTFT_TPOT__POINT_AFTER(name, field, set, tokens, follows, now, role, csv, words)               \
-    | (bits & TTFT_TPOT_POINT_BIT(name) ? (uint32_t)(follows) : 0u)
-#define TTFT_TPOT__POINT_ORDER(name, field, set, tokens, follows, now, role, csv, words)               \
-    if ((q->points & TTFT_TPOT_POINT_BIT(name)) &&                                                    \
-        (t < q->field ? (after & TTFT_TPOT_POINT_BIT(name)) != 0                                      \
-                      : t > q->field && !(bits & TTFT_TPOT_POINT_BIT(name)) && ((uint32_t)(follows) & bits))) \
-        return 0;
-    uint32_t after = 0u TTFT_TPOT_POINTS(TTFT_TPOT__POINT_AFTER);
-    TTFT_TPOT_POINTS(TTFT_TPOT__POINT_ORDER)
-    return 1;
-#undef TTFT_TPOT__POINT_AFTER
-#undef TTFT_TPOT__POINT_ORDER
-}
-
-/* The slot of the request named id in the index, or of the empty slot where it would go. */
-static uint32_t ttft_tpot__request_slot(const ttft_tpot *c, const char *id, size_t len)
-{
-    return ttft_tpot__probe(c, c->req.index, c->req.mask, c->req.list[0].id, sizeof(ttft_tpot_request), id, len);
-}
-
-/* The number of the request named id, or -1. */
-static int ttft_tpot__request_find(const ttft_tpot *c, const char *id, size_t len)
-{
-    return c->req.max ? (int)(c->req.index[ttft_tpot__request_slot(c, id, len)] & TTFT_TPOT__IDX_NUM) - 1 : -1;
-}
-
-static void ttft_tpot__request_index_add(ttft_tpot *c, unsigned r)
-{
-    ttft_tpot__index_put(c, c->req.index, c->req.mask, c->req.list[0].id, sizeof(ttft_tpot_request), r);
-}
-
-/* A new request in the table, which has room, at slot of the index (the empty one that ended its
-   probe: ttft_tpot__request_slot): its number. */
-static int ttft_tpot__request_new(ttft_tpot *c, const char *id, size_t len, uint64_t t, int warmup, uint32_t slot)
-{
-    ttft_tpot_request *q = &c->req.list[c->req.n];
-    memset(q, 0, sizeof *q);
-    memcpy(q->id, id, len);
-    q->ev_first = q->ev_last = SIZE_MAX;
-    ttft_tpot__set_points(q, TTFT_TPOT_POINT_BIT(SUBMIT), t, 0);
-    q->warmup = warmup != 0;
-    c->req.index[slot] = (c->req.n + 1) | TTFT_TPOT__IDX_TAG(ttft_tpot__hash(c, id, len)); /* its tag */
-    return (int)c->req.n++;
-}
-
-#define TTFT_TPOT__ELOG (-100) /* internal: the request is tracked, the event log is full */
-
-/* Record mark p (a point set by a call of its own) of request r at t: OK, or EREQUEST when r is
-   finished, has the mark, lacks a point the mark follows, or the mark would break their order. */
-static int ttft_tpot__request_mark(ttft_tpot *c, int r, int p, uint64_t t)
-{
-    ttft_tpot_request *q = &c->req.list[r];
-    uint32_t need = ttft_tpot__points[p].follows;
-    if (q->finished || ttft_tpot__has(q, p) || (q->points & need) != need || !ttft_tpot__in_order(q, 1u << p, t))
-        return TTFT_TPOT_EREQUEST;
-    ttft_tpot__set_points(q, 1u << p, t, 0);
-    q->scheduled = ttft_tpot__has(q, TTFT_TPOT_POINT_SCHEDULE); /* the flag code written before points reads */
-    return TTFT_TPOT_OK;
-}
-
-/* A token event of k tokens at t on q: the points it sets (bits from ttft_tpot__token_points), its
-   tokens counted. */
-static void ttft_tpot__tokens_add(ttft_tpot_request *q, uint32_t bits, uint64_t t, uint32_t k)
-{
-    ttft_tpot__set_points(q, bits, t, 0);
-    q->tokens += k;
-    q->token_events++;
-}
-
-/* Apply one request event: a submit (point SUBMIT, tokens 0), tokens (point LAST), or a mark (a point
-   set by a call of its own: TTFT_TPOT_POINTS), which is kept with the request, not in the log.
-   Checked, then stored; nothing counted. *req: the request's number, or -1. EFULL: the request table
-   is full (a token for an unknown id once a submit was refused for that is taken as one of the
-   requests that could not be tracked); TTFT_TPOT__ELOG: the event log is full, or the request already
-   lost an event (a submit still makes its request). slot: the id's slot in the index
-   (ttft_tpot__request_slot, UINT32_MAX: found here): one lookup an event. */
-static int ttft_tpot__request_event(ttft_tpot *c, const char *id, size_t len, uint64_t t, uint32_t tokens,
-                                    int warmup, int point, uint32_t slot, int *req)
-{
-    ttft_tpot_request *q;
-    ttft_tpot__event *ev;
-    uint32_t bits = 0;
-    int r;
-    *req = -1;
-    if (len == 0 || len >= TTFT_TPOT_NAME_MAX)
-        return TTFT_TPOT_ENAME;
-    if (c->req.max) /* an id found is valid: it was checked when added */
-        slot = slot == UINT32_MAX ? ttft_tpot__request_slot(c, id, len) : slot;
-    *req = r = c->req.max ? (int)(c->req.index[slot] & TTFT_TPOT__IDX_NUM) - 1 : -1;
-    if (r < 0 && !ttft_tpot__name_ok(id, len))
-        return TTFT_TPOT_ENAME;
-    if (ttft_tpot__points[point].set == TTFT_TPOT__SET_MARK && r >= 0)
-        return ttft_tpot__request_mark(c, r, point, t);
-    if (point == TTFT_TPOT_POINT_SUBMIT) {
-        if (r >= 0)
-            return TTFT_TPOT_EREQUEST;
-        if (c->req.n == c->req.max)
-            return TTFT_TPOT_EFULL;
-        *req = r = ttft_tpot__request_new(c, id, len, t, warmup, slot);
-        q = &c->req.list[r];
-    } else {
-        if (r < 0)
-            return c->req.refused ? TTFT_TPOT_EFULL : TTFT_TPOT_EREQUEST;
-        q = &c->req.list[r];
-        bits = ttft_tpot__token_points(q, tokens);
-        if (q->finished || !ttft_tpot__in_order(q, bits, t))
-            return TTFT_TPOT_EREQUEST;
-    }
-    if (q->truncated || c->req.n_events == c->req.max_events)
-        return TTFT_TPOT__ELOG;
-    if (tokens)
-        ttft_tpot__tokens_add(q, bits, t, tokens);
-    q->ev_first = q->ev_first == SIZE_MAX ? c->req.n_events : q->ev_first;
-    q->ev_last = c->req.n_events;
-    ev = &c->req.events[c->req.n_events++];
-    ev->t_ns = t;
-    ev->request = (uint32_t)r;
-    ev->tokens = tokens;
-    return TTFT_TPOT_OK;
-}
-
-/* Back to n requests and m events, as after an event that is refused: the aggregates and the index
-   are rebuilt from the event log (the points of token events from their events; marks stay). */
-static void ttft_tpot__requests_rollback(ttft_tpot *c, unsigned n, size_t m)
-{
-    uint32_t by_tokens = 0;
-    unsigned r;
-    size_t i;
-    int p;
-    c->req.n = n;
-    c->req.n_events = m;
-    c->req.done = 0;
-    if (c->req.max)
-        memset(c->req.index, 0, ((size_t)c->req.mask + 1) * sizeof *c->req.index);
-    for (p = 0; p < TTFT_TPOT_POINT_COUNT; p++)
-        by_tokens |= ttft_tpot__points[p].set == TTFT_TPOT__SET_TOKEN ? 1u << p : 0u;
-    for (r = 0; r < n; r++) {
-        ttft_tpot_request *req = &c->req.list[r];
-        ttft_tpot__set_points(req, by_tokens, 0, 1);
-        req->tokens = 0;
-        req->token_events = 0;
-        req->ev_first = req->ev_last = SIZE_MAX;
-        c->req.done += req->finished != 0;
-        ttft_tpot__request_index_add(c, r);
-    }
-    for (i = 0; i < m; i++) {
-        const ttft_tpot__event *ev = &c->req.events[i];
-        ttft_tpot_request *req = &c->req.list[ev->request];
-        req->ev_first = req->ev_first == SIZE_MAX ? i : req->ev_first;
-        req->ev_last = i;
-        if (ev->tokens)
-            ttft_tpot__tokens_add(req, ttft_tpot__token_points(req, ev->tokens), ev->t_ns, ev->tokens);
-    }
-}
-
-/* The time of an event of point p, t_ns as its call gave it: TTFT_TPOT_NOW is the clock's time, or
-   that of the point the table's NOW names, where the request has it (else the clock's: the event is
-   refused then, as the point it follows is missing). */
-static uint64_t ttft_tpot__event_time(ttft_tpot *c, const char *id, int p, uint64_t t)
-{
-    int now = ttft_tpot__points[p].now, r;
-    if (t != TTFT_TPOT_NOW)
-        return t;
-    r = now != TTFT_TPOT_POINT_NONE && c->req.max ? ttft_tpot__request_find(c, id, strlen(id)) : -1;
-    return r >= 0 && ttft_tpot__has(&c->req.list[r], now) ? ttft_tpot__point_ns(&c->req.list[r], now)
-                                                           : ttft_tpot__clock(c);
-}
-
-/* Whether a request is in the figures: not warmup, not truncated, a token at least, not aborted or
-   errored. */
-static int ttft_tpot__measured(const ttft_tpot_request *r)
-{
-    return !r->warmup && !r->truncated && r->token_events > 0 && r->reason < TTFT_TPOT_FINISH_ABORT;
-}
-
-/* Folding finished requests (Requests: folding, below, beside the metrics it computes). */
-static void ttft_tpot__fold(const ttft_tpot *c, ttft_tpot__tally *t, unsigned r);
-static unsigned ttft_tpot__fold_away(ttft_tpot *c);
-
-static int ttft_tpot__request_call(ttft_tpot *c, const char *id, uint64_t t, uint32_t tokens, int point)
-{
-    int rc, r;
-    if (!c || !id)
-        return TTFT_TPOT_EINVAL;
-    if (!c->enabled)
-        return TTFT_TPOT_OK;
-    if (c->req.max && ttft_tpot__points[point].set != TTFT_TPOT__SET_MARK &&
-        ((point == TTFT_TPOT_POINT_SUBMIT && c->req.n == c->req.max) || c->req.n_events == c->req.max_events))
-        (void)ttft_tpot__fold_away(c); /* room from the finished requests, if any */
-    rc = ttft_tpot__request_event(c, id, strlen(id), ttft_tpot__event_time(c, id, point, t), tokens,
-                                  c->warmup_depth != 0, point, UINT32_MAX, &r);
-    if (rc == TTFT_TPOT_EREQUEST)
-        c->rejected += c->refusal;
-    if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
-        c->req.dropped++;
-    if (rc == TTFT_TPOT_EFULL && point == TTFT_TPOT_POINT_SUBMIT)
-        c->req.refused++;
-    if (rc == TTFT_TPOT__ELOG) { /* tracked, but not every event kept: out of every figure */
-        c->req.events_lost++;
-        c->req.list[r].truncated = 1;
-        rc = TTFT_TPOT_EFULL;
-    }
-    return rc;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_request_submit_at(ttft_tpot *c, const char *id, uint64_t t_ns)
-{
-    return ttft_tpot__request_call(c, id, t_ns, 0, TTFT_TPOT_POINT_SUBMIT);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_request_tokens_at(ttft_tpot *c, const char *id, uint64_t t_ns, uint32_t tokens)
-{
-    return tokens ? ttft_tpot__request_call(c, id, t_ns, tokens, TTFT_TPOT_POINT_LAST) : TTFT_TPOT_EINVAL;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_request_mark_at(ttft_tpot *c, const char *id, int point, uint64_t t_ns)
-{
-    if (point < 0 || point >= TTFT_TPOT_POINT_COUNT || ttft_tpot__points[point].set != TTFT_TPOT__SET_MARK)
-        return TTFT_TPOT_EINVAL;
-    return ttft_tpot__request_call(c, id, t_ns, 0, point);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_request_schedule_at(ttft_tpot *c, const char *id, uint64_t t_ns)
-{
-    return ttft_tpot_request_mark_at(c, id, TTFT_TPOT_POINT_SCHEDULE, t_ns);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_request_output_at(ttft_tpot *c, const char *id, uint64_t t_ns)
-{
-    return ttft_tpot_request_mark_at(c, id, TTFT_TPOT_POINT_OUTPUT, t_ns);
-}
-
-/* The request id names, for a call that takes no event storage: OK and *r (-1 when c is disabled:
-   nothing to do); EINVAL (c or id NULL); EFULL (unknown after a submit was refused for a full table:
-   counted as dropped); EREQUEST (unknown: counted as rejected). */
-static int ttft_tpot__request_by_id(ttft_tpot *c, const char *id, int *r)
-{
-    *r = -1;
-    if (!c || !id)
-        return TTFT_TPOT_EINVAL;
-    if (!c->enabled)
-        return TTFT_TPOT_OK;
-    *r = c->req.max ? ttft_tpot__request_find(c, id, strlen(id)) : -1;
-    if (*r < 0 && c->req.refused) {
-        c->req.dropped++;
-        return TTFT_TPOT_EFULL;
-    }
-    if (*r < 0) {
-        c->rejected += c->refusal;
-        return TTFT_TPOT_EREQUEST;
-    }
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF const char *ttft_tpot_finish_reason_name(int reason)
-{
-    static const char *const names[TTFT_TPOT_FINISH_COUNT] = {"", "stop", "length", "abort", "error"};
-    return reason >= 0 && reason < TTFT_TPOT_FINISH_COUNT ? names[reason] : NULL;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot *c, const char *id)
-{
-    return ttft_tpot_request_finish_reason(c, id, TTFT_TPOT_FINISH_NONE);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_request_finish_reason(ttft_tpot *c, const char *id, int reason)
-{
-    int r, rc = reason >= 0 && reason < TTFT_TPOT_FINISH_COUNT ? ttft_tpot__request_by_id(c, id, &r)
-                                                                : TTFT_TPOT_EINVAL;
-    if (rc != TTFT_TPOT_OK || r < 0)
-        return rc;
-    if (c->req.list[r].finished) {
-        c->rejected += c->refusal;
-        return TTFT_TPOT_EREQUEST;
-    }
-    c->req.list[r].finished = 1;
-    c->req.list[r].reason = reason;
-    c->req.done++;
-    ttft_tpot__fold(c, &c->finished, (unsigned)r); /* counted once, live, whatever becomes of its slot */
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot *c, const char *id, uint64_t prompt_tokens)
-{
-    int r = -1, rc = prompt_tokens ? ttft_tpot__request_by_id(c, id, &r) : TTFT_TPOT_EINVAL;
-    if (rc != TTFT_TPOT_OK || r < 0)
-        return rc;
-    if (c->req.list[r].prompt_tokens) {
-        c->rejected += c->refusal;
-        return TTFT_TPOT_EREQUEST;
-    }
-    c->req.list[r].prompt_tokens = prompt_tokens;
-    if (c->req.list[r].finished && ttft_tpot__measured(&c->req.list[r])) /* folded without them */
-        c->finished.prompt_tokens += prompt_tokens;
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_request_get(const ttft_tpot *c, const char *id, ttft_tpot_request *out)
-{
-    size_t len;
-    int r;
-    if (!c || !id || !out)
-        return TTFT_TPOT_EINVAL;
-    len = strlen(id);
-    r = c->req.max && len && len < TTFT_TPOT_NAME_MAX ? ttft_tpot__request_find(c, id, len) : -1;
-    if (r < 0)
-        return TTFT_TPOT_EREQUEST;
-    *out = c->req.list[r];
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_set_slo(ttft_tpot *c, ttft_tpot_slo slo)
-{
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    if (!ttft_tpot__finite(slo.ttft_ms) || !ttft_tpot__finite(slo.tpot_ms) || !ttft_tpot__finite(slo.e2e_ms) ||
-        slo.ttft_ms < 0 || slo.tpot_ms < 0 || slo.e2e_ms < 0)
-        return TTFT_TPOT_ERANGE;
-    c->slo = slo;
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF const char *ttft_tpot_percentile_name(char *buf, size_t len, uint32_t pm)
-{
-    char t[8];
-    unsigned whole = pm / 1000 % 100, frac = pm % 1000, digits = 3, k;
-    size_t n = 0;
-    t[n++] = 'p';
-    if (whole >= 10)
-        t[n++] = (char)('0' + whole / 10);
-    t[n++] = (char)('0' + whole % 10);
-    while (frac && frac % 10 == 0) /* 99.900 is 99.9 */
-        frac /= 10, digits--;
-    if (frac) {
-        t[n++] = '.';
-        for (k = digits; k > 0; k--, frac /= 10)
-            t[n + k - 1] = (char)('0' + frac % 10);
-        n += digits;
-    }
-    if (!buf || len == 0)
-        return buf;
-    n = n < len - 1 ? n : len - 1;
-    memcpy(buf, t, n);
-    buf[n] = '\0';
-    return buf;
-}
-
-/* The request metrics' table (TTFT_TPOT_METRICS), expanded once for the writers. */
-enum { TTFT_TPOT__LE_TTFT, TTFT_TPOT__LE_TPOT, TTFT_TPOT__LE_E2E }; /* the bucket bounds of a metric */
-enum { TTFT_TPOT__RULE_SPAN, TTFT_TPOT__RULE_PER_TOKEN, TTFT_TPOT__RULE_GAPS }; /* how its values come */
-typedef struct ttft_tpot__metric_info {
-    const char *label, *json, *prom, *help;
-    int le, under; /* TTFT_TPOT__LE_*; TTFT_TPOT_METRIC_* or NONE */
-    const char *note;
-    int from, to, rule; /* TTFT_TPOT_POINT_*; TTFT_TPOT__RULE_* */
-    const char *slice, *csv;
-} ttft_tpot__metric_info;
-#define TTFT_TPOT__METRIC_INFO(name, label, words, json, prom, help, le, under, note, cmp, from, to, rule, slice, \
-                               csv)                                                                   \
-    {label, json, prom, help, TTFT_TPOT__LE_##le, TTFT_TPOT_METRIC_##under, note, TTFT_TPOT_POINT_##from,       \
-     TTFT_TPOT_POINT_##to, TTFT_TPOT__RULE_##rule, slice, csv},
-static const ttft_tpot__metric_info ttft_tpot__metrics[TTFT_TPOT_METRIC_COUNT] = {
-    TTFT_TPOT_METRICS(TTFT_TPOT__METRIC_INFO)};
-#undef TTFT_TPOT__METRIC_INFO
-
-/* Bucket upper bounds in seconds. TTFT and E2E: vLLM's. TPOT and ITL: vLLM's from 10 ms up, with
-   finer buckets below it, where a fast decode step lands. */
-/* The bucket bounds, in seconds: vLLM's bounds of each set (TTFT, TPOT, E2E), so that dashboards made for
-   vLLM read them, and among them the E12 series (1, 1.2, 1.5, 1.8, 2.2, 2.7, 3.3, 3.9, 4.7, 5.6, 6.8,
-   8.2 a decade) from 100 us to 680 s: between 100 us and 10 min no two neighbours are more than 25%
-   apart (1.5 / 1.2), which bounds histogram_quantile's error (README: Fleets). */
-static const char *const ttft_tpot__le_ttft[] = {
-    "0.0001", "0.00012", "0.00015", "0.00018", "0.00022", "0.00027", "0.00033", "0.00039", "0.00047",
-    "0.00056", "0.00068", "0.00082", "0.001", "0.0012", "0.0015", "0.0018", "0.0022", "0.0027", "0.0033",
-    "0.0039", "0.0047", "0.005", "0.0056", "0.0068", "0.0082", "0.01", "0.012", "0.015", "0.018", "0.02",
-    "0.022", "0.027", "0.033", "0.039", "0.04", "0.047", "0.056", "0.06", "0.068", "0.08", "0.082", "0.1",
-    "0.12", "0.15", "0.18", "0.22", "0.25", "0.27", "0.33", "0.39", "0.47", "0.5", "0.56", "0.68", "0.75",
-    "0.82", "1", "1.2", "1.5", "1.8", "2.2", "2.5", "2.7", "3.3", "3.9", "4.7", "5", "5.6", "6.8", "7.5",
-    "8.2", "10", "12", "15", "18", "20", "22", "27", "33", "39", "40", "47", "56", "68", "80", "82", "100",
-    "120", "150", "160", "180", "220", "270", "330", "390", "470", "560", "640", "680", "2560"};
-static const char *const ttft_tpot__le_tpot[] = {
-    "0.0001", "0.00012", "0.00015", "0.00018", "0.00022", "0.00027", "0.00033", "0.00039", "0.00047",
-    "0.0005", "0.00056", "0.00068", "0.00082", "0.001", "0.0012", "0.0015", "0.0018", "0.002", "0.0022",
-    "0.0027", "0.003", "0.0033", "0.0039", "0.004", "0.0047", "0.005", "0.0056", "0.0068", "0.0075", "0.0082",
-    "0.01", "0.012", "0.015", "0.018", "0.022", "0.025", "0.027", "0.033", "0.039", "0.047", "0.05", "0.056",
-    "0.068", "0.075", "0.082", "0.1", "0.12", "0.15", "0.18", "0.2", "0.22", "0.27", "0.3", "0.33", "0.39",
-    "0.4", "0.47", "0.5", "0.56", "0.68", "0.75", "0.82", "1", "1.2", "1.5", "1.8", "2.2", "2.5", "2.7",
-    "3.3", "3.9", "4.7", "5", "5.6", "6.8", "7.5", "8.2", "10", "12", "15", "18", "20", "22", "27", "33",
-    "39", "40", "47", "56", "68", "80", "82", "100", "120", "150", "180", "220", "270", "330", "390", "470",
-    "560", "680"};
-static const char *const ttft_tpot__le_e2e[] = {
-    "0.0001", "0.00012", "0.00015", "0.00018", "0.00022", "0.00027", "0.00033", "0.00039", "0.00047",
-    "0.00056", "0.00068", "0.00082", "0.001", "0.0012", "0.0015", "0.0018", "0.0022", "0.0027", "0.0033",
-    "0.0039", "0.0047", "0.0056", "0.0068", "0.0082", "0.01", "0.012", "0.015", "0.018", "0.022", "0.027",
-    "0.033", "0.039", "0.047", "0.056", "0.068", "0.082", "0.1", "0.12", "0.15", "0.18", "0.22", "0.27",
-    "0.3", "0.33", "0.39", "0.47", "0.5", "0.56", "0.68", "0.8", "0.82", "1", "1.2", "1.5", "1.8", "2", "2.2",
-    "2.5", "2.7", "3.3", "3.9", "4.7", "5", "5.6", "6.8", "8.2", "10", "12", "15", "18", "20", "22", "27",
-    "30", "33", "39", "40", "47", "50", "56", "60", "68", "82", "100", "120", "150", "180", "220", "240",
-    "270", "330", "390", "470", "480", "560", "680", "960", "1920", "7680"};
-
-/* vLLM's own bounds, each among the fine ones above (config.buckets TTFT_TPOT_BUCKETS_VLLM). */
-static const char *const ttft_tpot__le_vllm_ttft[] = {"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08",
-                                                      "0.1",   "0.25",  "0.5",  "0.75", "1",    "2.5",  "5",
-                                                      "7.5",   "10",    "20",   "40",   "80",   "160",  "640",
-                                                      "2560"};
-static const char *const ttft_tpot__le_vllm_tpot[] = {"0.0005", "0.001", "0.002", "0.003", "0.004", "0.005", "0.0075",
-                                                      "0.01",   "0.025", "0.05",  "0.075", "0.1",   "0.15",  "0.2",
-                                                      "0.3",    "0.4",   "0.5",   "0.75",  "1",     "2.5",   "5",
-                                                      "7.5",    "10",    "20",    "40",    "80"};
-static const char *const ttft_tpot__le_vllm_e2e[] = {"0.3", "0.5", "0.8", "1",   "1.5", "2",   "2.5",
-                                                     "5",   "10",  "15",  "20",  "30",  "40",  "50",
-                                                     "60",  "120", "240", "480", "960", "1920", "7680"};
-
-/* The bounds of each bucket set (TTFT_TPOT_BUCKETS_*, then TTFT_TPOT__LE_*). */
-#define TTFT_TPOT__LES(t) {(t), sizeof(t) / sizeof *(t)}
-static const struct {
-    const char *const *le;
-    size_t n;
-} ttft_tpot__les[2][3] = {
-    {TTFT_TPOT__LES(ttft_tpot__le_ttft), TTFT_TPOT__LES(ttft_tpot__le_tpot), TTFT_TPOT__LES(ttft_tpot__le_e2e)},
-    {TTFT_TPOT__LES(ttft_tpot__le_vllm_ttft), TTFT_TPOT__LES(ttft_tpot__le_vllm_tpot),
-     TTFT_TPOT__LES(ttft_tpot__le_vllm_e2e)}};
-#undef TTFT_TPOT__LES
-
-/* Statistics of durations kept in 1/scale ns (request TPOT), back in ns: rounded, without overflow. */
-static void ttft_tpot__unscale(ttft_tpot_stats *st, uint64_t scale)
-{
-    unsigned j;
-    st->min_ns = st->min_ns / scale + (st->min_ns % scale >= (scale + 1) / 2);
-    st->max_ns = st->max_ns / scale + (st->max_ns % scale >= (scale + 1) / 2);
-    for (j = 0; j < 4; j++)
-        st->pct_ns[j] = st->pct_ns[j] / scale + (st->pct_ns[j] % scale >= (scale + 1) / 2);
-    for (j = 0; j < st->pick_n; j++)
-        st->pick_ns[j] = st->pick_ns[j] / scale + (st->pick_ns[j] % scale >= (scale + 1) / 2);
-    for (j = 0; j < 6; j++)
-        st->ci_ns[j / 2][j % 2] = st->ci_ns[j / 2][j % 2] / scale + (st->ci_ns[j / 2][j % 2] % scale >= (scale + 1) / 2);
-    st->total_ns /= (double)scale;
-    st->mean_ns /= (double)scale;
-    st->p50_ns /= (double)scale;
-    st->p90_ns /= (double)scale;
-    st->p95_ns /= (double)scale;
-    st->p99_ns /= (double)scale;
-}
-
-/* Whether request q has metric m: both points it spans, and the tokens its rule needs (PER_TOKEN: two
-   tokens or more; GAPS: two token events or more). */
-static int ttft_tpot__has_metric(const ttft_tpot_request *q, int m)
-{
-    const ttft_tpot__metric_info *i = &ttft_tpot__metrics[m];
-    return ttft_tpot__has(q, i->from) && ttft_tpot__has(q, i->to) &&
-           (i->rule != TTFT_TPOT__RULE_PER_TOKEN || q->tokens > 1) &&
-           (i->rule != TTFT_TPOT__RULE_GAPS || q->token_events > 1);
-}
-
-/* From metric m's FROM point to its TO point on q, in ns. */
-static uint64_t ttft_tpot__span_ns(const ttft_tpot_request *q, int m)
-{
-    return ttft_tpot__point_ns(q, ttft_tpot__metrics[m].to) - ttft_tpot__point_ns(q, ttft_tpot__metrics[m].from);
-}
-
-/* A per-token metric's value of a request (TPOT: (E2E - TTFT) / (tokens - 1)), its span gap over
-   its tokens, in 1/scale ns, rounded (scale 1 or 1024). */
-static uint64_t ttft_tpot__per_token_scaled(uint64_t gap, uint64_t tokens, uint64_t scale)
-{
-    uint64_t d = tokens - 1, q = gap / d, rem = gap % d;
-    if (scale == 1)
-        return q + (rem >= d - rem); /* half up */
-    return q * scale + (uint64_t)((double)rem / (double)d * (double)scale + 0.5);
-}
-
-/* The scale per-token metrics (TPOT) are kept in: 1/1024 ns while every measured request's value
-   fits in 64 bits that way (below 2^54 ns a token), else whole ns. Nothing saturates. */
-static uint64_t ttft_tpot__tpot_scale(const ttft_tpot *c)
-{
-    unsigned r;
-    int m;
-    for (r = 0; r < c->req.n; r++) {
-        const ttft_tpot_request *q = &c->req.list[r];
-        for (m = 0; m < TTFT_TPOT_METRIC_COUNT && ttft_tpot__measured(q); m++)
-            if (ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_PER_TOKEN && ttft_tpot__has_metric(q, m) &&
-                ttft_tpot__span_ns(q, m) / (q->tokens - 1) >= UINT64_MAX / 1024)
-                return 1;
-    }
-    return 1024;
-}
-
-/* The scale metric m's values are kept in: per-token metrics in 1/scale ns, the others in ns. */
-static uint64_t ttft_tpot__scale_of(int m, uint64_t scale)
-{
-    return ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_PER_TOKEN ? scale : 1;
-}
-
-/* The values of a GAPS metric (ITL) over the measured requests, into x (room for every event): every
-   gap between a request's token events. last: room for a value and a byte a request, the
-   per-request state the walk over the events keeps (9 bytes a request, not its record). Returns how
-   many. */
-static size_t ttft_tpot__event_set(const ttft_tpot *c, int live, uint64_t *x, uint64_t *last)
-{
-    unsigned char *keep = (unsigned char *)(last + c->req.n); /* the request is counted */
-    size_t n = 0, i;
-    unsigned r;
-    for (r = 0; r < c->req.n; r++) { /* the last token event's time */
-        const ttft_tpot_request *q = &c->req.list[r];
-        last[r] = UINT64_MAX;
-        keep[r] = ttft_tpot__measured(q) && !(live && !q->finished);
-    }
-    for (i = 0; i < c->req.n_events; i++) {
-        const ttft_tpot__event *ev = &c->req.events[i];
-        uint64_t *l = &last[ev->request];
-        if (!ev->tokens || !keep[ev->request])
-            continue;
-        if (*l != UINT64_MAX)
-            x[n++] = ev->t_ns - *l;
-        *l = ev->t_ns;
-    }
-    return n;
-}
-
-/* Request q's value of metric m (not a GAPS one) into *v, a per-token one in 1/scale ns: 1, or 0
-   when it has none (live: an unfinished request has none). */
-static int ttft_tpot__request_value(const ttft_tpot_request *q, int m, int live, uint64_t scale, uint64_t *v)
-{
-    if (!ttft_tpot__measured(q) || (live && !q->finished) || !ttft_tpot__has_metric(q, m))
-        return 0;
-    *v = ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_PER_TOKEN
-             ? ttft_tpot__per_token_scaled(ttft_tpot__span_ns(q, m), q->tokens, scale)
-             : ttft_tpot__span_ns(q, m);
-    return 1;
-}
-
-/* The values of request metric m (TTFT_TPOT_METRIC_*) over the measured requests, into x (room for
-   every event), per-token ones in 1/scale ns; last as ttft_tpot__event_set takes it. Returns how
-   many. */
-static size_t ttft_tpot__request_set(const ttft_tpot *c, int m, int live, uint64_t scale, uint64_t *x,
-                                     uint64_t *last)
-{
-    size_t n = 0;
-    unsigned r;
-    if (ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_GAPS)
-        return ttft_tpot__event_set(c, live, x, last);
-    for (r = 0; r < c->req.n; r++)
-        n += ttft_tpot__request_value(&c->req.list[r], m, live, scale, &x[n]) ? 1u : 0u;
-    return n;
-}
-
-/* The working memory of ttft_tpot__request_set, one block: *x then *last (a value and a byte a
-   request). */
-static int ttft_tpot__request_work(const ttft_tpot *c, uint64_t **x, uint64_t **last)
-{
-    size_t nx = c->req.n_events > c->req.n ? c->req.n_events : c->req.n;
-    *x = (uint64_t *)TTFT_TPOT_MALLOC((nx + c->req.n + 1) * sizeof **x + c->req.n, c->alloc_user);
-    *last = *x ? *x + nx : NULL;
-    return *x ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
-}
-
-/* Whether a request with a token meets SLO k (0 TTFT, 1 TPOT, 2 E2E; inclusive): 1 or 0, -1 when that SLO
-   is not set or the request has no such figure (TPOT of one token). Compared in integer ns, the SLO
-   rounded to the ns once: ms * 1e6 in doubles may fall below the ns --slo named (4.1 ms). */
-static int ttft_tpot__slo_met(const ttft_tpot *c, const ttft_tpot_request *q, int k)
-{
-    const double ms[3] = {c->slo.ttft_ms, c->slo.tpot_ms, c->slo.e2e_ms};
-    uint64_t slo, d = q->tokens > 1 ? q->tokens - 1 : 1, gap = q->last_ns - q->first_ns, whole = gap / d;
-    if (!(ms[k] > 0) || (k == 1 && q->tokens < 2))
-        return -1;
-    if (ttft_tpot_ms_to_ns(ms[k], &slo) != TTFT_TPOT_OK) /* 2^64 ns or more: every figure meets it */
-        return 1;
-    if (k == 1) /* TPOT = whole + (gap % d) / d */
-        return whole < slo || (whole == slo && gap % d == 0);
-    return (k == 0 ? q->first_ns : q->last_ns) - q->submit_ns <= slo;
-}
-
-/* Whether a measured request meets every SLO set; a request without TPOT passes that one. */
-static int ttft_tpot__good(const ttft_tpot *c, const ttft_tpot_request *q)
-{
-    return ttft_tpot__slo_met(c, q, 0) != 0 && ttft_tpot__slo_met(c, q, 1) != 0 && ttft_tpot__slo_met(c, q, 2) != 0;
-}
-
-/* A request metric's buckets (its BUCKETS column), without a value yet. */
-static void ttft_tpot__buckets_init(ttft_tpot_buckets *b, int m, int set)
-{
-    size_t k;
-    memset(b, 0, sizeof *b);
-    b->set = set;
-    b->n = ttft_tpot__les[set][ttft_tpot__metrics[m].le].n;
-    b->le = ttft_tpot__les[set][ttft_tpot__metrics[m].le].le;
-    for (k = 0; k < b->n; k++) /* seconds to the ns, read as integers: no locale */
-        (void)ttft_tpot__decimal(b->le[k], 9, &b->le_ns[k]);
-}
-
-/* b's counts made cumulative, n values in all, their sum hi:lo (1/scale ns) brought back to ns,
-   rounded, once. */
-static void ttft_tpot__buckets_close(ttft_tpot_buckets *b, uint64_t n, uint64_t scale, uint64_t lo, uint64_t hi)
-{
-    uint64_t round;
-    size_t k;
-    for (k = 1; k < b->n; k++)
-        b->cumulative[k] += b->cumulative[k - 1];
-    b->count = n;
-    if (scale == 1024) { /* back to ns, rounded */
-        round = (lo & 1023u) >= 512u;
-        lo = (lo >> 10) | (hi << 54);
-        hi >>= 10;
-        lo += round;
-        hi += lo < round;
-    }
-    b->sum_hi = hi;
-    b->sum_lo = lo;
-}
-
-/* ---- Requests: folding ------------------------------------------------------------------------ */
-
-/* The bucket of x (1/scale ns) among the bounds of metric m: the first bound at or above it; past
-   the last, their number (+Inf alone). */
-static size_t ttft_tpot__bucket_of(const ttft_tpot *c, int m, uint64_t x, uint64_t scale)
-{
-    const uint64_t *le = c->le_ns[ttft_tpot__metrics[m].le];
-    size_t a = 0, z = c->le_n[ttft_tpot__metrics[m].le];
-    while (a < z) {
-        size_t mid = a + (z - a) / 2;
-        if (le[mid] * scale < x)
-            a = mid + 1;
-        else
-            z = mid;
-    }
-    return a;
-}
-
-/* One value of metric m, x in 1/scale ns (scale 1 or 1024), into t: its bucket, its count, its sum
-   (a per-token metric's in 1/1024 ns). */
-static void ttft_tpot__tally_put(const ttft_tpot *c, ttft_tpot__tally *t, int m, uint64_t x, uint64_t scale)
-{
-    uint64_t lo = x, hi = 0;
-    size_t b = ttft_tpot__bucket_of(c, m, x, scale);
-    if (b < c->le_n[ttft_tpot__metrics[m].le])
-        t->bucket[m][b]++;
-    t->count[m]++;
-    if (ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_PER_TOKEN && scale == 1)
-        hi = x >> 54, lo = x << 10; /* whole ns to 1/1024 ns, in 128 bits */
-    t->sum_lo[m] += lo;
-    t->sum_hi[m] += hi + (t->sum_lo[m] < lo);
-}
-
-/* Every gap between request r's token events (a GAPS metric m: ITL) into t: its events lie between
-   its first and its last in the log. */
-static void ttft_tpot__fold_gaps(const ttft_tpot *c, ttft_tpot__tally *t, unsigned r, int m)
-{
-    const ttft_tpot_request *q = &c->req.list[r];
-    uint64_t last = UINT64_MAX;
-    size_t i;
-    for (i = q->ev_first; q->token_events > 1 && i <= q->ev_last; i++) {
-        const ttft_tpot__event *ev = &c->req.events[i];
-        if (ev->request != r || !ev->tokens)
-            continue;
-        if (last != UINT64_MAX)
-            ttft_tpot__tally_put(c, t, m, ev->t_ns - last, 1);
-        last = ev->t_ns;
-    }
-}
-
-/* Request r into t, once (when it finishes, and when it is folded out of the table): each metric's
-   value (a per-token one in 1/1024 ns while that fits 64 bits, as the reports keep it) and its
-   tokens; one out of every figure is only counted. */
-static void ttft_tpot__fold(const ttft_tpot *c, ttft_tpot__tally *t, unsigned r)
-{
-    const ttft_tpot_request *q = &c->req.list[r];
-    uint64_t v, sc;
-    int m;
-    if (!ttft_tpot__measured(q)) { /* classed as the report classes it (ttft_tpot__requests_of) */
-        if (!q->warmup && q->reason >= TTFT_TPOT_FINISH_ABORT)
-            t->reasons[q->reason]++;
-        else
-            *(!q->warmup && q->truncated ? &t->truncated : &t->unmeasured) += 1;
-        return;
-    }
-    t->reasons[q->reason]++;
-    t->requests++, t->tokens += q->tokens, t->prompt_tokens += q->prompt_tokens;
-    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
-        if (ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_GAPS) {
-            ttft_tpot__fold_gaps(c, t, r, m);
-            continue;
-        }
-        sc = ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_PER_TOKEN && ttft_tpot__has_metric(q, m) &&
-                     ttft_tpot__span_ns(q, m) / (q->tokens - 1) < UINT64_MAX / 1024
-                 ? 1024
-                 : 1;
-        if (ttft_tpot__request_value(q, m, 0, sc, &v))
-            ttft_tpot__tally_put(c, t, m, v, sc);
-    }
-}
-
-/* Whether t counts a request. */
-static int ttft_tpot__tally_any(const ttft_tpot__tally *t)
-{
-    int m;
-    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
-        if (t->count[m])
-            return 1;
-    return t->requests || t->truncated || t->unmeasured || t->reasons[TTFT_TPOT_FINISH_ABORT] ||
-           t->reasons[TTFT_TPOT_FINISH_ERROR];
-}
-
-/* dst += src. */
-static void ttft_tpot__tally_add(ttft_tpot__tally *dst, const ttft_tpot__tally *src)
-{
-    size_t k;
-    int m;
-    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
-        for (k = 0; k < TTFT_TPOT_BUCKETS_MAX; k++)
-            dst->bucket[m][k] += src->bucket[m][k];
-        dst->count[m] += src->count[m];
-        dst->sum_lo[m] += src->sum_lo[m];
-        dst->sum_hi[m] += src->sum_hi[m] + (dst->sum_lo[m] < src->sum_lo[m]);
-    }
-    dst->requests += src->requests, dst->tokens += src->tokens, dst->prompt_tokens += src->prompt_tokens;
-    dst->truncated += src->truncated, dst->unmeasured += src->unmeasured;
-    for (m = 0; m < TTFT_TPOT_FINISH_COUNT; m++)
-        dst->reasons[m] += src->reasons[m];
-}
-
-/* Each bucket table's bounds in ns, read once (folding compares them at every finish). */
-static void ttft_tpot__les_of(ttft_tpot *c)
-{
-    size_t t, k;
-    for (t = 0; t < 3; t++) {
-        c->le_n[t] = ttft_tpot__les[c->buckets][t].n;
-        for (k = 0; k < c->le_n[t]; k++) /* seconds to the ns, read as integers: no locale */
-            (void)ttft_tpot__decimal(ttft_tpot__les[c->buckets][t].le[k], 9, &c->le_ns[t][k]);
-    }
-}
-
-/* Metric m of t as a histogram of the exposition: cumulative, its sum back in ns, rounded once. */
-static void ttft_tpot__tally_buckets(const ttft_tpot *c, const ttft_tpot__tally *t, int m, ttft_tpot_buckets *b)
-{
-    ttft_tpot__buckets_init(b, m, c->buckets);
-    memcpy(b->cumulative, t->bucket[m], sizeof b->cumulative);
-    ttft_tpot__buckets_close(b, t->count[m], ttft_tpot__scale_of(m, 1024), t->sum_lo[m], t->sum_hi[m]);
-}
-
-/* Room in a full request table or event log, for a server that runs for weeks: the finished
-   requests, oldest first, but the last config.request_window of them (and at most half) are folded
-   into c->folded, their slots and events reused; the rest keep their order. The index holds the new
-   numbers until it is rebuilt. Returns how many were folded away. */
-static unsigned ttft_tpot__fold_away(ttft_tpot *c)
-{
-    uint32_t *to = c->req.index; /* a request's new number + 1; 0: folded away */
-    unsigned r, done = c->req.done, keep, gone = 0, kept = 0,
-                window = c->request_window ? c->request_window : c->req.max / 2;
-    size_t i, e = 0;
-    keep = done / 2 < window ? done / 2 : window; /* O(1) when nothing can go: a full table refuses fast */
-    if (done == keep)
-        return 0;
-    for (r = 0; r < c->req.n; r++)
-        if (c->req.list[r].finished && gone < done - keep)
-            ttft_tpot__fold(c, &c->folded, r), to[r] = 0, gone++;
-        else
-            to[r] = ++kept;
-    for (r = 0; r < c->req.n; r++)
-        c->req.list[r].ev_first = SIZE_MAX;
-    for (i = 0; i < c->req.n_events; i++) {
-        ttft_tpot__event ev = c->req.events[i];
-        ttft_tpot_request *q = &c->req.list[ev.request];
-        if (!to[ev.request])
-            continue;
-        q->ev_first = q->ev_first == SIZE_MAX ? e : q->ev_first;
-        q->ev_last = e;
-        ev.request = to[ev.request] - 1;
-        c->req.events[e++] = ev;
-    }
-    for (r = 0; r < c->req.n; r++) /* to[r] - 1 <= r: each moves down, in order */
-        if (to[r])
-            c->req.list[to[r] - 1] = c->req.list[r];
-    c->req.n = kept, c->req.n_events = e, c->req.done = keep;
-    memset(c->req.index, 0, ((size_t)c->req.mask + 1) * sizeof *c->req.index);
-    for (r = 0; r < kept; r++)
-        ttft_tpot__request_index_add(c, r);
-    return gone;
-}
-
-/* The figures of the requests held into out (those folded away: ttft_tpot__folded_figures). */
-static int ttft_tpot__requests_of(const ttft_tpot *c, ttft_tpot_requests *out)
-{
-    uint64_t *x, *last, first_submit = UINT64_MAX, last_token = 0, scale;
-    ttft_tpot__narrow nw;
-    unsigned r;
-    int m;
-    memset(out, 0, sizeof *out);
-    out->seen = c->req.n;
-    out->dropped = c->req.dropped;
-    if (!c->req.n)
-        return TTFT_TPOT_OK;
-    if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
-    if (ttft_tpot__narrow_init(c, &nw, c->req.n_events > c->req.n ? c->req.n_events : c->req.n) != TTFT_TPOT_OK) {
-        TTFT_TPOT_FREE(x, c->alloc_user);
-        return TTFT_TPOT_ENOMEM;
-    }
-    for (r = 0; r < c->req.n; r++) { /* counts, window, goodput */
-        const ttft_tpot_request *q = &c->req.list[r];
-        int failed = !q->warmup && q->reason >= TTFT_TPOT_FINISH_ABORT;
-        if (!ttft_tpot__measured(q)) { /* warmup, then aborted or errored, truncated, no token */
-            out->warmup_excluded += q->warmup != 0;
-            out->finish_reasons[q->reason] += (uint64_t)failed;
-            out->truncated += !q->warmup && !failed && q->truncated;
-            out->incomplete += !q->warmup && !failed && !q->truncated;
-            continue;
-        }
-        out->finish_reasons[q->reason]++;
-        out->n++;
-        out->unscheduled += !ttft_tpot__has(q, TTFT_TPOT_POINT_SCHEDULE);
-        out->tokens += q->tokens;
-        out->prompt_tokens += q->prompt_tokens;
-        first_submit = q->submit_ns < first_submit ? q->submit_ns : first_submit;
-        last_token = q->last_ns > last_token ? q->last_ns : last_token;
-        out->good_n += (uint64_t)ttft_tpot__good(c, q);
-    }
-    scale = ttft_tpot__tpot_scale(c);
-    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
-        uint64_t sc = ttft_tpot__scale_of(m, scale);
-        size_t n = ttft_tpot__request_set(c, m, 0, sc, x, last);
-        ttft_tpot__fill(x, n, &nw, &out->metric[m]);
-        if (sc > 1)
-            ttft_tpot__unscale(&out->metric[m], sc);
-    }
-    if (out->n && last_token > first_submit) {
-        out->has_window = 1;
-        out->window_ns = (double)(last_token - first_submit);
-        out->request_rps = (double)out->n / (out->window_ns * 1e-9);
-        out->output_tok_s = (double)out->tokens / (out->window_ns * 1e-9);
-    }
-    if (out->n && (c->slo.ttft_ms > 0 || c->slo.tpot_ms > 0 || c->slo.e2e_ms > 0)) {
-        out->has_goodput = 1;
-        out->good_fraction = (double)out->good_n / (double)out->n;
-        if (out->has_window)
-            out->good_rps = (double)out->good_n / (out->window_ns * 1e-9);
-    }
-    TTFT_TPOT_FREE(x, c->alloc_user);
-    ttft_tpot__narrow_free(c, &nw);
-    return TTFT_TPOT_OK;
-}
-
-/* Forget every request, its events and what the table lost. */
-static void ttft_tpot__requests_clear(ttft_tpot *c)
-{
-    c->req.dropped = c->req.refused = c->req.events_lost = 0;
-    ttft_tpot__requests_rollback(c, 0, 0);
-}
-
-/* Append src's requests and their events to dst, with what src's table lost. The caller has checked
-   that the ids are new and that everything fits. */
-static void ttft_tpot__requests_merge(ttft_tpot *dst, const ttft_tpot *src)
-{
-    size_t i, at = dst->req.n_events;
-    unsigned p;
-    for (i = 0; i < src->req.n_events; i++) {
-        ttft_tpot__event ev = src->req.events[i];
-        ev.request += dst->req.n;
-        dst->req.events[dst->req.n_events++] = ev;
-    }
-    for (p = 0; p < src->req.n; p++) {
-        ttft_tpot_request *q = &dst->req.list[dst->req.n];
-        *q = src->req.list[p];
-        q->ev_first += q->ev_first == SIZE_MAX ? 0 : at; /* its events moved with it */
-        q->ev_last += q->ev_last == SIZE_MAX ? 0 : at;
-        dst->req.done += q->finished != 0;
-        ttft_tpot__request_index_add(dst, dst->req.n++);
-    }
-    ttft_tpot__tally_add(&dst->finished, &src->finished);
-    ttft_tpot__tally_add(&dst->folded, &src->folded);
-    dst->refused_cleared += src->refused_cleared;
-    dst->dropped_cleared += src->dropped_cleared;
-    dst->req.dropped += src->req.dropped;
-    dst->req.refused += src->req.refused;
-    dst->req.events_lost += src->req.events_lost;
-}
-
 /* ---- Storage --------------------------------------------------------------------------------- */
 
-/* The sample store: sample i with its start time (i past n while a trace is being read). */
-static void ttft_tpot__store_put_timed(ttft_tpot__store *st, size_t i, int phase, uint64_t start, uint64_t dur,
-                                       uint32_t tokens, int warm)
+/* The rest of a sample stored at i out of line: its start time (where start times are kept), no
+   sequences yet. */
+static void ttft_tpot__store_start(ttft_tpot__store *st, size_t i, uint64_t start)
 {
-    ttft_tpot__store_put(st, i, phase, dur, tokens, warm);
     if (st->starts)
         st->starts[i] = start;
     if (st->seqs)
@@ -4526,7 +3292,8 @@ static int ttft_tpot__keep(ttft_tpot *c, int phase, uint64_t start, uint64_t dur
     ttft_tpot__phase_slot *p = &c->phase.slots[phase];
     switch (ttft_tpot__keep_where(c, phase, warm, 0, 0)) {
     case TTFT_TPOT__TO_STORE:
-        ttft_tpot__store_put_timed(&c->store, c->store.n++, phase, start, dur, tokens, warm);
+        ttft_tpot__store_put(&c->store, c->store.n, phase, dur, tokens, warm);
+        ttft_tpot__store_start(&c->store, c->store.n++, start);
         return TTFT_TPOT_OK;
     case TTFT_TPOT__TO_OUTGROW:
         ttft_tpot_phase_bounded(c, phase); /* a slot is free: it takes one */
@@ -4768,50 +3535,6 @@ TTFT_TPOT_DEF int ttft_tpot_device_resolve(ttft_tpot *c, const ttft_tpot_device_
     return first;
 }
 
-TTFT_TPOT_DEF ttft_tpot_clock_pair ttft_tpot_clock_pair_read(const ttft_tpot *c, uint64_t (*device_clock)(void *user),
-                                                             void *user)
-{
-    ttft_tpot_clock_pair pair;
-    uint64_t h0 = ttft_tpot_clock_now(c), h1;
-    pair.device_ns = device_clock(user);
-    h1 = ttft_tpot_clock_now(c);
-    pair.host_ns = h0 + (h1 > h0 ? (h1 - h0) / 2 : 0);
-    return pair;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_device_elapsed(ttft_tpot *c, uint64_t ticket, uint64_t elapsed_ns)
-{
-    ttft_tpot_device_stamp st;
-    memset(&st, 0, sizeof st);
-    st.ticket = ticket;
-    st.elapsed_ns = elapsed_ns;
-    return ttft_tpot_device_resolve(c, &st, 1, NULL, NULL);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_device_elapsed_ms(ttft_tpot *c, uint64_t ticket, double ms)
-{
-    uint64_t ns;
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    if (ttft_tpot_ms_to_ns(ms, &ns) != TTFT_TPOT_OK) {
-        ttft_tpot__device_count(&c->dev.refused, (ticket != 0) * c->refusal);
-        return ticket ? TTFT_TPOT_ERANGE : TTFT_TPOT_OK;
-    }
-    return ttft_tpot_device_elapsed(c, ticket, ns);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_device_absolute(ttft_tpot *c, uint64_t ticket, uint64_t begin_ns, uint64_t end_ns,
-                                            const ttft_tpot_clock_pair *pair)
-{
-    ttft_tpot_device_stamp st;
-    memset(&st, 0, sizeof st);
-    st.ticket = ticket;
-    st.absolute = 1;
-    st.begin_ns = begin_ns;
-    st.end_ns = end_ns;
-    return ttft_tpot_device_resolve(c, &st, 1, pair, NULL);
-}
-
 TTFT_TPOT_DEF int ttft_tpot_device_part(ttft_tpot *c, uint64_t launch, int phase, const ttft_tpot_device_stamp *stamp,
                                         const ttft_tpot_clock_pair *pair)
 {
@@ -4886,10 +3609,11 @@ static uint32_t ttft_tpot__table_size(unsigned n)
 }
 
 /* What cfg asks for, and where each part sits in the one block: phases, histograms, samples, start
-   times, requests, events, device intervals, shape keys, then the uint32_t tables (each part a multiple of 8 bytes). */
+   times, sequences, device intervals, shape keys, then the uint32_t tables (each part a multiple of 8
+   bytes). */
 typedef struct ttft_tpot__layout {
-    size_t cap, reserve, events, bytes, device, pending;
-    unsigned phases, phase_slots, hists, requests, req_slots, shapes, shape_slots;
+    size_t cap, reserve, bytes, device, pending;
+    unsigned phases, phase_slots, hists, shapes, shape_slots;
 } ttft_tpot__layout;
 
 /* A chosen percentile in thousandths of a percent: 1 to 99999 when p is one to 0.001 (within the
@@ -4935,11 +3659,6 @@ static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *
     /* by default every phase of the default table can outgrow the storage into a histogram */
     l->hists = cfg && cfg->hist_slots ? cfg->hist_slots : cfg && cfg->bounded ? l->phases
              : l->phases < TTFT_TPOT__DEFAULT_PHASES ? l->phases : TTFT_TPOT__DEFAULT_PHASES;
-    l->requests = cfg ? cfg->max_requests : 0;
-    /* 4096 events a request by default: a long generation fits; 64 KiB a request of address space,
-       touched only as events arrive */
-    l->events = !l->requests ? 0 : cfg->max_request_events ? cfg->max_request_events
-                : (uint64_t)l->requests * 4096 < UINT32_MAX ? (size_t)l->requests * 4096 : UINT32_MAX;
     l->shapes = cfg && cfg->max_shapes ? cfg->max_shapes : 64;
     /* by default, room for device time: address space only until intervals arrive (not a cost a sample) */
     l->device = cfg && cfg->max_device ? cfg->max_device : TTFT_TPOT__DEFAULT_DEVICE;
@@ -4947,10 +3666,8 @@ static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *
     l->pending = l->pending < l->device ? l->pending : l->device;
     if (l->device >= UINT32_MAX || l->device > (SIZE_MAX / 2) / sizeof(ttft_tpot_device_interval))
         return TTFT_TPOT_EINVAL;
-    if (l->phases > 65535u || l->hists > l->phases || (uint64_t)l->cap > UINT32_MAX ||
-        l->requests > (1u << 24) || (uint64_t)l->events > UINT32_MAX || l->shapes > (1u << 24))
+    if (l->phases > 65535u || l->hists > l->phases || (uint64_t)l->cap > UINT32_MAX || l->shapes > (1u << 24))
         return TTFT_TPOT_EINVAL;
-    l->req_slots = l->requests ? ttft_tpot__table_size(l->requests) : 0;
     l->phase_slots = ttft_tpot__table_size(l->phases);
     l->shape_slots = ttft_tpot__table_size(l->shapes);
     /* warmup samples cannot go on in a histogram: room for a first call of every phase and shape */
@@ -4959,10 +3676,9 @@ static int ttft_tpot__layout_of(const ttft_tpot_config *cfg, ttft_tpot__layout *
     per = sizeof(ttft_tpot_sample) + (cfg && cfg->timeline ? sizeof(uint64_t) : 0) +
           (cfg && cfg->sequences ? sizeof(uint32_t) : 0);
     /* + 8: room to align a caller's buffer, and 8 more to align what follows the sequences */
-    fixed = (cfg && cfg->sequences ? 8 : 0) + (size_t)l->phases * sizeof(ttft_tpot__phase_slot) + (size_t)l->hists * sizeof(ttft_tpot_hist) +
-            (size_t)l->requests * sizeof(ttft_tpot_request) + l->events * sizeof(ttft_tpot__event) +
-            l->device * sizeof(ttft_tpot_device_interval) + (size_t)l->shape_slots * (sizeof(uint64_t) + 2 * sizeof(uint32_t)) +
-            ((size_t)l->req_slots + l->phase_slots) * sizeof(uint32_t) + 8;
+    fixed = (cfg && cfg->sequences ? 8 : 0) + (size_t)l->phases * sizeof(ttft_tpot__phase_slot) +
+            (size_t)l->hists * sizeof(ttft_tpot_hist) + l->device * sizeof(ttft_tpot_device_interval) +
+            (size_t)l->shape_slots * (sizeof(uint64_t) + 2 * sizeof(uint32_t)) + (size_t)l->phase_slots * sizeof(uint32_t) + 8;
     if (l->cap + l->reserve > (SIZE_MAX - fixed) / per)
         return TTFT_TPOT_ENOMEM;
     l->bytes = fixed + (l->cap + l->reserve) * per;
@@ -4976,8 +3692,8 @@ TTFT_TPOT_DEF size_t ttft_tpot_bytes_needed(const ttft_tpot_config *cfg)
 }
 
 /* Hand each subsystem its part of the one block, in the order ttft_tpot__layout_of counts them:
-   phases, histograms, samples, start times, requests, events, device intervals, shape keys, then the
-   uint32_t tables. */
+   phases, histograms, samples, start times, sequences, device intervals, shape keys, then the uint32_t
+   tables. */
 static void ttft_tpot__carve(ttft_tpot *c, const ttft_tpot__layout *l, unsigned char *mem, int timeline,
                              int sequences)
 {
@@ -4997,11 +3713,7 @@ static void ttft_tpot__carve(ttft_tpot *c, const ttft_tpot__layout *l, unsigned 
         c->store.seqs = (uint32_t *)(void *)mem;
         mem += ((l->cap + l->reserve) * sizeof(uint32_t) + 7) / 8 * 8;
     }
-    c->req.list = (ttft_tpot_request *)(void *)mem;
-    c->req.max = l->requests;
-    c->req.events = (ttft_tpot__event *)(void *)(c->req.list + l->requests);
-    c->req.max_events = l->events;
-    c->dev.log = (ttft_tpot_device_interval *)(void *)(c->req.events + l->events);
+    c->dev.log = (ttft_tpot_device_interval *)(void *)mem;
     c->dev.max = l->device;
     c->dev.max_open = l->pending;
     c->shape.keys = (uint64_t *)(void *)(c->dev.log + l->device);
@@ -5009,11 +3721,9 @@ static void ttft_tpot__carve(ttft_tpot *c, const ttft_tpot__layout *l, unsigned 
     c->shape.mask = l->shape_slots - 1;
     c->shape.max = l->shapes;
     c->shape.rows = c->shape.phases + l->shape_slots;
-    c->req.index = c->shape.rows + l->shape_slots;
-    c->req.mask = l->req_slots ? l->req_slots - 1 : 0;
-    c->phase.index = c->req.index + l->req_slots;
+    c->phase.index = c->shape.rows + l->shape_slots;
     c->phase.mask = l->phase_slots - 1;
-    memset(c->shape.phases, 0, (2 * (size_t)l->shape_slots + l->req_slots + l->phase_slots) * sizeof(uint32_t));
+    memset(c->shape.phases, 0, (2 * (size_t)l->shape_slots + l->phase_slots) * sizeof(uint32_t));
 }
 
 /* The collector's clock: the platform's, measured, or the replacement the config names. */
@@ -5037,7 +3747,7 @@ static void ttft_tpot__key_of(ttft_tpot *c)
     uint64_t part[4];
     unsigned char seed[32];
     unsigned i;
-    part[0] = ttft_tpot_now();
+    part[0] = ttft_tpot__now();
     part[1] = (uint64_t)(uintptr_t)c;
     part[2] = (uint64_t)(uintptr_t)&part;
     part[3] = TTFT_TPOT__PID();
@@ -5047,40 +3757,6 @@ static void ttft_tpot__key_of(ttft_tpot *c)
     c->key[1] = ttft_tpot__siphash(mix[1], seed, sizeof seed, 2, 4);
     /* the tickets' first epoch, from the same entropy: each collector's tickets are its own */
     c->dev.epoch = (uint32_t)((c->key[0] ^ c->key[1]) >> 33);
-}
-
-/* The bytes of the UTF-8 character at s (avail bytes there), 0 when it is none. */
-static size_t ttft_tpot__utf8_len(const unsigned char *s, size_t avail)
-{
-    uint32_t cp;
-    return ttft_tpot__utf8_cp(s, avail, &cp);
-}
-
-/* config.model_name as the label model_name="..." into c->model_label, its '\\' and '"' escaped: OK,
-   or EINVAL (longer than 127 bytes, not UTF-8, a newline or a brace). */
-static int ttft_tpot__model_label(ttft_tpot *c, const char *name)
-{
-    size_t i, k, n = 0, len = strlen(name);
-    if (len > 127)
-        return TTFT_TPOT_EINVAL;
-    if (len == 0) /* none */
-        return TTFT_TPOT_OK;
-    memcpy(c->model_label, "model_name=\"", 12);
-    for (n = 12, i = 0; i < len; i += k) {
-        k = name[i] == '\n' || name[i] == '{' || name[i] == '}' ? 0
-            : ttft_tpot__utf8_len((const unsigned char *)name + i, len - i);
-        if (k == 0) {
-            c->model_label[0] = '\0';
-            return TTFT_TPOT_EINVAL;
-        }
-        if (name[i] == '\\' || name[i] == '"')
-            c->model_label[n++] = '\\';
-        memcpy(c->model_label + n, name + i, k);
-        n += k;
-    }
-    c->model_label[n++] = '"';
-    c->model_label[n] = '\0';
-    return TTFT_TPOT_OK;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
@@ -5095,12 +3771,6 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
         return rc;
     if (cfg && !ttft_tpot__picks_valid(cfg->percentiles))
         return TTFT_TPOT_EINVAL;
-    if (cfg && cfg->buckets != TTFT_TPOT_BUCKETS_FINE && cfg->buckets != TTFT_TPOT_BUCKETS_VLLM)
-        return TTFT_TPOT_EINVAL;
-    if (cfg && cfg->model_name && ttft_tpot__model_label(c, cfg->model_name) != TTFT_TPOT_OK) {
-        memset(c, 0, sizeof *c); /* zeroed on error, as promised */
-        return TTFT_TPOT_EINVAL;
-    }
     if (cfg && cfg->buffer) {
         if (cfg->buffer_bytes < l.bytes)
             return TTFT_TPOT_ENOMEM;
@@ -5114,15 +3784,10 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
     ttft_tpot__carve(c, &l, mem, cfg && cfg->timeline, cfg && cfg->sequences);
     c->alloc_user = cfg ? cfg->alloc_user : NULL;
     c->grow = cfg && cfg->grow;
-    c->slice_ns = cfg ? cfg->slice_ns : 0;
-    c->request_window = cfg ? cfg->request_window : 0;
-    c->buckets = cfg ? cfg->buckets : TTFT_TPOT_BUCKETS_FINE;
-    ttft_tpot__les_of(c);
     ttft_tpot__picks_of(c, cfg);
     c->hist.bounded = cfg && cfg->bounded;
     c->enabled = 1;
     c->refusal = cfg && cfg->refusals_reported ? 0 : 1;
-    c->prefill_kernel = -1;
     ttft_tpot__clock_of(c, cfg);
     ttft_tpot__key_of(c);
 #ifdef TTFT_TPOT_NVTX
@@ -5149,16 +3814,21 @@ TTFT_TPOT_DEF void ttft_tpot__nvtx_pop(const ttft_tpot *c)
 }
 #endif
 
+/* config.grow: a part a trace outgrew moved to an allocation of its own (ttft_tpot.grown, bits). */
+enum { TTFT_TPOT__PART_SAMPLES = 1, TTFT_TPOT__PART_STARTS = 2, TTFT_TPOT__PART_HISTS = 4,
+       TTFT_TPOT__PART_DEVICE = 8, TTFT_TPOT__PART_SEQS = 16 };
+
 TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c)
 {
-    void *parts[8];
+    void *parts[5];
     unsigned k;
     if (!c)
         return;
-    parts[0] = c->store.samples, parts[1] = c->store.starts, parts[2] = c->hist.pool;
-    parts[3] = c->req.list, parts[4] = c->req.index, parts[5] = c->req.events, parts[6] = c->dev.log;
-    parts[7] = c->store.seqs;
-    for (k = 0; k < 8; k++)
+    parts[0] = c->store.samples, parts[1] = c->store.starts, parts[2] = c->hist.pool, parts[3] = c->dev.log;
+    parts[4] = c->store.seqs;
+    if (c->layer)
+        c->layer->c = NULL; /* detached */
+    for (k = 0; k < 5; k++)
         if (c->grown >> k & 1u)
             TTFT_TPOT_FREE(parts[k], c->alloc_user);
     if (c->owned)
@@ -5196,6 +3866,7 @@ static int ttft_tpot__merge_room(const ttft_tpot *dst, const ttft_tpot *src)
 static int ttft_tpot__merge_plan(const ttft_tpot *dst, const ttft_tpot *src)
 {
     unsigned p, added = 0, slots = 0;
+    int rc;
     if (!ttft_tpot__merge_room(dst, src))
         return TTFT_TPOT_EFULL;
     for (p = 0; p < src->phase.n; p++) {
@@ -5213,11 +3884,8 @@ static int ttft_tpot__merge_plan(const ttft_tpot *dst, const ttft_tpot *src)
     }
     if (dst->phase.n + added > dst->phase.max)
         return TTFT_TPOT_EPHASE;
-    for (p = 0; p < src->req.n; p++) /* requests: new ids only, and room for all */
-        if (ttft_tpot__request_find(dst, src->req.list[p].id, strlen(src->req.list[p].id)) >= 0)
-            return TTFT_TPOT_EREQUEST;
-    if (src->req.n > dst->req.max - dst->req.n || src->req.n_events > dst->req.max_events - dst->req.n_events)
-        return TTFT_TPOT_EFULL;
+    if (src->layer && dst->layer->merge && (rc = dst->layer->merge(dst->layer->state, src->layer->state, 1)) != 0)
+        return rc; /* the layer's refusal (its ids, its room) before the histograms' */
     return dst->hist.n + slots > dst->hist.max && slots ? TTFT_TPOT_ENOMEM : TTFT_TPOT_OK;
 }
 
@@ -5233,7 +3901,7 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     int *map, rc, k;
     unsigned char *called;
     size_t *where;
-    if (!dst || !src || dst == src || !dst->phase.slots || dst->buckets != src->buckets)
+    if (!dst || !src || dst == src || !dst->phase.slots || (src->layer && !dst->layer))
         return TTFT_TPOT_EINVAL;
     if ((rc = ttft_tpot__merge_plan(dst, src)) != TTFT_TPOT_OK) /* planned first: all or nothing */
         return rc;
@@ -5249,11 +3917,12 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     dst->runs_dropped += src->runs_dropped;
     ttft_tpot__store_merge(dst, src, map, called, where);
     ttft_tpot__device_merge(dst, src, map, where);
-    ttft_tpot__requests_merge(dst, src);
+    if (src->layer && dst->layer->merge)
+        (void)dst->layer->merge(dst->layer->state, src->layer->state, 0); /* planned */
     dst->shape.dropped += src->shape.dropped;
     dst->rejected += src->rejected;
     dst->spans_open += ttft_tpot__spans_open(src);
-    for (k = 0; k < 4; k++)
+    for (k = 0; k < 2; k++)
         if ((src->full_known & ~dst->full_known) >> k & 1u) {
             dst->full_at[k] = src->full_at[k];
             dst->full_known |= 1u << k;
@@ -5293,10 +3962,8 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
         memset(c->phase.slots[p].prompt, 0, sizeof c->phase.slots[p].prompt);
         c->phase.slots[p].first_at = SIZE_MAX; /* its sample is gone */
     }
-    c->refused_cleared += c->req.refused; /* the live exposition's counters go on */
-    c->dropped_cleared += c->req.dropped;
-    memset(&c->folded, 0, sizeof c->folded);
-    ttft_tpot__requests_clear(c);
+    if (c->layer && c->layer->clear)
+        c->layer->clear(c->layer->state);
     c->shape.dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
     ttft_tpot__device_clear(c);
     c->rejected = 0;
@@ -5317,65 +3984,23 @@ TTFT_TPOT_DEF int ttft_tpot_run_begin(ttft_tpot *c)
 
 TTFT_TPOT_DEF void ttft_tpot_enable(ttft_tpot *c, int on)
 {
-    if (c)
-        c->enabled = on != 0;
+    if (!c)
+        return;
+    c->enabled = on != 0;
+    if (c->layer)
+        c->layer->enabled = c->enabled;
 }
 
 /* ---- Recording ------------------------------------------------------------------------------- */
 
-TTFT_TPOT_DEF int ttft_tpot__push_slow(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
-                                       int new_shape)
-{
-    ttft_tpot__phase_slot *p;
-    uint32_t tokens;
-    size_t before = c->store.n;
-    int warm, first, rc;
-    if ((unsigned)phase >= c->phase.n) {
-        c->rejected += c->refusal;
-        return TTFT_TPOT_EPHASE;
-    }
-    p = &c->phase.slots[phase];
-    first = p->fresh;
-    warm = first | c->warm_all | new_shape;
-    if (first)
-        ttft_tpot__phase_called(c, p);
-    tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)count;
-    /* a bounded phase's steady samples never come here: the inline path takes them */
-    rc = ttft_tpot__keep(c, phase, start, dur, tokens, warm);
-    if (first)
-        p->first_at = !(c->warm_all | new_shape) && c->store.n > before ? before : SIZE_MAX;
-    return rc;
-}
-
-TTFT_TPOT_DEF int ttft_tpot__push_prompt(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
-                                         uint32_t prompt, int new_shape)
-{
-    ttft_tpot__phase_slot *p = (unsigned)phase < c->phase.n ? &c->phase.slots[phase] : NULL;
-    int warm, rc;
-    if (!p || p->role != TTFT_TPOT_ROLE_PREFILL || prompt == 0) {
-        c->rejected += c->refusal;
-        return !p ? TTFT_TPOT_EPHASE : p->role != TTFT_TPOT_ROLE_PREFILL ? TTFT_TPOT_EROLE : TTFT_TPOT_EINVAL;
-    }
-    warm = p->fresh | c->warm_all | new_shape;
-    rc = ttft_tpot__push(c, phase, start, dur, count, new_shape); /* a bounded phase's steady: its histogram */
-    if (rc == TTFT_TPOT_OK && !warm) { /* kept and steady: its prompt counts toward the rate */
-        p->prompt[0]++;
-        p->prompt[1] += prompt;
-        p->prompt[2] += dur;
-    }
-    return rc;
-}
-
 /* A step's sequences, checked before it is recorded: OK, or EROLE / ERANGE (counted as rejected).
    *multi: it emitted more than one token a sequence. */
-static int ttft_tpot__sequences_check(ttft_tpot *c, int phase, uint64_t count, uint32_t sequences, int *multi)
+static int ttft_tpot__sequences_check(ttft_tpot *c, const ttft_tpot__phase_slot *p, uint32_t tokens,
+                                      uint32_t sequences, int *multi)
 {
-    const ttft_tpot__phase_slot *p = (unsigned)phase < c->phase.n ? &c->phase.slots[phase] : NULL;
-    uint64_t tokens;
     *multi = 0;
-    if (!sequences || !p)
-        return TTFT_TPOT_OK; /* an unknown phase is refused by the push */
-    tokens = count == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : count;
+    if (!sequences)
+        return TTFT_TPOT_OK;
     if (p->role == TTFT_TPOT_ROLE_DECODE && sequences <= tokens) {
         *multi = sequences < tokens;
         return TTFT_TPOT_OK;
@@ -5384,29 +4009,63 @@ static int ttft_tpot__sequences_check(ttft_tpot *c, int phase, uint64_t count, u
     return p->role != TTFT_TPOT_ROLE_DECODE ? TTFT_TPOT_EROLE : TTFT_TPOT_ERANGE;
 }
 
-TTFT_TPOT_DEF int64_t ttft_tpot__push_ext(ttft_tpot *c, int phase, uint64_t start, uint64_t dur, uint64_t count,
-                                          int has_prompt, uint32_t prompt, int device, uint32_t stream,
-                                          uint32_t sequences, int new_shape)
+/* A span's prompt, checked before it is recorded: OK, or EROLE (not a prefill-role phase) / EINVAL
+   (0 tokens), counted as rejected. */
+static int ttft_tpot__prompt_check(ttft_tpot *c, const ttft_tpot__phase_slot *p, const ttft_tpot_span *s)
 {
+    if (!s->has_prompt || (p->role == TTFT_TPOT_ROLE_PREFILL && s->prompt != 0))
+        return TTFT_TPOT_OK;
+    c->rejected += c->refusal;
+    return p->role != TTFT_TPOT_ROLE_PREFILL ? TTFT_TPOT_EROLE : TTFT_TPOT_EINVAL;
+}
+
+/* The out-of-line path (ttft_tpot_span_end): checked, then kept where ttft_tpot__keep says (a bounded
+   phase's steady sample in its histogram), with its prompt, sequences and device ticket. */
+TTFT_TPOT_DEF int64_t ttft_tpot__push_span(const ttft_tpot_span *s, int phase, uint64_t dur, int new_shape)
+{
+    ttft_tpot *c = s->c;
+    ttft_tpot__phase_slot *p;
     size_t before = c->store.n;
-    const ttft_tpot_hist *h = (unsigned)phase < c->phase.n ? c->phase.slots[phase].hist : NULL;
-    uint64_t hist_before = h ? ttft_tpot__hist_count(h) : 0;
-    int multi, kept, rc = ttft_tpot__sequences_check(c, phase, count, sequences, &multi);
-    if (rc != TTFT_TPOT_OK)
+    uint64_t hist_before;
+    uint32_t tokens;
+    int warm, first, multi, rc;
+    if ((unsigned)phase >= c->phase.n) {
+        c->rejected += c->refusal;
+        return TTFT_TPOT_EPHASE;
+    }
+    p = &c->phase.slots[phase];
+    tokens = s->tokens == TTFT_TPOT__DEFAULT_TOKENS ? p->default_tokens : (uint32_t)s->tokens;
+    if ((rc = ttft_tpot__sequences_check(c, p, tokens, s->sequences, &multi)) != TTFT_TPOT_OK ||
+        (rc = ttft_tpot__prompt_check(c, p, s)) != TTFT_TPOT_OK)
         return rc;
-    rc = has_prompt ? ttft_tpot__push_prompt(c, phase, start, dur, count, prompt, new_shape)
-                    : ttft_tpot__push(c, phase, start, dur, count, new_shape);
-    kept = c->store.n > before; /* stored, not in a histogram */
-    if (sequences && rc == TTFT_TPOT_OK)
-        ttft_tpot__sequences_keep(c, before, hist_before, phase, sequences, multi);
-    if (!device || (rc != TTFT_TPOT_OK && rc != TTFT_TPOT_EFULL))
-        return rc; /* refused: no sample, so no device part either */
-    if (rc == TTFT_TPOT_EFULL) { /* dropped: its device time has nowhere to go */
+    first = p->fresh;
+    warm = first | c->warm_all | new_shape;
+    if (first)
+        ttft_tpot__phase_called(c, p);
+    hist_before = p->hist ? ttft_tpot__hist_count(p->hist) : 0;
+    if (p->hist && !warm) { /* a bounded phase's steady sample */
+        ttft_tpot__hist_add(p->hist, dur, tokens);
+        rc = TTFT_TPOT_OK;
+    } else {
+        rc = ttft_tpot__keep(c, phase, s->start, dur, tokens, warm);
+    }
+    if (first)
+        p->first_at = !(c->warm_all | new_shape) && c->store.n > before ? before : SIZE_MAX;
+    if (rc == TTFT_TPOT_OK && s->has_prompt && !warm) { /* kept and steady: its prompt counts toward the rate */
+        p->prompt[0]++;
+        p->prompt[1] += s->prompt;
+        p->prompt[2] += dur;
+    }
+    if (s->sequences && rc == TTFT_TPOT_OK)
+        ttft_tpot__sequences_keep(c, before, hist_before, phase, s->sequences, multi);
+    if (!s->device)
+        return rc;
+    if (rc != TTFT_TPOT_OK) { /* dropped: its device time has nowhere to go */
         ttft_tpot__device_count(&c->dev.unresolved, 1);
         return rc;
     }
-    return (int64_t)ttft_tpot__device_open(c, phase, kept ? c->store.n : 0, start, stream,
-                                           kept ? c->store.samples[c->store.n - 1].warmup : 0);
+    return (int64_t)ttft_tpot__device_open(c, phase, c->store.n > before ? c->store.n : 0, s->start, s->stream,
+                                           c->store.n > before ? c->store.samples[c->store.n - 1].warmup : 0);
 }
 
 /* ms to the ns, rounded half up, exactly: the double is m * 2^e (read from its bits, opaquely, so no
@@ -5434,20 +4093,6 @@ TTFT_TPOT_DEF int ttft_tpot_ms_to_ns(double ms, uint64_t *ns)
         return TTFT_TPOT_OK;
     }
     return ttft_tpot__shr_round(v, (unsigned)-e, ns);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_record_ms(ttft_tpot *c, int phase, double ms, uint32_t tokens)
-{
-    uint64_t ns;
-    if (!c)
-        return TTFT_TPOT_EINVAL;
-    if (!c->enabled)
-        return TTFT_TPOT_OK;
-    if (ttft_tpot_ms_to_ns(ms, &ns) != TTFT_TPOT_OK) {
-        c->rejected += c->refusal;
-        return TTFT_TPOT_ERANGE;
-    }
-    return ttft_tpot_record(c, phase, ns, tokens);
 }
 
 TTFT_TPOT_DEF int ttft_tpot__shape_first(ttft_tpot *c, int *phase, uint64_t key)
@@ -5514,18 +4159,23 @@ static void ttft_tpot__batch_add(ttft_tpot__batches *b, unsigned phase, uint64_t
    An exact phase's steady samples are scanned once for both; pre: that scan, already made while the
    samples were gathered (its bucket counts in w->nw.slot), or NULL. With pre, an exact phase's steady
    values were left in the store: only x[m - warm, m) is filled. */
-static void ttft_tpot__phase_figures(const ttft_tpot *c, ttft_tpot__work *w, uint64_t *x, size_t m, size_t warm,
-                                     int phase, const ttft_tpot__scan *pre, ttft_tpot_stats *st,
-                                     ttft_tpot_stats *steady)
+static void ttft_tpot__phase_figures(const ttft_tpot *c, ttft_tpot__work *w, const ttft_tpot__gathered *g,
+                                     ttft_tpot_stats *st, ttft_tpot_stats *steady)
 {
+    uint64_t *x = g->x;
+    size_t m = g->m, warm = g->warm;
+    int phase = g->phase;
+    const ttft_tpot__scan *pre = g->pre;
+    ttft_tpot__gathered only = *g; /* its steady values alone */
     ttft_tpot__scan s;
     uint32_t *slot = m - warm >= TTFT_TPOT__NARROW_MIN ? w->nw.slot : NULL; /* none for small sets */
     ttft_tpot_stats keep = *st;
     ttft_tpot__in_store in; /* with pre: its steady values */
     in.c = c, in.phase = phase, in.steady = 1, in.skip = 0;
+    only.m = m - warm;
     if (ttft_tpot__set_hists(c, w, phase, 0)) { /* bounded: both from its histogram */
-        ttft_tpot__finish_set(c, w, x, m - warm, phase, 0, steady);
-        ttft_tpot__finish_set(c, w, x, m, phase, 0, st);
+        ttft_tpot__finish_set(c, w, &only, steady);
+        ttft_tpot__finish_set(c, w, g, st);
         return;
     }
     memset(&s, 0, sizeof s);
@@ -5537,7 +4187,7 @@ static void ttft_tpot__phase_figures(const ttft_tpot *c, ttft_tpot__work *w, uin
         ttft_tpot__scan_add(&s, x, m - warm, slot);
     }
     if (slot)
-        ttft_tpot__finish_both(pre ? &in : NULL, x, m, warm, &s, slot, &w->nw, steady, st);
+        ttft_tpot__finish_both(pre ? &in : NULL, g, &s, &w->nw, steady, st);
     else
         ttft_tpot__finish_scan(x, &s, slot, &w->nw, steady);
     if (warm == 0) { /* the same set: its figures, the phase's counts */
@@ -5553,26 +4203,39 @@ static void ttft_tpot__phase_figures(const ttft_tpot *c, ttft_tpot__work *w, uin
 }
 
 /* ttft_tpot__phase_figures, and the slowest of the warm samples x[m - warm, m). */
-static void ttft_tpot__finish_phase(const ttft_tpot *c, ttft_tpot__work *w, uint64_t *x, size_t m, size_t warm,
-                                    int phase, const ttft_tpot__scan *pre, ttft_tpot_stats *st,
-                                    ttft_tpot_stats *steady)
+static void ttft_tpot__finish_phase(const ttft_tpot *c, ttft_tpot__work *w, const ttft_tpot__gathered *g,
+                                    ttft_tpot_stats *st, ttft_tpot_stats *steady)
 {
     uint64_t most = 0;
     size_t i;
-    for (i = m - warm; i < m; i++)
-        most = x[i] > most ? x[i] : most;
-    ttft_tpot__phase_figures(c, w, x, m, warm, phase, pre, st, steady);
+    for (i = g->m - g->warm; i < g->m; i++)
+        most = g->x[i] > most ? g->x[i] : most;
+    ttft_tpot__phase_figures(c, w, g, st, steady);
     st->warmup_max_ns = most;
 }
 
-/* Statistics of sets [0, n) of the stored samples into st (count[k]: set k's size, at most the work
-   area's), gathered a group of consecutive sets at a time, as many as the work area holds: one pass
-   over the samples a group. Tokens add up as the samples are gathered. by_phase: the sets are the
-   phases, st[k].warmup_n is known, and steady[k] gets each phase's steady view; at: 2n offsets. */
-static void ttft_tpot__sets(const ttft_tpot *c, ttft_tpot__work *w, int by_phase, const size_t *count, size_t *at,
-                            ttft_tpot_stats *st, ttft_tpot_stats *steady, unsigned n, ttft_tpot__batches *bt)
+/* What ttft_tpot__sets computes: sets [0, n) of the stored samples (count[k]: set k's size, at most the
+   work area's) into st; by_phase: the sets are the phases, st[k].warmup_n is known, steady[k] gets each
+   phase's steady view, and bt (may be NULL) the measured phases' batch sums; at: room for 2n offsets. */
+typedef struct ttft_tpot__set_job {
+    int by_phase;
+    const size_t *count;
+    size_t *at;
+    ttft_tpot_stats *st, *steady;
+    unsigned n;
+    ttft_tpot__batches *bt;
+} ttft_tpot__set_job;
+
+/* The statistics of a job's sets, gathered a group of consecutive sets at a time, as many as the work
+   area holds: one pass over the samples a group. Tokens add up as the samples are gathered. */
+static void ttft_tpot__sets(const ttft_tpot *c, ttft_tpot__work *w, const ttft_tpot__set_job *job)
 {
-    unsigned lo = 0, hi, j;
+    int by_phase = job->by_phase;
+    const size_t *count = job->count;
+    size_t *at = job->at;
+    ttft_tpot_stats *st = job->st, *steady = job->steady;
+    unsigned n = job->n, lo = 0, hi, j;
+    ttft_tpot__batches *bt = job->bt;
     for (; lo < n; lo = hi) {
         size_t off = 0, i, most = TTFT_TPOT__NARROW_MIN - 1;
         int big = -1, big_x = 0; /* the largest phase: its steady samples are scanned in the gather, */
@@ -5614,15 +4277,17 @@ static void ttft_tpot__sets(const ttft_tpot *c, ttft_tpot__work *w, int by_phase
         }
         for (j = 0; j <= hi - lo; j++) { /* big first, while w->nw.slot holds its counts; then the rest */
             unsigned k = j == 0 ? (unsigned)big : lo + j - 1;
-            uint64_t *x;
+            ttft_tpot__gathered g;
             if (j == 0 ? big < 0 : (int)k == big)
                 continue;
-            x = w->x + at[n + k] - count[k]; /* at[n + k] is now the end of k's slice */
+            g.x = w->x + at[n + k] - count[k]; /* at[n + k] is now the end of k's slice */
+            g.m = count[k], g.warm = by_phase ? st[k].warmup_n : 0;
+            g.phase = by_phase ? (int)k : -1, g.role = by_phase ? 0 : k == 2 ? TTFT_TPOT_ROLE_E2E : (int)k;
+            g.pre = (int)k == big ? &scan : NULL;
             if (by_phase)
-                ttft_tpot__finish_phase(c, w, x, count[k], st[k].warmup_n, (int)k, (int)k == big ? &scan : NULL,
-                                        &st[k], &steady[k]);
+                ttft_tpot__finish_phase(c, w, &g, &st[k], &steady[k]);
             else
-                ttft_tpot__finish_set(c, w, x, count[k], -1, k == 2 ? TTFT_TPOT_ROLE_E2E : (int)k, &st[k]);
+                ttft_tpot__finish_set(c, w, &g, &st[k]);
         }
     }
 }
@@ -5732,7 +4397,11 @@ static void ttft_tpot__summarize(const ttft_tpot *c, ttft_tpot__work *w, const s
         n[1] = count[only[1]] - ph[only[1]].warmup_n;
         only[1] = -1;
     }
-    ttft_tpot__sets(c, w, 0, n, at, set, NULL, 3, NULL);
+    {
+        ttft_tpot__set_job job = {0, NULL, NULL, NULL, NULL, 3, NULL};
+        job.count = n, job.at = at, job.st = set;
+        ttft_tpot__sets(c, w, &job);
+    }
     for (k = 0; k < 3; k++)
         if (only[k] >= 0) {
             uint64_t warm = set[k].warmup_n;
@@ -5749,10 +4418,6 @@ static void ttft_tpot__summarize(const ttft_tpot *c, ttft_tpot__work *w, const s
         out->e2e_tok_s = (double)out->e2e.tokens / (out->e2e.total_ns * 1e-9);
     }
     ttft_tpot__prefill_rate(c, out);
-    if (c->prefill_kernel >= 0) {
-        out->has_prefill_kernel = ph[c->prefill_kernel].n > 0;
-        out->prefill_kernel_min_ns = ph[c->prefill_kernel].min_ns;
-    }
     out->samples = c->store.n;
     out->dropped = c->store.dropped;
     out->rejected = c->rejected;
@@ -5781,7 +4446,8 @@ static void ttft_tpot__after_cut(const ttft_tpot *c, ttft_tpot__work *w, int pha
         if (c->store.samples[i].phase == phase && seen++ >= ss->truncation)
             slot[ttft_tpot__fine_index(c->store.samples[i].dur_ns)]++;
     f = ttft_tpot__p50_ranks(n, rank);
-    ttft_tpot__narrowed_ranks(w->x, 0, &in, slot, w->nw.mark, rank, 2, val);
+    val[0] = rank[0], val[1] = rank[1];
+    ttft_tpot__narrowed_ranks(w->x, 0, &in, &w->nw, val, 2);
     ttft_tpot__interp(val[0], val[1], f, 100, &ss->p50_ns, &ss->p50_exact_ns);
 }
 
@@ -5853,12 +4519,15 @@ static void ttft_tpot__phase_spikes(const ttft_tpot *c, const ttft_tpot_stats *s
 
 /* Every measured phase's warmup (ttft_tpot__batches_of, its batch sums gathered): MSER-5 finds each
    cut, and a phase with a cut is gathered again for its p50 after it; then the spikes, White's rule
-   asked again without them where there are some, and checked where it fires. count: each phase's
-   stored samples; steady: each phase's steady view; sp: a spotter a phase and a byte. */
-static void ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, const size_t *count,
-                                     const ttft_tpot_stats *ph, const ttft_tpot_stats *steady,
-                                     const ttft_tpot__batches *b, ttft_tpot__spotter *sp, ttft_tpot_steady_state *ss)
+   asked again without them where there are some, and checked where it fires. phases: the phases' job
+   of ttft_tpot__sets, done (their counts, figures, steady views and batch sums); sp: a spotter a phase
+   and a byte. */
+static void ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, const ttft_tpot__set_job *phases,
+                                     ttft_tpot__spotter *sp, ttft_tpot_steady_state *ss)
 {
+    const size_t *count = phases->count;
+    const ttft_tpot_stats *ph = phases->st, *steady = phases->steady;
+    const ttft_tpot__batches *b = phases->bt;
     unsigned p;
     for (p = 0; p < c->phase.n; p++) {
         ss[p].flagged = ph[p].warmup_n;
@@ -5948,89 +4617,6 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
         ttft_tpot__across_runs(&fig[k], out->n);
 }
 
-/* Whether a request is in the requests' TTFT series: it has a token, and kept all its events. */
-static int ttft_tpot__in_ttft_series(const ttft_tpot_request *q)
-{
-    return !q->truncated && q->token_events && q->reason < TTFT_TPOT_FINISH_ABORT;
-}
-
-/* The steady values of the requests' TTFT series into x; returns how many, and into *k how many come
-   before the first cut of them (counting every value). */
-static size_t ttft_tpot__ttft_steady(const ttft_tpot *c, uint64_t cut, uint64_t *x, size_t *k)
-{
-    uint64_t seen = 0;
-    size_t n = 0;
-    unsigned r;
-    for (r = 0, *k = 0; r < c->req.n; r++) {
-        const ttft_tpot_request *q = &c->req.list[r];
-        if (!ttft_tpot__in_ttft_series(q))
-            continue;
-        if (!q->warmup)
-            x[n++] = q->first_ns - q->submit_ns;
-        if (++seen == cut)
-            *k = n;
-    }
-    return n;
-}
-
-/* The requests' series checked like a phase's: its spikes, then White's rule (*ss's, in batches) asked
-   again of the batch sums sum[0, m) without them where there are some, and checked where it fires.
-   x: room for the series. */
-static void ttft_tpot__requests_checks(const ttft_tpot *c, uint64_t *x, uint64_t *sum, uint64_t m,
-                                       ttft_tpot_steady_state *ss)
-{
-    ttft_tpot__spotter sp;
-    size_t n, k;
-    unsigned r;
-    double p50;
-    if ((n = ttft_tpot__ttft_steady(c, 0, x, &k)) > 0) {
-        ttft_tpot__p50(x, n, &p50, &ss->steady_p50_ns);
-        ttft_tpot__spot_start(&sp, ss->steady_p50_ns, sum, m);
-        for (r = 0; r < c->req.n; r++)
-            if (ttft_tpot__in_ttft_series(&c->req.list[r]))
-                ttft_tpot__spot(&sp, ss, c->req.list[r].first_ns - c->req.list[r].submit_ns, !c->req.list[r].warmup);
-        ttft_tpot__spot_end(&sp, ss);
-    }
-    if (ss->spikes)
-        ttft_tpot__mser5_cuts(sum, m, &ss->white_cut);
-    ss->white_cut *= 5;
-    if (ss->white_cut) {
-        n = ttft_tpot__ttft_steady(c, ss->white_cut, x, &k);
-        ss->drift = ttft_tpot__moves(x, n, k, NULL);
-    }
-}
-
-/* The requests' TTFT series, in submit order (every request with a token that kept all its events,
-   warmup ones included), measured like a decode phase: MSER-5's cut and the p50 after it, White's cut
-   checked, its spikes. OK, ENOMEM. */
-static int ttft_tpot__requests_steady_state(const ttft_tpot *c, ttft_tpot_steady_state *ss)
-{
-    uint64_t *x = (uint64_t *)TTFT_TPOT_MALLOC((2 * (size_t)c->req.n + 1) * sizeof *x, c->alloc_user), *sum;
-    size_t m = 0, b, i;
-    unsigned r;
-    if (!x)
-        return TTFT_TPOT_ENOMEM;
-    memset(ss, 0, sizeof *ss);
-    for (r = 0; r < c->req.n; r++) {
-        const ttft_tpot_request *q = &c->req.list[r];
-        if (!ttft_tpot__in_ttft_series(q))
-            continue;
-        x[m++] = q->first_ns - q->submit_ns;
-        ss->flagged += q->warmup != 0;
-    }
-    sum = x + m; /* the batch sums go after the series */
-    for (b = 0; b < m / 5; b++)
-        for (sum[b] = 0, i = 5 * b; i < 5 * b + 5; i++)
-            sum[b] = ttft_tpot__sat_add(sum[b], x[i]);
-    ss->measured = m > 0;
-    ss->truncation = 5 * ttft_tpot__mser5_cuts(sum, m / 5, &ss->white_cut);
-    if ((ss->has_p50 = m > ss->truncation) != 0)
-        ttft_tpot__p50(x + ss->truncation, m - (size_t)ss->truncation, &ss->p50_ns, &ss->p50_exact_ns);
-    ttft_tpot__requests_checks(c, x, sum, m / 5, ss); /* the series in x is done with */
-    TTFT_TPOT_FREE(x, c->alloc_user);
-    return TTFT_TPOT_OK;
-}
-
 /* The phases in order of first use (by their first stored sample, then those without one), each
    phase's count and warmup count, and the first prefill, in one pass over the samples. Returns the
    size of the work area the report takes: its largest set, or a quarter of the samples (then the
@@ -6072,10 +4658,16 @@ static void ttft_tpot__phases_of(const ttft_tpot *c, ttft_tpot__work *w, size_t 
     ttft_tpot_stats *steady = ph + np;
     ttft_tpot_steady_state *ss = (ttft_tpot_steady_state *)(void *)(steady + np);
     ttft_tpot__spotter *sp = (ttft_tpot__spotter *)(void *)(ss + np);
+    ttft_tpot__set_job job = {1, NULL, NULL, NULL, NULL, 0, NULL};
     unsigned p;
-    ttft_tpot__sets(c, w, 1, count, count + np, ph, steady, c->phase.n, bt);
+    job.count = count, job.at = count + np, job.st = ph, job.steady = steady, job.n = c->phase.n, job.bt = bt;
+    ttft_tpot__sets(c, w, &job);
     ttft_tpot__summarize(c, w, count, ph, steady, &m->head);
-    ttft_tpot__steady_states(c, w, count, ph, steady, bt, sp, ss);
+    if (m->prefill_kernel >= 0) {
+        m->head.has_prefill_kernel = ph[m->prefill_kernel].n > 0;
+        m->head.prefill_kernel_min_ns = ph[m->prefill_kernel].min_ns;
+    }
+    ttft_tpot__steady_states(c, w, &job, sp, ss);
     ttft_tpot__runs_of(c, w, &m->runs);
     for (p = 0; p < c->phase.n; p++) {
         m->phase[p].all = ph[p];
@@ -6276,9 +4868,6 @@ static int ttft_tpot__device_of(const ttft_tpot *c, ttft_tpot_model *m)
     size_t *at;
     ttft_tpot__narrow nw;
     double busy;
-    f->open = c->dev.open;
-    f->unresolved = c->dev.unresolved;
-    f->refused = c->dev.refused;
     for (k = 0; k < c->dev.n; k++) {
         f->intervals += c->dev.log[k].state != TTFT_TPOT_DEVICE_OPEN;
         f->parts += c->dev.log[k].state != TTFT_TPOT_DEVICE_OPEN && c->dev.log[k].part;
@@ -6410,7 +4999,7 @@ static int ttft_tpot__shares_of(const ttft_tpot *c, ttft_tpot_model *m)
    came from a trace, so that a trace's report names the same sizes as the live one. */
 static uint64_t ttft_tpot__limit(const ttft_tpot *c, int k)
 {
-    const uint64_t own[4] = {c->store.capacity, c->req.max, c->req.max_events, c->shape.max};
+    const uint64_t own[2] = {c->store.capacity, c->shape.max};
     return c->full_known >> k & 1u ? c->full_at[k] : own[k];
 }
 
@@ -6424,188 +5013,53 @@ static void ttft_tpot__losses_of(const ttft_tpot *c, ttft_tpot_losses *l)
     l->sequences_lost = c->store.seq_lost;
     l->sequences_in_histogram = c->store.seq_hist;
     l->runs_dropped = c->runs_dropped;
-    l->requests_dropped = c->req.dropped;
-    l->requests_refused = c->req.refused;
-    l->events_lost = c->req.events_lost;
-    l->events_kept = c->req.n_events;
     l->capacity = ttft_tpot__limit(c, 0);
-    l->max_requests = ttft_tpot__limit(c, 1);
-    l->max_request_events = ttft_tpot__limit(c, 2);
-    l->max_shapes = ttft_tpot__limit(c, 3);
+    l->max_shapes = ttft_tpot__limit(c, 1);
+    memset(&l->layer, 0, sizeof l->layer);
+    if (c->layer && c->layer->counts) { /* its refusals are calls refused too */
+        c->layer->counts(c->layer->state, &l->layer);
+        l->rejected += l->layer.rejected;
+    }
 }
 
-/* The requests' figures, their TTFT series' steady state, and each metric's buckets. */
-/* The slices' tokens, requests in flight (a difference array: +1 at the first slice, -1 past the
-   last) and submissions; w: their width, x: scratch of a value a measured request. */
-static void ttft_tpot__slices_fill(const ttft_tpot *c, ttft_tpot_model *m, uint64_t t0, int64_t *diff)
+/* The runs' bounds, the intervals and the samples' arrays: what a model lends a tool to read c by. */
+static void ttft_tpot__lend(const ttft_tpot *c, ttft_tpot_model *m)
 {
-    uint64_t w = m->slice_ns;
-    size_t i, k;
     unsigned r;
-    for (r = 0; r < c->req.n; r++) {
-        const ttft_tpot_request *q = &c->req.list[r];
-        if (!ttft_tpot__measured(q))
-            continue;
-        diff[(q->submit_ns - t0) / w]++;
-        diff[(q->last_ns - t0) / w + 1]--;
-        m->slices[(q->submit_ns - t0) / w].submitted++;
+    m->collector = c;
+    m->samples = c->store.samples;
+    m->n_samples = c->store.n;
+    m->starts = c->store.starts;
+    m->sequences = c->store.seqs;
+    m->intervals = c->dev.log;
+    m->n_intervals = c->dev.n;
+    m->runs.n = c->runs;
+    for (r = 0; r < c->runs; r++) {
+        m->runs.first[r] = c->run_at[r];
+        m->runs.end[r] = ttft_tpot__run_end(c, r);
     }
-    for (i = 0; i < c->req.n_events; i++) {
-        const ttft_tpot__event *ev = &c->req.events[i];
-        if (ev->tokens && ttft_tpot__measured(&c->req.list[ev->request]))
-            m->slices[(ev->t_ns - t0) / w].tokens += ev->tokens;
-    }
-    for (k = 0; k < m->n_slices; k++) {
-        ttft_tpot_slice *s = &m->slices[k];
-        s->start_ns = k * w;
-        s->in_flight = (uint64_t)(diff[k] + (k ? (int64_t)m->slices[k - 1].in_flight : 0));
-        s->output_tok_s = (double)s->tokens / ((double)w * 1e-9);
-        if (!m->requests.has_max_tok_s || s->output_tok_s > m->requests.max_output_tok_s)
-            m->requests.max_output_tok_s = s->output_tok_s;
-        m->requests.has_max_tok_s = 1;
-    }
+    m->device.open = c->dev.open;
+    m->device.unresolved = c->dev.unresolved;
+    m->device.refused = c->dev.refused;
+    m->clock_name = c->clock_name[0] ? c->clock_name : "unknown";
+    m->clock_read_ns = c->clock_read_ns;
+    m->phases = c->phase.n;
+    ttft_tpot__losses_of(c, &m->losses);
 }
 
-/* Each slice's TTFT p50: the measured requests' TTFTs grouped by their submit's slice (x: room for
-   one a request, tmp: as much again), each group sorted. */
-static void ttft_tpot__slices_ttft(const ttft_tpot *c, ttft_tpot_model *m, uint64_t t0, uint64_t *x, uint64_t *tmp)
+/* The figures of what m->skipped leaves in, the layer's last. */
+static int ttft_tpot__figures(const ttft_tpot *c, ttft_tpot_model *m)
 {
-    size_t k, at = 0, *start = (size_t *)(void *)tmp; /* tmp holds the offsets first, then sorts */
-    unsigned r;
-    for (k = 0; k < m->n_slices; k++)
-        at += m->slices[k].submitted, start[k] = at;
-    for (r = c->req.n; r-- > 0;) {
-        const ttft_tpot_request *q = &c->req.list[r];
-        if (ttft_tpot__measured(q))
-            x[--start[(q->submit_ns - t0) / m->slice_ns]] = q->first_ns - q->submit_ns;
-    }
-    for (k = 0, at = 0; k < m->n_slices; at += m->slices[k].submitted, k++) {
-        size_t n = (size_t)m->slices[k].submitted;
-        if (!n)
-            continue;
-        size_t lo = (n - 1) / 2, hi = n / 2; /* the p50 at h = (n - 1) / 2: one value, or two halved */
-        ttft_tpot_sort(x + at, n, tmp);
-        m->slices[k].has_ttft = 1;
-        m->slices[k].ttft_p50_ns = ((double)x[at + lo] + (double)x[at + hi]) / 2;
-    }
-}
-
-/* The most measured requests in flight at once, over the run and in each slice (peak_in_flight): a
-   sweep over submits (+1) and last tokens (-1) in time from t0, a submit before a last token at the
-   same ns (both are in flight then); a slice begins with those in flight at its start. Submits and
-   last tokens are sorted apart and merged, so no time needs a bit of its own. ev: room for two a
-   request, tmp: as much. */
-static uint64_t ttft_tpot__max_concurrent(const ttft_tpot *c, ttft_tpot_model *m, uint64_t t0, uint64_t *ev,
-                                          uint64_t *tmp)
-{
-    uint64_t now = 0, most = 0, *end;
-    size_t n = 0, i = 0, j = 0, at = 0;
-    unsigned r;
-    for (r = 0; r < c->req.n; r++)
-        n += ttft_tpot__measured(&c->req.list[r]) ? 1u : 0u;
-    end = ev + n;
-    for (r = 0, n = 0; r < c->req.n; r++)
-        if (ttft_tpot__measured(&c->req.list[r])) {
-            ev[n] = c->req.list[r].submit_ns - t0;
-            end[n++] = c->req.list[r].last_ns - t0;
-        }
-    ttft_tpot_sort(ev, n, tmp);
-    ttft_tpot_sort(end, n, tmp);
-    while (i < n || j < n) {
-        int submit = i < n && ev[i] <= end[j]; /* every end follows its own submit: j < n while i < n */
-        uint64_t t = submit ? ev[i++] : end[j++];
-        size_t k = (size_t)(t / m->slice_ns);
-        for (; at < k; at++) /* the slices begun since the last event */
-            m->slices[at + 1].peak_in_flight = now;
-        now = submit ? now + 1 : now - 1;
-        m->slices[k].peak_in_flight = now > m->slices[k].peak_in_flight ? now : m->slices[k].peak_in_flight;
-        most = now > most ? now : most;
-    }
-    return most;
-}
-
-/* Results over time (ttft_tpot_model.slices) and the peaks. OK, ENOMEM. */
-static int ttft_tpot__slices_of(const ttft_tpot *c, ttft_tpot_model *m)
-{
-    uint64_t t0 = UINT64_MAX, t1 = 0, *x;
-    int64_t *diff;
-    size_t n = 0, cells;
-    unsigned r;
-    for (r = 0; r < c->req.n; r++)
-        if (ttft_tpot__measured(&c->req.list[r])) {
-            n++;
-            t0 = c->req.list[r].submit_ns < t0 ? c->req.list[r].submit_ns : t0;
-            t1 = c->req.list[r].last_ns > t1 ? c->req.list[r].last_ns : t1;
-        }
-    m->slice_ns = c->slice_ns ? c->slice_ns : 1000000000u;
-    m->slices_asked = c->slice_ns != 0;
-    if (!n)
-        return TTFT_TPOT_OK;
-    while ((t1 - t0) / m->slice_ns >= (1u << 20)) /* a width that would pass 2^20 slices is doubled */
-        m->slice_ns *= 2;
-    m->n_slices = (size_t)((t1 - t0) / m->slice_ns) + 1;
-    cells = 4 * n > m->n_slices + 1 ? 4 * n : m->n_slices + 1;
-    m->slices = (ttft_tpot_slice *)TTFT_TPOT_MALLOC(m->n_slices * sizeof *m->slices, c->alloc_user);
-    x = (uint64_t *)TTFT_TPOT_MALLOC(2 * cells * sizeof *x, c->alloc_user);
-    if (!m->slices || !x) {
-        if (x)
-            TTFT_TPOT_FREE(x, c->alloc_user);
-        return TTFT_TPOT_ENOMEM; /* the model is freed: its slices with it */
-    }
-    memset(m->slices, 0, m->n_slices * sizeof *m->slices);
-    diff = (int64_t *)(void *)x;
-    memset(diff, 0, (m->n_slices + 1) * sizeof *diff);
-    ttft_tpot__slices_fill(c, m, t0, diff);
-    ttft_tpot__slices_ttft(c, m, t0, x, x + cells);
-    m->requests.max_concurrent_requests = ttft_tpot__max_concurrent(c, m, t0, x, x + cells);
-    TTFT_TPOT_FREE(x, c->alloc_user);
-    return TTFT_TPOT_OK;
-}
-
-/* The requests folded out of the table into q: counted (the figures are exact over the rest). */
-static void ttft_tpot__folded_figures(const ttft_tpot *c, ttft_tpot_requests *q)
-{
-    const ttft_tpot__tally *t = &c->folded;
-    int k;
-    q->folded = t->requests, q->folded_tokens = t->tokens, q->folded_prompt_tokens = t->prompt_tokens;
-    q->folded_other = t->unmeasured + t->reasons[TTFT_TPOT_FINISH_ABORT] + t->reasons[TTFT_TPOT_FINISH_ERROR];
-    q->truncated += t->truncated;
-    q->seen += t->requests + t->truncated + q->folded_other;
-    for (k = 0; k < TTFT_TPOT_FINISH_COUNT; k++)
-        q->finish_reasons[k] += t->reasons[k];
-}
-
-/* The exposition's histograms: every measured request held and every one folded away, each folded
-   as a live exposition folds it, so that a trace's exposition equals the live one's. */
-static int ttft_tpot__report_buckets(const ttft_tpot *c, ttft_tpot_model *m)
-{
-    ttft_tpot__tally *t = (ttft_tpot__tally *)TTFT_TPOT_MALLOC(sizeof *t, c->alloc_user);
-    unsigned r;
-    int k;
-    if (!t)
-        return TTFT_TPOT_ENOMEM;
-    *t = c->folded;
-    for (r = 0; r < c->req.n; r++)
-        if (ttft_tpot__measured(&c->req.list[r]))
-            ttft_tpot__fold(c, t, r);
-    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
-        ttft_tpot__tally_buckets(c, t, k, &m->buckets[k]);
-    TTFT_TPOT_FREE(t, c->alloc_user);
-    return TTFT_TPOT_OK;
-}
-
-static int ttft_tpot__request_figures(const ttft_tpot *c, ttft_tpot_model *m)
-{
-    int rc;
-    if ((rc = ttft_tpot__report_buckets(c, m)) != TTFT_TPOT_OK)
-        return rc;
-    if ((m->has_requests = c->req.n || c->req.dropped || ttft_tpot__tally_any(&c->folded)) != 0 &&
-        (rc = ttft_tpot__requests_of(c, &m->requests)) == TTFT_TPOT_OK)
-        rc = ttft_tpot__requests_steady_state(c, &m->requests_steady_state);
-    if (rc == TTFT_TPOT_OK && m->has_requests)
-        rc = ttft_tpot__slices_of(c, m);
-    ttft_tpot__folded_figures(c, &m->requests);
-    m->losses.requests_truncated = m->requests.truncated;
+    int rc = TTFT_TPOT_OK;
+    if (!(m->skipped & TTFT_TPOT_SKIP_SAMPLES))
+        rc = ttft_tpot__sample_figures(c, m);
+    if (rc == TTFT_TPOT_OK && !(m->skipped & TTFT_TPOT_SKIP_SHARES))
+        rc = ttft_tpot__shares_of(c, m);
+    if (rc == TTFT_TPOT_OK && !(m->skipped & TTFT_TPOT_SKIP_DEVICE)) /* nothing to do without device intervals */
+        rc = ttft_tpot__device_of(c, m);
+    m->head.rejected = m->losses.rejected;
+    if (rc == TTFT_TPOT_OK && !(m->skipped & TTFT_TPOT_SKIP_LAYER) && c->layer && c->layer->compute)
+        rc = c->layer->compute(c->layer->state, m);
     return rc;
 }
 
@@ -6614,21 +5068,20 @@ TTFT_TPOT_DEF int ttft_tpot_model_compute(const ttft_tpot *c, const ttft_tpot_mo
 {
     size_t np;
     unsigned p;
-    int rc = TTFT_TPOT_OK;
-    if (!c || !m)
+    int rc, kernel = options ? options->prefill_kernel - 1 : -1;
+    if (m)
+        memset(m, 0, sizeof *m); /* zeroed whatever is returned: safe to free */
+    if (!c || !m || kernel < -1 || kernel >= (int)c->phase.n)
         return TTFT_TPOT_EINVAL;
-    memset(m, 0, sizeof *m);
     np = c->phase.n ? c->phase.n : 1;
-    m->collector = c;
-    m->samples = c->store.samples;
-    m->starts = c->store.starts;
+    ttft_tpot__lend(c, m);
     m->alloc_user = c->alloc_user;
     m->skipped = options ? options->skip : 0;
-    m->clock_name = c->clock_name[0] ? c->clock_name : "unknown";
-    m->clock_read_ns = c->clock_read_ns;
-    m->phases = c->phase.n;
-    m->slo = c->slo;
-    ttft_tpot__losses_of(c, &m->losses);
+    m->prefill_kernel = kernel;
+    if (m->skipped & TTFT_TPOT_SKIP_PHASES) { /* a view of what lend gave: nothing to compute */
+        m->skipped |= TTFT_TPOT_SKIP_ALL;
+        return TTFT_TPOT_OK;
+    }
     m->phase = (ttft_tpot_phase_figures *)TTFT_TPOT_MALLOC(np * (sizeof *m->phase + sizeof *m->order), c->alloc_user);
     if (!m->phase) {
         memset(m, 0, sizeof *m);
@@ -6641,33 +5094,27 @@ TTFT_TPOT_DEF int ttft_tpot_model_compute(const ttft_tpot *c, const ttft_tpot_mo
         m->phase[p].role = c->phase.slots[p].role;
         m->order[p] = p; /* the census orders them */
     }
-    if (!(m->skipped & TTFT_TPOT_SKIP_SAMPLES))
-        rc = ttft_tpot__sample_figures(c, m);
-    if (rc == TTFT_TPOT_OK && !(m->skipped & TTFT_TPOT_SKIP_SHARES))
-        rc = ttft_tpot__shares_of(c, m);
-    if (rc == TTFT_TPOT_OK && !(m->skipped & TTFT_TPOT_SKIP_REQUESTS))
-        rc = ttft_tpot__request_figures(c, m);
-    if (rc == TTFT_TPOT_OK) /* nothing to do without device intervals */
-        rc = ttft_tpot__device_of(c, m);
-    if (rc != TTFT_TPOT_OK)
+    if ((rc = ttft_tpot__figures(c, m)) != TTFT_TPOT_OK)
         ttft_tpot_model_free(m);
     return rc;
 }
 
 TTFT_TPOT_DEF void ttft_tpot_model_free(ttft_tpot_model *m)
 {
+    const ttft_tpot *c;
     if (!m)
         return;
+    c = m->collector;
+    if (m->layer && c && c->layer && c->layer->model_free)
+        c->layer->model_free(c->layer->state, m);
     if (m->phase)
         TTFT_TPOT_FREE(m->phase, m->alloc_user);
     if (m->device.step_ns)
         TTFT_TPOT_FREE(m->device.step_ns, m->alloc_user);
-    if (m->slices)
-        TTFT_TPOT_FREE(m->slices, m->alloc_user);
     memset(m, 0, sizeof *m);
 }
 
-/* ---- Writers (text, JSON, Prometheus) -------------------------------------------------------- */
+/* ---- Writers (the writer, text, JSON) -------------------------------------------------------- */
 
 #ifndef TTFT_TPOT_NO_STDIO
 
@@ -6690,17 +5137,6 @@ static const char *ttft_tpot__num(char *buf, size_t len, const char *fmt, double
         *p = '.';
         memmove(p + 1, q, strlen(q) + 1);
     }
-    return buf;
-}
-
-/* Integer ns in units of 10^digits ns (3: us, 6: ms, 9: s) with every decimal: exact, no locale. */
-static const char *ttft_tpot__fixed(char *buf, size_t len, uint64_t ns, unsigned digits)
-{
-    uint64_t unit = 1;
-    unsigned k;
-    for (k = 0; k < digits; k++)
-        unit *= 10;
-    snprintf(buf, len, "%llu.%0*llu", (unsigned long long)(ns / unit), (int)digits, (unsigned long long)(ns % unit));
     return buf;
 }
 
@@ -6748,45 +5184,51 @@ static int ttft_tpot__finish(FILE *out)
     return ferror(out) ? TTFT_TPOT_EIO : TTFT_TPOT_OK;
 }
 
+/* -- Writers: the block ------------------------------------------------------------------------ */
+
 /* Output gathered in a block and written with one fwrite a block: every writer formats numbers and
    copies names, escaped once, into it instead of calling stdio for each field. The writers of a line
    an event take a large block (it saves system calls: 256 KiB); the reports, whose output is small,
-   take TTFT_TPOT__OUT_MIN on the stack. */
+   take TTFT_TPOT__OUT_MIN on the stack. A writer without a stream is a string: what passes its block
+   is cut, and it always ends with a NUL. */
 #define TTFT_TPOT__OUT_BIG 262144
 #define TTFT_TPOT__OUT_MIN 16384
-typedef struct ttft_tpot__out {
-    FILE *f;
-    char *b;
-    size_t n, cap;
-} ttft_tpot__out;
 
-static void ttft_tpot__out_flush(ttft_tpot__out *o)
+static void ttft_tpot__out_flush(ttft_tpot_writer *o)
 {
-    if (o->n)
-        fwrite(o->b, 1, o->n, o->f);
-    o->n = 0;
+    if (o->n && o->f)
+        fwrite(o->b, 1, o->n, (FILE *)o->f);
+    if (o->f)
+        o->n = 0;
 }
 
-static void ttft_tpot__out_put(ttft_tpot__out *o, const char *s, size_t len)
+static void ttft_tpot__out_put(ttft_tpot_writer *o, const char *s, size_t len)
 {
+    if (!o->f) { /* a string: as much as fits, ended */
+        size_t room = o->cap - 1 - o->n;
+        len = len < room ? len : room;
+        memcpy(o->b + o->n, s, len);
+        o->b[o->n += len] = '\0';
+        return;
+    }
     if (o->n + len > o->cap)
         ttft_tpot__out_flush(o);
     if (len > o->cap) {
-        fwrite(s, 1, len, o->f);
+        fwrite(s, 1, len, (FILE *)o->f);
         return;
     }
     memcpy(o->b + o->n, s, len);
     o->n += len;
 }
 
-static void ttft_tpot__out_str(ttft_tpot__out *o, const char *s)
+static void ttft_tpot__out_str(ttft_tpot_writer *o, const char *s)
 {
     ttft_tpot__out_put(o, s, strlen(s));
 }
 
-/* Room for need bytes (at most TTFT_TPOT__OUT_MIN) at the block's end: where to write them; the
-   caller sets o->n past what it wrote. */
-static char *ttft_tpot__out_room(ttft_tpot__out *o, size_t need)
+/* Room for need bytes (at most TTFT_TPOT__OUT_MIN) at the end of a block that has a stream: where to
+   write them; the caller sets o->n past what it wrote. */
+static char *ttft_tpot__out_room(ttft_tpot_writer *o, size_t need)
 {
     if (o->n + need > o->cap)
         ttft_tpot__out_flush(o);
@@ -6852,23 +5294,25 @@ static char *ttft_tpot__put_u64(char *p, uint64_t v)
     return p + 8;
 }
 
-static void ttft_tpot__out_chr(ttft_tpot__out *o, char ch)
+static void ttft_tpot__out_chr(ttft_tpot_writer *o, char ch)
 {
-    *ttft_tpot__out_room(o, 1) = ch;
-    o->n++;
+    if (o->f && o->n < o->cap)
+        o->b[o->n++] = ch;
+    else
+        ttft_tpot__out_put(o, &ch, 1);
 }
 
 /* printf into the block: the figures that need a format (integers and strings only: no locale). A
-   text longer than the block goes to the file whole. */
-static void ttft_tpot__out_fmt(ttft_tpot__out *o, const char *fmt, ...)
+   text longer than the block goes to the file whole; a string's is cut. */
+static void ttft_tpot__out_fmt(ttft_tpot_writer *o, const char *fmt, ...)
 {
     va_list ap;
     int n;
     va_start(ap, fmt);
     n = vsnprintf(o->b + o->n, o->cap - o->n, fmt, ap);
     va_end(ap);
-    if (n < 0 || (size_t)n < o->cap - o->n) {
-        o->n += n < 0 ? 0 : (size_t)n;
+    if (n < 0 || (size_t)n < o->cap - o->n || !o->f) {
+        o->n += n < 0 ? 0 : (size_t)n < o->cap - o->n ? (size_t)n : o->cap - 1 - o->n;
         return;
     }
     ttft_tpot__out_flush(o);
@@ -6876,24 +5320,25 @@ static void ttft_tpot__out_fmt(ttft_tpot__out *o, const char *fmt, ...)
     if ((size_t)n < o->cap)
         o->n = (size_t)vsnprintf(o->b, o->cap, fmt, ap);
     else
-        vfprintf(o->f, fmt, ap);
+        vfprintf((FILE *)o->f, fmt, ap);
     va_end(ap);
 }
 
 /* A block of cap bytes at b for f. */
-static void ttft_tpot__out_open(ttft_tpot__out *o, FILE *f, char *b, size_t cap)
+static void ttft_tpot__out_open(ttft_tpot_writer *o, FILE *f, char *b, size_t cap)
 {
     o->f = f;
     o->b = b;
     o->n = 0;
     o->cap = cap;
+    o->err = 0;
 }
 
 /* The block written out, and whether all of it reached the file. */
-static int ttft_tpot__out_close(ttft_tpot__out *o)
+static int ttft_tpot__out_close(ttft_tpot_writer *o)
 {
     ttft_tpot__out_flush(o);
-    return ttft_tpot__finish(o->f);
+    return ttft_tpot__finish((FILE *)o->f);
 }
 
 /* Whether a model holds the parts a writer prints (TTFT_TPOT_SKIP_* bits). */
@@ -6901,780 +5346,6 @@ static int ttft_tpot__holds(const ttft_tpot_model *m, unsigned parts)
 {
     return m && !(m->skipped & parts);
 }
-
-/* -- Writers: the text report ------------------------------------------------------------------ */
-
-/* "p50 / p90 / p99 ms" of a set (one value at least), or its chosen percentiles, for the serving lines. */
-static void ttft_tpot__serving_line(FILE *out, const char *what, const ttft_tpot_stats *st, const char *span)
-{
-    char a[32], b[32], d[32], e[32], names[9 * TTFT_TPOT_MAX_PERCENTILES] = "", *at = names;
-    unsigned k;
-    if (!st->pick_n) {
-        fprintf(out, "  %-4s p50/p90/p99: %s / %s / %s", what, ttft_tpot__dur(a, sizeof a, st->p50_ns),
-                ttft_tpot__dur(b, sizeof b, st->p90_ns), ttft_tpot__dur(d, sizeof d, st->p99_ns));
-    } else { /* the chosen percentiles (config.percentiles) */
-        for (k = 0; k < st->pick_n; k++) { /* "p50/p99.9" */
-            if (k)
-                *at++ = '/';
-            at += strlen(ttft_tpot_percentile_name(at, 8, st->pick_pm[k]));
-        }
-        fprintf(out, "  %-4s %s:", what, names);
-        for (k = 0; k < st->pick_n; k++)
-            fprintf(out, "%s%s", k ? " / " : " ", ttft_tpot__dur(a, sizeof a, (double)st->pick_ns[k]));
-    }
-    fprintf(out, "  (mean %s, n=%llu%s%s)\n", ttft_tpot__dur(e, sizeof e, st->mean_ns), (unsigned long long)st->n,
-            span ? ": " : "", span ? span : "");
-}
-/* What the request tables could not keep, and what that leaves out. */
-static void ttft_tpot__text_request_losses(const ttft_tpot_model *m, FILE *out)
-{
-    const ttft_tpot_requests *q = &m->requests;
-    const ttft_tpot_losses *l = &m->losses;
-    if (q->dropped)
-        fprintf(out, "WARNING: %llu request event%s dropped: the request tables are full (config.max_requests %llu, "
-                     "max_request_events %llu; %llu submits refused)\n",
-                (unsigned long long)q->dropped, ttft_tpot__s(q->dropped), (unsigned long long)l->max_requests,
-                (unsigned long long)l->max_request_events, (unsigned long long)l->requests_refused);
-    if (q->truncated)
-        fprintf(out, "WARNING: %llu request%s truncated: %llu events did not fit config.max_request_events %llu "
-                     "(%llu would hold every event); left out of every request figure\n",
-                (unsigned long long)q->truncated, q->truncated == 1 ? "" : "s", (unsigned long long)l->events_lost,
-                (unsigned long long)l->max_request_events, (unsigned long long)l->events_kept + l->events_lost);
-    if (q->finish_reasons[TTFT_TPOT_FINISH_ABORT] || q->finish_reasons[TTFT_TPOT_FINISH_ERROR])
-        fprintf(out, "NOTE: %llu aborted and %llu errored requests: in no latency figure (as vLLM's histograms "
-                     "leave them out); counted in request_failure_total\n",
-                (unsigned long long)q->finish_reasons[TTFT_TPOT_FINISH_ABORT],
-                (unsigned long long)q->finish_reasons[TTFT_TPOT_FINISH_ERROR]);
-    if (q->folded || q->folded_other)
-        fprintf(out, "NOTE: %llu finished requests were folded out of the request table to make room "
-                     "(config.request_window), %llu of them measured (%llu tokens): the figures below are exact "
-                     "over the %llu measured requests it still holds; the Prometheus histograms and counters count "
-                     "all %llu measured (each quantile within the buckets' bound)\n",
-                (unsigned long long)q->folded + (unsigned long long)q->folded_other, (unsigned long long)q->folded,
-                (unsigned long long)q->folded_tokens, (unsigned long long)q->n,
-                (unsigned long long)q->n + (unsigned long long)q->folded);
-}
-
-/* The goodput line: the SLOs set, and how many requests met them. */
-static void ttft_tpot__text_goodput(const ttft_tpot_model *m, FILE *out)
-{
-    const ttft_tpot_requests *q = &m->requests;
-    const double slo[3] = {m->slo.ttft_ms, m->slo.tpot_ms, m->slo.e2e_ms};
-    static const char *const what[3] = {"TTFT", "TPOT", "E2E"};
-    char a[64];
-    int k, any = 0;
-    fputs("  Goodput (", out);
-    for (k = 0; k < 3; k++)
-        if (slo[k] > 0)
-            fprintf(out, "%s%s <= %s ms", any++ ? ", " : "", what[k], ttft_tpot__num(a, sizeof a, "%g", slo[k]));
-    fprintf(out, "): %llu of %llu good (%s%%)", (unsigned long long)q->good_n, (unsigned long long)q->n,
-            ttft_tpot__fix(a, sizeof a, 1, 100.0 * q->good_fraction));
-    if (q->has_window)
-        fprintf(out, ", %s good req/s", ttft_tpot__fix(a, sizeof a, 2, q->good_rps));
-    fputs("\n", out);
-}
-
-/* The request metrics' lines (TTFT_TPOT_METRICS): a part of a metric goes under it, indented, where
-   requests have one (queue and prefill split TTFT where requests were scheduled), followed by how many
-   measured requests have none. */
-static void ttft_tpot__text_metrics(const ttft_tpot_requests *q, FILE *out)
-{
-    char what[16];
-    int m;
-    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
-        const ttft_tpot__metric_info *i = &ttft_tpot__metrics[m];
-        int part = i->under != TTFT_TPOT_METRIC_NONE, last = m + 1 == TTFT_TPOT_METRIC_COUNT;
-        if (!q->metric[m].n) /* a row without data is left out */
-            continue;
-        snprintf(what, sizeof what, part ? "  %-7s" : "%s", i->label);
-        ttft_tpot__serving_line(out, what, &q->metric[m], *i->note ? i->note : NULL);
-        if (part && q->unscheduled && (last || ttft_tpot__metrics[m + 1].under == TTFT_TPOT_METRIC_NONE))
-            fprintf(out, "    (%llu measured requests have no schedule event: not in queue and prefill)\n",
-                    (unsigned long long)q->unscheduled);
-    }
-}
-
-/* The serving section of the text report. */
-/* The slices, a line each (asked for with config.slice_ns). */
-static void ttft_tpot__text_slices(const ttft_tpot_model *m, FILE *out)
-{
-    char a[32], b[32], d[32];
-    size_t k;
-    fprintf(out, "  Over time (%s slices from the first submit):\n       start       tok/s  in flight  submitted  "
-                 "TTFT p50\n", ttft_tpot__dur(a, sizeof a, (double)m->slice_ns));
-    for (k = 0; k < m->n_slices; k++) {
-        const ttft_tpot_slice *s = &m->slices[k];
-        fprintf(out, "  %10s %11s %10llu %10llu  %s\n", ttft_tpot__dur(a, sizeof a, (double)s->start_ns),
-                ttft_tpot__fix(b, sizeof b, 1, s->output_tok_s), (unsigned long long)s->in_flight,
-                (unsigned long long)s->submitted, s->has_ttft ? ttft_tpot__dur(d, sizeof d, s->ttft_p50_ns) : "-");
-    }
-}
-
-static void ttft_tpot__text_serving(const ttft_tpot_model *m, FILE *out)
-{
-    const ttft_tpot_requests *q = &m->requests;
-    char a[32], b[32];
-    if (q->truncated)
-        fprintf(out, "\nServing: %llu request%s measured (%llu warmup, %llu incomplete and %llu truncated excluded)",
-                (unsigned long long)q->n, ttft_tpot__s(q->n), (unsigned long long)q->warmup_excluded,
-                (unsigned long long)q->incomplete, (unsigned long long)q->truncated);
-    else
-        fprintf(out, "\nServing: %llu request%s measured (%llu warmup and %llu incomplete excluded)",
-                (unsigned long long)q->n, ttft_tpot__s(q->n), (unsigned long long)q->warmup_excluded,
-                (unsigned long long)q->incomplete);
-    if (q->has_window)
-        fprintf(out, ", window %s\n", ttft_tpot__dur(a, sizeof a, q->window_ns));
-    else
-        fputs("\n", out);
-    ttft_tpot__text_request_losses(m, out);
-    ttft_tpot__text_metrics(q, out);
-    if (q->has_window)
-        fprintf(out, "  Throughput: %s req/s, %s output tok/s  (%llu tokens of measured requests / window)\n",
-                ttft_tpot__fix(a, sizeof a, 2, q->request_rps), ttft_tpot__fix(b, sizeof b, 1, q->output_tok_s),
-                (unsigned long long)q->tokens);
-    if (q->has_max_tok_s)
-        fprintf(out, "  Peak: %s output tok/s (the busiest %s slice), %llu concurrent request%s\n",
-                ttft_tpot__fix(a, sizeof a, 1, q->max_output_tok_s), ttft_tpot__dur(b, sizeof b, (double)m->slice_ns),
-                (unsigned long long)q->max_concurrent_requests, ttft_tpot__s(q->max_concurrent_requests));
-    if (q->has_goodput)
-        ttft_tpot__text_goodput(m, out);
-    if (m->slices_asked)
-        ttft_tpot__text_slices(m, out);
-}
-
-/* The requests' TTFT series when its measured warmup (MSER-5) runs past the warmup requests. */
-static void ttft_tpot__text_request_cut(const ttft_tpot_model *m, FILE *out)
-{
-    const ttft_tpot_steady_state *ss = &m->requests_steady_state;
-    uint64_t past = ss->truncation - ss->flagged;
-    char a[32], b[32];
-    if (m->has_requests && ss->measured && ss->drift && m->requests.metric[TTFT_TPOT_METRIC_TTFT].n) {
-        fputs("requests: no steady state: MSER-5's best cut falls in the second half of their TTFTs (White's rule): "
-              "they keep rising or falling, as a queue that builds up does\n", out);
-        return;
-    }
-    if (!m->has_requests || !ss->measured || ss->truncation <= ss->flagged || !ss->has_p50 || !m->requests.metric[TTFT_TPOT_METRIC_TTFT].n)
-        return;
-    fprintf(out, "requests: MSER-5 puts the end of warmup at request %llu, %llu request%s after the %llu flagged; "
-                 "TTFT p50 %s with them, %s without\n",
-            (unsigned long long)ss->truncation, (unsigned long long)past, past == 1 ? "" : "s",
-            (unsigned long long)ss->flagged, ttft_tpot__dur(a, sizeof a, m->requests.metric[TTFT_TPOT_METRIC_TTFT].p50_ns),
-            ttft_tpot__dur(b, sizeof b, ss->p50_ns));
-}
-
-/* A series' isolated spikes, the first TTFT_TPOT__SPIKES_SHOWN of them: "decode_step: 2 isolated spikes:
-   step 120 at 9.00 ms (3.0x the steady p50), step 170 at 9.00 ms (3.0x)". what: "step" or "request". */
-#define TTFT_TPOT__SPIKES_SHOWN 3
-static void ttft_tpot__text_spikes(FILE *out, const char *name, const char *what, const ttft_tpot_steady_state *ss)
-{
-    uint64_t k, shown = ss->spikes < TTFT_TPOT__SPIKES_SHOWN ? ss->spikes : TTFT_TPOT__SPIKES_SHOWN;
-    char a[32], b[32];
-    if (!ss->measured || !ss->spikes)
-        return;
-    fprintf(out, "%s: %llu isolated spike%s:", name, (unsigned long long)ss->spikes, ss->spikes == 1 ? "" : "s");
-    for (k = 0; k < shown; k++) {
-        double times = ss->steady_p50_ns ? (double)ss->spike_ns[k] / (double)ss->steady_p50_ns : 0;
-        fprintf(out, "%s %s %llu at %s", k ? "," : "", what, (unsigned long long)ss->spike_step[k],
-                ttft_tpot__dur(a, sizeof a, (double)ss->spike_ns[k]));
-        if (ss->steady_p50_ns)
-            fprintf(out, " (%sx%s)", ttft_tpot__fix(b, sizeof b, 1, times), k ? "" : " the steady p50");
-        else if (k == 0)
-            fputs(" (the steady p50 is 0)", out);
-    }
-    if (ss->spikes > shown)
-        fprintf(out, ", and %llu more", (unsigned long long)(ss->spikes - shown));
-    fputc('\n', out);
-}
-
-/* The requests' TTFT series: no steady state, or its measured warmup (MSER-5) when it runs past the
-   warmup requests; and its spikes. */
-static void ttft_tpot__text_request_warmup(const ttft_tpot_model *m, FILE *out)
-{
-    ttft_tpot__text_request_cut(m, out);
-    if (m->has_requests && m->requests.metric[TTFT_TPOT_METRIC_TTFT].n)
-        ttft_tpot__text_spikes(out, "requests", "request", &m->requests_steady_state);
-}
-
-/* The report's first line, and a warning when reading the clock is a system call. */
-static void ttft_tpot__text_head(const ttft_tpot_model *m, FILE *out)
-{
-    fprintf(out, "ttft_tpot report: %llu sample%s in %u phase%s (clock: %s", (unsigned long long)m->head.samples,
-            ttft_tpot__s(m->head.samples), m->phases, ttft_tpot__s(m->phases), m->clock_name);
-    if (m->clock_read_ns)
-        fprintf(out, ", %llu ns/read", (unsigned long long)m->clock_read_ns);
-    fputs(")\n", out);
-    if (m->clock_read_ns > 200) /* a clock without vDSO: every read is a system call */
-        fprintf(out, "WARNING: one clock read costs %llu ns: spans shorter than ~%llu us are distorted\n",
-                (unsigned long long)m->clock_read_ns, (unsigned long long)m->clock_read_ns / 10);
-}
-
-/* Percentile k of ttft_tpot__ci_pcts (0 p50, 1 p90, 2 p99) of st in unit ns, with its 95% interval:
-   "3.22 [3.19, 3.25]", or "3.87 [CI needs n>=368]". */
-static const char *ttft_tpot__with_ci(char *buf, size_t len, const ttft_tpot_stats *st, int k, double unit)
-{
-    const double v[3] = {st->p50_ns, st->p90_ns, st->p99_ns};
-    char a[32], b[32], d[32];
-    ttft_tpot__fix(a, sizeof a, 2, v[k] / unit);
-    if (st->has_ci[k])
-        snprintf(buf, len, "%s [%s, %s]", a, ttft_tpot__fix(b, sizeof b, 2, (double)st->ci_ns[k][0] / unit),
-                 ttft_tpot__fix(d, sizeof d, 2, (double)st->ci_ns[k][1] / unit));
-    else
-        snprintf(buf, len, "%s [CI needs n>=%llu]", a, (unsigned long long)ttft_tpot_ci95_min_n(ttft_tpot__ci_pcts[k]));
-    return buf;
-}
-
-/* The 95% interval of percentile k of ttft_tpot__ci_pcts as durations, "[161.2 ms, 161.9 ms]", or
-   "needs n>=6". */
-static const char *ttft_tpot__ci_text(char *buf, size_t len, const ttft_tpot_stats *st, int k)
-{
-    char a[32], b[32];
-    if (st->has_ci[k])
-        snprintf(buf, len, "[%s, %s]", ttft_tpot__dur(a, sizeof a, (double)st->ci_ns[k][0]),
-                 ttft_tpot__dur(b, sizeof b, (double)st->ci_ns[k][1]));
-    else
-        snprintf(buf, len, "needs n>=%llu", (unsigned long long)ttft_tpot_ci95_min_n(ttft_tpot__ci_pcts[k]));
-    return buf;
-}
-
-/* Steady prefills that carry no prompt count: none when more carried one (a merge may have dropped
-   samples that did, after their prompt tokens were summed). */
-static uint64_t ttft_tpot__without_prompt(const ttft_tpot_summary *s)
-{
-    return s->ttft_steady.n > s->prefill_counted ? s->ttft_steady.n - s->prefill_counted : 0;
-}
-
-/* The prefill rate, under TTFT: the speed of prefill apart from the prompt's length. */
-static void ttft_tpot__text_prefill(const ttft_tpot_summary *s, FILE *out)
-{
-    char a[32];
-    uint64_t without = ttft_tpot__without_prompt(s);
-    if (!s->ttft_steady.n && !s->has_prefill_tok_s)
-        return;
-    if (!s->has_prefill_tok_s) {
-        fprintf(out, "Prefill rate          : n/a         (no steady prefill carries prompt tokens: give each "
-                     "prefill span its prompt token count)\n");
-        return;
-    }
-    fprintf(out, "Prefill rate          : %s tok/s  (prompt tokens / steady prefill time) over %llu prefills, %llu "
-                 "prompt tokens",
-            ttft_tpot__fix(a, sizeof a, 1, s->prefill_tok_s), (unsigned long long)s->prefill_counted,
-            (unsigned long long)s->prefill_tokens);
-    if (without)
-        fprintf(out, "; %llu steady prefills carry no prompt count and are left out", (unsigned long long)without);
-    fputc('\n', out);
-}
-
-/* What the first TTFT's note may say: warmup only when it was slower (ttft_first_slower). The text
-   report and the HTML report both show it. */
-static const char *ttft_tpot__first_label(const ttft_tpot_summary *s)
-{
-    if (!s->ttft_first_warmup)
-        return "not flagged warmup: its one-time costs came before it";
-    return s->ttft_first_slower < 0 ? "flagged warmup; no steady prefill to compare"
-           : s->ttft_first_slower   ? "incl. one-time warmup"
-                                    : "flagged warmup, yet no slower than the steady p50";
-}
-
-/* The two TTFT lines; none without a prefill-role sample. */
-static void ttft_tpot__text_ttft(const ttft_tpot_summary *s, FILE *out)
-{
-    const ttft_tpot_stats *t = &s->ttft_steady;
-    char a[32], b[32], d[32], e[32], ci[80];
-    if (!s->has_ttft_first)
-        return;
-    fprintf(out, "TTFT (first request)  : %-11s (%s)\n", ttft_tpot__dur(a, sizeof a, (double)s->ttft_first_ns),
-            ttft_tpot__first_label(s));
-    if (t->n)
-        fprintf(out, "TTFT (steady, p50)    : %-11s (n=%llu, p90 %s, p99 %s, mean %s; p50 95%% CI %s%s)\n",
-                ttft_tpot__dur(a, sizeof a, t->p50_ns), (unsigned long long)t->n, ttft_tpot__dur(b, sizeof b, t->p90_ns),
-                ttft_tpot__dur(d, sizeof d, t->p99_ns), ttft_tpot__dur(e, sizeof e, t->mean_ns),
-                ttft_tpot__ci_text(ci, sizeof ci, t, 0), t->approx ? "; ~ within 0.8%: bounded histogram" : "");
-    else if (s->has_prefill_kernel)
-        fprintf(out, "TTFT (steady, p50)    : n/a         (no warmed-up prefill measured: time a warmup "
-                     "request first; prefill kernel alone: %s)\n",
-                ttft_tpot__dur(a, sizeof a, (double)s->prefill_kernel_min_ns));
-    else
-        fprintf(out, "TTFT (steady, p50)    : n/a         (no warmed-up prefill measured: time a warmup "
-                     "request first)\n");
-}
-
-/* TPOT, output throughput and e2e: each a figure, or n/a with the reason; none of a role without a
-   sample (a report of requests alone opens with them). */
-static void ttft_tpot__text_decode(const ttft_tpot_summary *s, FILE *out)
-{
-    const ttft_tpot_stats *t = &s->tpot;
-    double unit = t->p99_ns >= 1e6 ? 1e6 : 1e3; /* ms/token as vLLM prints it; us under a millisecond */
-    char a[128], b[128], c[32];
-    if (t->n)
-        fprintf(out, "TPOT (steady, p50/p99): %s / %s %s/token  (n=%llu, excl. %llu warmup step%s; 95%% CI of these steps, not of another run%s%s)\n",
-                ttft_tpot__with_ci(a, sizeof a, t, 0, unit), ttft_tpot__with_ci(b, sizeof b, t, 2, unit),
-                unit == 1e6 ? "ms" : "us", (unsigned long long)t->n, (unsigned long long)s->tpot_excluded,
-                s->tpot_excluded == 1 ? "" : "s", t->n < 100 ? "; p99 of fewer than 100 samples" : "",
-                t->approx ? "; ~ within 0.8%: bounded histogram" : "");
-    else if (s->tpot_excluded) /* decode steps, all warmup */
-        fprintf(out, "TPOT (steady, p50/p99): n/a         (no steady decode step; %llu warmup step%s excluded)\n",
-                (unsigned long long)s->tpot_excluded, s->tpot_excluded == 1 ? "" : "s");
-    if (s->has_acceptance)
-        fprintf(out, "Acceptance length     : %s tokens a sequence a step (mean; p50 %s, p90 %s): %llu of the steady "
-                     "steps emitted more than one, TPOT takes their time per output token\n",
-                ttft_tpot__fix(a, sizeof a, 2, s->acceptance_mean), ttft_tpot__fix(b, sizeof b, 2, s->acceptance_p50),
-                ttft_tpot__fix(c, sizeof c, 2, s->acceptance_p90), (unsigned long long)s->tpot_multi);
-    if (s->has_output_tok_s)
-        fprintf(out, "Output throughput     : %s tok/s  (decode-only, steady)\n",
-                ttft_tpot__fix(a, sizeof a, 1, s->output_tok_s));
-    else if (t->n)
-        fprintf(out, "Output throughput     : n/a         (the %llu steady decode steps took 0 ns)\n",
-                (unsigned long long)t->n);
-    else if (s->tpot_excluded)
-        fprintf(out, "Output throughput     : n/a         (no steady decode step)\n");
-    if (s->has_e2e_tok_s)
-        fprintf(out, "e2e                   : %s tok/s  (%llu tokens / %s; incl. prefill and warmup, "
-                     "not a serving throughput)\n",
-                ttft_tpot__fix(a, sizeof a, 2, s->e2e_tok_s), (unsigned long long)s->e2e.tokens,
-                ttft_tpot__dur(b, sizeof b, s->e2e.total_ns));
-    else if (s->e2e.n && !s->e2e.tokens)
-        fprintf(out, "e2e                   : n/a         (the e2e samples carry no tokens: end an e2e span "
-                     "with TTFT_TPOT_SPAN_END_TOKENS)\n");
-    else if (s->e2e.n)
-        fprintf(out, "e2e                   : n/a         (the e2e samples took 0 ns)\n");
-}
-
-/* What the collector could not keep or refused. */
-static void ttft_tpot__text_warnings(const ttft_tpot_model *m, FILE *out)
-{
-    const ttft_tpot_losses *l = &m->losses;
-    if (l->dropped)
-        fprintf(out, "WARNING: %llu sample%s dropped (storage full at %llu): figures cover the stored ones\n",
-                (unsigned long long)l->dropped, ttft_tpot__s(l->dropped), (unsigned long long)l->capacity);
-    if (l->outgrown)
-        fprintf(out, "NOTE: storage full at %llu samples: %llu phase%s went on in histograms (marked ~): their "
-                     "counts, sums and throughputs are exact, their percentiles within 0.78%%\n",
-                (unsigned long long)l->capacity, (unsigned long long)l->outgrown, ttft_tpot__s(l->outgrown));
-    if (l->rejected)
-        fprintf(out, "WARNING: %llu call%s rejected (unknown phase or request, invalid duration, span misuse)\n",
-                (unsigned long long)l->rejected, ttft_tpot__s(l->rejected));
-    if (l->spans_open)
-        fprintf(out, "WARNING: %llu span%s begun and not ended: what %s timed is in no figure (a begin without "
-                     "its end, or a Python span made without `with`)\n",
-                (unsigned long long)l->spans_open, ttft_tpot__s(l->spans_open), l->spans_open == 1 ? "it" : "they");
-    if (l->shapes_dropped)
-        fprintf(out, "WARNING: %llu sample%s with a new shape not flagged warmup: the shape table (config.max_shapes "
-                     "%llu) is full\n",
-                (unsigned long long)l->shapes_dropped, ttft_tpot__s(l->shapes_dropped),
-                (unsigned long long)l->max_shapes);
-    if (l->sequences_lost)
-        fprintf(out, "WARNING: %llu decode step%s of several tokens a sequence kept without %s sequences "
-                     "(config.sequences is off): TPOT takes %s step time, not %s time per output token\n",
-                (unsigned long long)l->sequences_lost, ttft_tpot__s(l->sequences_lost),
-                l->sequences_lost == 1 ? "its" : "their", l->sequences_lost == 1 ? "its" : "their",
-                l->sequences_lost == 1 ? "its" : "their");
-    if (l->sequences_in_histogram)
-        fprintf(out, "WARNING: %llu decode step%s of several tokens a sequence went on in a histogram, which keeps "
-                     "step times: TPOT takes %s step time, and the acceptance length leaves %s out\n",
-                (unsigned long long)l->sequences_in_histogram, ttft_tpot__s(l->sequences_in_histogram),
-                l->sequences_in_histogram == 1 ? "its" : "their", l->sequences_in_histogram == 1 ? "it" : "them");
-}
-
-/* A row of figures: n, then avg, min, max, p50 and p99 (approx: from a histogram). */
-static void ttft_tpot__text_row(FILE *out, const char *name, const char *role, const char *warm,
-                                const ttft_tpot_stats *t)
-{
-    char a[32], b[32], d[32], e[32], f[32];
-    fprintf(out, "%-24s %-7s %8llu %6s %11s %11s %11s %11s %10s%s%s", name, role, (unsigned long long)t->n, warm,
-            ttft_tpot__dur(a, sizeof a, t->mean_ns), ttft_tpot__dur(b, sizeof b, (double)t->min_ns),
-            ttft_tpot__dur(d, sizeof d, (double)t->max_ns), ttft_tpot__dur(e, sizeof e, t->p50_ns),
-            ttft_tpot__dur(f, sizeof f, t->p99_ns), t->n < 100 ? "*" : " ", t->approx ? " ~" : "");
-}
-
-/* One row a phase, in order of first use, every sample; under a phase with warmup samples, its
-   steady row (warmup excluded) and the slowest warmup sample. */
-static void ttft_tpot__text_rows(const ttft_tpot_model *m, FILE *out)
-{
-    char w[32], mx[32];
-    unsigned q, empty = 0;
-    int few = 0, approx = 0;
-    if (m->phases)
-        fprintf(out, "\n%-24s %-7s %8s %6s %11s %11s %11s %11s %11s\n", "phase", "role", "n", "warmup", "avg",
-                "min", "max", "p50", "p99");
-    for (q = 0; q < m->phases; q++) { /* names are printable UTF-8 (the name rule): printed as is */
-        const ttft_tpot_phase_figures *f = &m->phase[m->order[q]];
-        const ttft_tpot_stats *t = &f->all, *st = &f->steady;
-        if (t->n == 0) { /* last in the order: listed on one line below */
-            fprintf(out, empty++ ? ", %s" : "no samples: %s", f->name);
-            continue;
-        }
-        few |= t->n < 100;
-        approx |= t->approx;
-        snprintf(w, sizeof w, "%llu", (unsigned long long)t->warmup_n);
-        ttft_tpot__text_row(out, f->name, ttft_tpot_role_name(f->role), w, t);
-        fputc('\n', out);
-        if (t->warmup_n == 0 || st->n == 0)
-            continue; /* the steady row would repeat the row above, or be empty */
-        ttft_tpot__text_row(out, "  steady", "", "-", st);
-        fprintf(out, "  warmup max %s\n", ttft_tpot__dur(mx, sizeof mx, (double)t->warmup_max_ns));
-    }
-    if (empty)
-        fputc('\n', out);
-    if (few)
-        fprintf(out, "* p99 of fewer than 100 samples: close to the max, not a tail estimate\n");
-    if (approx)
-        fprintf(out, "~ bounded phase: avg and percentiles from a histogram, within 0.78%% of exact (config.bounded, "
-                     "or a phase that went on in one when the storage was full)\n");
-}
-
-/* A decode phase with no steady state, or whose measured warmup (MSER-5) runs past the samples flagged
-   warmup: the line says where, and the p50 with and without those samples (and whether that lies in
-   the interval). */
-static void ttft_tpot__text_phase_cut(const ttft_tpot_model *m, unsigned p, FILE *out)
-{
-    const ttft_tpot_steady_state *ss = &m->phase[p].steady_state;
-    const ttft_tpot_stats *st = &m->phase[p].steady;
-    uint64_t flagged = ss->flagged, past = ss->truncation - flagged;
-    char a[32], b[32], which[48];
-    if (ss->measured && ss->drift && st->n) {
-        fprintf(out, "%s: no steady state: MSER-5's best cut falls in the second half of its steps (White's rule): "
-                     "they keep rising or falling\n", m->phase[p].name);
-        return;
-    }
-    if (!ss->measured || ss->truncation <= flagged || !st->n || !ss->has_p50)
-        return;
-    if (flagged > 1)
-        snprintf(which, sizeof which, "%llu flagged", (unsigned long long)flagged);
-    else
-        snprintf(which, sizeof which, "%s", flagged ? "flagged one" : "first (none flagged)");
-    fprintf(out, "%s: MSER-5 puts the end of warmup at step %llu, %llu step%s after the %s; TPOT p50 %s with "
-                 "them, %s without%s\n",
-            m->phase[p].name, (unsigned long long)ss->truncation, (unsigned long long)past, past == 1 ? "" : "s",
-            which, ttft_tpot__dur(a, sizeof a, st->p50_ns), ttft_tpot__dur(b, sizeof b, ss->p50_ns),
-            st->has_ci[0] && ss->p50_exact_ns >= st->ci_ns[0][0] && ss->p50_exact_ns <= st->ci_ns[0][1]
-                ? " (within the p50's 95% interval)" : "");
-}
-
-/* Each decode phase's measured warmup or lack of a steady state, then its spikes. */
-static void ttft_tpot__text_steady_states(const ttft_tpot_model *m, FILE *out)
-{
-    unsigned p;
-    for (p = 0; p < m->phases; p++) {
-        ttft_tpot__text_phase_cut(m, p, out);
-        if (m->phase[p].steady.n)
-            ttft_tpot__text_spikes(out, m->phase[p].name, "step", &m->phase[p].steady_state);
-    }
-}
-
-/* Run figure k (TTFT_TPOT_RUN_*): "TPOT p50 3.22 +- 0.05 ms (CV 1.6%)", a duration in its mean's
-   unit, the CV n/a where it is 0/0 (one run, or a mean of 0). */
-static void ttft_tpot__text_run_figure(FILE *out, const char *what, unsigned k, const ttft_tpot_run_figure *f)
-{
-    const char *name = "tok/s";
-    double unit = k == TTFT_TPOT_RUN_TOK_S ? 1 : ttft_tpot__unit(f->mean, &name);
-    char a[32], b[32], d[40];
-    if (f->has_cv)
-        snprintf(d, sizeof d, "%s%%", ttft_tpot__fix(a, sizeof a, 1, f->cv * 100));
-    else
-        snprintf(d, sizeof d, "n/a");
-    if (k == TTFT_TPOT_RUN_TOK_S)
-        fprintf(out, "%s %s +- %s %s (CV %s)", what, ttft_tpot__fix(a, sizeof a, 1, f->mean),
-                ttft_tpot__fix(b, sizeof b, 1, f->sd), name, d);
-    else
-        fprintf(out, "%s %s +- %s %s (CV %s)", what, ttft_tpot__in(a, sizeof a, f->mean, unit),
-                ttft_tpot__in(b, sizeof b, f->sd, unit), name, d);
-}
-
-/* The across-run 95% interval of each figure's mean, in the order of the runs line: what a user
-   compares ("  mean's 95% CI       : TPOT p50 [3.17, 3.27] ms, ..."); nothing with fewer than 2 runs. */
-static void ttft_tpot__text_run_cis(FILE *out, const ttft_tpot_runs *rs, const char *const *what,
-                                    const unsigned *shown)
-{
-    unsigned k, any = 0;
-    char a[32], b[32];
-    for (k = 0; k < 3; k++) {
-        const ttft_tpot_run_figure *f = &rs->fig[shown[k]];
-        const char *name = "tok/s";
-        double unit = shown[k] == TTFT_TPOT_RUN_TOK_S ? 1 : ttft_tpot__unit(f->mean, &name);
-        if (!f->has_ci || rs->bounded)
-            continue;
-        fputs(any++ ? ", " : "  mean's 95% CI       : ", out);
-        if (shown[k] == TTFT_TPOT_RUN_TOK_S)
-            fprintf(out, "%s [%s, %s] %s", what[shown[k]], ttft_tpot__fix(a, sizeof a, 1, f->ci95[0]),
-                    ttft_tpot__fix(b, sizeof b, 1, f->ci95[1]), name);
-        else
-            fprintf(out, "%s [%s, %s] %s", what[shown[k]], ttft_tpot__in(a, sizeof a, f->ci95[0], unit),
-                    ttft_tpot__in(b, sizeof b, f->ci95[1], unit), name);
-    }
-    if (any)
-        fputs(" (t over the runs: the figure to compare)\n", out);
-}
-
-/* Runs: each figure as mean +- sd (CV) across runs, then TPOT run by run, llama-bench style; a
-   warning where the runs vary (TTFT_TPOT_RUN_CV_FLAG). */
-static void ttft_tpot__text_runs(const ttft_tpot_model *m, FILE *out)
-{
-    static const char *const what[3] = {"TTFT p50", "TPOT p50", "output"};
-    static const unsigned shown[3] = {TTFT_TPOT_RUN_TPOT, TTFT_TPOT_RUN_TOK_S, TTFT_TPOT_RUN_TTFT};
-    const ttft_tpot_runs *rs = &m->runs;
-    const ttft_tpot_run_figure *tpot = &rs->fig[TTFT_TPOT_RUN_TPOT];
-    unsigned k, r, any = 0;
-    const char *name;
-    char a[32], b[32];
-    if (!rs->n)
-        return;
-    fprintf(out, "Runs (%u)%*s: ", rs->n, rs->n < 10 ? 14 : rs->n < 100 ? 13 : 12, "");
-    for (k = 0; k < 3; k++) {
-        unsigned j = shown[k];
-        if (!rs->fig[j].n)
-            continue;
-        fputs(any++ ? ", " : "", out);
-        ttft_tpot__text_run_figure(out, what[j], j, &rs->fig[j]);
-    }
-    fputs(rs->bounded ? "n/a (samples in a histogram, of a bounded phase or past the storage, have no run)\n"
-          : any       ? "\n"
-                      : "n/a\n",
-          out);
-    ttft_tpot__text_run_cis(out, rs, what, shown);
-    if (tpot->n) { /* in the unit of the runs' mean */
-        double unit = ttft_tpot__unit(tpot->mean, &name);
-        fputs("  TPOT p50 by run     :", out);
-        for (r = 0; r < rs->n; r++)
-            fprintf(out, " %s", tpot->has[r] ? ttft_tpot__in(a, sizeof a, tpot->v[r], unit) : "n/a");
-        fprintf(out, " %s\n", name);
-    }
-    for (k = 0; k < 3; k++)
-        if (rs->fig[k].varies)
-            fprintf(out, "WARNING: the runs vary: %s CV %s%% (over %s%%): compare runs, not one figure\n", what[k],
-                    ttft_tpot__fix(a, sizeof a, 1, rs->fig[k].cv * 100),
-                    ttft_tpot__num(b, sizeof b, "%g", TTFT_TPOT_RUN_CV_FLAG * 100));
-    if (rs->dropped)
-        fprintf(out, "WARNING: %llu run%s not marked (TTFT_TPOT_MAX_RUNS %u): their samples are in the last run\n",
-                (unsigned long long)rs->dropped, ttft_tpot__s(rs->dropped), (unsigned)TTFT_TPOT_MAX_RUNS);
-}
-
-/* -- Writers: the text report's device section ------------------------------------------------- */
-
-/* Why n of steps steady steps have device time, hist of them in histograms: "" when all do, else
-   "; the H kept in a histogram ..., M others have no resolved device interval" (sep: its lead). */
-static const char *ttft_tpot__device_gap(char *buf, size_t len, const char *sep, uint64_t n, uint64_t steps,
-                                         uint64_t hist)
-{
-    uint64_t other = steps - n - hist; /* n counts stored steps only, so n + hist <= steps */
-    if (n + hist > steps || n == steps)
-        return "";
-    if (!hist)
-        snprintf(buf, len, "%s%llu have no resolved device interval", sep, (unsigned long long)other);
-    else if (!other)
-        snprintf(buf, len, "%sthe %llu kept in a histogram have no per-step device time", sep,
-                 (unsigned long long)hist);
-    else
-        snprintf(buf, len, "%sthe %llu kept in a histogram have no per-step device time, %llu others no resolved "
-                 "device interval", sep, (unsigned long long)hist, (unsigned long long)other);
-    return buf;
-}
-
-/* "n=N, p50 X, p90 X, p99 X, mean X" of a set, or n/a with why; "n=N of S steady steps" and which
-   lack device time when not all of the headline's S steps have it (hist of them in histograms). */
-static void ttft_tpot__text_device_line(FILE *out, const char *what, const ttft_tpot_stats *t, const char *none,
-                                        uint64_t steps, uint64_t hist)
-{
-    char a[32], b[32], d[32], e[32], of[48], gap[160];
-    if (!t->n) {
-        fprintf(out, "%-22s: n/a         (%s%s)\n", what, none,
-                hist ? ttft_tpot__device_gap(gap, sizeof gap, ": ", 0, hist, hist) : "");
-        return;
-    }
-    of[0] = '\0';
-    if (t->n < steps)
-        snprintf(of, sizeof of, " of %llu steady steps", (unsigned long long)steps);
-    fprintf(out, "%-22s: %-11s (n=%llu%s, p90 %s, p99 %s, mean %s%s)\n", what, ttft_tpot__dur(a, sizeof a, t->p50_ns),
-            (unsigned long long)t->n, of, ttft_tpot__dur(b, sizeof b, t->p90_ns), ttft_tpot__dur(d, sizeof d, t->p99_ns),
-            ttft_tpot__dur(e, sizeof e, t->mean_ns), ttft_tpot__device_gap(gap, sizeof gap, "; ", t->n, steps, hist));
-}
-
-/* "Device busy: ..." over the steady decode steps with device time (f->busy_steps of f->tpot_steps). */
-static void ttft_tpot__text_device_busy(const ttft_tpot_device_figures *f, FILE *out)
-{
-    char a[32], b[32], of[80];
-    if (!f->has_busy) {
-        ttft_tpot__text_device_line(out, "Device busy", &f->tpot, "no steady decode step with device time",
-                                    f->tpot_steps, f->tpot_hist);
-        return;
-    }
-    of[0] = '\0';
-    if (f->busy_steps < f->tpot_steps)
-        snprintf(of, sizeof of, " of %llu steady", (unsigned long long)f->tpot_steps);
-    fprintf(out, "Device busy           : %s%% of steady decode wall time (%llu%s steps)",
-            ttft_tpot__fix(a, sizeof a, 1, 100 * f->busy_fraction), (unsigned long long)f->busy_steps, of);
-    if (f->busy_fraction < TTFT_TPOT_HOST_BOUND)
-        fprintf(out, ": decode is host-bound, the device idles %s%% of each step",
-                ttft_tpot__fix(b, sizeof b, 1, 100 * (1 - f->busy_fraction)));
-    fputc('\n', out);
-}
-
-/* Each phase with device time: host p50 against device p50/p90/p99/mean, the queue delay, and where
-   the runtime stamped when it queued the command, its launch overhead and queue wait. */
-static void ttft_tpot__text_device_rows(const ttft_tpot_model *m, FILE *out)
-{
-    char a[32], b[32], d[32], e[32], g[32], h[32], k[32], l[32], w[32];
-    int split = m->device.queued != 0;
-    unsigned q;
-    fprintf(out, "%-24s %11s %8s %11s %11s %11s %11s %11s %11s", "phase (steady)", "host p50", "device n", "p50", "p90",
-            "p99", "mean", "queue p50", "queue p99");
-    fprintf(out, split ? " %11s %11s\n" : "\n", "launch p50", "wait p50");
-    for (q = 0; q < m->phases; q++) {
-        const ttft_tpot_phase_figures *f = &m->phase[m->order[q]];
-        const ttft_tpot_stats *t = &f->device, *u = &f->queue;
-        if (!t->n)
-            continue;
-        fprintf(out, "%-24s %11s %8llu %11s %11s %11s %11s %11s %11s", f->name,
-                f->steady.n ? ttft_tpot__dur(a, sizeof a, f->steady.p50_ns) : "-", (unsigned long long)t->n,
-                ttft_tpot__dur(b, sizeof b, t->p50_ns), ttft_tpot__dur(d, sizeof d, t->p90_ns),
-                ttft_tpot__dur(e, sizeof e, t->p99_ns), ttft_tpot__dur(g, sizeof g, t->mean_ns),
-                u->n ? ttft_tpot__dur(h, sizeof h, u->p50_ns) : "-", u->n ? ttft_tpot__dur(k, sizeof k, u->p99_ns) : "-");
-        fprintf(out, split ? " %11s %11s\n" : "\n", f->launch.n ? ttft_tpot__dur(l, sizeof l, f->launch.p50_ns) : "-",
-                f->wait.n ? ttft_tpot__dur(w, sizeof w, f->wait.p50_ns) : "-");
-    }
-}
-
-/* Each phase timed both by event pairs and by begin and end stamps: the two p50s and what the pairs
-   add, the launch gaps they hold. */
-static void ttft_tpot__text_device_forms(const ttft_tpot_model *m, FILE *out)
-{
-    char a[32], b[32], d[32];
-    unsigned q;
-    for (q = 0; q < m->phases; q++) {
-        const ttft_tpot_phase_figures *f = &m->phase[m->order[q]];
-        double more = f->pairs.p50_ns - f->records.p50_ns;
-        if (!f->pairs.n)
-            continue;
-        fprintf(out, "NOTE: %s: event pairs p50 %s (n=%llu), begin and end stamps p50 %s (n=%llu): the pairs read "
-                     "%s %s, the launch gaps they hold\n",
-                f->name, ttft_tpot__dur(a, sizeof a, f->pairs.p50_ns), (unsigned long long)f->pairs.n,
-                ttft_tpot__dur(b, sizeof b, f->records.p50_ns), (unsigned long long)f->records.n,
-                ttft_tpot__dur(d, sizeof d, more < 0 ? -more : more), more < 0 ? "less" : "more");
-    }
-}
-
-/* What device time was lost or refused, and queue delays taken as 0. */
-static void ttft_tpot__text_device_losses(const ttft_tpot_device_figures *f, FILE *out)
-{
-    char a[32];
-    if (f->unresolved || f->open)
-        fprintf(out, "WARNING: %llu device intervals unresolved (%llu spans got no ticket: config.max_device or "
-                     "config.max_pending was full; %llu tickets still open): those samples have host time only, the "
-                     "device figures cover the resolved ones\n",
-                (unsigned long long)ttft_tpot__sat_add(f->unresolved, f->open), (unsigned long long)f->unresolved,
-                (unsigned long long)f->open);
-    if (f->refused)
-        fprintf(out, "WARNING: %llu device resolutions refused (unknown or resolved ticket, end before begin)\n",
-                (unsigned long long)f->refused);
-    if (f->held)
-        fprintf(out, "WARNING: %llu samples' device time sums to 2^63 - 2 ns or more, held there: their device "
-                     "figures are wrong (no device measures that)\n", (unsigned long long)f->held);
-    if (f->queue_clamped)
-        fprintf(out, "NOTE: %llu device begins mapped before their host issue, by up to %s: queue delay taken as 0 "
-                     "(the clock pair is off by that much)\n",
-                (unsigned long long)f->queue_clamped, ttft_tpot__dur(a, sizeof a, (double)f->clamped_max_ns));
-    if (f->queued_clamped)
-        fprintf(out, "NOTE: %llu queued stamps mapped before their host issue, by up to %s: launch overhead taken as "
-                     "0 (the clock pair is off by that much)\n",
-                (unsigned long long)f->queued_clamped, ttft_tpot__dur(a, sizeof a, (double)f->queued_clamped_max_ns));
-}
-
-/* The device section: the headline's device counterparts, busy fraction, rows, losses. Only for a
-   collector that has device data. */
-static void ttft_tpot__text_device(const ttft_tpot_model *m, FILE *out)
-{
-    const ttft_tpot_device_figures *f = &m->device;
-    if (!f->intervals && !f->open && !f->unresolved && !f->refused)
-        return;
-    fprintf(out, "\nDevice time (%llu intervals resolved%s; TTFT and TPOT above are wall-clock, these the "
-                 "device's)\n", (unsigned long long)f->intervals, f->parts ? ", parts of launches included" : "");
-    if (f->elapsed)
-        fprintf(out, "NOTE: %llu of them are event pairs: each includes the launch gap before its kernel, so small "
-                     "kernels and the busy share read high (activity records have no gap)\n",
-                (unsigned long long)f->elapsed);
-    ttft_tpot__text_device_line(out, "TTFT (steady, device)", &f->ttft_steady, "no steady prefill with device time",
-                                f->ttft_steps, f->ttft_hist);
-    ttft_tpot__text_device_line(out, "TPOT (device)", &f->tpot, "no steady decode step with device time",
-                                f->tpot_steps, f->tpot_hist);
-    ttft_tpot__text_device_busy(f, out);
-    if (f->intervals)
-        ttft_tpot__text_device_rows(m, out);
-    ttft_tpot__text_device_forms(m, out);
-    ttft_tpot__text_device_losses(f, out);
-}
-
-/* Kernel spans that hold other kernel spans: their rows are inclusive; their shares of steady decode
-   time, exclusive against inclusive (the JSON's decode_share_exclusive and decode_share). */
-static void ttft_tpot__text_nesting(const ttft_tpot_model *m, FILE *out)
-{
-    unsigned p;
-    char a[32], b[32];
-    for (p = 0; p < m->phases; p++)
-        if (m->phase[p].nests)
-            fprintf(out, "NOTE: %s spans hold other kernel spans: its rows are inclusive time; of steady decode "
-                         "time it takes %s%% exclusive (self), %s%% inclusive\n",
-                    m->phase[p].name, ttft_tpot__fix(a, sizeof a, 1, 100 * m->phase[p].decode_share_self),
-                    ttft_tpot__fix(b, sizeof b, 1, 100 * m->phase[p].decode_share));
-}
-
-/* The report leads with what the run is for: a serving run (measured requests) with its per-request
-   figures, a single-stream run with TTFT, TPOT and throughput; the samples' figures, then the phases. */
-static void ttft_tpot__text(const ttft_tpot_model *m, FILE *out)
-{
-    int serving = m->has_requests && m->requests.n > 0;
-    ttft_tpot__text_head(m, out);
-    /* a span never ended leaves no sample; its WARNING line (spans_open) counts it */
-    if (!m->has_requests && !m->head.has_ttft_first && !m->head.tpot.n && !m->head.tpot_excluded && !m->head.e2e.n)
-        fputs("Nothing to report: no prefill, decode or e2e sample, and no request\n"
-              "(a span is recorded at its end: one begun and never ended leaves nothing)\n",
-              out);
-    if (serving) {
-        ttft_tpot__text_serving(m, out);
-        ttft_tpot__text_request_warmup(m, out);
-        if (m->head.has_ttft_first || m->head.tpot.n || m->head.tpot_excluded || m->head.e2e.n)
-            fputs("\nSteps (the samples of the driver's own spans)\n", out);
-    }
-    ttft_tpot__text_ttft(&m->head, out);
-    ttft_tpot__text_prefill(&m->head, out);
-    ttft_tpot__text_decode(&m->head, out);
-    ttft_tpot__text_device(m, out);
-    ttft_tpot__text_runs(m, out);
-    ttft_tpot__text_steady_states(m, out);
-    ttft_tpot__text_warnings(m, out);
-    if (m->has_requests && !serving)
-        ttft_tpot__text_serving(m, out);
-    if (!serving)
-        ttft_tpot__text_request_warmup(m, out);
-    ttft_tpot__text_rows(m, out);
-    ttft_tpot__text_nesting(m, out);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_model_report(const ttft_tpot_model *m, FILE *out)
-{
-    if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_REQUESTS) || !out)
-        return TTFT_TPOT_EINVAL;
-    ttft_tpot__text(m, out);
-    return ttft_tpot__finish(out);
-}
-
-/* Compute the model, then hand it to a writer: a report is whole, or (ENOMEM) not written. */
-static int ttft_tpot__render(const ttft_tpot *c, FILE *out, int (*write)(const ttft_tpot_model *, FILE *))
-{
-    ttft_tpot_model m;
-    int rc;
-    if (!c || !out)
-        return TTFT_TPOT_EINVAL;
-    if ((rc = ttft_tpot_model_compute(c, NULL, &m)) == TTFT_TPOT_OK)
-        rc = write(&m, out);
-    ttft_tpot_model_free(&m);
-    return rc;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
-{
-    return ttft_tpot__render(c, out, ttft_tpot_model_report);
-}
-
-/* -- Writers: the JSON report ------------------------------------------------------------------ */
 
 /* s[0, len) escaped for a JSON string (quotes and backslashes escaped, control characters as \\u00XX,
    bytes that are not UTF-8 as U+FFFD), unquoted, into dst, which holds 6 len bytes: its length. */
@@ -7708,26 +5379,25 @@ static size_t ttft_tpot__json_esc(char *dst, const char *str, size_t len)
 
 /* A JSON string, escaped in pieces of at most 64 bytes, each ending before a UTF-8 continuation byte
    (so that no character is split: the same bytes as escaping it whole). */
-static void ttft_tpot__json_str(ttft_tpot__out *out, const char *str)
+static void ttft_tpot__json_str(ttft_tpot_writer *out, const char *str)
 {
     size_t len = strlen(str), at = 0, end, back;
-    char *p;
+    char piece[384]; /* 64 bytes escaped */
     ttft_tpot__out_chr(out, '"');
     while (at < len) {
         end = len - at <= 64 ? len : at + 64;
         for (back = 0; end < len && back < 3 && ((unsigned char)str[end] & 0xC0) == 0x80; back++)
             end--;
-        p = ttft_tpot__out_room(out, 384); /* 64 bytes escaped */
-        out->n += ttft_tpot__json_esc(p, str + at, end - at);
+        ttft_tpot__out_put(out, piece, ttft_tpot__json_esc(piece, str + at, end - at));
         at = end;
     }
     ttft_tpot__out_chr(out, '"');
 }
 
 /* Integer ns as ms with 6 decimals, trailing zeros trimmed: exact. */
-static void ttft_tpot__json_ms_u64(ttft_tpot__out *out, uint64_t r)
+static void ttft_tpot__json_ms_u64(ttft_tpot_writer *out, uint64_t r)
 {
-    char *p = ttft_tpot__put_u64(ttft_tpot__out_room(out, 32), r / 1000000);
+    char text[32], *p = ttft_tpot__put_u64(text, r / 1000000);
     uint32_t frac = (uint32_t)(r % 1000000);
     int k;
     *p++ = '.';
@@ -7735,11 +5405,11 @@ static void ttft_tpot__json_ms_u64(ttft_tpot__out *out, uint64_t r)
         p[k] = (char)('0' + frac % 10);
     for (k = 5; k > 0 && p[k] == '0'; k--) /* "2.5", "2.0": at least one decimal */
         ;
-    out->n = (size_t)(p + k + 1 - out->b);
+    ttft_tpot__out_put(out, text, (size_t)(p + k + 1 - text));
 }
 
 /* ns as ms to the nanosecond (rounded); past 2^64 ns in %.6f, never NaN or inf (null). */
-static void ttft_tpot__json_ms(ttft_tpot__out *out, double ns)
+static void ttft_tpot__json_ms(ttft_tpot_writer *out, double ns)
 {
     char buf[400];
     int ok = ttft_tpot__finite(ns) && ns >= 0.0 && ns < 1e300;
@@ -7749,7 +5419,7 @@ static void ttft_tpot__json_ms(ttft_tpot__out *out, double ns)
         ttft_tpot__out_str(out, ok ? ttft_tpot__num(buf, sizeof buf, "%.6f", ns / 1e6) : "null");
 }
 
-static void ttft_tpot__json_num(ttft_tpot__out *out, int has, double v)
+static void ttft_tpot__json_num(ttft_tpot_writer *out, int has, double v)
 {
     char buf[64];
     if (has && ttft_tpot__finite(v))
@@ -7758,14 +5428,14 @@ static void ttft_tpot__json_num(ttft_tpot__out *out, int has, double v)
         ttft_tpot__out_str(out, "null");
 }
 
-static void ttft_tpot__json_kv_ms(ttft_tpot__out *out, const char *key, double ns)
+static void ttft_tpot__json_kv_ms(ttft_tpot_writer *out, const char *key, double ns)
 {
     ttft_tpot__out_fmt(out, ",\"%s\":", key);
     ttft_tpot__json_ms(out, ns);
 }
 
 /* Whether the figures came from a histogram, and how far they may be from exact (1/128). */
-static void ttft_tpot__json_approx(ttft_tpot__out *out, const ttft_tpot_stats *st)
+static void ttft_tpot__json_approx(ttft_tpot_writer *out, const ttft_tpot_stats *st)
 {
     if (st->approx)
         ttft_tpot__out_str(out, ",\"approximate\":true,\"max_rel_err\":0.0078125");
@@ -7774,13 +5444,13 @@ static void ttft_tpot__json_approx(ttft_tpot__out *out, const ttft_tpot_stats *s
 }
 
 /* The chosen percentiles beyond p50/p90/p95/p99 (config.percentiles), ,"p99.9<sfx>":N each. */
-static void ttft_tpot__json_picks(ttft_tpot__out *out, const ttft_tpot_stats *st, const char *sfx)
+static void ttft_tpot__json_picks(ttft_tpot_writer *out, const ttft_tpot_stats *st, const char *sfx)
 {
     char name[12];
     unsigned k;
     for (k = 0; k < st->pick_n; k++)
         if (st->pick_pm[k] != 50000 && st->pick_pm[k] != 90000 && st->pick_pm[k] != 95000 && st->pick_pm[k] != 99000) {
-            ttft_tpot__out_fmt(out, ",\"%s%s\":", ttft_tpot_percentile_name(name, sizeof name, st->pick_pm[k]), sfx);
+            ttft_tpot__out_fmt(out, ",\"%s%s\":", ttft_tpot__percentile_name(name, sizeof name, st->pick_pm[k]), sfx);
             ttft_tpot__json_ms_u64(out, st->pick_ns[k]);
         }
 }
@@ -7789,7 +5459,7 @@ static void ttft_tpot__json_picks(ttft_tpot__out *out, const ttft_tpot_stats *st
    max and total, and whether they come from a histogram; keys end in sfx ("_ms"; the requests'
    STATS have none). No sample: total 0, the others null. The caller opens the object, and writes
    its own keys ("n" first) before these. */
-static void ttft_tpot__json_figures(ttft_tpot__out *out, const ttft_tpot_stats *st, const char *sfx)
+static void ttft_tpot__json_figures(ttft_tpot_writer *out, const ttft_tpot_stats *st, const char *sfx)
 {
     static const char *const names[8] = {"mean", "p50", "p90", "p95", "p99", "min", "max", "total"};
     const uint64_t exact[6] = {st->pct_ns[0], st->pct_ns[1], st->pct_ns[2], st->pct_ns[3], st->min_ns, st->max_ns};
@@ -7824,10 +5494,9 @@ static void ttft_tpot__json_figures(ttft_tpot__out *out, const ttft_tpot_stats *
 }
 
 /* STATS = {"n":N,"mean":N,"p50":N,"p90":N,"p95":N,"p99":N,"min":N,"max":N,"total":N,
-   "approximate":B} in ms, or null. */
-static void ttft_tpot__json_stats(ttft_tpot__out *out, const char *key, const ttft_tpot_stats *st)
+   "approximate":B} in ms, or null (%S). */
+static void ttft_tpot__json_stats(ttft_tpot_writer *out, const ttft_tpot_stats *st)
 {
-    ttft_tpot__out_fmt(out, ",\"%s\":", key);
     if (!st->n) {
         ttft_tpot__out_str(out, "null");
         return;
@@ -7837,18 +5506,25 @@ static void ttft_tpot__json_stats(ttft_tpot__out *out, const char *key, const tt
     ttft_tpot__out_chr(out, '}');
 }
 
-/* ,"steady_state":{"flagged":N,"mser5_truncation":N,"no_steady_state":B,"p50_ms_after_truncation":N|null,
-   "spikes":N,"spike":[{"step":N,"ms":N},...]}, or null where the samples are not all kept in call order
-   (a bounded phase). */
-static void ttft_tpot__json_steady_state(ttft_tpot__out *out, const ttft_tpot_steady_state *ss)
+/* ,"KEY":STATS */
+static void ttft_tpot__json_kv_stats(ttft_tpot_writer *out, const char *key, const ttft_tpot_stats *st)
+{
+    ttft_tpot__out_fmt(out, ",\"%s\":", key);
+    ttft_tpot__json_stats(out, st);
+}
+
+/* {"flagged":N,"mser5_truncation":N,"no_steady_state":B,"p50_ms_after_truncation":N|null,"spikes":N,
+   "spike":[{"step":N,"ms":N},...]}, or null where the samples are not all kept in call order (a bounded
+   phase) (%W). */
+static void ttft_tpot__json_steady_state(ttft_tpot_writer *out, const ttft_tpot_steady_state *ss)
 {
     uint64_t k;
     if (!ss->measured) {
-        ttft_tpot__out_str(out, ",\"steady_state\":null");
+        ttft_tpot__out_str(out, "null");
         return;
     }
     ttft_tpot__out_fmt(out,
-                       ",\"steady_state\":{\"flagged\":%llu,\"mser5_truncation\":%llu,\"no_steady_state\":%s,"
+                       "{\"flagged\":%llu,\"mser5_truncation\":%llu,\"no_steady_state\":%s,"
                        "\"p50_ms_after_truncation\":",
                        (unsigned long long)ss->flagged, (unsigned long long)ss->truncation,
                        ss->drift ? "true" : "false");
@@ -7865,94 +5541,610 @@ static void ttft_tpot__json_steady_state(ttft_tpot__out *out, const ttft_tpot_st
     ttft_tpot__out_str(out, "]}");
 }
 
-/* The peaks under vLLM's names, and the slices: ,"max_output_tokens_per_s":..,"max_concurrent_requests":..,
-   "slice_ms":..,"slices":[{"start_ms","tokens","output_tok_s","in_flight","peak_in_flight","submitted",
-   "ttft_p50_ms"},..]: in_flight counts the requests in flight during some of the slice, peak_in_flight
-   the most at once. */
-static void ttft_tpot__json_slices(const ttft_tpot_model *md, ttft_tpot__out *out)
+/* A series' isolated spikes, the first TTFT_TPOT__SPIKES_SHOWN of them: "decode_step: 2 isolated spikes:
+   step 120 at 9.00 ms (3.0x the steady p50), step 170 at 9.00 ms (3.0x)". what: "step" or "request" (%K). */
+#define TTFT_TPOT__SPIKES_SHOWN 3
+static void ttft_tpot__text_spikes(ttft_tpot_writer *out, const char *name, const char *what,
+                                   const ttft_tpot_steady_state *ss)
 {
-    const ttft_tpot_requests *q = &md->requests;
-    size_t k;
-    ttft_tpot__out_str(out, ",\"max_output_tokens_per_s\":");
-    ttft_tpot__json_num(out, q->has_max_tok_s, q->max_output_tok_s);
-    ttft_tpot__out_fmt(
-        out, ",\"max_concurrent_requests\":%llu,\"slice_ms\":", (unsigned long long)q->max_concurrent_requests);
-    ttft_tpot__json_ms_u64(out, md->slice_ns);
-    ttft_tpot__out_str(out, ",\"slices\":[");
-    for (k = 0; k < md->n_slices; k++) {
-        const ttft_tpot_slice *s = &md->slices[k];
-        ttft_tpot__out_str(out, k ? ",{\"start_ms\":" : "{\"start_ms\":");
-        ttft_tpot__json_ms_u64(out, s->start_ns);
-        ttft_tpot__out_fmt(out, ",\"tokens\":%llu,\"output_tok_s\":", (unsigned long long)s->tokens);
-        ttft_tpot__json_num(out, 1, s->output_tok_s);
-        ttft_tpot__out_fmt(out, ",\"in_flight\":%llu,\"peak_in_flight\":%llu,\"submitted\":%llu,\"ttft_p50_ms\":",
-                           (unsigned long long)s->in_flight, (unsigned long long)s->peak_in_flight,
-                           (unsigned long long)s->submitted);
-        if (s->has_ttft)
-            ttft_tpot__json_ms(out, s->ttft_p50_ns);
-        else
-            ttft_tpot__out_str(out, "null");
-        ttft_tpot__out_chr(out, '}');
+    uint64_t k, shown = ss->spikes < TTFT_TPOT__SPIKES_SHOWN ? ss->spikes : TTFT_TPOT__SPIKES_SHOWN;
+    char a[32], b[32];
+    if (!ss->measured || !ss->spikes)
+        return;
+    ttft_tpot__out_fmt(out, "%s: %llu isolated spike%s:", name, (unsigned long long)ss->spikes, ss->spikes == 1 ? "" : "s");
+    for (k = 0; k < shown; k++) {
+        double times = ss->steady_p50_ns ? (double)ss->spike_ns[k] / (double)ss->steady_p50_ns : 0;
+        ttft_tpot__out_fmt(out, "%s %s %llu at %s", k ? "," : "", what, (unsigned long long)ss->spike_step[k],
+                ttft_tpot__dur(a, sizeof a, (double)ss->spike_ns[k]));
+        if (ss->steady_p50_ns)
+            ttft_tpot__out_fmt(out, " (%sx%s)", ttft_tpot__fix(b, sizeof b, 1, times), k ? "" : " the steady p50");
+        else if (k == 0)
+            ttft_tpot__out_str(out, " (the steady p50 is 0)");
     }
-    ttft_tpot__out_chr(out, ']');
+    if (ss->spikes > shown)
+        ttft_tpot__out_fmt(out, ", and %llu more", (unsigned long long)(ss->spikes - shown));
+    ttft_tpot__out_chr(out, '\n');
 }
 
-/* "requests": the serving metrics, or null when no request was seen. */
-static void ttft_tpot__json_requests(const ttft_tpot_model *md, ttft_tpot__out *out)
+/* A name or id (shorter than TTFT_TPOT_NAME_MAX) as a CSV field into dst (2 TTFT_TPOT_NAME_MAX bytes
+   hold it): as it is, or quoted with its quotes doubled where it holds a comma or a quote or starts
+   with '#' or a space. Returns its length. */
+static size_t ttft_tpot__csv_esc(char *dst, const char *name)
 {
-    const ttft_tpot_requests *q = &md->requests;
-    int m;
-    if (!md->has_requests) {
-        ttft_tpot__out_str(out, "null");
+    size_t n = 0;
+    const char *q;
+    if (name[0] != '#' && name[0] != ' ') { /* copied as it is, in one pass, unless a comma or quote is met */
+        for (; name[n] && name[n] != ',' && name[n] != '"'; n++)
+            dst[n] = name[n];
+        if (!name[n])
+            return n;
+        n = 0;
+    }
+    dst[n++] = '"';
+    for (q = name; *q; q++) {
+        if (*q == '"')
+            dst[n++] = '"';
+        dst[n++] = *q;
+    }
+    dst[n++] = '"';
+    return n;
+}
+
+/* -- Writers: the text report ------------------------------------------------------------------ */
+
+/* The report's first line, and a warning when reading the clock is a system call. */
+static void ttft_tpot__text_head(const ttft_tpot_model *m, ttft_tpot_writer *out)
+{
+    ttft_tpot__out_fmt(out, "ttft_tpot report: %llu sample%s in %u phase%s (clock: %s", (unsigned long long)m->head.samples,
+            ttft_tpot__s(m->head.samples), m->phases, ttft_tpot__s(m->phases), m->clock_name);
+    if (m->clock_read_ns)
+        ttft_tpot__out_fmt(out, ", %llu ns/read", (unsigned long long)m->clock_read_ns);
+    ttft_tpot__out_str(out, ")\n");
+    if (m->clock_read_ns > 200) /* a clock without vDSO: every read is a system call */
+        ttft_tpot__out_fmt(out, "WARNING: one clock read costs %llu ns: spans shorter than ~%llu us are distorted\n",
+                (unsigned long long)m->clock_read_ns, (unsigned long long)m->clock_read_ns / 10);
+}
+
+/* Percentile k of ttft_tpot__ci_pcts (0 p50, 1 p90, 2 p99) of st in unit ns, with its 95% interval:
+   "3.22 [3.19, 3.25]", or "3.87 [CI needs n>=368]". */
+static const char *ttft_tpot__with_ci(char *buf, size_t len, const ttft_tpot_stats *st, int k, double unit)
+{
+    const double v[3] = {st->p50_ns, st->p90_ns, st->p99_ns};
+    char a[32], b[32], d[32];
+    ttft_tpot__fix(a, sizeof a, 2, v[k] / unit);
+    if (st->has_ci[k])
+        snprintf(buf, len, "%s [%s, %s]", a, ttft_tpot__fix(b, sizeof b, 2, (double)st->ci_ns[k][0] / unit),
+                 ttft_tpot__fix(d, sizeof d, 2, (double)st->ci_ns[k][1] / unit));
+    else
+        snprintf(buf, len, "%s [CI needs n>=%llu]", a, (unsigned long long)ttft_tpot__ci95_min_n(ttft_tpot__ci_pcts[k]));
+    return buf;
+}
+
+/* The 95% interval of percentile k of ttft_tpot__ci_pcts as durations, "[161.2 ms, 161.9 ms]", or
+   "needs n>=6". */
+static const char *ttft_tpot__ci_text(char *buf, size_t len, const ttft_tpot_stats *st, int k)
+{
+    char a[32], b[32];
+    if (st->has_ci[k])
+        snprintf(buf, len, "[%s, %s]", ttft_tpot__dur(a, sizeof a, (double)st->ci_ns[k][0]),
+                 ttft_tpot__dur(b, sizeof b, (double)st->ci_ns[k][1]));
+    else
+        snprintf(buf, len, "needs n>=%llu", (unsigned long long)ttft_tpot__ci95_min_n(ttft_tpot__ci_pcts[k]));
+    return buf;
+}
+
+/* Steady prefills that carry no prompt count: none when more carried one (a merge may have dropped
+   samples that did, after their prompt tokens were summed). */
+static uint64_t ttft_tpot__without_prompt(const ttft_tpot_summary *s)
+{
+    return s->ttft_steady.n > s->prefill_counted ? s->ttft_steady.n - s->prefill_counted : 0;
+}
+
+/* The prefill rate, under TTFT: the speed of prefill apart from the prompt's length. */
+static void ttft_tpot__text_prefill(const ttft_tpot_summary *s, ttft_tpot_writer *out)
+{
+    char a[32];
+    uint64_t without = ttft_tpot__without_prompt(s);
+    if (!s->ttft_steady.n && !s->has_prefill_tok_s)
+        return;
+    if (!s->has_prefill_tok_s) {
+        ttft_tpot__out_fmt(out, "Prefill rate          : n/a         (no steady prefill carries prompt tokens: give each "
+                     "prefill span its prompt token count)\n");
         return;
     }
-    ttft_tpot__out_fmt(
-        out, "{\"n\":%llu,\"incomplete\":%llu,\"warmup_excluded\":%llu,\"dropped\":%llu,\"truncated\":%llu",
-        (unsigned long long)q->n, (unsigned long long)q->incomplete, (unsigned long long)q->warmup_excluded,
-        (unsigned long long)q->dropped, (unsigned long long)q->truncated);
-    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
-        ttft_tpot__json_stats(out, ttft_tpot__metrics[m].json, &q->metric[m]);
-    ttft_tpot__out_fmt(out, ",\"unscheduled\":%llu,\"prompt_tokens\":%llu", (unsigned long long)q->unscheduled,
-                       (unsigned long long)q->prompt_tokens);
-    ttft_tpot__out_fmt(out, ",\"folded\":{\"requests\":%llu,\"tokens\":%llu,\"prompt_tokens\":%llu,\"other\":%llu}",
-                       (unsigned long long)q->folded, (unsigned long long)q->folded_tokens,
-                       (unsigned long long)q->folded_prompt_tokens, (unsigned long long)q->folded_other);
-    for (m = 0; m < TTFT_TPOT_FINISH_COUNT; m++)
-        ttft_tpot__out_fmt(out, ",%s\"%s\":%llu", m ? "" : "\"finish_reasons\":{", m ? ttft_tpot_finish_reason_name(m) : "none",
-                           (unsigned long long)q->finish_reasons[m]);
-    ttft_tpot__out_chr(out, '}');
-    ttft_tpot__out_str(out, ",\"window_ms\":");
-    if (q->has_window)
-        ttft_tpot__json_ms(out, q->window_ns);
+    ttft_tpot__out_fmt(out, "Prefill rate          : %s tok/s  (prompt tokens / steady prefill time) over %llu prefills, %llu "
+                 "prompt tokens",
+            ttft_tpot__fix(a, sizeof a, 1, s->prefill_tok_s), (unsigned long long)s->prefill_counted,
+            (unsigned long long)s->prefill_tokens);
+    if (without)
+        ttft_tpot__out_fmt(out, "; %llu steady prefills carry no prompt count and are left out", (unsigned long long)without);
+    ttft_tpot__out_chr(out, '\n');
+}
+
+/* What the first TTFT's note may say: warmup only when it was slower (ttft_first_slower). The text
+   report and the HTML report both show it. */
+static const char *ttft_tpot__first_label(const ttft_tpot_summary *s)
+{
+    if (!s->ttft_first_warmup)
+        return "not flagged warmup: its one-time costs came before it";
+    return s->ttft_first_slower < 0 ? "flagged warmup; no steady prefill to compare"
+           : s->ttft_first_slower   ? "incl. one-time warmup"
+                                    : "flagged warmup, yet no slower than the steady p50";
+}
+
+/* The two TTFT lines; none without a prefill-role sample. */
+static void ttft_tpot__text_ttft(const ttft_tpot_summary *s, ttft_tpot_writer *out)
+{
+    const ttft_tpot_stats *t = &s->ttft_steady;
+    char a[32], b[32], d[32], e[32], ci[80];
+    if (!s->has_ttft_first)
+        return;
+    ttft_tpot__out_fmt(out, "TTFT (first request)  : %-11s (%s)\n", ttft_tpot__dur(a, sizeof a, (double)s->ttft_first_ns),
+            ttft_tpot__first_label(s));
+    if (t->n)
+        ttft_tpot__out_fmt(out, "TTFT (steady, p50)    : %-11s (n=%llu, p90 %s, p99 %s, mean %s; p50 95%% CI %s%s)\n",
+                ttft_tpot__dur(a, sizeof a, t->p50_ns), (unsigned long long)t->n, ttft_tpot__dur(b, sizeof b, t->p90_ns),
+                ttft_tpot__dur(d, sizeof d, t->p99_ns), ttft_tpot__dur(e, sizeof e, t->mean_ns),
+                ttft_tpot__ci_text(ci, sizeof ci, t, 0), t->approx ? "; ~ within 0.8%: bounded histogram" : "");
+    else if (s->has_prefill_kernel)
+        ttft_tpot__out_fmt(out, "TTFT (steady, p50)    : n/a         (no warmed-up prefill measured: time a warmup "
+                     "request first; prefill kernel alone: %s)\n",
+                ttft_tpot__dur(a, sizeof a, (double)s->prefill_kernel_min_ns));
     else
-        ttft_tpot__out_str(out, "null");
-    ttft_tpot__out_str(out, ",\"request_throughput_rps\":");
-    ttft_tpot__json_num(out, q->has_window, q->request_rps);
-    ttft_tpot__out_str(out, ",\"output_throughput_tok_s\":");
-    ttft_tpot__json_num(out, q->has_window, q->output_tok_s);
-    ttft_tpot__json_slices(md, out);
-    ttft_tpot__out_str(out, ",\"goodput\":");
-    if (q->has_goodput) {
-        ttft_tpot__out_fmt(out, "{\"n\":%llu,\"fraction\":", (unsigned long long)q->good_n);
-        ttft_tpot__json_num(out, 1, q->good_fraction);
-        ttft_tpot__out_str(out, ",\"rps\":");
-        ttft_tpot__json_num(out, q->has_window, q->good_rps);
-        ttft_tpot__out_str(out, ",\"slo\":{\"ttft_ms\":");
-        ttft_tpot__json_num(out, md->slo.ttft_ms > 0, md->slo.ttft_ms);
-        ttft_tpot__out_str(out, ",\"tpot_ms\":");
-        ttft_tpot__json_num(out, md->slo.tpot_ms > 0, md->slo.tpot_ms);
-        ttft_tpot__out_str(out, ",\"e2e_ms\":");
-        ttft_tpot__json_num(out, md->slo.e2e_ms > 0, md->slo.e2e_ms);
-        ttft_tpot__out_str(out, "}}");
-    } else {
-        ttft_tpot__out_str(out, "null");
+        ttft_tpot__out_fmt(out, "TTFT (steady, p50)    : n/a         (no warmed-up prefill measured: time a warmup "
+                     "request first)\n");
+}
+
+/* TPOT, output throughput and e2e: each a figure, or n/a with the reason; none of a role without a
+   sample (a report of requests alone opens with them). */
+static void ttft_tpot__text_decode(const ttft_tpot_summary *s, ttft_tpot_writer *out)
+{
+    const ttft_tpot_stats *t = &s->tpot;
+    double unit = t->p99_ns >= 1e6 ? 1e6 : 1e3; /* ms/token as vLLM prints it; us under a millisecond */
+    char a[128], b[128], c[32];
+    if (t->n)
+        ttft_tpot__out_fmt(out, "TPOT (steady, p50/p99): %s / %s %s/token  (n=%llu, excl. %llu warmup step%s; 95%% CI of these steps, not of another run%s%s)\n",
+                ttft_tpot__with_ci(a, sizeof a, t, 0, unit), ttft_tpot__with_ci(b, sizeof b, t, 2, unit),
+                unit == 1e6 ? "ms" : "us", (unsigned long long)t->n, (unsigned long long)s->tpot_excluded,
+                s->tpot_excluded == 1 ? "" : "s", t->n < 100 ? "; p99 of fewer than 100 samples" : "",
+                t->approx ? "; ~ within 0.8%: bounded histogram" : "");
+    else if (s->tpot_excluded) /* decode steps, all warmup */
+        ttft_tpot__out_fmt(out, "TPOT (steady, p50/p99): n/a         (no steady decode step; %llu warmup step%s excluded)\n",
+                (unsigned long long)s->tpot_excluded, s->tpot_excluded == 1 ? "" : "s");
+    if (s->has_acceptance)
+        ttft_tpot__out_fmt(out, "Acceptance length     : %s tokens a sequence a step (mean; p50 %s, p90 %s): %llu of the steady "
+                     "steps emitted more than one, TPOT takes their time per output token\n",
+                ttft_tpot__fix(a, sizeof a, 2, s->acceptance_mean), ttft_tpot__fix(b, sizeof b, 2, s->acceptance_p50),
+                ttft_tpot__fix(c, sizeof c, 2, s->acceptance_p90), (unsigned long long)s->tpot_multi);
+    if (s->has_output_tok_s)
+        ttft_tpot__out_fmt(out, "Output throughput     : %s tok/s  (decode-only, steady)\n",
+                ttft_tpot__fix(a, sizeof a, 1, s->output_tok_s));
+    else if (t->n)
+        ttft_tpot__out_fmt(out, "Output throughput     : n/a         (the %llu steady decode steps took 0 ns)\n",
+                (unsigned long long)t->n);
+    else if (s->tpot_excluded)
+        ttft_tpot__out_fmt(out, "Output throughput     : n/a         (no steady decode step)\n");
+    if (s->has_e2e_tok_s)
+        ttft_tpot__out_fmt(out, "e2e                   : %s tok/s  (%llu tokens / %s; incl. prefill and warmup, "
+                     "not a serving throughput)\n",
+                ttft_tpot__fix(a, sizeof a, 2, s->e2e_tok_s), (unsigned long long)s->e2e.tokens,
+                ttft_tpot__dur(b, sizeof b, s->e2e.total_ns));
+    else if (s->e2e.n && !s->e2e.tokens)
+        ttft_tpot__out_fmt(out, "e2e                   : n/a         (the e2e samples carry no tokens: end an e2e span "
+                     "with TTFT_TPOT_SPAN_END_TOKENS)\n");
+    else if (s->e2e.n)
+        ttft_tpot__out_fmt(out, "e2e                   : n/a         (the e2e samples took 0 ns)\n");
+}
+
+/* What the collector could not keep or refused. */
+static void ttft_tpot__text_warnings(const ttft_tpot_model *m, ttft_tpot_writer *out)
+{
+    const ttft_tpot_losses *l = &m->losses;
+    if (l->dropped)
+        ttft_tpot__out_fmt(out, "WARNING: %llu sample%s dropped (storage full at %llu): figures cover the stored ones\n",
+                (unsigned long long)l->dropped, ttft_tpot__s(l->dropped), (unsigned long long)l->capacity);
+    if (l->outgrown)
+        ttft_tpot__out_fmt(out, "NOTE: storage full at %llu samples: %llu phase%s went on in histograms (marked ~): their "
+                     "counts, sums and throughputs are exact, their percentiles within 0.78%%\n",
+                (unsigned long long)l->capacity, (unsigned long long)l->outgrown, ttft_tpot__s(l->outgrown));
+    if (l->rejected)
+        ttft_tpot__out_fmt(out, "WARNING: %llu call%s rejected (unknown phase or request, invalid duration, span misuse)\n",
+                (unsigned long long)l->rejected, ttft_tpot__s(l->rejected));
+    if (l->spans_open)
+        ttft_tpot__out_fmt(out, "WARNING: %llu span%s begun and not ended: what %s timed is in no figure (a begin without "
+                     "its end, or a Python span made without `with`)\n",
+                (unsigned long long)l->spans_open, ttft_tpot__s(l->spans_open), l->spans_open == 1 ? "it" : "they");
+    if (l->shapes_dropped)
+        ttft_tpot__out_fmt(out, "WARNING: %llu sample%s with a new shape not flagged warmup: the shape table (config.max_shapes "
+                     "%llu) is full\n",
+                (unsigned long long)l->shapes_dropped, ttft_tpot__s(l->shapes_dropped),
+                (unsigned long long)l->max_shapes);
+    if (l->sequences_lost)
+        ttft_tpot__out_fmt(out, "WARNING: %llu decode step%s of several tokens a sequence kept without %s sequences "
+                     "(config.sequences is off): TPOT takes %s step time, not %s time per output token\n",
+                (unsigned long long)l->sequences_lost, ttft_tpot__s(l->sequences_lost),
+                l->sequences_lost == 1 ? "its" : "their", l->sequences_lost == 1 ? "its" : "their",
+                l->sequences_lost == 1 ? "its" : "their");
+    if (l->sequences_in_histogram)
+        ttft_tpot__out_fmt(out, "WARNING: %llu decode step%s of several tokens a sequence went on in a histogram, which keeps "
+                     "step times: TPOT takes %s step time, and the acceptance length leaves %s out\n",
+                (unsigned long long)l->sequences_in_histogram, ttft_tpot__s(l->sequences_in_histogram),
+                l->sequences_in_histogram == 1 ? "its" : "their", l->sequences_in_histogram == 1 ? "it" : "them");
+}
+
+/* A row of figures: n, then avg, min, max, p50 and p99 (approx: from a histogram). */
+static void ttft_tpot__text_row(ttft_tpot_writer *out, const char *name, const char *role, const char *warm,
+                                const ttft_tpot_stats *t)
+{
+    char a[32], b[32], d[32], e[32], f[32];
+    ttft_tpot__out_fmt(out, "%-24s %-7s %8llu %6s %11s %11s %11s %11s %10s%s%s", name, role, (unsigned long long)t->n, warm,
+            ttft_tpot__dur(a, sizeof a, t->mean_ns), ttft_tpot__dur(b, sizeof b, (double)t->min_ns),
+            ttft_tpot__dur(d, sizeof d, (double)t->max_ns), ttft_tpot__dur(e, sizeof e, t->p50_ns),
+            ttft_tpot__dur(f, sizeof f, t->p99_ns), t->n < 100 ? "*" : " ", t->approx ? " ~" : "");
+}
+
+/* One row a phase, in order of first use, every sample; under a phase with warmup samples, its
+   steady row (warmup excluded) and the slowest warmup sample. */
+static void ttft_tpot__text_rows(const ttft_tpot_model *m, ttft_tpot_writer *out)
+{
+    char w[32], mx[32];
+    unsigned q, empty = 0;
+    int few = 0, approx = 0;
+    if (m->phases)
+        ttft_tpot__out_fmt(out, "\n%-24s %-7s %8s %6s %11s %11s %11s %11s %11s\n", "phase", "role", "n", "warmup", "avg",
+                "min", "max", "p50", "p99");
+    for (q = 0; q < m->phases; q++) { /* names are printable UTF-8 (the name rule): printed as is */
+        const ttft_tpot_phase_figures *f = &m->phase[m->order[q]];
+        const ttft_tpot_stats *t = &f->all, *st = &f->steady;
+        if (t->n == 0) { /* last in the order: listed on one line below */
+            ttft_tpot__out_fmt(out, empty++ ? ", %s" : "no samples: %s", f->name);
+            continue;
+        }
+        few |= t->n < 100;
+        approx |= t->approx;
+        snprintf(w, sizeof w, "%llu", (unsigned long long)t->warmup_n);
+        ttft_tpot__text_row(out, f->name, ttft_tpot__role_name(f->role), w, t);
+        ttft_tpot__out_chr(out, '\n');
+        if (t->warmup_n == 0 || st->n == 0)
+            continue; /* the steady row would repeat the row above, or be empty */
+        ttft_tpot__text_row(out, "  steady", "", "-", st);
+        ttft_tpot__out_fmt(out, "  warmup max %s\n", ttft_tpot__dur(mx, sizeof mx, (double)t->warmup_max_ns));
     }
-    ttft_tpot__json_steady_state(out, &md->requests_steady_state); /* of the TTFT series */
-    ttft_tpot__out_chr(out, '}');
+    if (empty)
+        ttft_tpot__out_chr(out, '\n');
+    if (few)
+        ttft_tpot__out_fmt(out, "* p99 of fewer than 100 samples: close to the max, not a tail estimate\n");
+    if (approx)
+        ttft_tpot__out_fmt(out, "~ bounded phase: avg and percentiles from a histogram, within 0.78%% of exact (config.bounded, "
+                     "or a phase that went on in one when the storage was full)\n");
+}
+
+/* A decode phase with no steady state, or whose measured warmup (MSER-5) runs past the samples flagged
+   warmup: the line says where, and the p50 with and without those samples (and whether that lies in
+   the interval). */
+static void ttft_tpot__text_phase_cut(const ttft_tpot_model *m, unsigned p, ttft_tpot_writer *out)
+{
+    const ttft_tpot_steady_state *ss = &m->phase[p].steady_state;
+    const ttft_tpot_stats *st = &m->phase[p].steady;
+    uint64_t flagged = ss->flagged, past = ss->truncation - flagged;
+    char a[32], b[32], which[48];
+    if (ss->measured && ss->drift && st->n) {
+        ttft_tpot__out_fmt(out, "%s: no steady state: MSER-5's best cut falls in the second half of its steps (White's rule): "
+                     "they keep rising or falling\n", m->phase[p].name);
+        return;
+    }
+    if (!ss->measured || ss->truncation <= flagged || !st->n || !ss->has_p50)
+        return;
+    if (flagged > 1)
+        snprintf(which, sizeof which, "%llu flagged", (unsigned long long)flagged);
+    else
+        snprintf(which, sizeof which, "%s", flagged ? "flagged one" : "first (none flagged)");
+    ttft_tpot__out_fmt(out, "%s: MSER-5 puts the end of warmup at step %llu, %llu step%s after the %s; TPOT p50 %s with "
+                 "them, %s without%s\n",
+            m->phase[p].name, (unsigned long long)ss->truncation, (unsigned long long)past, past == 1 ? "" : "s",
+            which, ttft_tpot__dur(a, sizeof a, st->p50_ns), ttft_tpot__dur(b, sizeof b, ss->p50_ns),
+            st->has_ci[0] && ss->p50_exact_ns >= st->ci_ns[0][0] && ss->p50_exact_ns <= st->ci_ns[0][1]
+                ? " (within the p50's 95% interval)" : "");
+}
+
+/* Each decode phase's measured warmup or lack of a steady state, then its spikes. */
+static void ttft_tpot__text_steady_states(const ttft_tpot_model *m, ttft_tpot_writer *out)
+{
+    unsigned p;
+    for (p = 0; p < m->phases; p++) {
+        ttft_tpot__text_phase_cut(m, p, out);
+        if (m->phase[p].steady.n)
+            ttft_tpot__text_spikes(out, m->phase[p].name, "step", &m->phase[p].steady_state);
+    }
+}
+
+/* Run figure k (TTFT_TPOT_RUN_*): "TPOT p50 3.22 +- 0.05 ms (CV 1.6%)", a duration in its mean's
+   unit, the CV n/a where it is 0/0 (one run, or a mean of 0). */
+static void ttft_tpot__text_run_figure(ttft_tpot_writer *out, const char *what, unsigned k, const ttft_tpot_run_figure *f)
+{
+    const char *name = "tok/s";
+    double unit = k == TTFT_TPOT_RUN_TOK_S ? 1 : ttft_tpot__unit(f->mean, &name);
+    char a[32], b[32], d[40];
+    if (f->has_cv)
+        snprintf(d, sizeof d, "%s%%", ttft_tpot__fix(a, sizeof a, 1, f->cv * 100));
+    else
+        snprintf(d, sizeof d, "n/a");
+    if (k == TTFT_TPOT_RUN_TOK_S)
+        ttft_tpot__out_fmt(out, "%s %s +- %s %s (CV %s)", what, ttft_tpot__fix(a, sizeof a, 1, f->mean),
+                ttft_tpot__fix(b, sizeof b, 1, f->sd), name, d);
+    else
+        ttft_tpot__out_fmt(out, "%s %s +- %s %s (CV %s)", what, ttft_tpot__in(a, sizeof a, f->mean, unit),
+                ttft_tpot__in(b, sizeof b, f->sd, unit), name, d);
+}
+
+/* The across-run 95% interval of each figure's mean, in the order of the runs line: what a user
+   compares ("  mean's 95% CI       : TPOT p50 [3.17, 3.27] ms, ..."); nothing with fewer than 2 runs. */
+static void ttft_tpot__text_run_cis(ttft_tpot_writer *out, const ttft_tpot_runs *rs, const char *const *what,
+                                    const unsigned *shown)
+{
+    unsigned k, any = 0;
+    char a[32], b[32];
+    for (k = 0; k < 3; k++) {
+        const ttft_tpot_run_figure *f = &rs->fig[shown[k]];
+        const char *name = "tok/s";
+        double unit = shown[k] == TTFT_TPOT_RUN_TOK_S ? 1 : ttft_tpot__unit(f->mean, &name);
+        if (!f->has_ci || rs->bounded)
+            continue;
+        ttft_tpot__out_str(out, any++ ? ", " : "  mean's 95% CI       : ");
+        if (shown[k] == TTFT_TPOT_RUN_TOK_S)
+            ttft_tpot__out_fmt(out, "%s [%s, %s] %s", what[shown[k]], ttft_tpot__fix(a, sizeof a, 1, f->ci95[0]),
+                    ttft_tpot__fix(b, sizeof b, 1, f->ci95[1]), name);
+        else
+            ttft_tpot__out_fmt(out, "%s [%s, %s] %s", what[shown[k]], ttft_tpot__in(a, sizeof a, f->ci95[0], unit),
+                    ttft_tpot__in(b, sizeof b, f->ci95[1], unit), name);
+    }
+    if (any)
+        ttft_tpot__out_str(out, " (t over the runs: the figure to compare)\n");
+}
+
+/* Runs: each figure as mean +- sd (CV) across runs, then TPOT run by run, llama-bench style; a
+   warning where the runs vary (TTFT_TPOT_RUN_CV_FLAG). */
+static void ttft_tpot__text_runs(const ttft_tpot_model *m, ttft_tpot_writer *out)
+{
+    static const char *const what[3] = {"TTFT p50", "TPOT p50", "output"};
+    static const unsigned shown[3] = {TTFT_TPOT_RUN_TPOT, TTFT_TPOT_RUN_TOK_S, TTFT_TPOT_RUN_TTFT};
+    const ttft_tpot_runs *rs = &m->runs;
+    const ttft_tpot_run_figure *tpot = &rs->fig[TTFT_TPOT_RUN_TPOT];
+    unsigned k, r, any = 0;
+    const char *name;
+    char a[32], b[32];
+    if (!rs->n)
+        return;
+    ttft_tpot__out_fmt(out, "Runs (%u)%*s: ", rs->n, rs->n < 10 ? 14 : rs->n < 100 ? 13 : 12, "");
+    for (k = 0; k < 3; k++) {
+        unsigned j = shown[k];
+        if (!rs->fig[j].n)
+            continue;
+        ttft_tpot__out_str(out, any++ ? ", " : "");
+        ttft_tpot__text_run_figure(out, what[j], j, &rs->fig[j]);
+    }
+    ttft_tpot__out_str(out, rs->bounded ? "n/a (samples in a histogram, of a bounded phase or past the storage, have no run)\n"
+          : any       ? "\n"
+                      : "n/a\n");
+    ttft_tpot__text_run_cis(out, rs, what, shown);
+    if (tpot->n) { /* in the unit of the runs' mean */
+        double unit = ttft_tpot__unit(tpot->mean, &name);
+        ttft_tpot__out_str(out, "  TPOT p50 by run     :");
+        for (r = 0; r < rs->n; r++)
+            ttft_tpot__out_fmt(out, " %s", tpot->has[r] ? ttft_tpot__in(a, sizeof a, tpot->v[r], unit) : "n/a");
+        ttft_tpot__out_fmt(out, " %s\n", name);
+    }
+    for (k = 0; k < 3; k++)
+        if (rs->fig[k].varies)
+            ttft_tpot__out_fmt(out, "WARNING: the runs vary: %s CV %s%% (over %s%%): compare runs, not one figure\n", what[k],
+                    ttft_tpot__fix(a, sizeof a, 1, rs->fig[k].cv * 100),
+                    ttft_tpot__num(b, sizeof b, "%g", TTFT_TPOT_RUN_CV_FLAG * 100));
+    if (rs->dropped)
+        ttft_tpot__out_fmt(out, "WARNING: %llu run%s not marked (TTFT_TPOT_MAX_RUNS %u): their samples are in the last run\n",
+                (unsigned long long)rs->dropped, ttft_tpot__s(rs->dropped), (unsigned)TTFT_TPOT_MAX_RUNS);
+}
+
+/* -- Writers: the text report's device section ------------------------------------------------- */
+
+/* Why n of steps steady steps have device time, hist of them in histograms: "" when all do, else
+   "; the H kept in a histogram ..., M others have no resolved device interval" (sep: its lead). */
+static const char *ttft_tpot__device_gap(char *buf, size_t len, const char *sep, uint64_t n, uint64_t steps,
+                                         uint64_t hist)
+{
+    uint64_t other = steps - n - hist; /* n counts stored steps only, so n + hist <= steps */
+    if (n + hist > steps || n == steps)
+        return "";
+    if (!hist)
+        snprintf(buf, len, "%s%llu have no resolved device interval", sep, (unsigned long long)other);
+    else if (!other)
+        snprintf(buf, len, "%sthe %llu kept in a histogram have no per-step device time", sep,
+                 (unsigned long long)hist);
+    else
+        snprintf(buf, len, "%sthe %llu kept in a histogram have no per-step device time, %llu others no resolved "
+                 "device interval", sep, (unsigned long long)hist, (unsigned long long)other);
+    return buf;
+}
+
+/* "n=N, p50 X, p90 X, p99 X, mean X" of a set, or n/a with why; "n=N of S steady steps" and which
+   lack device time when not all of the headline's S steps have it (hist of them in histograms). */
+static void ttft_tpot__text_device_line(ttft_tpot_writer *out, const char *what, const ttft_tpot_stats *t, const char *none,
+                                        uint64_t steps, uint64_t hist)
+{
+    char a[32], b[32], d[32], e[32], of[48], gap[160];
+    if (!t->n) {
+        ttft_tpot__out_fmt(out, "%-22s: n/a         (%s%s)\n", what, none,
+                hist ? ttft_tpot__device_gap(gap, sizeof gap, ": ", 0, hist, hist) : "");
+        return;
+    }
+    of[0] = '\0';
+    if (t->n < steps)
+        snprintf(of, sizeof of, " of %llu steady steps", (unsigned long long)steps);
+    ttft_tpot__out_fmt(out, "%-22s: %-11s (n=%llu%s, p90 %s, p99 %s, mean %s%s)\n", what, ttft_tpot__dur(a, sizeof a, t->p50_ns),
+            (unsigned long long)t->n, of, ttft_tpot__dur(b, sizeof b, t->p90_ns), ttft_tpot__dur(d, sizeof d, t->p99_ns),
+            ttft_tpot__dur(e, sizeof e, t->mean_ns), ttft_tpot__device_gap(gap, sizeof gap, "; ", t->n, steps, hist));
+}
+
+/* "Device busy: ..." over the steady decode steps with device time (f->busy_steps of f->tpot_steps). */
+static void ttft_tpot__text_device_busy(const ttft_tpot_device_figures *f, ttft_tpot_writer *out)
+{
+    char a[32], b[32], of[80];
+    if (!f->has_busy) {
+        ttft_tpot__text_device_line(out, "Device busy", &f->tpot, "no steady decode step with device time",
+                                    f->tpot_steps, f->tpot_hist);
+        return;
+    }
+    of[0] = '\0';
+    if (f->busy_steps < f->tpot_steps)
+        snprintf(of, sizeof of, " of %llu steady", (unsigned long long)f->tpot_steps);
+    ttft_tpot__out_fmt(out, "Device busy           : %s%% of steady decode wall time (%llu%s steps)",
+            ttft_tpot__fix(a, sizeof a, 1, 100 * f->busy_fraction), (unsigned long long)f->busy_steps, of);
+    if (f->busy_fraction < TTFT_TPOT_HOST_BOUND)
+        ttft_tpot__out_fmt(out, ": decode is host-bound, the device idles %s%% of each step",
+                ttft_tpot__fix(b, sizeof b, 1, 100 * (1 - f->busy_fraction)));
+    ttft_tpot__out_chr(out, '\n');
+}
+
+/* Each phase with device time: host p50 against device p50/p90/p99/mean, the queue delay, and where
+   the runtime stamped when it queued the command, its launch overhead and queue wait. */
+static void ttft_tpot__text_device_rows(const ttft_tpot_model *m, ttft_tpot_writer *out)
+{
+    char a[32], b[32], d[32], e[32], g[32], h[32], k[32], l[32], w[32];
+    int split = m->device.queued != 0;
+    unsigned q;
+    ttft_tpot__out_fmt(out, "%-24s %11s %8s %11s %11s %11s %11s %11s %11s", "phase (steady)", "host p50", "device n", "p50", "p90",
+            "p99", "mean", "queue p50", "queue p99");
+    ttft_tpot__out_fmt(out, split ? " %11s %11s\n" : "\n", "launch p50", "wait p50");
+    for (q = 0; q < m->phases; q++) {
+        const ttft_tpot_phase_figures *f = &m->phase[m->order[q]];
+        const ttft_tpot_stats *t = &f->device, *u = &f->queue;
+        if (!t->n)
+            continue;
+        ttft_tpot__out_fmt(out, "%-24s %11s %8llu %11s %11s %11s %11s %11s %11s", f->name,
+                f->steady.n ? ttft_tpot__dur(a, sizeof a, f->steady.p50_ns) : "-", (unsigned long long)t->n,
+                ttft_tpot__dur(b, sizeof b, t->p50_ns), ttft_tpot__dur(d, sizeof d, t->p90_ns),
+                ttft_tpot__dur(e, sizeof e, t->p99_ns), ttft_tpot__dur(g, sizeof g, t->mean_ns),
+                u->n ? ttft_tpot__dur(h, sizeof h, u->p50_ns) : "-", u->n ? ttft_tpot__dur(k, sizeof k, u->p99_ns) : "-");
+        ttft_tpot__out_fmt(out, split ? " %11s %11s\n" : "\n", f->launch.n ? ttft_tpot__dur(l, sizeof l, f->launch.p50_ns) : "-",
+                f->wait.n ? ttft_tpot__dur(w, sizeof w, f->wait.p50_ns) : "-");
+    }
+}
+
+/* Each phase timed both by event pairs and by begin and end stamps: the two p50s and what the pairs
+   add, the launch gaps they hold. */
+static void ttft_tpot__text_device_forms(const ttft_tpot_model *m, ttft_tpot_writer *out)
+{
+    char a[32], b[32], d[32];
+    unsigned q;
+    for (q = 0; q < m->phases; q++) {
+        const ttft_tpot_phase_figures *f = &m->phase[m->order[q]];
+        double more = f->pairs.p50_ns - f->records.p50_ns;
+        if (!f->pairs.n)
+            continue;
+        ttft_tpot__out_fmt(out, "NOTE: %s: event pairs p50 %s (n=%llu), begin and end stamps p50 %s (n=%llu): the pairs read "
+                     "%s %s, the launch gaps they hold\n",
+                f->name, ttft_tpot__dur(a, sizeof a, f->pairs.p50_ns), (unsigned long long)f->pairs.n,
+                ttft_tpot__dur(b, sizeof b, f->records.p50_ns), (unsigned long long)f->records.n,
+                ttft_tpot__dur(d, sizeof d, more < 0 ? -more : more), more < 0 ? "less" : "more");
+    }
+}
+
+/* What device time was lost or refused, and queue delays taken as 0. */
+static void ttft_tpot__text_device_losses(const ttft_tpot_device_figures *f, ttft_tpot_writer *out)
+{
+    char a[32];
+    if (f->unresolved || f->open)
+        ttft_tpot__out_fmt(out, "WARNING: %llu device intervals unresolved (%llu spans got no ticket: config.max_device or "
+                     "config.max_pending was full; %llu tickets still open): those samples have host time only, the "
+                     "device figures cover the resolved ones\n",
+                (unsigned long long)ttft_tpot__sat_add(f->unresolved, f->open), (unsigned long long)f->unresolved,
+                (unsigned long long)f->open);
+    if (f->refused)
+        ttft_tpot__out_fmt(out, "WARNING: %llu device resolutions refused (unknown or resolved ticket, end before begin)\n",
+                (unsigned long long)f->refused);
+    if (f->held)
+        ttft_tpot__out_fmt(out, "WARNING: %llu samples' device time sums to 2^63 - 2 ns or more, held there: their device "
+                     "figures are wrong (no device measures that)\n", (unsigned long long)f->held);
+    if (f->queue_clamped)
+        ttft_tpot__out_fmt(out, "NOTE: %llu device begins mapped before their host issue, by up to %s: queue delay taken as 0 "
+                     "(the clock pair is off by that much)\n",
+                (unsigned long long)f->queue_clamped, ttft_tpot__dur(a, sizeof a, (double)f->clamped_max_ns));
+    if (f->queued_clamped)
+        ttft_tpot__out_fmt(out, "NOTE: %llu queued stamps mapped before their host issue, by up to %s: launch overhead taken as "
+                     "0 (the clock pair is off by that much)\n",
+                (unsigned long long)f->queued_clamped, ttft_tpot__dur(a, sizeof a, (double)f->queued_clamped_max_ns));
+}
+
+/* The device section: the headline's device counterparts, busy fraction, rows, losses. Only for a
+   collector that has device data. */
+static void ttft_tpot__text_device(const ttft_tpot_model *m, ttft_tpot_writer *out)
+{
+    const ttft_tpot_device_figures *f = &m->device;
+    if (!f->intervals && !f->open && !f->unresolved && !f->refused)
+        return;
+    ttft_tpot__out_fmt(out, "\nDevice time (%llu intervals resolved%s; TTFT and TPOT above are wall-clock, these the "
+                 "device's)\n", (unsigned long long)f->intervals, f->parts ? ", parts of launches included" : "");
+    if (f->elapsed)
+        ttft_tpot__out_fmt(out, "NOTE: %llu of them are event pairs: each includes the launch gap before its kernel, so small "
+                     "kernels and the busy share read high (activity records have no gap)\n",
+                (unsigned long long)f->elapsed);
+    ttft_tpot__text_device_line(out, "TTFT (steady, device)", &f->ttft_steady, "no steady prefill with device time",
+                                f->ttft_steps, f->ttft_hist);
+    ttft_tpot__text_device_line(out, "TPOT (device)", &f->tpot, "no steady decode step with device time",
+                                f->tpot_steps, f->tpot_hist);
+    ttft_tpot__text_device_busy(f, out);
+    if (f->intervals)
+        ttft_tpot__text_device_rows(m, out);
+    ttft_tpot__text_device_forms(m, out);
+    ttft_tpot__text_device_losses(f, out);
+}
+
+/* Kernel spans that hold other kernel spans: their rows are inclusive; their shares of steady decode
+   time, exclusive against inclusive (the JSON's decode_share_exclusive and decode_share). */
+static void ttft_tpot__text_nesting(const ttft_tpot_model *m, ttft_tpot_writer *out)
+{
+    unsigned p;
+    char a[32], b[32];
+    for (p = 0; p < m->phases; p++)
+        if (m->phase[p].nests)
+            ttft_tpot__out_fmt(out, "NOTE: %s spans hold other kernel spans: its rows are inclusive time; of steady decode "
+                         "time it takes %s%% exclusive (self), %s%% inclusive\n",
+                    m->phase[p].name, ttft_tpot__fix(a, sizeof a, 1, 100 * m->phase[p].decode_share_self),
+                    ttft_tpot__fix(b, sizeof b, 1, 100 * m->phase[p].decode_share));
+}
+
+/* The report leads with what the run is for: a serving run (an attached layer's figures that lead)
+   with its per-request figures, a single-stream run with TTFT, TPOT and throughput; the samples'
+   figures, then the phases. */
+static void ttft_tpot__text(const ttft_tpot_model *m, ttft_tpot_writer *out)
+{
+    const ttft_tpot_layer *layer = m->collector->layer;
+    int leads = (m->layer_report & TTFT_TPOT_LAYER_LEADS) != 0, steps;
+    steps = m->head.has_ttft_first || m->head.tpot.n || m->head.tpot_excluded || m->head.e2e.n;
+    ttft_tpot__text_head(m, out);
+    /* a span never ended leaves no sample; its WARNING line (spans_open) counts it */
+    if (!(m->layer_report & TTFT_TPOT_LAYER_SEEN) && !steps)
+        ttft_tpot__out_str(out, "Nothing to report: no prefill, decode or e2e sample, and no request\n"
+                                "(a span is recorded at its end: one begun and never ended leaves nothing)\n");
+    if (leads && layer->text) {
+        layer->text(m, out, TTFT_TPOT_SECTION_LEAD);
+        if (steps)
+            ttft_tpot__out_str(out, "\nSteps (the samples of the driver's own spans)\n");
+    }
+    ttft_tpot__text_ttft(&m->head, out);
+    ttft_tpot__text_prefill(&m->head, out);
+    ttft_tpot__text_decode(&m->head, out);
+    ttft_tpot__text_device(m, out);
+    ttft_tpot__text_runs(m, out);
+    ttft_tpot__text_steady_states(m, out);
+    ttft_tpot__text_warnings(m, out);
+    if (!leads && m->layer && layer && layer->text)
+        layer->text(m, out, TTFT_TPOT_SECTION_TAIL);
+    ttft_tpot__text_rows(m, out);
+    ttft_tpot__text_nesting(m, out);
 }
 
 /* "ttft": the first request and the steady state. */
-static void ttft_tpot__json_ttft(const ttft_tpot_summary *s, ttft_tpot__out *out)
+static void ttft_tpot__json_ttft(const ttft_tpot_summary *s, ttft_tpot_writer *out)
 {
     ttft_tpot__out_str(out, ",\"ttft\":{\"first_ms\":");
     if (s->has_ttft_first)
@@ -7979,7 +6171,7 @@ static void ttft_tpot__json_ttft(const ttft_tpot_summary *s, ttft_tpot__out *out
 }
 
 /* "tpot", "output_throughput_tok_s" and "e2e". */
-static void ttft_tpot__json_decode(const ttft_tpot_summary *s, ttft_tpot__out *out)
+static void ttft_tpot__json_decode(const ttft_tpot_summary *s, ttft_tpot_writer *out)
 {
     ttft_tpot__out_str(out, ",\"tpot\":");
     if (s->tpot.n) {
@@ -8017,7 +6209,7 @@ static void ttft_tpot__json_decode(const ttft_tpot_summary *s, ttft_tpot__out *o
 }
 
 /* A run figure: ms from ns for the first two, tok/s for the third; null when has is 0. */
-static void ttft_tpot__json_run_value(ttft_tpot__out *out, unsigned k, int has, double v)
+static void ttft_tpot__json_run_value(ttft_tpot_writer *out, unsigned k, int has, double v)
 {
     if (k < 2 && has)
         ttft_tpot__json_ms(out, v);
@@ -8029,7 +6221,7 @@ static void ttft_tpot__json_run_value(ttft_tpot__out *out, unsigned k, int has, 
    "output_tok_s":RUN}, RUN = {"mean":N,"sd":N|null,"cv":N|null,"ci95":[lo,hi]|null,"flagged":B,
    "per_run":[N|null,...]} or
    null when no run has the figure; "runs" is null when no run was marked. */
-static void ttft_tpot__json_runs(const ttft_tpot_runs *rs, ttft_tpot__out *out)
+static void ttft_tpot__json_runs(const ttft_tpot_runs *rs, ttft_tpot_writer *out)
 {
     static const char *const keys[3] = {"ttft_steady_p50_ms", "tpot_p50_ms", "output_tok_s"};
     char flag[32];
@@ -8074,7 +6266,7 @@ static void ttft_tpot__json_runs(const ttft_tpot_runs *rs, ttft_tpot__out *out)
 }
 
 /* "phases": one object a phase, in order of first use. */
-static void ttft_tpot__json_phases(const ttft_tpot_model *m, ttft_tpot__out *out)
+static void ttft_tpot__json_phases(const ttft_tpot_model *m, ttft_tpot_writer *out)
 {
     unsigned q;
     ttft_tpot__out_str(out, ",\"phases\":[");
@@ -8084,7 +6276,7 @@ static void ttft_tpot__json_phases(const ttft_tpot_model *m, ttft_tpot__out *out
         ttft_tpot__out_str(out, q ? ",{\"name\":" : "{\"name\":");
         ttft_tpot__json_str(out, f->name);
         ttft_tpot__out_fmt(out, ",\"role\":\"%s\",\"n\":%llu,\"warmup_n\":%llu,\"tokens\":%llu",
-                           ttft_tpot_role_name(f->role), (unsigned long long)t->n, (unsigned long long)t->warmup_n,
+                           ttft_tpot__role_name(f->role), (unsigned long long)t->n, (unsigned long long)t->warmup_n,
                            (unsigned long long)t->tokens);
         ttft_tpot__json_figures(out, t, "_ms");
         ttft_tpot__out_str(out, ",\"warmup_max_ms\":");
@@ -8092,9 +6284,11 @@ static void ttft_tpot__json_phases(const ttft_tpot_model *m, ttft_tpot__out *out
             ttft_tpot__json_ms_u64(out, t->warmup_max_ns);
         else
             ttft_tpot__out_str(out, "null");
-        ttft_tpot__json_stats(out, "steady", &f->steady);
-        if (f->role == TTFT_TPOT_ROLE_DECODE)
+        ttft_tpot__json_kv_stats(out, "steady", &f->steady);
+        if (f->role == TTFT_TPOT_ROLE_DECODE) {
+            ttft_tpot__out_str(out, ",\"steady_state\":");
             ttft_tpot__json_steady_state(out, &f->steady_state);
+        }
         if (f->role == TTFT_TPOT_ROLE_KERNEL && !(m->skipped & TTFT_TPOT_SKIP_SHARES)) {
             ttft_tpot__out_str(out, ",\"decode_share\":"); /* inclusive */
             ttft_tpot__json_num(out, 1, f->decode_share);
@@ -8102,25 +6296,25 @@ static void ttft_tpot__json_phases(const ttft_tpot_model *m, ttft_tpot__out *out
             ttft_tpot__json_num(out, 1, f->decode_share_self);
             ttft_tpot__out_fmt(out, ",\"nests\":%s", f->nests ? "true" : "false");
         }
-        ttft_tpot__json_stats(out, "device", &f->device);
-        ttft_tpot__json_stats(out, "queue_delay", &f->queue);
-        ttft_tpot__json_stats(out, "launch_overhead", &f->launch);
-        ttft_tpot__json_stats(out, "queue_wait", &f->wait);
-        ttft_tpot__json_stats(out, "device_event_pairs", &f->pairs);
-        ttft_tpot__json_stats(out, "device_stamps", &f->records);
+        ttft_tpot__json_kv_stats(out, "device", &f->device);
+        ttft_tpot__json_kv_stats(out, "queue_delay", &f->queue);
+        ttft_tpot__json_kv_stats(out, "launch_overhead", &f->launch);
+        ttft_tpot__json_kv_stats(out, "queue_wait", &f->wait);
+        ttft_tpot__json_kv_stats(out, "device_event_pairs", &f->pairs);
+        ttft_tpot__json_kv_stats(out, "device_stamps", &f->records);
         ttft_tpot__out_chr(out, '}');
     }
     ttft_tpot__out_chr(out, ']');
 }
 
 /* ,"device":{...}: the device headline (ttft_tpot_device_figures). */
-static void ttft_tpot__json_device(const ttft_tpot_model *m, ttft_tpot__out *out)
+static void ttft_tpot__json_device(const ttft_tpot_model *m, ttft_tpot_writer *out)
 {
     const ttft_tpot_device_figures *f = &m->device;
     ttft_tpot__out_str(out, ",\"device\":{\"intervals\":");
     ttft_tpot__out_fmt(out, "%llu", (unsigned long long)f->intervals);
-    ttft_tpot__json_stats(out, "ttft_steady", &f->ttft_steady);
-    ttft_tpot__json_stats(out, "tpot", &f->tpot);
+    ttft_tpot__json_kv_stats(out, "ttft_steady", &f->ttft_steady);
+    ttft_tpot__json_kv_stats(out, "tpot", &f->tpot);
     ttft_tpot__out_str(out, ",\"busy_fraction\":");
     ttft_tpot__json_num(out, f->has_busy, f->busy_fraction);
     ttft_tpot__out_fmt(out,
@@ -8143,7 +6337,7 @@ static void ttft_tpot__json_device(const ttft_tpot_model *m, ttft_tpot__out *out
 }
 
 /* The JSON report (schema ttft_tpot/v1). */
-static void ttft_tpot__json(const ttft_tpot_model *m, ttft_tpot__out *out)
+static void ttft_tpot__json(const ttft_tpot_model *m, ttft_tpot_writer *out)
 {
     const ttft_tpot_summary *s = &m->head;
     ttft_tpot__out_str(out, "{\"schema\":\"ttft_tpot/v1\",\"clock\":{\"name\":");
@@ -8166,374 +6360,41 @@ static void ttft_tpot__json(const ttft_tpot_model *m, ttft_tpot__out *out)
                        (unsigned long long)m->losses.outgrown, (unsigned long long)m->losses.spans_open,
                        (unsigned long long)m->losses.sequences_lost,
                        (unsigned long long)m->losses.sequences_in_histogram);
-    ttft_tpot__json_requests(m, out);
+    if (m->layer && m->collector->layer->json)
+        m->collector->layer->json(m, out);
+    else
+        ttft_tpot__out_str(out, "null");
     ttft_tpot__json_runs(&m->runs, out);
     ttft_tpot__json_device(m, out);
     ttft_tpot__json_phases(m, out);
-    ttft_tpot__out_str(out, "}\n");
 }
 
-TTFT_TPOT_DEF int ttft_tpot_model_report_json(const ttft_tpot_model *m, FILE *out)
+TTFT_TPOT_DEF int ttft_tpot_model_write(const ttft_tpot_model *m, FILE *out, int format)
 {
     char block[TTFT_TPOT__OUT_MIN];
-    ttft_tpot__out o;
-    if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_REQUESTS) || !out)
+    ttft_tpot_writer o;
+    if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_LAYER) || !out || format < TTFT_TPOT_FORMAT_TEXT ||
+        format > TTFT_TPOT_FORMAT_JSON_OPEN)
         return TTFT_TPOT_EINVAL;
     ttft_tpot__out_open(&o, out, block, sizeof block);
-    ttft_tpot__json(m, &o);
-    return ttft_tpot__out_close(&o);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_report_json(const ttft_tpot *c, FILE *out)
-{
-    return ttft_tpot__render(c, out, ttft_tpot_model_report_json);
-}
-
-/* -- Writers: Prometheus ----------------------------------------------------------------------- */
-
-/* A 128-bit sum of ns as seconds to the ns: exact while it fits 64 bits. */
-static const char *ttft_tpot__prom_sum(char *buf, size_t len, uint64_t hi, uint64_t lo)
-{
-    if (hi == 0)
-        ttft_tpot__fixed(buf, len, lo, 9);
+    if (format == TTFT_TPOT_FORMAT_TEXT)
+        ttft_tpot__text(m, &o);
     else
-        ttft_tpot__num(buf, len, "%.9f", ((double)hi * TTFT_TPOT__TWO64 + (double)lo) * 1e-9);
-    return buf;
-}
-
-/* Histogram k. labels: "" or "{a=\"b\"}" for the sum and the count; bucket_labels: "" or "a=\"b\","
-   ahead of le. */
-static void ttft_tpot__prom_hist(ttft_tpot__out *out, const char *prefix, const ttft_tpot_buckets *b, int k,
-                                 const char *labels, const char *bucket_labels)
-{
-    const char *name = ttft_tpot__metrics[k].prom;
-    char sum[64], head[1024], *p;
-    size_t i, len, le;
-    ttft_tpot__out_fmt(out, "# HELP %s%s %s %s\n# TYPE %s%s histogram\n", prefix, name, ttft_tpot__metrics[k].help,
-                       b->set == TTFT_TPOT_BUCKETS_VLLM
-                           ? "Buckets: vLLM's bounds."
-                           : "Buckets at most 25% apart from 100us to 10min: histogram_quantile is within 25% of "
-                             "the value at its rank.",
-                       prefix, name);
-    len = (size_t)snprintf(head, sizeof head, "%s%s_bucket{%sle=\"", prefix, name, bucket_labels); /* made once */
-    for (i = 0; i <= b->n; i++) {
-        const char *bound = i < b->n ? b->le[i] : "+Inf";
-        le = strlen(bound);
-        p = ttft_tpot__out_room(out, len + le + 32);
-        memcpy(p, head, len);
-        memcpy(p + len, bound, le);
-        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p + len + le, "\"} "), i < b->n ? b->cumulative[i] : b->count);
-        out->n = (size_t)(TTFT_TPOT__LIT(p, "\n") - out->b);
-    }
-    ttft_tpot__out_fmt(out, "%s%s_sum%s %s\n%s%s_count%s %llu\n", prefix, name, labels,
-                       ttft_tpot__prom_sum(sum, sizeof sum, b->sum_hi, b->sum_lo), prefix, name, labels,
-                       (unsigned long long)b->count);
-}
-
-/* The device figures, when the collector has device data: the device counterparts of TTFT and TPOT
-   as summaries (p50, p90, p99, in seconds to the ns), the busy ratio, and what was lost. */
-static void ttft_tpot__prom_device(const ttft_tpot_model *m, ttft_tpot__out *out, const char *prefix,
-                                   const char *labels, const char *head)
-{
-    static const char *const q[3] = {"0.5", "0.9", "0.99"};
-    static const unsigned at[3] = {0, 1, 3}; /* pct_ns: p50, p90, p95, p99 */
-    const ttft_tpot_device_figures *f = &m->device;
-    char a[48];
-    int k, i;
-    if (!f->intervals && !f->open && !f->unresolved && !f->refused)
-        return;
-    for (k = 0; k < 2; k++) {
-        const ttft_tpot_stats *st = k ? &f->tpot : &f->ttft_steady;
-        const char *name = k ? "device_time_per_output_token_seconds" : "device_time_to_first_token_seconds";
-        ttft_tpot__out_fmt(out,
-                           "# HELP %s%s Device time of the steady %s steps (their own interval, or their kernels').\n"
-                           "# TYPE %s%s summary\n",
-                           prefix, name, k ? "decode" : "prefill", prefix, name);
-        for (i = 0; st->n && i < 3; i++)
-            ttft_tpot__out_fmt(out, "%s%s{%squantile=\"%s\"} %s\n", prefix, name, head, q[i],
-                               ttft_tpot__fixed(a, sizeof a, st->pct_ns[at[i]], 9));
-        ttft_tpot__out_fmt(out, "%s%s_sum%s %s\n%s%s_count%s %llu\n", prefix, name, labels,
-                           ttft_tpot__num(a, sizeof a, "%.9f", st->total_ns / 1e9), prefix, name, labels,
-                           (unsigned long long)st->n);
-    }
-    if (f->has_busy)
-        ttft_tpot__out_fmt(out,
-                           "# HELP %sdevice_busy_ratio Device time over wall time of the steady decode steps.\n"
-                           "# TYPE %sdevice_busy_ratio gauge\n%sdevice_busy_ratio%s %s\n",
-                           prefix, prefix, prefix, labels, ttft_tpot__num(a, sizeof a, "%.6f", f->busy_fraction));
-    ttft_tpot__out_fmt(
-        out,
-        "# HELP %sdevice_intervals_unresolved_total Device spans that got no ticket: no device time.\n"
-        "# TYPE %sdevice_intervals_unresolved_total counter\n%sdevice_intervals_unresolved_total%s %llu\n"
-        "# HELP %sdevice_tickets_open Device tickets not yet resolved.\n# TYPE %sdevice_tickets_open gauge\n"
-        "%sdevice_tickets_open%s %llu\n",
-        prefix, prefix, prefix, labels, (unsigned long long)f->unresolved, prefix, prefix, prefix, labels,
-        (unsigned long long)f->open);
-    ttft_tpot__out_fmt(out,
-                       "# HELP %sdevice_resolutions_refused_total Device resolutions refused.\n"
-                       "# TYPE %sdevice_resolutions_refused_total counter\n%sdevice_resolutions_refused_total%s %llu\n",
-                       prefix, prefix, prefix, labels, (unsigned long long)f->refused);
-}
-
-/* Length of the exposition name at s: [a-zA-Z_][a-zA-Z0-9_]* for a label, with ':' too for a metric. */
-static size_t ttft_tpot__prom_ident(const char *s, int metric)
-{
-    size_t i = 0;
-    while ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_' || (metric && s[i] == ':') ||
-           (i && s[i] >= '0' && s[i] <= '9'))
-        i++;
-    return i;
-}
-
-/* A metric prefix: a metric name's characters only (it may be empty). */
-static int ttft_tpot__prom_name_ok(const char *p)
-{
-    return p[ttft_tpot__prom_ident(p, 1)] == '\0';
-}
-
-/* labels as the inside of an exposition label set: name="value" pairs joined by ','; names
-   [a-zA-Z_][a-zA-Z0-9_]*, each once, not "le" (the buckets' own) and not starting "__" (reserved);
-   values valid UTF-8 whose only escapes are \\, \" and \n, without a raw newline and (so that no
-   naive parser is fooled) without braces; at most 500 bytes. */
-static int ttft_tpot__labels_ok(const char *s)
-{
-    const char *names[64];
-    size_t lens[64], i = 0, len = strlen(s), k;
-    unsigned n = 0, j;
-    while (len <= 500 && s[i] && n < 64) {
-        names[n] = s + i;
-        lens[n] = k = ttft_tpot__prom_ident(s + i, 0);
-        if (k == 0 || (k == 2 && strncmp(s + i, "le", 2) == 0) || (k >= 2 && strncmp(s + i, "__", 2) == 0) ||
-            s[i + k] != '=' || s[i + k + 1] != '"')
-            return 0;
-        for (j = 0; j < n; j++)
-            if (lens[j] == k && strncmp(names[j], s + i, k) == 0)
-                return 0;
-        n++;
-        for (i += k + 2; s[i] != '"'; i += k) {
-            if (s[i] == '\\')
-                k = s[i + 1] == '\\' || s[i + 1] == '"' || s[i + 1] == 'n' ? 2 : 0;
-            else
-                k = !s[i] || s[i] == '\n' || s[i] == '{' || s[i] == '}' ? 0
-                    : ttft_tpot__utf8_len((const unsigned char *)s + i, len - i);
-            if (k == 0)
-                return 0; /* also the end of the text: an unterminated value */
-        }
-        i++;
-        if (s[i] == ',' && s[i + 1] == '\0')
-            return 0;
-        if (s[i] != ',' && s[i] != '\0')
-            return 0;
-        i += s[i] == ',';
-    }
-    return len <= 500 && s[i] == '\0';
-}
-
-/* The exposition's names: the prefix joined ('_' unless it ends in '_' or ':'; NULL: "vllm:") into pre,
-   the collector's model_name label and labels as {..} into lb and as the head of a bucket's label set
-   into blb. OK, or EINVAL (also for labels that name model_name when the collector has one). */
-static int ttft_tpot__prom_names(const ttft_tpot *c, const char *prefix, const char *labels, char *pre, char *lb,
-                                 char *blb)
-{
-    char all[512];
-    size_t len;
-    int n;
-    if (!prefix)
-        prefix = "vllm:";
-    len = strlen(prefix);
-    n = snprintf(all, sizeof all, "%s%s%s", c->model_label, c->model_label[0] && labels && *labels ? "," : "",
-                 labels ? labels : "");
-    if (len >= 254 || !ttft_tpot__prom_name_ok(prefix) || n < 0 || (size_t)n >= sizeof all || !ttft_tpot__labels_ok(all))
-        return TTFT_TPOT_EINVAL;
-    snprintf(pre, 256, len && prefix[len - 1] != '_' && prefix[len - 1] != ':' ? "%s_" : "%s", prefix);
-    snprintf(lb, 512, *all ? "{%s}" : "%s", all);
-    snprintf(blb, 512, *all ? "%s," : "%s", all);
-    return TTFT_TPOT_OK;
-}
-
-/* What the exposition counts beside its histograms. */
-typedef struct ttft_tpot__prom_counts {
-    uint64_t tokens;            /* generation_tokens_total */
-    uint64_t prompt_tokens;     /* prompt_tokens_total */
-    uint64_t refused, dropped;  /* requests_refused, requests_dropped (as in the reports) */
-    uint64_t waiting, running;  /* the requests in flight now: num_requests_waiting, num_requests_running */
-    const uint64_t *reasons;    /* by finish reason (TTFT_TPOT_FINISH_*): request_success_total's children
-                                   (none given, stop, length), request_failure_total's (abort, error) */
-} ttft_tpot__prom_counts;
-
-/* The requests in flight in c now: waiting (submitted, neither scheduled nor given a token) and running
-   (scheduled or given a token, not finished), as vLLM's gauges count its queues. */
-static void ttft_tpot__in_flight(const ttft_tpot *c, ttft_tpot__prom_counts *k)
-{
-    unsigned r;
-    k->waiting = k->running = 0;
-    for (r = 0; r < c->req.n; r++) {
-        const ttft_tpot_request *q = &c->req.list[r];
-        if (q->finished)
-            continue;
-        if (q->scheduled || q->token_events)
-            k->running++;
-        else
-            k->waiting++;
-    }
-}
-
-/* One counter or gauge. */
-static void ttft_tpot__prom_one(ttft_tpot__out *out, const char *pre, const char *lb, const char *name,
-                                const char *type, const char *help, uint64_t v)
-{
-    ttft_tpot__out_fmt(out, "# HELP %s%s %s\n# TYPE %s%s %s\n%s%s%s %llu\n", pre, name, help, pre, name, type, pre,
-                       name, lb, (unsigned long long)v);
-}
-
-/* The finished requests by reason: request_success_total ("": no reason given, which Prometheus
-   stores as no label; stop, length) and request_failure_total (abort, error), every child written
-   from the start, as vLLM does, so that increase() sees a reason's first request, and with one set
-   of label names (a textfile collector refuses a family that mixes them). */
-static void ttft_tpot__prom_reasons(ttft_tpot__out *out, const char *pre, const char *blb, const uint64_t *k)
-{
-    int r;
-    ttft_tpot__out_fmt(out, "# HELP %srequest_success_total Count of finished requests (measured: not warmup), by "
-                            "finished_reason (\"\": none given, the same as no label to Prometheus).\n"
-                            "# TYPE %srequest_success_total counter\n", pre, pre);
-    for (r = TTFT_TPOT_FINISH_NONE; r <= TTFT_TPOT_FINISH_LENGTH; r++)
-        ttft_tpot__out_fmt(out, "%srequest_success_total{%sfinished_reason=\"%s\"} %llu\n", pre, blb,
-                           ttft_tpot_finish_reason_name(r), (unsigned long long)k[r]);
-    ttft_tpot__out_fmt(out, "# HELP %srequest_failure_total Count of requests finished aborted or with an error "
-                            "(not warmup): in no histogram.\n# TYPE %srequest_failure_total counter\n", pre, pre);
-    for (r = TTFT_TPOT_FINISH_ABORT; r <= TTFT_TPOT_FINISH_ERROR; r++)
-        ttft_tpot__out_fmt(out, "%srequest_failure_total{%sfinished_reason=\"%s\"} %llu\n", pre, blb,
-                           ttft_tpot_finish_reason_name(r), (unsigned long long)k[r]);
-}
-
-/* The request histograms, the counters and the gauges. */
-static void ttft_tpot__prom_requests(ttft_tpot__out *out, const char *pre, const char *lb, const char *blb,
-                                     const ttft_tpot_buckets *b, const ttft_tpot__prom_counts *n)
-{
-    int k;
-    for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
-        ttft_tpot__prom_hist(out, pre, &b[k], k, lb, blb);
-    ttft_tpot__prom_one(out, pre, lb, "request_refused_total", "counter",
-                        "Requests refused at submit: the request table (config.max_requests) was full.", n->refused);
-    ttft_tpot__prom_one(out, pre, lb, "request_dropped_total", "counter",
-                        "Requests left out of every figure: refused at submit, or truncated when the event log "
-                        "was full.", n->dropped);
-    ttft_tpot__prom_one(out, pre, lb, "num_requests_running", "gauge",
-                        "Requests scheduled or given a token, not finished.", n->running);
-    ttft_tpot__prom_one(out, pre, lb, "num_requests_waiting", "gauge",
-                        "Requests submitted, neither scheduled nor given a token.", n->waiting);
-    ttft_tpot__prom_reasons(out, pre, blb, n->reasons);
-    ttft_tpot__prom_one(out, pre, lb, "prompt_tokens_total", "counter",
-                        "Number of prompt tokens of the finished requests (as given them).", n->prompt_tokens);
-    ttft_tpot__prom_one(out, pre, lb, "generation_tokens_total", "counter",
-                        "Number of generation tokens of the finished requests.", n->tokens);
-}
-
-TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out, const char *prefix,
-                                             const char *labels)
-{
-    char pre[256], lb[512], blb[512], block[TTFT_TPOT__OUT_MIN];
-    ttft_tpot__prom_counts n;
-    ttft_tpot__out o;
-    if (!ttft_tpot__holds(m, TTFT_TPOT_SKIP_REQUESTS) || !out ||
-        ttft_tpot__prom_names(m->collector, prefix, labels, pre, lb, blb))
-        return TTFT_TPOT_EINVAL;
-    n.tokens = m->requests.tokens + m->requests.folded_tokens;
-    n.prompt_tokens = m->requests.prompt_tokens + m->requests.folded_prompt_tokens;
-    n.reasons = m->requests.finish_reasons;
-    n.refused = m->losses.requests_refused, n.dropped = m->losses.requests_dropped;
-    ttft_tpot__in_flight(m->collector, &n);
-    ttft_tpot__out_open(&o, out, block, sizeof block);
-    ttft_tpot__prom_requests(&o, pre, lb, blb, m->buckets, &n);
-    ttft_tpot__prom_device(m, &o, pre, lb, blb);
+        ttft_tpot__json(m, &o);
+    if (format == TTFT_TPOT_FORMAT_JSON)
+        ttft_tpot__out_str(&o, "}\n");
     return ttft_tpot__out_close(&o);
 }
 
-/* p->now from every request c finished: O(buckets), whatever their number. */
-static void ttft_tpot__publish_update(const ttft_tpot *c, ttft_tpot_publisher *p)
+/* Compute the model, then write it: a report is whole, or (ENOMEM) not written. */
+TTFT_TPOT_DEF int ttft_tpot_report(const ttft_tpot *c, FILE *out)
 {
-    int m;
-    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
-        ttft_tpot__tally_buckets(c, &c->finished, m, &p->now[m]);
-    p->requests = c->finished.requests, p->tokens = c->finished.tokens;
-    p->prompt_tokens = c->finished.prompt_tokens;
-    p->started = 1;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot *c, ttft_tpot_publisher *p, FILE *out, const char *prefix,
-                                    const char *labels)
-{
-    char pre[256], lb[512], blb[512], block[TTFT_TPOT__OUT_MIN];
-    ttft_tpot__prom_counts n;
-    ttft_tpot__out o;
-    if (!c || !p || !out || ttft_tpot__prom_names(c, prefix, labels, pre, lb, blb))
-        return TTFT_TPOT_EINVAL;
-    ttft_tpot__publish_update(c, p);
-    n.tokens = p->tokens, n.prompt_tokens = p->prompt_tokens; /* across clears */
-    n.refused = c->refused_cleared + c->req.refused, n.dropped = c->dropped_cleared + c->req.dropped;
-    n.reasons = c->finished.reasons;
-    ttft_tpot__in_flight(c, &n);
-    ttft_tpot__out_open(&o, out, block, sizeof block);
-    ttft_tpot__prom_requests(&o, pre, lb, blb, p->now, &n);
-    return ttft_tpot__out_close(&o);
-}
-
-/* Whether path may be replaced: absent, or a regular file, as generate --prometheus asks (a FIFO, a
-   device or a link is not replaced). Without lstat (POSIX.1b only, as a strict C99 build gets), stat:
-   a link to a regular file is then replaced, itself, its target untouched. */
-static int ttft_tpot__replaceable(const char *path)
-{
-#if defined(__unix__) || defined(__APPLE__)
-    struct stat st;
-#if defined(__APPLE__) || (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) ||                          \
-    (defined(_XOPEN_SOURCE) && _XOPEN_SOURCE >= 500) || defined(__USE_XOPEN2K) || defined(__USE_XOPEN_EXTENDED)
-    return lstat(path, &st) != 0 || S_ISREG(st.st_mode);
-#else
-    return stat(path, &st) != 0 || S_ISREG(st.st_mode);
-#endif
-#else
-    (void)path;
-    return 1;
-#endif
-}
-
-TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot *c, ttft_tpot_publisher *p, const char *path,
-                                         const char *prefix, const char *labels)
-{
-    char tmp[4096];
-    FILE *f;
-    int rc, n;
-    if (!path || !c || !p)
-        return TTFT_TPOT_EINVAL;
-    /* this publisher's own name (its process and address): another's file is never touched */
-    n = snprintf(tmp, sizeof tmp, "%s.tmp-%llu-%llx", path, (unsigned long long)TTFT_TPOT__PID(),
-                 (unsigned long long)(uintptr_t)p);
-    if (n < 0 || (size_t)n >= sizeof tmp || !ttft_tpot__replaceable(path))
-        return TTFT_TPOT_EPATH;
-    remove(tmp); /* a crashed publisher's of the same pid and address, or a planted link: never followed */
-    if (!(f = fopen(tmp, "wx"))) /* created here or not at all (C11's exclusive mode; glibc's in C99) */
-        return TTFT_TPOT_EIO;
-    rc = ttft_tpot_publish(c, p, f, prefix, labels);
-    if (fclose(f) != 0 && rc == TTFT_TPOT_OK)
-        rc = TTFT_TPOT_EIO;
-    if (rc == TTFT_TPOT_OK && rename(tmp, path) != 0)
-        rc = TTFT_TPOT_EIO;
-    if (rc != TTFT_TPOT_OK)
-        remove(tmp);
-    return rc;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels)
-{
-    const ttft_tpot_model_options requests = {TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_SHARES};
     ttft_tpot_model m;
     int rc;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
-    if ((prefix && !ttft_tpot__prom_name_ok(prefix)) || (labels && !ttft_tpot__labels_ok(labels)))
-        return TTFT_TPOT_EINVAL; /* before the figures: bad arguments cost nothing */
-    if ((rc = ttft_tpot_model_compute(c, &requests, &m)) == TTFT_TPOT_OK)
-        rc = ttft_tpot_model_prometheus(&m, out, prefix, labels);
+    if ((rc = ttft_tpot_model_compute(c, NULL, &m)) == TTFT_TPOT_OK)
+        rc = ttft_tpot_model_write(&m, out, TTFT_TPOT_FORMAT_TEXT);
     ttft_tpot_model_free(&m);
     return rc;
 }
@@ -8546,54 +6407,14 @@ TTFT_TPOT_DEF int ttft_tpot_prometheus(const ttft_tpot *c, FILE *out, const char
 
 static const char ttft_tpot__header[] = "phase,role,start_ns,dur_ns,tokens,warmup";
 
-/* The counts a "# counts:" line carries: what the collector lost, so a trace's report says it too. */
-#define TTFT_TPOT__COUNTS(X)                                                                          \
-    X(dropped, store.dropped) X(rejected, rejected) X(shapes_dropped, shape.dropped)                  \
-    X(requests_dropped, req.dropped) X(requests_refused, req.refused) X(events_lost, req.events_lost)  \
-    X(runs_dropped, runs_dropped) X(outgrown, store.outgrown) X(spans_open, spans_open)                \
-    X(sequences_lost, store.seq_lost) X(sequences_in_histogram, store.seq_hist)
-#define TTFT_TPOT__COUNT_ENUM(name, field) TTFT_TPOT__COUNT_##name,
-enum { TTFT_TPOT__COUNTS(TTFT_TPOT__COUNT_ENUM) TTFT_TPOT__N_COUNTS }; /* the counts; the 4 limits follow */
-#undef TTFT_TPOT__COUNT_ENUM
-#define TTFT_TPOT__COUNT_NAME(name, field) #name,
-/* then the limits those losses met, which the warnings name (ttft_tpot.full_at) */
-static const char *const ttft_tpot__count_names[] = {TTFT_TPOT__COUNTS(TTFT_TPOT__COUNT_NAME) "capacity",
-                                                     "max_requests", "max_request_events", "max_shapes"};
-#undef TTFT_TPOT__COUNT_NAME
-#define TTFT_TPOT__N_KEYS (sizeof ttft_tpot__count_names / sizeof ttft_tpot__count_names[0])
-
-/* A name or id (shorter than TTFT_TPOT_NAME_MAX) as a CSV field into dst (2 TTFT_TPOT_NAME_MAX bytes
-   hold it): as it is, or quoted with its quotes doubled where it holds a comma or a quote or starts
-   with '#' or a space. Returns its length. */
-static size_t ttft_tpot__csv_esc(char *dst, const char *name)
-{
-    size_t n = 0;
-    const char *q;
-    if (name[0] != '#' && name[0] != ' ') { /* copied as it is, in one pass, unless a comma or quote is met */
-        for (; name[n] && name[n] != ',' && name[n] != '"'; n++)
-            dst[n] = name[n];
-        if (!name[n])
-            return n;
-        n = 0;
-    }
-    dst[n++] = '"';
-    for (q = name; *q; q++) {
-        if (*q == '"')
-            dst[n++] = '"';
-        dst[n++] = *q;
-    }
-    dst[n++] = '"';
-    return n;
-}
-
 /* -- Trace I/O: writing ------------------------------------------------------------------------ */
 
 /* A bounded phase's histogram: "# hist: ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C I:C ...,NAME". */
-static void ttft_tpot__write_hist(ttft_tpot__out *out, const ttft_tpot__phase_slot *p)
+static void ttft_tpot__write_hist(ttft_tpot_writer *out, const ttft_tpot__phase_slot *p)
 {
     const ttft_tpot_hist *h = p->hist;
     unsigned i, any = 0;
-    ttft_tpot__out_fmt(out, "# hist: %s,%llu,%llu,%llu,%llu,%llu,", ttft_tpot_role_name(p->role),
+    ttft_tpot__out_fmt(out, "# hist: %s,%llu,%llu,%llu,%llu,%llu,", ttft_tpot__role_name(p->role),
                        (unsigned long long)h->tokens, (unsigned long long)h->min_ns, (unsigned long long)h->max_ns,
                        (unsigned long long)h->sum_hi, (unsigned long long)h->sum_lo);
     for (i = 0; i < TTFT_TPOT_HIST_BUCKETS; i++)
@@ -8602,61 +6423,45 @@ static void ttft_tpot__write_hist(ttft_tpot__out *out, const ttft_tpot__phase_sl
     ttft_tpot__out_fmt(out, ",%s\n", p->name);
 }
 
-/* A request's row: "RID,ROLE,T,0,TOKENS,WARMUP", ROLE point p's (TTFT_TPOT_POINTS: submit, token, or
-   a mark's). */
-static void ttft_tpot__write_row(ttft_tpot__out *o, const ttft_tpot_request *q, int point, uint64_t t, uint64_t tokens)
+/* The values of a "# counts:" line (TTFT_TPOT_COUNTS): c's, its layer's, and the limits they met. */
+static void ttft_tpot__counts_of(const ttft_tpot *c, uint64_t *v)
 {
-    const ttft_tpot__point_info *i = &ttft_tpot__points[point];
-    /* the id escaped, a role, 3 numbers */
-    char *p = ttft_tpot__out_room(o, 2 * TTFT_TPOT_NAME_MAX + 64 + i->role_len);
-    p += ttft_tpot__csv_esc(p, q->id);
-    *p++ = ',';
-    memcpy(p, i->role, i->role_len); /* its length known: no strlen a row */
-    p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p + i->role_len, ","), t);
-    p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ",0,"), tokens);
-    p = TTFT_TPOT__LIT(p, ",");
-    *p++ = (char)('0' + (q->warmup != 0));
-    o->n = (size_t)(TTFT_TPOT__LIT(p, "\n") - o->b);
+    ttft_tpot_layer_counts k;
+    memset(&k, 0, sizeof k);
+    if (c->layer && c->layer->counts)
+        c->layer->counts(c->layer->state, &k);
+    v[TTFT_TPOT_COUNT_dropped] = c->store.dropped;
+    v[TTFT_TPOT_COUNT_rejected] = c->rejected + k.rejected;
+    v[TTFT_TPOT_COUNT_shapes_dropped] = c->shape.dropped;
+    v[TTFT_TPOT_COUNT_requests_dropped] = k.requests_dropped;
+    v[TTFT_TPOT_COUNT_requests_refused] = k.requests_refused;
+    v[TTFT_TPOT_COUNT_events_lost] = k.events_lost;
+    v[TTFT_TPOT_COUNT_runs_dropped] = c->runs_dropped;
+    v[TTFT_TPOT_COUNT_outgrown] = c->store.outgrown;
+    v[TTFT_TPOT_COUNT_spans_open] = ttft_tpot__spans_open(c);
+    v[TTFT_TPOT_COUNT_sequences_lost] = c->store.seq_lost;
+    v[TTFT_TPOT_COUNT_sequences_in_histogram] = c->store.seq_hist;
+    v[TTFT_TPOT_COUNT_capacity] = ttft_tpot__limit(c, 0);
+    v[TTFT_TPOT_COUNT_max_requests] = k.max_requests;
+    v[TTFT_TPOT_COUNT_max_request_events] = k.max_request_events;
+    v[TTFT_TPOT_COUNT_max_shapes] = ttft_tpot__limit(c, 1);
 }
 
-/* A mark that follows nothing but the submit (a schedule) goes right after its request's submit row;
-   the others after every event row, where the token events they lie among have been read. */
-static int ttft_tpot__mark_early(int p)
+/* What the samples cannot say, as directives a v1 reader takes for comments: the phase table in its
+   order, bounded phases' histograms, the prefill rate's sums, the layer's, and every count of what
+   was lost. Names and ids go last on their line and unquoted: they hold no newline. */
+static void ttft_tpot__write_directives(const ttft_tpot *c, ttft_tpot_writer *out, int phases)
 {
-    return ttft_tpot__points[p].follows == TTFT_TPOT_POINT_BIT(SUBMIT);
-}
-
-/* q's marks, as rows "RID,ROLE,T,0,0,WARMUP": those that go early (early 1), late (0), or all (-1). */
-static void ttft_tpot__write_marks(ttft_tpot__out *out, const ttft_tpot_request *q, int early)
-{
-    int p;
-    for (p = 0; p < TTFT_TPOT_POINT_COUNT; p++)
-        if (ttft_tpot__points[p].set == TTFT_TPOT__SET_MARK && ttft_tpot__has(q, p) &&
-            (early < 0 || ttft_tpot__mark_early(p) == early))
-            ttft_tpot__write_row(out, q, p, ttft_tpot__point_ns(q, p), 0);
-}
-
-/* A truncated request: "# truncated: SUBMIT_NS,WARMUP,ID", then its marks' rows. */
-static void ttft_tpot__write_truncated(ttft_tpot__out *out, const ttft_tpot_request *q)
-{
-    ttft_tpot__out_fmt(out, "# truncated: %llu,%d,%s\n", (unsigned long long)q->submit_ns, q->warmup, q->id);
-    ttft_tpot__write_marks(out, q, -1);
-}
-
-/* What the samples and events cannot say, as directives a v1 reader takes for comments: the phase
-   table in its order, bounded phases' histograms, truncated requests, and every count of what was
-   lost. Names and ids go last on their line and unquoted: they hold no newline. */
-static void ttft_tpot__write_directives(const ttft_tpot *c, ttft_tpot__out *out, int phases)
-{
-    uint64_t counts[] = {
-#define TTFT_TPOT__COUNT_OF(name, field) c->field,
-        TTFT_TPOT__COUNTS(TTFT_TPOT__COUNT_OF)
-#undef TTFT_TPOT__COUNT_OF
-        ttft_tpot__limit(c, 0), ttft_tpot__limit(c, 1), ttft_tpot__limit(c, 2), ttft_tpot__limit(c, 3)};
+#define TTFT_TPOT__COUNT_NAME(key, limit) {#key, limit},
+    static const struct {
+        const char *key;
+        int limit;
+    } keys[] = {TTFT_TPOT_COUNTS(TTFT_TPOT__COUNT_NAME)};
+#undef TTFT_TPOT__COUNT_NAME
+    uint64_t counts[TTFT_TPOT_COUNT_KEYS];
     unsigned i, any = 0, put = 0;
-    counts[TTFT_TPOT__COUNT_spans_open] = ttft_tpot__spans_open(c);
     for (i = 0; phases && i < c->phase.n; i++)
-        ttft_tpot__out_fmt(out, "# phase: %s,%s\n", ttft_tpot_role_name(c->phase.slots[i].role),
+        ttft_tpot__out_fmt(out, "# phase: %s,%s\n", ttft_tpot__role_name(c->phase.slots[i].role),
                            c->phase.slots[i].name);
     if (phases)
         return;
@@ -8668,15 +6473,14 @@ static void ttft_tpot__write_directives(const ttft_tpot *c, ttft_tpot__out *out,
             ttft_tpot__out_fmt(out, "# prompt: %llu,%llu,%llu,%s\n", (unsigned long long)c->phase.slots[i].prompt[0],
                                (unsigned long long)c->phase.slots[i].prompt[1],
                                (unsigned long long)c->phase.slots[i].prompt[2], c->phase.slots[i].name);
-    for (i = 0; i < c->req.n_events; i++) /* a truncated request with a submit event: after its events */
-        if (!c->req.events[i].tokens && c->req.list[c->req.events[i].request].truncated)
-            ttft_tpot__write_truncated(out, &c->req.list[c->req.events[i].request]);
-    for (i = 0; i < TTFT_TPOT__N_COUNTS; i++)
-        any |= counts[i] != 0;
-    for (i = 0; any && i < TTFT_TPOT__N_KEYS; i++) /* the losses, then every limit, 0 included */
-        if (counts[i] || i >= TTFT_TPOT__N_COUNTS)
-            ttft_tpot__out_fmt(out, put++ ? " %s=%llu" : "# counts: %s=%llu", ttft_tpot__count_names[i],
-                               (unsigned long long)counts[i]);
+    if (c->layer && c->layer->trace)
+        c->layer->trace(c->layer->state, out, TTFT_TPOT_SECTION_DIRECTIVES);
+    ttft_tpot__counts_of(c, counts);
+    for (i = 0; i < TTFT_TPOT_COUNT_KEYS; i++)
+        any |= !keys[i].limit && counts[i] != 0;
+    for (i = 0; any && i < TTFT_TPOT_COUNT_KEYS; i++) /* the losses, then every limit, 0 included */
+        if (counts[i] || keys[i].limit)
+            ttft_tpot__out_fmt(out, put++ ? " %s=%llu" : "# counts: %s=%llu", keys[i].key, (unsigned long long)counts[i]);
     if (any)
         ttft_tpot__out_chr(out, '\n');
 }
@@ -8691,7 +6495,7 @@ static int ttft_tpot__run_ends_alone(const ttft_tpot *c, unsigned r, size_t i)
 /* The run lines before stored sample i, from run `run` on: "# run: end" where a run that began before
    ends, then "# run:" for each run that begins there, with its "# run: end" when it ends there too
    (empty). Returns the next run. */
-static unsigned ttft_tpot__write_runs(const ttft_tpot *c, ttft_tpot__out *o, size_t i, unsigned run)
+static unsigned ttft_tpot__write_runs(const ttft_tpot *c, ttft_tpot_writer *o, size_t i, unsigned run)
 {
     if (run > 0 && ttft_tpot__run_ends_alone(c, run - 1, i))
         ttft_tpot__out_str(o, "# run: end\n");
@@ -8714,7 +6518,7 @@ typedef struct ttft_tpot__line_head {
 static const ttft_tpot__line_head *ttft_tpot__head_of(const ttft_tpot *c, ttft_tpot__line_head *heads, unsigned phase)
 {
     ttft_tpot__line_head *h = &heads[phase % 8];
-    const char *role = ttft_tpot_role_name(c->phase.slots[phase].role);
+    const char *role = ttft_tpot__role_name(c->phase.slots[phase].role);
     size_t n, len = strlen(role);
     if (h->phase == phase + 1)
         return h;
@@ -8728,7 +6532,7 @@ static const ttft_tpot__line_head *ttft_tpot__head_of(const ttft_tpot *c, ttft_t
 }
 
 /* Every stored sample, in call order, with the run lines among them. */
-static void ttft_tpot__write_samples(const ttft_tpot *c, ttft_tpot__out *o)
+static void ttft_tpot__write_samples(const ttft_tpot *c, ttft_tpot_writer *o)
 {
     ttft_tpot__line_head heads[8];
     size_t i;
@@ -8757,44 +6561,11 @@ static void ttft_tpot__write_samples(const ttft_tpot *c, ttft_tpot__out *o)
     }
 }
 
-/* The requests [from, to) of the table that have no submit event (made by a "# truncated:" line, or
-   their submit found no room in the log: truncated all), as "# truncated:" lines. Returns to. */
-static unsigned ttft_tpot__write_unsubmitted(const ttft_tpot *c, ttft_tpot__out *out, unsigned from, unsigned to)
-{
-    for (; from < to; from++)
-        if (c->req.list[from].truncated)
-            ttft_tpot__write_truncated(out, &c->req.list[from]);
-    return to;
-}
-
-/* Every request event, in its own order, each request made where it stands in the request table (the
-   lanes of the Chrome export follow that order): a submit makes its request, and the requests made
-   without one come by their "# truncated:" lines before the next submit. A request's marks follow
-   its submit, or every event (ttft_tpot__mark_early); a truncated one's, its "# truncated:" line. */
-static void ttft_tpot__write_events(const ttft_tpot *c, ttft_tpot__out *out)
-{
-    unsigned next = 0, r; /* the requests made so far */
-    size_t i;
-    for (i = 0; i < c->req.n_events; i++) {
-        const ttft_tpot__event *ev = &c->req.events[i];
-        const ttft_tpot_request *q = &c->req.list[ev->request];
-        if (!ev->tokens) /* submits come in the table's order */
-            next = ttft_tpot__write_unsubmitted(c, out, next, ev->request) + 1;
-        ttft_tpot__write_row(out, q, ev->tokens ? TTFT_TPOT_POINT_LAST : TTFT_TPOT_POINT_SUBMIT, ev->t_ns, ev->tokens);
-        if (!ev->tokens && !q->truncated)
-            ttft_tpot__write_marks(out, q, 1);
-    }
-    ttft_tpot__write_unsubmitted(c, out, next, c->req.n);
-    for (r = 0; r < c->req.n; r++)
-        if (!c->req.list[r].truncated)
-            ttft_tpot__write_marks(out, &c->req.list[r], 0);
-}
-
 /* The device intervals, in ticket order: "# device: SAMPLE,STREAM,STATE,PART,WARMUP,ISSUE_NS,BEGIN_NS,
    DEVICE_NS,PHASE" (SAMPLE: its sample's line among the trace's samples, from 1; 0 none), each with a
    queued stamp followed by "# device_queued: QUEUED_NS" (host clock), then what was lost:
    "# device_lost: UNRESOLVED,REFUSED". A reader that does not know them skips them. */
-static void ttft_tpot__write_device(const ttft_tpot *c, ttft_tpot__out *out)
+static void ttft_tpot__write_device(const ttft_tpot *c, ttft_tpot_writer *out)
 {
     size_t i;
     for (i = 0; i < c->dev.n; i++) {
@@ -8811,66 +6582,12 @@ static void ttft_tpot__write_device(const ttft_tpot *c, ttft_tpot__out *out)
                            (unsigned long long)c->dev.refused);
 }
 
-/* After the requests' events, what a request row cannot say: its prompt tokens ("# prompt_tokens: N,ID")
-   and that it finished ("# finished: ID"), so that a trace's requests in flight are the live ones. */
-static void ttft_tpot__write_finished(const ttft_tpot *c, ttft_tpot__out *out)
-{
-    unsigned r;
-    for (r = 0; r < c->req.n; r++) {
-        if (c->req.list[r].prompt_tokens)
-            ttft_tpot__out_fmt(out, "# prompt_tokens: %llu,%s\n", (unsigned long long)c->req.list[r].prompt_tokens,
-                               c->req.list[r].id);
-        if (c->req.list[r].finished)
-            ttft_tpot__out_fmt(out, "# finished: %s\n", c->req.list[r].id);
-        if (c->req.list[r].reason)
-            ttft_tpot__out_fmt(out, "# finish_reason: %s,%s\n", ttft_tpot_finish_reason_name(c->req.list[r].reason),
-                               c->req.list[r].id);
-    }
-}
-
-/* The requests folded out of the table (config.request_window), which no event row carries:
-   "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR" (the
-   requests by finish reason: those of REQUESTS given stop or length, then the aborted and errored),
-   then each metric with values as
-   "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C I:C ..." (KEY its JSON key, I a bucket's index among
-   its bounds, C its values there; the sum as folding keeps it), so a trace's report and exposition
-   count them as the live ones do; "# buckets: vllm" first where the bounds are vLLM's alone. */
-static void ttft_tpot__write_folded(const ttft_tpot *c, ttft_tpot__out *out)
-{
-    const ttft_tpot__tally *t = &c->folded;
-    size_t k;
-    int m, any;
-    if (!ttft_tpot__tally_any(t))
-        return;
-    if (c->buckets == TTFT_TPOT_BUCKETS_VLLM) /* the bounds the bucket indexes below count among */
-        ttft_tpot__out_str(out, "# buckets: vllm\n");
-    ttft_tpot__out_fmt(out, "# folded: %llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)t->requests,
-                       (unsigned long long)t->tokens, (unsigned long long)t->prompt_tokens,
-                       (unsigned long long)t->truncated, (unsigned long long)t->unmeasured,
-                       (unsigned long long)t->reasons[TTFT_TPOT_FINISH_STOP],
-                       (unsigned long long)t->reasons[TTFT_TPOT_FINISH_LENGTH],
-                       (unsigned long long)t->reasons[TTFT_TPOT_FINISH_ABORT],
-                       (unsigned long long)t->reasons[TTFT_TPOT_FINISH_ERROR]);
-    for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
-        if (!t->count[m])
-            continue;
-        ttft_tpot__out_fmt(out, "# folded_metric: %s,%llu,%llu,%llu,", ttft_tpot__metrics[m].json,
-                           (unsigned long long)t->count[m], (unsigned long long)t->sum_hi[m],
-                           (unsigned long long)t->sum_lo[m]);
-        for (k = 0, any = 0; k < TTFT_TPOT_BUCKETS_MAX; k++)
-            if (t->bucket[m][k])
-                ttft_tpot__out_fmt(out, any++ ? " %u:%llu" : "%u:%llu", (unsigned)k,
-                                   (unsigned long long)t->bucket[m][k]);
-        ttft_tpot__out_str(out, "\n");
-    }
-}
-
 /* Through a large block (a system call for each 16 KiB costs as much as formatting them), or the
    stack's when there is no memory for it: a trace is written whatever memory is left. */
 TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
 {
     char block[TTFT_TPOT__OUT_MIN], *big;
-    ttft_tpot__out o;
+    ttft_tpot_writer o;
     int rc;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
@@ -8883,14 +6600,1440 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
     ttft_tpot__write_directives(c, &o, 1);
     ttft_tpot__write_samples(c, &o);
     ttft_tpot__write_device(c, &o);
-    ttft_tpot__write_events(c, &o);
-    ttft_tpot__write_finished(c, &o);
-    ttft_tpot__write_folded(c, &o);
+    if (c->layer && c->layer->trace)
+        c->layer->trace(c->layer->state, &o, TTFT_TPOT_SECTION_EVENTS);
     ttft_tpot__write_directives(c, &o, 0);
     rc = ttft_tpot__out_close(&o);
     if (big)
         TTFT_TPOT_FREE(big, c->alloc_user);
     return rc;
+}
+
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* ---- Layers ---------------------------------------------------------------------------------- */
+
+/* What the collector keeps current in its layer. */
+static void ttft_tpot__layer_sync(ttft_tpot *c)
+{
+    ttft_tpot_layer *l = c->layer;
+    l->c = c;
+    l->enabled = c->enabled;
+    l->warmup = c->warm_all;
+    l->grow = c->grow;
+    l->refusal = c->refusal;
+    l->alloc_user = c->alloc_user;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_attach(ttft_tpot *c, ttft_tpot_layer *layer)
+{
+    if (!c || (layer && c->layer))
+        return TTFT_TPOT_EINVAL;
+    if (c->layer)
+        c->layer->c = NULL;
+    c->layer = layer;
+    if (layer)
+        ttft_tpot__layer_sync(c);
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_name_hash(const ttft_tpot *c, const char *name, size_t len, uint64_t *hash)
+{
+    if (!c || !name)
+        return TTFT_TPOT_EINVAL;
+    if (!hash)
+        return ttft_tpot__name_ok(name, len) ? TTFT_TPOT_OK : TTFT_TPOT_ENAME;
+    *hash = ttft_tpot__hash(c, name, len);
+    return TTFT_TPOT_OK;
+}
+
+
+#ifdef __cplusplus
+}
+#endif
+#if defined(_MSC_VER) || defined(__clang__)
+#pragma float_control(pop)
+#elif defined(__GNUC__) && !defined(__CUDACC__)
+#pragma GCC pop_options
+#endif
+#endif /* TTFT_TPOT_IMPLEMENTATION */
+
+#if defined(TTFT_TPOT_IMPLEMENTATION) && defined(TTFT_TPOT_LAYERS) && !defined(TTFT_TPOT_LAYERS_IMPLEMENTED)
+#define TTFT_TPOT_LAYERS_IMPLEMENTED
+/* ================================ implementation: the calls of layers ========================== */
+
+/* What only layers and tools call (ttft_tpot_series_stats, ttft_tpot_write, ttft_tpot_restore), compiled
+   where TTFT_TPOT_LAYERS is defined: ttft_tpot_serve.h and ttft_tpot_tools.h define it before they
+   include this header, in the file that holds the implementation (also after it was included there
+   without). It uses the implementation's own functions above. */
+#if defined(_MSC_VER) || defined(__clang__)
+#pragma float_control(precise, on, push)
+#elif defined(__GNUC__) && !defined(__CUDACC__)
+#pragma GCC push_options
+#pragma GCC optimize("no-fast-math", "fp-contract=off")
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Statistics of durations kept in 1/scale ns (a layer's per-token values), back in ns: rounded, without overflow. */
+static void ttft_tpot__unscale(ttft_tpot_stats *st, uint64_t scale)
+{
+    unsigned j;
+    st->min_ns = st->min_ns / scale + (st->min_ns % scale >= (scale + 1) / 2);
+    st->max_ns = st->max_ns / scale + (st->max_ns % scale >= (scale + 1) / 2);
+    for (j = 0; j < 4; j++)
+        st->pct_ns[j] = st->pct_ns[j] / scale + (st->pct_ns[j] % scale >= (scale + 1) / 2);
+    for (j = 0; j < st->pick_n; j++)
+        st->pick_ns[j] = st->pick_ns[j] / scale + (st->pick_ns[j] % scale >= (scale + 1) / 2);
+    for (j = 0; j < 6; j++)
+        st->ci_ns[j / 2][j % 2] = st->ci_ns[j / 2][j % 2] / scale + (st->ci_ns[j / 2][j % 2] % scale >= (scale + 1) / 2);
+    st->total_ns /= (double)scale;
+    st->mean_ns /= (double)scale;
+    st->p50_ns /= (double)scale;
+    st->p90_ns /= (double)scale;
+    st->p95_ns /= (double)scale;
+    st->p99_ns /= (double)scale;
+}
+
+/* ---- Report model: the statistics of a series --------------------------------------------------- */
+
+/* A set (TTFT_TPOT_SET_*) names something c has: a role, a registered phase. */
+static int ttft_tpot__set_ok(const ttft_tpot *c, int set)
+{
+    return (set >= TTFT_TPOT_SET_ROLE && set <= TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_E2E) ||
+           (set >= TTFT_TPOT_SET_PHASE && set - TTFT_TPOT_SET_PHASE < (int)c->phase.n);
+}
+
+/* The values of a set of c's stored samples (its warmup ones too with warmup) in call order into x
+   (at most cap; x may be NULL), their tokens and warmup samples into st (may be NULL): how many there
+   are. A role's set is its TPOT series, a decode step per output token; a phase's, its times. */
+static size_t ttft_tpot__set_copy(const ttft_tpot *c, const ttft_tpot_series *s, uint64_t *x, size_t cap,
+                                  ttft_tpot_stats *st)
+{
+    int by_role = s->set < TTFT_TPOT_SET_PHASE, want = s->set - (by_role ? TTFT_TPOT_SET_ROLE : TTFT_TPOT_SET_PHASE);
+    size_t i, n = 0;
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *p = &c->store.samples[i];
+        if ((p->warmup && !s->warmup) || (by_role ? c->phase.slots[p->phase].role : (int)p->phase) != want)
+            continue;
+        if (x && n < cap)
+            x[n] = by_role ? ttft_tpot__per_token(c, i, p->dur_ns) : p->dur_ns;
+        if (st) {
+            st->tokens += p->tokens;
+            st->warmup_n += p->warmup;
+        }
+        n++;
+    }
+    return n;
+}
+
+
+/* The order statistics of phase's m stored samples (their scan in st), large enough to have been counted
+   by fine bucket in slot: the values of the buckets of their ranks are copied out of the store, and
+   selected there (ttft_tpot__narrowed_ranks, with memory for those values alone). OK or ENOMEM. */
+static int ttft_tpot__stored_ranks(const ttft_tpot *c, int phase, size_t m, const ttft_tpot__narrow *nw,
+                                   ttft_tpot_stats *st)
+{
+    uint64_t shifted[TTFT_TPOT__MAX_RANKS], *x, room = 0;
+    unsigned kept[TTFT_TPOT__MAX_RANKS], nk = 0, j;
+    ttft_tpot__ranks rk;
+    size_t f;
+    ttft_tpot__ranks_of(m, nw, st, &rk);
+    ttft_tpot__kept_add(nw->slot, rk.rank, rk.nr, kept, &nk);
+    for (j = 0; j < nk; j++)
+        room += nw->slot[kept[j]];
+    if (!(x = (uint64_t *)TTFT_TPOT_MALLOC((size_t)room * sizeof *x, c->alloc_user)))
+        return TTFT_TPOT_ENOMEM;
+    ttft_tpot__shift_ranks(nw->slot, kept, nk, rk.rank, rk.nr, shifted);
+    ttft_tpot__mark_kept(nw->mark, kept, nk, 1);
+    f = ttft_tpot__copy_stored(c, phase, 0, 0, nw->mark, x);
+    ttft_tpot__mark_kept(nw->mark, kept, nk, 0);
+    ttft_tpot__select_ranks(x, f, shifted, rk.nr, rk.val);
+    ttft_tpot__ranks_to(&rk, nw, st);
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
+/* Statistics of every sample of one phase, warmup included, in memory for the phase, not the store: one
+   pass over the store counts its samples (tokens, warmup, sum and extremes, and fine buckets), a bounded
+   phase's stored ones going into a copy of its histogram; then an exact phase's values are copied out
+   of the store, all of them for a small phase, else only those of its ranks' buckets. The figures
+   are those of the phase's values gathered whole (ttft_tpot__finish_set). w: its scratch and histogram
+   alone (no work area). OK or ENOMEM. */
+static int ttft_tpot__phase_set(const ttft_tpot *c, ttft_tpot__work *w, int phase, ttft_tpot_stats *st)
+{
+    ttft_tpot__scan scan;
+    int bounded = ttft_tpot__set_hists(c, w, phase, 0);
+    uint32_t *slot = bounded ? NULL : w->nw.slot; /* NULL too for a store too small to narrow */
+    uint64_t *x;
+    size_t i;
+    memset(st, 0, sizeof *st);
+    memset(&scan, 0, sizeof scan);
+    if (slot)
+        memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
+    for (i = 0; i < c->store.n; i++) {
+        const ttft_tpot_sample *s = &c->store.samples[i];
+        if (s->phase != phase)
+            continue;
+        st->warmup_n += s->warmup;
+        st->tokens += s->tokens;
+        if (bounded) {
+            ttft_tpot__hist_add(w->h, s->dur_ns, 0);
+            continue;
+        }
+        ttft_tpot__scan_one(&scan, s->dur_ns);
+        if (slot)
+            slot[ttft_tpot__fine_index(s->dur_ns)]++;
+    }
+    if (bounded) { /* the histogram's figures, its tokens with the stored samples' */
+        st->tokens += w->h->tokens;
+        ttft_tpot__hist_fill(w->h, &w->nw, st);
+        return TTFT_TPOT_OK;
+    }
+    ttft_tpot__scan_to(&scan, st);
+    if (scan.n >= TTFT_TPOT__NARROW_MIN) /* a store this large has the narrowing scratch */
+        return ttft_tpot__stored_ranks(c, phase, scan.n, &w->nw, st);
+    if (scan.n == 0)
+        return TTFT_TPOT_OK;
+    if (!(x = (uint64_t *)TTFT_TPOT_MALLOC(scan.n * sizeof *x, c->alloc_user))) /* a small phase: all of it */
+        return TTFT_TPOT_ENOMEM;
+    ttft_tpot__copy_stored(c, phase, 0, 0, NULL, x);
+    ttft_tpot__order_stats(x, scan.n, NULL, &w->nw, st);
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
+/* The statistics of a set of c's stored samples but a phase's row: gathered, with the bounded
+   phases' histograms that belong to it. w: the narrowing scratch and histogram. OK or ENOMEM. */
+static int ttft_tpot__gathered_set(const ttft_tpot *c, ttft_tpot__work *w, const ttft_tpot_series *s,
+                                   ttft_tpot_stats *st)
+{
+    int phase = s->set >= TTFT_TPOT_SET_PHASE ? s->set - TTFT_TPOT_SET_PHASE : -1;
+    size_t n = ttft_tpot__set_copy(c, s, NULL, 0, NULL);
+    uint64_t *x = (uint64_t *)TTFT_TPOT_MALLOC((n ? n : 1) * sizeof *x, c->alloc_user);
+    if (!x)
+        return TTFT_TPOT_ENOMEM;
+    memset(st, 0, sizeof *st);
+    ttft_tpot__set_copy(c, s, x, n, st);
+    {
+        ttft_tpot__gathered g = {NULL, 0, 0, -1, -1, NULL};
+        g.x = x, g.m = n, g.phase = phase, g.role = phase < 0 ? s->set - TTFT_TPOT_SET_ROLE : -1;
+        ttft_tpot__finish_set(c, w, &g, st);
+    }
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
+/* The statistics of a set: a phase's row (every sample) in memory for the phase, not the store; any
+   other gathered. */
+static int ttft_tpot__set_stats(const ttft_tpot *c, const ttft_tpot_series *s, ttft_tpot_stats *out)
+{
+    ttft_tpot__work w; /* its narrowing scratch and histogram: the values are copied as the set needs */
+    int rc;
+    memset(&w, 0, sizeof w);
+    w.h = c->hist.n ? (ttft_tpot_hist *)TTFT_TPOT_MALLOC(sizeof(ttft_tpot_hist), c->alloc_user) : NULL;
+    if ((c->hist.n && !w.h) || ttft_tpot__narrow_init(c, &w.nw, c->store.n) != TTFT_TPOT_OK) {
+        ttft_tpot__work_free(c, &w);
+        return TTFT_TPOT_ENOMEM;
+    }
+    if (s->set >= TTFT_TPOT_SET_PHASE && s->warmup)
+        rc = ttft_tpot__phase_set(c, &w, s->set - TTFT_TPOT_SET_PHASE, out);
+    else
+        rc = ttft_tpot__gathered_set(c, &w, s, out);
+    ttft_tpot__work_free(c, &w);
+    return rc;
+}
+
+/* The steady values of series v[0, m) (flags: warmup, NULL none) into x: how many; *k: how many of
+   them come before value cut. */
+static size_t ttft_tpot__series_steady(const uint64_t *v, const unsigned char *flags, size_t m, uint64_t cut,
+                                       uint64_t *x, size_t *k)
+{
+    size_t n = 0, i;
+    for (i = 0, *k = 0; i < m; i++) {
+        if (!(flags && flags[i]))
+            x[n++] = v[i];
+        if (i + 1 == cut)
+            *k = n;
+    }
+    return n;
+}
+
+/* A series checked like a phase's: its spikes, then White's rule (*ss's, in batches) asked again of
+   the batch sums sum[0, m5) without them where there are some, and checked where it fires. x: room for
+   the series. */
+static void ttft_tpot__series_checks(const ttft_tpot_series *s, uint64_t *x, uint64_t *sum, uint64_t m5,
+                                     ttft_tpot_steady_state *ss)
+{
+    ttft_tpot__spotter sp;
+    size_t n, k, i;
+    double p50;
+    if ((n = ttft_tpot__series_steady(s->values, s->flags, s->n, 0, x, &k)) > 0) {
+        ttft_tpot__p50(x, n, &p50, &ss->steady_p50_ns);
+        ttft_tpot__spot_start(&sp, ss->steady_p50_ns, sum, m5);
+        for (i = 0; i < s->n; i++)
+            ttft_tpot__spot(&sp, ss, s->values[i], !(s->flags && s->flags[i]));
+        ttft_tpot__spot_end(&sp, ss);
+    }
+    if (ss->spikes)
+        ttft_tpot__mser5_cuts(sum, m5, &ss->white_cut);
+    ss->white_cut *= 5;
+    if (ss->white_cut) {
+        n = ttft_tpot__series_steady(s->values, s->flags, s->n, ss->white_cut, x, &k);
+        ss->drift = ttft_tpot__moves(x, n, k, NULL);
+    }
+}
+
+/* A series' steady state (values in its order, warmup ones flagged), measured like a decode phase's:
+   MSER-5's cut and the p50 after it, White's cut checked, its spikes. OK, ENOMEM. */
+static int ttft_tpot__series_state(const ttft_tpot *c, const ttft_tpot_series *s, ttft_tpot_steady_state *ss)
+{
+    uint64_t *x = (uint64_t *)TTFT_TPOT_MALLOC((2 * s->n + 1) * sizeof *x, c->alloc_user), *sum;
+    size_t m = s->n, b, i;
+    if (!x)
+        return TTFT_TPOT_ENOMEM;
+    memset(ss, 0, sizeof *ss);
+    for (i = 0; i < m; i++) {
+        x[i] = s->values[i];
+        ss->flagged += s->flags && s->flags[i];
+    }
+    sum = x + m; /* the batch sums go after the series (one at least: none is read uninitialised) */
+    sum[0] = 0;
+    for (b = 0; b < m / 5; b++)
+        for (sum[b] = 0, i = 5 * b; i < 5 * b + 5; i++)
+            sum[b] = ttft_tpot__sat_add(sum[b], x[i]);
+    ss->measured = m > 0;
+    ss->truncation = 5 * ttft_tpot__mser5_cuts(sum, m / 5, &ss->white_cut);
+    if ((ss->has_p50 = m > ss->truncation) != 0)
+        ttft_tpot__p50(x + ss->truncation, m - (size_t)ss->truncation, &ss->p50_ns, &ss->p50_exact_ns);
+    ttft_tpot__series_checks(s, x, sum, m / 5, ss); /* the series in x is done with */
+    TTFT_TPOT_FREE(x, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
+/* The statistics of values, their scale undone once. */
+static int ttft_tpot__values_stats(const ttft_tpot *c, const ttft_tpot_series *s, ttft_tpot_stats *out)
+{
+    ttft_tpot__narrow nw;
+    uint64_t *x;
+    memset(out, 0, sizeof *out);
+    if (s->n == 0)
+        return TTFT_TPOT_OK;
+    if (s->scratch)
+        x = s->scratch;
+    else if (s->n > SIZE_MAX / sizeof *x || !(x = (uint64_t *)TTFT_TPOT_MALLOC(s->n * sizeof *x, c->alloc_user)))
+        return TTFT_TPOT_ENOMEM;
+    if (ttft_tpot__narrow_init(c, &nw, s->n) != TTFT_TPOT_OK) {
+        if (!s->scratch)
+            TTFT_TPOT_FREE(x, c->alloc_user);
+        return TTFT_TPOT_ENOMEM;
+    }
+    if (!s->scratch)
+        memcpy(x, s->values, s->n * sizeof *x); /* the statistics reorder their values */
+    ttft_tpot__fill(x, s->n, &nw, out);
+    if (s->scale > 1)
+        ttft_tpot__unscale(out, s->scale);
+    ttft_tpot__narrow_free(c, &nw);
+    if (!s->scratch)
+        TTFT_TPOT_FREE(x, c->alloc_user);
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_series_stats(const ttft_tpot *c, ttft_tpot_series *s, ttft_tpot_stats *out,
+                                     ttft_tpot_steady_state *ss)
+{
+    int rc = TTFT_TPOT_OK;
+    if (!c || !s || (s->set < 0 && !s->values && !s->scratch && s->n > 0) || (s->scratch && ss) ||
+        (s->set >= 0 && (!ttft_tpot__set_ok(c, s->set) || ss)))
+        return TTFT_TPOT_EINVAL;
+    if (s->set >= 0) {
+        s->n = ttft_tpot__set_copy(c, s, s->out, s->out ? s->cap : 0, NULL);
+        return out ? ttft_tpot__set_stats(c, s, out) : TTFT_TPOT_OK;
+    }
+    if (out)
+        rc = ttft_tpot__values_stats(c, s, out);
+    if (rc == TTFT_TPOT_OK && ss)
+        rc = ttft_tpot__series_state(c, s, ss);
+    return rc;
+}
+
+/* ---- Writers: the writer's conversions --------------------------------------------------------- */
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* What a conversion of ttft_tpot_write says: its flags, width and precision (-1: none), its length
+   modifier (0, 'l', 'L': ll, 'z') and its letter. */
+typedef struct ttft_tpot__spec {
+    char flags[5];
+    int width, prec, len;
+    char conv;
+} ttft_tpot__spec;
+
+/* The spec at p (past the '%'): p past it, or NULL where it is none this writer knows. A '*' width or
+   precision takes an int. */
+static const char *ttft_tpot__spec_of(const char *p, ttft_tpot__spec *sp, va_list *ap)
+{
+    size_t nf = 0;
+    memset(sp, 0, sizeof *sp);
+    sp->width = sp->prec = -1;
+    for (; (*p == '-' || *p == '0' || *p == '+' || *p == ' ') && nf < sizeof sp->flags - 1; p++)
+        sp->flags[nf++] = *p;
+    if (*p == '*') {
+        sp->width = va_arg(*ap, int), p++;
+    } else {
+        for (; *p >= '0' && *p <= '9' && sp->width < 256; p++)
+            sp->width = (sp->width < 0 ? 0 : sp->width * 10) + (*p - '0');
+    }
+    if (*p == '.') {
+        sp->prec = 0;
+        if (*++p == '*')
+            sp->prec = va_arg(*ap, int), p++;
+        for (; *p >= '0' && *p <= '9' && sp->prec < 256; p++)
+            sp->prec = sp->prec * 10 + (*p - '0');
+    }
+    if (*p == 'l' && p[1] == 'l')
+        sp->len = 'L', p += 2;
+    else if (*p == 'l' || *p == 'z')
+        sp->len = *p++;
+    sp->conv = *p;
+    return sp->width < 256 && sp->prec < 256 && *p && strchr("diuxcsfegTRPJLMNSWKC%", *p) ? p + 1 : NULL;
+}
+
+/* The spec back as printf's format, its letter conv and its length modifier len ("" none). */
+static void ttft_tpot__spec_fmt(const ttft_tpot__spec *sp, const char *len, char conv, char *fmt)
+{
+    char *p = fmt;
+    size_t k;
+    *p++ = '%';
+    for (k = 0; sp->flags[k]; k++)
+        *p++ = sp->flags[k];
+    if (sp->width >= 0)
+        p += snprintf(p, 8, "%d", sp->width);
+    if (sp->prec >= 0)
+        p += snprintf(p, 8, ".%d", sp->prec);
+    for (k = 0; len[k]; k++)
+        *p++ = len[k];
+    *p++ = conv;
+    *p = '\0';
+}
+
+/* A whole number of a d, i, u or x conversion: written directly where it has no width or flags, else
+   through snprintf (integers have no locale). */
+static void ttft_tpot__put_integer(ttft_tpot_writer *w, const ttft_tpot__spec *sp, va_list *ap)
+{
+    const char *len = sp->len == 'L' ? "ll" : sp->len == 'l' ? "l" : sp->len == 'z' ? "z" : "";
+    int sign = sp->conv == 'd' || sp->conv == 'i';
+    uint64_t v;
+    long long sv = 0;
+    char text[96], fmt[32];
+    if (sign)
+        sv = sp->len == 'L' ? va_arg(*ap, long long) : sp->len == 'l' ? va_arg(*ap, long)
+             : sp->len == 'z' ? (long long)va_arg(*ap, size_t) : va_arg(*ap, int);
+    v = sign ? (uint64_t)sv
+        : sp->len == 'L' ? va_arg(*ap, unsigned long long) : sp->len == 'l' ? va_arg(*ap, unsigned long)
+        : sp->len == 'z' ? va_arg(*ap, size_t) : va_arg(*ap, unsigned);
+    if (sp->width < 0 && sp->prec < 0 && !sp->flags[0] && sp->conv != 'x') {
+        char *p = text;
+        if (sign && sv < 0)
+            *p++ = '-', v = 0 - v;
+        ttft_tpot__out_put(w, text, (size_t)(ttft_tpot__put_u64(p, v) - text));
+        return;
+    }
+    ttft_tpot__spec_fmt(sp, len, sp->conv == 'i' ? 'd' : sp->conv, fmt);
+    if (sign)
+        snprintf(text, sizeof text, fmt, sv);
+    else
+        snprintf(text, sizeof text, fmt, (unsigned long long)v);
+    ttft_tpot__out_str(w, text);
+}
+
+/* A string of an s conversion, with its width and precision. */
+static void ttft_tpot__put_string(ttft_tpot_writer *w, const ttft_tpot__spec *sp, const char *s)
+{
+    size_t len = s ? strlen(s) : 6, pad;
+    s = s ? s : "(null)";
+    len = sp->prec >= 0 && (size_t)sp->prec < len ? (size_t)sp->prec : len;
+    pad = sp->width > 0 && (size_t)sp->width > len ? (size_t)sp->width - len : 0;
+    for (; pad && !strchr(sp->flags, '-'); pad--)
+        ttft_tpot__out_chr(w, ' ');
+    ttft_tpot__out_put(w, s, len);
+    for (; pad; pad--)
+        ttft_tpot__out_chr(w, ' ');
+}
+
+/* A name as a CSV field (%C): cut at TTFT_TPOT_NAME_MAX - 1 bytes. */
+static void ttft_tpot__put_csv(ttft_tpot_writer *w, const char *s)
+{
+    char name[TTFT_TPOT_NAME_MAX], field[2 * TTFT_TPOT_NAME_MAX + 2];
+    size_t len = strlen(s) < sizeof name ? strlen(s) : sizeof name - 1;
+    memcpy(name, s, len);
+    name[len] = '\0';
+    ttft_tpot__out_put(w, field, ttft_tpot__csv_esc(field, name));
+}
+
+/* A conversion of the report's own (ttft_tpot_write); the text ones (T, R, P) take a width and the '-'
+   flag as a string does. */
+static void ttft_tpot__put_report(ttft_tpot_writer *w, const ttft_tpot__spec *sp, va_list *ap)
+{
+    ttft_tpot__spec pad = *sp;
+    char text[64];
+    const char *name, *word;
+    int has;
+    double v;
+    pad.prec = -1;
+    switch (sp->conv) {
+    case 'T':
+        ttft_tpot__put_string(w, &pad, ttft_tpot__dur(text, sizeof text, va_arg(*ap, double)));
+        break;
+    case 'R':
+        v = va_arg(*ap, double);
+        ttft_tpot__put_string(w, &pad, ttft_tpot__fix(text, sizeof text, sp->prec < 0 ? 2 : sp->prec > 2 ? 2 : sp->prec, v));
+        break;
+    case 'P':
+        ttft_tpot__put_string(w, &pad, ttft_tpot__percentile_name(text, sizeof text, (uint32_t)va_arg(*ap, unsigned)));
+        break;
+    case 'J':
+        ttft_tpot__json_str(w, va_arg(*ap, const char *));
+        break;
+    case 'L':
+        ttft_tpot__json_ms(w, va_arg(*ap, double));
+        break;
+    case 'M':
+        ttft_tpot__json_ms_u64(w, va_arg(*ap, uint64_t));
+        break;
+    case 'N':
+        has = va_arg(*ap, int);
+        ttft_tpot__json_num(w, has, va_arg(*ap, double));
+        break;
+    case 'S':
+        ttft_tpot__json_stats(w, va_arg(*ap, const ttft_tpot_stats *));
+        break;
+    case 'W':
+        ttft_tpot__json_steady_state(w, va_arg(*ap, const ttft_tpot_steady_state *));
+        break;
+    case 'K':
+        name = va_arg(*ap, const char *);
+        word = va_arg(*ap, const char *);
+        ttft_tpot__text_spikes(w, name, word, va_arg(*ap, const ttft_tpot_steady_state *));
+        break;
+    default: /* 'C' */
+        ttft_tpot__put_csv(w, va_arg(*ap, const char *));
+    }
+}
+
+/* One conversion at p (past the '%'): p past it, or NULL (unknown: nothing written). */
+static const char *ttft_tpot__convert(ttft_tpot_writer *w, const char *p, va_list *ap)
+{
+    ttft_tpot__spec sp;
+    char text[400], fmt[32];
+    if (!(p = ttft_tpot__spec_of(p, &sp, ap)))
+        return NULL;
+    switch (sp.conv) {
+    case '%':
+        ttft_tpot__out_chr(w, '%');
+        break;
+    case 'c':
+        ttft_tpot__out_chr(w, (char)va_arg(*ap, int));
+        break;
+    case 's':
+        ttft_tpot__put_string(w, &sp, va_arg(*ap, const char *));
+        break;
+    case 'd': case 'i': case 'u': case 'x':
+        ttft_tpot__put_integer(w, &sp, ap);
+        break;
+    case 'f': case 'e': case 'g':
+        ttft_tpot__spec_fmt(&sp, "", sp.conv, fmt);
+        ttft_tpot__out_str(w, ttft_tpot__num(text, sizeof text, fmt, va_arg(*ap, double)));
+        break;
+    default:
+        ttft_tpot__put_report(w, &sp, ap);
+    }
+    return p;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_write(ttft_tpot_writer *w, const char *fmt, ...)
+{
+    va_list ap;
+    const char *p, *q;
+    int rc = TTFT_TPOT_OK;
+    if (!w || !w->b || !w->cap)
+        return TTFT_TPOT_EINVAL;
+    if (!fmt) {
+        ttft_tpot__out_flush(w);
+        w->err |= w->f && ferror((FILE *)w->f);
+        return w->err ? TTFT_TPOT_EIO : TTFT_TPOT_OK;
+    }
+    va_start(ap, fmt);
+    for (p = fmt; rc == TTFT_TPOT_OK && *p; p = q) {
+        for (q = p; *q && *q != '%'; q++) /* the text up to the next conversion, copied whole */
+            ;
+        ttft_tpot__out_put(w, p, (size_t)(q - p));
+        if (*q && !(q = ttft_tpot__convert(w, q + 1, &ap)))
+            rc = TTFT_TPOT_EINVAL;
+    }
+    va_end(ap);
+    return rc;
+}
+
+#endif /* TTFT_TPOT_NO_STDIO */
+
+#ifndef TTFT_TPOT_NO_STDIO /* a trace is a file: its restore is read with its messages */
+
+/* ---- Layers: restoring a trace ----------------------------------------------------------------- */
+
+
+/* A phase's histogram as the trace being read leaves it: what it held, then its "# hist:" lines and
+   its steady samples (a bounded phase's, or past the storage); it replaces the phase's when the whole
+   trace has been read. Its count is kept, so that nothing added can pass 2^64 unseen (its sum cannot
+   pass 2^128 then: fewer than 2^64 values below 2^64). */
+typedef struct ttft_tpot__pending {
+    int phase;
+    int outgrown; /* the phase outgrew the storage while this trace was read */
+    uint64_t n;   /* the values in h */
+    ttft_tpot_hist h;
+} ttft_tpot__pending;
+
+/* How far the tables were filled, to go back to when a trace is refused (samples past the store's n
+   are never counted: they need nothing). */
+typedef struct ttft_tpot__mark {
+    unsigned phases, hists, runs;
+    size_t last_end; /* the last run's end (a read closes it) */
+    uint64_t runs_dropped;
+    int starts; /* start times were kept (a read may take them on) */
+} ttft_tpot__mark;
+
+/* One trace being restored (ttft_tpot.reading): what it adds, staged past the collector's tables and
+   committed at the end, or rolled back. */
+typedef struct ttft_tpot__reading {
+    ttft_tpot__mark old; /* where the tables stood */
+    size_t n;            /* samples stored past c->store.n */
+    size_t old_samples;  /* c->store.n before the read */
+    uint64_t dropped, counts[TTFT_TPOT_COUNT_KEYS]; /* "# counts:" lines: losses added, limits kept */
+    unsigned limits;     /* bit k: key k, a limit, was given */
+    ttft_tpot__pending *pending;
+    unsigned n_pending, cap_pending, slots; /* slots: histogram slots the pending ones need */
+    uint32_t *pend_of;   /* by phase: its pending histogram of steady samples + 1; UINT32_MAX: a
+                            first sample kept exact; 0: none yet (allocated with the first) */
+    uint64_t (*prompt)[4]; /* by phase: "# prompt:" sums, added when the trace has been read, and the
+                              line of the last (0: none), where a contradiction is reported */
+    size_t rows;          /* sample lines read */
+    size_t first_lost;    /* the first of them not stored (in a histogram, or dropped); SIZE_MAX: none */
+    size_t dev_n, dev_open; /* device intervals added past c->dev.n, and how many are open */
+    int dev_last;           /* the last "# device:" line: 0 none yet, 1 kept (its interval is the last
+                               added), -1 no room for it */
+    uint64_t dev_lost[2];   /* unresolved (theirs, and ours: no room), refused */
+    int step_kept;          /* the sample line just read, for a "# sequences:" line: 0 none, 1 stored at
+                               step_at, 2 in a histogram, 3 dropped */
+    size_t step_at;
+    uint64_t step_tokens;
+    int step_phase;
+    uint64_t seq_lost, seq_hist; /* steps of several tokens a sequence kept without their sequences */
+    char clock_name[32];  /* from a "# clock: NAME, N ns/read" comment, if any */
+    uint64_t clock_read_ns;
+} ttft_tpot__reading;
+
+/* What a refusal says, into item->err: what, then arg (NULL: none), EPARSE. */
+static int ttft_tpot__refuse(ttft_tpot_restore_item *item, const char *what, const char *arg)
+{
+    if (item->err && item->errlen)
+        snprintf(item->err, item->errlen, "%s%s", what, arg ? arg : "");
+    return TTFT_TPOT_EPARSE;
+}
+
+/* Part p of old bytes enlarged to sz bytes, its content kept: the new address, or NULL (p stays). */
+static void *ttft_tpot__grow(ttft_tpot *c, void *p, size_t old, size_t sz, unsigned part)
+{
+    void *q;
+#ifdef TTFT_TPOT_REALLOC
+    if (c->grown & part) {
+        if ((q = TTFT_TPOT_REALLOC(p, old, sz, c->alloc_user)) != NULL)
+            c->grown |= part;
+        return q;
+    }
+#endif
+    if ((q = TTFT_TPOT_MALLOC(sz, c->alloc_user)) == NULL)
+        return NULL;
+    memcpy(q, p, old);
+    if (c->grown & part) /* no realloc hook: malloc, copy, free */
+        TTFT_TPOT_FREE(p, c->alloc_user);
+    c->grown |= part;
+    return q;
+}
+
+/* The next size of a table of n entries that must hold need: doubled, within max. */
+static size_t ttft_tpot__next_size(size_t n, size_t need, size_t max)
+{
+    size_t m = n < max / 2 ? 2 * n : max;
+    return m < need ? need : m;
+}
+
+/* Room for need samples (config.grow): OK, or EFULL past UINT32_MAX, or ENOMEM. */
+static int ttft_tpot__store_grow(ttft_tpot *c, size_t need)
+{
+    ttft_tpot__store *st = &c->store;
+    size_t cap = ttft_tpot__next_size(st->capacity, need, UINT32_MAX);
+    unsigned p;
+    void *s;
+    if (!c->grow || need > UINT32_MAX)
+        return TTFT_TPOT_EFULL;
+    s = ttft_tpot__grow(c, st->samples, (st->capacity + st->reserve) * sizeof *st->samples,
+                        (cap + st->reserve) * sizeof *st->samples, TTFT_TPOT__PART_SAMPLES);
+    if (!s)
+        return TTFT_TPOT_ENOMEM;
+    st->samples = (ttft_tpot_sample *)s;
+    if (st->starts) { /* the samples are larger now: the capacity stays until both have grown */
+        if (!(s = ttft_tpot__grow(c, st->starts, (st->capacity + st->reserve) * sizeof *st->starts,
+                                  (cap + st->reserve) * sizeof *st->starts, TTFT_TPOT__PART_STARTS)))
+            return TTFT_TPOT_ENOMEM;
+        st->starts = (uint64_t *)s;
+    }
+    if (st->seqs) {
+        if (!(s = ttft_tpot__grow(c, st->seqs, (st->capacity + st->reserve) * sizeof *st->seqs,
+                                  (cap + st->reserve) * sizeof *st->seqs, TTFT_TPOT__PART_SEQS)))
+            return TTFT_TPOT_ENOMEM;
+        st->seqs = (uint32_t *)s;
+    }
+    st->capacity = cap;
+    for (p = 0; p < c->phase.n; p++) /* the inline path stores up to the capacity */
+        if (c->phase.slots[p].fast_cap)
+            c->phase.slots[p].fast_cap = cap;
+    return TTFT_TPOT_OK;
+}
+
+/* Room for need histograms (config.grow), the phases' pointers moved along: OK, EFULL, ENOMEM. */
+static int ttft_tpot__hists_grow(ttft_tpot *c, size_t need)
+{
+    ttft_tpot__hist_pool *h = &c->hist;
+    size_t max = ttft_tpot__next_size(h->max, need, c->phase.max), *at;
+    unsigned p;
+    void *pool;
+    if (!c->grow || need > c->phase.max)
+        return TTFT_TPOT_EFULL;
+    if (!(at = (size_t *)TTFT_TPOT_MALLOC((c->phase.n + 1) * sizeof *at, c->alloc_user)))
+        return TTFT_TPOT_ENOMEM;
+    for (p = 0; p < c->phase.n; p++)
+        at[p] = c->phase.slots[p].hist ? (size_t)(c->phase.slots[p].hist - h->pool) + 1 : 0;
+    pool = ttft_tpot__grow(c, h->pool, h->max * sizeof *h->pool, max * sizeof *h->pool, TTFT_TPOT__PART_HISTS);
+    if (pool) {
+        h->pool = (ttft_tpot_hist *)pool;
+        h->max = (unsigned)max;
+        for (p = 0; p < c->phase.n; p++)
+            c->phase.slots[p].hist = at[p] ? &h->pool[at[p] - 1] : NULL;
+    }
+    TTFT_TPOT_FREE(at, c->alloc_user);
+    return pool ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
+}
+
+/* Start times for a growing exact collector without them, from the first line that has one: nesting
+   and self time need them, so a trace reads as the collector that wrote it, whatever its reader asks
+   for. The samples before it start at 0 (unknown); 8 bytes a sample only for traces that have them. */
+static int ttft_tpot__starts_take(ttft_tpot *c)
+{
+    ttft_tpot__store *st = &c->store;
+    size_t bytes = (st->capacity + st->reserve) * sizeof *st->starts;
+    unsigned p;
+    void *s = TTFT_TPOT_MALLOC(bytes ? bytes : 1, c->alloc_user);
+    if (!s)
+        return TTFT_TPOT_ENOMEM;
+    memset(s, 0, bytes);
+    st->starts = (uint64_t *)s;
+    c->grown |= TTFT_TPOT__PART_STARTS;
+    for (p = 0; p < c->phase.n; p++) /* the inline path keeps no start */
+        c->phase.slots[p].fast_cap = 0;
+    return TTFT_TPOT_OK;
+}
+
+/* What ttft_tpot__starts_take did, undone (a read that fails leaves c as it was). */
+static void ttft_tpot__starts_drop(ttft_tpot *c)
+{
+    unsigned p;
+    TTFT_TPOT_FREE(c->store.starts, c->alloc_user);
+    c->store.starts = NULL;
+    c->grown &= ~(unsigned)TTFT_TPOT__PART_STARTS;
+    for (p = 0; p < c->phase.n; p++)
+        if (!c->phase.slots[p].fresh)
+            ttft_tpot__phase_called(c, &c->phase.slots[p]);
+}
+
+static ttft_tpot__mark ttft_tpot__mark_of(const ttft_tpot *c)
+{
+    ttft_tpot__mark m;
+    m.phases = c->phase.n;
+    m.hists = c->hist.n;
+    m.runs = c->runs;
+    m.last_end = c->runs ? c->run_end[c->runs - 1] : 0;
+    m.runs_dropped = c->runs_dropped;
+    m.starts = c->store.starts != NULL;
+    return m;
+}
+
+static void ttft_tpot__rollback(ttft_tpot *c, const ttft_tpot__mark *m)
+{
+    if (c->phase.n != m->phases) {
+        c->phase.n = m->phases;
+        ttft_tpot__phase_index(c, 0);
+    }
+    c->hist.n = m->hists;
+    c->runs = m->runs;
+    if (m->runs)
+        c->run_end[m->runs - 1] = m->last_end;
+    c->runs_dropped = m->runs_dropped;
+    if (!m->starts && c->store.starts) /* taken on by this read: given back, the inline path with them */
+        ttft_tpot__starts_drop(c);
+}
+
+/* -- Layers: restoring phases and samples ------------------------------------------------------ */
+
+/* The id of the phase an item names (name, len, role), added when new; EPARSE with the reason. */
+static int ttft_tpot__restore_phase(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+    char text[TTFT_TPOT_NAME_MAX + 1]; /* the name for a message: it may end where its field ends */
+    size_t len = item->len < sizeof text ? item->len : sizeof text - 1;
+    int id;
+    if (c->hist.bounded && c->hist.n == c->hist.max && /* a new phase of a growing bounded */
+        ttft_tpot__hists_grow(c, c->hist.n + 1) == TTFT_TPOT_ENOMEM) /* collector needs a slot */
+        return TTFT_TPOT_ENOMEM;
+    id = ttft_tpot__add_phase(c, item->name, item->len, item->role);
+    memcpy(text, item->name, len);
+    text[len] = '\0';
+    if (id == TTFT_TPOT_EROLE)
+        return ttft_tpot__refuse(item, "phase changes role: ", text);
+    if (id == TTFT_TPOT_ENAME)
+        return ttft_tpot__refuse(item, "invalid phase name (1 to 63 bytes of UTF-8, no control characters): ", text);
+    if (id < 0)
+        return ttft_tpot__refuse(item, "too many phases for this collector", NULL);
+    return item->phase = id;
+}
+
+/* Room for one more pending histogram. */
+static ttft_tpot__pending *ttft_tpot__pending_add(ttft_tpot *c, ttft_tpot__reading *r)
+{
+    if (r->n_pending == r->cap_pending) {
+        unsigned cap = r->cap_pending ? 2 * r->cap_pending : 2;
+        ttft_tpot__pending *p = (ttft_tpot__pending *)TTFT_TPOT_MALLOC(cap * sizeof *p, c->alloc_user);
+        if (!p)
+            return NULL;
+        if (r->n_pending)
+            memcpy(p, r->pending, r->n_pending * sizeof *p);
+        if (r->pending)
+            TTFT_TPOT_FREE(r->pending, c->alloc_user);
+        r->pending = p;
+        r->cap_pending = cap;
+    }
+    return &r->pending[r->n_pending];
+}
+
+/* Where phase id's pending histogram is noted (pend_of[], allocated with the first): NULL, no memory. */
+static uint32_t *ttft_tpot__pend_at(ttft_tpot *c, ttft_tpot__reading *r, int id)
+{
+    size_t bytes = (size_t)c->phase.max * sizeof *r->pend_of;
+    if (!r->pend_of && (r->pend_of = (uint32_t *)TTFT_TPOT_MALLOC(bytes, c->alloc_user)) != NULL)
+        memset(r->pend_of, 0, bytes);
+    return r->pend_of ? &r->pend_of[id] : NULL;
+}
+
+/* The pending histogram of phase id: made when new from the phase's histogram (or empty), counting
+   the histogram slot it needs at the end when the phase has none. NULL: no memory. */
+static ttft_tpot__pending *ttft_tpot__pending_of(ttft_tpot *c, ttft_tpot__reading *r, int id, int outgrow)
+{
+    const ttft_tpot__phase_slot *p = &c->phase.slots[id];
+    ttft_tpot__pending *pd;
+    uint32_t *at = ttft_tpot__pend_at(c, r, id);
+    if (at && *at && *at != UINT32_MAX)
+        return &r->pending[*at - 1];
+    if (!at || !(pd = ttft_tpot__pending_add(c, r)))
+        return NULL;
+    pd->phase = id;
+    pd->outgrown = outgrow && !p->hist;
+    if (p->hist) {
+        pd->h = *p->hist;
+        pd->n = ttft_tpot__hist_count(p->hist);
+    } else {
+        ttft_tpot__hist_reset(&pd->h);
+        pd->n = 0;
+    }
+    r->slots += !p->hist;
+    *at = ++r->n_pending;
+    return pd;
+}
+
+/* A steady sample of a bounded phase, into the phase's pending histogram (its first sample is kept
+   exact, as recording would): 1 taken, 0 not (the first), EPARSE (the histogram would pass 2^63
+   values or tokens) or ENOMEM. outgrow: the phase outgrew the storage instead, which takes a
+   histogram slot when it has none (0: no slot is left). */
+static int ttft_tpot__restore_bounded(ttft_tpot *c, ttft_tpot_restore_item *item, int outgrow)
+{
+    ttft_tpot__reading *r = (ttft_tpot__reading *)c->reading;
+    ttft_tpot__pending *pd;
+    uint32_t *at = ttft_tpot__pend_at(c, r, item->phase);
+    if (!at)
+        return TTFT_TPOT_ENOMEM;
+    if (*at == 0 && c->phase.slots[item->phase].fresh && !outgrow) {
+        *at = UINT32_MAX; /* its first sample: kept exact */
+        return 0;
+    }
+    if ((*at == 0 || *at == UINT32_MAX) && outgrow && !c->phase.slots[item->phase].hist &&
+        c->hist.n + r->slots >= c->hist.max)
+        return 0; /* no slot left: dropped */
+    if (!(pd = ttft_tpot__pending_of(c, r, item->phase, outgrow)))
+        return TTFT_TPOT_ENOMEM;
+    if (!ttft_tpot__hist_room(pd->n, pd->h.tokens, 1, item->tokens))
+        return ttft_tpot__refuse(item, "more than 2^63 samples or tokens in the phase's histogram: ",
+                                 c->phase.slots[item->phase].name);
+    ttft_tpot__hist_add(&pd->h, item->dur_ns, (uint32_t)item->tokens);
+    pd->n++;
+    return 1;
+}
+
+/* A sample line: a bounded phase's steady one into its histogram; any other where recording would
+   keep it (ttft_tpot__keep_where), staged past c->store.n and the collector's slots until the end, a
+   growing collector making room in the storage first. */
+static int ttft_tpot__restore_kept(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+    ttft_tpot__reading *r = (ttft_tpot__reading *)c->reading;
+    int rc, where, id = item->phase, warm = item->warmup != 0;
+    if (c->phase.slots[id].hist && !warm && (rc = ttft_tpot__restore_bounded(c, item, 0)) != 0)
+        return rc < 0 ? rc : TTFT_TPOT_OK;
+    if (item->start_ns && !c->store.starts && c->grow && !c->hist.bounded && (rc = ttft_tpot__starts_take(c)) != TTFT_TPOT_OK)
+        return rc;
+    where = ttft_tpot__keep_where(c, id, warm, r->n, r->slots); /* recording's policy */
+    if (where != TTFT_TPOT__TO_STORE && (rc = ttft_tpot__store_grow(c, c->store.n + r->n + 1)) != TTFT_TPOT_EFULL) {
+        if (rc != TTFT_TPOT_OK)
+            return rc; /* ENOMEM */
+        where = TTFT_TPOT__TO_STORE; /* a growing collector made room */
+    }
+    if (where == TTFT_TPOT__TO_STORE) {
+        ttft_tpot__store_put(&c->store, c->store.n + r->n, id, item->dur_ns, (uint32_t)item->tokens, warm);
+        ttft_tpot__store_start(&c->store, c->store.n + r->n++, item->start_ns);
+        return TTFT_TPOT_OK;
+    }
+    rc = where == TTFT_TPOT__TO_DROP ? 0 : ttft_tpot__restore_bounded(c, item, 1);
+    r->dropped += rc == 0;
+    return rc < 0 ? rc : TTFT_TPOT_OK;
+}
+
+/* A sample line, with where it went (for a "# sequences:" line and the device lines that name it). */
+static int ttft_tpot__restore_sample(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+    ttft_tpot__reading *r = (ttft_tpot__reading *)c->reading;
+    size_t n = r->n;
+    uint64_t dropped = r->dropped;
+    int rc;
+    if (item->phase < 0 || (unsigned)item->phase >= c->phase.n || item->tokens > UINT32_MAX)
+        return TTFT_TPOT_EINVAL;
+    r->step_phase = item->phase;
+    if ((rc = ttft_tpot__restore_kept(c, item)) == TTFT_TPOT_OK && r->n == n && r->first_lost == SIZE_MAX)
+        r->first_lost = r->rows;
+    r->step_kept = r->n != n ? 1 : r->dropped != dropped ? 3 : 2;
+    r->step_at = c->store.n + r->n - 1;
+    r->step_tokens = item->tokens;
+    r->rows++;
+    return rc;
+}
+
+/* "# sequences: N": the sequences of the decode step on the sample line just above, 1 to its tokens;
+   kept with it, or where it cannot be, counted as recording counts it. */
+static int ttft_tpot__restore_sequences(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+    ttft_tpot__reading *r = (ttft_tpot__reading *)c->reading;
+    int multi;
+    if (!r->step_kept || c->phase.slots[r->step_phase].role != TTFT_TPOT_ROLE_DECODE)
+        return ttft_tpot__refuse(item, "# sequences: not after a decode-role sample line", NULL);
+    if (item->n == 0 || item->n > r->step_tokens)
+        return ttft_tpot__refuse(item, "# sequences: expected N, 1 to the tokens of the step above", NULL);
+    multi = item->n < r->step_tokens;
+    if (r->step_kept == 1 && c->store.seqs)
+        c->store.seqs[r->step_at] = (uint32_t)item->n;
+    r->seq_lost += r->step_kept == 1 && !c->store.seqs && multi;
+    r->seq_hist += r->step_kept == 2 && multi;
+    r->step_kept = 0; /* one a step */
+    return TTFT_TPOT_OK;
+}
+
+/* -- Layers: restoring what samples cannot say ------------------------------------------------- */
+
+/* 128-bit sums and comparisons, for checking directives against their records. */
+static ttft_tpot__u128 ttft_tpot__add(ttft_tpot__u128 a, ttft_tpot__u128 b)
+{
+    a.lo += b.lo;
+    a.hi += b.hi + (a.lo < b.lo);
+    return a;
+}
+
+/* a <= b */
+static int ttft_tpot__le(ttft_tpot__u128 a, ttft_tpot__u128 b)
+{
+    return a.hi < b.hi || (a.hi == b.hi && a.lo <= b.lo);
+}
+
+/* Whether the histogram of a "# hist:" line (n values) is one that samples can make: its buckets of
+   min and max its first and last, at most 2^32 - 1 tokens a sample, and a sum that its buckets,
+   clamped to its min and max, can hold. 0, or the message's number: 1 buckets, 2 tokens, 3 sum. */
+static int ttft_tpot__hist_line_bad(const ttft_tpot_hist *h, uint64_t n)
+{
+    ttft_tpot__u128 least = {0, 0}, most = {0, 0}, sum;
+    uint64_t lo, hi;
+    unsigned i, first = TTFT_TPOT_HIST_BUCKETS, last = 0;
+    for (i = 0; i < TTFT_TPOT_HIST_BUCKETS; i++)
+        if (h->counts[i]) {
+            first = first < i ? first : i;
+            last = i;
+        }
+    if (n == 0 || h->min_ns > h->max_ns || ttft_tpot__hist_index(h->min_ns) != first ||
+        ttft_tpot__hist_index(h->max_ns) != last)
+        return 1;
+    if (!ttft_tpot__le(ttft_tpot__mul(h->tokens, 1), ttft_tpot__mul(n, UINT32_MAX)))
+        return 2;
+    for (i = first; i <= last; i++) {
+        if (!h->counts[i])
+            continue;
+        ttft_tpot__bucket_range(i, &lo, &hi);
+        least = ttft_tpot__add(least, ttft_tpot__mul(h->counts[i], lo > h->min_ns ? lo : h->min_ns));
+        most = ttft_tpot__add(most, ttft_tpot__mul(h->counts[i], hi < h->max_ns ? hi : h->max_ns));
+    }
+    sum.hi = h->sum_hi;
+    sum.lo = h->sum_lo;
+    return ttft_tpot__le(least, sum) && ttft_tpot__le(sum, most) ? 0 : 3;
+}
+
+/* "# hist: ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C I:C ...,NAME": a bounded phase's histogram
+   (item: hist, n its values, and the phase's name and role), checked, then added to the phase's
+   pending histogram. */
+static int ttft_tpot__restore_hist(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+    static const char *const bad[4] = {"", ("# hist: expected ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C ...,NAME "
+                                            "with the buckets of min and max first and last"),
+                                       "# hist: more tokens than 4294967295 a sample: ",
+                                       "# hist: a sum its buckets cannot hold: "};
+    ttft_tpot__reading *r = (ttft_tpot__reading *)c->reading;
+    ttft_tpot__pending *pd;
+    char name[TTFT_TPOT_NAME_MAX + 1];
+    int k = ttft_tpot__hist_line_bad(item->hist, item->n), id;
+    size_t len = item->len < sizeof name ? item->len : sizeof name - 1;
+    memcpy(name, item->name, len);
+    name[len] = '\0';
+    if (k)
+        return ttft_tpot__refuse(item, bad[k], k > 1 ? name : NULL);
+    if ((id = ttft_tpot__restore_phase(c, item)) < 0)
+        return id;
+    if (!(pd = ttft_tpot__pending_of(c, r, id, 0)))
+        return TTFT_TPOT_ENOMEM;
+    if (c->hist.n + r->slots > c->hist.max && ttft_tpot__hists_grow(c, c->hist.n + r->slots) == TTFT_TPOT_ENOMEM)
+        return TTFT_TPOT_ENOMEM;
+    if (c->hist.n + r->slots > c->hist.max)
+        return ttft_tpot__refuse(item, "a bounded phase's histogram needs a free histogram slot "
+                                       "(config.hist_slots, or config.bounded): ", name);
+    if (!ttft_tpot__hist_room(pd->n, pd->h.tokens, item->n, item->hist->tokens))
+        return ttft_tpot__refuse(item, "# hist: more than 2^63 samples or tokens in the phase's histogram: ", name);
+    ttft_tpot__hist_merge(&pd->h, item->hist);
+    pd->n += item->n;
+    return TTFT_TPOT_OK;
+}
+
+/* "# prompt: N,TOKENS,NS,NAME": a prefill phase's steady samples that carry prompt tokens, their
+   tokens and their time (item: v[0..2], the phase's name). Kept aside; added to the phase when the
+   trace has been read. */
+static int ttft_tpot__restore_prompt(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+    ttft_tpot__reading *r = (ttft_tpot__reading *)c->reading;
+    const uint64_t *v = item->v;
+    char what[TTFT_TPOT_NAME_MAX + 64];
+    int id, k;
+    if (v[0] == 0 || v[1] < v[0] || !ttft_tpot__le(ttft_tpot__mul(v[1], 1), ttft_tpot__mul(v[0], UINT32_MAX)))
+        return ttft_tpot__refuse(item, "# prompt: expected N,TOKENS,NS,NAME with N >= 1 and N <= TOKENS <= "
+                                       "N * 4294967295", NULL);
+    item->role = TTFT_TPOT_ROLE_PREFILL;
+    if ((id = ttft_tpot__restore_phase(c, item)) < 0)
+        return id;
+    if (!r->prompt) {
+        if (!(r->prompt = (uint64_t(*)[4])TTFT_TPOT_MALLOC((size_t)c->phase.max * sizeof *r->prompt, c->alloc_user)))
+            return TTFT_TPOT_ENOMEM;
+        memset(r->prompt, 0, (size_t)c->phase.max * sizeof *r->prompt);
+    }
+    for (k = 0; k < 3; k++) /* the phase's sums as they will be: within 64 bits */
+        if (v[k] > UINT64_MAX - r->prompt[id][k] - c->phase.slots[id].prompt[k]) {
+            snprintf(what, sizeof what, "# prompt: the sums of %s would pass 2^64 - 1", c->phase.slots[id].name);
+            return ttft_tpot__refuse(item, what, NULL);
+        }
+    for (k = 0; k < 3; k++)
+        r->prompt[id][k] += v[k];
+    r->prompt[id][3] = item->line;
+    return TTFT_TPOT_OK;
+}
+
+/* Room for one more device interval past c->dev.n while reading: 1, 0 (none: counted), ENOMEM. */
+static int ttft_tpot__device_room(ttft_tpot *c, ttft_tpot__reading *r)
+{
+    size_t need = c->dev.n + r->dev_n + 1, max;
+    void *p;
+    if (need <= c->dev.max)
+        return 1;
+    if (!c->grow || need >= UINT32_MAX)
+        return 0;
+    max = ttft_tpot__next_size(c->dev.max ? c->dev.max : 64, need, UINT32_MAX - 1);
+    if (!(p = ttft_tpot__grow(c, c->dev.log, c->dev.max * sizeof *c->dev.log, max * sizeof *c->dev.log,
+                              TTFT_TPOT__PART_DEVICE)))
+        return TTFT_TPOT_ENOMEM;
+    c->dev.log = (ttft_tpot_device_interval *)p;
+    c->dev.max = max;
+    return 1;
+}
+
+/* "# device: SAMPLE,STREAM,STATE,PART,WARMUP,ISSUE_NS,BEGIN_NS,DEVICE_NS,PHASE": an interval (item:
+   interval, its phase by name), its sample counted among this trace's sample lines. Kept past
+   c->dev.n until the end. */
+static int ttft_tpot__restore_device(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+    ttft_tpot__reading *r = (ttft_tpot__reading *)c->reading;
+    const ttft_tpot_device_interval *in = item->interval;
+    ttft_tpot_device_interval *d;
+    char name[TTFT_TPOT_NAME_MAX + 1];
+    size_t len = item->len < sizeof name ? item->len : sizeof name - 1;
+    int k, id;
+    memcpy(name, item->name, len);
+    name[len] = '\0';
+    if (in->state < TTFT_TPOT_DEVICE_OPEN || in->state > TTFT_TPOT_DEVICE_ABSOLUTE || in->part > 1 || in->warmup > 1 ||
+        in->device_ns > TTFT_TPOT__DEVICE_MAX_NS)
+        return ttft_tpot__refuse(item, "# device: expected SAMPLE,STREAM,STATE (1-3),PART (0-1),WARMUP (0-1),"
+                                       "ISSUE_NS,BEGIN_NS,DEVICE_NS,PHASE", NULL);
+    if (in->sample > r->rows)
+        return ttft_tpot__refuse(item, "# device: a sample past the samples read so far", NULL);
+    if ((id = ttft_tpot__lookup(c, name, len)) < 0)
+        return ttft_tpot__refuse(item, "# device: unknown phase: ", name);
+    if ((k = ttft_tpot__device_room(c, r)) <= 0) {
+        r->dev_lost[0] += k == 0;
+        r->dev_last = -1;
+        return k < 0 ? k : TTFT_TPOT_OK;
+    }
+    r->dev_last = 1;
+    d = &c->dev.log[c->dev.n + r->dev_n++];
+    *d = *in;
+    /* its sample, where the trace's samples up to it were all stored (else unknown: 0) */
+    d->sample = in->sample && in->sample - 1 < r->first_lost ? r->old_samples + in->sample : 0;
+    d->queued_ns = 0;
+    d->phase = (uint32_t)id;
+    memset(d->reserved, 0, sizeof d->reserved);
+    r->dev_open += d->state == TTFT_TPOT_DEVICE_OPEN;
+    return TTFT_TPOT_OK;
+}
+
+/* "# device_queued: QUEUED_NS": the runtime's queued stamp of the absolute interval of the device line
+   above it (none where that one found no room), on the host clock, at or before its begin. */
+static int ttft_tpot__restore_queued(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+    ttft_tpot__reading *r = (ttft_tpot__reading *)c->reading;
+    ttft_tpot_device_interval *d;
+    if (r->dev_last < 0)
+        return TTFT_TPOT_OK;
+    d = r->dev_last ? &c->dev.log[c->dev.n + r->dev_n - 1] : NULL;
+    if (!d || d->state != TTFT_TPOT_DEVICE_ABSOLUTE || d->queued_ns)
+        return ttft_tpot__refuse(item, "# device_queued: not after an absolute # device: line of its own", NULL);
+    if (item->n == 0 || item->n > d->begin_ns)
+        return ttft_tpot__refuse(item, "# device_queued: expected QUEUED_NS, 1 to the interval's BEGIN_NS", NULL);
+    d->queued_ns = item->n;
+    return TTFT_TPOT_OK;
+}
+
+/* "# device_lost: UNRESOLVED,REFUSED". */
+static int ttft_tpot__restore_device_lost(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+    ttft_tpot__reading *r = (ttft_tpot__reading *)c->reading;
+    if (item->v[0] > UINT64_MAX - r->dev_lost[0] || item->v[1] > UINT64_MAX - r->dev_lost[1])
+        return ttft_tpot__refuse(item, "# device_lost: expected UNRESOLVED,REFUSED", NULL);
+    r->dev_lost[0] += item->v[0];
+    r->dev_lost[1] += item->v[1];
+    return TTFT_TPOT_OK;
+}
+
+/* "# counts: NAME=N ...": losses added (within 64 bits), limits kept (the first given). */
+static int ttft_tpot__restore_counts(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+#define TTFT_TPOT__COUNT_LIMIT(key, limit) limit,
+    static const unsigned char limit[] = {TTFT_TPOT_COUNTS(TTFT_TPOT__COUNT_LIMIT)};
+#undef TTFT_TPOT__COUNT_LIMIT
+    ttft_tpot__reading *r = (ttft_tpot__reading *)c->reading;
+    unsigned k;
+    for (k = 0; k < TTFT_TPOT_COUNT_KEYS; k++)
+        if ((item->given >> k & 1u) && !limit[k] && item->v[k] > UINT64_MAX - r->counts[k])
+            return ttft_tpot__refuse(item, "# counts: expected NAME=N ..., each name once, of ", "dropped rejected "
+                                     "shapes_dropped requests_dropped requests_refused events_lost runs_dropped outgrown "
+                                     "spans_open sequences_lost sequences_in_histogram capacity max_requests max_request_events max_shapes");
+    for (k = 0; k < TTFT_TPOT_COUNT_KEYS; k++) {
+        if (!(item->given >> k & 1u))
+            continue;
+        if (!limit[k]) {
+            r->counts[k] += item->v[k];
+        } else if (!(r->limits >> k & 1u)) { /* a limit: the first one given */
+            r->counts[k] = item->v[k];
+            r->limits |= 1u << k;
+        }
+    }
+    return c->layer && c->layer->restore ? c->layer->restore(c->layer->state, item) : TTFT_TPOT_OK;
+}
+
+/* "# clock: NAME, N ns/read": the clock that recorded the trace (the first read's names a collector's). */
+static int ttft_tpot__restore_clock(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+    ttft_tpot__reading *r = (ttft_tpot__reading *)c->reading;
+    if (!r->clock_read_ns && item->n && item->len && item->len < sizeof r->clock_name) {
+        memcpy(r->clock_name, item->name, item->len);
+        r->clock_name[item->len] = '\0';
+        r->clock_read_ns = item->n;
+    }
+    return TTFT_TPOT_OK;
+}
+
+/* "# run:" (n 0) or "# run: end" (n 1) before the next sample. */
+static int ttft_tpot__restore_run(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+    size_t at = c->store.n + ((ttft_tpot__reading *)c->reading)->n;
+    if (item->n)
+        ttft_tpot__run_close(c, at);
+    else
+        (void)ttft_tpot__run_mark(c, at);
+    return TTFT_TPOT_OK;
+}
+
+/* -- Layers: the end of a restore -------------------------------------------------------------- */
+
+/* The steady samples of phase p once the trace joins: the scan of its stored ones (n, sum, min, max),
+   with its histogram's (the pending one, else its own). */
+static ttft_tpot__scan ttft_tpot__steady_of(const ttft_tpot *c, const ttft_tpot__reading *r,
+                                            const ttft_tpot__scan *stored, unsigned p)
+{
+    const ttft_tpot_hist *h = r->pend_of && r->pend_of[p] && r->pend_of[p] != UINT32_MAX
+                                  ? &r->pending[r->pend_of[p] - 1].h : c->phase.slots[p].hist;
+    ttft_tpot__scan s = *stored;
+    uint64_t n = h ? ttft_tpot__hist_count(h) : 0;
+    if (n) {
+        s.mn = s.n && s.mn < h->min_ns ? s.mn : h->min_ns;
+        s.mx = s.n && s.mx > h->max_ns ? s.mx : h->max_ns;
+        s.lo += h->sum_lo;
+        s.hi += h->sum_hi + (s.lo < h->sum_lo);
+        s.n += (size_t)n;
+    }
+    return s;
+}
+
+/* A prefill phase's prompt sums (N, NS) against its steady samples (ttft_tpot__steady_of): N of them
+   at most, or more by no more than the samples dropped anywhere (dropped, a merge may have dropped the
+   ones that carried prompts); and with nothing dropped, NS the time of N of them: N times their
+   least to N times their most, and the rest's time between as many times their least and most. */
+static int ttft_tpot__prompt_ok(const ttft_tpot__scan *s, uint64_t n, uint64_t ns, uint64_t dropped)
+{
+    ttft_tpot__u128 sum, t;
+    if (n > s->n)
+        return n - s->n <= dropped;
+    if (dropped)
+        return 1;
+    sum.hi = s->hi;
+    sum.lo = s->lo;
+    t.hi = 0;
+    t.lo = ns;
+    return ttft_tpot__le(ttft_tpot__mul(n, s->mn), t) && ttft_tpot__le(t, ttft_tpot__mul(n, s->mx)) &&
+           ttft_tpot__le(ttft_tpot__add(t, ttft_tpot__mul(s->n - n, s->mn)), sum) &&
+           ttft_tpot__le(sum, ttft_tpot__add(t, ttft_tpot__mul(s->n - n, s->mx)));
+}
+
+/* Phase p's prompt sums (n prefills, ns) refused: what they contradict of its steady samples (s). */
+static int ttft_tpot__prompt_refused(const ttft_tpot *c, unsigned p, const ttft_tpot__scan *s, uint64_t n, uint64_t ns,
+                                     ttft_tpot_restore_item *item)
+{
+    char what[TTFT_TPOT_NAME_MAX + 160];
+    if (n > s->n)
+        snprintf(what, sizeof what, "# prompt: %llu prefills carry prompt tokens, more than the %llu steady samples "
+                 "of %s", (unsigned long long)n, (unsigned long long)s->n, c->phase.slots[p].name);
+    else
+        snprintf(what, sizeof what, "# prompt: %llu ns is not the time of %llu steady samples of %s (each %llu to "
+                 "%llu ns)", (unsigned long long)ns, (unsigned long long)n, c->phase.slots[p].name,
+                 (unsigned long long)s->mn, (unsigned long long)s->mx);
+    return ttft_tpot__refuse(item, what, NULL);
+}
+
+/* Every "# prompt:" sum against the samples it describes, once the whole trace has been read: OK, ENOMEM,
+   or EPARSE with item->line the phase's last "# prompt:" line. */
+static int ttft_tpot__check_prompts(const ttft_tpot *c, const ttft_tpot__reading *r, ttft_tpot_restore_item *item)
+{
+    ttft_tpot__scan *stored = (ttft_tpot__scan *)TTFT_TPOT_MALLOC(c->phase.n * sizeof *stored, c->alloc_user), s;
+    uint64_t dropped = c->store.dropped + r->dropped + r->counts[TTFT_TPOT_COUNT_dropped], n, ns;
+    size_t i;
+    unsigned p;
+    int rc = TTFT_TPOT_OK;
+    if (!stored)
+        return TTFT_TPOT_ENOMEM;
+    memset(stored, 0, c->phase.n * sizeof *stored);
+    for (i = 0; i < c->store.n + r->n; i++) {
+        const ttft_tpot_sample *x = &c->store.samples[i];
+        if (!x->warmup && r->prompt[x->phase][3])
+            ttft_tpot__scan_one(&stored[x->phase], x->dur_ns);
+    }
+    for (p = 0; p < c->phase.n && rc == TTFT_TPOT_OK; p++) {
+        if (!r->prompt[p][3])
+            continue;
+        s = ttft_tpot__steady_of(c, r, &stored[p], p);
+        n = c->phase.slots[p].prompt[0] + r->prompt[p][0];
+        ns = c->phase.slots[p].prompt[2] + r->prompt[p][2];
+        if (ttft_tpot__prompt_ok(&s, n, ns, dropped < c->store.dropped ? UINT64_MAX : dropped))
+            continue;
+        item->line = (unsigned long)r->prompt[p][3];
+        rc = ttft_tpot__prompt_refused(c, p, &s, n, ns, item);
+    }
+    TTFT_TPOT_FREE(stored, c->alloc_user);
+    return rc;
+}
+
+/* The counts, limits and clock of a trace read whole, into c. */
+static void ttft_tpot__commit_counts(ttft_tpot *c, const ttft_tpot__reading *r)
+{
+    const uint64_t *k = r->counts;
+    c->store.dropped += r->dropped + k[TTFT_TPOT_COUNT_dropped];
+    c->rejected += k[TTFT_TPOT_COUNT_rejected];
+    c->shape.dropped += k[TTFT_TPOT_COUNT_shapes_dropped];
+    c->runs_dropped += k[TTFT_TPOT_COUNT_runs_dropped];
+    c->store.outgrown += k[TTFT_TPOT_COUNT_outgrown];
+    c->spans_open += k[TTFT_TPOT_COUNT_spans_open];
+    c->store.seq_lost += k[TTFT_TPOT_COUNT_sequences_lost] + r->seq_lost;
+    c->store.seq_hist += k[TTFT_TPOT_COUNT_sequences_in_histogram] + r->seq_hist;
+    if ((r->limits >> TTFT_TPOT_COUNT_capacity & 1u) && !(c->full_known & 1u)) /* the recording collector's */
+        c->full_at[0] = k[TTFT_TPOT_COUNT_capacity], c->full_known |= 1u;
+    if ((r->limits >> TTFT_TPOT_COUNT_max_shapes & 1u) && !(c->full_known & 2u))
+        c->full_at[1] = k[TTFT_TPOT_COUNT_max_shapes], c->full_known |= 2u;
+    ttft_tpot__device_count(&c->dev.unresolved, r->dev_lost[0]);
+    ttft_tpot__device_count(&c->dev.refused, r->dev_lost[1]);
+    if (r->clock_read_ns && !c->clock_from_trace) { /* the clock that recorded the first trace read */
+        memcpy(c->clock_name, r->clock_name, sizeof c->clock_name);
+        c->clock_read_ns = r->clock_read_ns;
+        c->clock_from_trace = 1;
+    }
+}
+
+/* The whole trace was read: its samples, histograms, counts and clock join the collector. */
+static void ttft_tpot__commit(ttft_tpot *c, const ttft_tpot__reading *r)
+{
+    size_t i;
+    unsigned k;
+    for (i = c->store.n; i < c->store.n + r->n; i++)
+        if (c->phase.slots[c->store.samples[i].phase].fresh)
+            ttft_tpot__phase_called(c, &c->phase.slots[c->store.samples[i].phase]);
+    c->store.n += r->n;
+    ttft_tpot__run_close(c, c->store.n); /* the trace's runs are its own */
+    ttft_tpot__commit_counts(c, r);
+    for (k = 0; r->prompt && k < c->phase.n; k++) {
+        c->phase.slots[k].prompt[0] += r->prompt[k][0];
+        c->phase.slots[k].prompt[1] += r->prompt[k][1];
+        c->phase.slots[k].prompt[2] += r->prompt[k][2];
+    }
+    for (k = 0; k < r->n_pending; k++) {
+        ttft_tpot__phase_slot *p = &c->phase.slots[r->pending[k].phase];
+        if (!p->hist) { /* the slot was counted while reading */
+            ttft_tpot_phase_bounded(c, r->pending[k].phase);
+            p->outgrown = (uint16_t)r->pending[k].outgrown;
+            c->store.outgrown += (uint64_t)r->pending[k].outgrown;
+        }
+        *p->hist = r->pending[k].h; /* it started from the phase's */
+        if (p->fresh)
+            ttft_tpot__phase_called(c, p);
+    }
+    c->dev.n += r->dev_n;
+    c->dev.open += r->dev_open;
+}
+
+/* The end of a read: its staging freed, c's reading over. */
+static void ttft_tpot__reading_free(ttft_tpot *c)
+{
+    ttft_tpot__reading *r = (ttft_tpot__reading *)c->reading;
+    if (r->pending)
+        TTFT_TPOT_FREE(r->pending, c->alloc_user);
+    if (r->pend_of)
+        TTFT_TPOT_FREE(r->pend_of, c->alloc_user);
+    if (r->prompt)
+        TTFT_TPOT_FREE(r->prompt, c->alloc_user);
+    TTFT_TPOT_FREE(r, c->alloc_user);
+    c->reading = NULL;
+}
+
+/* BEGIN: a read's staging; the trace's samples are in no run of c's. */
+static int ttft_tpot__restore_begin(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+    ttft_tpot__reading *r;
+    if (c->reading)
+        return TTFT_TPOT_EINVAL;
+    if (!(r = (ttft_tpot__reading *)TTFT_TPOT_MALLOC(sizeof *r, c->alloc_user)))
+        return TTFT_TPOT_ENOMEM;
+    memset(r, 0, sizeof *r);
+    r->old = ttft_tpot__mark_of(c);
+    r->old_samples = c->store.n;
+    r->first_lost = SIZE_MAX;
+    c->reading = r;
+    ttft_tpot__run_close(c, c->store.n);
+    if (c->layer && c->layer->restore && c->layer->restore(c->layer->state, item) != TTFT_TPOT_OK) {
+        ttft_tpot__reading_free(c);
+        return TTFT_TPOT_ENOMEM;
+    }
+    return TTFT_TPOT_OK;
+}
+
+/* COMMIT (its checks first: a failed one rolls back) or ROLLBACK. */
+static int ttft_tpot__restore_end(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+    ttft_tpot__reading *r = (ttft_tpot__reading *)c->reading;
+    int rc = item->kind == TTFT_TPOT_RESTORE_COMMIT ? TTFT_TPOT_OK : TTFT_TPOT_EINVAL;
+    ttft_tpot_restore_item end = *item;
+    if (rc == TTFT_TPOT_OK && r->prompt)
+        rc = ttft_tpot__check_prompts(c, r, item);
+    if (rc == TTFT_TPOT_OK && c->layer && c->layer->restore) /* the layer's checks, then its commit: last */
+        rc = c->layer->restore(c->layer->state, item);
+    if (rc == TTFT_TPOT_OK) {
+        ttft_tpot__commit(c, r);
+    } else { /* forget what this read added; samples past c->store.n were never counted */
+        ttft_tpot__rollback(c, &r->old);
+        end.kind = TTFT_TPOT_RESTORE_ROLLBACK;
+        if (c->layer && c->layer->restore)
+            (void)c->layer->restore(c->layer->state, &end);
+    }
+    ttft_tpot__reading_free(c);
+    return item->kind == TTFT_TPOT_RESTORE_ROLLBACK ? TTFT_TPOT_OK : rc;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_restore(ttft_tpot *c, ttft_tpot_restore_item *item)
+{
+    if (!c || !item || !c->phase.slots)
+        return TTFT_TPOT_EINVAL;
+    if (item->kind == TTFT_TPOT_RESTORE_BEGIN)
+        return ttft_tpot__restore_begin(c, item);
+    if (!c->reading)
+        return TTFT_TPOT_EINVAL;
+    switch (item->kind) {
+    case TTFT_TPOT_RESTORE_COMMIT:
+    case TTFT_TPOT_RESTORE_ROLLBACK:
+        return ttft_tpot__restore_end(c, item);
+    case TTFT_TPOT_RESTORE_PHASE:
+        return ttft_tpot__restore_phase(c, item);
+    case TTFT_TPOT_RESTORE_SAMPLE:
+        return ttft_tpot__restore_sample(c, item);
+    case TTFT_TPOT_RESTORE_SEQUENCES:
+        return ttft_tpot__restore_sequences(c, item);
+    case TTFT_TPOT_RESTORE_RUN:
+        return ttft_tpot__restore_run(c, item);
+    case TTFT_TPOT_RESTORE_HIST:
+        return item->hist ? ttft_tpot__restore_hist(c, item) : TTFT_TPOT_EINVAL;
+    case TTFT_TPOT_RESTORE_PROMPT:
+        return ttft_tpot__restore_prompt(c, item);
+    case TTFT_TPOT_RESTORE_DEVICE:
+        return item->interval ? ttft_tpot__restore_device(c, item) : TTFT_TPOT_EINVAL;
+    case TTFT_TPOT_RESTORE_DEVICE_QUEUED:
+        return ttft_tpot__restore_queued(c, item);
+    case TTFT_TPOT_RESTORE_DEVICE_LOST:
+        return ttft_tpot__restore_device_lost(c, item);
+    case TTFT_TPOT_RESTORE_COUNTS:
+        return ttft_tpot__restore_counts(c, item);
+    case TTFT_TPOT_RESTORE_CLOCK:
+        return ttft_tpot__restore_clock(c, item);
+    default:
+        return TTFT_TPOT_EINVAL;
+    }
 }
 
 #endif /* TTFT_TPOT_NO_STDIO */
@@ -8903,7 +8046,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
 #elif defined(__GNUC__) && !defined(__CUDACC__)
 #pragma GCC pop_options
 #endif
-#endif /* TTFT_TPOT_IMPLEMENTATION */
+#endif /* TTFT_TPOT_LAYERS */
 
 /*
 MIT License
@@ -8925,3 +8068,4 @@ NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES
 WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE
 SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
 */
+

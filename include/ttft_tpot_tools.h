@@ -1,30 +1,30 @@
-/* ttft_tpot_tools.h - v0.3.0 - what programs that read traces and derive figures need, beside ttft_tpot.h.
+/* ttft_tpot_tools.h - v0.4.0 - what programs that read traces and derive figures need, beside ttft_tpot.h.
 
-   A driver needs only ttft_tpot.h. This header is for the report tool, the Python package, and any
-   program that reads traces, exports them, or takes figures apart: the trace reader, the Chrome
-   trace, the requests CSV, queries and accessors of a collector, statistics helpers, the parsers
-   of the command-line forms, and what the report tool makes of traces: the HTML page (--html), the
-   comparison of two sides' runs (--compare) and the figures of tensor-parallel ranks (--ranks). It
-   includes ttft_tpot.h. Those last three take their scratch memory from the C library's malloc, not
-   TTFT_TPOT_MALLOC; like the rest, they need no libm.
+   A driver needs only ttft_tpot.h (and ttft_tpot_serve.h when it serves requests). This header is for
+   the report tool, the Python package, and any program that reads traces, exports them, or takes
+   figures apart: the trace reader, the Chrome trace, the requests CSV, queries of a collector,
+   statistics helpers, the parsers of the command-line forms, and what the report tool makes of
+   traces: the HTML page (--html), the comparison of two sides' runs (--compare) and the figures of
+   tensor-parallel ranks (--ranks). It includes ttft_tpot_serve.h (and so ttft_tpot.h) and uses only
+   their public calls: a report model read in place (ttft_tpot_model), ttft_tpot_series_stats for
+   statistics, ttft_tpot_write for text, and ttft_tpot_restore and ttft_tpot_serve_restore to put a
+   trace back. The HTML page, the comparison and the ranks take their scratch memory from the C
+   library's malloc, not TTFT_TPOT_MALLOC; like the rest, they need no libm.
 
    USE
      The stb way, as ttft_tpot.h: declarations always; the implementation where TTFT_TPOT_IMPLEMENTATION
-     is defined. In the one file that holds the implementation, include this header (it includes
-     ttft_tpot.h), so that both halves are compiled there:
+     is defined. In the one file that holds the implementation, include this header (it includes the
+     other two), so that all three halves are compiled there:
 
          #define TTFT_TPOT_IMPLEMENTATION
          #include "ttft_tpot_tools.h"
 
-     Other files include either header. A program that includes ttft_tpot.h alone in its
+     Other files include any of the headers. A program that includes ttft_tpot.h alone in its
      implementation file builds and reports without this header's code.
 
    INDEX (one line a function; each is declared below with its contract)
-     Statistics    ttft_tpot_ci95_ranks    distribution-free 95% interval of a percentile (ranks)
-                   ttft_tpot_ci95_min_n    the fewest values that interval needs
-                   ttft_tpot_t975          Student's t, 97.5th percentile (the mean's 95% interval)
+     Statistics    ttft_tpot_ci95_min_n    the fewest values a percentile's 95% interval needs
                    ttft_tpot_percentile    a percentile of sorted doubles (numpy's "linear")
-                   ttft_tpot_sort          radix sort of uint64 values
                    ttft_tpot_percentile_name  "p99.9" from thousandths of a percent
                    ttft_tpot_phase_stats   statistics of one phase
                    ttft_tpot_stats_of      statistics of any array of durations
@@ -33,9 +33,6 @@
                    ttft_tpot_sample_at     the i-th stored sample
                    ttft_tpot_run_at        run r's samples
                    ttft_tpot_device_at     the i-th device interval
-                   ttft_tpot_request_at    the i-th tracked request
-                   ttft_tpot_requests_summary  the serving metrics
-                   ttft_tpot_metric_values the values behind a request metric
                    ttft_tpot_sorted_values a set's values, ascending
                    ttft_tpot_cdf           a set's empirical CDF
                    ttft_tpot_find_phase    a phase's id by name
@@ -45,7 +42,7 @@
                    ttft_tpot_clock_read_ns what one read of it costs
      Parsers       ttft_tpot_slo_parse     "ttft=MS,tpot=MS,e2e=MS"
                    ttft_tpot_percentiles_parse  "50,90,99,99.9"
-     Files         ttft_tpot_trace_read    read a trace back into a collector
+     Files         ttft_tpot_trace_read    read a trace back into a collector (and its serving layer)
                    ttft_tpot_chrome_trace  a Chrome / Perfetto trace
                    ttft_tpot_requests_csv  one CSV row a request
      Reports       ttft_tpot_html_report   the report as one self-contained HTML page, charts inline
@@ -63,75 +60,27 @@
                    ttft_tpot_compare_hodges_lehmann  the median of every difference b - a
      Ranks         ttft_tpot_ranks_compute the tensor-parallel ranks' step: the slowest rank's, step by step
                    ttft_tpot_ranks_report  rank 0's report with the ranks' figures (text or JSON)
+
+   The statistics of ttft_tpot.h (ttft_tpot_series_stats, ttft_tpot_ci95_ranks, ttft_tpot_t975,
+   ttft_tpot_sort) and the serving layer's queries (ttft_tpot_request_at, ttft_tpot_requests_summary,
+   ttft_tpot_metric_values) are declared in their own headers.
 */
 #ifndef TTFT_TPOT_TOOLS_H
 #define TTFT_TPOT_TOOLS_H
 
-#include "ttft_tpot.h"
+#include "ttft_tpot_serve.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ---- Statistics ------------------------------------------------------------------------------ */
-
-/* The distribution-free 95% interval of the p-th percentile (0 < p < 100) of n values: the order
-   statistics x(lo) and x(hi) (1-based ranks, smallest first), with B ~ Binomial(n, p/100), lo the
-   largest rank with P(B < lo) <= 0.025 and hi the smallest with P(B >= hi) <= 0.025, so that
-   P(x(lo) <= true percentile <= x(hi)) >= 95% for independent samples. Returns 1, or 0 when n is too
-   small for either end (no lo >= 1, or no hi <= n). No libm, and about 4e5 steps at most for any n:
-   exact binomial tails while n p (1 - p) <= 1e8; past it, the Cornish-Fisher expansion of the
-   binomial's quantile, whose error there is below 1e-6 of a rank (the same ranks but where the exact
-   tail lies within that of 0.025). */
-TTFT_TPOT_DEF int ttft_tpot_ci95_ranks(uint64_t n, unsigned p, uint64_t *lo, uint64_t *hi);
-
-/* The smallest n for which ttft_tpot_ci95_ranks has an interval of the p-th percentile (p50: 6,
-   p90: 36, p99: 368); 0 for p outside 1..99. */
-TTFT_TPOT_DEF uint64_t ttft_tpot_ci95_min_n(unsigned p);
-
-/* The 97.5th percentile of Student's t with df degrees of freedom, the factor of a 95% t-interval of
-   the mean of df + 1 values: a table to df 30, then Hill's expansion in 1/df (within 3e-8 of the exact
-   quantile); 0 for df 0. No libm. */
-TTFT_TPOT_DEF double ttft_tpot_t975(uint64_t df);
-
-/* Percentile p (0 to 100) of sorted v[0, n) by the definition at the top of this file (numpy's
-   "linear"), for figures a tool derives (a comparison's medians); 0 for n == 0. */
-TTFT_TPOT_DEF double ttft_tpot_percentile(const double *sorted, size_t n, double p);
-
-/* Sort v[0, n) ascending in O(n): a radix sort by bytes, skipping the bytes every value shares (an
-   insertion sort below 32 values). tmp: room for n values, scratch. OK; EINVAL (v or tmp NULL while
-   n > 0). */
-TTFT_TPOT_DEF int ttft_tpot_sort(uint64_t *v, size_t n, uint64_t *tmp);
-
-/* A chosen percentile's name, pm in thousandths of a percent as ttft_tpot_stats.pick_pm holds it:
-   99900 is "p99.9", 50000 "p50", into buf (8 bytes hold any; fewer: cut short, still ended). */
-TTFT_TPOT_DEF const char *ttft_tpot_percentile_name(char *buf, size_t len, uint32_t pm);
-
-/* Statistics of one phase, warmup included: O(n) time (two passes over the stored samples) and
-   temporary memory for the phase, not the store: 280 KB of scratch (a store of 4096 samples or more)
-   and 8 bytes a value it selects from (a phase of fewer than 4096 samples: each of them; a larger one:
-   those near its percentiles' ranks). ENOMEM when it cannot be had (out is then unspecified); EINVAL
-   (c or out NULL), EPHASE (unknown phase). */
-TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out);
-
-/* Statistics of any n durations ns[0, n), by the definitions every report uses (METRICS in
-   ttft_tpot.h): n, min, max, total, mean, p50/p90/p95/p99 and their 95% intervals, and c's chosen
-   percentiles (config.percentiles); tokens and warmup_n 0. c gives the allocator and the chosen
-   percentiles: nothing is recorded into it. O(n) time and 8 bytes a value of temporary memory (ns is
-   not changed). OK (n 0: every figure 0); EINVAL (c or out NULL, ns NULL while n > 0); ENOMEM. */
-TTFT_TPOT_DEF int ttft_tpot_stats_of(const ttft_tpot *c, const uint64_t *ns, size_t n, ttft_tpot_stats *out);
-
-/* The headline alone: ttft_tpot_model_compute without requests and shares, its head kept. EINVAL (c
-   or out NULL); ENOMEM (out is then unspecified). */
-TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out);
-
-/* ---- Queries and accessors ------------------------------------------------------------------- */
+/* ================================ types ======================================================== */
 
 /* What a collector holds and what it lost, as tools and tests read it (the fields may move). */
 typedef struct ttft_tpot_counts {
     size_t samples;     /* stored */
     unsigned phases;    /* registered */
-    unsigned requests;  /* tracked */
+    unsigned requests;  /* tracked (its serving layer's) */
     uint64_t dropped;   /* samples not stored: storage full */
     uint64_t rejected;  /* calls refused */
     uint64_t shapes_dropped, requests_dropped, requests_refused, events_lost; /* as in the reports */
@@ -146,146 +95,19 @@ typedef struct ttft_tpot_counts {
                                                          their sequences: no config.sequences; a histogram */
 } ttft_tpot_counts;
 
-/* c's counts (all 0 for NULL or a zeroed collector). */
-TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c);
-
-/* The i-th stored sample, in call order (0 .. counts.samples - 1), and its start time when start_ns
-   is not NULL (0 without config.timeline). OK; EINVAL (c or out NULL, or no such sample). A report
-   model holds the same samples as an array (ttft_tpot_model.samples). */
-TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns);
-
-/* Run r (0 .. counts.runs - 1): its stored samples are [*first, *end). OK; EINVAL (NULL, no such run). */
-TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first, size_t *end);
-
-/* The i-th device interval (0 .. counts.device_intervals - 1), in ticket order. OK; EINVAL. */
-TTFT_TPOT_DEF int ttft_tpot_device_at(const ttft_tpot *c, size_t i, ttft_tpot_device_interval *out);
-
-/* The i-th tracked request (0 .. counts.requests - 1, in submit order; numbers move down as finished
-   requests fold away: config.request_window): OK; EINVAL (NULL, or no such request). */
-TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot_request *out);
-
-/* The serving metrics. OK; EINVAL (NULL); ENOMEM. With no request seen, out->seen is 0. */
-TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out);
-
-/* The values behind a request metric (a TTFT_TPOT_METRIC_*), for tools that compare runs: over the
-   measured requests (TPOT rounded to the ns; ITL every gap; queue and prefill the requests with a
-   schedule event; TTST those with two tokens or more), in ns, into out[0, cap); *n: how many there
-   are (more than cap: only cap were written; out may be NULL to ask). OK; EINVAL (c or n NULL, metric
-   unknown); ENOMEM. */
-TTFT_TPOT_DEF int ttft_tpot_metric_values(const ttft_tpot *c, int metric, uint64_t *out, size_t cap, size_t *n);
-
-/* A set's values in ns, ascending, into out[0, cap) (the cap smallest); *n: how many it has (out may
-   be NULL to ask). O(n) time and 16 bytes a value of temporary memory. OK; EINVAL (c or n NULL, no
-   such set); ENOMEM. */
-TTFT_TPOT_DEF int ttft_tpot_sorted_values(const ttft_tpot *c, int set, uint64_t *out, size_t cap, size_t *n);
-
-/* A set's empirical CDF through at most points + 1 of its values (points > 0): the value of rank k
-   (0-based) and (k + 1) / n for k = 0, s, 2 s, ... (s = n / points + 1), then the largest value and
-   1. x and y: room for points + 1; *n: how many were written (0 for an empty set); *values: how many
-   values the set has (values may be NULL). OK; EINVAL (x, y or n NULL, points 0, no such set); ENOMEM. */
-TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, uint64_t *x, double *y, size_t *n,
-                                size_t *values);
-
-/* Find a phase id by name: id, or EPHASE when unknown, EINVAL when c or name is NULL. */
-TTFT_TPOT_DEF int ttft_tpot_find_phase(const ttft_tpot *c, const char *name);
-
-/* A registered phase's name (NULL when c is NULL or the phase unknown) and role (EPHASE, or EINVAL
-   when c is NULL). */
-TTFT_TPOT_DEF const char *ttft_tpot_phase_name(const ttft_tpot *c, int phase);
-TTFT_TPOT_DEF int ttft_tpot_phase_role(const ttft_tpot *c, int phase);
-
-/* The clock that timed c's samples (its own, or the first trace read's) and the cost of one read in
-   ns (0: not measured, as for a replacement clock). NULL c: "" and 0. */
-TTFT_TPOT_DEF const char *ttft_tpot_clock_name(const ttft_tpot *c);
-TTFT_TPOT_DEF uint64_t ttft_tpot_clock_read_ns(const ttft_tpot *c);
-
-/* ---- Parsers --------------------------------------------------------------------------------- */
-
-/* Parse "ttft=MS,tpot=MS,e2e=MS" (any subset, each once, above 0) into out, as the command-line tools
-   take it. Each MS is a plain decimal, digits with at most 6 after a '.' (to the ns): no sign,
-   exponent, hex, inf or nan, whatever the locale. OK; EINVAL (NULL, or text malformed: out
-   unspecified). */
-TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out);
-
-/* Percentiles as "50,90,99,99.9" (each in (0, 100), at most 3 decimals, ascending, at most
-   TTFT_TPOT_MAX_PERCENTILES) into out[TTFT_TPOT_MAX_PERCENTILES] (config.percentiles), 0 after the
-   last; no locale. OK; EINVAL (anything else, out left all 0). */
-TTFT_TPOT_DEF int ttft_tpot_percentiles_parse(const char *text, double *out);
-
-/* ---- Files: the trace reader, the Chrome trace, the requests CSV ----------------------------- */
-
-#ifndef TTFT_TPOT_NO_STDIO
-
-/* Read a trace (the format: Trace I/O in ttft_tpot.h) into c: append a trace to c, warmup flags as written; a UTF-8 byte order mark and CRLF line ends
-   are accepted. Directives are checked like records, against the records they describe: a
-   histogram's sum must be one its buckets can hold, and it holds at most 2^63 values and tokens;
-   prompt sums are those of steady samples of their phase (no more of them than there are, unless
-   samples were dropped); a truncated request lost an event, and the dropped request events hold
-   the refused and the lost ones. On malformed or contradictory input returns EPARSE, writes
-   "name:line: what is wrong" into err (err may be NULL; name NULL reads "(trace)"; every byte a
-   terminal would not show as text escaped as \xHH), and leaves c as it was. Samples past the capacity
-   are counted as dropped, unless c grows (config.grow: the samples, histograms and request tables are
-   enlarged as the trace needs, and a collector without config.timeline or config.bounded keeps start
-   times from the first line that has one, as nesting and self time need). A bounded phase's steady
-   samples go to its histogram (its first and its warmup samples stay exact).
-   One pass over the input in 1 MiB blocks (a pipe works), plus 1 MiB of buffer while reading.
-   EINVAL (c or in NULL), ENOMEM, EIO (read error; c as it was). A "# hist:" line needs a free
-   histogram slot (config.hist_slots) unless its phase is bounded already or c grows. */
-TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen);
-
-/* Every stored sample as a Chrome / Perfetto trace (Trace Event Format JSON): one complete event
-   ("ph":"X") per sample, ts and dur in microseconds to the nanosecond, the phase name as the event
-   name, the role as its category and its track (e2e, prefill, decode, kernel, top to bottom), tokens
-   and warmup in args; then the requests (category "request", process "requests"): a queued, a
-   prefill (unscheduled: a ttft) and a decode slice a request, an instant at its first output token
-   ("output": ttft_tpot_request_output), and an instant a token event, each
-   request on the lowest lane free at its submit, so requests served together lie side by side; then
-   the device intervals resolved on an absolute clock (process "device", a track per stream, category
-   "device"), each with a flow arrow ("ph":"s" to "ph":"f", category "launch") from its launch.
-   ENOMEM (nothing written: it takes a 256 KiB output block, the phase names escaped once, and 36 bytes
-   a request at most for the lanes). Needs start times: EINVAL when c
-   is NULL, was made without config.timeline, or holds samples that all start at 0 and no request or
-   device interval (a trace recorded without a timeline reads back so: there is no timeline to draw);
-   EIO on a write error (what reached the stream is unspecified: it allocates before
-   writing, so that is its only way to fail midway). */
-TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
-
-/* Every request as a CSV row, in submit order, under the header
-   "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,measured,
-   slo_ttft,slo_tpot,slo_e2e" and the columns added since, after them (the CSV columns of
-   TTFT_TPOT_POINTS, then of TTFT_TPOT_METRICS: every column keeps its place), ",first_output_ns,
-   ttfo_ns": times on the collector's clock in ns; TTFT = first token - submit, TPOT = (last - first
-   token) / (tokens - 1) to the thousandth of a ns, E2E = last token - submit, TTFO = first output
-   token - submit; a field the request does not have is empty (no schedule, no token yet, TPOT of one
-   token, no output event); measured
-   is 1 for a request in the figures (not warmup, not truncated, a token at least); slo_*: 1 or 0,
-   whether it met that SLO (inclusive, as goodput counts it), empty when that SLO is not set or the
-   request has no such figure. The id is quoted as the trace quotes names; one that starts with = + -
-   @ tab or CR, which a spreadsheet would run as a formula, is quoted with a ' before it ("'=1+1"), as
-   OWASP advises against CSV injection (the trace keeps ids exactly). OK; EINVAL; EIO. */
-TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out);
-
-#endif /* TTFT_TPOT_NO_STDIO */
+/* One point of a set's empirical CDF (ttft_tpot_cdf): a value in ns, and the share of the set at or
+   under it. */
+typedef struct ttft_tpot_cdf_point {
+    uint64_t x;
+    double y;
+} ttft_tpot_cdf_point;
 
 /* ---- Reports: the HTML page ------------------------------------------------------------------ */
 
 #ifndef TTFT_TPOT_NO_STDIO
-
 /* Writes the headline table of a comparison of m[0] (base) and m[1] (new): 0, or -1. The report tool
    passes ttft_tpot_compare_html; a page of one model needs none. */
 typedef int (*ttft_tpot_html_headline_fn)(FILE *out, const ttft_tpot_model *const *m);
-
-/* The report as one self-contained HTML file: inline SVG and CSS, no script, nothing fetched; readable
-   with scripting off and printable. The report of n models (1, or 2 for a comparison: base, then new:
-   each computed whole, its collector alive), named by names (file names, say), into out: the headline
-   table (of two: two's), decode step time by step with warmup steps marked, TTFT by request (or
-   prefill), latency CDFs, each kernel's share of steady decode time, and the text report. The charts
-   use a palette colour-blind readers can tell apart (Okabe and Ito), markers as well as colours, and
-   axes with units. 0, or -1 when memory runs out, out reports a write error, or two models come
-   without two. */
-TTFT_TPOT_DEF int ttft_tpot_html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *names, int n,
-                                        ttft_tpot_html_headline_fn two);
-
 #endif /* TTFT_TPOT_NO_STDIO */
 
 /* ---- Comparison: did the new side change what a user waits for? (--compare) ------------------ */
@@ -371,6 +193,192 @@ typedef struct ttft_tpot_compare_result {
     unsigned runs_needed; /* runs a side that can reach alpha / family */
 } ttft_tpot_compare_result;
 
+
+/* ---- Ranks: the tensor-parallel ranks of one model (ttft_tpot_report --ranks) ---------------- */
+
+/* The traces of the tensor-parallel ranks of one model. A step waits for its slowest rank, so pooling
+   the ranks' samples is the wrong statistic: the k-th steady decode step of every rank (call order) is
+   one step of the model, and its time is the maximum over the ranks. Replicas (data parallel) are
+   pooled as before: they serve requests side by side. */
+#define TTFT_TPOT_RANKS_MAX 256
+
+typedef struct ttft_tpot_ranks_figures {
+    int n;                                     /* ranks */
+    uint64_t steps;                            /* steps lined up: the fewest steady decode steps a rank has */
+    uint64_t unmatched;                        /* steps of the other ranks past those: left out */
+    ttft_tpot_stats rank[TTFT_TPOT_RANKS_MAX]; /* each rank's own steady decode steps */
+    ttft_tpot_stats tpot;                      /* the steps' maxima over the ranks */
+    ttft_tpot_stats spread;      /* the steps' max - min: how far the slowest rank is ahead of the fastest */
+    uint64_t slowest[TTFT_TPOT_RANKS_MAX]; /* steps each rank was the slowest (a tie: the lowest rank) */
+} ttft_tpot_ranks_figures;
+
+/* ================================ functions ==================================================== */
+
+/* ---- Statistics ------------------------------------------------------------------------------ */
+
+/* The smallest n for which ttft_tpot_ci95_ranks has an interval of the p-th percentile (p50: 6,
+   p90: 36, p99: 368); 0 for p outside 1..99. */
+TTFT_TPOT_DEF uint64_t ttft_tpot_ci95_min_n(unsigned p);
+
+/* Percentile p (0 to 100) of sorted v[0, n) by the definition at the top of ttft_tpot.h (numpy's
+   "linear"), for figures a tool derives (a comparison's medians); 0 for n == 0. */
+TTFT_TPOT_DEF double ttft_tpot_percentile(const double *sorted, size_t n, double p);
+
+/* A chosen percentile's name, pm in thousandths of a percent as ttft_tpot_stats.pick_pm holds it:
+   99900 is "p99.9", 50000 "p50", into buf (8 bytes hold any; fewer: cut short, still ended). */
+#ifndef TTFT_TPOT_NO_STDIO
+TTFT_TPOT_DEF const char *ttft_tpot_percentile_name(char *buf, size_t len, uint32_t pm);
+#endif
+
+/* Statistics of one phase, warmup included (its row: ttft_tpot_series_stats of TTFT_TPOT_SET_PHASE +
+   phase, warmup 1). ENOMEM when memory cannot be had (out is then unspecified); EINVAL (c or out
+   NULL), EPHASE (unknown phase). */
+TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out);
+
+/* Statistics of any n durations ns[0, n), by the definitions every report uses (METRICS in
+   ttft_tpot.h): ttft_tpot_series_stats of the values, ns not changed. OK (n 0: every figure 0);
+   EINVAL (c or out NULL, ns NULL while n > 0); ENOMEM. */
+TTFT_TPOT_DEF int ttft_tpot_stats_of(const ttft_tpot *c, const uint64_t *ns, size_t n, ttft_tpot_stats *out);
+
+/* The headline alone: ttft_tpot_model_compute without the layer's figures and the shares, its head
+   kept. EINVAL (c or out NULL); ENOMEM (out is then unspecified). */
+TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out);
+
+/* ---- Queries --------------------------------------------------------------------------------- */
+
+/* Each reads c through a report model that computes nothing (TTFT_TPOT_SKIP_ALL), which a tool that
+   reads much of c at once keeps instead (ttft_tpot_model: samples, starts, runs, intervals, phases). */
+
+/* c's counts (all 0 for NULL or a zeroed collector). */
+TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c);
+
+/* The i-th stored sample, in call order (0 .. counts.samples - 1), and its start time when start_ns
+   is not NULL (0 without config.timeline). OK; EINVAL (c or out NULL, or no such sample). */
+TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns);
+
+/* Run r (0 .. counts.runs - 1): its stored samples are [*first, *end). OK; EINVAL (NULL, no such run). */
+TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first, size_t *end);
+
+/* The i-th device interval (0 .. counts.device_intervals - 1), in ticket order. OK; EINVAL. */
+TTFT_TPOT_DEF int ttft_tpot_device_at(const ttft_tpot *c, size_t i, ttft_tpot_device_interval *out);
+
+/* A set's values in ns, ascending, into out[0, cap) (the cap smallest); *n: how many it has (out may
+   be NULL to ask). A set: a request metric (TTFT_TPOT_METRIC_*, of c's serving layer: its
+   ttft_tpot_metric_values), or TTFT_TPOT_SET_ROLE + a role or TTFT_TPOT_SET_PHASE + a phase (their
+   steady stored samples, a decode role's per output token). O(n) time and 16 bytes a value of
+   temporary memory. OK; EINVAL (c or n NULL, no such set); ENOMEM. */
+TTFT_TPOT_DEF int ttft_tpot_sorted_values(const ttft_tpot *c, int set, uint64_t *out, size_t cap, size_t *n);
+
+/* A set's empirical CDF through at most points + 1 of its values (points > 0): the value of rank k
+   (0-based) and (k + 1) / n for k = 0, s, 2 s, ... (s = n / points + 1), then the largest value and
+   1. out: room for points + 1; *n: how many were written (0 for an empty set); *values: how many
+   values the set has (values may be NULL). OK; EINVAL (out or n NULL, points 0, no such set); ENOMEM. */
+TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, ttft_tpot_cdf_point *out, size_t *n,
+                                size_t *values);
+
+/* Find a phase id by name: id, or EPHASE when unknown, EINVAL when c or name is NULL, ENOMEM. */
+TTFT_TPOT_DEF int ttft_tpot_find_phase(const ttft_tpot *c, const char *name);
+
+/* A registered phase's name (NULL when c is NULL, the phase unknown, or memory for reading the names
+   runs out) and role (EPHASE, or EINVAL when c is NULL, ENOMEM). */
+TTFT_TPOT_DEF const char *ttft_tpot_phase_name(const ttft_tpot *c, int phase);
+TTFT_TPOT_DEF int ttft_tpot_phase_role(const ttft_tpot *c, int phase);
+
+/* The clock that timed c's samples (its own, or the first trace read's; "unknown" when none) and the
+   cost of one read in ns (0: not measured, as for a replacement clock). NULL c: "" and 0. */
+TTFT_TPOT_DEF const char *ttft_tpot_clock_name(const ttft_tpot *c);
+TTFT_TPOT_DEF uint64_t ttft_tpot_clock_read_ns(const ttft_tpot *c);
+
+/* ---- Parsers --------------------------------------------------------------------------------- */
+
+/* Parse "ttft=MS,tpot=MS,e2e=MS" (any subset, each once, above 0) into out, as the command-line tools
+   take it. Each MS is a plain decimal, digits with at most 6 after a '.' (to the ns): no sign,
+   exponent, hex, inf or nan, whatever the locale. OK; EINVAL (NULL, or text malformed: out
+   unspecified). */
+TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out);
+
+/* Percentiles as "50,90,99,99.9" (each in (0, 100), at most 3 decimals, ascending, at most
+   TTFT_TPOT_MAX_PERCENTILES) into out[TTFT_TPOT_MAX_PERCENTILES] (config.percentiles), 0 after the
+   last; no locale. OK; EINVAL (anything else, out left all 0). */
+TTFT_TPOT_DEF int ttft_tpot_percentiles_parse(const char *text, double *out);
+
+/* ---- Files: the trace reader, the Chrome trace, the requests CSV ----------------------------- */
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* Read a trace (the format: Trace I/O in ttft_tpot.h) into c: append a trace to c, warmup flags as
+   written; a UTF-8 byte order mark and CRLF line ends are accepted. Each line is put back by the
+   call of the header that keeps it (ttft_tpot_restore; a request's, ttft_tpot_serve_restore into c's
+   serving layer: a collector without one refuses request lines), and checked as recording checks
+   it: a histogram's sum must be one its buckets can hold, and it holds at most 2^63 values and
+   tokens; prompt sums are those of steady samples of their phase (no more of them than there are,
+   unless samples were dropped); a truncated request lost an event, and the dropped request events
+   hold the refused and the lost ones. On malformed or contradictory input returns EPARSE, writes
+   "name:line: what is wrong" into err (err may be NULL; name NULL reads "(trace)"; every byte a
+   terminal would not show as text escaped as \xHH), and leaves c as it was. Samples past the
+   capacity are counted as dropped, unless c grows (config.grow: the samples, histograms and request
+   tables are enlarged as the trace needs, and a collector without config.timeline or config.bounded
+   keeps start times from the first line that has one, as nesting and self time need). A bounded
+   phase's steady samples go to its histogram (its first and its warmup samples stay exact). One pass
+   over the input in 1 MiB blocks (a pipe works), plus 1 MiB of buffer while reading. EINVAL (c or in
+   NULL, a zeroed collector), ENOMEM, EIO (read error; c as it was). A "# hist:" line needs a free
+   histogram slot (config.hist_slots) unless its phase is bounded already or c grows. */
+TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen);
+
+/* Every stored sample as a Chrome / Perfetto trace (Trace Event Format JSON): one complete event
+   ("ph":"X") per sample, ts and dur in microseconds to the nanosecond, the phase name as the event
+   name, the role as its category and its track (e2e, prefill, decode, kernel, top to bottom), tokens
+   and warmup in args; then the requests (category "request", process "requests"): a queued, a
+   prefill (unscheduled: a ttft) and a decode slice a request, an instant at its first output token
+   ("output": ttft_tpot_request_mark), and an instant a token event, each
+   request on the lowest lane free at its submit, so requests served together lie side by side; then
+   the device intervals resolved on an absolute clock (process "device", a track per stream, category
+   "device"), each with a flow arrow ("ph":"s" to "ph":"f", category "launch") from its launch.
+   ENOMEM (nothing written: it takes a 256 KiB output block, the phase names escaped once, and 36 bytes
+   a request at most for the lanes). Needs start times: EINVAL when c
+   is NULL, was made without config.timeline, or holds samples that all start at 0 and no request or
+   device interval (a trace recorded without a timeline reads back so: there is no timeline to draw);
+   EIO on a write error (what reached the stream is unspecified: it allocates before
+   writing, so that is its only way to fail midway). */
+TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out);
+
+/* Every request as a CSV row, in submit order, under the header
+   "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,measured,
+   slo_ttft,slo_tpot,slo_e2e" and the columns added since, after them (the CSV columns of
+   TTFT_TPOT_POINTS, then of TTFT_TPOT_METRICS: every column keeps its place), ",first_output_ns,
+   ttfo_ns": times on the collector's clock in ns; TTFT = first token - submit, TPOT = (last - first
+   token) / (tokens - 1) to the thousandth of a ns, E2E = last token - submit, TTFO = first output
+   token - submit; a field the request does not have is empty (no schedule, no token yet, TPOT of one
+   token, no output event); measured
+   is 1 for a request in the figures (not warmup, not truncated, a token at least); slo_*: 1 or 0,
+   whether it met that SLO (inclusive, as goodput counts it), empty when that SLO is not set or the
+   request has no such figure. The requests are those of c's serving layer (without one: the header
+   alone). The id is quoted as the trace quotes names; one that starts with = + -
+   @ tab or CR, which a spreadsheet would run as a formula, is quoted with a ' before it ("'=1+1"), as
+   OWASP advises against CSV injection (the trace keeps ids exactly). OK; EINVAL; EIO. */
+TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out);
+
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* ---- Reports: the HTML page ------------------------------------------------------------------ */
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* The report as one self-contained HTML file: inline SVG and CSS, no script, nothing fetched; readable
+   with scripting off and printable. The report of n models (1, or 2 for a comparison: base, then new:
+   each computed whole, its collector alive), named by names (file names, say), into out: the headline
+   table (of two: two's), decode step time by step with warmup steps marked, TTFT by request (or
+   prefill), latency CDFs, each kernel's share of steady decode time, and the text report. The charts
+   use a palette colour-blind readers can tell apart (Okabe and Ito), markers as well as colours, and
+   axes with units. 0, or -1 when memory runs out, out reports a write error, or two models come
+   without two. */
+TTFT_TPOT_DEF int ttft_tpot_html_report(FILE *out, const ttft_tpot_model *const *m, const char *const *names, int n,
+                                        ttft_tpot_html_headline_fn two);
+
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* ---- Comparison ------------------------------------------------------------------------------ */
+
 /* Compare the sides into *res (to free with ttft_tpot_compare_free): OK or ENOMEM. A row only one side
    has is marked (ttft_tpot_compare_row.only): there is nothing to compare, so the outputs list it
    apart. */
@@ -417,23 +425,6 @@ TTFT_TPOT_DEF double ttft_tpot_compare_mann_whitney_exact(const double *a, size_
 TTFT_TPOT_DEF double ttft_tpot_compare_min_p(size_t na, size_t nb);
 TTFT_TPOT_DEF double ttft_tpot_compare_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb);
 
-/* ---- Ranks: the tensor-parallel ranks of one model (ttft_tpot_report --ranks) ---------------- */
-
-/* The traces of the tensor-parallel ranks of one model. A step waits for its slowest rank, so pooling
-   the ranks' samples is the wrong statistic: the k-th steady decode step of every rank (call order) is
-   one step of the model, and its time is the maximum over the ranks. Replicas (data parallel) are
-   pooled as before: they serve requests side by side. */
-#define TTFT_TPOT_RANKS_MAX 256
-
-typedef struct ttft_tpot_ranks_figures {
-    int n;                                     /* ranks */
-    uint64_t steps;                            /* steps lined up: the fewest steady decode steps a rank has */
-    uint64_t unmatched;                        /* steps of the other ranks past those: left out */
-    ttft_tpot_stats rank[TTFT_TPOT_RANKS_MAX]; /* each rank's own steady decode steps */
-    ttft_tpot_stats tpot;                      /* the steps' maxima over the ranks */
-    ttft_tpot_stats spread;      /* the steps' max - min: how far the slowest rank is ahead of the fastest */
-    uint64_t slowest[TTFT_TPOT_RANKS_MAX]; /* steps each rank was the slowest (a tie: the lowest rank) */
-} ttft_tpot_ranks_figures;
 
 /* The figures of n ranks' collectors (each read whole, every decode step stored) into *f: 0; -1 when
    memory runs out; -2 when a rank has no steady decode step, or keeps some in a histogram, or n is not
@@ -458,7 +449,10 @@ TTFT_TPOT_DEF int ttft_tpot_ranks_report(FILE *out, const ttft_tpot *rank0, cons
 #if defined(TTFT_TPOT_IMPLEMENTATION) && !defined(TTFT_TPOT_TOOLS_IMPLEMENTED)
 #define TTFT_TPOT_TOOLS_IMPLEMENTED
 
-#include <float.h> /* DBL_MAX */
+#include <float.h>  /* DBL_MAX */
+#include <stddef.h> /* offsetof */
+#include <stdlib.h> /* malloc: the page's, the comparison's and the ranks' scratch */
+#include <string.h>
 
 /* As in ttft_tpot.h: strict floating point, whatever the file is compiled with. */
 #if defined(_MSC_VER) || defined(__clang__)
@@ -472,354 +466,227 @@ TTFT_TPOT_DEF int ttft_tpot_ranks_report(FILE *out, const ttft_tpot *rank0, cons
 extern "C" {
 #endif
 
-/* A set (TTFT_TPOT_SET_*) names something c has: a request metric, a role, a registered phase. */
-static int ttft_tpot__set_ok(const ttft_tpot *c, int set)
+/* ---- Reading a collector: its model, its serving layer ---------------------------------------- */
+
+/* c's model that computes nothing (TTFT_TPOT_SKIP_ALL): its samples, phases, runs, intervals and
+   counts, read in place. OK, EINVAL or ENOMEM (the phases' names take an allocation). */
+static int ttft_tpot__view(const ttft_tpot *c, ttft_tpot_model *m)
 {
-    return (set >= 0 && set < TTFT_TPOT_METRIC_COUNT) ||
-           (set >= TTFT_TPOT_SET_ROLE && set <= TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_E2E) ||
-           (set >= TTFT_TPOT_SET_PHASE && set - TTFT_TPOT_SET_PHASE < (int)c->phase.n);
+    ttft_tpot_model_options o = TTFT_TPOT_ZERO;
+    o.skip = TTFT_TPOT_SKIP_ALL;
+    return ttft_tpot_model_compute(c, &o, m);
 }
 
-/* A set's values in one allocation (*v to free), in the order they are found, with room for as many
-   after them (from *v + *room); *mn and *mx: the smallest and largest (0 for none). OK or ENOMEM. */
-static int ttft_tpot__set_values(const ttft_tpot *c, int set, uint64_t **v, size_t *n, size_t *room_out,
-                                 uint64_t *mn, uint64_t *mx)
+/* The same without the phases (m->phase NULL): it allocates nothing, so it fails only for c NULL. */
+static int ttft_tpot__peek(const ttft_tpot *c, ttft_tpot_model *m)
 {
-    size_t room = c->req.n_events > c->req.n ? c->req.n_events : c->req.n, i, m = 0;
-    unsigned char *take = NULL; /* of a role's set: whether each phase has that role */
-    int role = set - TTFT_TPOT_SET_ROLE, phase = set - TTFT_TPOT_SET_PHASE;
-    uint64_t lo = UINT64_MAX, hi = 0;
+    ttft_tpot_model_options o = TTFT_TPOT_ZERO;
+    o.skip = TTFT_TPOT_SKIP_PHASES;
+    return ttft_tpot_model_compute(c, &o, m);
+}
+
+/* The serving figures of a model, or none (every count 0) when it was computed without a serving layer. */
+static const ttft_tpot_serve_model *ttft_tpot__served(const ttft_tpot_model *m)
+{
+    static const ttft_tpot_serve_model none = TTFT_TPOT_ZERO; /* a constant: nothing is written to it */
+    const ttft_tpot_serve_model *f = ttft_tpot_serve_figures(m);
+    return f ? f : &none;
+}
+
+/* How many requests a serving layer holds (0 without one). */
+static unsigned ttft_tpot__requests_held(const ttft_tpot_serve *s)
+{
+    ttft_tpot_request q;
+    unsigned n = 0;
+    if (s)
+        (void)ttft_tpot_request_at(s, 0, &q, &n);
+    return n;
+}
+
+#ifndef TTFT_TPOT_NO_STDIO /* the files' and the pages' */
+
+/* A request's point p (TTFT_TPOT_POINTS): whether it has it, and its time. */
+static int ttft_tpot__has_pt(const ttft_tpot_request *q, int p)
+{
+    return (int)(q->points >> p & 1u);
+}
+
+static uint64_t ttft_tpot__pt_ns(const ttft_tpot_request *q, int p)
+{
+    switch (p) {
+#define TTFT_TPOT__PT_GET(name, field, set, tokens, follows, now, role, csv, words)                     \
+    case TTFT_TPOT_POINT_##name:                                                                      \
+        return q->field;
+        TTFT_TPOT_POINTS(TTFT_TPOT__PT_GET)
+#undef TTFT_TPOT__PT_GET
+    }
+    return 0;
+}
+
+/* The points' and the metrics' tables, as the tools read them (TTFT_TPOT_POINTS, TTFT_TPOT_METRICS). */
+enum { TTFT_TPOT__PT_SUBMIT, TTFT_TPOT__PT_TOKEN, TTFT_TPOT__PT_MARK }; /* how a point is set */
+typedef struct ttft_tpot__pt_info {
+    int set;
+    uint32_t follows;
+    const char *role, *csv;
+} ttft_tpot__pt_info;
+#define TTFT_TPOT__PT_INFO(name, field, set, tokens, follows, now, role, csv, words) {TTFT_TPOT__PT_##set, follows, role, csv},
+static const ttft_tpot__pt_info ttft_tpot__pts[TTFT_TPOT_POINT_COUNT] = {TTFT_TPOT_POINTS(TTFT_TPOT__PT_INFO)};
+#undef TTFT_TPOT__PT_INFO
+
+typedef struct ttft_tpot__metric_row {
+    const char *json, *cmp, *slice, *csv;
+    int under, from, to, per_token;
+} ttft_tpot__metric_row;
+#define TTFT_TPOT__METRIC_ROW(name, label, words, json, prom, help, le, under, note, cmp, from, to, rule, slice, \
+                              csv)                                                                    \
+    {json, cmp, slice, csv, TTFT_TPOT_METRIC_##under, TTFT_TPOT_POINT_##from, TTFT_TPOT_POINT_##to,          \
+     sizeof(#rule) == sizeof("PER_TOKEN")},
+static const ttft_tpot__metric_row ttft_tpot__mrows[TTFT_TPOT_METRIC_COUNT] = {
+    TTFT_TPOT_METRICS(TTFT_TPOT__METRIC_ROW)};
+#undef TTFT_TPOT__METRIC_ROW
+
+/* ---- Numbers, whatever the locale ------------------------------------------------------------ */
+
+/* v as fmt (one conversion of a double and nothing else, as printf takes it) prints it, with '.' as
+   the decimal point whatever LC_NUMERIC says (ttft_tpot_write's numbers). */
+static const char *ttft_tpot__dnum(char *buf, size_t len, const char *fmt, double v)
+{
+    ttft_tpot_writer w = TTFT_TPOT_ZERO;
+    w.b = buf, w.cap = len;
+    buf[0] = '\0';
+    (void)ttft_tpot_write(&w, fmt, v);
+    return buf;
+}
+
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* The bits of a double, and whether it is finite (told by its bits: FAST MATH in ttft_tpot.h). */
+static uint64_t ttft_tpot__dbits(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+static int ttft_tpot__isfinite(double v)
+{
+    return (ttft_tpot__dbits(v) >> 52 & 0x7FF) != 0x7FF;
+}
+
+/* A TPOT sample: stored sample i's duration per output token of its sequences (a step of several
+   tokens a sequence: duration x sequences / tokens, rounded; else its duration), as the reports take it. */
+static uint64_t ttft_tpot__step_tpot(const ttft_tpot_model *m, size_t i)
+{
+    uint64_t ns = m->samples[i].dur_ns;
+    uint32_t q = m->sequences ? m->sequences[i] : 0, t = m->samples[i].tokens;
+    if (!q || q >= t)
+        return ns;
+    return ns / t * q + ((ns % t) * q + t / 2) / t;
+}
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* The note of the first TTFT's text line, as the text report writes it. */
+static const char *ttft_tpot__first_note(const ttft_tpot_summary *s)
+{
+    if (!s->ttft_first_warmup)
+        return "not flagged warmup: its one-time costs came before it";
+    return s->ttft_first_slower < 0 ? "flagged warmup; no steady prefill to compare"
+           : s->ttft_first_slower   ? "incl. one-time warmup"
+                                    : "flagged warmup, yet no slower than the steady p50";
+}
+
+#endif /* TTFT_TPOT_NO_STDIO */
+
+/* A decimal with at most `places` digits after a '.' (digits only: no sign, exponent, hex, inf or
+   nan) at s, in units of 10^-places, into *out: its length, or 0 where it is none or passes 2^64 - 1. */
+static size_t ttft_tpot__decimal_at(const char *s, unsigned places, uint64_t *out)
+{
+    size_t i = 0;
+    unsigned frac = 0;
+    int dot = 0;
+    uint64_t v = 0;
+    for (;; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (s[i] == '.' && !dot && i > 0) {
+            dot = 1;
+            continue;
+        }
+        if (s[i] < '0' || s[i] > '9')
+            break;
+        if ((dot && ++frac > places) || v > (UINT64_MAX - d) / 10)
+            return 0;
+        v = v * 10 + d;
+    }
+    if (i == 0 || s[i - 1] == '.')
+        return 0;
+    for (; frac < places; frac++) {
+        if (v > UINT64_MAX / 10)
+            return 0;
+        v *= 10;
+    }
+    *out = v;
+    return i;
+}
+
+/* A model's phases by name, sorted (the tools' index of a model: a name found in O(log n)). */
+typedef struct ttft_tpot__named {
+    const char *name;
+    int id;
+} ttft_tpot__named;
+
+static int ttft_tpot__named_cmp(const void *a, const void *b)
+{
+    return strcmp(((const ttft_tpot__named *)a)->name, ((const ttft_tpot__named *)b)->name);
+}
+
+/* m's phases sorted by name, to free(): NULL when it has none or memory runs out (then every lookup
+   falls back on a scan). */
+static ttft_tpot__named *ttft_tpot__names_of(const ttft_tpot_model *m)
+{
+    ttft_tpot__named *v = m->phases ? (ttft_tpot__named *)malloc(m->phases * sizeof *v) : NULL;
     unsigned p;
-    room = set < TTFT_TPOT_METRIC_COUNT ? room + c->req.n : c->store.n; /* request sets: + a value a request */
-    /* last, a value and a byte a request, lies in the sort's room after the values */
-    if (!(*v = (uint64_t *)TTFT_TPOT_MALLOC((2 * room + 1) * sizeof **v + c->phase.n + 1, c->alloc_user)))
-        return TTFT_TPOT_ENOMEM;
-    if (set < TTFT_TPOT_METRIC_COUNT) {
-        m = ttft_tpot__request_set(c, set, 0, 1, *v, *v + room - c->req.n);
-        for (i = 0; i < m; i++) {
-            lo = (*v)[i] < lo ? (*v)[i] : lo;
-            hi = (*v)[i] > hi ? (*v)[i] : hi;
-        }
-    } else if (set < TTFT_TPOT_SET_PHASE) { /* a role's: each phase's role looked up once */
-        take = (unsigned char *)(*v + 2 * room + 1);
-        for (p = 0; p < c->phase.n; p++)
-            take[p] = c->phase.slots[p].role == role;
-    }
-    for (i = 0; set >= TTFT_TPOT_SET_ROLE && i < c->store.n; i++) {
-        const ttft_tpot_sample *s = &c->store.samples[i];
-        if (!s->warmup && (take ? take[s->phase] : (int)s->phase == phase)) {
-            /* a role's decode set is the TPOT series: each step per output token; a phase's, its time */
-            uint64_t x = take ? ttft_tpot__per_token(c, i, s->dur_ns) : s->dur_ns;
-            lo = x < lo ? x : lo;
-            hi = x > hi ? x : hi;
-            (*v)[m++] = x;
-        }
-    }
-    *n = m;
-    *room_out = room;
-    *mn = m ? lo : 0;
-    *mx = hi;
-    return TTFT_TPOT_OK;
-}
-
-/* A set's values, sorted, in one allocation (*v to free; *sorted: where in it they are): OK or ENOMEM. */
-static int ttft_tpot__set_sorted(const ttft_tpot *c, int set, uint64_t **v, uint64_t **sorted, size_t *n)
-{
-    uint64_t mn, mx;
-    size_t room;
-    if (ttft_tpot__set_values(c, set, v, n, &room, &mn, &mx) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
-    *sorted = ttft_tpot__sort_in(*v, *n, *v + room);
-    return TTFT_TPOT_OK;
-}
-
-/* Values at many ranks without sorting them all (a CDF's): the values are counted in up to
-   TTFT_TPOT__RANK_BUCKETS buckets of equal width over [min, max], which tells the bucket of every rank
-   and its rank within it; only the values of those buckets are copied out, grouped by bucket, and each
-   group is ranked alike (or sorted, when it is small or its ranks are dense). Per rank: its bucket,
-   its rank (ranks[], within its group as the work goes down), and its group's place. */
-#define TTFT_TPOT__RANK_BUCKETS 16384u
-typedef struct ttft_tpot__rank_work {
-    uint32_t *count; /* TTFT_TPOT__RANK_BUCKETS */
-    uint32_t *bucket;
-    uint64_t *rank;
-    size_t *start, *end;
-} ttft_tpot__rank_work;
-
-/* The values at ranks w->rank[off, off + nr) (ascending, below n) of v[0, n) (fewer than 2^32; mn and mx
-   its smallest and largest) into val[0, nr); v is reordered, tmp (room for n) is scratch. */
-static void ttft_tpot__rank_values(uint64_t *v, size_t n, uint64_t mn, uint64_t mx, uint64_t *tmp,
-                                   const ttft_tpot__rank_work *w, size_t off, size_t nr, uint64_t *val)
-{
-    uint64_t *rank = w->rank + off, cum = 0, *sorted;
-    uint32_t *bucket = w->bucket + off, *count = w->count;
-    size_t *start = w->start + off, *end = w->end + off, i, r, r0, nb, b = 0, kept = 0;
-    unsigned sh = 0;
-    if (mn == mx) { /* every value the same */
-        for (r = 0; r < nr; r++)
-            val[r] = mn;
-        return;
-    }
-    nb = n / 8 < TTFT_TPOT__RANK_BUCKETS ? n / 8 : TTFT_TPOT__RANK_BUCKETS; /* 8 values a bucket at least */
-    for (; n > 64 && n >= 8 * nr && (mx - mn) >> sh >= nb; sh++)
-        continue;
-    nb = (size_t)((mx - mn) >> sh) + 1;
-    if (n > 64 && n >= 8 * nr) { /* the buckets' counts, and how many values the ranks' buckets hold */
-        memset(count, 0, nb * sizeof *count);
-        for (i = 0; i < n; i++)
-            count[(v[i] - mn) >> sh]++;
-        for (r = 0; r < nr; r++) {
-            for (; cum + count[b] <= rank[r]; b++)
-                cum += count[b];
-            kept += r == 0 || bucket[r - 1] != b ? count[b] : 0;
-            bucket[r] = (uint32_t)b;
-        }
-    }
-    if (n <= 64 || n < 8 * nr || kept > n / 2) { /* small, dense ranks, or values that buckets do not spread */
-        sorted = ttft_tpot__sort_in(v, n, tmp);
-        for (r = 0; r < nr; r++)
-            val[r] = sorted[rank[r]];
-        return;
-    }
-    for (r = 0, cum = 0, b = 0, kept = 0; r < nr; r++) { /* each rank within its bucket; each group's place */
-        for (; b < bucket[r]; b++)
-            cum += count[b];
-        if (r == 0 || bucket[r - 1] != b) {
-            start[r] = kept;
-            kept += count[b];
-        } else {
-            start[r] = start[r - 1];
-        }
-        end[r] = start[r] + count[b];
-        rank[r] -= cum;
-    }
-    for (b = 0; b < nb; b++) /* now: a kept bucket's next place; the others' n - 1, a place no group takes */
-        count[b] = (uint32_t)(n - 1);
-    for (r = 0; r < nr; r++)
-        count[bucket[r]] = (uint32_t)start[r];
-    for (i = 0; i < n; i++) { /* every value written, the others' over one another: no branch to mispredict */
-        uint32_t *at = &count[(v[i] - mn) >> sh], to = *at;
-        tmp[to] = v[i];
-        *at = to + (to != n - 1);
-    }
-    for (r = 0; r < nr;) { /* each group, ranked alike: v is free now, and scratch for it */
-        uint64_t *g = tmp + start[r], gmn = UINT64_MAX, gmx = 0;
-        size_t gn = end[r] - start[r];
-        for (i = 0; i < gn; i++) {
-            gmn = g[i] < gmn ? g[i] : gmn;
-            gmx = g[i] > gmx ? g[i] : gmx;
-        }
-        for (r0 = r; r < nr && bucket[r] == bucket[r0]; r++)
-            continue;
-        ttft_tpot__rank_values(g, gn, gmn, gmx, v + (g - tmp), w, off + r0, r - r0, val + r0);
-    }
-}
-
-/* The order statistics of phase's m stored samples (their scan in st), large enough to have been counted
-   by fine bucket in slot: the values of the buckets of their ranks are copied out of the store, and
-   selected there (ttft_tpot__narrowed_ranks, with memory for those values alone). OK or ENOMEM. */
-static int ttft_tpot__stored_ranks(const ttft_tpot *c, int phase, size_t m, const ttft_tpot__narrow *nw,
-                                   ttft_tpot_stats *st)
-{
-    uint64_t shifted[TTFT_TPOT__MAX_RANKS], *x, room = 0;
-    unsigned kept[TTFT_TPOT__MAX_RANKS], nk = 0, j;
-    ttft_tpot__ranks rk;
-    size_t f;
-    ttft_tpot__ranks_of(m, nw, st, &rk);
-    ttft_tpot__kept_add(nw->slot, rk.rank, rk.nr, kept, &nk);
-    for (j = 0; j < nk; j++)
-        room += nw->slot[kept[j]];
-    if (!(x = (uint64_t *)TTFT_TPOT_MALLOC((size_t)room * sizeof *x, c->alloc_user)))
-        return TTFT_TPOT_ENOMEM;
-    ttft_tpot__shift_ranks(nw->slot, kept, nk, rk.rank, rk.nr, shifted);
-    ttft_tpot__mark_kept(nw->mark, kept, nk, 1);
-    f = ttft_tpot__copy_stored(c, phase, 0, 0, nw->mark, x);
-    ttft_tpot__mark_kept(nw->mark, kept, nk, 0);
-    ttft_tpot__select_ranks(x, f, shifted, rk.nr, rk.val);
-    ttft_tpot__ranks_to(&rk, nw, st);
-    TTFT_TPOT_FREE(x, c->alloc_user);
-    return TTFT_TPOT_OK;
-}
-
-/* Statistics of every sample of one phase, warmup included, in memory for the phase, not the store: one
-   pass over the store counts its samples (tokens, warmup, sum and extremes, and fine buckets), a bounded
-   phase's stored ones going into a copy of its histogram; then an exact phase's values are copied out
-   of the store, all of them for a small phase, else only those of its ranks' buckets. The figures
-   are those of the phase's values gathered whole (ttft_tpot__finish_set). w: its scratch and histogram
-   alone (no work area). OK or ENOMEM. */
-static int ttft_tpot__phase_set(const ttft_tpot *c, ttft_tpot__work *w, int phase, ttft_tpot_stats *st)
-{
-    ttft_tpot__scan scan;
-    int bounded = ttft_tpot__set_hists(c, w, phase, 0);
-    uint32_t *slot = bounded ? NULL : w->nw.slot; /* NULL too for a store too small to narrow */
-    uint64_t *x;
-    size_t i;
-    memset(st, 0, sizeof *st);
-    memset(&scan, 0, sizeof scan);
-    if (slot)
-        memset(slot, 0, TTFT_TPOT__FINE_BUCKETS * sizeof *slot);
-    for (i = 0; i < c->store.n; i++) {
-        const ttft_tpot_sample *s = &c->store.samples[i];
-        if (s->phase != phase)
-            continue;
-        st->warmup_n += s->warmup;
-        st->tokens += s->tokens;
-        if (bounded) {
-            ttft_tpot__hist_add(w->h, s->dur_ns, 0);
-            continue;
-        }
-        ttft_tpot__scan_one(&scan, s->dur_ns);
-        if (slot)
-            slot[ttft_tpot__fine_index(s->dur_ns)]++;
-    }
-    if (bounded) { /* the histogram's figures, its tokens with the stored samples' */
-        st->tokens += w->h->tokens;
-        ttft_tpot__hist_fill(w->h, &w->nw, st);
-        return TTFT_TPOT_OK;
-    }
-    ttft_tpot__scan_to(&scan, st);
-    if (scan.n >= TTFT_TPOT__NARROW_MIN) /* a store this large has the narrowing scratch */
-        return ttft_tpot__stored_ranks(c, phase, scan.n, &w->nw, st);
-    if (scan.n == 0)
-        return TTFT_TPOT_OK;
-    if (!(x = (uint64_t *)TTFT_TPOT_MALLOC(scan.n * sizeof *x, c->alloc_user))) /* a small phase: all of it */
-        return TTFT_TPOT_ENOMEM;
-    ttft_tpot__copy_stored(c, phase, 0, 0, NULL, x);
-    ttft_tpot__order_stats(x, scan.n, NULL, &w->nw, st);
-    TTFT_TPOT_FREE(x, c->alloc_user);
-    return TTFT_TPOT_OK;
-}
-
-/* -- Statistics: numbers without libm (the comparison's tests, the charts' scales) ------------- */
-
-/* What <math.h> would give, for what the comparison and the charts take from it: exact where libm is
-   exact (fabs, fmin, fmax, floor, ceil and the square root, correctly rounded: the figures it feeds
-   are printed to the last digit), within a few units in the last place where it is not (exp, erfc,
-   log10). */
-
-static double ttft_tpot__fabs(double v)
-{
-    return v < 0 ? -v : v == 0 ? 0.0 : v; /* -0 too: +0 */
-}
-
-/* fmin and fmax: a NaN loses to a number. */
-static double ttft_tpot__fmin(double a, double b)
-{
-    return b < a || a != a ? b : a;
-}
-
-static double ttft_tpot__fmax(double a, double b)
-{
-    return b > a || a != a ? b : a;
-}
-
-/* floor(v), its sign kept: -0 stays -0, -0.5 is -1. */
-static double ttft_tpot__floor(double v)
-{
-    double t;
-    if (!(v > -4503599627370496.0 && v < 4503599627370496.0) || v == 0) /* whole already (past 2^52), NaN, 0 */
-        return v;
-    t = (double)(int64_t)v; /* toward 0 */
-    return t > v ? t - 1 : t;
-}
-
-/* 2^e for a normal result (-1022 <= e <= 1023), from its bits. */
-static double ttft_tpot__pow2(int e)
-{
-    uint64_t b = (uint64_t)(e + 1023) << 52;
-    double v;
-    memcpy(&v, &b, sizeof v);
+    for (p = 0; v && p < m->phases; p++)
+        v[p].name = m->phase[p].name, v[p].id = (int)p;
+    if (v)
+        qsort(v, m->phases, sizeof *v, ttft_tpot__named_cmp);
     return v;
 }
 
-/* e^x for x <= 0 (0 below -745.2, where the result would be no double), within an ulp: x = k ln 2 + r
-   with |r| <= ln 2 / 2 (ln 2 in two parts, so that k ln 2 loses nothing), e^r by its Taylor series to
-   r^14 / 14!, which is below half an ulp of it, times 2^k. */
-static double ttft_tpot__exp(double x)
+/* The id of m's phase named name (by names, ttft_tpot__names_of's, when there is one), or -1. */
+static int ttft_tpot__phase_named(const ttft_tpot_model *m, const ttft_tpot__named *names, const char *name)
 {
-    static const double ln2_hi = 0.6931471803691238, ln2_lo = 1.9082149292705877e-10,
-                        inv_fact[15] = {1.1470745597729725e-11, 1.6059043836821613e-10, 2.08767569878681e-09,
-                                        2.505210838544172e-08,  2.755731922398589e-07,  2.7557319223985893e-06,
-                                        2.48015873015873e-05,   0.0001984126984126984,  0.001388888888888889,
-                                        0.008333333333333333,   0.041666666666666664,   0.16666666666666666,
-                                        0.5,                    1,                      1}; /* 1 / 14! .. 1 / 0! */
-    double r, p;
-    size_t i;
-    int k;
-    if (!(x > -745.2))
-        return 0;
-    k = (int)(x * 1.4426950408889634 - 0.5); /* round(x / ln 2), x <= 0 */
-    r = (x - k * ln2_hi) - k * ln2_lo;
-    for (p = 0, i = 0; i < sizeof inv_fact / sizeof *inv_fact; i++) /* Horner's rule, from r^14 / 14! */
-        p = p * r + inv_fact[i];
-    return k >= -1021 ? p * ttft_tpot__pow2(k) : p * ttft_tpot__pow2(k + 1000) * ttft_tpot__pow2(-1000); /* subnormal */
-}
-
-/* The complementary error function of x >= 0, within a few ulps: below 0.5, 1 - erf(x) by erf's Taylor
-   series; from 0.5 up, e^-x^2 / sqrt(pi) times the continued fraction 1 / (x + (1/2) / (x + 1 / (x +
-   (3/2) / (x + ...)))), evaluated from a depth that converges to below an ulp (1240 at x = 0.5, 52 at
-   x = 5), and e^-x^2 as e^-h^2 e^-(x - h)(x + h) with h = x to 1/16, whose square is exact. */
-static double ttft_tpot__erfc(double x)
-{
-    double t, h, x2 = x * x, term = x, sum = x;
-    int n;
-    if (!(x <= 27.3)) /* e^-x^2 below the least double */
-        return 0;
-    if (x < 0.5) {
-        for (n = 1; n < 20; n++) { /* the terms (-1)^n x^(2n+1) / (n! (2n+1)) */
-            term *= -x2 / n;
-            sum += term / (2 * n + 1);
-        }
-        return 1 - 1.1283791670955126 * sum; /* 2 / sqrt(pi) */
+    ttft_tpot__named key, *at;
+    unsigned p;
+    if (!names) {
+        for (p = 0; p < m->phases; p++)
+            if (strcmp(m->phase[p].name, name) == 0)
+                return (int)p;
+        return -1;
     }
-    for (t = x, n = (int)(300 / x2) + 40; n >= 1; n--)
-        t = x + 0.5 * n / t;
-    h = ttft_tpot__floor(16 * x) / 16;
-    return ttft_tpot__exp(-h * h) * ttft_tpot__exp(-(x - h) * (x + h)) * 0.5641895835477563 / t; /* 1 / sqrt(pi) */
+    key.name = name;
+    at = (ttft_tpot__named *)bsearch(&key, names, m->phases, sizeof *names, ttft_tpot__named_cmp);
+    return at ? at->id : -1;
 }
 
-/* sqrt(v), correctly rounded as IEEE 754's (and libm's) is; 0 for v <= 0 or NaN. v = m 2^e with m a
-   53-bit integer; sqrt(m 2^k), k 54 or 55 so that e - k is even, is q (54 bits) and a fraction, q
-   found from ttft_tpot__sqrt and made exact by comparing squares in 128 bits; half of q rounded up is
-   the result's 53 bits (a square root of a double never lies halfway between two). */
-static double ttft_tpot__sqrt_exact(double v)
-{
-    uint64_t b, m, q;
-    ttft_tpot__u128 n, sq;
-    int e, k;
-    if (!(v > 0) || !ttft_tpot__finite(v))
-        return v > 0 ? v : 0;
-    b = ttft_tpot__bits(v);
-    e = (int)(b >> 52);
-    m = b & 0x000FFFFFFFFFFFFFu;
-    if (e == 0) /* subnormal: normalised */
-        for (e = 1; !(m >> 52); e--)
-            m <<= 1;
-    else
-        m |= (uint64_t)1 << 52;
-    e -= 1075;
-    k = e % 2 ? 55 : 54;
-    n.hi = m >> (64 - k);
-    n.lo = m << k;
-    q = (uint64_t)ttft_tpot__sqrt((double)m * (k == 55 ? 36028797018963968.0 : 18014398509481984.0));
-    for (sq = ttft_tpot__mul(q, q); sq.hi > n.hi || (sq.hi == n.hi && sq.lo > n.lo); sq = ttft_tpot__mul(q, q))
-        q--;
-    for (sq = ttft_tpot__mul(q + 1, q + 1); sq.hi < n.hi || (sq.hi == n.hi && sq.lo <= n.lo);
-         sq = ttft_tpot__mul(q + 1, q + 1))
-        q++;
-    return (double)((q + 1) >> 1) * ttft_tpot__pow2((e - k) / 2 + 1);
-}
+/* ---- Statistics and queries ------------------------------------------------------------------ */
 
-/* ---- Queries, parsers and files ---------------------------------------------------------------- */
-
-TTFT_TPOT_DEF const char *ttft_tpot_clock_name(const ttft_tpot *c)
+TTFT_TPOT_DEF uint64_t ttft_tpot_ci95_min_n(unsigned p)
 {
-    return c ? c->clock_name : "";
-}
-
-TTFT_TPOT_DEF uint64_t ttft_tpot_clock_read_ns(const ttft_tpot *c)
-{
-    return c ? c->clock_read_ns : 0;
+    uint64_t lo, hi, a = 1, b = 1;
+    if (p < 1 || p > 99)
+        return 0;
+    while (!ttft_tpot_ci95_ranks(b, p, &lo, &hi)) /* doubling to an n that has one, then halving */
+        a = b, b *= 2;
+    while (a < b) {
+        uint64_t mid = a + (b - a) / 2;
+        if (ttft_tpot_ci95_ranks(mid, p, &lo, &hi))
+            b = mid;
+        else
+            a = mid + 1;
+    }
+    return b;
 }
 
 TTFT_TPOT_DEF double ttft_tpot_percentile(const double *sorted, size_t n, double p)
@@ -835,65 +702,302 @@ TTFT_TPOT_DEF double ttft_tpot_percentile(const double *sorted, size_t n, double
     return k + 1 < n ? sorted[k] + (h - (double)k) * (sorted[k + 1] - sorted[k]) : sorted[k];
 }
 
+#ifndef TTFT_TPOT_NO_STDIO
+TTFT_TPOT_DEF const char *ttft_tpot_percentile_name(char *buf, size_t len, uint32_t pm)
+{
+    ttft_tpot_writer w = TTFT_TPOT_ZERO; /* the name the reports write (%P) */
+    if (!buf || len == 0)
+        return buf;
+    w.b = buf, w.cap = len;
+    buf[0] = '\0';
+    (void)ttft_tpot_write(&w, "%P", (unsigned)pm);
+    return buf;
+}
+#endif /* TTFT_TPOT_NO_STDIO */
+
 TTFT_TPOT_DEF int ttft_tpot_phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out)
 {
-    ttft_tpot__work w; /* its narrowing scratch and histogram: the values are copied as the phase needs */
+    ttft_tpot_series s = TTFT_TPOT_ZERO;
     int rc;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
-    if (phase < 0 || (unsigned)phase >= c->phase.n)
+    if (phase < 0)
         return TTFT_TPOT_EPHASE;
-    memset(&w, 0, sizeof w);
-    w.h = c->hist.n ? (ttft_tpot_hist *)TTFT_TPOT_MALLOC(sizeof(ttft_tpot_hist), c->alloc_user) : NULL;
-    if ((c->hist.n && !w.h) || ttft_tpot__narrow_init(c, &w.nw, c->store.n) != TTFT_TPOT_OK) {
-        ttft_tpot__work_free(c, &w);
-        return TTFT_TPOT_ENOMEM;
-    }
-    rc = ttft_tpot__phase_set(c, &w, phase, out);
-    ttft_tpot__work_free(c, &w);
-    return rc;
+    s.set = TTFT_TPOT_SET_PHASE + phase;
+    s.warmup = 1; /* every sample of the phase: its row's figures */
+    rc = ttft_tpot_series_stats(c, &s, out, NULL);
+    return rc == TTFT_TPOT_EINVAL ? TTFT_TPOT_EPHASE : rc; /* c and out are given: no such set */
 }
 
 TTFT_TPOT_DEF int ttft_tpot_stats_of(const ttft_tpot *c, const uint64_t *ns, size_t n, ttft_tpot_stats *out)
 {
-    ttft_tpot__narrow nw;
-    uint64_t *x;
+    ttft_tpot_series s = TTFT_TPOT_ZERO;
     if (!c || !out || (!ns && n > 0))
         return TTFT_TPOT_EINVAL;
-    memset(out, 0, sizeof *out);
-    if (n == 0)
-        return TTFT_TPOT_OK;
-    if (n > SIZE_MAX / sizeof *x || !(x = (uint64_t *)TTFT_TPOT_MALLOC(n * sizeof *x, c->alloc_user)))
-        return TTFT_TPOT_ENOMEM;
-    if (ttft_tpot__narrow_init(c, &nw, n) != TTFT_TPOT_OK) {
-        TTFT_TPOT_FREE(x, c->alloc_user);
-        return TTFT_TPOT_ENOMEM;
+    s.set = -1;
+    s.values = ns;
+    s.n = n;
+    return ttft_tpot_series_stats(c, &s, out, NULL);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out)
+{
+    ttft_tpot_model_options headline = TTFT_TPOT_ZERO;
+    ttft_tpot_model m;
+    int rc;
+    if (!c || !out)
+        return TTFT_TPOT_EINVAL;
+    headline.skip = TTFT_TPOT_SKIP_LAYER | TTFT_TPOT_SKIP_SHARES;
+    if ((rc = ttft_tpot_model_compute(c, &headline, &m)) == TTFT_TPOT_OK)
+        *out = m.head;
+    ttft_tpot_model_free(&m);
+    return rc;
+}
+
+TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
+{
+    ttft_tpot_counts k;
+    ttft_tpot_model m;
+    memset(&k, 0, sizeof k);
+    if (!c || ttft_tpot__peek(c, &m) != TTFT_TPOT_OK)
+        return k;
+    k.samples = m.n_samples;
+    k.phases = m.phases;
+    k.requests = ttft_tpot__requests_held(ttft_tpot_serve_of(c));
+    k.dropped = m.losses.dropped;
+    k.rejected = m.losses.rejected;
+    k.spans_open = m.losses.spans_open;
+    k.shapes_dropped = m.losses.shapes_dropped;
+    k.requests_dropped = m.losses.layer.requests_dropped;
+    k.requests_refused = m.losses.layer.requests_refused;
+    k.events_lost = m.losses.layer.events_lost;
+    k.runs = m.runs.n;
+    k.runs_dropped = m.losses.runs_dropped;
+    k.outgrown = m.losses.outgrown;
+    k.sequences_lost = m.losses.sequences_lost;
+    k.sequences_in_histogram = m.losses.sequences_in_histogram;
+    k.device_intervals = m.n_intervals;
+    k.device_open = (size_t)m.device.open;
+    k.device_unresolved = m.device.unresolved;
+    k.device_refused = m.device.refused;
+    ttft_tpot_model_free(&m);
+    return k;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns)
+{
+    ttft_tpot_model m;
+    int rc = c && out ? ttft_tpot__peek(c, &m) : TTFT_TPOT_EINVAL;
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    if (i < m.n_samples) {
+        *out = m.samples[i];
+        if (start_ns)
+            *start_ns = m.starts ? m.starts[i] : 0;
     }
-    memcpy(x, ns, n * sizeof *x); /* the statistics reorder their values */
-    ttft_tpot__fill(x, n, &nw, out);
-    ttft_tpot__narrow_free(c, &nw);
-    TTFT_TPOT_FREE(x, c->alloc_user);
-    return TTFT_TPOT_OK;
+    rc = i < m.n_samples ? TTFT_TPOT_OK : TTFT_TPOT_EINVAL;
+    ttft_tpot_model_free(&m);
+    return rc;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first, size_t *end)
+{
+    ttft_tpot_model m;
+    int rc = c && first && end ? ttft_tpot__peek(c, &m) : TTFT_TPOT_EINVAL;
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    if (r < m.runs.n) {
+        *first = m.runs.first[r];
+        *end = m.runs.end[r];
+    }
+    rc = r < m.runs.n ? TTFT_TPOT_OK : TTFT_TPOT_EINVAL;
+    ttft_tpot_model_free(&m);
+    return rc;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_device_at(const ttft_tpot *c, size_t i, ttft_tpot_device_interval *out)
+{
+    ttft_tpot_model m;
+    int rc = c && out ? ttft_tpot__peek(c, &m) : TTFT_TPOT_EINVAL;
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    if (i < m.n_intervals)
+        *out = m.intervals[i];
+    rc = i < m.n_intervals ? TTFT_TPOT_OK : TTFT_TPOT_EINVAL;
+    ttft_tpot_model_free(&m);
+    return rc;
 }
 
 TTFT_TPOT_DEF const char *ttft_tpot_phase_name(const ttft_tpot *c, int phase)
 {
-    return c && phase >= 0 && (unsigned)phase < c->phase.n ? c->phase.slots[phase].name : NULL;
+    ttft_tpot_model m;
+    const char *name = NULL;
+    if (!c || phase < 0 || ttft_tpot__view(c, &m) != TTFT_TPOT_OK)
+        return NULL;
+    if ((unsigned)phase < m.phases)
+        name = m.phase[phase].name; /* the collector's: it outlives the model */
+    ttft_tpot_model_free(&m);
+    return name;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_phase_role(const ttft_tpot *c, int phase)
 {
+    ttft_tpot_model m;
+    int role = TTFT_TPOT_EPHASE, rc;
     if (!c)
         return TTFT_TPOT_EINVAL;
-    return phase >= 0 && (unsigned)phase < c->phase.n ? c->phase.slots[phase].role : TTFT_TPOT_EPHASE;
+    if ((rc = ttft_tpot__view(c, &m)) != TTFT_TPOT_OK)
+        return rc;
+    if (phase >= 0 && (unsigned)phase < m.phases)
+        role = m.phase[phase].role;
+    ttft_tpot_model_free(&m);
+    return role;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_find_phase(const ttft_tpot *c, const char *name)
 {
+    ttft_tpot_model m;
+    int id = TTFT_TPOT_EPHASE, rc;
+    unsigned p;
     if (!c || !name)
         return TTFT_TPOT_EINVAL;
-    return ttft_tpot__lookup(c, name, strlen(name));
+    if ((rc = ttft_tpot__view(c, &m)) != TTFT_TPOT_OK)
+        return rc;
+    for (p = 0; p < m.phases && id < 0; p++)
+        if (strcmp(m.phase[p].name, name) == 0)
+            id = (int)p;
+    ttft_tpot_model_free(&m);
+    return id;
 }
+
+TTFT_TPOT_DEF const char *ttft_tpot_clock_name(const ttft_tpot *c)
+{
+    ttft_tpot_model m;
+    const char *name = "";
+    if (c && ttft_tpot__peek(c, &m) == TTFT_TPOT_OK) {
+        name = m.clock_name; /* the collector's, or a constant */
+        ttft_tpot_model_free(&m);
+    }
+    return name;
+}
+
+TTFT_TPOT_DEF uint64_t ttft_tpot_clock_read_ns(const ttft_tpot *c)
+{
+    ttft_tpot_model m;
+    uint64_t ns = 0;
+    if (c && ttft_tpot__peek(c, &m) == TTFT_TPOT_OK) {
+        ns = m.clock_read_ns;
+        ttft_tpot_model_free(&m);
+    }
+    return ns;
+}
+
+/* A set (TTFT_TPOT_SET_*, or a request metric) names something c has (m: c peeked at): a request
+   metric (with a serving layer), a role, a registered phase. */
+static int ttft_tpot__set_known(const ttft_tpot *c, const ttft_tpot_model *m, int set)
+{
+    if (set >= 0 && set < TTFT_TPOT_METRIC_COUNT)
+        return ttft_tpot_serve_of(c) != NULL;
+    if (set >= TTFT_TPOT_SET_ROLE && set <= TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_E2E)
+        return 1;
+    return set >= TTFT_TPOT_SET_PHASE && (unsigned)(set - TTFT_TPOT_SET_PHASE) < m->phases;
+}
+
+/* A known set's values, sorted ascending, in one allocation of m's allocator (*v to free; m: c
+   peeked at): OK or ENOMEM. */
+static int ttft_tpot__set_sorted(const ttft_tpot *c, const ttft_tpot_model *m, int set, uint64_t **v, size_t *n)
+{
+    const ttft_tpot_serve *srv = ttft_tpot_serve_of(c);
+    ttft_tpot_series s = TTFT_TPOT_ZERO;
+    size_t room = m->n_samples;
+    int rc = set < TTFT_TPOT_METRIC_COUNT ? ttft_tpot_metric_values(srv, set, NULL, 0, &room) : TTFT_TPOT_OK;
+    if (rc != TTFT_TPOT_OK)
+        return rc;
+    if (!(*v = (uint64_t *)TTFT_TPOT_MALLOC((2 * room + 1) * sizeof **v, m->alloc_user)))
+        return TTFT_TPOT_ENOMEM;
+    if (set < TTFT_TPOT_METRIC_COUNT) {
+        rc = ttft_tpot_metric_values(srv, set, *v, room, n);
+    } else {
+        s.set = set, s.out = *v, s.cap = room;
+        rc = ttft_tpot_series_stats(c, &s, NULL, NULL);
+        *n = s.n < room ? s.n : room;
+    }
+    if (rc == TTFT_TPOT_OK)
+        rc = ttft_tpot_sort(*v, *n, *v + room);
+    if (rc != TTFT_TPOT_OK)
+        TTFT_TPOT_FREE(*v, m->alloc_user);
+    return rc;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_sorted_values(const ttft_tpot *c, int set, uint64_t *out, size_t cap, size_t *n)
+{
+    ttft_tpot_model m;
+    uint64_t *v;
+    int rc;
+    if (!c || !n || ttft_tpot__peek(c, &m) != TTFT_TPOT_OK)
+        return TTFT_TPOT_EINVAL;
+    rc = ttft_tpot__set_known(c, &m, set) ? ttft_tpot__set_sorted(c, &m, set, &v, n) : TTFT_TPOT_EINVAL;
+    if (rc == TTFT_TPOT_OK) {
+        if (out)
+            memcpy(out, v, (*n < cap ? *n : cap) * sizeof *out);
+        TTFT_TPOT_FREE(v, m.alloc_user);
+    }
+    ttft_tpot_model_free(&m);
+    return rc;
+}
+
+/* The CDF's points of sorted v[0, all): ranks 0, step, 2 step, ..., then the last. */
+static size_t ttft_tpot__cdf_points(const uint64_t *v, size_t all, size_t points, ttft_tpot_cdf_point *out)
+{
+    size_t k, n = 0, step = all / points + 1;
+    for (k = 0; k < all; k += step, n++) {
+        out[n].x = v[k];
+        out[n].y = (double)(k + 1) / (double)all;
+    }
+    if (all) {
+        out[n].x = v[all - 1];
+        out[n++].y = 1.0;
+    }
+    return n;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, ttft_tpot_cdf_point *out, size_t *n,
+                                size_t *values)
+{
+    ttft_tpot_model m;
+    uint64_t *v;
+    size_t all;
+    int rc;
+    if (!c || !out || !n || points == 0 || ttft_tpot__peek(c, &m) != TTFT_TPOT_OK)
+        return TTFT_TPOT_EINVAL;
+    rc = ttft_tpot__set_known(c, &m, set) ? ttft_tpot__set_sorted(c, &m, set, &v, &all) : TTFT_TPOT_EINVAL;
+    if (rc == TTFT_TPOT_OK) {
+        *n = ttft_tpot__cdf_points(v, all, points, out);
+        if (values)
+            *values = all;
+        TTFT_TPOT_FREE(v, m.alloc_user);
+    }
+    ttft_tpot_model_free(&m);
+    return rc;
+}
+
+
+/* c's config.alloc_user, which memory a tool takes for it goes through (TTFT_TPOT_MALLOC). */
+static void *ttft_tpot__alloc_user(const ttft_tpot *c)
+{
+    ttft_tpot_model m;
+    void *user = NULL;
+    if (ttft_tpot__peek(c, &m) == TTFT_TPOT_OK) {
+        user = m.alloc_user;
+        ttft_tpot_model_free(&m);
+    }
+    return user;
+}
+
+
+
+
+/* ---- Parsers --------------------------------------------------------------------------------- */
 
 TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out)
 {
@@ -915,7 +1019,7 @@ TTFT_TPOT_DEF int ttft_tpot_slo_parse(const char *text, ttft_tpot_slo *out)
         if (k == 3 || *dst[k] > 0)
             return TTFT_TPOT_EINVAL; /* unknown key, or given twice */
         p += strlen(keys[k]);
-        len = ttft_tpot__decimal(p, 6, &ns); /* ms to the ns */
+        len = ttft_tpot__decimal_at(p, 6, &ns); /* ms to the ns */
         if (!len || ns == 0 || (p[len] != ',' && p[len] != '\0'))
             return TTFT_TPOT_EINVAL;
         *dst[k] = (double)ns / 1e6;
@@ -936,7 +1040,7 @@ TTFT_TPOT_DEF int ttft_tpot_percentiles_parse(const char *text, double *out)
     if (!text)
         return TTFT_TPOT_EINVAL;
     do {
-        len = ttft_tpot__decimal(p, 3, &v); /* thousandths of a percent */
+        len = ttft_tpot__decimal_at(p, 3, &v); /* thousandths of a percent */
         if (!len || v <= last || v >= 100000 || k == TTFT_TPOT_MAX_PERCENTILES || (p[len] != ',' && p[len] != '\0')) {
             memset(out, 0, TTFT_TPOT_MAX_PERCENTILES * sizeof *out);
             return TTFT_TPOT_EINVAL;
@@ -948,232 +1052,80 @@ TTFT_TPOT_DEF int ttft_tpot_percentiles_parse(const char *text, double *out)
     return TTFT_TPOT_OK;
 }
 
-TTFT_TPOT_DEF int ttft_tpot_metric_values(const ttft_tpot *c, int metric, uint64_t *out, size_t cap, size_t *n)
+/* ---- Files: the Chrome trace and the requests CSV -------------------------------------------- */
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+#define TTFT_TPOT__BIG_BLOCK (256u << 10) /* the output block of a file as large as its input */
+
+/* Room for need bytes at the end of w's block (a stream's): where to write them; the writer then
+   moves w->n past them (ttft_tpot_writer: a hot loop writes into the block directly). */
+static char *ttft_tpot__room(ttft_tpot_writer *w, size_t need)
 {
-    uint64_t *x, *last;
-    if (!c || !n || metric < 0 || metric >= TTFT_TPOT_METRIC_COUNT)
-        return TTFT_TPOT_EINVAL;
-    if (ttft_tpot__request_work(c, &x, &last) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
-    *n = ttft_tpot__request_set(c, metric, 0, 1, x, last);
-    if (out)
-        memcpy(out, x, (*n < cap ? *n : cap) * sizeof *out);
-    TTFT_TPOT_FREE(x, c->alloc_user);
-    return TTFT_TPOT_OK;
+    if (w->cap - w->n < need)
+        (void)ttft_tpot_write(w, NULL);
+    return w->b + w->n;
 }
 
-TTFT_TPOT_DEF int ttft_tpot_request_at(const ttft_tpot *c, unsigned i, ttft_tpot_request *out)
+/* v in decimal at p: p past it. */
+static char *ttft_tpot__put_dec(char *p, uint64_t v)
 {
-    if (!c || !out || i >= c->req.n)
-        return TTFT_TPOT_EINVAL;
-    *out = c->req.list[i];
-    return TTFT_TPOT_OK;
+    char d[20];
+    size_t n = 0;
+    do
+        d[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n)
+        *p++ = d[--n];
+    return p;
 }
-
-TTFT_TPOT_DEF int ttft_tpot_requests_summary(const ttft_tpot *c, ttft_tpot_requests *out)
-{
-    int rc = c && out ? ttft_tpot__requests_of(c, out) : TTFT_TPOT_EINVAL;
-    if (rc == TTFT_TPOT_OK)
-        ttft_tpot__folded_figures(c, out);
-    return rc;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_sample_at(const ttft_tpot *c, size_t i, ttft_tpot_sample *out, uint64_t *start_ns)
-{
-    if (!c || !out || i >= c->store.n)
-        return TTFT_TPOT_EINVAL;
-    *out = c->store.samples[i];
-    if (start_ns)
-        *start_ns = c->store.starts ? c->store.starts[i] : 0;
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_run_at(const ttft_tpot *c, unsigned r, size_t *first, size_t *end)
-{
-    if (!c || !first || !end || r >= c->runs)
-        return TTFT_TPOT_EINVAL;
-    *first = c->run_at[r];
-    *end = ttft_tpot__run_end(c, r);
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_device_at(const ttft_tpot *c, size_t i, ttft_tpot_device_interval *out)
-{
-    if (!c || !out || i >= c->dev.n)
-        return TTFT_TPOT_EINVAL;
-    *out = c->dev.log[i];
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
-{
-    ttft_tpot_counts k;
-    memset(&k, 0, sizeof k);
-    if (!c)
-        return k;
-    k.samples = c->store.n;
-    k.phases = c->phase.n;
-    k.requests = c->req.n;
-    k.dropped = c->store.dropped;
-    k.rejected = c->rejected;
-    k.spans_open = ttft_tpot__spans_open(c);
-    k.shapes_dropped = c->shape.dropped;
-    k.requests_dropped = c->req.dropped;
-    k.requests_refused = c->req.refused;
-    k.events_lost = c->req.events_lost;
-    k.runs = c->runs;
-    k.runs_dropped = c->runs_dropped;
-    k.outgrown = c->store.outgrown;
-    k.sequences_lost = c->store.seq_lost;
-    k.sequences_in_histogram = c->store.seq_hist;
-    k.device_intervals = c->dev.n;
-    k.device_open = c->dev.open;
-    k.device_unresolved = c->dev.unresolved;
-    k.device_refused = c->dev.refused;
-    return k;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_sorted_values(const ttft_tpot *c, int set, uint64_t *out, size_t cap, size_t *n)
-{
-    uint64_t *v, *sorted;
-    if (!c || !n || !ttft_tpot__set_ok(c, set))
-        return TTFT_TPOT_EINVAL;
-    if (ttft_tpot__set_sorted(c, set, &v, &sorted, n) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
-    if (out)
-        memcpy(out, sorted, (*n < cap ? *n : cap) * sizeof *out);
-    TTFT_TPOT_FREE(v, c->alloc_user);
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_cdf(const ttft_tpot *c, int set, size_t points, uint64_t *x, double *y, size_t *n,
-                                size_t *values)
-{
-    ttft_tpot__rank_work w;
-    uint64_t *v, *sorted, mn, mx;
-    size_t all, k, step, room, j;
-    if (!c || !x || !y || !n || points == 0 || !ttft_tpot__set_ok(c, set))
-        return TTFT_TPOT_EINVAL;
-    if (ttft_tpot__set_values(c, set, &v, &all, &room, &mn, &mx) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
-    step = all / points + 1;
-    for (k = 0, *n = 0; k < all; k += step, (*n)++) { /* the ranks drawn: 0, step, 2 step, ..., and the last */
-        x[*n] = k;
-        y[*n] = (double)(k + 1) / (double)all;
-    }
-    if (all) {
-        x[*n] = all - 1;
-        y[(*n)++] = 1.0;
-    }
-    w.count = all >= 4096 && all < UINT32_MAX ? (uint32_t *)TTFT_TPOT_MALLOC(
-                                                   TTFT_TPOT__RANK_BUCKETS * sizeof *w.count +
-                                                       *n * (sizeof *w.bucket + sizeof *w.rank + 2 * sizeof *w.start),
-                                                   c->alloc_user)
-                                             : NULL;
-    if (w.count) { /* a large set: its ranks' values selected (x holds the ranks, then their values) */
-        w.rank = (uint64_t *)(void *)(w.count + TTFT_TPOT__RANK_BUCKETS);
-        w.start = (size_t *)(void *)(w.rank + *n);
-        w.end = w.start + *n;
-        w.bucket = (uint32_t *)(void *)(w.end + *n);
-        memcpy(w.rank, x, *n * sizeof *x);
-        ttft_tpot__rank_values(v, all, mn, mx, v + room, &w, 0, *n, x);
-        TTFT_TPOT_FREE(w.count, c->alloc_user);
-    } else { /* sorted whole (a small set, or no memory for the ranks' scratch) */
-        sorted = ttft_tpot__sort_in(v, all, v + room);
-        for (j = 0; j < *n; j++)
-            x[j] = sorted[x[j]];
-    }
-    if (values)
-        *values = all;
-    TTFT_TPOT_FREE(v, c->alloc_user);
-    return TTFT_TPOT_OK;
-}
-
-TTFT_TPOT_DEF int ttft_tpot_summarize(const ttft_tpot *c, ttft_tpot_summary *out)
-{
-    const ttft_tpot_model_options headline = {TTFT_TPOT_SKIP_REQUESTS | TTFT_TPOT_SKIP_SHARES};
-    ttft_tpot_model m;
-    int rc;
-    if (!c || !out)
-        return TTFT_TPOT_EINVAL;
-    if ((rc = ttft_tpot_model_compute(c, &headline, &m)) == TTFT_TPOT_OK)
-        *out = m.head;
-    ttft_tpot_model_free(&m);
-    return rc;
-}
-
-#ifndef TTFT_TPOT_NO_STDIO /* the files: the trace reader (which grows a collector), the Chrome trace, the requests CSV */
 
 /* ns as microseconds with three decimals, exact, at p (24 bytes at most): p past it. */
 static char *ttft_tpot__put_us(char *p, uint64_t ns)
 {
-    p = ttft_tpot__put_u64(p, ns / 1000);
+    p = ttft_tpot__put_dec(p, ns / 1000);
     p[0] = '.', p[1] = (char)('0' + ns / 100 % 10), p[2] = (char)('0' + ns / 10 % 10), p[3] = (char)('0' + ns % 10);
     return p + 4;
 }
 
-/* A number, and ns as microseconds, into the output block. */
-static void ttft_tpot__out_u64(ttft_tpot__out *o, uint64_t v)
-{
-    char *p = ttft_tpot__out_room(o, 20);
-    o->n = (size_t)(ttft_tpot__put_u64(p, v) - o->b);
-}
+/* A string literal at p: p past it. */
+#define TTFT_TPOT__STR(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
 
-static void ttft_tpot__out_us(ttft_tpot__out *o, uint64_t ns)
+/* Each phase's name as a quoted JSON string, escaped once (%J), into names: phase p's from at[p] to
+   at[p + 1]. OK or ENOMEM (*names NULL). */
+static int ttft_tpot__json_names(const ttft_tpot_model *m, char **names, size_t *at)
 {
-    char *p = ttft_tpot__out_room(o, 24);
-    o->n = (size_t)(ttft_tpot__put_us(p, ns) - o->b);
-}
-
-/* -- Writers: the Chrome trace ----------------------------------------------------------------- */
-
-/* A JSON string of at most TTFT_TPOT_NAME_MAX + 16 bytes (a name, an id), quoted. */
-static void ttft_tpot__out_json(ttft_tpot__out *o, const char *str)
-{
-    char buf[6 * (TTFT_TPOT_NAME_MAX + 16) + 2];
-    size_t n = ttft_tpot__json_esc(buf + 1, str, strlen(str));
-    buf[0] = buf[n + 1] = '"';
-    ttft_tpot__out_put(o, buf, n + 2);
-}
-
-/* Every phase's name as a quoted JSON string, escaped once, into at (NULL: only counted): phase p's
-   from names[p] to names[p + 1]. Returns the bytes. */
-static size_t ttft_tpot__json_names(const ttft_tpot *c, char *at, size_t *names)
-{
-    char buf[6 * TTFT_TPOT_NAME_MAX + 2];
-    size_t total = 0, n;
+    char buf[6 * TTFT_TPOT_NAME_MAX + 3];
+    ttft_tpot_writer w = TTFT_TPOT_ZERO;
+    size_t total = 0;
     unsigned p;
-    for (p = 0; p < c->phase.n; p++) {
-        n = ttft_tpot__json_esc(buf + 1, c->phase.slots[p].name, strlen(c->phase.slots[p].name));
-        buf[0] = buf[n + 1] = '"';
-        if (at)
-            memcpy(at + total, buf, n + 2);
-        names[p] = total;
-        total += n + 2;
+    for (p = 0; p < m->phases; p++) { /* counted */
+        w.b = buf, w.cap = sizeof buf, w.n = 0;
+        ttft_tpot_write(&w, "%J", m->phase[p].name);
+        at[p] = total;
+        total += w.n;
     }
-    names[c->phase.n] = total;
-    return total;
+    at[m->phases] = total;
+    if (!(*names = (char *)TTFT_TPOT_MALLOC(total + 1, m->alloc_user)))
+        return TTFT_TPOT_ENOMEM;
+    for (p = 0; p < m->phases; p++) { /* written */
+        w.b = *names + at[p], w.cap = at[p + 1] - at[p] + 1, w.n = 0;
+        ttft_tpot_write(&w, "%J", m->phase[p].name);
+    }
+    return TTFT_TPOT_OK;
 }
 
 /* One slice of a request's track: "STAGE ID" from a to b. */
-static void ttft_tpot__request_slice(ttft_tpot__out *o, const ttft_tpot_request *q, unsigned lane, const char *stage,
+static void ttft_tpot__request_slice(ttft_tpot_writer *o, const ttft_tpot_request *q, unsigned lane, const char *stage,
                                      uint64_t a, uint64_t b)
 {
-    char name[TTFT_TPOT_NAME_MAX + 16];
+    char name[TTFT_TPOT_NAME_MAX + 16], us[2][32];
     snprintf(name, sizeof name, "%s %s", stage, q->id);
-    ttft_tpot__out_str(o, ",\n{\"ph\":\"X\",\"pid\":2,\"name\":");
-    ttft_tpot__out_json(o, name);
-    ttft_tpot__out_str(o, ",\"cat\":\"request\",\"tid\":");
-    ttft_tpot__out_u64(o, lane + 1);
-    ttft_tpot__out_str(o, ",\"ts\":");
-    ttft_tpot__out_us(o, a);
-    ttft_tpot__out_str(o, ",\"dur\":");
-    ttft_tpot__out_us(o, b - a);
-    ttft_tpot__out_str(o, ",\"args\":{\"request\":");
-    ttft_tpot__out_json(o, q->id);
-    ttft_tpot__out_str(o, ",\"warmup\":");
-    ttft_tpot__out_u64(o, (uint64_t)q->warmup);
-    ttft_tpot__out_str(o, "}}");
+    *ttft_tpot__put_us(us[0], a) = '\0';
+    *ttft_tpot__put_us(us[1], b - a) = '\0';
+    ttft_tpot_write(o, ",\n{\"ph\":\"X\",\"pid\":2,\"name\":%J,\"cat\":\"request\",\"tid\":%u,\"ts\":%s,\"dur\":%s,"
+                       "\"args\":{\"request\":%J,\"warmup\":%d}}",
+                    name, lane + 1, us[0], us[1], q->id, q->warmup);
 }
 
 /* A request's last point's time, where its lane is free again. */
@@ -1182,8 +1134,8 @@ static uint64_t ttft_tpot__request_end(const ttft_tpot_request *q)
     uint64_t end = 0;
     int p;
     for (p = 0; p < TTFT_TPOT_POINT_COUNT; p++)
-        if (ttft_tpot__has(q, p) && ttft_tpot__point_ns(q, p) > end)
-            end = ttft_tpot__point_ns(q, p);
+        if (ttft_tpot__has_pt(q, p) && ttft_tpot__pt_ns(q, p) > end)
+            end = ttft_tpot__pt_ns(q, p);
     return end;
 }
 
@@ -1192,18 +1144,18 @@ static uint64_t ttft_tpot__request_end(const ttft_tpot_request *q)
    lanes' end times (tree[1] the root, tree[size + k] lane k, an unused lane 0, each node the least
    below it: size a power of two >= requests, tree 2 size) finds that lane in O(log n), whatever the
    order of the submits. Returns the lanes used. */
-static unsigned ttft_tpot__request_lanes(const ttft_tpot *c, uint64_t *tree, size_t size, unsigned *lane)
+static unsigned ttft_tpot__request_lanes(const ttft_tpot_serve *s, uint64_t *tree, size_t size, unsigned *lane)
 {
+    ttft_tpot_request q;
     unsigned r, n = 0;
     size_t node;
     memset(tree, 0, 2 * size * sizeof *tree);
-    for (r = 0; r < c->req.n; r++) {
-        const ttft_tpot_request *q = &c->req.list[r];
+    for (r = 0; ttft_tpot_request_at(s, r, &q, NULL) == TTFT_TPOT_OK; r++) {
         for (node = 1; node < size;) /* the leftmost lane that has ended: an unused one has */
-            node = tree[2 * node] <= q->submit_ns ? 2 * node : 2 * node + 1;
+            node = tree[2 * node] <= q.submit_ns ? 2 * node : 2 * node + 1;
         lane[r] = (unsigned)(node - size);
         n = lane[r] + 1 > n ? lane[r] + 1 : n;
-        tree[node] = ttft_tpot__request_end(q);
+        tree[node] = ttft_tpot__request_end(&q);
         for (node /= 2; node; node /= 2)
             tree[node] = tree[2 * node] < tree[2 * node + 1] ? tree[2 * node] : tree[2 * node + 1];
     }
@@ -1212,13 +1164,13 @@ static unsigned ttft_tpot__request_lanes(const ttft_tpot *c, uint64_t *tree, siz
 
 /* Whether request q's lane shows metric m as a slice (its SLICE): it has m, and no part of m is shown
    (queued and prefill split the ttft slice). */
-static int ttft_tpot__slice_shown(const ttft_tpot_request *q, int m)
+static int ttft_tpot__slice_shown(const ttft_tpot_request_values *v, int m)
 {
     int k;
-    if (!*ttft_tpot__metrics[m].slice || !ttft_tpot__has_metric(q, m))
+    if (!*ttft_tpot__mrows[m].slice || !(v->has >> m & 1u))
         return 0;
     for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
-        if (ttft_tpot__metrics[k].under == m && ttft_tpot__slice_shown(q, k))
+        if (ttft_tpot__mrows[k].under == m && ttft_tpot__slice_shown(v, k))
             return 0;
     return 1;
 }
@@ -1228,457 +1180,203 @@ static int ttft_tpot__mark_sliced(int p)
 {
     int m;
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
-        if (*ttft_tpot__metrics[m].slice && (ttft_tpot__metrics[m].from == p || ttft_tpot__metrics[m].to == p))
+        if (*ttft_tpot__mrows[m].slice && (ttft_tpot__mrows[m].from == p || ttft_tpot__mrows[m].to == p))
             return 1;
     return 0;
 }
 
 /* q's marks that bound no slice (its first output token), as instants named by their role. */
-static void ttft_tpot__request_marks(ttft_tpot__out *o, const ttft_tpot_request *q, unsigned lane)
+static void ttft_tpot__request_marks(ttft_tpot_writer *o, const ttft_tpot_request *q, unsigned lane)
 {
+    char us[32];
     int p;
     for (p = 0; p < TTFT_TPOT_POINT_COUNT; p++) {
-        if (ttft_tpot__points[p].set != TTFT_TPOT__SET_MARK || !ttft_tpot__has(q, p) || ttft_tpot__mark_sliced(p))
+        if (ttft_tpot__pts[p].set != TTFT_TPOT__PT_MARK || !ttft_tpot__has_pt(q, p) || ttft_tpot__mark_sliced(p))
             continue;
-        ttft_tpot__out_str(o, ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":");
-        ttft_tpot__out_u64(o, lane + 1);
-        ttft_tpot__out_str(o, ",\"name\":");
-        ttft_tpot__out_json(o, ttft_tpot__points[p].role);
-        ttft_tpot__out_str(o, ",\"cat\":\"request\",\"ts\":");
-        ttft_tpot__out_us(o, ttft_tpot__point_ns(q, p));
-        ttft_tpot__out_str(o, ",\"args\":{\"request\":");
-        ttft_tpot__out_json(o, q->id);
-        ttft_tpot__out_str(o, "}}");
+        *ttft_tpot__put_us(us, ttft_tpot__pt_ns(q, p)) = '\0';
+        ttft_tpot_write(o, ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":%u,\"name\":%J,\"cat\":\"request\",\"ts\":%s,"
+                           "\"args\":{\"request\":%J}}",
+                        lane + 1, ttft_tpot__pts[p].role, us, q->id);
     }
 }
 
 /* The request tracks: per request a slice for each metric the table draws (queued, prefill or ttft,
    decode) and an instant for each mark no slice bounds (output), and an instant per token event. */
-static void ttft_tpot__chrome_requests(const ttft_tpot *c, const unsigned *lane, unsigned lanes, ttft_tpot__out *o)
+static void ttft_tpot__chrome_requests(const ttft_tpot_serve *s, const unsigned *lane, unsigned lanes,
+                                       ttft_tpot_writer *o)
 {
+    ttft_tpot_request q;
+    ttft_tpot_request_values v;
+    ttft_tpot_request_event ev;
+    char us[32];
     unsigned r;
     size_t i;
-    ttft_tpot__out_str(o, ",\n{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"requests\"}}");
-    for (r = 0; r < lanes; r++) {
-        ttft_tpot__out_str(o, ",\n{\"ph\":\"M\",\"pid\":2,\"tid\":");
-        ttft_tpot__out_u64(o, r + 1);
-        ttft_tpot__out_str(o, ",\"name\":\"thread_name\",\"args\":{\"name\":\"lane ");
-        ttft_tpot__out_u64(o, r + 1);
-        ttft_tpot__out_str(o, "\"}}");
-    }
-    for (r = 0; r < c->req.n; r++) {
-        const ttft_tpot_request *q = &c->req.list[r];
+    ttft_tpot_write(o, ",\n{\"ph\":\"M\",\"pid\":2,\"name\":\"process_name\",\"args\":{\"name\":\"requests\"}}");
+    for (r = 0; r < lanes; r++)
+        ttft_tpot_write(o, ",\n{\"ph\":\"M\",\"pid\":2,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":\"lane %u\"}}",
+                        r + 1, r + 1);
+    for (r = 0; ttft_tpot_request_at(s, r, &q, NULL) == TTFT_TPOT_OK; r++) {
         int m;
+        ttft_tpot_request_values_of(s, &q, &v);
         for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
-            if (ttft_tpot__slice_shown(q, m))
-                ttft_tpot__request_slice(o, q, lane[r], ttft_tpot__metrics[m].slice,
-                                         ttft_tpot__point_ns(q, ttft_tpot__metrics[m].from),
-                                         ttft_tpot__point_ns(q, ttft_tpot__metrics[m].to));
-        ttft_tpot__request_marks(o, q, lane[r]);
+            if (ttft_tpot__slice_shown(&v, m))
+                ttft_tpot__request_slice(o, &q, lane[r], ttft_tpot__mrows[m].slice,
+                                         ttft_tpot__pt_ns(&q, ttft_tpot__mrows[m].from),
+                                         ttft_tpot__pt_ns(&q, ttft_tpot__mrows[m].to));
+        ttft_tpot__request_marks(o, &q, lane[r]);
     }
-    for (i = 0; i < c->req.n_events; i++) {
-        const ttft_tpot__event *ev = &c->req.events[i];
-        if (!ev->tokens)
+    for (i = 0; ttft_tpot_request_event_at(s, i, &ev, NULL) == TTFT_TPOT_OK; i++) {
+        if (!ev.tokens)
             continue;
-        ttft_tpot__out_str(o, ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":");
-        ttft_tpot__out_u64(o, lane[ev->request] + 1);
-        ttft_tpot__out_str(o, ",\"name\":\"token\",\"cat\":\"request\",\"ts\":");
-        ttft_tpot__out_us(o, ev->t_ns);
-        ttft_tpot__out_str(o, ",\"args\":{\"tokens\":");
-        ttft_tpot__out_u64(o, ev->tokens);
-        ttft_tpot__out_str(o, "}}");
+        *ttft_tpot__put_us(us, ev.t_ns) = '\0';
+        ttft_tpot_write(o, ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":%u,\"name\":\"token\",\"cat\":\"request\","
+                           "\"ts\":%s,\"args\":{\"tokens\":%u}}",
+                        lane[ev.request] + 1, us, (unsigned)ev.tokens);
     }
 }
 
 /* A device interval's flow arrow: from its launch (issue time, on the host track) to its execution. */
-static void ttft_tpot__chrome_flow(const ttft_tpot_device_interval *d, int host_tid, uint64_t id, ttft_tpot__out *o)
+static void ttft_tpot__chrome_flow(const ttft_tpot_device_interval *d, int host_tid, uint64_t id, ttft_tpot_writer *o)
 {
-    ttft_tpot__out_str(o, ",\n{\"ph\":\"s\",\"pid\":1,\"tid\":");
-    ttft_tpot__out_u64(o, (uint64_t)host_tid);
-    ttft_tpot__out_str(o, ",\"name\":\"launch\",\"cat\":\"launch\",\"id\":");
-    ttft_tpot__out_u64(o, id);
-    ttft_tpot__out_str(o, ",\"ts\":");
-    ttft_tpot__out_us(o, d->issue_ns);
-    ttft_tpot__out_str(o, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"pid\":3,\"tid\":");
-    ttft_tpot__out_u64(o, (uint64_t)d->stream + 1);
-    ttft_tpot__out_str(o, ",\"name\":\"launch\",\"cat\":\"launch\",\"id\":");
-    ttft_tpot__out_u64(o, id);
-    ttft_tpot__out_str(o, ",\"ts\":");
-    ttft_tpot__out_us(o, d->begin_ns);
-    ttft_tpot__out_str(o, "}");
+    char us[2][32];
+    *ttft_tpot__put_us(us[0], d->issue_ns) = '\0';
+    *ttft_tpot__put_us(us[1], d->begin_ns) = '\0';
+    ttft_tpot_write(o, ",\n{\"ph\":\"s\",\"pid\":1,\"tid\":%d,\"name\":\"launch\",\"cat\":\"launch\",\"id\":%llu,"
+                       "\"ts\":%s},\n{\"ph\":\"f\",\"bp\":\"e\",\"pid\":3,\"tid\":%llu,\"name\":\"launch\","
+                       "\"cat\":\"launch\",\"id\":%llu,\"ts\":%s}",
+                    host_tid, (unsigned long long)id, us[0], (unsigned long long)d->stream + 1,
+                    (unsigned long long)id, us[1]);
 }
 
 /* The device intervals resolved on an absolute clock: a track per stream (process "device"), and a
    flow arrow from each launch on its host track to its execution, as Nsight Systems draws them. */
-static void ttft_tpot__chrome_device(const ttft_tpot *c, const int *track, const char *names, const size_t *at,
-                                     ttft_tpot__out *o)
+static void ttft_tpot__chrome_device(const ttft_tpot_model *m, const int *track, const char *names, const size_t *at,
+                                     ttft_tpot_writer *o)
 {
+    char us[2][32], *p;
     size_t k;
     int named = 0;
-    for (k = 0; k < c->dev.n; k++) {
-        const ttft_tpot_device_interval *d = &c->dev.log[k];
+    for (k = 0; k < m->n_intervals; k++) {
+        const ttft_tpot_device_interval *d = &m->intervals[k];
         if (d->state != TTFT_TPOT_DEVICE_ABSOLUTE)
             continue;
         if (!named++)
-            ttft_tpot__out_str(o, ",\n{\"ph\":\"M\",\"pid\":3,\"name\":\"process_name\",\"args\":{\"name\":\"device\"}}");
-        ttft_tpot__out_str(o, ",\n{\"ph\":\"X\",\"pid\":3,\"name\":");
-        ttft_tpot__out_put(o, names + at[d->phase], at[d->phase + 1] - at[d->phase]);
-        ttft_tpot__out_str(o, ",\"cat\":\"device\",\"tid\":");
-        ttft_tpot__out_u64(o, (uint64_t)d->stream + 1);
-        ttft_tpot__out_str(o, ",\"ts\":");
-        ttft_tpot__out_us(o, d->begin_ns);
-        ttft_tpot__out_str(o, ",\"dur\":");
-        ttft_tpot__out_us(o, d->device_ns);
-        ttft_tpot__out_str(o, ",\"args\":{\"stream\":");
-        ttft_tpot__out_u64(o, d->stream);
-        ttft_tpot__out_str(o, ",\"part\":");
-        ttft_tpot__out_u64(o, (uint64_t)d->part);
-        ttft_tpot__out_str(o, ",\"warmup\":");
-        ttft_tpot__out_u64(o, (uint64_t)d->warmup);
-        ttft_tpot__out_str(o, "}}");
-        if (d->part || !d->issue_ns || !d->sample || d->sample > c->store.n)
+            ttft_tpot_write(o, ",\n{\"ph\":\"M\",\"pid\":3,\"name\":\"process_name\",\"args\":{\"name\":\"device\"}}");
+        *ttft_tpot__put_us(us[0], d->begin_ns) = '\0';
+        *ttft_tpot__put_us(us[1], d->device_ns) = '\0';
+        p = TTFT_TPOT__STR(ttft_tpot__room(o, 6 * TTFT_TPOT_NAME_MAX + 64), ",\n{\"ph\":\"X\",\"pid\":3,\"name\":");
+        memcpy(p, names + at[d->phase], at[d->phase + 1] - at[d->phase]);
+        o->n = (size_t)(p + at[d->phase + 1] - at[d->phase] - o->b);
+        ttft_tpot_write(o, ",\"cat\":\"device\",\"tid\":%llu,\"ts\":%s,\"dur\":%s,\"args\":{\"stream\":%llu,"
+                           "\"part\":%d,\"warmup\":%d}}",
+                        (unsigned long long)d->stream + 1, us[0], us[1], (unsigned long long)d->stream, (int)d->part,
+                        (int)d->warmup);
+        if (d->part || !d->issue_ns || !d->sample || d->sample > m->n_samples)
             continue;
-        ttft_tpot__chrome_flow(d, track[c->phase.slots[c->store.samples[d->sample - 1].phase].role], k + 1, o);
+        ttft_tpot__chrome_flow(d, track[m->phase[m->samples[d->sample - 1].phase].role], k + 1, o);
     }
 }
 
 /* The samples, an event each on their role's track. */
-static void ttft_tpot__chrome_samples(const ttft_tpot *c, const int *track, const char *names, const size_t *at,
-                                      ttft_tpot__out *o)
+static void ttft_tpot__chrome_samples(const ttft_tpot_model *m, const int *track, const char *names, const size_t *at,
+                                      ttft_tpot_writer *o)
 {
+    static const char *const roles[4] = {"prefill", "decode", "kernel", "e2e"};
     char tail[4][48];
     size_t i, len[4];
     int r;
     for (r = 0; r < 4; r++) /* what follows the name, by role */
-        len[r] = (size_t)snprintf(tail[r], sizeof tail[r], ",\"cat\":\"%s\",\"tid\":%d,\"ts\":", ttft_tpot__roles[r],
-                                  track[r]);
-    for (i = 0; i < c->store.n; i++) { /* a line: its name (6 x 63 + 2 bytes at most) and 200 more at most */
-        const ttft_tpot_sample *s = &c->store.samples[i];
-        int role = c->phase.slots[s->phase].role;
-        char *p = ttft_tpot__out_room(o, 6 * TTFT_TPOT_NAME_MAX + 256);
-        p = TTFT_TPOT__LIT(p, ",\n{\"ph\":\"X\",\"pid\":1,\"name\":");
+        len[r] = (size_t)snprintf(tail[r], sizeof tail[r], ",\"cat\":\"%s\",\"tid\":%d,\"ts\":", roles[r], track[r]);
+    for (i = 0; i < m->n_samples; i++) { /* a line: its name (6 x 63 + 2 bytes at most) and 200 more at most */
+        const ttft_tpot_sample *s = &m->samples[i];
+        int role = m->phase[s->phase].role;
+        char *p = ttft_tpot__room(o, 6 * TTFT_TPOT_NAME_MAX + 256);
+        p = TTFT_TPOT__STR(p, ",\n{\"ph\":\"X\",\"pid\":1,\"name\":");
         memcpy(p, names + at[s->phase], at[s->phase + 1] - at[s->phase]);
         p += at[s->phase + 1] - at[s->phase];
         memcpy(p, tail[role], len[role]);
-        p = ttft_tpot__put_us(p + len[role], c->store.starts[i]);
-        p = ttft_tpot__put_us(TTFT_TPOT__LIT(p, ",\"dur\":"), s->dur_ns);
-        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ",\"args\":{\"tokens\":"), s->tokens);
-        p = ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ",\"warmup\":"), s->warmup);
-        o->n = (size_t)(TTFT_TPOT__LIT(p, "}}") - o->b);
+        p = ttft_tpot__put_us(p + len[role], m->starts[i]);
+        p = ttft_tpot__put_us(TTFT_TPOT__STR(p, ",\"dur\":"), s->dur_ns);
+        p = ttft_tpot__put_dec(TTFT_TPOT__STR(p, ",\"args\":{\"tokens\":"), s->tokens);
+        p = ttft_tpot__put_dec(TTFT_TPOT__STR(p, ",\"warmup\":"), s->warmup);
+        o->n = (size_t)(TTFT_TPOT__STR(p, "}}") - o->b);
     }
 }
 
 /* The metadata events: the process and its tracks, by role. */
-static void ttft_tpot__chrome_head(const int *track, ttft_tpot__out *o)
+static void ttft_tpot__chrome_head(const int *track, ttft_tpot_writer *o)
 {
-    char line[256];
+    static const char *const roles[4] = {"prefill", "decode", "kernel", "e2e"};
     int r;
-    ttft_tpot__out_str(o, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
-                          "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"ttft_tpot\"}}");
-    for (r = 0; r < 4; r++) {
-        snprintf(line, sizeof line,
-                 ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}"
-                 ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}",
-                 track[r], ttft_tpot__roles[r], track[r], track[r]);
-        ttft_tpot__out_str(o, line);
-    }
+    ttft_tpot_write(o, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n"
+                       "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"ttft_tpot\"}}");
+    for (r = 0; r < 4; r++)
+        ttft_tpot_write(o, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}"
+                           ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%d}}",
+                        track[r], roles[r], track[r], track[r]);
 }
 
 /* 1 when there is no timeline to draw: samples stored, every one at start 0, and no request or device
    interval with times of its own. */
-static int ttft_tpot__starts_none(const ttft_tpot *c)
+static int ttft_tpot__starts_none(const ttft_tpot_model *m, unsigned requests)
 {
-    const ttft_tpot__store *st = &c->store;
-    ttft_tpot_counts k = ttft_tpot_counts_of(c);
     size_t i;
-    for (i = 0; i < st->n && st->starts[i] == 0; i++)
+    for (i = 0; i < m->n_samples && m->starts[i] == 0; i++)
         ;
-    return st->n > 0 && i == st->n && k.requests == 0 && k.device_intervals == 0;
+    return m->n_samples > 0 && i == m->n_samples && requests == 0 && m->n_intervals == 0;
+}
+
+/* The samples, the device intervals and the requests, on a model that reads c. */
+static int ttft_tpot__chrome(const ttft_tpot_model *m, const ttft_tpot_serve *s, unsigned requests, FILE *out)
+{
+    static const int track[4] = {2, 3, 4, 1}; /* by role: e2e on top, kernels at the bottom */
+    ttft_tpot_writer o = TTFT_TPOT_ZERO;
+    uint64_t *end = NULL;
+    unsigned *lane, lanes;
+    size_t size = 1, *at = (size_t *)TTFT_TPOT_MALLOC((m->phases + 1) * sizeof *at, m->alloc_user);
+    char *names = NULL, *block = (char *)TTFT_TPOT_MALLOC(TTFT_TPOT__BIG_BLOCK, m->alloc_user);
+    int rc = at && block ? ttft_tpot__json_names(m, &names, at) : TTFT_TPOT_ENOMEM;
+    while (size < requests)
+        size *= 2;
+    if (rc == TTFT_TPOT_OK && requests && /* the request lanes, before a byte is written */
+        !(end = (uint64_t *)TTFT_TPOT_MALLOC(2 * size * sizeof *end + (size_t)requests * sizeof *lane, m->alloc_user)))
+        rc = TTFT_TPOT_ENOMEM;
+    if (rc == TTFT_TPOT_OK) {
+        o.f = out, o.b = block, o.cap = TTFT_TPOT__BIG_BLOCK;
+        ttft_tpot__chrome_head(track, &o);
+        ttft_tpot__chrome_samples(m, track, names, at, &o);
+        ttft_tpot__chrome_device(m, track, names, at, &o);
+        if (end) {
+            lane = (unsigned *)(void *)(end + 2 * size);
+            lanes = ttft_tpot__request_lanes(s, end, size, lane);
+            ttft_tpot__chrome_requests(s, lane, lanes, &o);
+        }
+        ttft_tpot_write(&o, "\n]}\n");
+        rc = ttft_tpot_write(&o, NULL);
+    }
+    if (end)
+        TTFT_TPOT_FREE(end, m->alloc_user);
+    if (names)
+        TTFT_TPOT_FREE(names, m->alloc_user);
+    if (block)
+        TTFT_TPOT_FREE(block, m->alloc_user);
+    if (at)
+        TTFT_TPOT_FREE(at, m->alloc_user);
+    return rc;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_chrome_trace(const ttft_tpot *c, FILE *out)
 {
-    static const int track[4] = {2, 3, 4, 1}; /* by role: e2e on top, kernels at the bottom */
-    ttft_tpot__out *o;
-    uint64_t *end = NULL;
-    unsigned *lane = NULL, lanes = 0;
-    size_t size = 1, *at;
-    char *names;
-    if (!c || !out || !c->store.starts || ttft_tpot__starts_none(c))
-        return TTFT_TPOT_EINVAL;
-    /* the block, the names (escaped once) and the request lanes, before a byte is written */
-    if (!(o = (ttft_tpot__out *)TTFT_TPOT_MALLOC(sizeof *o + (c->phase.n + 1) * sizeof *at + TTFT_TPOT__OUT_BIG,
-                                                 c->alloc_user)))
-        return TTFT_TPOT_ENOMEM;
-    at = (size_t *)(void *)(o + 1);
-    o->b = (char *)(at + c->phase.n + 1);
-    o->cap = TTFT_TPOT__OUT_BIG;
-    names = (char *)TTFT_TPOT_MALLOC(ttft_tpot__json_names(c, NULL, at) + 1, c->alloc_user);
-    if (names && c->req.n) {
-        while (size < c->req.n)
-            size *= 2;
-        end = (uint64_t *)TTFT_TPOT_MALLOC(2 * size * sizeof *end + (size_t)c->req.n * sizeof *lane, c->alloc_user);
-    }
-    if (!names || (c->req.n && !end)) {
-        if (names)
-            TTFT_TPOT_FREE(names, c->alloc_user);
-        TTFT_TPOT_FREE(o, c->alloc_user);
-        return TTFT_TPOT_ENOMEM;
-    }
-    ttft_tpot__json_names(c, names, at);
-    o->f = out;
-    o->n = 0;
-    ttft_tpot__chrome_head(track, o);
-    ttft_tpot__chrome_samples(c, track, names, at, o);
-    ttft_tpot__chrome_device(c, track, names, at, o);
-    if (end) {
-        lane = (unsigned *)(void *)(end + 2 * size);
-        lanes = ttft_tpot__request_lanes(c, end, size, lane);
-        ttft_tpot__chrome_requests(c, lane, lanes, o);
-        TTFT_TPOT_FREE(end, c->alloc_user);
-    }
-    ttft_tpot__out_str(o, "\n]}\n");
-    ttft_tpot__out_flush(o);
-    TTFT_TPOT_FREE(names, c->alloc_user);
-    TTFT_TPOT_FREE(o, c->alloc_user);
-    return ttft_tpot__finish(out);
+    const ttft_tpot_serve *s = ttft_tpot_serve_of(c);
+    unsigned requests = ttft_tpot__requests_held(s);
+    ttft_tpot_model m;
+    int rc;
+    if (!c || !out || ttft_tpot__view(c, &m) != TTFT_TPOT_OK)
+        return !c || !out ? TTFT_TPOT_EINVAL : TTFT_TPOT_ENOMEM;
+    rc = !m.starts || ttft_tpot__starts_none(&m, requests) ? TTFT_TPOT_EINVAL : ttft_tpot__chrome(&m, s, requests, out);
+    ttft_tpot_model_free(&m);
+    return rc;
 }
-
-/* -- Trace I/O: growing a collector as a trace needs ------------------------------------------ */
-
-/* config.grow: a part outgrown moves to an allocation of its own, enlarged in place from then on. */
-enum {
-    TTFT_TPOT__PART_SAMPLES = 1, TTFT_TPOT__PART_STARTS = 2, TTFT_TPOT__PART_HISTS = 4,
-    TTFT_TPOT__PART_REQUESTS = 8, TTFT_TPOT__PART_INDEX = 16, TTFT_TPOT__PART_EVENTS = 32,
-    TTFT_TPOT__PART_DEVICE = 64, TTFT_TPOT__PART_SEQS = 128
-};
-
-/* Part p of old bytes enlarged to sz bytes, its content kept: the new address, or NULL (p stays). */
-static void *ttft_tpot__grow(ttft_tpot *c, void *p, size_t old, size_t sz, unsigned part)
-{
-    void *q;
-#ifdef TTFT_TPOT_REALLOC
-    if (c->grown & part) {
-        if ((q = TTFT_TPOT_REALLOC(p, old, sz, c->alloc_user)) != NULL)
-            c->grown |= part;
-        return q;
-    }
-#endif
-    if ((q = TTFT_TPOT_MALLOC(sz, c->alloc_user)) == NULL)
-        return NULL;
-    memcpy(q, p, old);
-    if (c->grown & part) /* no realloc hook: malloc, copy, free */
-        TTFT_TPOT_FREE(p, c->alloc_user);
-    c->grown |= part;
-    return q;
-}
-
-/* The next size of a table of n entries that must hold need: doubled, within max. */
-static size_t ttft_tpot__next_size(size_t n, size_t need, size_t max)
-{
-    size_t m = n < max / 2 ? 2 * n : max;
-    return m < need ? need : m;
-}
-
-/* Room for need samples (config.grow): OK, or EFULL past UINT32_MAX, or ENOMEM. */
-static int ttft_tpot__store_grow(ttft_tpot *c, size_t need)
-{
-    ttft_tpot__store *st = &c->store;
-    size_t cap = ttft_tpot__next_size(st->capacity, need, UINT32_MAX);
-    unsigned p;
-    void *s;
-    if (!c->grow || need > UINT32_MAX)
-        return TTFT_TPOT_EFULL;
-    s = ttft_tpot__grow(c, st->samples, (st->capacity + st->reserve) * sizeof *st->samples,
-                        (cap + st->reserve) * sizeof *st->samples, TTFT_TPOT__PART_SAMPLES);
-    if (!s)
-        return TTFT_TPOT_ENOMEM;
-    st->samples = (ttft_tpot_sample *)s;
-    if (st->starts) { /* the samples are larger now: the capacity stays until both have grown */
-        if (!(s = ttft_tpot__grow(c, st->starts, (st->capacity + st->reserve) * sizeof *st->starts,
-                                  (cap + st->reserve) * sizeof *st->starts, TTFT_TPOT__PART_STARTS)))
-            return TTFT_TPOT_ENOMEM;
-        st->starts = (uint64_t *)s;
-    }
-    if (st->seqs) {
-        if (!(s = ttft_tpot__grow(c, st->seqs, (st->capacity + st->reserve) * sizeof *st->seqs,
-                                  (cap + st->reserve) * sizeof *st->seqs, TTFT_TPOT__PART_SEQS)))
-            return TTFT_TPOT_ENOMEM;
-        st->seqs = (uint32_t *)s;
-    }
-    st->capacity = cap;
-    for (p = 0; p < c->phase.n; p++) /* the inline path stores up to the capacity */
-        if (c->phase.slots[p].fast_cap)
-            c->phase.slots[p].fast_cap = cap;
-    return TTFT_TPOT_OK;
-}
-
-/* Room for need histograms (config.grow), the phases' pointers moved along: OK, EFULL, ENOMEM. */
-static int ttft_tpot__hists_grow(ttft_tpot *c, size_t need)
-{
-    ttft_tpot__hist_pool *h = &c->hist;
-    size_t max = ttft_tpot__next_size(h->max, need, c->phase.max), *at;
-    unsigned p;
-    void *pool;
-    if (!c->grow || need > c->phase.max)
-        return TTFT_TPOT_EFULL;
-    if (!(at = (size_t *)TTFT_TPOT_MALLOC((c->phase.n + 1) * sizeof *at, c->alloc_user)))
-        return TTFT_TPOT_ENOMEM;
-    for (p = 0; p < c->phase.n; p++)
-        at[p] = c->phase.slots[p].hist ? (size_t)(c->phase.slots[p].hist - h->pool) + 1 : 0;
-    pool = ttft_tpot__grow(c, h->pool, h->max * sizeof *h->pool, max * sizeof *h->pool, TTFT_TPOT__PART_HISTS);
-    if (pool) {
-        h->pool = (ttft_tpot_hist *)pool;
-        h->max = (unsigned)max;
-        for (p = 0; p < c->phase.n; p++)
-            c->phase.slots[p].hist = at[p] ? &h->pool[at[p] - 1] : NULL;
-    }
-    TTFT_TPOT_FREE(at, c->alloc_user);
-    return pool ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
-}
-
-/* Room for one more request and one more event (config.grow): the index is rebuilt at twice the
-   requests. OK, EFULL past the limits (2^24 requests, UINT32_MAX events), ENOMEM. */
-static int ttft_tpot__requests_grow(ttft_tpot *c)
-{
-    ttft_tpot__request_table *q = &c->req;
-    size_t max, ev;
-    uint32_t *index;
-    unsigned r, slots;
-    void *p;
-    if (!c->grow)
-        return TTFT_TPOT_EFULL;
-    if (q->n == q->max) {
-        if (q->max >= (1u << 24))
-            return TTFT_TPOT_EFULL;
-        max = ttft_tpot__next_size(q->max ? q->max : 8, q->n + 1, 1u << 24);
-        slots = ttft_tpot__table_size((unsigned)max);
-        if (!(index = (uint32_t *)TTFT_TPOT_MALLOC((size_t)slots * sizeof *index, c->alloc_user)))
-            return TTFT_TPOT_ENOMEM;
-        if (!(p = ttft_tpot__grow(c, q->list, q->max * sizeof *q->list, max * sizeof *q->list,
-                                  TTFT_TPOT__PART_REQUESTS))) {
-            TTFT_TPOT_FREE(index, c->alloc_user);
-            return TTFT_TPOT_ENOMEM;
-        }
-        q->list = (ttft_tpot_request *)p;
-        if (c->grown & TTFT_TPOT__PART_INDEX)
-            TTFT_TPOT_FREE(q->index, c->alloc_user);
-        c->grown |= TTFT_TPOT__PART_INDEX;
-        q->index = index;
-        q->mask = slots - 1;
-        q->max = (unsigned)max;
-        memset(index, 0, (size_t)slots * sizeof *index);
-        for (r = 0; r < q->n; r++)
-            ttft_tpot__request_index_add(c, r);
-    }
-    if (q->n_events == q->max_events) {
-        if (q->max_events >= UINT32_MAX)
-            return TTFT_TPOT_EFULL;
-        ev = ttft_tpot__next_size(q->max_events ? q->max_events : 64, q->n_events + 1, UINT32_MAX);
-        if (!(p = ttft_tpot__grow(c, q->events, q->max_events * sizeof *q->events, ev * sizeof *q->events,
-                                  TTFT_TPOT__PART_EVENTS)))
-            return TTFT_TPOT_ENOMEM;
-        q->events = (ttft_tpot__event *)p;
-        q->max_events = ev;
-    }
-    return TTFT_TPOT_OK;
-}
-
-
-/* -- Trace I/O: what a refused read undoes, and what a trace names ----------------------------- */
-
-/* Append src to dst (of cap bytes, NUL-terminated, truncated to fit), every character a terminal
-   would not show as text written as \xHH per byte: error messages echo input. */
-static void ttft_tpot__escape(char *dst, size_t cap, const char *src)
-{
-    const unsigned char *s = (const unsigned char *)src;
-    size_t at = strlen(dst), n = strlen(src), i = 0, k;
-    while (i < n && at + 1 < cap) {
-        if ((k = ttft_tpot__printable(s + i, n - i)) != 0 && at + k < cap) {
-            memcpy(dst + at, s + i, k);
-            at += k;
-            i += k;
-        } else if (k == 0 && at + 4 < cap) {
-            snprintf(dst + at, cap - at, "\\x%02x", s[i++]);
-            at += 4;
-        } else {
-            break;
-        }
-    }
-    dst[at] = '\0';
-}
-
-/* Start times for a growing exact collector without them, from the first line that has one: nesting
-   and self time need them, so a trace reads as the collector that wrote it, whatever its reader asks
-   for. The samples before it start at 0 (unknown); 8 bytes a sample only for traces that have them. */
-static int ttft_tpot__starts_take(ttft_tpot *c)
-{
-    ttft_tpot__store *st = &c->store;
-    size_t bytes = (st->capacity + st->reserve) * sizeof *st->starts;
-    unsigned p;
-    void *s = TTFT_TPOT_MALLOC(bytes ? bytes : 1, c->alloc_user);
-    if (!s)
-        return TTFT_TPOT_ENOMEM;
-    memset(s, 0, bytes);
-    st->starts = (uint64_t *)s;
-    c->grown |= TTFT_TPOT__PART_STARTS;
-    for (p = 0; p < c->phase.n; p++) /* the inline path keeps no start */
-        c->phase.slots[p].fast_cap = 0;
-    return TTFT_TPOT_OK;
-}
-
-/* What ttft_tpot__starts_take did, undone (a read that fails leaves c as it was). */
-static void ttft_tpot__starts_drop(ttft_tpot *c)
-{
-    unsigned p;
-    TTFT_TPOT_FREE(c->store.starts, c->alloc_user);
-    c->store.starts = NULL;
-    c->grown &= ~(unsigned)TTFT_TPOT__PART_STARTS;
-    for (p = 0; p < c->phase.n; p++)
-        if (!c->phase.slots[p].fresh)
-            ttft_tpot__phase_called(c, &c->phase.slots[p]);
-}
-
-/* How far the tables were filled, to go back to when a trace is refused (samples past the store's n
-   are never counted: they need nothing). */
-typedef struct ttft_tpot__mark {
-    unsigned phases, hists, requests, runs;
-    size_t events, last_end; /* last_end: the last run's end (a read closes it) */
-    uint64_t runs_dropped;
-    int starts; /* start times were kept (a read may take them on) */
-} ttft_tpot__mark;
-
-static ttft_tpot__mark ttft_tpot__mark_of(const ttft_tpot *c)
-{
-    ttft_tpot__mark m;
-    m.phases = c->phase.n;
-    m.hists = c->hist.n;
-    m.requests = c->req.n;
-    m.events = c->req.n_events;
-    m.runs = c->runs;
-    m.last_end = c->runs ? c->run_end[c->runs - 1] : 0;
-    m.runs_dropped = c->runs_dropped;
-    m.starts = c->store.starts != NULL;
-    return m;
-}
-
-static void ttft_tpot__rollback(ttft_tpot *c, const ttft_tpot__mark *m)
-{
-    if (c->phase.n != m->phases) {
-        c->phase.n = m->phases;
-        ttft_tpot__phase_index(c, 0);
-    }
-    c->hist.n = m->hists;
-    c->runs = m->runs;
-    if (m->runs)
-        c->run_end[m->runs - 1] = m->last_end;
-    c->runs_dropped = m->runs_dropped;
-    if (c->req.n != m->requests || c->req.n_events != m->events)
-        ttft_tpot__requests_rollback(c, m->requests, m->events);
-    if (!m->starts && c->store.starts) /* taken on by this read: given back, the inline path with them */
-        ttft_tpot__starts_drop(c);
-}
-
 
 /* x / d (d > 0) to the thousandth, rounded half up, at p: "12.345"; p past it. */
 static char *ttft_tpot__put_thousandths(char *p, uint64_t x, uint64_t d)
@@ -1687,7 +1385,7 @@ static char *ttft_tpot__put_thousandths(char *p, uint64_t x, uint64_t d)
                                                            : (uint64_t)((double)(x % d) / (double)d * 1000 + 0.5);
     if (milli == 1000)
         whole++, milli = 0;
-    p = ttft_tpot__put_u64(p, whole);
+    p = ttft_tpot__put_dec(p, whole);
     p[0] = '.', p[1] = (char)('0' + milli / 100), p[2] = (char)('0' + milli / 10 % 10), p[3] = (char)('0' + milli % 10);
     return p + 4;
 }
@@ -1702,16 +1400,14 @@ static char *ttft_tpot__put_thousandths(char *p, uint64_t x, uint64_t d)
     (1u << TTFT_TPOT_METRIC_TTFT | 1u << TTFT_TPOT_METRIC_TPOT | 1u << TTFT_TPOT_METRIC_E2E)
 
 /* The header's point (metrics 0) or metric (1) columns, those it began with (added 0) or added since. */
-static void ttft_tpot__csv_head(ttft_tpot__out *o, int metrics, int added)
+static void ttft_tpot__csv_head(ttft_tpot_writer *o, int metrics, int added)
 {
     int k, n = metrics ? (int)TTFT_TPOT_METRIC_COUNT : (int)TTFT_TPOT_POINT_COUNT;
     for (k = 0; k < n; k++) {
-        const char *name = metrics ? ttft_tpot__metrics[k].csv : ttft_tpot__points[k].csv;
+        const char *name = metrics ? ttft_tpot__mrows[k].csv : ttft_tpot__pts[k].csv;
         unsigned first = metrics ? TTFT_TPOT__CSV_METRICS : TTFT_TPOT__CSV_POINTS;
-        if (*name && (int)!(first >> k & 1u) == added) {
-            ttft_tpot__out_chr(o, ',');
-            ttft_tpot__out_str(o, name);
-        }
+        if (*name && (int)!(first >> k & 1u) == added)
+            ttft_tpot_write(o, ",%s", name);
     }
 }
 
@@ -1721,39 +1417,44 @@ static char *ttft_tpot__csv_points(char *p, const ttft_tpot_request *q, int adde
 {
     int k;
     for (k = 0; k < TTFT_TPOT_POINT_COUNT; k++) {
-        if (!*ttft_tpot__points[k].csv || (int)!(TTFT_TPOT__CSV_POINTS >> k & 1u) != added)
+        if (!*ttft_tpot__pts[k].csv || (int)!(TTFT_TPOT__CSV_POINTS >> k & 1u) != added)
             continue;
         *p++ = ',';
-        if (ttft_tpot__has(q, k))
-            p = ttft_tpot__put_u64(p, ttft_tpot__point_ns(q, k));
+        if (ttft_tpot__has_pt(q, k))
+            p = ttft_tpot__put_dec(p, ttft_tpot__pt_ns(q, k));
     }
     return p;
 }
 
 /* A request's metric columns at p: ",V" each, a per-token one to the thousandth of a ns, empty where
    it has none. Returns p past them. */
-static char *ttft_tpot__csv_metrics(char *p, const ttft_tpot_request *q, int added)
+static char *ttft_tpot__csv_metrics(char *p, const ttft_tpot_request_values *v, int added)
 {
     int m;
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
-        if (!*ttft_tpot__metrics[m].csv || (int)!(TTFT_TPOT__CSV_METRICS >> m & 1u) != added)
+        if (!*ttft_tpot__mrows[m].csv || (int)!(TTFT_TPOT__CSV_METRICS >> m & 1u) != added)
             continue;
         *p++ = ',';
-        if (!ttft_tpot__has_metric(q, m))
-            continue;
-        p = ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_PER_TOKEN
-                ? ttft_tpot__put_thousandths(p, ttft_tpot__span_ns(q, m), q->tokens - 1)
-                : ttft_tpot__put_u64(p, ttft_tpot__span_ns(q, m));
+        if (v->has >> m & 1u)
+            p = ttft_tpot__mrows[m].per_token ? ttft_tpot__put_thousandths(p, v->ns[m], v->over[m])
+                                               : ttft_tpot__put_dec(p, v->ns[m]);
     }
     return p;
 }
 
-/* A request's id as a CSV field at p; one a spreadsheet would run as a formula as "'=...". */
+/* A request's id as a CSV field at p: quoted where it holds a comma or a quote, or starts with '#' or
+   a space (as the trace quotes it); one a spreadsheet would run as a formula as "'=...". */
 static char *ttft_tpot__csv_id(char *p, const char *id)
 {
-    if (!strchr("=+-@\t\r", id[0]) || !id[0])
-        return p + ttft_tpot__csv_esc(p, id);
-    *p++ = '"', *p++ = '\'';
+    int formula = id[0] && strchr("=+-@\t\r", id[0]);
+    if (!formula && id[0] != '#' && id[0] != ' ' && !id[strcspn(id, ",\"")]) {
+        size_t len = strlen(id);
+        memcpy(p, id, len);
+        return p + len;
+    }
+    *p++ = '"';
+    if (formula)
+        *p++ = '\'';
     for (; *id; id++) {
         if (*id == '"')
             *p++ = '"';
@@ -1766,70 +1467,83 @@ static char *ttft_tpot__csv_id(char *p, const char *id)
 /* One request's row of ttft_tpot_requests_csv: "ID,SUBMIT,SCHEDULE,FIRST,LAST,TOKENS,TTFT,TPOT,E2E,MEASURED,
    SLO_TTFT,SLO_TPOT,SLO_E2E" and the columns added since, a field empty where the request has no
    such figure. */
-static void ttft_tpot__request_row(const ttft_tpot *c, const ttft_tpot_request *q, ttft_tpot__out *o)
+static void ttft_tpot__request_row(const ttft_tpot_serve *s, const ttft_tpot_request *q, ttft_tpot_writer *o)
 {
     /* the id escaped, a number a column, 4 flags */
     size_t room = 2 * TTFT_TPOT_NAME_MAX + 32 * (TTFT_TPOT_POINT_COUNT + TTFT_TPOT_METRIC_COUNT + 6);
-    char *p = ttft_tpot__out_room(o, room);
-    int k, met;
+    char *p = ttft_tpot__room(o, room);
+    ttft_tpot_request_values v;
+    int k;
+    ttft_tpot_request_values_of(s, q, &v);
     p = ttft_tpot__csv_points(ttft_tpot__csv_id(p, q->id), q, 0);
-    p = ttft_tpot__csv_metrics(ttft_tpot__put_u64(TTFT_TPOT__LIT(p, ","), q->tokens), q, 0);
-    p = TTFT_TPOT__LIT(p, ",");
-    *p++ = (char)('0' + ttft_tpot__measured(q));
+    p = ttft_tpot__csv_metrics(ttft_tpot__put_dec(TTFT_TPOT__STR(p, ","), q->tokens), &v, 0);
+    p = TTFT_TPOT__STR(p, ",");
+    *p++ = (char)('0' + v.measured);
     for (k = 0; k < 3; k++) { /* as goodput counts them */
         *p++ = ',';
-        if (q->token_events && (met = ttft_tpot__slo_met(c, q, k)) >= 0)
-            *p++ = met ? '1' : '0';
+        if (v.slo[k] >= 0)
+            *p++ = v.slo[k] ? '1' : '0';
     }
-    p = ttft_tpot__csv_metrics(ttft_tpot__csv_points(p, q, 1), q, 1);
-    o->n = (size_t)(TTFT_TPOT__LIT(p, "\n") - o->b);
+    p = ttft_tpot__csv_metrics(ttft_tpot__csv_points(p, q, 1), &v, 1);
+    o->n = (size_t)(TTFT_TPOT__STR(p, "\n") - o->b);
 }
 
 TTFT_TPOT_DEF int ttft_tpot_requests_csv(const ttft_tpot *c, FILE *out)
 {
-    char block[TTFT_TPOT__OUT_MIN];
-    ttft_tpot__out o;
+    char block[16384];
+    const ttft_tpot_serve *s = ttft_tpot_serve_of(c);
+    ttft_tpot_writer o = TTFT_TPOT_ZERO;
+    ttft_tpot_request q;
     unsigned r;
     if (!c || !out)
         return TTFT_TPOT_EINVAL;
-    ttft_tpot__out_open(&o, out, block, sizeof block);
-    ttft_tpot__out_str(&o, "id");
+    o.f = out, o.b = block, o.cap = sizeof block;
+    ttft_tpot_write(&o, "id");
     ttft_tpot__csv_head(&o, 0, 0);
-    ttft_tpot__out_str(&o, ",tokens");
+    ttft_tpot_write(&o, ",tokens");
     ttft_tpot__csv_head(&o, 1, 0);
-    ttft_tpot__out_str(&o, ",measured,slo_ttft,slo_tpot,slo_e2e");
+    ttft_tpot_write(&o, ",measured,slo_ttft,slo_tpot,slo_e2e");
     ttft_tpot__csv_head(&o, 0, 1);
     ttft_tpot__csv_head(&o, 1, 1);
-    ttft_tpot__out_chr(&o, '\n');
-    for (r = 0; r < c->req.n; r++)
-        ttft_tpot__request_row(c, &c->req.list[r], &o);
-    return ttft_tpot__out_close(&o);
+    ttft_tpot_write(&o, "\n");
+    for (r = 0; s && ttft_tpot_request_at(s, r, &q, NULL) == TTFT_TPOT_OK; r++)
+        ttft_tpot__request_row(s, &q, &o);
+    return ttft_tpot_write(&o, NULL);
 }
 
+#endif /* TTFT_TPOT_NO_STDIO */
 
-/* -- Trace I/O: the reader, its messages and numbers ------------------------------------------- */
+/* ---- Files: the trace reader ------------------------------------------------------------------ */
+
+#ifndef TTFT_TPOT_NO_STDIO
+
+/* The reader parses a trace and puts each line back through ttft_tpot_restore (samples, phases,
+   histograms, device intervals, counts) and ttft_tpot_serve_restore (requests): what a line says is
+   checked by the call that keeps it, as recording checks it; the reader checks its syntax. */
 
 #define TTFT_TPOT__FIELD_MAX 256    /* longer than any valid field: a longer one is an error */
 #define TTFT_TPOT__LINE_MAX 131072  /* a directive line: a "# hist:" line of every bucket fits */
 #define TTFT_TPOT__BLOCK (1u << 20) /* bytes read at a time: a directive line and a record fit */
+#if (defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || defined(_M_X64) || defined(_M_ARM64)
+#define TTFT_TPOT__LITTLE 1 /* the first byte of 8 loaded at once is the lowest: digits load whole */
+#endif
 
-/* A phase's histogram as the trace being read leaves it: what it held, then its "# hist:" lines and
-   its steady samples (a bounded phase's, or past the storage); it replaces the phase's when the whole
-   trace has been read. Its count is kept, so that nothing added can pass 2^64 unseen (its sum cannot
-   pass 2^128 then: fewer than 2^64 values below 2^64). */
-typedef struct ttft_tpot__pending {
-    int phase;
-    int outgrown; /* the phase outgrew the storage while this trace was read */
-    uint64_t n;   /* the values in h */
-    ttft_tpot_hist h;
-} ttft_tpot__pending;
+/* A phase a trace named lately: sample lines name few phases, often. */
+typedef struct ttft_tpot__seen {
+    int id; /* + 1; 0: empty */
+    int role;
+    size_t len;
+    char name[TTFT_TPOT_NAME_MAX];
+} ttft_tpot__seen;
 
-/* One trace_read: the input in blocks, what it adds (committed at the end, or rolled back), the
-   record being read. Records are parsed where they lie in the block; a record with a quote or a
-   control character takes the byte-by-byte RFC 4180 path, into field[]. */
+/* One trace_read: the input in blocks, the record being read, the item it becomes. Records are parsed
+   where they lie in the block; a record with a quote or a control character takes the byte-by-byte
+   RFC 4180 path, into field[]. */
 typedef struct ttft_tpot__reader {
     FILE *in;
     ttft_tpot *c;
+    ttft_tpot_serve *s; /* c's serving layer, or NULL */
+    void *user;         /* c's config.alloc_user */
     char *buf;          /* TTFT_TPOT__BLOCK + 1 bytes: room to end the last line with a NUL */
     size_t pos, end;    /* buf[pos, end): read, not yet parsed */
     int eof;
@@ -1837,45 +1551,56 @@ typedef struct ttft_tpot__reader {
     char *err;
     size_t errlen;
     const char *name;
-    char clock_name[32]; /* from a "# clock: NAME, N ns/read" comment, if any */
-    uint64_t clock_read_ns;
-    ttft_tpot__mark old; /* where the tables stood: rolled back to on error */
-    size_t n;            /* samples stored past c->store.n */
-    uint64_t dropped, counts[TTFT_TPOT__N_KEYS]; /* "# counts:" lines: losses added, limits kept */
-    unsigned limits; /* bit k: limit k was given (counts[TTFT_TPOT__N_COUNTS + k]) */
-    ttft_tpot__pending *pending;
-    unsigned n_pending, cap_pending, slots; /* slots: histogram slots the pending ones need */
-    uint64_t (*prompt)[4]; /* by phase: "# prompt:" sums, added when the trace has been read, and the
-                              line of the last (0: none), where a contradiction is reported */
-    unsigned long truncated_line, counts_line; /* the last "# truncated:" and "# counts:" lines */
-    uint64_t truncated;                        /* "# truncated:" lines */
-    uint32_t *pend_of;   /* by phase: its pending histogram of steady samples + 1; UINT32_MAX: a
-                            first sample kept exact; 0: none yet (allocated with the first) */
-    int recent[64];      /* phase + 1 by a cheap hash of its name: a trace names few phases, often */
-    uint32_t recent_req[256]; /* index slot + 1 of a request by a cheap hash of its id: those in flight
-                                 come back every step */
-    size_t rows;          /* sample records read */
-    size_t old_samples;   /* c->store.n before the read */
-    size_t first_lost;    /* the first of them not stored (in a histogram, or dropped); SIZE_MAX: none */
-    size_t dev_n, dev_open; /* device intervals added past c->dev.n, and how many are open */
-    int dev_last;           /* the last "# device:" line: 0 none yet, 1 kept (its interval is the last
-                               added), -1 no room for it */
-    uint64_t dev_lost[2];   /* unresolved (theirs, and ours: no room), refused */
-    int step_kept;          /* the record just read, for a "# sequences:" line: 0 not a sample, 1 a sample
-                               stored at step_at, 2 one in a histogram, 3 one dropped */
-    size_t step_at;
-    uint64_t step_tokens;
-    int step_phase;
-    uint64_t seq_lost, seq_hist; /* steps of several tokens a sequence kept without their sequences */
-    ttft_tpot__tally folded;     /* "# folded:" and "# folded_metric:" lines, added when the trace has been read */
-    int buckets;                 /* "# buckets:": the bounds its folded buckets count among (TTFT_TPOT_BUCKETS_*) */
-    int folded_lines;            /* a "# folded_metric:" line was read: "# buckets:" comes before */
-    const char *f[6];    /* the fields of the record */
+    char msg[512];              /* what a restore call refused */
+    ttft_tpot_restore_item item;
+    ttft_tpot_serve_item sitem;
+    ttft_tpot_hist hist;        /* a "# hist:" line's */
+    ttft_tpot_device_interval dev; /* a "# device:" line's */
+    ttft_tpot__seen recent[64];
+    const char *f[6];           /* the fields of the record */
     size_t len[6];
     char field[6][TTFT_TPOT__FIELD_MAX];
-    ttft_tpot_hist line_hist; /* the histogram of a "# hist:" line, checked before it is added */
 } ttft_tpot__reader;
 
+/* Append src to dst (of cap bytes, NUL-terminated, truncated to fit), every byte a terminal would not
+   show as text (not UTF-8, a C0 or C1 control, DEL, a bidirectional override or isolate) written as
+   \xHH: error messages echo input. */
+static void ttft_tpot__escape(char *dst, size_t cap, const char *src)
+{
+    const unsigned char *s = (const unsigned char *)src;
+    size_t at = strlen(dst), n = strlen(src), i = 0, k;
+    while (i < n && at + 1 < cap) {
+        uint32_t cp = s[i];
+        k = s[i] < 0x80 ? 1 : s[i] >= 0xC2 && s[i] < 0xE0 ? 2 : s[i] >= 0xE0 && s[i] < 0xF0 ? 3
+            : s[i] >= 0xF0 && s[i] < 0xF5 ? 4 : 0;
+        if (k > n - i)
+            k = 0;
+        if (k > 1) { /* its code point: continuation bytes, the shortest form, no surrogate */
+            size_t j;
+            cp = s[i] & (0x7Fu >> k);
+            for (j = 1; j < k && (s[i + j] & 0xC0) == 0x80; j++)
+                cp = cp << 6 | (s[i + j] & 0x3Fu);
+            if (j < k || (k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+                (cp >= 0xD800 && cp <= 0xDFFF))
+                k = 0;
+        }
+        if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
+            k = 0;
+        if (k != 0 && at + k < cap) {
+            memcpy(dst + at, s + i, k);
+            at += k;
+            i += k;
+        } else if (k == 0 && at + 4 < cap) {
+            snprintf(dst + at, cap - at, "\\x%02x", s[i++]);
+            at += 4;
+        } else {
+            break;
+        }
+    }
+    dst[at] = '\0';
+}
+
+/* "name:line: what arg" into err, EPARSE. */
 static int ttft_tpot__fail(ttft_tpot__reader *r, unsigned long line, const char *what, const char *arg)
 {
     char num[32];
@@ -1899,8 +1624,31 @@ static int ttft_tpot__fail_field(ttft_tpot__reader *r, unsigned long line, const
     return ttft_tpot__fail(r, line, what, text);
 }
 
+/* The collector's item of kind k, at line: put back; a refusal's message as the reader's. */
+static int ttft_tpot__put(ttft_tpot__reader *r, unsigned long line, int kind)
+{
+    int rc;
+    r->item.kind = kind;
+    r->item.line = line;
+    rc = ttft_tpot_restore(r->c, &r->item);
+    return rc == TTFT_TPOT_EPARSE ? ttft_tpot__fail(r, r->item.line, r->msg, NULL) : rc;
+}
+
+/* The serving layer's item of kind k, at line (a collector without one holds no request). */
+static int ttft_tpot__put_request(ttft_tpot__reader *r, unsigned long line, int kind)
+{
+    int rc;
+    if (!r->s)
+        return ttft_tpot__fail(r, line, "a request line, and this collector has no serving layer "
+                                        "(ttft_tpot_serve_attach)", NULL);
+    r->sitem.kind = kind;
+    r->sitem.line = line;
+    rc = ttft_tpot_serve_restore(r->s, &r->sitem);
+    return rc == TTFT_TPOT_EPARSE ? ttft_tpot__fail(r, line, r->msg, NULL) : rc;
+}
+
 /* Parse an unsigned decimal field: digits only, no sign, no spaces, at most max. */
-#ifdef TTFT_TPOT__LE
+#ifdef TTFT_TPOT__LITTLE
 /* Whether the 8 bytes of x are all ASCII digits. */
 static int ttft_tpot__eight_digits(uint64_t x)
 {
@@ -1927,7 +1675,7 @@ static int ttft_tpot__u64_digits(const char *s, size_t len, uint64_t max, uint64
     if (len == 0)
         return 0;
     if (len < 20) { /* 19 digits cannot overflow: check the range once */
-#ifdef TTFT_TPOT__LE
+#ifdef TTFT_TPOT__LITTLE
         for (; len - i >= 8; i += 8) { /* 8 digits a step where the byte order allows */
             uint64_t x;
             memcpy(&x, s + i, 8);
@@ -1988,66 +1736,54 @@ static int ttft_tpot__take(const char **p, char sep, uint64_t max, uint64_t *v)
     return 1;
 }
 
+
 /* The role a trace names: 0-3 the sample roles, or 4 + the first point whose rows have that role
    (TTFT_TPOT_POINTS: SUBMIT, FIRST for a token event, or a mark); -1 none. */
 static int ttft_tpot__role_of(const char *s, size_t len)
 {
-    static const unsigned char lens[4] = {7, 6, 6, 3};
+    static const char *const roles[4] = {"prefill", "decode", "kernel", "e2e"};
     int k;
     for (k = 0; k < 4; k++)
-        if (lens[k] == len && s[0] == ttft_tpot__roles[k][0] && memcmp(s, ttft_tpot__roles[k], len) == 0)
+        if (strlen(roles[k]) == len && memcmp(s, roles[k], len) == 0)
             return k;
     for (k = 0; k < TTFT_TPOT_POINT_COUNT; k++)
-        if (ttft_tpot__points[k].role_len == len && memcmp(s, ttft_tpot__points[k].role, len) == 0)
+        if (strlen(ttft_tpot__pts[k].role) == len && memcmp(s, ttft_tpot__pts[k].role, len) == 0)
             return 4 + k;
     return -1;
 }
 
-/* " clock: NAME, N ns/read" (what trace_write puts after the '#'): note the clock. */
-static void ttft_tpot__clock_comment(ttft_tpot__reader *r, const char *text)
-{
-    const char *name = text + 8, *comma;
-    uint64_t ns;
-    size_t len, i;
-    if (strncmp(text, " clock: ", 8) != 0 || r->clock_read_ns || !(comma = strstr(name, ", ")))
-        return;
-    len = (size_t)(comma - name);
-    for (i = 0; i < len; i++)
-        if ((unsigned char)name[i] < 0x21 || (unsigned char)name[i] > 0x7E)
-            return;
-    if (len == 0 || len >= sizeof r->clock_name)
-        return;
-    for (i = 0; comma[2 + i] >= '0' && comma[2 + i] <= '9'; i++)
-        ;
-    if (!ttft_tpot__u64(comma + 2, i, UINT64_MAX, &ns) || ns == 0 || strcmp(comma + 2 + i, " ns/read") != 0)
-        return;
-    memcpy(r->clock_name, name, len);
-    r->clock_name[len] = '\0';
-    r->clock_read_ns = ns;
-}
-
-/* The id of the phase a line names, added when new; EPARSE with the reason otherwise. */
+/* The id of the phase a line names (found, or added when new); EPARSE with the reason otherwise. */
 static int ttft_tpot__phase_id(ttft_tpot__reader *r, unsigned long line, const char *name, size_t len, int role)
 {
-    char text[TTFT_TPOT__FIELD_MAX]; /* the name for a message: it may end where its field ends */
-    int id;
-    if (r->c->hist.bounded && r->c->hist.n == r->c->hist.max && /* a new phase of a growing bounded */
-        ttft_tpot__hists_grow(r->c, r->c->hist.n + 1) == TTFT_TPOT_ENOMEM) /* collector needs a slot */
-        return TTFT_TPOT_ENOMEM;
-    id = ttft_tpot__add_phase(r->c, name, len, role);
-    len = len < sizeof text ? len : sizeof text - 1;
-    memcpy(text, name, len);
-    text[len] = '\0';
-    if (id == TTFT_TPOT_EROLE)
-        return ttft_tpot__fail(r, line, "phase changes role: ", text);
-    if (id == TTFT_TPOT_ENAME)
-        return ttft_tpot__fail(r, line, "invalid phase name (1 to 63 bytes of UTF-8, no control characters): ", text);
-    if (id < 0)
-        return ttft_tpot__fail(r, line, "too many phases for this collector", NULL);
-    return id;
+    r->item.name = name;
+    r->item.len = len;
+    r->item.role = role;
+    return ttft_tpot__put(r, line, TTFT_TPOT_RESTORE_PHASE);
 }
 
 /* -- Trace I/O: directives --------------------------------------------------------------------- */
+
+/* " clock: NAME, N ns/read" (what trace_write puts after the '#'): the clock that recorded it. */
+static int ttft_tpot__read_clock(ttft_tpot__reader *r, unsigned long line, const char *text)
+{
+    const char *name = text + 8, *comma = strstr(name, ", ");
+    uint64_t ns;
+    size_t len, i;
+    if (!comma)
+        return TTFT_TPOT_OK;
+    len = (size_t)(comma - name);
+    for (i = 0; i < len; i++)
+        if ((unsigned char)name[i] < 0x21 || (unsigned char)name[i] > 0x7E)
+            return TTFT_TPOT_OK;
+    for (i = 0; comma[2 + i] >= '0' && comma[2 + i] <= '9'; i++)
+        ;
+    if (len == 0 || !ttft_tpot__u64(comma + 2, i, UINT64_MAX, &ns) || ns == 0 || strcmp(comma + 2 + i, " ns/read") != 0)
+        return TTFT_TPOT_OK;
+    r->item.name = name;
+    r->item.len = len;
+    r->item.n = ns;
+    return ttft_tpot__put(r, line, TTFT_TPOT_RESTORE_CLOCK);
+}
 
 /* "# phase: ROLE,NAME": a phase as the collector had it, in the order it was registered. */
 static int ttft_tpot__read_phase_line(ttft_tpot__reader *r, unsigned long line, const char *p)
@@ -2060,458 +1796,118 @@ static int ttft_tpot__read_phase_line(ttft_tpot__reader *r, unsigned long line, 
     return role < 0 ? role : TTFT_TPOT_OK;
 }
 
-/* The buckets of a "# hist:" line, "I:C I:C ...", into h: indices ascending, counts above 0, *total
-   their sum. */
-static int ttft_tpot__read_buckets(const char *p, const char *end, ttft_tpot_hist *h, unsigned *first, unsigned *last,
-                                   uint64_t *total)
+/* Where the buckets of a line go: by_index[I] (a histogram's counts), or else index[] and count[]
+   (cap of them); each index at most max; total: their total. */
+typedef struct ttft_tpot__pairs {
+    uint64_t max, *by_index, *index, *count;
+    size_t cap;
+    uint64_t total;
+} ttft_tpot__pairs;
+
+/* The buckets "I:C I:C ..." of a line in [p, end) into to: each index ascending, each count above 0,
+   their total within 2^64 - 1. Returns how many, or 0 where they are malformed or more than cap. */
+static size_t ttft_tpot__read_pairs(const char *p, const char *end, ttft_tpot__pairs *to)
 {
-    uint64_t i, n;
-    int any = 0;
+    uint64_t i, n, last = 0;
+    size_t k = 0;
+    to->total = 0;
     while (p < end) {
         const char *colon = (const char *)memchr(p, ':', (size_t)(end - p)), *stop;
-        if (!colon)
+        if (!colon || (!to->by_index && k == to->cap))
             return 0;
         for (stop = colon + 1; stop < end && *stop != ' '; stop++)
             ;
-        if (!ttft_tpot__u64(p, (size_t)(colon - p), TTFT_TPOT_HIST_BUCKETS - 1, &i) ||
-            !ttft_tpot__u64(colon + 1, (size_t)(stop - colon - 1), UINT64_MAX - *total, &n) || n == 0 ||
-            (any && i <= *last) || (stop < end && stop + 1 == end))
+        if (!ttft_tpot__u64(p, (size_t)(colon - p), to->max, &i) ||
+            !ttft_tpot__u64(colon + 1, (size_t)(stop - colon - 1), UINT64_MAX - to->total, &n) || n == 0 ||
+            (k && i <= last) || (stop < end && stop + 1 == end))
             return 0;
-        *first = any ? *first : (unsigned)i;
-        *last = (unsigned)i;
-        any = 1;
-        *total += n;
-        h->counts[i] = n;
+        if (to->by_index)
+            to->by_index[i] = n;
+        else
+            to->index[k] = i, to->count[k] = n;
+        k++, last = i, to->total += n;
         p = stop + (stop < end);
     }
-    return any;
-}
-
-/* Room for one more pending histogram. */
-static ttft_tpot__pending *ttft_tpot__pending_add(ttft_tpot__reader *r)
-{
-    if (r->n_pending == r->cap_pending) {
-        unsigned cap = r->cap_pending ? 2 * r->cap_pending : 2;
-        ttft_tpot__pending *p = (ttft_tpot__pending *)TTFT_TPOT_MALLOC(cap * sizeof *p, r->c->alloc_user);
-        if (!p)
-            return NULL;
-        if (r->n_pending)
-            memcpy(p, r->pending, r->n_pending * sizeof *p);
-        if (r->pending)
-            TTFT_TPOT_FREE(r->pending, r->c->alloc_user);
-        r->pending = p;
-        r->cap_pending = cap;
-    }
-    return &r->pending[r->n_pending];
-}
-
-/* 128-bit sums and comparisons, for checking directives against their records. */
-static ttft_tpot__u128 ttft_tpot__add(ttft_tpot__u128 a, ttft_tpot__u128 b)
-{
-    a.lo += b.lo;
-    a.hi += b.hi + (a.lo < b.lo);
-    return a;
-}
-
-/* a <= b */
-static int ttft_tpot__le(ttft_tpot__u128 a, ttft_tpot__u128 b)
-{
-    return a.hi < b.hi || (a.hi == b.hi && a.lo <= b.lo);
-}
-
-/* Where phase id's pending histogram is noted (pend_of[], allocated with the first): NULL, no memory. */
-static uint32_t *ttft_tpot__pend_at(ttft_tpot__reader *r, int id)
-{
-    size_t bytes = (size_t)r->c->phase.max * sizeof *r->pend_of;
-    if (!r->pend_of && (r->pend_of = (uint32_t *)TTFT_TPOT_MALLOC(bytes, r->c->alloc_user)) != NULL)
-        memset(r->pend_of, 0, bytes);
-    return r->pend_of ? &r->pend_of[id] : NULL;
-}
-
-/* The pending histogram of phase id: made when new from the phase's histogram (or empty), counting
-   the histogram slot it needs at the end when the phase has none. NULL: no memory. */
-static ttft_tpot__pending *ttft_tpot__pending_of(ttft_tpot__reader *r, int id, int outgrow)
-{
-    const ttft_tpot__phase_slot *p = &r->c->phase.slots[id];
-    ttft_tpot__pending *pd;
-    uint32_t *at = ttft_tpot__pend_at(r, id);
-    if (at && *at && *at != UINT32_MAX)
-        return &r->pending[*at - 1];
-    if (!at || !(pd = ttft_tpot__pending_add(r)))
-        return NULL;
-    pd->phase = id;
-    pd->outgrown = outgrow && !p->hist;
-    if (p->hist) {
-        pd->h = *p->hist;
-        pd->n = ttft_tpot__hist_count(p->hist);
-    } else {
-        ttft_tpot__hist_reset(&pd->h);
-        pd->n = 0;
-    }
-    r->slots += !p->hist;
-    *at = ++r->n_pending;
-    return pd;
-}
-
-/* Whether the histogram of a "# hist:" line (n values) is one that samples can make: at most 2^32 - 1
-   tokens a sample, and a sum that its buckets, clamped to its min and max, can hold. */
-static int ttft_tpot__hist_line_ok(const ttft_tpot_hist *h, uint64_t n)
-{
-    ttft_tpot__u128 least = {0, 0}, most = {0, 0}, sum;
-    uint64_t lo, hi;
-    unsigned i;
-    for (i = ttft_tpot__hist_index(h->min_ns); i <= ttft_tpot__hist_index(h->max_ns); i++) {
-        if (!h->counts[i])
-            continue;
-        ttft_tpot__bucket_range(i, &lo, &hi);
-        least = ttft_tpot__add(least, ttft_tpot__mul(h->counts[i], lo > h->min_ns ? lo : h->min_ns));
-        most = ttft_tpot__add(most, ttft_tpot__mul(h->counts[i], hi < h->max_ns ? hi : h->max_ns));
-    }
-    sum.hi = h->sum_hi;
-    sum.lo = h->sum_lo;
-    return ttft_tpot__le(least, sum) && ttft_tpot__le(sum, most) &&
-           ttft_tpot__le(ttft_tpot__mul(h->tokens, 1), ttft_tpot__mul(n, UINT32_MAX));
+    return k;
 }
 
 /* "# hist: ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C I:C ...,NAME": a bounded phase's histogram,
-   the sum in two 64-bit halves. Checked, then added to the phase's pending histogram. */
+   the sum in two 64-bit halves. */
 static int ttft_tpot__read_hist(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
-    const char *comma = strchr(p, ','), *end, *name;
-    ttft_tpot__pending *pd;
-    ttft_tpot_hist *h = &r->line_hist;
-    unsigned first = 0, last = 0;
-    uint64_t n = 0;
-    int role = comma ? ttft_tpot__role_of(p, (size_t)(comma - p)) : -1, id;
+    const char *comma = strchr(p, ','), *end;
+    ttft_tpot_hist *h = &r->hist;
+    ttft_tpot__pairs to = {TTFT_TPOT_HIST_BUCKETS - 1, NULL, NULL, NULL, 0, 0};
+    int role = comma ? ttft_tpot__role_of(p, (size_t)(comma - p)) : -1;
     if (role < 0 || role > 3)
         return ttft_tpot__fail(r, line, "# hist: unknown role", NULL);
-    ttft_tpot__hist_reset(h);
+    memset(h, 0, sizeof *h);
     p = comma + 1;
     if (!ttft_tpot__take(&p, ',', UINT64_MAX, &h->tokens) || !ttft_tpot__take(&p, ',', UINT64_MAX, &h->min_ns) ||
         !ttft_tpot__take(&p, ',', UINT64_MAX, &h->max_ns) || !ttft_tpot__take(&p, ',', UINT64_MAX, &h->sum_hi) ||
         !ttft_tpot__take(&p, ',', UINT64_MAX, &h->sum_lo) || !(end = strchr(p, ',')) ||
-        !ttft_tpot__read_buckets(p, end, h, &first, &last, &n) || h->min_ns > h->max_ns ||
-        ttft_tpot__hist_index(h->min_ns) != first || ttft_tpot__hist_index(h->max_ns) != last)
+        (to.by_index = h->counts, !ttft_tpot__read_pairs(p, end, &to)))
         return ttft_tpot__fail(r, line, "# hist: expected ROLE,TOKENS,MIN_NS,MAX_NS,SUM_HI,SUM_LO,I:C ...,NAME "
                                         "with the buckets of min and max first and last", NULL);
-    name = end + 1;
-    if (!ttft_tpot__le(ttft_tpot__mul(h->tokens, 1), ttft_tpot__mul(n, UINT32_MAX)))
-        return ttft_tpot__fail(r, line, "# hist: more tokens than 4294967295 a sample: ", name);
-    if (!ttft_tpot__hist_line_ok(h, n))
-        return ttft_tpot__fail(r, line, "# hist: a sum its buckets cannot hold: ", name);
-    if ((id = ttft_tpot__phase_id(r, line, name, strlen(name), role)) < 0)
-        return id;
-    if (!(pd = ttft_tpot__pending_of(r, id, 0)))
-        return TTFT_TPOT_ENOMEM;
-    if (r->c->hist.n + r->slots > r->c->hist.max &&
-        ttft_tpot__hists_grow(r->c, r->c->hist.n + r->slots) == TTFT_TPOT_ENOMEM)
-        return TTFT_TPOT_ENOMEM;
-    if (r->c->hist.n + r->slots > r->c->hist.max)
-        return ttft_tpot__fail(r, line, "a bounded phase's histogram needs a free histogram slot "
-                                        "(config.hist_slots, or config.bounded): ", name);
-    if (!ttft_tpot__hist_room(pd->n, pd->h.tokens, n, h->tokens))
-        return ttft_tpot__fail(r, line, "# hist: more than 2^63 samples or tokens in the phase's histogram: ", name);
-    ttft_tpot__hist_merge(&pd->h, h);
-    pd->n += n;
-    return TTFT_TPOT_OK;
-}
-
-/* "# truncated: SUBMIT_NS,WARMUP,ID": a request of this trace whose events did not all fit. */
-static int ttft_tpot__read_truncated(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    ttft_tpot *c = r->c;
-    uint64_t t, w;
-    size_t len;
-    int q;
-    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &t) || !ttft_tpot__take(&p, ',', 1, &w))
-        return ttft_tpot__fail(r, line, "# truncated: expected SUBMIT_NS,WARMUP,ID", NULL);
-    len = strlen(p);
-    if (!ttft_tpot__name_ok(p, len))
-        return ttft_tpot__fail(r, line, "# truncated: invalid request id: ", p);
-    q = ttft_tpot__request_find(c, p, len);
-    if (q >= 0 && (unsigned)q < r->old.requests)
-        return ttft_tpot__fail(r, line, "# truncated: a request of an earlier trace: ", p);
-    if (q >= 0 && (c->req.list[q].submit_ns != t || c->req.list[q].warmup != (int)w))
-        return ttft_tpot__fail(r, line, "# truncated: differs from the request's submit: ", p);
-    if (q < 0 && c->req.n == c->req.max && ttft_tpot__requests_grow(c) == TTFT_TPOT_ENOMEM)
-        return TTFT_TPOT_ENOMEM;
-    if (q < 0 && c->req.n == c->req.max)
-        return ttft_tpot__fail(r, line, "more requests than this collector holds (config.max_requests)", NULL);
-    if (q < 0)
-        q = ttft_tpot__request_new(c, p, len, t, (int)w, ttft_tpot__request_slot(c, p, len));
-    r->truncated += !c->req.list[q].truncated;
-    r->truncated_line = line;
-    c->req.list[q].truncated = 1;
-    return TTFT_TPOT_OK;
-}
-
-/* "# finished: ID": a request of this trace was finished (ttft_tpot_request_finish). */
-static int ttft_tpot__read_finished(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    int q = ttft_tpot__request_find(r->c, p, strlen(p));
-    if (q < 0 || (unsigned)q < r->old.requests)
-        return ttft_tpot__fail(r, line, "# finished: a request not submitted earlier in this trace: ", p);
-    r->c->req.done += !r->c->req.list[q].finished;
-    r->c->req.list[q].finished = 1;
-    return TTFT_TPOT_OK;
-}
-
-/* "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR": requests
-   folded out of the recording collector's table (config.request_window). */
-static int ttft_tpot__read_folded(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    ttft_tpot__tally *t = &r->folded;
-    uint64_t v[9], *to[9], *live[9]; /* live: the collector's finished tally, which the read adds to */
-    int k;
-    to[0] = &t->requests, to[1] = &t->tokens, to[2] = &t->prompt_tokens, to[3] = &t->truncated;
-    to[4] = &t->unmeasured;
-    for (k = 0; k < 4; k++)
-        to[5 + k] = &t->reasons[TTFT_TPOT_FINISH_STOP + k];
-    for (k = 0; k < 9; k++)
-        live[k] = (uint64_t *)((char *)&r->c->finished + ((char *)to[k] - (char *)t));
-    for (k = 0; k < 9; k++)
-        if (!(k < 8 ? ttft_tpot__take(&p, ',', UINT64_MAX - *to[k] - *live[k], &v[k])
-                    : ttft_tpot__u64(p, strlen(p), UINT64_MAX - *to[k] - *live[k], &v[k])))
-            break;
-    if (k < 9 || v[5] > v[0] || v[6] > v[0] - v[5])
-        return ttft_tpot__fail(r, line, "# folded: expected REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,"
-                                        "STOP,LENGTH,ABORT,ERROR (STOP + LENGTH at most REQUESTS)", NULL);
-    for (k = 0; k < 9; k++)
-        *to[k] += v[k];
-    t->reasons[TTFT_TPOT_FINISH_NONE] += v[0] - v[5] - v[6];
-    return TTFT_TPOT_OK;
-}
-
-/* Bucket i of metric m among the bounds of set (TTFT_TPOT_BUCKETS_*) as a bucket of c's: its index
-   there, or SIZE_MAX when c's bucket would not hold all of it (a bound of set's is not one of c's). */
-static size_t ttft_tpot__bucket_in(const ttft_tpot *c, int m, int set, size_t i)
-{
-    int t = ttft_tpot__metrics[m].le;
-    uint64_t hi, lo = 0;
-    size_t b;
-    (void)ttft_tpot__decimal(ttft_tpot__les[set][t].le[i], 9, &hi);
-    if (i)
-        (void)ttft_tpot__decimal(ttft_tpot__les[set][t].le[i - 1], 9, &lo);
-    b = ttft_tpot__bucket_of(c, m, hi, 1);
-    return (b ? c->le_ns[t][b - 1] : 0) <= lo ? b : SIZE_MAX;
-}
-
-/* The buckets "I:C I:C ..." of metric m in p (indexes among the bounds of set), ascending, each within
-   its bounds, into b (zeroed) as c's buckets (past the last: out): their total, or UINT64_MAX when
-   malformed; *coarse: a bucket c's bounds cannot hold exactly. */
-static uint64_t ttft_tpot__read_folded_buckets(const ttft_tpot *c, int m, int set, const char *p, uint64_t *b,
-                                               int *coarse)
-{
-    uint64_t i, n, total = 0;
-    size_t le = ttft_tpot__les[set][ttft_tpot__metrics[m].le].n, at;
-    int any = 0;
-    unsigned last = 0;
-    while (*p) {
-        const char *colon = strchr(p, ':'), *stop;
-        if (!colon)
-            return UINT64_MAX;
-        stop = colon + 1 + strcspn(colon + 1, " ");
-        if (!ttft_tpot__u64(p, (size_t)(colon - p), le - 1, &i) ||
-            !ttft_tpot__u64(colon + 1, (size_t)(stop - colon - 1), UINT64_MAX - 1 - total, &n) || n == 0 ||
-            (any && i <= last) || (*stop && !stop[1]))
-            return UINT64_MAX;
-        any = 1, last = (unsigned)i, total += n;
-        if ((at = ttft_tpot__bucket_in(c, m, set, (size_t)i)) == SIZE_MAX)
-            *coarse = 1;
-        else if (at < c->le_n[ttft_tpot__metrics[m].le])
-            b[at] += n;
-        p = stop + (*stop != '\0');
-    }
-    return total;
-}
-
-/* "# buckets: NAME": the bounds the folded buckets after it count among ("fine" or "vllm"). */
-static int ttft_tpot__read_buckets_set(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    if (strcmp(p, "fine") != 0 && strcmp(p, "vllm") != 0)
-        return ttft_tpot__fail(r, line, "# buckets: expected fine or vllm, not ", p);
-    if (r->folded_lines)
-        return ttft_tpot__fail(r, line, "# buckets: after a # folded_metric: line (it names their bounds)", NULL);
-    r->buckets = strcmp(p, "vllm") == 0 ? TTFT_TPOT_BUCKETS_VLLM : TTFT_TPOT_BUCKETS_FINE;
-    return TTFT_TPOT_OK;
-}
-
-/* "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C ...": a request metric of the folded requests. */
-static int ttft_tpot__read_folded_metric(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    ttft_tpot__tally *t = &r->folded;
-    uint64_t b[TTFT_TPOT_BUCKETS_MAX] = {0}, n, hi, lo;
-    const char *comma = strchr(p, ',');
-    size_t k;
-    int m, coarse = 0;
-    for (m = 0; comma && m < TTFT_TPOT_METRIC_COUNT; m++)
-        if (strlen(ttft_tpot__metrics[m].json) == (size_t)(comma - p) &&
-            strncmp(p, ttft_tpot__metrics[m].json, (size_t)(comma - p)) == 0)
-            break;
-    if (!comma || m == TTFT_TPOT_METRIC_COUNT)
-        return ttft_tpot__fail(r, line, "# folded_metric: unknown metric", NULL);
-    p = comma + 1;
-    if (!ttft_tpot__take(&p, ',', UINT64_MAX - t->count[m] - r->c->finished.count[m], &n) ||
-        !ttft_tpot__take(&p, ',', UINT64_MAX - 1 - t->sum_hi[m] - r->c->finished.sum_hi[m], &hi) ||
-        !ttft_tpot__take(&p, ',', UINT64_MAX, &lo) ||
-        ttft_tpot__read_folded_buckets(r->c, m, r->buckets, p, b, &coarse) > n)
-        return ttft_tpot__fail(r, line, "# folded_metric: expected KEY,COUNT,SUM_HI,SUM_LO,I:C ... with at most "
-                                        "COUNT values in the buckets, ascending", NULL);
-    if (coarse)
-        return ttft_tpot__fail(r, line, "# folded_metric: the trace's buckets are vLLM's bounds, coarser than "
-                                        "this collector's (read it with config.buckets vllm, --buckets vllm): ",
-                               ttft_tpot__metrics[m].json);
-    for (k = 0; k < TTFT_TPOT_BUCKETS_MAX; k++)
-        t->bucket[m][k] += b[k];
-    r->folded_lines = 1;
-    t->count[m] += n;
-    t->sum_lo[m] += lo;
-    t->sum_hi[m] += hi + (t->sum_lo[m] < lo);
-    return TTFT_TPOT_OK;
-}
-
-/* "# finish_reason: REASON,ID": why a finished request of this trace finished (its "# finished:" line
-   comes first). */
-static int ttft_tpot__read_finish_reason(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    const char *comma = strchr(p, ',');
-    int k, q;
-    for (k = TTFT_TPOT_FINISH_STOP; comma && k < TTFT_TPOT_FINISH_COUNT; k++)
-        if (strlen(ttft_tpot_finish_reason_name(k)) == (size_t)(comma - p) &&
-            strncmp(p, ttft_tpot_finish_reason_name(k), (size_t)(comma - p)) == 0)
-            break;
-    if (!comma || k == TTFT_TPOT_FINISH_COUNT)
-        return ttft_tpot__fail(r, line, "# finish_reason: expected stop, length, abort or error, then ,ID", NULL);
-    q = ttft_tpot__request_find(r->c, comma + 1, strlen(comma + 1));
-    if (q < 0 || (unsigned)q < r->old.requests || !r->c->req.list[q].finished || r->c->req.list[q].reason)
-        return ttft_tpot__fail(r, line, "# finish_reason: a request not finished earlier in this trace, or given "
-                                        "its reason before: ", comma + 1);
-    r->c->req.list[q].reason = k;
-    return TTFT_TPOT_OK;
-}
-
-/* "# prompt_tokens: N,ID": the prompt tokens of a request of this trace (ttft_tpot_request_prompt). */
-static int ttft_tpot__read_request_prompt(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    uint64_t n;
-    int q;
-    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &n) || n == 0)
-        return ttft_tpot__fail(r, line, "# prompt_tokens: expected N (1 or more),ID", NULL);
-    q = ttft_tpot__request_find(r->c, p, strlen(p));
-    if (q < 0 || (unsigned)q < r->old.requests)
-        return ttft_tpot__fail(r, line, "# prompt_tokens: a request not submitted earlier in this trace: ", p);
-    r->c->req.list[q].prompt_tokens = n;
-    return TTFT_TPOT_OK;
-}
-
-/* "# counts: NAME=N NAME=N ...": what the collector lost (ttft_tpot__count_names), each once. */
-static int ttft_tpot__read_counts(ttft_tpot__reader *r, unsigned long line, const char *p)
-{
-    unsigned seen = 0, k;
-    while (*p) {
-        const char *eq = strchr(p, '='), *stop = eq ? eq + 1 + strcspn(eq + 1, " ") : p;
-        uint64_t v;
-        for (k = 0; eq && k < TTFT_TPOT__N_KEYS; k++)
-            if (strlen(ttft_tpot__count_names[k]) == (size_t)(eq - p) &&
-                strncmp(p, ttft_tpot__count_names[k], (size_t)(eq - p)) == 0)
-                break;
-        if (!eq || k == TTFT_TPOT__N_KEYS || (seen >> k & 1u) ||
-            !ttft_tpot__u64(eq + 1, (size_t)(stop - eq - 1), k < TTFT_TPOT__N_COUNTS ? UINT64_MAX - r->counts[k] : UINT64_MAX, &v) ||
-            (*stop && !stop[1]))
-            return ttft_tpot__fail(r, line, "# counts: expected NAME=N ..., each name once, of ", "dropped rejected "
-                                   "shapes_dropped requests_dropped requests_refused events_lost runs_dropped outgrown "
-                                   "spans_open sequences_lost sequences_in_histogram capacity max_requests max_request_events max_shapes");
-        seen |= 1u << k;
-        r->counts_line = line;
-        if (k < TTFT_TPOT__N_COUNTS) {
-            r->counts[k] += v;
-        } else if (!(r->limits >> (k - TTFT_TPOT__N_COUNTS) & 1u)) { /* a limit: the first one given */
-            r->counts[k] = v;
-            r->limits |= 1u << (k - TTFT_TPOT__N_COUNTS);
-        }
-        p = stop + (*stop != '\0');
-    }
-    return TTFT_TPOT_OK;
+    r->item.hist = h;
+    r->item.n = to.total;
+    r->item.name = end + 1;
+    r->item.len = strlen(end + 1);
+    r->item.role = role;
+    return ttft_tpot__put(r, line, TTFT_TPOT_RESTORE_HIST);
 }
 
 /* "# prompt: N,TOKENS,NS,NAME": a prefill phase's steady samples that carry prompt tokens, their
-   tokens and their time. Kept aside; added to the phase when the trace has been read. */
+   tokens and their time. */
 static int ttft_tpot__read_prompt(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
-    ttft_tpot *c = r->c;
-    uint64_t v[3];
-    char what[TTFT_TPOT_NAME_MAX + 64];
-    int id, k;
-    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &v[0]) || !ttft_tpot__take(&p, ',', UINT64_MAX, &v[1]) ||
-        !ttft_tpot__take(&p, ',', UINT64_MAX, &v[2]))
+    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &r->item.v[0]) || !ttft_tpot__take(&p, ',', UINT64_MAX, &r->item.v[1]) ||
+        !ttft_tpot__take(&p, ',', UINT64_MAX, &r->item.v[2]))
         return ttft_tpot__fail(r, line, "# prompt: expected N,TOKENS,NS,NAME", NULL);
-    if (v[0] == 0 || v[1] < v[0] || !ttft_tpot__le(ttft_tpot__mul(v[1], 1), ttft_tpot__mul(v[0], UINT32_MAX)))
-        return ttft_tpot__fail(r, line, "# prompt: expected N,TOKENS,NS,NAME with N >= 1 and N <= TOKENS <= "
-                                        "N * 4294967295", NULL);
-    if ((id = ttft_tpot__phase_id(r, line, p, strlen(p), TTFT_TPOT_ROLE_PREFILL)) < 0)
-        return id;
-    if (!r->prompt) {
-        if (!(r->prompt = (uint64_t(*)[4])TTFT_TPOT_MALLOC((size_t)c->phase.max * sizeof *r->prompt, c->alloc_user)))
-            return TTFT_TPOT_ENOMEM;
-        memset(r->prompt, 0, (size_t)c->phase.max * sizeof *r->prompt);
-    }
-    for (k = 0; k < 3; k++) /* the phase's sums as they will be: within 64 bits */
-        if (v[k] > UINT64_MAX - r->prompt[id][k] - c->phase.slots[id].prompt[k]) {
-            snprintf(what, sizeof what, "# prompt: the sums of %s would pass 2^64 - 1", c->phase.slots[id].name);
-            return ttft_tpot__fail(r, line, what, NULL);
-        }
-    for (k = 0; k < 3; k++)
-        r->prompt[id][k] += v[k];
-    r->prompt[id][3] = line;
-    return TTFT_TPOT_OK;
+    r->item.name = p;
+    r->item.len = strlen(p);
+    return ttft_tpot__put(r, line, TTFT_TPOT_RESTORE_PROMPT);
 }
 
-/* Room for one more device interval past c->dev.n while reading: 1, 0 (none: counted), ENOMEM. */
-static int ttft_tpot__device_room(ttft_tpot__reader *r)
+/* "# counts: NAME=N NAME=N ...": what the recording collector lost (TTFT_TPOT_COUNTS), each once. */
+static int ttft_tpot__read_counts(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
-    ttft_tpot *c = r->c;
-    size_t need = c->dev.n + r->dev_n + 1, max;
-    void *p;
-    if (need <= c->dev.max)
-        return 1;
-    if (!c->grow || need >= UINT32_MAX)
-        return 0;
-    max = ttft_tpot__next_size(c->dev.max ? c->dev.max : 64, need, UINT32_MAX - 1);
-    if (!(p = ttft_tpot__grow(c, c->dev.log, c->dev.max * sizeof *c->dev.log, max * sizeof *c->dev.log,
-                              TTFT_TPOT__PART_DEVICE)))
-        return TTFT_TPOT_ENOMEM;
-    c->dev.log = (ttft_tpot_device_interval *)p;
-    c->dev.max = max;
-    return 1;
+#define TTFT_TPOT__COUNT_KEY(key, limit) #key,
+    static const char *const keys[TTFT_TPOT_COUNT_KEYS] = {TTFT_TPOT_COUNTS(TTFT_TPOT__COUNT_KEY)};
+#undef TTFT_TPOT__COUNT_KEY
+    unsigned k;
+    r->item.given = 0;
+    while (*p) {
+        const char *eq = strchr(p, '='), *stop = eq ? eq + 1 + strcspn(eq + 1, " ") : p;
+        for (k = 0; eq && k < TTFT_TPOT_COUNT_KEYS; k++)
+            if (strlen(keys[k]) == (size_t)(eq - p) && strncmp(p, keys[k], (size_t)(eq - p)) == 0)
+                break;
+        if (!eq || k == TTFT_TPOT_COUNT_KEYS || (r->item.given >> k & 1u) ||
+            !ttft_tpot__u64(eq + 1, (size_t)(stop - eq - 1), UINT64_MAX, &r->item.v[k]) || (*stop && !stop[1]))
+            return ttft_tpot__fail(r, line, "# counts: expected NAME=N ..., each name once, of ", "dropped rejected "
+                                   "shapes_dropped requests_dropped requests_refused events_lost runs_dropped outgrown "
+                                   "spans_open sequences_lost sequences_in_histogram capacity max_requests "
+                                   "max_request_events max_shapes");
+        r->item.given |= 1u << k;
+        p = stop + (*stop != '\0');
+    }
+    return ttft_tpot__put(r, line, TTFT_TPOT_RESTORE_COUNTS);
 }
 
 /* "# device: SAMPLE,STREAM,STATE,PART,WARMUP,ISSUE_NS,BEGIN_NS,DEVICE_NS,PHASE": an interval, its
-   sample counted among this trace's sample lines. Kept past c->dev.n until the end. */
+   sample counted among this trace's sample lines. */
 static int ttft_tpot__read_device(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
-    ttft_tpot *c = r->c;
-    ttft_tpot_device_interval *d;
+    static const uint64_t max[8] = {UINT64_MAX, UINT32_MAX, 3, 1, 1, UINT64_MAX, UINT64_MAX, ((uint64_t)1 << 62) - 1};
+    ttft_tpot_device_interval *d = &r->dev;
     uint64_t v[8];
-    int k, id;
-    static const uint64_t max[8] = {UINT64_MAX, UINT32_MAX, 3, 1, 1, UINT64_MAX, UINT64_MAX, TTFT_TPOT__DEVICE_MAX_NS};
+    int k;
     for (k = 0; k < 8; k++)
         if (!ttft_tpot__take(&p, ',', max[k], &v[k]) || (k == 2 && v[k] == 0))
             return ttft_tpot__fail(r, line, "# device: expected SAMPLE,STREAM,STATE (1-3),PART (0-1),WARMUP (0-1),"
                                             "ISSUE_NS,BEGIN_NS,DEVICE_NS,PHASE", NULL);
-    if (v[0] > r->rows)
-        return ttft_tpot__fail(r, line, "# device: a sample past the samples read so far", NULL);
-    if ((id = ttft_tpot__lookup(c, p, strlen(p))) < 0)
-        return ttft_tpot__fail(r, line, "# device: unknown phase: ", p);
-    if ((k = ttft_tpot__device_room(r)) <= 0) {
-        r->dev_lost[0] += k == 0;
-        r->dev_last = -1;
-        return k < 0 ? k : TTFT_TPOT_OK;
-    }
-    r->dev_last = 1;
-    d = &c->dev.log[c->dev.n + r->dev_n++];
     memset(d, 0, sizeof *d);
-    /* its sample, where the trace's samples up to it were all stored (else unknown: 0) */
-    d->sample = v[0] && v[0] - 1 < r->first_lost ? r->old_samples + v[0] : 0;
+    d->sample = v[0];
     d->stream = (uint32_t)v[1];
     d->state = (uint8_t)v[2];
     d->part = (uint8_t)v[3];
@@ -2519,56 +1915,128 @@ static int ttft_tpot__read_device(ttft_tpot__reader *r, unsigned long line, cons
     d->issue_ns = v[5];
     d->begin_ns = v[6];
     d->device_ns = v[7];
-    d->phase = (uint32_t)id;
-    r->dev_open += d->state == TTFT_TPOT_DEVICE_OPEN;
-    return TTFT_TPOT_OK;
+    r->item.interval = d;
+    r->item.name = p;
+    r->item.len = strlen(p);
+    return ttft_tpot__put(r, line, TTFT_TPOT_RESTORE_DEVICE);
 }
 
-/* "# device_queued: QUEUED_NS": the runtime's queued stamp of the absolute interval of the device line
-   above it (none where that one found no room), on the host clock, at or before its begin. */
+/* "# device_queued: QUEUED_NS", "# sequences: N" (a malformed number reads as 0: refused after the
+   line's place is checked), "# device_lost: UNRESOLVED,REFUSED". */
 static int ttft_tpot__read_device_queued(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
-    ttft_tpot_device_interval *d;
-    uint64_t v;
-    if (r->dev_last < 0)
-        return TTFT_TPOT_OK;
-    d = r->dev_last ? &r->c->dev.log[r->c->dev.n + r->dev_n - 1] : NULL;
-    if (!d || d->state != TTFT_TPOT_DEVICE_ABSOLUTE || d->queued_ns)
-        return ttft_tpot__fail(r, line, "# device_queued: not after an absolute # device: line of its own", NULL);
-    if (!ttft_tpot__u64(p, strlen(p), d->begin_ns, &v) || v == 0)
-        return ttft_tpot__fail(r, line, "# device_queued: expected QUEUED_NS, 1 to the interval's BEGIN_NS", NULL);
-    d->queued_ns = v;
-    return TTFT_TPOT_OK;
+    if (!ttft_tpot__u64(p, strlen(p), UINT64_MAX, &r->item.n))
+        r->item.n = 0;
+    return ttft_tpot__put(r, line, TTFT_TPOT_RESTORE_DEVICE_QUEUED);
 }
 
-/* "# sequences: N": the sequences of the decode step on the sample line just above, 1 to its tokens;
-   kept with it, or where it cannot be, counted as recording counts it. */
 static int ttft_tpot__read_sequences(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
-    uint64_t v;
-    int multi;
-    if (!r->step_kept || r->c->phase.slots[r->step_phase].role != TTFT_TPOT_ROLE_DECODE)
-        return ttft_tpot__fail(r, line, "# sequences: not after a decode-role sample line", NULL);
-    if (!ttft_tpot__u64(p, strlen(p), r->step_tokens, &v) || v == 0)
-        return ttft_tpot__fail(r, line, "# sequences: expected N, 1 to the tokens of the step above", NULL);
-    multi = v < r->step_tokens;
-    if (r->step_kept == 1 && r->c->store.seqs)
-        r->c->store.seqs[r->step_at] = (uint32_t)v;
-    r->seq_lost += r->step_kept == 1 && !r->c->store.seqs && multi;
-    r->seq_hist += r->step_kept == 2 && multi;
-    r->step_kept = 0; /* one a step */
-    return TTFT_TPOT_OK;
+    if (!ttft_tpot__u64(p, strlen(p), UINT64_MAX, &r->item.n))
+        r->item.n = 0;
+    return ttft_tpot__put(r, line, TTFT_TPOT_RESTORE_SEQUENCES);
 }
 
-/* "# device_lost: UNRESOLVED,REFUSED". */
 static int ttft_tpot__read_device_lost(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
-    uint64_t u, f;
-    if (!ttft_tpot__take(&p, ',', UINT64_MAX - r->dev_lost[0], &u) || !ttft_tpot__u64(p, strlen(p), UINT64_MAX - r->dev_lost[1], &f))
+    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &r->item.v[0]) || !ttft_tpot__u64(p, strlen(p), UINT64_MAX, &r->item.v[1]))
         return ttft_tpot__fail(r, line, "# device_lost: expected UNRESOLVED,REFUSED", NULL);
-    r->dev_lost[0] += u;
-    r->dev_lost[1] += f;
-    return TTFT_TPOT_OK;
+    return ttft_tpot__put(r, line, TTFT_TPOT_RESTORE_DEVICE_LOST);
+}
+
+/* -- Trace I/O: the requests' directives ------------------------------------------------------- */
+
+/* "# truncated: SUBMIT_NS,WARMUP,ID": a request of this trace whose events did not all fit. */
+static int ttft_tpot__read_truncated(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    uint64_t w;
+    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &r->sitem.t_ns) || !ttft_tpot__take(&p, ',', 1, &w))
+        return ttft_tpot__fail(r, line, "# truncated: expected SUBMIT_NS,WARMUP,ID", NULL);
+    r->sitem.warmup = (int)w;
+    r->sitem.id = p;
+    r->sitem.len = strlen(p);
+    return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_TRUNCATED);
+}
+
+/* "# finished: ID": a request of this trace was finished (ttft_tpot_request_finish). */
+static int ttft_tpot__read_finished(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    r->sitem.id = p;
+    r->sitem.len = strlen(p);
+    return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_FINISHED);
+}
+
+/* "# finish_reason: REASON,ID": why a finished request of this trace finished. */
+static int ttft_tpot__read_finish_reason(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    const char *comma = strchr(p, ',');
+    int k;
+    for (k = TTFT_TPOT_FINISH_STOP; comma && k < TTFT_TPOT_FINISH_COUNT; k++)
+        if (strlen(ttft_tpot_finish_reason_name(k)) == (size_t)(comma - p) &&
+            strncmp(p, ttft_tpot_finish_reason_name(k), (size_t)(comma - p)) == 0)
+            break;
+    if (!comma || k == TTFT_TPOT_FINISH_COUNT)
+        return ttft_tpot__fail(r, line, "# finish_reason: expected stop, length, abort or error, then ,ID", NULL);
+    r->sitem.reason = k;
+    r->sitem.id = comma + 1;
+    r->sitem.len = strlen(comma + 1);
+    return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_FINISH_REASON);
+}
+
+/* "# prompt_tokens: N,ID": the prompt tokens of a request of this trace (ttft_tpot_request_prompt). */
+static int ttft_tpot__read_request_prompt(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &r->sitem.tokens) || r->sitem.tokens == 0)
+        return ttft_tpot__fail(r, line, "# prompt_tokens: expected N (1 or more),ID", NULL);
+    r->sitem.id = p;
+    r->sitem.len = strlen(p);
+    return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_PROMPT_TOKENS);
+}
+
+/* "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR": requests
+   folded out of the recording layer's table (its config.request_window). */
+static int ttft_tpot__read_folded(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    int k;
+    for (k = 0; k < 9; k++)
+        if (!(k < 8 ? ttft_tpot__take(&p, ',', UINT64_MAX, &r->sitem.v[k])
+                    : ttft_tpot__u64(p, strlen(p), UINT64_MAX, &r->sitem.v[k])))
+            return ttft_tpot__fail(r, line, "# folded: expected REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,"
+                                            "STOP,LENGTH,ABORT,ERROR (STOP + LENGTH at most REQUESTS)", NULL);
+    return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_FOLDED);
+}
+
+/* "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C ...": a request metric of the folded requests. */
+static int ttft_tpot__read_folded_metric(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    ttft_tpot_serve_item *it = &r->sitem;
+    const char *comma = strchr(p, ',');
+    ttft_tpot__pairs to = {UINT64_MAX, NULL, NULL, NULL, TTFT_TPOT_BUCKETS_MAX, 0};
+    int m;
+    for (m = 0; comma && m < TTFT_TPOT_METRIC_COUNT; m++)
+        if (strlen(ttft_tpot__mrows[m].json) == (size_t)(comma - p) &&
+            strncmp(p, ttft_tpot__mrows[m].json, (size_t)(comma - p)) == 0)
+            break;
+    if (!comma || m == TTFT_TPOT_METRIC_COUNT)
+        return ttft_tpot__fail(r, line, "# folded_metric: unknown metric", NULL);
+    p = comma + 1;
+    it->metric = m;
+    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &it->v[0]) || !ttft_tpot__take(&p, ',', UINT64_MAX, &it->v[1]) ||
+        !ttft_tpot__take(&p, ',', UINT64_MAX, &it->v[2]) ||
+        (to.index = it->bucket, to.count = it->count, (it->n = ttft_tpot__read_pairs(p, p + strlen(p), &to)) == 0 &&
+                                                          *p))
+        return ttft_tpot__fail(r, line, "# folded_metric: expected KEY,COUNT,SUM_HI,SUM_LO,I:C ... with at most "
+                                        "COUNT values in the buckets, ascending", NULL);
+    return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_FOLDED_METRIC);
+}
+
+/* "# buckets: NAME": the bounds the folded buckets after it count among ("fine" or "vllm"). */
+static int ttft_tpot__read_buckets_set(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    if (strcmp(p, "fine") != 0 && strcmp(p, "vllm") != 0)
+        return ttft_tpot__fail(r, line, "# buckets: expected fine or vllm, not ", p);
+    r->sitem.set = strcmp(p, "vllm") == 0 ? TTFT_TPOT_BUCKETS_VLLM : TTFT_TPOT_BUCKETS_FINE;
+    return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_BUCKETS);
 }
 
 /* The directives a trace carries after its samples' header: each line's head, and its reader. */
@@ -2592,18 +2060,11 @@ static const struct {
 static int ttft_tpot__directive(ttft_tpot__reader *r, unsigned long line, const char *text, int bad)
 {
     size_t k, n = sizeof ttft_tpot__directives / sizeof ttft_tpot__directives[0];
-    if (strncmp(text, " clock: ", 8) == 0) {
-        if (!bad)
-            ttft_tpot__clock_comment(r, text);
-        return TTFT_TPOT_OK;
-    }
-    if (strcmp(text, " run:") == 0) { /* a run begins at the next sample */
-        (void)ttft_tpot__run_mark(r->c, r->c->store.n + r->n);
-        return TTFT_TPOT_OK;
-    }
-    if (strcmp(text, " run: end") == 0) { /* the run ends before the next sample */
-        ttft_tpot__run_close(r->c, r->c->store.n + r->n);
-        return TTFT_TPOT_OK;
+    if (strncmp(text, " clock: ", 8) == 0)
+        return bad ? TTFT_TPOT_OK : ttft_tpot__read_clock(r, line, text);
+    if (strcmp(text, " run:") == 0 || strcmp(text, " run: end") == 0) { /* a run begins, or ends, at the next sample */
+        r->item.n = text[5] != '\0';
+        return ttft_tpot__put(r, line, TTFT_TPOT_RESTORE_RUN);
     }
     for (k = 0; k < n && strncmp(text, ttft_tpot__directives[k].head, strlen(ttft_tpot__directives[k].head)) != 0; k++)
         ;
@@ -2709,7 +2170,7 @@ static uint64_t ttft_tpot__special8(const char *p)
 static unsigned ttft_tpot__plain8(const char *p)
 {
     uint64_t m = ttft_tpot__special8(p);
-#if defined(TTFT_TPOT__LE) && (defined(__GNUC__) || defined(__clang__))
+#if defined(TTFT_TPOT__LITTLE) && (defined(__GNUC__) || defined(__clang__))
     return m ? (unsigned)__builtin_ctzll(m) / 8 : 8;
 #else
     return m ? 0 : 8;
@@ -2846,201 +2307,58 @@ static int ttft_tpot__record(ttft_tpot__reader *r, unsigned long *line)
         return ttft_tpot__csv_row(r, *line);
     }
 }
-
 /* -- Trace I/O: records ------------------------------------------------------------------------ */
 
-/* Whether the n bytes at a and b are the same: 8 to 16 bytes (most ids) as two words that may overlap,
-   without a call. */
-static int ttft_tpot__same(const char *a, const char *b, size_t n)
-{
-    uint64_t a0, a1, b0, b1;
-    if (n < 8 || n > 16)
-        return memcmp(a, b, n) == 0;
-    memcpy(&a0, a, 8), memcpy(&a1, a + n - 8, 8);
-    memcpy(&b0, b, 8), memcpy(&b1, b + n - 8, 8);
-    return a0 == b0 && a1 == b1;
-}
-
-/* The index slot of the request named id (ttft_tpot__request_slot): one seen lately (a cache in front
-   of the keyed index, which a miss falls back on; an entry is checked against the id it names, so one
-   left stale by a rebuilt index only misses). id: 1 to 63 bytes. */
-static uint32_t ttft_tpot__request_recent(ttft_tpot__reader *r, const char *id, size_t len)
-{
-    const ttft_tpot *c = r->c;
-    uint64_t tail = 0;
-    uint32_t *at, slot;
-    memcpy(&tail, id + (len > 8 ? len - 8 : 0), len > 8 ? 8 : len); /* ids differ most at their end */
-    at = &r->recent_req[((tail ^ len) * 0x9E3779B97F4A7C15u) >> 56];
-    slot = *at - 1;
-    if (*at && slot <= c->req.mask && c->req.index[slot]) {
-        const char *have = c->req.list[(c->req.index[slot] & TTFT_TPOT__IDX_NUM) - 1].id;
-        if (have[len] == '\0' && ttft_tpot__same(have, id, len))
-            return slot;
-    }
-    slot = ttft_tpot__request_slot(c, id, len);
-    *at = slot + 1;
-    return slot;
-}
-
-/* A request line of a trace, checked as the API checks it; the request keeps its warmup flag. A
-   growing collector makes room first. */
-static int ttft_tpot__read_request_event(ttft_tpot__reader *r, unsigned long line, int submit, uint64_t t,
-                                         uint64_t dur, uint64_t tokens, int warm)
-{
-    ttft_tpot *c = r->c;
-    uint32_t slot = UINT32_MAX;
-    int rc, q;
-    if (dur != 0)
-        return ttft_tpot__fail_field(r, line, "a request event has dur_ns 0, not ", 3);
-    if (submit ? tokens != 0 : tokens == 0)
-        return ttft_tpot__fail(r, line, submit ? "a submit has 0 tokens" : "a token event has 1 token or more",
-                               NULL);
-    if ((c->req.n == c->req.max || c->req.n_events == c->req.max_events) &&
-        ttft_tpot__requests_grow(c) == TTFT_TPOT_ENOMEM) /* first: growing moves the index */
-        return TTFT_TPOT_ENOMEM;
-    if (r->len[0] > 0 && r->len[0] < TTFT_TPOT_NAME_MAX && c->req.max) /* the one lookup of this event */
-        slot = ttft_tpot__request_recent(r, r->f[0], r->len[0]);
-    q = slot != UINT32_MAX ? (int)(c->req.index[slot] & TTFT_TPOT__IDX_NUM) - 1 : -1;
-    if (!submit && q >= 0 && c->req.list[q].warmup != warm)
-        return ttft_tpot__fail_field(r, line, "warmup flag differs from the request's submit: ", 0);
-    rc = ttft_tpot__request_event(c, r->f[0], r->len[0], t, (uint32_t)tokens, warm,
-                                  submit ? TTFT_TPOT_POINT_SUBMIT : TTFT_TPOT_POINT_LAST, slot, &q);
-    if (rc == TTFT_TPOT_ENAME)
-        return ttft_tpot__fail_field(r, line, "invalid request id (1 to 63 bytes of UTF-8, no control characters): ", 0);
-    if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
-        return ttft_tpot__fail(r, line, "more requests or request events than this collector holds "
-                                        "(config.max_requests, max_request_events), or an event after "
-                                        "its request's # truncated: line", NULL);
-    if (rc == TTFT_TPOT_EREQUEST)
-        return ttft_tpot__fail_field(r, line,
-                                     submit ? "second submit of request " : q < 0 ? "token for unknown request "
-                                                                                  : "token before its request's submit or "
-                                                                                    "previous token: ",
-                                     0);
-    return rc;
-}
-
-/* The phase a sample line names: one seen lately (a cache in front of the keyed index, which a miss
-   falls back on), or found (added when new). */
+/* The phase a sample line names: one seen lately (a cache in front of the collector's index, which a
+   miss falls back on), or found (added when new). */
 static int ttft_tpot__sample_phase(ttft_tpot__reader *r, unsigned long line, int role)
 {
     const char *s = r->f[0];
     size_t len = r->len[0];
-    int *at, id;
-    const ttft_tpot__phase_slot *p;
-    if (len == 0 || len >= TTFT_TPOT_NAME_MAX) /* refused by ttft_tpot__phase_id */
+    ttft_tpot__seen *at;
+    int id;
+    if (len == 0 || len >= TTFT_TPOT_NAME_MAX) /* refused by the collector */
         return ttft_tpot__phase_id(r, line, s, len, role);
     at = &r->recent[(len * 7 + (size_t)(unsigned char)s[0] * 3 + (unsigned char)s[len - 1]) & 63];
-    p = *at ? &r->c->phase.slots[*at - 1] : NULL;
-    if (p && p->role == role && p->name[len] == '\0' && memcmp(p->name, s, len) == 0)
-        return *at - 1;
-    if ((id = ttft_tpot__phase_id(r, line, s, len, role)) >= 0)
-        *at = id + 1;
+    if (at->id && at->role == role && at->len == len && memcmp(at->name, s, len) == 0)
+        return at->id - 1;
+    if ((id = ttft_tpot__phase_id(r, line, s, len, role)) >= 0) {
+        at->id = id + 1, at->role = role, at->len = len;
+        memcpy(at->name, s, len);
+    }
     return id;
 }
 
-/* A steady sample of a bounded phase, into the phase's pending histogram (its first sample is kept
-   exact, as recording would): 1 taken, 0 not (the first), EPARSE (the histogram would pass
-   TTFT_TPOT__HIST_MAX values or tokens) or ENOMEM. outgrow: the phase outgrew the storage instead,
-   which takes a histogram slot when it has none (0: no slot is left). */
-static int ttft_tpot__read_bounded(ttft_tpot__reader *r, unsigned long line, int id, uint64_t dur, uint64_t tokens,
-                                   int outgrow)
+/* "RID,submit,T,0,0,W", "RID,token,T,0,K,W" or a mark's "RID,ROLE,T,0,0,W" (point p), W checked. */
+static int ttft_tpot__read_request_row(ttft_tpot__reader *r, unsigned long line, int p, uint64_t t, uint64_t dur,
+                                       uint64_t tokens)
 {
-    ttft_tpot *c = r->c;
-    ttft_tpot__pending *pd;
-    uint32_t *at = ttft_tpot__pend_at(r, id);
-    if (!at)
-        return TTFT_TPOT_ENOMEM;
-    if (*at == 0 && c->phase.slots[id].fresh && !outgrow) {
-        *at = UINT32_MAX; /* its first sample: kept exact */
-        return 0;
-    }
-    if ((*at == 0 || *at == UINT32_MAX) && outgrow && !c->phase.slots[id].hist && c->hist.n + r->slots >= c->hist.max)
-        return 0; /* no slot left: dropped */
-    if (!(pd = ttft_tpot__pending_of(r, id, outgrow)))
-        return TTFT_TPOT_ENOMEM;
-    if (!ttft_tpot__hist_room(pd->n, pd->h.tokens, 1, tokens))
-        return ttft_tpot__fail_field(r, line, "more than 2^63 samples or tokens in the phase's histogram: ", 0);
-    ttft_tpot__hist_add(&pd->h, dur, (uint32_t)tokens);
-    pd->n++;
-    return 1;
-}
-
-/* A sample: a bounded phase's steady one into its histogram; any other where recording would keep it
-   (ttft_tpot__keep_where), staged past c->store.n and the collector's slots until the end, a growing
-   collector making room in the storage first. */
-static int ttft_tpot__read_sample(ttft_tpot__reader *r, unsigned long line, int id, uint64_t start, uint64_t dur,
-                                  uint64_t tokens, int warm)
-{
-    ttft_tpot *c = r->c;
-    int rc, where;
-    if (c->phase.slots[id].hist && !warm && (rc = ttft_tpot__read_bounded(r, line, id, dur, tokens, 0)) != 0)
-        return rc < 0 ? rc : TTFT_TPOT_OK;
-    if (start && !c->store.starts && c->grow && !c->hist.bounded && (rc = ttft_tpot__starts_take(c)) != TTFT_TPOT_OK)
-        return rc;
-    where = ttft_tpot__keep_where(c, id, warm, r->n, r->slots); /* recording's policy */
-    if (where != TTFT_TPOT__TO_STORE && (rc = ttft_tpot__store_grow(c, c->store.n + r->n + 1)) != TTFT_TPOT_EFULL) {
-        if (rc != TTFT_TPOT_OK)
-            return rc; /* ENOMEM */
-        where = TTFT_TPOT__TO_STORE; /* a growing collector made room */
-    }
-    if (where == TTFT_TPOT__TO_STORE) {
-        ttft_tpot__store_put_timed(&c->store, c->store.n + r->n++, id, start, dur, (uint32_t)tokens, warm);
-        return TTFT_TPOT_OK;
-    }
-    rc = where == TTFT_TPOT__TO_DROP ? 0 : ttft_tpot__read_bounded(r, line, id, dur, tokens, 1);
-    r->dropped += rc == 0;
-    return rc < 0 ? rc : TTFT_TPOT_OK;
-}
-
-/* One record after the header: a sample or a request event. */
-/* The words of the points mark p lies between, for a refusal's message: the last point (in the
-   table's order) it follows and the first that follows it ("" none). */
-static void ttft_tpot__mark_bounds(int p, const char **after, const char **before)
-{
-    int k;
-    *after = *before = "";
-    for (k = 0; k < TTFT_TPOT_POINT_COUNT; k++) {
-        if (ttft_tpot__points[p].follows >> k & 1u)
-            *after = ttft_tpot__points[k].words;
-        if (k != p && (ttft_tpot__points[k].follows >> p & 1u) && !**before)
-            *before = ttft_tpot__points[k].words;
-    }
-}
-
-/* "RID,ROLE,T,0,0,W": mark p (a schedule, ...) of a request of this trace. */
-static int ttft_tpot__read_mark(ttft_tpot__reader *r, unsigned long line, int p, uint64_t t, uint64_t dur,
-                                uint64_t tokens, int warm)
-{
-    ttft_tpot *c = r->c;
-    const char *role = ttft_tpot__points[p].role, *after, *before;
-    int q = r->len[0] < TTFT_TPOT_NAME_MAX ? ttft_tpot__request_find(c, r->f[0], r->len[0]) : -1;
+    const char *role = ttft_tpot__pts[p].role;
     char what[160];
-    if (dur != 0 || tokens != 0) {
+    if (ttft_tpot__pts[p].set == TTFT_TPOT__PT_MARK && (dur != 0 || tokens != 0)) {
         snprintf(what, sizeof what, "%s %s event has dur_ns 0 and 0 tokens", strchr("aeiou", role[0]) ? "an" : "a",
                  role);
         return ttft_tpot__fail(r, line, what, NULL);
     }
-    if (q < (int)r->old.requests) { /* not found, or of an earlier trace: a read that fails must undo it */
-        snprintf(what, sizeof what, "%s of a request not submitted earlier in this trace: ", role);
-        return ttft_tpot__fail_field(r, line, what, 0);
-    }
-    if (c->req.list[q].warmup != warm)
-        return ttft_tpot__fail_field(r, line, "warmup flag differs from the request's submit: ", 0);
-    ttft_tpot__mark_bounds(p, &after, &before);
-    snprintf(what, sizeof what, "second %s, or one before its request's %s or after its %s: ", role, after, before);
-    if (ttft_tpot__request_mark(c, q, p, t) != TTFT_TPOT_OK)
-        return ttft_tpot__fail_field(r, line, what, 0);
-    return TTFT_TPOT_OK;
+    if (dur != 0)
+        return ttft_tpot__fail_field(r, line, "a request event has dur_ns 0, not ", 3);
+    r->sitem.id = r->f[0];
+    r->sitem.len = r->len[0];
+    r->sitem.point = p == TTFT_TPOT_POINT_SUBMIT || ttft_tpot__pts[p].set == TTFT_TPOT__PT_MARK ? p : TTFT_TPOT_POINT_LAST;
+    r->sitem.t_ns = t;
+    r->sitem.tokens = tokens;
+    r->sitem.warmup = r->f[5][0] - '0';
+    return ttft_tpot__put_request(r, line,
+                                  ttft_tpot__pts[p].set == TTFT_TPOT__PT_MARK ? TTFT_TPOT_SERVE_MARK : TTFT_TPOT_SERVE_EVENT);
 }
 
+/* One record after the header: a sample or a request event. */
 static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
 {
-    uint64_t start, dur, tokens, warm, dropped = r->dropped;
+    uint64_t start, dur, tokens;
     int role, id;
-    r->step_kept = 0;
     if (nf != 6)
-        return ttft_tpot__fail(r, line, "expected 6 fields: ", ttft_tpot__header);
+        return ttft_tpot__fail(r, line, "expected 6 fields: ", "phase,role,start_ns,dur_ns,tokens,warmup");
     if ((role = ttft_tpot__role_of(r->f[1], r->len[1])) < 0)
         return ttft_tpot__fail_field(r, line, "unknown role: ", 1);
     if (!ttft_tpot__u64(r->f[2], r->len[2], UINT64_MAX, &start))
@@ -3051,24 +2369,16 @@ static int ttft_tpot__read_row(ttft_tpot__reader *r, int nf, unsigned long line)
         return ttft_tpot__fail_field(r, line, "tokens is not an unsigned 32-bit integer: ", 4);
     if (r->len[5] != 1 || (r->f[5][0] != '0' && r->f[5][0] != '1'))
         return ttft_tpot__fail_field(r, line, "warmup is not 0 or 1: ", 5);
-    warm = (uint64_t)(r->f[5][0] - '0');
-    if (role >= 4 && ttft_tpot__points[role - 4].set == TTFT_TPOT__SET_MARK) /* RID,schedule,T,0,0,W */
-        return ttft_tpot__read_mark(r, line, role - 4, start, dur, tokens, (int)warm);
-    if (role >= 4) /* a request event: RID,submit,T,0,0,W or RID,token,T,0,K,W */
-        return ttft_tpot__read_request_event(r, line, role == 4 + TTFT_TPOT_POINT_SUBMIT, start, dur, tokens,
-                                             (int)warm);
+    if (role >= 4)
+        return ttft_tpot__read_request_row(r, line, role - 4, start, dur, tokens);
     if ((id = ttft_tpot__sample_phase(r, line, role)) < 0)
         return id;
-    nf = (int)r->n; /* whether it is stored: device lines name samples by their line */
-    r->step_phase = id;
-    if ((id = ttft_tpot__read_sample(r, line, id, start, dur, tokens, (int)warm)) == TTFT_TPOT_OK &&
-        r->n == (size_t)nf && r->first_lost == SIZE_MAX)
-        r->first_lost = r->rows;
-    r->step_kept = r->n != (size_t)nf ? 1 : r->dropped != dropped ? 3 : 2;
-    r->step_at = r->c->store.n + r->n - 1;
-    r->step_tokens = tokens;
-    r->rows++;
-    return id;
+    r->item.phase = id;
+    r->item.start_ns = start;
+    r->item.dur_ns = dur;
+    r->item.tokens = tokens;
+    r->item.warmup = r->f[5][0] - '0';
+    return ttft_tpot__put(r, line, TTFT_TPOT_RESTORE_SAMPLE);
 }
 
 /* The header line, after an optional UTF-8 byte order mark. */
@@ -3082,7 +2392,7 @@ static int ttft_tpot__read_header(ttft_tpot__reader *r)
             return rc;
     if (r->end - r->pos >= 1 && (unsigned char)r->buf[r->pos] == 0xEF) {
         if (r->end - r->pos < 3 || memcmp(r->buf + r->pos, "\xEF\xBB\xBF", 3) != 0)
-            return ttft_tpot__fail(r, 1, "missing header: expected ", ttft_tpot__header);
+            return ttft_tpot__fail(r, 1, "missing header: expected ", "phase,role,start_ns,dur_ns,tokens,warmup");
         r->pos += 3;
     }
     if ((nf = ttft_tpot__record(r, &line)) < 0)
@@ -3090,214 +2400,208 @@ static int ttft_tpot__read_header(ttft_tpot__reader *r)
     for (i = 0; i < 6 && nf == 6; i++)
         if (strlen(cols[i]) != r->len[i] || memcmp(r->f[i], cols[i], r->len[i]) != 0)
             break;
-    return i == 6 ? TTFT_TPOT_OK : ttft_tpot__fail(r, line, "missing header: expected ", ttft_tpot__header);
+    return i == 6 ? TTFT_TPOT_OK
+                  : ttft_tpot__fail(r, line, "missing header: expected ", "phase,role,start_ns,dur_ns,tokens,warmup");
 }
 
-/* -- Trace I/O: the end of a read -------------------------------------------------------------- */
-
-/* The steady samples of phase p once the trace joins: the scan of its stored ones (n, sum, min, max),
-   with its histogram's (the pending one, else its own). */
-static ttft_tpot__scan ttft_tpot__steady_of(const ttft_tpot__reader *r, const ttft_tpot__scan *stored, unsigned p)
+/* The whole read, between the collector's BEGIN and its COMMIT (or ROLLBACK). */
+static int ttft_tpot__read_all(ttft_tpot__reader *r)
 {
-    const ttft_tpot_hist *h = r->pend_of && r->pend_of[p] && r->pend_of[p] != UINT32_MAX
-                                  ? &r->pending[r->pend_of[p] - 1].h : r->c->phase.slots[p].hist;
-    ttft_tpot__scan s = *stored;
-    uint64_t n = h ? ttft_tpot__hist_count(h) : 0;
-    if (n) {
-        s.mn = s.n && s.mn < h->min_ns ? s.mn : h->min_ns;
-        s.mx = s.n && s.mx > h->max_ns ? s.mx : h->max_ns;
-        s.lo += h->sum_lo;
-        s.hi += h->sum_hi + (s.lo < h->sum_lo);
-        s.n += (size_t)n;
-    }
-    return s;
-}
-
-/* A prefill phase's prompt sums (N, NS) against its steady samples (ttft_tpot__steady_of): N of them
-   at most, or more by no more than the samples dropped anywhere (dropped, a merge may have dropped the
-   ones that carried prompts); and with nothing dropped, NS the time of N of them: N times their
-   least to N times their most, and the rest's time between as many times their least and most. */
-static int ttft_tpot__prompt_ok(const ttft_tpot__scan *s, uint64_t n, uint64_t ns, uint64_t dropped)
-{
-    ttft_tpot__u128 sum, t;
-    if (n > s->n)
-        return n - s->n <= dropped;
-    if (dropped)
-        return 1;
-    sum.hi = s->hi;
-    sum.lo = s->lo;
-    t.hi = 0;
-    t.lo = ns;
-    return ttft_tpot__le(ttft_tpot__mul(n, s->mn), t) && ttft_tpot__le(t, ttft_tpot__mul(n, s->mx)) &&
-           ttft_tpot__le(ttft_tpot__add(t, ttft_tpot__mul(s->n - n, s->mn)), sum) &&
-           ttft_tpot__le(sum, ttft_tpot__add(t, ttft_tpot__mul(s->n - n, s->mx)));
-}
-
-/* Every "# prompt:" sum against the samples it describes, once the whole trace has been read: OK, ENOMEM,
-   or EPARSE at the line of the phase's last "# prompt:" line. */
-static int ttft_tpot__check_prompts(ttft_tpot__reader *r)
-{
-    const ttft_tpot *c = r->c;
-    ttft_tpot__scan *stored = (ttft_tpot__scan *)TTFT_TPOT_MALLOC(c->phase.n * sizeof *stored, c->alloc_user), s;
-    uint64_t dropped = c->store.dropped + r->dropped + r->counts[TTFT_TPOT__COUNT_dropped], n, ns;
-    char what[TTFT_TPOT_NAME_MAX + 160];
-    size_t i;
-    unsigned p;
-    int rc = TTFT_TPOT_OK;
-    if (!stored)
-        return TTFT_TPOT_ENOMEM;
-    memset(stored, 0, c->phase.n * sizeof *stored);
-    for (i = 0; i < c->store.n + r->n; i++) {
-        const ttft_tpot_sample *x = &c->store.samples[i];
-        if (!x->warmup && r->prompt[x->phase][3])
-            ttft_tpot__scan_one(&stored[x->phase], x->dur_ns);
-    }
-    for (p = 0; p < c->phase.n && rc == TTFT_TPOT_OK; p++) {
-        if (!r->prompt[p][3])
-            continue;
-        s = ttft_tpot__steady_of(r, &stored[p], p);
-        n = c->phase.slots[p].prompt[0] + r->prompt[p][0];
-        ns = c->phase.slots[p].prompt[2] + r->prompt[p][2];
-        if (ttft_tpot__prompt_ok(&s, n, ns, dropped < c->store.dropped ? UINT64_MAX : dropped))
-            continue;
-        if (n > s.n)
-            snprintf(what, sizeof what, "# prompt: %llu prefills carry prompt tokens, more than the %llu steady "
-                     "samples of %s", (unsigned long long)n, (unsigned long long)s.n, c->phase.slots[p].name);
-        else
-            snprintf(what, sizeof what, "# prompt: %llu ns is not the time of %llu steady samples of %s (each %llu to "
-                     "%llu ns)", (unsigned long long)ns, (unsigned long long)n, c->phase.slots[p].name,
-                     (unsigned long long)s.mn, (unsigned long long)s.mx);
-        rc = ttft_tpot__fail(r, (unsigned long)r->prompt[p][3], what, NULL);
-    }
-    TTFT_TPOT_FREE(stored, c->alloc_user);
+    unsigned long line;
+    int rc, nf;
+    if ((rc = ttft_tpot__put(r, 0, TTFT_TPOT_RESTORE_BEGIN)) != TTFT_TPOT_OK)
+        return rc;
+    rc = ttft_tpot__read_header(r);
+    while (rc == TTFT_TPOT_OK && (nf = ttft_tpot__record(r, &line)) != 0)
+        rc = nf < 0 ? nf : ttft_tpot__read_row(r, nf, line);
+    if (rc == TTFT_TPOT_OK)
+        return ttft_tpot__put(r, 0, TTFT_TPOT_RESTORE_COMMIT); /* its checks: a failed one rolls back */
+    (void)ttft_tpot__put(r, 0, TTFT_TPOT_RESTORE_ROLLBACK);
     return rc;
-}
-
-/* What the directives say of the records, once the whole trace has been read: a truncated request
-   lost an event at least, the requests dropped hold those refused and the events lost, and the
-   prompt sums are those of the samples. OK, ENOMEM, or EPARSE at the directive's line. */
-static int ttft_tpot__read_check(ttft_tpot__reader *r)
-{
-    const uint64_t *k = r->counts, lost = k[TTFT_TPOT__COUNT_events_lost];
-    const uint64_t refused = k[TTFT_TPOT__COUNT_requests_refused];
-    char what[160], sum[32];
-    if (r->truncated > lost) {
-        snprintf(what, sizeof what, "# truncated: %llu truncated requests, more than the %llu events the trace lost "
-                 "(# counts: events_lost)", (unsigned long long)r->truncated, (unsigned long long)lost);
-        return ttft_tpot__fail(r, r->truncated_line, what, NULL);
-    }
-    if (lost > k[TTFT_TPOT__COUNT_requests_dropped] || refused > k[TTFT_TPOT__COUNT_requests_dropped] - lost) {
-        snprintf(what, sizeof what, "# counts: requests_dropped=%llu is less than events_lost + "
-                 "requests_refused (%s)", (unsigned long long)k[TTFT_TPOT__COUNT_requests_dropped],
-                 ttft_tpot__num(sum, sizeof sum, "%.0f", (double)lost + (double)refused));
-        return ttft_tpot__fail(r, r->counts_line, what, NULL);
-    }
-    return r->prompt ? ttft_tpot__check_prompts(r) : TTFT_TPOT_OK;
-}
-
-/* The whole trace was read: its samples, histograms, counts and clock join the collector. */
-static void ttft_tpot__read_commit(ttft_tpot *c, ttft_tpot__reader *r)
-{
-    size_t i;
-    unsigned k = 0;
-    for (i = c->store.n; i < c->store.n + r->n; i++)
-        if (c->phase.slots[c->store.samples[i].phase].fresh)
-            ttft_tpot__phase_called(c, &c->phase.slots[c->store.samples[i].phase]);
-    c->store.n += r->n;
-    ttft_tpot__run_close(c, c->store.n); /* the trace's runs are its own */
-    c->store.dropped += r->dropped;
-#define TTFT_TPOT__ADD_COUNT(name, field) c->field += r->counts[k++];
-    TTFT_TPOT__COUNTS(TTFT_TPOT__ADD_COUNT)
-#undef TTFT_TPOT__ADD_COUNT
-    c->store.seq_lost += r->seq_lost;
-    c->store.seq_hist += r->seq_hist;
-    for (k = 0; k < 4; k++) /* the recording collector's limits, for the warnings: the first known */
-        if ((r->limits & ~c->full_known) >> k & 1u) {
-            c->full_at[k] = r->counts[TTFT_TPOT__N_COUNTS + k];
-            c->full_known |= 1u << k;
-        }
-    for (k = 0; r->prompt && k < c->phase.n; k++) {
-        c->phase.slots[k].prompt[0] += r->prompt[k][0];
-        c->phase.slots[k].prompt[1] += r->prompt[k][1];
-        c->phase.slots[k].prompt[2] += r->prompt[k][2];
-    }
-    for (k = 0; k < r->n_pending; k++) {
-        ttft_tpot__phase_slot *p = &c->phase.slots[r->pending[k].phase];
-        if (!p->hist) { /* the slot was counted while reading */
-            ttft_tpot_phase_bounded(c, r->pending[k].phase);
-            p->outgrown = (uint16_t)r->pending[k].outgrown;
-            c->store.outgrown += (uint64_t)r->pending[k].outgrown;
-        }
-        *p->hist = r->pending[k].h; /* it started from the phase's */
-        if (p->fresh)
-            ttft_tpot__phase_called(c, p);
-    }
-    for (k = r->old.requests; k < c->req.n; k++) /* the trace's finished requests, counted live */
-        if (c->req.list[k].finished)
-            ttft_tpot__fold(c, &c->finished, k);
-    ttft_tpot__tally_add(&c->folded, &r->folded);
-    ttft_tpot__tally_add(&c->finished, &r->folded);
-    c->dev.n += r->dev_n;
-    c->dev.open += r->dev_open;
-    ttft_tpot__device_count(&c->dev.unresolved, r->dev_lost[0]);
-    ttft_tpot__device_count(&c->dev.refused, r->dev_lost[1]);
-    if (r->clock_read_ns && !c->clock_from_trace) { /* the clock that recorded the first trace read */
-        memcpy(c->clock_name, r->clock_name, sizeof c->clock_name);
-        c->clock_read_ns = r->clock_read_ns;
-        c->clock_from_trace = 1;
-    }
 }
 
 TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name, char *err, size_t errlen)
 {
     ttft_tpot__reader *r;
-    unsigned long line;
-    int rc, nf;
+    void *user;
+    int rc;
     if (err && errlen)
         err[0] = '\0';
-    if (!c || !in || !c->phase.slots)
+    if (!c || !in)
         return TTFT_TPOT_EINVAL;
-    r = (ttft_tpot__reader *)TTFT_TPOT_MALLOC(sizeof *r, c->alloc_user);
-    if (!r)
+    user = ttft_tpot__alloc_user(c);
+    if (!(r = (ttft_tpot__reader *)TTFT_TPOT_MALLOC(sizeof *r, user)))
         return TTFT_TPOT_ENOMEM;
     memset(r, 0, offsetof(ttft_tpot__reader, field));
-    if (!(r->buf = (char *)TTFT_TPOT_MALLOC(TTFT_TPOT__BLOCK + 1, c->alloc_user))) {
-        TTFT_TPOT_FREE(r, c->alloc_user);
+    if (!(r->buf = (char *)TTFT_TPOT_MALLOC(TTFT_TPOT__BLOCK + 1, user))) {
+        TTFT_TPOT_FREE(r, user);
         return TTFT_TPOT_ENOMEM;
     }
     r->in = in;
     r->c = c;
+    r->s = ttft_tpot_serve_of(c);
+    r->user = user;
     r->line = 1;
     r->err = err;
     r->errlen = errlen;
     r->name = name ? name : "(trace)";
-    r->old = ttft_tpot__mark_of(c);
-    r->old_samples = c->store.n;
-    r->first_lost = SIZE_MAX;
-    ttft_tpot__run_close(c, c->store.n); /* the trace's samples are in no run of c's */
-    rc = ttft_tpot__read_header(r);
-    while (rc == TTFT_TPOT_OK && (nf = ttft_tpot__record(r, &line)) != 0)
-        rc = nf < 0 ? nf : ttft_tpot__read_row(r, nf, line);
-    if (rc == TTFT_TPOT_OK)
-        rc = ttft_tpot__read_check(r);
-    if (rc == TTFT_TPOT_OK) {
-        ttft_tpot__read_commit(c, r);
-    } else { /* forget what this call added; samples past c->store.n were never counted */
-        ttft_tpot__rollback(c, &r->old);
-    }
-    if (r->pending)
-        TTFT_TPOT_FREE(r->pending, c->alloc_user);
-    if (r->pend_of)
-        TTFT_TPOT_FREE(r->pend_of, c->alloc_user);
-    if (r->prompt)
-        TTFT_TPOT_FREE(r->prompt, c->alloc_user);
-    TTFT_TPOT_FREE(r->buf, c->alloc_user);
-    TTFT_TPOT_FREE(r, c->alloc_user);
+    r->item.err = r->sitem.err = r->msg;
+    r->item.errlen = r->sitem.errlen = sizeof r->msg;
+    rc = ttft_tpot__read_all(r);
+    TTFT_TPOT_FREE(r->buf, user);
+    TTFT_TPOT_FREE(r, user);
     return rc;
 }
 
-
 #endif /* TTFT_TPOT_NO_STDIO */
+/* -- Statistics: numbers without libm (the comparison's tests, the charts' scales) ------------- */
+
+/* What <math.h> would give, for what the comparison and the charts take from it: exact where libm is
+   exact (fabs, fmin, fmax, floor, ceil and the square root, correctly rounded: the figures it feeds
+   are printed to the last digit), within a few units in the last place where it is not (exp, erfc,
+   log10). */
+
+static double ttft_tpot__fabs(double v)
+{
+    return v < 0 ? -v : v == 0 ? 0.0 : v; /* -0 too: +0 */
+}
+
+/* fmin and fmax: a NaN loses to a number. */
+static double ttft_tpot__fmin(double a, double b)
+{
+    return b < a || a != a ? b : a;
+}
+
+static double ttft_tpot__fmax(double a, double b)
+{
+    return b > a || a != a ? b : a;
+}
+
+/* floor(v), its sign kept: -0 stays -0, -0.5 is -1. */
+static double ttft_tpot__floor(double v)
+{
+    double t;
+    if (!(v > -4503599627370496.0 && v < 4503599627370496.0) || v == 0) /* whole already (past 2^52), NaN, 0 */
+        return v;
+    t = (double)(int64_t)v; /* toward 0 */
+    return t > v ? t - 1 : t;
+}
+
+/* 2^e for a normal result (-1022 <= e <= 1023), from its bits. */
+static double ttft_tpot__pow2(int e)
+{
+    uint64_t b = (uint64_t)(e + 1023) << 52;
+    double v;
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+/* e^x for x <= 0 (0 below -745.2, where the result would be no double), within an ulp: x = k ln 2 + r
+   with |r| <= ln 2 / 2 (ln 2 in two parts, so that k ln 2 loses nothing), e^r by its Taylor series to
+   r^14 / 14!, which is below half an ulp of it, times 2^k. */
+static double ttft_tpot__exp(double x)
+{
+    static const double ln2_hi = 0.6931471803691238, ln2_lo = 1.9082149292705877e-10,
+                        inv_fact[15] = {1.1470745597729725e-11, 1.6059043836821613e-10, 2.08767569878681e-09,
+                                        2.505210838544172e-08,  2.755731922398589e-07,  2.7557319223985893e-06,
+                                        2.48015873015873e-05,   0.0001984126984126984,  0.001388888888888889,
+                                        0.008333333333333333,   0.041666666666666664,   0.16666666666666666,
+                                        0.5,                    1,                      1}; /* 1 / 14! .. 1 / 0! */
+    double r, p;
+    size_t i;
+    int k;
+    if (!(x > -745.2))
+        return 0;
+    k = (int)(x * 1.4426950408889634 - 0.5); /* round(x / ln 2), x <= 0 */
+    r = (x - k * ln2_hi) - k * ln2_lo;
+    for (p = 0, i = 0; i < sizeof inv_fact / sizeof *inv_fact; i++) /* Horner's rule, from r^14 / 14! */
+        p = p * r + inv_fact[i];
+    return k >= -1021 ? p * ttft_tpot__pow2(k) : p * ttft_tpot__pow2(k + 1000) * ttft_tpot__pow2(-1000); /* subnormal */
+}
+
+/* The complementary error function of x >= 0, within a few ulps: below 0.5, 1 - erf(x) by erf's Taylor
+   series; from 0.5 up, e^-x^2 / sqrt(pi) times the continued fraction 1 / (x + (1/2) / (x + 1 / (x +
+   (3/2) / (x + ...)))), evaluated from a depth that converges to below an ulp (1240 at x = 0.5, 52 at
+   x = 5), and e^-x^2 as e^-h^2 e^-(x - h)(x + h) with h = x to 1/16, whose square is exact. */
+static double ttft_tpot__erfc(double x)
+{
+    double t, h, x2 = x * x, term = x, sum = x;
+    int n;
+    if (!(x <= 27.3)) /* e^-x^2 below the least double */
+        return 0;
+    if (x < 0.5) {
+        for (n = 1; n < 20; n++) { /* the terms (-1)^n x^(2n+1) / (n! (2n+1)) */
+            term *= -x2 / n;
+            sum += term / (2 * n + 1);
+        }
+        return 1 - 1.1283791670955126 * sum; /* 2 / sqrt(pi) */
+    }
+    for (t = x, n = (int)(300 / x2) + 40; n >= 1; n--)
+        t = x + 0.5 * n / t;
+    h = ttft_tpot__floor(16 * x) / 16;
+    return ttft_tpot__exp(-h * h) * ttft_tpot__exp(-(x - h) * (x + h)) * 0.5641895835477563 / t; /* 1 / sqrt(pi) */
+}
+
+/* A 128-bit product, and a square root to start from (Newton's method; 0 for v <= 0 or not finite). */
+typedef struct ttft_tpot__wide {
+    uint64_t hi, lo;
+} ttft_tpot__wide;
+
+static ttft_tpot__wide ttft_tpot__wide_mul(uint64_t a, uint64_t b)
+{
+    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+    ttft_tpot__wide r;
+    r.lo = (mid << 32) | (p00 & 0xFFFFFFFFu);
+    r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    return r;
+}
+
+static double ttft_tpot__sqrt_guess(double v)
+{
+    double x = 1;
+    int i;
+    if (!ttft_tpot__isfinite(v) || v <= 0)
+        return 0;
+    while (x * x < v)
+        x *= 2;
+    for (i = 0; i < 80; i++)
+        x = 0.5 * (x + v / x);
+    return x;
+}
+
+/* sqrt(v), correctly rounded as IEEE 754's (and libm's) is; 0 for v <= 0 or NaN. v = m 2^e with m a
+   53-bit integer; sqrt(m 2^k), k 54 or 55 so that e - k is even, is q (54 bits) and a fraction, q
+   found from ttft_tpot__sqrt and made exact by comparing squares in 128 bits; half of q rounded up is
+   the result's 53 bits (a square root of a double never lies halfway between two). */
+static double ttft_tpot__sqrt_exact(double v)
+{
+    uint64_t b, m, q;
+    ttft_tpot__wide n, sq;
+    int e, k;
+    if (!(v > 0) || !ttft_tpot__isfinite(v))
+        return v > 0 ? v : 0;
+    b = ttft_tpot__dbits(v);
+    e = (int)(b >> 52);
+    m = b & 0x000FFFFFFFFFFFFFu;
+    if (e == 0) /* subnormal: normalised */
+        for (e = 1; !(m >> 52); e--)
+            m <<= 1;
+    else
+        m |= (uint64_t)1 << 52;
+    e -= 1075;
+    k = e % 2 ? 55 : 54;
+    n.hi = m >> (64 - k);
+    n.lo = m << k;
+    q = (uint64_t)ttft_tpot__sqrt_guess((double)m * (k == 55 ? 36028797018963968.0 : 18014398509481984.0));
+    for (sq = ttft_tpot__wide_mul(q, q); sq.hi > n.hi || (sq.hi == n.hi && sq.lo > n.lo); sq = ttft_tpot__wide_mul(q, q))
+        q--;
+    for (sq = ttft_tpot__wide_mul(q + 1, q + 1); sq.hi < n.hi || (sq.hi == n.hi && sq.lo <= n.lo);
+         sq = ttft_tpot__wide_mul(q + 1, q + 1))
+        q++;
+    return (double)((q + 1) >> 1) * ttft_tpot__pow2((e - k) / 2 + 1);
+}
 
 /* ---- Reports: the HTML page ------------------------------------------------------------------ */
 
@@ -3305,7 +2609,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
 
 /* -- Reports: numbers, whatever the locale ----------------------------------------------------- */
 
-/* Every double the page, the comparison and the ranks write goes through ttft_tpot__num: '.' as the
+/* Every double the page, the comparison and the ranks write goes through ttft_tpot__dnum: '.' as the
    decimal point whatever LC_NUMERIC says (a driver may set a decimal-comma locale), the bytes the "C"
    locale prints otherwise. */
 
@@ -3317,7 +2621,7 @@ TTFT_TPOT_DEF int ttft_tpot_trace_read(ttft_tpot *c, FILE *in, const char *name,
    "12.5%". */
 static const char *ttft_tpot__num_then(char *buf, size_t len, const char *fmt, double v, const char *then)
 {
-    size_t n = strlen(ttft_tpot__num(buf, len, fmt, v));
+    size_t n = strlen(ttft_tpot__dnum(buf, len, fmt, v));
     snprintf(buf + n, len - n, "%s", then);
     return buf;
 }
@@ -3327,14 +2631,14 @@ static const char *ttft_tpot__num_places(char *buf, size_t len, int places, doub
 {
     char fmt[8];
     snprintf(fmt, sizeof fmt, "%%.%df", places);
-    return ttft_tpot__num(buf, len, fmt, v);
+    return ttft_tpot__dnum(buf, len, fmt, v);
 }
 
 /* v as fmt (one conversion of a double) prints it, onto out. */
 static void ttft_tpot__put_num(FILE *out, const char *fmt, double v)
 {
     char buf[TTFT_TPOT__NUM_MAX];
-    fputs(ttft_tpot__num(buf, sizeof buf, fmt, v), out);
+    fputs(ttft_tpot__dnum(buf, sizeof buf, fmt, v), out);
 }
 
 /* -- Reports: the charts ----------------------------------------------------------------------- */
@@ -3374,12 +2678,12 @@ static double ttft_tpot__log10(double v)
     double m, f, s, s2, r, y;
     size_t i;
     int e, k;
-    if (!(v > 0) || !ttft_tpot__finite(v))
+    if (!(v > 0) || !ttft_tpot__isfinite(v))
         return v > 0 ? v : -DBL_MAX;
-    b = ttft_tpot__bits(v);
+    b = ttft_tpot__dbits(v);
     e = (int)(b >> 52);
     if (e == 0) { /* subnormal: scaled by 2^54 first */
-        b = ttft_tpot__bits(v * 18014398509481984.0);
+        b = ttft_tpot__dbits(v * 18014398509481984.0);
         e = (int)(b >> 52) - 54;
     }
     e -= 1023;
@@ -3644,7 +2948,7 @@ static double ttft_tpot__svg_nice_step(double extent)
 /* A coordinate or a length of a chart as "%.1f" prints it, into buf (32 bytes). */
 static const char *ttft_tpot__svg_at(char *buf, double v)
 {
-    return ttft_tpot__num(buf, 32, "%.1f", v);
+    return ttft_tpot__dnum(buf, 32, "%.1f", v);
 }
 
 /* A line from (x1, y1) to (x2, y2) of class cls. */
@@ -3772,7 +3076,7 @@ static char *ttft_tpot__svg_tenths(char *p, double v)
     if (t - k > 0.5 || (t - k == 0.5 && (lost > 0 || (lost == 0 && ((uint64_t)k & 1u) != 0))))
         k += 1;
     n = (uint64_t)k;
-    if (ttft_tpot__bits(v) >> 63) /* signbit */
+    if (ttft_tpot__dbits(v) >> 63) /* signbit */
         *p++ = '-';
     do
         digits[m++] = (char)('0' + n % 10);
@@ -3879,7 +3183,7 @@ static void ttft_tpot__svg_off_scale(FILE *out, const ttft_tpot__svg_range *r, c
             if (c->yunit)
                 ttft_tpot__svg_dur(text, sizeof text, v * (strcmp(c->yunit, "s") == 0 ? 1e9 : 1e6));
             else
-                ttft_tpot__num(text, sizeof text, "%.4g", v);
+                ttft_tpot__dnum(text, sizeof text, "%.4g", v);
             /* staggered: points at one x apart */
             ttft_tpot__svg_text(out, x + 7, TTFT_TPOT__SVG_MT + 10 + 12.0 * ((labelled - 1) % 4), NULL, "tick");
             fprintf(out, "&#8593; %s</text>\n", text);
@@ -3948,7 +3252,7 @@ static void ttft_tpot__svg_open(FILE *out, double height)
 {
     char w[32], h[32];
     fprintf(out, "</figcaption>\n<svg viewBox=\"0 0 %s %s\" role=\"img\">\n",
-            ttft_tpot__num(w, sizeof w, "%.0f", TTFT_TPOT__SVG_W), ttft_tpot__num(h, sizeof h, "%.0f", height));
+            ttft_tpot__dnum(w, sizeof w, "%.0f", TTFT_TPOT__SVG_W), ttft_tpot__dnum(h, sizeof h, "%.0f", height));
 }
 
 /* The chart as an <svg> element. Long series are thinned to their extremes per pixel column. */
@@ -3973,13 +3277,21 @@ static void ttft_tpot__svg_plot(FILE *out, const ttft_tpot__svg_chart *c, const 
     fputs("</svg></figure>\n", out);
 }
 
-/* Horizontal bars: one group a label, one bar a series (value in [0, 1], shown as %, and beside it the
-   duration in ns of abs_ns[k][i] where abs_ns is not NULL and that value is not negative; a negative
-   value: the series has no such group, "absent"). */
+/* Horizontal bars: one group a label, one bar a series k < ns named names[k] (value values[k][i] in
+   [0, 1], shown as %, and beside it the duration in ns of abs_ns[k][i] where abs_ns is not NULL and that
+   value is not negative; a negative value: the series has no such group, "absent"). */
+typedef struct ttft_tpot__svg_bar_series {
+    const double *const *values, *const *abs_ns;
+    const char *const *names;
+    int ns;
+} ttft_tpot__svg_bar_series;
+
 static void ttft_tpot__svg_bars(FILE *out, const char *title, const char *const *labels, size_t n,
-                                const double *const *values, const double *const *abs_ns, const char *const *names,
-                                int ns)
+                                const ttft_tpot__svg_bar_series *series)
 {
+    const double *const *values = series->values, *const *abs_ns = series->abs_ns;
+    const char *const *names = series->names;
+    int ns = series->ns;
     char d[32], pct[32], text[32 + 8 + 32], a[32], b[32], w[32];
     /* each group: its label on a line of its own (a phase name of 63 bytes fits across), then its bars */
     double row = 22.0 + 14.0 * ns, height = TTFT_TPOT__SVG_MT + row * (double)n + 12, x0 = 8,
@@ -4030,15 +3342,18 @@ static const char *const ttft_tpot__html_side_names[2] = {"base", "new"};
 
 /* Appends to note (len bytes), where side k's chart shows fewer of its samples than its figures
    count (the rest went on in a histogram when the storage was full), how many it shows. */
-static void ttft_tpot__html_stored_note(char *note, size_t len, int n, int k, size_t shown, uint64_t total,
+static void ttft_tpot__html_stored_note(char *note, size_t len, const char *side, size_t shown, uint64_t total,
                                         const char *what)
 {
     size_t at = strlen(note);
     if (shown < total)
         snprintf(note + at, len - at, "%s%s%sshows the %zu stored of %llu %s: the rest went on in a histogram when "
-                 "the storage was full, and only the headline figures count them.", at ? " " : "",
-                 n > 1 ? ttft_tpot__html_side_names[k] : "", n > 1 ? " " : "", shown, (unsigned long long)total, what);
+                 "the storage was full, and only the headline figures count them.", at ? " " : "", side,
+                 *side ? " " : "", shown, (unsigned long long)total, what);
 }
+
+/* Side k's name in a note of n sides: "" where there is one. */
+#define TTFT_TPOT__HTML_SIDE(n, k) ((n) > 1 ? ttft_tpot__html_side_names[k] : "")
 
 /* Each request metric's label and name in words (TTFT_TPOT_METRICS). */
 #define TTFT_TPOT__HTML_METRIC_NAME(name, label, words, ...) {label, words},
@@ -4119,7 +3434,7 @@ static int ttft_tpot__html_role_points(const ttft_tpot_model *m, ttft_tpot__html
         int role = m->phase[s->phase].role;
         ttft_tpot__html_pts *to = s->warmup ? warm : line ? line[s->phase] : steady;
         if (role == TTFT_TPOT_ROLE_DECODE) { /* TPOT: per output token */
-            if (to && ttft_tpot__html_pts_add(to, (double)k, (double)ttft_tpot__per_token(m->collector, i, s->dur_ns) / 1e6) != 0)
+            if (to && ttft_tpot__html_pts_add(to, (double)k, (double)ttft_tpot__step_tpot(m, i) / 1e6) != 0)
                 return -1;
             k++;
         } else if (role == TTFT_TPOT_ROLE_PREFILL && pre_steady) {
@@ -4166,15 +3481,15 @@ static int ttft_tpot__html_ttft_points(const ttft_tpot_model *m, ttft_tpot__html
 {
     ttft_tpot_request q;
     unsigned r;
-    if (m->requests.seen == 0 && pf->done) {
+    if (ttft_tpot__served(m)->requests.seen == 0 && pf->done) {
         *steady = pf->p[0];
         *warm = pf->p[1];
         memset(pf->p, 0, sizeof pf->p);
         return 0;
     }
-    if (m->requests.seen == 0)
+    if (ttft_tpot__served(m)->requests.seen == 0)
         return ttft_tpot__html_role_points(m, NULL, NULL, NULL, steady, warm);
-    for (r = 0; ttft_tpot_request_at(m->collector, r, &q) == TTFT_TPOT_OK; r++)
+    for (r = 0; ttft_tpot_request_at(ttft_tpot_serve_of(m->collector), r, &q, NULL) == TTFT_TPOT_OK; r++)
         if (q.token_events && !q.truncated && q.reason < TTFT_TPOT_FINISH_ABORT &&
             ttft_tpot__html_pts_add(q.warmup ? warm : steady, (double)r, (double)(q.first_ns - q.submit_ns) / 1e6) != 0)
             return -1;
@@ -4185,13 +3500,12 @@ static int ttft_tpot__html_ttft_points(const ttft_tpot_model *m, ttft_tpot__html
    and *values: how many it has. */
 static int ttft_tpot__html_cdf_of(const ttft_tpot_model *m, int set, ttft_tpot__html_pts *out, size_t *values)
 {
-    uint64_t x[TTFT_TPOT__HTML_CDF_POINTS + 1];
-    double y[TTFT_TPOT__HTML_CDF_POINTS + 1];
+    ttft_tpot_cdf_point p[TTFT_TPOT__HTML_CDF_POINTS + 1];
     size_t n, i;
-    if (ttft_tpot_cdf(m->collector, set, TTFT_TPOT__HTML_CDF_POINTS, x, y, &n, values) != TTFT_TPOT_OK)
+    if (ttft_tpot_cdf(m->collector, set, TTFT_TPOT__HTML_CDF_POINTS, p, &n, values) != TTFT_TPOT_OK)
         return -1;
     for (i = 0; i < n; i++)
-        if (ttft_tpot__html_pts_add(out, (double)x[i] / 1e6, y[i]) != 0)
+        if (ttft_tpot__html_pts_add(out, (double)p[i].x / 1e6, p[i].y) != 0)
             return -1;
     return 0;
 }
@@ -4238,7 +3552,7 @@ static const char *ttft_tpot__html_pcts(char *buf, size_t len, const ttft_tpot_s
 
 static void ttft_tpot__html_headline_requests(FILE *out, const ttft_tpot_model *m)
 {
-    const ttft_tpot_requests *q = &m->requests;
+    const ttft_tpot_requests *q = &ttft_tpot__served(m)->requests;
     char v[256], n[256], what[64], names[10 * TTFT_TPOT_MAX_PERCENTILES], a[64], b[64];
     int k;
     if (q->n == 0)
@@ -4260,20 +3574,20 @@ static void ttft_tpot__html_headline_requests(FILE *out, const ttft_tpot_model *
         ttft_tpot__html_row(out, what, ttft_tpot__html_pcts(v, sizeof v, st), n);
     }
     if (q->has_window) {
-        snprintf(v, sizeof v, "%s req/s, %s tok/s", ttft_tpot__num(a, sizeof a, "%.2f", q->request_rps),
-                 ttft_tpot__num(b, sizeof b, "%.1f", q->output_tok_s));
+        snprintf(v, sizeof v, "%s req/s, %s tok/s", ttft_tpot__dnum(a, sizeof a, "%.2f", q->request_rps),
+                 ttft_tpot__dnum(b, sizeof b, "%.1f", q->output_tok_s));
         ttft_tpot__html_row(out, "Serving throughput", v, "measured requests over their window");
     }
     if (q->has_max_tok_s) {
-        snprintf(v, sizeof v, "%s tok/s, %llu requests", ttft_tpot__num(a, sizeof a, "%.1f", q->max_output_tok_s),
+        snprintf(v, sizeof v, "%s tok/s, %llu requests", ttft_tpot__dnum(a, sizeof a, "%.1f", q->max_output_tok_s),
                  (unsigned long long)q->max_concurrent_requests);
         snprintf(n, sizeof n, "output tok/s of the busiest %s slice; the most requests in flight at once "
-                 "(from submit to last token)", ttft_tpot__svg_dur(what, sizeof what, (double)m->slice_ns));
+                 "(from submit to last token)", ttft_tpot__svg_dur(what, sizeof what, (double)ttft_tpot__served(m)->slice_ns));
         ttft_tpot__html_row(out, "Peak", v, n);
     }
     if (q->has_goodput) {
         snprintf(v, sizeof v, "%llu of %llu (%s%%)", (unsigned long long)q->good_n, (unsigned long long)q->n,
-                 ttft_tpot__num(a, sizeof a, "%.1f", 100 * q->good_fraction));
+                 ttft_tpot__dnum(a, sizeof a, "%.1f", 100 * q->good_fraction));
         ttft_tpot__html_row(out, "Goodput", v, "requests within every SLO");
     }
 }
@@ -4286,17 +3600,17 @@ static void ttft_tpot__html_headline_runs(FILE *out, const ttft_tpot_model *m)
     char v[160], note[160], over[64] = "", a[64], b[64];
     int k;
     snprintf(over, sizeof over, ": over %s%%, compare runs, not one figure",
-             ttft_tpot__num(a, sizeof a, "%g", 100 * TTFT_TPOT_RUN_CV_FLAG));
+             ttft_tpot__dnum(a, sizeof a, "%g", 100 * TTFT_TPOT_RUN_CV_FLAG));
     for (k = 0; k < 2; k++) {
         const ttft_tpot_run_figure *f = &m->runs.fig[figure[k]];
         double unit = k ? 1 : 1e6; /* TPOT in ms */
         if (f->n < 2) /* one run has no spread */
             continue;
-        snprintf(v, sizeof v, "%s +- %s %s", ttft_tpot__num(a, sizeof a, k ? "%.1f" : "%.4g", f->mean / unit),
-                 ttft_tpot__num(b, sizeof b, k ? "%.1f" : "%.2g", f->sd / unit), k ? "tok/s" : "ms");
+        snprintf(v, sizeof v, "%s +- %s %s", ttft_tpot__dnum(a, sizeof a, k ? "%.1f" : "%.4g", f->mean / unit),
+                 ttft_tpot__dnum(b, sizeof b, k ? "%.1f" : "%.2g", f->sd / unit), k ? "tok/s" : "ms");
         if (f->has_cv) /* a CV of a mean of 0 is 0/0: n/a, as the text report says */
             snprintf(note, sizeof note, "mean +- sd over %u runs, CV %s%%%s", f->n,
-                     ttft_tpot__num(a, sizeof a, "%.1f", 100 * f->cv), f->varies ? over : "");
+                     ttft_tpot__dnum(a, sizeof a, "%.1f", 100 * f->cv), f->varies ? over : "");
         else
             snprintf(note, sizeof note, "mean +- sd over %u runs, CV n/a", f->n);
         ttft_tpot__html_row(out, k ? "Runs: output throughput" : "Runs: TPOT p50", v, note);
@@ -4312,7 +3626,7 @@ static void ttft_tpot__html_headline_one(FILE *out, const ttft_tpot_model *m)
     ttft_tpot__html_headline_requests(out, m);
     if (s->has_ttft_first) {
         ttft_tpot__html_row(out, "TTFT, first request", ttft_tpot__svg_dur(v, sizeof v, (double)s->ttft_first_ns),
-                            ttft_tpot__first_label(s)); /* the text report's note */
+                            ttft_tpot__first_note(s)); /* the text report's note */
         snprintf(n, sizeof n, "p50 [95%% CI] / p90 / p99 of n=%llu steady prefills",
                  (unsigned long long)s->ttft_steady.n);
         ttft_tpot__html_row(out, "TTFT, steady",
@@ -4543,11 +3857,11 @@ static int ttft_tpot__html_series_chart(FILE *out, const ttft_tpot_model *const 
     int k, j, rc = 0;
     memset(&l, 0, sizeof l);
     if (!ttft && n == 1) /* the prefills too, when the TTFT chart shows them */
-        rc = ttft_tpot__html_decode_lines(m[0], &l, m[0]->requests.seen == 0 ? &pf[0] : NULL);
+        rc = ttft_tpot__html_decode_lines(m[0], &l, ttft_tpot__served(m[0])->requests.seen == 0 ? &pf[0] : NULL);
     for (k = 0; k < n && rc == 0 && (ttft || n > 1); k++) {
         const ttft_tpot_summary *h = &m[k]->head;
         ttft_tpot__html_pts *st = &l.p[2 * (size_t)k], *wu = st + 1; /* the side's steady and warmup points */
-        int pre = m[k]->requests.seen == 0;
+        int pre = ttft_tpot__served(m[k])->requests.seen == 0;
         rc = ttft ? ttft_tpot__html_ttft_points(m[k], &pf[k], st, wu)
                   : ttft_tpot__html_role_points(m[k], NULL, st, wu, pre ? &pf[k].p[0] : NULL, pre ? &pf[k].p[1] : NULL);
         pf[k].done |= !ttft && rc == 0 && pre;
@@ -4559,18 +3873,18 @@ static int ttft_tpot__html_series_chart(FILE *out, const ttft_tpot_model *const 
         }
         l.n = 2 * k + 2;
         if (!ttft) /* TTFT by request reads the requests: they are all kept */
-            ttft_tpot__html_stored_note(note, sizeof note, n, k, st->n + wu->n, h->tpot.n + h->tpot_excluded,
+            ttft_tpot__html_stored_note(note, sizeof note, TTFT_TPOT__HTML_SIDE(n, k), st->n + wu->n, h->tpot.n + h->tpot_excluded,
                         "decode steps");
-        else if (m[k]->requests.seen == 0)
-            ttft_tpot__html_stored_note(note, sizeof note, n, k, st->n + wu->n,
+        else if (ttft_tpot__served(m[k])->requests.seen == 0)
+            ttft_tpot__html_stored_note(note, sizeof note, TTFT_TPOT__HTML_SIDE(n, k), st->n + wu->n,
                         h->ttft_steady.n + h->ttft_steady.warmup_n, "prefills");
     }
     j = ttft_tpot__html_lines_drawn(&l, s, &total);
     if (!ttft && n == 1) /* every point drawn is a stored decode step */
-        ttft_tpot__html_stored_note(note, sizeof note, 1, 0, total, m[0]->head.tpot.n + m[0]->head.tpot_excluded,
+        ttft_tpot__html_stored_note(note, sizeof note, "", total, m[0]->head.tpot.n + m[0]->head.tpot_excluded,
                                     "decode steps");
     ch.note = note;
-    if (n == 1 && (!ttft || m[0]->requests.seen == 0)) { /* a step axis */
+    if (n == 1 && (!ttft || ttft_tpot__served(m[0])->requests.seen == 0)) { /* a step axis */
         ch.marks = mk;
         ch.n_marks =
             ttft_tpot__html_run_marks(m[0], ttft ? TTFT_TPOT_ROLE_PREFILL : TTFT_TPOT_ROLE_DECODE, mk, runs, 8);
@@ -4595,9 +3909,9 @@ static int ttft_tpot__html_cdf_chart(FILE *out, const ttft_tpot_model *const *m,
     size_t values, all = 0;
     double mx = 0, scale = 1,
            slo_ms =
-               set == TTFT_TPOT_METRIC_TTFT || set == TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_PREFILL  ? m[0]->slo.ttft_ms
-               : set == TTFT_TPOT_METRIC_TPOT || set == TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE ? m[0]->slo.tpot_ms
-               : set == TTFT_TPOT_METRIC_E2E                                                       ? m[0]->slo.e2e_ms
+               set == TTFT_TPOT_METRIC_TTFT || set == TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_PREFILL  ? ttft_tpot__served(m[0])->slo.ttft_ms
+               : set == TTFT_TPOT_METRIC_TPOT || set == TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE ? ttft_tpot__served(m[0])->slo.tpot_ms
+               : set == TTFT_TPOT_METRIC_E2E                                                       ? ttft_tpot__served(m[0])->slo.e2e_ms
                                                                                                    : 0;
     int k, j = 0, rc = 0;
     memset(p, 0, sizeof p);
@@ -4607,7 +3921,7 @@ static int ttft_tpot__html_cdf_chart(FILE *out, const ttft_tpot_model *const *m,
         int tpot = set == TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE;
         rc = ttft_tpot__html_cdf_of(m[k], set, &p[k], &values);
         if (rc == 0 && set >= TTFT_TPOT_SET_ROLE) /* stored samples */
-            ttft_tpot__html_stored_note(note, sizeof note, n, k, values,
+            ttft_tpot__html_stored_note(note, sizeof note, TTFT_TPOT__HTML_SIDE(n, k), values,
                                         tpot ? m[k]->head.tpot.n : m[k]->head.ttft_steady.n,
                                         tpot ? "steady decode steps" : "steady prefills");
         all += values;
@@ -4662,7 +3976,7 @@ static int ttft_tpot__html_cdf_charts(FILE *out, const ttft_tpot_model *const *m
 {
     char title[96];
     int k, rc = 0;
-    if (m[0]->requests.seen == 0)
+    if (ttft_tpot__served(m[0])->requests.seen == 0)
         return ttft_tpot__html_cdf_chart(out, m, n, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_PREFILL,
                                          "Steady TTFT (prefill samples): CDF") ||
                ttft_tpot__html_cdf_chart(out, m, n, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE,
@@ -4683,11 +3997,11 @@ static int ttft_tpot__html_slice_points(const ttft_tpot_model *m, int what, ttft
 {
     size_t i;
     int rc = 0;
-    for (i = 0; i < m->n_slices && rc == 0; i++) {
-        const ttft_tpot_slice *sl = &m->slices[i];
+    for (i = 0; i < ttft_tpot__served(m)->n_slices && rc == 0; i++) {
+        const ttft_tpot_slice *sl = &ttft_tpot__served(m)->slices[i];
         double y = what == 0 ? sl->output_tok_s : what == 1 ? (double)sl->peak_in_flight : sl->ttft_p50_ns / 1e6;
         if (what < 2 || sl->has_ttft)
-            rc = ttft_tpot__html_pts_add(p, ((double)sl->start_ns + (double)m->slice_ns / 2) / 1e9, y);
+            rc = ttft_tpot__html_pts_add(p, ((double)sl->start_ns + (double)ttft_tpot__served(m)->slice_ns / 2) / 1e9, y);
     }
     return rc;
 }
@@ -4724,9 +4038,9 @@ static int ttft_tpot__html_over_time(FILE *out, const ttft_tpot_model *const *m,
     char width[32], t[3][160];
     ttft_tpot__svg_chart ch[3];
     int k, rc = 0;
-    if (m[0]->n_slices < 2 && (n < 2 || m[1]->n_slices < 2))
+    if (ttft_tpot__served(m[0])->n_slices < 2 && (n < 2 || ttft_tpot__served(m[1])->n_slices < 2))
         return 0;
-    ttft_tpot__svg_dur(width, sizeof width, (double)m[0]->slice_ns);
+    ttft_tpot__svg_dur(width, sizeof width, (double)ttft_tpot__served(m[0])->slice_ns);
     snprintf(t[0], sizeof t[0], "Output throughput over time (tokens delivered in each %s slice)", width);
     snprintf(t[1], sizeof t[1], "Requests in flight over time (the most at once in each %s slice, from submit to "
              "last token; their highest is the headline's peak)", width);
@@ -4735,9 +4049,9 @@ static int ttft_tpot__html_over_time(FILE *out, const ttft_tpot_model *const *m,
     for (k = 0; k < 3; k++) { /* the whole run on x, both sides' */
         ch[k].title = t[k];
         ch[k].xlabel = "time since the first submit (s)";
-        ch[k].x_to = (double)m[0]->n_slices * (double)m[0]->slice_ns / 1e9;
-        if (n > 1 && (double)m[1]->n_slices * (double)m[1]->slice_ns / 1e9 > ch[k].x_to)
-            ch[k].x_to = (double)m[1]->n_slices * (double)m[1]->slice_ns / 1e9;
+        ch[k].x_to = (double)ttft_tpot__served(m[0])->n_slices * (double)ttft_tpot__served(m[0])->slice_ns / 1e9;
+        if (n > 1 && (double)ttft_tpot__served(m[1])->n_slices * (double)ttft_tpot__served(m[1])->slice_ns / 1e9 > ch[k].x_to)
+            ch[k].x_to = (double)ttft_tpot__served(m[1])->n_slices * (double)ttft_tpot__served(m[1])->slice_ns / 1e9;
     }
     ch[0].ylabel = "output tok/s";
     ch[1].ylabel = "requests in flight at once";
@@ -4755,6 +4069,7 @@ static int ttft_tpot__html_share_chart(FILE *out, const ttft_tpot_model *const *
     unsigned np = m[0]->phases, p, j = 0;
     const char **labels = (const char **)calloc(np + 1, sizeof *labels);
     double *shown[2] = {NULL, NULL}, *per_step[2] = {NULL, NULL};
+    ttft_tpot__named *other = n > 1 ? ttft_tpot__names_of(m[1]) : NULL; /* the other side's, by name */
     int k, rc = labels ? 0 : -1;
     for (k = 0; k < n && rc == 0; k++)
         rc = (shown[k] = (double *)calloc(np + 1, sizeof **shown)) &&
@@ -4766,26 +4081,29 @@ static int ttft_tpot__html_share_chart(FILE *out, const ttft_tpot_model *const *
             continue;
         labels[j] = m[0]->phase[p].name;
         for (k = 0; k < n; k++) { /* exclusive: nested kernel spans counted once, so the bars add up */
-            int q = k ? ttft_tpot_find_phase(m[k]->collector, labels[j]) : (int)p;
+            int q = k ? ttft_tpot__phase_named(m[k], other, labels[j]) : (int)p;
             shown[k][j] = q >= 0 ? m[k]->phase[q].decode_share_self : -1; /* -1: absent on that side */
             /* beside the share, the time it stands for: a share can hold while the step slows 5x */
             per_step[k][j] = q >= 0 && m[k]->head.tpot.n ? shown[k][j] * m[k]->head.tpot.mean_ns : -1;
         }
         j++;
     }
-    if (rc == 0 && j)
+    if (rc == 0 && j) {
+        ttft_tpot__svg_bar_series series;
+        series.values = (const double *const *)shown, series.abs_ns = (const double *const *)per_step;
+        series.names = ttft_tpot__html_side_names, series.ns = n;
         ttft_tpot__svg_bars(out,
                             "Each kernel's share of steady decode time, exclusive (self) time, and that time per mean "
                             "step (the rest: outside kernel spans)",
-                            labels, j, (const double *const *)shown, (const double *const *)per_step,
-                            ttft_tpot__html_side_names, n);
-    else if (rc == 0)
+                            labels, j, &series);
+    } else if (rc == 0)
         fputs("<p class=\"note\">No kernel span inside a steady decode step.</p>\n", out);
     for (k = 0; k < 2; k++) {
         free(shown[k]);
         free(per_step[k]);
     }
     free((void *)labels);
+    free(other);
     return rc;
 }
 
@@ -4843,7 +4161,7 @@ static int ttft_tpot__html_text_report(FILE *out, const ttft_tpot_model *m, cons
     int ch;
     if (!t)
         return -1;
-    if (ttft_tpot_model_report(m, t) != TTFT_TPOT_OK) {
+    if (ttft_tpot_model_write(m, t, TTFT_TPOT_FORMAT_TEXT) != TTFT_TPOT_OK) {
         fclose(t);
         return -1;
     }
@@ -4904,7 +4222,7 @@ TTFT_TPOT_DEF int ttft_tpot_html_report(FILE *out, const ttft_tpot_model *const 
     ttft_tpot__html_head(out, names, n);
     fputs("<h2>Headline</h2>\n", out);
     rc = n > 1 ? (two ? two(out, m) : -1) : (ttft_tpot__html_headline_one(out, m[0]), 0);
-    if (m[0]->requests.seen == 0) {
+    if (ttft_tpot__served(m[0])->requests.seen == 0) {
         ttft.title = "Prefill time by call: each one a request's TTFT (warmup as rings)";
         ttft.xlabel = "prefill (call order)";
     }
@@ -4959,23 +4277,36 @@ typedef struct ttft_tpot__compare_trace_units {
     unsigned char *has, *has99;
     size_t *at;          /* [phases + 1] */
     double *ph50, *ph99; /* [at[phases]] */
+    ttft_tpot__named *names; /* its phases by name (NULL: found by a scan) */
 } ttft_tpot__compare_trace_units;
 
-static void ttft_tpot__compare_put(ttft_tpot__compare_trace_units *t, unsigned u, int key, int has, double p50,
-                                   int has99, double p99)
+/* A value (a p50, or a rate) into unit u's key, when it has one, without a p99; returns its slot. */
+static size_t ttft_tpot__compare_put(ttft_tpot__compare_trace_units *t, unsigned u, int key, int has, double p50)
 {
     size_t at = (size_t)u * TTFT_TPOT__COMPARE_KEYS + (size_t)key;
     t->has[at] = (unsigned char)(has != 0);
     t->p50[at] = p50;
-    t->has99[at] = (unsigned char)(has && has99);
-    t->p99[at] = p99;
+    t->has99[at] = 0;
+    t->p99[at] = 0;
+    return at;
+}
+
+/* A p50 and p99 in ms into unit u's key, when it has them. */
+static void ttft_tpot__compare_put2(ttft_tpot__compare_trace_units *t, unsigned u, int key, int has,
+                                    const double p[2])
+{
+    size_t at = ttft_tpot__compare_put(t, u, key, has, p[0]);
+    t->has99[at] = (unsigned char)(has != 0);
+    t->p99[at] = p[1];
 }
 
 /* A set's p50 and p99 in ms into unit u's key, when it has a value. */
 static void ttft_tpot__compare_put_stats(ttft_tpot__compare_trace_units *t, unsigned u, int key,
                                          const ttft_tpot_stats *s)
 {
-    ttft_tpot__compare_put(t, u, key, s->n > 0, s->p50_ns / 1e6, 1, s->p99_ns / 1e6);
+    double p[2];
+    p[0] = s->p50_ns / 1e6, p[1] = s->p99_ns / 1e6;
+    ttft_tpot__compare_put2(t, u, key, s->n > 0, p);
 }
 
 /* Percentile p of sorted ns[0, n), n > 0, in ms: the library's definition (numpy's "linear"). */
@@ -4994,6 +4325,7 @@ static void ttft_tpot__compare_run_roles(ttft_tpot__compare_trace_units *t, unsi
                                    TTFT_TPOT__COMPARE_E2E}; /* by role */
     const ttft_tpot_model *m = t->m;
     size_t first = 0, end = 0, i, n;
+    double p[2];
     int role;
     (void)ttft_tpot_run_at(m->collector, r, &first, &end);
     for (role = TTFT_TPOT_ROLE_PREFILL; role <= TTFT_TPOT_ROLE_E2E; role++) {
@@ -5005,16 +4337,16 @@ static void ttft_tpot__compare_run_roles(ttft_tpot__compare_trace_units *t, unsi
             const ttft_tpot_sample *s = &m->samples[i];
             if (m->phase[s->phase].role != role || (s->warmup && role != TTFT_TPOT_ROLE_E2E))
                 continue;
-            x[n++] = ttft_tpot__per_token(m->collector, i, s->dur_ns); /* TPOT: per output token */
+            x[n++] = ttft_tpot__step_tpot(m, i); /* TPOT: per output token */
             tokens += s->tokens;
             dur += (double)s->dur_ns;
         }
         if (role == TTFT_TPOT_ROLE_DECODE)
-            ttft_tpot__compare_put(t, r, TTFT_TPOT__COMPARE_OUTPUT, n > 0 && dur > 0, (double)tokens / (dur * 1e-9), 0,
-                                   0);
+            ttft_tpot__compare_put(t, r, TTFT_TPOT__COMPARE_OUTPUT, n > 0 && dur > 0, (double)tokens / (dur * 1e-9));
         ttft_tpot_sort(x, n, tmp);
-        ttft_tpot__compare_put(t, r, role_key[role], n > 0, n ? ttft_tpot__compare_pct_ms(x, n, 50) : 0, 1,
-                               n ? ttft_tpot__compare_pct_ms(x, n, 99) : 0);
+        p[0] = n ? ttft_tpot__compare_pct_ms(x, n, 50) : 0;
+        p[1] = n ? ttft_tpot__compare_pct_ms(x, n, 99) : 0;
+        ttft_tpot__compare_put2(t, r, role_key[role], n > 0, p);
     }
 }
 
@@ -5061,15 +4393,15 @@ static int ttft_tpot__compare_trace_figures(ttft_tpot__compare_trace_units *t)
     size_t e = 0;
     int k;
     ttft_tpot__compare_put(t, 0, TTFT_TPOT__COMPARE_TTFT_FIRST, m->head.has_ttft_first,
-                           (double)m->head.ttft_first_ns / 1e6, 0, 0);
+                           (double)m->head.ttft_first_ns / 1e6);
     for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
-        ttft_tpot__compare_put_stats(t, 0, TTFT_TPOT__COMPARE_REQUEST + k, &m->requests.metric[k]);
+        ttft_tpot__compare_put_stats(t, 0, TTFT_TPOT__COMPARE_REQUEST + k, &ttft_tpot__served(m)->requests.metric[k]);
     if (t->runs)
         return TTFT_TPOT_OK;
     ttft_tpot__compare_put_stats(t, 0, TTFT_TPOT__COMPARE_TTFT_STEADY, &m->head.ttft_steady);
     ttft_tpot__compare_put_stats(t, 0, TTFT_TPOT__COMPARE_TPOT, &m->head.tpot);
     ttft_tpot__compare_put_stats(t, 0, TTFT_TPOT__COMPARE_E2E, &m->head.e2e);
-    ttft_tpot__compare_put(t, 0, TTFT_TPOT__COMPARE_OUTPUT, m->head.has_output_tok_s, m->head.output_tok_s, 0, 0);
+    ttft_tpot__compare_put(t, 0, TTFT_TPOT__COMPARE_OUTPUT, m->head.has_output_tok_s, m->head.output_tok_s);
     t->ph50 = (double *)malloc((m->phases + 1) * sizeof *t->ph50);
     t->ph99 = (double *)malloc((m->phases + 1) * sizeof *t->ph99);
     if (!t->ph50 || !t->ph99)
@@ -5094,6 +4426,7 @@ static void ttft_tpot__compare_units_free(ttft_tpot__compare_trace_units *t)
     free(t->at);
     free(t->ph50);
     free(t->ph99);
+    free(t->names);
 }
 
 /* The values of trace m: OK or ENOMEM. A collector whose prefill or decode phases keep samples in a
@@ -5116,6 +4449,7 @@ static int ttft_tpot__compare_units_of(const ttft_tpot_model *m, ttft_tpot__comp
     t->has = (unsigned char *)calloc(cells, 1);
     t->has99 = (unsigned char *)calloc(cells, 1);
     t->at = (size_t *)calloc(m->phases + 1, sizeof *t->at);
+    t->names = ttft_tpot__names_of(m);
     if (t->runs)
         x = (uint64_t *)malloc(3 * len * sizeof *x);
     if (!t->p50 || !t->p99 || !t->has || !t->has99 || !t->at || (t->runs && !x)) {
@@ -5307,7 +4641,7 @@ static int ttft_tpot__compare_sort_values(double *x, size_t n)
 /* The phase of k in trace t, or -1 when t has no such phase (by name and role). */
 static int ttft_tpot__compare_phase_in(const ttft_tpot__compare_trace_units *t, const ttft_tpot__compare_row_key *k)
 {
-    int q = ttft_tpot_find_phase(t->m->collector, k->phase);
+    int q = ttft_tpot__phase_named(t->m, t->names, k->phase);
     return q >= 0 && t->m->phase[q].role == k->role ? q : -1;
 }
 
@@ -5374,7 +4708,7 @@ static int ttft_tpot__compare_unit_values(const ttft_tpot__compare_trace_units *
     int set = k->metric < 0                   ? TTFT_TPOT_SET_PHASE + ttft_tpot__compare_phase_in(t, k)
               : k->metric >= TTFT_TPOT__COMPARE_REQUEST ? k->metric - TTFT_TPOT__COMPARE_REQUEST
                                               : set_of[k->metric];
-    size_t cap = m->head.samples + m->losses.events_kept + m->requests.seen + 1, i, n = 0;
+    size_t cap = m->head.samples + ttft_tpot__served(m)->losses.events_kept + ttft_tpot__served(m)->requests.seen + 1, i, n = 0;
     uint64_t *ns;
     out->n = 0;
     out->v = (double *)malloc(cap * sizeof *out->v);
@@ -5570,7 +4904,7 @@ static int ttft_tpot__compare_all_rows(ttft_tpot_compare_result *res, const ttft
     int k, requests = 0, rc = TTFT_TPOT_OK;
     for (side = 0; side < 2; side++)
         for (i = 0; i < traces[side]; i++)
-            requests |= t[side][i].m->requests.seen > 0;
+            requests |= ttft_tpot__served(t[side][i].m)->requests.seen > 0;
     for (k = 0; k < TTFT_TPOT__COMPARE_REQUEST + TTFT_TPOT_METRIC_COUNT && rc == TTFT_TPOT_OK; k++) {
         ttft_tpot__compare_row_key key;
         key.metric = k, key.phase = NULL, key.role = -1;
@@ -5786,7 +5120,7 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
     double need = res->family ? res->opt.alpha / res->family : res->opt.alpha;
     char alpha[32], best[32], below[32], noise[32];
     size_t i, still = 0;
-    ttft_tpot__num(alpha, sizeof alpha, "%g", res->opt.alpha);
+    ttft_tpot__dnum(alpha, sizeof alpha, "%g", res->opt.alpha);
     fprintf(out, "Verdict: %s", said[res->kind]);
     if (res->kind == TTFT_TPOT_COMPARE_UNDECIDED && !res->family) {
         fprintf(out, ": no headline metric both sides have%s", end);
@@ -5796,9 +5130,9 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
         fprintf(out,
                 ": %zu and %zu runs can give p = %s at best, and %u headline metric%s need%s p < %s (alpha %s, "
                 "Holm): run %u or more a side, interleaved base/new/base/new where the driver allows it%s",
-                res->runs[0], res->runs[1], ttft_tpot__num(best, sizeof best, "%.3g", res->best_p), res->family,
+                res->runs[0], res->runs[1], ttft_tpot__dnum(best, sizeof best, "%.3g", res->best_p), res->family,
                 res->family == 1 ? "" : "s", res->family == 1 ? "s" : "",
-                ttft_tpot__num(below, sizeof below, "%.3g", need), alpha, res->runs_needed, end);
+                ttft_tpot__dnum(below, sizeof below, "%.3g", need), alpha, res->runs_needed, end);
         return;
     }
     if (res->kind == TTFT_TPOT_COMPARE_NO_DIFFERENCE) {
@@ -5813,15 +5147,15 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
     if (still)
         fprintf(out, "; no significant change on %zu other%s", still, still == 1 ? "" : "s");
     fprintf(out, " (alpha %s, Holm; noise %s%%; %zu and %zu runs)%s", alpha,
-            ttft_tpot__num(noise, sizeof noise, "%g", res->opt.noise_pct), res->runs[0], res->runs[1], end);
+            ttft_tpot__dnum(noise, sizeof noise, "%g", res->opt.noise_pct), res->runs[0], res->runs[1], end);
 }
 
 /* "3.22 [3.19, 3.25]": v and its interval ci, 4 significant digits each. */
 static const char *ttft_tpot__compare_interval(char *buf, size_t len, double v, const double *ci)
 {
     char a[32], lo[32], hi[32];
-    snprintf(buf, len, "%s [%s, %s]", ttft_tpot__num(a, sizeof a, "%.4g", v),
-             ttft_tpot__num(lo, sizeof lo, "%.4g", ci[0]), ttft_tpot__num(hi, sizeof hi, "%.4g", ci[1]));
+    snprintf(buf, len, "%s [%s, %s]", ttft_tpot__dnum(a, sizeof a, "%.4g", v),
+             ttft_tpot__dnum(lo, sizeof lo, "%.4g", ci[0]), ttft_tpot__dnum(hi, sizeof hi, "%.4g", ci[1]));
     return buf;
 }
 
@@ -5838,9 +5172,9 @@ static const char *ttft_tpot__compare_side_text(char *buf, size_t len, const ttf
     else if (r->has_ci[side])
         ttft_tpot__compare_interval(buf, len, r->median[side], r->ci[side]);
     else if (strcmp(r->unit, "ms") != 0) /* one run's rate: no interval of its own */
-        ttft_tpot__num(buf, len, "%.4g", r->median[side]);
+        ttft_tpot__dnum(buf, len, "%.4g", r->median[side]);
     else
-        snprintf(buf, len, "%s [n<%llu]", ttft_tpot__num(a, sizeof a, "%.4g", r->median[side]),
+        snprintf(buf, len, "%s [n<%llu]", ttft_tpot__dnum(a, sizeof a, "%.4g", r->median[side]),
                  (unsigned long long)ttft_tpot_ci95_min_n(50));
     return buf;
 }
@@ -5879,7 +5213,7 @@ static void ttft_tpot__compare_text_row(FILE *out, const ttft_tpot_compare_row *
              r->in_verdict ? " *" : "");
     if (r->has_p && r->per_run)
         snprintf(p, sizeof p, r->p_holm < 0.001 ? "p<0.001" : "p=%s",
-                 ttft_tpot__num(lo, sizeof lo, "%.3f", r->p_holm));
+                 ttft_tpot__dnum(lo, sizeof lo, "%.3f", r->p_holm));
     else
         snprintf(p, sizeof p, "-");
     if (r->has_p99_ci)
@@ -5925,13 +5259,13 @@ TTFT_TPOT_DEF void ttft_tpot_compare_text(FILE *out, const ttft_tpot_compare_res
             "with the interval of its own values (not where another run lands). change: the Hodges-Lehmann shift "
             "over the runs; ~: no significant difference (two-sided Mann-Whitney U over the runs, Holm-adjusted p >= "
             "%s); noise: significant, under %s%%. p99 change: Welch's interval over the runs' p99s.\n",
-            ttft_tpot__num(alpha, sizeof alpha, "%g", res->opt.alpha),
-            ttft_tpot__num(noise, sizeof noise, "%g", res->opt.noise_pct));
+            ttft_tpot__dnum(alpha, sizeof alpha, "%g", res->opt.alpha),
+            ttft_tpot__dnum(noise, sizeof noise, "%g", res->opt.noise_pct));
 }
 
 static void ttft_tpot__compare_json_num(FILE *out, int has, double v)
 {
-    if (has && ttft_tpot__finite(v))
+    if (has && ttft_tpot__isfinite(v))
         ttft_tpot__put_num(out, "%.17g", v);
     else
         fputs("null", out);
@@ -6065,7 +5399,7 @@ static void ttft_tpot__compare_median_cell(FILE *out, const ttft_tpot_compare_ro
     else if (r->has_ci[k])
         fprintf(out, "<td>%s</td>", ttft_tpot__compare_interval(buf, sizeof buf, r->median[k], r->ci[k]));
     else
-        fprintf(out, "<td>%s [too few for a CI]</td>", ttft_tpot__num(buf, sizeof buf, "%.4g", r->median[k]));
+        fprintf(out, "<td>%s [too few for a CI]</td>", ttft_tpot__dnum(buf, sizeof buf, "%.4g", r->median[k]));
 }
 
 /* " Only in base: a, b." for the metrics only side `only` (1 base, 2 new) has. */
@@ -6119,7 +5453,7 @@ TTFT_TPOT_DEF int ttft_tpot_compare_html(FILE *out, const ttft_tpot_model *const
         else
             fputs("<td>n/a</td>", out);
         if (r->has_p && r->per_run)
-            fprintf(out, "<td>%s</td></tr>\n", ttft_tpot__num(pct, sizeof pct, "%.3g", r->p_holm));
+            fprintf(out, "<td>%s</td></tr>\n", ttft_tpot__dnum(pct, sizeof pct, "%.3g", r->p_holm));
         else
             fputs("<td>too few runs</td></tr>\n", out);
     }
@@ -6139,19 +5473,22 @@ TTFT_TPOT_DEF int ttft_tpot_compare_html(FILE *out, const ttft_tpot_model *const
    has none or keeps some in a histogram (they cannot be lined up), else NULL only out of memory. */
 static uint64_t *ttft_tpot__tp_steps(const ttft_tpot *c, size_t *n)
 {
-    ttft_tpot_counts k = ttft_tpot_counts_of(c);
-    uint64_t *v = (uint64_t *)malloc((k.samples ? k.samples : 1) * sizeof *v), stored = 0;
+    ttft_tpot_model m;
     ttft_tpot_stats st;
-    ttft_tpot_sample s;
+    uint64_t *v, stored = 0;
     unsigned p;
     size_t i;
     *n = 0;
-    for (i = 0; v && i < k.samples && ttft_tpot_sample_at(c, i, &s, NULL) == TTFT_TPOT_OK; i++)
-        if (ttft_tpot_phase_role(c, s.phase) == TTFT_TPOT_ROLE_DECODE && !s.warmup)
-            v[(*n)++] = ttft_tpot__per_token(c, i, s.dur_ns); /* TPOT: per output token */
-    for (p = 0; v && p < k.phases; p++) /* every steady step stored: none in a histogram */
-        if (ttft_tpot_phase_role(c, (int)p) == TTFT_TPOT_ROLE_DECODE && ttft_tpot_phase_stats(c, (int)p, &st) == 0)
+    if (ttft_tpot__view(c, &m) != TTFT_TPOT_OK)
+        return NULL;
+    v = (uint64_t *)malloc((m.n_samples ? m.n_samples : 1) * sizeof *v);
+    for (i = 0; v && i < m.n_samples; i++)
+        if (m.phase[m.samples[i].phase].role == TTFT_TPOT_ROLE_DECODE && !m.samples[i].warmup)
+            v[(*n)++] = ttft_tpot__step_tpot(&m, i); /* TPOT: per output token */
+    for (p = 0; v && p < m.phases; p++) /* every steady step stored: none in a histogram */
+        if (m.phase[p].role == TTFT_TPOT_ROLE_DECODE && ttft_tpot_phase_stats(c, (int)p, &st) == 0)
             stored += st.n - st.warmup_n;
+    ttft_tpot_model_free(&m);
     if (v && (*n == 0 || stored != *n)) {
         *n = 0;
         free(v);
@@ -6241,7 +5578,7 @@ static void ttft_tpot__tp_text(FILE *out, const ttft_tpot_ranks_figures *f, cons
     fprintf(out, "Tensor-parallel ranks: %d (a step waits for its slowest rank: its time is the maximum over the "
                  "ranks)\nrank  steps        p50        p99       mean  slowest  trace\n", f->n);
     for (r = 0; r < f->n; r++) {
-        ttft_tpot__num(slowest, sizeof slowest, "%.1f",
+        ttft_tpot__dnum(slowest, sizeof slowest, "%.1f",
                        f->steps ? 100.0 * (double)f->slowest[r] / (double)f->steps : 0.0);
         fprintf(out, "%4d %6llu %10s %10s %10s %7s%%  ", r, (unsigned long long)f->rank[r].n,
                 ttft_tpot__tp_ms(a, sizeof a, f->rank[r].p50_ns), ttft_tpot__tp_ms(b, sizeof b, f->rank[r].p99_ns),
@@ -6313,26 +5650,19 @@ static void ttft_tpot__tp_json(FILE *out, const ttft_tpot_ranks_figures *f)
 TTFT_TPOT_DEF int ttft_tpot_ranks_report(FILE *out, const ttft_tpot *rank0, const ttft_tpot_ranks_figures *f,
                                          const char *const *names, int json)
 {
-    char block[TTFT_TPOT__OUT_MIN];
-    ttft_tpot__out o;
     ttft_tpot_model m;
     int rc = ttft_tpot_model_compute(rank0, NULL, &m);
     if (rc != TTFT_TPOT_OK)
         return rc;
     if (!json) {
-        rc = ttft_tpot_model_report(&m, out);
+        rc = ttft_tpot_model_write(&m, out, TTFT_TPOT_FORMAT_TEXT);
         fputc('\n', out);
         ttft_tpot__tp_text(out, f, names);
-    } else { /* the report's object, its closing "}\n" (still in the block) replaced by "ranks" */
-        ttft_tpot__out_open(&o, out, block, sizeof block);
-        ttft_tpot__json(&m, &o);
-        TTFT_TPOT_ASSERT(o.n >= 2 && o.b[o.n - 2] == '}');
-        o.n -= 2;
-        ttft_tpot__out_chr(&o, ',');
-        ttft_tpot__out_flush(&o);
+    } else if ((rc = ttft_tpot_model_write(&m, out, TTFT_TPOT_FORMAT_JSON_OPEN)) == TTFT_TPOT_OK) {
+        fputc(',', out); /* the report's object, "ranks" its last key */
         ttft_tpot__tp_json(out, f);
         fputs("}\n", out);
-        rc = ttft_tpot__finish(out);
+        rc = ferror(out) ? TTFT_TPOT_EIO : TTFT_TPOT_OK;
     }
     ttft_tpot_model_free(&m);
     return rc;
@@ -6351,3 +5681,4 @@ TTFT_TPOT_DEF int ttft_tpot_ranks_report(FILE *out, const ttft_tpot *rank0, cons
 #endif /* TTFT_TPOT_IMPLEMENTATION */
 
 /* MIT License, as ttft_tpot.h: the text is at the end of that file. */
+
