@@ -21,12 +21,14 @@ static int run_kernels(driver *g, int n, int layer_phase, int head_phase)
 {
     int l, rc = 0, s, vocab = backend_cfg(g->b)->vocab;
     for (l = 0; l < (int)g->o.layers && rc == 0; l++) {
-        TTFT_TPOT_SPAN_BEGIN_SHAPE(k, &g->tp, layer_phase, (uint64_t)n);
+        TTFT_TPOT_SPAN_BEGIN(k, &g->tp, layer_phase);
+        TTFT_TPOT_SPAN_SET_SHAPE(k, (uint64_t)n);
         rc = backend_layer(g->b, l);
         TTFT_TPOT_SPAN_END(k);
     }
     if (rc == 0) {
-        TTFT_TPOT_SPAN_BEGIN_SHAPE(h, &g->tp, head_phase, (uint64_t)n);
+        TTFT_TPOT_SPAN_BEGIN(h, &g->tp, head_phase);
+        TTFT_TPOT_SPAN_SET_SHAPE(h, (uint64_t)n);
         rc = backend_head(g->b, g->logits);
         TTFT_TPOT_SPAN_END(h);
     }
@@ -66,25 +68,22 @@ static int run_kernels_async(driver *g, int n, int layer_phase, int head_phase)
     int k, rc, nk = (int)g->o.layers + 1, s, vocab = backend_cfg(g->b)->vocab;
     devq_launch(g->q, k_begin, g, 0);
     for (k = 0; k < nk; k++) {
-        ttft_tpot_span sp = ttft_tpot_span_begin_shape(&g->tp, k < nk - 1 ? layer_phase : head_phase, (uint64_t)n);
+        ttft_tpot_span sp = ttft_tpot_span_begin(&g->tp, k < nk - 1 ? layer_phase : head_phase);
+        ttft_tpot_span_set_shape(&sp, (uint64_t)n);
         ttft_tpot_span_set_device(&sp, 0);
         ev[k][0] = devq_event(g->q);
         devq_launch(g->q, k < nk - 1 ? k_layer : k_head, g, k);
         ev[k][1] = devq_event(g->q);
         ttft_tpot_span_end(&sp);
-        memset(&st[k], 0, sizeof st[k]);
-        st[k].ticket = ttft_tpot_span_ticket(&sp);
+        st[k].ticket = sp.ticket; /* the stamp's times once the device has run */
     }
     {
         TTFT_TPOT_SPAN_BEGIN(y, &g->tp, g->ph.sync); /* where the kernels' time lands on the host */
         rc = devq_sync(g->q);
         TTFT_TPOT_SPAN_END(y);
     }
-    for (k = 0; k < nk; k++) {
-        st[k].absolute = 1;
-        st[k].begin_ns = devq_event_time(g->q, ev[k][0]);
-        st[k].end_ns = devq_event_time(g->q, ev[k][1]);
-    }
+    for (k = 0; k < nk; k++)
+        st[k] = TTFT_TPOT_STAMP_ABSOLUTE(st[k].ticket, devq_event_time(g->q, ev[k][0]), devq_event_time(g->q, ev[k][1]));
     ttft_tpot_device_resolve(&g->tp, st, (size_t)nk, &g->pair, NULL); /* refusals are counted */
     for (s = 0; rc == 0 && s < n; s++)
         g->next[s] = argmax(g->logits + (size_t)s * (size_t)vocab, vocab);
@@ -95,7 +94,8 @@ int dispatch(driver *g, int prefill, int n, const int *slots, const int *tokens)
 {
     const phases *p = &g->ph;
     int rc;
-    TTFT_TPOT_SPAN_BEGIN_SHAPE(s, &g->tp, prefill ? p->prefill : p->decode, (uint64_t)n);
+    TTFT_TPOT_SPAN_BEGIN(s, &g->tp, prefill ? p->prefill : p->decode);
+    TTFT_TPOT_SPAN_SET_SHAPE(s, (uint64_t)n);
     if (g->q) {
         g->n = n, g->prefill = prefill, g->cur_slots = slots, g->tokens = tokens;
         rc = prefill ? run_kernels_async(g, n, p->prefill_layer, p->prefill_head)
@@ -107,10 +107,10 @@ int dispatch(driver *g, int prefill, int n, const int *slots, const int *tokens)
             rc = prefill ? run_kernels(g, n, p->prefill_layer, p->prefill_head)
                          : run_kernels(g, n, p->decode_layer, p->decode_head);
     }
-    if (prefill) /* a token for each sequence; a prefill also says how many prompt tokens it read */
-        TTFT_TPOT_SPAN_END_PROMPT(s, (uint32_t)n, (uint32_t)((long)n * g->o.prompt_len));
-    else
-        TTFT_TPOT_SPAN_END_TOKENS(s, (uint32_t)n);
+    TTFT_TPOT_SPAN_SET_TOKENS(s, (uint32_t)n); /* a token for each sequence */
+    if (prefill) /* a prefill also says how many prompt tokens it read */
+        TTFT_TPOT_SPAN_SET_PROMPT(s, (uint32_t)((long)n * g->o.prompt_len));
+    TTFT_TPOT_SPAN_END(s);
     return rc;
 }
 

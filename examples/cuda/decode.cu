@@ -130,7 +130,7 @@ template <typename F> static void launch(timed &t, int phase, size_t k, cudaStre
     if (t.events)
         record(t, 2 * k + 1, st);
     ttft_tpot_span_end(&s);
-    t.ticket[k] = ttft_tpot_span_ticket(&s);
+    t.ticket[k] = s.ticket;
     CHECK(cudaGetLastError()); // a launch that failed (a bad configuration) returns nothing else
 }
 
@@ -193,11 +193,14 @@ static void graph_step(timed &t, cudaGraphExec_t exec, size_t nk, const model &m
     CHECK(cudaGraphLaunch(exec, st));
     CHECK(cudaEventRecord(t.lev[1], st));
     ttft_tpot_span_end(&s);
-    uint64_t launch = ttft_tpot_span_ticket(&s);
+    uint64_t launch = s.ticket;
     finish(t, t.dec.sync, m, tok, st);
     float ms = 0;
     CHECK(cudaEventElapsedTime(&ms, t.lev[0], t.lev[1]));
-    ttft_tpot_device_elapsed_ms(&t.tp, launch, ms);
+    uint64_t ns = UINT64_MAX; // a time ms_to_ns refuses stays past the device's range: refused, and counted
+    (void)ttft_tpot_ms_to_ns(ms, &ns);
+    ttft_tpot_device_stamp whole = TTFT_TPOT_STAMP_ELAPSED(launch, ns);
+    ttft_tpot_device_resolve(&t.tp, &whole, 1, NULL, NULL);
     for (size_t k = 0; k < nk; k++) {
         ttft_tpot_device_stamp part;
         memset(&part, 0, sizeof part);

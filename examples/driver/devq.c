@@ -29,7 +29,7 @@ struct devq {
 
 uint64_t devq_now(const devq *q)
 {
-    uint64_t t = ttft_tpot_now() + q->offset;
+    uint64_t t = ttft_tpot_clock_now(NULL) + q->offset; /* the platform clock, as the host's */
     return t - t % q->tick;
 }
 

@@ -3,7 +3,7 @@
 #ifndef DRIVER_H
 #define DRIVER_H
 
-#include "ttft_tpot.h"
+#include "ttft_tpot_serve.h" /* it serves requests: the serving layer, and the core */
 
 #include "backend.h"
 #include "devq.h"
@@ -40,6 +40,7 @@ typedef struct driver {
     options o;
     backend *b;
     ttft_tpot tp;
+    ttft_tpot_serve srv; /* serving mode: tp's serving layer (its requests) */
     phases ph;
     int *prompt, *next, *slots; /* slots: 0..batch-1, the lockstep mode's */
     float *logits;

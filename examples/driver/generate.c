@@ -5,7 +5,7 @@
    dispatches an accelerator; ../instrument.c wraps every dispatch in spans, serve.c serves requests,
    outputs.c writes the files. Run with --help. */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot_tools.h" /* and its parser of --slo; the driver itself needs only ttft_tpot.h */
+#include "ttft_tpot_tools.h" /* its parser of --slo and the HTML page; the driver needs ttft_tpot_serve.h (driver.h) */
 #include "driver.h"
 
 #include "../report/cli.h"
@@ -197,11 +197,18 @@ static int take_value(int opt, char *val, options *o)
 static int prometheus_names_ok(const options *o)
 {
     ttft_tpot c;
+    ttft_tpot_serve s;
+    ttft_tpot_model m;
     FILE *f = fopen("/dev/null", "w");
-    int rc = f && ttft_tpot_init(&c, NULL) == TTFT_TPOT_OK ? ttft_tpot_prometheus(&c, f, o->prom_prefix, o->prom_labels)
-                                                           : TTFT_TPOT_ENOMEM;
-    if (rc != TTFT_TPOT_ENOMEM)
+    int rc = TTFT_TPOT_ENOMEM;
+    if (f && ttft_tpot_init(&c, NULL) == TTFT_TPOT_OK) {
+        if (ttft_tpot_serve_attach(&s, &c, NULL) == TTFT_TPOT_OK && ttft_tpot_model_compute(&c, NULL, &m) == TTFT_TPOT_OK) {
+            rc = ttft_tpot_model_prometheus(&m, f, o->prom_prefix, o->prom_labels);
+            ttft_tpot_model_free(&m);
+        }
+        ttft_tpot_serve_free(&s);
         ttft_tpot_free(&c);
+    }
     if (f)
         fclose(f);
     return rc != TTFT_TPOT_EINVAL;
@@ -296,7 +303,8 @@ static int generate_once(driver *g, int run)
             break;
         rc = dispatch(g, 0, B, g->slots, g->next); /* one token for each sequence */
     }
-    TTFT_TPOT_SPAN_END_TOKENS(e2e, (uint32_t)(B * g->o.max_new_tokens));
+    TTFT_TPOT_SPAN_SET_TOKENS(e2e, (uint32_t)(B * g->o.max_new_tokens));
+    TTFT_TPOT_SPAN_END(e2e);
     printf(B > 1 ? "  (sequence 1 of %d)\n" : "\n", B);
     return rc;
 }
@@ -338,7 +346,7 @@ static int print_profile(const driver *g, const ttft_tpot_model *m)
 {
     int rc;
     printf("\n");
-    rc = ttft_tpot_model_report(m, stdout);
+    rc = ttft_tpot_model_write(m, stdout, TTFT_TPOT_FORMAT_TEXT);
     if (rc == TTFT_TPOT_OK && !g->o.requests) /* serving dispatches batches of every size: no single rate */
         print_backend_rates(g, &m->head);
     if (rc != TTFT_TPOT_OK || fflush(stdout) != 0 || ferror(stdout)) {
@@ -353,6 +361,7 @@ int main(int argc, char **argv)
     driver g;
     backend_config bc;
     ttft_tpot_config tc;
+    ttft_tpot_serve_config sc;
     ttft_tpot_model model;
     FILE *data;
     char err[256];
@@ -397,16 +406,17 @@ int main(int argc, char **argv)
     tc.max_shapes = 8 * (unsigned)g.o.batch;
     tc.timeline = g.o.trace != NULL;
     tc.max_device = g.o.async ? tc.capacity : 0; /* every kernel span may wait for its device time */
-    tc.max_requests = (unsigned)(g.o.max_requests && g.o.max_requests < g.o.requests ? g.o.max_requests : g.o.requests);
-    tc.max_request_events = (size_t)tc.max_requests * (size_t)(g.o.max_new_tokens + 1);
-    tc.buckets = g.o.buckets;
+    memset(&sc, 0, sizeof sc); /* the serving layer: its requests (none outside serving mode) */
+    sc.max_requests = (unsigned)(g.o.max_requests && g.o.max_requests < g.o.requests ? g.o.max_requests : g.o.requests);
+    sc.max_request_events = (size_t)sc.max_requests * (size_t)(g.o.max_new_tokens + 1);
+    sc.buckets = g.o.buckets;
     n_tok = (size_t)g.o.batch * (size_t)g.o.prompt_len;
     g.prompt = (int *)malloc(n_tok * sizeof(int));
     g.next = (int *)malloc((size_t)g.o.batch * sizeof(int));
     g.slots = (int *)malloc((size_t)g.o.batch * sizeof(int));
     g.logits = (float *)malloc((size_t)g.o.batch * (size_t)g.o.vocab * sizeof(float));
     if (!g.prompt || !g.next || !g.slots || !g.logits || ttft_tpot_init(&g.tp, &tc) != TTFT_TPOT_OK ||
-        register_phases(&g)) {
+        ttft_tpot_serve_attach(&g.srv, &g.tp, &sc) != TTFT_TPOT_OK || register_phases(&g)) {
         fprintf(stderr, "generate: out of memory\n");
         status = 1;
         goto done;
@@ -424,10 +434,10 @@ int main(int argc, char **argv)
     }
     if (g.q) {
         g.pair.device_ns = devq_now(g.q);
-        g.pair.host_ns = ttft_tpot_now();
+        g.pair.host_ns = ttft_tpot_clock_now(&g.tp);
     }
     if (g.o.has_slo)
-        ttft_tpot_set_slo(&g.tp, g.o.slo);
+        ttft_tpot_serve_slo(&g.srv, g.o.slo);
     /* Collect when any output wants the samples; otherwise every span is one untaken branch. */
     outputs = g.o.profile || g.o.profile_json || g.o.profile_html || g.o.trace || g.o.prometheus || g.o.request_log;
     ttft_tpot_enable(&g.tp, outputs);
@@ -466,6 +476,7 @@ int main(int argc, char **argv)
     }
 done:
     devq_destroy(g.q);
+    ttft_tpot_serve_free(&g.srv);
     ttft_tpot_free(&g.tp);
     backend_destroy(g.b);
     free(g.prompt);

@@ -42,6 +42,12 @@ static int html_one(const ttft_tpot_model *m, FILE *out)
     return ttft_tpot_html_report(out, &m, &name, 1, NULL) == 0 ? TTFT_TPOT_OK : TTFT_TPOT_EIO;
 }
 
+/* The JSON report, as write_file writes a report. */
+static int json_of(const ttft_tpot_model *m, FILE *out)
+{
+    return ttft_tpot_model_write(m, out, TTFT_TPOT_FORMAT_JSON);
+}
+
 /* The run's trace, as write_file writes a report. */
 static int trace_of(const ttft_tpot_model *m, FILE *out)
 {
@@ -108,16 +114,18 @@ static int write_prometheus(const char *path, const ttft_tpot_model *m, const ch
 
 int outputs_write(const options *o, const ttft_tpot_model *m, FILE *data)
 {
+    const ttft_tpot_serve_model *served = ttft_tpot_serve_figures(m);
     int status = 0;
     if (o->profile_json)
-        status = write_file(o->profile_json, ttft_tpot_model_report_json, m, data);
+        status = write_file(o->profile_json, json_of, m, data);
     if (status == 0 && o->profile_html)
         status = write_file(o->profile_html, html_one, m, data);
     if (status == 0 && o->trace)
         status = write_file(o->trace, trace_of, m, data);
     if (status == 0 && o->prometheus && !(o->prometheus_every > 0)) /* else serving published it live */
         status = write_prometheus(o->prometheus, m, o->prom_prefix, o->prom_labels, data);
-    if (status == 0 && o->prometheus && m->requests.n == 0) /* valid, and empty: a dashboard would read zeros */
+    if (status == 0 && o->prometheus && (!served || served->requests.n == 0)) /* valid, and empty: a
+                                                                                dashboard would read zeros */
         fputs("generate: warning: --prometheus: no measured request (serve some with --requests): every histogram is "
               "empty\n", stderr);
     return status;

@@ -38,7 +38,7 @@ typedef struct server {
 static void log_request(server *s, const char *id)
 {
     ttft_tpot_request q;
-    if (s->log && ttft_tpot_request_get(&s->g->tp, id, &q) == TTFT_TPOT_OK)
+    if (s->log && ttft_tpot_request_get(&s->g->srv, id, &q) == TTFT_TPOT_OK)
         fprintf(s->log, "%s,%llu,%llu,%llu,%llu\n", id, (unsigned long long)q.submit_ns,
                 (unsigned long long)q.first_ns, (unsigned long long)q.last_ns, (unsigned long long)q.tokens);
 }
@@ -50,11 +50,11 @@ static void take_token(server *s, int r, int token)
         q->first[q->produced] = token;
     q->produced++;
     q->next = token;
-    ttft_tpot_request_tokens(&s->g->tp, q->id, 1);
+    ttft_tpot_request_tokens(&s->g->srv, q->id, TTFT_TPOT_NOW, 1);
     if (q->produced == s->g->o.max_new_tokens) { /* done: the slot is free for the next request */
         int k;
         /* its token limit reached: a live exposition counts it from now on */
-        ttft_tpot_request_finish_reason(&s->g->tp, q->id, TTFT_TPOT_FINISH_LENGTH);
+        ttft_tpot_request_finish(&s->g->srv, q->id, TTFT_TPOT_FINISH_LENGTH);
         log_request(s, q->id);
         printf("%s: %d tokens:", q->id, q->produced);
         for (k = 0; k < q->produced && k < 8; k++)
@@ -71,12 +71,12 @@ static void take_token(server *s, int r, int token)
 static int publish(server *s, int force)
 {
     const options *o = &s->g->o;
-    uint64_t now = ttft_tpot_now();
+    uint64_t now = ttft_tpot_clock_now(&s->g->tp);
     int rc;
     if (!s->pub || (!force && now < s->next_pub))
         return 0;
     s->next_pub = now + (uint64_t)(o->prometheus_every * 1e9);
-    rc = ttft_tpot_publish_file(&s->g->tp, s->pub, o->prometheus, o->prom_prefix, o->prom_labels);
+    rc = ttft_tpot_publish_file(&s->g->srv, s->pub, o->prometheus, o->prom_prefix, o->prom_labels);
     if (rc == TTFT_TPOT_OK)
         return 0;
     fprintf(stderr, "generate: --prometheus-every: writing %s failed: %s\n", o->prometheus, ttft_tpot_strerror(rc));
@@ -101,7 +101,7 @@ static int prefill_new(server *s, int *admit, int arrived)
     if (n == 0)
         return 0;
     for (i = 0; i < n; i++) /* scheduled: their wait in the queue ends, their prefill begins */
-        ttft_tpot_request_schedule(&g->tp, s->req[who[i]].id);
+        ttft_tpot_request_mark(&g->srv, s->req[who[i]].id, TTFT_TPOT_POINT_SCHEDULE, TTFT_TPOT_NOW);
     rc = dispatch(g, 1, n, slots, NULL);
     for (i = 0; rc == 0 && i < n; i++)
         take_token(s, who[i], g->next[i]);
@@ -129,9 +129,9 @@ static int decode_batch(server *s, int *stepped)
 }
 
 /* Wait for the next arrival: the server is idle, as a real one is between requests. */
-static void wait_until(uint64_t t)
+static void wait_until(const driver *g, uint64_t t)
 {
-    uint64_t now = ttft_tpot_now();
+    uint64_t now = ttft_tpot_clock_now(&g->tp);
     if (t > now) {
         struct timespec ts;
         uint64_t d = t - now < 1000000000u ? t - now : 999999999u;
@@ -176,13 +176,13 @@ int serve_requests(driver *g)
         s.req[i].slot = -1;
         snprintf(s.req[i].id, sizeof s.req[i].id, "%s%d", g->o.id_prefix ? g->o.id_prefix : "req-", i);
     }
-    s.t0 = ttft_tpot_now();
+    s.t0 = ttft_tpot_clock_now(&g->tp);
     rc = rc ? rc : publish(&s, 1); /* every series from 0, before the first request: increase() sees them all */
     while (s.finished < s.n && rc == 0) {
-        uint64_t now = ttft_tpot_now() - s.t0;
+        uint64_t now = ttft_tpot_clock_now(&g->tp) - s.t0;
         while (arrived < s.n && s.req[arrived].arrive_ns <= now) { /* submitted when it arrived */
-            ttft_tpot_request_submit_at(&g->tp, s.req[arrived].id, s.t0 + s.req[arrived].arrive_ns);
-            ttft_tpot_request_prompt(&g->tp, s.req[arrived].id, (uint64_t)g->o.prompt_len); /* prompt_tokens_total */
+            ttft_tpot_request_mark(&g->srv, s.req[arrived].id, TTFT_TPOT_POINT_SUBMIT, s.t0 + s.req[arrived].arrive_ns);
+            ttft_tpot_request_prompt(&g->srv, s.req[arrived].id, (uint64_t)g->o.prompt_len); /* prompt_tokens_total */
             arrived++;
         }
         if (admit < arrived) {
@@ -195,7 +195,7 @@ int serve_requests(driver *g)
         rc = rc ? rc : publish(&s, 0);
         if (rc == 0 && !stepped && arrived < s.n) { /* idle until the next arrival, or the next publication */
             uint64_t wake = s.t0 + s.req[arrived].arrive_ns;
-            wait_until(s.pub && s.next_pub < wake ? s.next_pub : wake);
+            wait_until(g, s.pub && s.next_pub < wake ? s.next_pub : wake);
         }
     }
     rc = rc ? rc : publish(&s, 1); /* the last: every request finished */

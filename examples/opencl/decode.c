@@ -18,7 +18,7 @@
    issue to device start), split into launch overhead (issue to QUEUED) and queue wait (QUEUED to
    START). PoCL stamps its events with the host's CLOCK_MONOTONIC_RAW, not the collector's
    CLOCK_MONOTONIC (the two drift apart), so the pair is those two clocks read back to back
-   (ttft_tpot_clock_pair_read), once a step, after its clFinish. --form elapsed resolves each kernel
+   (pair_read: the collector's clock around one device clock read), once a step, after its clFinish. --form elapsed resolves each kernel
    with END - START alone: the same device figures, no queue delay. --events FILE writes every kernel
    event with what an independent check needs (tests/opencl_check.py recomputes the report's device
    figures from it, to the nanosecond).
@@ -249,7 +249,19 @@ static void enqueue(driver *d, int phase, size_t at, cl_kernel k, size_t gx, siz
     ttft_tpot_span_set_device(&s, 0);
     CHECK(clEnqueueNDRangeKernel(d->queue, k, 2, NULL, global, NULL, 0, NULL, &d->ev[at]));
     ttft_tpot_span_end(&s);
-    d->ticket[at] = ttft_tpot_span_ticket(&s);
+    d->ticket[at] = s.ticket;
+}
+
+/* The collector's clock and the device's read together: the device's reading paired with the
+   midpoint of two reads of the collector's around it (the recipe of ttft_tpot.h's Device time comment). */
+static ttft_tpot_clock_pair pair_read(const ttft_tpot *c, uint64_t (*device_clock)(void *user), void *user)
+{
+    ttft_tpot_clock_pair pair;
+    uint64_t h0 = ttft_tpot_clock_now(c), h1;
+    pair.device_ns = device_clock(user);
+    h1 = ttft_tpot_clock_now(c);
+    pair.host_ns = h0 + (h1 > h0 ? (h1 - h0) / 2 : 0);
+    return pair;
 }
 
 /* After the pass's clFinish: each kernel's stamps, resolved in one call, and logged for --events. */
@@ -264,7 +276,7 @@ static void resolve(driver *d, const int *ph, const int *phase_of, size_t n)
        collector's (CLOCK_MONOTONIC; the runtime's documentation says which), else host_ts is one more
        device clock to pair with the collector's, as here. */
     if (d->absolute)
-        pair = ttft_tpot_clock_pair_read(&d->tp, read_monotonic_raw, NULL);
+        pair = pair_read(&d->tp, read_monotonic_raw, NULL);
     for (k = 0; k < n; k++) {
         cl_ulong st[4];
         cl_profiling_info what[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
@@ -273,8 +285,8 @@ static void resolve(driver *d, const int *ph, const int *phase_of, size_t n)
         for (i = 0; i < 4; i++)
             CHECK(clGetEventProfilingInfo(d->ev[k], what[i], sizeof st[i], &st[i], NULL));
         CHECK(clReleaseEvent(d->ev[k]));
-        d->stamp[k] = d->absolute ? ttft_tpot_stamp_queued(d->ticket[k], st[0], st[2], st[3])
-                                  : ttft_tpot_stamp_elapsed(d->ticket[k], st[3] - st[2]);
+        d->stamp[k] = d->absolute ? TTFT_TPOT_STAMP_QUEUED(d->ticket[k], (uint64_t)st[0], (uint64_t)st[2], (uint64_t)st[3])
+                                  : TTFT_TPOT_STAMP_ELAPSED(d->ticket[k], (uint64_t)(st[3] - st[2]));
         if (d->ticket[k] && d->logged < d->log_max) { /* its interval: the next, in ticket order */
             kernel_event *e = &d->log[d->logged++];
             e->run = d->run, e->step = d->step, e->phase = ph[phase_of[k]], e->warmup = d->warmup;
@@ -663,7 +675,12 @@ int main(int argc, char **argv)
     }
     if (json) {
         FILE *f = fopen(json, "w");
-        int w = f ? ttft_tpot_report_json(&d.tp, f) : TTFT_TPOT_EIO;
+        ttft_tpot_model model;
+        int w = f ? ttft_tpot_model_compute(&d.tp, NULL, &model) : TTFT_TPOT_EIO;
+        if (f && w == TTFT_TPOT_OK) {
+            w = ttft_tpot_model_write(&model, f, TTFT_TPOT_FORMAT_JSON);
+            ttft_tpot_model_free(&model);
+        }
         if (f && fclose(f) != 0)
             w = TTFT_TPOT_EIO;
         if (w != TTFT_TPOT_OK) {

@@ -382,8 +382,8 @@ static int read_traces(ttft_tpot *c, char **names, int n, const char **no_starts
     int k, rc;
     for (k = 0; k < n; k++) {
         size_t before = ttft_tpot_counts_of(c).samples, after, i;
-        ttft_tpot_sample s;
-        uint64_t start = 0;
+        ttft_tpot_model view;
+        ttft_tpot_model_options all_skipped = {TTFT_TPOT_SKIP_ALL, 0};
         FILE *in = open_input(names[k]);
         if (!in)
             return system_error("cannot read ", names[k]);
@@ -397,20 +397,27 @@ static int read_traces(ttft_tpot *c, char **names, int n, const char **no_starts
         if (rc != TTFT_TPOT_OK)
             return input_error("", names[k], rc == TTFT_TPOT_ENOMEM ? ": out of memory" : ": read error");
         after = no_starts ? ttft_tpot_counts_of(c).samples : before;
-        for (i = before; i < after && ttft_tpot_sample_at(c, i, &s, &start) == TTFT_TPOT_OK && start == 0; i++)
-            ;
-        if (after > before && i == after && !*no_starts) /* start_ns 0 throughout: recorded without a timeline */
-            *no_starts = names[k];
+        if (after > before && ttft_tpot_model_compute(c, &all_skipped, &view) == TTFT_TPOT_OK) { /* read in place */
+            for (i = before; i < after && (!view.starts || view.starts[i] == 0); i++)
+                ;
+            if (i == after && !*no_starts) /* start_ns 0 throughout: recorded without a timeline */
+                *no_starts = names[k];
+            ttft_tpot_model_free(&view);
+        }
     }
     return 0;
 }
 
 /* The collector: small, growing as the traces need (nothing they hold is dropped); it keeps start
-   times from the first line that has one (nesting and self time need them, as the Chrome trace). */
+   times from the first line that has one (nesting and self time need them, as the Chrome trace). Its
+   serving layer, which holds the traces' requests, is allocated with it (drop_collector frees both). */
 static int make_collector(ttft_tpot *c, const options *o)
 {
     ttft_tpot_config cfg;
+    ttft_tpot_serve_config sc;
+    ttft_tpot_serve *s = (ttft_tpot_serve *)malloc(sizeof *s);
     memset(&cfg, 0, sizeof cfg);
+    memset(&sc, 0, sizeof sc);
     cfg.grow = 1;
     cfg.capacity = 4096;
     cfg.max_phases = 65535;
@@ -418,14 +425,32 @@ static int make_collector(ttft_tpot *c, const options *o)
     cfg.sequences = 1; /* a trace of decode steps of several tokens a sequence keeps them */
     cfg.bounded = o->bounded;
     cfg.hist_slots = o->bounded ? 16 : 0; /* more as phases come */
-    cfg.max_requests = 64;
-    cfg.max_request_events = 1024;
     cfg.clock = no_clock;
     cfg.clock_name = "not in the trace"; /* a trace's "# clock:" line replaces it */
-    cfg.slice_ns = o->slice_ns;
-    cfg.buckets = o->buckets;
     memcpy(cfg.percentiles, o->percentiles, sizeof cfg.percentiles);
-    return ttft_tpot_init(c, &cfg);
+    sc.max_requests = 64; /* they grow as the traces need */
+    sc.max_request_events = 1024;
+    sc.slice_ns = o->slice_ns;
+    sc.buckets = o->buckets;
+    if (!s || ttft_tpot_init(c, &cfg) != TTFT_TPOT_OK) {
+        free(s);
+        return TTFT_TPOT_ENOMEM;
+    }
+    if (ttft_tpot_serve_attach(s, c, &sc) != TTFT_TPOT_OK) {
+        ttft_tpot_free(c);
+        free(s);
+        return TTFT_TPOT_ENOMEM;
+    }
+    return TTFT_TPOT_OK;
+}
+
+/* A collector of make_collector's (or one it could not make: zeroed), freed with its serving layer. */
+static void drop_collector(ttft_tpot *c)
+{
+    ttft_tpot_serve *s = ttft_tpot_serve_of(c);
+    ttft_tpot_serve_free(s);
+    free(s);
+    ttft_tpot_free(c);
 }
 
 /* Whether --prometheus writes device series: any device interval, resolved or lost. */
@@ -437,13 +462,15 @@ static int has_device(const ttft_tpot_model *m)
 
 /* The report (text, JSON or Prometheus) and the HTML report, from one model; standard output may carry
    the HTML report instead of the report. */
-static int write_reports(const ttft_tpot *c, const options *o)
+static int write_reports(const ttft_tpot *c, const options *o, int kernel)
 {
-    const ttft_tpot_model_options requests_only = {TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_SHARES};
+    ttft_tpot_model_options all = {0, 0}, requests_only = {TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_SHARES, 0};
     ttft_tpot_model m;
-    int rc, status = 0;
-    if (ttft_tpot_model_compute(c, o->prometheus && !o->html ? &requests_only : NULL, &m) != TTFT_TPOT_OK)
+    int rc, status = 0, measured;
+    all.prefill_kernel = kernel + 1; /* --prefill-kernel: its fastest call bounds steady TTFT below */
+    if (ttft_tpot_model_compute(c, o->prometheus && !o->html ? &requests_only : &all, &m) != TTFT_TPOT_OK)
         return input_error("out of memory for ", "the report", "");
+    measured = ttft_tpot_serve_figures(&m) && ttft_tpot_serve_figures(&m)->requests.n > 0;
     if (o->html) {
         const ttft_tpot_model *one[1];
         const char *name[1];
@@ -452,20 +479,19 @@ static int write_reports(const ttft_tpot *c, const options *o)
         status = write_html(one, name, 1, o->html);
     }
     if (status == 0 && !(o->html && strcmp(o->html, "-") == 0)) {
-        rc = o->json ? ttft_tpot_model_report_json(&m, stdout)
-             : o->prometheus ? ttft_tpot_model_prometheus(&m, stdout, o->prefix, o->labels)
-                             : ttft_tpot_model_report(&m, stdout);
+        rc = o->prometheus ? ttft_tpot_model_prometheus(&m, stdout, o->prefix, o->labels)
+                           : ttft_tpot_model_write(&m, stdout, o->json ? TTFT_TPOT_FORMAT_JSON : TTFT_TPOT_FORMAT_TEXT);
         if (rc == TTFT_TPOT_EINVAL) /* nothing written: the prefix or a label is not Prometheus's */
             status = usage_error("--prometheus-prefix must be [a-zA-Z_:][a-zA-Z0-9_:]*, each --label NAME=VALUE a "
                                  "label name [a-zA-Z_][a-zA-Z0-9_]* (not le, not __...) once, without braces", "");
         else if (rc != TTFT_TPOT_OK || fflush(stdout) != 0)
             status = input_error("writing the report failed: ", ttft_tpot_strerror(rc ? rc : TTFT_TPOT_EIO), "");
-        else if (o->prometheus && m.requests.n == 0 && has_device(&m)) /* the device series count */
+        else if (o->prometheus && !measured && has_device(&m)) /* the device series count */
             fputs("ttft_tpot_report: warning: --prometheus: no measured request in the traces (none, or all "
                   "warmup or without a token): the request histograms are empty; the device series are "
                   "written\n",
                   stderr);
-        else if (o->prometheus && m.requests.n == 0) { /* valid, and empty: a dashboard would read zeros */
+        else if (o->prometheus && !measured) { /* valid, and empty: a dashboard would read zeros */
             fputs("ttft_tpot_report: warning: --prometheus: no measured request in the traces (none, or all "
                   "warmup or without a token): every histogram is empty\n", stderr);
             status = 3;
@@ -478,15 +504,14 @@ static int write_reports(const ttft_tpot *c, const options *o)
 /* The checks that come before any output, the Chrome trace, then the reports. */
 static int write_outputs(ttft_tpot *c, const options *o, const char *no_starts)
 {
-    int k;
+    int k = -1;
     if (o->kernel) {
         k = ttft_tpot_find_phase(c, o->kernel);
         if (ttft_tpot_phase_role(c, k) != TTFT_TPOT_ROLE_KERNEL)
             return input_error("--prefill-kernel: no kernel phase named '", o->kernel, "' in the traces");
-        ttft_tpot_link_prefill_kernel(c, k);
     }
     if (o->has_slo)
-        ttft_tpot_set_slo(c, o->slo);
+        ttft_tpot_serve_slo(ttft_tpot_serve_of(c), o->slo);
     if (o->chrome && no_starts)
         return input_error("--chrome-trace: ", no_starts, " has no start times (start_ns is 0 on every line): "
                            "a timeline needs a trace recorded with config.timeline (generate --trace records one)");
@@ -496,7 +521,7 @@ static int write_outputs(ttft_tpot *c, const options *o, const char *no_starts)
         return 1;
     if ((o->chrome && strcmp(o->chrome, "-") == 0) || (o->requests_csv && strcmp(o->requests_csv, "-") == 0))
         return 0; /* standard output carried the Chrome trace or the requests */
-    return write_reports(c, o);
+    return write_reports(c, o, k);
 }
 
 /* The traces of --compare, a collector and a model each: a run of the comparison is a run a trace
@@ -514,7 +539,7 @@ static void traces_free(compare_traces *t)
     for (k = 0; k < t->modelled; k++)
         ttft_tpot_model_free(&t->m[k]);
     for (k = 0; k < t->made; k++)
-        ttft_tpot_free(&t->c[k]);
+        drop_collector(&t->c[k]);
     free(t->c);
     free(t->m);
     free((void *)t->each);
@@ -569,7 +594,7 @@ static int compare_page(const compare_traces *t, const options *o)
     for (k = 0; k < modelled; k++)
         ttft_tpot_model_free(&model[k]);
     for (k = 0; k < made; k++)
-        ttft_tpot_free(&one[k]);
+        drop_collector(&one[k]);
     return status;
 }
 
@@ -631,7 +656,7 @@ static int ranks(char **names, int n, const options *o)
     if (status == 0)
         status = ranks_write(&c[0], f, names, o);
     for (k = 0; k < made; k++)
-        ttft_tpot_free(&c[k]);
+        drop_collector(&c[k]);
     free(c);
     free(f);
     return status;
@@ -661,6 +686,6 @@ int main(int argc, char **argv)
     status = read_traces(&c, argv + o.first, argc - o.first, o.chrome ? &no_starts : NULL);
     if (status == 0)
         status = write_outputs(&c, &o, no_starts);
-    ttft_tpot_free(&c);
+    drop_collector(&c);
     return status;
 }
