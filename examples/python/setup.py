@@ -1,6 +1,7 @@
-"""The ttft_tpot package's C extension, compiled from the C library's headers (ttft_tpot_tools.h holds
-the report tool's HTML page and comparison too): found in the source tree two directories up, or in
-csrc/ of an sdist (which gets copies of them)."""
+"""The ttft_tpot package's C extension, compiled from the C library's three headers (ttft_tpot.h the core,
+ttft_tpot_serve.h the serving layer, ttft_tpot_tools.h, which includes both, the report tool's HTML page
+and comparison too): found in the source tree two directories up, or in csrc/ of an sdist (which gets
+copies of them)."""
 import os
 import re
 import shutil
@@ -11,7 +12,7 @@ from setuptools.command.sdist import sdist
 HERE = os.path.dirname(os.path.abspath(__file__))
 TREE = os.path.normpath(os.path.join(HERE, "..", ".."))
 # what the extension compiles besides csrc/_core.c, from the source tree's root
-SHARED = ["include/ttft_tpot.h", "include/ttft_tpot_tools.h"]
+SHARED = ["include/ttft_tpot.h", "include/ttft_tpot_serve.h", "include/ttft_tpot_tools.h"]
 
 
 def shared_dirs():

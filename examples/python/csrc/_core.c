@@ -1,8 +1,10 @@
-/* _core.c - ttft_tpot._core, the package's C extension: the library's collector, its writers, the HTML
-   report and the comparison, compiled from the two headers alone (ttft_tpot.h, ttft_tpot_tools.h).
+/* _core.c - ttft_tpot._core, the package's C extension: the library's collector, its serving layer, its
+   writers, the HTML report and the comparison, compiled from the three headers alone (ttft_tpot.h, the
+   core; ttft_tpot_serve.h, requests and Prometheus; ttft_tpot_tools.h, which includes the other two).
 
-   A Collector object holds one ttft_tpot collector. Spans, records, requests and device resolutions
-   call the header's functions; every output is the C writer's, written into a memory stream, so a
+   A Collector object holds one ttft_tpot collector and the serving layer attached to it (both inside the
+   object, whose address never moves). Spans, records, requests and device resolutions call the
+   headers' functions; every output is the C writer's, written into a memory stream, so a
    report is the C library's byte for byte. A call the library would refuse raises instead (TypeError
    for a wrong type, ValueError with the library's message for a wrong value or state) and leaves the
    collector as it was: nothing recorded, nothing counted.
@@ -31,6 +33,15 @@
 #endif
 
 /* ---- Names ----------------------------------------------------------------------------------- */
+
+/* A role's name as every output writes it (the header's TTFT_TPOT_ROLES table), "?" for none. */
+static const char *core_role_name(int role)
+{
+#define CORE_ROLE_NAME(name, value, text) if (role == (value)) return text;
+    TTFT_TPOT_ROLES(CORE_ROLE_NAME)
+#undef CORE_ROLE_NAME
+    return "?";
+}
 
 /* Argument names and role names, interned once: a keyword or a role written as a literal in the
    caller's code is the same object, so one pointer comparison finds it. */
@@ -166,7 +177,10 @@ struct core_span;
 typedef struct core_collector {
     PyObject_HEAD
     ttft_tpot c;
+    ttft_tpot_serve s;          /* c's serving layer (requests, SLOs, the exposition): attached by __init__
+                                   (here, it never moves), freed before c */
     int ready;                  /* __init__ set c up */
+    int prefill_kernel;         /* link_prefill_kernel: that kernel phase + 1 (0: none), a report option */
     int enabled;                /* recording on: what the enabled property last set (on at first) */
     int clock_failed;           /* the Python clock raised: its exception is pending */
     PyObject *clock;            /* config clock: a callable returning ns, or NULL (the platform's) */
@@ -188,6 +202,7 @@ typedef struct core_span {
     ttft_tpot_span s;      /* begun when made, its start set on entry */
     core_carry k;
     int role, stage;       /* stage: 0 made, 1 entered, 2 exited */
+    int phase;             /* its phase (-1: none) */
     uint64_t start, dur;   /* on entry; after the exit */
 } core_span;
 
@@ -253,7 +268,7 @@ static int core_phase_add(core_collector *self, PyObject *name, PyObject *role)
         return id;
     if (id == TTFT_TPOT_EROLE)
         PyErr_Format(PyExc_ValueError, "%s: %R is a %s phase, not %U", ttft_tpot_strerror(id), name,
-                     ttft_tpot_role_name(ttft_tpot_phase_role(&self->c, ttft_tpot_find_phase(&self->c, s))), role);
+                     core_role_name(ttft_tpot_phase_role(&self->c, ttft_tpot_find_phase(&self->c, s))), role);
     else if (id == TTFT_TPOT_ENAME)
         PyErr_Format(PyExc_ValueError, "%s: %R (1 to %d bytes of UTF-8 that a terminal shows as text)",
                      ttft_tpot_strerror(id), name, TTFT_TPOT_NAME_MAX - 1);
@@ -313,7 +328,7 @@ static int core_set_prompt(core_carry *k, int role, PyObject *v)
         return -1;
     if (role != TTFT_TPOT_ROLE_PREFILL) {
         PyErr_Format(PyExc_ValueError, "%s: prompt tokens belong to a prefill phase, not a %s one",
-                     ttft_tpot_strerror(TTFT_TPOT_EROLE), ttft_tpot_role_name(role));
+                     ttft_tpot_strerror(TTFT_TPOT_EROLE), core_role_name(role));
         return -1;
     }
     k->prompt = (uint32_t)n, k->has_prompt = 1;
@@ -343,7 +358,7 @@ static int core_set_sequences(core_carry *k, int role, PyObject *v)
         return -1;
     if (role != TTFT_TPOT_ROLE_DECODE) {
         PyErr_Format(PyExc_ValueError, "%s: sequences belong to a decode phase, not a %s one",
-                     ttft_tpot_strerror(TTFT_TPOT_EROLE), ttft_tpot_role_name(role));
+                     ttft_tpot_strerror(TTFT_TPOT_EROLE), core_role_name(role));
         return -1;
     }
     k->sequences = (uint32_t)n;
@@ -399,6 +414,7 @@ static core_span *core_span_new(core_collector *owner)
     sp->s = ttft_tpot_span_begin(NULL, -1); /* inert until set */
     sp->k = core_carry_none();
     sp->role = -1;
+    sp->phase = -1;
     sp->stage = 0;
     sp->dur = 0;
     if (owner)
@@ -426,6 +442,14 @@ static void core_span_dealloc(core_span *sp)
     PyObject_GC_Del(sp);
 }
 
+/* The span, open since it was made (counted in spans_open): its start is the clock read on entry, as a
+   running span's start field may be set by whoever read the clock (an inert span stays inert). */
+static void core_span_restart(core_span *sp, uint64_t start)
+{
+    if (sp->s.state == 1)
+        sp->s.start = start;
+}
+
 static PyObject *core_span_enter_in(core_span *sp)
 {
     if (sp->owner) {
@@ -434,7 +458,7 @@ static PyObject *core_span_enter_in(core_span *sp)
         uint64_t now = ttft_tpot_clock_now(&sp->owner->c);
         if (!core_clock_ok(sp->owner))
             return NULL;
-        ttft_tpot_span_set_start(&sp->s, now);
+        core_span_restart(sp, now);
         sp->start = now;
         sp->stage = 1;
     }
@@ -444,11 +468,15 @@ static PyObject *core_span_enter_in(core_span *sp)
 
 static PyObject *core_span_enter(core_span *sp, PyObject *unused)
 {
-    PyObject *r;
+    PyObject *r, *owner = (PyObject *)sp->owner;
     (void)unused;
-    Py_BEGIN_CRITICAL_SECTION(sp);
+    if (!owner)
+        return core_span_enter_in(sp);
+    Py_INCREF(owner); /* the span begins again in it (core_span_restart) */
+    Py_BEGIN_CRITICAL_SECTION2(sp, owner);
     r = core_span_enter_in(sp);
-    Py_END_CRITICAL_SECTION();
+    Py_END_CRITICAL_SECTION2();
+    Py_DECREF(owner);
     return r;
 }
 
@@ -514,7 +542,7 @@ static PyObject *core_span_get(core_span *sp, void *which)
     case S_SEQUENCES:
         return k->sequences ? PyLong_FromUnsignedLong(k->sequences) : (Py_INCREF(Py_None), Py_None);
     case S_TICKET:
-        return PyLong_FromUnsignedLongLong(ttft_tpot_span_ticket(&sp->s));
+        return PyLong_FromUnsignedLongLong(sp->s.ticket);
     default: /* S_NS */
         return sp->stage == 2 && sp->owner ? PyLong_FromUnsignedLongLong(sp->dur) : (Py_INCREF(Py_None), Py_None);
     }
@@ -629,6 +657,7 @@ static PyObject *core_span_call(core_collector *self, PyObject *const *args, Py_
         return NULL;
     }
     sp->s = ttft_tpot_span_begin_at(&self->c, phase, 0); /* open from now on; its start is read on entry */
+    sp->phase = phase;
     core_carry_apply(&sp->k, &sp->s);
     sp->role = ttft_tpot_phase_role(&self->c, phase);
     return (PyObject *)sp;
@@ -809,9 +838,8 @@ static PyObject *core_request(core_collector *self, PyObject *id, PyObject *t, u
         if (!core_clock_ok(self))
             return NULL;
     }
-    rc = p == TTFT_TPOT_POINT_SUBMIT ? ttft_tpot_request_submit_at(&self->c, s, at)
-         : p == TTFT_TPOT_POINT_LAST ? ttft_tpot_request_tokens_at(&self->c, s, at, (uint32_t)tokens)
-                                     : ttft_tpot_request_mark_at(&self->c, s, p, at);
+    rc = p == TTFT_TPOT_POINT_LAST ? ttft_tpot_request_tokens(&self->s, s, at, (uint32_t)tokens)
+                                   : ttft_tpot_request_mark(&self->s, s, p, at); /* the submit, or a mark */
     if (!core_clock_ok(self)) /* the library read it (a mark whose point is missing: refused): its error */
         return NULL;
     if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
@@ -884,7 +912,7 @@ static PyObject *core_finish(core_collector *self, PyObject *const *args, Py_ssi
         Py_RETURN_NONE;
     if (!(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))))
         return NULL;
-    rc = ttft_tpot_request_finish_reason(&self->c, s, reason);
+    rc = ttft_tpot_request_finish(&self->s, s, reason);
     if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
         Py_RETURN_NONE;
     return PyErr_Format(PyExc_ValueError, "%s: the finish of request %R (a submitted request, finished once)",
@@ -905,7 +933,7 @@ static PyObject *core_prompt(core_collector *self, PyObject *args)
     if (!(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))) ||
         core_int(n, "prompt tokens", 1, UINT64_MAX, TTFT_TPOT_EINVAL, &k) != 0)
         return NULL;
-    rc = ttft_tpot_request_prompt(&self->c, s, k);
+    rc = ttft_tpot_request_prompt(&self->s, s, k);
     if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
         Py_RETURN_NONE;
     return PyErr_Format(PyExc_ValueError, "%s: the prompt tokens of request %R (a submitted request, given once)",
@@ -942,7 +970,7 @@ static PyObject *core_publish(core_collector *self, PyObject *args)
         Py_DECREF(given);
         return PyErr_NoMemory();
     }
-    rc = ttft_tpot_publish_file(&self->c, self->pub, PyBytes_AS_STRING(path), prefix, labels);
+    rc = ttft_tpot_publish_file(&self->s, self->pub, PyBytes_AS_STRING(path), prefix, labels);
     if (rc == TTFT_TPOT_EIO)
         PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, given);
     else if (rc == TTFT_TPOT_ENOMEM)
@@ -992,20 +1020,22 @@ static PyObject *core_device_elapsed(core_collector *self, PyObject *args)
         core_int(ticket, "a ticket", 0, UINT64_MAX, TTFT_TPOT_ETICKET, &t) != 0 ||
         core_int(ns, "a device time (ns)", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &v) != 0)
         return NULL;
-    return core_resolved(ttft_tpot_device_elapsed(&self->c, t, v), t);
+    return core_resolved(ttft_tpot_device_resolve(&self->c, &TTFT_TPOT_STAMP_ELAPSED(t, v), 1, NULL, NULL), t);
 }
 
 static PyObject *core_device_elapsed_ms(core_collector *self, PyObject *args)
 {
     PyObject *ticket;
     double ms;
-    uint64_t t;
+    uint64_t t, ns;
     if (!core_ready(self))
         return NULL;
     if (!PyArg_ParseTuple(args, "Od:device_elapsed_ms", &ticket, &ms) ||
         core_int(ticket, "a ticket", 0, UINT64_MAX, TTFT_TPOT_ETICKET, &t) != 0)
         return NULL;
-    return core_resolved(ttft_tpot_device_elapsed_ms(&self->c, t, ms), t);
+    if (ttft_tpot_ms_to_ns(ms, &ns) != TTFT_TPOT_OK) /* no duration: refused, but ticket 0 resolves to nothing */
+        return core_resolved(t ? TTFT_TPOT_ERANGE : TTFT_TPOT_OK, t);
+    return core_resolved(ttft_tpot_device_resolve(&self->c, &TTFT_TPOT_STAMP_ELAPSED(t, ns), 1, NULL, NULL), t);
 }
 
 /* device_absolute(ticket, begin_ns, end_ns, pair): on the device clock, mapped through the clock pair
@@ -1024,7 +1054,8 @@ static PyObject *core_device_absolute(core_collector *self, PyObject *args)
         if (core_int(o[k], k ? "a clock reading (ns)" : "a ticket", 0, UINT64_MAX, TTFT_TPOT_ERANGE, &v[k]) != 0)
             return NULL;
     pair.host_ns = v[3], pair.device_ns = v[4];
-    return core_resolved(ttft_tpot_device_absolute(&self->c, v[0], v[1], v[2], &pair), v[0]);
+    return core_resolved(ttft_tpot_device_resolve(&self->c, &TTFT_TPOT_STAMP_ABSOLUTE(v[0], v[1], v[2]), 1, &pair, NULL),
+                         v[0]);
 }
 
 /* One stamp of device_resolve: (ticket, ns) elapsed, (ticket, begin_ns, end_ns) absolute, or
@@ -1045,9 +1076,9 @@ static int core_stamp(PyObject *o, ttft_tpot_device_stamp *st)
                       TTFT_TPOT_ERANGE, &v[k]);
     Py_XDECREF(t);
     if (rc == 0)
-        *st = n == 2   ? ttft_tpot_stamp_elapsed(v[0], v[1])
-              : n == 3 ? ttft_tpot_stamp_absolute(v[0], v[1], v[2])
-                       : ttft_tpot_stamp_queued(v[0], v[1], v[2], v[3]);
+        *st = n == 2   ? TTFT_TPOT_STAMP_ELAPSED(v[0], v[1])
+              : n == 3 ? TTFT_TPOT_STAMP_ABSOLUTE(v[0], v[1], v[2])
+                       : TTFT_TPOT_STAMP_QUEUED(v[0], v[1], v[2], v[3]);
     return rc;
 }
 
@@ -1128,18 +1159,28 @@ typedef struct core_model_ask {
     const char *prefix, *labels, *name;
 } core_model_ask;
 
+/* The collector's model (skip: TTFT_TPOT_SKIP_*), with the prefill kernel it linked, as every report of
+   it shows. The model_compute's code. */
+static int core_model(const core_collector *self, unsigned skip, ttft_tpot_model *m)
+{
+    ttft_tpot_model_options o;
+    memset(&o, 0, sizeof o);
+    o.skip = skip;
+    o.prefill_kernel = self->prefill_kernel;
+    return ttft_tpot_model_compute(&self->c, &o, m);
+}
+
 static int core_model_write(core_collector *self, FILE *out, const void *arg)
 {
     const core_model_ask *a = (const core_model_ask *)arg;
-    const ttft_tpot_model_options requests_only = {TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_SHARES};
     const ttft_tpot_model *one[1];
     ttft_tpot_model m;
-    int rc = ttft_tpot_model_compute(&self->c, a->kind == CORE_PROMETHEUS ? &requests_only : NULL, &m);
+    int rc = core_model(self, a->kind == CORE_PROMETHEUS ? TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_SHARES : 0, &m);
     if (rc != TTFT_TPOT_OK)
         return rc;
     one[0] = &m;
-    rc = a->kind == CORE_TEXT         ? ttft_tpot_model_report(&m, out)
-         : a->kind == CORE_JSON       ? ttft_tpot_model_report_json(&m, out)
+    rc = a->kind == CORE_TEXT         ? ttft_tpot_model_write(&m, out, TTFT_TPOT_FORMAT_TEXT)
+         : a->kind == CORE_JSON       ? ttft_tpot_model_write(&m, out, TTFT_TPOT_FORMAT_JSON)
          : a->kind == CORE_PROMETHEUS ? ttft_tpot_model_prometheus(&m, out, a->prefix, a->labels)
          : ttft_tpot_html_report(out, one, &a->name, 1, NULL) == 0 ? TTFT_TPOT_OK
                                                          : TTFT_TPOT_ENOMEM;
@@ -1306,7 +1347,7 @@ static PyObject *core_phases(core_collector *self, PyObject *unused)
     list = PyList_New((Py_ssize_t)n);
     for (p = 0; list && p < n; p++) {
         PyObject *t = Py_BuildValue("(ss)", ttft_tpot_phase_name(&self->c, (int)p),
-                                    ttft_tpot_role_name(ttft_tpot_phase_role(&self->c, (int)p)));
+                                    core_role_name(ttft_tpot_phase_role(&self->c, (int)p)));
         if (!t)
             Py_CLEAR(list);
         else
@@ -1371,7 +1412,7 @@ static PyObject *core_set_slo(core_collector *self, PyObject *args)
         return NULL;
     if (!PyArg_ParseTuple(args, "ddd:set_slo", &slo.ttft_ms, &slo.tpot_ms, &slo.e2e_ms))
         return NULL;
-    if (ttft_tpot_set_slo(&self->c, slo) != TTFT_TPOT_OK)
+    if (ttft_tpot_serve_slo(&self->s, slo) != TTFT_TPOT_OK)
         return PyErr_Format(PyExc_ValueError, "%s: an SLO is a finite number of ms, 0 or more",
                             ttft_tpot_strerror(TTFT_TPOT_ERANGE));
     Py_RETURN_NONE;
@@ -1386,7 +1427,7 @@ static PyObject *core_link_prefill_kernel(core_collector *self, PyObject *name)
     if (ttft_tpot_phase_role(&self->c, id) != TTFT_TPOT_ROLE_KERNEL)
         return PyErr_Format(PyExc_ValueError, "%s: %R is not a kernel phase", ttft_tpot_strerror(TTFT_TPOT_EROLE),
                             name);
-    ttft_tpot_link_prefill_kernel(&self->c, id);
+    self->prefill_kernel = id + 1; /* every report's option from now on */
     Py_RETURN_NONE;
 }
 
@@ -1454,8 +1495,9 @@ static int core_percentiles(PyObject *o, double *out)
     return PyErr_Occurred() ? -1 : 0;
 }
 
-/* The config from keyword arguments (the C config's knobs); 0, or -1 with an exception. */
-static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg)
+/* The configs from keyword arguments (the C configs' knobs: the collector's, its serving layer's); 0, or
+   -1 with an exception. */
+static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg, ttft_tpot_serve_config *sc)
 {
     static const char *const sizes[] = {"capacity", "max_phases", "hist_slots", "max_requests", "max_request_events",
                                         "max_shapes", "max_device", "max_pending", "slice_ns", "request_window", NULL};
@@ -1482,9 +1524,9 @@ static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg)
     *clock = kw ? PyDict_GetItemString(kw, "clock") : NULL;
     name = kw ? PyDict_GetItemString(kw, "clock_name") : NULL;
     cfg->capacity = (size_t)v[0], cfg->max_phases = (unsigned)v[1], cfg->hist_slots = (unsigned)v[2];
-    cfg->max_requests = (unsigned)v[3], cfg->max_request_events = (size_t)v[4], cfg->max_shapes = (unsigned)v[5];
-    cfg->max_device = (size_t)v[6], cfg->max_pending = (size_t)v[7], cfg->slice_ns = v[8];
-    cfg->request_window = (unsigned)v[9];
+    sc->max_requests = (unsigned)v[3], sc->max_request_events = (size_t)v[4], cfg->max_shapes = (unsigned)v[5];
+    cfg->max_device = (size_t)v[6], cfg->max_pending = (size_t)v[7], sc->slice_ns = v[8];
+    sc->request_window = (unsigned)v[9];
     cfg->timeline = f[0], cfg->bounded = f[1], cfg->grow = f[2], cfg->sequences = f[3];
     if (*clock == Py_None)
         *clock = NULL;
@@ -1502,11 +1544,11 @@ static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg)
             PyErr_Format(PyExc_ValueError, "buckets is \"fine\" or \"vllm\", not %R", o);
             return -1;
         }
-        cfg->buckets = PyUnicode_CompareWithASCIIString(o, "vllm") == 0 ? TTFT_TPOT_BUCKETS_VLLM : TTFT_TPOT_BUCKETS_FINE;
+        sc->buckets = PyUnicode_CompareWithASCIIString(o, "vllm") == 0 ? TTFT_TPOT_BUCKETS_VLLM : TTFT_TPOT_BUCKETS_FINE;
     }
     name = kw ? PyDict_GetItemString(kw, "model_name") : NULL;
-    cfg->model_name = name && name != Py_None ? core_utf8(name, "model_name", "invalid argument") : NULL;
-    return name && name != Py_None && !cfg->model_name ? -1 : 0;
+    sc->model_name = name && name != Py_None ? core_utf8(name, "model_name", "invalid argument") : NULL;
+    return name && name != Py_None && !sc->model_name ? -1 : 0;
 }
 
 /* Collector(**config): keyword arguments only, each the C config's field of that name; clock: a
@@ -1518,6 +1560,7 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
                                         "grow", "sequences", "clock", "clock_name", "percentiles", "model_name",
                                         "request_window", "buckets", NULL};
     ttft_tpot_config cfg;
+    ttft_tpot_serve_config sc;
     PyObject *clock, *key, *val;
     Py_ssize_t pos = 0;
     int rc, k;
@@ -1534,7 +1577,8 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
         }
     }
     memset(&cfg, 0, sizeof cfg);
-    if (core_config(kw, &clock, &cfg) != 0)
+    memset(&sc, 0, sizeof sc);
+    if (core_config(kw, &clock, &cfg, &sc) != 0)
         return -1;
     if (clock) {
         Py_INCREF(clock);
@@ -1543,7 +1587,10 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
         cfg.clock_user = self;
     }
     cfg.refusals_reported = 1; /* every refusal raises: it changes no count */
-    if ((rc = ttft_tpot_init(&self->c, &cfg)) != TTFT_TPOT_OK) {
+    if ((rc = ttft_tpot_init(&self->c, &cfg)) == TTFT_TPOT_OK &&
+        (rc = ttft_tpot_serve_attach(&self->s, &self->c, &sc)) != TTFT_TPOT_OK)
+        ttft_tpot_free(&self->c); /* no layer: no collector either (both zeroed) */
+    if (rc != TTFT_TPOT_OK) {
         if (rc == TTFT_TPOT_ENOMEM)
             PyErr_NoMemory();
         else
@@ -1553,6 +1600,7 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
         return -1;
     }
     self->enabled = 1;
+    self->prefill_kernel = 0;
     self->ready = 1;
     return 0;
 }
@@ -1595,6 +1643,7 @@ static int core_clear_refs(core_collector *self)
 static void core_dealloc(core_collector *self)
 {
     PyObject_GC_UnTrack(self);
+    ttft_tpot_serve_free(&self->s); /* before its collector */
     ttft_tpot_free(&self->c);
     Py_CLEAR(self->inert);
     PyMem_Free(self->pub);
@@ -1728,10 +1777,10 @@ static int core_compare_write(core_collector *self, FILE *out, const void *arg)
     ttft_tpot_model m[2];
     const ttft_tpot_model *both[2];
     ttft_tpot_compare_result res;
-    int rc = ttft_tpot_model_compute(&self->c, NULL, &m[0]);
+    int rc = core_model(self, 0, &m[0]);
     if (rc != TTFT_TPOT_OK)
         return rc;
-    if ((rc = ttft_tpot_model_compute(&a->other->c, NULL, &m[1])) != TTFT_TPOT_OK) {
+    if ((rc = core_model(a->other, 0, &m[1])) != TTFT_TPOT_OK) {
         ttft_tpot_model_free(&m[0]);
         return rc;
     }
@@ -1778,19 +1827,92 @@ typedef struct core_ranks_ask {
     int n, json;
 } core_ranks_ask;
 
+/* What fn wrote into a memory stream: *buf (free it) of *len bytes; OK, or its code (*buf NULL). */
+static int core_memory(int (*fn)(FILE *out, const void *arg), const void *arg, char **buf, size_t *len)
+{
+    FILE *f = open_memstream(buf, len);
+    int rc;
+    if (!f)
+        return TTFT_TPOT_ENOMEM;
+    rc = fn(f, arg);
+    if (fclose(f) != 0 && rc == TTFT_TPOT_OK)
+        rc = TTFT_TPOT_ENOMEM;
+    if (rc != TTFT_TPOT_OK) {
+        free(*buf);
+        *buf = NULL;
+    }
+    return rc;
+}
+
+typedef struct core_ranks_part {
+    const core_ranks_ask *a;
+    const ttft_tpot_ranks_figures *f;
+    const ttft_tpot_model *m;
+} core_ranks_part;
+
+static int core_ranks_whole(FILE *out, const void *arg)
+{
+    const core_ranks_part *p = (const core_ranks_part *)arg;
+    return ttft_tpot_ranks_report(out, p->a->each[0], p->f, p->a->names, p->a->json);
+}
+
+static int core_ranks_head(FILE *out, const void *arg)
+{
+    const core_ranks_part *p = (const core_ranks_part *)arg;
+    return ttft_tpot_model_write(p->m, out, p->a->json ? TTFT_TPOT_FORMAT_JSON_OPEN : TTFT_TPOT_FORMAT_TEXT);
+}
+
+/* Rank 0's report with the ranks' figures (ttft_tpot_ranks_report). That report is rank 0's model written
+   whole (text, or JSON without its closing brace), then the ranks' part; where rank 0 linked a prefill
+   kernel, a report option that ranks_report's own model lacks, its model is written with the option and
+   the ranks' part follows: what ranks_report writes after its model's report. */
+static int core_ranks_report(const core_collector *rank0, FILE *out, const core_ranks_part *p)
+{
+    core_ranks_part head = *p;
+    ttft_tpot_model m;
+    char *whole = NULL, *plain = NULL;
+    size_t n_whole = 0, n_plain = 0;
+    int rc;
+    if (!rank0->prefill_kernel)
+        return core_ranks_whole(out, p);
+    if ((rc = core_memory(core_ranks_whole, p, &whole, &n_whole)) != TTFT_TPOT_OK)
+        return rc;
+    if ((rc = core_model(rank0, 0, &m)) == TTFT_TPOT_OK) {
+        ttft_tpot_model_options none;
+        ttft_tpot_model bare;
+        memset(&none, 0, sizeof none);
+        if ((rc = ttft_tpot_model_compute(&rank0->c, &none, &bare)) == TTFT_TPOT_OK) {
+            head.m = &bare;
+            rc = core_memory(core_ranks_head, &head, &plain, &n_plain);
+            ttft_tpot_model_free(&bare);
+        }
+        if (rc == TTFT_TPOT_OK && (n_plain > n_whole || memcmp(plain, whole, n_plain) != 0))
+            rc = TTFT_TPOT_EINVAL; /* never: ranks_report begins with its model's report */
+        head.m = &m;
+        if (rc == TTFT_TPOT_OK && (rc = core_ranks_head(out, &head)) == TTFT_TPOT_OK &&
+            fwrite(whole + n_plain, 1, n_whole - n_plain, out) != n_whole - n_plain)
+            rc = TTFT_TPOT_EIO;
+        ttft_tpot_model_free(&m);
+    }
+    free(plain);
+    free(whole);
+    return rc;
+}
+
 static int core_ranks_write(core_collector *self, FILE *out, const void *arg)
 {
     const core_ranks_ask *a = (const core_ranks_ask *)arg;
     ttft_tpot_ranks_figures *f = (ttft_tpot_ranks_figures *)malloc(sizeof *f);
+    core_ranks_part p;
     int rc;
-    (void)self;
     if (!f)
         return TTFT_TPOT_ENOMEM;
     rc = ttft_tpot_ranks_compute(a->each, a->n, f);
     if (rc == -2)
         PyErr_SetString(PyExc_ValueError, "ranks: every rank needs steady decode steps, all stored (a trace with "
                                           "none, or a bounded phase's histogram)");
-    rc = rc == 0 ? ttft_tpot_ranks_report(out, a->each[0], f, a->names, a->json) : rc == -1 ? TTFT_TPOT_ENOMEM : TTFT_TPOT_EINVAL;
+    p.a = a, p.f = f, p.m = NULL;
+    rc = rc == 0 ? core_ranks_report(self, out, &p) : rc == -1 ? TTFT_TPOT_ENOMEM : TTFT_TPOT_EINVAL;
     free(f);
     return rc;
 }
