@@ -66,7 +66,7 @@ static double hist_record_ns(ttft_tpot *c, int phase, const uint64_t *durs)
     double t0 = now_s();
     int i;
     for (i = 0; i < SPANS; i++)
-        ttft_tpot_record(c, phase, durs[i], 1);
+        record(c, phase, durs[i], 1);
     return (now_s() - t0) * 1e9 / SPANS;
 }
 
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
         return 1;
     hphase = ttft_tpot_phase(&hc, "bounded", TTFT_TPOT_ROLE_DECODE);
     ttft_tpot_phase_bounded(&hc, hphase);
-    ttft_tpot_record(&hc, hphase, 1, 1); /* the first call: from here on every record is steady */
+    record(&hc, hphase, 1, 1); /* the first call: from here on every record is steady */
     for (i = 0; i < REPORT_N; i++)
         durs[i] = log_uniform(1, 3.6e12); /* 1 ns .. 1 h */
 
@@ -179,10 +179,10 @@ int main(int argc, char **argv)
         return 1;
     phase = ttft_tpot_phase(&big, "decode_step", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < REPORT_N; i++)
-        ttft_tpot_record(&big, phase, durs[i], 1);
+        record(&big, phase, durs[i], 1);
     for (r = 0; r < REPORT_REPS; r++) {
         double t0 = now_s();
-        ttft_tpot_report_json(&big, devnull);
+        report_json(&big, devnull);
         rep[r] = (now_s() - t0) * 1e3;
         memcpy(copy, durs, REPORT_N * sizeof *copy);
         t0 = now_s();
@@ -233,8 +233,8 @@ int main(int argc, char **argv)
         ttft_tpot_stats a, b;
         double ea[4], eb[4];
         for (i = 0; i < REPORT_N; i++) {
-            ttft_tpot_record(&ex, pe, durs[i], 0);
-            ttft_tpot_record(&bd, pb, durs[i], 0);
+            record(&ex, pe, durs[i], 0);
+            record(&bd, pb, durs[i], 0);
         }
         ttft_tpot_phase_stats(&ex, pe, &a);
         ttft_tpot_phase_stats(&bd, pb, &b);

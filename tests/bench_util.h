@@ -1,8 +1,11 @@
-/* bench_util.h - what the two benchmark programs share: a clock in seconds, medians, orderings. */
+/* bench_util.h - what the two benchmark programs share: a clock in seconds, medians, orderings, and
+   record() and report_json() (record_util.h). */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
 
 #include "ttft_tpot_tools.h"
+
+#include "record_util.h" /* record(), report_json() */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +22,7 @@ static inline void bench_build_line(const char *name)
 
 static inline double now_s(void)
 {
-    return (double)ttft_tpot_now() * 1e-9;
+    return (double)ttft_tpot_clock_now(NULL) * 1e-9;
 }
 
 static inline int cmp_double(const void *a, const void *b)

@@ -65,13 +65,22 @@ static void draw_run(rng *g, double rho, double shift, run_times *t)
 
 /* ---- Sides -------------------------------------------------------------------------------------- */
 
+/* A sample of ns and its tokens, its duration measured elsewhere. */
+static void record(ttft_tpot *c, int phase, uint64_t ns, uint32_t tokens)
+{
+    ttft_tpot_span s = ttft_tpot_span_begin_at(c, phase, 0);
+    ttft_tpot_span_set_duration(&s, ns);
+    ttft_tpot_span_set_tokens(&s, tokens);
+    (void)ttft_tpot_span_end(&s);
+}
+
 static void record_run(ttft_tpot *c, const run_times *t, const int *ph)
 {
     int i;
-    ttft_tpot_record(c, ph[0], (uint64_t)t->prefill, 1);
+    record(c, ph[0], (uint64_t)t->prefill, 1);
     for (i = 0; i < STEPS; i++) {
-        ttft_tpot_record(c, ph[1], (uint64_t)t->step[i], 1);
-        ttft_tpot_record(c, ph[2], (uint64_t)(t->step[i] * 0.8), 0);
+        record(c, ph[1], (uint64_t)t->step[i], 1);
+        record(c, ph[2], (uint64_t)(t->step[i] * 0.8), 0);
     }
 }
 
@@ -102,17 +111,19 @@ static void driver_side(ttft_tpot *c, rng *g, double rho, double shift, int runs
 }
 
 /* One serving run, its own process: requests arrive at 70% load and are served one at a time, so a
-   slow request delays those behind it. */
-static void serving_trace(ttft_tpot *c, rng *g, double rho, double shift)
+   slow request delays those behind it. Its requests go to srv, a serving layer attached to c here. */
+static void serving_trace(ttft_tpot *c, ttft_tpot_serve *srv, rng *g, double rho, double shift)
 {
     run_times t;
     int ph[3], k, i;
     double now = 0, free_at = 0, service = PREFILL_NS + TOKENS * STEP_NS * shift;
     ttft_tpot_config cfg;
+    ttft_tpot_serve_config sc;
     memset(&cfg, 0, sizeof cfg);
+    memset(&sc, 0, sizeof sc);
     cfg.capacity = REQUESTS * (TOKENS + 1) + 16;
-    cfg.max_requests = REQUESTS;
-    if (ttft_tpot_init(c, &cfg) != TTFT_TPOT_OK)
+    sc.max_requests = REQUESTS;
+    if (ttft_tpot_init(c, &cfg) != TTFT_TPOT_OK || ttft_tpot_serve_attach(srv, c, &sc) != TTFT_TPOT_OK)
         exit(2);
     ph[0] = ttft_tpot_phase(c, "prefill", TTFT_TPOT_ROLE_PREFILL);
     ph[1] = ttft_tpot_phase(c, "decode_step", TTFT_TPOT_ROLE_DECODE);
@@ -124,19 +135,19 @@ static void serving_trace(ttft_tpot *c, rng *g, double rho, double shift)
         snprintf(id, sizeof id, "r%d", k);
         now += -log(uniform(g)) * service / 0.7;
         at = now > free_at ? now : free_at;
-        ttft_tpot_request_submit_at(c, id, (uint64_t)now);
-        ttft_tpot_request_schedule_at(c, id, (uint64_t)at);
+        ttft_tpot_request_mark(srv, id, TTFT_TPOT_POINT_SUBMIT, (uint64_t)now);
+        ttft_tpot_request_mark(srv, id, TTFT_TPOT_POINT_SCHEDULE, (uint64_t)at);
         at += t.prefill * (0.9 + 0.2 * uniform(g));
-        ttft_tpot_record(c, ph[0], (uint64_t)(at - now), 1);
-        ttft_tpot_request_tokens_at(c, id, (uint64_t)at, 1);
+        record(c, ph[0], (uint64_t)(at - now), 1);
+        ttft_tpot_request_tokens(srv, id, (uint64_t)at, 1);
         for (i = 1; i < TOKENS; i++) {
             double step = t.step[(k * TOKENS + i) % STEPS];
             at += step;
-            ttft_tpot_record(c, ph[1], (uint64_t)step, 1);
-            ttft_tpot_record(c, ph[2], (uint64_t)(step * 0.8), 0);
-            ttft_tpot_request_tokens_at(c, id, (uint64_t)at, 1);
+            record(c, ph[1], (uint64_t)step, 1);
+            record(c, ph[2], (uint64_t)(step * 0.8), 0);
+            ttft_tpot_request_tokens(srv, id, (uint64_t)at, 1);
         }
-        ttft_tpot_request_finish(c, id);
+        ttft_tpot_request_finish(srv, id, TTFT_TPOT_FINISH_NONE);
         free_at = at;
     }
 }
@@ -162,13 +173,14 @@ static int named_worse(const ttft_tpot_compare_result *res, const char *metric)
     return 0;
 }
 
-/* A side: its driver processes, or a trace a run when serving; models[] receive its models. */
-static int make_side(const trial *tr, rng *g, double shift, ttft_tpot *c, ttft_tpot_model *m)
+/* A side: its driver processes, or a trace a run when serving (its serving layer in srv[k]); models[]
+   receive its models. */
+static int make_side(const trial *tr, rng *g, double shift, ttft_tpot *c, ttft_tpot_serve *srv, ttft_tpot_model *m)
 {
     int k, n = tr->serving ? tr->runs : tr->procs;
     for (k = 0; k < n; k++) {
         if (tr->serving)
-            serving_trace(&c[k], g, tr->rho, shift);
+            serving_trace(&c[k], &srv[k], g, tr->rho, shift);
         else
             driver_side(&c[k], g, tr->rho, shift, tr->runs, tr->proc_sd);
         if (ttft_tpot_model_compute(&c[k], NULL, &m[k]) != TTFT_TPOT_OK)
@@ -179,6 +191,7 @@ static int make_side(const trial *tr, rng *g, double shift, ttft_tpot *c, ttft_t
 
 static outcome one_pair(const trial *tr, rng *g)
 {
+    static ttft_tpot_serve srv[2][RUNS * 4]; /* a serving side's layers (16 KiB each), not on the stack */
     ttft_tpot c[2][RUNS * 4];
     ttft_tpot_model m[2][RUNS * 4];
     const ttft_tpot_model *each[2][RUNS * 4];
@@ -188,7 +201,7 @@ static outcome one_pair(const trial *tr, rng *g)
     outcome out;
     int s, k, n[2];
     for (s = 0; s < 2; s++) {
-        n[s] = make_side(tr, g, s ? tr->shift : 1, c[s], m[s]);
+        n[s] = make_side(tr, g, s ? tr->shift : 1, c[s], srv[s], m[s]);
         for (k = 0; k < n[s]; k++)
             each[s][k] = &m[s][k];
         side[s].trace = each[s];
@@ -202,6 +215,8 @@ static outcome one_pair(const trial *tr, rng *g)
     for (s = 0; s < 2; s++)
         for (k = 0; k < n[s]; k++) {
             ttft_tpot_model_free(&m[s][k]);
+            if (tr->serving)
+                ttft_tpot_serve_free(&srv[s][k]);
             ttft_tpot_free(&c[s][k]);
         }
     return out;

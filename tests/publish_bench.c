@@ -13,6 +13,7 @@ enum { IN_FLIGHT = 16, TOKENS = 16, REPS = 31, MAX_REQUESTS = 1024 };
 
 typedef struct server {
     ttft_tpot c;
+    ttft_tpot_serve srv;
     char id[IN_FLIGHT][16];
     unsigned tokens[IN_FLIGHT];
     uint64_t next, finished, t;
@@ -23,7 +24,7 @@ static void submit(server *s, int k)
 {
     snprintf(s->id[k], sizeof s->id[k], "req-%llu", (unsigned long long)s->next++);
     s->tokens[k] = 0;
-    if (ttft_tpot_request_submit_at(&s->c, s->id[k], s->t) != TTFT_TPOT_OK)
+    if (ttft_tpot_request_mark(&s->srv, s->id[k], TTFT_TPOT_POINT_SUBMIT, s->t) != TTFT_TPOT_OK)
         abort();
 }
 
@@ -34,10 +35,10 @@ static void step(server *s)
     int k;
     s->t += 1000000; /* 1 ms a step */
     for (k = 0; k < IN_FLIGHT; k++) {
-        if (ttft_tpot_request_tokens_at(&s->c, s->id[k], s->t + (uint64_t)k, 1) != TTFT_TPOT_OK)
+        if (ttft_tpot_request_tokens(&s->srv, s->id[k], s->t + (uint64_t)k, 1) != TTFT_TPOT_OK)
             abort();
         if (++s->tokens[k] == TOKENS) {
-            if (ttft_tpot_request_finish(&s->c, s->id[k]) != TTFT_TPOT_OK)
+            if (ttft_tpot_request_finish(&s->srv, s->id[k], TTFT_TPOT_FINISH_NONE) != TTFT_TPOT_OK)
                 abort();
             s->finished++;
             submit(s, k);
@@ -51,7 +52,7 @@ static double publish_us(server *s, ttft_tpot_publisher *pub, FILE *sink)
     int i;
     for (i = 0; i < REPS; i++) {
         double t0 = now_s();
-        if (ttft_tpot_publish(&s->c, pub, sink, NULL, NULL) != TTFT_TPOT_OK)
+        if (ttft_tpot_publish(&s->srv, pub, sink, NULL, NULL) != TTFT_TPOT_OK)
             abort();
         v[i] = (now_s() - t0) * 1e6;
     }
@@ -68,7 +69,7 @@ int main(void)
 {
     static const uint64_t at[4] = {1000, 10000, 100000, 1000000};
     static server s;
-    ttft_tpot_config cfg;
+    ttft_tpot_serve_config cfg;
     ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
     FILE *sink = fopen("/dev/null", "w");
     double us[4], serve_ns[4], t0;
@@ -80,7 +81,7 @@ int main(void)
     memset(&cfg, 0, sizeof cfg);
     cfg.max_requests = MAX_REQUESTS;
     cfg.max_request_events = 64 * 1024;
-    if (ttft_tpot_init(&s.c, &cfg) != TTFT_TPOT_OK)
+    if (ttft_tpot_init(&s.c, NULL) != TTFT_TPOT_OK || ttft_tpot_serve_attach(&s.srv, &s.c, &cfg) != TTFT_TPOT_OK)
         return 1;
     for (k = 0; k < IN_FLIGHT; k++)
         submit(&s, k);
@@ -94,7 +95,7 @@ int main(void)
         from = s.finished;
         us[i] = publish_us(&s, pub, sink);
         printf("%10llu %14.1f %8.3f %16.1f %10u %10ld\n", (unsigned long long)s.finished, us[i], us[i] / us[0],
-               serve_ns[i], s.c.req.n, rss_kib());
+               serve_ns[i], s.srv.req.n, rss_kib());
         if (pub->requests != s.finished) /* every finished request is counted */
             return 1;
     }
@@ -103,6 +104,7 @@ int main(void)
            us[0], us[1], us[2], us[3], us[3] / us[0], serve_ns[3], (unsigned long long)pub->requests);
     fclose(sink);
     free(pub);
+    ttft_tpot_serve_free(&s.srv);
     ttft_tpot_free(&s.c);
     return 0;
 }

@@ -26,13 +26,48 @@ static void die(const char *what)
     exit(1);
 }
 
+/* A sample of ns and its tokens (a prefill's prompt tokens, a shape key: 0 and TTFT_TPOT_NO_SHAPE for
+   none), its duration measured elsewhere. */
+static void record(ttft_tpot *c, int phase, uint64_t ns, uint32_t tokens, uint32_t prompt, uint64_t shape)
+{
+    ttft_tpot_span s = ttft_tpot_span_begin_at(c, phase, 0);
+    ttft_tpot_span_set_duration(&s, ns);
+    ttft_tpot_span_set_tokens(&s, tokens);
+    if (prompt)
+        ttft_tpot_span_set_prompt(&s, prompt);
+    ttft_tpot_span_set_shape(&s, shape);
+    (void)ttft_tpot_span_end(&s);
+}
+
+/* The JSON report, and the Prometheus exposition (of a model of the requests alone), of c. */
+static void report_json(const ttft_tpot *c, FILE *out)
+{
+    ttft_tpot_model m;
+    if (ttft_tpot_model_compute(c, NULL, &m) == TTFT_TPOT_OK)
+        ttft_tpot_model_write(&m, out, TTFT_TPOT_FORMAT_JSON);
+    ttft_tpot_model_free(&m);
+}
+
+static void prometheus(const ttft_tpot *c, FILE *out, const char *prefix, const char *labels)
+{
+    ttft_tpot_model m;
+    ttft_tpot_model_options o;
+    memset(&o, 0, sizeof o);
+    o.skip = TTFT_TPOT_SKIP_SAMPLES | TTFT_TPOT_SKIP_SHARES;
+    if (ttft_tpot_model_compute(c, &o, &m) == TTFT_TPOT_OK)
+        ttft_tpot_model_prometheus(&m, out, prefix, labels);
+    ttft_tpot_model_free(&m);
+}
+
 /* A driver's collector of size n: n decode steps, a kernel before each (n / 2 kernels in turn, two
    samples each: a phase row of --compare then costs no bootstrap, which would hide the rest), a prefill
    with prompt tokens every 50 steps, a run every n / 100 steps, and n requests submitted together and
-   served over the run. Lean on purpose: a quadratic path outweighs the linear work at a small n. */
-static void build(ttft_tpot *c, size_t n, uint64_t seed)
+   served over the run (srv, its serving layer, attached here). Lean on purpose: a quadratic path
+   outweighs the linear work at a small n. */
+static void build(ttft_tpot *c, ttft_tpot_serve *srv, size_t n, uint64_t seed)
 {
     ttft_tpot_config cfg;
+    ttft_tpot_serve_config sc;
     unsigned kernels = (unsigned)(n / 2 + 1), k;
     int pre, dec, e2e, *kern = (int *)malloc(kernels * sizeof *kern);
     uint64_t t = 0, s = seed;
@@ -42,11 +77,12 @@ static void build(ttft_tpot *c, size_t n, uint64_t seed)
     cfg.capacity = 3 * n + 64;
     cfg.max_phases = kernels + 8;
     cfg.timeline = 1;
-    cfg.max_requests = (unsigned)n;
-    cfg.max_request_events = 8 * n;
     cfg.clock = no_clock;
     cfg.clock_name = "scaling";
-    if (!kern || ttft_tpot_init(c, &cfg) != TTFT_TPOT_OK)
+    memset(&sc, 0, sizeof sc);
+    sc.max_requests = (unsigned)n;
+    sc.max_request_events = 8 * n;
+    if (!kern || ttft_tpot_init(c, &cfg) != TTFT_TPOT_OK || ttft_tpot_serve_attach(srv, c, &sc) != TTFT_TPOT_OK)
         die("out of memory");
     pre = ttft_tpot_phase(c, "prefill", TTFT_TPOT_ROLE_PREFILL);
     dec = ttft_tpot_phase(c, "decode_step", TTFT_TPOT_ROLE_DECODE);
@@ -60,18 +96,18 @@ static void build(ttft_tpot *c, size_t n, uint64_t seed)
         if (i % (n / 100 + 1) == 0)
             ttft_tpot_run_begin(c);
         if (i % 50 == 0)
-            ttft_tpot_record_prompt(c, pre, 1000000 + (s >> 44), 1, 64);
-        ttft_tpot_record(c, kern[i % kernels], 10000 + (s >> 50), 0);
-        ttft_tpot_record(c, dec, 50000 + (s >> 48), 1);
+            record(c, pre, 1000000 + (s >> 44), 1, 64, TTFT_TPOT_NO_SHAPE);
+        record(c, kern[i % kernels], 10000 + (s >> 50), 0, 0, TTFT_TPOT_NO_SHAPE);
+        record(c, dec, 50000 + (s >> 48), 1, 0, TTFT_TPOT_NO_SHAPE);
         t += 60000;
     }
-    ttft_tpot_record(c, e2e, t, (uint32_t)n);
+    record(c, e2e, t, (uint32_t)n, 0, TTFT_TPOT_NO_SHAPE);
     for (i = 0; i < n; i++) { /* all submitted at once: every request in flight, a lane each */
         snprintf(name, sizeof name, "r%zu", i);
-        ttft_tpot_request_submit_at(c, name, i);
-        ttft_tpot_request_schedule_at(c, name, n + i);
+        ttft_tpot_request_mark(srv, name, TTFT_TPOT_POINT_SUBMIT, i);
+        ttft_tpot_request_mark(srv, name, TTFT_TPOT_POINT_SCHEDULE, n + i);
         for (k = 1; k <= 2; k++)
-            ttft_tpot_request_tokens_at(c, name, 2 * n + i + k * 1000 * n, 1);
+            ttft_tpot_request_tokens(srv, name, 2 * n + i + k * 1000 * n, 1);
     }
     free(kern);
 }
@@ -89,7 +125,7 @@ static void shapes(size_t n)
         die("out of memory");
     d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
     for (j = 1; j <= n; j++)
-        ttft_tpot_record_shape(&c, d, (uint64_t)j << 48, 5, 1);
+        record(&c, d, 5, 1, 0, (uint64_t)j << 48);
     ttft_tpot_free(&c);
 }
 
@@ -114,9 +150,9 @@ __attribute__((noinline)) void run_case(const char *what, ttft_tpot *c, ttft_tpo
     if (strcmp(what, "text") == 0)
         ttft_tpot_report(c, out);
     else if (strcmp(what, "json") == 0)
-        ttft_tpot_report_json(c, out);
+        report_json(c, out);
     else if (strcmp(what, "prometheus") == 0)
-        ttft_tpot_prometheus(c, out, "llm_", "model=\"m\"");
+        prometheus(c, out, "llm_", "model=\"m\"");
     else if (strcmp(what, "chrome") == 0)
         ttft_tpot_chrome_trace(c, out);
     else if (strcmp(what, "trace_write") == 0)
@@ -139,25 +175,30 @@ __attribute__((noinline)) void run_case(const char *what, ttft_tpot *c, ttft_tpo
 
 int main(int argc, char **argv)
 {
+    static ttft_tpot_serve srv, srv_other; /* the collectors' serving layers */
     ttft_tpot c, other;
     ttft_tpot_config cfg;
     FILE *out = fopen("/dev/null", "w"), *trace = tmpfile();
     size_t n = argc == 3 ? (size_t)strtoul(argv[2], NULL, 10) : 0;
     if (argc != 3 || n < 100 || !out || !trace)
         die("usage: ttft_tpot_scaling CASE N (N >= 100)");
-    build(&c, n, 1);
-    if (strcmp(argv[1], "trace_read") == 0) { /* the trace to read, and a collector that grows for it */
+    build(&c, &srv, n, 1);
+    if (strcmp(argv[1], "trace_read") == 0) { /* the trace to read, and a collector that grows for it (its
+                                                 serving layer's tables too, from none) */
         ttft_tpot_trace_write(&c, trace);
         rewind(trace);
         memset(&cfg, 0, sizeof cfg);
         cfg.grow = 1;
         cfg.max_phases = 65535;
-        if (ttft_tpot_init(&other, &cfg) != TTFT_TPOT_OK)
+        if (ttft_tpot_init(&other, &cfg) != TTFT_TPOT_OK ||
+            ttft_tpot_serve_attach(&srv_other, &other, NULL) != TTFT_TPOT_OK)
             die("out of memory");
     } else {
-        build(&other, n, 2);
+        build(&other, &srv_other, n, 2);
     }
     run_case(argv[1], &c, &other, trace, n, out);
+    ttft_tpot_serve_free(&srv);
+    ttft_tpot_serve_free(&srv_other);
     ttft_tpot_free(&c);
     ttft_tpot_free(&other);
     fclose(out);

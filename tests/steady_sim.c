@@ -9,7 +9,7 @@
    series should rarely be called unsteady; rising ones should be.
      usage: ttft_tpot_steady_sim [SERIES_PER_ROW [SEED]]   (default 2000, 1) */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "ttft_tpot_tools.h"
+#include "ttft_tpot.h" /* the core alone: recording, the model and its MSER-5 */
 
 #include <math.h>
 #include <stdio.h>
@@ -47,6 +47,15 @@ typedef struct {
     double named, injected;
 } tally;
 
+/* A sample of ns, one token, its duration measured elsewhere. */
+static void record(ttft_tpot *c, int phase, uint64_t ns)
+{
+    ttft_tpot_span s = ttft_tpot_span_begin_at(c, phase, 0);
+    ttft_tpot_span_set_duration(&s, ns);
+    ttft_tpot_span_set_tokens(&s, 1);
+    (void)ttft_tpot_span_end(&s);
+}
+
 /* One series of kind k with AR(1) coefficient rho, recorded and reported; its verdicts added to t. */
 static void one_series(const kind *k, double rho, tally *t)
 {
@@ -66,7 +75,7 @@ static void one_series(const kind *k, double rho, tally *t)
             v *= 3;
             t->injected++;
         }
-        ttft_tpot_record(&c, d, (uint64_t)(v + 0.5), 1);
+        record(&c, d, (uint64_t)(v + 0.5));
         sum[i / 5] += (uint64_t)(v + 0.5);
         e = rho * e + scale * normal();
     }

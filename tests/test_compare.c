@@ -1,7 +1,7 @@
 /* ttft_tpot_report --compare: the Mann-Whitney U test by hand and against scipy, the smallest
    p-value, and the tool on traces (two configurations, one configuration twice, bad usage). */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "test_util.h"
+#include "test_tools_util.h"
 
 static int cmp_double(const void *a, const void *b)
 {

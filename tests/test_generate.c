@@ -4,7 +4,7 @@
 #define _POSIX_C_SOURCE 200809L /* symlink, mkfifo, lstat */
 #endif
 #define TTFT_TPOT_IMPLEMENTATION
-#include "test_util.h"
+#include "test_tools_util.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

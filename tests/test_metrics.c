@@ -1,7 +1,11 @@
 /* Statistics and metrics on synthetic timings; every expected figure is worked out by hand. */
+#if defined(__STRICT_ANSI__) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c99: test_util.h includes libc first */
+#endif
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
 
+#include "metrics_setup.h" /* cmp_u64(), order_statistics_match(), the recordings of test_trace_metrics.c */
 
 static ttft_tpot_stats stats_of(const uint64_t *v, size_t n)
 {
@@ -11,8 +15,8 @@ static ttft_tpot_stats stats_of(const uint64_t *v, size_t n)
     int k;
     k = fixture(&c, NULL, "k", TTFT_TPOT_ROLE_KERNEL);
     for (i = 0; i < n; i++)
-        assert_int_equal(ttft_tpot_record(&c, k, v[i], 0), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_phase_stats(&c, k, &st), TTFT_TPOT_OK);
+        assert_int_equal(record(&c, k, v[i], 0), TTFT_TPOT_OK);
+    assert_int_equal(phase_stats(&c, k, &st), TTFT_TPOT_OK);
     ttft_tpot_free(&c);
     return st;
 }
@@ -43,65 +47,6 @@ static void percentiles_by_hand(void **state)
     expect_pct(same, 6, 7, 7, 7, 7);
 }
 
-/* ttft_tpot_stats_of: the hand-computed percentiles of percentiles_by_hand, the values left as they
-   were, and for 5000 values (past the narrowing threshold, with intervals and a chosen p99.9) the same
-   statistics as the steady samples of a phase, field for field. */
-static void statistics_of_an_array(void **state)
-{
-    static const uint64_t even[] = {40, 10, 30, 20};
-    ttft_tpot_config cfg = {0};
-    ttft_tpot_stats st, ph;
-    ttft_tpot c;
-    uint64_t *v;
-    size_t i;
-    int k;
-    (void)state;
-    cfg.percentiles[0] = 50, cfg.percentiles[1] = 99.9;
-    k = fixture(&c, &cfg, "k", TTFT_TPOT_ROLE_KERNEL);
-    assert_int_equal(ttft_tpot_stats_of(&c, even, 4, &st), TTFT_TPOT_OK);
-    assert_int_equal(st.n, 4);
-    assert_int_equal(st.min_ns, 10);
-    assert_int_equal(st.max_ns, 40);
-    assert_near(st.total_ns, 100, 0);
-    assert_near(st.mean_ns, 25, 0);
-    assert_near(st.p50_ns, 25, 1e-9);   /* h = 1.5 */
-    assert_near(st.p90_ns, 37, 1e-9);   /* h = 2.7 */
-    assert_near(st.p99_ns, 39.7, 1e-9); /* h = 2.97 */
-    assert_int_equal(even[0], 40);      /* not reordered */
-    assert_int_equal(st.tokens + st.warmup_n, 0);
-    assert_int_equal(ttft_tpot_stats_of(&c, NULL, 0, &st), TTFT_TPOT_OK);
-    assert_int_equal(st.n, 0);
-    assert_int_equal(ttft_tpot_stats_of(NULL, even, 4, &st), TTFT_TPOT_EINVAL);
-    assert_int_equal(ttft_tpot_stats_of(&c, NULL, 1, &st), TTFT_TPOT_EINVAL);
-    assert_int_equal(ttft_tpot_stats_of(&c, even, 4, NULL), TTFT_TPOT_EINVAL);
-    v = (uint64_t *)malloc(5000 * sizeof *v);
-    assert_non_null(v);
-    assert_int_equal(ttft_tpot_record(&c, k, 1, 0), TTFT_TPOT_OK); /* the phase's first call: warmup */
-    for (i = 0; i < 5000; i++)
-        v[i] = 1000000 + (uint64_t)(i * 7919 % 5000) * 37;
-    assert_int_equal(ttft_tpot_stats_of(&c, v, 5000, &st), TTFT_TPOT_OK);
-    assert_int_equal(st.n, 5000);
-    assert_int_equal(st.pick_n, 2);
-    assert_int_equal(st.has_ci[2], 1);
-    ttft_tpot_clear(&c); /* the phase's warmup is spent: it holds the 5000 values alone */
-    for (i = 0; i < 5000; i++)
-        assert_int_equal(ttft_tpot_record(&c, k, v[i], 0), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_phase_stats(&c, k, &ph), TTFT_TPOT_OK);
-    assert_int_equal(st.n, ph.n);
-    assert_int_equal(st.min_ns, ph.min_ns);
-    assert_int_equal(st.max_ns, ph.max_ns);
-    assert_near(st.total_ns, ph.total_ns, 0);
-    assert_near(st.mean_ns, ph.mean_ns, 0);
-    assert_memory_equal(st.pct_ns, ph.pct_ns, sizeof st.pct_ns);
-    assert_memory_equal(st.ci_ns, ph.ci_ns, sizeof st.ci_ns);
-    assert_memory_equal(st.has_ci, ph.has_ci, sizeof st.has_ci);
-    assert_int_equal(st.pick_n, ph.pick_n);
-    assert_memory_equal(st.pick_pm, ph.pick_pm, sizeof st.pick_pm);
-    assert_memory_equal(st.pick_ns, ph.pick_ns, sizeof st.pick_ns);
-    free(v);
-    ttft_tpot_free(&c);
-}
-
 static void percentiles_land_on_ranks(void **state)
 {
     uint64_t v[101];
@@ -118,12 +63,6 @@ static void percentiles_land_on_ranks(void **state)
     assert_int_equal(st.max_ns, 100 * MS);
     assert_near(st.mean_ns, 50.0 * MS, 0);
     assert_near(st.total_ns, 5050.0 * MS, 0);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* The selection result against the formula applied to a fully sorted copy. */
@@ -232,20 +171,6 @@ static void sort_matches_qsort(void **state)
     free(w);
 }
 
-/* ttft_tpot_percentile by hand: of 1 2 3 4, p50: h = 1.5, 2 + 0.5 = 2.5; p90: h = 2.7, 3 + 0.7 = 3.7;
-   p0 and p100 the ends, p past them clamped; one value is every percentile; none gives 0. */
-static void percentile_of_doubles_by_hand(void **state)
-{
-    const double v[4] = {1, 2, 3, 4}, one = 7.5;
-    (void)state;
-    assert_true(ttft_tpot_percentile(v, 4, 50) == 2.5);
-    assert_near(ttft_tpot_percentile(v, 4, 90), 3.7, 1e-15);
-    assert_true(ttft_tpot_percentile(v, 4, 0) == 1 && ttft_tpot_percentile(v, 4, 100) == 4);
-    assert_true(ttft_tpot_percentile(v, 4, -5) == 1 && ttft_tpot_percentile(v, 4, 250) == 4);
-    assert_true(ttft_tpot_percentile(&one, 1, 50) == 7.5 && ttft_tpot_percentile(&one, 1, 99) == 7.5);
-    assert_true(ttft_tpot_percentile(v, 0, 50) == 0 && ttft_tpot_percentile(NULL, 4, 50) == 0);
-}
-
 #define HALF_NS_MS 5.1e-7 /* the report rounds an interpolated percentile to the ns (and doubles round) */
 
 /* The p-th percentile of v[0, n) by sorting (numpy's "linear"), in ms. */
@@ -255,48 +180,6 @@ static double sorted_pct_ms(uint64_t *v, size_t n, unsigned p)
     size_t k = (size_t)h;
     qsort(v, n, sizeof *v, cmp_u64);
     return ((double)v[k] + (k + 1 < n ? (h - (double)k) * (double)(v[k + 1] - v[k]) : 0.0)) / 1e6;
-}
-
-/* Whether sample i goes to the second decode phase: none (split 0), a third (1), two thirds (2). */
-static int second_phase(int split, size_t i)
-{
-    return split == 1 ? i % 3 == 2 : split == 2 ? i % 3 != 2 : 0;
-}
-
-/* The interval bounds and the chosen p99.9 of decode_step (phase 0) in the model, warmup included and
-   its steady view, against the sorted values: the order statistics of ttft_tpot_ci95_ranks, and the
-   p99.9 interpolated between ranks floor(h) and floor(h) + 1, h = (n - 1) 0.999, to the nearest ns.
-   all[0, n_all): every value recorded, phase 0's those not in the second phase (second_phase), of
-   which the first `warm` are warmup. */
-static void order_statistics_match(const ttft_tpot *c, const uint64_t *all, size_t n_all, uint64_t *v, int split,
-                                   size_t warm)
-{
-    static const unsigned ci_pcts[3] = {50, 90, 99};
-    ttft_tpot_model md;
-    int view;
-    assert_int_equal(ttft_tpot_model_compute(c, NULL, &md), TTFT_TPOT_OK);
-    for (view = 0; view < 2; view++) { /* 0: every sample, 1: the steady ones (all but the first warm) */
-        const ttft_tpot_stats *st = view ? &md.phase[0].steady : &md.phase[0].all;
-        uint64_t lo, hi, h;
-        size_t m = 0, i, seen = 0;
-        unsigned j;
-        for (i = 0; i < n_all; i++)
-            if (!second_phase(split, i) && seen++ >= (view ? warm : 0))
-                v[m++] = all[i];
-        qsort(v, m, sizeof *v, cmp_u64);
-        assert_int_equal(st->n, m);
-        for (j = 0; j < 3; j++) {
-            assert_true(ttft_tpot_ci95_ranks(m, ci_pcts[j], &lo, &hi));
-            assert_true(st->has_ci[j]);
-            assert_int_equal(st->ci_ns[j][0], v[lo - 1]);
-            assert_int_equal(st->ci_ns[j][1], v[hi - 1]);
-        }
-        h = (uint64_t)(m - 1) * 999; /* in thousandths */
-        assert_int_equal(st->pick_n, 1);
-        assert_int_equal(st->pick_ns[0],
-                         v[h / 1000] + ((v[h / 1000 + 1] - v[h / 1000]) * (h % 1000) + 500) / 1000);
-    }
-    ttft_tpot_model_free(&md);
 }
 
 /* The report's own path for large sets (narrowed, a phase and its steady view from one gather, TPOT
@@ -333,12 +216,12 @@ static void report_selection_matches_sorting(void **state)
             d[0] = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
             d[1] = ttft_tpot_phase(&c, "decode_big", TTFT_TPOT_ROLE_DECODE);
             for (i = 0; i <= N; i++) /* the second phase's first call is warmup too */
-                assert_int_equal(ttft_tpot_record(&c, d[second_phase(split, i)], all[i], 1), TTFT_TPOT_OK);
+                assert_int_equal(record(&c, d[second_phase(split, i)], all[i], 1), TTFT_TPOT_OK);
             /* an e2e phase of its own, whose figures the report takes from it while TPOT is gathered */
-            assert_int_equal(ttft_tpot_record(&c, ttft_tpot_phase(&c, "generate", TTFT_TPOT_ROLE_E2E), 5 * MS, 1),
+            assert_int_equal(record(&c, ttft_tpot_phase(&c, "generate", TTFT_TPOT_ROLE_E2E), 5 * MS, 1),
                              TTFT_TPOT_OK);
             for (i = 0; i < N + 100; i++) /* a larger kernel phase: both decode phases fit one gather */
-                assert_int_equal(ttft_tpot_record(&c, ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL), 7, 0),
+                assert_int_equal(record(&c, ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL), 7, 0),
                                  TTFT_TPOT_OK);
             json_of(&c, &doc);
             for (k = 0; k < 4; k++) { /* TPOT: every steady decode sample */
@@ -369,46 +252,32 @@ static void report_selection_matches_sorting(void **state)
     free(v);
 }
 
-/* A large phase the gather scans and leaves in the store: with no warmup sample (a trace that flags
-   none: the phase is its steady view) and with one in its middle bucket, and bounded after 5000 stored samples (the stored ones then go
-   into its histogram with the 1000 after them). 6000 values 3,000,000 + (37 i mod 100,003) ns, i < 6000,
-   each once. Exact: against sorting; bounded: n, min and max exact, p50 within
-   the histogram's 1/128 (ttft_tpot_hist). */
+/* A large phase the gather scans and leaves in the store, bounded after 5000 stored samples (the stored
+   ones then go into its histogram with the 1000 after them). 6000 values 3,000,000 + (37 i mod 100,003)
+   ns, i < 6000, each once. Bounded: n, min and max exact, p50 within the histogram's 1/128
+   (ttft_tpot_hist). (The same values read from a trace, with no warmup sample and with one in its
+   middle bucket, exact against sorting: test_trace_metrics.c.) */
 static void report_large_phase_left_in_store(void **state)
 {
     enum { N = 6000 };
-    uint64_t *v = (uint64_t *)malloc(N * sizeof *v), *w = (uint64_t *)malloc(N * sizeof *w);
+    uint64_t *v = (uint64_t *)malloc(N * sizeof *v);
     ttft_tpot_config cfg = {0};
     ttft_tpot_model md;
     ttft_tpot c;
-    size_t i, warm;
+    size_t i;
     int d;
     (void)state;
     for (i = 0; i < N; i++)
         v[i] = 3000000 + 37 * i % 100003;
+    v[0] = 3044000; /* the first call, as the trace part left it */
     cfg.percentiles[0] = 99.9;
-    for (warm = 0; warm < 2; warm++) { /* warm: the first line flagged, below the median (3,044,511) */
-        FILE *t = tmpfile();
-        assert_non_null(t);
-        v[0] = warm ? 3044000 : 3000000;
-        fputs("phase,role,start_ns,dur_ns,tokens,warmup\n", t);
-        for (i = 0; i < N; i++)
-            fprintf(t, "decode_step,decode,0,%llu,1,%d\n", (unsigned long long)v[i], i < warm);
-        rewind(t);
-        assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_trace_read(&c, t, "t", NULL, 0), TTFT_TPOT_OK);
-        fclose(t);
-        order_statistics_match(&c, v, N, w, 0, warm);
-        ttft_tpot_free(&c);
-    }
-
     cfg.capacity = 5000;
     assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
     d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < N; i++) {
         if (i == 5000)
             assert_int_equal(ttft_tpot_phase_bounded(&c, d), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_record(&c, d, v[i], 1), TTFT_TPOT_OK);
+        assert_int_equal(record(&c, d, v[i], 1), TTFT_TPOT_OK);
     }
     assert_int_equal(ttft_tpot_model_compute(&c, NULL, &md), TTFT_TPOT_OK);
     assert_int_equal(md.phase[0].steady.n, N - 1); /* the first call is warmup */
@@ -421,7 +290,6 @@ static void report_large_phase_left_in_store(void **state)
     ttft_tpot_model_free(&md);
     ttft_tpot_free(&c);
     free(v);
-    free(w);
 }
 
 /* MSER-5's p50 after its cut, for a large phase: 300 warmup steps, 20 ms and 3,045,400 ns by turns
@@ -444,7 +312,7 @@ static void report_large_phase_after_cut(void **state)
     d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < N; i++) {
         v[i] = i < W ? (i % 2 ? 3045400 : 20000000) : 3000000 + 37 * (i - W) % 100003;
-        assert_int_equal(ttft_tpot_record(&c, d, v[i], 1), TTFT_TPOT_OK);
+        assert_int_equal(record(&c, d, v[i], 1), TTFT_TPOT_OK);
     }
     assert_int_equal(ttft_tpot_model_compute(&c, NULL, &md), TTFT_TPOT_OK);
     cut = (size_t)md.phase[0].steady_state.truncation;
@@ -487,7 +355,8 @@ static void tpot_excludes_step_zero(void **state)
             TTFT_TPOT_SPAN_BEGIN(d, &c, dec);
             TTFT_TPOT_SPAN_END(d);
         }
-        TTFT_TPOT_SPAN_END_TOKENS(g, 5);
+        TTFT_TPOT_SPAN_SET_TOKENS(g, 5);
+        TTFT_TPOT_SPAN_END(g);
     }
     assert_int_equal(sc.next, sc.n);
     json_of(&c, &doc);
@@ -524,38 +393,14 @@ static void batched_tokens_raise_throughput_not_tpot(void **state)
     int dec;
     (void)state;
     dec = fixture(&c, NULL, "step", TTFT_TPOT_ROLE_DECODE);
-    ttft_tpot_record(&c, dec, 100 * MS, 8);
-    ttft_tpot_record(&c, dec, 40 * MS, 8);
-    ttft_tpot_record(&c, dec, 40 * MS, 8);
+    record(&c, dec, 100 * MS, 8);
+    record(&c, dec, 40 * MS, 8);
+    record(&c, dec, 40 * MS, 8);
     json_of(&c, &doc);
     assert_ms(&doc, "tpot.p50_ms", 40);
     assert_ms(&doc, "output_throughput_tok_s", 200); /* 16 tokens / 0.080 s */
     jc_free(&doc);
     ttft_tpot_free(&c);
-}
-
-/* A decode step of two sequences lasting dur ns that produced tokens for them both. */
-static int multi_step(ttft_tpot *c, int phase, uint64_t dur, uint32_t tokens, uint32_t sequences)
-{
-    ttft_tpot_span s = ttft_tpot_span_begin_at(c, phase, 0);
-    ttft_tpot_span_set_duration(&s, dur);
-    ttft_tpot_span_set_tokens(&s, tokens);
-    ttft_tpot_span_set_sequences(&s, sequences);
-    return ttft_tpot_span_end(&s);
-}
-
-/* Five steps of 2 sequences: a warmup step, then 40 us for 6 tokens (3 a sequence), 30 us for 2 (1),
-   36 us for 8 (4), 35 us for 4 (2). */
-static void multi_steps(ttft_tpot *c, int dec)
-{
-    static const uint64_t dur[5] = {100000, 40000, 30000, 36000, 35000};
-    static const uint32_t tokens[5] = {2, 6, 2, 8, 4};
-    int k;
-    for (k = 0; k < 5; k++) {
-        if (k == 1)
-            assert_int_equal(ttft_tpot_run_begin(c), TTFT_TPOT_OK);
-        assert_int_equal(multi_step(c, dec, dur[k], tokens[k], 2), TTFT_TPOT_OK);
-    }
 }
 
 /* TPOT is the time per output token: a step's duration x sequences / tokens. The acceptance length
@@ -569,11 +414,7 @@ static void multi_token_steps_by_hand(void **state)
     char *text;
     int dec;
     (void)state;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.sequences = 1;
-    cfg.timeline = 1;
-    dec = fixture(&c, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
-    multi_steps(&c, dec);
+    dec = multi_steps_of_sequences(&c, &cfg);
     assert_int_equal(ttft_tpot_model_compute(&c, NULL, &m), TTFT_TPOT_OK);
     /* TPOT: 40000 x 2 / 6 = 13333.3 -> 13333, 30000, 36000 x 2 / 8 = 9000, 35000 x 2 / 4 = 17500.
        Sorted 9000 13333 17500 30000: p50 (13333 + 17500) / 2 = 15416.5, mean 69833 / 4 = 17458.25,
@@ -606,22 +447,11 @@ static void multi_token_steps_by_hand(void **state)
     assert_ms(&doc, "acceptance_length.steps", 3);
     assert_ms(&doc, "sequences_lost", 0);
     jc_free(&doc);
-    {   /* the tools read the same series: the TPOT set per output token, the phase's its step times */
-        uint64_t v[4];
-        size_t n;
-        assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, v, 4, &n), 0);
-        assert_int_equal(n, 4);
-        assert_int_equal(v[0], 9000);
-        assert_int_equal(v[3], 30000);
-        assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_SET_PHASE + dec, v, 4, &n), 0);
-        assert_int_equal(v[0], 30000);
-        assert_int_equal(v[3], 40000);
-    }
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "\nAcceptance length     : 2.50 tokens a sequence a step (mean; p50 2.50, p90 3.70): 3 of "
                                  "the steady steps emitted more than one, TPOT takes their time per output token\n"));
     free(text);
-    trace_keeps_the_report(&c, &cfg);
+    /* the tools' sorted values of these steps, and their trace: test_trace_metrics.c */
     ttft_tpot_free(&c);
 }
 
@@ -642,7 +472,7 @@ static void one_token_a_sequence_is_the_default(void **state)
     da = fixture(&a, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
     for (k = 0; k < 4; k++) {
         assert_int_equal(multi_step(&a, da, 1000 * (uint64_t)(k + 1), 4, k % 2 ? 4 : 0), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_record(&b, db, 1000 * (uint64_t)(k + 1), 4), TTFT_TPOT_OK);
+        assert_int_equal(record(&b, db, 1000 * (uint64_t)(k + 1), 4), TTFT_TPOT_OK);
     }
     same_reports(&a, &b);
     json_of(&a, &doc);
@@ -680,8 +510,7 @@ static void multi_token_steps_without_room_are_counted(void **state)
     assert_int_equal(counts(&c).rejected, 2);
     assert_int_equal(counts(&c).samples, 5);
     memset(&cfg, 0, sizeof cfg);
-    cfg.sequences = 1;
-    trace_keeps_the_report(&c, &cfg); /* the count travels; the steps have no sequences to carry */
+    cfg.sequences = 1; /* its trace into such a collector keeps the count: test_trace_metrics.c */
     ttft_tpot_free(&c);
     cfg.bounded = 1;
     dec = fixture(&c, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
@@ -693,39 +522,21 @@ static void multi_token_steps_without_room_are_counted(void **state)
     ttft_tpot_free(&c);
 }
 
-/* Merged collectors keep their steps' sequences; a bad # sequences: line is refused with its line. */
+/* Merged collectors keep their steps' sequences (a bad # sequences: line of a trace read into the
+   whole: test_trace_metrics.c). */
 static void multi_token_steps_merge_and_trace(void **state)
 {
-    static const char *const bad[] = {
-        "phase,role,start_ns,dur_ns,tokens,warmup\n# sequences: 2\n",
-        "phase,role,start_ns,dur_ns,tokens,warmup\nk,kernel,0,5,4,0\n# sequences: 2\n",
-        "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,4,0\n# sequences: 5\n",
-        "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,4,0\n# sequences: 0\n",
-        "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,5,4,0\n# sequences: 2\n# sequences: 2\n",
-    };
-    static const unsigned lines[] = {2, 3, 3, 3, 4};
     ttft_tpot a, b, whole;
     ttft_tpot_config cfg;
     ttft_tpot_model m;
-    int dec;
     (void)state;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.sequences = 1;
-    dec = fixture(&a, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
-    multi_steps(&a, dec);
-    dec = fixture(&b, &cfg, "decode", TTFT_TPOT_ROLE_DECODE);
-    multi_steps(&b, dec);
-    assert_int_equal(ttft_tpot_init(&whole, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_merge(&whole, &a), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_merge(&whole, &b), TTFT_TPOT_OK);
+    merged_multi_steps(&a, &b, &whole, &cfg);
     assert_int_equal(ttft_tpot_model_compute(&whole, NULL, &m), TTFT_TPOT_OK);
     /* a's four steady steps, b's five (its first is not the whole's first call) */
     assert_int_equal(m.head.tpot.n, 9);
     assert_int_equal(m.head.tpot_multi, 6);
     assert_int_equal(m.head.tpot.max_ns, 100000); /* b's first step: one token a sequence, 100000 x 2 / 2 */
     ttft_tpot_model_free(&m);
-    traces_refused(&whole, bad, lines, sizeof bad / sizeof bad[0], "# sequences: ");
-    assert_int_equal(counts(&whole).samples, 10);
     ttft_tpot_free(&a);
     ttft_tpot_free(&b);
     ttft_tpot_free(&whole);
@@ -738,10 +549,10 @@ static void steady_ttft_after_a_warm_request(void **state)
     int pre;
     (void)state;
     pre = fixture(&c, NULL, "prefill", TTFT_TPOT_ROLE_PREFILL);
-    ttft_tpot_record(&c, pre, 900 * MS, 1);
-    ttft_tpot_record(&c, pre, 30 * MS, 1);
-    ttft_tpot_record(&c, pre, 32 * MS, 1);
-    ttft_tpot_record(&c, pre, 31 * MS, 1);
+    record(&c, pre, 900 * MS, 1);
+    record(&c, pre, 30 * MS, 1);
+    record(&c, pre, 32 * MS, 1);
+    record(&c, pre, 31 * MS, 1);
     json_of(&c, &doc);
     assert_ms(&doc, "ttft.first_ms", 900);
     assert_ms(&doc, "ttft.steady.n", 3);
@@ -763,11 +574,11 @@ static void warmup_first_call_of_each_phase(void **state)
     (void)state;
     a = fixture(&c, NULL, "a", TTFT_TPOT_ROLE_DECODE);
     b = ttft_tpot_phase(&c, "b", TTFT_TPOT_ROLE_KERNEL);
-    ttft_tpot_record(&c, a, 1 * MS, 1);
-    ttft_tpot_record(&c, a, 2 * MS, 1);
-    ttft_tpot_record(&c, b, 3 * MS, 0);
-    ttft_tpot_record(&c, a, 4 * MS, 1);
-    ttft_tpot_record(&c, b, 5 * MS, 0);
+    record(&c, a, 1 * MS, 1);
+    record(&c, a, 2 * MS, 1);
+    record(&c, b, 3 * MS, 0);
+    record(&c, a, 4 * MS, 1);
+    record(&c, b, 5 * MS, 0);
     assert_int_equal(sample(&c, 0).warmup, 1);
     assert_int_equal(sample(&c, 1).warmup, 0);
     assert_int_equal(sample(&c, 2).warmup, 1);
@@ -791,14 +602,14 @@ static void warmup_sections_flag_everything_inside(void **state)
     (void)state;
     a = fixture(&c, NULL, "a", TTFT_TPOT_ROLE_DECODE);
     assert_int_equal(ttft_tpot_warmup_begin(&c), TTFT_TPOT_OK);
-    ttft_tpot_record(&c, a, 1 * MS, 1);
-    ttft_tpot_record(&c, a, 1 * MS, 1);
+    record(&c, a, 1 * MS, 1);
+    record(&c, a, 1 * MS, 1);
     assert_int_equal(ttft_tpot_warmup_begin(&c), TTFT_TPOT_OK); /* nested */
     assert_int_equal(ttft_tpot_warmup_end(&c), TTFT_TPOT_OK);
-    ttft_tpot_record(&c, a, 1 * MS, 1); /* still inside the outer section */
+    record(&c, a, 1 * MS, 1); /* still inside the outer section */
     assert_int_equal(ttft_tpot_warmup_end(&c), TTFT_TPOT_OK);
-    ttft_tpot_record(&c, a, 7 * MS, 1);
-    ttft_tpot_record(&c, a, 9 * MS, 1);
+    record(&c, a, 7 * MS, 1);
+    record(&c, a, 9 * MS, 1);
     assert_int_equal(ttft_tpot_warmup_end(&c), TTFT_TPOT_ESTATE); /* no section open */
     json_of(&c, &doc);
     assert_ms(&doc, "tpot.n", 2);
@@ -818,18 +629,18 @@ static void sums_do_not_overflow(void **state)
     (void)state;
     k = fixture(&c, NULL, "k", TTFT_TPOT_ROLE_KERNEL);
     d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
-    ttft_tpot_record(&c, k, UINT64_MAX, 0);
-    ttft_tpot_record(&c, k, UINT64_MAX, 0);
-    assert_int_equal(ttft_tpot_phase_stats(&c, k, &st), TTFT_TPOT_OK);
+    record(&c, k, UINT64_MAX, 0);
+    record(&c, k, UINT64_MAX, 0);
+    assert_int_equal(phase_stats(&c, k, &st), TTFT_TPOT_OK);
     assert_near(st.total_ns, 2.0 * 18446744073709551615.0, 0);
     assert_near(st.mean_ns, 18446744073709551615.0, 0);
     assert_int_equal(st.max_ns, UINT64_MAX);
     /* tokens past 2^32: 3 steady steps of 2^32-1 tokens, 1 s each */
-    ttft_tpot_record(&c, d, 1000 * MS, UINT32_MAX);
-    ttft_tpot_record(&c, d, 1000 * MS, UINT32_MAX);
-    ttft_tpot_record(&c, d, 1000 * MS, UINT32_MAX);
-    ttft_tpot_record(&c, d, 1000 * MS, UINT32_MAX);
-    assert_int_equal(ttft_tpot_summarize(&c, &s), TTFT_TPOT_OK);
+    record(&c, d, 1000 * MS, UINT32_MAX);
+    record(&c, d, 1000 * MS, UINT32_MAX);
+    record(&c, d, 1000 * MS, UINT32_MAX);
+    record(&c, d, 1000 * MS, UINT32_MAX);
+    s = headline(&c);
     assert_int_equal(s.tpot.tokens, 3ull * UINT32_MAX);
     assert_near(s.output_tok_s, 4294967295.0, 1e-3);
     ttft_tpot_free(&c);
@@ -872,6 +683,23 @@ static void empty_collector_reports_nulls(void **state)
     ttft_tpot_free(&c);
 }
 
+/* The kernel phase the text report names as the prefill kernel, + 1 (0: none): a report's option. */
+static int prefill_kernel;
+
+/* The text report with that option (ttft_tpot_model_options.prefill_kernel), as capture() takes it. */
+static int report_with_prefill_kernel(const ttft_tpot *c, FILE *out)
+{
+    ttft_tpot_model m;
+    ttft_tpot_model_options o = TTFT_TPOT_ZERO;
+    int rc;
+    o.prefill_kernel = prefill_kernel;
+    rc = ttft_tpot_model_compute(c, &o, &m);
+    if (rc == TTFT_TPOT_OK)
+        rc = ttft_tpot_model_write(&m, out, TTFT_TPOT_FORMAT_TEXT);
+    ttft_tpot_model_free(&m);
+    return rc;
+}
+
 static void text_report_lines(void **state)
 {
     ttft_tpot c;
@@ -882,13 +710,13 @@ static void text_report_lines(void **state)
     k = ttft_tpot_phase(&c, "prefill_fwd", TTFT_TPOT_ROLE_KERNEL);
     dec = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
     e2e = ttft_tpot_phase(&c, "generate", TTFT_TPOT_ROLE_E2E);
-    assert_int_equal(ttft_tpot_link_prefill_kernel(&c, k), TTFT_TPOT_OK);
-    ttft_tpot_record(&c, k, 1920 * MS, 0);
-    ttft_tpot_record(&c, pre, 7990 * MS, 1);
+    prefill_kernel = k + 1; /* the link: the report's option (capture() checks the report takes it) */
+    record(&c, k, 1920 * MS, 0);
+    record(&c, pre, 7990 * MS, 1);
     for (i = 0; i < 5; i++) /* 60 (warmup), 50, 51, 52, 53 ms */
-        ttft_tpot_record(&c, dec, (uint64_t)(i ? 49 + i : 60) * MS, 1);
-    ttft_tpot_record(&c, e2e, 10000 * MS, 6);
-    text = capture(&c, ttft_tpot_report);
+        record(&c, dec, (uint64_t)(i ? 49 + i : 60) * MS, 1);
+    record(&c, e2e, 10000 * MS, 6);
+    text = capture(&c, report_with_prefill_kernel);
     assert_non_null(strstr(text, "TTFT (first request)  : 7.99 s      (incl. one-time warmup)"));
     assert_non_null(strstr(text, "prefill kernel alone: 1.92 s"));
     /* 50 51 52 53: p50 h = 1.5 -> 51.5; p99 h = 2.97 -> 52.97 */
@@ -900,43 +728,6 @@ static void text_report_lines(void **state)
                                  "warmup, not a serving throughput)"));
     assert_non_null(strstr(text, "p99 of fewer than 100 samples"));
     free(text);
-    ttft_tpot_free(&c);
-}
-
-/* Every statistics object of the JSON report has one shape: the same figures, with the keys of its
-   context (the requests' STATS without "_ms"). */
-static void statistics_objects_share_one_shape(void **state)
-{
-    static const char *const figures[] = {"n", "mean", "p50", "p90", "p95", "p99", "min", "max", "total", "approximate"};
-    static const char *const objects[] = {"ttft.steady", "tpot", "phases.0", "requests.ttft_ms", "requests.itl_ms"};
-    ttft_tpot c;
-    ttft_tpot_config cfg = {0};
-    jc_value doc;
-    char key[64];
-    size_t o, k;
-    int p, d;
-    (void)state;
-    cfg.max_requests = 1;
-    p = fixture(&c, &cfg, "prefill", TTFT_TPOT_ROLE_PREFILL);
-    d = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
-    for (k = 0; k < 3; k++) {
-        ttft_tpot_record(&c, p, 10 + k, 1);
-        ttft_tpot_record(&c, d, 5 + k, 1);
-    }
-    ttft_tpot_request_submit_at(&c, "r", 0);
-    ttft_tpot_request_tokens_at(&c, "r", 10, 1);
-    ttft_tpot_request_tokens_at(&c, "r", 30, 1);
-    json_of(&c, &doc);
-    for (o = 0; o < sizeof objects / sizeof objects[0]; o++)
-        for (k = 0; k < sizeof figures / sizeof figures[0]; k++) {
-            snprintf(key, sizeof key, "%s.%s%s", objects[o], figures[k],
-                     k == 0 || k == 9 || o >= 3 ? "" : "_ms");
-            if (!jc_get(&doc, key))
-                fail_msg("no %s", key);
-        }
-    assert_ms(&doc, "ttft.steady.p95_ms", 0.000012); /* 11, 12: h = 0.95, 11.95 ns to the nearest ns */
-    assert_ms(&doc, "requests.itl_ms.total", 0.00002);
-    jc_free(&doc);
     ttft_tpot_free(&c);
 }
 
@@ -965,15 +756,12 @@ static void percentile_intervals_by_hand(void **state)
     assert_false(ttft_tpot_ci95_ranks(0, 50, &lo, &hi));
     assert_false(ttft_tpot_ci95_ranks(10, 0, &lo, &hi));
     assert_false(ttft_tpot_ci95_ranks(10, 100, &lo, &hi));
-    assert_int_equal(ttft_tpot_ci95_min_n(50), 6);
-    assert_int_equal(ttft_tpot_ci95_min_n(90), 36);
-    assert_int_equal(ttft_tpot_ci95_min_n(99), 368);
-    assert_int_equal(ttft_tpot_ci95_min_n(0), 0);
+    /* the fewest values each needs (the tools' ttft_tpot_ci95_min_n): test_trace_metrics.c */
     /* a cold step, then steady steps of 10, 9, ..., 1 ms: p50 5.5 ms [x(2), x(9)] = [2, 9] ms */
     d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
-    assert_int_equal(ttft_tpot_record(&c, d, 500 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(record(&c, d, 500 * MS, 1), TTFT_TPOT_OK);
     for (i = 10; i >= 1; i--)
-        assert_int_equal(ttft_tpot_record(&c, d, (uint64_t)i * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(record(&c, d, (uint64_t)i * MS, 1), TTFT_TPOT_OK);
     json_of(&c, &doc);
     assert_ms(&doc, "tpot.p50_ms", 5.5);
     assert_ms(&doc, "tpot.ci95.p50.0", 2);
@@ -1120,7 +908,7 @@ static void steady_state_measured(void **state)
     (void)state;
     d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < 25; i++)
-        assert_int_equal(ttft_tpot_record(&c, d, batch[i / 5] * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(record(&c, d, batch[i / 5] * MS, 1), TTFT_TPOT_OK);
     assert_int_equal(mser5((const uint64_t[]){500, 250, 50, 60, 40}, 5, &drift), 2);
     assert_false(drift); /* every cut that leaves 5 batches: d = 0 only */
     assert_int_equal(mser5((const uint64_t[]){5, 5, 5}, 3, &drift), 0); /* ties: the smallest d */
@@ -1141,52 +929,28 @@ static void steady_state_measured(void **state)
 
 /* No steady state (White's rule). 60 steps rising 1 ms a step, batch means Z_j = 3 + 5 (j - 1) ms: a
    tail of k equally spaced means has MSER = 25 (k^2 - 1) / (12 k), smallest at the fewest batches
-   allowed, 5 (d = 7 > 12 / 2): no steady state. 100 requests all submitted at once and served one
-   after another: TTFT 10, 20, ... 1000 ms, the same shape (d = 15 > 20 / 2). */
+   allowed, 5 (d = 7 > 12 / 2): no steady state. (With 100 requests whose TTFTs rise the same way, the
+   requests' steady state: test_trace_metrics.c.) */
 static void no_steady_state_when_it_keeps_rising(void **state)
 {
-    ttft_tpot_config cfg = {0};
     ttft_tpot c;
     jc_value doc;
-    char *text, id[16];
+    char *text;
     int d, i;
     (void)state;
-    cfg.max_requests = 100;
-    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
     for (i = 1; i <= 60; i++)
-        ttft_tpot_record(&c, d, (uint64_t)i * MS, 1);
-    for (i = 0; i < 100; i++) {
-        snprintf(id, sizeof id, "r%d", i);
-        ttft_tpot_request_submit_at(&c, id, 0);
-        ttft_tpot_request_tokens_at(&c, id, (uint64_t)(i + 1) * 10 * MS, 1);
-    }
+        record(&c, d, (uint64_t)i * MS, 1);
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "decode_step: no steady state: MSER-5's best cut falls in the second half of its "
                                  "steps (White's rule): they keep rising or falling\n"));
-    assert_non_null(strstr(text, "requests: no steady state: MSER-5's best cut falls in the second half of their "
-                                 "TTFTs (White's rule)"));
     assert_null(strstr(text, "puts the end of warmup"));
     free(text);
     json_of(&c, &doc);
     assert_true(jc_get(phase_named(&doc, "decode_step"), "steady_state.no_steady_state")->type == JC_BOOL &&
                 jc_get(phase_named(&doc, "decode_step"), "steady_state.no_steady_state")->num == 1);
-    assert_true(jc_get(&doc, "requests.steady_state.no_steady_state")->num == 1);
     jc_free(&doc);
     ttft_tpot_free(&c);
-}
-
-/* A steady decode: 200 steps cycling 3.00, 3.01, 3.02 ms (step i: 3.00 + 0.01 (i mod 3) ms), the steps
-   in at[0, n) 9 ms instead; step 0 is the first call, flagged. */
-static void spiky_steps(ttft_tpot *c, int d, const int *at, size_t n)
-{
-    int i;
-    size_t k;
-    for (i = 0; i < 200; i++) {
-        uint64_t v = 3 * MS + (uint64_t)(i % 3) * 10000;
-        for (k = 0; k < n; k++)
-            v = at[k] == i ? 9 * MS : v;
-        assert_int_equal(ttft_tpot_record(c, d, v, 1), TTFT_TPOT_OK);
-    }
 }
 
 /* The steady state of phase 0 of c. */
@@ -1241,7 +1005,7 @@ static void a_spike_is_not_a_drift(void **state)
     assert_null(strstr(text, "no steady state"));
     assert_null(strstr(text, "puts the end of warmup"));
     free(text);
-    trace_keeps_the_report(&c, NULL);
+    /* its trace keeps the report: test_trace_metrics.c */
     ttft_tpot_free(&c);
 }
 
@@ -1346,7 +1110,7 @@ static void spikes_are_named_and_counted(void **state)
     ttft_tpot_free(&c);
     d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE); /* a p50 of 0: any step above it */
     for (i = 0; i < 10; i++)
-        ttft_tpot_record(&c, d, i == 5 ? 5 : 0, 1);
+        record(&c, d, i == 5 ? 5 : 0, 1);
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "decode_step: 1 isolated spike: step 5 at 5 ns (the steady p50 is 0)\n"));
     free(text);
@@ -1366,7 +1130,7 @@ static void a_late_shift_is_no_steady_state(void **state)
     (void)state;
     d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < 200; i++)
-        ttft_tpot_record(&c, d, 3 * MS + (uint64_t)(i % 3) * 10000 + (i >= 170 ? 300000 : 0), 1);
+        record(&c, d, 3 * MS + (uint64_t)(i % 3) * 10000 + (i >= 170 ? 300000 : 0), 1);
     assert_true(steady_state_of(&c).drift);
     assert_true(steady_state_of(&c).white_cut == 170 || steady_state_of(&c).white_cut == 175);
     text = capture(&c, ttft_tpot_report);
@@ -1396,7 +1160,7 @@ static void few_values_before_the_cut(void **state)
         for (i = 0; i < 60; i++) {
             if (i == flag)
                 ttft_tpot_warmup_end(&c);
-            ttft_tpot_record(&c, d, (uint64_t)(i + 1) * MS, 1);
+            record(&c, d, (uint64_t)(i + 1) * MS, 1);
         }
         ss = steady_state_of(&c);
         assert_int_equal(ss.flagged, (uint64_t)flag);
@@ -1410,7 +1174,7 @@ static void few_values_before_the_cut(void **state)
         for (i = 0; i < 200; i++) {
             if (i == flag)
                 ttft_tpot_warmup_end(&c);
-            ttft_tpot_record(&c, d, i == at[0] ? 9 * MS : 3 * MS + (uint64_t)(i % 3) * 10000, 1);
+            record(&c, d, i == at[0] ? 9 * MS : 3 * MS + (uint64_t)(i % 3) * 10000, 1);
         }
         ss = steady_state_of(&c);
         assert_int_equal(ss.flagged, (uint64_t)flag);
@@ -1452,7 +1216,7 @@ static void large_series_checked_like_small_ones(void **state)
             seed = seed * 6364136223846793005ull + 1442695040888963407ull;
             v[i] = 3000000 + (seed >> 40) % 60000;
             v[i] = shift ? v[i] + (i >= 24000 ? 300000 : 0) : i == 20000 || i == 20001 ? 9000000 : v[i];
-            assert_int_equal(ttft_tpot_record(&c, d, v[i], 1), TTFT_TPOT_OK);
+            assert_int_equal(record(&c, d, v[i], 1), TTFT_TPOT_OK);
         }
         ss = steady_state_of(&c);
         cut = (size_t)ss.white_cut;
@@ -1482,7 +1246,7 @@ static void a_warmup_then_a_spike(void **state)
     (void)state;
     d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < 200; i++)
-        ttft_tpot_record(&c, d, i < 10 ? 20 * MS : i == 170 ? 9 * MS : 3 * MS + (uint64_t)(i % 3) * 10000, 1);
+        record(&c, d, i < 10 ? 20 * MS : i == 170 ? 9 * MS : 3 * MS + (uint64_t)(i % 3) * 10000, 1);
     ss = steady_state_of(&c);
     assert_false(ss.drift);
     assert_int_equal(ss.white_cut, 0);
@@ -1545,27 +1309,15 @@ static void mser5_matches_numpy(void **state)
    and steady decode steps of 10/20/30, 12/22/32, 14/24/34 ms, 1 token each. TPOT p50 by run: 20, 22,
    24 ms: mean 22, sd 2 (sqrt(8 / 2)), CV 2 / 22 = 0.0909, over 5%: flagged. Output by run: 3 tokens /
    60, 66, 72 ms = 50, 45.4545, 41.6667 tok/s. TTFT p50 by run: 100, 110, 120 ms. The trace carries the
-   runs: its report gives the same. */
+   runs (its report gives the same, and a merge shifts them: test_trace_metrics.c). */
 static void runs_by_hand(void **state)
 {
-    ttft_tpot c, back;
-    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    ttft_tpot_config cfg;
     jc_value doc;
-    char *text, *trace, err[256], *again;
-    int pre, dec, r, k;
+    char *text, *trace;
     (void)state;
-    cfg.timeline = 1;
-    pre = fixture(&c, &cfg, "prefill", TTFT_TPOT_ROLE_PREFILL);
-    dec = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
-    ttft_tpot_record(&c, pre, 500 * MS, 1); /* the first calls: warmup, before any run */
-    ttft_tpot_record(&c, dec, 90 * MS, 1);
-    for (r = 0; r < 3; r++) {
-        assert_int_equal(ttft_tpot_run_begin(&c), TTFT_TPOT_OK);
-        ttft_tpot_record(&c, pre, (uint64_t)(100 + 10 * r) * MS, 1);
-        for (k = 1; k <= 3; k++)
-            ttft_tpot_record(&c, dec, (uint64_t)(10 * k + 2 * r) * MS, 1);
-    }
-    assert_int_equal(counts(&c).runs, 3);
+    three_runs(&c, &cfg); /* the runs above, after the warmup calls */
     json_of(&c, &doc);
     assert_ms(&doc, "runs.n", 3);
     assert_ms(&doc, "runs.tpot_p50_ms.mean", 22);
@@ -1596,15 +1348,6 @@ static void runs_by_hand(void **state)
     assert_non_null(strstr(text, "WARNING: the runs vary: TPOT p50 CV 9.1% (over 5%)"));
     trace = capture(&c, ttft_tpot_trace_write);
     assert_non_null(strstr(trace, "# run:\n"));
-    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(trace_str(&back, trace, "t", err, sizeof err), TTFT_TPOT_OK);
-    assert_int_equal(counts(&back).runs, 3);
-    again = capture(&back, ttft_tpot_report_json);
-    free(text);
-    text = capture(&c, ttft_tpot_report_json);
-    assert_string_equal(again, text); /* the report of the trace is the live report, runs included */
-    assert_int_equal(ttft_tpot_merge(&back, &c), TTFT_TPOT_OK); /* c's runs follow back's, shifted */
-    assert_int_equal(counts(&back).runs, 6);
     ttft_tpot_clear(&c);
     assert_int_equal(counts(&c).runs, 0);
     assert_int_equal(ttft_tpot_run_begin(NULL), TTFT_TPOT_EINVAL);
@@ -1612,100 +1355,38 @@ static void runs_by_hand(void **state)
     assert_int_equal(ttft_tpot_run_begin(&c), TTFT_TPOT_OK); /* disabled: nothing marked */
     assert_int_equal(counts(&c).runs, 0);
     free(text);
-    free(again);
     free(trace);
-    ttft_tpot_free(&back);
     ttft_tpot_free(&c);
 }
 
-/* Runs belong to their trace: a trace without "# run:" lines read after one with runs joins no run, so
-   the order of the files does not change the runs. A: a run of two 10 ms steps, one of two 20 ms
-   steps; B: two 5 ms steps, no run. TPOT p50 by run: 10 and 20 ms either way (B used to join A's last
-   run: 12.5 ms). */
-static void runs_belong_to_their_trace(void **state)
+/* Run r's stored samples, [*first, *end), read through the model (view): OK, or EINVAL where c has no
+   run r. */
+static int run_of(const ttft_tpot *c, unsigned r, size_t *first, size_t *end)
 {
-#define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
-    static const char a[] = H "d,decode,0,1,1,1\n# run:\nd,decode,0,10000000,1,0\nd,decode,0,10000000,1,0\n"
-                              "# run:\nd,decode,0,20000000,1,0\nd,decode,0,20000000,1,0\n";
-    static const char b[] = H "d,decode,0,5000000,1,0\nd,decode,0,5000000,1,0\n";
-    ttft_tpot ab, ba;
-    char err[256], *text;
-    jc_value doc;
-    size_t first, end;
-    int k;
-    (void)state;
-    assert_int_equal(ttft_tpot_init(&ab, NULL), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_init(&ba, NULL), TTFT_TPOT_OK);
-    assert_int_equal(trace_str(&ab, a, "a", err, sizeof err), TTFT_TPOT_OK);
-    assert_int_equal(trace_str(&ab, b, "b", err, sizeof err), TTFT_TPOT_OK);
-    assert_int_equal(trace_str(&ba, b, "b", err, sizeof err), TTFT_TPOT_OK);
-    assert_int_equal(trace_str(&ba, a, "a", err, sizeof err), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_run_at(&ab, 1, &first, &end), TTFT_TPOT_OK);
-    assert_true(first == 3 && end == 5); /* B's two samples, 5 and 6, are in no run */
-    for (k = 0; k < 2; k++) {
-        const ttft_tpot *c = k ? &ba : &ab;
-        json_of(c, &doc);
-        assert_ms(&doc, "runs.n", 2);
-        assert_ms(&doc, "runs.tpot_p50_ms.per_run.0", 10);
-        assert_ms(&doc, "runs.tpot_p50_ms.per_run.1", 20);
-        jc_free(&doc);
-        text = capture(c, ttft_tpot_report);
-        assert_non_null(strstr(text, "  TPOT p50 by run     : 10.00 20.00 ms\n"));
-        free(text);
-        trace_keeps_the_report(c, NULL); /* the trace says where a run ends: "# run: end" */
-    }
-    text = capture(&ab, ttft_tpot_trace_write);
-    assert_non_null(strstr(text, "d,decode,0,20000000,1,0\n# run: end\nd,decode,0,5000000,1,0\n"));
-    free(text);
-    ttft_tpot_free(&ab);
-    ttft_tpot_free(&ba);
-#undef H
+    ttft_tpot_model m = view(c);
+    int rc = r < m.runs.n ? TTFT_TPOT_OK : TTFT_TPOT_EINVAL;
+    if (rc == TTFT_TPOT_OK)
+        *first = m.runs.first[r], *end = m.runs.end[r];
+    ttft_tpot_model_free(&m);
+    return rc;
 }
 
 /* A run that ends where it begins (a merge ended it before any sample) says so in its trace: "# run:"
    then "# run: end" at the same place, so the samples after it stay in no run when the trace is read
-   (found by fuzz_api: the trace gave the run the later samples). */
+   (found by fuzz_api: the trace gave the run the later samples; the read: test_trace_metrics.c). */
 static void empty_run_ends_in_its_trace(void **state)
 {
     ttft_tpot c, none;
     char *trace;
     size_t first, end;
-    int d;
     (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_init(&none, NULL), TTFT_TPOT_OK);
-    ttft_tpot_run_begin(&c);
-    assert_int_equal(ttft_tpot_merge(&c, &none), TTFT_TPOT_OK); /* ends the run, at 0 */
-    d = ttft_tpot_phase(&c, "d", TTFT_TPOT_ROLE_DECODE);
-    ttft_tpot_record(&c, d, 42, 1);
-    ttft_tpot_record(&c, d, 5 * MS, 1);
-    assert_int_equal(ttft_tpot_run_at(&c, 0, &first, &end), TTFT_TPOT_OK);
+    run_ended_by_a_merge(&c, &none); /* then two samples */
+    assert_int_equal(run_of(&c, 0, &first, &end), TTFT_TPOT_OK);
     assert_true(first == 0 && end == 0);
     trace = capture(&c, ttft_tpot_trace_write);
     assert_non_null(strstr(trace, "# run:\n# run: end\nd,decode,"));
     free(trace);
-    trace_keeps_the_report(&c, NULL);
     ttft_tpot_free(&none);
-    ttft_tpot_free(&c);
-}
-
-/* A refused trace leaves the open run open: the read ended it before the trace's samples, and the
-   refusal undoes that too. */
-static void refused_trace_leaves_the_run_open(void **state)
-{
-    ttft_tpot c;
-    char err[256];
-    size_t first, end;
-    int d;
-    (void)state;
-    d = fixture(&c, NULL, "d", TTFT_TPOT_ROLE_DECODE);
-    ttft_tpot_run_begin(&c);
-    ttft_tpot_record(&c, d, MS, 1);
-    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,x,1,0\n", "t", err, sizeof err),
-                     TTFT_TPOT_EPARSE);
-    ttft_tpot_record(&c, d, 2 * MS, 1);
-    assert_int_equal(ttft_tpot_run_at(&c, 0, &first, &end), TTFT_TPOT_OK);
-    assert_true(first == 0 && end == 2);
     ttft_tpot_free(&c);
 }
 
@@ -1714,42 +1395,25 @@ static void refused_trace_leaves_the_run_open(void **state)
    warmup samples, then a run with the first call of d (in the reserve, at 6). src: a run of a first
    call and a steady step, then a run of two steady steps. In dst, src's first call is stored at 7 (the
    reserve), the rest go on in a histogram: runs [6, 7), [7, 8), [8, 8). (The marks were clamped to the
-   capacity: [6, 4), an inverted run.) */
+   capacity: [6, 4), an inverted run.) Its trace keeps the report: test_trace_metrics.c. */
 static void merge_places_runs_where_samples_land(void **state)
 {
     static const size_t want[3][2] = {{6, 7}, {7, 8}, {8, 8}};
     ttft_tpot dst, src;
-    ttft_tpot_config cfg = {0};
+    ttft_tpot_config cfg;
     size_t first, end;
-    int i, d, w;
+    int i;
     (void)state;
-    cfg.capacity = 4;
-    cfg.max_phases = 4;
-    assert_int_equal(ttft_tpot_init(&dst, &cfg), TTFT_TPOT_OK);
-    ttft_tpot_warmup_begin(&dst);
-    w = ttft_tpot_phase(&dst, "w", TTFT_TPOT_ROLE_KERNEL);
-    for (i = 0; i < 6; i++)
-        assert_int_equal(ttft_tpot_record(&dst, w, MS, 0), TTFT_TPOT_OK);
-    ttft_tpot_warmup_end(&dst);
-    d = ttft_tpot_phase(&dst, "d", TTFT_TPOT_ROLE_DECODE);
-    ttft_tpot_run_begin(&dst);
-    assert_int_equal(ttft_tpot_record(&dst, d, MS, 1), TTFT_TPOT_OK); /* its first call: the reserve */
+    dst_with_warmup_and_a_run(&dst, &cfg);
     assert_int_equal(counts(&dst).samples, 7);
-    assert_int_equal(ttft_tpot_init(&src, NULL), TTFT_TPOT_OK);
-    ttft_tpot_run_begin(&src);
-    ttft_tpot_record(&src, ttft_tpot_phase(&src, "s", TTFT_TPOT_ROLE_DECODE), 2 * MS, 1);
-    ttft_tpot_record(&src, ttft_tpot_find_phase(&src, "s"), 2 * MS, 1);
-    ttft_tpot_run_begin(&src);
-    ttft_tpot_record(&src, ttft_tpot_find_phase(&src, "s"), 2 * MS, 1);
-    ttft_tpot_record(&src, ttft_tpot_find_phase(&src, "s"), 2 * MS, 1);
+    src_with_two_runs(&src);
     assert_int_equal(ttft_tpot_merge(&dst, &src), TTFT_TPOT_OK);
     assert_int_equal(counts(&dst).runs, 3);
     for (i = 0; i < 3; i++) {
-        assert_int_equal(ttft_tpot_run_at(&dst, (unsigned)i, &first, &end), TTFT_TPOT_OK);
+        assert_int_equal(run_of(&dst, (unsigned)i, &first, &end), TTFT_TPOT_OK);
         if (first != want[i][0] || end != want[i][1])
             fail_msg("run %d: [%zu, %zu), expected [%zu, %zu)", i, first, end, want[i][0], want[i][1]);
     }
-    trace_keeps_the_report(&dst, &cfg);
     ttft_tpot_free(&src);
     ttft_tpot_free(&dst);
 }
@@ -1765,11 +1429,11 @@ static void no_false_zeros(void **state)
     int d, r, i;
     (void)state;
     d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
-    ttft_tpot_record(&c, d, 50000, 1); /* its first call */
+    record(&c, d, 50000, 1); /* its first call */
     for (r = 0; r < 3; r++) {
         ttft_tpot_run_begin(&c);
         for (i = 0; i < 4; i++)
-            ttft_tpot_record(&c, d, 10000 + 2000 * (uint64_t)r, 1);
+            record(&c, d, 10000 + 2000 * (uint64_t)r, 1);
     }
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "TPOT p50 12.00 +- 2.00 us (CV 16.7%)"));
@@ -1778,7 +1442,7 @@ static void no_false_zeros(void **state)
     ttft_tpot_clear(&c);
     for (r = 0; r < 2; r++) { /* steps of 0 ns: TPOT p50 0 ns in each run, the output rate none */
         ttft_tpot_run_begin(&c);
-        ttft_tpot_record(&c, d, 0, 1);
+        record(&c, d, 0, 1);
     }
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "TPOT p50 0 +- 0 ns (CV n/a)"));
@@ -1788,7 +1452,7 @@ static void no_false_zeros(void **state)
     assert_true(is_null_at(&doc, "runs.tpot_p50_ms.cv"));
     jc_free(&doc);
     ttft_tpot_clear(&c);
-    ttft_tpot_record(&c, d, UINT64_MAX, 1);
+    record(&c, d, UINT64_MAX, 1);
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "Output throughput     : 5.42e-11 tok/s  (decode-only, steady)"));
     free(text);
@@ -1801,13 +1465,10 @@ static void no_false_zeros(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(statistics_objects_share_one_shape),
         cmocka_unit_test(percentiles_by_hand),
-        cmocka_unit_test(statistics_of_an_array),
         cmocka_unit_test(percentiles_land_on_ranks),
         cmocka_unit_test(selection_matches_sorting),
         cmocka_unit_test(sort_matches_qsort),
-        cmocka_unit_test(percentile_of_doubles_by_hand),
         cmocka_unit_test(report_selection_matches_sorting),
         cmocka_unit_test(report_large_phase_left_in_store),
         cmocka_unit_test(report_large_phase_after_cut),
@@ -1815,9 +1476,7 @@ int main(void)
         cmocka_unit_test(percentile_intervals_match_scipy),
         cmocka_unit_test(t975_matches_scipy),
         cmocka_unit_test(percentile_intervals_at_any_n),
-        cmocka_unit_test(runs_belong_to_their_trace),
         cmocka_unit_test(empty_run_ends_in_its_trace),
-        cmocka_unit_test(refused_trace_leaves_the_run_open),
         cmocka_unit_test(merge_places_runs_where_samples_land),
         cmocka_unit_test(no_false_zeros),
         cmocka_unit_test(steady_state_measured),

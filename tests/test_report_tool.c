@@ -1,7 +1,7 @@
 /* ttft_tpot_report: the shared vectors through --json, several traces in one report, bad input and
    bad usage, the Chrome trace, and the driver's round trip (live report == offline report). */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "test_util.h"
+#include "test_tools_util.h"
 
 /* Run the tool with args: exit status; stdout and stderr in *out and *err (to free). */
 static int tool(const char *args, char **out, char **err)
@@ -530,7 +530,7 @@ static void nesting_needs_no_chrome_trace(void **state)
     fclose(f);
     f = fopen("nests.live.json", "wb");
     assert_non_null(f);
-    assert_int_equal(ttft_tpot_report_json(&c, f), TTFT_TPOT_OK);
+    assert_int_equal(report_json(&c, f), TTFT_TPOT_OK);
     fclose(f);
     ttft_tpot_free(&c);
     live = slurp("nests.live.json");

@@ -1,15 +1,16 @@
 /* Serving metrics per request (vLLM's definitions), goodput, Prometheus: every figure worked out by
    hand from the timestamps below. */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "test_util.h"
+#include "test_tools_util.h"
 
-static void make(ttft_tpot *c)
+static void make(ttft_tpot *c, ttft_tpot_serve *s)
 {
     ttft_tpot_config cfg = {0};
-    cfg.max_requests = 8;
-    cfg.max_request_events = 32;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
+    scfg.max_requests = 8;
+    scfg.max_request_events = 32;
     cfg.timeline = 1;
-    assert_int_equal(ttft_tpot_init(c, &cfg), TTFT_TPOT_OK);
+    served(c, s, &cfg, &scfg);
 }
 
 /* A: submit 0, tokens at 100 (1), 120 (1), 150 (2) ms: TTFT 100, E2E 150, TPOT 50/3, ITL 20 and 30.
@@ -18,27 +19,58 @@ static void make(ttft_tpot *c)
    W: a warmup request; I: submitted, no token yet. */
 static void serve(ttft_tpot *c)
 {
+    ttft_tpot_serve *s = ttft_tpot_serve_of(c);
     assert_int_equal(ttft_tpot_warmup_begin(c), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(c, "W", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(s, "W", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_warmup_end(c), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(c, "A", 0), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(c, "W", 5 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(c, "B", 10 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(c, "C", 20 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(c, "I", 40 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(c, "B", 60 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(c, "A", 100 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(c, "A", 120 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(c, "A", 150 * MS, 2), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(c, "C", 300 * MS, 3), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(s, "A", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(s, "W", 5 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(s, "B", TTFT_TPOT_POINT_SUBMIT, 10 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(s, "C", TTFT_TPOT_POINT_SUBMIT, 20 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(s, "I", TTFT_TPOT_POINT_SUBMIT, 40 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(s, "B", 60 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(s, "A", 100 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(s, "A", 120 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(s, "A", 150 * MS, 2), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(s, "C", 300 * MS, 3), TTFT_TPOT_OK);
+}
+
+/* Each point of a held request read back by its id: A's submit, first, second and last token; none it
+   lacks (no schedule, no output mark; I has no token yet), and no unknown point. */
+static void request_point_reads_each_point(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_request q;
+    (void)state;
+    make(&c, &srv);
+    serve(&c);
+    assert_int_equal(ttft_tpot_request_get(&srv, "A", &q), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_point(&q, TTFT_TPOT_POINT_SUBMIT), 0);
+    assert_int_equal(ttft_tpot_request_point(&q, TTFT_TPOT_POINT_FIRST), 100 * MS);
+    assert_int_equal(ttft_tpot_request_point(&q, TTFT_TPOT_POINT_SECOND), 120 * MS);
+    assert_int_equal(ttft_tpot_request_point(&q, TTFT_TPOT_POINT_LAST), 150 * MS);
+    assert_int_equal(ttft_tpot_request_point(&q, TTFT_TPOT_POINT_SCHEDULE), 0);
+    assert_int_equal(ttft_tpot_request_point(&q, TTFT_TPOT_POINT_OUTPUT), 0);
+    assert_int_equal(ttft_tpot_request_point(&q, TTFT_TPOT_POINT_COUNT), 0);
+    assert_int_equal(ttft_tpot_request_point(&q, -1), 0);
+    assert_int_equal(ttft_tpot_request_point(NULL, TTFT_TPOT_POINT_FIRST), 0);
+    assert_int_equal(ttft_tpot_request_get(&srv, "C", &q), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_point(&q, TTFT_TPOT_POINT_SUBMIT), 20 * MS);
+    assert_int_equal(ttft_tpot_request_point(&q, TTFT_TPOT_POINT_SECOND), 300 * MS); /* 3 tokens at once */
+    assert_int_equal(ttft_tpot_request_get(&srv, "I", &q), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_point(&q, TTFT_TPOT_POINT_SUBMIT), 40 * MS);
+    assert_int_equal(ttft_tpot_request_point(&q, TTFT_TPOT_POINT_FIRST), 0);
+    unserve(&c, &srv);
 }
 
 static void per_request_metrics(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
     jc_value doc;
     (void)state;
-    make(&c);
+    make(&c, &srv);
     serve(&c);
     json_of(&c, &doc);
     assert_ms(&doc, "requests.n", 3);
@@ -76,7 +108,7 @@ static void per_request_metrics(void **state)
     assert_near(num_at(&doc, "requests.output_throughput_tok_s"), 8 / 0.3, 1e-9); /* 4 + 1 + 3 tokens */
     assert_true(is_null_at(&doc, "requests.goodput"));
     jc_free(&doc);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* vLLM's definitions where a token event carries several tokens (speculative decoding streams
@@ -87,16 +119,18 @@ static void per_request_metrics(void **state)
 static void several_tokens_an_event_as_vllm_defines_them(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     jc_value doc;
     ttft_tpot_config cfg;
     (void)state;
     memset(&cfg, 0, sizeof cfg);
-    cfg.max_requests = 4;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "r", 0), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 100 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 140 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 180 * MS, 3), TTFT_TPOT_OK);
+    scfg.max_requests = 4;
+    served(&c, &srv, &cfg, &scfg);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "r", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "r", 100 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "r", 140 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "r", 180 * MS, 3), TTFT_TPOT_OK);
     json_of(&c, &doc);
     assert_ms(&doc, "requests.ttft_ms.p50", 100);
     assert_ms(&doc, "requests.itl_ms.n", 2);
@@ -106,13 +140,13 @@ static void several_tokens_an_event_as_vllm_defines_them(void **state)
     assert_ms(&doc, "requests.e2e_ms.p50", 180);
     assert_ms(&doc, "requests.output_throughput_tok_s", 5 / 0.18);
     jc_free(&doc);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* The exposition with vLLM's names and no label, as a string to free(). */
 static int prometheus_plain(const ttft_tpot *c, FILE *out)
 {
-    return ttft_tpot_prometheus(c, out, NULL, NULL);
+    return prometheus(c, out, NULL, NULL);
 }
 
 /* Time to second token (TTST): the token event that brings a request to 2 tokens, minus its submit.
@@ -122,13 +156,15 @@ static int prometheus_plain(const ttft_tpot *c, FILE *out)
 static void ttst_is_the_second_token(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     jc_value doc;
     uint64_t v[4];
     size_t n;
     char *text;
     (void)state;
-    make(&c);
+    make(&c, &srv);
     serve(&c);
     json_of(&c, &doc);
     assert_ms(&doc, "requests.ttst_ms.n", 2);
@@ -149,27 +185,28 @@ static void ttst_is_the_second_token(void **state)
     assert_non_null(strstr(text, "vllm:time_to_second_token_seconds_sum 0.400000000\n"));
     assert_non_null(strstr(text, "vllm:time_to_second_token_seconds_count 2\n"));
     free(text);
-    assert_int_equal(ttft_tpot_metric_values(&c, TTFT_TPOT_METRIC_TTST, v, 4, &n), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_metric_values(&srv, TTFT_TPOT_METRIC_TTST, v, 4, &n), TTFT_TPOT_OK);
     assert_true(n == 2 && v[0] == 120 * MS && v[1] == 280 * MS);
-    cfg.max_requests = 8;
-    cfg.max_request_events = 32;
-    trace_keeps_the_report(&c, &cfg);
-    ttft_tpot_free(&c);
+    scfg.max_requests = 8;
+    scfg.max_request_events = 32;
+    trace_keeps_the_served_report(&c, &cfg, &scfg);
+    unserve(&c, &srv);
 }
 
 static void goodput_under_slos(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
     ttft_tpot_slo slo = {100, 10, 0};
     ttft_tpot_requests q;
     jc_value doc;
     char *text;
     (void)state;
-    make(&c);
+    make(&c, &srv);
     serve(&c);
-    assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_slo(&srv, slo), TTFT_TPOT_OK);
     /* A: TTFT 100 <= 100 (the edge counts), TPOT 16.7 > 10: bad. B: TTFT 50, no TPOT: good. C: TTFT 280: bad */
-    assert_int_equal(ttft_tpot_requests_summary(&c, &q), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_requests_summary(&srv, &q), TTFT_TPOT_OK);
     assert_int_equal(q.good_n, 1);
     json_of(&c, &doc);
     assert_ms(&doc, "requests.goodput.n", 1);
@@ -178,8 +215,8 @@ static void goodput_under_slos(void **state)
     jc_free(&doc);
     slo.tpot_ms = 0; /* E2E <= 150 instead: A (150, the edge) and B good, C not */
     slo.e2e_ms = 150;
-    assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_requests_summary(&c, &q), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_slo(&srv, slo), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_requests_summary(&srv, &q), TTFT_TPOT_OK);
     assert_int_equal(q.good_n, 2);
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "Serving: 3 requests measured (1 warmup and 1 incomplete excluded), window 300.00 ms"));
@@ -188,60 +225,65 @@ static void goodput_under_slos(void **state)
     assert_non_null(strstr(text, "  Goodput (TTFT <= 100 ms, E2E <= 150 ms): 2 of 3 good (66.7%), 6.67 good req/s"));
     free(text);
     slo.e2e_ms = -1;
-    assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_serve_slo(&srv, slo), TTFT_TPOT_ERANGE);
     slo.e2e_ms = NAN;
-    assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_serve_slo(&srv, slo), TTFT_TPOT_ERANGE);
     slo.e2e_ms = INFINITY;
-    assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_ERANGE);
-    assert_int_equal(ttft_tpot_set_slo(NULL, slo), TTFT_TPOT_EINVAL);
-    ttft_tpot_free(&c);
+    assert_int_equal(ttft_tpot_serve_slo(&srv, slo), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_serve_slo(NULL, slo), TTFT_TPOT_EINVAL);
+    unserve(&c, &srv);
 }
 
 static void request_calls_refused(void **state)
 {
     ttft_tpot c, none;
+    ttft_tpot_serve srv, srv_none;
     (void)state;
-    make(&c);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "ghost", 5, 1), TTFT_TPOT_EREQUEST); /* unknown */
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "r", 100), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "r", 200), TTFT_TPOT_EREQUEST); /* second submit */
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 50, 1), TTFT_TPOT_EREQUEST);  /* before submit */
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 300, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 250, 1), TTFT_TPOT_EREQUEST); /* before its last */
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 300, 0), TTFT_TPOT_EINVAL);   /* no token */
-    assert_int_equal(ttft_tpot_request_submit(&c, "bad\n"), TTFT_TPOT_ENAME);
-    assert_int_equal(ttft_tpot_request_submit(&c, "0123456789012345678901234567890123456789012345678901234567890123"),
+    make(&c, &srv);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "ghost", 5, 1), TTFT_TPOT_EREQUEST); /* unknown */
+    assert_int_equal(ttft_tpot_request_mark(&srv, "r", TTFT_TPOT_POINT_SUBMIT, 100), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "r", TTFT_TPOT_POINT_SUBMIT, 200),
+                     TTFT_TPOT_EREQUEST); /* second submit */
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "r", 50, 1), TTFT_TPOT_EREQUEST);  /* before submit */
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "r", 300, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "r", 250, 1), TTFT_TPOT_EREQUEST); /* before its last */
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "r", 300, 0), TTFT_TPOT_EINVAL);   /* no token */
+    assert_int_equal(ttft_tpot_request_mark(&srv, "bad\n", TTFT_TPOT_POINT_SUBMIT, TTFT_TPOT_NOW), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "0123456789012345678901234567890123456789012345678901234567890123",
+                                            TTFT_TPOT_POINT_SUBMIT, TTFT_TPOT_NOW),
                      TTFT_TPOT_ENAME); /* 64 bytes */
-    assert_int_equal(ttft_tpot_request_tokens(&c, "", 1), TTFT_TPOT_ENAME);
-    assert_int_equal(ttft_tpot_request_submit(&c, NULL), TTFT_TPOT_EINVAL);
-    assert_int_equal(ttft_tpot_request_submit(NULL, "x"), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "", TTFT_TPOT_NOW, 1), TTFT_TPOT_ENAME);
+    assert_int_equal(ttft_tpot_request_mark(&srv, NULL, TTFT_TPOT_POINT_SUBMIT, TTFT_TPOT_NOW), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_request_mark(NULL, "x", TTFT_TPOT_POINT_SUBMIT, TTFT_TPOT_NOW), TTFT_TPOT_EINVAL);
     assert_int_equal(counts(&c).rejected, 4);
     ttft_tpot_enable(&c, 0);
-    assert_int_equal(ttft_tpot_request_submit(&c, "off"), TTFT_TPOT_OK); /* disabled: nothing */
+    assert_int_equal(ttft_tpot_request_mark(&srv, "off", TTFT_TPOT_POINT_SUBMIT, TTFT_TPOT_NOW),
+                     TTFT_TPOT_OK); /* disabled: nothing */
     assert_int_equal(counts(&c).requests, 1);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
     /* no request table: every submit is counted as dropped, and the report says so */
-    assert_int_equal(ttft_tpot_init(&none, NULL), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit(&none, "x"), TTFT_TPOT_EFULL);
+    served(&none, &srv_none, NULL, NULL);
+    assert_int_equal(ttft_tpot_request_mark(&srv_none, "x", TTFT_TPOT_POINT_SUBMIT, TTFT_TPOT_NOW), TTFT_TPOT_EFULL);
     assert_int_equal(counts(&none).requests_dropped, 1);
     {
         char *text = capture(&none, ttft_tpot_report);
         assert_non_null(strstr(text, "WARNING: 1 request event dropped"));
         free(text);
     }
-    ttft_tpot_free(&none);
+    unserve(&none, &srv_none);
 }
 
 static void empty_and_incomplete_runs(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
     jc_value doc;
     (void)state;
-    make(&c);
+    make(&c, &srv);
     json_of(&c, &doc);
     assert_true(is_null_at(&doc, "requests")); /* no request seen */
     jc_free(&doc);
-    assert_int_equal(ttft_tpot_request_submit(&c, "waiting"), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "waiting", TTFT_TPOT_POINT_SUBMIT, TTFT_TPOT_NOW), TTFT_TPOT_OK);
     json_of(&c, &doc);
     assert_ms(&doc, "requests.n", 0);
     assert_ms(&doc, "requests.incomplete", 1);
@@ -251,8 +293,9 @@ static void empty_and_incomplete_runs(void **state)
     jc_free(&doc);
     ttft_tpot_clear(&c);
     assert_int_equal(counts(&c).requests, 0);
-    assert_int_equal(ttft_tpot_request_submit(&c, "waiting"), TTFT_TPOT_OK); /* the id is free again */
-    ttft_tpot_free(&c);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "waiting", TTFT_TPOT_POINT_SUBMIT, TTFT_TPOT_NOW),
+                     TTFT_TPOT_OK); /* the id is free again */
+    unserve(&c, &srv);
 }
 
 static void requests_round_trip_and_bad_lines(void **state)
@@ -270,65 +313,67 @@ static void requests_round_trip_and_bad_lines(void **state)
         {"live,token,900000000,0,1,0\nx,token,1,0,1,0\n", "t:3: token for unknown request x"}, /* rolls back */
     };
     ttft_tpot a, b;
+    ttft_tpot_serve srv_a, srv_b;
     char *ja, *jb, err[256];
     FILE *f;
     size_t i;
     (void)state;
-    make(&a);
-    make(&b);
+    make(&a, &srv_a);
+    make(&b, &srv_b);
     serve(&a);
-    ttft_tpot_record(&a, ttft_tpot_phase(&a, "decode", TTFT_TPOT_ROLE_DECODE), MS, 1);
+    record(&a, ttft_tpot_phase(&a, "decode", TTFT_TPOT_ROLE_DECODE), MS, 1);
     f = tmpfile();
     assert_int_equal(ttft_tpot_trace_write(&a, f), TTFT_TPOT_OK);
     rewind(f);
     assert_int_equal(ttft_tpot_trace_read(&b, f, "t", err, sizeof err), TTFT_TPOT_OK);
     fclose(f);
     b.clock_read_ns = a.clock_read_ns; /* each measured its own at init */
-    ja = capture(&a, ttft_tpot_report_json);
-    jb = capture(&b, ttft_tpot_report_json);
+    ja = capture(&a, report_json);
+    jb = capture(&b, report_json);
     assert_string_equal(ja, jb);
     free(ja);
     free(jb);
-    ttft_tpot_free(&b);
+    unserve(&b, &srv_b);
     /* bad request lines: an error with the line, and the collector as it was */
-    make(&b);
-    assert_int_equal(ttft_tpot_request_submit_at(&b, "live", 0), TTFT_TPOT_OK);
-    ja = capture(&b, ttft_tpot_report_json);
+    make(&b, &srv_b);
+    assert_int_equal(ttft_tpot_request_mark(&srv_b, "live", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    ja = capture(&b, report_json);
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[256];
         snprintf(text, sizeof text, "phase,role,start_ns,dur_ns,tokens,warmup\n%s", bad[i].text);
         if (trace_str(&b, text, "t", err, sizeof err) != TTFT_TPOT_EPARSE || strcmp(err, bad[i].err) != 0)
             fail_msg("case %zu: \"%s\", expected \"%s\"", i, err, bad[i].err);
-        jb = capture(&b, ttft_tpot_report_json);
+        jb = capture(&b, report_json);
         assert_string_equal(ja, jb);
         free(jb);
     }
     free(ja);
-    ttft_tpot_free(&a);
-    ttft_tpot_free(&b);
+    unserve(&a, &srv_a);
+    unserve(&b, &srv_b);
 }
 
 static void merged_requests(void **state)
 {
     ttft_tpot a, b;
+    ttft_tpot_serve srv_a, srv_b;
     ttft_tpot_requests q;
     (void)state;
-    make(&a);
-    make(&b);
+    make(&a, &srv_a);
+    make(&b, &srv_b);
     serve(&a);
-    assert_int_equal(ttft_tpot_request_submit_at(&b, "Z", 0), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&b, "Z", 600 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv_b, "Z", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv_b, "Z", 600 * MS, 1), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_requests_summary(&a, &q), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_requests_summary(&srv_a, &q), TTFT_TPOT_OK);
     assert_int_equal(q.n, 4);
     assert_near(q.window_ns, 600.0 * MS, 0);
     assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_EREQUEST); /* Z is there already */
-    ttft_tpot_free(&a);
-    assert_int_equal(ttft_tpot_init(&a, NULL), TTFT_TPOT_OK); /* no request table: no room */
+    unserve(&a, &srv_a);
+    served(&a, &srv_a, NULL, NULL); /* no request table: no room */
     assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_EFULL);
     assert_int_equal(counts(&a).requests, 0);
-    ttft_tpot_free(&a);
-    ttft_tpot_free(&b);
+    unserve(&a, &srv_a);
+    unserve(&b, &srv_b);
 }
 
 /* The value of a series line "name{...} value" in text, or -1. */
@@ -343,15 +388,16 @@ static double series(const char *text, const char *line_start)
 static void prometheus_exposition(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
     char *text, *p, *line;
     double prev = -1;
     FILE *f;
     long len;
     (void)state;
-    make(&c);
+    make(&c, &srv);
     serve(&c);
     f = tmpfile();
-    assert_int_equal(ttft_tpot_prometheus(&c, f, NULL, "model_name=\"tiny\""), TTFT_TPOT_OK);
+    assert_int_equal(prometheus(&c, f, NULL, "model_name=\"tiny\""), TTFT_TPOT_OK);
     len = ftell(f);
     rewind(f);
     text = (char *)malloc((size_t)len + 1);
@@ -388,10 +434,10 @@ static void prometheus_exposition(void **state)
         }
     }
     free(text);
-    assert_int_equal(ttft_tpot_prometheus(&c, stdout, "bad prefix", NULL), TTFT_TPOT_EINVAL);
-    assert_int_equal(ttft_tpot_prometheus(&c, stdout, NULL, "a=\"}\""), TTFT_TPOT_EINVAL);
-    assert_int_equal(ttft_tpot_prometheus(NULL, stdout, NULL, NULL), TTFT_TPOT_EINVAL);
-    ttft_tpot_free(&c);
+    assert_int_equal(prometheus(&c, stdout, "bad prefix", NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(prometheus(&c, stdout, NULL, "a=\"}\""), TTFT_TPOT_EINVAL);
+    assert_int_equal(prometheus(NULL, stdout, NULL, NULL), TTFT_TPOT_EINVAL);
+    unserve(&c, &srv);
 }
 
 /* A server's state beside its histograms: A scheduled, given a token and finished; B given a token
@@ -407,6 +453,8 @@ static void in_flight_refused_and_the_model_name(void **state)
         "# TYPE vllm:num_requests_waiting gauge\n",
     };
     ttft_tpot c, back;
+    ttft_tpot_serve srv, srv_back;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg;
     ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
     char *text, *live, *read_back, *trace, err[256];
@@ -415,23 +463,23 @@ static void in_flight_refused_and_the_model_name(void **state)
     long len;
     (void)state;
     memset(&cfg, 0, sizeof cfg);
-    cfg.max_requests = 4;
-    cfg.model_name = "llama \"8B\"";
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "A", 0), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_schedule_at(&c, "A", 1 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "A", 2 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "B", 1 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "B", 3 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "C", 2 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "D", 3 * MS), TTFT_TPOT_OK);
+    scfg.max_requests = 4;
+    scfg.model_name = "llama \"8B\"";
+    served(&c, &srv, &cfg, &scfg);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SCHEDULE, 1 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "A", 2 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "B", TTFT_TPOT_POINT_SUBMIT, 1 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "B", 3 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "C", TTFT_TPOT_POINT_SUBMIT, 2 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "D", TTFT_TPOT_POINT_SUBMIT, 3 * MS), TTFT_TPOT_OK);
     /* full, and none finished to fold away: refused */
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "E", 4 * MS), TTFT_TPOT_EFULL);
-    assert_int_equal(ttft_tpot_request_finish(&c, "A"), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_prompt(&c, "A", 16), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_prompt(&c, "B", 8), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_prompt(&c, "A", 16), TTFT_TPOT_EREQUEST); /* once */
-    assert_int_equal(ttft_tpot_request_prompt(&c, "C", 0), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "E", TTFT_TPOT_POINT_SUBMIT, 4 * MS), TTFT_TPOT_EFULL);
+    assert_int_equal(ttft_tpot_request_finish(&srv, "A", TTFT_TPOT_FINISH_NONE), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_prompt(&srv, "A", 16), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_prompt(&srv, "B", 8), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_prompt(&srv, "A", 16), TTFT_TPOT_EREQUEST); /* once */
+    assert_int_equal(ttft_tpot_request_prompt(&srv, "C", 0), TTFT_TPOT_EINVAL);
     text = capture_prom(&c);
     /* the measured requests' prompts (A and B: each has a token); live, the finished ones' (A) */
     assert_non_null(strstr(text, "vllm:prompt_tokens_total{model_name=\"llama \\\"8B\\\"\"} 24\n"));
@@ -440,7 +488,7 @@ static void in_flight_refused_and_the_model_name(void **state)
             fail_msg("no %s in\n%s", want[i], text);
     assert_non_null(strstr(text, "vllm:request_success_total{model_name=\"llama \\\"8B\\\"\",finished_reason=\"\"} 2\n")); /* measured */
     f = tmpfile();
-    assert_int_equal(ttft_tpot_publish(&c, pub, f, NULL, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_publish(&srv, pub, f, NULL, NULL), TTFT_TPOT_OK);
     len = ftell(f);
     rewind(f);
     live = (char *)calloc(1, (size_t)len + 1);
@@ -453,7 +501,7 @@ static void in_flight_refused_and_the_model_name(void **state)
     /* a trace keeps who finished: its exposition's gauges are the live collector's */
     trace = capture(&c, ttft_tpot_trace_write);
     assert_non_null(strstr(trace, "\n# prompt_tokens: 16,A\n# finished: A\n# prompt_tokens: 8,B\n"));
-    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
+    served(&back, &srv_back, &cfg, &scfg);
     assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
     read_back = capture_prom(&back);
     assert_string_equal(read_back, text);
@@ -470,28 +518,30 @@ static void in_flight_refused_and_the_model_name(void **state)
         jc_free(&doc);
     }
     /* a label of the same name as the collector's is refused; so is a model name a label cannot hold */
-    assert_int_equal(ttft_tpot_prometheus(&c, stdout, NULL, "model_name=\"x\""), TTFT_TPOT_EINVAL);
+    assert_int_equal(prometheus(&c, stdout, NULL, "model_name=\"x\""), TTFT_TPOT_EINVAL);
+    unserve(&back, &srv_back);
+    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
+    scfg.model_name = "a{b}";
+    assert_int_equal(ttft_tpot_serve_attach(&srv_back, &back, &scfg), TTFT_TPOT_EINVAL);
+    scfg.model_name = "x\n";
+    assert_int_equal(ttft_tpot_serve_attach(&srv_back, &back, &scfg), TTFT_TPOT_EINVAL);
     ttft_tpot_free(&back);
-    cfg.model_name = "a{b}";
-    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_EINVAL);
-    cfg.model_name = "x\n";
-    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_EINVAL);
     free(text);
     free(live);
     free(read_back);
     free(trace);
     free(pub);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* The exposition a publisher writes now, as a string. */
-static char *publish_str(const ttft_tpot *c, ttft_tpot_publisher *pub)
+static char *publish_str(const ttft_tpot_serve *s, ttft_tpot_publisher *pub)
 {
     FILE *f = tmpfile();
     char *text;
     long len;
     assert_non_null(f);
-    assert_int_equal(ttft_tpot_publish(c, pub, f, NULL, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_publish(s, pub, f, NULL, NULL), TTFT_TPOT_OK);
     len = ftell(f);
     rewind(f);
     text = (char *)calloc(1, (size_t)len + 1);
@@ -500,18 +550,20 @@ static char *publish_str(const ttft_tpot *c, ttft_tpot_publisher *pub)
     return text;
 }
 
-/* A trace read into back (set up from cfg; left set up) publishes live, as a first publisher does,
-   and, with model, writes that report exposition: a folded server's trace is the live server. */
-static void assert_reads_back_live(ttft_tpot *back, const ttft_tpot_config *cfg, const char *trace, const char *live,
+/* A trace read into back (set up from cfg, its serving layer back_s from scfg; left set up) publishes
+   live, as a first publisher does, and, with model, writes that report exposition: a folded server's
+   trace is the live server. */
+static void assert_reads_back_live(ttft_tpot *back, ttft_tpot_serve *back_s, const ttft_tpot_config *cfg,
+                                   const ttft_tpot_serve_config *scfg, const char *trace, const char *live,
                                    const char *model)
 {
     ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
     char err[256], *text;
     assert_non_null(pub);
-    assert_int_equal(ttft_tpot_init(back, cfg), TTFT_TPOT_OK);
+    served(back, back_s, cfg, scfg);
     if (trace_str(back, trace, "t.csv", err, sizeof err) != TTFT_TPOT_OK)
         fail_msg("%s", err);
-    text = publish_str(back, pub);
+    text = publish_str(back_s, pub);
     assert_string_equal(text, live);
     free(text);
     if (model) {
@@ -541,6 +593,7 @@ enum { SERVE_REASONS = 1, SERVE_WARMUP_FIRST = 2 };
    error); with SERVE_WARMUP_FIRST, r0 submitted inside a warmup section. */
 static void serve_ten(ttft_tpot *c, unsigned how)
 {
+    ttft_tpot_serve *s = ttft_tpot_serve_of(c);
     char id[8];
     unsigned i;
     for (i = 0; i < 10; i++) {
@@ -548,14 +601,14 @@ static void serve_ten(ttft_tpot *c, unsigned how)
         snprintf(id, sizeof id, "r%u", i);
         if (i == 0 && (how & SERVE_WARMUP_FIRST))
             assert_int_equal(ttft_tpot_warmup_begin(c), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_submit_at(c, id, t), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_mark(s, id, TTFT_TPOT_POINT_SUBMIT, t), TTFT_TPOT_OK);
         if (i == 0 && (how & SERVE_WARMUP_FIRST))
             assert_int_equal(ttft_tpot_warmup_end(c), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(c, id, t + 10 * MS, 1), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(c, id, t + 12 * MS, 1), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(c, id, t + 15 * MS, 1), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_prompt(c, id, 7), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_finish_reason(c, id, how & SERVE_REASONS ? (int)(i % 5) : 0), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens(s, id, t + 10 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens(s, id, t + 12 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens(s, id, t + 15 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_prompt(s, id, 7), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_finish(s, id, how & SERVE_REASONS ? (int)(i % 5) : 0), TTFT_TPOT_OK);
     }
 }
 
@@ -585,6 +638,8 @@ static void finished_requests_fold_away(void **state)
         "vllm:request_refused_total 0\n",
     };
     ttft_tpot c, back;
+    ttft_tpot_serve srv, srv_back;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg;
     ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
     char *live, *model, *trace, err[256];
@@ -592,17 +647,17 @@ static void finished_requests_fold_away(void **state)
     jc_value doc;
     (void)state;
     memset(&cfg, 0, sizeof cfg);
-    cfg.max_requests = 4;
-    cfg.request_window = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    scfg.max_requests = 4;
+    scfg.request_window = 1;
+    served(&c, &srv, &cfg, &scfg);
     serve_ten(&c, 0);
-    assert_int_equal(c.req.n, 4); /* held: the rest folded */
-    assert_int_equal(ttft_tpot_request_get(&c, "r9", &q), TTFT_TPOT_OK); /* held: its points */
+    assert_int_equal(srv.req.n, 4); /* held: the rest folded */
+    assert_int_equal(ttft_tpot_request_get(&srv, "r9", &q), TTFT_TPOT_OK); /* held: its points */
     assert_int_equal(q.first_ns - q.submit_ns, 10 * MS);
     assert_int_equal(q.tokens, 3);
-    assert_int_equal(ttft_tpot_request_get(&c, "r0", &q), TTFT_TPOT_EREQUEST); /* folded away */
-    assert_int_equal(ttft_tpot_request_get(&c, NULL, &q), TTFT_TPOT_EINVAL);
-    live = publish_str(&c, pub);
+    assert_int_equal(ttft_tpot_request_get(&srv, "r0", &q), TTFT_TPOT_EREQUEST); /* folded away */
+    assert_int_equal(ttft_tpot_request_get(&srv, NULL, &q), TTFT_TPOT_EINVAL);
+    live = publish_str(&srv, pub);
     model = capture_prom(&c);
     assert_both_hold(live, model, want, sizeof want / sizeof want[0]);
     json_of(&c, &doc); /* exact over the 4 held; the 6 folded counted */
@@ -618,7 +673,7 @@ static void finished_requests_fold_away(void **state)
     trace = capture(&c, ttft_tpot_trace_write);
     assert_non_null(strstr(trace, "\n# folded: 6,18,42,0,0,0,0,0,0\n"));
     assert_non_null(strstr(trace, "\n# folded_metric: ttft_ms,6,0,60000000,"));
-    assert_reads_back_live(&back, &cfg, trace, live, model);
+    assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, model);
     assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# folded_metric: ttft_ms,1,0,5,3:2\n",
                                "t.csv", err, sizeof err), TTFT_TPOT_EPARSE); /* 2 values in buckets, of 1 */
     assert_non_null(strstr(err, "t.csv:2: # folded_metric: expected KEY,COUNT,SUM_HI,SUM_LO,I:C"));
@@ -628,7 +683,7 @@ static void finished_requests_fold_away(void **state)
     /* a clear ends the report's interval, not the live counters */
     ttft_tpot_clear(&c);
     free(live);
-    live = publish_str(&c, pub);
+    live = publish_str(&srv, pub);
     assert_non_null(strstr(live, "vllm:request_success_total{finished_reason=\"\"} 10\n"));
     free(model);
     model = capture_prom(&c);
@@ -637,8 +692,8 @@ static void finished_requests_fold_away(void **state)
     free(model);
     free(trace);
     free(pub);
-    ttft_tpot_free(&back);
-    ttft_tpot_free(&c);
+    unserve(&back, &srv_back);
+    unserve(&c, &srv);
 }
 
 /* The event log full makes room too: 4 events a request (a submit, 3 tokens), a log of 8. The first
@@ -647,6 +702,8 @@ static void finished_requests_fold_away(void **state)
 static void a_full_event_log_folds_too(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg;
     ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
     char *live;
@@ -654,12 +711,12 @@ static void a_full_event_log_folds_too(void **state)
     unsigned i;
     (void)state;
     memset(&cfg, 0, sizeof cfg);
-    cfg.max_requests = 64;
-    cfg.max_request_events = 8;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    scfg.max_requests = 64;
+    scfg.max_request_events = 8;
+    served(&c, &srv, &cfg, &scfg);
     serve_ten(&c, SERVE_WARMUP_FIRST);
-    assert_int_equal(c.req.n, 2);
-    live = publish_str(&c, pub);
+    assert_int_equal(srv.req.n, 2);
+    live = publish_str(&srv, pub);
     assert_non_null(strstr(live, "vllm:request_success_total{finished_reason=\"\"} 9\n")); /* the warmup one is not counted */
     assert_non_null(strstr(live, "vllm:inter_token_latency_seconds_count 18\n"));
     assert_non_null(strstr(live, "vllm:request_dropped_total 0\n"));
@@ -670,15 +727,15 @@ static void a_full_event_log_folds_too(void **state)
     assert_ms(&doc, "requests.truncated", 0);
     jc_free(&doc);
     /* a request that never finishes is never folded: the log fills with it and it is truncated */
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "open", 2000 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "open", TTFT_TPOT_POINT_SUBMIT, 2000 * MS), TTFT_TPOT_OK);
     for (i = 0; i < 8; i++)
-        (void)ttft_tpot_request_tokens_at(&c, "open", (2001 + i) * MS, 1);
+        (void)ttft_tpot_request_tokens(&srv, "open", (2001 + i) * MS, 1);
     json_of(&c, &doc);
     assert_ms(&doc, "requests.truncated", 1);
     jc_free(&doc);
     free(live);
     free(pub);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* Why requests finished: A stop (TTFT 10 ms), B length (20 ms), C aborted after a token (30 ms), D an
@@ -700,6 +757,8 @@ static void finish_reasons_count_and_failures_stay_out(void **state)
     static const int reason[5] = {TTFT_TPOT_FINISH_STOP, TTFT_TPOT_FINISH_LENGTH, TTFT_TPOT_FINISH_ABORT,
                                   TTFT_TPOT_FINISH_ERROR, TTFT_TPOT_FINISH_NONE};
     ttft_tpot c, back;
+    ttft_tpot_serve srv, srv_back;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg;
     ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
     char *live, *model, *trace, *text, err[256];
@@ -707,22 +766,22 @@ static void finish_reasons_count_and_failures_stay_out(void **state)
     size_t i;
     (void)state;
     memset(&cfg, 0, sizeof cfg);
-    cfg.max_requests = 8;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    scfg.max_requests = 8;
+    served(&c, &srv, &cfg, &scfg);
     for (i = 0; i < 5; i++) {
-        assert_int_equal(ttft_tpot_request_submit_at(&c, ids[i], 0), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_mark(&srv, ids[i], TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
         if (i != 3)
-            assert_int_equal(ttft_tpot_request_tokens_at(&c, ids[i], (i + 1 - (i == 4)) * 10 * MS, 1), TTFT_TPOT_OK);
-        assert_int_equal(reason[i] ? ttft_tpot_request_finish_reason(&c, ids[i], reason[i])
-                                   : ttft_tpot_request_finish(&c, ids[i]),
+            assert_int_equal(ttft_tpot_request_tokens(&srv, ids[i], (i + 1 - (i == 4)) * 10 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(reason[i] ? ttft_tpot_request_finish(&srv, ids[i], reason[i])
+                                   : ttft_tpot_request_finish(&srv, ids[i], TTFT_TPOT_FINISH_NONE),
                          TTFT_TPOT_OK);
     }
-    assert_int_equal(ttft_tpot_request_finish_reason(&c, "A", TTFT_TPOT_FINISH_STOP), TTFT_TPOT_EREQUEST);
-    assert_int_equal(ttft_tpot_request_finish_reason(&c, "A", TTFT_TPOT_FINISH_COUNT), TTFT_TPOT_EINVAL);
-    assert_int_equal(ttft_tpot_request_finish_reason(&c, "A", -1), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_request_finish(&srv, "A", TTFT_TPOT_FINISH_STOP), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_finish(&srv, "A", TTFT_TPOT_FINISH_COUNT), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_request_finish(&srv, "A", -1), TTFT_TPOT_EINVAL);
     assert_null(ttft_tpot_finish_reason_name(TTFT_TPOT_FINISH_COUNT));
     assert_string_equal(ttft_tpot_finish_reason_name(TTFT_TPOT_FINISH_ABORT), "abort");
-    live = publish_str(&c, pub);
+    live = publish_str(&srv, pub);
     model = capture_prom(&c);
     assert_both_hold(live, model, want, sizeof want / sizeof want[0]);
     json_of(&c, &doc);
@@ -740,7 +799,7 @@ static void finish_reasons_count_and_failures_stay_out(void **state)
     assert_non_null(strstr(text, "NOTE: 1 aborted and 1 errored requests: in no latency figure"));
     trace = capture(&c, ttft_tpot_trace_write);
     assert_non_null(strstr(trace, "\n# finished: C\n# finish_reason: abort,C\n"));
-    assert_reads_back_live(&back, &cfg, trace, live, NULL);
+    assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, NULL);
     assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# finish_reason: done,A\n", "t.csv",
                                err, sizeof err), TTFT_TPOT_EPARSE);
     assert_non_null(strstr(err, "t.csv:2: # finish_reason: expected stop, length, abort or error"));
@@ -749,14 +808,14 @@ static void finish_reasons_count_and_failures_stay_out(void **state)
     free(text);
     free(trace);
     free(pub);
-    ttft_tpot_free(&back);
-    ttft_tpot_free(&c);
+    unserve(&back, &srv_back);
+    unserve(&c, &srv);
 }
 
-/* config.buckets vllm: vLLM's bounds alone. The ten requests of serve_ten: TTFT 10 ms in le 0.01
-   (vLLM's TTFT bounds 0.001 0.005 0.01 ...), ITL 2 and 3 ms in le 0.002 and 0.003. A trace of a fine
-   collector reads into a vllm one exactly (each fine bucket lies in one of vLLM's); the other way is
-   refused, not approximated. Collectors of two bound sets do not merge. */
+/* ttft_tpot_serve_config.buckets vllm: vLLM's bounds alone. The ten requests of serve_ten: TTFT 10 ms
+   in le 0.01 (vLLM's TTFT bounds 0.001 0.005 0.01 ...), ITL 2 and 3 ms in le 0.002 and 0.003. A trace
+   of a fine collector reads into a vllm one exactly (each fine bucket lies in one of vLLM's); the
+   other way is refused, not approximated. Collectors of two bound sets do not merge. */
 static void vllm_buckets_alone(void **state)
 {
     static const char *const want[] = {
@@ -768,46 +827,49 @@ static void vllm_buckets_alone(void **state)
         "Buckets: vLLM's bounds.",
     };
     ttft_tpot fine, vllm, back;
+    ttft_tpot_serve srv_fine, srv_vllm, srv_back;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg;
     ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
     char *live, *model, *trace, err[256];
     (void)state;
     memset(&cfg, 0, sizeof cfg);
-    cfg.max_requests = 4;
-    cfg.request_window = 1;
-    cfg.buckets = 2;
-    assert_int_equal(ttft_tpot_init(&vllm, &cfg), TTFT_TPOT_EINVAL);
-    cfg.buckets = TTFT_TPOT_BUCKETS_VLLM;
+    scfg.max_requests = 4;
+    scfg.request_window = 1;
+    scfg.buckets = 2;
     assert_int_equal(ttft_tpot_init(&vllm, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_attach(&srv_vllm, &vllm, &scfg), TTFT_TPOT_EINVAL);
+    scfg.buckets = TTFT_TPOT_BUCKETS_VLLM;
+    assert_int_equal(ttft_tpot_serve_attach(&srv_vllm, &vllm, &scfg), TTFT_TPOT_OK);
     serve_ten(&vllm, 0);
-    live = publish_str(&vllm, pub);
+    live = publish_str(&srv_vllm, pub);
     model = capture_prom(&vllm);
     assert_both_hold(live, model, want, sizeof want / sizeof want[0]);
     assert_null(strstr(live, "le=\"0.0012\"")); /* no E12 bound */
     /* a fine collector's trace, read by a vllm one: the same exposition as the vllm collector's own */
-    cfg.buckets = TTFT_TPOT_BUCKETS_FINE;
-    assert_int_equal(ttft_tpot_init(&fine, &cfg), TTFT_TPOT_OK);
+    scfg.buckets = TTFT_TPOT_BUCKETS_FINE;
+    served(&fine, &srv_fine, &cfg, &scfg);
     serve_ten(&fine, 0);
     assert_int_equal(ttft_tpot_merge(&vllm, &fine), TTFT_TPOT_EINVAL);
     trace = capture(&fine, ttft_tpot_trace_write);
-    cfg.buckets = TTFT_TPOT_BUCKETS_VLLM;
-    assert_reads_back_live(&back, &cfg, trace, live, NULL);
-    ttft_tpot_free(&back);
+    scfg.buckets = TTFT_TPOT_BUCKETS_VLLM;
+    assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, NULL);
+    unserve(&back, &srv_back);
     free(trace);
     /* a vllm collector's trace carries its bounds; a fine reader refuses to spread its buckets */
     trace = capture(&vllm, ttft_tpot_trace_write);
     assert_non_null(strstr(trace, "\n# buckets: vllm\n# folded: "));
-    cfg.buckets = TTFT_TPOT_BUCKETS_FINE;
-    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
+    scfg.buckets = TTFT_TPOT_BUCKETS_FINE;
+    served(&back, &srv_back, &cfg, &scfg);
     assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_EPARSE);
     assert_non_null(strstr(err, "# folded_metric: the trace's buckets are vLLM's bounds, coarser than this"));
-    ttft_tpot_free(&back);
+    unserve(&back, &srv_back);
     free(live);
     free(model);
     free(trace);
     free(pub);
-    ttft_tpot_free(&fine);
-    ttft_tpot_free(&vllm);
+    unserve(&fine, &srv_fine);
+    unserve(&vllm, &srv_vllm);
 }
 
 /* Folded requests keep their reasons: ten requests over a table of 4 (window 1), request i finished
@@ -826,34 +888,36 @@ static void folded_requests_keep_their_reasons(void **state)
         "vllm:inter_token_latency_seconds_count 12\n",
     };
     ttft_tpot c, back;
+    ttft_tpot_serve srv, srv_back;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg;
     ttft_tpot_requests sum;
     ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
     char *live, *model, *trace, err[256];
     (void)state;
     memset(&cfg, 0, sizeof cfg);
-    cfg.max_requests = 4;
-    cfg.request_window = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    scfg.max_requests = 4;
+    scfg.request_window = 1;
+    served(&c, &srv, &cfg, &scfg);
     serve_ten(&c, SERVE_REASONS);
-    live = publish_str(&c, pub);
+    live = publish_str(&srv, pub);
     model = capture_prom(&c);
     assert_both_hold(live, model, want, sizeof want / sizeof want[0]);
-    assert_int_equal(ttft_tpot_requests_summary(&c, &sum), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_requests_summary(&srv, &sum), TTFT_TPOT_OK);
     assert_int_equal(sum.n + sum.folded, 6);
     assert_int_equal(sum.seen, 10);
     assert_int_equal(sum.finish_reasons[TTFT_TPOT_FINISH_ABORT], 2);
     assert_int_equal(sum.finish_reasons[TTFT_TPOT_FINISH_NONE], 2);
     assert_true(sum.folded_other >= 1); /* r3 (abort) and r4 (error) fold at the 5th submit */
     trace = capture(&c, ttft_tpot_trace_write);
-    assert_reads_back_live(&back, &cfg, trace, live, NULL);
+    assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, NULL);
     assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# folded_metric: ttft_ms,1,0,5,2:1\n"
                                       "# buckets: vllm\n", "t.csv", err, sizeof err),
                      TTFT_TPOT_EPARSE);
     assert_non_null(strstr(err, "t.csv:3: # buckets: after a # folded_metric: line"));
-    ttft_tpot_free(&back); /* one with room for another request */
-    cfg.max_requests = 8;
-    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
+    unserve(&back, &srv_back); /* one with room for another request */
+    scfg.max_requests = 8;
+    served(&back, &srv_back, &cfg, &scfg);
     assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\nq,submit,0,0,0,0\nq,token,5,0,1,0\n"
                                       "# finished: q\n# finish_reason: stop,q\n# finish_reason: stop,q\n",
                                "t.csv", err, sizeof err),
@@ -864,8 +928,8 @@ static void folded_requests_keep_their_reasons(void **state)
     free(model);
     free(trace);
     free(pub);
-    ttft_tpot_free(&back);
-    ttft_tpot_free(&c);
+    unserve(&back, &srv_back);
+    unserve(&c, &srv);
 }
 
 /* promtool (Debian package prometheus) accepts the exposition: with an underscore prefix, clean;
@@ -873,6 +937,7 @@ static void folded_requests_keep_their_reasons(void **state)
 static void promtool_accepts_it(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
     FILE *f;
     int st;
     char *out;
@@ -881,10 +946,10 @@ static void promtool_accepts_it(void **state)
         print_message("promtool not found (Debian: apt-get install prometheus): SKIPPED\n");
         skip();
     }
-    make(&c);
+    make(&c, &srv);
     serve(&c);
     f = fopen("requests_metrics.prom", "w");
-    assert_int_equal(ttft_tpot_prometheus(&c, f, "llm_", "model_name=\"tiny\""), TTFT_TPOT_OK);
+    assert_int_equal(prometheus(&c, f, "llm_", "model_name=\"tiny\""), TTFT_TPOT_OK);
     fclose(f);
     st = shell("promtool check metrics < requests_metrics.prom > promtool.out 2>&1");
     out = slurp("promtool.out");
@@ -892,7 +957,7 @@ static void promtool_accepts_it(void **state)
         fail_msg("promtool: %s", out);
     free(out);
     f = fopen("requests_metrics.prom", "w");
-    assert_int_equal(ttft_tpot_prometheus(&c, f, NULL, NULL), TTFT_TPOT_OK);
+    assert_int_equal(prometheus(&c, f, NULL, NULL), TTFT_TPOT_OK);
     fclose(f);
     st = shell("promtool check metrics < requests_metrics.prom 2>&1 | grep -v \"metric names should not contain ':'\" "
                "> promtool.out; test ! -s promtool.out");
@@ -900,7 +965,7 @@ static void promtool_accepts_it(void **state)
     if (st != 0)
         fail_msg("promtool: %s", out);
     free(out);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* The corners: collisions in the id table, full tables, the rollback of tokens already counted,
@@ -908,50 +973,53 @@ static void promtool_accepts_it(void **state)
 static void request_edges(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     ttft_tpot_requests q;
     ttft_tpot_slo slo = {0, 5, 7};
     char id[16], err[256], *text, *before, *after;
     int i;
     (void)state;
-    cfg.max_requests = 64; /* 64 ids in 128 slots: some must probe past a collision */
-    cfg.max_request_events = 130;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    scfg.max_requests = 64; /* 64 ids in 128 slots: some must probe past a collision */
+    scfg.max_request_events = 130;
+    served(&c, &srv, &cfg, &scfg);
     for (i = 0; i < 64; i++) {
         snprintf(id, sizeof id, "r%d", i);
-        assert_int_equal(ttft_tpot_request_submit_at(&c, id, (uint64_t)i), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, (uint64_t)i + 10, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_mark(&srv, id, TTFT_TPOT_POINT_SUBMIT, (uint64_t)i), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens(&srv, id, (uint64_t)i + 10, 1), TTFT_TPOT_OK);
     }
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "one more", 0), TTFT_TPOT_EFULL); /* 64 requests */
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r5", 20, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r5", 30, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r5", 40, 1), TTFT_TPOT_EFULL); /* 130 events */
+    assert_int_equal(ttft_tpot_request_mark(&srv, "one more", TTFT_TPOT_POINT_SUBMIT, 0),
+                     TTFT_TPOT_EFULL); /* 64 requests */
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "r5", 20, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "r5", 30, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "r5", 40, 1), TTFT_TPOT_EFULL); /* 130 events */
     assert_int_equal(counts(&c).requests_dropped, 2);
     for (i = 0; i < 64; i++) {
         snprintf(id, sizeof id, "r%d", i);
-        assert_int_equal(ttft_tpot__request_find(&c, id, strlen(id)), i);
+        assert_int_equal(ttft_tpot__request_find(&srv, id, strlen(id)), i);
     }
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
     /* a refused trace after tokens of a request already there: its counts come back as they were */
-    make(&c);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "live", 0), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "live", 10, 2), TTFT_TPOT_OK);
-    before = capture(&c, ttft_tpot_report_json);
+    make(&c, &srv);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "live", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "live", 10, 2), TTFT_TPOT_OK);
+    before = capture(&c, report_json);
     assert_int_equal(trace_str(&c,
                                "phase,role,start_ns,dur_ns,tokens,warmup\nlive,token,20,0,3,0\nnew,submit,5,0,0,0\n"
                                "bad\x01id,submit,5,0,0,0\n",
                                "t", err, sizeof err),
                      TTFT_TPOT_EPARSE);
     assert_non_null(strstr(err, "t:4: invalid request id"));
-    after = capture(&c, ttft_tpot_report_json);
+    after = capture(&c, report_json);
     assert_string_equal(before, after);
     {
         ttft_tpot_request r;
-        assert_int_equal(ttft_tpot_request_at(&c, 0, &r), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_at(&srv, 0, &r, NULL), TTFT_TPOT_OK);
         assert_int_equal(r.tokens, 2);
-        assert_int_equal(ttft_tpot_request_at(&c, 1, &r), TTFT_TPOT_EINVAL); /* no such request */
+        assert_int_equal(ttft_tpot_request_at(&srv, 1, &r, NULL), TTFT_TPOT_EINVAL); /* no such request */
     }
-    assert_int_equal(ttft_tpot__request_find(&c, "new", 3), -1); /* the new one is gone again */
+    assert_int_equal(ttft_tpot__request_find(&srv, "new", 3), -1); /* the new one is gone again */
     free(before);
     free(after);
     /* a trace with more requests than the collector holds */
@@ -963,12 +1031,12 @@ static void request_edges(void **state)
                      TTFT_TPOT_EPARSE);
     assert_non_null(strstr(err, "t:9: more requests or request events than this collector holds")); /* h: the 9th */
     /* a token 2^60 ns after the first: a TPOT past 2^54 ns saturates instead of wrapping */
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "live", (uint64_t)1 << 60, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_requests_summary(&c, &q), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "live", (uint64_t)1 << 60, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_requests_summary(&srv, &q), TTFT_TPOT_OK);
     assert_true(q.metric[TTFT_TPOT_METRIC_TPOT].max_ns >= ((uint64_t)1 << 53));
     assert_int_equal(ttft_tpot_requests_summary(NULL, &q), TTFT_TPOT_EINVAL);
     /* the SLO line names each SLO set */
-    assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_slo(&srv, slo), TTFT_TPOT_OK);
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "Goodput (TPOT <= 5 ms, E2E <= 7 ms): "));
     free(text);
@@ -977,7 +1045,7 @@ static void request_edges(void **state)
     assert_int_equal(ttft_tpot_slo_parse("e2e=2.5,ttft=1", &slo), TTFT_TPOT_OK);
     assert_near(slo.e2e_ms, 2.5, 0);
     assert_near(slo.ttft_ms, 1, 0);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* The TTFT series of the requests, measured like a decode phase (test_metrics: steady_state_measured):
@@ -987,17 +1055,20 @@ static void request_warmup_measured(void **state)
 {
     static const uint64_t batch[5] = {100, 50, 10, 12, 8};
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     jc_value doc;
     char id[16], *text;
     int i;
     (void)state;
-    cfg.max_requests = 32;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    scfg.max_requests = 32;
+    served(&c, &srv, &cfg, &scfg);
     for (i = 0; i < 25; i++) {
         snprintf(id, sizeof id, "r%d", i);
-        assert_int_equal(ttft_tpot_request_submit_at(&c, id, (uint64_t)i * 1000 * MS), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, (uint64_t)i * 1000 * MS + batch[i / 5] * MS, 1),
+        assert_int_equal(ttft_tpot_request_mark(&srv, id, TTFT_TPOT_POINT_SUBMIT, (uint64_t)i * 1000 * MS),
+                         TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens(&srv, id, (uint64_t)i * 1000 * MS + batch[i / 5] * MS, 1),
                          TTFT_TPOT_OK);
     }
     json_of(&c, &doc);
@@ -1009,7 +1080,7 @@ static void request_warmup_measured(void **state)
     assert_non_null(strstr(text, "requests: MSER-5 puts the end of warmup at request 10, 10 requests after the 0 "
                                  "flagged; TTFT p50 12.00 ms with them, 10.00 ms without"));
     free(text);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* The spikes of the requests' TTFT series, found as a decode phase's are (test_metrics:
@@ -1019,24 +1090,26 @@ static void request_warmup_measured(void **state)
 static void a_request_spike_is_named(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     ttft_tpot_model md;
     jc_value doc;
     char id[16], *text;
     int i;
     (void)state;
-    cfg.max_requests = 200;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    scfg.max_requests = 200;
+    served(&c, &srv, &cfg, &scfg);
     for (i = 0; i < 200; i++) {
         uint64_t t = (uint64_t)i * 1000 * MS, v = i == 170 ? 9 * MS : 3 * MS + (uint64_t)(i % 3) * 10000;
         snprintf(id, sizeof id, "r%d", i);
-        assert_int_equal(ttft_tpot_request_submit_at(&c, id, t), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_tokens_at(&c, id, t + v, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_mark(&srv, id, TTFT_TPOT_POINT_SUBMIT, t), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens(&srv, id, t + v, 1), TTFT_TPOT_OK);
     }
     assert_int_equal(ttft_tpot_model_compute(&c, NULL, &md), TTFT_TPOT_OK);
-    assert_int_equal(md.requests_steady_state.white_cut, 0);
-    assert_false(md.requests_steady_state.drift);
-    assert_int_equal(md.requests_steady_state.spikes, 1);
+    assert_int_equal(ttft_tpot_serve_figures(&md)->requests_steady_state.white_cut, 0);
+    assert_false(ttft_tpot_serve_figures(&md)->requests_steady_state.drift);
+    assert_int_equal(ttft_tpot_serve_figures(&md)->requests_steady_state.spikes, 1);
     ttft_tpot_model_free(&md);
     json_of(&c, &doc);
     assert_true(is_bool_at(&doc, "requests.steady_state.no_steady_state", 0));
@@ -1048,7 +1121,7 @@ static void a_request_spike_is_named(void **state)
     assert_non_null(strstr(text, "requests: 1 isolated spike: request 170 at 9.00 ms (3.0x the steady p50)\n"));
     assert_null(strstr(text, "no steady state"));
     free(text);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 
@@ -1057,18 +1130,20 @@ static void a_request_spike_is_named(void **state)
 static void long_generations_fit_the_default(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     jc_value doc;
     char id[8];
     int r, k;
     (void)state;
-    cfg.max_requests = 3;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    scfg.max_requests = 3;
+    served(&c, &srv, &cfg, &scfg);
     for (r = 0; r < 3; r++) {
         snprintf(id, sizeof id, "r%d", r);
-        assert_int_equal(ttft_tpot_request_submit_at(&c, id, (uint64_t)r * 10 * MS), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_mark(&srv, id, TTFT_TPOT_POINT_SUBMIT, (uint64_t)r * 10 * MS), TTFT_TPOT_OK);
         for (k = 1; k <= 150; k++)
-            assert_int_equal(ttft_tpot_request_tokens_at(&c, id, (uint64_t)(r + k) * 10 * MS, 1), TTFT_TPOT_OK);
+            assert_int_equal(ttft_tpot_request_tokens(&srv, id, (uint64_t)(r + k) * 10 * MS, 1), TTFT_TPOT_OK);
     }
     json_of(&c, &doc);
     assert_ms(&doc, "requests.n", 3);
@@ -1081,7 +1156,7 @@ static void long_generations_fit_the_default(void **state)
     assert_ms(&doc, "requests.tpot_ms.p99", 10);
     assert_ms(&doc, "requests.itl_ms.n", 447);
     jc_free(&doc);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* 1. Room for 8 events. A: submit 0, tokens 10, 20; B: submit 5, tokens 30, 40; C: submit 50, tokens
@@ -1090,23 +1165,25 @@ static void long_generations_fit_the_default(void **state)
 static void truncated_request_is_left_out(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     jc_value doc;
     char *text;
     (void)state;
-    cfg.max_requests = 4;
-    cfg.max_request_events = 8;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "A", 0), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "A", 10 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "A", 20 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "B", 5 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "B", 30 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "B", 40 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "C", 50 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "C", 60 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "C", 70 * MS, 1), TTFT_TPOT_EFULL);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "C", 80 * MS, 1), TTFT_TPOT_EFULL);
+    scfg.max_requests = 4;
+    scfg.max_request_events = 8;
+    served(&c, &srv, &cfg, &scfg);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "A", 10 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "A", 20 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "B", TTFT_TPOT_POINT_SUBMIT, 5 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "B", 30 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "B", 40 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "C", TTFT_TPOT_POINT_SUBMIT, 50 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "C", 60 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "C", 70 * MS, 1), TTFT_TPOT_EFULL);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "C", 80 * MS, 1), TTFT_TPOT_EFULL);
     json_of(&c, &doc);
     assert_ms(&doc, "requests.n", 2);
     assert_ms(&doc, "requests.truncated", 1);
@@ -1121,45 +1198,49 @@ static void truncated_request_is_left_out(void **state)
     assert_non_null(strstr(text, "config.max_request_events 8"));
     assert_non_null(strstr(text, "10 would hold every event"));
     free(text);
-    trace_keeps_the_report(&c, &cfg);
-    ttft_tpot_free(&c);
+    trace_keeps_the_served_report(&c, &cfg, &scfg);
+    unserve(&c, &srv);
 }
 
 /* 1. A full request table: the second request's submit and its token are dropped, not rejected. */
 static void full_request_table_drops_not_rejects(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     jc_value doc;
     (void)state;
-    cfg.max_requests = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "a", 0), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "b", 1), TTFT_TPOT_EFULL);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "b", 2, 1), TTFT_TPOT_EFULL);
+    scfg.max_requests = 1;
+    served(&c, &srv, &cfg, &scfg);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "a", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "b", TTFT_TPOT_POINT_SUBMIT, 1), TTFT_TPOT_EFULL);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "b", 2, 1), TTFT_TPOT_EFULL);
     json_of(&c, &doc);
     assert_ms(&doc, "rejected", 0);
     assert_ms(&doc, "requests.dropped", 2);
     jc_free(&doc);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* 8. A request's TPOT past 2^54 ns a token does not saturate: 2 tokens 2^60 ns apart. */
 static void request_tpot_does_not_saturate(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     char *json;
     (void)state;
-    cfg.max_requests = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "r", 0), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 1, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "r", 1 + (1ull << 60), 1), TTFT_TPOT_OK);
-    json = capture(&c, ttft_tpot_report_json);
+    scfg.max_requests = 1;
+    served(&c, &srv, &cfg, &scfg);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "r", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "r", 1, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "r", 1 + (1ull << 60), 1), TTFT_TPOT_OK);
+    json = capture(&c, report_json);
     assert_non_null(strstr(json, "\"tpot_ms\":{\"n\":1,\"mean\":1152921504606.846976,\"p50\":1152921504606.846976"));
     free(json);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* 9. SLOs are plain decimals: no hex, no exponent, nothing below a nanosecond, no inf or nan. */
@@ -1185,38 +1266,40 @@ static void slo_holds_at_its_value(void **state)
 {
     ttft_tpot_config cfg = {0};
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_request *q;
     ttft_tpot_slo slo;
     unsigned k, missed = 0;
     char text[64];
     (void)state;
-    cfg.max_requests = 2;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    ttft_tpot_request_submit_at(&c, "A", 0);
-    ttft_tpot_request_tokens_at(&c, "A", 1, 1);
-    ttft_tpot_request_tokens_at(&c, "A", 2, 1);
-    q = &c.req.list[0];
+    scfg.max_requests = 2;
+    served(&c, &srv, &cfg, &scfg);
+    ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SUBMIT, 0);
+    ttft_tpot_request_tokens(&srv, "A", 1, 1);
+    ttft_tpot_request_tokens(&srv, "A", 2, 1);
+    q = &srv.req.list[0];
     for (k = 1; k <= 99999; k++) {
         uint64_t ns = (uint64_t)k * 10000, d;
         snprintf(text, sizeof text, "ttft=%u.%02u,tpot=%u.%02u,e2e=%u.%02u", k / 100, k % 100, k / 100, k % 100,
                  k / 100, k % 100);
         assert_int_equal(ttft_tpot_slo_parse(text, &slo), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_set_slo(&c, slo), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_serve_slo(&srv, slo), TTFT_TPOT_OK);
         for (d = 0; d < 2; d++) { /* at the SLO, then 1 ns past it */
             q->first_ns = ns + d, q->last_ns = 2 * ns + d, q->tokens = 2;
-            missed += ttft_tpot__slo_met(&c, q, 0) != !d;
+            missed += ttft_tpot__slo_met(&srv, q, 0) != !d;
             q->first_ns = 0, q->last_ns = ns + d, q->tokens = 2; /* TPOT = E2E - TTFT */
-            missed += ttft_tpot__slo_met(&c, q, 1) != !d;
+            missed += ttft_tpot__slo_met(&srv, q, 1) != !d;
             q->first_ns = 1, q->last_ns = ns + d;
-            missed += ttft_tpot__slo_met(&c, q, 2) != !d;
+            missed += ttft_tpot__slo_met(&srv, q, 2) != !d;
         }
         q->first_ns = 1, q->last_ns = 3 * ns + 1, q->tokens = 4; /* TPOT (3 ns) / 3: exactly at it */
-        missed += ttft_tpot__slo_met(&c, q, 1) != 1;
+        missed += ttft_tpot__slo_met(&srv, q, 1) != 1;
         q->last_ns = 3 * ns + 2; /* 1/3 ns past it */
-        missed += ttft_tpot__slo_met(&c, q, 1) != 0;
+        missed += ttft_tpot__slo_met(&srv, q, 1) != 0;
     }
     assert_int_equal(missed, 0);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* Queue time. A: submit 0, scheduled 40, tokens at 100 and 120 ms; B: submit 10, scheduled 10,
@@ -1226,32 +1309,34 @@ static void slo_holds_at_its_value(void **state)
 static void queue_time_splits_ttft(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     jc_value doc;
     char *text;
     (void)state;
-    cfg.max_requests = 8;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    ttft_tpot_request_submit_at(&c, "A", 0);
-    ttft_tpot_request_submit_at(&c, "B", 10 * MS);
-    ttft_tpot_request_submit_at(&c, "C", 20 * MS);
-    ttft_tpot_request_submit_at(&c, "D", 30 * MS);
-    assert_int_equal(ttft_tpot_request_schedule_at(&c, "A", 40 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_schedule_at(&c, "B", 10 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_schedule_at(&c, "C", 200 * MS), TTFT_TPOT_OK);
-    ttft_tpot_request_tokens_at(&c, "D", 50 * MS, 1);
-    ttft_tpot_request_tokens_at(&c, "B", 60 * MS, 1);
-    ttft_tpot_request_tokens_at(&c, "A", 100 * MS, 1);
-    ttft_tpot_request_tokens_at(&c, "A", 120 * MS, 1);
-    ttft_tpot_request_tokens_at(&c, "C", 300 * MS, 1);
+    scfg.max_requests = 8;
+    served(&c, &srv, &cfg, &scfg);
+    ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SUBMIT, 0);
+    ttft_tpot_request_mark(&srv, "B", TTFT_TPOT_POINT_SUBMIT, 10 * MS);
+    ttft_tpot_request_mark(&srv, "C", TTFT_TPOT_POINT_SUBMIT, 20 * MS);
+    ttft_tpot_request_mark(&srv, "D", TTFT_TPOT_POINT_SUBMIT, 30 * MS);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SCHEDULE, 40 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "B", TTFT_TPOT_POINT_SCHEDULE, 10 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "C", TTFT_TPOT_POINT_SCHEDULE, 200 * MS), TTFT_TPOT_OK);
+    ttft_tpot_request_tokens(&srv, "D", 50 * MS, 1);
+    ttft_tpot_request_tokens(&srv, "B", 60 * MS, 1);
+    ttft_tpot_request_tokens(&srv, "A", 100 * MS, 1);
+    ttft_tpot_request_tokens(&srv, "A", 120 * MS, 1);
+    ttft_tpot_request_tokens(&srv, "C", 300 * MS, 1);
     /* refused, each counted as rejected: unknown, twice, after the first token, a token before it */
-    assert_int_equal(ttft_tpot_request_schedule_at(&c, "X", 0), TTFT_TPOT_EREQUEST);
-    assert_int_equal(ttft_tpot_request_schedule_at(&c, "A", 50 * MS), TTFT_TPOT_EREQUEST);
-    assert_int_equal(ttft_tpot_request_schedule_at(&c, "D", 60 * MS), TTFT_TPOT_EREQUEST);
-    ttft_tpot_request_submit_at(&c, "E", 400 * MS);
-    assert_int_equal(ttft_tpot_request_schedule_at(&c, "E", 390 * MS), TTFT_TPOT_EREQUEST);
-    assert_int_equal(ttft_tpot_request_schedule_at(&c, "E", 500 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "E", 450 * MS, 1), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "X", TTFT_TPOT_POINT_SCHEDULE, 0), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SCHEDULE, 50 * MS), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "D", TTFT_TPOT_POINT_SCHEDULE, 60 * MS), TTFT_TPOT_EREQUEST);
+    ttft_tpot_request_mark(&srv, "E", TTFT_TPOT_POINT_SUBMIT, 400 * MS);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "E", TTFT_TPOT_POINT_SCHEDULE, 390 * MS), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "E", TTFT_TPOT_POINT_SCHEDULE, 500 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "E", 450 * MS, 1), TTFT_TPOT_EREQUEST);
     assert_int_equal(counts(&c).rejected, 5);
     json_of(&c, &doc);
     assert_ms(&doc, "requests.queue_ms.n", 3);
@@ -1279,48 +1364,52 @@ static void queue_time_splits_ttft(void **state)
     assert_non_null(strstr(text, "vllm:request_prefill_time_seconds_sum 0.210000000\n"));
     assert_non_null(strstr(text, "vllm:request_prefill_time_seconds_count 3\n"));
     free(text);
-    trace_keeps_the_report(&c, &cfg);
-    ttft_tpot_free(&c);
+    trace_keeps_the_served_report(&c, &cfg, &scfg);
+    unserve(&c, &srv);
 }
 
 /* Time to first output token (TTFO): a reasoning model's first answer token, marked with
-   ttft_tpot_request_output. A: submit 0, tokens at 100 (1, reasoning), 130 (2, the answer begins),
-   170 ms: TTFO 130. B: submit 10, one token at 60, the answer at once (the form at TTFT_TPOT_NOW takes
-   its latest token): TTFO 50. C: submit 20, 3 tokens at 300, no output event: no TTFO. D: submit 30,
-   tokens at 200 and 250, output at 250: TTFO 220. W: a warmup request with one: left out.
+   ttft_tpot_request_mark (TTFT_TPOT_POINT_OUTPUT). A: submit 0, tokens at 100 (1, reasoning), 130 (2,
+   the answer begins), 170 ms: TTFO 130. B: submit 10, one token at 60, the answer at once (the form
+   at TTFT_TPOT_NOW takes its latest token): TTFO 50. C: submit 20, 3 tokens at 300, no output event:
+   no TTFO. D: submit 30, tokens at 200 and 250, output at 250: TTFO 220. W: a warmup request with
+   one: left out.
    {50, 130, 220}: p50 130, p90 130 + 0.8 * 90 = 202, p99 130 + 0.98 * 90 = 218.2, mean 400 / 3.
    Buckets (TTFT's): 50 ms <= 0.056 s, 130 ms <= 0.15 s, 220 ms <= 0.22 s; sum 0.4 s. */
 static void ttfo(ttft_tpot *c)
 {
+    ttft_tpot_serve *s = ttft_tpot_serve_of(c);
     assert_int_equal(ttft_tpot_warmup_begin(c), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(c, "W", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(s, "W", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_warmup_end(c), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(c, "W", 5 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_output(c, "W"), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(c, "A", 0), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(c, "B", 10 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(c, "C", 20 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(c, "D", 30 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(c, "B", 60 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_output(c, "B"), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(c, "A", 100 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(c, "A", 130 * MS, 2), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_output_at(c, "A", 130 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(c, "A", 170 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(c, "D", 200 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(c, "D", 250 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_output_at(c, "D", 250 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(c, "C", 300 * MS, 3), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(s, "W", 5 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(s, "W", TTFT_TPOT_POINT_OUTPUT, TTFT_TPOT_NOW), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(s, "A", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(s, "B", TTFT_TPOT_POINT_SUBMIT, 10 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(s, "C", TTFT_TPOT_POINT_SUBMIT, 20 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(s, "D", TTFT_TPOT_POINT_SUBMIT, 30 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(s, "B", 60 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(s, "B", TTFT_TPOT_POINT_OUTPUT, TTFT_TPOT_NOW), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(s, "A", 100 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(s, "A", 130 * MS, 2), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(s, "A", TTFT_TPOT_POINT_OUTPUT, 130 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(s, "A", 170 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(s, "D", 200 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(s, "D", 250 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(s, "D", TTFT_TPOT_POINT_OUTPUT, 250 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(s, "C", 300 * MS, 3), TTFT_TPOT_OK);
 }
 
 static void ttfo_is_the_first_output_token(void **state)
 {
     ttft_tpot_config cfg = {0};
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     jc_value doc;
     char *text;
     (void)state;
-    make(&c);
+    make(&c, &srv);
     ttfo(&c);
     json_of(&c, &doc);
     assert_ms(&doc, "requests.ttfo_ms.n", 3);
@@ -1358,10 +1447,10 @@ static void ttfo_is_the_first_output_token(void **state)
     assert_non_null(strstr(text, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":2,\"name\":\"output\",\"cat\":\"request\","
                                  "\"ts\":130000.000,\"args\":{\"request\":\"A\"}}")); /* lane 2: W holds 1 */
     free(text);
-    cfg.max_requests = 8;
-    cfg.max_request_events = 32;
-    trace_keeps_the_report(&c, &cfg);
-    ttft_tpot_free(&c);
+    scfg.max_requests = 8;
+    scfg.max_request_events = 32;
+    trace_keeps_the_served_report(&c, &cfg, &scfg);
+    unserve(&c, &srv);
 }
 
 /* An output event lies at or after its request's first token and at or before its last, once, on a
@@ -1369,31 +1458,38 @@ static void ttfo_is_the_first_output_token(void **state)
 static void output_calls_refused(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
     ttft_tpot_request q;
     char err[256];
     (void)state;
-    make(&c);
-    assert_int_equal(ttft_tpot_request_output_at(&c, "X", 0), TTFT_TPOT_EREQUEST);            /* unknown */
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "E", 400 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_output_at(&c, "E", 400 * MS), TTFT_TPOT_EREQUEST);     /* no token yet */
-    assert_int_equal(ttft_tpot_request_output(&c, "E"), TTFT_TPOT_EREQUEST);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "E", 410 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "E", 420 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_output_at(&c, "E", 405 * MS), TTFT_TPOT_EREQUEST);     /* before the first */
-    assert_int_equal(ttft_tpot_request_output_at(&c, "E", 425 * MS), TTFT_TPOT_EREQUEST);     /* after the last */
-    assert_int_equal(ttft_tpot_request_output_at(&c, "E", 420 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_output_at(&c, "E", 420 * MS), TTFT_TPOT_EREQUEST);     /* twice */
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "E", 430 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "F", 500 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_tokens_at(&c, "F", 510 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_finish(&c, "F"), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_output(&c, "F"), TTFT_TPOT_EREQUEST);                  /* finished */
+    make(&c, &srv);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "X", TTFT_TPOT_POINT_OUTPUT, 0),
+                     TTFT_TPOT_EREQUEST); /* unknown */
+    assert_int_equal(ttft_tpot_request_mark(&srv, "E", TTFT_TPOT_POINT_SUBMIT, 400 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "E", TTFT_TPOT_POINT_OUTPUT, 400 * MS),
+                     TTFT_TPOT_EREQUEST); /* no token yet */
+    assert_int_equal(ttft_tpot_request_mark(&srv, "E", TTFT_TPOT_POINT_OUTPUT, TTFT_TPOT_NOW), TTFT_TPOT_EREQUEST);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "E", 410 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "E", 420 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "E", TTFT_TPOT_POINT_OUTPUT, 405 * MS),
+                     TTFT_TPOT_EREQUEST); /* before the first */
+    assert_int_equal(ttft_tpot_request_mark(&srv, "E", TTFT_TPOT_POINT_OUTPUT, 425 * MS),
+                     TTFT_TPOT_EREQUEST); /* after the last */
+    assert_int_equal(ttft_tpot_request_mark(&srv, "E", TTFT_TPOT_POINT_OUTPUT, 420 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "E", TTFT_TPOT_POINT_OUTPUT, 420 * MS),
+                     TTFT_TPOT_EREQUEST); /* twice */
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "E", 430 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "F", TTFT_TPOT_POINT_SUBMIT, 500 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "F", 510 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_finish(&srv, "F", TTFT_TPOT_FINISH_NONE), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "F", TTFT_TPOT_POINT_OUTPUT, TTFT_TPOT_NOW),
+                     TTFT_TPOT_EREQUEST); /* finished */
     assert_int_equal(counts(&c).rejected, 7);
-    assert_int_equal(ttft_tpot_request_mark_at(&c, "E", TTFT_TPOT_POINT_LAST, 0), TTFT_TPOT_EINVAL); /* not a mark */
-    assert_int_equal(ttft_tpot_request_at(&c, 0, &q), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "E", TTFT_TPOT_POINT_LAST, 0), TTFT_TPOT_EINVAL); /* not a mark */
+    assert_int_equal(ttft_tpot_request_at(&srv, 0, &q, NULL), TTFT_TPOT_OK);
     assert_true(q.output_ns == 420 * MS && (q.points & TTFT_TPOT_POINT_BIT(OUTPUT)));
-    ttft_tpot_free(&c);
-    make(&c);
+    unserve(&c, &srv);
+    make(&c, &srv);
 #define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
     assert_int_equal(trace_str(&c, H "r,submit,0,0,0,0\nr,output,5,0,0,0\n", "t", err, sizeof err), TTFT_TPOT_EPARSE);
     assert_string_equal(err, "t:3: second output, or one before its request's first token or after its last token: r");
@@ -1405,9 +1501,9 @@ static void output_calls_refused(void **state)
     assert_string_equal(err, "t:4: an output event has dur_ns 0 and 0 tokens");
     assert_int_equal(trace_str(&c, H "r,submit,0,0,0,0\nr,token,5,0,1,0\nr,output,5,0,0,0\n", "t", err, sizeof err),
                      TTFT_TPOT_OK);
-    assert_int_equal(c.req.list[0].output_ns, 5);
+    assert_int_equal(srv.req.list[0].output_ns, 5);
 #undef H
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* One row per request. A: submit 1 ms, scheduled 3 ms, tokens at 10, 13 (2), 17 ms: TTFT 9 ms, TPOT
@@ -1418,19 +1514,21 @@ static void requests_as_csv_rows(void **state)
     ttft_tpot_config cfg = {0};
     ttft_tpot_slo slo = {10, 2, 0};
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     char *csv;
     (void)state;
-    cfg.max_requests = 4;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    ttft_tpot_request_submit_at(&c, "A", 1 * MS);
-    ttft_tpot_request_schedule_at(&c, "A", 3 * MS);
-    ttft_tpot_request_tokens_at(&c, "A", 10 * MS, 1);
-    ttft_tpot_request_tokens_at(&c, "A", 13 * MS, 2);
-    ttft_tpot_request_tokens_at(&c, "A", 17 * MS, 1);
-    ttft_tpot_request_submit_at(&c, "B,\"x\"", 2 * MS);
-    ttft_tpot_request_tokens_at(&c, "B,\"x\"", 40 * MS, 1);
-    ttft_tpot_request_submit_at(&c, "C", 5 * MS);
-    ttft_tpot_set_slo(&c, slo);
+    scfg.max_requests = 4;
+    served(&c, &srv, &cfg, &scfg);
+    ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SUBMIT, 1 * MS);
+    ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SCHEDULE, 3 * MS);
+    ttft_tpot_request_tokens(&srv, "A", 10 * MS, 1);
+    ttft_tpot_request_tokens(&srv, "A", 13 * MS, 2);
+    ttft_tpot_request_tokens(&srv, "A", 17 * MS, 1);
+    ttft_tpot_request_mark(&srv, "B,\"x\"", TTFT_TPOT_POINT_SUBMIT, 2 * MS);
+    ttft_tpot_request_tokens(&srv, "B,\"x\"", 40 * MS, 1);
+    ttft_tpot_request_mark(&srv, "C", TTFT_TPOT_POINT_SUBMIT, 5 * MS);
+    ttft_tpot_serve_slo(&srv, slo);
     csv = capture(&c, ttft_tpot_requests_csv);
     assert_string_equal(csv, "id,submit_ns,schedule_ns,first_token_ns,last_token_ns,tokens,ttft_ns,tpot_ns,e2e_ns,"
                              "measured,slo_ttft,slo_tpot,slo_e2e,first_output_ns,ttfo_ns\n"
@@ -1439,7 +1537,7 @@ static void requests_as_csv_rows(void **state)
                              "C,5000000,,,,0,,,,0,,,,,\n");
     free(csv);
     assert_int_equal(ttft_tpot_requests_csv(NULL, stdout), TTFT_TPOT_EINVAL);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* Ids are often the client's: one that a spreadsheet would run as a formula (= + - @ first; tab
@@ -1452,14 +1550,16 @@ static void requests_csv_neutralises_formulas(void **state)
                                        "\"'@SUM(1+1)*cmd\",", "\na=b,"};
     ttft_tpot_config cfg = {0};
     ttft_tpot c, back;
+    ttft_tpot_serve srv, srv_back;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     char *csv;
     size_t i;
     FILE *f;
     (void)state;
-    cfg.max_requests = 8;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    scfg.max_requests = 8;
+    served(&c, &srv, &cfg, &scfg);
     for (i = 0; i < sizeof ids / sizeof ids[0]; i++)
-        assert_int_equal(ttft_tpot_request_submit_at(&c, ids[i], (i + 1) * MS), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_mark(&srv, ids[i], TTFT_TPOT_POINT_SUBMIT, (i + 1) * MS), TTFT_TPOT_OK);
     csv = capture(&c, ttft_tpot_requests_csv);
     for (i = 0; i < sizeof rows / sizeof rows[0]; i++)
         if (!strstr(csv, rows[i]))
@@ -1469,14 +1569,14 @@ static void requests_csv_neutralises_formulas(void **state)
     assert_non_null(f);
     assert_int_equal(ttft_tpot_trace_write(&c, f), TTFT_TPOT_OK);
     rewind(f);
-    assert_int_equal(ttft_tpot_init(&back, &cfg), TTFT_TPOT_OK);
+    served(&back, &srv_back, &cfg, &scfg);
     assert_int_equal(ttft_tpot_trace_read(&back, f, "t", NULL, 0), TTFT_TPOT_OK);
     fclose(f);
-    assert_int_equal(back.req.n, c.req.n);
-    for (i = 0; i < back.req.n; i++)
-        assert_string_equal(back.req.list[i].id, ids[i]);
-    ttft_tpot_free(&back);
-    ttft_tpot_free(&c);
+    assert_int_equal(srv_back.req.n, srv.req.n);
+    for (i = 0; i < srv_back.req.n; i++)
+        assert_string_equal(srv_back.req.list[i].id, ids[i]);
+    unserve(&back, &srv_back);
+    unserve(&c, &srv);
 }
 
 /* A serving run leads with its requests; the driver's own samples follow under a heading of their
@@ -1485,25 +1585,27 @@ static void serving_report_leads_with_requests(void **state)
 {
     ttft_tpot_config cfg = {0};
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     char *text;
     int pre;
     (void)state;
-    cfg.max_requests = 2;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    ttft_tpot_request_submit_at(&c, "A", 0);
-    ttft_tpot_request_tokens_at(&c, "A", 20 * MS, 1);
+    scfg.max_requests = 2;
+    served(&c, &srv, &cfg, &scfg);
+    ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SUBMIT, 0);
+    ttft_tpot_request_tokens(&srv, "A", 20 * MS, 1);
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "\nServing: 1 request measured"));
     assert_null(strstr(text, "n/a"));
     assert_null(strstr(text, "Steps ("));
     free(text);
     pre = ttft_tpot_phase(&c, "prefill_fwd", TTFT_TPOT_ROLE_PREFILL);
-    ttft_tpot_record(&c, pre, 15 * MS, 1);
+    record(&c, pre, 15 * MS, 1);
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "Steps (the samples of the driver's own spans)\nTTFT (first request)  : 15.00 ms"));
     assert_true(strstr(text, "Serving: 1 request ") < strstr(text, "TTFT (first request)"));
     free(text);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* The peak of requests at once counts in time from the first submit: times that straddle 2^63 ns
@@ -1512,20 +1614,22 @@ static void peak_at_any_time(void **state)
 {
     ttft_tpot_config cfg = {0};
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_model m;
     const uint64_t half = 9223372036854775808ull;
     (void)state;
-    cfg.max_requests = 4;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    ttft_tpot_request_submit_at(&c, "A", half - 100);
-    ttft_tpot_request_submit_at(&c, "B", half + 50);
-    ttft_tpot_request_tokens_at(&c, "B", half + 60, 1);
-    ttft_tpot_request_tokens_at(&c, "A", half + 100, 1);
+    scfg.max_requests = 4;
+    served(&c, &srv, &cfg, &scfg);
+    ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SUBMIT, half - 100);
+    ttft_tpot_request_mark(&srv, "B", TTFT_TPOT_POINT_SUBMIT, half + 50);
+    ttft_tpot_request_tokens(&srv, "B", half + 60, 1);
+    ttft_tpot_request_tokens(&srv, "A", half + 100, 1);
     assert_int_equal(ttft_tpot_model_compute(&c, NULL, &m), TTFT_TPOT_OK);
-    assert_int_equal(m.requests.max_concurrent_requests, 2);
-    assert_int_equal(m.slices[0].peak_in_flight, 2);
+    assert_int_equal(ttft_tpot_serve_figures(&m)->requests.max_concurrent_requests, 2);
+    assert_int_equal(ttft_tpot_serve_figures(&m)->slices[0].peak_in_flight, 2);
     ttft_tpot_model_free(&m);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* Results over time. A: submit 0, tokens at 0.5 s (1) and 1.2 s (2); B: submit 0.9 s, tokens at 1.5 s
@@ -1537,22 +1641,24 @@ static void slices_over_time(void **state)
 {
     ttft_tpot_config cfg = {0};
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     char *text;
     int k;
     (void)state;
-    cfg.max_requests = 4;
+    scfg.max_requests = 4;
     for (k = 0; k < 2; k++) {
-        cfg.slice_ns = k ? 500 * MS : 0;
-        assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-        ttft_tpot_request_submit_at(&c, "A", 0);
-        ttft_tpot_request_tokens_at(&c, "A", 500 * MS, 1);
-        ttft_tpot_request_tokens_at(&c, "A", 1200 * MS, 2);
-        ttft_tpot_request_submit_at(&c, "B", 900 * MS);
-        ttft_tpot_request_tokens_at(&c, "B", 1500 * MS, 3);
-        ttft_tpot_request_tokens_at(&c, "B", 2100 * MS, 1);
-        ttft_tpot_request_submit_at(&c, "C", 2500 * MS);
-        ttft_tpot_request_tokens_at(&c, "C", 2600 * MS, 1);
-        text = capture(&c, k ? ttft_tpot_report : ttft_tpot_report_json);
+        scfg.slice_ns = k ? 500 * MS : 0;
+        served(&c, &srv, &cfg, &scfg);
+        ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SUBMIT, 0);
+        ttft_tpot_request_tokens(&srv, "A", 500 * MS, 1);
+        ttft_tpot_request_tokens(&srv, "A", 1200 * MS, 2);
+        ttft_tpot_request_mark(&srv, "B", TTFT_TPOT_POINT_SUBMIT, 900 * MS);
+        ttft_tpot_request_tokens(&srv, "B", 1500 * MS, 3);
+        ttft_tpot_request_tokens(&srv, "B", 2100 * MS, 1);
+        ttft_tpot_request_mark(&srv, "C", TTFT_TPOT_POINT_SUBMIT, 2500 * MS);
+        ttft_tpot_request_tokens(&srv, "C", 2600 * MS, 1);
+        text = capture(&c, k ? ttft_tpot_report : report_json);
         if (!k) {
             /* peak_in_flight, the most at once: 2 (A and B from 0.9 s), 2 (both at 1.0 s), 1 (B to 2.1 s,
                then C alone): the headline's 2 is their largest, while in_flight counts 2 in the last
@@ -1577,7 +1683,7 @@ static void slices_over_time(void **state)
                                          "      2.50 s         2.0          1          1  100.00 ms\n"));
         }
         free(text);
-        ttft_tpot_free(&c);
+        unserve(&c, &srv);
     }
 }
 
@@ -1607,6 +1713,8 @@ static void chosen_percentiles(void **state)
                                       "1,2,3,4,5,6,7,8,9", ".5", "50,90x"};
     ttft_tpot_config cfg = {0};
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_stats st;
     jc_value doc;
     double p[TTFT_TPOT_MAX_PERCENTILES];
@@ -1635,7 +1743,7 @@ static void chosen_percentiles(void **state)
         cfg.bounded = bounded;
         k = fixture(&c, &cfg, "step", TTFT_TPOT_ROLE_DECODE);
         for (i = 1; i <= 1000; i++)
-            assert_int_equal(ttft_tpot_record(&c, k, (uint64_t)((i * 7 % 1000) + 1) * MS, 1), TTFT_TPOT_OK);
+            assert_int_equal(record(&c, k, (uint64_t)((i * 7 % 1000) + 1) * MS, 1), TTFT_TPOT_OK);
         assert_int_equal(ttft_tpot_phase_stats(&c, k, &st), TTFT_TPOT_OK);
         assert_int_equal(st.pick_n, 3);
         assert_true(st.pick_pm[0] == 50000 && st.pick_pm[1] == 99900 && st.pick_pm[2] == 99990);
@@ -1655,9 +1763,9 @@ static void chosen_percentiles(void **state)
     memset(cfg.percentiles, 0, sizeof cfg.percentiles);
     assert_int_equal(ttft_tpot_percentiles_parse("50,99.9", cfg.percentiles), TTFT_TPOT_OK);
     cfg.bounded = 0;
-    cfg.max_requests = 8;
-    cfg.max_request_events = 32;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    scfg.max_requests = 8;
+    scfg.max_request_events = 32;
+    served(&c, &srv, &cfg, &scfg);
     serve(&c);
     json_of(&c, &doc);
     assert_near(member_num(jc_get(&doc, "requests.ttft_ms"), "p99.9"), 279.64, 1e-9); /* 100 + 0.998 * 180 */
@@ -1668,13 +1776,14 @@ static void chosen_percentiles(void **state)
     assert_non_null(strstr(text, "  TTFT p50/p99.9: 100.00 ms / 279.64 ms  (mean 143.33 ms, n=3)\n"));
     assert_non_null(strstr(text, "  TPOT p50/p99.9: 8.33 ms / 16.65 ms  (mean 8.33 ms, n=2)\n"));
     free(text);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(per_request_metrics),
+        cmocka_unit_test(request_point_reads_each_point),
         cmocka_unit_test(several_tokens_an_event_as_vllm_defines_them),
         cmocka_unit_test(in_flight_refused_and_the_model_name),
         cmocka_unit_test(finished_requests_fold_away),

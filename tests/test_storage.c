@@ -1,7 +1,10 @@
 /* The sample storage: a caller's buffer, what a full store drops or keeps in histograms, and the
-   default capacity that drops nothing. */
+   default capacity that drops nothing. A test of the core (ttft_tpot.h alone): the trace round trips
+   of a full store are in test_trace_collector.c. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "test_util.h"
+
+#include "collector_setup.h" /* full_storage() */
 
 /* Storage of 8 samples, a decode loop of 20 steps: step 0 (50 ms, warmup), then 1..19 ms, 2 tokens
    each. 8 are stored (50, 1..7); 8..19 go on in the phase's histogram. TPOT: n 19, total 190 ms,
@@ -10,16 +13,12 @@
 static void full_storage_loses_nothing(void **state)
 {
     ttft_tpot c;
-    ttft_tpot_config cfg = {0}, grow = {0};
+    ttft_tpot_config cfg;
     jc_value doc;
     char *text;
-    int d, i;
+    int d;
     (void)state;
-    cfg.capacity = 8;
-    d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
-    for (i = 0; i < 20; i++)
-        assert_int_equal(ttft_tpot_record(&c, d, (i ? (uint64_t)i : 50) * MS, 2), TTFT_TPOT_OK);
-    assert_int_equal(counts(&c).samples, 8);
+    d = full_storage(&c, &cfg);
     assert_int_equal(counts(&c).dropped, 0);
     assert_int_equal(counts(&c).outgrown, 1);
     json_of(&c, &doc);
@@ -40,12 +39,11 @@ static void full_storage_loses_nothing(void **state)
     assert_non_null(strstr(text, "NOTE: storage full at 8 samples: 1 phase went on in histograms (marked ~)"));
     assert_null(strstr(text, "dropped"));
     free(text);
-    trace_keeps_the_report(&c, &cfg); /* a collector as small reads it the same way */
-    grow.grow = 1;
-    trace_keeps_the_report(&c, &grow); /* and one that grows keeps the same figures */
+    /* its trace, read by a collector as small and by one that grows, keeps the same figures:
+       test_trace_collector.c (storage_full_trace_keeps_the_report) */
     /* a clear gives the slot back: the phase is exact again */
     ttft_tpot_clear(&c);
-    ttft_tpot_record(&c, d, 3 * MS, 1);
+    record(&c, d, 3 * MS, 1);
     assert_int_equal(counts(&c).samples, 1);
     assert_int_equal(counts(&c).outgrown, 0);
     assert_null(c.phase.slots[d].hist);
@@ -69,8 +67,8 @@ static void default_storage_drops_nothing(void **state)
     for (r = 0; r < 5; r++)
         for (i = 0; i < 256; i++) {
             for (j = 0; j < 60; j++)
-                assert_int_equal(ttft_tpot_record(&c, k[j], (uint64_t)(j + 1) * 1000, 0), TTFT_TPOT_OK);
-            assert_int_equal(ttft_tpot_record(&c, d, (uint64_t)(i + 1) * 1000, 1), TTFT_TPOT_OK);
+                assert_int_equal(record(&c, k[j], (uint64_t)(j + 1) * 1000, 0), TTFT_TPOT_OK);
+            assert_int_equal(record(&c, d, (uint64_t)(i + 1) * 1000, 1), TTFT_TPOT_OK);
         }
     assert_int_equal(counts(&c).dropped, 0);
     assert_true(counts(&c).outgrown > 0);
@@ -104,9 +102,9 @@ static void caller_buffer(void **state)
     assert_null(c.owned);
     k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
     for (i = 0; i < 8; i++)
-        assert_int_equal(ttft_tpot_record(&c, k, MS, 0), TTFT_TPOT_OK);
+        assert_int_equal(record(&c, k, MS, 0), TTFT_TPOT_OK);
     /* past the storage the phase goes on in a histogram, in the same buffer */
-    assert_int_equal(ttft_tpot_record(&c, k, MS, 0), TTFT_TPOT_OK);
+    assert_int_equal(record(&c, k, MS, 0), TTFT_TPOT_OK);
     assert_int_equal(counts(&c).dropped, 0);
     assert_int_equal(counts(&c).outgrown, 1);
     ttft_tpot_free(&c); /* frees nothing: the buffer is the caller's */
@@ -124,14 +122,14 @@ static void full_storage_counts_drops(void **state)
     cfg.capacity = 4;
     d = fixture(&c, &cfg, "d", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < 4; i++)
-        assert_int_equal(ttft_tpot_record(&c, d, (uint64_t)(i + 1) * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(record(&c, d, (uint64_t)(i + 1) * MS, 1), TTFT_TPOT_OK);
     /* past the storage the phase goes on in a histogram: nothing is lost */
-    assert_int_equal(ttft_tpot_record(&c, d, 99 * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_record(&c, d, 99 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(record(&c, d, 99 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(record(&c, d, 99 * MS, 1), TTFT_TPOT_OK);
     /* warmup samples cannot: the reserve (max_phases + max_shapes, at most the capacity: 4) takes 4 */
     ttft_tpot_warmup_begin(&c);
     for (i = 0; i < 6; i++)
-        assert_int_equal(ttft_tpot_record(&c, d, MS, 1), i < 4 ? TTFT_TPOT_OK : TTFT_TPOT_EFULL);
+        assert_int_equal(record(&c, d, MS, 1), i < 4 ? TTFT_TPOT_OK : TTFT_TPOT_EFULL);
     ttft_tpot_warmup_end(&c);
     json_of(&c, &doc);
     assert_ms(&doc, "dropped", 2);

@@ -22,7 +22,8 @@ static void *work(void *arg)
             TTFT_TPOT_SPAN_BEGIN(k, &w->tp, w->kernel);
             TTFT_TPOT_SPAN_END(k);
         }
-        TTFT_TPOT_SPAN_END_TOKENS(d, 2);
+        TTFT_TPOT_SPAN_SET_TOKENS(d, 2);
+        TTFT_TPOT_SPAN_END(d);
     }
     return NULL;
 }
@@ -56,14 +57,14 @@ static void per_thread_collectors_merge(void **state)
         assert_int_equal(ttft_tpot_merge(&all, &w[i].tp), TTFT_TPOT_OK);
         ttft_tpot_free(&w[i].tp);
     }
-    assert_int_equal(ttft_tpot_summarize(&all, &s), TTFT_TPOT_OK);
+    s = headline(&all);
     /* the first merged thread's first decode step is the whole's warmup, stored; the other threads' first
        steps are steady in the merged whole (a phase's first call is warmup once), in the histogram */
     assert_int_equal(s.tpot.n, THREADS * SPANS - 1);
     assert_int_equal(s.tpot_excluded, 1);
     assert_int_equal(s.tpot.tokens, 2ull * (THREADS * SPANS - 1));
     assert_true(s.tpot.approx);
-    assert_int_equal(ttft_tpot_phase_stats(&all, ttft_tpot_find_phase(&all, "kernel"), &k), TTFT_TPOT_OK);
+    assert_int_equal(phase_stats(&all, find_phase(&all, "kernel"), &k), TTFT_TPOT_OK);
     assert_int_equal(k.n, THREADS * SPANS);
     assert_int_equal(k.warmup_n, 1);
     assert_int_equal(counts(&all).dropped, 0);
@@ -91,7 +92,7 @@ static void calls(ttft_tpot *c, int n, int section, int shape)
 static uint64_t warmup_of(const ttft_tpot *c)
 {
     ttft_tpot_stats st;
-    assert_int_equal(ttft_tpot_phase_stats(c, ttft_tpot_find_phase(c, "x"), &st), TTFT_TPOT_OK);
+    assert_int_equal(phase_stats(c, find_phase(c, "x"), &st), TTFT_TPOT_OK);
     return st.warmup_n;
 }
 

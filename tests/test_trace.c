@@ -1,7 +1,7 @@
 /* Trace format v1: the shared vectors reproduce their expected reports, traces round-trip, and every
    kind of malformed line is an error with its line number that leaves the collector as it was. */
 #define TTFT_TPOT_IMPLEMENTATION
-#include "test_util.h"
+#include "test_tools_util.h"
 
 static void load(ttft_tpot *c, const char *path)
 {
@@ -49,6 +49,22 @@ static void vector_warmup_repeat_batch(void **state)
     check_vector("warmup_repeat_batch64");
 }
 
+/* The text report with phase prefill_fwd linked as the prefill kernel (ttft_tpot_model_options), as
+   capture() takes a writer. */
+static int report_prefill_kernel_linked(const ttft_tpot *c, FILE *out)
+{
+    ttft_tpot_model m;
+    ttft_tpot_model_options o = TTFT_TPOT_ZERO;
+    int rc, phase = ttft_tpot_find_phase(c, "prefill_fwd");
+    assert_true(phase >= 0);
+    o.prefill_kernel = phase + 1;
+    rc = ttft_tpot_model_compute(c, &o, &m);
+    assert_int_equal(rc, 0); /* linked */
+    rc = ttft_tpot_model_write(&m, out, TTFT_TPOT_FORMAT_TEXT);
+    ttft_tpot_model_free(&m);
+    return rc;
+}
+
 /* The report that motivated the library, line by line, with the prefill kernel linked. */
 static void seed_text_report(void **state)
 {
@@ -57,8 +73,7 @@ static void seed_text_report(void **state)
     (void)state;
     assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
     load(&c, TEST_VECTOR_DIR "/seed_npu_qwen3_14b.csv");
-    assert_int_equal(ttft_tpot_link_prefill_kernel(&c, ttft_tpot_find_phase(&c, "prefill_fwd")), 0);
-    text = capture(&c, ttft_tpot_report);
+    text = capture(&c, report_prefill_kernel_linked);
     assert_non_null(strstr(text, "TTFT (first request)  : 7.99 s      (incl. one-time warmup)"));
     assert_non_null(strstr(text, "TTFT (steady, p50)    : n/a         (no warmed-up prefill measured"));
     assert_non_null(strstr(text, "prefill kernel alone: 1.92 s)"));
@@ -86,8 +101,8 @@ static void round_trip_keeps_every_figure(void **state)
     assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
     load(&a, TEST_VECTOR_DIR "/warmup_repeat_batch64.csv");
     /* names CSV must quote, or that would read as a comment */
-    ttft_tpot_record(&a, ttft_tpot_phase(&a, "a,\"b\"", TTFT_TPOT_ROLE_KERNEL), 5, 0);
-    ttft_tpot_record(&a, ttft_tpot_phase(&a, "#not a comment", TTFT_TPOT_ROLE_KERNEL), 7, 0);
+    record(&a, ttft_tpot_phase(&a, "a,\"b\"", TTFT_TPOT_ROLE_KERNEL), 5, 0);
+    record(&a, ttft_tpot_phase(&a, "#not a comment", TTFT_TPOT_ROLE_KERNEL), 7, 0);
     f = tmpfile();
     assert_non_null(f);
     assert_int_equal(ttft_tpot_trace_write(&a, f), TTFT_TPOT_OK);
@@ -101,8 +116,8 @@ static void round_trip_keeps_every_figure(void **state)
     assert_int_equal(ttft_tpot_trace_read(&b, f, "rt", NULL, 0), TTFT_TPOT_OK);
     fclose(f);
     free(trace);
-    ja = capture(&a, ttft_tpot_report_json);
-    jb = capture(&b, ttft_tpot_report_json);
+    ja = capture(&a, report_json);
+    jb = capture(&b, report_json);
     assert_string_equal(ja, jb);
     ta = capture(&a, ttft_tpot_report);
     tb = capture(&b, ttft_tpot_report);
@@ -218,8 +233,8 @@ static void malformed_lines(void **state)
     cfg.max_phases = 3;
     assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
     /* one phase already there, so "too many phases" is hit by the third new one */
-    ttft_tpot_record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 1000, 1);
-    before = capture(&c, ttft_tpot_report_json);
+    record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 1000, 1);
+    before = capture(&c, report_json);
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t len = cases[i].len ? cases[i].len : strlen(cases[i].text);
         int rc = trace_text(&c, cases[i].text, len, "t", err, sizeof err);
@@ -231,7 +246,7 @@ static void malformed_lines(void **state)
     snprintf(longline, sizeof longline, "%s%0300d,kernel,1,2,0,0\n", H, 7);
     assert_int_equal(trace_text(&c, longline, strlen(longline), "t", err, sizeof err), TTFT_TPOT_EPARSE);
     assert_non_null(strstr(err, "t:2: field too long"));
-    after = capture(&c, ttft_tpot_report_json);
+    after = capture(&c, report_json);
     assert_string_equal(before, after); /* the collector is as it was */
     free(before);
     free(after);
@@ -278,41 +293,43 @@ static void directives_are_checked_against_their_trace(void **state)
          "t:4: # counts: requests_dropped=1 is less than events_lost + requests_refused (2)"},
     };
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     char err[512], *before, *after;
     size_t i;
     (void)state;
-    cfg.max_requests = 4;
+    scfg.max_requests = 4;
     cfg.hist_slots = 4;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    ttft_tpot_record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 5, 1);
-    before = capture(&c, ttft_tpot_report_json);
+    served(&c, &srv, &cfg, &scfg);
+    record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 5, 1);
+    before = capture(&c, report_json);
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (trace_str(&c, cases[i].text, "t", err, sizeof err) != TTFT_TPOT_EPARSE ||
             strncmp(err, cases[i].msg, strlen(cases[i].msg)) != 0)
             fail_msg("case %zu: \"%s\", expected \"%s\"", i, err, cases[i].msg);
-        after = capture(&c, ttft_tpot_report_json);
+        after = capture(&c, report_json);
         assert_string_equal(before, after);
         free(after);
     }
     /* once samples were dropped, prompt sums may be those of dropped samples: their time is not checked */
     assert_int_equal(trace_str(&c, P "# prompt: 2,300,99,p\n# counts: dropped=1\n", "t", err, sizeof err), TTFT_TPOT_OK);
-    after = capture(&c, ttft_tpot_report_json);
+    after = capture(&c, report_json);
     assert_string_not_equal(before, after);
     free(after);
-    ttft_tpot_free(&c);
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    ttft_tpot_record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 5, 1);
+    unserve(&c, &srv);
+    served(&c, &srv, &cfg, &scfg);
+    record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 5, 1);
     /* a row of a bounded phase whose histogram holds 2^63 values: one more is refused at its line */
     assert_int_equal(trace_str(&c, H "b,decode,0,5,1,1\n# hist: decode,0,5,5,2,9223372036854775808,5:9223372036854775808,b\n",
                                "t", err, sizeof err), TTFT_TPOT_OK);
     assert_int_equal(trace_str(&c, H "b,decode,0,5,1,0\n", "u", err, sizeof err), TTFT_TPOT_EPARSE);
     assert_string_equal(err, "u:2: more than 2^63 samples or tokens in the phase's histogram: b");
-    ttft_tpot_free(&c);
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    ttft_tpot_record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 5, 1);
+    unserve(&c, &srv);
+    served(&c, &srv, &cfg, &scfg);
+    record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 5, 1);
     free(before);
-    before = capture(&c, ttft_tpot_report_json);
+    before = capture(&c, report_json);
     /* what the writer writes passes: the same lines, consistent */
     assert_int_equal(trace_str(&c, P "# prompt: 2,200,14,p\n"
                                      "# hist: decode,0,1000,1000,0,1000000000000,317:1000000000,d\n"
@@ -321,7 +338,7 @@ static void directives_are_checked_against_their_trace(void **state)
                                "t", err, sizeof err),
                      TTFT_TPOT_OK);
     free(before);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 #undef P
 #undef H
 }
@@ -344,10 +361,10 @@ static void merge_keeps_histograms_within_2_63(void **state)
     assert_int_equal(trace_str(&b, H "# hist: decode,0,5,5,1,4611686018427387904,5:4611686018427387904,d\n", "b", err,
                                sizeof err), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_OK); /* 2^63 exactly */
-    ttft_tpot_record(&b, ttft_tpot_find_phase(&b, "d"), 5, 1);
-    before = capture(&a, ttft_tpot_report_json);
+    record(&b, ttft_tpot_find_phase(&b, "d"), 5, 1);
+    before = capture(&a, report_json);
     assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_EFULL);
-    after = capture(&a, ttft_tpot_report_json);
+    after = capture(&a, report_json);
     assert_string_equal(before, after);
     free(before);
     free(after);
@@ -359,50 +376,53 @@ static void merge_keeps_histograms_within_2_63(void **state)
 static void growing_collector_reads_everything(void **state)
 {
     ttft_tpot src, big, grow;
+    ttft_tpot_serve srv_src, srv_big, srv_grow;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     char *trace, *want, *got, err[256], id[8];
     int d, k, i;
     (void)state;
     cfg.timeline = 1;
     cfg.hist_slots = 1;
-    cfg.max_requests = 8;
-    cfg.max_request_events = 8; /* r4 to r7 keep no event: "# truncated:" lines bring them */
-    assert_int_equal(ttft_tpot_init(&src, &cfg), TTFT_TPOT_OK);
+    scfg.max_requests = 8;
+    scfg.max_request_events = 8; /* r4 to r7 keep no event: "# truncated:" lines bring them */
+    served(&src, &srv_src, &cfg, &scfg);
     d = ttft_tpot_phase(&src, "decode_step", TTFT_TPOT_ROLE_DECODE);
     k = ttft_tpot_phase(&src, "kernel", TTFT_TPOT_ROLE_KERNEL);
     assert_int_equal(ttft_tpot_phase_bounded(&src, k), TTFT_TPOT_OK);
     for (i = 0; i < 40; i++) {
-        assert_int_equal(ttft_tpot_record(&src, d, 1000000 + (uint64_t)i * 1000, 1), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_record(&src, k, 50000 + (uint64_t)i * 7, 0), TTFT_TPOT_OK);
+        assert_int_equal(record(&src, d, 1000000 + (uint64_t)i * 1000, 1), TTFT_TPOT_OK);
+        assert_int_equal(record(&src, k, 50000 + (uint64_t)i * 7, 0), TTFT_TPOT_OK);
     }
     for (i = 0; i < 8; i++) {
         snprintf(id, sizeof id, "r%d", i);
-        ttft_tpot_request_submit_at(&src, id, (uint64_t)i * 1000);
-        ttft_tpot_request_tokens_at(&src, id, (uint64_t)i * 1000 + 500, 1);
+        ttft_tpot_request_mark(&srv_src, id, TTFT_TPOT_POINT_SUBMIT, (uint64_t)i * 1000);
+        ttft_tpot_request_tokens(&srv_src, id, (uint64_t)i * 1000 + 500, 1);
     }
     trace = capture(&src, ttft_tpot_trace_write);
     assert_non_null(strstr(trace, "# hist: kernel,"));
     assert_non_null(strstr(trace, "# truncated: "));
     cfg.capacity = 1000;
-    cfg.max_request_events = 100;
-    assert_int_equal(ttft_tpot_init(&big, &cfg), TTFT_TPOT_OK);
+    scfg.max_request_events = 100;
+    served(&big, &srv_big, &cfg, &scfg);
     memset(&cfg, 0, sizeof cfg);
+    memset(&scfg, 0, sizeof scfg);
     cfg.timeline = 1;
     cfg.grow = 1;
     cfg.capacity = 1;
-    cfg.max_requests = 1;
-    cfg.max_request_events = 1;
-    assert_int_equal(ttft_tpot_init(&grow, &cfg), TTFT_TPOT_OK);
+    scfg.max_requests = 1;
+    scfg.max_request_events = 1;
+    served(&grow, &srv_grow, &cfg, &scfg);
     assert_int_equal(trace_str(&big, trace, "t", err, sizeof err), TTFT_TPOT_OK);
     assert_int_equal(trace_str(&grow, trace, "t", err, sizeof err), TTFT_TPOT_OK);
     assert_int_equal(counts(&grow).samples, counts(&big).samples);
     assert_int_equal(counts(&grow).requests, 8);
     assert_int_equal(counts(&grow).dropped, 0);
-    want = capture(&src, ttft_tpot_report_json);
-    got = capture(&big, ttft_tpot_report_json);
+    want = capture(&src, report_json);
+    got = capture(&big, report_json);
     assert_string_equal(got, want);
     free(got);
-    got = capture(&grow, ttft_tpot_report_json);
+    got = capture(&grow, report_json);
     assert_string_equal(got, want);
     free(got);
     free(want);
@@ -418,9 +438,9 @@ static void growing_collector_reads_everything(void **state)
                      TTFT_TPOT_EPARSE); /* 8 requests at most, all taken */
     assert_string_equal(err, "u:2: more requests than this collector holds (config.max_requests)");
     free(trace);
-    ttft_tpot_free(&src);
-    ttft_tpot_free(&big);
-    ttft_tpot_free(&grow);
+    unserve(&src, &srv_src);
+    unserve(&big, &srv_big);
+    unserve(&grow, &srv_grow);
 }
 
 /* Lines longer than the reader's 1 MiB block: a comment is skipped (the lines after it keep their
@@ -474,13 +494,13 @@ static void recording_after_a_trace_grew_the_store(void **state)
     cfg.grow = 1;
     cfg.capacity = 2;
     d = fixture(&c, &cfg, "d", TTFT_TPOT_ROLE_DECODE);
-    assert_int_equal(ttft_tpot_record(&c, d, 5, 1), TTFT_TPOT_OK); /* its first call opens the inline path */
+    assert_int_equal(record(&c, d, 5, 1), TTFT_TPOT_OK); /* its first call opens the inline path */
     assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,6,1,0\nd,decode,0,7,1,0\n",
                                "t", err, sizeof err),
                      TTFT_TPOT_OK); /* 3 samples: the store grows to 4 */
-    assert_int_equal(ttft_tpot_record(&c, d, 8, 1), TTFT_TPOT_OK);
+    assert_int_equal(record(&c, d, 8, 1), TTFT_TPOT_OK);
     for (i = 0; i < 3; i++)
-        assert_int_equal(ttft_tpot_record(&c, d, 9, 1), TTFT_TPOT_OK); /* recording never grows it */
+        assert_int_equal(record(&c, d, 9, 1), TTFT_TPOT_OK); /* recording never grows it */
     assert_int_equal(counts(&c).samples, 4);
     assert_int_equal(counts(&c).dropped, 0);
     assert_int_equal(counts(&c).outgrown, 1);
@@ -494,6 +514,7 @@ static void recording_after_a_trace_grew_the_store(void **state)
 static void trace_carries_what_was_lost(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
     ttft_tpot_config cfg = {0};
     jc_value doc;
     int d, k, i;
@@ -501,17 +522,19 @@ static void trace_carries_what_was_lost(void **state)
     cfg.capacity = 4;
     cfg.max_shapes = 1;
     d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    assert_int_equal(ttft_tpot_serve_attach(&srv, &c, NULL), TTFT_TPOT_OK); /* max_requests 0 */
     k = ttft_tpot_phase(&c, "k", TTFT_TPOT_ROLE_KERNEL);
     /* 3 of d, then k's first call in the 4th slot; k's next 2 outgrow the storage (a histogram) */
     for (i = 0; i < 6; i++)
-        ttft_tpot_record(&c, i < 3 ? d : k, (uint64_t)(i + 1) * MS, 1);
-    assert_int_equal(ttft_tpot_record(&c, 99, MS, 1), TTFT_TPOT_EPHASE);                 /* rejected */
-    ttft_tpot_record_shape(&c, k, 1, MS, 0); /* a new shape: warmup, into the reserve (4 slots) */
-    ttft_tpot_record_shape(&c, k, 2, MS, 0); /* the shape table is full: counted, not flagged */
-    assert_int_equal(ttft_tpot_request_submit(&c, "r"), TTFT_TPOT_EFULL); /* no request table */
+        record(&c, i < 3 ? d : k, (uint64_t)(i + 1) * MS, 1);
+    assert_int_equal(record(&c, 99, MS, 1), TTFT_TPOT_EPHASE); /* rejected */
+    record_shape(&c, k, 1, MS, 0); /* a new shape: warmup, into the reserve (4 slots) */
+    record_shape(&c, k, 2, MS, 0); /* the shape table is full: counted, not flagged */
+    assert_int_equal(ttft_tpot_request_mark(&srv, "r", TTFT_TPOT_POINT_SUBMIT, TTFT_TPOT_NOW),
+                     TTFT_TPOT_EFULL); /* no request table */
     ttft_tpot_warmup_begin(&c);
     for (i = 0; i < 5; i++) /* 3 more fit in the reserve; 2 are dropped */
-        ttft_tpot_record(&c, d, MS, 1);
+        record(&c, d, MS, 1);
     ttft_tpot_warmup_end(&c);
     json_of(&c, &doc);
     assert_ms(&doc, "samples", 8);
@@ -520,8 +543,8 @@ static void trace_carries_what_was_lost(void **state)
     assert_ms(&doc, "rejected", 1);
     assert_ms(&doc, "shapes_dropped", 1);
     jc_free(&doc);
-    trace_keeps_the_report(&c, &cfg);
-    ttft_tpot_free(&c);
+    trace_keeps_the_served_report(&c, &cfg, NULL);
+    unserve(&c, &srv);
 }
 
 /* A trace names the limits the recording collector's losses met, 0 included (max_requests 0, the
@@ -530,11 +553,13 @@ static void trace_carries_what_was_lost(void **state)
 static void trace_names_the_recording_limits(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     char *text, *trace;
     (void)state;
-    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK); /* max_requests 0 */
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "a", 1), TTFT_TPOT_EFULL);
+    served(&c, &srv, NULL, NULL); /* max_requests 0 */
+    assert_int_equal(ttft_tpot_request_mark(&srv, "a", TTFT_TPOT_POINT_SUBMIT, 1), TTFT_TPOT_EFULL);
     text = capture(&c, ttft_tpot_report);
     assert_non_null(strstr(text, "WARNING: 1 request event dropped: the request tables are full "
                                  "(config.max_requests 0, max_request_events 0; 1 submits refused)"));
@@ -543,24 +568,25 @@ static void trace_names_the_recording_limits(void **state)
     assert_non_null(strstr(trace, "# counts: requests_dropped=1 requests_refused=1 capacity=65536 max_requests=0 "
                                   "max_request_events=0 max_shapes=64\n"));
     free(trace);
-    cfg.max_requests = 64; /* a reader with other limits */
-    trace_keeps_the_report(&c, &cfg);
+    scfg.max_requests = 64; /* a reader with other limits */
+    trace_keeps_the_served_report(&c, &cfg, &scfg);
     { /* a merge carries them on: the limits of the collector that met the loss */
         ttft_tpot b, d;
+        ttft_tpot_serve srv_b, srv_d;
         char err[256];
         trace = capture(&c, ttft_tpot_trace_write);
-        assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+        served(&b, &srv_b, &cfg, &scfg);
         assert_int_equal(trace_str(&b, trace, "t", err, sizeof err), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_init(&d, &cfg), TTFT_TPOT_OK);
+        served(&d, &srv_d, &cfg, &scfg);
         assert_int_equal(ttft_tpot_merge(&d, &b), TTFT_TPOT_OK);
         text = capture(&d, ttft_tpot_report);
         assert_non_null(strstr(text, "(config.max_requests 0, max_request_events 0; 1 submits refused)"));
         free(text);
         free(trace);
-        ttft_tpot_free(&d);
-        ttft_tpot_free(&b);
+        unserve(&d, &srv_d);
+        unserve(&b, &srv_b);
     }
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* 2. A bounded phase's histogram travels in the trace: TPOT n=99 live and from the trace; read twice,
@@ -576,7 +602,7 @@ static void trace_carries_bounded_phases(void **state)
     cfg.bounded = 1;
     d = fixture(&c, &cfg, "decode_step", TTFT_TPOT_ROLE_DECODE);
     for (i = 1; i <= 100; i++)
-        ttft_tpot_record(&c, d, (uint64_t)i * MS, 1);
+        record(&c, d, (uint64_t)i * MS, 1);
     json_of(&c, &doc);
     assert_ms(&doc, "tpot.n", 99);
     assert_true(is_bool_at(&doc, "tpot.approximate", 1));
@@ -642,20 +668,22 @@ static void malformed_directives_are_refused(void **state)
         {"\xef\xbb" "x" H, "t:1: missing header"},                                   /* not a byte order mark */
     };
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     char err[512], *before, *after, *big;
     size_t i;
     (void)state;
-    cfg.max_requests = 2;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    ttft_tpot_record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 5, 1);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "early", 1), TTFT_TPOT_OK);
-    before = capture(&c, ttft_tpot_report_json);
+    scfg.max_requests = 2;
+    served(&c, &srv, &cfg, &scfg);
+    record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 5, 1);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "early", TTFT_TPOT_POINT_SUBMIT, 1), TTFT_TPOT_OK);
+    before = capture(&c, report_json);
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (trace_str(&c, cases[i].text, "t", err, sizeof err) != TTFT_TPOT_EPARSE ||
             strncmp(err, cases[i].msg, strlen(cases[i].msg)) != 0)
             fail_msg("case %zu: \"%s\" for %s", i, err, cases[i].text);
-        after = capture(&c, ttft_tpot_report_json);
+        after = capture(&c, report_json);
         assert_string_equal(before, after);
         free(after);
     }
@@ -676,11 +704,11 @@ static void malformed_directives_are_refused(void **state)
     free(big);
     assert_int_equal(trace_text(&c, H "# counts: dropped=1\0\n", sizeof H + 20, "t", err, sizeof err), TTFT_TPOT_EPARSE);
     assert_non_null(strstr(err, "t:2: directive too long, or with a NUL byte"));
-    after = capture(&c, ttft_tpot_report_json);
+    after = capture(&c, report_json);
     assert_string_equal(before, after);
     free(after);
     free(before);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 #undef H
 
@@ -720,12 +748,14 @@ static void schedule_lines_are_checked(void **state)
         {H "r,submit,5,0,0,0\nr,schedule,6,0,0,1\n", "t:3: warmup flag differs from the request's submit: r"},
     };
     ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     char err[256];
     size_t i;
     (void)state;
-    cfg.max_requests = 4;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    scfg.max_requests = 4;
+    served(&c, &srv, &cfg, &scfg);
     assert_int_equal(trace_str(&c, H "q,submit,5,0,0,0\n", "t", err, sizeof err), TTFT_TPOT_OK);
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(trace_str(&c, bad[i].text, "t", err, sizeof err), TTFT_TPOT_EPARSE);
@@ -734,7 +764,7 @@ static void schedule_lines_are_checked(void **state)
     }
     /* q is of the earlier trace: a schedule for it would survive a failed read, so it is refused */
     assert_int_equal(trace_str(&c, H "q,schedule,6,0,0,0\n", "t", err, sizeof err), TTFT_TPOT_EPARSE);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 #undef H
 
@@ -744,20 +774,23 @@ static void schedule_lines_are_checked(void **state)
 static void schedule_of_a_truncated_request(void **state)
 {
     ttft_tpot c;
+    ttft_tpot_serve srv, srv_b;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     char *trace, *live, *back, err[256];
     ttft_tpot b;
     (void)state;
-    cfg.max_requests = 2;
-    cfg.max_request_events = 1;
+    scfg.max_requests = 2;
+    scfg.max_request_events = 1;
     cfg.timeline = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "a", 1 * MS), TTFT_TPOT_OK);
-    assert_int_equal(ttft_tpot_request_submit_at(&c, "b", 2 * MS), TTFT_TPOT_EFULL); /* tracked, truncated */
-    assert_int_equal(ttft_tpot_request_schedule_at(&c, "b", 7 * MS), TTFT_TPOT_OK);
+    served(&c, &srv, &cfg, &scfg);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "a", TTFT_TPOT_POINT_SUBMIT, 1 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "b", TTFT_TPOT_POINT_SUBMIT, 2 * MS),
+                     TTFT_TPOT_EFULL); /* tracked, truncated */
+    assert_int_equal(ttft_tpot_request_mark(&srv, "b", TTFT_TPOT_POINT_SCHEDULE, 7 * MS), TTFT_TPOT_OK);
     trace = capture(&c, ttft_tpot_trace_write);
     assert_non_null(strstr(trace, "# truncated: 2000000,0,b\nb,schedule,7000000,0,0,0\n"));
-    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    served(&b, &srv_b, &cfg, &scfg);
     if (trace_str(&b, trace, "t", err, sizeof err) != TTFT_TPOT_OK)
         fail_msg("%s\n%s", err, trace);
     live = capture(&c, ttft_tpot_chrome_trace);
@@ -768,8 +801,8 @@ static void schedule_of_a_truncated_request(void **state)
     free(live);
     free(back);
     free(trace);
-    ttft_tpot_free(&b);
-    ttft_tpot_free(&c);
+    unserve(&b, &srv_b);
+    unserve(&c, &srv);
 }
 
 #define H "phase,role,start_ns,dur_ns,tokens,warmup\n"
@@ -780,18 +813,20 @@ static void schedule_of_a_truncated_request(void **state)
 static void requests_keep_their_order(void **state)
 {
     ttft_tpot c, b;
+    ttft_tpot_serve srv, srv_b;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg = {0};
     char err[256], *trace, *live, *back;
     (void)state;
-    cfg.max_requests = 4;
+    scfg.max_requests = 4;
     cfg.timeline = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    served(&c, &srv, &cfg, &scfg);
     assert_int_equal(trace_str(&c, H "# truncated: 7,0,x\nr,submit,5,0,0,0\nr,token,9,0,1,0\n"
                                      "# counts: requests_dropped=1 events_lost=1\n", "t", err, sizeof err),
                      TTFT_TPOT_OK);
     trace = capture(&c, ttft_tpot_trace_write);
     assert_non_null(strstr(trace, "# truncated: 7,0,x\nr,submit,5,0,0,0\n"));
-    assert_int_equal(ttft_tpot_init(&b, &cfg), TTFT_TPOT_OK);
+    served(&b, &srv_b, &cfg, &scfg);
     assert_int_equal(trace_str(&b, trace, "back", err, sizeof err), TTFT_TPOT_OK);
     live = capture(&c, ttft_tpot_chrome_trace);
     back = capture(&b, ttft_tpot_chrome_trace);
@@ -800,8 +835,8 @@ static void requests_keep_their_order(void **state)
     free(live);
     free(back);
     free(trace);
-    ttft_tpot_free(&b);
-    ttft_tpot_free(&c);
+    unserve(&b, &srv_b);
+    unserve(&c, &srv);
 }
 #undef H
 
@@ -883,21 +918,22 @@ static void requests_ending_alike(void **state)
                                "xx-suffix01,token,40,0,1,0\nb-suffix01,token,50,0,1,0\n";
     static const uint64_t want[3][4] = {{0, 10, 30, 2}, {1, 20, 50, 2}, {2, 40, 40, 1}};
     ttft_tpot c;
+    ttft_tpot_serve srv;
     ttft_tpot_config cfg = {0};
     ttft_tpot_request q;
     unsigned r;
     (void)state;
     cfg.grow = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    served(&c, &srv, &cfg, NULL);
     assert_int_equal(trace_str(&c, text, "t", NULL, 0), TTFT_TPOT_OK);
     for (r = 0; r < 3; r++) {
-        assert_int_equal(ttft_tpot_request_at(&c, r, &q), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_at(&srv, r, &q, NULL), TTFT_TPOT_OK);
         assert_int_equal(q.submit_ns, want[r][0]);
         assert_int_equal(q.first_ns, want[r][1]);
         assert_int_equal(q.last_ns, want[r][2]);
         assert_int_equal(q.tokens, want[r][3]);
     }
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* A trace of every kind of line (quoted names and ids, runs, an empty one among them, device lines, a
@@ -944,18 +980,19 @@ static void written_as_read(void **state)
         "max_request_events=16 max_shapes=64\n"
     ;
     ttft_tpot c;
+    ttft_tpot_serve srv;
     ttft_tpot_config cfg = {0};
     char err[256], *back;
     (void)state;
     cfg.grow = 1;
     cfg.timeline = 1;
-    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    served(&c, &srv, &cfg, NULL);
     if (trace_str(&c, text, "every_line", err, sizeof err) != TTFT_TPOT_OK)
         fail_msg("%s", err);
     back = capture(&c, ttft_tpot_trace_write);
     assert_string_equal(back, text);
     free(back);
-    ttft_tpot_free(&c);
+    unserve(&c, &srv);
 }
 
 /* A growing collector keeps a trace's start times (nesting needs them) from its first line that has

@@ -1,6 +1,13 @@
-/* test_util.h - what every test program shares: a scripted clock, report capture, JSON checks. */
+/* test_util.h - what every test program shares: a scripted clock, report capture, JSON checks, and
+   what a test reads of a collector. It includes ttft_tpot.h alone: a test of the core compiles
+   against the core; a test of the serving layer or the tools includes test_tools_util.h, which
+   includes their headers first. */
 #ifndef TEST_UTIL_H
 #define TEST_UTIL_H
+
+#if defined(__STRICT_ANSI__) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 199309L /* clock_gettime: the libc headers below come before ttft_tpot.h asks for it */
+#endif
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +17,12 @@
 #include <cmocka.h>
 
 #include "json_check.h"
-#include "ttft_tpot_tools.h"
+#ifndef TTFT_TPOT_LAYERS
+#define TTFT_TPOT_LAYERS /* the core's calls a test reads figures with (ttft_tpot_series_stats) */
+#endif
+#include "ttft_tpot.h"
+
+#include "record_util.h" /* record(), record_with(), report_json() */
 
 #include <sys/wait.h>
 
@@ -40,30 +52,120 @@ static inline int fixture(ttft_tpot *c, const ttft_tpot_config *cfg, const char 
     return ttft_tpot_phase(c, phase, role);
 }
 
-/* What a test reads of a collector, through its accessors. */
-static inline ttft_tpot_counts counts(const ttft_tpot *c)
+/* record() (record_util.h) with a shape key, and with the prompt tokens a prefill processed (what
+   replaced ttft_tpot_record_shape and ttft_tpot_record_prompt): EINVAL for c NULL, as record(). */
+static inline int record_shape(ttft_tpot *c, int phase, uint64_t key, uint64_t ns, uint32_t tokens)
+{
+    return record_with(c, phase, ns, tokens, key, 0, 0);
+}
+
+static inline int record_prompt(ttft_tpot *c, int phase, uint64_t ns, uint32_t tokens, uint32_t prompt)
+{
+    return record_with(c, phase, ns, tokens, TTFT_TPOT_NO_SHAPE, 1, prompt);
+}
+
+/* c read through a model that computes nothing (the core's read API); free it. */
+static inline ttft_tpot_model view(const ttft_tpot *c)
+{
+    ttft_tpot_model m;
+    ttft_tpot_model_options o = TTFT_TPOT_ZERO;
+    o.skip = TTFT_TPOT_SKIP_ALL;
+    assert_int_equal(ttft_tpot_model_compute(c, &o, &m), TTFT_TPOT_OK);
+    return m;
+}
+
+/* What a test reads of a collector: the tools' counts where their header is in (test_tools_util.h),
+   else the same fields from the core's model (requests: 0, as a core test has none). */
+#ifdef TTFT_TPOT_TOOLS_H
+typedef ttft_tpot_counts test_counts;
+static inline test_counts counts(const ttft_tpot *c)
 {
     return ttft_tpot_counts_of(c);
+}
+#else
+typedef struct test_counts {
+    size_t samples;
+    unsigned phases, requests;
+    uint64_t dropped, rejected, shapes_dropped, requests_dropped, requests_refused, events_lost;
+    unsigned runs;
+    uint64_t runs_dropped, outgrown;
+    size_t device_intervals, device_open;
+    uint64_t device_unresolved, device_refused, spans_open, sequences_lost, sequences_in_histogram;
+} test_counts;
+
+static inline test_counts counts(const ttft_tpot *c)
+{
+    ttft_tpot_model m = view(c);
+    test_counts k;
+    memset(&k, 0, sizeof k);
+    k.samples = m.n_samples, k.phases = m.phases, k.dropped = m.losses.dropped, k.rejected = m.losses.rejected;
+    k.shapes_dropped = m.losses.shapes_dropped, k.requests_dropped = m.losses.layer.requests_dropped;
+    k.requests_refused = m.losses.layer.requests_refused, k.events_lost = m.losses.layer.events_lost;
+    k.runs = m.runs.n, k.runs_dropped = m.losses.runs_dropped, k.outgrown = m.losses.outgrown;
+    k.device_intervals = m.n_intervals, k.device_open = (size_t)m.device.open;
+    k.device_unresolved = m.device.unresolved, k.device_refused = m.device.refused;
+    k.spans_open = m.losses.spans_open, k.sequences_lost = m.losses.sequences_lost;
+    k.sequences_in_histogram = m.losses.sequences_in_histogram;
+    ttft_tpot_model_free(&m);
+    return k;
+}
+#endif
+
+/* Sample i, read through the core's model; and its start time (0: none) in *start. */
+static inline ttft_tpot_sample sample_start(const ttft_tpot *c, size_t i, uint64_t *start)
+{
+    ttft_tpot_model m = view(c);
+    ttft_tpot_sample s;
+    assert_true(i < m.n_samples);
+    s = m.samples[i];
+    *start = m.starts ? m.starts[i] : 0;
+    ttft_tpot_model_free(&m);
+    return s;
 }
 
 static inline ttft_tpot_sample sample(const ttft_tpot *c, size_t i)
 {
-    ttft_tpot_sample s;
-    assert_int_equal(ttft_tpot_sample_at(c, i, &s, NULL), TTFT_TPOT_OK);
+    uint64_t start;
+    return sample_start(c, i, &start);
+}
+
+/* A phase's statistics, warmup included (its row), and its id by name (EPHASE: none). */
+static inline int phase_stats(const ttft_tpot *c, int phase, ttft_tpot_stats *out)
+{
+    ttft_tpot_series s = TTFT_TPOT_ZERO;
+    s.set = TTFT_TPOT_SET_PHASE + phase;
+    s.warmup = 1;
+    return ttft_tpot_series_stats(c, &s, out, NULL);
+}
+
+static inline int find_phase(const ttft_tpot *c, const char *name)
+{
+    ttft_tpot_model m = view(c);
+    int id = TTFT_TPOT_EPHASE;
+    unsigned p;
+    for (p = 0; p < m.phases && id < 0; p++)
+        if (strcmp(m.phase[p].name, name) == 0)
+            id = (int)p;
+    ttft_tpot_model_free(&m);
+    return id;
+}
+
+/* The headline alone, as a report computes it. */
+static inline ttft_tpot_summary headline(const ttft_tpot *c)
+{
+    ttft_tpot_model m;
+    ttft_tpot_summary s;
+    assert_int_equal(ttft_tpot_model_compute(c, NULL, &m), TTFT_TPOT_OK);
+    s = m.head;
+    ttft_tpot_model_free(&m);
     return s;
 }
 
-/* Everything fn writes to a stream, as a string to free(). */
-typedef int (*report_fn)(const ttft_tpot *, FILE *);
-
-static inline char *capture(const ttft_tpot *c, report_fn fn)
+/* Everything written to f (a tmpfile, at its end), as a string to free(); f closed. */
+static inline char *written(FILE *f)
 {
-    FILE *f = tmpfile();
-    long len;
+    long len = ftell(f);
     char *buf;
-    assert_non_null(f);
-    assert_int_equal(fn(c, f), TTFT_TPOT_OK);
-    len = ftell(f);
     assert_true(len >= 0);
     rewind(f);
     buf = (char *)malloc((size_t)len + 1);
@@ -74,12 +176,16 @@ static inline char *capture(const ttft_tpot *c, report_fn fn)
     return buf;
 }
 
-/* The Prometheus exposition with vLLM's names, as capture() takes a writer. */
-static inline int prom_default(const ttft_tpot *c, FILE *out)
+/* Everything fn writes to a stream (report_json, say), as a string to free(). */
+typedef int (*report_fn)(const ttft_tpot *, FILE *);
+
+static inline char *capture(const ttft_tpot *c, report_fn fn)
 {
-    return ttft_tpot_prometheus(c, out, NULL, NULL);
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(fn(c, f), TTFT_TPOT_OK);
+    return written(f);
 }
-#define capture_prom(c) capture((c), prom_default)
 
 static inline char *slurp(const char *path)
 {
@@ -108,24 +214,6 @@ static inline int shell(const char *cmd)
     return WEXITSTATUS(st);
 }
 
-/* Read len bytes of text as a trace named name into c. */
-static inline int trace_text(ttft_tpot *c, const char *text, size_t len, const char *name, char *err, size_t errlen)
-{
-    FILE *f = tmpfile();
-    int rc;
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, len, f), len);
-    rewind(f);
-    rc = ttft_tpot_trace_read(c, f, name, err, errlen);
-    fclose(f);
-    return rc;
-}
-
-static inline int trace_str(ttft_tpot *c, const char *text, const char *name, char *err, size_t errlen)
-{
-    return trace_text(c, text, strlen(text), name, err, errlen);
-}
-
 /* A JSON file, parsed (and checked to be valid JSON). */
 static inline void json_file(const char *path, jc_value *doc)
 {
@@ -138,7 +226,7 @@ static inline void json_file(const char *path, jc_value *doc)
 /* The collector's JSON report, parsed (and checked to be valid JSON). */
 static inline void json_of(const ttft_tpot *c, jc_value *doc)
 {
-    char *text = capture(c, ttft_tpot_report_json);
+    char *text = capture(c, report_json);
     if (jc_parse(text, doc) != 0)
         fail_msg("report is not valid JSON: %s", text);
     free(text);
@@ -181,7 +269,7 @@ static inline const jc_value *phase_named(const jc_value *doc, const char *name)
 /* The JSON report and the text report of a and b are the same, byte for byte. */
 static inline void same_reports(const ttft_tpot *a, const ttft_tpot *b)
 {
-    char *x = capture(a, ttft_tpot_report_json), *y = capture(b, ttft_tpot_report_json);
+    char *x = capture(a, report_json), *y = capture(b, report_json);
     assert_string_equal(x, y);
     free(x);
     free(y);
@@ -190,36 +278,6 @@ static inline void same_reports(const ttft_tpot *a, const ttft_tpot *b)
     assert_string_equal(x, y);
     free(x);
     free(y);
-}
-
-/* Each of n traces is refused (EPARSE) with an error that names its line of "t.csv", lines[i], and
-   what; the collector keeps its samples and device intervals. */
-static inline void traces_refused(ttft_tpot *c, const char *const *bad, const unsigned *lines, size_t n,
-                                  const char *what)
-{
-    size_t i, samples = counts(c).samples, intervals = counts(c).device_intervals;
-    char err[256], at[32];
-    for (i = 0; i < n; i++) {
-        snprintf(at, sizeof at, "t.csv:%u: ", lines[i]);
-        assert_int_equal(trace_str(c, bad[i], "t.csv", err, sizeof err), TTFT_TPOT_EPARSE);
-        if (!strstr(err, at) || !strstr(err, what))
-            fail_msg("case %u: %s", (unsigned)i, err);
-        assert_int_equal(counts(c).samples, samples);
-        assert_int_equal(counts(c).device_intervals, intervals);
-    }
-}
-
-/* a's trace, read into a new collector made from cfg: its reports equal a's. */
-static inline void trace_keeps_the_report(const ttft_tpot *a, const ttft_tpot_config *cfg)
-{
-    ttft_tpot b;
-    char err[256], *trace = capture(a, ttft_tpot_trace_write);
-    assert_int_equal(ttft_tpot_init(&b, cfg), TTFT_TPOT_OK);
-    if (trace_str(&b, trace, "back", err, sizeof err) != TTFT_TPOT_OK)
-        fail_msg("%s\n%s", err, trace);
-    same_reports(a, &b);
-    ttft_tpot_free(&b);
-    free(trace);
 }
 
 /* Exact figures: the report prints ms to the nanosecond, so hand-computed values match to 1e-9. */

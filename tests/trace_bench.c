@@ -208,17 +208,30 @@ static size_t floor_parse(const char *path, floor_sample **out)
 
 /* The trace at path read by the library into a growing collector: its stored samples, or (what 1) its
    decode-role samples, or (what 2) its requests. */
-/* A collector as the report tool makes one: it grows to fit what it reads. */
+/* A collector as the report tool makes one: it grows to fit what it reads, its requests in a serving
+   layer allocated with it (tool_collector_free frees both). */
 static void tool_collector(ttft_tpot *c)
 {
     ttft_tpot_config cfg;
+    ttft_tpot_serve_config sc;
+    ttft_tpot_serve *s = (ttft_tpot_serve *)malloc(sizeof *s);
     memset(&cfg, 0, sizeof cfg);
+    memset(&sc, 0, sizeof sc);
     cfg.grow = 1;
     cfg.capacity = 4096;
     cfg.max_phases = 65535;
-    cfg.max_requests = 64;
-    cfg.max_request_events = 1024;
-    ttft_tpot_init(c, &cfg);
+    sc.max_requests = 64;
+    sc.max_request_events = 1024;
+    if (!s || ttft_tpot_init(c, &cfg) != TTFT_TPOT_OK || ttft_tpot_serve_attach(s, c, &sc) != TTFT_TPOT_OK)
+        exit(1);
+}
+
+static void tool_collector_free(ttft_tpot *c)
+{
+    ttft_tpot_serve *s = ttft_tpot_serve_of(c);
+    ttft_tpot_serve_free(s);
+    free(s);
+    ttft_tpot_free(c);
 }
 
 static size_t library_read(const char *path, int what)
@@ -235,7 +248,7 @@ static size_t library_read(const char *path, int what)
     n = what == 2 ? ttft_tpot_counts_of(&c).requests : ttft_tpot_counts_of(&c).samples;
     if (what == 1)
         n = ttft_tpot_summarize(&c, &s) == TTFT_TPOT_OK ? (size_t)(s.tpot.n + s.tpot_excluded) : 0;
-    ttft_tpot_free(&c);
+    tool_collector_free(&c);
     return n;
 }
 
@@ -395,11 +408,11 @@ static double in_process(const char *a, const char *b, int compare)
         ttft_tpot_compare_text(out, &res);
         ttft_tpot_compare_free(&res);
     } else
-        ttft_tpot_model_report_json(&m[0], out);
+        ttft_tpot_model_write(&m[0], out, TTFT_TPOT_FORMAT_JSON);
     t = now_s() - t0;
     for (k = 0; k < n; k++) {
         ttft_tpot_model_free(&m[k]);
-        ttft_tpot_free(&c[k]);
+        tool_collector_free(&c[k]);
     }
     fclose(out);
     return t;
@@ -417,7 +430,7 @@ static double report_of(const ttft_tpot *c, const char *name, int html)
         exit(1);
     one[0] = &m;
     if (html ? ttft_tpot_html_report(out, one, &name, 1, NULL) != 0
-             : ttft_tpot_model_report_json(&m, out) != TTFT_TPOT_OK)
+             : ttft_tpot_model_write(&m, out, TTFT_TPOT_FORMAT_JSON) != TTFT_TPOT_OK)
         exit(1);
     t = now_s() - t0;
     ttft_tpot_model_free(&m);
@@ -472,7 +485,7 @@ static void bench_tools(const char *bin, const char *dir, size_t decode)
         }
         printf("tools: in the process, one collector: --json A %.3f s, --html A %.3f s: ratio %.2f (target <= 1.5)\n",
                median(t[0], 5), median(t[1], 5), median(ratio[0], 5));
-        ttft_tpot_free(&c);
+        tool_collector_free(&c);
     }
     remove(a);
     remove(b);
@@ -567,11 +580,11 @@ static void bench_report(const char *path, int quick)
         dec = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
         for (i = 0; i < n; i++) {
             v[i] = around(3220000);
-            ttft_tpot_record(&c, dec, v[i], 1);
+            record(&c, dec, v[i], 1);
         }
         for (r = 0; r < 5; r++) {
             double t0 = now_s();
-            ttft_tpot_report_json(&c, devnull);
+            report_json(&c, devnull);
             rep[r] = now_s() - t0;
             qs[r] = qsort_figures(v, n, work);
         }
@@ -623,8 +636,8 @@ static void bench_phase_stats(int quick)
         dec[k] = ttft_tpot_phase(&c[k], "decode_step", TTFT_TPOT_ROLE_DECODE);
         kern = ttft_tpot_phase(&c[k], "attention", TTFT_TPOT_ROLE_KERNEL);
         for (i = 0; i < n[k]; i++) {
-            ttft_tpot_record(&c[k], kern, around(200000), 0);
-            ttft_tpot_record(&c[k], dec[k], around(3220000), 1);
+            record(&c[k], kern, around(200000), 0);
+            record(&c[k], dec[k], around(3220000), 1);
         }
         ttft_tpot_phase_stats(&c[k], dec[k], &st); /* a first call, thrown away */
     }
@@ -676,6 +689,7 @@ static void writers_of(const char *path, const char *what, size_t lines)
     } w[2] = {{"chrome trace", ttft_tpot_chrome_trace}, {"trace", ttft_tpot_trace_write}};
     char out[600], copy[600], err[256];
     ttft_tpot c;
+    ttft_tpot_serve srv; /* a serving trace's requests: its tables grow with the collector */
     ttft_tpot_config cfg;
     FILE *f;
     int k, r;
@@ -684,6 +698,7 @@ static void writers_of(const char *path, const char *what, size_t lines)
     cfg.timeline = 1;
     cfg.capacity = lines + 1024;
     ttft_tpot_init(&c, &cfg);
+    ttft_tpot_serve_attach(&srv, &c, NULL);
     f = fopen(path, "rb");
     if (!f || ttft_tpot_trace_read(&c, f, path, err, sizeof err) != TTFT_TPOT_OK)
         fprintf(stderr, "%s\n", err);
@@ -711,6 +726,7 @@ static void writers_of(const char *path, const char *what, size_t lines)
     }
     remove(out);
     remove(copy);
+    ttft_tpot_serve_free(&srv);
     ttft_tpot_free(&c);
 }
 
@@ -940,24 +956,27 @@ static void bench_ids(const char *bin, const char *path, size_t n)
     int collide;
     for (collide = 0; collide < 2; collide++) {
         ttft_tpot c;
-        ttft_tpot_config cfg;
+        ttft_tpot_serve srv;
+        ttft_tpot_serve_config sc;
         FILE *f;
         size_t i;
         long peak;
         double t0, live, tool;
         int e;
         make_ids(ids, n, collide);
-        memset(&cfg, 0, sizeof cfg);
-        cfg.max_requests = (unsigned)n;
-        cfg.max_request_events = 5 * n;
-        ttft_tpot_init(&c, &cfg);
+        memset(&sc, 0, sizeof sc);
+        sc.max_requests = (unsigned)n;
+        sc.max_request_events = 5 * n;
+        ttft_tpot_init(&c, NULL);
+        ttft_tpot_serve_attach(&srv, &c, &sc);
         t0 = now_s();
         for (i = 0; i < n; i++) {
-            ttft_tpot_request_submit_at(&c, ids[i], 1000 + i);
+            ttft_tpot_request_mark(&srv, ids[i], TTFT_TPOT_POINT_SUBMIT, 1000 + i);
             for (e = 1; e <= 4; e++)
-                ttft_tpot_request_tokens_at(&c, ids[i], 1000 + i + (uint64_t)e * 1000000, 1);
+                ttft_tpot_request_tokens(&srv, ids[i], 1000 + i + (uint64_t)e * 1000000, 1);
         }
         live = (now_s() - t0) / (double)n * 1e6;
+        ttft_tpot_serve_free(&srv);
         ttft_tpot_free(&c);
         f = create(path);
         fputs("phase,role,start_ns,dur_ns,tokens,warmup\n", f);

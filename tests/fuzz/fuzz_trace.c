@@ -8,7 +8,8 @@
      runs and truncated requests);
    - every report prints without error and the JSON ones parse (no NaN, no bad escape); the HTML
      report and the comparison (with --compare's statistics) of what was read print too.
-   Each input goes to two collectors: one of fixed size that inputs fill, and one that grows. */
+   Each input goes to two collectors: one of fixed size that inputs fill, and one that grows; each has
+   a serving layer, which a trace's request lines go to. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot_tools.h"
 
@@ -21,21 +22,25 @@ static uint64_t zero_clock(void *user)
 }
 
 /* A collector of fixed size, small enough that inputs fill it; or one that starts tinier and grows
-   as a trace needs (config.grow), so that inputs reach grown storage and the hashed indexes. */
-static void collector(ttft_tpot *c, int grow)
+   as a trace needs (config.grow: its serving layer's tables too), so that inputs reach grown storage
+   and the hashed indexes. s: its serving layer (free it before the collector). */
+static void collector(ttft_tpot *c, ttft_tpot_serve *s, int grow)
 {
     ttft_tpot_config cfg;
+    ttft_tpot_serve_config sc;
     memset(&cfg, 0, sizeof cfg);
+    memset(&sc, 0, sizeof sc);
     cfg.capacity = grow ? 2 : 48;
     cfg.max_phases = grow ? 4096 : 6;
     cfg.timeline = 1;
-    cfg.max_requests = grow ? 1 : 6;
-    cfg.max_request_events = grow ? 2 : 24;
+    sc.max_requests = grow ? 1 : 6;
+    sc.max_request_events = grow ? 2 : 24;
     cfg.hist_slots = grow ? 1 : 2; /* "# hist:" lines */
     cfg.grow = grow;
     cfg.clock = zero_clock;
     cfg.clock_name = "fuzz";
     CHECK(ttft_tpot_init(c, &cfg) == TTFT_TPOT_OK);
+    CHECK(ttft_tpot_serve_attach(s, c, &sc) == TTFT_TPOT_OK);
 }
 
 /* The HTML report of c, and of c against b, and their comparison as text and JSON: they print. */
@@ -46,7 +51,7 @@ static void tools_write(const ttft_tpot *c, const ttft_tpot *b)
     const char *names[2] = {"fuzz", "back"};
     ttft_tpot_compare_options opt = ttft_tpot_compare_defaults();
     ttft_tpot_compare_result res;
-    size_t n = 0, len = 0;
+    size_t len = 0;
     char *buf = NULL;
     FILE *f = open_memstream(&buf, &len);
     CHECK(ttft_tpot_model_compute(c, NULL, &m[0]) == TTFT_TPOT_OK);
@@ -75,10 +80,11 @@ static void tools_write(const ttft_tpot *c, const ttft_tpot *b)
 static void accepted(const ttft_tpot *c, int grow)
 {
     ttft_tpot back;
+    ttft_tpot_serve back_serve;
     char err[256], *trace = output(c, ttft_tpot_trace_write), *a, *b;
     int ra, rb;
     FILE *in = fmemopen(trace, strlen(trace), "rb");
-    collector(&back, grow);
+    collector(&back, &back_serve, grow);
     CHECK(in != NULL);
     CHECK(ttft_tpot_trace_read(&back, in, "back", err, sizeof err) == TTFT_TPOT_OK);
     fclose(in);
@@ -93,23 +99,25 @@ static void accepted(const ttft_tpot *c, int grow)
         free(a);
     free(b);
     free(output(c, ttft_tpot_report));
-    valid_json(output(c, ttft_tpot_report_json));
+    valid_json(output(c, report_json));
     tools_write(c, &back);
     free(trace);
+    ttft_tpot_serve_free(&back_serve);
     ttft_tpot_free(&back);
 }
 
 static void one_collector(const uint8_t *data, size_t size, int grow)
 {
     ttft_tpot c;
+    ttft_tpot_serve s;
     char err[256], *before, *after;
     size_t n0, i;
     unsigned p0;
     FILE *in;
     int rc;
-    collector(&c, grow);
-    ttft_tpot_record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 1000, 1);
-    before = output(&c, ttft_tpot_report_json);
+    collector(&c, &s, grow);
+    record(&c, ttft_tpot_phase(&c, "live", TTFT_TPOT_ROLE_DECODE), 1000, 1);
+    before = output(&c, report_json);
     n0 = ttft_tpot_counts_of(&c).samples;
     p0 = ttft_tpot_counts_of(&c).phases;
     in = fmemopen((void *)data, size, "rb");
@@ -122,13 +130,14 @@ static void one_collector(const uint8_t *data, size_t size, int grow)
         for (i = 0; err[i]; i++)
             CHECK((unsigned char)err[i] >= 0x20 && (unsigned char)err[i] != 0x7f);
         CHECK(ttft_tpot_counts_of(&c).samples == n0 && ttft_tpot_counts_of(&c).phases == p0);
-        after = output(&c, ttft_tpot_report_json);
+        after = output(&c, report_json);
         CHECK(strcmp(before, after) == 0);
         free(after);
     } else {
         accepted(&c, grow);
     }
     free(before);
+    ttft_tpot_serve_free(&s);
     ttft_tpot_free(&c);
 }
 

@@ -44,7 +44,12 @@ int main(void)
         ttft_tpot_span p = ttft_tpot_span_begin(&c, pre);
         ttft_tpot_span_cancel(&p);
     }
-    ttft_tpot_record(&c, layer, 1000, 0); /* a duration measured elsewhere: no range */
+    {
+        ttft_tpot_span r = ttft_tpot_span_begin_at(&c, layer, 0); /* a duration measured elsewhere: no range */
+        ttft_tpot_span_set_duration(&r, 1000);
+        ttft_tpot_span_set_tokens(&r, 0);
+        ttft_tpot_span_end(&r);
+    }
     ttft_tpot_enable(&c, 0);
     {
         TTFT_TPOT_SPAN_BEGIN(off, &c, dec); /* inert: no range */

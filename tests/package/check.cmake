@@ -67,7 +67,8 @@ if(PYTHON_EXE)
   message(STATUS "the Python extension built against the installed headers alone, and ran")
 endif()
 
-foreach(f share/doc/ttft_tpot/LICENSE include/ttft_tpot.h include/ttft_tpot_tools.h share/pkgconfig/ttft_tpot.pc bin/ttft_tpot_report${CMAKE_EXECUTABLE_SUFFIX}
+foreach(f share/doc/ttft_tpot/LICENSE include/ttft_tpot.h include/ttft_tpot_serve.h include/ttft_tpot_tools.h
+          share/pkgconfig/ttft_tpot.pc bin/ttft_tpot_report${CMAKE_EXECUTABLE_SUFFIX}
           share/man/man1/ttft_tpot_report.1)
   if(NOT EXISTS "${prefix}/${f}")
     message(FATAL_ERROR "not installed: ${f}")
