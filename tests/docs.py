@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = ["README.md", "examples/README.md"]
 BLOCK = re.compile(r"(<!-- output: (.*?) -->\n```text\n)(.*?)(```\n)", re.S)
 MAN = "examples/report/man/ttft_tpot_report"
-RELEASED = "1795392000"  # the date the man page carries: 2026-11-23, the release of its version
+RELEASED = "1796169600"  # the date the man page carries: 2026-12-02, the release of its version
 
 
 def run(cmd):
