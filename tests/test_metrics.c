@@ -1378,7 +1378,7 @@ static void empty_run_ends_in_its_trace(void **state)
 {
     ttft_tpot c, none;
     char *trace;
-    size_t first, end;
+    size_t first = 1, end = 1; /* not 0: the call must set them */
     (void)state;
     run_ended_by_a_merge(&c, &none); /* then two samples */
     assert_int_equal(run_of(&c, 0, &first, &end), TTFT_TPOT_OK);
