@@ -253,9 +253,8 @@ enum { TTFT_TPOT_METRIC_NONE = -1 }; /* UNDER of a metric that is part of none *
 /* Why a request finished, as vLLM's finished_reason label names it: stop (an end token or a stop
    string), length (its token limit), abort (the client went away, or the server dropped it), error.
    An aborted or errored request is in no latency figure or histogram (vLLM's histograms leave them
-   out too): it is counted by its reason (JSON requests.finish_reasons, Prometheus
-   request_failure_total{finished_reason=...}); stop and length count among the successes
-   (request_success_total{finished_reason=...}). */
+   out too): it is counted by its reason (JSON requests.finish_reasons, and Prometheus
+   request_success_total{finished_reason=...} with every other reason, as vLLM counts them). */
 enum { TTFT_TPOT_FINISH_NONE = 0, /* ttft_tpot_request_finish: no reason given (or not finished) */
        TTFT_TPOT_FINISH_STOP, TTFT_TPOT_FINISH_LENGTH, TTFT_TPOT_FINISH_ABORT, TTFT_TPOT_FINISH_ERROR,
        TTFT_TPOT_FINISH_COUNT };
@@ -303,8 +302,10 @@ typedef struct ttft_tpot_request_values {
 
 /* ---- Figures --------------------------------------------------------------------------------- */
 
-/* The bucket bounds of the Prometheus histograms (ttft_tpot_serve_config.buckets; README: Fleets). */
-enum { TTFT_TPOT_BUCKETS_FINE = 0, TTFT_TPOT_BUCKETS_VLLM = 1 };
+/* The bucket bounds of the Prometheus histograms (ttft_tpot_serve_config.buckets; README: Fleets).
+   VLLM_0_3: the bounds 0.3 took for vLLM's, which a trace's "# buckets: vllm" names; read, never exposed
+   (TTFT_TPOT_BUCKETS_VLLM, "# buckets: vllm-0.33", are vLLM 0.33's). */
+enum { TTFT_TPOT_BUCKETS_FINE = 0, TTFT_TPOT_BUCKETS_VLLM = 1, TTFT_TPOT_BUCKETS_VLLM_0_3 = 2 };
 
 #define TTFT_TPOT_BUCKETS_MAX 103 /* bounds of the largest Prometheus bucket table */
 
@@ -436,7 +437,7 @@ enum {
     TTFT_TPOT_SERVE_FOLDED,        /* "# folded: REQUESTS,...,ERROR": v[0..8] */
     TTFT_TPOT_SERVE_FOLDED_METRIC, /* "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C ...": metric, v[0..2],
                                       n pairs (bucket[k], count[k]) */
-    TTFT_TPOT_SERVE_BUCKETS        /* "# buckets: vllm": set (TTFT_TPOT_BUCKETS_*) */
+    TTFT_TPOT_SERVE_BUCKETS        /* "# buckets: vllm-0.33" (or 0.3's "vllm"): set (TTFT_TPOT_BUCKETS_*) */
 };
 
 /* One item for ttft_tpot_serve_restore. line: where it stands (a check at the collector's COMMIT says
@@ -565,16 +566,18 @@ TTFT_TPOT_DEF int ttft_tpot_metric_values(const ttft_tpot_serve *s, int metric, 
 #ifndef TTFT_TPOT_NO_STDIO
 
 /* Prometheus text exposition (format 0.0.4, OpenMetrics-compatible) of a model's measured requests:
-   histograms of TTFT, TPOT, ITL and E2E latency, counters of requests, of prompt tokens (those given
-   ttft_tpot_request_prompt) and generation tokens, of requests refused at submit
+   histograms of TTFT, TPOT, ITL and E2E latency, counters of requests by finished_reason, of prompt
+   tokens (those given ttft_tpot_request_prompt) and generation tokens, of requests refused at submit
    (request_refused_total: the request table was full) and dropped (request_dropped_total: refused, or
    truncated), and vLLM's gauges of the requests in flight (num_requests_waiting: submitted, neither
    scheduled nor given a token; num_requests_running: scheduled or given a token, not finished). With
    config.model_name, every series carries the label model_name="NAME", as vLLM's own do and its
-   dashboards' queries filter on. prefix NULL gives vLLM's names ("vllm:time_to_first_token_seconds",
-   ...), which Prometheus accepts though promtool's lint prefers names without ':'; another prefix
-   replaces "vllm:", joined with '_' unless it ends in '_' or ':' ("llm" and "llm_" both give
-   "llm_time_to_..."). labels (NULL or e.g. "model_name=\"qwen3\"") go on every series: name="value"
+   dashboards' queries filter on. prefix NULL gives vLLM's names to vLLM's families
+   ("vllm:time_to_first_token_seconds", ...) and "ttft_tpot:" to the project's own (TTST, TTFO, the
+   refused and dropped requests, the device figures): nothing vLLM lacks is written under "vllm:".
+   Prometheus accepts ':' though promtool's lint prefers names without it; another prefix replaces
+   both, joined with '_' unless it ends in '_' or ':' ("llm" and "llm_" both give "llm_time_to_...").
+   Bounds are spelled as prometheus_client spells them (le="1.0", le="+Inf"). labels (NULL or e.g. "model_name=\"qwen3\"") go on every series: name="value"
    pairs joined by ',', names [a-zA-Z_][a-zA-Z0-9_]* each once, not "le" and not starting "__"; values
    UTF-8 with \\, \" and \n their only escapes, no raw newline, no braces; at most 500 bytes with the
    model_name label, which they cannot name again. EINVAL (m or out NULL, a model without serving
@@ -1136,53 +1139,57 @@ static const ttft_tpot__metric_info ttft_tpot__metrics[TTFT_TPOT_METRIC_COUNT] =
     TTFT_TPOT_METRICS(TTFT_TPOT__METRIC_INFO)};
 #undef TTFT_TPOT__METRIC_INFO
 
-/* Bucket upper bounds in seconds. TTFT and E2E: vLLM's. TPOT and ITL: vLLM's from 10 ms up, with
-   finer buckets below it, where a fast decode step lands. */
 /* The bucket bounds, in seconds: vLLM's bounds of each set (TTFT, TPOT, E2E), so that dashboards made for
    vLLM read them, and among them the E12 series (1, 1.2, 1.5, 1.8, 2.2, 2.7, 3.3, 3.9, 4.7, 5.6, 6.8,
    8.2 a decade) from 100 us to 680 s: between 100 us and 10 min no two neighbours are more than 25%
-   apart (1.5 / 1.2), which bounds histogram_quantile's error (README: Fleets). */
+   apart (1.5 / 1.2), which bounds histogram_quantile's error (README: Fleets). Each is spelled as
+   prometheus_client (vLLM's writer) spells it, "1.0" and not "1": Prometheus keeps le as a string,
+   and a bound spelled two ways would be two series under sum by (le). */
 static const char *const ttft_tpot__le_ttft[] = {
     "0.0001", "0.00012", "0.00015", "0.00018", "0.00022", "0.00027", "0.00033", "0.00039", "0.00047",
     "0.00056", "0.00068", "0.00082", "0.001", "0.0012", "0.0015", "0.0018", "0.0022", "0.0027", "0.0033",
     "0.0039", "0.0047", "0.005", "0.0056", "0.0068", "0.0082", "0.01", "0.012", "0.015", "0.018", "0.02",
     "0.022", "0.027", "0.033", "0.039", "0.04", "0.047", "0.056", "0.06", "0.068", "0.08", "0.082", "0.1",
     "0.12", "0.15", "0.18", "0.22", "0.25", "0.27", "0.33", "0.39", "0.47", "0.5", "0.56", "0.68", "0.75",
-    "0.82", "1", "1.2", "1.5", "1.8", "2.2", "2.5", "2.7", "3.3", "3.9", "4.7", "5", "5.6", "6.8", "7.5",
-    "8.2", "10", "12", "15", "18", "20", "22", "27", "33", "39", "40", "47", "56", "68", "80", "82", "100",
-    "120", "150", "160", "180", "220", "270", "330", "390", "470", "560", "640", "680", "2560"};
+    "0.82", "1.0", "1.2", "1.5", "1.8", "2.2", "2.5", "2.7", "3.3", "3.9", "4.7", "5.0", "5.6", "6.8", "7.5",
+    "8.2", "10.0", "12.0", "15.0", "18.0", "20.0", "22.0", "27.0", "33.0", "39.0", "40.0", "47.0", "56.0", "68.0", "80.0", "82.0", "100.0",
+    "120.0", "150.0", "160.0", "180.0", "220.0", "270.0", "330.0", "390.0", "470.0", "560.0", "640.0", "680.0", "2560.0"};
 static const char *const ttft_tpot__le_tpot[] = {
     "0.0001", "0.00012", "0.00015", "0.00018", "0.00022", "0.00027", "0.00033", "0.00039", "0.00047",
     "0.0005", "0.00056", "0.00068", "0.00082", "0.001", "0.0012", "0.0015", "0.0018", "0.002", "0.0022",
     "0.0027", "0.003", "0.0033", "0.0039", "0.004", "0.0047", "0.005", "0.0056", "0.0068", "0.0075", "0.0082",
     "0.01", "0.012", "0.015", "0.018", "0.022", "0.025", "0.027", "0.033", "0.039", "0.047", "0.05", "0.056",
     "0.068", "0.075", "0.082", "0.1", "0.12", "0.15", "0.18", "0.2", "0.22", "0.27", "0.3", "0.33", "0.39",
-    "0.4", "0.47", "0.5", "0.56", "0.68", "0.75", "0.82", "1", "1.2", "1.5", "1.8", "2.2", "2.5", "2.7",
-    "3.3", "3.9", "4.7", "5", "5.6", "6.8", "7.5", "8.2", "10", "12", "15", "18", "20", "22", "27", "33",
-    "39", "40", "47", "56", "68", "80", "82", "100", "120", "150", "180", "220", "270", "330", "390", "470",
-    "560", "680"};
+    "0.4", "0.47", "0.5", "0.56", "0.68", "0.75", "0.82", "1.0", "1.2", "1.5", "1.8", "2.2", "2.5", "2.7",
+    "3.3", "3.9", "4.7", "5.0", "5.6", "6.8", "7.5", "8.2", "10.0", "12.0", "15.0", "18.0", "20.0", "22.0", "27.0", "33.0",
+    "39.0", "40.0", "47.0", "56.0", "68.0", "80.0", "82.0", "100.0", "120.0", "150.0", "180.0", "220.0", "270.0", "330.0", "390.0", "470.0",
+    "560.0", "680.0"};
 static const char *const ttft_tpot__le_e2e[] = {
     "0.0001", "0.00012", "0.00015", "0.00018", "0.00022", "0.00027", "0.00033", "0.00039", "0.00047",
     "0.00056", "0.00068", "0.00082", "0.001", "0.0012", "0.0015", "0.0018", "0.0022", "0.0027", "0.0033",
     "0.0039", "0.0047", "0.0056", "0.0068", "0.0082", "0.01", "0.012", "0.015", "0.018", "0.022", "0.027",
     "0.033", "0.039", "0.047", "0.056", "0.068", "0.082", "0.1", "0.12", "0.15", "0.18", "0.22", "0.27",
-    "0.3", "0.33", "0.39", "0.47", "0.5", "0.56", "0.68", "0.8", "0.82", "1", "1.2", "1.5", "1.8", "2", "2.2",
-    "2.5", "2.7", "3.3", "3.9", "4.7", "5", "5.6", "6.8", "8.2", "10", "12", "15", "18", "20", "22", "27",
-    "30", "33", "39", "40", "47", "50", "56", "60", "68", "82", "100", "120", "150", "180", "220", "240",
-    "270", "330", "390", "470", "480", "560", "680", "960", "1920", "7680"};
+    "0.3", "0.33", "0.39", "0.47", "0.5", "0.56", "0.68", "0.8", "0.82", "1.0", "1.2", "1.5", "1.8", "2.0", "2.2",
+    "2.5", "2.7", "3.3", "3.9", "4.7", "5.0", "5.6", "6.8", "8.2", "10.0", "12.0", "15.0", "18.0", "20.0", "22.0", "27.0",
+    "30.0", "33.0", "39.0", "40.0", "47.0", "50.0", "56.0", "60.0", "68.0", "82.0", "100.0", "120.0", "150.0", "180.0", "220.0", "240.0",
+    "270.0", "330.0", "390.0", "470.0", "480.0", "560.0", "680.0", "960.0", "1920.0", "7680.0"};
 
-/* vLLM's own bounds, each among the fine ones above (config.buckets TTFT_TPOT_BUCKETS_VLLM). */
-static const char *const ttft_tpot__le_vllm_ttft[] = {"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08",
-                                                      "0.1",   "0.25",  "0.5",  "0.75", "1",    "2.5",  "5",
-                                                      "7.5",   "10",    "20",   "40",   "80",   "160",  "640",
-                                                      "2560"};
-static const char *const ttft_tpot__le_vllm_tpot[] = {"0.0005", "0.001", "0.002", "0.003", "0.004", "0.005", "0.0075",
-                                                      "0.01",   "0.025", "0.05",  "0.075", "0.1",   "0.15",  "0.2",
-                                                      "0.3",    "0.4",   "0.5",   "0.75",  "1",     "2.5",   "5",
-                                                      "7.5",    "10",    "20",    "40",    "80"};
-static const char *const ttft_tpot__le_vllm_e2e[] = {"0.3", "0.5", "0.8", "1",   "1.5", "2",   "2.5",
-                                                     "5",   "10",  "15",  "20",  "30",  "40",  "50",
-                                                     "60",  "120", "240", "480", "960", "1920", "7680"};
+/* vLLM's own bounds (vllm/v1/metrics/buckets.py, 0.33), each among the fine ones above
+   (config.buckets TTFT_TPOT_BUCKETS_VLLM): TTFT 22, ITL and TPOT 19, the request latencies 21. */
+static const char *const ttft_tpot__le_vllm_ttft[] = {
+    "0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08", "0.1", "0.25", "0.5", "0.75",
+    "1.0", "2.5", "5.0", "7.5", "10.0", "20.0", "40.0", "80.0", "160.0", "640.0", "2560.0"};
+static const char *const ttft_tpot__le_vllm_tpot[] = {
+    "0.01", "0.025", "0.05", "0.075", "0.1", "0.15", "0.2", "0.3", "0.4", "0.5",
+    "0.75", "1.0", "2.5", "5.0", "7.5", "10.0", "20.0", "40.0", "80.0"};
+static const char *const ttft_tpot__le_vllm_e2e[] = {
+    "0.3", "0.5", "0.8", "1.0", "1.5", "2.0", "2.5", "5.0", "10.0", "15.0", "20.0",
+    "30.0", "40.0", "50.0", "60.0", "120.0", "240.0", "480.0", "960.0", "1920.0", "7680.0"};
+/* The ITL and TPOT bounds 0.3 took for vLLM's, 7 more below 10 ms: a trace's "# buckets: vllm" (0.3
+   wrote it) counts its folded buckets among them; a collector never exposes them. */
+static const char *const ttft_tpot__le_vllm_0_3_tpot[] = {
+    "0.0005", "0.001", "0.002", "0.003", "0.004", "0.005", "0.0075", "0.01", "0.025", "0.05", "0.075", "0.1", "0.15",
+    "0.2", "0.3", "0.4", "0.5", "0.75", "1.0", "2.5", "5.0", "7.5", "10.0", "20.0", "40.0", "80.0"};
 
 /* The same bounds in ns (a test checks that the two agree). */
 static const uint64_t ttft_tpot__ns_ttft[] = {
@@ -1235,6 +1242,11 @@ static const uint64_t ttft_tpot__ns_vllm_ttft[] = {
     40000000000ull, 80000000000ull, 160000000000ull, 640000000000ull, 2560000000000ull
 };
 static const uint64_t ttft_tpot__ns_vllm_tpot[] = {
+    10000000u, 25000000u, 50000000u, 75000000u, 100000000u, 150000000u, 200000000u, 300000000u, 400000000u,
+    500000000u, 750000000u, 1000000000u, 2500000000u, 5000000000ull, 7500000000ull, 10000000000ull, 20000000000ull,
+    40000000000ull, 80000000000ull
+};
+static const uint64_t ttft_tpot__ns_vllm_0_3_tpot[] = {
     500000u, 1000000u, 2000000u, 3000000u, 4000000u, 5000000u, 7500000u, 10000000u, 25000000u, 50000000u, 75000000u,
     100000000u, 150000000u, 200000000u, 300000000u, 400000000u, 500000000u, 750000000u, 1000000000u, 2500000000u,
     5000000000ull, 7500000000ull, 10000000000ull, 20000000000ull, 40000000000ull, 80000000000ull
@@ -1251,8 +1263,9 @@ static const struct {
     const char *const *le;
     const uint64_t *ns;
     size_t n;
-} ttft_tpot__les[2][3] = {{TTFT_TPOT__LES(ttft), TTFT_TPOT__LES(tpot), TTFT_TPOT__LES(e2e)},
-                          {TTFT_TPOT__LES(vllm_ttft), TTFT_TPOT__LES(vllm_tpot), TTFT_TPOT__LES(vllm_e2e)}};
+} ttft_tpot__les[3][3] = {{TTFT_TPOT__LES(ttft), TTFT_TPOT__LES(tpot), TTFT_TPOT__LES(e2e)},
+                          {TTFT_TPOT__LES(vllm_ttft), TTFT_TPOT__LES(vllm_tpot), TTFT_TPOT__LES(vllm_e2e)},
+                          {TTFT_TPOT__LES(vllm_ttft), TTFT_TPOT__LES(vllm_0_3_tpot), TTFT_TPOT__LES(vllm_e2e)}};
 #undef TTFT_TPOT__LES
 
 /* Whether request q has metric m: both points it spans, and the tokens its rule needs (PER_TOKEN: two
@@ -1940,7 +1953,7 @@ static void ttft_tpot__text_request_losses(const ttft_tpot_serve_model *f, ttft_
                         (unsigned long long)(l->events_kept + l->events_lost));
     if (q->finish_reasons[TTFT_TPOT_FINISH_ABORT] || q->finish_reasons[TTFT_TPOT_FINISH_ERROR])
         ttft_tpot_write(out, "NOTE: %llu aborted and %llu errored requests: in no latency figure (as vLLM's histograms "
-                             "leave them out); counted in request_failure_total\n",
+                             "leave them out); counted by their reason in request_success_total\n",
                         (unsigned long long)q->finish_reasons[TTFT_TPOT_FINISH_ABORT],
                         (unsigned long long)q->finish_reasons[TTFT_TPOT_FINISH_ERROR]);
     if (q->folded || q->folded_other)
@@ -2162,16 +2175,23 @@ static size_t ttft_tpot__utf8_at(const unsigned char *s, size_t n)
 /* A value in ns as seconds to the ns: "1.250000000". */
 #define TTFT_TPOT__SECONDS(ns) (unsigned long long)((ns) / 1000000000u), (unsigned long long)((ns) % 1000000000u)
 
-/* The exposition's names: the metrics' prefix (pre), and the labels as a label set of their own
-   ("{a=\"b\"}", or "": lb) and as the head of a bucket's ("a=\"b\",", or "": blb). */
+/* The exposition's names: the prefix of vLLM's families (pre) and of the project's own (own: never
+   "vllm:"), and the labels as a label set of their own ("{a=\"b\"}", or "": lb) and as the head of a
+   bucket's ("a=\"b\",", or "": blb). */
 typedef struct ttft_tpot__prom_names {
-    char pre[256], lb[512], blb[512];
+    char pre[256], own[256], lb[512], blb[512];
 } ttft_tpot__prom_names;
+
+/* Whether request metric k is one of vLLM's families (TTST and TTFO are the project's own). */
+static int ttft_tpot__prom_vllm(int k)
+{
+    return k != TTFT_TPOT_METRIC_TTST && k != TTFT_TPOT_METRIC_TTFO;
+}
 
 /* Histogram k. A 128-bit sum is exact while it fits 64 bits. */
 static void ttft_tpot__prom_hist(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm, const ttft_tpot_buckets *b, int k)
 {
-    const char *prefix = nm->pre, *labels = nm->lb, *bucket_labels = nm->blb;
+    const char *prefix = ttft_tpot__prom_vllm(k) ? nm->pre : nm->own, *labels = nm->lb, *bucket_labels = nm->blb;
     const char *name = ttft_tpot__metrics[k].prom;
     size_t i;
     ttft_tpot_write(w, "# HELP %s%s %s %s\n# TYPE %s%s histogram\n", prefix, name, ttft_tpot__metrics[k].help,
@@ -2195,7 +2215,7 @@ static void ttft_tpot__prom_hist(ttft_tpot_writer *w, const ttft_tpot__prom_name
    as summaries (p50, p90, p99, in seconds to the ns), the busy ratio, and what was lost. */
 static void ttft_tpot__prom_device(const ttft_tpot_model *m, ttft_tpot_writer *w, const ttft_tpot__prom_names *nm)
 {
-    const char *prefix = nm->pre, *labels = nm->lb, *head = nm->blb;
+    const char *prefix = nm->own, *labels = nm->lb, *head = nm->blb;
     static const char *const q[3] = {"0.5", "0.9", "0.99"};
     static const unsigned at[3] = {0, 1, 3}; /* pct_ns: p50, p90, p95, p99 */
     const ttft_tpot_device_figures *f = &m->device;
@@ -2289,16 +2309,16 @@ static int ttft_tpot__labels_ok(const char *s)
     return len <= 500 && s[i] == '\0';
 }
 
-/* The exposition's names: the prefix joined ('_' unless it ends in '_' or ':'; NULL: "vllm:"), the
-   layer's model_name label and labels. OK, or EINVAL (also for labels that name model_name when the
-   layer has one). */
+/* The exposition's names: the prefix joined ('_' unless it ends in '_' or ':'; NULL: "vllm:" for
+   vLLM's families and "ttft_tpot:" for the project's own), the layer's model_name label and labels.
+   OK, or EINVAL (also for labels that name model_name when the layer has one). */
 static int ttft_tpot__prom_names_of(const char *model_label, const char *prefix, const char *labels,
                                     ttft_tpot__prom_names *nm)
 {
     char all[512];
     size_t len;
-    int n;
-    if (!prefix)
+    int n, own = !prefix;
+    if (own)
         prefix = "vllm:";
     len = strlen(prefix);
     n = snprintf(all, sizeof all, "%s%s%s", model_label, model_label[0] && labels && *labels ? "," : "",
@@ -2307,6 +2327,7 @@ static int ttft_tpot__prom_names_of(const char *model_label, const char *prefix,
         !ttft_tpot__labels_ok(all))
         return TTFT_TPOT_EINVAL;
     snprintf(nm->pre, sizeof nm->pre, len && prefix[len - 1] != '_' && prefix[len - 1] != ':' ? "%s_" : "%s", prefix);
+    snprintf(nm->own, sizeof nm->own, "%s", own ? "ttft_tpot:" : nm->pre);
     snprintf(nm->lb, sizeof nm->lb, *all ? "{%s}" : "%s", all);
     snprintf(nm->blb, sizeof nm->blb, *all ? "%s," : "%s", all);
     return TTFT_TPOT_OK;
@@ -2318,8 +2339,7 @@ typedef struct ttft_tpot__prom_counts {
     uint64_t prompt_tokens;     /* prompt_tokens_total */
     uint64_t refused, dropped;  /* requests_refused, requests_dropped (as in the reports) */
     uint64_t waiting, running;  /* the requests in flight now: num_requests_waiting, num_requests_running */
-    const uint64_t *reasons;    /* by finish reason (TTFT_TPOT_FINISH_*): request_success_total's children
-                                   (none given, stop, length), request_failure_total's (abort, error) */
+    const uint64_t *reasons;    /* by finish reason (TTFT_TPOT_FINISH_*): request_success_total's children */
 } ttft_tpot__prom_counts;
 
 /* The requests in flight now: waiting (submitted, neither scheduled nor given a token) and running
@@ -2339,19 +2359,20 @@ static void ttft_tpot__in_flight(const ttft_tpot_serve *s, ttft_tpot__prom_count
     }
 }
 
-/* One counter or gauge. */
-static void ttft_tpot__prom_one(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm, const char *name, const char *type,
+/* One counter (its name ends "_total") or gauge, its name after pre, its series labelled lb. */
+static void ttft_tpot__prom_one(ttft_tpot_writer *w, const char *pre, const char *lb, const char *name,
                                 const char *help, uint64_t v)
 {
-    const char *pre = nm->pre, *lb = nm->lb;
+    size_t len = strlen(name);
+    const char *type = len > 6 && strcmp(name + len - 6, "_total") == 0 ? "counter" : "gauge";
     ttft_tpot_write(w, "# HELP %s%s %s\n# TYPE %s%s %s\n%s%s%s %llu\n", pre, name, help, pre, name, type, pre, name, lb,
                     (unsigned long long)v);
 }
 
-/* The finished requests by reason: request_success_total ("": no reason given, which Prometheus
-   stores as no label; stop, length) and request_failure_total (abort, error), every child written
-   from the start, as vLLM does, so that increase() sees a reason's first request, and with one set
-   of label names (a textfile collector refuses a family that mixes them). */
+/* The finished requests by reason, as vLLM counts them: request_success_total by finished_reason
+   ("": no reason given, which Prometheus stores as no label; stop, length, abort, error), every child
+   written from the start, as vLLM does, so that increase() sees a reason's first request, and with one
+   set of label names (a textfile collector refuses a family that mixes them). */
 static void ttft_tpot__prom_reasons(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm, const uint64_t *k)
 {
     const char *pre = nm->pre, *blb = nm->blb;
@@ -2359,13 +2380,8 @@ static void ttft_tpot__prom_reasons(ttft_tpot_writer *w, const ttft_tpot__prom_n
     ttft_tpot_write(w, "# HELP %srequest_success_total Count of finished requests (measured: not warmup), by "
                        "finished_reason (\"\": none given, the same as no label to Prometheus).\n"
                        "# TYPE %srequest_success_total counter\n", pre, pre);
-    for (r = TTFT_TPOT_FINISH_NONE; r <= TTFT_TPOT_FINISH_LENGTH; r++)
+    for (r = TTFT_TPOT_FINISH_NONE; r < TTFT_TPOT_FINISH_COUNT; r++)
         ttft_tpot_write(w, "%srequest_success_total{%sfinished_reason=\"%s\"} %llu\n", pre, blb,
-                        ttft_tpot_finish_reason_name(r), (unsigned long long)k[r]);
-    ttft_tpot_write(w, "# HELP %srequest_failure_total Count of requests finished aborted or with an error "
-                       "(not warmup): in no histogram.\n# TYPE %srequest_failure_total counter\n", pre, pre);
-    for (r = TTFT_TPOT_FINISH_ABORT; r <= TTFT_TPOT_FINISH_ERROR; r++)
-        ttft_tpot_write(w, "%srequest_failure_total{%sfinished_reason=\"%s\"} %llu\n", pre, blb,
                         ttft_tpot_finish_reason_name(r), (unsigned long long)k[r]);
 }
 
@@ -2376,19 +2392,19 @@ static void ttft_tpot__prom_requests(ttft_tpot_writer *w, const ttft_tpot__prom_
     int k;
     for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
         ttft_tpot__prom_hist(w, nm, &b[k], k);
-    ttft_tpot__prom_one(w, nm, "request_refused_total", "counter",
+    ttft_tpot__prom_one(w, nm->own, nm->lb, "request_refused_total",
                         "Requests refused at submit: the request table (config.max_requests) was full.", n->refused);
-    ttft_tpot__prom_one(w, nm, "request_dropped_total", "counter",
+    ttft_tpot__prom_one(w, nm->own, nm->lb, "request_dropped_total",
                         "Requests left out of every figure: refused at submit, or truncated when the event log "
                         "was full.", n->dropped);
-    ttft_tpot__prom_one(w, nm, "num_requests_running", "gauge",
+    ttft_tpot__prom_one(w, nm->pre, nm->lb, "num_requests_running",
                         "Requests scheduled or given a token, not finished.", n->running);
-    ttft_tpot__prom_one(w, nm, "num_requests_waiting", "gauge",
+    ttft_tpot__prom_one(w, nm->pre, nm->lb, "num_requests_waiting",
                         "Requests submitted, neither scheduled nor given a token.", n->waiting);
     ttft_tpot__prom_reasons(w, nm, n->reasons);
-    ttft_tpot__prom_one(w, nm, "prompt_tokens_total", "counter",
+    ttft_tpot__prom_one(w, nm->pre, nm->lb, "prompt_tokens_total",
                         "Number of prompt tokens of the finished requests (as given them).", n->prompt_tokens);
-    ttft_tpot__prom_one(w, nm, "generation_tokens_total", "counter",
+    ttft_tpot__prom_one(w, nm->pre, nm->lb, "generation_tokens_total",
                         "Number of generation tokens of the finished requests.", n->tokens);
 }
 
@@ -2642,7 +2658,8 @@ static void ttft_tpot__write_finished(const ttft_tpot_serve *s, ttft_tpot_writer
    then each metric with values as
    "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C I:C ..." (KEY its JSON key, I a bucket's index among
    its bounds, C its values there; the sum as folding keeps it), so a trace's report and exposition
-   count them as the live ones do; "# buckets: vllm" first where the bounds are vLLM's alone. */
+   count them as the live ones do; "# buckets: vllm-0.33" first where the bounds are vLLM's alone (0.3
+   wrote "# buckets: vllm" for its own choice of them: TTFT_TPOT_BUCKETS_VLLM_0_3). */
 static void ttft_tpot__write_folded(const ttft_tpot_serve *s, ttft_tpot_writer *w)
 {
     const ttft_tpot__tally *t = &s->folded;
@@ -2651,7 +2668,7 @@ static void ttft_tpot__write_folded(const ttft_tpot_serve *s, ttft_tpot_writer *
     if (!ttft_tpot__tally_any(t))
         return;
     if (s->buckets == TTFT_TPOT_BUCKETS_VLLM) /* the bounds the bucket indexes below count among */
-        ttft_tpot_write(w, "# buckets: vllm\n");
+        ttft_tpot_write(w, "# buckets: vllm-0.33\n");
     ttft_tpot_write(w, "# folded: %llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)t->requests,
                     (unsigned long long)t->tokens, (unsigned long long)t->prompt_tokens,
                     (unsigned long long)t->truncated, (unsigned long long)t->unmeasured,
@@ -3011,7 +3028,7 @@ static int ttft_tpot__restore_folded_metric(ttft_tpot_serve *s, ttft_tpot_serve_
 static int ttft_tpot__restore_buckets(ttft_tpot_serve *s, ttft_tpot_serve_item *item)
 {
     ttft_tpot__serve_reading *r = (ttft_tpot__serve_reading *)s->reading;
-    if (item->set != TTFT_TPOT_BUCKETS_FINE && item->set != TTFT_TPOT_BUCKETS_VLLM)
+    if (item->set < TTFT_TPOT_BUCKETS_FINE || item->set > TTFT_TPOT_BUCKETS_VLLM_0_3)
         return TTFT_TPOT_EINVAL;
     if (r->folded_lines)
         return ttft_tpot__serve_refuse(item, "# buckets: after a # folded_metric: line (it names their bounds)", NULL, 0);

@@ -2030,12 +2030,17 @@ static int ttft_tpot__read_folded_metric(ttft_tpot__reader *r, unsigned long lin
     return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_FOLDED_METRIC);
 }
 
-/* "# buckets: NAME": the bounds the folded buckets after it count among ("fine" or "vllm"). */
+/* "# buckets: NAME": the bounds the folded buckets after it count among: "fine", "vllm-0.33" (vLLM
+   0.33's), or "vllm" (the bounds 0.3 wrote under that name). */
 static int ttft_tpot__read_buckets_set(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
-    if (strcmp(p, "fine") != 0 && strcmp(p, "vllm") != 0)
-        return ttft_tpot__fail(r, line, "# buckets: expected fine or vllm, not ", p);
-    r->sitem.set = strcmp(p, "vllm") == 0 ? TTFT_TPOT_BUCKETS_VLLM : TTFT_TPOT_BUCKETS_FINE;
+    static const char *const names[3] = {"fine", "vllm-0.33", "vllm"}; /* TTFT_TPOT_BUCKETS_* */
+    int k = 0;
+    while (k < 3 && strcmp(p, names[k]) != 0)
+        k++;
+    if (k == 3)
+        return ttft_tpot__fail(r, line, "# buckets: expected fine, vllm-0.33 or vllm, not ", p);
+    r->sitem.set = k;
     return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_BUCKETS);
 }
 

@@ -157,7 +157,7 @@ def check(report, work, pm):
 def counters_never_fall(pm, labels, at):
     """Every counter and histogram series (with labels, e.g. ',model_name="x"') over the last hour at
     `at` never went down from one scrape to the next: their number, and the fewest and most scrapes."""
-    series = query(pm, '{__name__=~"vllm:.*(_bucket|_count|_sum|_total)"%s}[1h]' % labels, at)
+    series = query(pm, '{__name__=~"(vllm|ttft_tpot):.*(_bucket|_count|_sum|_total)"%s}[1h]' % labels, at)
     for s in series:
         values = [float(v) for _, v in s["values"]]
         assert all(b >= a for a, b in zip(values, values[1:])), ("a counter went down", s["metric"])

@@ -114,7 +114,7 @@ def check(work, pm, logs, rss, requests):
     served = sum(float(s["value"][1]) for s in
                  fleet.query(pm, 'increase(vllm:request_success_total{model_name="%s"}[1h])' % NAME, last))
     lost = sum(float(s["value"][1]) for s in fleet.query(
-        pm, '{__name__=~"vllm:request_(refused|dropped)_total",model_name="%s"}' % NAME, last))
+        pm, '{__name__=~"ttft_tpot:request_(refused|dropped)_total",model_name="%s"}' % NAME, last))
     assert sorted(per.values()) == [float(requests)] * REPLICAS and abs(served - n) < 1e-6 and lost == 0, \
         (per, served, lost)
     series, scrapes, _ = fleet.counters_never_fall(pm, ',model_name="%s"' % NAME, last)

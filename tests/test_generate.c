@@ -283,7 +283,7 @@ static void long_serving_run_folds_requests(void **state)
     free(err);
     live = slurp("gen_fold.prom");
     assert_non_null(strstr(live, "vllm:request_success_total{finished_reason=\"length\"} 60\n"));
-    assert_non_null(strstr(live, "vllm:request_refused_total 0\n"));
+    assert_non_null(strstr(live, "ttft_tpot:request_refused_total 0\n"));
     assert_non_null(strstr(live, "vllm:time_to_first_token_seconds_count 60\n"));
     assert_null(strstr(live, "le=\"0.0012\""));
     json_file("gen_fold.json", &doc); /* exact over the 8 held at most; the rest counted as folded */

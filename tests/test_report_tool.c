@@ -592,7 +592,7 @@ static void little_to_report_is_said(void **state)
              GENERATE_BIN);
     assert_int_equal(shell(cmd), 0);
     assert_int_equal(tool("--prometheus dev.csv", &out, &err), 0);
-    assert_non_null(strstr(out, "vllm:device_time_per_output_token_seconds_count"));
+    assert_non_null(strstr(out, "ttft_tpot:device_time_per_output_token_seconds_count"));
     assert_null(strstr(err, "every histogram is empty"));
     assert_non_null(strstr(err, "no measured request"));
     free(out), free(err);

@@ -179,11 +179,11 @@ static void ttst_is_the_second_token(void **state)
     assert_non_null(strstr(text, "  TTST p50/p90/p99: 200.00 ms / 264.00 ms / 278.40 ms  (mean 200.00 ms, n=2)"));
     free(text);
     text = capture(&c, prometheus_plain);
-    assert_non_null(strstr(text, "vllm:time_to_second_token_seconds_bucket{le=\"0.1\"} 0\n"));
-    assert_non_null(strstr(text, "vllm:time_to_second_token_seconds_bucket{le=\"0.25\"} 1\n"));
-    assert_non_null(strstr(text, "vllm:time_to_second_token_seconds_bucket{le=\"0.5\"} 2\n"));
-    assert_non_null(strstr(text, "vllm:time_to_second_token_seconds_sum 0.400000000\n"));
-    assert_non_null(strstr(text, "vllm:time_to_second_token_seconds_count 2\n"));
+    assert_non_null(strstr(text, "ttft_tpot:time_to_second_token_seconds_bucket{le=\"0.1\"} 0\n"));
+    assert_non_null(strstr(text, "ttft_tpot:time_to_second_token_seconds_bucket{le=\"0.25\"} 1\n"));
+    assert_non_null(strstr(text, "ttft_tpot:time_to_second_token_seconds_bucket{le=\"0.5\"} 2\n"));
+    assert_non_null(strstr(text, "ttft_tpot:time_to_second_token_seconds_sum 0.400000000\n"));
+    assert_non_null(strstr(text, "ttft_tpot:time_to_second_token_seconds_count 2\n"));
     free(text);
     assert_int_equal(ttft_tpot_metric_values(&srv, TTFT_TPOT_METRIC_TTST, v, 4, &n), TTFT_TPOT_OK);
     assert_true(n == 2 && v[0] == 120 * MS && v[1] == 280 * MS);
@@ -446,8 +446,8 @@ static void prometheus_exposition(void **state)
 static void in_flight_refused_and_the_model_name(void **state)
 {
     static const char *const want[] = {
-        "vllm:request_refused_total{model_name=\"llama \\\"8B\\\"\"} 1\n",
-        "vllm:request_dropped_total{model_name=\"llama \\\"8B\\\"\"} 1\n",
+        "ttft_tpot:request_refused_total{model_name=\"llama \\\"8B\\\"\"} 1\n",
+        "ttft_tpot:request_dropped_total{model_name=\"llama \\\"8B\\\"\"} 1\n",
         "vllm:num_requests_running{model_name=\"llama \\\"8B\\\"\"} 1\n",
         "vllm:num_requests_waiting{model_name=\"llama \\\"8B\\\"\"} 2\n",
         "# TYPE vllm:num_requests_waiting gauge\n",
@@ -635,7 +635,7 @@ static void finished_requests_fold_away(void **state)
         "vllm:e2e_request_latency_seconds_sum 0.150000000\n",
         "vllm:request_decode_time_seconds_sum 0.050000000\n",
         "vllm:num_requests_running 0\n",
-        "vllm:request_refused_total 0\n",
+        "ttft_tpot:request_refused_total 0\n",
     };
     ttft_tpot c, back;
     ttft_tpot_serve srv, srv_back;
@@ -719,7 +719,7 @@ static void a_full_event_log_folds_too(void **state)
     live = publish_str(&srv, pub);
     assert_non_null(strstr(live, "vllm:request_success_total{finished_reason=\"\"} 9\n")); /* the warmup one is not counted */
     assert_non_null(strstr(live, "vllm:inter_token_latency_seconds_count 18\n"));
-    assert_non_null(strstr(live, "vllm:request_dropped_total 0\n"));
+    assert_non_null(strstr(live, "ttft_tpot:request_dropped_total 0\n"));
     json_of(&c, &doc);
     assert_ms(&doc, "requests.n", 2);
     assert_ms(&doc, "requests.folded.requests", 7);
@@ -747,8 +747,8 @@ static void finish_reasons_count_and_failures_stay_out(void **state)
         "vllm:request_success_total{finished_reason=\"\"} 1\n",
         "vllm:request_success_total{finished_reason=\"stop\"} 1\n",
         "vllm:request_success_total{finished_reason=\"length\"} 1\n",
-        "vllm:request_failure_total{finished_reason=\"abort\"} 1\n",
-        "vllm:request_failure_total{finished_reason=\"error\"} 1\n",
+        "vllm:request_success_total{finished_reason=\"abort\"} 1\n",
+        "vllm:request_success_total{finished_reason=\"error\"} 1\n",
         "vllm:time_to_first_token_seconds_count 3\n",
         "vllm:time_to_first_token_seconds_sum 0.070000000\n",
         "vllm:generation_tokens_total 3\n",
@@ -812,8 +812,18 @@ static void finish_reasons_count_and_failures_stay_out(void **state)
     unserve(&c, &srv);
 }
 
-/* ttft_tpot_serve_config.buckets vllm: vLLM's bounds alone. The ten requests of serve_ten: TTFT 10 ms
-   in le 0.01 (vLLM's TTFT bounds 0.001 0.005 0.01 ...), ITL 2 and 3 ms in le 0.002 and 0.003. A trace
+/* How many times needle occurs in text. */
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (; (text = strstr(text, needle)) != NULL; text++)
+        n++;
+    return n;
+}
+
+/* ttft_tpot_serve_config.buckets vllm: vLLM 0.33's bounds alone. The ten requests of serve_ten: TTFT
+   10 ms in le 0.01 (vLLM's TTFT bounds 0.001 0.005 0.01 ...), ITL 2 and 3 ms both in le 0.01 (vLLM's
+   ITL bounds start there: 0.01 0.025 ...), the 19 bounds and +Inf each once. A trace
    of a fine collector reads into a vllm one exactly (each fine bucket lies in one of vLLM's); the
    other way is refused, not approximated. Collectors of two bound sets do not merge. */
 static void vllm_buckets_alone(void **state)
@@ -821,8 +831,8 @@ static void vllm_buckets_alone(void **state)
     static const char *const want[] = {
         "vllm:time_to_first_token_seconds_bucket{le=\"0.005\"} 0\n",
         "vllm:time_to_first_token_seconds_bucket{le=\"0.01\"} 10\n",
-        "vllm:inter_token_latency_seconds_bucket{le=\"0.002\"} 10\n",
-        "vllm:inter_token_latency_seconds_bucket{le=\"0.003\"} 20\n",
+        "# TYPE vllm:inter_token_latency_seconds histogram\nvllm:inter_token_latency_seconds_bucket{le=\"0.01\"} 20\n",
+        "vllm:inter_token_latency_seconds_bucket{le=\"80.0\"} 20\nvllm:inter_token_latency_seconds_bucket{le=\"+Inf\"} 20\n",
         "vllm:e2e_request_latency_seconds_bucket{le=\"0.3\"} 10\n",
         "Buckets: vLLM's bounds.",
     };
@@ -846,6 +856,9 @@ static void vllm_buckets_alone(void **state)
     model = capture_prom(&vllm);
     assert_both_hold(live, model, want, sizeof want / sizeof want[0]);
     assert_null(strstr(live, "le=\"0.0012\"")); /* no E12 bound */
+    assert_int_equal(count_of(live, "vllm:inter_token_latency_seconds_bucket{"), 20);
+    assert_int_equal(count_of(live, "vllm:time_to_first_token_seconds_bucket{"), 23);
+    assert_int_equal(count_of(live, "vllm:e2e_request_latency_seconds_bucket{"), 22);
     /* a fine collector's trace, read by a vllm one: the same exposition as the vllm collector's own */
     scfg.buckets = TTFT_TPOT_BUCKETS_FINE;
     served(&fine, &srv_fine, &cfg, &scfg);
@@ -858,7 +871,7 @@ static void vllm_buckets_alone(void **state)
     free(trace);
     /* a vllm collector's trace carries its bounds; a fine reader refuses to spread its buckets */
     trace = capture(&vllm, ttft_tpot_trace_write);
-    assert_non_null(strstr(trace, "\n# buckets: vllm\n# folded: "));
+    assert_non_null(strstr(trace, "\n# buckets: vllm-0.33\n# folded: "));
     scfg.buckets = TTFT_TPOT_BUCKETS_FINE;
     served(&back, &srv_back, &cfg, &scfg);
     assert_int_equal(trace_str(&back, trace, "t.csv", err, sizeof err), TTFT_TPOT_EPARSE);
@@ -872,6 +885,49 @@ static void vllm_buckets_alone(void **state)
     unserve(&vllm, &srv_vllm);
 }
 
+/* A trace of 0.3 says "# buckets: vllm" for the bounds 0.3 took for vLLM's: ITL and TPOT with 7 more
+   below 10 ms (0.0005 0.001 0.002 0.003 ...). Its folded buckets keep that meaning: ITL 2 and 3 ms
+   (indexes 2 and 3 there) and TPOT 2 ms read into vLLM 0.33's le 0.01, TTFT 10 ms (index 2 of the
+   same TTFT bounds) into le 0.01; the trace written back names vLLM 0.33's bounds. A fine collector
+   refuses them, as it refuses vLLM 0.33's. */
+static void old_vllm_buckets_keep_their_meaning(void **state)
+{
+    static const char old[] = "phase,role,start_ns,dur_ns,tokens,warmup\n# buckets: vllm\n# folded: 4,16,28,0,0,1,1,1,1\n"
+                              "# folded_metric: ttft_ms,4,0,40000000,2:4\n# folded_metric: tpot_ms,4,0,8000000,2:4\n"
+                              "# folded_metric: itl_ms,8,0,20000000,2:4 3:4\n";
+    static const char *const want[] = {
+        "vllm:time_to_first_token_seconds_bucket{le=\"0.005\"} 0\nvllm:time_to_first_token_seconds_bucket{le=\"0.01\"} 4\n",
+        "vllm:request_time_per_output_token_seconds_bucket{le=\"0.01\"} 4\n",
+        "vllm:inter_token_latency_seconds_bucket{le=\"0.01\"} 8\n",
+    };
+    ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
+    ttft_tpot_config cfg;
+    char *prom, *trace, err[256];
+    size_t i;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    scfg.buckets = TTFT_TPOT_BUCKETS_VLLM;
+    served(&c, &srv, &cfg, &scfg);
+    assert_int_equal(trace_str(&c, old, "t.csv", err, sizeof err), TTFT_TPOT_OK);
+    prom = capture_prom(&c);
+    for (i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(prom, want[i]))
+            fail_msg("no %s in\n%s", want[i], prom);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "# buckets: vllm-0.33\n"));
+    assert_non_null(strstr(trace, "# folded_metric: itl_ms,8,0,20000000,0:8\n"));
+    unserve(&c, &srv);
+    scfg.buckets = TTFT_TPOT_BUCKETS_FINE;
+    served(&c, &srv, &cfg, &scfg);
+    assert_int_equal(trace_str(&c, old, "t.csv", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "# folded_metric: the trace's buckets are vLLM's bounds, coarser than this"));
+    unserve(&c, &srv);
+    free(prom);
+    free(trace);
+}
+
 /* Folded requests keep their reasons: ten requests over a table of 4 (window 1), request i finished
    with reason i % 5 (none, stop, length, abort, error; tokens at +10, +12 and +15 ms): two of each,
    whether held or folded, in the report, the summary, the live exposition and a trace's. A trace's
@@ -882,8 +938,8 @@ static void folded_requests_keep_their_reasons(void **state)
         "vllm:request_success_total{finished_reason=\"\"} 2\n",
         "vllm:request_success_total{finished_reason=\"stop\"} 2\n",
         "vllm:request_success_total{finished_reason=\"length\"} 2\n",
-        "vllm:request_failure_total{finished_reason=\"abort\"} 2\n",
-        "vllm:request_failure_total{finished_reason=\"error\"} 2\n",
+        "vllm:request_success_total{finished_reason=\"abort\"} 2\n",
+        "vllm:request_success_total{finished_reason=\"error\"} 2\n",
         "vllm:time_to_first_token_seconds_count 6\n",
         "vllm:inter_token_latency_seconds_count 12\n",
     };
@@ -1425,13 +1481,13 @@ static void ttfo_is_the_first_output_token(void **state)
     assert_non_null(strstr(text, "  TTFO p50/p90/p99: 130.00 ms / 202.00 ms / 218.20 ms  (mean 133.33 ms, n=3)"));
     free(text);
     text = capture(&c, prometheus_plain);
-    assert_non_null(strstr(text, "# TYPE vllm:time_to_first_output_token_seconds histogram\n"));
-    assert_non_null(strstr(text, "vllm:time_to_first_output_token_seconds_bucket{le=\"0.047\"} 0\n"));
-    assert_non_null(strstr(text, "vllm:time_to_first_output_token_seconds_bucket{le=\"0.056\"} 1\n"));
-    assert_non_null(strstr(text, "vllm:time_to_first_output_token_seconds_bucket{le=\"0.15\"} 2\n"));
-    assert_non_null(strstr(text, "vllm:time_to_first_output_token_seconds_bucket{le=\"0.22\"} 3\n"));
-    assert_non_null(strstr(text, "vllm:time_to_first_output_token_seconds_sum 0.400000000\n"));
-    assert_non_null(strstr(text, "vllm:time_to_first_output_token_seconds_count 3\n"));
+    assert_non_null(strstr(text, "# TYPE ttft_tpot:time_to_first_output_token_seconds histogram\n"));
+    assert_non_null(strstr(text, "ttft_tpot:time_to_first_output_token_seconds_bucket{le=\"0.047\"} 0\n"));
+    assert_non_null(strstr(text, "ttft_tpot:time_to_first_output_token_seconds_bucket{le=\"0.056\"} 1\n"));
+    assert_non_null(strstr(text, "ttft_tpot:time_to_first_output_token_seconds_bucket{le=\"0.15\"} 2\n"));
+    assert_non_null(strstr(text, "ttft_tpot:time_to_first_output_token_seconds_bucket{le=\"0.22\"} 3\n"));
+    assert_non_null(strstr(text, "ttft_tpot:time_to_first_output_token_seconds_sum 0.400000000\n"));
+    assert_non_null(strstr(text, "ttft_tpot:time_to_first_output_token_seconds_count 3\n"));
     free(text);
     text = capture(&c, ttft_tpot_requests_csv); /* its columns after the SLOs' */
     assert_non_null(strstr(text, "slo_tpot,slo_e2e,first_output_ns,ttfo_ns\n"));
@@ -1790,6 +1846,7 @@ int main(void)
         cmocka_unit_test(a_full_event_log_folds_too),
         cmocka_unit_test(finish_reasons_count_and_failures_stay_out),
         cmocka_unit_test(vllm_buckets_alone),
+        cmocka_unit_test(old_vllm_buckets_keep_their_meaning),
         cmocka_unit_test(folded_requests_keep_their_reasons),
         cmocka_unit_test(ttst_is_the_second_token),
         cmocka_unit_test(ttfo_is_the_first_output_token),

@@ -161,15 +161,15 @@ static void prometheus_has_device_figures(void **state)
     timeline_run(&tl);
     prom = capture_prom(&tl.c);
     /* TPOT on the device: 10000 and 12000 ns: p50 11000, p90 11800, p99 11980 */
-    assert_non_null(strstr(prom, "\nvllm:device_time_per_output_token_seconds{quantile=\"0.5\"} 0.000011000\n"
-                                 "vllm:device_time_per_output_token_seconds{quantile=\"0.9\"} 0.000011800\n"
-                                 "vllm:device_time_per_output_token_seconds{quantile=\"0.99\"} 0.000011980\n"
-                                 "vllm:device_time_per_output_token_seconds_sum 0.000022000\n"
-                                 "vllm:device_time_per_output_token_seconds_count 2\n"));
-    assert_non_null(strstr(prom, "\nvllm:device_time_to_first_token_seconds{quantile=\"0.5\"} 0.000040000\n"));
-    assert_non_null(strstr(prom, "\nvllm:device_busy_ratio 0.297297\n")); /* 22 / 74 */
-    assert_non_null(strstr(prom, "\nvllm:device_intervals_unresolved_total 0\n"));
-    assert_non_null(strstr(prom, "\nvllm:device_resolutions_refused_total 0\n"));
+    assert_non_null(strstr(prom, "\nttft_tpot:device_time_per_output_token_seconds{quantile=\"0.5\"} 0.000011000\n"
+                                 "ttft_tpot:device_time_per_output_token_seconds{quantile=\"0.9\"} 0.000011800\n"
+                                 "ttft_tpot:device_time_per_output_token_seconds{quantile=\"0.99\"} 0.000011980\n"
+                                 "ttft_tpot:device_time_per_output_token_seconds_sum 0.000022000\n"
+                                 "ttft_tpot:device_time_per_output_token_seconds_count 2\n"));
+    assert_non_null(strstr(prom, "\nttft_tpot:device_time_to_first_token_seconds{quantile=\"0.5\"} 0.000040000\n"));
+    assert_non_null(strstr(prom, "\nttft_tpot:device_busy_ratio 0.297297\n")); /* 22 / 74 */
+    assert_non_null(strstr(prom, "\nttft_tpot:device_intervals_unresolved_total 0\n"));
+    assert_non_null(strstr(prom, "\nttft_tpot:device_resolutions_refused_total 0\n"));
     free(prom);
     ttft_tpot_serve_free(&srv);
     ttft_tpot_free(&tl.c);
@@ -246,13 +246,13 @@ static void open_tickets_are_a_gauge(void **state)
     t = device_span(&c, k, 100);
     assert_true(t != 0 && device_span(&c, k, 100) == 0); /* the second: no room, no ticket */
     prom = capture_prom(&c);
-    assert_non_null(strstr(prom, "\nvllm:device_intervals_unresolved_total 1\n"));
-    assert_non_null(strstr(prom, "# TYPE vllm:device_tickets_open gauge\nvllm:device_tickets_open 1\n"));
+    assert_non_null(strstr(prom, "\nttft_tpot:device_intervals_unresolved_total 1\n"));
+    assert_non_null(strstr(prom, "# TYPE ttft_tpot:device_tickets_open gauge\nttft_tpot:device_tickets_open 1\n"));
     free(prom);
     assert_int_equal(device_elapsed(&c, t, 70), TTFT_TPOT_OK);
     prom = capture_prom(&c);
-    assert_non_null(strstr(prom, "\nvllm:device_intervals_unresolved_total 1\n")); /* a counter never falls */
-    assert_non_null(strstr(prom, "\nvllm:device_tickets_open 0\n"));
+    assert_non_null(strstr(prom, "\nttft_tpot:device_intervals_unresolved_total 1\n")); /* a counter never falls */
+    assert_non_null(strstr(prom, "\nttft_tpot:device_tickets_open 0\n"));
     free(prom);
     ttft_tpot_serve_free(&srv);
     ttft_tpot_free(&c);
@@ -455,7 +455,7 @@ static void model_requests_by_hand(void **state)
     itl = &f->buckets[TTFT_TPOT_METRIC_ITL];
     /* vLLM's bounds and the E12 series from 100 us to 680 s: 100, 103 and 99 bounds */
     assert_true(ttft->n == 100 && strcmp(ttft->le[0], "0.0001") == 0 && ttft->le_ns[0] == 100000);
-    assert_true(ttft->le_ns[le_at(ttft, "0.005")] == 5000000 && strcmp(ttft->le[ttft->n - 1], "2560") == 0);
+    assert_true(ttft->le_ns[le_at(ttft, "0.005")] == 5000000 && strcmp(ttft->le[ttft->n - 1], "2560.0") == 0);
     assert_true(ttft->cumulative[le_at(ttft, "0.001")] == 2 && ttft->cumulative[le_at(ttft, "0.005")] == 3 &&
                 ttft->cumulative[le_at(ttft, "0.01")] == 4);
     assert_true(ttft->cumulative[ttft->n - 1] == 4 && ttft->count == 4 && ttft->sum_hi == 0 && ttft->sum_lo == 12000110);

@@ -65,7 +65,7 @@ static void usage(FILE *out)
                  "  --arrival-rate R        serving: requests per second, Poisson arrivals (0: all at once)\n"
                  "  --id-prefix P           serving: request ids P0, P1, ... (req-): unique across replicas\n"
                  "  --slo LIST              serving: SLOs for goodput, ttft=MS,tpot=MS,e2e=MS (any of them)\n"
-                 "  --prometheus-prefix P   metric names start with P instead of vllm: (promtool's lint wants no ':')\n"
+                 "  --prometheus-prefix P   metric names start with P, not vllm: or ttft_tpot: (promtool's lint wants no ':')\n"
                  "  --label K=V             a label on every series of --prometheus (repeatable)\n"
                  "  --model-name NAME       the label model_name=NAME on every series of --prometheus, which\n"
                  "                          vLLM's dashboards filter on (as --label model_name=NAME)\n"

@@ -30,7 +30,7 @@ static const char usage_text[] =
     "                         with --compare, both sides overlaid); - : standard output, instead\n"
     "                         of the report\n"
     "  --prometheus           print the requests as Prometheus text exposition (vLLM's metric names)\n"
-    "  --prometheus-prefix P  metric names start with P instead of vllm: (promtool's lint wants no ':')\n"
+    "  --prometheus-prefix P  metric names start with P, not vllm: or ttft_tpot: (promtool's lint wants no ':')\n"
     "  --label K=V            a label on every series, e.g. model_name=qwen3 (repeatable)\n"
     "  --model-name NAME      the label model_name=NAME, which vLLM's dashboards filter on\n"
     "  --buckets fine|vllm    the histograms' bounds: fine (default: vLLM's and the E12 series,\n"

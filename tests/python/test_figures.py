@@ -144,7 +144,7 @@ def test_ttfo_worked_by_hand(tool, tmp_path):
     csv = tp.requests_csv().splitlines()
     assert csv[0].endswith(",slo_e2e,first_output_ns,ttfo_ns") and csv[1].endswith(",30000000,30000000")
     assert csv[3].endswith(",,")  # c: none
-    assert "vllm:time_to_first_output_token_seconds_count 2\n" in tp.prometheus()
+    assert "ttft_tpot:time_to_first_output_token_seconds_count 2\n" in tp.prometheus()
     tp.write_trace(tmp_path / "o.csv")
     assert tool.run("--json", str(tmp_path / "o.csv")) == tp.report_json_text()
     with pytest.raises(ValueError, match=r"request event refused: the output of request 'a' \(once, between "
@@ -284,7 +284,7 @@ def test_model_name_and_requests_in_flight(tmp_path):
     for line in ('vllm:num_requests_waiting{model_name="llama-3.1-8b",replica="0"} 1\n',
                  'vllm:num_requests_running{model_name="llama-3.1-8b",replica="0"} 1\n',
                  'vllm:request_success_total{model_name="llama-3.1-8b",replica="0",finished_reason=""} 1\n',
-                 'vllm:request_refused_total{model_name="llama-3.1-8b",replica="0"} 1\n',
+                 'ttft_tpot:request_refused_total{model_name="llama-3.1-8b",replica="0"} 1\n',
                  'vllm:prompt_tokens_total{model_name="llama-3.1-8b",replica="0"} 12\n'):
         assert line in text
     with pytest.raises(ValueError, match="model_name"):
@@ -347,7 +347,7 @@ def test_a_server_publishes_every_request_it_finished(tmp_path):
             served.append(int(re.search(r'^vllm:request_success_total\{finished_reason=""\} (\d+)$', text, re.M).group(1)))
             assert "vllm:generation_tokens_total %d\n" % (4 * (i + 1)) in text
             assert "vllm:inter_token_latency_seconds_count %d\n" % (3 * (i + 1)) in text
-            assert "vllm:request_refused_total 0\n" in text
+            assert "ttft_tpot:request_refused_total 0\n" in text
     assert served == [250, 500, 750, 1000]
     doc = tp.report_json()
     held, folded = doc["requests"]["n"], doc["requests"]["folded"]["requests"]
@@ -359,7 +359,7 @@ def test_a_server_publishes_every_request_it_finished(tmp_path):
 
 def test_finish_reasons():
     """finish(id, reason=...) labels request_success_total as vLLM does; an aborted request is in
-    request_failure_total and in no figure: TTFT over a (stop, 10 ms) and b (length, 20 ms) only."""
+    request_success_total by its reason and in no figure: TTFT over a (stop, 10 ms) and b (length, 20 ms) only."""
     tp = ttft_tpot.Collector()
     for k, (rid, reason) in enumerate((("a", "stop"), ("b", "length"), ("c", "abort"))):
         tp.submit(rid, 0)
@@ -370,7 +370,7 @@ def test_finish_reasons():
     text = tp.prometheus()
     assert 'vllm:request_success_total{finished_reason="stop"} 1\n' in text
     assert 'vllm:request_success_total{finished_reason="length"} 1\n' in text
-    assert 'vllm:request_failure_total{finished_reason="abort"} 1\n' in text
+    assert 'vllm:request_success_total{finished_reason="abort"} 1\n' in text
     doc = tp.report_json()
     assert doc["requests"]["n"] == 2
     assert doc["requests"]["ttft_ms"]["max"] == 20.0
@@ -389,3 +389,47 @@ def test_vllm_buckets():
     assert 'le="0.0012"' not in text
     with pytest.raises(ValueError, match='buckets is "fine" or "vllm"'):
         ttft_tpot.Collector(buckets="coarse")
+
+
+# vLLM 0.33's bounds (vllm/v1/metrics/buckets.py), typed from its source: the TTFT family; the ITL and
+# TPOT families; the request latencies (E2E, queue, prefill, decode).
+VLLM_TTFT = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0,
+             80.0, 160.0, 640.0, 2560.0]
+VLLM_ITL = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0]
+VLLM_LATENCY = [0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0,
+                480.0, 960.0, 1920.0, 7680.0]
+
+
+def bounds_of(text):
+    """Each histogram family's le values, in the order written: {family: [le, ...]}."""
+    out = {}
+    for name, le in re.findall(r'^([a-z0-9_:]+)_bucket\{(?:[^}]*,)?le="([^"]*)"\}', text, re.M):
+        out.setdefault(name, []).append(le)
+    return out
+
+
+def test_vllm_buckets_are_vllm_033s():
+    """buckets="vllm" writes exactly vLLM 0.33's bounds for each of vLLM's families, then +Inf."""
+    tp = ttft_tpot.Collector(buckets="vllm")
+    two_requests(tp)
+    les = bounds_of(tp.prometheus())
+    want = {"time_to_first_token_seconds": VLLM_TTFT, "inter_token_latency_seconds": VLLM_ITL,
+            "request_time_per_output_token_seconds": VLLM_ITL, "e2e_request_latency_seconds": VLLM_LATENCY,
+            "request_queue_time_seconds": VLLM_LATENCY, "request_prefill_time_seconds": VLLM_LATENCY,
+            "request_decode_time_seconds": VLLM_LATENCY}
+    for family, bounds in want.items():
+        assert les["vllm:" + family] == [repr(b) for b in bounds] + ["+Inf"], family
+
+
+def test_bounds_spelled_as_prometheus_client():
+    """Every le of both bucket sets is spelled as prometheus_client spells that float ("1.0", never
+    "1"; "+Inf"), so a ttft_tpot replica's bound and a vLLM replica's are one series under sum by (le)."""
+    floatToGoString = pytest.importorskip("prometheus_client.utils",
+                                          reason="prometheus_client (pip install prometheus-client)").floatToGoString
+    for buckets in ("fine", "vllm"):
+        tp = ttft_tpot.Collector(buckets=buckets)
+        two_requests(tp)
+        les = bounds_of(tp.prometheus())
+        assert len(les) == 9
+        for family, bounds in les.items():
+            assert bounds == [floatToGoString(float(b)) for b in bounds], family

@@ -896,7 +896,7 @@ static int core_reason(PyObject *o)
 }
 
 /* finish(id, reason=None): the request's last token is delivered; a live exposition counts it from
-   now on (an aborted or errored one in request_failure_total, in no figure). */
+   now on (an aborted or errored one by its reason in request_success_total, in no figure). */
 static PyObject *core_finish(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const int params[] = {S_ID, S_REASON};

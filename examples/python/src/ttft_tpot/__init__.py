@@ -141,7 +141,8 @@ class Collector(_core.Collector):
 
     def prometheus(self, prefix: _typing.Optional[str] = None,
                    labels: _typing.Union[None, str, _typing.Mapping[str, str]] = None) -> str:
-        """The Prometheus text exposition (vLLM's names; prefix replaces "vllm:"); labels on every series."""
+        """The Prometheus text exposition (vLLM's families under "vllm:", the project's own under
+        "ttft_tpot:"; prefix replaces both); labels on every series."""
         return self._prometheus(prefix, _labels(labels))
 
     def publish(self, path: PathLike, prefix: _typing.Optional[str] = None,

@@ -17,7 +17,7 @@ def _parser() -> argparse.ArgumentParser:
     out = ap.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="the JSON report (schema ttft_tpot/v1)")
     out.add_argument("--prometheus", action="store_true", help="the Prometheus text exposition")
-    ap.add_argument("--prometheus-prefix", metavar="P", help="metric names start with P instead of vllm:")
+    ap.add_argument("--prometheus-prefix", metavar="P", help="metric names start with P, not vllm: or ttft_tpot:")
     ap.add_argument("--label", action="append", default=[], metavar="K=V", help="a label on every series")
     ap.add_argument("--slo", metavar="LIST", help="SLOs for goodput: ttft=MS,tpot=MS,e2e=MS (any of them)")
     ap.add_argument("--prefill-kernel", metavar="NAME", help="a kernel phase as steady TTFT's lower bound")
