@@ -4,6 +4,7 @@ import os
 import re
 import stat
 import sys
+import warnings
 from array import array
 
 import pytest
@@ -273,7 +274,10 @@ def test_model_name_and_requests_in_flight(tmp_path):
     tp.tokens("b", 1, 10 * MS)
     tp.submit("c", 0)
     tp.tokens("c", 1, 20 * MS)
-    tp.submit("d", 30 * MS)  # the table is full, none finished: a loss, counted (in the exposition too), not raised
+    with pytest.warns(ttft_tpot.RequestsLostWarning, match="a request was refused: the request table"):
+        tp.submit("d", 30 * MS)  # the table is full, none finished: a loss, counted (in the exposition too), warned of
+    with pytest.warns(ttft_tpot.RequestsLostWarning, match="a request event was not kept: its request was refused"):
+        tp.tokens("d", 1, 40 * MS)
     tp.finish("c")
     tp.prompt("c", 12)
     with pytest.raises(ValueError, match="given once"):
@@ -287,6 +291,11 @@ def test_model_name_and_requests_in_flight(tmp_path):
                  'ttft_tpot:request_refused_total{model_name="llama-3.1-8b",replica="0"} 1\n',
                  'vllm:prompt_tokens_total{model_name="llama-3.1-8b",replica="0"} 12\n'):
         assert line in text
+    with warnings.catch_warnings():  # a filter can make it raise: counted all the same
+        warnings.simplefilter("error", ttft_tpot.RequestsLostWarning)
+        with pytest.raises(ttft_tpot.RequestsLostWarning, match="not kept"):
+            tp.tokens("d", 2, 50 * MS)
+    assert tp.counts()["requests_refused"] == 1
     with pytest.raises(ValueError, match="model_name"):
         ttft_tpot.Collector(model_name="a{b}")
 

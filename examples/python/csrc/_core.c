@@ -817,8 +817,26 @@ static const char *core_order(int p, char *buf, size_t len)
     return buf;
 }
 
+/* RequestsLostWarning (a RuntimeWarning): a request event the request tables could not hold. */
+static PyObject *core_lost_warning;
+
+/* The warning of an event of point p that the tables could not hold (EFULL): a submit refused, or a
+   later event of a refused or truncated request. Never silent, and an exception where the caller's
+   warning filters say so (-1). */
+static int core_warn_lost(int p)
+{
+    return PyErr_WarnEx(core_lost_warning,
+                        p == TTFT_TPOT_POINT_SUBMIT
+                            ? "a request was refused: the request table (Collector(max_requests=...)) is full of "
+                              "requests not finished; it is counted (counts()[\"requests_refused\"], the reports' requests.dropped)"
+                            : "a request event was not kept: its request was refused, or the event log "
+                              "(max_request_events) is full and it is truncated; it is counted (counts()[\"requests_dropped\"])",
+                        2);
+}
+
 /* A request event of point p (SUBMIT, LAST for tokens, or a mark) now (t NULL or None) or at t_ns. A
-   refused one raises and changes nothing; one the tables cannot hold is counted as dropped, as in C. */
+   refused one raises and changes nothing; one the tables cannot hold is counted as dropped, as in C,
+   and warns (RequestsLostWarning). */
 static PyObject *core_request(core_collector *self, PyObject *id, PyObject *t, uint64_t tokens, int p)
 {
     const char *s;
@@ -841,6 +859,8 @@ static PyObject *core_request(core_collector *self, PyObject *id, PyObject *t, u
     rc = p == TTFT_TPOT_POINT_LAST ? ttft_tpot_request_tokens(&self->s, s, at, (uint32_t)tokens)
                                    : ttft_tpot_request_mark(&self->s, s, p, at); /* the submit, or a mark */
     if (!core_clock_ok(self)) /* the library read it (a mark whose point is missing: refused): its error */
+        return NULL;
+    if (rc == TTFT_TPOT_EFULL && core_warn_lost(p) != 0)
         return NULL;
     if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
         Py_RETURN_NONE;
@@ -2005,6 +2025,9 @@ PyMODINIT_FUNC PyInit__core(void)
         if (!core_str[k])
             return NULL;
     if (PyType_Ready(&core_span_type) != 0 || PyType_Ready(&core_collector_type) != 0 ||
+        !(core_lost_warning = PyErr_NewExceptionWithDoc(
+              "ttft_tpot.RequestsLostWarning", "A request event the request tables could not hold: counted (counts()'s "
+              "requests_refused and requests_dropped, the reports' requests.dropped), and warned of.", PyExc_RuntimeWarning, NULL)) ||
         !(m = PyModule_Create(&core_module)))
         return NULL;
 #ifdef Py_GIL_DISABLED /* every call holds its collector's critical section */
@@ -2012,7 +2035,9 @@ PyMODINIT_FUNC PyInit__core(void)
 #endif
     Py_INCREF(&core_collector_type);
     Py_INCREF(&core_span_type);
+    Py_INCREF(core_lost_warning);
     if (PyModule_AddObject(m, "Collector", (PyObject *)&core_collector_type) != 0 ||
+        PyModule_AddObject(m, "RequestsLostWarning", core_lost_warning) != 0 ||
         PyModule_AddObject(m, "Span", (PyObject *)&core_span_type) != 0 ||
         PyModule_AddStringConstant(m, "__version__", TTFT_TPOT_VERSION) != 0 ||
         PyModule_AddIntConstant(m, "NAME_MAX", TTFT_TPOT_NAME_MAX) != 0) {

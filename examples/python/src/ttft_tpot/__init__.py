@@ -30,9 +30,9 @@ import typing as _typing
 from array import array as _array
 
 from . import _core
-from ._core import Span
+from ._core import RequestsLostWarning, Span
 
-__all__ = ["Collector", "Comparison", "Span", "compare", "ranks", "__version__"]
+__all__ = ["Collector", "Comparison", "RequestsLostWarning", "Span", "compare", "ranks", "__version__"]
 __version__: str = _core.__version__
 
 PathLike = _typing.Union[str, "_os.PathLike[str]"]

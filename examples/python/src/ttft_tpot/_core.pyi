@@ -4,6 +4,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 __version__: str
 NAME_MAX: int
 
+class RequestsLostWarning(RuntimeWarning): ...
+
 class Span:
     tokens: Optional[int]
     prompt_tokens: Optional[int]
