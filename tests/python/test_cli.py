@@ -1,11 +1,13 @@
 """python -m ttft_tpot takes its numbers as ttft_tpot_report does: the same values accepted, the same
 one-line refusal and exit status 2 for the rest, the same report for the accepted ones."""
+import re
 import subprocess
 import sys
 
 import pytest
 
-from conftest import VECTORS
+import ttft_tpot
+from conftest import MS, VECTORS
 
 SLICES = ["0.0005", "1e-12", "1e3", "inf", "nan", "-1", "+1", "0", "0.000", "0.0009", "0.001", "0.0010", ".5", "5.",
           "1", "86400", "86400.0", "86400.0001", "86401", "", ".", "1..2", "1.2.3", " 1", "1 ", "0x10", "1_000",
@@ -46,3 +48,49 @@ def test_alpha_as_the_tool(tool, value):
     t, m = both(tool, "--compare", "--alpha=" + value, VECTORS[0], VECTORS[1])
     assert m[0] == t[0] and m[2] == t[2], (value, t, m)
     assert t[0] in (0, 2), (value, t)
+
+
+def long_flags(help_text):
+    """The long options a --help text defines: those in the option column of its lines that start
+    with one (before the two spaces that open a description; prose naming an option is not one)."""
+    column = (line.strip().split("  ")[0] for line in help_text.splitlines() if line.lstrip().startswith("-"))
+    return set(flag for text in column for flag in re.findall(r"--[a-z][a-z-]*", text))
+
+
+def test_the_flags_are_the_tools(tool):
+    """python -m ttft_tpot takes every flag of ttft_tpot_report, and no other."""
+    t = run([tool.path, "--help"])
+    m = run([sys.executable, "-m", "ttft_tpot", "--help"])
+    assert t[0] == m[0] == 0
+    assert long_flags(m[1]) == long_flags(t[1]), long_flags(m[1]) ^ long_flags(t[1])
+
+
+@pytest.mark.parametrize("value", ["2", "0", "0.5", "99.9", "100", "-1", "inf", "", "1e1"])
+def test_noise_as_the_tool(tool, value):
+    t, m = both(tool, "--compare", "--noise", value, VECTORS[0], VECTORS[1])
+    assert m == t, value
+
+
+@pytest.mark.parametrize("fmt", [[], ["--json"], ["--html", "-"], ["--phases-in-verdict"], ["--alpha", "0.1", "--noise", "5"]])
+def test_several_traces_a_side_as_the_tool(tool, fmt):
+    """--base TRACE... --new TRACE...: each trace one unit, the same comparison as the tool's."""
+    t, m = both(tool, "--compare", *fmt, "--base", VECTORS[0], "--base", VECTORS[1], "--new", VECTORS[1],
+                "--new", VECTORS[0], "--new", VECTORS[1])
+    assert t[0] == 0 and m == t
+
+
+def test_model_name_and_buckets_as_the_tool(tool, tmp_path):
+    tp = ttft_tpot.Collector()
+    for k in range(3):
+        tp.submit("r%d" % k, k * MS)
+        tp.tokens("r%d" % k, 1, (k + 20) * MS)
+        tp.tokens("r%d" % k, 1, (k + 30) * MS)
+        tp.finish("r%d" % k)
+    path = str(tmp_path / "served.csv")
+    tp.write_trace(path)
+    for args in (["--model-name", "llama"], ["--buckets", "vllm"], ["--buckets", "vllm", "--model-name", "m",
+                                                                     "--label", "replica=1"]):
+        t, m = both(tool, "--prometheus", *args, path)
+        assert t[0] == 0 and m == t, args
+    t, m = both(tool, "--prometheus", "--buckets", "coarse", path)
+    assert t[0] == m[0] == 2

@@ -1816,6 +1816,19 @@ static int core_compare_write(core_collector *self, FILE *out, const void *arg)
     return rc;
 }
 
+/* Whether alpha and noise are in range: 1, or 0 with a ValueError. */
+static int core_compare_options_ok(const ttft_tpot_compare_options *o)
+{
+    if (!(o->alpha > 0 && o->alpha < 1))
+        PyErr_Format(PyExc_ValueError, "%s: alpha is between 0 and 1", ttft_tpot_strerror(TTFT_TPOT_EINVAL));
+    else if (!(o->noise_pct >= 0 && o->noise_pct < 100))
+        PyErr_Format(PyExc_ValueError, "%s: noise is a percentage from 0 to below 100",
+                     ttft_tpot_strerror(TTFT_TPOT_EINVAL));
+    else
+        return 1;
+    return 0;
+}
+
 /* _compare(base, new, alpha, kind, base_name, new_name, noise_pct, phases_in_verdict) */
 static PyObject *core_compare(PyObject *module, PyObject *args)
 {
@@ -1826,17 +1839,106 @@ static PyObject *core_compare(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!O!dizz|dp:compare", &core_collector_type, &base, &core_collector_type, &new_,
                           &a.opt.alpha, &a.kind, &a.names[0], &a.names[1], &a.opt.noise_pct, &a.opt.phases))
         return NULL;
-    if (!(a.opt.alpha > 0 && a.opt.alpha < 1))
-        return PyErr_Format(PyExc_ValueError, "%s: alpha is between 0 and 1", ttft_tpot_strerror(TTFT_TPOT_EINVAL));
-    if (!(a.opt.noise_pct >= 0 && a.opt.noise_pct < 100))
-        return PyErr_Format(PyExc_ValueError, "%s: noise is a percentage from 0 to below 100",
-                            ttft_tpot_strerror(TTFT_TPOT_EINVAL));
+    if (!core_compare_options_ok(&a.opt))
+        return NULL;
     if (!core_ready((core_collector *)base) || !core_ready((core_collector *)new_))
         return NULL;
     a.other = (const core_collector *)new_;
     Py_BEGIN_CRITICAL_SECTION2(base, new_);
     out = core_written((core_collector *)base, core_compare_write, &a);
     Py_END_CRITICAL_SECTION2();
+    return out;
+}
+
+/* A side of _compare_sides: its collectors (a fast sequence), their models (made: how many). */
+typedef struct core_side {
+    PyObject *seq;
+    ttft_tpot_model *m;
+    const ttft_tpot_model **each;
+    Py_ssize_t n, made;
+} core_side;
+
+static void core_side_close(core_side *d)
+{
+    while (d->made > 0)
+        ttft_tpot_model_free(&d->m[--d->made]);
+    PyMem_Free(d->m);
+    PyMem_Free((void *)d->each);
+    Py_XDECREF(d->seq);
+}
+
+/* A side's models, each computed under its own collector's lock: 0, or -1 with an exception. */
+static int core_side_open(PyObject *given, core_side *d)
+{
+    if (!(d->seq = PySequence_Fast(given, "a side is a sequence of collectors")))
+        return -1;
+    if ((d->n = PySequence_Fast_GET_SIZE(d->seq)) == 0)
+        return PyErr_SetString(PyExc_ValueError, "a side holds one collector or more"), -1;
+    d->m = (ttft_tpot_model *)PyMem_Calloc((size_t)d->n, sizeof *d->m);
+    d->each = (const ttft_tpot_model **)PyMem_Calloc((size_t)d->n, sizeof *d->each);
+    if (!d->m || !d->each)
+        return PyErr_NoMemory(), -1;
+    for (; d->made < d->n; d->made++) {
+        PyObject *c = PySequence_Fast_GET_ITEM(d->seq, d->made);
+        int rc;
+        if (!PyObject_TypeCheck(c, &core_collector_type))
+            return PyErr_SetString(PyExc_TypeError, "a side is a sequence of Collectors"), -1;
+        if (!core_ready((core_collector *)c))
+            return -1;
+        Py_BEGIN_CRITICAL_SECTION(c);
+        rc = core_model((core_collector *)c, 0, &d->m[d->made]);
+        Py_END_CRITICAL_SECTION();
+        if (rc != TTFT_TPOT_OK)
+            return PyErr_NoMemory(), -1;
+        d->each[d->made] = &d->m[d->made];
+    }
+    return 0;
+}
+
+/* A comparison as its text or JSON. */
+static PyObject *core_compare_str(const ttft_tpot_compare_result *res, int json)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    PyObject *r;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return PyErr_NoMemory();
+    (json ? ttft_tpot_compare_json : ttft_tpot_compare_text)(f, res);
+    r = fclose(f) == 0 ? PyUnicode_DecodeUTF8(buf, (Py_ssize_t)len, "strict") : PyErr_NoMemory();
+    free(buf);
+    return r;
+}
+
+/* _compare_sides(base, new, alpha, json, noise_pct, phases_in_verdict): the report tool's --base
+   TRACE... --new TRACE...: base and new sequences of collectors, each one unit (its runs, or itself as
+   one run). The comparison reads the collectors' samples: no thread records into them meanwhile. */
+static PyObject *core_compare_sides(PyObject *module, PyObject *args)
+{
+    PyObject *given[2], *out = NULL;
+    core_side d[2];
+    ttft_tpot_compare_side side[2];
+    ttft_tpot_compare_result res;
+    ttft_tpot_compare_options opt = ttft_tpot_compare_defaults();
+    int json;
+    (void)module;
+    memset(d, 0, sizeof d);
+    if (!PyArg_ParseTuple(args, "OOdi|dp:compare", &given[0], &given[1], &opt.alpha, &json, &opt.noise_pct,
+                          &opt.phases) ||
+        !core_compare_options_ok(&opt))
+        return NULL;
+    if (core_side_open(given[0], &d[0]) == 0 && core_side_open(given[1], &d[1]) == 0) {
+        side[0].trace = d[0].each, side[0].n = (size_t)d[0].n;
+        side[1].trace = d[1].each, side[1].n = (size_t)d[1].n;
+        if (ttft_tpot_compare_sides(&side[0], &side[1], &opt, &res) != TTFT_TPOT_OK)
+            PyErr_NoMemory();
+        else {
+            out = core_compare_str(&res, json);
+            ttft_tpot_compare_free(&res);
+        }
+    }
+    core_side_close(&d[1]);
+    core_side_close(&d[0]);
     return out;
 }
 
@@ -2003,6 +2105,7 @@ static PyObject *core_slo_parse(PyObject *module, PyObject *arg)
 
 static PyMethodDef core_module_methods[] = {
     {"_compare", (PyCFunction)core_compare, METH_VARARGS, NULL},
+    {"_compare_sides", (PyCFunction)core_compare_sides, METH_VARARGS, NULL},
     {"slo_parse", (PyCFunction)core_slo_parse, METH_O, "slo_parse(text): (ttft, tpot, e2e) ms"},
     {"_ranks", (PyCFunction)core_ranks, METH_VARARGS, NULL},
     {"ms_to_ns", (PyCFunction)core_ms_to_ns, METH_O, "ms_to_ns(ms): ns, the exact double rounded half up"},

@@ -194,11 +194,12 @@ class Collector(_core.Collector):
 
     @classmethod
     def read_trace(cls, path: PathLike, *more: PathLike, bounded: bool = False, slice_ns: int = 0,
-                   percentiles: _typing.Union[None, str, _typing.Sequence[float]] = None) -> "Collector":
-        """A collector holding the traces, read in order, as ttft_tpot_report reads them (slice_ns and
-        percentiles: as its --slice and --percentiles)."""
+                   percentiles: _typing.Union[None, str, _typing.Sequence[float]] = None,
+                   buckets: str = "fine") -> "Collector":
+        """A collector holding the traces, read in order, as ttft_tpot_report reads them (slice_ns,
+        percentiles and buckets: as its --slice, --percentiles and --buckets)."""
         tp = cls(**{**_READER, "bounded": bounded, "hist_slots": 16 if bounded else 0, "slice_ns": slice_ns,
-                    "percentiles": percentiles})
+                    "percentiles": percentiles, "buckets": buckets})
         for p in (path,) + more:
             tp._read(p, _os.fsdecode(p))
         return tp
@@ -208,22 +209,30 @@ class Collector(_core.Collector):
         self._read(path, _os.fsdecode(path))
 
 
+_Side = _typing.Union[Collector, _typing.Sequence[Collector]]
+
+
 class Comparison:
     """base against new, as ``ttft_tpot_report --compare``: the run is the unit (a run each collector
     marked with run(), or the collector as one run); per metric each side's runs with their 95%
     intervals, the Hodges-Lehmann shift, the Mann-Whitney U p-value over the runs (Holm-adjusted), and
     a verdict (json()["verdict"]["kind"]): no_difference, within_noise, improvement, regression,
-    trade_off or undecided (too few runs to decide)."""
+    trade_off or undecided (too few runs to decide). A side may be a sequence of collectors, as the
+    tool's --base TRACE... --new TRACE...: each one a unit (its runs, or itself as one run); the HTML
+    page then wants one collector a side (read a side's traces into one)."""
 
-    def __init__(self, base: Collector, new: Collector, alpha: float = 0.05, noise: float = 2.0,
+    def __init__(self, base: _Side, new: _Side, alpha: float = 0.05, noise: float = 2.0,
                  phases_in_verdict: bool = False) -> None:
         self.base, self.new, self.alpha = base, new, alpha
         self.noise, self.phases_in_verdict = noise, phases_in_verdict
         self._text = self._ask(0)
 
     def _ask(self, kind: int, names: _typing.Sequence[_typing.Optional[str]] = (None, None)) -> str:
-        return _core._compare(self.base, self.new, self.alpha, kind, names[0], names[1], self.noise,
-                              self.phases_in_verdict)
+        if isinstance(self.base, Collector) and isinstance(self.new, Collector):
+            return _core._compare(self.base, self.new, self.alpha, kind, names[0], names[1], self.noise,
+                                  self.phases_in_verdict)
+        return _core._compare_sides(_side(self.base), _side(self.new), self.alpha, kind, self.noise,
+                                    self.phases_in_verdict)
 
     def __str__(self) -> str:
         return self._text
@@ -237,6 +246,9 @@ class Comparison:
         return self._ask(1)
 
     def html(self, names: _typing.Sequence[str] = ("base", "new")) -> str:
+        if not (isinstance(self.base, Collector) and isinstance(self.new, Collector)):
+            raise ValueError("the HTML comparison takes one collector a side: read a side's traces into one "
+                             "(Collector.read_trace(*paths))")
         return _core._compare(self.base, self.new, 0.05, 3, names[0], names[1])
 
     def write_html(self, path: PathLike, names: _typing.Sequence[str] = ("base", "new")) -> None:
@@ -251,9 +263,14 @@ def ranks(collectors: _typing.Sequence[Collector], names: _typing.Optional[_typi
     return _core._ranks(list(collectors), list(names or ["rank %d" % k for k in range(len(collectors))]), json_text)
 
 
-def compare(base: Collector, new: Collector, alpha: float = 0.05, noise: float = 2.0,
+def _side(side: _Side) -> _typing.List[Collector]:
+    return [side] if isinstance(side, Collector) else list(side)
+
+
+def compare(base: _Side, new: _Side, alpha: float = 0.05, noise: float = 2.0,
             phases_in_verdict: bool = False) -> Comparison:
-    """Is new faster than base? See Comparison (noise: the threshold in %, as --noise)."""
+    """Is new faster than base? See Comparison (noise: the threshold in %, as --noise; a side: a
+    collector, or a sequence of them, each one unit)."""
     return Comparison(base, new, alpha, noise, phases_in_verdict)
 
 

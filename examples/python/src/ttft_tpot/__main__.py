@@ -5,7 +5,7 @@ Exit status: 0 report printed, 1 bad input, 2 bad usage, 3 a Prometheus expositi
 import argparse
 import os
 import sys
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from . import Collector, __version__, _core, compare, ranks
 
@@ -19,6 +19,10 @@ def _parser() -> argparse.ArgumentParser:
     out.add_argument("--prometheus", action="store_true", help="the Prometheus text exposition")
     ap.add_argument("--prometheus-prefix", metavar="P", help="metric names start with P, not vllm: or ttft_tpot:")
     ap.add_argument("--label", action="append", default=[], metavar="K=V", help="a label on every series")
+    ap.add_argument("--model-name", metavar="NAME", dest="label", action="append", default=[],  # in --label's order
+                    type=lambda v: "model_name=" + v, help="the label model_name=NAME, which vLLM's dashboards filter on")
+    ap.add_argument("--buckets", choices=("fine", "vllm"), default="fine",
+                    help="the histograms' bounds: fine (default: vLLM's and the E12 series) or vllm (vLLM's alone)")
     ap.add_argument("--slo", metavar="LIST", help="SLOs for goodput: ttft=MS,tpot=MS,e2e=MS (any of them)")
     ap.add_argument("--prefill-kernel", metavar="NAME", help="a kernel phase as steady TTFT's lower bound")
     ap.add_argument("--bounded", action="store_true", help="steady samples in histograms (memory bounded)")
@@ -27,7 +31,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--html", metavar="FILE", help="also write the HTML report (-: instead of the report)")
     ap.add_argument("--chrome-trace", metavar="FILE", help="also write a Chrome / Perfetto trace")
     ap.add_argument("--requests-csv", metavar="FILE", help="also write one row per request (-: instead of the report)")
-    ap.add_argument("--compare", action="store_true", help="compare two traces: BASE NEW")
+    ap.add_argument("--compare", action="store_true", help="compare two sides: BASE NEW, or --base and --new")
+    ap.add_argument("--base", action="append", default=[], metavar="FILE", help="a trace of the base side (repeatable)")
+    ap.add_argument("--new", action="append", default=[], metavar="FILE", help="a trace of the new side (repeatable)")
+    ap.add_argument("--noise", default="2", metavar="PCT",
+                    help="with --compare: a significant shift under PCT%% is within noise (default 2)")
+    ap.add_argument("--phases-in-verdict", action="store_true", help="with --compare: the phase rows judge the verdict")
     ap.add_argument("--ranks", action="store_true", help="the traces are the tensor-parallel ranks of one model")
     ap.add_argument("--alpha", default="0.05", help="the significance level of --compare")
     ap.add_argument("--version", action="version", version="ttft_tpot %s" % __version__)
@@ -73,6 +82,10 @@ def _numbers(args: argparse.Namespace) -> int:
     if a is None or not 0 < a < 1:
         return _usage_error("--alpha takes a plain decimal between 0 and 1, not ", args.alpha)
     args.alpha = a
+    n = _decimal(args.noise)
+    if n is None or not 0 <= n < 100:
+        return _usage_error("--noise takes a percentage, a plain decimal from 0 to below 100, not ", args.noise)
+    args.noise = n
     return 0
 
 
@@ -86,7 +99,7 @@ def _emit(path: str, text: str) -> None:
 
 def _report(args: argparse.Namespace) -> int:
     tp = Collector.read_trace(*args.traces, bounded=args.bounded, slice_ns=int(args.slice * 1e9 + 0.5),
-                              percentiles=args.percentiles)
+                              percentiles=args.percentiles, buckets=args.buckets)
     if args.prefill_kernel:
         tp.link_prefill_kernel(args.prefill_kernel)
     if args.slo:
@@ -110,13 +123,28 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare(args: argparse.Namespace, sides: Tuple[List[str], List[str]]) -> None:
+    """Each trace read into its own collector, one unit each (as the tool's --compare); the HTML page
+    takes each side's traces in one collector."""
+    base, new = ([Collector.read_trace(t) for t in side] for side in sides)
+    cmp = compare(base, new, args.alpha, args.noise, args.phases_in_verdict)
+    if args.html:
+        page = [Collector.read_trace(*side) if len(side) > 1 else each[0] for side, each in zip(sides, (base, new))]
+        _emit(args.html, compare(page[0], page[1]).html([side[0] for side in sides]))
+    if args.html != "-":
+        sys.stdout.write(cmp.json_text() if args.json else str(cmp))
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     args = _parser().parse_args(argv)
     if _numbers(args):
         return 2
-    if args.compare and len(args.traces) != 2:
-        _parser().error("--compare takes BASE NEW")
-    if not args.traces:
+    sides = (args.base, args.new) if args.base or args.new else None
+    if args.compare and (len(args.traces) != 2 if sides is None else args.traces or not all(sides)):
+        _parser().error("--compare takes BASE NEW, or --base TRACE... --new TRACE...")
+    if (args.base or args.new) and not args.compare:
+        _parser().error("--base and --new are the sides of --compare")
+    if not args.traces and not args.compare:
         _parser().error("no trace given")
     names = [kv.split("=", 1)[0] for kv in args.label]
     if any("=" not in kv for kv in args.label) or len(set(names)) < len(names):
@@ -127,12 +155,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 _parser().error("--ranks takes 2 traces or more, rank 0 first (not with --compare)")
             sys.stdout.write(ranks([Collector.read_trace(t) for t in args.traces], args.traces, args.json))
         elif args.compare:
-            base, new = (Collector.read_trace(t) for t in args.traces)
-            cmp = compare(base, new, args.alpha)
-            if args.html:
-                _emit(args.html, cmp.html(args.traces))
-            if args.html != "-":
-                sys.stdout.write(cmp.json_text() if args.json else str(cmp))
+            _compare(args, sides or ([args.traces[0]], [args.traces[1]]))
         else:
             return _report(args)
     except (OSError, ValueError) as e:
