@@ -278,7 +278,7 @@
      in a histogram (counted in "outgrown"); a sample that can be kept nowhere is counted in
      "dropped"; a call that is rejected (unknown phase, invalid duration, a span ended twice) is
      counted in "rejected"; a span begun and not yet ended is counted in "spans_open" (a clear keeps
-     it: the span is still running). All appear in every report, and travel in traces. Contract of each
+     it: the span is still running), and one cancelled in "spans_cancelled". All appear in every report, and travel in traces. Contract of each
      function at its declaration below.
 
    LOCALE
@@ -709,6 +709,7 @@ struct ttft_tpot {
     uint64_t rejected; /* calls refused: unknown phase, invalid duration, span misuse */
     uint64_t refusal;  /* what a refusal adds to its count: 1, or 0 with config.refusals_reported */
     uint64_t spans_open; /* spans begun and not ended: what they timed is in no figure */
+    uint64_t spans_cancelled; /* spans ended by ttft_tpot_span_cancel: in no figure either */
     void *nvtx_domain;   /* the NVTX domain "ttft_tpot" (TTFT_TPOT_NVTX), else NULL */
     unsigned warmup_depth;
     uint16_t warm_all; /* warmup_depth != 0 */
@@ -1022,6 +1023,7 @@ typedef struct ttft_tpot_losses {
                                                          layer's refusals too */
     uint64_t sequences_lost, sequences_in_histogram; /* steps of several tokens a sequence whose TPOT is
                                                          their step time: no config.sequences; a histogram */
+    uint64_t spans_cancelled;      /* spans ended by ttft_tpot_span_cancel */
     uint64_t capacity, max_shapes; /* the limits met */
     ttft_tpot_layer_counts layer;  /* an attached layer's (its counts hook's) */
 } ttft_tpot_losses;
@@ -1182,8 +1184,8 @@ enum {
 #define TTFT_TPOT_COUNTS(X)                                                                           \
     X(dropped, 0) X(rejected, 0) X(shapes_dropped, 0) X(requests_dropped, 0) X(requests_refused, 0)   \
     X(events_lost, 0) X(runs_dropped, 0) X(outgrown, 0) X(spans_open, 0) X(sequences_lost, 0)         \
-    X(sequences_in_histogram, 0) X(capacity, 1) X(max_requests, 1) X(max_request_events, 1)           \
-    X(max_shapes, 1)
+    X(sequences_in_histogram, 0) X(spans_cancelled, 0) X(capacity, 1) X(max_requests, 1)              \
+    X(max_request_events, 1) X(max_shapes, 1)
 #define TTFT_TPOT__COUNT_ENUM(key, limit) TTFT_TPOT_COUNT_##key,
 enum { TTFT_TPOT_COUNTS(TTFT_TPOT__COUNT_ENUM) TTFT_TPOT_COUNT_KEYS };
 #undef TTFT_TPOT__COUNT_ENUM
@@ -1444,13 +1446,17 @@ static inline int ttft_tpot_span_end(ttft_tpot_span *s)
     return r < 0 ? (int)r : TTFT_TPOT_OK;
 }
 
-/* End a span without recording it: a step abandoned on an error path. Nothing is kept, and the span
-   no longer counts as open. Returns OK (also for an inert span), EINVAL (s NULL) or ESTATE (never
-   begun, or ended: counted as rejected when the collector is known). */
+/* End a span without recording it: a step abandoned on an error path. Nothing is kept; the span no
+   longer counts as open and counts as cancelled (spans_cancelled, in every report). Returns OK (also
+   for an inert span), EINVAL (s NULL) or ESTATE (never begun, or ended: counted as rejected when the
+   collector is known). */
 static inline int ttft_tpot_span_cancel(ttft_tpot_span *s)
 {
     int rc;
-    return ttft_tpot__span_close(s, &rc) ? TTFT_TPOT_OK : rc;
+    if (!ttft_tpot__span_close(s, &rc))
+        return rc;
+    s->c->spans_cancelled++;
+    return TTFT_TPOT_OK;
 }
 
 /* A duration in ms, as device timers give it, to ns: the exact value of the double, rounded to the
@@ -3922,6 +3928,7 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     dst->shape.dropped += src->shape.dropped;
     dst->rejected += src->rejected;
     dst->spans_open += ttft_tpot__spans_open(src);
+    dst->spans_cancelled += src->spans_cancelled;
     for (k = 0; k < 2; k++)
         if ((src->full_known & ~dst->full_known) >> k & 1u) {
             dst->full_at[k] = src->full_at[k];
@@ -3966,7 +3973,7 @@ TTFT_TPOT_DEF void ttft_tpot_clear(ttft_tpot *c)
         c->layer->clear(c->layer->state);
     c->shape.dropped = 0; /* the shapes stay known (warmup is once per process); the count goes */
     ttft_tpot__device_clear(c);
-    c->rejected = 0;
+    c->rejected = c->spans_cancelled = 0;
     c->runs = 0;
     c->runs_dropped = 0;
     memset(c->full_at, 0, sizeof c->full_at);
@@ -5008,6 +5015,7 @@ static void ttft_tpot__losses_of(const ttft_tpot *c, ttft_tpot_losses *l)
     l->dropped = c->store.dropped;
     l->rejected = c->rejected;
     l->spans_open = ttft_tpot__spans_open(c);
+    l->spans_cancelled = c->spans_cancelled;
     l->outgrown = c->store.outgrown;
     l->shapes_dropped = c->shape.dropped;
     l->sequences_lost = c->store.seq_lost;
@@ -5754,6 +5762,9 @@ static void ttft_tpot__text_warnings(const ttft_tpot_model *m, ttft_tpot_writer 
         ttft_tpot__out_fmt(out, "WARNING: %llu span%s begun and not ended: what %s timed is in no figure (a begin without "
                      "its end, or a Python span made without `with`)\n",
                 (unsigned long long)l->spans_open, ttft_tpot__s(l->spans_open), l->spans_open == 1 ? "it" : "they");
+    if (l->spans_cancelled)
+        ttft_tpot__out_fmt(out, "NOTE: %llu span%s cancelled (a step abandoned on an error path): in no figure\n",
+                           (unsigned long long)l->spans_cancelled, ttft_tpot__s(l->spans_cancelled));
     if (l->shapes_dropped)
         ttft_tpot__out_fmt(out, "WARNING: %llu sample%s with a new shape not flagged warmup: the shape table (config.max_shapes "
                      "%llu) is full\n",
@@ -6354,11 +6365,12 @@ static void ttft_tpot__json(const ttft_tpot_model *m, ttft_tpot_writer *out)
     ttft_tpot__json_decode(s, out);
     ttft_tpot__out_fmt(out,
                        ",\"dropped\":%llu,\"rejected\":%llu,\"samples\":%llu,\"shapes_dropped\":%llu,\"outgrown\":%llu"
-                       ",\"spans_open\":%llu,\"sequences_lost\":%llu,\"sequences_in_histogram\":%llu,\"requests\":",
+                       ",\"spans_open\":%llu,\"spans_cancelled\":%llu,\"sequences_lost\":%llu,"
+                       "\"sequences_in_histogram\":%llu,\"requests\":",
                        (unsigned long long)m->losses.dropped, (unsigned long long)m->losses.rejected,
                        (unsigned long long)s->samples, (unsigned long long)m->losses.shapes_dropped,
                        (unsigned long long)m->losses.outgrown, (unsigned long long)m->losses.spans_open,
-                       (unsigned long long)m->losses.sequences_lost,
+                       (unsigned long long)m->losses.spans_cancelled, (unsigned long long)m->losses.sequences_lost,
                        (unsigned long long)m->losses.sequences_in_histogram);
     if (m->layer && m->collector->layer->json)
         m->collector->layer->json(m, out);
@@ -6441,6 +6453,7 @@ static void ttft_tpot__counts_of(const ttft_tpot *c, uint64_t *v)
     v[TTFT_TPOT_COUNT_spans_open] = ttft_tpot__spans_open(c);
     v[TTFT_TPOT_COUNT_sequences_lost] = c->store.seq_lost;
     v[TTFT_TPOT_COUNT_sequences_in_histogram] = c->store.seq_hist;
+    v[TTFT_TPOT_COUNT_spans_cancelled] = c->spans_cancelled;
     v[TTFT_TPOT_COUNT_capacity] = ttft_tpot__limit(c, 0);
     v[TTFT_TPOT_COUNT_max_requests] = k.max_requests;
     v[TTFT_TPOT_COUNT_max_request_events] = k.max_request_events;
@@ -7759,7 +7772,8 @@ static int ttft_tpot__restore_counts(ttft_tpot *c, ttft_tpot_restore_item *item)
         if ((item->given >> k & 1u) && !limit[k] && item->v[k] > UINT64_MAX - r->counts[k])
             return ttft_tpot__refuse(item, "# counts: expected NAME=N ..., each name once, of ", "dropped rejected "
                                      "shapes_dropped requests_dropped requests_refused events_lost runs_dropped outgrown "
-                                     "spans_open sequences_lost sequences_in_histogram capacity max_requests max_request_events max_shapes");
+                                     "spans_open sequences_lost sequences_in_histogram spans_cancelled capacity max_requests "
+                                     "max_request_events max_shapes");
     for (k = 0; k < TTFT_TPOT_COUNT_KEYS; k++) {
         if (!(item->given >> k & 1u))
             continue;
@@ -7894,6 +7908,7 @@ static void ttft_tpot__commit_counts(ttft_tpot *c, const ttft_tpot__reading *r)
     c->runs_dropped += k[TTFT_TPOT_COUNT_runs_dropped];
     c->store.outgrown += k[TTFT_TPOT_COUNT_outgrown];
     c->spans_open += k[TTFT_TPOT_COUNT_spans_open];
+    c->spans_cancelled += k[TTFT_TPOT_COUNT_spans_cancelled];
     c->store.seq_lost += k[TTFT_TPOT_COUNT_sequences_lost] + r->seq_lost;
     c->store.seq_hist += k[TTFT_TPOT_COUNT_sequences_in_histogram] + r->seq_hist;
     if ((r->limits >> TTFT_TPOT_COUNT_capacity & 1u) && !(c->full_known & 1u)) /* the recording collector's */

@@ -91,6 +91,7 @@ typedef struct ttft_tpot_counts {
     size_t device_open;      /* tickets not yet resolved */
     uint64_t device_unresolved, device_refused; /* device spans without a ticket; resolutions refused */
     uint64_t spans_open;     /* spans begun and not ended (kept across ttft_tpot_clear) */
+    uint64_t spans_cancelled; /* spans ended by ttft_tpot_span_cancel */
     uint64_t sequences_lost, sequences_in_histogram; /* steps of several tokens a sequence kept without
                                                          their sequences: no config.sequences; a histogram */
 } ttft_tpot_counts;
@@ -767,6 +768,7 @@ TTFT_TPOT_DEF ttft_tpot_counts ttft_tpot_counts_of(const ttft_tpot *c)
     k.dropped = m.losses.dropped;
     k.rejected = m.losses.rejected;
     k.spans_open = m.losses.spans_open;
+    k.spans_cancelled = m.losses.spans_cancelled;
     k.shapes_dropped = m.losses.shapes_dropped;
     k.requests_dropped = m.losses.layer.requests_dropped;
     k.requests_refused = m.losses.layer.requests_refused;
@@ -1886,8 +1888,8 @@ static int ttft_tpot__read_counts(ttft_tpot__reader *r, unsigned long line, cons
             !ttft_tpot__u64(eq + 1, (size_t)(stop - eq - 1), UINT64_MAX, &r->item.v[k]) || (*stop && !stop[1]))
             return ttft_tpot__fail(r, line, "# counts: expected NAME=N ..., each name once, of ", "dropped rejected "
                                    "shapes_dropped requests_dropped requests_refused events_lost runs_dropped outgrown "
-                                   "spans_open sequences_lost sequences_in_histogram capacity max_requests "
-                                   "max_request_events max_shapes");
+                                   "spans_open sequences_lost sequences_in_histogram spans_cancelled capacity "
+                                   "max_requests max_request_events max_shapes");
         r->item.given |= 1u << k;
         p = stop + (*stop != '\0');
     }

@@ -283,6 +283,42 @@ static void spans_never_ended_are_counted(void **state)
     ttft_tpot_free(&d);
 }
 
+/* A span cancelled (a step abandoned on an error path) keeps nothing and is counted: spans_cancelled,
+   in every report (a NOTE, JSON "spans_cancelled"), a trace ("# counts: spans_cancelled=N", read back
+   as it was), a merge; a clear starts it again, as the other counts. */
+static void cancelled_spans_are_counted(void **state)
+{
+    ttft_tpot c, d;
+    ttft_tpot_span a, b;
+    jc_value doc;
+    char *text;
+    int dec;
+    (void)state;
+    dec = span_left_open(&c, &a, &b); /* b left open */
+    assert_int_equal(ttft_tpot_span_cancel(&b), TTFT_TPOT_OK);
+    b = ttft_tpot_span_begin(&c, dec);
+    assert_int_equal(ttft_tpot_span_cancel(&b), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_span_cancel(&b), TTFT_TPOT_ESTATE); /* misuse: rejected, not cancelled again */
+    assert_int_equal(counts(&c).spans_cancelled, 2);
+    assert_int_equal(counts(&c).spans_open, 0);
+    text = capture(&c, ttft_tpot_report);
+    assert_non_null(strstr(text, "NOTE: 2 spans cancelled (a step abandoned on an error path): in no figure\n"));
+    free(text);
+    json_of(&c, &doc);
+    assert_ms(&doc, "spans_cancelled", 2);
+    jc_free(&doc);
+    text = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(text, "# counts: rejected=1 spans_cancelled=2 capacity="));
+    free(text);
+    assert_int_equal(ttft_tpot_init(&d, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_merge(&d, &c), TTFT_TPOT_OK);
+    assert_int_equal(counts(&d).spans_cancelled, 2);
+    ttft_tpot_clear(&c);
+    assert_int_equal(counts(&c).spans_cancelled, 0);
+    ttft_tpot_free(&c);
+    ttft_tpot_free(&d);
+}
+
 /* What a binding that reads the clock itself calls: a span begun at a start of its own reads no clock,
    a start set after the begin is where the span starts, and the collector's clock is read through
    ttft_tpot_clock_now. Only the reads scripted below are allowed. */
@@ -639,6 +675,7 @@ int main(void)
         cmocka_unit_test(record_ms_is_exact_to_the_ns),
         cmocka_unit_test(span_misuse),
         cmocka_unit_test(spans_never_ended_are_counted),
+        cmocka_unit_test(cancelled_spans_are_counted),
         cmocka_unit_test(spans_at_a_start_of_yours),
         cmocka_unit_test(refusals_reported_by_the_caller),
         cmocka_unit_test(disabled_collector_reads_no_clock),

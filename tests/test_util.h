@@ -91,6 +91,7 @@ typedef struct test_counts {
     uint64_t runs_dropped, outgrown;
     size_t device_intervals, device_open;
     uint64_t device_unresolved, device_refused, spans_open, sequences_lost, sequences_in_histogram;
+    uint64_t spans_cancelled;
 } test_counts;
 
 static inline test_counts counts(const ttft_tpot *c)
@@ -106,6 +107,7 @@ static inline test_counts counts(const ttft_tpot *c)
     k.device_unresolved = m.device.unresolved, k.device_refused = m.device.refused;
     k.spans_open = m.losses.spans_open, k.sequences_lost = m.losses.sequences_lost;
     k.sequences_in_histogram = m.losses.sequences_in_histogram;
+    k.spans_cancelled = m.losses.spans_cancelled;
     ttft_tpot_model_free(&m);
     return k;
 }

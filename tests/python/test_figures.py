@@ -442,3 +442,31 @@ def test_bounds_spelled_as_prometheus_client():
         assert len(les) == 9
         for family, bounds in les.items():
             assert bounds == [floatToGoString(float(b)) for b in bounds], family
+
+
+def test_a_block_that_raises_is_cancelled(tmp_path):
+    """A block that raises inside tp.span(...) did not complete: its span is cancelled and counted
+    (counts()["spans_cancelled"], the reports' NOTE and JSON), not recorded; Span.cancel() does the
+    same by hand, inside a block or for a span of begin()."""
+    tp = ttft_tpot.Collector()
+    with pytest.raises(RuntimeError, match="out of memory"):
+        with tp.span("decode_step", "decode"):
+            raise RuntimeError("out of memory")
+    k = tp.counts()
+    assert (k["spans_cancelled"], k["samples"], k["spans_open"]) == (1, 0, 0)
+    with tp.span("decode_step", "decode") as s:
+        s.cancel()
+    s = tp.begin("decode_step", "decode")
+    s.cancel()
+    with pytest.raises(ValueError, match="a span ends once"):
+        s.cancel()
+    with pytest.raises(ValueError, match="a span ends once"):
+        s.end()
+    with tp.span("decode_step", "decode"):
+        pass
+    k = tp.counts()
+    assert (k["spans_cancelled"], k["samples"], k["spans_open"], k["rejected"]) == (3, 1, 0, 0)
+    assert "NOTE: 3 spans cancelled (a step abandoned on an error path): in no figure\n" in tp.report()
+    assert tp.report_json()["spans_cancelled"] == 3
+    tp.write_trace(tmp_path / "t.csv")  # the trace carries the count
+    assert ttft_tpot.Collector.read_trace(tmp_path / "t.csv").counts()["spans_cancelled"] == 3

@@ -201,7 +201,7 @@ typedef struct core_span {
     core_collector *owner; /* NULL: the inert span of a disabled collector (records nothing) */
     ttft_tpot_span s;      /* begun when made, its start set on entry */
     core_carry k;
-    int role, stage;       /* stage: 0 made, 1 entered, 2 exited */
+    int role, stage;       /* stage: 0 made, 1 entered, 2 exited, 3 cancelled */
     int phase;             /* its phase (-1: none) */
     uint64_t start, dur;   /* on entry; after the exit */
 } core_span;
@@ -490,13 +490,36 @@ static PyObject *core_end_refused(int rc, const core_carry *k)
     return PyErr_Format(PyExc_ValueError, "%s", ttft_tpot_strerror(rc));
 }
 
-/* The end: records the block's time, also when it raised (the time it took is still spent). */
-static PyObject *core_span_exit_in(core_span *sp)
+/* The cancel: nothing recorded, the span counted as cancelled (spans_cancelled), as C's. */
+static PyObject *core_span_cancel_in(core_span *sp)
+{
+    int rc;
+    if (!sp->owner) /* inert: shared, so it keeps no state */
+        Py_RETURN_NONE;
+    if (sp->stage >= 2)
+        return PyErr_Format(PyExc_ValueError, "%s: a span ends once (it has ended, or was cancelled)",
+                            ttft_tpot_strerror(TTFT_TPOT_ESTATE));
+    sp->stage = 3;
+    if ((rc = ttft_tpot_span_cancel(&sp->s)) != TTFT_TPOT_OK)
+        return core_end_refused(rc, &sp->k);
+    Py_RETURN_NONE;
+}
+
+/* How a span finishes: the end of a with block (cancelled where it raised), end(), cancel(). */
+enum { CORE_EXIT, CORE_EXIT_RAISED, CORE_END, CORE_CANCEL };
+
+/* The end: records the block's time; a block that raised is cancelled instead (what it timed did not
+   complete), and one cancelled inside the block has nothing left to end. */
+static PyObject *core_span_exit_in(core_span *sp, int how)
 {
     uint64_t now;
     int rc;
     if (!sp->owner) /* inert: shared, so it keeps no state */
         Py_RETURN_NONE;
+    if (sp->stage == 3 && how <= CORE_EXIT_RAISED) /* a with block whose span was cancelled inside it */
+        Py_RETURN_NONE;
+    if (how == CORE_CANCEL || (how == CORE_EXIT_RAISED && sp->stage == 1))
+        return core_span_cancel_in(sp);
     if (sp->stage != 1)
         return PyErr_Format(PyExc_ValueError, "%s: a span ends once, after it was entered",
                             ttft_tpot_strerror(TTFT_TPOT_ESTATE));
@@ -512,18 +535,30 @@ static PyObject *core_span_exit_in(core_span *sp)
     Py_RETURN_NONE;
 }
 
-static PyObject *core_span_exit(core_span *sp, PyObject *const *args, Py_ssize_t nargs)
+/* The span finished as how says (CORE_*), under the span's and its collector's locks. */
+static PyObject *core_span_finish(core_span *sp, int how)
 {
     PyObject *r, *owner = (PyObject *)sp->owner;
-    (void)args, (void)nargs;
     if (!owner)
-        return core_span_exit_in(sp);
+        return core_span_exit_in(sp, how);
     Py_INCREF(owner); /* the span's end records into it */
     Py_BEGIN_CRITICAL_SECTION2(sp, owner);
-    r = core_span_exit_in(sp);
+    r = core_span_exit_in(sp, how);
     Py_END_CRITICAL_SECTION2();
     Py_DECREF(owner);
     return r;
+}
+
+static PyObject *core_span_exit(core_span *sp, PyObject *const *args, Py_ssize_t nargs)
+{
+    return core_span_finish(sp, nargs > 0 && args[0] != Py_None ? CORE_EXIT_RAISED : CORE_EXIT);
+}
+
+/* cancel(): end the span without recording it (counted in spans_cancelled). */
+static PyObject *core_span_cancel(core_span *sp, PyObject *unused)
+{
+    (void)unused;
+    return core_span_finish(sp, CORE_CANCEL);
 }
 
 /* The attributes: settable until the end (an inert span takes them and keeps nothing). */
@@ -558,7 +593,7 @@ static int core_span_put_in(core_span *sp, PyObject *v, void *which)
     }
     if (!sp->owner) /* inert: nothing to keep */
         return 0;
-    if (sp->stage == 2) {
+    if (sp->stage >= 2) {
         PyErr_Format(PyExc_ValueError, "%s: the span has ended: its counts are recorded",
                      ttft_tpot_strerror(TTFT_TPOT_ESTATE));
         return -1;
@@ -578,7 +613,7 @@ static int core_span_put_in(core_span *sp, PyObject *v, void *which)
 static PyObject *core_span_end(core_span *sp, PyObject *unused)
 {
     (void)unused;
-    return core_span_exit(sp, NULL, 0);
+    return core_span_finish(sp, CORE_END);
 }
 
 static int core_span_put(core_span *sp, PyObject *v, void *which)
@@ -594,6 +629,8 @@ static PyMethodDef core_span_methods[] = {
     {"__enter__", (PyCFunction)core_span_enter, METH_NOARGS, "Begin: read the clock."},
     {"__exit__", (PyCFunction)(void (*)(void))core_span_exit, METH_FASTCALL, "End: record the block's time."},
     {"end", (PyCFunction)core_span_end, METH_NOARGS, "end(): record the time since Collector.begin (as __exit__)."},
+    {"cancel", (PyCFunction)core_span_cancel, METH_NOARGS,
+     "cancel(): end the span without recording it, counted in counts()['spans_cancelled'] (as a block that raises)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1384,13 +1421,14 @@ static PyObject *core_counts(core_collector *self, PyObject *unused)
     if (!core_ready(self))
         return NULL;
     k = ttft_tpot_counts_of(&self->c);
-    return Py_BuildValue("{snsIsIsKsKsKsKsKsKsIsKsKsnsnsKsKsK}", "samples", (Py_ssize_t)k.samples, "phases", k.phases,
+    return Py_BuildValue("{snsIsIsKsKsKsKsKsKsIsKsKsnsnsKsKsKsK}", "samples", (Py_ssize_t)k.samples, "phases", k.phases,
                          "requests", k.requests, "dropped", k.dropped, "rejected", k.rejected, "shapes_dropped",
                          k.shapes_dropped, "requests_dropped", k.requests_dropped, "requests_refused",
                          k.requests_refused, "events_lost", k.events_lost, "runs", k.runs, "runs_dropped",
                          k.runs_dropped, "outgrown", k.outgrown, "device_intervals", (Py_ssize_t)k.device_intervals,
                          "device_open", (Py_ssize_t)k.device_open, "device_unresolved", k.device_unresolved,
-                         "device_refused", k.device_refused, "spans_open", k.spans_open);
+                         "device_refused", k.device_refused, "spans_open", k.spans_open, "spans_cancelled",
+                         k.spans_cancelled);
 }
 
 /* ---- Collector: the rest --------------------------------------------------------------------- */
