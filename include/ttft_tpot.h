@@ -7009,7 +7009,7 @@ static const char *ttft_tpot__spec_of(const char *p, ttft_tpot__spec *sp, va_lis
     if (*p == 'l' && p[1] == 'l')
         sp->len = 'L', p += 2;
     else if (*p == 'l' || *p == 'z')
-        sp->len = *p++;
+        sp->len = (unsigned char)*p++;
     sp->conv = *p;
     return sp->width < 256 && sp->prec < 256 && *p && strchr("diuxcsfegTRPJLMNSWKC%", *p) ? p + 1 : NULL;
 }
@@ -7054,7 +7054,7 @@ static void ttft_tpot__put_integer(ttft_tpot_writer *w, const ttft_tpot__spec *s
         ttft_tpot__out_put(w, text, (size_t)(ttft_tpot__put_u64(p, v) - text));
         return;
     }
-    ttft_tpot__spec_fmt(sp, len, sp->conv == 'i' ? 'd' : sp->conv, fmt);
+    ttft_tpot__spec_fmt(sp, len, (char)(sp->conv == 'i' ? 'd' : sp->conv), fmt);
     if (sign)
         snprintf(text, sizeof text, fmt, sv);
     else

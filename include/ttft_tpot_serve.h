@@ -403,6 +403,7 @@ typedef struct ttft_tpot__tally {
 /* The serving layer. Fields are visible so it can live on the stack; read them through functions. */
 typedef struct ttft_tpot_serve {
     ttft_tpot_layer layer;         /* its hooks, attached to its collector (ttft_tpot_attach) */
+    ttft_tpot *owner;              /* that collector, as attach was given it (layer.c: NULL once detached) */
     ttft_tpot__request_table req;  /* the requests, their index and events */
     ttft_tpot__tally finished;     /* every request finished since attach: the live exposition (never cleared) */
     ttft_tpot__tally folded;       /* the finished requests folded out of the table since the last clear */
@@ -1950,7 +1951,7 @@ static void ttft_tpot__text_request_losses(const ttft_tpot_serve_model *f, ttft_
                              "(%llu would hold every event); left out of every request figure\n",
                         (unsigned long long)q->truncated, ttft_tpot__plural(q->truncated),
                         (unsigned long long)l->events_lost, (unsigned long long)l->max_request_events,
-                        (unsigned long long)(l->events_kept + l->events_lost));
+                        (unsigned long long)l->events_kept + (unsigned long long)l->events_lost);
     if (q->finish_reasons[TTFT_TPOT_FINISH_ABORT] || q->finish_reasons[TTFT_TPOT_FINISH_ERROR])
         ttft_tpot_write(out, "NOTE: %llu aborted and %llu errored requests: in no latency figure (as vLLM's histograms "
                              "leave them out); counted by their reason in request_success_total\n",
@@ -1961,9 +1962,9 @@ static void ttft_tpot__text_request_losses(const ttft_tpot_serve_model *f, ttft_
                              "(config.request_window), %llu of them measured (%llu tokens): the figures below are "
                              "exact over the %llu measured requests it still holds; the Prometheus histograms and "
                              "counters count all %llu measured (each quantile within the buckets' bound)\n",
-                        (unsigned long long)(q->folded + q->folded_other), (unsigned long long)q->folded,
-                        (unsigned long long)q->folded_tokens, (unsigned long long)q->n,
-                        (unsigned long long)(q->n + q->folded));
+                        (unsigned long long)q->folded + (unsigned long long)q->folded_other,
+                        (unsigned long long)q->folded, (unsigned long long)q->folded_tokens, (unsigned long long)q->n,
+                        (unsigned long long)q->n + (unsigned long long)q->folded);
 }
 
 /* The goodput line: the SLOs set, and how many requests met them. */
@@ -2537,9 +2538,9 @@ static char *ttft_tpot__serve_csv(char *p, const char *id)
 {
     const char *q = id;
     if (id[0] != '#' && id[0] != ' ' && !id[strcspn(id, ",\"")]) {
-        size_t len = strlen(id);
-        memcpy(p, id, len);
-        return p + len;
+        while (*q)
+            *p++ = *q++;
+        return p;
     }
     *p++ = '"';
     for (; *q; q++) {
@@ -3320,6 +3321,7 @@ TTFT_TPOT_DEF int ttft_tpot_serve_attach(ttft_tpot_serve *s, ttft_tpot *c, const
         memset(s, 0, sizeof *s);
         return rc;
     }
+    s->owner = c;
     s->request_window = cfg ? cfg->request_window : 0;
     s->slice_ns = cfg ? cfg->slice_ns : 0;
     s->buckets = cfg ? cfg->buckets : TTFT_TPOT_BUCKETS_FINE;
@@ -3331,7 +3333,7 @@ TTFT_TPOT_DEF void ttft_tpot_serve_free(ttft_tpot_serve *s)
     if (!s)
         return;
     if (s->layer.c && s->layer.c->layer == &s->layer)
-        ttft_tpot_attach((ttft_tpot *)(uintptr_t)s->layer.c, NULL); /* the collector it was attached to */
+        ttft_tpot_attach(s->owner, NULL); /* the collector it was attached to */
     if (s->reading)
         TTFT_TPOT_FREE(s->reading, s->layer.alloc_user);
     if (s->grown & 1u) {

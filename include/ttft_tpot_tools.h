@@ -666,7 +666,7 @@ static int ttft_tpot__phase_named(const ttft_tpot_model *m, const ttft_tpot__nam
                 return (int)p;
         return -1;
     }
-    key.name = name;
+    key.name = name, key.id = -1; /* the comparison reads the name alone */
     at = (ttft_tpot__named *)bsearch(&key, names, m->phases, sizeof *names, ttft_tpot__named_cmp);
     return at ? at->id : -1;
 }
@@ -1450,9 +1450,9 @@ static char *ttft_tpot__csv_id(char *p, const char *id)
 {
     int formula = id[0] && strchr("=+-@\t\r", id[0]);
     if (!formula && id[0] != '#' && id[0] != ' ' && !id[strcspn(id, ",\"")]) {
-        size_t len = strlen(id);
-        memcpy(p, id, len);
-        return p + len;
+        while (*id)
+            *p++ = *id++;
+        return p;
     }
     *p++ = '"';
     if (formula)
