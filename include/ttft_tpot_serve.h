@@ -393,11 +393,12 @@ typedef struct ttft_tpot_serve_config {
 typedef struct ttft_tpot__tally {
     uint64_t bucket[TTFT_TPOT_METRIC_COUNT][TTFT_TPOT_BUCKETS_MAX];
     uint64_t count[TTFT_TPOT_METRIC_COUNT], sum_hi[TTFT_TPOT_METRIC_COUNT], sum_lo[TTFT_TPOT_METRIC_COUNT];
-    uint64_t requests, tokens, prompt_tokens; /* measured: request_success_total, generation_tokens_total,
+    uint64_t requests, tokens, prompt_tokens; /* measured: their number, generation_tokens_total,
                                                  prompt_tokens_total */
     uint64_t truncated, unmeasured; /* finished requests out of the figures: truncated; warmup or no token */
-    uint64_t reasons[TTFT_TPOT_FINISH_COUNT]; /* by finish reason: the measured ones (NONE, STOP, LENGTH),
-                                                 the aborted and errored ones (not warmup) */
+    uint64_t reasons[TTFT_TPOT_FINISH_COUNT]; /* by finish reason (request_success_total): the measured
+                                                 ones (NONE, STOP, LENGTH), the aborted and errored ones
+                                                 (not warmup) */
 } ttft_tpot__tally;
 
 /* The serving layer. Fields are visible so it can live on the stack; read them through functions. */
@@ -1192,7 +1193,7 @@ static const char *const ttft_tpot__le_vllm_0_3_tpot[] = {
     "0.0005", "0.001", "0.002", "0.003", "0.004", "0.005", "0.0075", "0.01", "0.025", "0.05", "0.075", "0.1", "0.15",
     "0.2", "0.3", "0.4", "0.5", "0.75", "1.0", "2.5", "5.0", "7.5", "10.0", "20.0", "40.0", "80.0"};
 
-/* The same bounds in ns (a test checks that the two agree). */
+/* The same bounds in ns (test_requests.c, bounds_as_written_are_their_ns, checks that the two agree). */
 static const uint64_t ttft_tpot__ns_ttft[] = {
     100000u, 120000u, 150000u, 180000u, 220000u, 270000u, 330000u, 390000u, 470000u, 560000u, 680000u, 820000u,
     1000000u, 1200000u, 1500000u, 1800000u, 2200000u, 2700000u, 3300000u, 3900000u, 4700000u, 5000000u, 5600000u,
@@ -2378,8 +2379,9 @@ static void ttft_tpot__prom_reasons(ttft_tpot_writer *w, const ttft_tpot__prom_n
 {
     const char *pre = nm->pre, *blb = nm->blb;
     int r;
-    ttft_tpot_write(w, "# HELP %srequest_success_total Count of finished requests (measured: not warmup), by "
-                       "finished_reason (\"\": none given, the same as no label to Prometheus).\n"
+    ttft_tpot_write(w, "# HELP %srequest_success_total Count of finished requests (not warmup), by "
+                       "finished_reason, as vLLM counts them (\"\": none given, the same as no label to "
+                       "Prometheus).\n"
                        "# TYPE %srequest_success_total counter\n", pre, pre);
     for (r = TTFT_TPOT_FINISH_NONE; r < TTFT_TPOT_FINISH_COUNT; r++)
         ttft_tpot_write(w, "%srequest_success_total{%sfinished_reason=\"%s\"} %llu\n", pre, blb,
@@ -3332,7 +3334,7 @@ TTFT_TPOT_DEF void ttft_tpot_serve_free(ttft_tpot_serve *s)
 {
     if (!s)
         return;
-    if (s->layer.c && s->layer.c->layer == &s->layer)
+    if (s->layer.c && s->layer.c == s->owner && s->owner->layer == &s->layer)
         ttft_tpot_attach(s->owner, NULL); /* the collector it was attached to */
     if (s->reading)
         TTFT_TPOT_FREE(s->reading, s->layer.alloc_user);

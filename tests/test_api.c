@@ -284,8 +284,9 @@ static void spans_never_ended_are_counted(void **state)
 }
 
 /* A span cancelled (a step abandoned on an error path) keeps nothing and is counted: spans_cancelled,
-   in every report (a NOTE, JSON "spans_cancelled"), a trace ("# counts: spans_cancelled=N", read back
-   as it was), a merge; a clear starts it again, as the other counts. */
+   in every report (a NOTE, JSON "spans_cancelled"), a trace ("# counts: spans_cancelled=N"; read back:
+   test_trace_collector.c, api_trace_keeps_spans_cancelled), a merge; a clear starts it again, as the
+   other counts. */
 static void cancelled_spans_are_counted(void **state)
 {
     ttft_tpot c, d;

@@ -885,6 +885,42 @@ static void vllm_buckets_alone(void **state)
     unserve(&vllm, &srv_vllm);
 }
 
+/* Every bound of both sets, as the exposition writes it, is its value in ns (read back to the ns),
+   with a decimal point: "1.0", never "1" (prometheus_client's spelling; tests/python checks each
+   against prometheus_client itself). */
+static void bounds_as_written_are_their_ns(void **state)
+{
+    int set, m;
+    size_t i;
+    (void)state;
+    for (set = TTFT_TPOT_BUCKETS_FINE; set <= TTFT_TPOT_BUCKETS_VLLM; set++) {
+        ttft_tpot c;
+        ttft_tpot_serve srv;
+        ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
+        ttft_tpot_config cfg;
+        ttft_tpot_model model;
+        const ttft_tpot_serve_model *f;
+        memset(&cfg, 0, sizeof cfg);
+        scfg.max_requests = 4;
+        scfg.buckets = set;
+        served(&c, &srv, &cfg, &scfg);
+        assert_int_equal(ttft_tpot_model_compute(&c, NULL, &model), TTFT_TPOT_OK);
+        assert_non_null(f = ttft_tpot_serve_figures(&model));
+        for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
+            for (i = 0; i < f->buckets[m].n; i++) {
+                const char *le = f->buckets[m].le[i];
+                size_t len = strlen(le);
+                uint64_t ns = (uint64_t)(strtod(le, NULL) * 1e9 + 0.5);
+                int spelled = strchr(le, '.') && (le[len - 1] != '0' || le[len - 2] == '.'); /* "1.0", "0.25" */
+                if (ns != f->buckets[m].le_ns[i] || !spelled)
+                    fail_msg("set %d metric %d bound %zu: \"%s\" against %llu ns", set, m, i, le,
+                             (unsigned long long)f->buckets[m].le_ns[i]);
+            }
+        ttft_tpot_model_free(&model);
+        unserve(&c, &srv);
+    }
+}
+
 /* A trace of 0.3 says "# buckets: vllm" for the bounds 0.3 took for vLLM's: ITL and TPOT with 7 more
    below 10 ms (0.0005 0.001 0.002 0.003 ...). Its folded buckets keep that meaning: ITL 2 and 3 ms
    (indexes 2 and 3 there) and TPOT 2 ms read into vLLM 0.33's le 0.01, TTFT 10 ms (index 2 of the
@@ -1847,6 +1883,7 @@ int main(void)
         cmocka_unit_test(finish_reasons_count_and_failures_stay_out),
         cmocka_unit_test(vllm_buckets_alone),
         cmocka_unit_test(old_vllm_buckets_keep_their_meaning),
+        cmocka_unit_test(bounds_as_written_are_their_ns),
         cmocka_unit_test(folded_requests_keep_their_reasons),
         cmocka_unit_test(ttst_is_the_second_token),
         cmocka_unit_test(ttfo_is_the_first_output_token),

@@ -119,6 +119,20 @@ static void api_trace_keeps_spans_open(void **state)
     ttft_tpot_free(&c);
 }
 
+/* test_api.c, cancelled_spans_are_counted: a cancelled span travels in a trace too, which keeps the
+   report ("# counts: spans_cancelled=1"). */
+static void api_trace_keeps_spans_cancelled(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_span a, b;
+    (void)state;
+    span_left_open(&c, &a, &b);
+    assert_int_equal(ttft_tpot_span_cancel(&b), TTFT_TPOT_OK);
+    assert_int_equal(counts(&c).spans_cancelled, 1);
+    trace_keeps_the_report(&c, NULL);
+    ttft_tpot_free(&c);
+}
+
 /* test_storage.c, full_storage_loses_nothing: storage of 8 samples, a decode loop of 20 steps (8
    stored, the rest in the phase's histogram): its trace, read by a collector as small, and by one that
    grows, keeps the same figures. */
@@ -308,6 +322,7 @@ int main(void)
         cmocka_unit_test(api_request_calls_odd_arguments),
         cmocka_unit_test(api_tools_queries_refuse_odd_arguments),
         cmocka_unit_test(api_trace_keeps_spans_open),
+        cmocka_unit_test(api_trace_keeps_spans_cancelled),
         cmocka_unit_test(storage_full_trace_keeps_the_report),
         cmocka_unit_test(alloc_failures_with_requests_and_traces),
         cmocka_unit_test(limits_trace_runs_past_the_limit),

@@ -94,3 +94,32 @@ def test_model_name_and_buckets_as_the_tool(tool, tmp_path):
         assert t[0] == 0 and m == t, args
     t, m = both(tool, "--prometheus", "--buckets", "coarse", path)
     assert t[0] == m[0] == 2
+
+
+@pytest.mark.parametrize("args", [["--label", "a=b"], ["--model-name", "m"], ["--prometheus-prefix", "p"],
+                                  ["--compare", "--label", "a=b"], ["--compare", "--bounded"],
+                                  ["--compare", "--prometheus"], ["--compare", "--slo", "ttft=5"]])
+def test_usage_refused_as_the_tool(tool, args):
+    """Options that shape an output not asked for, or that --compare has no use for: the same one-line
+    refusal and exit status 2 as the tool's."""
+    traces = [VECTORS[0], VECTORS[1]] if "--compare" in args else [VECTORS[0]]
+    t, m = both(tool, *args, *traces)
+    assert t[0] == 2 and m == t, args
+
+
+def test_sides_read_as_the_tool_reads_them(tool, tmp_path):
+    """--compare --buckets vllm reads each side's traces into collectors with vLLM's bounds, as the tool
+    does: traces whose folded buckets are vLLM's read, and compare the same."""
+    paths = []
+    for k in range(2):
+        tp = ttft_tpot.Collector(buckets="vllm", max_requests=4, request_window=1)
+        for r in range(8):
+            tp.submit("r%d" % r, r * 10 * MS)
+            tp.tokens("r%d" % r, 1, (r * 10 + 5 + k) * MS)
+            tp.tokens("r%d" % r, 1, (r * 10 + 7 + k) * MS)
+            tp.finish("r%d" % r)
+        paths.append(str(tmp_path / ("side%d.csv" % k)))
+        tp.write_trace(paths[-1])
+        assert "# buckets: vllm-0.33\n" in open(paths[-1]).read()
+    t, m = both(tool, "--compare", "--buckets", "vllm", *paths)
+    assert t[0] == 0 and m == t

@@ -278,6 +278,11 @@ def test_model_name_and_requests_in_flight(tmp_path):
         tp.submit("d", 30 * MS)  # the table is full, none finished: a loss, counted (in the exposition too), warned of
     with pytest.warns(ttft_tpot.RequestsLostWarning, match="a request event was not kept: its request was refused"):
         tp.tokens("d", 1, 40 * MS)
+    with pytest.warns(ttft_tpot.RequestsLostWarning, match="not kept") as seen:
+        tp.finish("d")
+    assert seen[0].filename == __file__  # the line that made the call
+    with pytest.warns(ttft_tpot.RequestsLostWarning, match="not kept"):
+        tp.prompt("d", 3)
     tp.finish("c")
     tp.prompt("c", 12)
     with pytest.raises(ValueError, match="given once"):

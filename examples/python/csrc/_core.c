@@ -627,7 +627,8 @@ static int core_span_put(core_span *sp, PyObject *v, void *which)
 
 static PyMethodDef core_span_methods[] = {
     {"__enter__", (PyCFunction)core_span_enter, METH_NOARGS, "Begin: read the clock."},
-    {"__exit__", (PyCFunction)(void (*)(void))core_span_exit, METH_FASTCALL, "End: record the block's time."},
+    {"__exit__", (PyCFunction)(void (*)(void))core_span_exit, METH_FASTCALL,
+     "End: record the block's time (a block that raised: cancel, counted in spans_cancelled)."},
     {"end", (PyCFunction)core_span_end, METH_NOARGS, "end(): record the time since Collector.begin (as __exit__)."},
     {"cancel", (PyCFunction)core_span_cancel, METH_NOARGS,
      "cancel(): end the span without recording it, counted in counts()['spans_cancelled'] (as a block that raises)."},
@@ -868,7 +869,7 @@ static int core_warn_lost(int p)
                               "requests not finished; it is counted (counts()[\"requests_refused\"], the reports' requests.dropped)"
                             : "a request event was not kept: its request was refused, or the event log "
                               "(max_request_events) is full and it is truncated; it is counted (counts()[\"requests_dropped\"])",
-                        2);
+                        1); /* from C, level 1 is the Python line that made the call */
 }
 
 /* A request event of point p (SUBMIT, LAST for tokens, or a mark) now (t NULL or None) or at t_ns. A
@@ -970,6 +971,8 @@ static PyObject *core_finish(core_collector *self, PyObject *const *args, Py_ssi
     if (!(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))))
         return NULL;
     rc = ttft_tpot_request_finish(&self->s, s, reason);
+    if (rc == TTFT_TPOT_EFULL && core_warn_lost(TTFT_TPOT_POINT_LAST) != 0)
+        return NULL;
     if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
         Py_RETURN_NONE;
     return PyErr_Format(PyExc_ValueError, "%s: the finish of request %R (a submitted request, finished once)",
@@ -991,6 +994,8 @@ static PyObject *core_prompt(core_collector *self, PyObject *args)
         core_int(n, "prompt tokens", 1, UINT64_MAX, TTFT_TPOT_EINVAL, &k) != 0)
         return NULL;
     rc = ttft_tpot_request_prompt(&self->s, s, k);
+    if (rc == TTFT_TPOT_EFULL && core_warn_lost(TTFT_TPOT_POINT_LAST) != 0)
+        return NULL;
     if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
         Py_RETURN_NONE;
     return PyErr_Format(PyExc_ValueError, "%s: the prompt tokens of request %R (a submitted request, given once)",

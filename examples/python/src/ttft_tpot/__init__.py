@@ -223,7 +223,7 @@ class Comparison:
 
     def __init__(self, base: _Side, new: _Side, alpha: float = 0.05, noise: float = 2.0,
                  phases_in_verdict: bool = False) -> None:
-        self.base, self.new, self.alpha = base, new, alpha
+        self.base, self.new, self.alpha = _side(base), _side(new), alpha  # an iterator, read once
         self.noise, self.phases_in_verdict = noise, phases_in_verdict
         self._text = self._ask(0)
 
@@ -231,8 +231,7 @@ class Comparison:
         if isinstance(self.base, Collector) and isinstance(self.new, Collector):
             return _core._compare(self.base, self.new, self.alpha, kind, names[0], names[1], self.noise,
                                   self.phases_in_verdict)
-        return _core._compare_sides(_side(self.base), _side(self.new), self.alpha, kind, self.noise,
-                                    self.phases_in_verdict)
+        return _core._compare_sides(self.base, self.new, self.alpha, kind, self.noise, self.phases_in_verdict)
 
     def __str__(self) -> str:
         return self._text
@@ -263,8 +262,9 @@ def ranks(collectors: _typing.Sequence[Collector], names: _typing.Optional[_typi
     return _core._ranks(list(collectors), list(names or ["rank %d" % k for k in range(len(collectors))]), json_text)
 
 
-def _side(side: _Side) -> _typing.List[Collector]:
-    return [side] if isinstance(side, Collector) else list(side)
+def _side(side: _Side) -> _Side:
+    """A side as given: one collector, or a list of them (a sequence or iterator, read once)."""
+    return side if isinstance(side, Collector) else list(side)
 
 
 def compare(base: _Side, new: _Side, alpha: float = 0.05, noise: float = 2.0,

@@ -19,8 +19,9 @@ def _parser() -> argparse.ArgumentParser:
     out.add_argument("--prometheus", action="store_true", help="the Prometheus text exposition")
     ap.add_argument("--prometheus-prefix", metavar="P", help="metric names start with P, not vllm: or ttft_tpot:")
     ap.add_argument("--label", action="append", default=[], metavar="K=V", help="a label on every series")
-    ap.add_argument("--model-name", metavar="NAME", dest="label", action="append", default=[],  # in --label's order
-                    type=lambda v: "model_name=" + v, help="the label model_name=NAME, which vLLM's dashboards filter on")
+    ap.add_argument("--model-name", metavar="NAME", dest="label", action="append", default=[],  # --label's order
+                    type=lambda v: "model_name=" + v,
+                    help="the label model_name=NAME, which vLLM's dashboards filter on")
     ap.add_argument("--buckets", choices=("fine", "vllm"), default="fine",
                     help="the histograms' bounds: fine (default: vLLM's and the E12 series) or vllm (vLLM's alone)")
     ap.add_argument("--slo", metavar="LIST", help="SLOs for goodput: ttft=MS,tpot=MS,e2e=MS (any of them)")
@@ -97,9 +98,29 @@ def _emit(path: str, text: str) -> None:
             f.write(text)
 
 
+def _read(args: argparse.Namespace, *paths: str) -> Collector:
+    """The traces read into one collector made as the tool makes each (--bounded, --slice, --percentiles,
+    --buckets)."""
+    return Collector.read_trace(*paths, bounded=args.bounded, slice_ns=int(args.slice * 1e9 + 0.5),
+                                percentiles=args.percentiles, buckets=args.buckets)
+
+
+def _refused(args: argparse.Namespace) -> Optional[str]:
+    """What the tool refuses as usage in these options (as ttft_tpot_report says it), or None."""
+    shapes = args.prometheus_prefix is not None or args.label
+    if args.compare and (args.prometheus or args.chrome_trace or args.bounded or args.prefill_kernel or args.slo or
+                         args.requests_csv):
+        return "--compare prints the comparison only (text, --json or --html)"
+    if args.compare and shapes:
+        return ("--compare prints the comparison only (text, --json or --html): --prometheus-prefix and --label "
+                "have no use")
+    if shapes and not args.prometheus:
+        return "--prometheus-prefix and --label shape the --prometheus output"
+    return None
+
+
 def _report(args: argparse.Namespace) -> int:
-    tp = Collector.read_trace(*args.traces, bounded=args.bounded, slice_ns=int(args.slice * 1e9 + 0.5),
-                              percentiles=args.percentiles, buckets=args.buckets)
+    tp = _read(args, *args.traces)
     if args.prefill_kernel:
         tp.link_prefill_kernel(args.prefill_kernel)
     if args.slo:
@@ -126,10 +147,10 @@ def _report(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace, sides: Tuple[List[str], List[str]]) -> None:
     """Each trace read into its own collector, one unit each (as the tool's --compare); the HTML page
     takes each side's traces in one collector."""
-    base, new = ([Collector.read_trace(t) for t in side] for side in sides)
+    base, new = ([_read(args, t) for t in side] for side in sides)
     cmp = compare(base, new, args.alpha, args.noise, args.phases_in_verdict)
     if args.html:
-        page = [Collector.read_trace(*side) if len(side) > 1 else each[0] for side, each in zip(sides, (base, new))]
+        page = [_read(args, *side) if len(side) > 1 else each[0] for side, each in zip(sides, (base, new))]
         _emit(args.html, compare(page[0], page[1]).html([side[0] for side in sides]))
     if args.html != "-":
         sys.stdout.write(cmp.json_text() if args.json else str(cmp))
@@ -149,11 +170,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     names = [kv.split("=", 1)[0] for kv in args.label]
     if any("=" not in kv for kv in args.label) or len(set(names)) < len(names):
         _parser().error("--label takes NAME=VALUE, each name once")
+    if _refused(args):
+        return _usage_error(_refused(args) or "")
     try:
         if args.ranks:
             if args.compare or len(args.traces) < 2:
                 _parser().error("--ranks takes 2 traces or more, rank 0 first (not with --compare)")
-            sys.stdout.write(ranks([Collector.read_trace(t) for t in args.traces], args.traces, args.json))
+            sys.stdout.write(ranks([_read(args, t) for t in args.traces], args.traces, args.json))
         elif args.compare:
             _compare(args, sides or ([args.traces[0]], [args.traces[1]]))
         else:

@@ -62,7 +62,8 @@ class TorchEvents:
     @contextlib.contextmanager
     def span(self, phase: str, role: str, tokens: Optional[int] = None, **counts: Any) -> Iterator[Any]:
         """tp.span(phase, role, ...) with its device time: an event recorded as the block begins and one
-        as it ends (also when it raises), kept with the span's ticket until resolve()."""
+        as it ends, kept with the span's ticket until resolve(). A block that raises is cancelled
+        (counted in spans_cancelled): it gets no ticket, and its events are not kept."""
         start, end = self._event(), self._event()
         span = self.tp.span(phase, role, tokens, device=self.stream, **counts)
         try:
@@ -114,3 +115,7 @@ class DeviceSpan:
         self.span.end()
         if self.span.ticket:  # 0: recording off, or no room (counted as unresolved by the collector)
             self.events.pending.append((self.span.ticket, self._start, self._end))
+
+    def cancel(self) -> None:
+        """End the host span without recording it (counted in spans_cancelled): no device time kept."""
+        self.span.cancel()
