@@ -506,22 +506,10 @@ static unsigned ttft_tpot__requests_held(const ttft_tpot_serve *s)
 
 #ifndef TTFT_TPOT_NO_STDIO /* the files' and the pages' */
 
-/* A request's point p (TTFT_TPOT_POINTS): whether it has it, and its time. */
+/* Whether a request has point p (TTFT_TPOT_POINTS); its time: ttft_tpot_request_point. */
 static int ttft_tpot__has_pt(const ttft_tpot_request *q, int p)
 {
     return (int)(q->points >> p & 1u);
-}
-
-static uint64_t ttft_tpot__pt_ns(const ttft_tpot_request *q, int p)
-{
-    switch (p) {
-#define TTFT_TPOT__PT_GET(name, field, set, tokens, follows, now, role, csv, words)                     \
-    case TTFT_TPOT_POINT_##name:                                                                      \
-        return q->field;
-        TTFT_TPOT_POINTS(TTFT_TPOT__PT_GET)
-#undef TTFT_TPOT__PT_GET
-    }
-    return 0;
 }
 
 /* The points' and the metrics' tables, as the tools read them (TTFT_TPOT_POINTS, TTFT_TPOT_METRICS). */
@@ -1133,11 +1121,11 @@ static void ttft_tpot__request_slice(ttft_tpot_writer *o, const ttft_tpot_reques
 /* A request's last point's time, where its lane is free again. */
 static uint64_t ttft_tpot__request_end(const ttft_tpot_request *q)
 {
-    uint64_t end = 0;
+    uint64_t end = 0, t;
     int p;
     for (p = 0; p < TTFT_TPOT_POINT_COUNT; p++)
-        if (ttft_tpot__has_pt(q, p) && ttft_tpot__pt_ns(q, p) > end)
-            end = ttft_tpot__pt_ns(q, p);
+        if ((t = ttft_tpot_request_point(q, p)) > end) /* 0 where q lacks p */
+            end = t;
     return end;
 }
 
@@ -1195,7 +1183,7 @@ static void ttft_tpot__request_marks(ttft_tpot_writer *o, const ttft_tpot_reques
     for (p = 0; p < TTFT_TPOT_POINT_COUNT; p++) {
         if (ttft_tpot__pts[p].set != TTFT_TPOT__PT_MARK || !ttft_tpot__has_pt(q, p) || ttft_tpot__mark_sliced(p))
             continue;
-        *ttft_tpot__put_us(us, ttft_tpot__pt_ns(q, p)) = '\0';
+        *ttft_tpot__put_us(us, ttft_tpot_request_point(q, p)) = '\0';
         ttft_tpot_write(o, ",\n{\"ph\":\"i\",\"s\":\"t\",\"pid\":2,\"tid\":%u,\"name\":%J,\"cat\":\"request\",\"ts\":%s,"
                            "\"args\":{\"request\":%J}}",
                         lane + 1, ttft_tpot__pts[p].role, us, q->id);
@@ -1223,8 +1211,8 @@ static void ttft_tpot__chrome_requests(const ttft_tpot_serve *s, const unsigned 
         for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
             if (ttft_tpot__slice_shown(&v, m))
                 ttft_tpot__request_slice(o, &q, lane[r], ttft_tpot__mrows[m].slice,
-                                         ttft_tpot__pt_ns(&q, ttft_tpot__mrows[m].from),
-                                         ttft_tpot__pt_ns(&q, ttft_tpot__mrows[m].to));
+                                         ttft_tpot_request_point(&q, ttft_tpot__mrows[m].from),
+                                         ttft_tpot_request_point(&q, ttft_tpot__mrows[m].to));
         ttft_tpot__request_marks(o, &q, lane[r]);
     }
     for (i = 0; ttft_tpot_request_event_at(s, i, &ev, NULL) == TTFT_TPOT_OK; i++) {
@@ -1423,7 +1411,7 @@ static char *ttft_tpot__csv_points(char *p, const ttft_tpot_request *q, int adde
             continue;
         *p++ = ',';
         if (ttft_tpot__has_pt(q, k))
-            p = ttft_tpot__put_dec(p, ttft_tpot__pt_ns(q, k));
+            p = ttft_tpot__put_dec(p, ttft_tpot_request_point(q, k));
     }
     return p;
 }
@@ -2580,7 +2568,7 @@ static double ttft_tpot__sqrt_guess(double v)
 
 /* sqrt(v), correctly rounded as IEEE 754's (and libm's) is; 0 for v <= 0 or NaN. v = m 2^e with m a
    53-bit integer; sqrt(m 2^k), k 54 or 55 so that e - k is even, is q (54 bits) and a fraction, q
-   found from ttft_tpot__sqrt and made exact by comparing squares in 128 bits; half of q rounded up is
+   found from ttft_tpot__sqrt_guess and made exact by comparing squares in 128 bits; half of q rounded up is
    the result's 53 bits (a square root of a double never lies halfway between two). */
 static double ttft_tpot__sqrt_exact(double v)
 {
