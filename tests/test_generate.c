@@ -268,8 +268,8 @@ static int count_lines(const char *text)
 
 /* --max-requests: a serving run longer than the collector's table folds its finished requests away
    and counts every one, live and at the end, in a trace's exposition too; --buckets vllm writes
-   vLLM's bounds alone. 60 requests, 8 held, arriving at 400/s over 3 slots (slow enough that a
-   sanitizer build keeps up: a request refused for a table full of requests in flight is not logged). */
+   vLLM's bounds alone. 60 requests, 8 held, arriving at 400/s over 3 slots: a server that falls behind
+   (a loaded machine, a sanitizer build) queues them until the table has room, so none is refused. */
 static void long_serving_run_folds_requests(void **state)
 {
     char *err, *live, *tool;

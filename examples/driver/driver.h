@@ -59,6 +59,12 @@ static inline uint64_t driver_rand(uint64_t *state)
     return *state;
 }
 
+/* The requests the collector holds at once: --max-requests, or all of --requests. */
+static inline unsigned driver_max_requests(const options *o)
+{
+    return (unsigned)(o->max_requests && o->max_requests < o->requests ? o->max_requests : o->requests);
+}
+
 /* ---- ../instrument.c ---- */
 
 /* Register the driver's phases in g->tp (serving also names a row a batch size): 0, or nonzero when

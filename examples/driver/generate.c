@@ -407,7 +407,7 @@ int main(int argc, char **argv)
     tc.timeline = g.o.trace != NULL;
     tc.max_device = g.o.async ? tc.capacity : 0; /* every kernel span may wait for its device time */
     memset(&sc, 0, sizeof sc); /* the serving layer: its requests (none outside serving mode) */
-    sc.max_requests = (unsigned)(g.o.max_requests && g.o.max_requests < g.o.requests ? g.o.max_requests : g.o.requests);
+    sc.max_requests = driver_max_requests(&g.o);
     sc.max_request_events = (size_t)sc.max_requests * (size_t)(g.o.max_new_tokens + 1);
     sc.buckets = g.o.buckets;
     n_tok = (size_t)g.o.batch * (size_t)g.o.prompt_len;

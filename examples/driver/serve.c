@@ -146,6 +146,7 @@ int serve_requests(driver *g)
     server s;
     uint64_t rng = g->o.seed ^ 0xa77u, t = 0;
     int i, arrived = 0, admit = 0, rc = 0, stepped;
+    unsigned cap = driver_max_requests(&g->o); /* the requests the collector holds in flight */
     memset(&s, 0, sizeof s);
     s.g = g;
     s.n = (int)g->o.requests;
@@ -180,7 +181,9 @@ int serve_requests(driver *g)
     rc = rc ? rc : publish(&s, 1); /* every series from 0, before the first request: increase() sees them all */
     while (s.finished < s.n && rc == 0) {
         uint64_t now = ttft_tpot_clock_now(&g->tp) - s.t0;
-        while (arrived < s.n && s.req[arrived].arrive_ns <= now) { /* submitted when it arrived */
+        /* submitted at the time it arrived, once the collector's table has room for it in flight: a server
+           that falls behind queues its requests here, their wait still in their TTFT, none refused */
+        while (arrived < s.n && s.req[arrived].arrive_ns <= now && (unsigned)(arrived - s.finished) < cap) {
             ttft_tpot_request_mark(&g->srv, s.req[arrived].id, TTFT_TPOT_POINT_SUBMIT, s.t0 + s.req[arrived].arrive_ns);
             ttft_tpot_request_prompt(&g->srv, s.req[arrived].id, (uint64_t)g->o.prompt_len); /* prompt_tokens_total */
             arrived++;
