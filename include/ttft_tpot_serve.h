@@ -986,12 +986,15 @@ static int ttft_tpot__request_call(ttft_tpot_serve *s, const char *id, uint64_t 
     rc = ttft_tpot__request_event(s, &e, &r);
     if (rc == TTFT_TPOT_EREQUEST)
         s->rejected += s->layer.refusal;
-    if (rc == TTFT_TPOT_EFULL || rc == TTFT_TPOT__ELOG)
-        s->req.dropped++;
-    if (rc == TTFT_TPOT_EFULL && point == TTFT_TPOT_POINT_SUBMIT)
+    /* a request dropped counts once: at its refused submit (its later calls find no request), or at
+       the first event it lost */
+    if (rc == TTFT_TPOT_EFULL && point == TTFT_TPOT_POINT_SUBMIT) {
         s->req.refused++;
+        s->req.dropped++;
+    }
     if (rc == TTFT_TPOT__ELOG) { /* tracked, but not every event kept: out of every figure */
         s->req.events_lost++;
+        s->req.dropped += !s->req.list[r].truncated;
         s->req.list[r].truncated = 1;
         rc = TTFT_TPOT_EFULL;
     }
@@ -1013,7 +1016,7 @@ TTFT_TPOT_DEF int ttft_tpot_request_tokens(ttft_tpot_serve *s, const char *id, u
 
 /* The request id names, for a call that takes no event storage: OK and *r (-1 when the collector is
    disabled: nothing to do); EINVAL (s or id NULL); EFULL (unknown after a submit was refused for a
-   full table: counted as dropped); EREQUEST (unknown: counted as rejected). */
+   full table: dropped, and counted at that submit); EREQUEST (unknown: counted as rejected). */
 static int ttft_tpot__request_by_id(ttft_tpot_serve *s, const char *id, int *r)
 {
     *r = -1;
@@ -1022,10 +1025,8 @@ static int ttft_tpot__request_by_id(ttft_tpot_serve *s, const char *id, int *r)
     if (!s->layer.c || !s->layer.enabled)
         return TTFT_TPOT_OK;
     *r = s->req.max ? ttft_tpot__request_find(s, id, strlen(id)) : -1;
-    if (*r < 0 && s->req.refused) {
-        s->req.dropped++;
+    if (*r < 0 && s->req.refused)
         return TTFT_TPOT_EFULL;
-    }
     if (*r < 0) {
         s->rejected += s->layer.refusal;
         return TTFT_TPOT_EREQUEST;
@@ -1942,7 +1943,7 @@ static void ttft_tpot__text_request_losses(const ttft_tpot_serve_model *f, ttft_
     const ttft_tpot_requests *q = &f->requests;
     const ttft_tpot_request_losses *l = &f->losses;
     if (q->dropped)
-        ttft_tpot_write(out, "WARNING: %llu request event%s dropped: the request tables are full (config.max_requests "
+        ttft_tpot_write(out, "WARNING: %llu request%s dropped: the request tables are full (config.max_requests "
                              "%llu, max_request_events %llu; %llu submits refused)\n",
                         (unsigned long long)q->dropped, ttft_tpot__plural(q->dropped),
                         (unsigned long long)l->max_requests, (unsigned long long)l->max_request_events,
@@ -2129,9 +2130,11 @@ static void ttft_tpot__serve_json(const ttft_tpot_model *md, ttft_tpot_writer *o
         ttft_tpot_write(out, "null");
         return;
     }
-    ttft_tpot_write(out, "{\"n\":%llu,\"incomplete\":%llu,\"warmup_excluded\":%llu,\"dropped\":%llu,\"truncated\":%llu",
+    ttft_tpot_write(out, "{\"n\":%llu,\"incomplete\":%llu,\"warmup_excluded\":%llu,\"dropped\":%llu,\"truncated\":%llu,"
+                         "\"refused\":%llu",
                     (unsigned long long)q->n, (unsigned long long)q->incomplete, (unsigned long long)q->warmup_excluded,
-                    (unsigned long long)q->dropped, (unsigned long long)q->truncated);
+                    (unsigned long long)q->dropped, (unsigned long long)q->truncated,
+                    (unsigned long long)f->losses.requests_refused);
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
         ttft_tpot_write(out, ",\"%s\":%S", ttft_tpot__metrics[m].json, &q->metric[m]);
     ttft_tpot_write(out, ",\"unscheduled\":%llu,\"prompt_tokens\":%llu,\"folded\":{\"requests\":%llu,\"tokens\":%llu,"
@@ -2692,20 +2695,21 @@ static void ttft_tpot__write_folded(const ttft_tpot_serve *s, ttft_tpot_writer *
     }
 }
 
-/* The layer's trace hook: its rows and directives after the device intervals (EVENTS); before the
-   closing counts (DIRECTIVES), each truncated request that has a submit event, after its events. */
+/* The layer's trace hook: its rows and directives after the device intervals (EVENTS). Each truncated
+   request that has a submit event comes after its events (a "# truncated:" line closes its request to
+   event rows) and before "# finished:" (which closes it to its marks). */
 static void ttft_tpot__serve_trace(const void *state, ttft_tpot_writer *w, int section)
 {
     const ttft_tpot_serve *s = (const ttft_tpot_serve *)state;
     size_t i;
-    if (section == TTFT_TPOT_SECTION_EVENTS) {
-        ttft_tpot__write_events(s, w);
-        ttft_tpot__write_finished(s, w);
-        ttft_tpot__write_folded(s, w);
-    }
-    for (i = 0; section == TTFT_TPOT_SECTION_DIRECTIVES && i < s->req.n_events; i++)
+    if (section != TTFT_TPOT_SECTION_EVENTS)
+        return;
+    ttft_tpot__write_events(s, w);
+    for (i = 0; i < s->req.n_events; i++)
         if (!s->req.events[i].tokens && s->req.list[s->req.events[i].request].truncated)
             ttft_tpot__write_truncated(w, &s->req.list[s->req.events[i].request]);
+    ttft_tpot__write_finished(s, w);
+    ttft_tpot__write_folded(s, w);
 }
 
 #endif /* TTFT_TPOT_NO_STDIO */
@@ -3040,7 +3044,7 @@ static int ttft_tpot__restore_buckets(ttft_tpot_serve *s, ttft_tpot_serve_item *
 }
 
 /* Whether the trace's directives agree with its records: no more truncated requests than events lost,
-   and the dropped request events hold the refused and the lost ones. The message goes into the
+   and the dropped requests hold the refused and the truncated ones. The message goes into the
    collector's item, at the line that says too much. */
 static int ttft_tpot__serve_check(const ttft_tpot__serve_reading *r, ttft_tpot_restore_item *item)
 {
@@ -3049,9 +3053,9 @@ static int ttft_tpot__serve_check(const ttft_tpot__serve_reading *r, ttft_tpot_r
         snprintf(what, sizeof what, "# truncated: %llu truncated requests, more than the %llu events the trace lost "
                  "(# counts: events_lost)", (unsigned long long)r->truncated, (unsigned long long)r->lost);
         item->line = r->truncated_line;
-    } else if (r->lost > r->dropped || r->refused > r->dropped - r->lost) {
-        snprintf(what, sizeof what, "# counts: requests_dropped=%llu is less than events_lost + "
-                 "requests_refused (%.0f)", (unsigned long long)r->dropped, (double)r->lost + (double)r->refused);
+    } else if (r->truncated > r->dropped || r->refused > r->dropped - r->truncated) {
+        snprintf(what, sizeof what, "# counts: requests_dropped=%llu is less than the truncated requests and "
+                 "requests_refused (%.0f)", (unsigned long long)r->dropped, (double)r->truncated + (double)r->refused);
         item->line = r->counts_line;
     } else {
         return TTFT_TPOT_OK;

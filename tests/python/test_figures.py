@@ -301,6 +301,8 @@ def test_model_name_and_requests_in_flight(tmp_path):
         with pytest.raises(ttft_tpot.RequestsLostWarning, match="not kept"):
             tp.tokens("d", 2, 50 * MS)
     assert tp.counts()["requests_refused"] == 1
+    assert tp.counts()["requests_dropped"] == 1  # one request, whatever its later calls: counted once
+    assert 'ttft_tpot:request_dropped_total{model_name="llama-3.1-8b",replica="0"} 1\n' in text
     with pytest.raises(ValueError, match="model_name"):
         ttft_tpot.Collector(model_name="a{b}")
 
