@@ -1702,6 +1702,10 @@ TTFT_TPOT_DEF int ttft_tpot_restore(ttft_tpot *c, ttft_tpot_restore_item *item);
 #pragma GCC push_options
 #pragma GCC optimize("no-fast-math", "fp-contract=off")
 #endif
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push /* g++'s -Wuseless-cast: a cast between size_t and uint64_t one platform needs */
+#pragma GCC diagnostic ignored "-Wuseless-cast"
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -1931,7 +1935,7 @@ static int ttft_tpot__name_ok(const char *name, size_t len)
 #define TTFT_TPOT__LE 1 /* the first byte of 8 loaded at once is the lowest: words load whole */
 #endif
 
-#define TTFT_TPOT__ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+#define TTFT_TPOT__ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
 static inline void ttft_tpot__sipround(uint64_t *v, int rounds)
 {
     for (; rounds > 0; rounds--) {
@@ -6664,6 +6668,9 @@ TTFT_TPOT_DEF int ttft_tpot_name_hash(const ttft_tpot *c, const char *name, size
 #ifdef __cplusplus
 }
 #endif
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #if defined(_MSC_VER) || defined(__clang__)
 #pragma float_control(pop)
 #elif defined(__GNUC__) && !defined(__CUDACC__)
@@ -6684,6 +6691,10 @@ TTFT_TPOT_DEF int ttft_tpot_name_hash(const ttft_tpot *c, const char *name, size
 #elif defined(__GNUC__) && !defined(__CUDACC__)
 #pragma GCC push_options
 #pragma GCC optimize("no-fast-math", "fp-contract=off")
+#endif
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push /* g++'s -Wuseless-cast: a cast between size_t and uint64_t one platform needs */
+#pragma GCC diagnostic ignored "-Wuseless-cast"
 #endif
 
 #ifdef __cplusplus
@@ -8055,6 +8066,9 @@ TTFT_TPOT_DEF int ttft_tpot_restore(ttft_tpot *c, ttft_tpot_restore_item *item)
 
 #ifdef __cplusplus
 }
+#endif
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
 #endif
 #if defined(_MSC_VER) || defined(__clang__)
 #pragma float_control(pop)

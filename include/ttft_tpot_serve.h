@@ -654,6 +654,10 @@ TTFT_TPOT_DEF int ttft_tpot_serve_restore(ttft_tpot_serve *s, ttft_tpot_serve_it
 #pragma GCC push_options
 #pragma GCC optimize("no-fast-math", "fp-contract=off")
 #endif
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push /* g++'s -Wuseless-cast: a cast between size_t and uint64_t one platform needs */
+#pragma GCC diagnostic ignored "-Wuseless-cast"
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -3422,6 +3426,9 @@ TTFT_TPOT_DEF int ttft_tpot_request_values_of(const ttft_tpot_serve *s, const tt
 
 #ifdef __cplusplus
 }
+#endif
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
 #endif
 #if defined(_MSC_VER) || defined(__clang__)
 #pragma float_control(pop)

@@ -462,6 +462,10 @@ TTFT_TPOT_DEF int ttft_tpot_ranks_report(FILE *out, const ttft_tpot *rank0, cons
 #pragma GCC push_options
 #pragma GCC optimize("no-fast-math", "fp-contract=off")
 #endif
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push /* g++'s -Wuseless-cast: a cast between size_t and uint64_t one platform needs */
+#pragma GCC diagnostic ignored "-Wuseless-cast"
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -5667,6 +5671,9 @@ TTFT_TPOT_DEF int ttft_tpot_ranks_report(FILE *out, const ttft_tpot *rank0, cons
 
 #ifdef __cplusplus
 }
+#endif
+#if defined(__cplusplus) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
 #endif
 #if defined(_MSC_VER) || defined(__clang__)
 #pragma float_control(pop)
