@@ -2686,18 +2686,20 @@ static void ttft_tpot__finish_both(const ttft_tpot__in_store *in, const ttft_tpo
 }
 
 /* MSER-5 (White 1997): where the warmup of a series ends, measured. sum[0, m): the sums of its
-   consecutive batches of 5 values (Z_j = sum_j / 5; the argmin does not depend on the scale). For
+   consecutive batches of 5 values (Z_j = sum_j / 5; the argmin does not depend on the scale), as
+   doubles: 5 values past 2^62 ns sum past 2^64, which a uint64_t would saturate (a rising series
+   read as flat); below 2^53 each sum is exact. For
    d = 0 .. m/2, MSER(d) = sum over j > d of (Z_j - mean of Z_{d+1..m})^2 / (m - d)^2; returns the
    smallest minimiser d*, in batches. The tail's sums are kept from the last batch back, as deviations
    from the last batch (so little cancels), and compared without dividing: with k batches in the
    tail, MSER = (k S2 - S1^2) / k^3. *white: White's rule, the minimiser over every cut that leaves 5
    batches or more, where it lies in the second half (the series may keep rising or falling); else 0. */
-static uint64_t ttft_tpot__mser5_cuts(const uint64_t *sum, uint64_t m, uint64_t *white)
+static uint64_t ttft_tpot__mser5_cuts(const double *sum, uint64_t m, uint64_t *white)
 {
-    double s1 = 0, s2 = 0, best = 0, best_k3 = 1, all = 0, all_k3 = 1, shift = m ? (double)sum[m - 1] : 0;
+    double s1 = 0, s2 = 0, best = 0, best_k3 = 1, all = 0, all_k3 = 1, shift = m ? sum[m - 1] : 0;
     uint64_t d, k = 0, at = 0, at_all = 0;
     for (d = m; d-- > 0;) { /* the tail Z_{d+1..m} in 1-based terms is sum[d .. m) */
-        double z = (double)sum[d] - shift, kk, num;
+        double z = sum[d] - shift, kk, num;
         k++;
         s1 += z;
         s2 += z * z;
@@ -2783,10 +2785,11 @@ typedef struct ttft_tpot__spotter {
     uint64_t p50, limit, n; /* the series' steady p50, twice it (UINT64_MAX past 2^64); values seen */
     uint64_t v;             /* the last value, where it is above the limit */
     int high, left_high, steady; /* the last value is above it; the one before it; the last is steady */
-    uint64_t *sum, m;
+    double *sum;
+    uint64_t m;
 } ttft_tpot__spotter;
 
-static void ttft_tpot__spot_start(ttft_tpot__spotter *sp, uint64_t p50, uint64_t *sum, uint64_t m)
+static void ttft_tpot__spot_start(ttft_tpot__spotter *sp, uint64_t p50, double *sum, uint64_t m)
 {
     memset(sp, 0, sizeof *sp);
     sp->p50 = p50;
@@ -2805,8 +2808,8 @@ static void ttft_tpot__spot_judge(ttft_tpot__spotter *sp, ttft_tpot_steady_state
         ss->spike_ns[ss->spikes] = sp->v;
     }
     ss->spikes++;
-    if (at / 5 < sp->m && sp->sum[at / 5] != UINT64_MAX) /* not saturated: the sum holds v */
-        sp->sum[at / 5] = sp->sum[at / 5] - sp->v + sp->p50;
+    if (at / 5 < sp->m)
+        sp->sum[at / 5] = sp->sum[at / 5] - (double)sp->v + (double)sp->p50;
 }
 
 static void ttft_tpot__spot(ttft_tpot__spotter *sp, ttft_tpot_steady_state *ss, uint64_t v, int steady)
@@ -4142,14 +4145,15 @@ static int ttft_tpot__set_of(const ttft_tpot *c, const ttft_tpot_sample *s, int 
 
 /* MSER-5's batch sums of the decode phases whose samples are all stored (measured), taken while the
    phases are gathered (in call order): sum[at[p] ...) for phase p, run[2p] and run[2p + 1] the sum and
-   count of its batch in progress. One allocation (run first, for its alignment). */
+   count of its batch in progress (doubles: ttft_tpot__mser5_cuts). One allocation (run first, for its
+   alignment). */
 typedef struct ttft_tpot__batches {
-    uint64_t *run, *sum;
+    double *run, *sum;
     size_t *at;
     unsigned char *measured;
 } ttft_tpot__batches;
 
-/* a + b, or UINT64_MAX past it: a batch sum of 5 durations of 2^62 ns and more. */
+/* a + b, or UINT64_MAX past it. */
 static uint64_t ttft_tpot__sat_add(uint64_t a, uint64_t b)
 {
     return a + b < a ? UINT64_MAX : a + b;
@@ -4158,8 +4162,8 @@ static uint64_t ttft_tpot__sat_add(uint64_t a, uint64_t b)
 /* Add a measured phase's sample to its batch in progress, and a full batch's sum to sum[]. */
 static void ttft_tpot__batch_add(ttft_tpot__batches *b, unsigned phase, uint64_t v)
 {
-    uint64_t *r = &b->run[2 * (size_t)phase];
-    r[0] = ttft_tpot__sat_add(r[0], v);
+    double *r = &b->run[2 * (size_t)phase];
+    r[0] += (double)v;
     if (++r[1] == 5) {
         b->sum[b->at[phase]++] = r[0];
         r[0] = r[1] = 0;
@@ -4469,8 +4473,8 @@ static int ttft_tpot__batches_of(const ttft_tpot *c, const size_t *count, ttft_t
     size_t np = c->phase.n, total = 0, p;
     for (p = 0; p < np; p++)
         total += c->phase.slots[p].role == TTFT_TPOT_ROLE_DECODE ? count[p] / 5 : 0;
-    b->run = (uint64_t *)TTFT_TPOT_MALLOC((2 * np + total + 1) * sizeof *b->run + (np + 1) * (sizeof *b->at + 1),
-                                          c->alloc_user);
+    b->run = (double *)TTFT_TPOT_MALLOC((2 * np + total + 1) * sizeof *b->run + (np + 1) * (sizeof *b->at + 1),
+                                        c->alloc_user);
     if (!b->run)
         return TTFT_TPOT_ENOMEM;
     b->sum = b->run + 2 * np;
@@ -6888,7 +6892,7 @@ static size_t ttft_tpot__series_steady(const uint64_t *v, const unsigned char *f
 /* A series checked like a phase's: its spikes, then White's rule (*ss's, in batches) asked again of
    the batch sums sum[0, m5) without them where there are some, and checked where it fires. x: room for
    the series. */
-static void ttft_tpot__series_checks(const ttft_tpot_series *s, uint64_t *x, uint64_t *sum, uint64_t m5,
+static void ttft_tpot__series_checks(const ttft_tpot_series *s, uint64_t *x, double *sum, uint64_t m5,
                                      ttft_tpot_steady_state *ss)
 {
     ttft_tpot__spotter sp;
@@ -6914,7 +6918,8 @@ static void ttft_tpot__series_checks(const ttft_tpot_series *s, uint64_t *x, uin
    MSER-5's cut and the p50 after it, White's cut checked, its spikes. OK, ENOMEM. */
 static int ttft_tpot__series_state(const ttft_tpot *c, const ttft_tpot_series *s, ttft_tpot_steady_state *ss)
 {
-    uint64_t *x = (uint64_t *)TTFT_TPOT_MALLOC((2 * s->n + 1) * sizeof *x, c->alloc_user), *sum;
+    uint64_t *x = (uint64_t *)TTFT_TPOT_MALLOC((2 * s->n + 1) * sizeof *x, c->alloc_user);
+    double *sum;
     size_t m = s->n, b, i;
     if (!x)
         return TTFT_TPOT_ENOMEM;
@@ -6923,11 +6928,11 @@ static int ttft_tpot__series_state(const ttft_tpot *c, const ttft_tpot_series *s
         x[i] = s->values[i];
         ss->flagged += s->flags && s->flags[i];
     }
-    sum = x + m; /* the batch sums go after the series (one at least: none is read uninitialised) */
+    sum = (double *)(void *)(x + m); /* the batch sums after the series (one at least: none is read uninitialised) */
     sum[0] = 0;
     for (b = 0; b < m / 5; b++)
         for (sum[b] = 0, i = 5 * b; i < 5 * b + 5; i++)
-            sum[b] = ttft_tpot__sat_add(sum[b], x[i]);
+            sum[b] += (double)x[i];
     ss->measured = m > 0;
     ss->truncation = 5 * ttft_tpot__mser5_cuts(sum, m / 5, &ss->white_cut);
     if ((ss->has_p50 = m > ss->truncation) != 0)

@@ -62,7 +62,8 @@ static void one_series(const kind *k, double rho, tally *t)
     ttft_tpot c;
     ttft_tpot_model m;
     double e = normal(), scale = sqrt(1.0 - rho * rho);
-    uint64_t sum[STEPS / 5] = {0}, raw;
+    double sum[STEPS / 5] = {0};
+    uint64_t raw;
     int d, i;
     if (ttft_tpot_init(&c, NULL) != TTFT_TPOT_OK)
         exit(1);
@@ -76,7 +77,7 @@ static void one_series(const kind *k, double rho, tally *t)
             t->injected++;
         }
         record(&c, d, (uint64_t)(v + 0.5));
-        sum[i / 5] += (uint64_t)(v + 0.5);
+        sum[i / 5] += (double)(uint64_t)(v + 0.5);
         e = rho * e + scale * normal();
     }
     ttft_tpot__mser5_cuts(sum, STEPS / 5, &raw); /* the library's own MSER-5, on the series as recorded */

@@ -884,7 +884,7 @@ static void percentile_intervals_at_any_n(void **state)
 }
 
 /* MSER-5's first-half cut, and *drift: whether White's rule fires. */
-static uint64_t mser5(const uint64_t *sum, uint64_t m, int *drift)
+static uint64_t mser5(const double *sum, uint64_t m, int *drift)
 {
     uint64_t white, at = ttft_tpot__mser5_cuts(sum, m, &white);
     *drift = white != 0;
@@ -909,9 +909,9 @@ static void steady_state_measured(void **state)
     d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
     for (i = 0; i < 25; i++)
         assert_int_equal(record(&c, d, batch[i / 5] * MS, 1), TTFT_TPOT_OK);
-    assert_int_equal(mser5((const uint64_t[]){500, 250, 50, 60, 40}, 5, &drift), 2);
+    assert_int_equal(mser5((const double[]){500, 250, 50, 60, 40}, 5, &drift), 2);
     assert_false(drift); /* every cut that leaves 5 batches: d = 0 only */
-    assert_int_equal(mser5((const uint64_t[]){5, 5, 5}, 3, &drift), 0); /* ties: the smallest d */
+    assert_int_equal(mser5((const double[]){5, 5, 5}, 3, &drift), 0); /* ties: the smallest d */
     assert_int_equal(mser5(NULL, 0, &drift), 0);
     assert_false(drift);
     json_of(&c, &doc);
@@ -950,6 +950,32 @@ static void no_steady_state_when_it_keeps_rising(void **state)
     assert_true(jc_get(phase_named(&doc, "decode_step"), "steady_state.no_steady_state")->type == JC_BOOL &&
                 jc_get(phase_named(&doc, "decode_step"), "steady_state.no_steady_state")->num == 1);
     jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
+/* The same at every magnitude: 60 steps rising 1e17 ns a step from 3.7e18 ns, whose batches of 5
+   sum past 2^64 ns (MSER-5 read them all as one saturated sum before: steady). Z_j rises 5e17 a batch,
+   as the 1 ms steps' 5 ms: no steady state; and the series of the same values (a layer's figures). */
+static void no_steady_state_at_any_magnitude(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_steady_state ss;
+    ttft_tpot_stats st;
+    ttft_tpot_series s;
+    uint64_t v[60];
+    jc_value doc;
+    int d, i;
+    (void)state;
+    d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    for (i = 0; i < 60; i++)
+        record(&c, d, v[i] = 3700000000000000000ull + (uint64_t)(i + 1) * 100000000000000000ull, 1);
+    json_of(&c, &doc);
+    assert_true(jc_get(phase_named(&doc, "decode_step"), "steady_state.no_steady_state")->num == 1);
+    jc_free(&doc);
+    memset(&s, 0, sizeof s);
+    s.set = -1, s.values = v, s.n = 60;
+    assert_int_equal(ttft_tpot_series_stats(&c, &s, &st, &ss), TTFT_TPOT_OK);
+    assert_true(ss.white_cut > 30);
     ttft_tpot_free(&c);
 }
 
@@ -1266,7 +1292,8 @@ static void a_warmup_then_a_spike(void **state)
 static void mser5_matches_numpy(void **state)
 {
     enum { M = 400 };
-    uint64_t sum[M], seed = 4242, ramp, late;
+    uint64_t seed = 4242, ramp, late;
+    double sum[M];
     FILE *f;
     int round, j;
     (void)state;
@@ -1281,8 +1308,8 @@ static void mser5_matches_numpy(void **state)
             seed = seed * 6364136223846793005ull + 1442695040888963407ull;
             ramp = round < 4 && round * 40 > j ? (uint64_t)(round * 40 - j) * 90000 : 0;
             late = round == 4 ? (uint64_t)j * 3000 : round == 5 && j >= 300 ? 1000000 : 0;
-            sum[j] = 5 * 3220000 + ramp + late + (seed >> 40) % 400000;
-            fprintf(f, "%llu\n", (unsigned long long)sum[j]);
+            sum[j] = (double)(5 * 3220000 + ramp + late + (seed >> 40) % 400000);
+            fprintf(f, "%.0f\n", sum[j]);
         }
         {
             int drift;
@@ -1481,6 +1508,7 @@ int main(void)
         cmocka_unit_test(no_false_zeros),
         cmocka_unit_test(steady_state_measured),
         cmocka_unit_test(no_steady_state_when_it_keeps_rising),
+        cmocka_unit_test(no_steady_state_at_any_magnitude),
         cmocka_unit_test(a_spike_is_not_a_drift),
         cmocka_unit_test(a_late_spike_anywhere_is_not_a_drift),
         cmocka_unit_test(a_two_step_spike_is_not_isolated),
