@@ -520,7 +520,8 @@ TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot_serve *s, const char *id, i
 TTFT_TPOT_DEF const char *ttft_tpot_finish_reason_name(int reason);
 
 /* The request's prompt tokens (once, after its submit), for vLLM's prompt_tokens_total and the JSON's
-   requests.prompt_tokens. OK (also when disabled: nothing); EINVAL (s or id NULL, 0 tokens); EREQUEST
+   requests.prompt_tokens. OK (also when disabled: nothing); EINVAL (s or id NULL, 0 tokens or 2^32 and
+   more, as a span's: so that no total of them wraps); EREQUEST
    (unknown id, or given before: counted as rejected); EFULL as finish. Takes no event storage. */
 TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot_serve *s, const char *id, uint64_t prompt_tokens);
 
@@ -1063,7 +1064,8 @@ TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot_serve *s, const char *id, i
 
 TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot_serve *s, const char *id, uint64_t prompt_tokens)
 {
-    int r = -1, rc = prompt_tokens ? ttft_tpot__request_by_id(s, id, &r) : TTFT_TPOT_EINVAL;
+    int r = -1, rc = prompt_tokens && prompt_tokens <= UINT32_MAX ? ttft_tpot__request_by_id(s, id, &r)
+                                                                   : TTFT_TPOT_EINVAL;
     if (rc != TTFT_TPOT_OK || r < 0)
         return rc;
     if (s->req.list[r].prompt_tokens) {
@@ -2947,8 +2949,8 @@ static int ttft_tpot__restore_told(ttft_tpot_serve *s, ttft_tpot_serve_item *ite
                                                  "or given its reason before: ", item->id, item->len);
         req->reason = item->reason;
     } else {
-        if (item->tokens == 0)
-            return ttft_tpot__serve_refuse(item, "# prompt_tokens: expected N (1 or more),ID", NULL, 0);
+        if (item->tokens == 0 || item->tokens > UINT32_MAX)
+            return ttft_tpot__serve_refuse(item, "# prompt_tokens: expected N (1 to 4294967295),ID", NULL, 0);
         if (!req)
             return ttft_tpot__serve_refuse(item, "# prompt_tokens: a request not submitted earlier in this trace: ",
                                            item->id, item->len);
@@ -3174,8 +3176,14 @@ static void ttft_tpot__serve_clear(void *state)
     s->full_known = 0;
 }
 
-/* A merge of src's requests: planned (the same bucket bounds, new ids only, room for all: OK, EINVAL,
-   EREQUEST, EFULL), then done. */
+/* Whether dst's tables have room for src's requests and events. */
+static int ttft_tpot__merge_fits(const ttft_tpot_serve *dst, const ttft_tpot_serve *src)
+{
+    return src->req.n <= dst->req.max - dst->req.n && src->req.n_events <= dst->req.max_events - dst->req.n_events;
+}
+
+/* A merge of src's requests: planned (the same bucket bounds, new ids only, room for all, made as a
+   submit makes it, by folding dst's finished requests away: OK, EINVAL, EREQUEST, EFULL), then done. */
 static int ttft_tpot__serve_merge(void *state, const void *from, int plan)
 {
     ttft_tpot_serve *dst = (ttft_tpot_serve *)state;
@@ -3187,8 +3195,9 @@ static int ttft_tpot__serve_merge(void *state, const void *from, int plan)
         for (p = 0; p < src->req.n; p++)
             if (ttft_tpot__request_find(dst, src->req.list[p].id, strlen(src->req.list[p].id)) >= 0)
                 return TTFT_TPOT_EREQUEST;
-        return src->req.n > dst->req.max - dst->req.n || src->req.n_events > dst->req.max_events - dst->req.n_events
-                   ? TTFT_TPOT_EFULL : TTFT_TPOT_OK;
+        if (!ttft_tpot__merge_fits(dst, src) && dst->req.max)
+            (void)ttft_tpot__fold_away(dst); /* every figure keeps them; the report says how many */
+        return ttft_tpot__merge_fits(dst, src) ? TTFT_TPOT_OK : TTFT_TPOT_EFULL;
     }
     ttft_tpot__requests_merge(dst, src);
     dst->rejected += src->rejected;

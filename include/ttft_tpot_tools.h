@@ -1980,8 +1980,8 @@ static int ttft_tpot__read_finish_reason(ttft_tpot__reader *r, unsigned long lin
 /* "# prompt_tokens: N,ID": the prompt tokens of a request of this trace (ttft_tpot_request_prompt). */
 static int ttft_tpot__read_request_prompt(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
-    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &r->sitem.tokens) || r->sitem.tokens == 0)
-        return ttft_tpot__fail(r, line, "# prompt_tokens: expected N (1 or more),ID", NULL);
+    if (!ttft_tpot__take(&p, ',', UINT32_MAX, &r->sitem.tokens) || r->sitem.tokens == 0)
+        return ttft_tpot__fail(r, line, "# prompt_tokens: expected N (1 to 4294967295),ID", NULL);
     r->sitem.id = p;
     r->sitem.len = strlen(p);
     return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_PROMPT_TOKENS);
@@ -5119,7 +5119,7 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
     double need = res->family ? res->opt.alpha / res->family : res->opt.alpha;
     char alpha[32], best[32], below[32], noise[32];
     size_t i, still = 0;
-    ttft_tpot__dnum(alpha, sizeof alpha, "%g", res->opt.alpha);
+    ttft_tpot__dnum(alpha, sizeof alpha, "%.15g", res->opt.alpha);
     fprintf(out, "Verdict: %s", said[res->kind]);
     if (res->kind == TTFT_TPOT_COMPARE_UNDECIDED && !res->family) {
         fprintf(out, ": no headline metric both sides have%s", end);
@@ -5258,7 +5258,7 @@ TTFT_TPOT_DEF void ttft_tpot_compare_text(FILE *out, const ttft_tpot_compare_res
             "with the interval of its own values (not where another run lands). change: the Hodges-Lehmann shift "
             "over the runs; ~: no significant difference (two-sided Mann-Whitney U over the runs, Holm-adjusted p >= "
             "%s); noise: significant, under %s%%. p99 change: Welch's interval over the runs' p99s.\n",
-            ttft_tpot__dnum(alpha, sizeof alpha, "%g", res->opt.alpha),
+            ttft_tpot__dnum(alpha, sizeof alpha, "%.15g", res->opt.alpha),
             ttft_tpot__dnum(noise, sizeof noise, "%g", res->opt.noise_pct));
 }
 

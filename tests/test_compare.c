@@ -258,6 +258,9 @@ static void compare_through_the_tool(void **state)
     free(out);
     assert_int_equal(tool("--compare --alpha 2 cmp_base.csv cmp_new.csv", &out), 2);
     free(out);
+    assert_int_equal(tool("--compare --alpha 0.99999999 --base cmp_base.csv --new cmp_base.csv", &out), 0);
+    assert_non_null(strstr(out, "(alpha 0.99999999, Holm;")); /* as given, not rounded to 1 */
+    free(out);
     assert_int_equal(tool("--compare --bounded cmp_base.csv cmp_new.csv", &out), 2);
     free(out);
     assert_int_equal(tool("--compare cmp_base.csv missing.csv", &out), 1);

@@ -376,6 +376,39 @@ static void merged_requests(void **state)
     unserve(&b, &srv_b);
 }
 
+/* A merge into a table full of finished requests folds them away to make room, as a submit does: a
+   holds 4 of 4, finished; b's 1 request fits once half of a's (window 2) are folded, every figure
+   counting all 5. */
+static void merge_folds_to_make_room(void **state)
+{
+    ttft_tpot a, b;
+    ttft_tpot_serve srv_a, srv_b;
+    ttft_tpot_serve_config sc = TTFT_TPOT_ZERO;
+    jc_value doc;
+    char id[8];
+    int i;
+    (void)state;
+    sc.max_requests = 4;
+    served(&a, &srv_a, NULL, &sc);
+    served(&b, &srv_b, NULL, &sc);
+    for (i = 0; i < 4; i++) {
+        snprintf(id, sizeof id, "a%d", i);
+        assert_int_equal(ttft_tpot_request_mark(&srv_a, id, TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens(&srv_a, id, (uint64_t)(i + 1) * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_finish(&srv_a, id, TTFT_TPOT_FINISH_STOP), TTFT_TPOT_OK);
+    }
+    assert_int_equal(ttft_tpot_request_mark(&srv_b, "b", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv_b, "b", 9 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_OK);
+    json_of(&a, &doc);
+    assert_ms(&doc, "requests.n", 3);
+    assert_ms(&doc, "requests.folded.requests", 2);
+    jc_free(&doc);
+    assert_int_equal(counts(&a).requests_dropped, 0);
+    unserve(&a, &srv_a);
+    unserve(&b, &srv_b);
+}
+
 /* The value of a series line "name{...} value" in text, or -1. */
 static double series(const char *text, const char *line_start)
 {
@@ -510,7 +543,13 @@ static void in_flight_refused_and_the_model_name(void **state)
     assert_non_null(strstr(err, "t.csv:2: # finished: a request not submitted earlier in this trace: Z"));
     assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# prompt_tokens: 0,A\n", "t.csv", err,
                                sizeof err), TTFT_TPOT_EPARSE);
-    assert_non_null(strstr(err, "t.csv:2: # prompt_tokens: expected N (1 or more),ID"));
+    assert_non_null(strstr(err, "t.csv:2: # prompt_tokens: expected N (1 to 4294967295),ID"));
+    /* two huge prompts would wrap prompt_tokens_total: a prompt is at most 2^32 - 1 tokens, as a span's */
+    assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n"
+                                      "# prompt_tokens: 9223372036854775808,A\n", "t.csv", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t.csv:2: # prompt_tokens: expected N (1 to 4294967295),ID"));
+    assert_int_equal(ttft_tpot_request_prompt(&srv, "B", 4294967296ull), TTFT_TPOT_EINVAL);
     {
         jc_value doc;
         json_of(&back, &doc);
@@ -1928,6 +1967,7 @@ int main(void)
         cmocka_unit_test(empty_and_incomplete_runs),
         cmocka_unit_test(requests_round_trip_and_bad_lines),
         cmocka_unit_test(merged_requests),
+        cmocka_unit_test(merge_folds_to_make_room),
         cmocka_unit_test(prometheus_exposition),
         cmocka_unit_test(promtool_accepts_it),
         cmocka_unit_test(request_edges),

@@ -287,6 +287,8 @@ def test_model_name_and_requests_in_flight(tmp_path):
     tp.prompt("c", 12)
     with pytest.raises(ValueError, match="given once"):
         tp.prompt("c", 12)
+    with pytest.raises(ValueError, match=r"1\.\.4294967295"):  # as a span's tokens: no total of them wraps
+        tp.prompt("a", 2 ** 32)
     path = tmp_path / "m.prom"
     tp.publish(path, labels={"replica": "0"})
     text = path.read_text()
@@ -477,3 +479,19 @@ def test_a_block_that_raises_is_cancelled(tmp_path):
     assert tp.report_json()["spans_cancelled"] == 3
     tp.write_trace(tmp_path / "t.csv")  # the trace carries the count
     assert ttft_tpot.Collector.read_trace(tmp_path / "t.csv").counts()["spans_cancelled"] == 3
+
+
+def test_merge_into_full_request_tables():
+    """A merge folds the finished requests away to make room, as a submit does; where the unfinished ones
+    leave none, it says which tables are full, and merges nothing."""
+    a, b = ttft_tpot.Collector(max_requests=2), ttft_tpot.Collector(max_requests=2)
+    for rid in ("a0", "a1"):
+        a.submit(rid, 0)
+    b.submit("b0", 0)
+    with pytest.raises(ValueError, match=r"the request tables \(max_requests, max_request_events\) cannot hold"):
+        a.merge(b)
+    assert a.counts()["requests"] == 2
+    a.tokens("a0", 1, 5 * MS)
+    a.finish("a0")
+    a.merge(b)  # a0 folded away: room for b0
+    assert a.counts()["requests"] == 2

@@ -991,7 +991,7 @@ static PyObject *core_prompt(core_collector *self, PyObject *args)
     if (!self->enabled)
         Py_RETURN_NONE;
     if (!(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))) ||
-        core_int(n, "prompt tokens", 1, UINT64_MAX, TTFT_TPOT_EINVAL, &k) != 0)
+        core_int(n, "prompt tokens", 1, UINT32_MAX, TTFT_TPOT_EINVAL, &k) != 0)
         return NULL;
     rc = ttft_tpot_request_prompt(&self->s, s, k);
     if (rc == TTFT_TPOT_EFULL && core_warn_lost(TTFT_TPOT_POINT_LAST) != 0)
@@ -1462,6 +1462,10 @@ static PyObject *core_merge(core_collector *self, PyObject *other)
     Py_END_CRITICAL_SECTION2();
     if (rc == TTFT_TPOT_ENOMEM)
         return PyErr_NoMemory();
+    if (rc == TTFT_TPOT_EFULL) /* the request tables, once their finished requests were folded away */
+        return PyErr_Format(PyExc_ValueError, "the request tables (max_requests, max_request_events) cannot hold "
+                            "the other collector's requests beside their unfinished ones, or a histogram would pass "
+                            "2^63 values: nothing merged");
     if (rc != TTFT_TPOT_OK)
         return PyErr_Format(PyExc_ValueError, "%s: nothing merged", ttft_tpot_strerror(rc));
     Py_RETURN_NONE;
