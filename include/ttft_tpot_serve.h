@@ -2732,8 +2732,10 @@ typedef struct ttft_tpot__serve_reading {
     ttft_tpot__tally folded;  /* "# folded:" and "# folded_metric:" lines */
     int buckets;              /* "# buckets:": the bounds its folded buckets count among (TTFT_TPOT_BUCKETS_*) */
     int folded_lines;         /* a "# folded_metric:" line was read: "# buckets:" comes before */
+    uint32_t metrics_read;    /* bit m: metric m's "# folded_metric:" line was read (one a trace) */
     uint64_t truncated;       /* "# truncated:" lines */
     unsigned long truncated_line, counts_line; /* the last of them, and of "# counts:" */
+    unsigned long folded_line;                 /* the last "# folded:" */
     uint64_t dropped, refused, lost; /* "# counts:" requests_dropped, requests_refused, events_lost */
     uint64_t limit[2];        /* max_requests, max_request_events, as given (bit k of limits) */
     unsigned limits;
@@ -2982,6 +2984,7 @@ static int ttft_tpot__restore_folded(ttft_tpot_serve *s, ttft_tpot_serve_item *i
     for (k = 0; k < 9; k++)
         *to[k] += v[k];
     t->reasons[TTFT_TPOT_FINISH_NONE] += v[0] - v[5] - v[6];
+    ((ttft_tpot__serve_reading *)s->reading)->folded_line = item->line;
     return TTFT_TPOT_OK;
 }
 
@@ -2996,9 +2999,37 @@ static size_t ttft_tpot__bucket_in(const ttft_tpot_serve *s, int m, int set, siz
     return (b ? ttft_tpot__les[s->buckets][t].ns[b - 1] : 0) <= lo ? b : SIZE_MAX;
 }
 
+/* The values metric m can have among the folded requests of t: one a request, or (ITL) one a gap
+   between two token events, so at most the tokens past each request's first. */
+static uint64_t ttft_tpot__folded_room(const ttft_tpot__tally *t, int m)
+{
+    if (ttft_tpot__metrics[m].rule != TTFT_TPOT__RULE_GAPS)
+        return t->requests;
+    return t->tokens > t->requests ? t->tokens - t->requests : 0;
+}
+
+/* Whether a folded metric's sum (128 bits, in ns or, per token, 1/1024 ns) lies where its values can:
+   each counted in bucket k between bound k - 1 and bound k, those past the last bound above it (no
+   limit above then). Told in doubles, within a part in 1e9: what it refuses is a sum no values in
+   those buckets could make. */
+static int ttft_tpot__folded_sum_ok(const ttft_tpot_serve_item *item, int set, int m, uint64_t total)
+{
+    const uint64_t *ns = ttft_tpot__les[set][ttft_tpot__metrics[m].le].ns;
+    size_t last = ttft_tpot__les[set][ttft_tpot__metrics[m].le].n - 1, k;
+    double unit = ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_PER_TOKEN ? 1024.0 : 1.0;
+    double sum = (double)item->v[1] * 18446744073709551616.0 + (double)item->v[2];
+    double lo = (double)(item->v[0] - total) * (double)ns[last], hi = 0;
+    for (k = 0; k < item->n; k++) {
+        lo += (double)item->count[k] * (item->bucket[k] ? (double)ns[item->bucket[k] - 1] : 0.0);
+        hi += (double)item->count[k] * (double)ns[item->bucket[k]];
+    }
+    return sum >= lo * unit * (1 - 1e-9) && (item->v[0] > total || sum <= hi * unit * (1 + 1e-9));
+}
+
 /* "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C ...": a request metric of the folded requests, its
    buckets ascending (indexes among the bounds of the trace's set), each within its bounds, at most
-   COUNT values in them. */
+   COUNT values in them; once a trace, after the "# folded:" line that counts the requests it can
+   have values of, and with a sum its buckets can hold. */
 static int ttft_tpot__restore_folded_metric(ttft_tpot_serve *s, ttft_tpot_serve_item *item)
 {
     ttft_tpot__serve_reading *r = (ttft_tpot__serve_reading *)s->reading;
@@ -3024,10 +3055,21 @@ static int ttft_tpot__restore_folded_metric(ttft_tpot_serve *s, ttft_tpot_serve_
         hi > UINT64_MAX - 1 - t->sum_hi[m] - s->finished.sum_hi[m])
         return ttft_tpot__serve_refuse(item, "# folded_metric: expected KEY,COUNT,SUM_HI,SUM_LO,I:C ... with at most "
                                              "COUNT values in the buckets, ascending", NULL, 0);
+    if (r->metrics_read >> m & 1u)
+        return ttft_tpot__serve_refuse(item, "# folded_metric: a second line for ", ttft_tpot__metrics[m].json,
+                                       strlen(ttft_tpot__metrics[m].json));
+    if (n > ttft_tpot__folded_room(t, m))
+        return ttft_tpot__serve_refuse(item, "# folded_metric: more values than the folded requests of the # folded: "
+                                             "lines before it can have: ", ttft_tpot__metrics[m].json,
+                                       strlen(ttft_tpot__metrics[m].json));
+    if (!ttft_tpot__folded_sum_ok(item, r->buckets, m, total))
+        return ttft_tpot__serve_refuse(item, "# folded_metric: a sum no values in its buckets can make: ",
+                                       ttft_tpot__metrics[m].json, strlen(ttft_tpot__metrics[m].json));
     if (coarse)
         return ttft_tpot__serve_refuse(item, "# folded_metric: the trace's buckets are vLLM's bounds, coarser than "
                                              "this collector's (read it with config.buckets vllm, --buckets vllm): ",
                                        ttft_tpot__metrics[m].json, strlen(ttft_tpot__metrics[m].json));
+    r->metrics_read |= 1u << m;
     for (k = 0; k < TTFT_TPOT_BUCKETS_MAX; k++)
         t->bucket[m][k] += b[k];
     r->folded_lines = 1;
@@ -3052,10 +3094,42 @@ static int ttft_tpot__restore_buckets(ttft_tpot_serve *s, ttft_tpot_serve_item *
 /* Whether the trace's directives agree with its records: no more truncated requests than events lost,
    and the dropped requests hold the refused and the truncated ones. The message goes into the
    collector's item, at the line that says too much. */
-static int ttft_tpot__serve_check(const ttft_tpot__serve_reading *r, ttft_tpot_restore_item *item)
+/* *acc + v, or 0 when it would pass 2^64 - 1. */
+static int ttft_tpot__add_fits(uint64_t *acc, uint64_t v)
+{
+    return v <= UINT64_MAX - *acc ? (*acc += v, 1) : 0;
+}
+
+/* Whether the trace's folded counts, beside the layer's (finished and folded) and every request held,
+   stay below 2^64 in each total a writer adds them into: requests (request_success_total, by reason
+   too), tokens and prompt tokens. */
+static int ttft_tpot__folded_fit(const ttft_tpot_serve *s, const ttft_tpot__serve_reading *r)
+{
+    uint64_t held[3 + TTFT_TPOT_FINISH_COUNT] = {0}, acc;
+    const ttft_tpot__tally *t[3] = {&s->finished, &s->folded, &r->folded};
+    unsigned q;
+    int k, i, ok = 1;
+    held[0] = s->req.n;
+    for (q = 0; q < s->req.n; q++) {
+        ok &= ttft_tpot__add_fits(&held[1], s->req.list[q].tokens);
+        ok &= ttft_tpot__add_fits(&held[2], s->req.list[q].prompt_tokens);
+    }
+    for (k = 0; ok && k < 3 + TTFT_TPOT_FINISH_COUNT; k++)
+        for (i = 0, acc = held[k]; ok && i < 3; i++)
+            ok = ttft_tpot__add_fits(&acc, k == 0 ? t[i]->requests : k == 1 ? t[i]->tokens : k == 2 ? t[i]->prompt_tokens
+                                                                                                : t[i]->reasons[k - 3]);
+    return ok;
+}
+
+static int ttft_tpot__serve_check(const ttft_tpot_serve *s, const ttft_tpot__serve_reading *r,
+                                  ttft_tpot_restore_item *item)
 {
     char what[200];
-    if (r->truncated > r->lost) {
+    if (!ttft_tpot__folded_fit(s, r)) {
+        snprintf(what, sizeof what, "# folded: its counts beside the requests held pass 2^64 - 1 "
+                 "(request_success_total or a token counter would wrap)");
+        item->line = r->folded_line;
+    } else if (r->truncated > r->lost) {
         snprintf(what, sizeof what, "# truncated: %llu truncated requests, more than the %llu events the trace lost "
                  "(# counts: events_lost)", (unsigned long long)r->truncated, (unsigned long long)r->lost);
         item->line = r->truncated_line;
@@ -3119,7 +3193,7 @@ static int ttft_tpot__serve_restore_hook(void *state, ttft_tpot_restore_item *it
         r->counts_line = item->line;
         return TTFT_TPOT_OK;
     }
-    if (item->kind == TTFT_TPOT_RESTORE_COMMIT && (rc = ttft_tpot__serve_check(r, item)) == TTFT_TPOT_OK)
+    if (item->kind == TTFT_TPOT_RESTORE_COMMIT && (rc = ttft_tpot__serve_check(s, r, item)) == TTFT_TPOT_OK)
         ttft_tpot__serve_commit(s, r);
     else if (item->kind == TTFT_TPOT_RESTORE_COMMIT || item->kind == TTFT_TPOT_RESTORE_ROLLBACK)
         ttft_tpot__requests_rollback(s, r->old_n, r->old_events);

@@ -960,6 +960,51 @@ static void bounds_as_written_are_their_ns(void **state)
     }
 }
 
+/* Folded lines that contradict each other or the records are refused at their line, and nothing is
+   read: more TTFTs than folded requests, a metric with no folded request, a metric twice, a sum its
+   buckets cannot make (27.8 h for one TTFT of 100 us at most), and folded counts that wrap the held
+   request's (request_success_total would read 0). */
+static void contradicting_folded_lines_are_refused(void **state)
+{
+    static const struct {
+        const char *text, *err;
+    } bad[] = {
+        {"# folded: 1,3,0,0,0,0,0,0,0\n# folded_metric: ttft_ms,7,0,70000,0:7\n",
+         "t:3: # folded_metric: more values than the folded requests of the # folded: lines before it can have: ttft_ms"},
+        {"# folded_metric: ttft_ms,1,0,5,0:1\n",
+         "t:2: # folded_metric: more values than the folded requests of the # folded: lines before it can have: ttft_ms"},
+        {"# folded: 2,2,0,0,0,0,0,0,0\n# folded_metric: ttft_ms,1,0,5,0:1\n# folded_metric: ttft_ms,1,0,5,0:1\n",
+         "t:4: # folded_metric: a second line for ttft_ms"},
+        {"# folded: 1,1,0,0,0,0,0,0,0\n# folded_metric: ttft_ms,1,0,100000000000000,0:1\n",
+         "t:3: # folded_metric: a sum no values in its buckets can make: ttft_ms"},
+        {"# folded: 2,2,0,0,0,0,0,0,0\n# folded_metric: itl_ms,1,0,5,0:1\n",
+         "t:3: # folded_metric: more values than the folded requests of the # folded: lines before it can have: itl_ms"},
+        {"A,submit,0,0,0,0\nA,token,10,0,2,0\n# finished: A\n# folded: 18446744073709551615,1,0,0,0,0,0,0,0\n",
+         "t:5: # folded: its counts beside the requests held pass 2^64 - 1 (request_success_total or a token counter "
+         "would wrap)"},
+    };
+    ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
+    char text[512], err[256];
+    size_t i;
+    (void)state;
+    scfg.max_requests = 8;
+    served(&c, &srv, NULL, &scfg);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "phase,role,start_ns,dur_ns,tokens,warmup\n%s", bad[i].text);
+        if (trace_str(&c, text, "t", err, sizeof err) != TTFT_TPOT_EPARSE || strcmp(err, bad[i].err) != 0)
+            fail_msg("case %zu: \"%s\", expected \"%s\"", i, err, bad[i].err);
+        assert_int_equal(counts(&c).requests, 0);
+    }
+    /* what they become when they agree: read */
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\n# folded: 2,5,0,0,0,0,0,0,0\n"
+                                   "# folded_metric: ttft_ms,2,0,100,0:2\n# folded_metric: itl_ms,3,0,30,0:3\n",
+                               "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    unserve(&c, &srv);
+}
+
 /* A trace of 0.3 says "# buckets: vllm" for the bounds 0.3 took for vLLM's: ITL and TPOT with 7 more
    below 10 ms (0.0005 0.001 0.002 0.003 ...). Its folded buckets keep that meaning: ITL 2 and 3 ms
    (indexes 2 and 3 there) and TPOT 2 ms read into vLLM 0.33's le 0.01, TTFT 10 ms (index 2 of the
@@ -968,7 +1013,7 @@ static void bounds_as_written_are_their_ns(void **state)
 static void old_vllm_buckets_keep_their_meaning(void **state)
 {
     static const char old[] = "phase,role,start_ns,dur_ns,tokens,warmup\n# buckets: vllm\n# folded: 4,16,28,0,0,1,1,1,1\n"
-                              "# folded_metric: ttft_ms,4,0,40000000,2:4\n# folded_metric: tpot_ms,4,0,8000000,2:4\n"
+                              "# folded_metric: ttft_ms,4,0,40000000,2:4\n# folded_metric: tpot_ms,4,0,8192000000,2:4\n"
                               "# folded_metric: itl_ms,8,0,20000000,2:4 3:4\n";
     static const char *const want[] = {
         "vllm:time_to_first_token_seconds_bucket{le=\"0.005\"} 0\nvllm:time_to_first_token_seconds_bucket{le=\"0.01\"} 4\n",
@@ -1042,10 +1087,10 @@ static void folded_requests_keep_their_reasons(void **state)
     assert_true(sum.folded_other >= 1); /* r3 (abort) and r4 (error) fold at the 5th submit */
     trace = capture(&c, ttft_tpot_trace_write);
     assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, NULL);
-    assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# folded_metric: ttft_ms,1,0,5,2:1\n"
-                                      "# buckets: vllm\n", "t.csv", err, sizeof err),
+    assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# folded: 1,1,0,0,0,0,0,0,0\n"
+                                      "# folded_metric: ttft_ms,1,0,5,0:1\n# buckets: vllm\n", "t.csv", err, sizeof err),
                      TTFT_TPOT_EPARSE);
-    assert_non_null(strstr(err, "t.csv:3: # buckets: after a # folded_metric: line"));
+    assert_non_null(strstr(err, "t.csv:4: # buckets: after a # folded_metric: line"));
     unserve(&back, &srv_back); /* one with room for another request */
     scfg.max_requests = 8;
     served(&back, &srv_back, &cfg, &scfg);
@@ -1968,6 +2013,7 @@ int main(void)
         cmocka_unit_test(requests_round_trip_and_bad_lines),
         cmocka_unit_test(merged_requests),
         cmocka_unit_test(merge_folds_to_make_room),
+        cmocka_unit_test(contradicting_folded_lines_are_refused),
         cmocka_unit_test(prometheus_exposition),
         cmocka_unit_test(promtool_accepts_it),
         cmocka_unit_test(request_edges),
