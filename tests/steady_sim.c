@@ -1,5 +1,5 @@
 /* ttft_tpot_steady_sim - how often the report calls a decode series "no steady state", by simulation.
-   Each series is 200 decode steps of 3 ms recorded through a collector (step 0 a cold 30 ms, flagged
+   Each series is 200 decode steps (or 40: a short series, 8 batches) of 3 ms recorded through a collector (step 0 a cold 30 ms, flagged
    as every first call is), with noise of 1% sd from an AR(1) process (each step rho times the last
    deviation plus fresh normal noise, scaled so its sd stays 1%), optionally isolated spikes (each step
    3x with probability 1%) and a linear rise over the run. For each kind it prints the share of series
@@ -40,6 +40,7 @@ typedef struct {
     const char *name;
     double rise;  /* over the run, as a fraction of the base */
     int spikes;   /* 3x steps with probability 1% */
+    int steps;    /* 0: STEPS */
 } kind;
 
 typedef struct {
@@ -64,12 +65,12 @@ static void one_series(const kind *k, double rho, tally *t)
     double e = normal(), scale = sqrt(1.0 - rho * rho);
     double sum[STEPS / 5] = {0};
     uint64_t raw;
-    int d, i;
+    int d, i, steps = k->steps ? k->steps : STEPS;
     if (ttft_tpot_init(&c, NULL) != TTFT_TPOT_OK)
         exit(1);
     d = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
-    for (i = 0; i < STEPS; i++) {
-        double v = BASE_NS * (1.0 + 0.01 * e + k->rise * i / (STEPS - 1));
+    for (i = 0; i < steps; i++) {
+        double v = BASE_NS * (1.0 + 0.01 * e + k->rise * i / (steps - 1));
         if (i == 0)
             v = 10 * BASE_NS;
         else if (k->spikes && uniform() < 0.01) {
@@ -80,7 +81,7 @@ static void one_series(const kind *k, double rho, tally *t)
         sum[i / 5] += (double)(uint64_t)(v + 0.5);
         e = rho * e + scale * normal();
     }
-    ttft_tpot__mser5_cuts(sum, STEPS / 5, &raw); /* the library's own MSER-5, on the series as recorded */
+    ttft_tpot__mser5_cuts(sum, (uint64_t)steps / 5, &raw); /* the library's own MSER-5, on the series as recorded */
     t->raw += raw != 0;
     if (ttft_tpot_model_compute(&c, NULL, &m) != TTFT_TPOT_OK)
         exit(1);
@@ -93,14 +94,17 @@ static void one_series(const kind *k, double rho, tally *t)
 
 int main(int argc, char **argv)
 {
-    static const kind kinds[] = {{"flat", 0, 0},          {"flat, spikes", 0, 1}, {"rise 2%", 0.02, 0},
-                                 {"rise 5%", 0.05, 0},    {"rise 10%", 0.10, 0},  {"rise 10%, spikes", 0.10, 1}};
+    static const kind kinds[] = {{"flat", 0, 0, 0},       {"flat, spikes", 0, 1, 0}, {"rise 2%", 0.02, 0, 0},
+                                 {"rise 5%", 0.05, 0, 0}, {"rise 10%", 0.10, 0, 0},  {"rise 10%, spikes", 0.10, 1, 0},
+                                 {"flat, 40 steps", 0, 0, 40}, {"rise 5%, 40 steps", 0.05, 0, 40},
+                                 {"rise 10%, 40 steps", 0.10, 0, 40}};
     static const double rhos[] = {0, 0.5, 0.9};
     unsigned n = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 2000, j, r, s;
     rng_state = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
     if (n == 0)
         return 2;
-    printf("%u series of %d steps a row: 3 ms, noise sd 1%% (AR(1)), spikes 3x at 1%% of steps\n", n, STEPS);
+    printf("%u series of %d steps a row (or as named): 3 ms, noise sd 1%% (AR(1)), spikes 3x at 1%% of steps\n", n,
+           STEPS);
     printf("%-18s %4s  %12s  %18s  %15s  %16s\n", "series", "rho", "White's rule", "without spikes",
            "no steady state", "spikes named");
     for (j = 0; j < sizeof kinds / sizeof *kinds; j++)

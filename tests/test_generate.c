@@ -266,6 +266,21 @@ static int count_lines(const char *text)
     return n;
 }
 
+/* Every request at once (--arrival-rate 0): each one's TTFT grows with its place in the queue, from
+   the first to the last, which is no steady state (METRICS), not a warmup of half of them. */
+static void burst_has_no_steady_state(void **state)
+{
+    char *err;
+    jc_value doc;
+    (void)state;
+    assert_int_equal(run(TINY "--requests 40 --arrival-rate 0 --batch 4 --profile-json gen_burst.json", &err), 0);
+    free(err);
+    json_file("gen_burst.json", &doc);
+    assert_true(jc_get(&doc, "requests.steady_state.no_steady_state")->type == JC_BOOL &&
+                jc_get(&doc, "requests.steady_state.no_steady_state")->num == 1);
+    jc_free(&doc);
+}
+
 /* --max-requests: a serving run longer than the collector's table folds its finished requests away
    and counts every one, live and at the end, in a trace's exposition too; --buckets vllm writes
    vLLM's bounds alone. 60 requests, 8 held, arriving at 400/s over 3 slots: a server that falls behind
@@ -416,6 +431,7 @@ int main(void)
         cmocka_unit_test(batch_records_tokens_per_step),
         cmocka_unit_test(serving_mode_records_every_request),
         cmocka_unit_test(prometheus_published_live),
+        cmocka_unit_test(burst_has_no_steady_state),
         cmocka_unit_test(long_serving_run_folds_requests),
         cmocka_unit_test(prometheus_live_replaces_regular_files_only),
         cmocka_unit_test(bad_flags_exit_2_with_one_line),

@@ -953,6 +953,25 @@ static void no_steady_state_when_it_keeps_rising(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A short series that rises from its first step to its last (40 steps, 8 batches: no cut leaves 5
+   batches past half of them) has no steady state either: the best cut over those that leave 4 batches
+   (half) is 4 batches, half of them, and the halves' p50 intervals are disjoint. Before, it read as a
+   warmup of 20 steps. */
+static void no_steady_state_in_a_short_rise(void **state)
+{
+    ttft_tpot c;
+    jc_value doc;
+    int d, i;
+    (void)state;
+    d = fixture(&c, NULL, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    for (i = 1; i <= 40; i++)
+        record(&c, d, (uint64_t)i * MS, 1);
+    json_of(&c, &doc);
+    assert_true(jc_get(phase_named(&doc, "decode_step"), "steady_state.no_steady_state")->num == 1);
+    jc_free(&doc);
+    ttft_tpot_free(&c);
+}
+
 /* The same at every magnitude: 60 steps rising 1e17 ns a step from 3.7e18 ns, whose batches of 5
    sum past 2^64 ns (MSER-5 read them all as one saturated sum before: steady). Z_j rises 5e17 a batch,
    as the 1 ms steps' 5 ms: no steady state; and the series of the same values (a layer's figures). */
@@ -1509,6 +1528,7 @@ int main(void)
         cmocka_unit_test(steady_state_measured),
         cmocka_unit_test(no_steady_state_when_it_keeps_rising),
         cmocka_unit_test(no_steady_state_at_any_magnitude),
+        cmocka_unit_test(no_steady_state_in_a_short_rise),
         cmocka_unit_test(a_spike_is_not_a_drift),
         cmocka_unit_test(a_late_spike_anywhere_is_not_a_drift),
         cmocka_unit_test(a_two_step_spike_is_not_isolated),
