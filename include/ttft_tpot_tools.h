@@ -171,7 +171,9 @@ typedef struct ttft_tpot_compare_row {
     int role;    /* a phase row's role; -1 for the others */
     int per_run; /* both sides have 2 runs or more: a test is possible */
     int only;    /* 0: both sides have the metric; 1: only the base side, 2: only the new side */
-    int in_verdict;   /* one of the verdict's family */
+    int in_verdict;   /* a headline metric: one of the verdict's rows */
+    int family;       /* counted in its family's Holm adjustment (a row of runs on both sides, where the
+                         family has one: a row of one value a side cannot be tested; too_few then) */
     int has_delta, has_p, significant, too_few, has_p99_ci, has_shift, within_noise;
     int direction;    /* the new side's values lie lower (-1), higher (1) or neither (0): the U statistic's
                          side over the runs, or over the values of a run a side */
@@ -187,10 +189,10 @@ typedef struct ttft_tpot_compare_result {
     size_t n;
     ttft_tpot_compare_options opt;
     int kind;             /* TTFT_TPOT_COMPARE_* of TTFT_TPOT_COMPARE_KINDS */
-    unsigned family;      /* rows in the verdict */
-    size_t runs[2];       /* the fewest runs a side has of a verdict row */
+    unsigned family;      /* rows in the verdict's Holm family (ttft_tpot_compare_row.family) */
+    size_t runs[2];       /* the runs a side of the family's row whose runs can give the smallest p */
     size_t traces[2];     /* a side's traces: one each makes its marked runs the units */
-    double best_p;        /* the smallest p-value those runs can give */
+    double best_p;        /* that smallest p-value */
     unsigned runs_needed; /* runs a side that can reach alpha / family */
 } ttft_tpot_compare_result;
 
@@ -4930,27 +4932,49 @@ static int ttft_tpot__compare_by_p_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Holm's step-down adjustment over the rows of one family (in_verdict == verdict) that have a p-value;
-   a row is significant when its adjusted p is below alpha and its runs could reach alpha / m. */
+/* Whether row r is in the family of rows in_verdict == verdict that Holm's adjustment counts: a row
+   both sides have, of runs on both (one value a side, as a side's requests, cannot be tested: it
+   would only widen the family), unless no row of the family has them (then all count, and none can
+   decide). */
+static int ttft_tpot__compare_in_family(const ttft_tpot_compare_result *res, const ttft_tpot_compare_row *r,
+                                        int verdict)
+{
+    size_t i;
+    if (r->only || r->in_verdict != verdict)
+        return 0;
+    if (r->per_run)
+        return 1;
+    for (i = 0; i < res->n; i++)
+        if (!res->rows[i].only && res->rows[i].in_verdict == verdict && res->rows[i].per_run)
+            return 0;
+    return 1;
+}
+
+/* Holm's step-down adjustment over the rows of one family (ttft_tpot__compare_in_family) that have a
+   p-value; a row is significant when its adjusted p is below alpha and its runs could reach alpha / m.
+   A row outside the family keeps p_holm 1 and is too_few. */
 static unsigned ttft_tpot__compare_holm(ttft_tpot_compare_result *res, int verdict)
 {
     ttft_tpot_compare_row **by_p = (ttft_tpot_compare_row **)malloc((res->n + 1) * sizeof(ttft_tpot_compare_row *));
     size_t i, j, m = 0;
     double running = 0;
-    for (i = 0; i < res->n; i++)
-        if (!res->rows[i].only && res->rows[i].in_verdict == verdict) {
-            res->rows[i].p_holm = 1;
-            m++;
+    for (i = 0; i < res->n; i++) {
+        ttft_tpot_compare_row *r = &res->rows[i];
+        if (!r->only && r->in_verdict == verdict) {
+            r->p_holm = 1;
+            r->too_few = 1;
+            m += (r->family = ttft_tpot__compare_in_family(res, r, verdict));
         }
+    }
     for (i = 0; i < res->n; i++) { /* none reach what their runs cannot: too_few */
         ttft_tpot_compare_row *r = &res->rows[i];
-        if (!r->only && r->in_verdict == verdict)
+        if (!r->only && r->in_verdict == verdict && r->family)
             r->too_few = ttft_tpot_compare_min_p(r->base.n, r->new_.n) >= res->opt.alpha / (double)m;
     }
     if (!by_p)
         return (unsigned)m; /* every p_holm stays 1: nothing significant */
     for (i = 0, j = 0; i < res->n; i++)
-        if (!res->rows[i].only && res->rows[i].in_verdict == verdict && res->rows[i].has_p)
+        if (!res->rows[i].only && res->rows[i].in_verdict == verdict && res->rows[i].family && res->rows[i].has_p)
             by_p[j++] = &res->rows[i];
     qsort(by_p, j, sizeof(ttft_tpot_compare_row *), ttft_tpot__compare_by_p_value);
     for (i = 0; i < j; i++) {
@@ -4965,25 +4989,27 @@ static unsigned ttft_tpot__compare_holm(ttft_tpot_compare_result *res, int verdi
     return (unsigned)m;
 }
 
-/* The kind of the verdict and the power of its runs. */
+/* The kind of the verdict and the power of its runs: the runs and the best p its lines give are
+   those of one row of the family, the one whose runs can give the smallest p. */
 static void ttft_tpot__compare_judge(ttft_tpot_compare_result *res)
 {
     size_t i;
     int better = 0, worse = 0, noise = 0, reachable = 0;
     unsigned n;
+    double p;
     res->family = ttft_tpot__compare_holm(res, 1);
     (void)ttft_tpot__compare_holm(res, 0);
     res->runs[0] = res->runs[1] = 0;
     res->best_p = 1;
     for (i = 0; i < res->n; i++) {
         const ttft_tpot_compare_row *r = &res->rows[i];
-        if (!r->in_verdict)
+        if (!r->in_verdict || !r->family)
             continue;
-        if (!res->runs[0] || r->base.n < res->runs[0])
-            res->runs[0] = r->base.n;
-        if (!res->runs[1] || r->new_.n < res->runs[1])
-            res->runs[1] = r->new_.n;
-        res->best_p = ttft_tpot__fmin(res->best_p, ttft_tpot_compare_min_p(r->base.n, r->new_.n));
+        p = ttft_tpot_compare_min_p(r->base.n, r->new_.n);
+        if (!res->runs[0] || p < res->best_p) {
+            res->runs[0] = r->base.n, res->runs[1] = r->new_.n;
+            res->best_p = p;
+        }
         reachable |= !r->too_few && r->per_run;
         noise += r->within_noise;
         better += r->significant && !r->within_noise && ttft_tpot_compare_better(r);
@@ -5142,7 +5168,7 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
     fputs(": ", out);
     ttft_tpot__compare_verdict_lists(out, res, html);
     for (i = 0; i < res->n; i++)
-        still += res->rows[i].in_verdict && !res->rows[i].significant;
+        still += res->rows[i].in_verdict && res->rows[i].family && !res->rows[i].significant;
     if (still)
         fprintf(out, "; no significant change on %zu other%s", still, still == 1 ? "" : "s");
     fprintf(out, " (alpha %s, Holm; noise %s%%; %zu and %zu runs)%s", alpha,
@@ -5205,7 +5231,9 @@ static const char *ttft_tpot__compare_change_text(char *buf, size_t len, const t
     return buf;
 }
 
-static void ttft_tpot__compare_text_row(FILE *out, const ttft_tpot_compare_row *r)
+/* A row of the table; runs: the sides have runs (a row of one value a side then is not a run each,
+   as a side's requests: it is not tested). */
+static void ttft_tpot__compare_text_row(FILE *out, const ttft_tpot_compare_row *r, int runs)
 {
     char name[96], b[64], nw[64], d[32], p[32], p99[2 * 32 + 8], lo[32], hi[32];
     snprintf(name, sizeof name, "%s (%s%s)%s", r->metric, r->unit, r->per_run ? ", runs" : "",
@@ -5223,9 +5251,10 @@ static void ttft_tpot__compare_text_row(FILE *out, const ttft_tpot_compare_row *
     fprintf(out, "%-36s %-28s %-28s %-9s %-8s %-18s (n=%zu+%zu)%s\n", name,
             ttft_tpot__compare_side_text(b, sizeof b, r, 0), ttft_tpot__compare_side_text(nw, sizeof nw, r, 1),
             ttft_tpot__compare_change_text(d, sizeof d, r), p, p99, r->base.n, r->new_.n,
-            !r->per_run  ? "  one run a side: too few runs to decide"
-            : r->too_few ? "  too few runs to decide"
-                         : "");
+            !r->per_run && runs ? "  one value a side, not one a run: not tested"
+            : !r->per_run       ? "  one run a side: too few runs to decide"
+            : r->too_few        ? "  too few runs to decide"
+                                : "");
 }
 
 /* Runs of one process a side share its memory placement and the machine's state: a difference
@@ -5250,7 +5279,7 @@ TTFT_TPOT_DEF void ttft_tpot_compare_text(FILE *out, const ttft_tpot_compare_res
             "change", "p (Holm)", "p99 change [95% CI]", "runs");
     for (i = 0; i < res->n; i++)
         if (!res->rows[i].only)
-            ttft_tpot__compare_text_row(out, &res->rows[i]);
+            ttft_tpot__compare_text_row(out, &res->rows[i], res->runs[0] > 1 && res->runs[1] > 1);
     ttft_tpot__compare_only_line(out, res, 1);
     ttft_tpot__compare_only_line(out, res, 2);
     fprintf(out,
