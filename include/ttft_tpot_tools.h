@@ -5143,6 +5143,8 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
                                        "a trade-off", "undecided"};
     const char *end = html ? "" : "\n";
     double need = res->family ? res->opt.alpha / res->family : res->opt.alpha;
+    /* several traces a side: each is one unit, a process, whatever runs it holds */
+    const char *units = res->traces[0] > 1 || res->traces[1] > 1 ? "processes" : "runs";
     char alpha[32], best[32], below[32], noise[32];
     size_t i, still = 0;
     ttft_tpot__dnum(alpha, sizeof alpha, "%.15g", res->opt.alpha);
@@ -5153,16 +5155,19 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
     }
     if (res->kind == TTFT_TPOT_COMPARE_UNDECIDED) {
         fprintf(out,
-                ": %zu and %zu runs can give p = %s at best, and %u headline metric%s need%s p < %s (alpha %s, "
-                "Holm): run %u or more a side, interleaved base/new/base/new where the driver allows it%s",
-                res->runs[0], res->runs[1], ttft_tpot__dnum(best, sizeof best, "%.3g", res->best_p), res->family,
-                res->family == 1 ? "" : "s", res->family == 1 ? "s" : "",
-                ttft_tpot__dnum(below, sizeof below, "%.3g", need), alpha, res->runs_needed, end);
+                ": %zu and %zu %s can give p = %s at best, and %u headline metric%s need%s p < %s (alpha %s, "
+                "Holm): run %u or more a side, interleaved base/new/base/new where the driver allows it%s%s",
+                res->runs[0], res->runs[1], units, ttft_tpot__dnum(best, sizeof best, "%.3g", res->best_p),
+                res->family, res->family == 1 ? "" : "s", res->family == 1 ? "s" : "",
+                ttft_tpot__dnum(below, sizeof below, "%.3g", need), alpha, res->runs_needed,
+                *units == 'p' ? " (processes, a trace each; or one trace a side, whose marked runs are the units)"
+                              : "",
+                end);
         return;
     }
     if (res->kind == TTFT_TPOT_COMPARE_NO_DIFFERENCE) {
-        fprintf(out, " on any of the %u headline metric%s (alpha %s, Holm; %zu and %zu runs)%s", res->family,
-                res->family == 1 ? "" : "s", alpha, res->runs[0], res->runs[1], end);
+        fprintf(out, " on any of the %u headline metric%s (alpha %s, Holm; %zu and %zu %s)%s", res->family,
+                res->family == 1 ? "" : "s", alpha, res->runs[0], res->runs[1], units, end);
         return;
     }
     fputs(": ", out);
@@ -5171,8 +5176,8 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
         still += res->rows[i].in_verdict && res->rows[i].family && !res->rows[i].significant;
     if (still)
         fprintf(out, "; no significant change on %zu other%s", still, still == 1 ? "" : "s");
-    fprintf(out, " (alpha %s, Holm; noise %s%%; %zu and %zu runs)%s", alpha,
-            ttft_tpot__dnum(noise, sizeof noise, "%g", res->opt.noise_pct), res->runs[0], res->runs[1], end);
+    fprintf(out, " (alpha %s, Holm; noise %s%%; %zu and %zu %s)%s", alpha,
+            ttft_tpot__dnum(noise, sizeof noise, "%g", res->opt.noise_pct), res->runs[0], res->runs[1], units, end);
 }
 
 /* "3.22 [3.19, 3.25]": v and its interval ci, 4 significant digits each. */

@@ -449,6 +449,24 @@ static void the_power_line_is_one_rows(void **state)
     free(out);
 }
 
+/* Several traces a side: each trace is one unit, a process, whatever runs it marks, and the verdict
+   says so: 2 traces of 3 runs a side are "2 and 2 processes", with what to run. */
+static void several_traces_are_processes(void **state)
+{
+    char *out;
+    (void)state;
+    write_runs("cmp_pa1.csv", 3, 10, 1);
+    write_runs("cmp_pa2.csv", 3, 10, 1);
+    write_runs("cmp_pb1.csv", 3, 20, 1);
+    write_runs("cmp_pb2.csv", 3, 20, 1);
+    assert_int_equal(tool("--compare --base cmp_pa1.csv --base cmp_pa2.csv --new cmp_pb1.csv --new cmp_pb2.csv",
+                          &out), 0);
+    if (!strstr(out, "Verdict: undecided: 2 and 2 processes can give p = ") ||
+        !strstr(out, "(processes, a trace each; or one trace a side, whose marked runs are the units)\n"))
+        fail_msg("%s", out);
+    free(out);
+}
+
 /* A trade-off is called one: batch 1 (10 ms steps, 1 token) against batch 4 (20 ms steps, 4 tokens a
    step): TPOT +100% (worse), output throughput 100 -> 200 tok/s (better). */
 static void a_trade_off_is_a_trade_off(void **state)
@@ -659,6 +677,7 @@ int main(void)
         cmocka_unit_test(a_trade_off_is_a_trade_off),
         cmocka_unit_test(untestable_rows_stay_out_of_the_family),
         cmocka_unit_test(the_power_line_is_one_rows),
+        cmocka_unit_test(several_traces_are_processes),
         cmocka_unit_test(a_small_change_is_within_noise),
         cmocka_unit_test(too_few_runs_say_so),
         cmocka_unit_test(tied_medians_are_judged_better),

@@ -196,6 +196,14 @@ static void bad_usage_exits_2(void **state)
     assert_int_equal(tool("--help", &out, &err), 0);
     assert_non_null(strstr(out, "Usage: ttft_tpot_report"));
     assert_non_null(strstr(out, "\n  or:  ttft_tpot_report --compare ")); /* help2man's synopsis lines */
+    { /* each synopsis form on one line: a line of the usage continued reads as the description */
+        const char *line = out;
+        int k;
+        for (k = 0; k < 4; k++, line = strchr(line, '\n') + 1)
+            if (strncmp(line, k ? "  or:  ttft_tpot_report " : "Usage: ttft_tpot_report ", 24) != 0)
+                fail_msg("usage line %d: %.60s", k + 1, line);
+        assert_int_equal(strncmp(line, "  or:", 5) != 0 && strncmp(line, "     ", 5) != 0, 1);
+    }
     free(out);
     free(err);
 }

@@ -19,8 +19,7 @@
 static const char usage_text[] =
     "Usage: ttft_tpot_report [--json | --prometheus] [OPTION]... TRACE...\n"
     "  or:  ttft_tpot_report --compare [--json] [--html OUT.html] [--alpha A] [--noise PCT] BASE NEW\n"
-    "  or:  ttft_tpot_report --compare [--json] [--html OUT.html] [--alpha A] [--noise PCT] --base TRACE...\n"
-    "       --new TRACE...\n"
+    "  or:  ttft_tpot_report --compare [OPTION]... --base TRACE... --new TRACE...\n"
     "  or:  ttft_tpot_report --ranks [--json] RANK0 RANK1...\n"
     "Reads the traces (format v1: phase,role,start_ns,dur_ns,tokens,warmup) in order into one collector\n"
     "and prints its report: text by default, JSON (schema ttft_tpot/v1) with --json. A TRACE of -\n"
