@@ -44,6 +44,7 @@
      Prometheus  ttft_tpot_model_prometheus   the exposition of a model (vLLM's names)
                  ttft_tpot_publish            a live exposition: counters that only grow
                  ttft_tpot_publish_file       ... written whole to a file (a textfile collector's)
+                 ttft_tpot_publish_buffer     ... into memory (an HTTP server's /metrics body)
      Traces      ttft_tpot_serve_restore      a trace's requests, back (the trace reader's call)
 
    In this header config.NAME is a field of ttft_tpot_serve_config (the reports name them so too).
@@ -608,6 +609,13 @@ TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot_serve *s, ttft_tpot_publishe
                                     const char *labels);
 TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot_serve *s, ttft_tpot_publisher *p, const char *path,
                                          const char *prefix, const char *labels);
+/* The same into buf, cap bytes, as a string (its length: strlen), for a server that answers /metrics
+   itself (text/plain; version=0.0.4). OK; EINVAL as publish (buf NULL or cap 0 too); ENOMEM: the
+   exposition is cap - 1 bytes or more (a byte to spare tells a whole one from a cut one; buf then
+   holds ""; a replica's is tens of KiB: about 100 bytes a series, 940 series with the fine buckets,
+   226 with vLLM's). */
+TTFT_TPOT_DEF int ttft_tpot_publish_buffer(const ttft_tpot_serve *s, ttft_tpot_publisher *p, char *buf, size_t cap,
+                                           const char *prefix, const char *labels);
 
 #endif /* TTFT_TPOT_NO_STDIO */
 
@@ -2460,23 +2468,46 @@ static void ttft_tpot__publish_update(const ttft_tpot_serve *s, ttft_tpot_publis
     p->started = 1;
 }
 
-TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot_serve *s, ttft_tpot_publisher *p, FILE *out, const char *prefix,
-                                    const char *labels)
+/* A publication into w: p brought up to date, then its exposition. */
+static void ttft_tpot__publish_into(const ttft_tpot_serve *s, ttft_tpot_publisher *p, ttft_tpot_writer *w,
+                                    const ttft_tpot__prom_names *nm)
 {
-    char block[4096];
-    ttft_tpot__prom_names nm;
     ttft_tpot__prom_counts n;
-    ttft_tpot_writer w = TTFT_TPOT_ZERO;
-    if (!s || !p || !out || ttft_tpot__prom_names_of(s->model_label, prefix, labels, &nm))
-        return TTFT_TPOT_EINVAL;
     ttft_tpot__publish_update(s, p);
     n.tokens = p->tokens, n.prompt_tokens = p->prompt_tokens; /* across clears */
     n.refused = s->refused_cleared + s->req.refused, n.dropped = s->dropped_cleared + s->req.dropped;
     n.reasons = s->finished.reasons;
     ttft_tpot__in_flight(s, &n);
+    ttft_tpot__prom_requests(w, nm, p->now, &n);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot_serve *s, ttft_tpot_publisher *p, FILE *out, const char *prefix,
+                                    const char *labels)
+{
+    char block[4096];
+    ttft_tpot__prom_names nm;
+    ttft_tpot_writer w = TTFT_TPOT_ZERO;
+    if (!s || !p || !out || ttft_tpot__prom_names_of(s->model_label, prefix, labels, &nm))
+        return TTFT_TPOT_EINVAL;
     w.f = out, w.b = block, w.cap = sizeof block;
-    ttft_tpot__prom_requests(&w, &nm, p->now, &n);
+    ttft_tpot__publish_into(s, p, &w, &nm);
     return ttft_tpot_write(&w, NULL);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_publish_buffer(const ttft_tpot_serve *s, ttft_tpot_publisher *p, char *buf, size_t cap,
+                                           const char *prefix, const char *labels)
+{
+    ttft_tpot__prom_names nm;
+    ttft_tpot_writer w = TTFT_TPOT_ZERO;
+    if (!s || !p || !buf || !cap || ttft_tpot__prom_names_of(s->model_label, prefix, labels, &nm))
+        return TTFT_TPOT_EINVAL;
+    w.b = buf, w.cap = cap; /* no FILE: a string, cut short where it is full */
+    buf[0] = '\0';
+    ttft_tpot__publish_into(s, p, &w, &nm);
+    if (w.n + 1 < cap)
+        return TTFT_TPOT_OK;
+    buf[0] = '\0'; /* filled to its last byte: it may be cut, and a cut exposition is no exposition */
+    return TTFT_TPOT_ENOMEM;
 }
 
 /* Whether path may be replaced: absent, or a regular file, as generate --prometheus asks (a FIFO, a

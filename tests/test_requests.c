@@ -573,19 +573,28 @@ static void in_flight_refused_and_the_model_name(void **state)
     unserve(&c, &srv);
 }
 
-/* The exposition a publisher writes now, as a string. */
+/* The exposition a publisher writes now, as a string; publishing it again into memory gives the same
+   bytes (nothing finished in between) where a byte is to spare past its NUL, and ENOMEM and "" where
+   none is (it may have been cut). */
 static char *publish_str(const ttft_tpot_serve *s, ttft_tpot_publisher *pub)
 {
     FILE *f = tmpfile();
-    char *text;
+    char *text, *again;
     long len;
     assert_non_null(f);
     assert_int_equal(ttft_tpot_publish(s, pub, f, NULL, NULL), TTFT_TPOT_OK);
     len = ftell(f);
     rewind(f);
     text = (char *)calloc(1, (size_t)len + 1);
+    again = (char *)malloc((size_t)len + 2);
     assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
     fclose(f);
+    assert_int_equal(ttft_tpot_publish_buffer(s, pub, again, (size_t)len + 2, NULL, NULL), TTFT_TPOT_OK);
+    assert_string_equal(again, text);
+    assert_int_equal(ttft_tpot_publish_buffer(s, pub, again, (size_t)len + 1, NULL, NULL), TTFT_TPOT_ENOMEM);
+    assert_string_equal(again, "");
+    assert_int_equal(ttft_tpot_publish_buffer(s, pub, again, 0, NULL, NULL), TTFT_TPOT_EINVAL);
+    free(again);
     return text;
 }
 
