@@ -4963,7 +4963,8 @@ static unsigned ttft_tpot__compare_holm(ttft_tpot_compare_result *res, int verdi
         if (!r->only && r->in_verdict == verdict) {
             r->p_holm = 1;
             r->too_few = 1;
-            m += (r->family = ttft_tpot__compare_in_family(res, r, verdict));
+            r->family = ttft_tpot__compare_in_family(res, r, verdict);
+            m += r->family != 0;
         }
     }
     for (i = 0; i < res->n; i++) { /* none reach what their runs cannot: too_few */
