@@ -192,7 +192,7 @@ typedef struct ttft_tpot__request_table {
     uint32_t mask;
     ttft_tpot_request_event *events;
     size_t n_events, max_events;
-    uint64_t dropped;     /* request events not kept: the request or event table was full */
+    uint64_t dropped;     /* requests not kept whole, each once: refused, or truncated */
     uint64_t refused;     /* submits refused: the request table was full */
     uint64_t events_lost; /* events of tracked requests not kept: the event table was full */
 } ttft_tpot__request_table;
@@ -503,7 +503,8 @@ TTFT_TPOT_DEF int ttft_tpot_serve_slo(ttft_tpot_serve *s, ttft_tpot_slo slo);
    previous tokens (counted as rejected); EINVAL for 0 tokens. EFULL when the event log is full: the
    request is truncated, and a truncated request is left out of every request figure (counted in
    requests.truncated; its later events are dropped too). Once a submit was refused for a full
-   request table, a token for an unknown id is counted as dropped (EFULL), not rejected. Before either
+   request table, a token for an id not held is taken as that request's (EFULL), and neither rejected
+   nor counted again: it was counted as dropped at its submit. Before either
    takes room, a full table or log folds its finished requests away (FOLDING). */
 #define TTFT_TPOT_NOW UINT64_MAX
 TTFT_TPOT_DEF int ttft_tpot_request_mark(ttft_tpot_serve *s, const char *id, int point, uint64_t t_ns);
@@ -514,7 +515,8 @@ TTFT_TPOT_DEF int ttft_tpot_request_tokens(ttft_tpot_serve *s, const char *id, u
    on, and no longer as in flight. The reports need no finish (a request ends at its last token); a
    trace carries it ("# finished:", "# finish_reason:"). OK (also when disabled: nothing); EINVAL (s or
    id NULL, reason unknown); EREQUEST (unknown id, or finished before: counted as rejected); EFULL
-   (unknown after a submit was refused for a full table: counted as dropped, as its tokens are). */
+   (not held after a submit was refused for a full table: taken as that request's, counted at its
+   submit, as its tokens are). */
 TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot_serve *s, const char *id, int reason);
 
 /* A reason's name ("stop", "length", "abort", "error"; "" for NONE), or NULL when unknown. */
@@ -625,7 +627,7 @@ TTFT_TPOT_DEF int ttft_tpot_publish_buffer(const ttft_tpot_serve *s, ttft_tpot_p
    TTFT_TPOT_RESTORE_BEGIN and COMMIT (ttft_tpot_restore), checked as the calls check them, each
    request keeping its warmup flag as written; a growing collector's tables (config.grow) make room
    first. At the collector's COMMIT the layer checks what its directives say of its records (a
-   truncated request lost an event; the dropped request events hold the refused and the lost ones)
+   truncated request lost an event; the dropped requests hold the refused and the truncated ones)
    and folds the finished ones; at a ROLLBACK it is as it was at BEGIN. OK; EPARSE (item->err says
    why); ENOMEM; EINVAL (NULL, an unknown kind, outside BEGIN and COMMIT). */
 #ifndef TTFT_TPOT_NO_STDIO
@@ -1603,6 +1605,21 @@ static unsigned ttft_tpot__fold_away(ttft_tpot_serve *s)
     s->req.n = kept, s->req.n_events = e, s->req.done = keep;
     ttft_tpot__request_reindex(s);
     return gone;
+}
+
+/* The room ttft_tpot__fold_away would make, without making it: the requests it would fold (*reqs)
+   and their events (*events). One pass over the log. */
+static void ttft_tpot__fold_room(const ttft_tpot_serve *s, unsigned *reqs, size_t *events)
+{
+    unsigned r, done = s->req.done, window = s->request_window ? s->request_window : s->req.max / 2,
+                keep = done / 2 < window ? done / 2 : window, seen = 0, cut = 0;
+    size_t i;
+    *reqs = done - keep, *events = 0;
+    for (r = 0; r < s->req.n && seen < *reqs; r++) /* the last finished request it folds */
+        if (s->req.list[r].finished)
+            seen++, cut = r;
+    for (i = 0; *reqs && i < s->req.n_events; i++)
+        *events += s->req.events[i].request <= cut && s->req.list[s->req.events[i].request].finished;
 }
 
 /* The figures of the requests held into out (those folded away: ttft_tpot__folded_figures). */
@@ -3131,13 +3148,14 @@ static int ttft_tpot__add_fits(uint64_t *acc, uint64_t v)
     return v <= UINT64_MAX - *acc ? (*acc += v, 1) : 0;
 }
 
-/* Whether the trace's folded counts, beside the layer's (finished and folded) and every request held,
+/* Whether the trace's folded counts, beside the layer's finished ones (the folded among them) and every
+   request held,
    stay below 2^64 in each total a writer adds them into: requests (request_success_total, by reason
    too), tokens and prompt tokens. */
 static int ttft_tpot__folded_fit(const ttft_tpot_serve *s, const ttft_tpot__serve_reading *r)
 {
     uint64_t held[3 + TTFT_TPOT_FINISH_COUNT] = {0}, acc;
-    const ttft_tpot__tally *t[3] = {&s->finished, &s->folded, &r->folded};
+    const ttft_tpot__tally *t[2] = {&s->finished, &r->folded}; /* s->finished holds s->folded's too */
     unsigned q;
     int k, i, ok = 1;
     held[0] = s->req.n;
@@ -3146,7 +3164,7 @@ static int ttft_tpot__folded_fit(const ttft_tpot_serve *s, const ttft_tpot__serv
         ok &= ttft_tpot__add_fits(&held[2], s->req.list[q].prompt_tokens);
     }
     for (k = 0; ok && k < 3 + TTFT_TPOT_FINISH_COUNT; k++)
-        for (i = 0, acc = held[k]; ok && i < 3; i++)
+        for (i = 0, acc = held[k]; ok && i < 2; i++)
             ok = ttft_tpot__add_fits(&acc, k == 0 ? t[i]->requests : k == 1 ? t[i]->tokens : k == 2 ? t[i]->prompt_tokens
                                                                                                 : t[i]->reasons[k - 3]);
     return ok;
@@ -3159,7 +3177,7 @@ static int ttft_tpot__serve_check(const ttft_tpot_serve *s, const ttft_tpot__ser
     if (!ttft_tpot__folded_fit(s, r)) {
         snprintf(what, sizeof what, "# folded: its counts beside the requests held pass 2^64 - 1 "
                  "(request_success_total or a token counter would wrap)");
-        item->line = r->folded_line;
+        item->line = r->folded_line ? r->folded_line : r->counts_line;
     } else if (r->truncated > r->lost) {
         snprintf(what, sizeof what, "# truncated: %llu truncated requests, more than the %llu events the trace lost "
                  "(# counts: events_lost)", (unsigned long long)r->truncated, (unsigned long long)r->lost);
@@ -3281,29 +3299,36 @@ static void ttft_tpot__serve_clear(void *state)
     s->full_known = 0;
 }
 
-/* Whether dst's tables have room for src's requests and events. */
-static int ttft_tpot__merge_fits(const ttft_tpot_serve *dst, const ttft_tpot_serve *src)
+/* Whether dst's tables have room for src's requests and events, with reqs requests and events of
+   dst's gone. */
+static int ttft_tpot__merge_fits(const ttft_tpot_serve *dst, const ttft_tpot_serve *src, unsigned reqs, size_t events)
 {
-    return src->req.n <= dst->req.max - dst->req.n && src->req.n_events <= dst->req.max_events - dst->req.n_events;
+    return src->req.n <= dst->req.max - (dst->req.n - reqs) &&
+           src->req.n_events <= dst->req.max_events - (dst->req.n_events - events);
 }
 
-/* A merge of src's requests: planned (the same bucket bounds, new ids only, room for all, made as a
-   submit makes it, by folding dst's finished requests away: OK, EINVAL, EREQUEST, EFULL), then done. */
+/* A merge of src's requests: planned (the same bucket bounds, new ids only, room for all, where need
+   be once dst's finished requests are folded away, as a submit makes room: OK, EINVAL, EREQUEST,
+   EFULL; nothing changed, as the merge may yet be refused), then done (the folding first). */
 static int ttft_tpot__serve_merge(void *state, const void *from, int plan)
 {
     ttft_tpot_serve *dst = (ttft_tpot_serve *)state;
     const ttft_tpot_serve *src = (const ttft_tpot_serve *)from;
     unsigned p, k;
+    size_t e;
     if (plan) {
         if (dst->buckets != src->buckets) /* counts kept in other bounds cannot be added */
             return TTFT_TPOT_EINVAL;
         for (p = 0; p < src->req.n; p++)
             if (ttft_tpot__request_find(dst, src->req.list[p].id, strlen(src->req.list[p].id)) >= 0)
                 return TTFT_TPOT_EREQUEST;
-        if (!ttft_tpot__merge_fits(dst, src) && dst->req.max)
-            (void)ttft_tpot__fold_away(dst); /* every figure keeps them; the report says how many */
-        return ttft_tpot__merge_fits(dst, src) ? TTFT_TPOT_OK : TTFT_TPOT_EFULL;
+        if (ttft_tpot__merge_fits(dst, src, 0, 0))
+            return TTFT_TPOT_OK;
+        ttft_tpot__fold_room(dst, &p, &e);
+        return dst->req.max && ttft_tpot__merge_fits(dst, src, p, e) ? TTFT_TPOT_OK : TTFT_TPOT_EFULL;
     }
+    if (!ttft_tpot__merge_fits(dst, src, 0, 0))
+        (void)ttft_tpot__fold_away(dst); /* every figure keeps them; the report says how many */
     ttft_tpot__requests_merge(dst, src);
     dst->rejected += src->rejected;
     for (k = 0; k < 2; k++)

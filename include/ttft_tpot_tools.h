@@ -5257,10 +5257,10 @@ static void ttft_tpot__compare_text_row(FILE *out, const ttft_tpot_compare_row *
     fprintf(out, "%-36s %-28s %-28s %-9s %-8s %-18s (n=%zu+%zu)%s\n", name,
             ttft_tpot__compare_side_text(b, sizeof b, r, 0), ttft_tpot__compare_side_text(nw, sizeof nw, r, 1),
             ttft_tpot__compare_change_text(d, sizeof d, r), p, p99, r->base.n, r->new_.n,
-            !r->per_run && runs ? "  one value a side, not one a run: not tested"
-            : !r->per_run       ? "  one run a side: too few runs to decide"
-            : r->too_few        ? "  too few runs to decide"
-                                : "");
+            r->base.n == 1 && r->new_.n == 1 && runs ? "  one value a side, not one a run: not tested"
+            : !r->per_run                            ? "  one run a side: too few runs to decide"
+            : r->too_few                             ? "  too few runs to decide"
+                                                     : "");
 }
 
 /* Runs of one process a side share its memory placement and the machine's state: a difference

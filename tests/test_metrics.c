@@ -910,7 +910,7 @@ static void steady_state_measured(void **state)
     for (i = 0; i < 25; i++)
         assert_int_equal(record(&c, d, batch[i / 5] * MS, 1), TTFT_TPOT_OK);
     assert_int_equal(mser5((const double[]){500, 250, 50, 60, 40}, 5, &drift), 2);
-    assert_false(drift); /* every cut that leaves 5 batches: d = 0 only */
+    assert_false(drift); /* 5 batches: cuts that leave 2 or more, the best d = 2, under half of 5 */
     assert_int_equal(mser5((const double[]){5, 5, 5}, 3, &drift), 0); /* ties: the smallest d */
     assert_int_equal(mser5(NULL, 0, &drift), 0);
     assert_false(drift);
@@ -1320,20 +1320,24 @@ static void mser5_matches_numpy(void **state)
         print_message("no /usr/bin/python3 with numpy (Debian: apt-get install python3-numpy): SKIPPED\n");
         skip();
     }
-    for (round = 0; round < 6; round++) { /* 4: a rise; 5: a level that moves at 300 (White's rule fires) */
+    /* 4: a rise; 5: a level that moves at 300 (White's rule fires); 6-9: short series of 8, 9, 7 and 4
+       batches (under 10: the tail is half of them), rising, flat, rising, flat */
+    for (round = 0; round < 10; round++) {
+        int m = round < 6 ? M : round == 6 ? 8 : round == 7 ? 9 : round == 8 ? 7 : 4;
         f = fopen("mser5_series.txt", "w");
         assert_non_null(f);
-        for (j = 0; j < M; j++) {
+        for (j = 0; j < m; j++) {
             seed = seed * 6364136223846793005ull + 1442695040888963407ull;
             ramp = round < 4 && round * 40 > j ? (uint64_t)(round * 40 - j) * 90000 : 0;
-            late = round == 4 ? (uint64_t)j * 3000 : round == 5 && j >= 300 ? 1000000 : 0;
+            late = round == 4 ? (uint64_t)j * 3000 : round == 5 && j >= 300 ? 1000000
+                   : round == 6 || round == 8 ? (uint64_t)j * 300000 : 0;
             sum[j] = (double)(5 * 3220000 + ramp + late + (seed >> 40) % 400000);
             fprintf(f, "%.0f\n", sum[j]);
         }
         {
             int drift;
-            uint64_t at = mser5(sum, M, &drift), white;
-            ttft_tpot__mser5_cuts(sum, M, &white);
+            uint64_t at = mser5(sum, (uint64_t)m, &drift), white;
+            ttft_tpot__mser5_cuts(sum, (uint64_t)m, &white);
             fprintf(f, "%llu\n%d\n%llu\n", (unsigned long long)at, drift, (unsigned long long)white);
         }
         fclose(f);
@@ -1342,10 +1346,12 @@ static void mser5_matches_numpy(void **state)
                                "v = np.loadtxt(\"mser5_series.txt\", dtype=np.float64)\n"
                                "z, mine, drift, white = v[:-3] / 5, int(v[-3]), int(v[-2]), int(v[-1])\n"
                                "m = len(z)\n"
-                               "f = [((z[d:] - z[d:].mean()) ** 2).sum() / (m - d) ** 2 for d in range(m - 4)]\n"
-                               "assert int(np.argmin(f[: m // 2 + 1])) == mine, (int(np.argmin(f)), mine)\n"
-                               "assert (int(np.argmin(f)) > m // 2) == drift, (int(np.argmin(f)), drift)\n"
-                               "assert white == (int(np.argmin(f)) if drift else 0), (int(np.argmin(f)), white)\n"
+                               "tail = min(5, max(2, m // 2))\n"
+                               "f = [((z[d:] - z[d:].mean()) ** 2).sum() / (m - d) ** 2 for d in range(m - tail + 1)]\n"
+                               "a = int(np.argmin(f))\n"
+                               "assert int(np.argmin(f[: m // 2 + 1])) == mine, (a, mine)\n"
+                               "assert (m >= 4 and 2 * a >= m) == bool(drift), (a, drift)\n"
+                               "assert white == (a if drift else 0), (a, white)\n"
                                "' >mser5_numpy.out 2>&1"),
                          0);
     }

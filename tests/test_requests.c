@@ -377,8 +377,8 @@ static void merged_requests(void **state)
 }
 
 /* A merge into a table full of finished requests folds them away to make room, as a submit does: a
-   holds 4 of 4, finished; b's 1 request fits once half of a's (window 2) are folded, every figure
-   counting all 5. */
+   holds 4 of 4, finished; 3 requests of b would not fit once half of a's (window 2) are folded, and the
+   refused merge folds nothing; b's 1 request fits, every figure counting all 5. */
 static void merge_folds_to_make_room(void **state)
 {
     ttft_tpot a, b;
@@ -397,6 +397,17 @@ static void merge_folds_to_make_room(void **state)
         assert_int_equal(ttft_tpot_request_tokens(&srv_a, id, (uint64_t)(i + 1) * MS, 1), TTFT_TPOT_OK);
         assert_int_equal(ttft_tpot_request_finish(&srv_a, id, TTFT_TPOT_FINISH_STOP), TTFT_TPOT_OK);
     }
+    assert_int_equal(ttft_tpot_request_mark(&srv_b, "b", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv_b, "b", 9 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv_b, "c", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv_b, "d", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_EFULL); /* 3: folding makes room for 2 */
+    json_of(&a, &doc); /* refused: nothing changed, nothing folded */
+    assert_ms(&doc, "requests.n", 4);
+    assert_ms(&doc, "requests.folded.requests", 0);
+    jc_free(&doc);
+    unserve(&b, &srv_b);
+    served(&b, &srv_b, NULL, &sc);
     assert_int_equal(ttft_tpot_request_mark(&srv_b, "b", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_request_tokens(&srv_b, "b", 9 * MS, 1), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_merge(&a, &b), TTFT_TPOT_OK);
