@@ -1569,18 +1569,24 @@ static void ttft_tpot__tally_buckets(const ttft_tpot_serve *s, const ttft_tpot__
     ttft_tpot__buckets_close(b, t->count[m], ttft_tpot__scale_of(m, 1024), t->sum_lo[m], t->sum_hi[m]);
 }
 
+/* The finished requests folding keeps: the last config.request_window of them (0: half the table),
+   and at most half of them. */
+static unsigned ttft_tpot__fold_keep(const ttft_tpot_serve *s)
+{
+    unsigned window = s->request_window ? s->request_window : s->req.max / 2;
+    return s->req.done / 2 < window ? s->req.done / 2 : window;
+}
+
 /* Room in a full request table or event log, for a server that runs for weeks: the finished
-   requests, oldest first, but the last config.request_window of them (and at most half) are folded
-   into s->folded, their slots and events reused; the rest keep their order. The index holds the new
-   numbers until it is rebuilt. Returns how many were folded away. */
+   requests, oldest first, all but those ttft_tpot__fold_keep keeps, are folded into s->folded, their
+   slots and events reused; the rest keep their order. The index holds the new numbers until it is
+   rebuilt. Returns how many were folded away. */
 static unsigned ttft_tpot__fold_away(ttft_tpot_serve *s)
 {
     uint32_t *to = s->req.index; /* a request's new number + 1; 0: folded away */
-    unsigned r, done = s->req.done, keep, gone = 0, kept = 0,
-                window = s->request_window ? s->request_window : s->req.max / 2;
+    unsigned r, done = s->req.done, keep = ttft_tpot__fold_keep(s), gone = 0, kept = 0;
     size_t i, e = 0;
-    keep = done / 2 < window ? done / 2 : window; /* O(1) when nothing can go: a full table refuses fast */
-    if (done == keep)
+    if (done == keep) /* O(1) when nothing can go: a full table refuses fast */
         return 0;
     for (r = 0; r < s->req.n; r++)
         if (s->req.list[r].finished && gone < done - keep)
@@ -1611,10 +1617,9 @@ static unsigned ttft_tpot__fold_away(ttft_tpot_serve *s)
    and their events (*events). One pass over the log. */
 static void ttft_tpot__fold_room(const ttft_tpot_serve *s, unsigned *reqs, size_t *events)
 {
-    unsigned r, done = s->req.done, window = s->request_window ? s->request_window : s->req.max / 2,
-                keep = done / 2 < window ? done / 2 : window, seen = 0, cut = 0;
+    unsigned r, seen = 0, cut = 0;
     size_t i;
-    *reqs = done - keep, *events = 0;
+    *reqs = s->req.done - ttft_tpot__fold_keep(s), *events = 0;
     for (r = 0; r < s->req.n && seen < *reqs; r++) /* the last finished request it folds */
         if (s->req.list[r].finished)
             seen++, cut = r;
