@@ -130,20 +130,20 @@ typedef struct ttft_tpot_request {
     char id[TTFT_TPOT_NAME_MAX];
     uint64_t submit_ns, first_ns, last_ns; /* first_ns and last_ns: 0 with no token yet */
     uint64_t tokens;
-    uint32_t token_events;
-    int scheduled;          /* scheduled_ns holds when it was scheduled (its SCHEDULE point) */
-    uint64_t scheduled_ns;
-    int warmup;    /* submitted inside a warmup section */
-    int truncated; /* an event of it did not fit config.max_request_events: out of every figure */
-    int finished;  /* ttft_tpot_request_finish: no more tokens; a live exposition counts it */
-    uint64_t second_ns; /* the token event that brought it to two tokens */
-    uint64_t output_ns; /* its first output token, not reasoning (its OUTPUT point) */
-    uint32_t points;    /* the points it has: bit TTFT_TPOT_POINT_BIT(NAME) for each */
+    uint64_t scheduled_ns;  /* when it was scheduled (its SCHEDULE point), where scheduled is set */
+    uint64_t second_ns;     /* the token event that brought it to two tokens */
+    uint64_t output_ns;     /* its first output token, not reasoning (its OUTPUT point) */
     uint64_t prompt_tokens; /* ttft_tpot_request_prompt; 0: not given */
-    size_t ev_first, ev_last; /* its first and last event in the log (SIZE_MAX: none): where folding it
-                                 walks (ttft_tpot__fold) */
-    int reason;               /* why it finished (TTFT_TPOT_FINISH_*): abort and error are out of every
-                                 figure */
+    uint32_t token_events;
+    uint32_t points;            /* the points it has: bit TTFT_TPOT_POINT_BIT(NAME) for each */
+    uint32_t ev_first, ev_last; /* its first and last token event in the log (UINT32_MAX: none): where
+                                   folding it walks (ttft_tpot__fold), not from its submit, which a
+                                   burst logs long before */
+    uint8_t scheduled; /* scheduled_ns holds when it was scheduled */
+    uint8_t warmup;    /* submitted inside a warmup section */
+    uint8_t truncated; /* an event of it did not fit config.max_request_events: out of every figure */
+    uint8_t finished;  /* ttft_tpot_request_finish: no more tokens; a live exposition counts it */
+    uint8_t reason;    /* why it finished (TTFT_TPOT_FINISH_*): abort and error are out of every figure */
 } ttft_tpot_request;
 
 /* A request's time points, one list: recording and its order checks, the metric table (a metric spans
@@ -826,7 +826,7 @@ static int ttft_tpot__request_new(ttft_tpot_serve *s, const char *id, size_t len
     ttft_tpot_request *q = &s->req.list[s->req.n];
     memset(q, 0, sizeof *q);
     memcpy(q->id, id, len);
-    q->ev_first = q->ev_last = SIZE_MAX;
+    q->ev_first = q->ev_last = UINT32_MAX;
     ttft_tpot__set_points(q, TTFT_TPOT_POINT_BIT(SUBMIT), t, 0);
     q->warmup = warmup != 0;
     s->req.index[slot] = (s->req.n + 1) | TTFT_TPOT__REQ_TAG(ttft_tpot__id_hash(s, id, len)); /* its tag */
@@ -844,7 +844,7 @@ static int ttft_tpot__request_mark_set(ttft_tpot_serve *s, int r, int p, uint64_
     if (q->finished || ttft_tpot__has_point(q, p) || (q->points & need) != need || !ttft_tpot__in_order(q, 1u << p, t))
         return TTFT_TPOT_EREQUEST;
     ttft_tpot__set_points(q, 1u << p, t, 0);
-    q->scheduled = ttft_tpot__has_point(q, TTFT_TPOT_POINT_SCHEDULE); /* the flag code written before points reads */
+    q->scheduled = (uint8_t)ttft_tpot__has_point(q, TTFT_TPOT_POINT_SCHEDULE); /* the flag code written before points reads */
     return TTFT_TPOT_OK;
 }
 
@@ -916,10 +916,11 @@ static int ttft_tpot__request_event(ttft_tpot_serve *s, const ttft_tpot__request
     }
     if (q->truncated || s->req.n_events == s->req.max_events)
         return TTFT_TPOT__ELOG;
-    if (e->tokens)
+    if (e->tokens) {
         ttft_tpot__tokens_add(q, bits, e->t, e->tokens);
-    q->ev_first = q->ev_first == SIZE_MAX ? s->req.n_events : q->ev_first;
-    q->ev_last = s->req.n_events;
+        q->ev_last = (uint32_t)s->req.n_events; /* below max_events: within 32 bits */
+        q->ev_first = q->ev_first == UINT32_MAX ? q->ev_last : q->ev_first;
+    }
     ev = &s->req.events[s->req.n_events++];
     ev->t_ns = e->t;
     ev->request = (uint32_t)*req;
@@ -945,17 +946,18 @@ static void ttft_tpot__requests_rollback(ttft_tpot_serve *s, unsigned n, size_t 
         ttft_tpot__set_points(req, by_tokens, 0, 1);
         req->tokens = 0;
         req->token_events = 0;
-        req->ev_first = req->ev_last = SIZE_MAX;
+        req->ev_first = req->ev_last = UINT32_MAX;
         s->req.done += req->finished != 0;
     }
     ttft_tpot__request_reindex(s);
     for (i = 0; i < m; i++) {
         const ttft_tpot_request_event *ev = &s->req.events[i];
         ttft_tpot_request *req = &s->req.list[ev->request];
-        req->ev_first = req->ev_first == SIZE_MAX ? i : req->ev_first;
-        req->ev_last = i;
-        if (ev->tokens)
-            ttft_tpot__tokens_add(req, ttft_tpot__token_points(req, ev->tokens), ev->t_ns, ev->tokens);
+        if (!ev->tokens)
+            continue;
+        req->ev_last = (uint32_t)i;
+        req->ev_first = req->ev_first == UINT32_MAX ? req->ev_last : req->ev_first;
+        ttft_tpot__tokens_add(req, ttft_tpot__token_points(req, ev->tokens), ev->t_ns, ev->tokens);
     }
 }
 
@@ -1066,7 +1068,7 @@ TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot_serve *s, const char *id, i
         return TTFT_TPOT_EREQUEST;
     }
     s->req.list[r].finished = 1;
-    s->req.list[r].reason = reason;
+    s->req.list[r].reason = (uint8_t)reason; /* checked: below TTFT_TPOT_FINISH_COUNT */
     s->req.done++;
     ttft_tpot__fold(s, &s->finished, (unsigned)r); /* counted once, live, whatever becomes of its slot */
     return TTFT_TPOT_OK;
@@ -1484,8 +1486,8 @@ static void ttft_tpot__tally_put(const ttft_tpot_serve *s, ttft_tpot__tally *t, 
     t->sum_hi[m] += hi + (t->sum_lo[m] < lo);
 }
 
-/* Every gap between request r's token events (a GAPS metric m: ITL) into t: its events lie between
-   its first and its last in the log. */
+/* Every gap between request r's token events (a GAPS metric m: ITL) into t: they lie between its
+   first and its last token event in the log. */
 static void ttft_tpot__fold_gaps(const ttft_tpot_serve *s, ttft_tpot__tally *t, unsigned r, int m)
 {
     const ttft_tpot_request *q = &s->req.list[r];
@@ -1594,14 +1596,16 @@ static unsigned ttft_tpot__fold_away(ttft_tpot_serve *s)
         else
             to[r] = ++kept;
     for (r = 0; r < s->req.n; r++)
-        s->req.list[r].ev_first = SIZE_MAX;
+        s->req.list[r].ev_first = UINT32_MAX;
     for (i = 0; i < s->req.n_events; i++) {
         ttft_tpot_request_event ev = s->req.events[i];
         ttft_tpot_request *q = &s->req.list[ev.request];
         if (!to[ev.request])
             continue;
-        q->ev_first = q->ev_first == SIZE_MAX ? e : q->ev_first;
-        q->ev_last = e;
+        if (ev.tokens) {
+            q->ev_last = (uint32_t)e;
+            q->ev_first = q->ev_first == UINT32_MAX ? q->ev_last : q->ev_first;
+        }
         ev.request = to[ev.request] - 1;
         s->req.events[e++] = ev;
     }
@@ -1706,8 +1710,8 @@ static void ttft_tpot__requests_merge(ttft_tpot_serve *dst, const ttft_tpot_serv
     for (p = 0; p < src->req.n; p++) {
         ttft_tpot_request *q = &dst->req.list[dst->req.n];
         *q = src->req.list[p];
-        q->ev_first += q->ev_first == SIZE_MAX ? 0 : at; /* its events moved with it */
-        q->ev_last += q->ev_last == SIZE_MAX ? 0 : at;
+        q->ev_first += q->ev_first == UINT32_MAX ? 0 : (uint32_t)at; /* its events moved with it */
+        q->ev_last += q->ev_last == UINT32_MAX ? 0 : (uint32_t)at;
         dst->req.done += q->finished != 0;
         ttft_tpot__request_index_add(dst, dst->req.n++);
     }
@@ -2945,6 +2949,8 @@ static int ttft_tpot__restore_mark(ttft_tpot_serve *s, ttft_tpot_serve_item *ite
     }
     if (s->req.list[q].warmup != (item->warmup != 0))
         return ttft_tpot__serve_refuse(item, "warmup flag differs from the request's submit: ", item->id, item->len);
+    if (ttft_tpot__request_mark_set(s, q, p, item->t_ns) == TTFT_TPOT_OK)
+        return TTFT_TPOT_OK;
     for (k = 0; k < TTFT_TPOT_POINT_COUNT; k++) { /* the points it lies between, for the message */
         if (ttft_tpot__points[p].follows >> k & 1u)
             after = ttft_tpot__points[k].words;
@@ -2952,9 +2958,7 @@ static int ttft_tpot__restore_mark(ttft_tpot_serve *s, ttft_tpot_serve_item *ite
             before = ttft_tpot__points[k].words;
     }
     snprintf(what, sizeof what, "second %s, or one before its request's %s or after its %s: ", role, after, before);
-    if (ttft_tpot__request_mark_set(s, q, p, item->t_ns) != TTFT_TPOT_OK)
-        return ttft_tpot__serve_refuse(item, what, item->id, item->len);
-    return TTFT_TPOT_OK;
+    return ttft_tpot__serve_refuse(item, what, item->id, item->len);
 }
 
 /* "# truncated: SUBMIT_NS,WARMUP,ID": a request that lost an event (made here when its submit was lost). */
@@ -3002,7 +3006,7 @@ static int ttft_tpot__restore_told(ttft_tpot_serve *s, ttft_tpot_serve_item *ite
         if (!req || !req->finished || req->reason)
             return ttft_tpot__serve_refuse(item, "# finish_reason: a request not finished earlier in this trace, "
                                                  "or given its reason before: ", item->id, item->len);
-        req->reason = item->reason;
+        req->reason = (uint8_t)item->reason;
     } else {
         if (item->tokens == 0 || item->tokens > UINT32_MAX)
             return ttft_tpot__serve_refuse(item, "# prompt_tokens: expected N (1 to 4294967295),ID", NULL, 0);
