@@ -1066,7 +1066,9 @@ enum { TTFT_TPOT_SKIP_LAYER = 1,    /* the attached layer's figures */
        TTFT_TPOT_SKIP_SAMPLES = 4,  /* head, the phases' figures (not their names) and runs' figures */
        TTFT_TPOT_SKIP_DEVICE = 8,   /* the device figures (not the intervals) */
        TTFT_TPOT_SKIP_ALL = 15,     /* a model to read the collector through, computing nothing */
-       TTFT_TPOT_SKIP_PHASES = 16 }; /* and without phase and order (NULL): it allocates nothing */
+       TTFT_TPOT_SKIP_PHASES = 16,  /* and without phase and order (NULL): it allocates nothing */
+       TTFT_TPOT_SKIP_EXPOSITION = 32 }; /* the layer's figures only an exposition prints (the serving
+                                            layer's histograms): a report that prints none */
 typedef struct ttft_tpot_model_options {
     unsigned skip;
     int prefill_kernel; /* a kernel phase + 1 (0: none): the text shows its fastest sample as a lower

@@ -587,7 +587,7 @@ TTFT_TPOT_DEF int ttft_tpot_metric_values(const ttft_tpot_serve *s, int metric, 
    pairs joined by ',', names [a-zA-Z_][a-zA-Z0-9_]* each once, not "le" and not starting "__"; values
    UTF-8 with \\, \" and \n their only escapes, no raw newline, no braces; at most 500 bytes with the
    model_name label, which they cannot name again. EINVAL (m or out NULL, a model without serving
-   figures, prefix not [a-zA-Z_:][a-zA-Z0-9_:]*, labels otherwise: nothing written), ENOMEM (nothing
+   figures or computed with TTFT_TPOT_SKIP_EXPOSITION, prefix not [a-zA-Z_:][a-zA-Z0-9_:]*, labels otherwise: nothing written), ENOMEM (nothing
    written), EIO. The bucket bounds: examples/README.md, Serving metrics. */
 TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out, const char *prefix,
                                              const char *labels);
@@ -1918,10 +1918,10 @@ static int ttft_tpot__report_buckets(const ttft_tpot_serve *s, ttft_tpot_serve_m
     return TTFT_TPOT_OK;
 }
 
-static int ttft_tpot__request_figures(const ttft_tpot_serve *s, ttft_tpot_serve_model *m)
+static int ttft_tpot__request_figures(const ttft_tpot_serve *s, ttft_tpot_serve_model *m, unsigned skipped)
 {
     int rc;
-    if ((rc = ttft_tpot__report_buckets(s, m)) != TTFT_TPOT_OK)
+    if (!(skipped & TTFT_TPOT_SKIP_EXPOSITION) && (rc = ttft_tpot__report_buckets(s, m)) != TTFT_TPOT_OK)
         return rc;
     if ((m->has_requests = s->req.n || s->req.dropped || ttft_tpot__tally_any(&s->folded)) != 0 &&
         (rc = ttft_tpot__requests_of(s, &m->requests)) == TTFT_TPOT_OK)
@@ -1935,9 +1935,9 @@ static int ttft_tpot__request_figures(const ttft_tpot_serve *s, ttft_tpot_serve_
 
 /* The serving figures of a model, with what the tables lost and the limits they met (the recording
    layer's, where the losses came from a trace). */
-static int ttft_tpot__serve_figures_of(const ttft_tpot_serve *s, ttft_tpot_serve_model *f)
+static int ttft_tpot__serve_figures_of(const ttft_tpot_serve *s, ttft_tpot_serve_model *f, unsigned skipped)
 {
-    int rc = ttft_tpot__request_figures(s, f);
+    int rc = ttft_tpot__request_figures(s, f, skipped);
     f->slo = s->slo;
     f->model_label = s->model_label;
     f->losses.requests_dropped = s->req.dropped;
@@ -2469,7 +2469,8 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
     const ttft_tpot_serve *s = m ? ttft_tpot__serve_of_model(m) : NULL;
     ttft_tpot__prom_counts n;
     ttft_tpot_writer w = TTFT_TPOT_ZERO;
-    if (!f || !s || !out || ttft_tpot__prom_names_of(f->model_label, prefix, labels, &nm))
+    if (!f || !s || !out || (m->skipped & TTFT_TPOT_SKIP_EXPOSITION) ||
+        ttft_tpot__prom_names_of(f->model_label, prefix, labels, &nm))
         return TTFT_TPOT_EINVAL;
     n.tokens = f->requests.tokens + f->requests.folded_tokens;
     n.prompt_tokens = f->requests.prompt_tokens + f->requests.folded_prompt_tokens;
@@ -3358,7 +3359,7 @@ static int ttft_tpot__serve_compute(void *state, ttft_tpot_model *m)
         return TTFT_TPOT_ENOMEM;
     memset(f, 0, sizeof *f);
     m->layer = f;
-    if ((rc = ttft_tpot__serve_figures_of(s, f)) != TTFT_TPOT_OK)
+    if ((rc = ttft_tpot__serve_figures_of(s, f, m->skipped)) != TTFT_TPOT_OK)
         return rc; /* the collector frees m, and f with it */
     m->layer_report = (f->has_requests ? (unsigned)TTFT_TPOT_LAYER_SEEN : 0u) |
                       (f->has_requests && f->requests.n > 0 ? (unsigned)TTFT_TPOT_LAYER_LEADS : 0u);

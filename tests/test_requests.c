@@ -481,6 +481,25 @@ static void prometheus_exposition(void **state)
     assert_int_equal(prometheus(&c, stdout, "bad prefix", NULL), TTFT_TPOT_EINVAL);
     assert_int_equal(prometheus(&c, stdout, NULL, "a=\"}\""), TTFT_TPOT_EINVAL);
     assert_int_equal(prometheus(NULL, stdout, NULL, NULL), TTFT_TPOT_EINVAL);
+    {   /* a model without the exposition's histograms: the same JSON, no exposition */
+        ttft_tpot_model_options o = TTFT_TPOT_ZERO;
+        ttft_tpot_model full, lean;
+        FILE *a = tmpfile(), *b = tmpfile();
+        char *ja, *jb;
+        o.skip = TTFT_TPOT_SKIP_EXPOSITION;
+        assert_int_equal(ttft_tpot_model_compute(&c, NULL, &full), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_model_compute(&c, &o, &lean), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_model_prometheus(&lean, stdout, NULL, NULL), TTFT_TPOT_EINVAL);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_int_equal(ttft_tpot_model_write(&full, a, TTFT_TPOT_FORMAT_JSON), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_model_write(&lean, b, TTFT_TPOT_FORMAT_JSON), TTFT_TPOT_OK);
+        ja = written(a), jb = written(b);
+        assert_string_equal(ja, jb);
+        free(ja), free(jb);
+        ttft_tpot_model_free(&full);
+        ttft_tpot_model_free(&lean);
+    }
     unserve(&c, &srv);
 }
 

@@ -421,7 +421,6 @@ static int make_collector(ttft_tpot *c, const options *o)
     cfg.capacity = 4096;
     cfg.max_phases = 65535;
     cfg.timeline = o->chrome != NULL;
-    cfg.sequences = 1; /* a trace of decode steps of several tokens a sequence keeps them */
     cfg.bounded = o->bounded;
     cfg.hist_slots = o->bounded ? 16 : 0; /* more as phases come */
     cfg.clock = no_clock;
@@ -467,6 +466,7 @@ static int write_reports(const ttft_tpot *c, const options *o, int kernel)
     ttft_tpot_model m;
     int rc, status = 0, measured;
     all.prefill_kernel = kernel + 1; /* --prefill-kernel: its fastest call bounds steady TTFT below */
+    all.skip = o->prometheus ? 0u : (unsigned)TTFT_TPOT_SKIP_EXPOSITION; /* histograms no other output prints */
     if (ttft_tpot_model_compute(c, o->prometheus && !o->html ? &requests_only : &all, &m) != TTFT_TPOT_OK)
         return input_error("out of memory for ", "the report", "");
     measured = ttft_tpot_serve_figures(&m) && ttft_tpot_serve_figures(&m)->requests.n > 0;
