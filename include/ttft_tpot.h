@@ -670,7 +670,9 @@ typedef struct ttft_tpot_config {
     int timeline;             /* nonzero: also keep each sample's start time (8 more bytes a sample) */
     int sequences;            /* nonzero: also keep each sample's sequences (4 more bytes a sample), for
                                  decode steps of several tokens a sequence (ttft_tpot_span_set_sequences);
-                                 every span then takes the out-of-line path (a few ns more) */
+                                 every span then takes the out-of-line path (a few ns more). A growing
+                                 collector reading a trace takes them on at its first "# sequences:"
+                                 line, as it takes start times at the first start */
     void *buffer;             /* optional caller storage of buffer_bytes (see ttft_tpot_bytes_needed) */
     size_t buffer_bytes;
     ttft_tpot_clock_fn clock; /* optional replacement clock */
@@ -7235,7 +7237,7 @@ typedef struct ttft_tpot__mark {
     unsigned phases, hists, runs;
     size_t last_end; /* the last run's end (a read closes it) */
     uint64_t runs_dropped;
-    int starts; /* start times were kept (a read may take them on) */
+    int starts, seqs; /* start times, sequences were kept (a read may take them on) */
 } ttft_tpot__mark;
 
 /* One trace being restored (ttft_tpot.reading): what it adds, staged past the collector's tables and
@@ -7252,6 +7254,7 @@ typedef struct ttft_tpot__reading {
                             first sample kept exact; 0: none yet (allocated with the first) */
     uint64_t (*prompt)[4]; /* by phase: "# prompt:" sums, added when the trace has been read, and the
                               line of the last (0: none), where a contradiction is reported */
+    size_t cap_pend, cap_prompt; /* the phases each of the two holds: c->phase.n once allocated */
     size_t rows;          /* sample lines read */
     size_t first_lost;    /* the first of them not stored (in a histogram, or dropped); SIZE_MAX: none */
     size_t dev_n, dev_open; /* device intervals added past c->dev.n, and how many are open */
@@ -7360,32 +7363,39 @@ static int ttft_tpot__hists_grow(ttft_tpot *c, size_t need)
     return pool ? TTFT_TPOT_OK : TTFT_TPOT_ENOMEM;
 }
 
-/* Start times for a growing exact collector without them, from the first line that has one: nesting
-   and self time need them, so a trace reads as the collector that wrote it, whatever its reader asks
-   for. The samples before it start at 0 (unknown); 8 bytes a sample only for traces that have them. */
-static int ttft_tpot__starts_take(ttft_tpot *c)
+/* Start times (part TTFT_TPOT__PART_STARTS) or sequences (TTFT_TPOT__PART_SEQS) for a growing exact
+   collector without them, from the first line that has one: nesting and self time need the starts,
+   a multi-token step's figures its sequences, so a trace reads as the collector that wrote it, whatever
+   its reader asks for. The samples before it have none (0: unknown, one token a sequence); 8 or 4 bytes
+   a sample only for traces that have them. */
+static int ttft_tpot__part_take(ttft_tpot *c, unsigned part)
 {
     ttft_tpot__store *st = &c->store;
-    size_t bytes = (st->capacity + st->reserve) * sizeof *st->starts;
+    size_t bytes = (st->capacity + st->reserve) * (part == TTFT_TPOT__PART_STARTS ? sizeof *st->starts : sizeof *st->seqs);
     unsigned p;
     void *s = TTFT_TPOT_MALLOC(bytes ? bytes : 1, c->alloc_user);
     if (!s)
         return TTFT_TPOT_ENOMEM;
     memset(s, 0, bytes);
-    st->starts = (uint64_t *)s;
-    c->grown |= TTFT_TPOT__PART_STARTS;
-    for (p = 0; p < c->phase.n; p++) /* the inline path keeps no start */
+    if (part == TTFT_TPOT__PART_STARTS)
+        st->starts = (uint64_t *)s;
+    else
+        st->seqs = (uint32_t *)s;
+    c->grown |= part;
+    for (p = 0; p < c->phase.n; p++) /* the inline path keeps neither */
         c->phase.slots[p].fast_cap = 0;
     return TTFT_TPOT_OK;
 }
 
-/* What ttft_tpot__starts_take did, undone (a read that fails leaves c as it was). */
-static void ttft_tpot__starts_drop(ttft_tpot *c)
+/* What ttft_tpot__part_take did, undone (a read that fails leaves c as it was). */
+static void ttft_tpot__part_drop(ttft_tpot *c, unsigned part)
 {
     unsigned p;
-    TTFT_TPOT_FREE(c->store.starts, c->alloc_user);
-    c->store.starts = NULL;
-    c->grown &= ~(unsigned)TTFT_TPOT__PART_STARTS;
+    if (part == TTFT_TPOT__PART_STARTS)
+        TTFT_TPOT_FREE(c->store.starts, c->alloc_user), c->store.starts = NULL;
+    else
+        TTFT_TPOT_FREE(c->store.seqs, c->alloc_user), c->store.seqs = NULL;
+    c->grown &= ~part;
     for (p = 0; p < c->phase.n; p++)
         if (!c->phase.slots[p].fresh)
             ttft_tpot__phase_called(c, &c->phase.slots[p]);
@@ -7400,6 +7410,7 @@ static ttft_tpot__mark ttft_tpot__mark_of(const ttft_tpot *c)
     m.last_end = c->runs ? c->run_end[c->runs - 1] : 0;
     m.runs_dropped = c->runs_dropped;
     m.starts = c->store.starts != NULL;
+    m.seqs = c->store.seqs != NULL;
     return m;
 }
 
@@ -7415,10 +7426,44 @@ static void ttft_tpot__rollback(ttft_tpot *c, const ttft_tpot__mark *m)
         c->run_end[m->runs - 1] = m->last_end;
     c->runs_dropped = m->runs_dropped;
     if (!m->starts && c->store.starts) /* taken on by this read: given back, the inline path with them */
-        ttft_tpot__starts_drop(c);
+        ttft_tpot__part_drop(c, TTFT_TPOT__PART_STARTS);
+    if (!m->seqs && c->store.seqs)
+        ttft_tpot__part_drop(c, TTFT_TPOT__PART_SEQS);
 }
 
 /* -- Layers: restoring phases and samples ------------------------------------------------------ */
+
+/* A table of the reading's by phase (*a, elem bytes a phase, *cap phases) made to hold every phase
+   c has, the new ones zero: sized by the phases the trace names, not by the collector's room for
+   them. ENOMEM: *a stays. */
+static int ttft_tpot__per_phase(ttft_tpot *c, void **a, size_t elem, size_t *cap)
+{
+    size_t n = ttft_tpot__next_size(*cap ? *cap : 4, c->phase.n, c->phase.max);
+    unsigned char *q;
+    if (*a && *cap >= c->phase.n)
+        return TTFT_TPOT_OK;
+    if (!(q = (unsigned char *)TTFT_TPOT_MALLOC(n * elem, c->alloc_user)))
+        return TTFT_TPOT_ENOMEM;
+    if (*a)
+        memcpy(q, *a, *cap * elem);
+    memset(q + (*a ? *cap : 0) * elem, 0, (n - (*a ? *cap : 0)) * elem);
+    if (*a)
+        TTFT_TPOT_FREE(*a, c->alloc_user);
+    *a = q, *cap = n;
+    return TTFT_TPOT_OK;
+}
+
+/* Both tables by phase, where made, hold every phase (after a new one). */
+static int ttft_tpot__per_phase_all(ttft_tpot *c, ttft_tpot__reading *r)
+{
+    void *pend = r->pend_of, *prompt = r->prompt;
+    int rc = pend ? ttft_tpot__per_phase(c, &pend, sizeof *r->pend_of, &r->cap_pend) : TTFT_TPOT_OK;
+    r->pend_of = (uint32_t *)pend;
+    if (rc == TTFT_TPOT_OK && prompt)
+        rc = ttft_tpot__per_phase(c, &prompt, sizeof *r->prompt, &r->cap_prompt);
+    r->prompt = (uint64_t(*)[4])prompt;
+    return rc;
+}
 
 /* The id of the phase an item names (name, len, role), added when new; EPARSE with the reason. */
 static int ttft_tpot__restore_phase(ttft_tpot *c, ttft_tpot_restore_item *item)
@@ -7438,6 +7483,8 @@ static int ttft_tpot__restore_phase(ttft_tpot *c, ttft_tpot_restore_item *item)
         return ttft_tpot__refuse(item, "invalid phase name (1 to 63 bytes of UTF-8, no control characters): ", text);
     if (id < 0)
         return ttft_tpot__refuse(item, "too many phases for this collector", NULL);
+    if (ttft_tpot__per_phase_all(c, (ttft_tpot__reading *)c->reading) != TTFT_TPOT_OK)
+        return TTFT_TPOT_ENOMEM;
     return item->phase = id;
 }
 
@@ -7462,10 +7509,10 @@ static ttft_tpot__pending *ttft_tpot__pending_add(ttft_tpot *c, ttft_tpot__readi
 /* Where phase id's pending histogram is noted (pend_of[], allocated with the first): NULL, no memory. */
 static uint32_t *ttft_tpot__pend_at(ttft_tpot *c, ttft_tpot__reading *r, int id)
 {
-    size_t bytes = (size_t)c->phase.max * sizeof *r->pend_of;
-    if (!r->pend_of && (r->pend_of = (uint32_t *)TTFT_TPOT_MALLOC(bytes, c->alloc_user)) != NULL)
-        memset(r->pend_of, 0, bytes);
-    return r->pend_of ? &r->pend_of[id] : NULL;
+    void *a = r->pend_of;
+    int rc = ttft_tpot__per_phase(c, &a, sizeof *r->pend_of, &r->cap_pend);
+    r->pend_of = (uint32_t *)a;
+    return rc == TTFT_TPOT_OK ? &r->pend_of[id] : NULL;
 }
 
 /* The pending histogram of phase id: made when new from the phase's histogram (or empty), counting
@@ -7530,7 +7577,7 @@ static int ttft_tpot__restore_kept(ttft_tpot *c, ttft_tpot_restore_item *item)
     int rc, where, id = item->phase, warm = item->warmup != 0;
     if (c->phase.slots[id].hist && !warm && (rc = ttft_tpot__restore_bounded(c, item, 0)) != 0)
         return rc < 0 ? rc : TTFT_TPOT_OK;
-    if (item->start_ns && !c->store.starts && c->grow && !c->hist.bounded && (rc = ttft_tpot__starts_take(c)) != TTFT_TPOT_OK)
+    if (item->start_ns && !c->store.starts && c->grow && !c->hist.bounded && (rc = ttft_tpot__part_take(c, TTFT_TPOT__PART_STARTS)) != TTFT_TPOT_OK)
         return rc;
     where = ttft_tpot__keep_where(c, id, warm, r->n, r->slots); /* recording's policy */
     if (where != TTFT_TPOT__TO_STORE && (rc = ttft_tpot__store_grow(c, c->store.n + r->n + 1)) != TTFT_TPOT_EFULL) {
@@ -7578,6 +7625,9 @@ static int ttft_tpot__restore_sequences(ttft_tpot *c, ttft_tpot_restore_item *it
     if (item->n == 0 || item->n > r->step_tokens)
         return ttft_tpot__refuse(item, "# sequences: expected N, 1 to the tokens of the step above", NULL);
     multi = item->n < r->step_tokens;
+    if (r->step_kept == 1 && !c->store.seqs && c->grow &&
+        ttft_tpot__part_take(c, TTFT_TPOT__PART_SEQS) != TTFT_TPOT_OK)
+        return TTFT_TPOT_ENOMEM;
     if (r->step_kept == 1 && c->store.seqs)
         c->store.seqs[r->step_at] = (uint32_t)item->n;
     r->seq_lost += r->step_kept == 1 && !c->store.seqs && multi;
@@ -7682,9 +7732,10 @@ static int ttft_tpot__restore_prompt(ttft_tpot *c, ttft_tpot_restore_item *item)
     if ((id = ttft_tpot__restore_phase(c, item)) < 0)
         return id;
     if (!r->prompt) {
-        if (!(r->prompt = (uint64_t(*)[4])TTFT_TPOT_MALLOC((size_t)c->phase.max * sizeof *r->prompt, c->alloc_user)))
+        void *a = NULL;
+        if (ttft_tpot__per_phase(c, &a, sizeof *r->prompt, &r->cap_prompt) != TTFT_TPOT_OK)
             return TTFT_TPOT_ENOMEM;
-        memset(r->prompt, 0, (size_t)c->phase.max * sizeof *r->prompt);
+        r->prompt = (uint64_t(*)[4])a;
     }
     for (k = 0; k < 3; k++) /* the phase's sums as they will be: within 64 bits */
         if (v[k] > UINT64_MAX - r->prompt[id][k] - c->phase.slots[id].prompt[k]) {

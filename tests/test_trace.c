@@ -1039,6 +1039,37 @@ static void growing_reader_keeps_start_times(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A growing collector takes a trace's sequences on at its first "# sequences:" line, as it takes
+   start times (a step of 4 tokens for 2 sequences: 2 tokens a sequence, 30 ns a step: TPOT 15 ns); a
+   read that fails gives them back, and a trace without one costs none. */
+static void growing_reader_takes_sequences(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    char err[256];
+    uint64_t v[2];
+    size_t n;
+    (void)state;
+    cfg.grow = 1;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,8,1,0\n", "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_null(c.store.seqs); /* none in the trace: none kept */
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,30,4,0\n# sequences: 2\n"
+                                   "d,decode,x,5,1,0\n", "t", err, sizeof err),
+                     TTFT_TPOT_EPARSE);
+    assert_null(c.store.seqs); /* the failed read undone */
+    assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\nd,decode,0,30,4,0\n# sequences: 2\n",
+                               "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_counts_of(&c).sequences_lost, 0);
+    assert_int_equal(ttft_tpot_sorted_values(&c, TTFT_TPOT_SET_ROLE + TTFT_TPOT_ROLE_DECODE, v, 2, &n), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(v[0], 8); /* before them: one token a sequence */
+    assert_int_equal(v[1], 15);
+    ttft_tpot_free(&c);
+}
+
 /* A timeline collector whose samples all start at 0 (a trace recorded without one, read back) has no
    timeline: the Chrome trace refuses it by itself; one sample with a start is enough. */
 static void chrome_trace_refuses_starts_all_zero(void **state)
@@ -1091,6 +1122,7 @@ int main(void)
         cmocka_unit_test(requests_ending_alike),
         cmocka_unit_test(written_as_read),
         cmocka_unit_test(growing_reader_keeps_start_times),
+        cmocka_unit_test(growing_reader_takes_sequences),
         cmocka_unit_test(chrome_trace_refuses_starts_all_zero),
     };
     return run_cases(tests);
