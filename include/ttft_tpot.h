@@ -666,7 +666,7 @@ typedef struct ttft_tpot_device_stamp {
 typedef struct ttft_tpot_config {
     size_t capacity;          /* samples kept exactly (0: 65536); at most UINT32_MAX. Past it a phase goes
                                  on in a histogram; warmup samples take max_phases + max_shapes more */
-    unsigned max_phases;      /* phases (0: 64); at most 65535 */
+    unsigned max_phases;      /* phases (0: 64); at most 65535 (a growing collector's reads: 65535) */
     int timeline;             /* nonzero: also keep each sample's start time (8 more bytes a sample) */
     int sequences;            /* nonzero: also keep each sample's sequences (4 more bytes a sample), for
                                  decode steps of several tokens a sequence (ttft_tpot_span_set_sequences);
@@ -683,9 +683,9 @@ typedef struct ttft_tpot_config {
     unsigned hist_slots;      /* phases that may be bounded or outgrow the storage (0: max_phases when
                                  bounded, else max_phases up to 64) */
     unsigned max_shapes;      /* (phase, shape key) pairs remembered for warmup per shape (0: 64) */
-    int grow;                 /* nonzero: a trace read (ttft_tpot_restore) enlarges the samples and
-                                 histograms it needs (allocating), and so does an attached layer's
-                                 tables; recording never does */
+    int grow;                 /* nonzero: a trace read (ttft_tpot_restore) enlarges the samples,
+                                 phases (to 65535) and histograms it needs (allocating), and so does an
+                                 attached layer's tables; recording never does */
     size_t max_device;        /* device intervals kept (Device time; 0: 65536; 56 bytes each, touched only
                                  as intervals arrive) */
     size_t max_pending;       /* device tickets open at once (0: 1024, or max_device when smaller) */
@@ -3836,19 +3836,19 @@ TTFT_TPOT_DEF void ttft_tpot__nvtx_pop(const ttft_tpot *c)
 
 /* config.grow: a part a trace outgrew moved to an allocation of its own (ttft_tpot.grown, bits). */
 enum { TTFT_TPOT__PART_SAMPLES = 1, TTFT_TPOT__PART_STARTS = 2, TTFT_TPOT__PART_HISTS = 4,
-       TTFT_TPOT__PART_DEVICE = 8, TTFT_TPOT__PART_SEQS = 16 };
+       TTFT_TPOT__PART_DEVICE = 8, TTFT_TPOT__PART_SEQS = 16, TTFT_TPOT__PART_PHASES = 32 /* and its index */ };
 
 TTFT_TPOT_DEF void ttft_tpot_free(ttft_tpot *c)
 {
-    void *parts[5];
+    void *parts[6];
     unsigned k;
     if (!c)
         return;
     parts[0] = c->store.samples, parts[1] = c->store.starts, parts[2] = c->hist.pool, parts[3] = c->dev.log;
-    parts[4] = c->store.seqs;
+    parts[4] = c->store.seqs, parts[5] = c->phase.slots;
     if (c->layer)
         c->layer->c = NULL; /* detached */
-    for (k = 0; k < 5; k++)
+    for (k = 0; k < 6; k++)
         if (c->grown >> k & 1u)
             TTFT_TPOT_FREE(parts[k], c->alloc_user);
     if (c->owned)
@@ -7339,14 +7339,38 @@ static int ttft_tpot__store_grow(ttft_tpot *c, size_t need)
     return TTFT_TPOT_OK;
 }
 
+/* Room for need phases (config.grow): the table and its index, moved to an allocation of their own
+   (one block: slots, then the index), as many as a trace names up to 65535. OK, EFULL past it, ENOMEM. */
+static int ttft_tpot__phases_grow(ttft_tpot *c, size_t need)
+{
+    size_t max = ttft_tpot__next_size(c->phase.max, need, 65535u);
+    uint32_t slots = ttft_tpot__table_size((unsigned)max);
+    unsigned char *mem;
+    if (!c->grow || need > 65535u)
+        return TTFT_TPOT_EFULL;
+    if (!(mem = (unsigned char *)TTFT_TPOT_MALLOC(max * sizeof *c->phase.slots + slots * sizeof *c->phase.index,
+                                                  c->alloc_user)))
+        return TTFT_TPOT_ENOMEM;
+    memcpy(mem, c->phase.slots, c->phase.n * sizeof *c->phase.slots);
+    if (c->grown & TTFT_TPOT__PART_PHASES)
+        TTFT_TPOT_FREE(c->phase.slots, c->alloc_user);
+    c->grown |= TTFT_TPOT__PART_PHASES;
+    c->phase.slots = (ttft_tpot__phase_slot *)(void *)mem;
+    c->phase.index = (uint32_t *)(void *)(mem + max * sizeof *c->phase.slots);
+    c->phase.max = (unsigned)max;
+    c->phase.mask = slots - 1;
+    ttft_tpot__phase_index(c, 0);
+    return TTFT_TPOT_OK;
+}
+
 /* Room for need histograms (config.grow), the phases' pointers moved along: OK, EFULL, ENOMEM. */
 static int ttft_tpot__hists_grow(ttft_tpot *c, size_t need)
 {
     ttft_tpot__hist_pool *h = &c->hist;
-    size_t max = ttft_tpot__next_size(h->max, need, c->phase.max), *at;
+    size_t max = ttft_tpot__next_size(h->max, need, 65535u), *at;
     unsigned p;
     void *pool;
-    if (!c->grow || need > c->phase.max)
+    if (!c->grow || need > 65535u)
         return TTFT_TPOT_EFULL;
     if (!(at = (size_t *)TTFT_TPOT_MALLOC((c->phase.n + 1) * sizeof *at, c->alloc_user)))
         return TTFT_TPOT_ENOMEM;
@@ -7471,6 +7495,9 @@ static int ttft_tpot__restore_phase(ttft_tpot *c, ttft_tpot_restore_item *item)
     char text[TTFT_TPOT_NAME_MAX + 1]; /* the name for a message: it may end where its field ends */
     size_t len = item->len < sizeof text ? item->len : sizeof text - 1;
     int id;
+    if (c->phase.n == c->phase.max && ttft_tpot__lookup(c, item->name, item->len) < 0 && /* a new phase of a */
+        ttft_tpot__phases_grow(c, c->phase.n + 1) == TTFT_TPOT_ENOMEM) /* growing collector: room */
+        return TTFT_TPOT_ENOMEM;
     if (c->hist.bounded && c->hist.n == c->hist.max && /* a new phase of a growing bounded */
         ttft_tpot__hists_grow(c, c->hist.n + 1) == TTFT_TPOT_ENOMEM) /* collector needs a slot */
         return TTFT_TPOT_ENOMEM;

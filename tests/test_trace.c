@@ -1039,6 +1039,48 @@ static void growing_reader_keeps_start_times(void **state)
     ttft_tpot_free(&c);
 }
 
+/* A growing collector's phase table grows with the phases a trace names (max_phases is where it
+   starts), exact or bounded, to 65535: the 65536th is refused at its line; a read that fails leaves
+   the phases as they were. */
+static void growing_reader_grows_phases(void **state)
+{
+    ttft_tpot_config cfg = {0};
+    ttft_tpot c;
+    char err[256];
+    size_t cap = 70000 * 32, n, i;
+    char *text = (char *)malloc(cap);
+    int bounded;
+    (void)state;
+    assert_non_null(text);
+    for (bounded = 0; bounded < 2; bounded++) {
+        cfg.grow = 1, cfg.max_phases = 2, cfg.bounded = bounded;
+        assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+        n = (size_t)snprintf(text, cap, "phase,role,start_ns,dur_ns,tokens,warmup\n");
+        for (i = 0; i < 100; i++)
+            n += (size_t)snprintf(text + n, cap - n, "p%zu,kernel,0,%zu,0,0\n", i, i + 1);
+        assert_int_equal(trace_text(&c, text, n, "t", err, sizeof err), TTFT_TPOT_OK);
+        assert_int_equal(counts(&c).phases, 100);
+        if (!bounded) /* a bounded collector's steady samples go on in histograms */
+            assert_int_equal(counts(&c).samples, 100);
+        n = (size_t)snprintf(text, cap, "phase,role,start_ns,dur_ns,tokens,warmup\n");
+        for (i = 100; i < 400; i++)
+            n += (size_t)snprintf(text + n, cap - n, "p%zu,kernel,0,5,0,0\n", i);
+        n += (size_t)snprintf(text + n, cap - n, "p0,kernel,0,x,0,0\n");
+        assert_int_equal(trace_text(&c, text, n, "t", err, sizeof err), TTFT_TPOT_EPARSE);
+        assert_int_equal(counts(&c).phases, 100); /* the failed read undone */
+        ttft_tpot_free(&c);
+    }
+    cfg.bounded = 0;
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    n = (size_t)snprintf(text, cap, "phase,role,start_ns,dur_ns,tokens,warmup\n");
+    for (i = 0; i < 65536; i++)
+        n += (size_t)snprintf(text + n, cap - n, "p%zu,kernel,0,5,0,0\n", i);
+    assert_int_equal(trace_text(&c, text, n, "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t:65537: too many phases"));
+    ttft_tpot_free(&c);
+    free(text);
+}
+
 /* A growing collector takes a trace's sequences on at its first "# sequences:" line, as it takes
    start times (a step of 4 tokens for 2 sequences: 2 tokens a sequence, 30 ns a step: TPOT 15 ns); a
    read that fails gives them back, and a trace without one costs none. */
@@ -1122,6 +1164,7 @@ int main(void)
         cmocka_unit_test(requests_ending_alike),
         cmocka_unit_test(written_as_read),
         cmocka_unit_test(growing_reader_keeps_start_times),
+        cmocka_unit_test(growing_reader_grows_phases),
         cmocka_unit_test(growing_reader_takes_sequences),
         cmocka_unit_test(chrome_trace_refuses_starts_all_zero),
     };

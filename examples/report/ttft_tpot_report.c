@@ -419,7 +419,7 @@ static int make_collector(ttft_tpot *c, const options *o)
     memset(&sc, 0, sizeof sc);
     cfg.grow = 1;
     cfg.capacity = 4096;
-    cfg.max_phases = 65535;
+    cfg.max_phases = 16; /* more as a trace names them (to 65535): a trace's collector is sized by it */
     cfg.timeline = o->chrome != NULL;
     cfg.bounded = o->bounded;
     cfg.hist_slots = o->bounded ? 16 : 0; /* more as phases come */
