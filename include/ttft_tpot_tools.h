@@ -4814,8 +4814,9 @@ static int ttft_tpot__compare_make_row(ttft_tpot_compare_row *r, const ttft_tpot
     r->role = k->metric < 0 ? k->role : -1;
     for (side = 0; side < 2 && rc == TTFT_TPOT_OK; side++)
         rc = ttft_tpot__compare_side_values(t[side], traces[side], k, side ? &r->new_ : &r->base, &r->p99[side]);
-    for (side = 0; side < 2 && rc == TTFT_TPOT_OK; side++) /* one run a side: that run's own values */
-        if ((side ? r->new_.n : r->base.n) == 1 && traces[side] == 1 && !t[side][0].runs)
+    for (side = 0; side < 2 && rc == TTFT_TPOT_OK; side++) /* one run a side, or a request metric of */
+        if ((side ? r->new_.n : r->base.n) == 1 && traces[side] == 1 && /* one trace: its own values */
+            (!t[side][0].runs || k->metric >= TTFT_TPOT__COMPARE_REQUEST))
             rc = ttft_tpot__compare_unit_values(&t[side][0], k, &within[side]);
     if (rc == TTFT_TPOT_OK && (r->base.n || r->new_.n))
         ttft_tpot__compare_finish_row(r, within);
@@ -5289,8 +5290,8 @@ TTFT_TPOT_DEF void ttft_tpot_compare_text(FILE *out, const ttft_tpot_compare_res
     ttft_tpot__compare_only_line(out, res, 1);
     ttft_tpot__compare_only_line(out, res, 2);
     fprintf(out,
-            "The run is the unit: a side of runs shows their mean with its 95%% t-interval; a side of one run, its p50 "
-            "with the interval of its own values (not where another run lands). change: the Hodges-Lehmann shift "
+            "The run is the unit: a side of runs shows their mean with its 95%% t-interval; a side of one run, or a "
+            "trace's requests, its p50 with the interval of its own values (not where another run lands). change: the Hodges-Lehmann shift "
             "over the runs; ~: no significant difference (two-sided Mann-Whitney U over the runs, Holm-adjusted p >= "
             "%s); noise: significant, under %s%%. p99 change: Welch's interval over the runs' p99s.\n",
             ttft_tpot__dnum(alpha, sizeof alpha, "%.15g", res->opt.alpha),
