@@ -169,7 +169,7 @@ static const char *core_utf8(PyObject *o, const char *what, const char *err)
 
 typedef struct core_phase_ref {
     PyObject *name, *role; /* strong references; NULL: empty */
-    int index;
+    int index, role_id;    /* the phase, and its role (TTFT_TPOT_ROLE_*) */
 } core_phase_ref;
 
 struct core_span;
@@ -281,21 +281,24 @@ static int core_phase_add(core_collector *self, PyObject *name, PyObject *role)
     return -1;
 }
 
-/* The phase of (name, role), by the name object's address first: the hot path of span and record. */
-static int core_phase(core_collector *self, PyObject *name, PyObject *role)
+/* The phase of (name, role), by the name object's address first: the hot path of span and record.
+   *role_id (NULL: not asked): its role, which a phase registered or found under it has. */
+static int core_phase(core_collector *self, PyObject *name, PyObject *role, int *role_id)
 {
     core_phase_ref *e = &self->cache[((uintptr_t)name >> 4) & (CORE_CACHE - 1)];
     int id;
-    if (e->name == name && e->role == role)
-        return e->index;
-    if ((id = core_phase_add(self, name, role)) < 0)
-        return -1;
-    Py_XDECREF(e->name);
-    Py_XDECREF(e->role);
-    Py_INCREF(name);
-    Py_INCREF(role);
-    e->name = name, e->role = role, e->index = id;
-    return id;
+    if (e->name != name || e->role != role) {
+        if ((id = core_phase_add(self, name, role)) < 0)
+            return -1;
+        Py_XDECREF(e->name);
+        Py_XDECREF(e->role);
+        Py_INCREF(name);
+        Py_INCREF(role);
+        e->name = name, e->role = role, e->index = id, e->role_id = core_role(role); /* valid: added */
+    }
+    if (role_id)
+        *role_id = e->role_id;
+    return e->index;
 }
 
 /* A registered phase by name (nothing registered): its index, or -1 with a ValueError. */
@@ -689,7 +692,7 @@ static PyObject *core_span_call(core_collector *self, PyObject *const *args, Py_
     if (((v[3] && v[3] != Py_None) || (v[6] && v[6] != Py_None)) && (sp->role = core_role(v[1])) < 0)
         goto refused;
     if (core_carry_set(&sp->k, sp->role, v + 2) != 0 ||
-        (phase = core_phase(self, v[0], v[1])) < 0) {
+        (phase = core_phase(self, v[0], v[1], &sp->role)) < 0) {
     refused:
         Py_DECREF(sp); /* never begun: no span left open */
         return NULL;
@@ -697,7 +700,6 @@ static PyObject *core_span_call(core_collector *self, PyObject *const *args, Py_
     sp->s = ttft_tpot_span_begin_at(&self->c, phase, 0); /* open from now on; its start is read on entry */
     sp->phase = phase;
     core_carry_apply(&sp->k, &sp->s);
-    sp->role = ttft_tpot_phase_role(&self->c, phase);
     return (PyObject *)sp;
 }
 
@@ -748,7 +750,7 @@ static PyObject *core_record(core_collector *self, PyObject *const *args, Py_ssi
     set[0] = v[3], set[1] = v[5], set[2] = v[6], set[3] = NULL, set[4] = v[7];
     if ((((v[5] && v[5] != Py_None) || (v[7] && v[7] != Py_None)) && (role = core_role(v[1])) < 0) ||
         core_carry_set(&k, role, set) != 0 ||
-        (phase = core_phase(self, v[0], v[1])) < 0) /* the counts first, as span() */
+        (phase = core_phase(self, v[0], v[1], NULL)) < 0) /* the counts first, as span() */
         return NULL;
     s = ttft_tpot_span_begin_at(&self->c, phase, start);
     core_carry_apply(&k, &s);
@@ -768,7 +770,7 @@ static PyObject *core_phase_call(core_collector *self, PyObject *const *args, Py
     int id, rc;
     if (!core_ready(self))
         return NULL;
-    if (core_args("phase", params, 3, 2, args, nargs, kwnames, v) != 0 || (id = core_phase(self, v[0], v[1])) < 0)
+    if (core_args("phase", params, 3, 2, args, nargs, kwnames, v) != 0 || (id = core_phase(self, v[0], v[1], NULL)) < 0)
         return NULL;
     if (v[2] && PyObject_IsTrue(v[2]) && (rc = ttft_tpot_phase_bounded(&self->c, id)) != TTFT_TPOT_OK)
         return PyErr_Format(PyExc_ValueError, "%s: no histogram slot left for %R (Collector(hist_slots=...))",
