@@ -1403,20 +1403,24 @@ static PyObject *core_samples(core_collector *self, PyObject *args)
 static PyObject *core_phases(core_collector *self, PyObject *unused)
 {
     PyObject *list;
-    unsigned p, n;
+    ttft_tpot_model m; /* one view of the collector for every phase: computes nothing */
+    ttft_tpot_model_options o = TTFT_TPOT_ZERO;
+    unsigned p;
     (void)unused;
+    o.skip = TTFT_TPOT_SKIP_ALL;
     if (!core_ready(self))
         return NULL;
-    n = ttft_tpot_counts_of(&self->c).phases;
-    list = PyList_New((Py_ssize_t)n);
-    for (p = 0; list && p < n; p++) {
-        PyObject *t = Py_BuildValue("(ss)", ttft_tpot_phase_name(&self->c, (int)p),
-                                    core_role_name(ttft_tpot_phase_role(&self->c, (int)p)));
+    if (ttft_tpot_model_compute(&self->c, &o, &m) != TTFT_TPOT_OK)
+        return PyErr_NoMemory();
+    list = PyList_New((Py_ssize_t)m.phases);
+    for (p = 0; list && p < m.phases; p++) {
+        PyObject *t = Py_BuildValue("(ss)", m.phase[p].name, core_role_name(m.phase[p].role));
         if (!t)
             Py_CLEAR(list);
         else
             PyList_SET_ITEM(list, p, t);
     }
+    ttft_tpot_model_free(&m);
     return list;
 }
 
