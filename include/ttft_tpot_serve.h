@@ -1531,6 +1531,8 @@ static void ttft_tpot__fold(const ttft_tpot_serve *s, ttft_tpot__tally *t, unsig
                  : 1;
         if (ttft_tpot__request_value(q, m, 0, sc, &v))
             ttft_tpot__tally_put(s, t, m, v, sc);
+        else if (ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_PER_TOKEN && q->finished && q->tokens == 1)
+            ttft_tpot__tally_put(s, t, m, 0, 1); /* a finished one-token request: 0, as vLLM observes it */
     }
 }
 

@@ -503,6 +503,39 @@ static void prometheus_exposition(void **state)
     unserve(&c, &srv);
 }
 
+/* A finished request of one token counts in the exposition's TPOT as 0, as vLLM observes it (vLLM's
+   mean time per output token is 0 without a second token); the report's TPOT, a figure of requests of
+   two tokens or more, leaves it out, and so does the exposition while it runs. A: submit 0, tokens at
+   10 and 30 ms, finished: TPOT 20 ms. B: submit 0, one token at 20 ms, finished: 0. U: one token at
+   25 ms, running. */
+static void one_token_request_counts_in_tpot_as_zero(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_serve srv;
+    jc_value doc;
+    char *text;
+    (void)state;
+    make(&c, &srv);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "B", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "U", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "A", 10 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "B", 20 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "U", 25 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "A", 30 * MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_finish(&srv, "A", TTFT_TPOT_FINISH_STOP), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_finish(&srv, "B", TTFT_TPOT_FINISH_STOP), TTFT_TPOT_OK);
+    text = capture(&c, prometheus_plain);
+    assert_near(series(text, "vllm:request_time_per_output_token_seconds_count "), 2, 0);
+    assert_near(series(text, "vllm:request_time_per_output_token_seconds_sum "), 0.02, 1e-12);
+    assert_near(series(text, "vllm:request_time_per_output_token_seconds_bucket{le=\"0.0001\"} "), 1, 0);
+    free(text);
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.tpot_ms.n", 1);
+    jc_free(&doc);
+    unserve(&c, &srv);
+}
+
 /* A server's state beside its histograms: A scheduled, given a token and finished; B given a token
    (running, not scheduled); C and D only submitted (waiting); E refused, the table (4) full. The
    collector names its model: every series carries model_name, its quote escaped. */
@@ -2054,6 +2087,7 @@ int main(void)
         cmocka_unit_test(merge_folds_to_make_room),
         cmocka_unit_test(contradicting_folded_lines_are_refused),
         cmocka_unit_test(prometheus_exposition),
+        cmocka_unit_test(one_token_request_counts_in_tpot_as_zero),
         cmocka_unit_test(promtool_accepts_it),
         cmocka_unit_test(request_edges),
         cmocka_unit_test(request_warmup_measured),
