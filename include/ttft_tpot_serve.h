@@ -383,6 +383,8 @@ typedef struct ttft_tpot_serve_config {
     const char *model_name;    /* a model_name label on every series of the Prometheus exposition, as vLLM
                                   writes it and its dashboards filter on it (NULL: none): at most 127
                                   bytes of UTF-8 without a newline or braces, copied at attach */
+    const char *engine;        /* an engine label on every series, after model_name, as vLLM writes each
+                                  engine's index (NULL: none): at most 31 bytes, as model_name's are */
     int buckets;               /* the exposition's bucket bounds: TTFT_TPOT_BUCKETS_FINE (0: vLLM's and the
                                   E12 series, histogram_quantile within 25%) or TTFT_TPOT_BUCKETS_VLLM
                                   (vLLM's alone: fewer series, coarser quantiles) */
@@ -418,7 +420,8 @@ typedef struct ttft_tpot_serve {
     uint64_t slice_ns;             /* config.slice_ns */
     int buckets;                   /* config.buckets */
     ttft_tpot_slo slo;
-    char model_label[272];         /* model_name="..." (config.model_name, escaped), or "" */
+    char model_label[352];         /* model_name="...",engine="..." (config.model_name and engine,
+                                      escaped; each where given), or "" */
     void *reading;                 /* a trace being read (ttft_tpot_serve_restore), or NULL */
     void *owned;                   /* its tables' one allocation */
     unsigned grown;                /* tables a trace outgrew, moved to allocations of their own: bit 0 the
@@ -470,7 +473,7 @@ typedef struct ttft_tpot_serve_item {
    on c's models, reports and traces hold its requests, and a clear or merge of c clears or merges
    them. Its tables are one allocation (config.alloc_user's); the requests' ids are keyed by c's hash
    key (ttft_tpot_name_hash). OK; EINVAL (s or c NULL, c has a layer already, a limit past 2^24
-   requests or 2^32 events, model_name or buckets invalid: s is zeroed); ENOMEM. */
+   requests or 2^32 events, model_name, engine or buckets invalid: s is zeroed); ENOMEM. */
 TTFT_TPOT_DEF int ttft_tpot_serve_attach(ttft_tpot_serve *s, ttft_tpot *c, const ttft_tpot_serve_config *cfg);
 
 /* Detach s from its collector and release its tables; s is zeroed. Free it before its collector (a
@@ -577,7 +580,8 @@ TTFT_TPOT_DEF int ttft_tpot_metric_values(const ttft_tpot_serve *s, int metric, 
    (request_refused_total: the request table was full) and dropped (request_dropped_total: refused, or
    truncated), and vLLM's gauges of the requests in flight (num_requests_waiting: submitted, neither
    scheduled nor given a token; num_requests_running: scheduled or given a token, not finished). With
-   config.model_name, every series carries the label model_name="NAME", as vLLM's own do and its
+   config.model_name, every series carries the label model_name="NAME" (and with config.engine,
+   engine="ENGINE" after it), as vLLM's own do and its
    dashboards' queries filter on. prefix NULL gives vLLM's names to vLLM's families
    ("vllm:time_to_first_token_seconds", ...) and "ttft_tpot:" to the project's own (TTST, TTFO, the
    refused and dropped requests, the device figures): nothing vLLM lacks is written under "vllm:".
@@ -3392,17 +3396,22 @@ static void ttft_tpot__serve_counts(const void *state, ttft_tpot_layer_counts *k
 
 /* ---- The layer: attaching and reading -------------------------------------------------------- */
 
-/* config.model_name as the label model_name="..." into s->model_label, its '\\' and '"' escaped: OK,
-   or EINVAL (longer than 127 bytes, not UTF-8, a newline or a brace). */
-static int ttft_tpot__model_label(ttft_tpot_serve *s, const char *name)
+/* Label key="value" (config.model_name: at most 127 bytes; engine: 31) after s->model_label, its '\\' and
+   '"' escaped: OK, or EINVAL (too long, not UTF-8, a newline or a brace). "": none. */
+static int ttft_tpot__model_label(ttft_tpot_serve *s, const char *key, const char *name, size_t most)
 {
-    size_t i, k, n, len = strlen(name);
-    if (len > 127)
+    size_t i, k, n = strlen(s->model_label), len = strlen(name);
+    if (len > most)
         return TTFT_TPOT_EINVAL;
     if (len == 0) /* none */
         return TTFT_TPOT_OK;
-    memcpy(s->model_label, "model_name=\"", 12);
-    for (n = 12, i = 0; i < len; i += k) {
+    if (n)
+        s->model_label[n++] = ',';
+    memcpy(s->model_label + n, key, strlen(key)); /* the labels' room holds both at their longest */
+    n += strlen(key);
+    s->model_label[n++] = '=';
+    s->model_label[n++] = '"';
+    for (i = 0; i < len; i += k) {
         k = name[i] == '\n' || name[i] == '{' || name[i] == '}' ? 0
             : ttft_tpot__utf8_at((const unsigned char *)name + i, len - i);
         if (k == 0) {
@@ -3456,8 +3465,11 @@ TTFT_TPOT_DEF int ttft_tpot_serve_attach(ttft_tpot_serve *s, ttft_tpot *c, const
         return TTFT_TPOT_EINVAL;
     memset(s, 0, sizeof *s);
     if (!c || (cfg && cfg->buckets != TTFT_TPOT_BUCKETS_FINE && cfg->buckets != TTFT_TPOT_BUCKETS_VLLM) ||
-        (cfg && cfg->model_name && ttft_tpot__model_label(s, cfg->model_name) != TTFT_TPOT_OK))
+        (cfg && cfg->model_name && ttft_tpot__model_label(s, "model_name", cfg->model_name, 127) != TTFT_TPOT_OK) ||
+        (cfg && cfg->engine && ttft_tpot__model_label(s, "engine", cfg->engine, 31) != TTFT_TPOT_OK)) {
+        memset(s, 0, sizeof *s); /* a label made before the one refused goes too */
         return TTFT_TPOT_EINVAL;
+    }
     s->layer.name = "serve";
     s->layer.state = s;
     s->layer.clear = ttft_tpot__serve_clear;

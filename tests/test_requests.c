@@ -536,6 +536,43 @@ static void one_token_request_counts_in_tpot_as_zero(void **state)
     unserve(&c, &srv);
 }
 
+/* config.engine: the label engine="..." on every series, after model_name (or alone), as vLLM labels
+   each engine's; labels that name it again are refused, and so is an engine over 31 bytes. */
+static void the_engine_label(void **state)
+{
+    ttft_tpot c;
+    ttft_tpot_serve srv;
+    ttft_tpot_config cfg = {0};
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
+    char *text;
+    (void)state;
+    scfg.max_requests = 4;
+    scfg.model_name = "m";
+    scfg.engine = "0";
+    served(&c, &srv, &cfg, &scfg);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "A", MS, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_finish(&srv, "A", TTFT_TPOT_FINISH_STOP), TTFT_TPOT_OK);
+    text = capture(&c, prometheus_plain);
+    assert_non_null(strstr(text, "\nvllm:time_to_first_token_seconds_bucket{model_name=\"m\",engine=\"0\",le=\"+Inf\"} 1\n"));
+    assert_non_null(strstr(text, "\nvllm:request_success_total{model_name=\"m\",engine=\"0\",finished_reason=\"stop\"} 1\n"));
+    assert_int_equal(prometheus(&c, stdout, NULL, "engine=\"1\""), TTFT_TPOT_EINVAL);
+    free(text);
+    unserve(&c, &srv);
+    scfg.model_name = NULL;
+    scfg.engine = "e\"1";
+    served(&c, &srv, &cfg, &scfg);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    text = capture(&c, prometheus_plain);
+    assert_non_null(strstr(text, "\nvllm:num_requests_waiting{engine=\"e\\\"1\"} 1\n"));
+    free(text);
+    unserve(&c, &srv);
+    scfg.engine = "0123456789012345678901234567890123";
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_attach(&srv, &c, &scfg), TTFT_TPOT_EINVAL);
+    ttft_tpot_free(&c);
+}
+
 /* A server's state beside its histograms: A scheduled, given a token and finished; B given a token
    (running, not scheduled); C and D only submitted (waiting); E refused, the table (4) full. The
    collector names its model: every series carries model_name, its quote escaped. */
@@ -2088,6 +2125,7 @@ int main(void)
         cmocka_unit_test(contradicting_folded_lines_are_refused),
         cmocka_unit_test(prometheus_exposition),
         cmocka_unit_test(one_token_request_counts_in_tpot_as_zero),
+        cmocka_unit_test(the_engine_label),
         cmocka_unit_test(promtool_accepts_it),
         cmocka_unit_test(request_edges),
         cmocka_unit_test(request_warmup_measured),

@@ -309,6 +309,17 @@ def test_model_name_and_requests_in_flight(tmp_path):
         ttft_tpot.Collector(model_name="a{b}")
 
 
+def test_engine_label(tmp_path):
+    """Collector(engine=...) labels every series engine="...", after model_name, as vLLM labels each engine."""
+    tp = ttft_tpot.Collector(model_name="m", engine="0", max_requests=2)
+    tp.submit("a", 0)
+    path = tmp_path / "e.prom"
+    tp.publish(path)
+    assert 'vllm:num_requests_waiting{model_name="m",engine="0"} 1\n' in path.read_text()
+    with pytest.raises(ValueError):
+        ttft_tpot.Collector(engine="x" * 32)
+
+
 def test_the_issues_spellings(tool, tmp_path):
     """The API as the issue names it, keywords spelled as given."""
     tp = ttft_tpot.Collector(capacity=1024, max_requests=4)

@@ -1621,7 +1621,11 @@ static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg, tt
     }
     name = kw ? PyDict_GetItemString(kw, "model_name") : NULL;
     sc->model_name = name && name != Py_None ? core_utf8(name, "model_name", "invalid argument") : NULL;
-    return name && name != Py_None && !sc->model_name ? -1 : 0;
+    if (name && name != Py_None && !sc->model_name)
+        return -1;
+    name = kw ? PyDict_GetItemString(kw, "engine") : NULL;
+    sc->engine = name && name != Py_None ? core_utf8(name, "engine", "invalid argument") : NULL;
+    return name && name != Py_None && !sc->engine ? -1 : 0;
 }
 
 /* Collector(**config): keyword arguments only, each the C config's field of that name; clock: a
@@ -1631,7 +1635,7 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
     static const char *const known[] = {"capacity", "max_phases", "hist_slots", "max_requests", "max_request_events",
                                         "max_shapes", "max_device", "max_pending", "slice_ns", "timeline", "bounded",
                                         "grow", "sequences", "clock", "clock_name", "percentiles", "model_name",
-                                        "request_window", "buckets", NULL};
+                                        "request_window", "buckets", "engine", NULL};
     ttft_tpot_config cfg;
     ttft_tpot_serve_config sc;
     PyObject *clock, *key, *val;
