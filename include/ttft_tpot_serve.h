@@ -1926,7 +1926,7 @@ static int ttft_tpot__report_buckets(const ttft_tpot_serve *s, ttft_tpot_serve_m
 
 static int ttft_tpot__request_figures(const ttft_tpot_serve *s, ttft_tpot_serve_model *m, unsigned skipped)
 {
-    int rc;
+    int rc = TTFT_TPOT_OK; /* without the histograms and without requests: nothing to fail */
     if (!(skipped & TTFT_TPOT_SKIP_EXPOSITION) && (rc = ttft_tpot__report_buckets(s, m)) != TTFT_TPOT_OK)
         return rc;
     if ((m->has_requests = s->req.n || s->req.dropped || ttft_tpot__tally_any(&s->folded)) != 0 &&
