@@ -726,6 +726,9 @@ struct ttft_tpot {
     uint64_t clock_read_ns;  /* median cost of one clock read, measured at init; 0: not measured */
     char clock_name[32];
     int clock_from_trace;    /* clock_* describe the clock of the first trace read */
+    uint64_t started_ns;     /* the realtime clock (ns since 1970) at init: when the process began to
+                                record; read from a trace, its "# started:" line; 0 unknown */
+    int traces_read;         /* traces read into it: the first one's start replaces init's */
     uint32_t pick_pm[TTFT_TPOT_MAX_PERCENTILES]; /* config.percentiles in thousandths of a percent */
     unsigned pick_n;
     uint64_t key[2]; /* SipHash key of the name and id indexes, drawn at init (HASHING, above) */
@@ -1045,6 +1048,7 @@ typedef struct ttft_tpot_model {
     const uint32_t *sequences;  /* their sequences (0: one token a sequence); NULL without config.sequences */
     const char *clock_name;     /* "unknown" when none */
     uint64_t clock_read_ns;     /* 0: not measured */
+    uint64_t started_ns;        /* when its process began to record, realtime ns since 1970; 0 unknown */
     ttft_tpot_summary head;     /* the headline */
     unsigned phases;
     ttft_tpot_phase_figures *phase; /* [phases], by phase index */
@@ -1181,7 +1185,8 @@ enum {
     TTFT_TPOT_RESTORE_DEVICE_LOST,   /* v[0], v[1]: device spans unresolved, resolutions refused */
     TTFT_TPOT_RESTORE_COUNTS,        /* v[]: a "# counts:" line's values by key (TTFT_TPOT_COUNT_*),
                                         given: which keys it named (bits) */
-    TTFT_TPOT_RESTORE_CLOCK          /* name (len), n: the clock that recorded it and its cost a read */
+    TTFT_TPOT_RESTORE_CLOCK,         /* name (len), n: the clock that recorded it and its cost a read */
+    TTFT_TPOT_RESTORE_STARTED        /* n: the realtime ns at which its process began to record */
 };
 
 /* The keys of a "# counts:" line, one list: the writer, the reader and ttft_tpot_restore expand it.
@@ -1598,7 +1603,8 @@ TTFT_TPOT_DEF int ttft_tpot_write(ttft_tpot_writer *w, const char *fmt, ...);
 /* Trace format v1 (CSV): "phase,role,start_ns,dur_ns,tokens,warmup", one line a sample in call order,
    then an attached layer's rows (the serving layer's request events). What samples cannot say
    travels in directive lines, which a reader that does not know them takes for comments: "# clock:",
-   "# run:" and "# run: end" (where a run begins, and where one ends before the next begins),
+   "# started:" (when the process began to record: the realtime clock in ns, so that a comparison
+   can tell whether its sides' processes ran interleaved), "# run:" and "# run: end" (where a run begins, and where one ends before the next begins),
    "# phase:" (the phase table, in order), "# hist:" (a bounded phase's histogram), "# prompt:" (a
    prefill phase's prompt-token sums), "# sequences:" (the sequences of the decode step on the line
    above: ttft_tpot_span_set_sequences), "# device:" (a device interval, its sample counted among the
@@ -1758,6 +1764,24 @@ TTFT_TPOT_DEF uint64_t ttft_tpot__now(void)
 #else
     struct timespec ts;
     if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/* The realtime clock in ns since 1970, 0 when unreadable: when a process began to record, so that a
+   comparison can tell whether its sides' processes ran interleaved. */
+static uint64_t ttft_tpot__realtime(void)
+{
+#if defined(_WIN32)
+    FILETIME ft; /* 100 ns ticks since 1601 */
+    uint64_t t;
+    GetSystemTimeAsFileTime(&ft);
+    t = (uint64_t)ft.dwHighDateTime << 32 | ft.dwLowDateTime;
+    return t > 116444736000000000ull ? (t - 116444736000000000ull) * 100u : 0;
+#else
+    struct timespec ts;
+    if (clock_gettime(CLOCK_REALTIME, &ts) != 0 || ts.tv_sec < 0)
         return 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 #endif
@@ -3809,6 +3833,7 @@ TTFT_TPOT_DEF int ttft_tpot_init(ttft_tpot *c, const ttft_tpot_config *cfg)
     c->enabled = 1;
     c->refusal = cfg && cfg->refusals_reported ? 0 : 1;
     ttft_tpot__clock_of(c, cfg);
+    c->started_ns = ttft_tpot__realtime();
     ttft_tpot__key_of(c);
 #ifdef TTFT_TPOT_NVTX
     c->nvtx_domain = (void *)nvtxDomainCreateA("ttft_tpot");
@@ -3943,6 +3968,8 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     dst->rejected += src->rejected;
     dst->spans_open += ttft_tpot__spans_open(src);
     dst->spans_cancelled += src->spans_cancelled;
+    if (!src->started_ns || src->started_ns < dst->started_ns) /* the earliest; unknown if one is */
+        dst->started_ns = src->started_ns;
     for (k = 0; k < 2; k++)
         if ((src->full_known & ~dst->full_known) >> k & 1u) {
             dst->full_at[k] = src->full_at[k];
@@ -5066,6 +5093,7 @@ static void ttft_tpot__lend(const ttft_tpot *c, ttft_tpot_model *m)
     m->device.refused = c->dev.refused;
     m->clock_name = c->clock_name[0] ? c->clock_name : "unknown";
     m->clock_read_ns = c->clock_read_ns;
+    m->started_ns = c->started_ns;
     m->phases = c->phase.n;
     ttft_tpot__losses_of(c, &m->losses);
 }
@@ -6624,6 +6652,8 @@ TTFT_TPOT_DEF int ttft_tpot_trace_write(const ttft_tpot *c, FILE *out)
     ttft_tpot__out_str(&o, "# ttft_tpot trace v1\n");
     if (c->clock_name[0] && c->clock_read_ns)
         ttft_tpot__out_fmt(&o, "# clock: %s, %llu ns/read\n", c->clock_name, (unsigned long long)c->clock_read_ns);
+    if (c->started_ns)
+        ttft_tpot__out_fmt(&o, "# started: %llu\n", (unsigned long long)c->started_ns);
     ttft_tpot__out_fmt(&o, "%s\n", ttft_tpot__header);
     ttft_tpot__write_directives(c, &o, 1);
     ttft_tpot__write_samples(c, &o);
@@ -7269,6 +7299,7 @@ typedef struct ttft_tpot__reading {
     uint64_t seq_lost, seq_hist; /* steps of several tokens a sequence kept without their sequences */
     char clock_name[32];  /* from a "# clock: NAME, N ns/read" comment, if any */
     uint64_t clock_read_ns;
+    uint64_t started_ns;  /* from a "# started: NS" line; 0 none */
 } ttft_tpot__reading;
 
 /* What a refusal says, into item->err: what, then arg (NULL: none), EPARSE. */
@@ -8021,6 +8052,9 @@ static void ttft_tpot__commit_counts(ttft_tpot *c, const ttft_tpot__reading *r)
         c->clock_read_ns = r->clock_read_ns;
         c->clock_from_trace = 1;
     }
+    /* the first trace's start replaces init's; traces merged started at the earliest, unknown if one is */
+    c->started_ns = !c->traces_read++ || !r->started_ns || r->started_ns < c->started_ns ? r->started_ns
+                                                                                         : c->started_ns;
 }
 
 /* The whole trace was read: its samples, histograms, counts and clock join the collector. */
@@ -8145,6 +8179,10 @@ TTFT_TPOT_DEF int ttft_tpot_restore(ttft_tpot *c, ttft_tpot_restore_item *item)
         return ttft_tpot__restore_counts(c, item);
     case TTFT_TPOT_RESTORE_CLOCK:
         return ttft_tpot__restore_clock(c, item);
+    case TTFT_TPOT_RESTORE_STARTED: /* the first line's */
+        if (!((ttft_tpot__reading *)c->reading)->started_ns)
+            ((ttft_tpot__reading *)c->reading)->started_ns = item->n;
+        return TTFT_TPOT_OK;
     default:
         return TTFT_TPOT_EINVAL;
     }

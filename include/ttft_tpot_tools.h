@@ -1781,6 +1781,14 @@ static int ttft_tpot__read_clock(ttft_tpot__reader *r, unsigned long line, const
     return ttft_tpot__put(r, line, TTFT_TPOT_RESTORE_CLOCK);
 }
 
+/* "# started: NS": when the trace's process began to record, on the realtime clock. */
+static int ttft_tpot__read_started(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+    if (!ttft_tpot__u64(p, strlen(p), UINT64_MAX, &r->item.n) || r->item.n == 0)
+        return ttft_tpot__fail(r, line, "# started: expected the realtime in ns since 1970, not ", p);
+    return ttft_tpot__put(r, line, TTFT_TPOT_RESTORE_STARTED);
+}
+
 /* "# phase: ROLE,NAME": a phase as the collector had it, in the order it was registered. */
 static int ttft_tpot__read_phase_line(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
@@ -2053,7 +2061,7 @@ static const struct {
     {" sequences: ", ttft_tpot__read_sequences},     {" finished: ", ttft_tpot__read_finished},
     {" prompt_tokens: ", ttft_tpot__read_request_prompt}, {" folded: ", ttft_tpot__read_folded},
     {" folded_metric: ", ttft_tpot__read_folded_metric}, {" finish_reason: ", ttft_tpot__read_finish_reason},
-    {" buckets: ", ttft_tpot__read_buckets_set}};
+    {" buckets: ", ttft_tpot__read_buckets_set},     {" started: ", ttft_tpot__read_started}};
 
 /* A comment line's text after the '#', NUL-terminated: "# clock:", "# run:" and the writer's
    directives (ttft_tpot__directives) are read back, anything else is a comment. bad: the line was too

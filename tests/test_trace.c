@@ -589,6 +589,66 @@ static void trace_names_the_recording_limits(void **state)
     unserve(&c, &srv);
 }
 
+/* The realtime clock, ns since 1970. */
+static uint64_t realtime_ns(void)
+{
+    struct timespec ts;
+    assert_int_equal(clock_gettime(CLOCK_REALTIME, &ts), 0);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t started_of(const ttft_tpot *c)
+{
+    ttft_tpot_model m;
+    uint64_t t;
+    assert_int_equal(ttft_tpot_model_compute(c, NULL, &m), TTFT_TPOT_OK);
+    t = m.started_ns;
+    ttft_tpot_model_free(&m);
+    return t;
+}
+
+/* A trace says when its process began to record ("# started:", the realtime at init), so that a
+   comparison can tell whether its sides' processes ran interleaved. A reader takes the first trace's
+   start for its own; traces read or merged together started at the earliest, unknown if one is. */
+static void trace_says_when_its_process_started(void **state)
+{
+    ttft_tpot c, b, d;
+    uint64_t before = realtime_ns(), at, after;
+    char *trace, line[64], err[256];
+    (void)state;
+    assert_int_equal(ttft_tpot_init(&c, NULL), TTFT_TPOT_OK);
+    after = realtime_ns();
+    at = started_of(&c);
+    assert_true(before <= at && at <= after);
+    {
+        ttft_tpot_span s = ttft_tpot_span_begin_at(&c, ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE), 0);
+        ttft_tpot_span_set_duration(&s, 1000);
+        assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+    }
+    trace = capture(&c, ttft_tpot_trace_write);
+    snprintf(line, sizeof line, "\n# started: %llu\nphase,role,", (unsigned long long)at);
+    assert_non_null(strstr(trace, line));
+    assert_int_equal(ttft_tpot_init(&b, NULL), TTFT_TPOT_OK); /* its own start is later: the trace's replaces it */
+    assert_int_equal(trace_str(&b, trace, "t", err, sizeof err), TTFT_TPOT_OK);
+    assert_true(started_of(&b) == at);
+    assert_int_equal(trace_str(&b, "# started: 5\nphase,role,start_ns,dur_ns,tokens,warmup\n", "t", err, sizeof err),
+                     TTFT_TPOT_OK);
+    assert_true(started_of(&b) == 5); /* the earliest */
+    assert_int_equal(trace_str(&b, "phase,role,start_ns,dur_ns,tokens,warmup\n", "t", err, sizeof err), TTFT_TPOT_OK);
+    assert_true(started_of(&b) == 0); /* one without: unknown */
+    assert_int_equal(ttft_tpot_init(&d, NULL), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_merge(&d, &c), TTFT_TPOT_OK);
+    assert_true(started_of(&d) == at); /* c began first */
+    assert_int_equal(ttft_tpot_merge(&d, &b), TTFT_TPOT_OK);
+    assert_true(started_of(&d) == 0);
+    assert_int_equal(trace_str(&d, "# started: 0\n", "t", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t:1: # started: expected the realtime in ns since 1970, not 0"));
+    free(trace);
+    ttft_tpot_free(&d);
+    ttft_tpot_free(&b);
+    ttft_tpot_free(&c);
+}
+
 /* 2. A bounded phase's histogram travels in the trace: TPOT n=99 live and from the trace; read twice,
    the histograms add up. */
 static void trace_carries_bounded_phases(void **state)
@@ -1143,6 +1203,7 @@ int main(void)
         cmocka_unit_test(vector_warmup_repeat_batch),
         cmocka_unit_test(seed_text_report),
         cmocka_unit_test(round_trip_keeps_every_figure),
+        cmocka_unit_test(trace_says_when_its_process_started),
         cmocka_unit_test(accepted_variants),
         cmocka_unit_test(more_lines_than_capacity_are_dropped),
         cmocka_unit_test(malformed_lines),
