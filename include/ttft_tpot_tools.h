@@ -126,7 +126,10 @@ typedef int (*ttft_tpot_html_headline_fn)(FILE *out, const ttft_tpot_model *cons
    is better), the family-wise error held at alpha by Holm's step-down method. A significant change
    whose Hodges-Lehmann shift is under the noise threshold is "within noise". Phase rows are the detail
    under the verdict (Holm over their own family); they join the verdict only when asked. With too few
-   runs to reach significance the verdict says so, with the runs a side it needs. */
+   runs to reach significance the verdict says so, with the runs a side it needs. The tail (each run's
+   TPOT p99, row tpot_p99) is a family of its own, judged beside the verdict. Under it: what the
+   verdict cannot tell (one process a side; processes not interleaved in time, by their traces'
+   "# started:"), and the smallest change each headline row's runs detect 4 times in 5. */
 
 #define TTFT_TPOT_COMPARE_NOISE_PCT 2.0 /* the default noise threshold, as criterion.rs's */
 
@@ -159,7 +162,8 @@ typedef struct ttft_tpot_compare_options {
 /* One row of the comparison. */
 typedef struct ttft_tpot_compare_row {
     char metric[TTFT_TPOT_NAME_MAX + 8]; /* ttft_first, ttft_steady, tpot, e2e, output_throughput, a
-                                            request metric (requests.ttft ... itl, e2e), phase:NAME */
+                                            request metric (requests.ttft ... itl, e2e), phase:NAME,
+                                            tpot_p99 (the tail's) */
     const char *unit;                   /* "ms" or "tok/s" */
     ttft_tpot_compare_values base, new_; /* one value a run */
     ttft_tpot_compare_values p99[2];     /* each run's p99 (not of output throughput) */
@@ -172,6 +176,8 @@ typedef struct ttft_tpot_compare_row {
     int per_run; /* both sides have 2 runs or more: a test is possible */
     int only;    /* 0: both sides have the metric; 1: only the base side, 2: only the new side */
     int in_verdict;   /* a headline metric: one of the verdict's rows */
+    int tail;         /* the tail's row, tpot_p99 (each run's TPOT p99): judged beside the verdict, Holm
+                         over its own family */
     int family;       /* counted in its family's Holm adjustment (a row of runs on both sides, where the
                          family has one: a row of one value a side cannot be tested; too_few then) */
     int has_delta, has_p, significant, too_few, has_p99_ci, has_shift, within_noise;
@@ -182,6 +188,10 @@ typedef struct ttft_tpot_compare_row {
     double p_value;   /* two-sided, over the runs */
     double p_holm;    /* adjusted by Holm's method within its family (verdict, or detail) */
     double p99_ci[2]; /* the 95% Welch interval of the change of the runs' mean p99, in % */
+    int has_detect;    /* a headline row whose runs can reach significance */
+    double detect_pct; /* the smallest change (in % of the base side's mean) that its runs detect 80% of
+                          the time at their pooled spread, normal, where Holm's first step must (alpha
+                          / family); at least the noise threshold */
 } ttft_tpot_compare_row;
 
 typedef struct ttft_tpot_compare_result {
@@ -190,10 +200,15 @@ typedef struct ttft_tpot_compare_result {
     ttft_tpot_compare_options opt;
     int kind;             /* TTFT_TPOT_COMPARE_* of TTFT_TPOT_COMPARE_KINDS */
     unsigned family;      /* rows in the verdict's Holm family (ttft_tpot_compare_row.family) */
+    unsigned tail_family; /* rows in the tail's */
     size_t runs[2];       /* the runs a side of the family's row whose runs can give the smallest p */
     size_t traces[2];     /* a side's traces: one each makes its marked runs the units */
     double best_p;        /* that smallest p-value */
     unsigned runs_needed; /* runs a side that can reach alpha / family */
+    int interleaved;      /* 1: the sides' processes started interleaved in time; 0: every process of
+                             one side before every one of the other (a drift reads as a change); -1:
+                             unknown (unstarted traces), or one trace a side */
+    size_t unstarted;     /* traces without a start time ("# started:", ttft_tpot_model.started_ns) */
 } ttft_tpot_compare_result;
 
 
@@ -4587,6 +4602,144 @@ TTFT_TPOT_DEF double ttft_tpot_compare_hodges_lehmann(const double *a, size_t na
     return hl;
 }
 
+/* -- Comparison: the smallest change the runs' spread can detect ---------------------------------- */
+
+/* As benchstat and criterion.rs say what their samples can see, the verdict says the shift that its
+   test finds four times out of five (the power a study is planned for), at the runs' own spread. */
+#define TTFT_TPOT__COMPARE_POWER 0.8
+#define TTFT_TPOT__COMPARE_DRAWS 2000 /* the power's error: 0.9 points (binomial, at 0.8) */
+#define TTFT_TPOT__COMPARE_DRAWN 100  /* runs in all up to which the power is simulated */
+
+/* The standard normal's distribution function, and its quantile by bisection. */
+static double ttft_tpot__compare_phi(double x)
+{
+    return x >= 0 ? 1 - ttft_tpot__erfc(x / 1.4142135623730951) / 2 : ttft_tpot__erfc(-x / 1.4142135623730951) / 2;
+}
+
+static double ttft_tpot__compare_z(double p)
+{
+    double lo = -40, hi = 40;
+    int i;
+    for (i = 0; i < 100; i++)
+        if (ttft_tpot__compare_phi((lo + hi) / 2) < p)
+            lo = (lo + hi) / 2;
+        else
+            hi = (lo + hi) / 2;
+    return (lo + hi) / 2;
+}
+
+/* The largest U (of n m pairs, without ties) whose two-sided p is below a; -1: none. Within the exact
+   test's range, the counts of each U under no change are the coefficients of the Gaussian binomial
+   [n+m, n]_q, built a factor (1 - q^(m+i)) / (1 - q^i) at a time (those past n m never needed); past
+   it, the normal approximation with its continuity correction, as the test's own. */
+static long ttft_tpot__compare_u_below(size_t n, size_t m, double a)
+{
+    size_t top = n * m, i, u;
+    double *f, total = 0, below = 0, mu = (double)top / 2;
+    long c = -1;
+    if (n + m > TTFT_TPOT_COMPARE_EXACT_MAX) {
+        below = mu - 0.5 - ttft_tpot__compare_z(1 - a / 2) * ttft_tpot__sqrt_exact(mu * (double)(n + m + 1) / 6);
+        return below > 0 ? (long)ttft_tpot__ceil(below) - 1 : -1;
+    }
+    if (!(f = (double *)calloc(top + 1, sizeof *f)))
+        return -1;
+    f[0] = 1;
+    for (i = 1; i <= n; i++) {
+        for (u = top; u >= m + i; u--)
+            f[u] -= f[u - m - i];
+        for (u = i; u <= top; u++)
+            f[u] += f[u - i];
+    }
+    for (u = 0; u <= top; u++)
+        total += f[u];
+    for (u = 0; 2 * u < top && 2 * (below + f[u]) / total < a; u++)
+        below += f[u], c = (long)u;
+    free(f);
+    return c;
+}
+
+/* A standard normal draw from a fixed-seed generator, so that a verdict's statement is the same on
+   every machine: Kinderman and Monahan's ratio of uniforms, x = v / u kept when x^2 <= -4 ln u, with
+   the quick bounds on ln u that leave a logarithm to few draws. */
+static double ttft_tpot__compare_normal(uint64_t *g)
+{
+    for (;;) {
+        double u, v, x2;
+        *g = *g * 6364136223846793005ull + 1442695040888963407ull;
+        u = ((double)(*g >> 11) + 0.5) / 9007199254740992.0; /* (0, 1) */
+        *g = *g * 6364136223846793005ull + 1442695040888963407ull;
+        v = 1.7156 * (((double)(*g >> 11) + 0.5) / 9007199254740992.0 - 0.5); /* within sqrt(2 / e) */
+        x2 = v * v / (u * u);
+        if (x2 <= 5 - 5.136101666 * u) /* 4 e^(1/4) */
+            return v / u;
+        if (x2 < 1.036961 / u + 1.4 && x2 <= -4 * 2.302585092994046 * ttft_tpot__log10(u)) /* 4 e^-1.35 */
+            return v / u;
+    }
+}
+
+/* The k-th smallest of d[0, n) (from 0), moving them: Hoare's selection. */
+static double ttft_tpot__compare_select(double *d, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = d[lo + (hi - lo) / 2], t;
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (d[i] < pivot)
+                i++;
+            while (d[j] > pivot)
+                j--;
+            if (i <= j) {
+                t = d[i], d[i] = d[j], d[j] = t;
+                i++;
+                if (j-- == 0)
+                    break;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            break;
+    }
+    return d[k];
+}
+
+/* The shift, in standard deviations of normal run values, that n base and m new runs detect at p < a
+   with the power above; 0: none can. Up to TTFT_TPOT__COMPARE_DRAWN runs in all, by simulation: a draw
+   rejects at shift d when at most c of its differences x_i - y_j exceed d, so from its (c+1)-th
+   largest one on; the power at d is the share of draws past their point. Past it, the t-test's shift over the U test's efficiency against it on normal values, 3 / pi. */
+static double ttft_tpot__compare_detect_sd(size_t n, size_t m, double a)
+{
+    double *d, *t, x[TTFT_TPOT__COMPARE_DRAWN], q;
+    uint64_t g = 0x9E3779B97F4A7C15ull;
+    long c;
+    size_t k, i, j;
+    if (n + m > TTFT_TPOT__COMPARE_DRAWN)
+        return (ttft_tpot__compare_z(1 - a / 2) + ttft_tpot__compare_z(TTFT_TPOT__COMPARE_POWER)) *
+               ttft_tpot__sqrt_exact((1 / (double)n + 1 / (double)m) * 3.141592653589793 / 3);
+    if ((c = ttft_tpot__compare_u_below(n, m, a)) < 0)
+        return 0;
+    d = (double *)malloc((n * m + TTFT_TPOT__COMPARE_DRAWS) * sizeof *d);
+    if (!d)
+        return 0;
+    t = d + n * m;
+    for (k = 0; k < TTFT_TPOT__COMPARE_DRAWS; k++) {
+        for (i = 0; i < n + m; i++)
+            x[i] = ttft_tpot__compare_normal(&g);
+        for (i = 0; i < n; i++)
+            for (j = 0; j < m; j++)
+                d[i * m + j] = x[i] - x[n + j];
+        t[k] = ttft_tpot__compare_select(d, n * m, n * m - 1 - (size_t)c);
+    }
+    /* the least shift at which the power's share of the draws reject */
+    q = ttft_tpot__compare_select(t, TTFT_TPOT__COMPARE_DRAWS,
+                                  (size_t)(TTFT_TPOT__COMPARE_POWER * TTFT_TPOT__COMPARE_DRAWS + 0.5) - 1);
+    free(d);
+    return q > 0 ? q : 0;
+}
+
 static double ttft_tpot__compare_mean_of(const ttft_tpot_compare_values *x)
 {
     double s = 0;
@@ -4869,6 +5022,38 @@ static int ttft_tpot__compare_add_row(ttft_tpot_compare_result *res, const ttft_
     return TTFT_TPOT_OK;
 }
 
+/* The tail's row, tpot_p99: each run's TPOT p99 (the tpot row's), a family of its own, so that a change
+   in the slowest steps shows where the p50s do not move. OK or ENOMEM. */
+static int ttft_tpot__compare_tail_row(ttft_tpot_compare_result *res)
+{
+    ttft_tpot_compare_values none[2] = {{NULL, 0}, {NULL, 0}};
+    ttft_tpot_compare_row *t = NULL, *r = &res->rows[res->n];
+    size_t i;
+    int side;
+    for (i = 0; i < res->n; i++)
+        if (strcmp(res->rows[i].metric, "tpot") == 0)
+            t = &res->rows[i];
+    if (!t || t->only || !t->p99[0].n || !t->p99[1].n)
+        return TTFT_TPOT_OK;
+    memset(r, 0, sizeof *r);
+    ttft_tpot__compare_name(r->metric, sizeof r->metric, "", "tpot_p99");
+    r->unit = "ms";
+    r->role = -1;
+    r->tail = 1;
+    for (side = 0; side < 2; side++) {
+        ttft_tpot_compare_values *to = side ? &r->new_ : &r->base;
+        if (!(to->v = (double *)malloc(t->p99[side].n * sizeof *to->v))) {
+            free(r->base.v);
+            return TTFT_TPOT_ENOMEM;
+        }
+        memcpy(to->v, t->p99[side].v, t->p99[side].n * sizeof *to->v);
+        to->n = t->p99[side].n;
+    }
+    ttft_tpot__compare_finish_row(r, none);
+    res->n++;
+    return TTFT_TPOT_OK;
+}
+
 /* Whether a trace before t[side][i] (base traces first) has the phase of k. */
 static int ttft_tpot__compare_named_before(const ttft_tpot__compare_trace_units *const *t, const size_t *traces,
                                            size_t side, size_t i, const ttft_tpot__compare_row_key *k)
@@ -4941,20 +5126,25 @@ static int ttft_tpot__compare_by_p_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Whether row r is in the family of rows in_verdict == verdict that Holm's adjustment counts: a row
-   both sides have, of runs on both (one value a side, as a side's requests, cannot be tested: it
-   would only widen the family), unless no row of the family has them (then all count, and none can
-   decide). */
+/* A row's family: 1 the verdict's (headline), 2 the tail's, 0 the detail under them. */
+static int ttft_tpot__compare_family_of(const ttft_tpot_compare_row *r)
+{
+    return r->in_verdict ? 1 : r->tail ? 2 : 0;
+}
+
+/* Whether row r is in the family `family` that Holm's adjustment counts: a row both sides have, of
+   runs on both (one value a side, as a side's requests, cannot be tested: it would only widen the
+   family), unless no row of the family has them (then all count, and none can decide). */
 static int ttft_tpot__compare_in_family(const ttft_tpot_compare_result *res, const ttft_tpot_compare_row *r,
-                                        int verdict)
+                                        int family)
 {
     size_t i;
-    if (r->only || r->in_verdict != verdict)
+    if (r->only || ttft_tpot__compare_family_of(r) != family)
         return 0;
     if (r->per_run)
         return 1;
     for (i = 0; i < res->n; i++)
-        if (!res->rows[i].only && res->rows[i].in_verdict == verdict && res->rows[i].per_run)
+        if (!res->rows[i].only && ttft_tpot__compare_family_of(&res->rows[i]) == family && res->rows[i].per_run)
             return 0;
     return 1;
 }
@@ -4962,29 +5152,30 @@ static int ttft_tpot__compare_in_family(const ttft_tpot_compare_result *res, con
 /* Holm's step-down adjustment over the rows of one family (ttft_tpot__compare_in_family) that have a
    p-value; a row is significant when its adjusted p is below alpha and its runs could reach alpha / m.
    A row outside the family keeps p_holm 1 and is too_few. */
-static unsigned ttft_tpot__compare_holm(ttft_tpot_compare_result *res, int verdict)
+static unsigned ttft_tpot__compare_holm(ttft_tpot_compare_result *res, int family)
 {
     ttft_tpot_compare_row **by_p = (ttft_tpot_compare_row **)malloc((res->n + 1) * sizeof(ttft_tpot_compare_row *));
     size_t i, j, m = 0;
     double running = 0;
     for (i = 0; i < res->n; i++) {
         ttft_tpot_compare_row *r = &res->rows[i];
-        if (!r->only && r->in_verdict == verdict) {
+        if (!r->only && ttft_tpot__compare_family_of(r) == family) {
             r->p_holm = 1;
             r->too_few = 1;
-            r->family = ttft_tpot__compare_in_family(res, r, verdict);
+            r->family = ttft_tpot__compare_in_family(res, r, family);
             m += r->family != 0;
         }
     }
     for (i = 0; i < res->n; i++) { /* none reach what their runs cannot: too_few */
         ttft_tpot_compare_row *r = &res->rows[i];
-        if (!r->only && r->in_verdict == verdict && r->family)
+        if (!r->only && ttft_tpot__compare_family_of(r) == family && r->family)
             r->too_few = ttft_tpot_compare_min_p(r->base.n, r->new_.n) >= res->opt.alpha / (double)m;
     }
     if (!by_p)
         return (unsigned)m; /* every p_holm stays 1: nothing significant */
     for (i = 0, j = 0; i < res->n; i++)
-        if (!res->rows[i].only && res->rows[i].in_verdict == verdict && res->rows[i].family && res->rows[i].has_p)
+        if (!res->rows[i].only && ttft_tpot__compare_family_of(&res->rows[i]) == family && res->rows[i].family &&
+            res->rows[i].has_p)
             by_p[j++] = &res->rows[i];
     qsort(by_p, j, sizeof(ttft_tpot_compare_row *), ttft_tpot__compare_by_p_value);
     for (i = 0; i < j; i++) {
@@ -4999,6 +5190,26 @@ static unsigned ttft_tpot__compare_holm(ttft_tpot_compare_result *res, int verdi
     return (unsigned)m;
 }
 
+/* Each headline row's smallest detectable change: its runs' pooled sd, in % of the base side's mean,
+   times the shift in sd that they detect (worked out once for each count of runs a side). */
+static void ttft_tpot__compare_detectable(ttft_tpot_compare_result *res)
+{
+    size_t i, n = 0, m = 0;
+    double k = 0;
+    for (i = 0; i < res->n; i++) {
+        ttft_tpot_compare_row *r = &res->rows[i];
+        double var;
+        if (!r->in_verdict || !r->family || !r->per_run || r->too_few || !(r->mean[0] > 0))
+            continue;
+        if (r->base.n != n || r->new_.n != m)
+            k = ttft_tpot__compare_detect_sd(n = r->base.n, m = r->new_.n, res->opt.alpha / res->family);
+        var = ((double)(n - 1) * ttft_tpot__compare_var_of(&r->base, r->mean[0]) +
+               (double)(m - 1) * ttft_tpot__compare_var_of(&r->new_, r->mean[1])) / (double)(n + m - 2);
+        r->has_detect = k > 0;
+        r->detect_pct = ttft_tpot__fmax(res->opt.noise_pct, 100 * k * ttft_tpot__sqrt_exact(var) / r->mean[0]);
+    }
+}
+
 /* The kind of the verdict and the power of its runs: the runs and the best p its lines give are
    those of one row of the family, the one whose runs can give the smallest p. */
 static void ttft_tpot__compare_judge(ttft_tpot_compare_result *res)
@@ -5008,6 +5219,7 @@ static void ttft_tpot__compare_judge(ttft_tpot_compare_result *res)
     unsigned n;
     double p;
     res->family = ttft_tpot__compare_holm(res, 1);
+    res->tail_family = ttft_tpot__compare_holm(res, 2);
     (void)ttft_tpot__compare_holm(res, 0);
     res->runs[0] = res->runs[1] = 0;
     res->best_p = 1;
@@ -5028,12 +5240,29 @@ static void ttft_tpot__compare_judge(ttft_tpot_compare_result *res)
     for (n = 2; res->family && n < 1000 && ttft_tpot_compare_min_p(n, n) >= res->opt.alpha / res->family; n++)
         ;
     res->runs_needed = n;
+    ttft_tpot__compare_detectable(res);
     res->kind = better && worse ? TTFT_TPOT_COMPARE_TRADE_OFF
                 : worse         ? TTFT_TPOT_COMPARE_REGRESSION
                 : better        ? TTFT_TPOT_COMPARE_IMPROVEMENT
                 : noise         ? TTFT_TPOT_COMPARE_WITHIN_NOISE
                 : reachable     ? TTFT_TPOT_COMPARE_NO_DIFFERENCE
                                 : TTFT_TPOT_COMPARE_UNDECIDED;
+}
+
+/* Whether the sides' processes ran interleaved in time (ttft_tpot_compare_result.interleaved). */
+static void ttft_tpot__compare_interleaving(ttft_tpot_compare_result *res, const ttft_tpot_compare_side *base,
+                                            const ttft_tpot_compare_side *new_)
+{
+    uint64_t lo[2] = {UINT64_MAX, UINT64_MAX}, hi[2] = {0, 0};
+    size_t side, i;
+    for (side = 0; side < 2; side++)
+        for (i = 0; i < (side ? new_ : base)->n; i++) {
+            uint64_t t = (side ? new_ : base)->trace[i]->started_ns;
+            res->unstarted += !t;
+            lo[side] = t < lo[side] ? t : lo[side];
+            hi[side] = t > hi[side] ? t : hi[side];
+        }
+    res->interleaved = res->unstarted || base->n + new_->n < 3 ? -1 : !(hi[0] < lo[1] || hi[1] < lo[0]);
 }
 
 TTFT_TPOT_DEF ttft_tpot_compare_options ttft_tpot_compare_defaults(void)
@@ -5049,12 +5278,13 @@ TTFT_TPOT_DEF int ttft_tpot_compare_sides(const ttft_tpot_compare_side *base, co
                                           const ttft_tpot_compare_options *o, ttft_tpot_compare_result *res)
 {
     ttft_tpot__compare_trace_units *t[2] = {NULL, NULL};
-    size_t traces[2], side, i, cap = TTFT_TPOT__COMPARE_REQUEST + TTFT_TPOT_METRIC_COUNT + 1, made[2] = {0, 0};
+    size_t traces[2], side, i, cap = TTFT_TPOT__COMPARE_REQUEST + TTFT_TPOT_METRIC_COUNT + 2, made[2] = {0, 0};
     int rc = TTFT_TPOT_OK;
     memset(res, 0, sizeof *res);
     res->opt = o ? *o : ttft_tpot_compare_defaults();
     res->traces[0] = base->n, res->traces[1] = new_->n;
     traces[0] = base->n, traces[1] = new_->n;
+    ttft_tpot__compare_interleaving(res, base, new_);
     for (side = 0; side < 2; side++) {
         const ttft_tpot_compare_side *s = side ? new_ : base;
         if (!(t[side] = (ttft_tpot__compare_trace_units *)calloc(s->n + 1, sizeof *t[side])))
@@ -5068,6 +5298,8 @@ TTFT_TPOT_DEF int ttft_tpot_compare_sides(const ttft_tpot_compare_side *base, co
         rc = TTFT_TPOT_ENOMEM;
     if (rc == TTFT_TPOT_OK)
         rc = ttft_tpot__compare_all_rows(res, (const ttft_tpot__compare_trace_units *const *)t, traces);
+    if (rc == TTFT_TPOT_OK)
+        rc = ttft_tpot__compare_tail_row(res);
     if (rc == TTFT_TPOT_OK)
         ttft_tpot__compare_judge(res);
     for (side = 0; side < 2; side++) {
@@ -5103,17 +5335,18 @@ TTFT_TPOT_DEF void ttft_tpot_compare_free(ttft_tpot_compare_result *res)
 
 #ifndef TTFT_TPOT_NO_STDIO
 
-/* Whether row r belongs to verdict list `which`: 0 worse, 1 better, 2 within noise. */
-static int ttft_tpot__compare_in_list(const ttft_tpot_compare_row *r, int which)
+/* Whether row r belongs to list `which` of its family's (1 the verdict, 2 the tail): 0 worse, 1
+   better, 2 within noise. */
+static int ttft_tpot__compare_in_list(const ttft_tpot_compare_row *r, int family, int which)
 {
-    if (!r->in_verdict || !r->significant)
+    if (ttft_tpot__compare_family_of(r) != family || !r->significant)
         return 0;
     return which == 2 ? r->within_noise : !r->within_noise && ttft_tpot_compare_better(r) == which;
 }
 
 /* The verdict's lists, "new is worse on a (+1.00%); better on b (+2.00%); within noise: c (-0.50%)",
    each one that has a row. */
-static void ttft_tpot__compare_verdict_lists(FILE *out, const ttft_tpot_compare_result *res, int html)
+static void ttft_tpot__compare_verdict_lists(FILE *out, const ttft_tpot_compare_result *res, int family, int html)
 {
     static const char *const head[3] = {"worse on ", "better on ", "within noise: "};
     char pct[64];
@@ -5123,7 +5356,7 @@ static void ttft_tpot__compare_verdict_lists(FILE *out, const ttft_tpot_compare_
         size_t k = 0;
         for (i = 0; i < res->n; i++) {
             const ttft_tpot_compare_row *r = &res->rows[i];
-            if (!ttft_tpot__compare_in_list(r, which))
+            if (!ttft_tpot__compare_in_list(r, family, which))
                 continue;
             fputs(k++ ? ", " : any++ ? "; " : "new is ", out);
             if (k == 1)
@@ -5181,7 +5414,7 @@ static void ttft_tpot__compare_verdict(FILE *out, const ttft_tpot_compare_result
         return;
     }
     fputs(": ", out);
-    ttft_tpot__compare_verdict_lists(out, res, html);
+    ttft_tpot__compare_verdict_lists(out, res, 1, html);
     for (i = 0; i < res->n; i++)
         still += res->rows[i].in_verdict && res->rows[i].family && !res->rows[i].significant;
     if (still)
@@ -5272,16 +5505,69 @@ static void ttft_tpot__compare_text_row(FILE *out, const ttft_tpot_compare_row *
                                                      : "");
 }
 
-/* Runs of one process a side share its memory placement and the machine's state: a difference
-   between two processes of one build reads as a change. Said under a verdict that claims one. */
-static void ttft_tpot__compare_one_process_caveat(FILE *out, const ttft_tpot_compare_result *res)
+/* What a verdict cannot see, under it (undecided says what to run). Runs of one process a side share its memory placement and
+   the machine's state: a difference between two processes of one build reads as a change. Processes
+   of one side all run before the other's: a drift of the machine reads as one. */
+static void ttft_tpot__compare_caveats(FILE *out, const ttft_tpot_compare_result *res)
 {
-    if (res->traces[0] == 1 && res->traces[1] == 1 && res->kind != TTFT_TPOT_COMPARE_UNDECIDED &&
-        res->kind != TTFT_TPOT_COMPARE_NO_DIFFERENCE)
-        fputs("(one process a side: its runs share the process's memory placement and the machine's state, so a "
-              "difference between two processes of the same build reads as a change; to rule that out, interleave "
-              "processes, a trace each: --base b1.csv --new n1.csv --base b2.csv ...)\n",
+    if (res->traces[0] == 1 && res->traces[1] == 1 && res->kind != TTFT_TPOT_COMPARE_UNDECIDED)
+        fprintf(out,
+                "(one process a side: its runs share the process's memory placement and the machine's state, so a "
+                "difference between two processes of the same build reads as a change, and each interval holds "
+                "where another run of this process lands, not another process; to tell a process effect from a "
+                "change, run %u or more processes a side, interleaved, a trace each: --base b1.csv --new n1.csv "
+                "--base b2.csv ...)\n",
+                res->runs_needed);
+    if (res->interleaved == 0)
+        fputs("(not interleaved: every process of one side started before every process of the other, so a drift "
+              "of the machine over time reads as a change; run them base, new, base, new, ...)\n",
               out);
+    else if (res->interleaved < 0 && res->unstarted && res->traces[0] + res->traces[1] > 2)
+        fprintf(out, "(interleaving unknown: %zu of the %zu traces have no # started: line)\n", res->unstarted,
+                res->traces[0] + res->traces[1]);
+}
+
+/* "Tail: new is worse on tpot_p99 (+48.20%) (each run's TPOT p99, ...)": the tail family's judgment,
+   when a row of it could reach significance. */
+static void ttft_tpot__compare_tail_line(FILE *out, const ttft_tpot_compare_result *res)
+{
+    size_t i, tested = 0, named = 0;
+    char alpha[32];
+    for (i = 0; i < res->n; i++) {
+        const ttft_tpot_compare_row *r = &res->rows[i];
+        tested += r->tail && r->family && r->per_run && !r->too_few;
+        named += r->tail && r->significant;
+    }
+    if (!tested)
+        return;
+    fputs("Tail: ", out);
+    if (named)
+        ttft_tpot__compare_verdict_lists(out, res, 2, 0);
+    else
+        fputs("no significant change", out);
+    fprintf(out, " (each run's TPOT p99, judged beside the verdict; alpha %s, Holm over %u metric%s)\n",
+            ttft_tpot__dnum(alpha, sizeof alpha, "%.15g", res->opt.alpha), res->tail_family,
+            res->tail_family == 1 ? "" : "s");
+}
+
+/* "With this spread, 5 and 5 runs detect a change of 8.2% or more in tpot, 6.0% in ..." */
+static void ttft_tpot__compare_detect_line(FILE *out, const ttft_tpot_compare_result *res)
+{
+    size_t i, any = 0;
+    char pct[32], alpha[32];
+    for (i = 0; i < res->n; i++) {
+        const ttft_tpot_compare_row *r = &res->rows[i];
+        if (!r->has_detect)
+            continue;
+        if (!any++)
+            fprintf(out, "With this spread, %zu and %zu %s detect a change of ", r->base.n, r->new_.n,
+                    res->traces[0] > 1 || res->traces[1] > 1 ? "processes" : "runs");
+        fprintf(out, "%s%s%%%s in %s", any > 1 ? ", " : "", ttft_tpot__dnum(pct, sizeof pct, "%.2g", r->detect_pct),
+                any > 1 ? "" : " or more", r->metric);
+    }
+    if (any)
+        fprintf(out, ", 4 times in 5 (their pooled sd, as if normal; alpha %s over %u metrics, Holm)\n",
+                ttft_tpot__dnum(alpha, sizeof alpha, "%.15g", res->opt.alpha), res->family);
 }
 
 TTFT_TPOT_DEF void ttft_tpot_compare_text(FILE *out, const ttft_tpot_compare_result *res)
@@ -5289,7 +5575,9 @@ TTFT_TPOT_DEF void ttft_tpot_compare_text(FILE *out, const ttft_tpot_compare_res
     char alpha[32], noise[32];
     size_t i;
     ttft_tpot__compare_verdict(out, res, 0);
-    ttft_tpot__compare_one_process_caveat(out, res);
+    ttft_tpot__compare_caveats(out, res);
+    ttft_tpot__compare_tail_line(out, res);
+    ttft_tpot__compare_detect_line(out, res);
     fprintf(out, "%-36s %-28s %-28s %-9s %-8s %-18s %s\n", "metric (* in the verdict)", "base [95% CI]", "new [95% CI]",
             "change", "p (Holm)", "p99 change [95% CI]", "runs");
     for (i = 0; i < res->n; i++)
@@ -5298,7 +5586,8 @@ TTFT_TPOT_DEF void ttft_tpot_compare_text(FILE *out, const ttft_tpot_compare_res
     ttft_tpot__compare_only_line(out, res, 1);
     ttft_tpot__compare_only_line(out, res, 2);
     fprintf(out,
-            "The run is the unit: a side of runs shows their mean with its 95%% t-interval; a side of one run, or a "
+            "The run is the unit: a side of runs shows their mean with its 95%% t-interval (where the mean of more "
+            "runs of this process lands, with one trace a side; of more processes, with several); a side of one run, or a "
             "trace's requests, its p50 with the interval of its own values (not where another run lands). change: the Hodges-Lehmann shift "
             "over the runs; ~: no significant difference (two-sided Mann-Whitney U over the runs, Holm-adjusted p >= "
             "%s); noise: significant, under %s%%. p99 change: Welch's interval over the runs' p99s.\n",
@@ -5374,32 +5663,47 @@ static void ttft_tpot__compare_json_row(FILE *out, const ttft_tpot_compare_row *
                                           : "false",
             r->too_few || !r->per_run ? "true" : "false");
     ttft_tpot__compare_json_pair(out, r->has_p99_ci, r->p99_ci);
+    fputs(",\"detectable_pct\":", out);
+    ttft_tpot__compare_json_num(out, r->has_detect, r->detect_pct);
     fputc('}', out);
 }
 
-/* "verdict":{"kind":K,"better":[...],"worse":[...],"within_noise":[...],"family":N,"runs":[B,N],
-   "best_p":P,"runs_needed":N} */
-static void ttft_tpot__compare_json_verdict(FILE *out, const ttft_tpot_compare_result *res)
+/* The lists of a family (1 the verdict, 2 the tail): "worse":[...],"better":[...],"within_noise":[...] */
+static void ttft_tpot__compare_json_lists(FILE *out, const ttft_tpot_compare_result *res, int family)
 {
     static const char *const list[3] = {"worse", "better", "within_noise"};
     static const int order[3] = {1, 0, 2};
     size_t i;
     int k;
-    fprintf(out, ",\"verdict\":{\"kind\":\"%s\"", ttft_tpot__compare_kind_json[res->kind]);
     for (k = 0; k < 3; k++) {
         int put = 0;
-        fprintf(out, ",\"%s\":[", list[order[k]]);
+        fprintf(out, "%s\"%s\":[", k ? "," : "", list[order[k]]);
         for (i = 0; i < res->n; i++)
-            if (ttft_tpot__compare_in_list(&res->rows[i], order[k])) {
+            if (ttft_tpot__compare_in_list(&res->rows[i], family, order[k])) {
                 fputs(put++ ? "," : "", out);
                 ttft_tpot__compare_json_metric(out, res->rows[i].metric);
             }
         fputc(']', out);
     }
-    fprintf(out, ",\"family\":%u,\"runs\":[%zu,%zu],\"traces\":[%zu,%zu],\"best_p\":", res->family, res->runs[0],
+}
+
+/* "verdict":{"kind":K,"worse":[...],"better":[...],"within_noise":[...],"tail":{"family":N,"worse":[...],
+   "better":[...],"within_noise":[...]},"family":N,"runs":[B,N],"traces":[B,N],"best_p":P,"runs_needed":N,
+   "one_process":B,"interleaved":B|null,"unstarted":N,"power":0.8} */
+static void ttft_tpot__compare_json_verdict(FILE *out, const ttft_tpot_compare_result *res)
+{
+    fprintf(out, ",\"verdict\":{\"kind\":\"%s\",", ttft_tpot__compare_kind_json[res->kind]);
+    ttft_tpot__compare_json_lists(out, res, 1);
+    fprintf(out, ",\"tail\":{\"family\":%u,", res->tail_family);
+    ttft_tpot__compare_json_lists(out, res, 2);
+    fprintf(out, "},\"family\":%u,\"runs\":[%zu,%zu],\"traces\":[%zu,%zu],\"best_p\":", res->family, res->runs[0],
             res->runs[1], res->traces[0], res->traces[1]);
     ttft_tpot__compare_json_num(out, 1, res->best_p);
-    fprintf(out, ",\"runs_needed\":%u}", res->runs_needed);
+    fprintf(out, ",\"runs_needed\":%u,\"one_process\":%s,\"interleaved\":%s,\"unstarted\":%zu,\"power\":",
+            res->runs_needed, res->traces[0] == 1 && res->traces[1] == 1 ? "true" : "false",
+            res->interleaved < 0 ? "null" : res->interleaved ? "true" : "false", res->unstarted);
+    ttft_tpot__compare_json_num(out, 1, TTFT_TPOT__COMPARE_POWER);
+    fputc('}', out);
 }
 
 TTFT_TPOT_DEF void ttft_tpot_compare_json(FILE *out, const ttft_tpot_compare_result *res)

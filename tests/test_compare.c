@@ -473,6 +473,195 @@ static void several_traces_are_processes(void **state)
     free(out);
 }
 
+/* A trace of runs of one decode step each, of ms[r] ms (one token a step), with a "# started:" line
+   when started is not 0. */
+static void write_steps(const char *path, const double *ms, int runs, unsigned long long started)
+{
+    FILE *f = fopen(path, "w");
+    int r;
+    assert_non_null(f);
+    if (started)
+        fprintf(f, "# started: %llu\n", started);
+    fputs("phase,role,start_ns,dur_ns,tokens,warmup\n", f);
+    for (r = 0; r < runs; r++)
+        fprintf(f, "# run:\ndecode_step,decode,0,%llu,1,0\n", (unsigned long long)(ms[r] * 1e6 + 0.5));
+    fclose(f);
+}
+
+/* The share of `draws` pairs of n normal values a side, the new side shifted by `shift` sd, whose
+   exact two-sided Mann-Whitney p is below a: an independent measure of the power (its own seed, the
+   library's p-value, not the critical count the verdict's statement uses). */
+static double power_at(int n, double shift, double a, int draws)
+{
+    double x[64], y[64], u;
+    assert_true(n <= 64);
+    unsigned long long g = 12345;
+    int k, i, hit = 0;
+    for (k = 0; k < draws; k++) {
+        for (i = 0; i < 2 * n; i++) {
+            double u1, u2;
+            g = g * 6364136223846793005ull + 1442695040888963407ull;
+            u1 = ((double)(g >> 11) + 0.5) / 9007199254740992.0;
+            g = g * 6364136223846793005ull + 1442695040888963407ull;
+            u2 = ((double)(g >> 11) + 0.5) / 9007199254740992.0;
+            (i < n ? x : y)[i % n] = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2) + (i < n ? 0 : shift);
+        }
+        qsort(x, (size_t)n, sizeof *x, cmp_double);
+        qsort(y, (size_t)n, sizeof *y, cmp_double);
+        hit += ttft_tpot_compare_mann_whitney_exact(x, (size_t)n, y, (size_t)n, &u) < a;
+    }
+    return (double)hit / draws;
+}
+
+/* The smallest detectable change: n runs a side (base steps 10 ms + z_r, new 11 ms + the same z_r,
+   z_r -1 -0.5 0 0.5 1 ms again and again: changes over the noise threshold), tpot and output_throughput in the verdict (alpha 0.05 / 2 for Holm's first step). The
+   statement's shift, over the runs' pooled sd, is found 4 times in 5 (+-3 points) by an independent
+   simulation of the exact test (5 runs a side) and of the asymptotic one past 40 runs in all (25 a
+   side); past 100 runs in all (60 a side) the statement is an approximation, +-5 points. */
+static void the_detectable_change_has_its_power(void **state)
+{
+    static const int sizes[3] = {5, 25, 60};
+    double base[60], new_[60], pooled = 0, mean = 0, k, power;
+    char *out;
+    jc_value doc;
+    const jc_value *rows;
+    int s, r;
+    size_t i;
+    (void)state;
+    for (s = 0; s < 3; s++) {
+        int n = sizes[s];
+        for (r = 0, pooled = 0, mean = 0; r < n; r++) { /* -1 -0.5 0 0.5 1 ms, again */
+            double z = 0.5 * ((r % 5) - 2);
+            base[r] = 10 + z, new_[r] = 11 + z;
+            mean += base[r] / n;
+        }
+        for (r = 0; r < n; r++)
+            pooled += 2 * (base[r] - mean) * (base[r] - mean) / (2 * n - 2);
+        write_steps("cmp_d_base.csv", base, n, 0);
+        write_steps("cmp_d_new.csv", new_, n, 0);
+        assert_int_equal(tool("--compare --json cmp_d_base.csv cmp_d_new.csv", &out), 0);
+        assert_int_equal(jc_parse(out, &doc), 0);
+        assert_near(num_at(&doc, "verdict.power"), 0.8, 0);
+        rows = jc_get(&doc, "rows");
+        for (i = 0; i < rows->n && strcmp(jc_get(&rows->items[i], "metric")->str, "tpot") != 0; i++)
+            ;
+        assert_true(i < rows->n);
+        k = num_at(&rows->items[i], "detectable_pct") / 100 * mean / sqrt(pooled); /* in sd */
+        power = power_at(n, k, 0.025, 4000);
+        print_message("%d runs a side: the statement's shift %.3f sd, found %.3f of the time\n", n, k, power);
+        if (k < 0.3 || power < (n < 50 ? 0.77 : 0.75) || power > (n < 50 ? 0.83 : 0.85))
+            fail_msg("%d runs a side: the statement's %.3f sd is found %.3f of the time", n, k, power);
+        jc_free(&doc);
+        free(out);
+    }
+    assert_int_equal(tool("--compare cmp_d_base.csv cmp_d_new.csv", &out), 0);
+    if (!strstr(out, "\nWith this spread, 60 and 60 runs detect a change of ") || !strstr(out, "% or more in tpot, "))
+        fail_msg("%s", out);
+    free(out);
+}
+
+/* Processes whose traces say when they started: all of base, then all of new, is not interleaved
+   (a drift reads as a change), and the verdict says so; base, new, base, new is; a trace without its
+   start leaves it unknown, counted; a bad "# started:" is refused with its line. */
+static void interleaving_is_read_from_the_starts(void **state)
+{
+    static const double a[3] = {10, 10.1, 10.2}, b[3] = {10.3, 10.4, 10.5};
+    static const unsigned long long order[2][4] = {{100, 200, 300, 400}, {100, 300, 200, 400}};
+    char *out;
+    jc_value doc;
+    int k;
+    (void)state;
+    for (k = 0; k < 2; k++) {
+        write_steps("cmp_i_b1.csv", a, 3, order[k][0]);
+        write_steps("cmp_i_b2.csv", b, 3, order[k][1]);
+        write_steps("cmp_i_n1.csv", a, 3, order[k][2]);
+        write_steps("cmp_i_n2.csv", b, 3, order[k][3]);
+        assert_int_equal(tool("--compare --json --base cmp_i_b1.csv --base cmp_i_b2.csv --new cmp_i_n1.csv "
+                              "--new cmp_i_n2.csv", &out), 0);
+        assert_int_equal(jc_parse(out, &doc), 0);
+        assert_int_equal(jc_get(&doc, "verdict.interleaved")->type, JC_BOOL);
+        assert_int_equal(jc_get(&doc, "verdict.interleaved")->num, k);
+        assert_ms(&doc, "verdict.unstarted", 0);
+        assert_true(jc_get(&doc, "verdict.one_process")->num == 0);
+        jc_free(&doc);
+        free(out);
+        assert_int_equal(tool("--compare --base cmp_i_b1.csv --base cmp_i_b2.csv --new cmp_i_n1.csv "
+                              "--new cmp_i_n2.csv", &out), 0);
+        assert_true((strstr(out, "\n(not interleaved: every process of one side started before every process of "
+                                 "the other") != NULL) == !k);
+        free(out);
+    }
+    write_steps("cmp_i_n2.csv", b, 3, 0);
+    assert_int_equal(tool("--compare --json --base cmp_i_b1.csv --base cmp_i_b2.csv --new cmp_i_n1.csv "
+                          "--new cmp_i_n2.csv", &out), 0);
+    assert_int_equal(jc_parse(out, &doc), 0);
+    assert_true(jc_get(&doc, "verdict.interleaved")->type == JC_NULL);
+    assert_ms(&doc, "verdict.unstarted", 1);
+    jc_free(&doc);
+    free(out);
+    assert_int_equal(tool("--compare --base cmp_i_b1.csv --base cmp_i_b2.csv --new cmp_i_n1.csv --new cmp_i_n2.csv",
+                          &out), 0);
+    assert_non_null(strstr(out, "\n(interleaving unknown: 1 of the 4 traces have no # started: line)\n"));
+    free(out);
+    {
+        FILE *f = fopen("cmp_i_bad.csv", "w");
+        assert_non_null(f);
+        fputs("# started: soon\nphase,role,start_ns,dur_ns,tokens,warmup\n", f);
+        fclose(f);
+    }
+    assert_int_equal(tool("--compare cmp_i_bad.csv cmp_i_n1.csv", &out), 1);
+    free(out);
+    out = slurp("compare_test.err");
+    assert_non_null(strstr(out, "cmp_i_bad.csv:1: # started: expected the realtime in ns since 1970, not soon"));
+    free(out);
+}
+
+/* A trace of 5 runs of 100 decode steps of 10 + 0.01 r ms, the last `slow` of them 15 + 0.01 r ms. */
+static void write_tail(const char *path, int slow)
+{
+    FILE *f = fopen(path, "w");
+    int r, k;
+    assert_non_null(f);
+    fputs("phase,role,start_ns,dur_ns,tokens,warmup\n", f);
+    for (r = 0; r < 5; r++) {
+        fputs("# run:\n", f);
+        for (k = 0; k < 100; k++)
+            fprintf(f, "decode_step,decode,0,%llu,1,0\n", (unsigned long long)((k < 100 - slow ? 10 : 15) * 1e6 + r * 1e4));
+    }
+    fclose(f);
+}
+
+/* The tail is judged beside the verdict: 3 steps in 100 at 15 ms move each run's p99 (rank 98.01 of
+   0..99: 15 + 0.01 r ms) and not its p50; output throughput drops 1.47% (1000 / 10.15 against 1000 /
+   10.00 a step), within noise. The runs' p99s are all higher (U = 0, p = 2/252); the Hodges-Lehmann
+   shift is 5 ms, 49.90% of the base median 10.02. */
+static void the_tail_is_judged_beside_the_verdict(void **state)
+{
+    char *out;
+    jc_value doc;
+    (void)state;
+    write_tail("cmp_t_base.csv", 0);
+    write_tail("cmp_t_new.csv", 3);
+    assert_int_equal(tool("--compare cmp_t_base.csv cmp_t_new.csv", &out), 0);
+    if (strncmp(out, "Verdict: within noise: new is within noise: output_throughput (-1.47%)", 70) != 0 ||
+        !strstr(out, "\nTail: new is worse on tpot_p99 (+49.90%) (each run's TPOT p99, judged beside the verdict; "
+                     "alpha 0.05, Holm over 1 metric)\n"))
+        fail_msg("%s", out);
+    free(out);
+    assert_int_equal(tool("--compare --json cmp_t_base.csv cmp_t_new.csv", &out), 0);
+    assert_int_equal(jc_parse(out, &doc), 0);
+    assert_string_equal(jc_get(&doc, "verdict.kind")->str, "within_noise");
+    assert_ms(&doc, "verdict.tail.family", 1);
+    assert_string_equal(jc_get(&doc, "verdict.tail.worse.0")->str, "tpot_p99");
+    assert_int_equal(jc_get(&doc, "verdict.tail.better")->n, 0);
+    assert_int_equal(jc_get(&doc, "verdict.worse")->n, 0);
+    jc_free(&doc);
+    free(out);
+    assert_int_equal(tool("--compare cmp_t_base.csv cmp_t_base.csv", &out), 0);
+    assert_non_null(strstr(out, "\nTail: no significant change (each run's TPOT p99"));
+    free(out);
+}
+
 /* A trade-off is called one: batch 1 (10 ms steps, 1 token) against batch 4 (20 ms steps, 4 tokens a
    step): TPOT +100% (worse), output throughput 100 -> 200 tok/s (better). */
 static void a_trade_off_is_a_trade_off(void **state)
@@ -688,6 +877,9 @@ int main(void)
         cmocka_unit_test(too_few_runs_say_so),
         cmocka_unit_test(tied_medians_are_judged_better),
         cmocka_unit_test(compare_reads_tpot_per_output_token),
+        cmocka_unit_test(the_detectable_change_has_its_power),
+        cmocka_unit_test(interleaving_is_read_from_the_starts),
+        cmocka_unit_test(the_tail_is_judged_beside_the_verdict),
     };
     return run_cases(tests);
 }
