@@ -5562,7 +5562,8 @@ static void ttft_tpot__compare_detect_line(FILE *out, const ttft_tpot_compare_re
         if (!any++)
             fprintf(out, "With this spread, %zu and %zu %s detect a change of ", r->base.n, r->new_.n,
                     res->traces[0] > 1 || res->traces[1] > 1 ? "processes" : "runs");
-        fprintf(out, "%s%s%%%s in %s", any > 1 ? ", " : "", ttft_tpot__dnum(pct, sizeof pct, "%.2g", r->detect_pct),
+        fprintf(out, "%s%s%%%s in %s", any > 1 ? ", " : "", /* 2 digits, whole past 100: "9.8", "13", "750" */
+                ttft_tpot__dnum(pct, sizeof pct, r->detect_pct < 100 ? "%.2g" : "%.0f", r->detect_pct),
                 any > 1 ? "" : " or more", r->metric);
     }
     if (any)
