@@ -1604,7 +1604,8 @@ TTFT_TPOT_DEF int ttft_tpot_write(ttft_tpot_writer *w, const char *fmt, ...);
    then an attached layer's rows (the serving layer's request events). What samples cannot say
    travels in directive lines, which a reader that does not know them takes for comments: "# clock:",
    "# started:" (when the process began to record: the realtime clock in ns, so that a comparison
-   can tell whether its sides' processes ran interleaved), "# run:" and "# run: end" (where a run begins, and where one ends before the next begins),
+   can tell whether its sides' processes ran interleaved), "# run:" and "# run: end" (where a run
+   begins, and where one ends before the next begins),
    "# phase:" (the phase table, in order), "# hist:" (a bounded phase's histogram), "# prompt:" (a
    prefill phase's prompt-token sums), "# sequences:" (the sequences of the decode step on the line
    above: ttft_tpot_span_set_sequences), "# device:" (a device interval, its sample counted among the
@@ -1785,6 +1786,12 @@ static uint64_t ttft_tpot__realtime(void)
         return 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 #endif
+}
+
+/* The earlier of two start times, 0 (unknown) if either is: collectors read or merged together. */
+static uint64_t ttft_tpot__earliest(uint64_t a, uint64_t b)
+{
+    return a && b ? (a < b ? a : b) : 0;
 }
 
 static int ttft_tpot__cmp_u64(const void *a, const void *b)
@@ -3968,8 +3975,7 @@ TTFT_TPOT_DEF int ttft_tpot_merge(ttft_tpot *dst, const ttft_tpot *src)
     dst->rejected += src->rejected;
     dst->spans_open += ttft_tpot__spans_open(src);
     dst->spans_cancelled += src->spans_cancelled;
-    if (!src->started_ns || src->started_ns < dst->started_ns) /* the earliest; unknown if one is */
-        dst->started_ns = src->started_ns;
+    dst->started_ns = ttft_tpot__earliest(dst->started_ns, src->started_ns);
     for (k = 0; k < 2; k++)
         if ((src->full_known & ~dst->full_known) >> k & 1u) {
             dst->full_at[k] = src->full_at[k];
@@ -8052,9 +8058,8 @@ static void ttft_tpot__commit_counts(ttft_tpot *c, const ttft_tpot__reading *r)
         c->clock_read_ns = r->clock_read_ns;
         c->clock_from_trace = 1;
     }
-    /* the first trace's start replaces init's; traces merged started at the earliest, unknown if one is */
-    c->started_ns = !c->traces_read++ || !r->started_ns || r->started_ns < c->started_ns ? r->started_ns
-                                                                                         : c->started_ns;
+    /* the first trace's start replaces init's */
+    c->started_ns = c->traces_read++ ? ttft_tpot__earliest(c->started_ns, r->started_ns) : r->started_ns;
 }
 
 /* The whole trace was read: its samples, histograms, counts and clock join the collector. */

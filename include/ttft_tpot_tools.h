@@ -4658,17 +4658,21 @@ static long ttft_tpot__compare_u_below(size_t n, size_t m, double a)
     return c;
 }
 
-/* A standard normal draw from a fixed-seed generator, so that a verdict's statement is the same on
-   every machine: Kinderman and Monahan's ratio of uniforms, x = v / u kept when x^2 <= -4 ln u, with
-   the quick bounds on ln u that leave a logarithm to few draws. */
+/* A uniform draw in (0, 1) from a fixed-seed generator (Knuth's MMIX LCG, its top 53 bits). */
+static double ttft_tpot__compare_uniform(uint64_t *g)
+{
+    *g = *g * 6364136223846793005ull + 1442695040888963407ull;
+    return ((double)(*g >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* A standard normal draw, the same on every machine so that a verdict's statement is: Kinderman and
+   Monahan's ratio of uniforms, x = v / u kept when x^2 <= -4 ln u, with the quick bounds on ln u that
+   leave a logarithm to few draws. */
 static double ttft_tpot__compare_normal(uint64_t *g)
 {
     for (;;) {
-        double u, v, x2;
-        *g = *g * 6364136223846793005ull + 1442695040888963407ull;
-        u = ((double)(*g >> 11) + 0.5) / 9007199254740992.0; /* (0, 1) */
-        *g = *g * 6364136223846793005ull + 1442695040888963407ull;
-        v = 1.7156 * (((double)(*g >> 11) + 0.5) / 9007199254740992.0 - 0.5); /* within sqrt(2 / e) */
+        double u = ttft_tpot__compare_uniform(g), v, x2;
+        v = 1.7156 * (ttft_tpot__compare_uniform(g) - 0.5); /* within sqrt(2 / e) */
         x2 = v * v / (u * u);
         if (x2 <= 5 - 5.136101666 * u) /* 4 e^(1/4) */
             return v / u;
@@ -4709,7 +4713,8 @@ static double ttft_tpot__compare_select(double *d, size_t n, size_t k)
 /* The shift, in standard deviations of normal run values, that n base and m new runs detect at p < a
    with the power above; 0: none can. Up to TTFT_TPOT__COMPARE_DRAWN runs in all, by simulation: a draw
    rejects at shift d when at most c of its differences x_i - y_j exceed d, so from its (c+1)-th
-   largest one on; the power at d is the share of draws past their point. Past it, the t-test's shift over the U test's efficiency against it on normal values, 3 / pi. */
+   largest one on; the power at d is the share of draws past their point. Past it, the t-test's
+   shift over the U test's efficiency against it on normal values, 3 / pi. */
 static double ttft_tpot__compare_detect_sd(size_t n, size_t m, double a)
 {
     double *d, *t, x[TTFT_TPOT__COMPARE_DRAWN], q;
