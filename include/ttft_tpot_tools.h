@@ -5510,12 +5510,18 @@ static void ttft_tpot__compare_text_row(FILE *out, const ttft_tpot_compare_row *
                                                      : "");
 }
 
-/* What a verdict cannot see, under it (undecided says what to run). Runs of one process a side share its memory placement and
-   the machine's state: a difference between two processes of one build reads as a change. Processes
-   of one side all run before the other's: a drift of the machine reads as one. */
+/* One trace a side: its runs are the units, and a process effect is not seen. */
+static int ttft_tpot__compare_one_process(const ttft_tpot_compare_result *res)
+{
+    return res->traces[0] == 1 && res->traces[1] == 1;
+}
+
+/* What a verdict cannot see, under it (undecided says what to run). Runs of one process a side share
+   its memory placement and the machine's state: a difference between two processes of one build
+   reads as a change. Processes of one side all run before the other's: a drift reads as one. */
 static void ttft_tpot__compare_caveats(FILE *out, const ttft_tpot_compare_result *res)
 {
-    if (res->traces[0] == 1 && res->traces[1] == 1 && res->kind != TTFT_TPOT_COMPARE_UNDECIDED)
+    if (ttft_tpot__compare_one_process(res) && res->kind != TTFT_TPOT_COMPARE_UNDECIDED)
         fprintf(out,
                 "(one process a side: its runs share the process's memory placement and the machine's state, so a "
                 "difference between two processes of the same build reads as a change, and each interval holds "
@@ -5592,9 +5598,9 @@ TTFT_TPOT_DEF void ttft_tpot_compare_text(FILE *out, const ttft_tpot_compare_res
     ttft_tpot__compare_only_line(out, res, 1);
     ttft_tpot__compare_only_line(out, res, 2);
     fprintf(out,
-            "The run is the unit: a side of runs shows their mean with its 95%% t-interval (where the mean of more "
-            "runs of this process lands, with one trace a side; of more processes, with several); a side of one run, or a "
-            "trace's requests, its p50 with the interval of its own values (not where another run lands). change: the Hodges-Lehmann shift "
+            "The run is the unit: a side of runs shows their mean with its 95%% t-interval (where the mean of "
+            "more runs of this process lands, with one trace a side; of more processes, with several); a side "
+            "of one run, or a trace's requests, its p50 with the interval of its own values (not where another run lands). change: the Hodges-Lehmann shift "
             "over the runs; ~: no significant difference (two-sided Mann-Whitney U over the runs, Holm-adjusted p >= "
             "%s); noise: significant, under %s%%. p99 change: Welch's interval over the runs' p99s.\n",
             ttft_tpot__dnum(alpha, sizeof alpha, "%.15g", res->opt.alpha),
@@ -5706,7 +5712,7 @@ static void ttft_tpot__compare_json_verdict(FILE *out, const ttft_tpot_compare_r
             res->runs[1], res->traces[0], res->traces[1]);
     ttft_tpot__compare_json_num(out, 1, res->best_p);
     fprintf(out, ",\"runs_needed\":%u,\"one_process\":%s,\"interleaved\":%s,\"unstarted\":%zu,\"power\":",
-            res->runs_needed, res->traces[0] == 1 && res->traces[1] == 1 ? "true" : "false",
+            res->runs_needed, ttft_tpot__compare_one_process(res) ? "true" : "false",
             res->interleaved < 0 ? "null" : res->interleaved ? "true" : "false", res->unstarted);
     ttft_tpot__compare_json_num(out, 1, TTFT_TPOT__COMPARE_POWER);
     fputc('}', out);
