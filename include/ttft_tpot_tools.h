@@ -129,7 +129,10 @@ typedef int (*ttft_tpot_html_headline_fn)(FILE *out, const ttft_tpot_model *cons
    runs to reach significance the verdict says so, with the runs a side it needs. The tail (each run's
    TPOT p99, row tpot_p99) is a family of its own, judged beside the verdict. Under it: what the
    verdict cannot tell (one process a side; processes not interleaved in time, by their traces'
-   "# started:"), and the smallest change each headline row's runs detect 4 times in 5. */
+   "# started:"), and the smallest change each headline row's runs detect 4 times in 5. Runs of
+   unequal length (steady decode steps) are judged over their common first steps: each run's tpot,
+   tpot_p99 and output_throughput are of its first steps as many as the shortest run has (a line
+   says so), as the mean or the p99 of heavy-tailed steps moves with the steps it is over. */
 
 #define TTFT_TPOT_COMPARE_NOISE_PCT 2.0 /* the default noise threshold, as criterion.rs's */
 
@@ -209,6 +212,13 @@ typedef struct ttft_tpot_compare_result {
                              one side before every one of the other (a drift reads as a change); -1:
                              unknown (unstarted traces), or one trace a side */
     size_t unstarted;     /* traces without a start time ("# started:", ttft_tpot_model.started_ns) */
+    size_t decode_steps[2]; /* the fewest and the most steady decode steps of a marked run, over both
+                               sides' runs that have one (0 and 0: none) */
+    size_t decode_judged;   /* runs of unequal length (decode_steps[0] < [1]): each run's tpot, tpot_p99
+                               and output_throughput are of its first this many steady decode steps,
+                               so that a run's length does not tell the sides apart (a mean or a p99
+                               of heavy-tailed steps moves with the steps it is over); 0: every run
+                               whole */
 } ttft_tpot_compare_result;
 
 
@@ -4296,7 +4306,8 @@ enum {
 typedef struct ttft_tpot__compare_trace_units {
     const ttft_tpot_model *m;
     unsigned n;
-    int runs; /* its units are marked runs */
+    int runs;     /* its units are marked runs */
+    size_t judged; /* a run's decode figures are of its first this many steady steps (SIZE_MAX: all) */
     double *p50, *p99; /* [n * TTFT_TPOT__COMPARE_KEYS] */
     unsigned char *has, *has99;
     size_t *at;          /* [phases + 1] */
@@ -4357,7 +4368,7 @@ static void ttft_tpot__compare_run_roles(ttft_tpot__compare_trace_units *t, unsi
         double dur = 0;
         if (role_key[role] < 0)
             continue;
-        for (i = first, n = 0; i < end; i++) {
+        for (i = first, n = 0; i < end && (role != TTFT_TPOT_ROLE_DECODE || n < t->judged); i++) {
             const ttft_tpot_sample *s = &m->samples[i];
             if (m->phase[s->phase].role != role || (s->warmup && role != TTFT_TPOT_ROLE_E2E))
                 continue;
@@ -4453,10 +4464,32 @@ static void ttft_tpot__compare_units_free(ttft_tpot__compare_trace_units *t)
     free(t->names);
 }
 
-/* The values of trace m: OK or ENOMEM. A collector whose prefill or decode phases keep samples in a
-   histogram has no runs (the library's runs say so): its trace is its one unit; so is one past 65535
-   runs, 65535 phases or 2^32 stored samples (ttft_tpot__compare_run_phases's key). */
-static int ttft_tpot__compare_units_of(const ttft_tpot_model *m, ttft_tpot__compare_trace_units *t)
+/* Whether trace m's units are its marked runs. A collector whose prefill or decode phases keep
+   samples in a histogram has no runs (the library's runs say so): its trace is its one unit; so is one
+   past 65535 runs, 65535 phases or 2^32 stored samples (ttft_tpot__compare_run_phases's key). */
+static int ttft_tpot__compare_has_runs(const ttft_tpot_model *m)
+{
+    return m->runs.n > 0 && !m->runs.bounded && m->runs.n <= 0xffff && m->phases <= 0xffff &&
+           m->head.samples <= 0xffffffffu;
+}
+
+/* The fewest (lo) and most (hi) steady decode steps of trace m's marked runs that have one, folded
+   into lo and hi. */
+static void ttft_tpot__compare_run_steps(const ttft_tpot_model *m, size_t *lo, size_t *hi)
+{
+    unsigned r;
+    for (r = 0; ttft_tpot__compare_has_runs(m) && r < m->runs.n; r++) {
+        size_t first = 0, end = 0, i, n = 0;
+        (void)ttft_tpot_run_at(m->collector, r, &first, &end);
+        for (i = first; i < end; i++)
+            n += !m->samples[i].warmup && m->phase[m->samples[i].phase].role == TTFT_TPOT_ROLE_DECODE;
+        *lo = n && n < *lo ? n : *lo;
+        *hi = n > *hi ? n : *hi;
+    }
+}
+
+/* The values of trace m, each run's decode figures of its first `judged` steady steps: OK or ENOMEM. */
+static int ttft_tpot__compare_units_of(const ttft_tpot_model *m, size_t judged, ttft_tpot__compare_trace_units *t)
 {
     size_t cells, len = m->head.samples + 1;
     uint64_t *x = NULL;
@@ -4464,8 +4497,8 @@ static int ttft_tpot__compare_units_of(const ttft_tpot_model *m, ttft_tpot__comp
     int rc;
     memset(t, 0, sizeof *t);
     t->m = m;
-    t->runs = m->runs.n > 0 && !m->runs.bounded && m->runs.n <= 0xffff && m->phases <= 0xffff &&
-              m->head.samples <= 0xffffffffu;
+    t->runs = ttft_tpot__compare_has_runs(m);
+    t->judged = judged;
     t->n = t->runs ? m->runs.n : 1;
     cells = (size_t)t->n * TTFT_TPOT__COMPARE_KEYS;
     t->p50 = (double *)malloc(cells * sizeof *t->p50);
@@ -5270,6 +5303,20 @@ static void ttft_tpot__compare_interleaving(ttft_tpot_compare_result *res, const
     res->interleaved = res->unstarted || base->n + new_->n < 3 ? -1 : !(hi[0] < lo[1] || hi[1] < lo[0]);
 }
 
+/* The steady decode steps of the sides' runs (ttft_tpot_compare_result.decode_steps), and the first
+   steps of each that its decode figures are of where they differ (decode_judged). */
+static void ttft_tpot__compare_lengths(ttft_tpot_compare_result *res, const ttft_tpot_compare_side *base,
+                                       const ttft_tpot_compare_side *new_)
+{
+    size_t lo = SIZE_MAX, hi = 0, side, i;
+    for (side = 0; side < 2; side++)
+        for (i = 0; i < (side ? new_ : base)->n; i++)
+            ttft_tpot__compare_run_steps((side ? new_ : base)->trace[i], &lo, &hi);
+    res->decode_steps[0] = hi ? lo : 0;
+    res->decode_steps[1] = hi;
+    res->decode_judged = hi && lo < hi ? lo : 0;
+}
+
 TTFT_TPOT_DEF ttft_tpot_compare_options ttft_tpot_compare_defaults(void)
 {
     ttft_tpot_compare_options o;
@@ -5290,13 +5337,15 @@ TTFT_TPOT_DEF int ttft_tpot_compare_sides(const ttft_tpot_compare_side *base, co
     res->traces[0] = base->n, res->traces[1] = new_->n;
     traces[0] = base->n, traces[1] = new_->n;
     ttft_tpot__compare_interleaving(res, base, new_);
+    ttft_tpot__compare_lengths(res, base, new_);
     for (side = 0; side < 2; side++) {
         const ttft_tpot_compare_side *s = side ? new_ : base;
         if (!(t[side] = (ttft_tpot__compare_trace_units *)calloc(s->n + 1, sizeof *t[side])))
             rc = TTFT_TPOT_ENOMEM;
         for (i = 0; rc == TTFT_TPOT_OK && i < s->n; i++, made[side]++) {
             cap += s->trace[i]->phases;
-            rc = ttft_tpot__compare_units_of(s->trace[i], &t[side][i]);
+            rc = ttft_tpot__compare_units_of(s->trace[i], res->decode_judged ? res->decode_judged : SIZE_MAX,
+                                             &t[side][i]);
         }
     }
     if (rc == TTFT_TPOT_OK && !(res->rows = (ttft_tpot_compare_row *)calloc(cap, sizeof *res->rows)))
@@ -5536,6 +5585,11 @@ static void ttft_tpot__compare_caveats(FILE *out, const ttft_tpot_compare_result
     else if (res->interleaved < 0 && res->unstarted && res->traces[0] + res->traces[1] > 2)
         fprintf(out, "(interleaving unknown: %zu of the %zu traces have no # started: line)\n", res->unstarted,
                 res->traces[0] + res->traces[1]);
+    if (res->decode_judged)
+        fprintf(out,
+                "(runs of %zu to %zu steady decode steps: each run's tpot, tpot_p99 and output_throughput are of "
+                "its first %zu, as a mean or a p99 of heavy-tailed steps moves with the steps it is over)\n",
+                res->decode_steps[0], res->decode_steps[1], res->decode_judged);
 }
 
 /* "Tail: new is worse on tpot_p99 (+48.20%) (each run's TPOT p99, ...)": the tail family's judgment,
@@ -5701,7 +5755,8 @@ static void ttft_tpot__compare_json_lists(FILE *out, const ttft_tpot_compare_res
 
 /* "verdict":{"kind":K,"worse":[...],"better":[...],"within_noise":[...],"tail":{"family":N,"worse":[...],
    "better":[...],"within_noise":[...]},"family":N,"runs":[B,N],"traces":[B,N],"best_p":P,"runs_needed":N,
-   "one_process":B,"interleaved":B|null,"unstarted":N,"power":0.8} */
+   "one_process":B,"interleaved":B|null,"unstarted":N,"power":0.8,"decode_steps":[LO,HI],
+   "decode_judged":N|null} */
 static void ttft_tpot__compare_json_verdict(FILE *out, const ttft_tpot_compare_result *res)
 {
     fprintf(out, ",\"verdict\":{\"kind\":\"%s\",", ttft_tpot__compare_kind_json[res->kind]);
@@ -5715,7 +5770,11 @@ static void ttft_tpot__compare_json_verdict(FILE *out, const ttft_tpot_compare_r
             res->runs_needed, ttft_tpot__compare_one_process(res) ? "true" : "false",
             res->interleaved < 0 ? "null" : res->interleaved ? "true" : "false", res->unstarted);
     ttft_tpot__compare_json_num(out, 1, TTFT_TPOT__COMPARE_POWER);
-    fputc('}', out);
+    fprintf(out, ",\"decode_steps\":[%zu,%zu],\"decode_judged\":", res->decode_steps[0], res->decode_steps[1]);
+    if (res->decode_judged)
+        fprintf(out, "%zu}", res->decode_judged);
+    else
+        fputs("null}", out);
 }
 
 TTFT_TPOT_DEF void ttft_tpot_compare_json(FILE *out, const ttft_tpot_compare_result *res)

@@ -17,7 +17,10 @@
    3% process effect; a machine that drifts 1% a process, its processes run all of base then all of
    new (said), or interleaved (no alarm, nothing said). Last, the smallest detectable change each
    verdict states (the detect column, its median): at a 5% run-to-run spread, the change at that
-   median is found about 4 times in 5. Usage: compare_sim [PAIRS] (default 1000); the
+   median is found about 4 times in 5. Then heavy tails (5% of the steps times a Pareto draw of alpha
+   1.1, so that a run's mean and p99 move with its length) with runs of 64 steps against runs of 512,
+   which the verdict judges over their common first steps, and the coverage of the intervals under
+   Pareto tails of alpha 1.5 and 1.1. Usage: compare_sim [PAIRS] (default 1000); the
    bounds are checked at 1000 pairs or more (fewer: a quick run, its rates too rough to judge). */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot_tools.h"
@@ -26,12 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { STEPS = 128, RUNS = 5, RAMP = 3, REQUESTS = 40, TOKENS = 16, TRUTH_RUNS = 20000 };
+enum { STEPS = 128, MAX_STEPS = 512, RUNS = 5, RAMP = 3, REQUESTS = 40, TOKENS = 16, TRUTH_RUNS = 20000 };
 #define STEP_NS 3e6
 #define PREFILL_NS 100e6
 #define SD_STEP 0.02
 #define SD_RUN 0.02
 #define SPIKE_P 0.005
+#define HEAVY_P 0.05 /* the share of steps that are Pareto's, where a trial asks for heavy tails */
 
 /* ---- Draws -------------------------------------------------------------------------------------- */
 
@@ -50,22 +54,31 @@ static double normal(rng *g)
     return sqrt(-2 * log(uniform(g))) * cos(6.283185307179586 * uniform(g));
 }
 
-/* The times of one run: its prefill, its steps (AR(1) rho around its level), in ns; shift scales the
-   steps (1.10: 10% slower); a share `tail` of the steps is 1.5x slower (a change in the tail only), a
-   share `spikes` 3x. */
+/* How the steps of a run are drawn: AR(1) rho around the run's level, shift scaling them (1.10: 10%
+   slower); a share `tail` 1.5x slower (a change in the tail only), a share `spikes` 3x, and with
+   `pareto` > 0 a share HEAVY_P of them times a Pareto draw of that alpha (heavy tails). */
+typedef struct step_law {
+    double rho, shift, tail, spikes, pareto;
+    int steps; /* a run's steps, at most MAX_STEPS */
+} step_law;
+
+/* The times of one run: its prefill and its steps, in ns. */
 typedef struct run_times {
-    double prefill, step[STEPS];
+    double prefill, step[MAX_STEPS];
+    int steps;
 } run_times;
 
-static void draw_run(rng *g, double rho, double shift, double tail, double spikes, run_times *t)
+static void draw_run(rng *g, const step_law *law, run_times *t)
 {
-    double level = shift * (1 + SD_RUN * normal(g)), e = SD_STEP * normal(g);
+    double level = law->shift * (1 + SD_RUN * normal(g)), e = SD_STEP * normal(g), rho = law->rho;
     int i;
     t->prefill = PREFILL_NS * level * (1 + SD_STEP * normal(g));
-    for (i = 0; i < STEPS; i++) {
-        double ramp = i < RAMP ? 1 + 0.3 * (RAMP - i) / RAMP : 1, spike = uniform(g) < spikes ? 3 : 1;
+    t->steps = law->steps;
+    for (i = 0; i < t->steps; i++) {
+        double ramp = i < RAMP ? 1 + 0.3 * (RAMP - i) / RAMP : 1, spike = uniform(g) < law->spikes ? 3 : 1;
+        double heavy = law->pareto > 0 && uniform(g) < HEAVY_P ? pow(uniform(g), -1 / law->pareto) : 1;
         e = rho * e + sqrt(1 - rho * rho) * SD_STEP * normal(g);
-        t->step[i] = STEP_NS * level * (1 + e) * ramp * spike * (tail > 0 && uniform(g) < tail ? 1.5 : 1);
+        t->step[i] = STEP_NS * level * (1 + e) * ramp * spike * heavy * (law->tail > 0 && uniform(g) < law->tail ? 1.5 : 1);
     }
 }
 
@@ -84,7 +97,7 @@ static void record_run(ttft_tpot *c, const run_times *t, const int *ph)
 {
     int i;
     record(c, ph[0], (uint64_t)t->prefill, 1);
-    for (i = 0; i < STEPS; i++) {
+    for (i = 0; i < t->steps; i++) {
         record(c, ph[1], (uint64_t)t->step[i], 1);
         record(c, ph[2], (uint64_t)(t->step[i] * 0.8), 0);
     }
@@ -101,33 +114,45 @@ typedef struct trial {
     int interleaved;          /* processes run base, new, base, new (else all of base, then all of new) */
     double tail;              /* the new side's share of steps 1.5x slower */
     int no_spikes;            /* steps without the 3x spikes */
+    double pareto;            /* heavy tails: HEAVY_P of the steps times a Pareto draw of this alpha */
+    int steps[2];             /* a run's steps on each side (0: STEPS) */
 } trial;
 
-/* A driver's process: a warmup run, then tr->runs marked runs, into c (initialised here), a share
-   `tail` of their steps 1.5x slower. A process effect (its memory placement, the machine's state:
-   proc_sd) scales all its runs alike. */
-static void driver_side(ttft_tpot *c, rng *g, const trial *tr, double shift, double tail)
+/* The law of a side's steps under trial tr. */
+static step_law law_of(const trial *tr, int side, double shift, double tail)
 {
-    double rho = tr->rho;
+    step_law law;
+    law.rho = tr->rho, law.shift = shift, law.tail = tail, law.spikes = tr->no_spikes ? 0 : SPIKE_P;
+    law.pareto = tr->pareto, law.steps = tr->steps[side] ? tr->steps[side] : STEPS;
+    return law;
+}
+
+/* A driver's process of side `side`: a warmup run, then tr->runs marked runs, into c (initialised
+   here), their steps scaled by shift; the new side's have tr->tail of them 1.5x slower. A process
+   effect (its memory placement, the machine's state: proc_sd) scales all its runs alike. */
+static void driver_side(ttft_tpot *c, rng *g, const trial *tr, int side, double shift)
+{
     int runs = tr->runs;
     run_times t;
     int ph[3], r;
+    step_law law;
     ttft_tpot_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.capacity = (size_t)(runs + 1) * (2 * STEPS + 1) + 16;
+    cfg.capacity = (size_t)(runs + 1) * (2 * MAX_STEPS + 1) + 16;
     if (ttft_tpot_init(c, &cfg) != TTFT_TPOT_OK)
         exit(2);
     ph[0] = ttft_tpot_phase(c, "prefill", TTFT_TPOT_ROLE_PREFILL);
     ph[1] = ttft_tpot_phase(c, "decode_step", TTFT_TPOT_ROLE_DECODE);
     ph[2] = ttft_tpot_phase(c, "decode_layer", TTFT_TPOT_ROLE_KERNEL);
     shift *= 1 + tr->proc_sd * normal(g);
-    draw_run(g, rho, shift, 0, tr->no_spikes ? 0 : SPIKE_P, &t);
+    law = law_of(tr, side, shift, 0);
+    draw_run(g, &law, &t);
     ttft_tpot_warmup_begin(c);
     record_run(c, &t, ph);
     ttft_tpot_warmup_end(c);
     for (r = 0; r < runs; r++) {
-        draw_run(g, rho, tr->run_sd > 0 ? shift * (1 + tr->run_sd * normal(g)) : shift, tail,
-                 tr->no_spikes ? 0 : SPIKE_P, &t);
+        law = law_of(tr, side, tr->run_sd > 0 ? shift * (1 + tr->run_sd * normal(g)) : shift, side ? tr->tail : 0);
+        draw_run(g, &law, &t);
         ttft_tpot_run_begin(c);
         record_run(c, &t, ph);
     }
@@ -140,6 +165,7 @@ static void serving_trace(ttft_tpot *c, ttft_tpot_serve *srv, rng *g, double rho
     run_times t;
     int ph[3], k, i;
     double now = 0, free_at = 0, service = PREFILL_NS + TOKENS * STEP_NS * shift;
+    step_law law = {0, 0, 0, SPIKE_P, 0, STEPS};
     ttft_tpot_config cfg;
     ttft_tpot_serve_config sc;
     memset(&cfg, 0, sizeof cfg);
@@ -151,7 +177,8 @@ static void serving_trace(ttft_tpot *c, ttft_tpot_serve *srv, rng *g, double rho
     ph[0] = ttft_tpot_phase(c, "prefill", TTFT_TPOT_ROLE_PREFILL);
     ph[1] = ttft_tpot_phase(c, "decode_step", TTFT_TPOT_ROLE_DECODE);
     ph[2] = ttft_tpot_phase(c, "decode_layer", TTFT_TPOT_ROLE_KERNEL);
-    draw_run(g, rho, shift, 0, SPIKE_P, &t); /* one level a run; its steps reused, request after request */
+    law.rho = rho, law.shift = shift;
+    draw_run(g, &law, &t); /* one level a run; its steps reused, request after request */
     for (k = 0; k < REQUESTS; k++) {
         char id[16];
         double at;
@@ -203,7 +230,7 @@ static int make_side(const trial *tr, rng *g, int side, ttft_tpot *c, ttft_tpot_
         if (tr->serving)
             serving_trace(&c[k], &srv[k], g, tr->rho, shift);
         else
-            driver_side(&c[k], g, tr, shift * (1 + tr->drift * slot), side ? tr->tail : 0);
+            driver_side(&c[k], g, tr, side, shift * (1 + tr->drift * slot));
         if (ttft_tpot_model_compute(&c[k], NULL, &m[k]) != TTFT_TPOT_OK)
             exit(2);
         m[k].started_ns = 1000000000u + (uint64_t)slot; /* the realtime of its slot */
@@ -296,35 +323,33 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* A run's TPOT p50 (ns, the library's definition over its 128 steps), output tok/s, and TTFT. */
+/* A run's TPOT p50 (ns, the library's definition over its steps), output tok/s, and TTFT. */
 static void run_figures(const run_times *t, double *fig)
 {
-    double s[STEPS], sum = 0;
+    double s[MAX_STEPS], sum = 0;
     int i;
-    for (i = 0; i < STEPS; i++) {
+    for (i = 0; i < t->steps; i++) {
         s[i] = (double)(uint64_t)t->step[i];
         sum += s[i];
     }
-    qsort(s, STEPS, sizeof s[0], cmp_double);
-    fig[TTFT_TPOT_RUN_TPOT] = ttft_tpot_percentile(s, STEPS, 50);
-    fig[TTFT_TPOT_RUN_TOK_S] = STEPS / (sum * 1e-9);
+    qsort(s, (size_t)t->steps, sizeof s[0], cmp_double);
+    fig[TTFT_TPOT_RUN_TPOT] = ttft_tpot_percentile(s, (size_t)t->steps, 50);
+    fig[TTFT_TPOT_RUN_TOK_S] = t->steps / (sum * 1e-9);
     fig[TTFT_TPOT_RUN_TTFT] = (double)(uint64_t)t->prefill;
 }
 
-/* How often each figure's runs interval (runs.fig[k].ci95 of a driver side) holds its true mean, the
-   mean over TRUTH_RUNS runs drawn alike. */
-static void coverage(double rho, int sides, uint64_t seed, double *cov)
+/* How often each figure's runs interval (runs.fig[k].ci95 of a driver side of trial tr) holds its
+   true mean, the mean over TRUTH_RUNS runs drawn alike. */
+static void coverage(const trial *tr, int sides, uint64_t seed, double *cov)
 {
     double truth[TTFT_TPOT_RUN_FIGURES] = {0, 0, 0}, fig[TTFT_TPOT_RUN_FIGURES];
+    step_law law = law_of(tr, 0, 1, 0);
     run_times t;
     rng g;
-    trial tr;
     int i, k, hit[TTFT_TPOT_RUN_FIGURES] = {0, 0, 0};
-    memset(&tr, 0, sizeof tr);
-    tr.rho = rho, tr.runs = RUNS, tr.procs = 1;
     g.s = seed ^ 0x7777;
     for (i = 0; i < TRUTH_RUNS; i++) {
-        draw_run(&g, rho, 1, 0, SPIKE_P, &t);
+        draw_run(&g, &law, &t);
         run_figures(&t, fig);
         for (k = 0; k < TTFT_TPOT_RUN_FIGURES; k++)
             truth[k] += fig[k] / TRUTH_RUNS;
@@ -333,7 +358,7 @@ static void coverage(double rho, int sides, uint64_t seed, double *cov)
     for (i = 0; i < sides; i++) {
         ttft_tpot c;
         ttft_tpot_model m;
-        driver_side(&c, &g, &tr, 1, 0);
+        driver_side(&c, &g, tr, 0, 1);
         if (ttft_tpot_model_compute(&c, NULL, &m) != TTFT_TPOT_OK)
             exit(2);
         for (k = 0; k < TTFT_TPOT_RUN_FIGURES; k++)
@@ -425,6 +450,12 @@ static int verdict_rows(int pairs)
     fail |= row("driver", &tr, "A/A, no spikes", pairs, 3910, "at");
     tr.tail = 0.03;
     fail |= row("driver", &tr, "3% 1.5x, no spikes", pairs, 3920, "T");
+    /* heavy tails, 5% of the steps Pareto 1.1, runs of 64 steps against runs of 512 */
+    memset(&tr, 0, sizeof tr);
+    tr.procs = 1, tr.runs = RUNS, tr.rho = 0, tr.shift = 1, tr.pareto = 1.1, tr.steps[0] = 64, tr.steps[1] = 512;
+    fail |= row("driver", &tr, "A/A, Pareto, 64 v 512", pairs, 4100, "at");
+    tr.shift = 1.10;
+    fail |= row("driver", &tr, "+10%, Pareto, 64 v 512", pairs, 4200, "p");
     return fail;
 }
 
@@ -441,14 +472,17 @@ int main(int argc, char **argv)
     printf("%-9s %-4s %-5s %-9s %-22s %8s %11s %10s %8s %8s %8s  %s\n", "side", "rho", "proc%", "a side", "new side",
            "alarms", "tpot worse", "undecided", "tail", "caveat", "detect", "bounds");
     fail |= verdict_rows(pairs);
-    printf("\n%-5s %-28s %-28s %-28s %7s\n", "rho", "TPOT p50 95% CI covers", "output tok/s 95% CI covers",
-           "TTFT p50 95% CI covers", "bound");
-    for (k = 0; k < 3; k++) {
+    printf("\n%-5s %-6s %-28s %-28s %-28s %7s\n", "rho", "pareto", "TPOT p50 95% CI covers",
+           "output tok/s 95% CI covers", "TTFT p50 95% CI covers", "bound");
+    for (k = 0; k < 5; k++) {
         double cov[TTFT_TPOT_RUN_FIGURES];
-        coverage(rhos[k], pairs, 4000 + k, cov);
-        printf("%-5.1f %27.1f%% %27.1f%% %27.1f%% %7s\n", rhos[k], 100 * cov[TTFT_TPOT_RUN_TPOT],
-               100 * cov[TTFT_TPOT_RUN_TOK_S], 100 * cov[TTFT_TPOT_RUN_TTFT], ">= 93%");
-        fail |= cov[TTFT_TPOT_RUN_TPOT] < 0.93 || cov[TTFT_TPOT_RUN_TOK_S] < 0.93 || cov[TTFT_TPOT_RUN_TTFT] < 0.93;
+        trial tr;
+        memset(&tr, 0, sizeof tr);
+        tr.rho = k < 3 ? rhos[k] : 0.5, tr.runs = RUNS, tr.procs = 1, tr.pareto = k < 3 ? 0 : k == 3 ? 1.5 : 1.1;
+        coverage(&tr, pairs, 4000 + k, cov);
+        printf("%-5.1f %-6.1f %27.1f%% %27.1f%% %27.1f%% %7s\n", tr.rho, tr.pareto, 100 * cov[TTFT_TPOT_RUN_TPOT],
+               100 * cov[TTFT_TPOT_RUN_TOK_S], 100 * cov[TTFT_TPOT_RUN_TTFT], k < 3 ? ">= 93%" : "-");
+        fail |= k < 3 && (cov[TTFT_TPOT_RUN_TPOT] < 0.93 || cov[TTFT_TPOT_RUN_TOK_S] < 0.93 || cov[TTFT_TPOT_RUN_TTFT] < 0.93);
     }
     if (pairs < 1000) {
         puts("compare_sim: bounds not checked (fewer than 1000 pairs a row)");

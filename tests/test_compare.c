@@ -473,6 +473,17 @@ static void several_traces_are_processes(void **state)
     free(out);
 }
 
+/* The row of `metric` in a --compare --json document (it must have one). */
+static const jc_value *row_named(const jc_value *doc, const char *metric)
+{
+    const jc_value *rows = jc_get(doc, "rows");
+    size_t i;
+    for (i = 0; i < rows->n && strcmp(jc_get(&rows->items[i], "metric")->str, metric) != 0; i++)
+        ;
+    assert_true(i < rows->n);
+    return &rows->items[i];
+}
+
 /* A trace of runs of one decode step each, of ms[r] ms (one token a step), with a "# started:" line
    when started is not 0. */
 static void write_steps(const char *path, const double *ms, int runs, unsigned long long started)
@@ -524,9 +535,7 @@ static void the_detectable_change_has_its_power(void **state)
     double base[60], new_[60], pooled = 0, mean = 0, k, power;
     char *out;
     jc_value doc;
-    const jc_value *rows;
     int s, r;
-    size_t i;
     (void)state;
     for (s = 0; s < 3; s++) {
         int n = sizes[s];
@@ -542,11 +551,7 @@ static void the_detectable_change_has_its_power(void **state)
         assert_int_equal(tool("--compare --json cmp_d_base.csv cmp_d_new.csv", &out), 0);
         assert_int_equal(jc_parse(out, &doc), 0);
         assert_near(num_at(&doc, "verdict.power"), 0.8, 0);
-        rows = jc_get(&doc, "rows");
-        for (i = 0; i < rows->n && strcmp(jc_get(&rows->items[i], "metric")->str, "tpot") != 0; i++)
-            ;
-        assert_true(i < rows->n);
-        k = num_at(&rows->items[i], "detectable_pct") / 100 * mean / sqrt(pooled); /* in sd */
+        k = num_at(row_named(&doc, "tpot"), "detectable_pct") / 100 * mean / sqrt(pooled); /* in sd */
         power = power_at(n, k, 0.025, 4000);
         print_message("%d runs a side: the statement's shift %.3f sd, found %.3f of the time\n", n, k, power);
         if (k < 0.3 || power < (n < 50 ? 0.77 : 0.75) || power > (n < 50 ? 0.83 : 0.85))
@@ -616,8 +621,9 @@ static void interleaving_is_read_from_the_starts(void **state)
     free(out);
 }
 
-/* A trace of 5 runs of 100 decode steps of 10 + 0.01 r ms, the last `slow` of them 15 + 0.01 r ms. */
-static void write_tail(const char *path, int slow)
+/* A trace of 5 runs of `steps` decode steps: the first `fast` of 10 + 0.01 r ms, the rest of
+   slow_ms + 0.01 r ms. */
+static void write_stepped(const char *path, int steps, int fast, double slow_ms)
 {
     FILE *f = fopen(path, "w");
     int r, k;
@@ -625,8 +631,8 @@ static void write_tail(const char *path, int slow)
     fputs("phase,role,start_ns,dur_ns,tokens,warmup\n", f);
     for (r = 0; r < 5; r++) {
         fputs("# run:\n", f);
-        for (k = 0; k < 100; k++)
-            fprintf(f, "decode_step,decode,0,%llu,1,0\n", (unsigned long long)((k < 100 - slow ? 10 : 15) * 1e6 + r * 1e4));
+        for (k = 0; k < steps; k++)
+            fprintf(f, "decode_step,decode,0,%llu,1,0\n", (unsigned long long)((k < fast ? 10 : slow_ms) * 1e6 + r * 1e4));
     }
     fclose(f);
 }
@@ -640,8 +646,8 @@ static void the_tail_is_judged_beside_the_verdict(void **state)
     char *out;
     jc_value doc;
     (void)state;
-    write_tail("cmp_t_base.csv", 0);
-    write_tail("cmp_t_new.csv", 3);
+    write_stepped("cmp_t_base.csv", 100, 100, 15); /* 5 runs of 100 steps, the last 3 of new at 15 ms */
+    write_stepped("cmp_t_new.csv", 100, 97, 15);
     assert_int_equal(tool("--compare cmp_t_base.csv cmp_t_new.csv", &out), 0);
     if (strncmp(out, "Verdict: within noise: new is within noise: output_throughput (-1.47%)", 70) != 0 ||
         !strstr(out, "\nTail: new is worse on tpot_p99 (+49.90%) (each run's TPOT p99, judged beside the verdict; "
@@ -659,6 +665,42 @@ static void the_tail_is_judged_beside_the_verdict(void **state)
     free(out);
     assert_int_equal(tool("--compare cmp_t_base.csv cmp_t_base.csv", &out), 0);
     assert_non_null(strstr(out, "\nTail: no significant change (each run's TPOT p99"));
+    free(out);
+}
+
+/* Runs of unequal length are judged over their common first steps: runs of 4 steps of 10 ms against
+   runs of 8, whose last 4 take 30 ms. Whole, run 2 of new (steps 0.02 ms slower) makes 8 tokens in
+   4 x 10.02 + 4 x 30.02 ms = 49.95 tok/s, against 4 / 40.08 ms = 99.80; over its first 4 steps it
+   makes 99.80 too, as every run does on both sides, so tpot, tpot_p99 and output_throughput do not
+   differ (p = 1), and the line says so. Runs of one length are judged whole (decode_judged null). */
+static void unequal_runs_are_judged_over_their_first_steps(void **state)
+{
+    char *out;
+    jc_value doc;
+    (void)state;
+    write_stepped("cmp_l_base.csv", 4, 4, 30);
+    write_stepped("cmp_l_new.csv", 8, 4, 30);
+    assert_int_equal(tool("--compare cmp_l_base.csv cmp_l_new.csv", &out), 0);
+    if (strncmp(out, "Verdict: no significant difference on any of the 2 headline metrics", 67) != 0 ||
+        !strstr(out, "\n(runs of 4 to 8 steady decode steps: each run's tpot, tpot_p99 and output_throughput are of "
+                     "its first 4, as a mean or a p99 of heavy-tailed steps moves with the steps it is over)\n"))
+        fail_msg("%s", out);
+    free(out);
+    assert_int_equal(tool("--compare --json cmp_l_base.csv cmp_l_new.csv", &out), 0);
+    assert_int_equal(jc_parse(out, &doc), 0);
+    assert_ms(&doc, "verdict.decode_steps.0", 4);
+    assert_ms(&doc, "verdict.decode_steps.1", 8);
+    assert_ms(&doc, "verdict.decode_judged", 4);
+    assert_near(num_at(row_named(&doc, "output_throughput"), "new.median"), 4 / 0.04008, 1e-9); /* run 2 */
+    assert_near(num_at(row_named(&doc, "output_throughput"), "base.median"), 4 / 0.04008, 1e-9);
+    jc_free(&doc);
+    free(out);
+    assert_int_equal(tool("--compare --json cmp_l_new.csv cmp_l_new.csv", &out), 0);
+    assert_int_equal(jc_parse(out, &doc), 0);
+    assert_ms(&doc, "verdict.decode_steps.0", 8);
+    assert_true(jc_get(&doc, "verdict.decode_judged")->type == JC_NULL);
+    assert_near(num_at(row_named(&doc, "output_throughput"), "new.median"), 8 / 0.16016, 1e-9); /* whole */
+    jc_free(&doc);
     free(out);
 }
 
@@ -880,6 +922,7 @@ int main(void)
         cmocka_unit_test(the_detectable_change_has_its_power),
         cmocka_unit_test(interleaving_is_read_from_the_starts),
         cmocka_unit_test(the_tail_is_judged_beside_the_verdict),
+        cmocka_unit_test(unequal_runs_are_judged_over_their_first_steps),
     };
     return run_cases(tests);
 }

@@ -63,6 +63,8 @@ static const char usage_compare[] =
     "                         change; the tail (each run's TPOT p99) beside the verdict; what the\n"
     "                         verdict cannot tell (one process a side, processes not interleaved\n"
     "                         in time); the smallest change the runs' spread detects 4 times in 5.\n"
+    "                         Runs of unequal length: their decode figures over their common first\n"
+    "                         steps (a line says so).\n"
     "                         5 runs a side or more decide; interleave base/new/base/new.\n"
     "                         --json: schema ttft_tpot/compare-v1\n"
     "  --base FILE, --new FILE  a trace of that side (with --compare)\n"
