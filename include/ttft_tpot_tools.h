@@ -549,8 +549,10 @@ typedef struct ttft_tpot__pt_info {
     int set;
     uint32_t follows;
     const char *role, *csv;
+    size_t role_len;
 } ttft_tpot__pt_info;
-#define TTFT_TPOT__PT_INFO(name, field, set, tokens, follows, now, role, csv, words) {TTFT_TPOT__PT_##set, follows, role, csv},
+#define TTFT_TPOT__PT_INFO(name, field, set, tokens, follows, now, role, csv, words)                   \
+    {TTFT_TPOT__PT_##set, follows, role, csv, sizeof role - 1},
 static const ttft_tpot__pt_info ttft_tpot__pts[TTFT_TPOT_POINT_COUNT] = {TTFT_TPOT_POINTS(TTFT_TPOT__PT_INFO)};
 #undef TTFT_TPOT__PT_INFO
 
@@ -1758,17 +1760,27 @@ static int ttft_tpot__take(const char **p, char sep, uint64_t max, uint64_t *v)
 }
 
 
+/* Whether a[0, n) and b[0, n) hold the same bytes: a loop, where n is a few bytes (memcmp's call
+   costs more). */
+static int ttft_tpot__same_bytes(const char *a, const char *b, size_t n)
+{
+    while (n && *a == *b)
+        a++, b++, n--;
+    return n == 0;
+}
+
 /* The role a trace names: 0-3 the sample roles, or 4 + the first point whose rows have that role
    (TTFT_TPOT_POINTS: SUBMIT, FIRST for a token event, or a mark); -1 none. */
 static int ttft_tpot__role_of(const char *s, size_t len)
 {
     static const char *const roles[4] = {"prefill", "decode", "kernel", "e2e"};
+    static const size_t lens[4] = {sizeof "prefill" - 1, sizeof "decode" - 1, sizeof "kernel" - 1, sizeof "e2e" - 1};
     int k;
-    for (k = 0; k < 4; k++)
-        if (strlen(roles[k]) == len && memcmp(s, roles[k], len) == 0)
+    for (k = 0; k < 4; k++) /* lengths known, names short: a role is read for each row */
+        if (lens[k] == len && ttft_tpot__same_bytes(s, roles[k], len))
             return k;
     for (k = 0; k < TTFT_TPOT_POINT_COUNT; k++)
-        if (strlen(ttft_tpot__pts[k].role) == len && memcmp(s, ttft_tpot__pts[k].role, len) == 0)
+        if (ttft_tpot__pts[k].role_len == len && ttft_tpot__same_bytes(s, ttft_tpot__pts[k].role, len))
             return 4 + k;
     return -1;
 }

@@ -24,7 +24,8 @@
      reports' output is small: they are compute, measured by report);
    - serving: REPORT_BIN --json over serving traces of 1e4, 1e5 and 1e6 requests x 100 tokens (64 in
      flight), time and peak memory, and each size's time against the one 10x smaller.
-   Traces go to DIR (default /tmp) and are removed at the end. */
+   Traces go to DIR (default /tmp) and are removed at the end. tests/callgrind_parse.sh counts the
+   instructions of the parse's two readers instead (--callgrind-parse). */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "ttft_tpot_tools.h"
 
@@ -250,6 +251,35 @@ static size_t library_read(const char *path, int what)
         n = ttft_tpot_summarize(&c, &s) == TTFT_TPOT_OK ? (size_t)(s.tpot.n + s.tpot_excluded) : 0;
     tool_collector_free(&c);
     return n;
+}
+
+/* --callgrind-parse MODE PATH: one read of the trace at PATH, by the floor (MODE floor) or by the
+   library (MODE library), each in a function of its own that tests/callgrind_parse.sh counts. */
+#if defined(__GNUC__) || defined(__clang__)
+#define BENCH_NOINLINE __attribute__((noinline))
+#else
+#define BENCH_NOINLINE
+#endif
+static BENCH_NOINLINE size_t count_floor(const char *path)
+{
+    floor_sample *s;
+    size_t n = floor_parse(path, &s);
+    free(s);
+    return n;
+}
+
+static BENCH_NOINLINE size_t count_library(const char *path)
+{
+    return library_read(path, 0);
+}
+
+static int callgrind_parse(const char *mode, const char *path)
+{
+    size_t n = strcmp(mode, "write") == 0     ? (size_t)write_trace(path, 1000000, 0)
+               : strcmp(mode, "floor") == 0 ? count_floor(path)
+                                            : count_library(path);
+    printf("%zu\n", n);
+    return 0;
 }
 
 static void bench_parse(const char *path, size_t lines)
@@ -1014,6 +1044,8 @@ int main(int argc, char **argv)
     long peak;
     if (argc == 3 && strcmp(argv[1], "--touch") == 0)
         return touch(argv[2]);
+    if (argc == 4 && strcmp(argv[1], "--callgrind-parse") == 0)
+        return callgrind_parse(argv[2], argv[3]);
     self = argv[0];
     launcher_start();
     for (i = 1; i < argc; i++) {
