@@ -30,13 +30,13 @@
                  ttft_tpot_serve_slo          the SLOs goodput counts against
      Requests    ttft_tpot_request_mark       a request's point by its id: submit, schedule, first output
                  ttft_tpot_request_tokens     tokens delivered (the first: its TTFT)
-                 ttft_tpot_request_finish     it is done, and why (stop, length, abort, error)
+                 ttft_tpot_request_finish     it is done, and why (stop, length, abort, error, repetition)
                  ttft_tpot_request_prompt     its prompt tokens
                  ttft_tpot_request_get        a request held, by its id (to log it)
                  ttft_tpot_request_at         the i-th request held
                  ttft_tpot_request_event_at   the i-th event of the log (a submit, tokens)
                  ttft_tpot_request_point      a request's time at a point (0: it has none)
-                 ttft_tpot_finish_reason_name "stop", "length", "abort", "error"
+                 ttft_tpot_finish_reason_name "stop", "length", "abort", "error", "repetition"
      Figures     ttft_tpot_serve_figures      a model's serving figures
                  ttft_tpot_request_values_of  a request's own figures (the requests CSV's)
                  ttft_tpot_requests_summary   the serving metrics of the requests held
@@ -252,13 +252,15 @@ enum { TTFT_TPOT_METRICS(TTFT_TPOT__METRIC_ENUM) TTFT_TPOT_METRIC_COUNT };
 enum { TTFT_TPOT_METRIC_NONE = -1 }; /* UNDER of a metric that is part of none */
 
 /* Why a request finished, as vLLM's finished_reason label names it: stop (an end token or a stop
-   string), length (its token limit), abort (the client went away, or the server dropped it), error.
-   An aborted or errored request is in no latency figure or histogram (vLLM's histograms leave them
-   out too): it is counted by its reason (JSON requests.finish_reasons, and Prometheus
+   string), length (its token limit), abort (the client went away, or the server dropped it), error,
+   repetition (stopped by repetition detection: finished, as stop and length are). An aborted or
+   errored request (TTFT_TPOT_FINISH_FAILED) is in no latency figure or histogram (vLLM's histograms
+   leave them out too): it is counted by its reason (JSON requests.finish_reasons, and Prometheus
    request_success_total{finished_reason=...} with every other reason, as vLLM counts them). */
 enum { TTFT_TPOT_FINISH_NONE = 0, /* ttft_tpot_request_finish: no reason given (or not finished) */
        TTFT_TPOT_FINISH_STOP, TTFT_TPOT_FINISH_LENGTH, TTFT_TPOT_FINISH_ABORT, TTFT_TPOT_FINISH_ERROR,
-       TTFT_TPOT_FINISH_COUNT };
+       TTFT_TPOT_FINISH_REPETITION, TTFT_TPOT_FINISH_COUNT };
+#define TTFT_TPOT_FINISH_FAILED(reason) ((reason) == TTFT_TPOT_FINISH_ABORT || (reason) == TTFT_TPOT_FINISH_ERROR)
 
 /* Serving metrics over requests, in vLLM's definitions (REQUESTS and METRICS, above). Durations in ns.
    n counts measured requests: not submitted inside a warmup section, with at least one token. */
@@ -400,7 +402,7 @@ typedef struct ttft_tpot__tally {
                                                  prompt_tokens_total */
     uint64_t truncated, unmeasured; /* finished requests out of the figures: truncated; warmup or no token */
     uint64_t reasons[TTFT_TPOT_FINISH_COUNT]; /* by finish reason (request_success_total): the measured
-                                                 ones (NONE, STOP, LENGTH), the aborted and errored ones
+                                                 ones (NONE, STOP, LENGTH, REPETITION), the aborted and errored ones
                                                  (not warmup) */
 } ttft_tpot__tally;
 
@@ -440,7 +442,8 @@ enum {
     TTFT_TPOT_SERVE_FINISHED,      /* "# finished: ID" */
     TTFT_TPOT_SERVE_FINISH_REASON, /* "# finish_reason: REASON,ID": reason */
     TTFT_TPOT_SERVE_PROMPT_TOKENS, /* "# prompt_tokens: N,ID": tokens */
-    TTFT_TPOT_SERVE_FOLDED,        /* "# folded: REQUESTS,...,ERROR": v[0..8] */
+    TTFT_TPOT_SERVE_FOLDED,        /* "# folded: REQUESTS,...,ERROR[,REPETITION]": v[0..9] (v[9] 0 where
+                                      the line ends at ERROR, as it does without a repetition) */
     TTFT_TPOT_SERVE_FOLDED_METRIC, /* "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C ...": metric, v[0..2],
                                       n pairs (bucket[k], count[k]) */
     TTFT_TPOT_SERVE_BUCKETS        /* "# buckets: vllm-0.33" (or 0.3's "vllm"): set (TTFT_TPOT_BUCKETS_*) */
@@ -458,7 +461,7 @@ typedef struct ttft_tpot_serve_item {
     int warmup;
     int reason;               /* FINISH_REASON: TTFT_TPOT_FINISH_* */
     int metric, set;          /* FOLDED_METRIC: TTFT_TPOT_METRIC_*; BUCKETS: TTFT_TPOT_BUCKETS_* */
-    uint64_t v[9];
+    uint64_t v[10];
     size_t n;                 /* FOLDED_METRIC: its buckets */
     uint64_t bucket[TTFT_TPOT_BUCKETS_MAX], count[TTFT_TPOT_BUCKETS_MAX];
     char *err;
@@ -522,7 +525,8 @@ TTFT_TPOT_DEF int ttft_tpot_request_tokens(ttft_tpot_serve *s, const char *id, u
    submit, as its tokens are). */
 TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot_serve *s, const char *id, int reason);
 
-/* A reason's name ("stop", "length", "abort", "error"; "" for NONE), or NULL when unknown. */
+/* A reason's name ("stop", "length", "abort", "error", "repetition"; "" for NONE), or NULL when
+   unknown. */
 TTFT_TPOT_DEF const char *ttft_tpot_finish_reason_name(int reason);
 
 /* The request's prompt tokens (once, after its submit), for vLLM's prompt_tokens_total and the JSON's
@@ -982,7 +986,7 @@ static uint64_t ttft_tpot__event_time(const ttft_tpot_serve *s, const char *id, 
    errored. */
 static int ttft_tpot__measured(const ttft_tpot_request *r)
 {
-    return !r->warmup && !r->truncated && r->token_events > 0 && r->reason < TTFT_TPOT_FINISH_ABORT;
+    return !r->warmup && !r->truncated && r->token_events > 0 && !TTFT_TPOT_FINISH_FAILED(r->reason);
 }
 
 /* Folding finished requests (Requests: folding, below, beside the metrics it computes). */
@@ -1057,7 +1061,7 @@ static int ttft_tpot__request_by_id(ttft_tpot_serve *s, const char *id, int *r)
 
 TTFT_TPOT_DEF const char *ttft_tpot_finish_reason_name(int reason)
 {
-    static const char *const names[TTFT_TPOT_FINISH_COUNT] = {"", "stop", "length", "abort", "error"};
+    static const char *const names[TTFT_TPOT_FINISH_COUNT] = {"", "stop", "length", "abort", "error", "repetition"};
     return reason >= 0 && reason < TTFT_TPOT_FINISH_COUNT ? names[reason] : NULL;
 }
 
@@ -1516,7 +1520,7 @@ static void ttft_tpot__fold(const ttft_tpot_serve *s, ttft_tpot__tally *t, unsig
     uint64_t v, sc;
     int m;
     if (!ttft_tpot__measured(q)) { /* classed as the report classes it (ttft_tpot__requests_of) */
-        if (!q->warmup && q->reason >= TTFT_TPOT_FINISH_ABORT)
+        if (!q->warmup && TTFT_TPOT_FINISH_FAILED(q->reason))
             t->reasons[q->reason]++;
         else
             *(!q->warmup && q->truncated ? &t->truncated : &t->unmeasured) += 1;
@@ -1653,7 +1657,7 @@ static int ttft_tpot__requests_of(const ttft_tpot_serve *s, ttft_tpot_requests *
         return TTFT_TPOT_ENOMEM;
     for (r = 0; r < s->req.n; r++) { /* counts, window, goodput */
         const ttft_tpot_request *q = &s->req.list[r];
-        int failed = !q->warmup && q->reason >= TTFT_TPOT_FINISH_ABORT;
+        int failed = !q->warmup && TTFT_TPOT_FINISH_FAILED(q->reason);
         if (!ttft_tpot__measured(q)) { /* warmup, then aborted or errored, truncated, no token */
             out->warmup_excluded += q->warmup != 0;
             out->finish_reasons[q->reason] += (uint64_t)failed;
@@ -1733,7 +1737,7 @@ static void ttft_tpot__requests_merge(ttft_tpot_serve *dst, const ttft_tpot_serv
 /* Whether a request is in the requests' TTFT series: it has a token, and kept all its events. */
 static int ttft_tpot__in_ttft_series(const ttft_tpot_request *q)
 {
-    return !q->truncated && q->token_events && q->reason < TTFT_TPOT_FINISH_ABORT;
+    return !q->truncated && q->token_events && !TTFT_TPOT_FINISH_FAILED(q->reason);
 }
 
 /* The requests' TTFT series, in submit order (every request with a token that kept all its events,
@@ -2421,7 +2425,7 @@ static void ttft_tpot__prom_one(ttft_tpot_writer *w, const char *pre, const char
 }
 
 /* The finished requests by reason, as vLLM counts them: request_success_total by finished_reason
-   ("": no reason given, which Prometheus stores as no label; stop, length, abort, error), every child
+   ("": no reason given, which Prometheus stores as no label; stop, length, abort, error, repetition), every child
    written from the start, as vLLM does, so that increase() sees a reason's first request, and with one
    set of label names (a textfile collector refuses a family that mixes them). */
 static void ttft_tpot__prom_reasons(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm, const uint64_t *k)
@@ -2729,7 +2733,7 @@ static void ttft_tpot__write_finished(const ttft_tpot_serve *s, ttft_tpot_writer
 }
 
 /* The requests folded out of the table (config.request_window), which no event row carries:
-   "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR" (the
+   "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR[,REPETITION]" (the
    requests by finish reason: those of REQUESTS given stop or length, then the aborted and errored),
    then each metric with values as
    "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C I:C ..." (KEY its JSON key, I a bucket's index among
@@ -2745,13 +2749,16 @@ static void ttft_tpot__write_folded(const ttft_tpot_serve *s, ttft_tpot_writer *
         return;
     if (s->buckets == TTFT_TPOT_BUCKETS_VLLM) /* the bounds the bucket indexes below count among */
         ttft_tpot_write(w, "# buckets: vllm-0.33\n");
-    ttft_tpot_write(w, "# folded: %llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)t->requests,
+    ttft_tpot_write(w, "# folded: %llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu", (unsigned long long)t->requests,
                     (unsigned long long)t->tokens, (unsigned long long)t->prompt_tokens,
                     (unsigned long long)t->truncated, (unsigned long long)t->unmeasured,
                     (unsigned long long)t->reasons[TTFT_TPOT_FINISH_STOP],
                     (unsigned long long)t->reasons[TTFT_TPOT_FINISH_LENGTH],
                     (unsigned long long)t->reasons[TTFT_TPOT_FINISH_ABORT],
                     (unsigned long long)t->reasons[TTFT_TPOT_FINISH_ERROR]);
+    if (t->reasons[TTFT_TPOT_FINISH_REPETITION]) /* only then: a trace without one reads in 0.3 too */
+        ttft_tpot_write(w, ",%llu", (unsigned long long)t->reasons[TTFT_TPOT_FINISH_REPETITION]);
+    ttft_tpot_write(w, "\n");
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
         if (!t->count[m])
             continue;
@@ -3008,7 +3015,7 @@ static int ttft_tpot__restore_told(ttft_tpot_serve *s, ttft_tpot_serve_item *ite
         req->finished = 1;
     } else if (item->kind == TTFT_TPOT_SERVE_FINISH_REASON) {
         if (item->reason <= TTFT_TPOT_FINISH_NONE || item->reason >= TTFT_TPOT_FINISH_COUNT)
-            return ttft_tpot__serve_refuse(item, "# finish_reason: expected stop, length, abort or error, then ,ID",
+            return ttft_tpot__serve_refuse(item, "# finish_reason: expected stop, length, abort, error or repetition, then ,ID",
                                            NULL, 0);
         if (!req || !req->finished || req->reason)
             return ttft_tpot__serve_refuse(item, "# finish_reason: a request not finished earlier in this trace, "
@@ -3025,29 +3032,30 @@ static int ttft_tpot__restore_told(ttft_tpot_serve *s, ttft_tpot_serve_item *ite
     return TTFT_TPOT_OK;
 }
 
-/* "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR": requests
+/* "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR[,REPETITION]": requests
    folded out of the recording layer's table (config.request_window); no count may pass 2^64 with
    what the layer counts already. */
 static int ttft_tpot__restore_folded(ttft_tpot_serve *s, ttft_tpot_serve_item *item)
 {
     ttft_tpot__tally *t = &((ttft_tpot__serve_reading *)s->reading)->folded;
-    uint64_t *to[9], *live[9], *v = item->v; /* live: the layer's finished tally, which the read adds to */
+    uint64_t *to[10], *live[10], *v = item->v; /* live: the layer's finished tally, which the read adds to */
     int k;
     to[0] = &t->requests, to[1] = &t->tokens, to[2] = &t->prompt_tokens, to[3] = &t->truncated;
     to[4] = &t->unmeasured;
-    for (k = 0; k < 4; k++)
+    for (k = 0; k < 5; k++) /* STOP, LENGTH, ABORT, ERROR, REPETITION */
         to[5 + k] = &t->reasons[TTFT_TPOT_FINISH_STOP + k];
-    for (k = 0; k < 9; k++) {
+    for (k = 0; k < 10; k++) {
         live[k] = (uint64_t *)((char *)&s->finished + ((char *)to[k] - (char *)t));
         if (*to[k] > UINT64_MAX - *live[k] || v[k] > UINT64_MAX - *to[k] - *live[k])
             break;
     }
-    if (k < 9 || v[5] > v[0] || v[6] > v[0] - v[5])
+    if (k < 10 || v[5] > v[0] || v[6] > v[0] - v[5] || v[9] > v[0] - v[5] - v[6])
         return ttft_tpot__serve_refuse(item, "# folded: expected REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,"
-                                             "STOP,LENGTH,ABORT,ERROR (STOP + LENGTH at most REQUESTS)", NULL, 0);
-    for (k = 0; k < 9; k++)
+                                             "STOP,LENGTH,ABORT,ERROR[,REPETITION] (STOP + LENGTH + REPETITION at most "
+                                             "REQUESTS)", NULL, 0);
+    for (k = 0; k < 10; k++)
         *to[k] += v[k];
-    t->reasons[TTFT_TPOT_FINISH_NONE] += v[0] - v[5] - v[6];
+    t->reasons[TTFT_TPOT_FINISH_NONE] += v[0] - v[5] - v[6] - v[9];
     ((ttft_tpot__serve_reading *)s->reading)->folded_line = item->line;
     return TTFT_TPOT_OK;
 }

@@ -2017,7 +2017,7 @@ static int ttft_tpot__read_finish_reason(ttft_tpot__reader *r, unsigned long lin
             strncmp(p, ttft_tpot_finish_reason_name(k), (size_t)(comma - p)) == 0)
             break;
     if (!comma || k == TTFT_TPOT_FINISH_COUNT)
-        return ttft_tpot__fail(r, line, "# finish_reason: expected stop, length, abort or error, then ,ID", NULL);
+        return ttft_tpot__fail(r, line, "# finish_reason: expected stop, length, abort, error or repetition, then ,ID", NULL);
     r->sitem.reason = k;
     r->sitem.id = comma + 1;
     r->sitem.len = strlen(comma + 1);
@@ -2034,16 +2034,24 @@ static int ttft_tpot__read_request_prompt(ttft_tpot__reader *r, unsigned long li
     return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_PROMPT_TOKENS);
 }
 
-/* "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR": requests
-   folded out of the recording layer's table (its config.request_window). */
+/* "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR[,REPETITION]":
+   requests folded out of the recording layer's table (its config.request_window); REPETITION 0 where
+   the line ends at ERROR. */
 static int ttft_tpot__read_folded(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
-    int k;
-    for (k = 0; k < 9; k++)
-        if (!(k < 8 ? ttft_tpot__take(&p, ',', UINT64_MAX, &r->sitem.v[k])
-                    : ttft_tpot__u64(p, strlen(p), UINT64_MAX, &r->sitem.v[k])))
+    const char *q;
+    size_t commas = 0;
+    int k, n;
+    for (q = p; *q; q++)
+        commas += *q == ',';
+    n = commas == 9 ? 10 : 9; /* with a repetition's count, or without */
+    r->sitem.v[9] = 0;
+    for (k = 0; k < n; k++)
+        if (!(k < n - 1 ? ttft_tpot__take(&p, ',', UINT64_MAX, &r->sitem.v[k])
+                        : ttft_tpot__u64(p, strlen(p), UINT64_MAX, &r->sitem.v[k])))
             return ttft_tpot__fail(r, line, "# folded: expected REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,"
-                                            "STOP,LENGTH,ABORT,ERROR (STOP + LENGTH at most REQUESTS)", NULL);
+                                            "STOP,LENGTH,ABORT,ERROR[,REPETITION] (STOP + LENGTH + REPETITION at "
+                                            "most REQUESTS)", NULL);
     return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_FOLDED);
 }
 
@@ -3536,7 +3544,7 @@ static int ttft_tpot__html_ttft_points(const ttft_tpot_model *m, ttft_tpot__html
     if (ttft_tpot__served(m)->requests.seen == 0)
         return ttft_tpot__html_role_points(m, NULL, NULL, NULL, steady, warm);
     for (r = 0; ttft_tpot_request_at(ttft_tpot_serve_of(m->collector), r, &q, NULL) == TTFT_TPOT_OK; r++)
-        if (q.token_events && !q.truncated && q.reason < TTFT_TPOT_FINISH_ABORT &&
+        if (q.token_events && !q.truncated && !TTFT_TPOT_FINISH_FAILED(q.reason) &&
             ttft_tpot__html_pts_add(q.warmup ? warm : steady, (double)r, (double)(q.first_ns - q.submit_ns) / 1e6) != 0)
             return -1;
     return 0;

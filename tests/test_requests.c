@@ -950,7 +950,7 @@ static void finish_reasons_count_and_failures_stay_out(void **state)
     assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, NULL);
     assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# finish_reason: done,A\n", "t.csv",
                                err, sizeof err), TTFT_TPOT_EPARSE);
-    assert_non_null(strstr(err, "t.csv:2: # finish_reason: expected stop, length, abort or error"));
+    assert_non_null(strstr(err, "t.csv:2: # finish_reason: expected stop, length, abort, error or repetition"));
     free(live);
     free(model);
     free(text);
@@ -1155,6 +1155,62 @@ static void old_vllm_buckets_keep_their_meaning(void **state)
     unserve(&c, &srv);
     free(prom);
     free(trace);
+}
+
+/* A request stopped by repetition detection (vLLM's "repetition") finished normally: A repetition
+   (TTFT 10 ms), B stop (20 ms), then C (30 ms, no reason) over a table of 2 (window 1), so that A is
+   folded. All three are in the figures (TTFT n 3, sum 60 ms) and each reason is counted, live, in the
+   model's exposition, the JSON, and back from a trace, whose "# folded:" line then has a tenth value. */
+static void repetition_is_a_finish_reason(void **state)
+{
+    static const char *const want[] = {
+        "vllm:request_success_total{finished_reason=\"\"} 1\n",
+        "vllm:request_success_total{finished_reason=\"stop\"} 1\n",
+        "vllm:request_success_total{finished_reason=\"repetition\"} 1\n",
+        "vllm:request_success_total{finished_reason=\"abort\"} 0\n",
+        "vllm:time_to_first_token_seconds_count 3\n",
+        "vllm:time_to_first_token_seconds_sum 0.060000000\n",
+    };
+    static const char *const ids[3] = {"A", "B", "C"};
+    static const int reason[3] = {TTFT_TPOT_FINISH_REPETITION, TTFT_TPOT_FINISH_STOP, TTFT_TPOT_FINISH_NONE};
+    ttft_tpot c, back;
+    ttft_tpot_serve srv, srv_back;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
+    ttft_tpot_config cfg;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char *live, *model, *trace;
+    jc_value doc;
+    int i;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    scfg.max_requests = 2;
+    scfg.request_window = 1;
+    served(&c, &srv, &cfg, &scfg);
+    assert_string_equal(ttft_tpot_finish_reason_name(TTFT_TPOT_FINISH_REPETITION), "repetition");
+    for (i = 0; i < 3; i++) {
+        assert_int_equal(ttft_tpot_request_mark(&srv, ids[i], TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens(&srv, ids[i], (uint64_t)(i + 1) * 10 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_finish(&srv, ids[i], reason[i]), TTFT_TPOT_OK);
+    }
+    live = publish_str(&srv, pub);
+    model = capture_prom(&c);
+    assert_both_hold(live, model, want, sizeof want / sizeof want[0]);
+    json_of(&c, &doc);
+    assert_ms(&doc, "requests.folded.requests", 1);
+    assert_ms(&doc, "requests.ttft_ms.n", 2); /* the requests held */
+    assert_ms(&doc, "requests.finish_reasons.repetition", 1);
+    assert_ms(&doc, "requests.finish_reasons.stop", 1);
+    assert_ms(&doc, "requests.finish_reasons.none", 1);
+    jc_free(&doc);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "\n# folded: 1,1,0,0,0,0,0,0,0,1\n"));
+    assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, NULL);
+    free(live);
+    free(model);
+    free(trace);
+    free(pub);
+    unserve(&back, &srv_back);
+    unserve(&c, &srv);
 }
 
 /* Folded requests keep their reasons: ten requests over a table of 4 (window 1), request i finished
@@ -2109,6 +2165,7 @@ int main(void)
         cmocka_unit_test(finished_requests_fold_away),
         cmocka_unit_test(a_full_event_log_folds_too),
         cmocka_unit_test(finish_reasons_count_and_failures_stay_out),
+        cmocka_unit_test(repetition_is_a_finish_reason),
         cmocka_unit_test(vllm_buckets_alone),
         cmocka_unit_test(old_vllm_buckets_keep_their_meaning),
         cmocka_unit_test(bounds_as_written_are_their_ns),

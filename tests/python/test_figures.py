@@ -403,7 +403,23 @@ def test_finish_reasons():
     doc = tp.report_json()
     assert doc["requests"]["n"] == 2
     assert doc["requests"]["ttft_ms"]["max"] == 20.0
-    assert doc["requests"]["finish_reasons"] == {"none": 0, "stop": 1, "length": 1, "abort": 1, "error": 0}
+    assert doc["requests"]["finish_reasons"] == {"none": 0, "stop": 1, "length": 1, "abort": 1, "error": 0,
+                                                 "repetition": 0}
+
+
+def test_repetition_finishes():
+    """reason="repetition" (vLLM's repetition detection) is a request that finished: in the figures
+    (TTFT over a, 10 ms, and b, 20 ms) and counted by its reason."""
+    tp = ttft_tpot.Collector()
+    for k, (rid, reason) in enumerate((("a", "repetition"), ("b", "stop"))):
+        tp.submit(rid, 0)
+        tp.tokens(rid, 1, (k + 1) * 10 * MS)
+        tp.finish(rid, reason=reason)
+    assert 'vllm:request_success_total{finished_reason="repetition"} 1\n' in tp.prometheus()
+    doc = tp.report_json()
+    assert doc["requests"]["n"] == 2
+    assert doc["requests"]["ttft_ms"]["max"] == 20.0
+    assert doc["requests"]["finish_reasons"]["repetition"] == 1
 
 
 def test_vllm_buckets():

@@ -951,7 +951,7 @@ static int core_reason(PyObject *o)
     for (k = TTFT_TPOT_FINISH_STOP; k < TTFT_TPOT_FINISH_COUNT; k++)
         if (PyUnicode_Check(o) && PyUnicode_CompareWithASCIIString(o, ttft_tpot_finish_reason_name(k)) == 0)
             return k;
-    PyErr_Format(PyExc_ValueError, "a finish reason is \"stop\", \"length\", \"abort\" or \"error\" (or None), not %R", o);
+    PyErr_Format(PyExc_ValueError, "a finish reason is \"stop\", \"length\", \"abort\", \"error\" or \"repetition\" (or None), not %R", o);
     return -1;
 }
 
@@ -1787,7 +1787,7 @@ static PyMethodDef core_collector_methods[] = {
     {"tokens", CORE_KW(core_tokens), "tokens(id, n=1, t_ns=None): n of its tokens delivered"},
     {"finish", CORE_KW(core_finish),
      "finish(id, reason=None): its last token delivered (a live exposition counts it); reason: \"stop\", "
-     "\"length\", \"abort\" or \"error\" (aborted and errored: in no figure)"},
+     "\"length\", \"abort\", \"error\" or \"repetition\" (aborted and errored: in no figure)"},
     {"prompt", CORE_1(core_prompt, METH_VARARGS), "prompt(id, n): its prompt tokens (prompt_tokens_total)"},
     {"_publish", CORE_1(core_publish, METH_VARARGS), NULL},
     {"device_resolve", CORE_KW(core_device_resolve),
