@@ -28,6 +28,7 @@
                  ttft_tpot_serve_free         free it (before its collector)
                  ttft_tpot_serve_of           the serving layer attached to a collector, or NULL
                  ttft_tpot_serve_slo          the SLOs goodput counts against
+                 ttft_tpot_serve_tell         what the driver knows: KV cache usage, preemptions, ...
      Requests    ttft_tpot_request_mark       a request's point by its id: submit, schedule, first output
                  ttft_tpot_request_tokens     tokens delivered (the first: its TTFT)
                  ttft_tpot_request_finish     it is done, and why (stop, length, abort, error, repetition)
@@ -96,6 +97,14 @@
      report leads with them where a request was measured ("Serving: N requests measured ..."), the JSON
      report's "requests" holds them (null without a layer or a request), a trace carries the requests'
      rows and directives, and the tools read them (ttft_tpot_serve_figures).
+
+   WHAT THE DRIVER TELLS
+     What the layer cannot see, the driver tells it (ttft_tpot_serve_tell, TTFT_TPOT_TOLD): the KV
+     cache's usage (vllm:kv_cache_usage_perc, a fraction), preemptions (num_preemptions_total), the
+     prefix cache's queried and hit tokens (prefix_cache_queries_total, prefix_cache_hits_total), the
+     prompt tokens it served (prompt_tokens_cached_total), and the requests waiting by why
+     (num_requests_waiting_by_reason: capacity, deferred). Each family is written from the start, 0
+     until told, as vLLM writes it, in the live exposition and the model's; a trace carries them.
 
    FOLDING AND THE EXPOSITION
      A server that runs for weeks: a request finished (ttft_tpot_request_finish) is folded once into
@@ -262,6 +271,30 @@ enum { TTFT_TPOT_FINISH_NONE = 0, /* ttft_tpot_request_finish: no reason given (
        TTFT_TPOT_FINISH_REPETITION, TTFT_TPOT_FINISH_COUNT };
 #define TTFT_TPOT_FINISH_FAILED(reason) ((reason) == TTFT_TPOT_FINISH_ABORT || (reason) == TTFT_TPOT_FINISH_ERROR)
 
+/* What a driver knows of its scheduler and KV cache and tells the layer (ttft_tpot_serve_tell), as
+   vLLM's families of them mean it; each is written from the start (0 until told), as vLLM writes them.
+   X(NAME, name: Python's and a trace's, family, its reason label or "", kind, help). Kinds: a COUNTER
+   adds what it is told (a whole number); a GAUGE is set to it (a whole number); a FRACTION is set to
+   a value from 0 to 1, kept to 1e-9. */
+#define TTFT_TPOT_TOLD(X)                                                                             \
+    X(KV_CACHE_USAGE, "kv_cache_usage_perc", "kv_cache_usage_perc", "", FRACTION,                      \
+      "KV-cache usage. 1 means 100 percent usage.")                                                   \
+    X(PREEMPTIONS, "num_preemptions", "num_preemptions_total", "", COUNTER,                           \
+      "Cumulative number of preemption from the engine.")                                             \
+    X(PREFIX_CACHE_QUERIES, "prefix_cache_queries", "prefix_cache_queries_total", "", COUNTER,        \
+      "Prefix cache queries, in terms of number of queried tokens.")                                  \
+    X(PREFIX_CACHE_HITS, "prefix_cache_hits", "prefix_cache_hits_total", "", COUNTER,                 \
+      "Prefix cache hits, in terms of number of cached tokens.")                                      \
+    X(PROMPT_TOKENS_CACHED, "prompt_tokens_cached", "prompt_tokens_cached_total", "", COUNTER,        \
+      "Number of prompt tokens served from the prefix cache, not computed.")                          \
+    X(WAITING_CAPACITY, "waiting_capacity", "num_requests_waiting_by_reason", "capacity", GAUGE,      \
+      "Number of requests waiting, by why: capacity (no room in the KV cache), deferred (held back).") \
+    X(WAITING_DEFERRED, "waiting_deferred", "num_requests_waiting_by_reason", "deferred", GAUGE, "")
+#define TTFT_TPOT__TOLD_ENUM(name, key, family, label, kind, help) TTFT_TPOT_TOLD_##name,
+enum { TTFT_TPOT_TOLD(TTFT_TPOT__TOLD_ENUM) TTFT_TPOT_TOLD_COUNT };
+#undef TTFT_TPOT__TOLD_ENUM
+enum { TTFT_TPOT_TOLD_COUNTER, TTFT_TPOT_TOLD_GAUGE, TTFT_TPOT_TOLD_FRACTION }; /* its kind */
+
 /* Serving metrics over requests, in vLLM's definitions (REQUESTS and METRICS, above). Durations in ns.
    n counts measured requests: not submitted inside a warmup section, with at least one token. */
 typedef struct ttft_tpot_requests {
@@ -424,6 +457,8 @@ typedef struct ttft_tpot_serve {
     ttft_tpot_slo slo;
     char model_label[352];         /* model_name="...",engine="..." (config.model_name and engine,
                                       escaped; each where given), or "" */
+    uint64_t told[TTFT_TPOT_TOLD_COUNT]; /* ttft_tpot_serve_tell's (a FRACTION in 1e-9) */
+    unsigned told_any;             /* bit k: told[k] was told (a merge takes a gauge only then) */
     void *reading;                 /* a trace being read (ttft_tpot_serve_restore), or NULL */
     void *owned;                   /* its tables' one allocation */
     unsigned grown;                /* tables a trace outgrew, moved to allocations of their own: bit 0 the
@@ -446,7 +481,9 @@ enum {
                                       the line ends at ERROR, as it does without a repetition) */
     TTFT_TPOT_SERVE_FOLDED_METRIC, /* "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C ...": metric, v[0..2],
                                       n pairs (bucket[k], count[k]) */
-    TTFT_TPOT_SERVE_BUCKETS        /* "# buckets: vllm-0.33" (or 0.3's "vllm"): set (TTFT_TPOT_BUCKETS_*) */
+    TTFT_TPOT_SERVE_BUCKETS,       /* "# buckets: vllm-0.33" (or 0.3's "vllm"): set (TTFT_TPOT_BUCKETS_*) */
+    TTFT_TPOT_SERVE_TOLD           /* "# told: KEY,VALUE": metric (TTFT_TPOT_TOLD_*), tokens (the value as
+                                      kept: a FRACTION in 1e-9) */
 };
 
 /* One item for ttft_tpot_serve_restore. line: where it stands (a check at the collector's COMMIT says
@@ -490,6 +527,13 @@ TTFT_TPOT_DEF ttft_tpot_serve *ttft_tpot_serve_of(const ttft_tpot *c);
    one token has no TPOT and passes the TPOT SLO. OK; EINVAL (s NULL); ERANGE (negative, NaN or
    infinite, told by its bits: nothing changes). A trace does not carry them. */
 TTFT_TPOT_DEF int ttft_tpot_serve_slo(ttft_tpot_serve *s, ttft_tpot_slo slo);
+
+/* What the driver knows and the layer cannot see: what (TTFT_TPOT_TOLD_*), a COUNTER adding value, a
+   GAUGE or FRACTION set to it (TTFT_TPOT_TOLD). Counters never go back, across clears too, as the live
+   exposition's. OK (also when disabled: nothing); EINVAL (s NULL, what unknown); ERANGE (NaN,
+   infinite, negative, not a whole number where one is asked, a fraction past 1, a counter past
+   2^64 - 1; told by its bits: nothing changes). A trace carries what was told ("# told:"). */
+TTFT_TPOT_DEF int ttft_tpot_serve_tell(ttft_tpot_serve *s, int what, double value);
 
 /* ---- Requests -------------------------------------------------------------------------------- */
 
@@ -1148,6 +1192,55 @@ TTFT_TPOT_DEF int ttft_tpot_serve_slo(ttft_tpot_serve *s, ttft_tpot_slo slo)
         return TTFT_TPOT_ERANGE;
     s->slo = slo;
     return TTFT_TPOT_OK;
+}
+
+/* The TTFT_TPOT_TOLD table, expanded once. */
+typedef struct ttft_tpot__told_info {
+    const char *key, *family, *label;
+    int kind;
+    const char *help;
+} ttft_tpot__told_info;
+#define TTFT_TPOT__TOLD_INFO(name, key, family, label, kind, help)                                   \
+    {key, family, label, TTFT_TPOT_TOLD_##kind, help},
+static const ttft_tpot__told_info ttft_tpot__told[TTFT_TPOT_TOLD_COUNT] = {TTFT_TPOT_TOLD(TTFT_TPOT__TOLD_INFO)};
+#undef TTFT_TPOT__TOLD_INFO
+
+/* value as what's told kept (*v): a whole number (a FRACTION in 1e-9), or ERANGE. */
+static int ttft_tpot__told_value(int what, double value, uint64_t *v)
+{
+    int fraction = ttft_tpot__told[what].kind == TTFT_TPOT_TOLD_FRACTION;
+    double x = fraction ? value * 1e9 + 0.5 : value;
+    if (!ttft_tpot__slo_finite(value) || !(value >= 0) || (fraction && !(value <= 1)) || !(x < 18446744073709551616.0))
+        return TTFT_TPOT_ERANGE;
+    *v = (uint64_t)x;
+    return fraction || (double)*v == value ? TTFT_TPOT_OK : TTFT_TPOT_ERANGE;
+}
+
+/* told[what] takes v: a counter adds it (ERANGE past 2^64 - 1), the others are set. */
+static int ttft_tpot__told_take(uint64_t *told, unsigned *any, int what, uint64_t v)
+{
+    if (ttft_tpot__told[what].kind == TTFT_TPOT_TOLD_COUNTER) {
+        if (v > UINT64_MAX - told[what])
+            return TTFT_TPOT_ERANGE;
+        told[what] += v;
+    } else {
+        told[what] = v;
+    }
+    *any |= 1u << what;
+    return TTFT_TPOT_OK;
+}
+
+TTFT_TPOT_DEF int ttft_tpot_serve_tell(ttft_tpot_serve *s, int what, double value)
+{
+    uint64_t v;
+    int rc;
+    if (!s || what < 0 || what >= TTFT_TPOT_TOLD_COUNT)
+        return TTFT_TPOT_EINVAL;
+    if ((rc = ttft_tpot__told_value(what, value, &v)) != TTFT_TPOT_OK)
+        return rc;
+    if (!s->layer.enabled)
+        return TTFT_TPOT_OK;
+    return ttft_tpot__told_take(s->told, &s->told_any, what, v);
 }
 
 /* The request metrics' table (TTFT_TPOT_METRICS), expanded once for the writers. */
@@ -2395,6 +2488,7 @@ typedef struct ttft_tpot__prom_counts {
     uint64_t refused, dropped;  /* requests_refused, requests_dropped (as in the reports) */
     uint64_t waiting, running;  /* the requests in flight now: num_requests_waiting, num_requests_running */
     const uint64_t *reasons;    /* by finish reason (TTFT_TPOT_FINISH_*): request_success_total's children */
+    const uint64_t *told;       /* what the driver told (TTFT_TPOT_TOLD) */
 } ttft_tpot__prom_counts;
 
 /* The requests in flight now: waiting (submitted, neither scheduled nor given a token) and running
@@ -2441,6 +2535,41 @@ static void ttft_tpot__prom_reasons(ttft_tpot_writer *w, const ttft_tpot__prom_n
                         ttft_tpot_finish_reason_name(r), (unsigned long long)k[r]);
 }
 
+/* A told value as prometheus_client writes a float: a FRACTION's 1e-9 as "0.8245" (its shortest
+   decimals, one at least: "1.0"), a whole number as itself. */
+static void ttft_tpot__told_text(char *buf, size_t cap, int what, uint64_t v)
+{
+    char frac[16];
+    int n = 9;
+    if (ttft_tpot__told[what].kind != TTFT_TPOT_TOLD_FRACTION) {
+        snprintf(buf, cap, "%llu", (unsigned long long)v);
+        return;
+    }
+    snprintf(frac, sizeof frac, "%09llu", (unsigned long long)(v % 1000000000u));
+    while (n > 1 && frac[n - 1] == '0')
+        frac[--n] = '\0';
+    snprintf(buf, cap, "%llu.%s", (unsigned long long)(v / 1000000000u), frac);
+}
+
+/* What the driver told, each family once, each series from the start. */
+static void ttft_tpot__prom_told(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm, const uint64_t *told)
+{
+    static const char *const type[3] = {"counter", "gauge", "gauge"};
+    char v[32];
+    int k;
+    for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++) {
+        const ttft_tpot__told_info *t = &ttft_tpot__told[k];
+        if (!k || strcmp(t->family, ttft_tpot__told[k - 1].family) != 0)
+            ttft_tpot_write(w, "# HELP %s%s %s\n# TYPE %s%s %s\n", nm->pre, t->family, t->help, nm->pre, t->family,
+                            type[t->kind]);
+        ttft_tpot__told_text(v, sizeof v, k, told[k]);
+        if (*t->label)
+            ttft_tpot_write(w, "%s%s{%sreason=\"%s\"} %s\n", nm->pre, t->family, nm->blb, t->label, v);
+        else
+            ttft_tpot_write(w, "%s%s%s %s\n", nm->pre, t->family, nm->lb, v);
+    }
+}
+
 /* The request histograms, the counters and the gauges. */
 static void ttft_tpot__prom_requests(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm, const ttft_tpot_buckets *b,
                                      const ttft_tpot__prom_counts *n)
@@ -2457,6 +2586,7 @@ static void ttft_tpot__prom_requests(ttft_tpot_writer *w, const ttft_tpot__prom_
                         "Requests scheduled or given a token, not finished.", n->running);
     ttft_tpot__prom_one(w, nm->pre, nm->lb, "num_requests_waiting",
                         "Requests submitted, neither scheduled nor given a token.", n->waiting);
+    ttft_tpot__prom_told(w, nm, n->told); /* the scheduler's and the KV cache's, beside them */
     ttft_tpot__prom_reasons(w, nm, n->reasons);
     ttft_tpot__prom_one(w, nm->pre, nm->lb, "prompt_tokens_total",
                         "Number of prompt tokens of the finished requests (as given them).", n->prompt_tokens);
@@ -2485,6 +2615,7 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
     n.tokens = f->requests.tokens + f->requests.folded_tokens;
     n.prompt_tokens = f->requests.prompt_tokens + f->requests.folded_prompt_tokens;
     n.reasons = f->requests.finish_reasons;
+    n.told = s->told;
     n.refused = f->losses.requests_refused, n.dropped = f->losses.requests_dropped;
     ttft_tpot__in_flight(s, &n);
     w.f = out, w.b = block, w.cap = sizeof block;
@@ -2514,6 +2645,7 @@ static void ttft_tpot__publish_into(const ttft_tpot_serve *s, ttft_tpot_publishe
     n.tokens = p->tokens, n.prompt_tokens = p->prompt_tokens; /* across clears */
     n.refused = s->refused_cleared + s->req.refused, n.dropped = s->dropped_cleared + s->req.dropped;
     n.reasons = s->finished.reasons;
+    n.told = s->told;
     ttft_tpot__in_flight(s, &n);
     ttft_tpot__prom_requests(w, nm, p->now, &n);
 }
@@ -2772,6 +2904,19 @@ static void ttft_tpot__write_folded(const ttft_tpot_serve *s, ttft_tpot_writer *
     }
 }
 
+/* "# told: KEY,VALUE" for what the driver told (ttft_tpot_serve_tell): a counter's total, a gauge's
+   last value. */
+static void ttft_tpot__write_told(const ttft_tpot_serve *s, ttft_tpot_writer *w)
+{
+    char v[32];
+    int k;
+    for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++)
+        if (s->told_any >> k & 1u) {
+            ttft_tpot__told_text(v, sizeof v, k, s->told[k]);
+            ttft_tpot_write(w, "# told: %s,%s\n", ttft_tpot__told[k].key, v);
+        }
+}
+
 /* The layer's trace hook: its rows and directives after the device intervals (EVENTS). Each truncated
    request that has a submit event comes after its events (a "# truncated:" line closes its request to
    event rows) and before "# finished:" (which closes it to its marks). */
@@ -2787,6 +2932,7 @@ static void ttft_tpot__serve_trace(const void *state, ttft_tpot_writer *w, int s
             ttft_tpot__write_truncated(w, &s->req.list[s->req.events[i].request]);
     ttft_tpot__write_finished(s, w);
     ttft_tpot__write_folded(s, w);
+    ttft_tpot__write_told(s, w);
 }
 
 #endif /* TTFT_TPOT_NO_STDIO */
@@ -2812,6 +2958,9 @@ typedef struct ttft_tpot__serve_reading {
     unsigned limits;
     uint32_t recent[256];     /* index slot + 1 of a request by a cheap hash of its id: those in flight
                                  come back every step */
+    uint64_t told[TTFT_TPOT_TOLD_COUNT]; /* "# told:" lines (bit k of told_any: one was read) */
+    unsigned told_any;
+    unsigned long told_line;  /* the last of them */
 } ttft_tpot__serve_reading;
 
 /* What a refusal says, into item->err: what, then the first len bytes of arg (NULL: none), EPARSE. */
@@ -3172,6 +3321,31 @@ static int ttft_tpot__add_fits(uint64_t *acc, uint64_t v)
     return v <= UINT64_MAX - *acc ? (*acc += v, 1) : 0;
 }
 
+/* "# told: KEY,VALUE": what the recording layer was told, joined at the end (a counter's total, a
+   gauge's last value). */
+static int ttft_tpot__restore_told_value(ttft_tpot_serve *s, ttft_tpot_serve_item *item)
+{
+    ttft_tpot__serve_reading *r = (ttft_tpot__serve_reading *)s->reading;
+    if (item->metric < 0 || item->metric >= TTFT_TPOT_TOLD_COUNT)
+        return TTFT_TPOT_EINVAL;
+    if ((ttft_tpot__told[item->metric].kind == TTFT_TPOT_TOLD_FRACTION && item->tokens > 1000000000u) ||
+        ttft_tpot__told_take(r->told, &r->told_any, item->metric, item->tokens) != TTFT_TPOT_OK)
+        return ttft_tpot__serve_refuse(item, "# told: a fraction past 1, or a counter past 2^64 - 1: ",
+                                       ttft_tpot__told[item->metric].key, strlen(ttft_tpot__told[item->metric].key));
+    r->told_line = item->line;
+    return TTFT_TPOT_OK;
+}
+
+/* Whether the counters told in a trace fit beside the layer's. */
+static int ttft_tpot__told_fit(const ttft_tpot_serve *s, const ttft_tpot__serve_reading *r)
+{
+    int k;
+    for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++)
+        if (ttft_tpot__told[k].kind == TTFT_TPOT_TOLD_COUNTER && r->told[k] > UINT64_MAX - s->told[k])
+            return 0;
+    return 1;
+}
+
 /* Whether the trace's folded counts, beside the layer's finished ones (the folded among them) and every
    request held,
    stay below 2^64 in each total a writer adds them into: requests (request_success_total, by reason
@@ -3202,6 +3376,9 @@ static int ttft_tpot__serve_check(const ttft_tpot_serve *s, const ttft_tpot__ser
         snprintf(what, sizeof what, "# folded: its counts beside the requests held pass 2^64 - 1 "
                  "(request_success_total or a token counter would wrap)");
         item->line = r->folded_line ? r->folded_line : r->counts_line;
+    } else if (!ttft_tpot__told_fit(s, r)) {
+        snprintf(what, sizeof what, "# told: a counter beside the collector's passes 2^64 - 1");
+        item->line = r->told_line;
     } else if (r->truncated > r->lost) {
         snprintf(what, sizeof what, "# truncated: %llu truncated requests, more than the %llu events the trace lost "
                  "(# counts: events_lost)", (unsigned long long)r->truncated, (unsigned long long)r->lost);
@@ -3236,6 +3413,9 @@ static void ttft_tpot__serve_commit(ttft_tpot_serve *s, const ttft_tpot__serve_r
             ttft_tpot__fold(s, &s->finished, k);
     ttft_tpot__tally_add(&s->folded, &r->folded);
     ttft_tpot__tally_add(&s->finished, &r->folded);
+    for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++)
+        if (r->told_any >> k & 1u)
+            (void)ttft_tpot__told_take(s->told, &s->told_any, (int)k, r->told[k]); /* fits: checked */
 }
 
 /* The collector's items: BEGIN (a reading of the layer's), COUNTS (its keys), COMMIT (checked, then
@@ -3301,6 +3481,8 @@ TTFT_TPOT_DEF int ttft_tpot_serve_restore(ttft_tpot_serve *s, ttft_tpot_serve_it
         return ttft_tpot__restore_folded_metric(s, item);
     case TTFT_TPOT_SERVE_BUCKETS:
         return ttft_tpot__restore_buckets(s, item);
+    case TTFT_TPOT_SERVE_TOLD:
+        return ttft_tpot__restore_told_value(s, item);
     default:
         return TTFT_TPOT_EINVAL;
     }
@@ -3343,6 +3525,9 @@ static int ttft_tpot__serve_merge(void *state, const void *from, int plan)
     if (plan) {
         if (dst->buckets != src->buckets) /* counts kept in other bounds cannot be added */
             return TTFT_TPOT_EINVAL;
+        for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++) /* nor counters past 2^64 - 1 */
+            if (ttft_tpot__told[k].kind == TTFT_TPOT_TOLD_COUNTER && src->told[k] > UINT64_MAX - dst->told[k])
+                return TTFT_TPOT_EINVAL;
         for (p = 0; p < src->req.n; p++)
             if (ttft_tpot__request_find(dst, src->req.list[p].id, strlen(src->req.list[p].id)) >= 0)
                 return TTFT_TPOT_EREQUEST;
@@ -3355,6 +3540,9 @@ static int ttft_tpot__serve_merge(void *state, const void *from, int plan)
         (void)ttft_tpot__fold_away(dst); /* every figure keeps them; the report says how many */
     ttft_tpot__requests_merge(dst, src);
     dst->rejected += src->rejected;
+    for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++) /* counters add; a gauge src was told is src's */
+        if (src->told_any >> k & 1u)
+            (void)ttft_tpot__told_take(dst->told, &dst->told_any, (int)k, src->told[k]); /* fits: planned */
     for (k = 0; k < 2; k++)
         if ((src->full_known & ~dst->full_known) >> k & 1u) {
             dst->full_at[k] = src->full_at[k];

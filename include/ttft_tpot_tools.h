@@ -2093,6 +2093,42 @@ static int ttft_tpot__read_buckets_set(ttft_tpot__reader *r, unsigned long line,
     return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_BUCKETS);
 }
 
+/* "# told: KEY,VALUE": what the driver told the recording layer (TTFT_TPOT_TOLD): a whole number, or
+   a fraction from 0 to 1 with at most 9 decimals. */
+static int ttft_tpot__read_told(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+#define TTFT_TPOT__TOLD_KEY(name, key, family, label, kind, help) {key, TTFT_TPOT_TOLD_##kind},
+    static const struct {
+        const char *key;
+        int kind;
+    } told[TTFT_TPOT_TOLD_COUNT] = {TTFT_TPOT_TOLD(TTFT_TPOT__TOLD_KEY)};
+#undef TTFT_TPOT__TOLD_KEY
+    const char *comma = strchr(p, ','), *dot;
+    uint64_t whole = 0, frac = 0;
+    size_t digits = 0;
+    int k, ok, fraction;
+    for (k = 0; comma && k < TTFT_TPOT_TOLD_COUNT; k++)
+        if (strlen(told[k].key) == (size_t)(comma - p) && strncmp(p, told[k].key, (size_t)(comma - p)) == 0)
+            break;
+    if (!comma || k == TTFT_TPOT_TOLD_COUNT)
+        return ttft_tpot__fail(r, line, "# told: expected KEY,VALUE, KEY one of TTFT_TPOT_TOLD's (kv_cache_usage_perc, "
+                                        "num_preemptions, ...)", NULL);
+    p = comma + 1;
+    fraction = told[k].kind == TTFT_TPOT_TOLD_FRACTION;
+    dot = fraction ? strchr(p, '.') : NULL;
+    ok = ttft_tpot__u64(p, dot ? (size_t)(dot - p) : strlen(p), fraction ? 1 : UINT64_MAX, &whole);
+    if (ok && dot)
+        for (digits = strlen(dot + 1), ok = digits >= 1 && digits <= 9 && ttft_tpot__u64(dot + 1, digits, 999999999u, &frac);
+             ok && digits < 9; digits++)
+            frac *= 10;
+    if (!ok || (fraction && whole * 1000000000u + frac > 1000000000u))
+        return ttft_tpot__fail(r, line, "# told: expected a whole number, or for kv_cache_usage_perc a fraction from "
+                                        "0 to 1 of at most 9 decimals", NULL);
+    r->sitem.metric = k;
+    r->sitem.tokens = fraction ? whole * 1000000000u + frac : whole;
+    return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_TOLD);
+}
+
 /* The directives a trace carries after its samples' header: each line's head, and its reader. */
 typedef int (*ttft_tpot__directive_fn)(ttft_tpot__reader *r, unsigned long line, const char *p);
 static const struct {
@@ -2106,7 +2142,8 @@ static const struct {
     {" sequences: ", ttft_tpot__read_sequences},     {" finished: ", ttft_tpot__read_finished},
     {" prompt_tokens: ", ttft_tpot__read_request_prompt}, {" folded: ", ttft_tpot__read_folded},
     {" folded_metric: ", ttft_tpot__read_folded_metric}, {" finish_reason: ", ttft_tpot__read_finish_reason},
-    {" buckets: ", ttft_tpot__read_buckets_set},     {" started: ", ttft_tpot__read_started}};
+    {" buckets: ", ttft_tpot__read_buckets_set},     {" started: ", ttft_tpot__read_started},
+    {" told: ", ttft_tpot__read_told}};
 
 /* A comment line's text after the '#', NUL-terminated: "# clock:", "# run:" and the writer's
    directives (ttft_tpot__directives) are read back, anything else is a comment. bad: the line was too

@@ -1213,6 +1213,91 @@ static void repetition_is_a_finish_reason(void **state)
     unserve(&c, &srv);
 }
 
+/* What the driver tells (TTFT_TPOT_TOLD) is written from the start, 0 until told, as vLLM writes it;
+   then a counter adds (preemptions 2 + 3 = 5), a gauge takes the last value (waiting for capacity 3,
+   then 1), the KV cache usage 0.8245 is written as prometheus_client writes the float. What is
+   refused changes nothing. A trace carries what was told ("# told:"), and reads back to the same live
+   exposition; a merge adds the counters and takes the gauges its source was told. */
+static void what_the_driver_tells_is_written_from_the_start(void **state)
+{
+    static const char *const before[] = {
+        "# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc 0.0\n",
+        "# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total 0\n",
+        "vllm:num_requests_waiting_by_reason{reason=\"capacity\"} 0\n"
+        "vllm:num_requests_waiting_by_reason{reason=\"deferred\"} 0\n",
+    };
+    static const char *const after[] = {
+        "vllm:kv_cache_usage_perc 0.8245\n",
+        "vllm:num_preemptions_total 5\n",
+        "vllm:prefix_cache_queries_total 1000\n",
+        "vllm:prefix_cache_hits_total 400\n",
+        "vllm:prompt_tokens_cached_total 400\n",
+        "vllm:num_requests_waiting_by_reason{reason=\"capacity\"} 1\n",
+        "vllm:num_requests_waiting_by_reason{reason=\"deferred\"} 0\n",
+    };
+    ttft_tpot c, back, other;
+    ttft_tpot_serve srv, srv_back, srv_other;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
+    ttft_tpot_config cfg;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char *live, *model, *trace, err[256];
+    volatile double zero = 0;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    scfg.max_requests = 8;
+    served(&c, &srv, &cfg, &scfg);
+    live = publish_str(&srv, pub);
+    model = capture_prom(&c);
+    assert_both_hold(live, model, before, sizeof before / sizeof before[0]);
+    assert_int_equal(count_of(live, "# HELP vllm:num_requests_waiting_by_reason "), 1);
+    free(live);
+    free(model);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_KV_CACHE_USAGE, 0.8245), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PREEMPTIONS, 2), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PREEMPTIONS, 3), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PREFIX_CACHE_QUERIES, 1000), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PREFIX_CACHE_HITS, 400), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PROMPT_TOKENS_CACHED, 400), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_WAITING_CAPACITY, 3), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_WAITING_CAPACITY, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_KV_CACHE_USAGE, 1.5), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_KV_CACHE_USAGE, zero / zero), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PREEMPTIONS, -1), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PREEMPTIONS, 2.5), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PREEMPTIONS, 1 / zero), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_COUNT, 1), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_serve_tell(NULL, TTFT_TPOT_TOLD_PREEMPTIONS, 1), TTFT_TPOT_EINVAL);
+    live = publish_str(&srv, pub);
+    model = capture_prom(&c);
+    assert_both_hold(live, model, after, sizeof after / sizeof after[0]);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "\n# told: kv_cache_usage_perc,0.8245\n# told: num_preemptions,5\n"));
+    assert_null(strstr(trace, "# told: waiting_deferred"));
+    assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, model);
+    assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# told: kv_cache_usage_perc,1.5\n",
+                               "t.csv", err, sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t.csv:2: # told: expected a whole number"));
+    assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# told: nope,1\n", "t.csv", err,
+                               sizeof err), TTFT_TPOT_EPARSE);
+    assert_non_null(strstr(err, "t.csv:2: # told: expected KEY,VALUE"));
+    served(&other, &srv_other, &cfg, &scfg);
+    assert_int_equal(ttft_tpot_serve_tell(&srv_other, TTFT_TPOT_TOLD_PREEMPTIONS, 2), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv_other, TTFT_TPOT_TOLD_KV_CACHE_USAGE, 0.5), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_merge(&c, &other), TTFT_TPOT_OK);
+    free(live);
+    live = publish_str(&srv, pub);
+    assert_non_null(strstr(live, "\nvllm:num_preemptions_total 7\n"));
+    assert_non_null(strstr(live, "\nvllm:kv_cache_usage_perc 0.5\n"));
+    assert_non_null(strstr(live, "\nvllm:prefix_cache_hits_total 400\n"));
+    free(live);
+    free(model);
+    free(trace);
+    free(pub);
+    unserve(&other, &srv_other);
+    unserve(&back, &srv_back);
+    unserve(&c, &srv);
+}
+
 /* Folded requests keep their reasons: ten requests over a table of 4 (window 1), request i finished
    with reason i % 5 (none, stop, length, abort, error; tokens at +10, +12 and +15 ms): two of each,
    whether held or folded, in the report, the summary, the live exposition and a trace's. A trace's
@@ -2166,6 +2251,7 @@ int main(void)
         cmocka_unit_test(a_full_event_log_folds_too),
         cmocka_unit_test(finish_reasons_count_and_failures_stay_out),
         cmocka_unit_test(repetition_is_a_finish_reason),
+        cmocka_unit_test(what_the_driver_tells_is_written_from_the_start),
         cmocka_unit_test(vllm_buckets_alone),
         cmocka_unit_test(old_vllm_buckets_keep_their_meaning),
         cmocka_unit_test(bounds_as_written_are_their_ns),

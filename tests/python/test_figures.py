@@ -407,6 +407,26 @@ def test_finish_reasons():
                                                  "repetition": 0}
 
 
+def test_what_the_driver_tells():
+    """tell(name, value): a counter adds (num_preemptions 2 + 3), a gauge is set (waiting_capacity 3,
+    then 1), kv_cache_usage_perc a fraction; each family is written from the start (0 until told)."""
+    tp = ttft_tpot.Collector()
+    assert "vllm:kv_cache_usage_perc 0.0\n" in tp.prometheus()
+    tp.tell("num_preemptions", 2)
+    tp.tell("num_preemptions", 3)
+    tp.tell("waiting_capacity", 3)
+    tp.tell("waiting_capacity", 1)
+    tp.tell("kv_cache_usage_perc", 0.25)
+    for name, value in (("kv_cache_usage_perc", 1.5), ("num_preemptions", -1), ("num_preemptions", 0.5),
+                        ("nope", 1)):
+        with pytest.raises(ValueError):
+            tp.tell(name, value)
+    text = tp.prometheus()
+    assert "vllm:num_preemptions_total 5\n" in text
+    assert 'vllm:num_requests_waiting_by_reason{reason="capacity"} 1\n' in text
+    assert "vllm:kv_cache_usage_perc 0.25\n" in text
+
+
 def test_repetition_finishes():
     """reason="repetition" (vLLM's repetition detection) is a request that finished: in the figures
     (TTFT over a, 10 ms, and b, 20 ms) and counted by its reason."""

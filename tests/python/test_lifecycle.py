@@ -45,6 +45,7 @@ CALLS = {
     "tokens": ("r",),
     "finish": ("r",),
     "prompt": ("r", 8),
+    "tell": ("num_preemptions", 1),
     "publish": ("/nonexistent/dir/x.prom",),
     "device_resolve": ([(1, 5)],),
     "device_elapsed": (1, 5),

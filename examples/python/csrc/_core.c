@@ -1004,6 +1004,31 @@ static PyObject *core_prompt(core_collector *self, PyObject *args)
                         ttft_tpot_strerror(rc), id);
 }
 
+/* tell(name, value): what the driver knows of its scheduler and KV cache (TTFT_TPOT_TOLD: a counter
+   adds value, a gauge is set to it), written from the start in every exposition, carried by a trace. */
+static PyObject *core_tell(core_collector *self, PyObject *args)
+{
+#define CORE_TOLD_KEY(name, key, family, label, kind, help) key,
+    static const char *const keys[TTFT_TPOT_TOLD_COUNT] = {TTFT_TPOT_TOLD(CORE_TOLD_KEY)};
+#undef CORE_TOLD_KEY
+    const char *name;
+    double value;
+    int k, rc;
+    if (!core_ready(self) || !PyArg_ParseTuple(args, "sd:tell", &name, &value))
+        return NULL;
+    for (k = 0; k < TTFT_TPOT_TOLD_COUNT && strcmp(name, keys[k]) != 0; k++)
+        ;
+    if (k == TTFT_TPOT_TOLD_COUNT)
+        return PyErr_Format(PyExc_ValueError, "tell: %R is not one of kv_cache_usage_perc, num_preemptions, "
+                            "prefix_cache_queries, prefix_cache_hits, prompt_tokens_cached, waiting_capacity, "
+                            "waiting_deferred", PyTuple_GET_ITEM(args, 0));
+    if ((rc = ttft_tpot_serve_tell(&self->s, k, value)) != TTFT_TPOT_OK)
+        return PyErr_Format(PyExc_ValueError, "%s: tell(%R, %R): a counter takes a whole number of 0 or more, "
+                            "kv_cache_usage_perc a fraction from 0 to 1", ttft_tpot_strerror(rc),
+                            PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1));
+    Py_RETURN_NONE;
+}
+
 /* A path argument: *given = os.fspath(o) (str or bytes: how open() names a file in its errors, so a
    str is not shown as bytes), *path its file-system bytes. 0, or -1 with an exception and both NULL. */
 static int core_path(PyObject *o, PyObject **given, PyObject **path)
@@ -1756,7 +1781,7 @@ CORE_LOCKED_KW(core_submit) CORE_LOCKED_KW(core_tokens)
 TTFT_TPOT_POINTS(CORE_MARK_LOCKED)
 #undef CORE_MARK_LOCKED
 CORE_LOCKED_1(core_shape_row) CORE_LOCKED_1(core_warmup) CORE_LOCKED_1(core_run) CORE_LOCKED_KW(core_finish)
-CORE_LOCKED_1(core_prompt)
+CORE_LOCKED_1(core_prompt) CORE_LOCKED_1(core_tell)
 CORE_LOCKED_1(core_publish) CORE_LOCKED_1(core_device_elapsed) CORE_LOCKED_1(core_device_elapsed_ms)
 CORE_LOCKED_1(core_device_absolute) CORE_LOCKED_1(core_report) CORE_LOCKED_1(core_report_json)
 CORE_LOCKED_1(core_prometheus) CORE_LOCKED_1(core_html) CORE_LOCKED_1(core_trace) CORE_LOCKED_1(core_requests_csv)
@@ -1789,6 +1814,10 @@ static PyMethodDef core_collector_methods[] = {
      "finish(id, reason=None): its last token delivered (a live exposition counts it); reason: \"stop\", "
      "\"length\", \"abort\", \"error\" or \"repetition\" (aborted and errored: in no figure)"},
     {"prompt", CORE_1(core_prompt, METH_VARARGS), "prompt(id, n): its prompt tokens (prompt_tokens_total)"},
+    {"tell", CORE_1(core_tell, METH_VARARGS),
+     "tell(name, value): what the driver knows, as vLLM's families mean it: kv_cache_usage_perc (a fraction "
+     "from 0 to 1), waiting_capacity and waiting_deferred (requests waiting, by why) are set; num_preemptions, "
+     "prefix_cache_queries, prefix_cache_hits and prompt_tokens_cached (tokens) add value"},
     {"_publish", CORE_1(core_publish, METH_VARARGS), NULL},
     {"device_resolve", CORE_KW(core_device_resolve),
      "device_resolve(stamps, pair=None): " CORE_STAMP_FORMS " stamps, at once"},
