@@ -552,7 +552,7 @@ typedef struct ttft_tpot__pt_info {
     size_t role_len;
 } ttft_tpot__pt_info;
 #define TTFT_TPOT__PT_INFO(name, field, set, tokens, follows, now, role, csv, words)                   \
-    {TTFT_TPOT__PT_##set, follows, role, csv, sizeof role - 1},
+    {TTFT_TPOT__PT_##set, follows, role, csv, sizeof(role) - 1},
 static const ttft_tpot__pt_info ttft_tpot__pts[TTFT_TPOT_POINT_COUNT] = {TTFT_TPOT_POINTS(TTFT_TPOT__PT_INFO)};
 #undef TTFT_TPOT__PT_INFO
 
