@@ -1223,8 +1223,8 @@ static void what_the_driver_tells_is_written_from_the_start(void **state)
     static const char *const before[] = {
         "# TYPE vllm:kv_cache_usage_perc gauge\nvllm:kv_cache_usage_perc 0.0\n",
         "# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total 0\n",
-        "vllm:num_requests_waiting_by_reason{reason=\"capacity\"} 0\n"
-        "vllm:num_requests_waiting_by_reason{reason=\"deferred\"} 0\n",
+        ("vllm:num_requests_waiting_by_reason{reason=\"capacity\"} 0\n"
+         "vllm:num_requests_waiting_by_reason{reason=\"deferred\"} 0\n"),
     };
     static const char *const after[] = {
         "vllm:kv_cache_usage_perc 0.8245\n",
