@@ -358,6 +358,25 @@ typedef struct ttft_tpot_buckets {
     int set;                                   /* TTFT_TPOT_BUCKETS_*: whose bounds */
 } ttft_tpot_buckets;
 
+/* A token count as vLLM's histograms of them (request_prompt_tokens, request_generation_tokens):
+   vLLM's 1-2-5 bounds, bound b (1, 2, 5)[b % 3] * 10^(b / 3), from 1 to 5e9 (a prompt's count is
+   below 2^32); each bucket holds the values above the bound before it, at or below its own (not
+   cumulative); a value past the last is in count alone. */
+#define TTFT_TPOT_TOKEN_BOUNDS 30
+/* X(ID, NAME, HELP): each histogram (TTFT_TPOT_TOKENS_ID), its family's name (a trace's
+   "# folded_tokens:" KEY too) and help. */
+#define TTFT_TPOT_TOKEN_HISTS(X)                                                                              \
+    X(PROMPT, "request_prompt_tokens",                                                                        \
+      "Number of prefill tokens processed: a finished request's prompt tokens, where the driver gave them.") \
+    X(GENERATION, "request_generation_tokens", "Number of generation tokens processed: a finished request's tokens.")
+#define TTFT_TPOT__TOKENS_ID(id, name, help) TTFT_TPOT_TOKENS_##id,
+enum { TTFT_TPOT_TOKEN_HISTS(TTFT_TPOT__TOKENS_ID) TTFT_TPOT_TOKENS_COUNT };
+#undef TTFT_TPOT__TOKENS_ID
+typedef struct ttft_tpot_token_hist {
+    uint64_t bucket[TTFT_TPOT_TOKEN_BOUNDS];
+    uint64_t count, sum;
+} ttft_tpot_token_hist;
+
 /* One slice of a serving run's time (ttft_tpot_serve_model.slices): over the measured requests. */
 typedef struct ttft_tpot_slice {
     uint64_t start_ns;    /* from the first measured request's submit */
@@ -385,6 +404,10 @@ typedef struct ttft_tpot_serve_model {
     ttft_tpot_requests requests;
     ttft_tpot_steady_state requests_steady_state; /* the requests' TTFT in submit order */
     ttft_tpot_buckets buckets[TTFT_TPOT_METRIC_COUNT]; /* each request metric, for the exposition */
+    ttft_tpot_token_hist tokens[TTFT_TPOT_TOKENS_COUNT]; /* the measured requests' prompt (where given)
+                                                       and generation tokens, for the exposition */
+    int tokens_known;           /* 0: a trace's folded requests came without them (0.3 wrote none) */
+    uint64_t max_model_len;     /* ttft_tpot_serve_config.max_model_len */
     ttft_tpot_slice *slices;    /* the measured requests over time: [n_slices] of slice_ns each, from the */
     size_t n_slices;            /* first one's submit (a width that would pass 2^20 slices is doubled) */
     uint64_t slice_ns;
@@ -423,6 +446,9 @@ typedef struct ttft_tpot_serve_config {
     int buckets;               /* the exposition's bucket bounds: TTFT_TPOT_BUCKETS_FINE (0: vLLM's and the
                                   E12 series, histogram_quantile within 25%) or TTFT_TPOT_BUCKETS_VLLM
                                   (vLLM's alone: fewer series, coarser quantiles) */
+    uint64_t max_model_len;    /* the model's length in tokens, as vLLM's config names it: the token
+                                  histograms' last bound (vLLM's 1, 2, 5, 10, ... up to it; 0: up to
+                                  5e9, above any count a prompt can have) */
 } ttft_tpot_serve_config;
 
 /* Finished requests folded into histograms and counters once each, in O(buckets) whatever their
@@ -437,6 +463,8 @@ typedef struct ttft_tpot__tally {
     uint64_t reasons[TTFT_TPOT_FINISH_COUNT]; /* by finish reason (request_success_total): the measured
                                                  ones (NONE, STOP, LENGTH, REPETITION), the aborted and errored ones
                                                  (not warmup) */
+    ttft_tpot_token_hist tok[TTFT_TPOT_TOKENS_COUNT]; /* the measured ones' prompt (where given) and
+                                                         generation tokens */
 } ttft_tpot__tally;
 
 /* The serving layer. Fields are visible so it can live on the stack; read them through functions. */
@@ -454,6 +482,9 @@ typedef struct ttft_tpot_serve {
     unsigned request_window;       /* config.request_window */
     uint64_t slice_ns;             /* config.slice_ns */
     int buckets;                   /* config.buckets */
+    uint64_t max_model_len;        /* config.max_model_len */
+    unsigned tokens_unknown;       /* a trace's folded requests came without their token counts (0.3
+                                      wrote none): bit 0 in folded, bit 1 in finished */
     ttft_tpot_slo slo;
     char model_label[352];         /* model_name="...",engine="..." (config.model_name and engine,
                                       escaped; each where given), or "" */
@@ -482,8 +513,10 @@ enum {
     TTFT_TPOT_SERVE_FOLDED_METRIC, /* "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C ...": metric, v[0..2],
                                       n pairs (bucket[k], count[k]) */
     TTFT_TPOT_SERVE_BUCKETS,       /* "# buckets: vllm-0.33" (or 0.3's "vllm"): set (TTFT_TPOT_BUCKETS_*) */
-    TTFT_TPOT_SERVE_TOLD           /* "# told: KEY,VALUE": metric (TTFT_TPOT_TOLD_*), tokens (the value as
+    TTFT_TPOT_SERVE_TOLD,          /* "# told: KEY,VALUE": metric (TTFT_TPOT_TOLD_*), tokens (the value as
                                       kept: a FRACTION in 1e-9) */
+    TTFT_TPOT_SERVE_FOLDED_TOKENS  /* "# folded_tokens: KEY,COUNT,SUM,I:C ...": metric (TTFT_TPOT_TOKENS_*),
+                                      v[0..1], n pairs (bucket[k], count[k]) */
 };
 
 /* One item for ttft_tpot_serve_restore. line: where it stands (a check at the collector's COMMIT says
@@ -497,9 +530,10 @@ typedef struct ttft_tpot_serve_item {
     uint64_t t_ns, tokens;
     int warmup;
     int reason;               /* FINISH_REASON: TTFT_TPOT_FINISH_* */
-    int metric, set;          /* FOLDED_METRIC: TTFT_TPOT_METRIC_*; BUCKETS: TTFT_TPOT_BUCKETS_* */
+    int metric, set;          /* FOLDED_METRIC: TTFT_TPOT_METRIC_* (FOLDED_TOKENS: TTFT_TPOT_TOKENS_*);
+                                 BUCKETS: TTFT_TPOT_BUCKETS_* */
     uint64_t v[10];
-    size_t n;                 /* FOLDED_METRIC: its buckets */
+    size_t n;                 /* FOLDED_METRIC, FOLDED_TOKENS: its buckets */
     uint64_t bucket[TTFT_TPOT_BUCKETS_MAX], count[TTFT_TPOT_BUCKETS_MAX];
     char *err;
     size_t errlen;
@@ -623,7 +657,8 @@ TTFT_TPOT_DEF int ttft_tpot_metric_values(const ttft_tpot_serve *s, int metric, 
 #ifndef TTFT_TPOT_NO_STDIO
 
 /* Prometheus text exposition (format 0.0.4, OpenMetrics-compatible) of a model's measured requests:
-   histograms of TTFT, TPOT, ITL and E2E latency, counters of requests by finished_reason, of prompt
+   histograms of TTFT, TPOT, ITL and E2E latency and of prompt and generation tokens
+   (TTFT_TPOT_TOKEN_HISTS, up to config.max_model_len), counters of requests by finished_reason, of prompt
    tokens (those given ttft_tpot_request_prompt) and generation tokens, of requests refused at submit
    (request_refused_total: the request table was full) and dropped (request_dropped_total: refused, or
    truncated), and vLLM's gauges of the requests in flight (num_requests_waiting: submitted, neither
@@ -666,8 +701,8 @@ TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot_serve *s, ttft_tpot_pub
 /* The same into buf, cap bytes, as a string (its length: strlen), for a server that answers /metrics
    itself (text/plain; version=0.0.4). OK; EINVAL as publish (buf NULL or cap 0 too); ENOMEM: the
    exposition is cap - 1 bytes or more (a byte to spare tells a whole one from a cut one; buf then
-   holds ""; a replica's is tens of KiB: about 100 bytes a series, 940 series with the fine buckets,
-   226 with vLLM's). */
+   holds ""; a replica's is tens of KiB: about 100 bytes a series, 1,014 series with the fine buckets,
+   300 with vLLM's). */
 TTFT_TPOT_DEF int ttft_tpot_publish_buffer(const ttft_tpot_serve *s, ttft_tpot_publisher *p, char *buf, size_t cap,
                                            const char *prefix, const char *labels);
 
@@ -1036,6 +1071,7 @@ static int ttft_tpot__measured(const ttft_tpot_request *r)
 /* Folding finished requests (Requests: folding, below, beside the metrics it computes). */
 static void ttft_tpot__fold(const ttft_tpot_serve *s, ttft_tpot__tally *t, unsigned r);
 static unsigned ttft_tpot__fold_away(ttft_tpot_serve *s);
+static void ttft_tpot__token_put(ttft_tpot_token_hist *h, uint64_t n);
 
 /* An event of a call: room folded for it where the table or the log is full, applied, and what it
    lost or had refused counted. */
@@ -1137,8 +1173,10 @@ TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot_serve *s, const char *id, u
         return TTFT_TPOT_EREQUEST;
     }
     s->req.list[r].prompt_tokens = prompt_tokens;
-    if (s->req.list[r].finished && ttft_tpot__measured(&s->req.list[r])) /* folded without them */
+    if (s->req.list[r].finished && ttft_tpot__measured(&s->req.list[r])) { /* folded without them */
         s->finished.prompt_tokens += prompt_tokens;
+        ttft_tpot__token_put(&s->finished.tok[TTFT_TPOT_TOKENS_PROMPT], prompt_tokens);
+    }
     return TTFT_TPOT_OK;
 }
 
@@ -1604,6 +1642,32 @@ static void ttft_tpot__fold_gaps(const ttft_tpot_serve *s, ttft_tpot__tally *t, 
     }
 }
 
+/* The token bucket of n: the first of vLLM's 1-2-5 bounds at or above it (TTFT_TPOT_TOKEN_BOUNDS past
+   the last). */
+static unsigned ttft_tpot__token_bucket(uint64_t n)
+{
+    static const uint64_t mantissa[3] = {1, 2, 5};
+    uint64_t decade = 1;
+    unsigned b;
+    for (b = 0; b < TTFT_TPOT_TOKEN_BOUNDS; b++) {
+        if (n <= mantissa[b % 3] * decade)
+            return b;
+        decade *= b % 3 == 2 ? 10u : 1u;
+    }
+    return b;
+}
+
+/* One token count n into h. Nothing wraps: a count is below 2^64 values, a sum below the token
+   counters'. */
+static void ttft_tpot__token_put(ttft_tpot_token_hist *h, uint64_t n)
+{
+    unsigned b = ttft_tpot__token_bucket(n);
+    if (b < TTFT_TPOT_TOKEN_BOUNDS)
+        h->bucket[b]++;
+    h->count++;
+    h->sum += n;
+}
+
 /* Request r into t, once (when it finishes, and when it is folded out of the table): each metric's
    value (a per-token one in 1/1024 ns while that fits 64 bits, as the reports keep it) and its
    tokens; one out of every figure is only counted. */
@@ -1621,6 +1685,9 @@ static void ttft_tpot__fold(const ttft_tpot_serve *s, ttft_tpot__tally *t, unsig
     }
     t->reasons[q->reason]++;
     t->requests++, t->tokens += q->tokens, t->prompt_tokens += q->prompt_tokens;
+    ttft_tpot__token_put(&t->tok[TTFT_TPOT_TOKENS_GENERATION], q->tokens);
+    if (q->prompt_tokens)
+        ttft_tpot__token_put(&t->tok[TTFT_TPOT_TOKENS_PROMPT], q->prompt_tokens);
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
         if (ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_GAPS) {
             ttft_tpot__fold_gaps(s, t, r, m);
@@ -1664,6 +1731,12 @@ static void ttft_tpot__tally_add(ttft_tpot__tally *dst, const ttft_tpot__tally *
     dst->truncated += src->truncated, dst->unmeasured += src->unmeasured;
     for (m = 0; m < TTFT_TPOT_FINISH_COUNT; m++)
         dst->reasons[m] += src->reasons[m];
+    for (m = 0; m < TTFT_TPOT_TOKENS_COUNT; m++) {
+        for (k = 0; k < TTFT_TPOT_TOKEN_BOUNDS; k++)
+            dst->tok[m].bucket[k] += src->tok[m].bucket[k];
+        dst->tok[m].count += src->tok[m].count;
+        dst->tok[m].sum += src->tok[m].sum;
+    }
 }
 
 /* Metric m of t as a histogram of the exposition: cumulative, its sum back in ns, rounded once. */
@@ -1820,6 +1893,7 @@ static void ttft_tpot__requests_merge(ttft_tpot_serve *dst, const ttft_tpot_serv
     }
     ttft_tpot__tally_add(&dst->finished, &src->finished);
     ttft_tpot__tally_add(&dst->folded, &src->folded);
+    dst->tokens_unknown |= src->tokens_unknown;
     dst->refused_cleared += src->refused_cleared;
     dst->dropped_cleared += src->dropped_cleared;
     dst->req.dropped += src->req.dropped;
@@ -2017,6 +2091,9 @@ static int ttft_tpot__report_buckets(const ttft_tpot_serve *s, ttft_tpot_serve_m
             ttft_tpot__fold(s, t, r);
     for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
         ttft_tpot__tally_buckets(s, t, k, &m->buckets[k]);
+    memcpy(m->tokens, t->tok, sizeof m->tokens);
+    m->tokens_known = !(s->tokens_unknown & 1u);
+    m->max_model_len = s->max_model_len;
     TTFT_TPOT_FREE(t, s->layer.alloc_user);
     return TTFT_TPOT_OK;
 }
@@ -2489,6 +2566,8 @@ typedef struct ttft_tpot__prom_counts {
     uint64_t waiting, running;  /* the requests in flight now: num_requests_waiting, num_requests_running */
     const uint64_t *reasons;    /* by finish reason (TTFT_TPOT_FINISH_*): request_success_total's children */
     const uint64_t *told;       /* what the driver told (TTFT_TPOT_TOLD) */
+    const ttft_tpot_token_hist *tok; /* the token histograms (TTFT_TPOT_TOKENS_*), or NULL: unknown */
+    uint64_t max_model_len;     /* their last bound (0: every bound) */
 } ttft_tpot__prom_counts;
 
 /* The requests in flight now: waiting (submitted, neither scheduled nor given a token) and running
@@ -2570,6 +2649,59 @@ static void ttft_tpot__prom_told(ttft_tpot_writer *w, const ttft_tpot__prom_name
     }
 }
 
+/* Bound b of the token histograms. */
+static uint64_t ttft_tpot__token_bound(unsigned b)
+{
+    static const uint64_t mantissa[3] = {1, 2, 5};
+    uint64_t v = mantissa[b % 3];
+    unsigned e;
+    for (e = 0; e < b / 3; e++)
+        v *= 10u;
+    return v;
+}
+
+/* The token histograms' names (a trace's "# folded_tokens:" KEY too) and help (TTFT_TPOT_TOKEN_HISTS). */
+#define TTFT_TPOT__TOKENS_INFO(id, name, help) {name, help},
+static const struct {
+    const char *name, *help;
+} ttft_tpot__token_hists[TTFT_TPOT_TOKENS_COUNT] = {TTFT_TPOT_TOKEN_HISTS(TTFT_TPOT__TOKENS_INFO)};
+#undef TTFT_TPOT__TOKENS_INFO
+
+/* Bound b of the token histograms as prometheus_client writes the float: "20.0", and past six digits
+   as Go writes it, "1e+06" (b below TTFT_TPOT_TOKEN_BOUNDS: at most 5e9). */
+static void ttft_tpot__token_le(char *buf, size_t cap, unsigned b)
+{
+    if (b / 3 < 6)
+        snprintf(buf, cap, "%llu.0", (unsigned long long)ttft_tpot__token_bound(b));
+    else
+        snprintf(buf, cap, "%de+0%u", "125"[b % 3] - '0', b / 3);
+}
+
+/* The token histograms, vLLM's: each bound up to max_model_len (0: all), cumulative. */
+static void ttft_tpot__prom_tokens(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm,
+                                   const ttft_tpot__prom_counts *n)
+{
+    char le[16];
+    uint64_t below;
+    unsigned b;
+    int k;
+    for (k = 0; n->tok && k < TTFT_TPOT_TOKENS_COUNT; k++) {
+        const ttft_tpot_token_hist *h = &n->tok[k];
+        const char *name = ttft_tpot__token_hists[k].name;
+        ttft_tpot_write(w, "# HELP %s%s %s\n# TYPE %s%s histogram\n", nm->pre, name, ttft_tpot__token_hists[k].help,
+                        nm->pre, name);
+        for (b = 0, below = 0; b < TTFT_TPOT_TOKEN_BOUNDS && (!n->max_model_len ||
+                                                               ttft_tpot__token_bound(b) <= n->max_model_len); b++) {
+            below += h->bucket[b];
+            ttft_tpot__token_le(le, sizeof le, b);
+            ttft_tpot_write(w, "%s%s_bucket{%sle=\"%s\"} %llu\n", nm->pre, name, nm->blb, le, (unsigned long long)below);
+        }
+        ttft_tpot_write(w, "%s%s_bucket{%sle=\"+Inf\"} %llu\n%s%s_sum%s %llu\n%s%s_count%s %llu\n", nm->pre, name,
+                        nm->blb, (unsigned long long)h->count, nm->pre, name, nm->lb, (unsigned long long)h->sum,
+                        nm->pre, name, nm->lb, (unsigned long long)h->count);
+    }
+}
+
 /* The request histograms, the counters and the gauges. */
 static void ttft_tpot__prom_requests(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm, const ttft_tpot_buckets *b,
                                      const ttft_tpot__prom_counts *n)
@@ -2577,6 +2709,7 @@ static void ttft_tpot__prom_requests(ttft_tpot_writer *w, const ttft_tpot__prom_
     int k;
     for (k = 0; k < TTFT_TPOT_METRIC_COUNT; k++)
         ttft_tpot__prom_hist(w, nm, &b[k], k);
+    ttft_tpot__prom_tokens(w, nm, n);
     ttft_tpot__prom_one(w, nm->own, nm->lb, "request_refused_total",
                         "Requests refused at submit: the request table (config.max_requests) was full.", n->refused);
     ttft_tpot__prom_one(w, nm->own, nm->lb, "request_dropped_total",
@@ -2616,6 +2749,8 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
     n.prompt_tokens = f->requests.prompt_tokens + f->requests.folded_prompt_tokens;
     n.reasons = f->requests.finish_reasons;
     n.told = s->told;
+    n.tok = f->tokens_known ? f->tokens : NULL;
+    n.max_model_len = f->max_model_len;
     n.refused = f->losses.requests_refused, n.dropped = f->losses.requests_dropped;
     ttft_tpot__in_flight(s, &n);
     w.f = out, w.b = block, w.cap = sizeof block;
@@ -2646,6 +2781,8 @@ static void ttft_tpot__publish_into(const ttft_tpot_serve *s, ttft_tpot_publishe
     n.refused = s->refused_cleared + s->req.refused, n.dropped = s->dropped_cleared + s->req.dropped;
     n.reasons = s->finished.reasons;
     n.told = s->told;
+    n.tok = s->tokens_unknown & 2u ? NULL : s->finished.tok;
+    n.max_model_len = s->max_model_len;
     ttft_tpot__in_flight(s, &n);
     ttft_tpot__prom_requests(w, nm, p->now, &n);
 }
@@ -2864,6 +3001,26 @@ static void ttft_tpot__write_finished(const ttft_tpot_serve *s, ttft_tpot_writer
     }
 }
 
+/* The token counts of the folded requests, vLLM's histograms of them: "# folded_tokens:
+   KEY,COUNT,SUM,I:C ..." (KEY request_prompt_tokens or request_generation_tokens, I a bucket's index
+   among the bounds 1, 2, 5, 10, ... 5e9, C its values there); each where it counts a value. */
+static void ttft_tpot__write_folded_tokens(const ttft_tpot__tally *t, ttft_tpot_writer *w)
+{
+    unsigned b;
+    int k, any;
+    for (k = 0; k < TTFT_TPOT_TOKENS_COUNT; k++) {
+        const ttft_tpot_token_hist *h = &t->tok[k];
+        if (!h->count)
+            continue;
+        ttft_tpot_write(w, "# folded_tokens: %s,%llu,%llu,", ttft_tpot__token_hists[k].name,
+                        (unsigned long long)h->count, (unsigned long long)h->sum);
+        for (b = 0, any = 0; b < TTFT_TPOT_TOKEN_BOUNDS; b++)
+            if (h->bucket[b])
+                ttft_tpot_write(w, any++ ? " %u:%llu" : "%u:%llu", b, (unsigned long long)h->bucket[b]);
+        ttft_tpot_write(w, "\n");
+    }
+}
+
 /* The requests folded out of the table (config.request_window), which no event row carries:
    "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR[,REPETITION]" (the
    requests by finish reason: those of REQUESTS given stop or length, then the aborted and errored),
@@ -2902,6 +3059,7 @@ static void ttft_tpot__write_folded(const ttft_tpot_serve *s, ttft_tpot_writer *
                 ttft_tpot_write(w, any++ ? " %u:%llu" : "%u:%llu", (unsigned)k, (unsigned long long)t->bucket[m][k]);
         ttft_tpot_write(w, "\n");
     }
+    ttft_tpot__write_folded_tokens(t, w);
 }
 
 /* "# told: KEY,VALUE" for what the driver told (ttft_tpot_serve_tell): a counter's total, a gauge's
@@ -2961,6 +3119,8 @@ typedef struct ttft_tpot__serve_reading {
     uint64_t told[TTFT_TPOT_TOLD_COUNT]; /* "# told:" lines (bit k of told_any: one was read) */
     unsigned told_any;
     unsigned long told_line;  /* the last of them */
+    unsigned long tokens_line[TTFT_TPOT_TOKENS_COUNT]; /* where "# folded_tokens:" of histogram k was read
+                                                          (one a trace), or 0 */
 } ttft_tpot__serve_reading;
 
 /* What a refusal says, into item->err: what, then the first len bytes of arg (NULL: none), EPARSE. */
@@ -3300,6 +3460,81 @@ static int ttft_tpot__restore_folded_metric(ttft_tpot_serve *s, ttft_tpot_serve_
     return TTFT_TPOT_OK;
 }
 
+/* "# folded_tokens: KEY,COUNT,SUM,I:C ...": a token histogram of the folded requests, its buckets
+   ascending, at most COUNT values in them, with a sum they can make (a value in bucket b is above
+   bound b - 1 and at most bound b, one past the last above it; in doubles, within a part in 1e9);
+   once a trace. Its COUNT and SUM are checked against "# folded:" when the whole trace is read. */
+static int ttft_tpot__restore_folded_tokens(ttft_tpot_serve *s, ttft_tpot_serve_item *item)
+{
+    ttft_tpot__serve_reading *r = (ttft_tpot__serve_reading *)s->reading;
+    ttft_tpot_token_hist *h;
+    const char *key;
+    uint64_t total = 0;
+    double lo = 0, hi = 0, sum = (double)item->v[1];
+    size_t k;
+    if (item->metric < 0 || item->metric >= TTFT_TPOT_TOKENS_COUNT)
+        return TTFT_TPOT_EINVAL;
+    key = ttft_tpot__token_hists[item->metric].name;
+    for (k = 0; k < item->n; k++) {
+        uint64_t b = item->bucket[k], c = item->count[k];
+        if (b >= TTFT_TPOT_TOKEN_BOUNDS || !c || (k && b <= item->bucket[k - 1]) || c > item->v[0] - total)
+            return ttft_tpot__serve_refuse(item, "# folded_tokens: expected KEY,COUNT,SUM,I:C ... with at most COUNT "
+                                                 "values in the buckets, ascending", NULL, 0);
+        total += c;
+        lo += (double)c * (double)(b ? ttft_tpot__token_bound((unsigned)b - 1) + 1 : 1);
+        hi += (double)c * (double)ttft_tpot__token_bound((unsigned)b);
+    }
+    if (r->tokens_line[item->metric])
+        return ttft_tpot__serve_refuse(item, "# folded_tokens: a second line for ", key, strlen(key));
+    lo += (double)(item->v[0] - total) * (double)(ttft_tpot__token_bound(TTFT_TPOT_TOKEN_BOUNDS - 1) + 1);
+    if (sum < lo * (1 - 1e-9) || (total == item->v[0] && sum > hi * (1 + 1e-9)))
+        return ttft_tpot__serve_refuse(item, "# folded_tokens: a sum no values in its buckets can make: ", key,
+                                       strlen(key));
+    h = &r->folded.tok[item->metric];
+    h->count = item->v[0], h->sum = item->v[1];
+    for (k = 0; k < item->n; k++)
+        h->bucket[item->bucket[k]] = item->count[k];
+    r->tokens_line[item->metric] = item->line;
+    return TTFT_TPOT_OK;
+}
+
+/* Whether the folded token histograms disagree with "# folded:": the generation one counts every
+   folded request and sums their tokens; the prompt one counts at most that many and sums their prompt
+   tokens (a trace without them, as 0.3 wrote, has neither). The line that says too much, what it
+   says into what; 0 where they agree. */
+static unsigned long ttft_tpot__tokens_disagree(const ttft_tpot__serve_reading *r, char *what, size_t cap)
+{
+    const ttft_tpot__tally *t = &r->folded;
+    const ttft_tpot_token_hist *p = &t->tok[TTFT_TPOT_TOKENS_PROMPT], *g = &t->tok[TTFT_TPOT_TOKENS_GENERATION];
+    unsigned long at_p = r->tokens_line[TTFT_TPOT_TOKENS_PROMPT], at_g = r->tokens_line[TTFT_TPOT_TOKENS_GENERATION];
+    const char *pre = "# folded_tokens: request_";
+    if (at_p && p->count > t->requests) {
+        snprintf(what, cap, "%sprompt_tokens counts %llu values, more than the %llu # folded: requests", pre,
+                 (unsigned long long)p->count, (unsigned long long)t->requests);
+        return at_p;
+    }
+    if (at_p && !at_g) {
+        snprintf(what, cap, "%sprompt_tokens without a request_generation_tokens line", pre);
+        return at_p;
+    }
+    if (at_g && g->count != t->requests) {
+        snprintf(what, cap, "%sgeneration_tokens counts %llu values, not the %llu # folded: requests", pre,
+                 (unsigned long long)g->count, (unsigned long long)t->requests);
+        return at_g;
+    }
+    if (at_g && g->sum != t->tokens) {
+        snprintf(what, cap, "%sgeneration_tokens sums %llu, not the %llu # folded: tokens", pre,
+                 (unsigned long long)g->sum, (unsigned long long)t->tokens);
+        return at_g;
+    }
+    if (at_g && p->sum != t->prompt_tokens) {
+        snprintf(what, cap, "%sprompt_tokens sums %llu, not the %llu # folded: prompt tokens", pre,
+                 (unsigned long long)p->sum, (unsigned long long)t->prompt_tokens);
+        return at_p ? at_p : at_g;
+    }
+    return 0;
+}
+
 /* "# buckets: NAME": the bounds the folded buckets after it count among. */
 static int ttft_tpot__restore_buckets(ttft_tpot_serve *s, ttft_tpot_serve_item *item)
 {
@@ -3372,10 +3607,13 @@ static int ttft_tpot__serve_check(const ttft_tpot_serve *s, const ttft_tpot__ser
                                   ttft_tpot_restore_item *item)
 {
     char what[200];
+    unsigned long at;
     if (!ttft_tpot__folded_fit(s, r)) {
         snprintf(what, sizeof what, "# folded: its counts beside the requests held pass 2^64 - 1 "
                  "(request_success_total or a token counter would wrap)");
         item->line = r->folded_line ? r->folded_line : r->counts_line;
+    } else if ((at = ttft_tpot__tokens_disagree(r, what, sizeof what)) != 0) {
+        item->line = at;
     } else if (!ttft_tpot__told_fit(s, r)) {
         snprintf(what, sizeof what, "# told: a counter beside the collector's passes 2^64 - 1");
         item->line = r->told_line;
@@ -3413,6 +3651,8 @@ static void ttft_tpot__serve_commit(ttft_tpot_serve *s, const ttft_tpot__serve_r
             ttft_tpot__fold(s, &s->finished, k);
     ttft_tpot__tally_add(&s->folded, &r->folded);
     ttft_tpot__tally_add(&s->finished, &r->folded);
+    if (r->folded.requests && !r->tokens_line[TTFT_TPOT_TOKENS_GENERATION])
+        s->tokens_unknown = 3u; /* folded requests without their token counts: the histograms leave out */
     for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++)
         if (r->told_any >> k & 1u)
             (void)ttft_tpot__told_take(s->told, &s->told_any, (int)k, r->told[k]); /* fits: checked */
@@ -3483,6 +3723,8 @@ TTFT_TPOT_DEF int ttft_tpot_serve_restore(ttft_tpot_serve *s, ttft_tpot_serve_it
         return ttft_tpot__restore_buckets(s, item);
     case TTFT_TPOT_SERVE_TOLD:
         return ttft_tpot__restore_told_value(s, item);
+    case TTFT_TPOT_SERVE_FOLDED_TOKENS:
+        return ttft_tpot__restore_folded_tokens(s, item);
     default:
         return TTFT_TPOT_EINVAL;
     }
@@ -3499,6 +3741,7 @@ static void ttft_tpot__serve_clear(void *state)
     s->refused_cleared += s->req.refused;
     s->dropped_cleared += s->req.dropped;
     memset(&s->folded, 0, sizeof s->folded);
+    s->tokens_unknown &= ~1u; /* the report's interval starts again; the live counts go on */
     ttft_tpot__requests_clear(s);
     s->rejected = 0;
     memset(s->full_at, 0, sizeof s->full_at);
@@ -3694,6 +3937,7 @@ TTFT_TPOT_DEF int ttft_tpot_serve_attach(ttft_tpot_serve *s, ttft_tpot *c, const
     s->request_window = cfg ? cfg->request_window : 0;
     s->slice_ns = cfg ? cfg->slice_ns : 0;
     s->buckets = cfg ? cfg->buckets : TTFT_TPOT_BUCKETS_FINE;
+    s->max_model_len = cfg ? cfg->max_model_len : 0;
     return TTFT_TPOT_OK;
 }
 

@@ -2079,6 +2079,32 @@ static int ttft_tpot__read_folded_metric(ttft_tpot__reader *r, unsigned long lin
     return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_FOLDED_METRIC);
 }
 
+/* "# folded_tokens: KEY,COUNT,SUM,I:C ...": a token histogram of the folded requests, KEY its family's
+   name (TTFT_TPOT_TOKEN_HISTS). */
+static int ttft_tpot__read_folded_tokens(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+#define TTFT_TPOT__TOKENS_KEY(id, name, help) name,
+    static const char *const keys[TTFT_TPOT_TOKENS_COUNT] = {TTFT_TPOT_TOKEN_HISTS(TTFT_TPOT__TOKENS_KEY)};
+#undef TTFT_TPOT__TOKENS_KEY
+    ttft_tpot_serve_item *it = &r->sitem;
+    const char *comma = strchr(p, ',');
+    ttft_tpot__pairs to = {UINT64_MAX, NULL, NULL, NULL, TTFT_TPOT_TOKEN_BOUNDS, 0};
+    int k;
+    for (k = 0; comma && k < TTFT_TPOT_TOKENS_COUNT; k++)
+        if (strlen(keys[k]) == (size_t)(comma - p) && strncmp(p, keys[k], (size_t)(comma - p)) == 0)
+            break;
+    if (!comma || k == TTFT_TPOT_TOKENS_COUNT)
+        return ttft_tpot__fail(r, line, "# folded_tokens: unknown histogram", NULL);
+    p = comma + 1;
+    it->metric = k;
+    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &it->v[0]) || !ttft_tpot__take(&p, ',', UINT64_MAX, &it->v[1]) ||
+        (to.index = it->bucket, to.count = it->count, (it->n = ttft_tpot__read_pairs(p, p + strlen(p), &to)) == 0 &&
+                                                          *p))
+        return ttft_tpot__fail(r, line, "# folded_tokens: expected KEY,COUNT,SUM,I:C ... with at most COUNT values in "
+                                        "the buckets, ascending", NULL);
+    return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_FOLDED_TOKENS);
+}
+
 /* "# buckets: NAME": the bounds the folded buckets after it count among: "fine", "vllm-0.33" (vLLM
    0.33's), or "vllm" (the bounds 0.3 wrote under that name). */
 static int ttft_tpot__read_buckets_set(ttft_tpot__reader *r, unsigned long line, const char *p)
@@ -2143,7 +2169,7 @@ static const struct {
     {" prompt_tokens: ", ttft_tpot__read_request_prompt}, {" folded: ", ttft_tpot__read_folded},
     {" folded_metric: ", ttft_tpot__read_folded_metric}, {" finish_reason: ", ttft_tpot__read_finish_reason},
     {" buckets: ", ttft_tpot__read_buckets_set},     {" started: ", ttft_tpot__read_started},
-    {" told: ", ttft_tpot__read_told}};
+    {" told: ", ttft_tpot__read_told},               {" folded_tokens: ", ttft_tpot__read_folded_tokens}};
 
 /* A comment line's text after the '#', NUL-terminated: "# clock:", "# run:" and the writer's
    directives (ttft_tpot__directives) are read back, anything else is a comment. bad: the line was too

@@ -1298,6 +1298,132 @@ static void what_the_driver_tells_is_written_from_the_start(void **state)
     unserve(&c, &srv);
 }
 
+/* vLLM's request_prompt_tokens and request_generation_tokens: a finished request's prompt tokens
+   (where given) and tokens, in vLLM's 1-2-5 bounds up to max_model_len (100: 1, 2, 5, 10, 20, 50,
+   100). Six requests over a table of 4 (window 1): r0 prompt 3, 1 token; r1 prompt 7, 4 tokens; r2
+   prompt 120, 60 tokens; r3 no prompt, 2 tokens; r4 10 tokens, prompt 2 given after its finish; r5
+   aborted (prompt 50, 5 tokens: in no figure). At r4's submit r0-r2 fold away. Prompt: 2, 3, 7, 120:
+   le 1 0, 2 1, 5 2, 10 3, 20 3, 50 3, 100 3, +Inf 4, sum 132. Generation: 1, 2, 4, 10, 60: le 1 1,
+   2 2, 5 3, 10 4, 20 4, 50 4, 100 5, +Inf 5, sum 77. The folded three travel in "# folded_tokens:"
+   lines, which a reader checks against "# folded:". */
+static void token_counts_as_vllm_histograms(void **state)
+{
+    static const char *const want[] = {
+        "# TYPE vllm:request_prompt_tokens histogram\n"
+        "vllm:request_prompt_tokens_bucket{le=\"1.0\"} 0\nvllm:request_prompt_tokens_bucket{le=\"2.0\"} 1\n"
+        "vllm:request_prompt_tokens_bucket{le=\"5.0\"} 2\nvllm:request_prompt_tokens_bucket{le=\"10.0\"} 3\n"
+        "vllm:request_prompt_tokens_bucket{le=\"20.0\"} 3\nvllm:request_prompt_tokens_bucket{le=\"50.0\"} 3\n"
+        "vllm:request_prompt_tokens_bucket{le=\"100.0\"} 3\nvllm:request_prompt_tokens_bucket{le=\"+Inf\"} 4\n"
+        "vllm:request_prompt_tokens_sum 132\nvllm:request_prompt_tokens_count 4\n",
+        "# TYPE vllm:request_generation_tokens histogram\n"
+        "vllm:request_generation_tokens_bucket{le=\"1.0\"} 1\nvllm:request_generation_tokens_bucket{le=\"2.0\"} 2\n"
+        "vllm:request_generation_tokens_bucket{le=\"5.0\"} 3\nvllm:request_generation_tokens_bucket{le=\"10.0\"} 4\n"
+        "vllm:request_generation_tokens_bucket{le=\"20.0\"} 4\nvllm:request_generation_tokens_bucket{le=\"50.0\"} 4\n"
+        "vllm:request_generation_tokens_bucket{le=\"100.0\"} 5\nvllm:request_generation_tokens_bucket{le=\"+Inf\"} 5\n"
+        "vllm:request_generation_tokens_sum 77\nvllm:request_generation_tokens_count 5\n",
+        "vllm:prompt_tokens_total 132\n",
+        "vllm:generation_tokens_total 77\n",
+    };
+    static const struct {
+        const char *text, *err;
+    } bad[] = {
+        {"# folded_tokens: request_prompt_tokens,1,3,2:1\n",
+         "t:2: # folded_tokens: request_prompt_tokens counts 1 values, more than the 0 # folded: requests"},
+        {"# folded: 1,1,3,0,0,0,0,0,0\n# folded_tokens: request_generation_tokens,1,1,0:1\n"
+         "# folded_tokens: request_prompt_tokens,1,3,5:1\n",
+         "t:4: # folded_tokens: a sum no values in its buckets can make: request_prompt_tokens"},
+        {"# folded: 1,1,3,0,0,0,0,0,0\n# folded_tokens: request_generation_tokens,1,1,0:1\n"
+         "# folded_tokens: request_generation_tokens,1,1,0:1\n",
+         "t:4: # folded_tokens: a second line for request_generation_tokens"},
+        {"# folded: 2,3,0,0,0,0,0,0,0\n# folded_tokens: request_generation_tokens,1,2,1:1\n",
+         "t:3: # folded_tokens: request_generation_tokens counts 1 values, not the 2 # folded: requests"},
+        {"# folded: 1,3,0,0,0,0,0,0,0\n# folded_tokens: request_generation_tokens,1,2,1:1\n",
+         "t:3: # folded_tokens: request_generation_tokens sums 2, not the 3 # folded: tokens"},
+        {"# folded: 1,1,0,0,0,0,0,0,0\n# folded_tokens: request_generation_tokens,1,1,0:2\n",
+         "t:3: # folded_tokens: expected KEY,COUNT,SUM,I:C ... with at most COUNT values in the buckets, ascending"},
+        {"# folded_tokens: request_nope,1,1,0:1\n", "t:2: # folded_tokens: unknown histogram"},
+    };
+    ttft_tpot c, back;
+    ttft_tpot_serve srv, srv_back;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
+    ttft_tpot_config cfg;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    static const unsigned prompt[6] = {3, 7, 120, 0, 0, 50}, tokens[6] = {1, 4, 60, 2, 10, 5};
+    char *live, *model, *trace, id[8], text[512], err[256];
+    size_t i;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    scfg.max_requests = 4;
+    scfg.request_window = 1;
+    scfg.max_model_len = 100;
+    served(&c, &srv, &cfg, &scfg);
+    for (i = 0; i < 6; i++) {
+        uint64_t t = i * 100 * MS;
+        snprintf(id, sizeof id, "r%u", (unsigned)i);
+        assert_int_equal(ttft_tpot_request_mark(&srv, id, TTFT_TPOT_POINT_SUBMIT, t), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_tokens(&srv, id, t + 10 * MS, 1), TTFT_TPOT_OK);
+        if (tokens[i] > 1)
+            assert_int_equal(ttft_tpot_request_tokens(&srv, id, t + 20 * MS, tokens[i] - 1), TTFT_TPOT_OK);
+        if (prompt[i])
+            assert_int_equal(ttft_tpot_request_prompt(&srv, id, prompt[i]), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_finish(&srv, id, i == 5 ? TTFT_TPOT_FINISH_ABORT : 0), TTFT_TPOT_OK);
+    }
+    assert_int_equal(ttft_tpot_request_prompt(&srv, "r4", 2), TTFT_TPOT_OK); /* after its finish */
+    live = publish_str(&srv, pub);
+    model = capture_prom(&c);
+    assert_both_hold(live, model, want, sizeof want / sizeof want[0]);
+    assert_null(strstr(live, "le=\"200.0\""));
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "\n# folded_tokens: request_prompt_tokens,3,130,2:1 3:1 7:1\n"
+                                  "# folded_tokens: request_generation_tokens,3,65,0:1 2:1 6:1\n"));
+    assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, model);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "phase,role,start_ns,dur_ns,tokens,warmup\n%s", bad[i].text);
+        if (trace_str(&back, text, "t", err, sizeof err) != TTFT_TPOT_EPARSE || strcmp(err, bad[i].err) != 0)
+            fail_msg("case %u: \"%s\", expected \"%s\"", (unsigned)i, err, bad[i].err);
+    }
+    free(live);
+    free(model);
+    free(trace);
+    unserve(&back, &srv_back);
+    /* a merge adds another collector's: prompt 4 (le 5), 3 tokens (le 5) */
+    served(&back, &srv_back, &cfg, &scfg);
+    assert_int_equal(ttft_tpot_request_mark(&srv_back, "o", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv_back, "o", 10 * MS, 3), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_prompt(&srv_back, "o", 4), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_finish(&srv_back, "o", 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_merge(&c, &back), TTFT_TPOT_OK);
+    live = publish_str(&srv, pub);
+    assert_non_null(strstr(live, "vllm:request_prompt_tokens_bucket{le=\"5.0\"} 3\n"));
+    assert_non_null(strstr(live, "vllm:request_prompt_tokens_sum 136\nvllm:request_prompt_tokens_count 5\n"));
+    assert_non_null(strstr(live, "vllm:request_generation_tokens_bucket{le=\"5.0\"} 4\n"));
+    free(live);
+    unserve(&back, &srv_back);
+    /* a trace of folded requests without the lines (0.3 wrote none) leaves both families out: no
+       exposition counts requests it cannot bucket; every bound from 1 to 5e9 without max_model_len */
+    scfg.max_model_len = 0;
+    served(&back, &srv_back, &cfg, &scfg);
+    model = capture_prom(&back);
+    assert_non_null(strstr(model, "vllm:request_prompt_tokens_bucket{le=\"100000.0\"} 0\n"
+                                  "vllm:request_prompt_tokens_bucket{le=\"200000.0\"} 0\n"));
+    assert_non_null(strstr(model, "vllm:request_prompt_tokens_bucket{le=\"1e+06\"} 0\n"));
+    assert_non_null(strstr(model, "vllm:request_prompt_tokens_bucket{le=\"5e+09\"} 0\n"
+                                  "vllm:request_prompt_tokens_bucket{le=\"+Inf\"} 0\n"));
+    free(model);
+    assert_int_equal(trace_str(&back, "phase,role,start_ns,dur_ns,tokens,warmup\n# folded: 2,5,0,0,0,0,0,0,0\n",
+                               "t", err, sizeof err), TTFT_TPOT_OK);
+    model = capture_prom(&back);
+    live = publish_str(&srv_back, pub);
+    assert_null(strstr(model, "request_prompt_tokens"));
+    assert_null(strstr(live, "request_generation_tokens"));
+    assert_non_null(strstr(live, "vllm:generation_tokens_total 5\n"));
+    free(model);
+    free(live);
+    free(pub);
+    unserve(&back, &srv_back);
+    unserve(&c, &srv);
+}
+
 /* Folded requests keep their reasons: ten requests over a table of 4 (window 1), request i finished
    with reason i % 5 (none, stop, length, abort, error; tokens at +10, +12 and +15 ms): two of each,
    whether held or folded, in the report, the summary, the live exposition and a trace's. A trace's
@@ -2252,6 +2378,7 @@ int main(void)
         cmocka_unit_test(finish_reasons_count_and_failures_stay_out),
         cmocka_unit_test(repetition_is_a_finish_reason),
         cmocka_unit_test(what_the_driver_tells_is_written_from_the_start),
+        cmocka_unit_test(token_counts_as_vllm_histograms),
         cmocka_unit_test(vllm_buckets_alone),
         cmocka_unit_test(old_vllm_buckets_keep_their_meaning),
         cmocka_unit_test(bounds_as_written_are_their_ns),
