@@ -17,6 +17,7 @@ typedef struct options {
     long requests;       /* serving mode: requests to serve (0: the plain generation runs) */
     long capacity;       /* samples the collector keeps exactly (0: room for every one) */
     long max_requests;   /* requests the collector holds (0: all of requests); the finished fold away */
+    long max_model_len;  /* the token histograms' last bound (0: every bound, to 5e9) */
     int buckets;         /* --buckets: the exposition's bounds (TTFT_TPOT_BUCKETS_*) */
     const char *request_log; /* serving: a CSV line a finished request, as it finishes */
     double arrival_rate; /* requests per second, Poisson arrivals (0: all at once) */

@@ -44,6 +44,8 @@ static const int_opt int_opts[] = {
     {"--capacity", offsetof(options, capacity), 0, 2000000000, "samples kept exactly (0: every sample)"},
     {"--max-requests", offsetof(options, max_requests), 0, 1000000,
      "requests the collector holds (0: all): a long run folds the finished ones away (counted)"},
+    {"--max-model-len", offsetof(options, max_model_len), 0, 2000000000,
+     "the model's length in tokens: the token histograms' last bound (0: 1, 2, 5, ... to 5e9)"},
 };
 
 static void usage(FILE *out)
@@ -410,6 +412,7 @@ int main(int argc, char **argv)
     sc.max_requests = driver_max_requests(&g.o);
     sc.max_request_events = (size_t)sc.max_requests * (size_t)(g.o.max_new_tokens + 1);
     sc.buckets = g.o.buckets;
+    sc.max_model_len = (uint64_t)g.o.max_model_len;
     n_tok = (size_t)g.o.batch * (size_t)g.o.prompt_len;
     g.prompt = (int *)malloc(n_tok * sizeof(int));
     g.next = (int *)malloc((size_t)g.o.batch * sizeof(int));

@@ -34,6 +34,8 @@ static const char usage_text[] =
     "  --model-name NAME      the label model_name=NAME, which vLLM's dashboards filter on\n"
     "  --buckets fine|vllm    the histograms' bounds: fine (default: vLLM's and the E12 series,\n"
     "                         histogram_quantile within 25%) or vllm (vLLM's alone: fewer series)\n"
+    "  --max-model-len N      the model's length in tokens: the token histograms' last bound\n"
+    "                         (vLLM's 1, 2, 5, 10, ... up to N; default: to 5e9)\n"
     "  --slo LIST             SLOs for goodput, any of ttft=MS,tpot=MS,e2e=MS\n"
     "  --chrome-trace FILE    also write the samples as a Chrome / Perfetto trace to FILE (needs\n"
     "                         start times: a trace recorded with config.timeline); - : standard\n"
@@ -172,6 +174,7 @@ typedef struct options {
     int compare, n_side[2]; /* --compare, and the traces of --base and --new */
     int ranks;              /* --ranks */
     int buckets;            /* --buckets (TTFT_TPOT_BUCKETS_*) */
+    uint64_t max_model_len; /* --max-model-len (0: every bound) */
     uint64_t slice_ns;      /* --slice (0: none asked) */
     double percentiles[TTFT_TPOT_MAX_PERCENTILES]; /* --percentiles (all 0: the default) */
     char **side[2];
@@ -212,7 +215,7 @@ static int take_noise(options *o, const char *v)
 
 enum { OPT_JSON = 256, OPT_PROM, OPT_BOUNDED, OPT_COMPARE, OPT_BASE, OPT_NEW, OPT_ALPHA, OPT_SLO, OPT_CHROME,
        OPT_KERNEL, OPT_PREFIX, OPT_LABEL, OPT_VERSION, OPT_HTML, OPT_RANKS, OPT_REQUESTS_CSV, OPT_SLICE,
-       OPT_PERCENTILES, OPT_NOISE, OPT_PHASES_IN_VERDICT, OPT_MODEL, OPT_BUCKETS };
+       OPT_PERCENTILES, OPT_NOISE, OPT_PHASES_IN_VERDICT, OPT_MODEL, OPT_BUCKETS, OPT_MAX_MODEL_LEN };
 
 static const struct option long_opts[] = {
     {"json", no_argument, NULL, OPT_JSON},           {"prometheus", no_argument, NULL, OPT_PROM},
@@ -228,6 +231,7 @@ static const struct option long_opts[] = {
     {"slice", required_argument, NULL, OPT_SLICE},   {"percentiles", required_argument, NULL, OPT_PERCENTILES},
     {"noise", required_argument, NULL, OPT_NOISE},   {"phases-in-verdict", no_argument, NULL, OPT_PHASES_IN_VERDICT},
     {"model-name", required_argument, NULL, OPT_MODEL},   {"buckets", required_argument, NULL, OPT_BUCKETS},
+    {"max-model-len", required_argument, NULL, OPT_MAX_MODEL_LEN},
     {NULL, 0, NULL, 0},
 };
 
@@ -290,6 +294,13 @@ static int take_option(int opt, char *v, options *o)
             return usage_error("--buckets takes fine or vllm, not ", v);
         o->buckets = strcmp(v, "vllm") == 0 ? TTFT_TPOT_BUCKETS_VLLM : TTFT_TPOT_BUCKETS_FINE;
         break;
+    case OPT_MAX_MODEL_LEN: {
+        double n;
+        if (cli_decimal(v, &n) != 0 || strchr(v, '.') || !(n >= 1 && n <= 2e9))
+            return usage_error("--max-model-len takes a whole number of tokens from 1 to 2000000000, not ", v);
+        o->max_model_len = (uint64_t)n;
+        break;
+    }
     case OPT_HTML:
         if (!*v)
             return usage_error("--html", " needs a file name");
@@ -435,6 +446,7 @@ static int make_collector(ttft_tpot *c, const options *o)
     sc.max_request_events = 1024;
     sc.slice_ns = o->slice_ns;
     sc.buckets = o->buckets;
+    sc.max_model_len = o->max_model_len;
     if (!s || ttft_tpot_init(c, &cfg) != TTFT_TPOT_OK) {
         free(s);
         return TTFT_TPOT_ENOMEM;

@@ -495,9 +495,50 @@ def test_bounds_spelled_as_prometheus_client():
         tp = ttft_tpot.Collector(buckets=buckets)
         two_requests(tp)
         les = bounds_of(tp.prometheus())
-        assert len(les) == 9
+        assert len(les) == 11  # 9 of time, 2 of tokens
         for family, bounds in les.items():
             assert bounds == [floatToGoString(float(b)) for b in bounds], family
+
+
+def build_1_2_5_buckets(max_value):
+    """vLLM's token bounds (vllm/v1/metrics/loggers.py): 1, 2, 5, 10, 20, 50, ... while at most max_value."""
+    out, exponent = [], 0
+    while True:
+        for mantissa in (1, 2, 5):
+            if mantissa * 10 ** exponent > max_value:
+                return out
+            out.append(mantissa * 10 ** exponent)
+        exponent += 1
+
+
+def test_token_histograms_as_vllm():
+    """request_prompt_tokens and request_generation_tokens: vLLM's bounds up to max_model_len, each
+    finished request's prompt tokens (where given) and tokens. A: prompt 300, 3 tokens; B: no prompt,
+    1 token; C: prompt 9000, 700 tokens (past 500: le 1000 and 2000 only)."""
+    tp = ttft_tpot.Collector(max_model_len=2048)
+    two_requests(tp)
+    tp.prompt("#A", 300)
+    tp.submit("C", 60 * MS)
+    tp.tokens("C", 700, 70 * MS)
+    tp.prompt("C", 9000)
+    for r in ("#A", "B", "C"):
+        tp.finish(r)
+    text = tp.prometheus()
+    les = bounds_of(text)
+    for family in ("request_prompt_tokens", "request_generation_tokens"):
+        assert les["vllm:" + family] == [repr(float(b)) for b in build_1_2_5_buckets(2048)] + ["+Inf"], family
+    got = {m[0]: int(m[1]) for m in re.findall(r'^vllm:(request_(?:prompt|generation)_tokens_[a-z]+(?:\{le="[^"]*"\})?) '
+                                               r'(\d+)$', text, re.M)}
+    assert got['request_prompt_tokens_bucket{le="200.0"}'] == 0
+    assert got['request_prompt_tokens_bucket{le="500.0"}'] == 1
+    assert got['request_prompt_tokens_bucket{le="2000.0"}'] == 1
+    assert got['request_prompt_tokens_bucket{le="+Inf"}'] == got["request_prompt_tokens_count"] == 2
+    assert got["request_prompt_tokens_sum"] == 9300
+    assert got['request_generation_tokens_bucket{le="1.0"}'] == 1
+    assert got['request_generation_tokens_bucket{le="5.0"}'] == 2
+    assert got['request_generation_tokens_bucket{le="500.0"}'] == 2
+    assert got['request_generation_tokens_bucket{le="1000.0"}'] == 3
+    assert got["request_generation_tokens_count"] == 3 and got["request_generation_tokens_sum"] == 704
 
 
 def test_a_block_that_raises_is_cancelled(tmp_path):

@@ -79,7 +79,8 @@ class Collector(_core.Collector):
 
     Keyword arguments are the C config's fields: capacity, max_phases, timeline, bounded, hist_slots,
     max_requests, max_request_events, request_window (finished requests kept whole once the table is full; the
-    rest fold into the exposition's histograms), model_name and engine (labels of every series), buckets ("fine", or "vllm": vLLM's bounds alone), max_shapes, grow, max_device, max_pending, slice_ns, percentiles ("50,90,99.9"
+    rest fold into the exposition's histograms), model_name and engine (labels of every series), buckets ("fine", or "vllm": vLLM's bounds alone),
+    max_model_len (the model's length in tokens: the token histograms' last bound; 0: to 5e9), max_shapes, grow, max_device, max_pending, slice_ns, percentiles ("50,90,99.9"
     or a sequence of numbers), clock (a callable returning monotonic ns; None: the platform's CLOCK_MONOTONIC)
     and clock_name. Unset ones take
     DEFAULTS, then the C library's defaults.
@@ -195,11 +196,12 @@ class Collector(_core.Collector):
     @classmethod
     def read_trace(cls, path: PathLike, *more: PathLike, bounded: bool = False, slice_ns: int = 0,
                    percentiles: _typing.Union[None, str, _typing.Sequence[float]] = None,
-                   buckets: str = "fine") -> "Collector":
+                   buckets: str = "fine", max_model_len: int = 0) -> "Collector":
         """A collector holding the traces, read in order, as ttft_tpot_report reads them (slice_ns,
-        percentiles and buckets: as its --slice, --percentiles and --buckets)."""
+        percentiles, buckets and max_model_len: as its --slice, --percentiles, --buckets and
+        --max-model-len)."""
         tp = cls(**{**_READER, "bounded": bounded, "hist_slots": 16 if bounded else 0, "slice_ns": slice_ns,
-                    "percentiles": percentiles, "buckets": buckets})
+                    "percentiles": percentiles, "buckets": buckets, "max_model_len": max_model_len})
         for p in (path,) + more:
             tp._read(p, _os.fsdecode(p))
         return tp

@@ -24,6 +24,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="the label model_name=NAME, which vLLM's dashboards filter on")
     ap.add_argument("--buckets", choices=("fine", "vllm"), default="fine",
                     help="the histograms' bounds: fine (default: vLLM's and the E12 series) or vllm (vLLM's alone)")
+    ap.add_argument("--max-model-len", metavar="N",
+                    help="the model's length in tokens: the token histograms' last bound (default: to 5e9)")
     ap.add_argument("--slo", metavar="LIST", help="SLOs for goodput: ttft=MS,tpot=MS,e2e=MS (any of them)")
     ap.add_argument("--prefill-kernel", metavar="NAME", help="a kernel phase as steady TTFT's lower bound")
     ap.add_argument("--bounded", action="store_true", help="steady samples in histograms (memory bounded)")
@@ -87,6 +89,11 @@ def _numbers(args: argparse.Namespace) -> int:
     if n is None or not 0 <= n < 100:
         return _usage_error("--noise takes a percentage, a plain decimal from 0 to below 100, not ", args.noise)
     args.noise = n
+    m = _decimal(args.max_model_len) if args.max_model_len is not None else 0.0
+    if m is None or (args.max_model_len is not None and ("." in args.max_model_len or not 1 <= m <= 2e9)):
+        return _usage_error("--max-model-len takes a whole number of tokens from 1 to 2000000000, not ",
+                            args.max_model_len)
+    args.max_model_len = int(m)
     return 0
 
 
@@ -102,7 +109,8 @@ def _read(args: argparse.Namespace, *paths: str) -> Collector:
     """The traces read into one collector made as the tool makes each (--bounded, --slice, --percentiles,
     --buckets)."""
     return Collector.read_trace(*paths, bounded=args.bounded, slice_ns=int(args.slice * 1e9 + 0.5),
-                                percentiles=args.percentiles, buckets=args.buckets)
+                                percentiles=args.percentiles, buckets=args.buckets,
+                                max_model_len=args.max_model_len)
 
 
 def _refused(args: argparse.Namespace) -> Optional[str]:

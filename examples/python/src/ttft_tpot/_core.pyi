@@ -27,7 +27,8 @@ class Collector:
                  hist_slots: int = ..., max_requests: int = ..., max_request_events: int = ...,
                  request_window: int = ..., buckets: Optional[str] = ..., max_shapes: int = ..., max_device: int = ..., max_pending: int = ..., slice_ns: int = ..., grow: bool = ...,
                  sequences: bool = ..., model_name: Optional[str] = ..., clock: Union[None, bool, Callable[[], int]] = ..., clock_name: Optional[str] = ...,
-                 percentiles: Union[None, str, Sequence[float]] = ...) -> None: ...
+                 percentiles: Union[None, str, Sequence[float]] = ..., engine: Optional[str] = ...,
+                 max_model_len: int = ...) -> None: ...
     def span(self, phase: str, role: str, tokens: Optional[int] = None, prompt_tokens: Optional[int] = None,
              shape: Optional[int] = None, device: Optional[int] = None, sequences: Optional[int] = None) -> Span: ...
     def begin(self, phase: str, role: str, tokens: Optional[int] = None, prompt_tokens: Optional[int] = None,
