@@ -103,8 +103,10 @@
      cache's usage (vllm:kv_cache_usage_perc, a fraction), preemptions (num_preemptions_total), the
      prefix cache's queried and hit tokens (prefix_cache_queries_total, prefix_cache_hits_total), the
      prompt tokens it served (prompt_tokens_cached_total), and the requests waiting by why
-     (num_requests_waiting_by_reason: capacity, deferred). Each family is written from the start, 0
-     until told, as vLLM writes it, in the live exposition and the model's; a trace carries them.
+     (num_requests_waiting_by_reason: capacity, deferred), and a finished request's parameters, each a
+     value of vLLM's histogram of it (request_params_max_tokens, request_params_n,
+     request_max_num_generation_tokens). Each family is written from the start, 0 until told, as vLLM
+     writes it, in the live exposition and the model's; a trace carries them.
 
    FOLDING AND THE EXPOSITION
      A server that runs for weeks: a request finished (ttft_tpot_request_finish) is folded once into
@@ -275,7 +277,9 @@ enum { TTFT_TPOT_FINISH_NONE = 0, /* ttft_tpot_request_finish: no reason given (
    vLLM's families of them mean it; each is written from the start (0 until told), as vLLM writes them.
    X(NAME, name: Python's and a trace's, family, its reason label or "", kind, help). Kinds: a COUNTER
    adds what it is told (a whole number); a GAUGE is set to it (a whole number); a FRACTION is set to
-   a value from 0 to 1, kept to 1e-9. */
+   a value from 0 to 1, kept to 1e-9; a TOKENS or SEQUENCES histogram counts each whole number told
+   (one a finished request, as vLLM observes them) in vLLM's bounds 1, 2, 5, 10, 20, ... (TOKENS up to
+   config.max_model_len, SEQUENCES up to 20). */
 #define TTFT_TPOT_TOLD(X)                                                                             \
     X(KV_CACHE_USAGE, "kv_cache_usage_perc", "kv_cache_usage_perc", "", FRACTION,                      \
       "KV-cache usage. 1 means 100 percent usage.")                                                   \
@@ -289,11 +293,17 @@ enum { TTFT_TPOT_FINISH_NONE = 0, /* ttft_tpot_request_finish: no reason given (
       "Number of prompt tokens served from the prefix cache, not computed.")                          \
     X(WAITING_CAPACITY, "waiting_capacity", "num_requests_waiting_by_reason", "capacity", GAUGE,      \
       "Number of requests waiting, by why: capacity (no room in the KV cache), deferred (held back).") \
-    X(WAITING_DEFERRED, "waiting_deferred", "num_requests_waiting_by_reason", "deferred", GAUGE, "")
+    X(WAITING_DEFERRED, "waiting_deferred", "num_requests_waiting_by_reason", "deferred", GAUGE, "")   \
+    X(PARAMS_MAX_TOKENS, "params_max_tokens", "request_params_max_tokens", "", TOKENS,                 \
+      "Histogram of the max_tokens request parameter.")                                               \
+    X(PARAMS_N, "params_n", "request_params_n", "", SEQUENCES, "Histogram of the n request parameter.") \
+    X(MAX_NUM_GENERATION_TOKENS, "max_num_generation_tokens", "request_max_num_generation_tokens", "", \
+      TOKENS, "Histogram of maximum number of requested generation tokens.")
 #define TTFT_TPOT__TOLD_ENUM(name, key, family, label, kind, help) TTFT_TPOT_TOLD_##name,
 enum { TTFT_TPOT_TOLD(TTFT_TPOT__TOLD_ENUM) TTFT_TPOT_TOLD_COUNT };
 #undef TTFT_TPOT__TOLD_ENUM
-enum { TTFT_TPOT_TOLD_COUNTER, TTFT_TPOT_TOLD_GAUGE, TTFT_TPOT_TOLD_FRACTION }; /* its kind */
+enum { TTFT_TPOT_TOLD_COUNTER, TTFT_TPOT_TOLD_GAUGE, TTFT_TPOT_TOLD_FRACTION, TTFT_TPOT_TOLD_TOKENS,
+       TTFT_TPOT_TOLD_SEQUENCES }; /* its kind */
 
 /* Serving metrics over requests, in vLLM's definitions (REQUESTS and METRICS, above). Durations in ns.
    n counts measured requests: not submitted inside a warmup section, with at least one token. */
@@ -451,6 +461,14 @@ typedef struct ttft_tpot_serve_config {
                                   5e9, above any count a prompt can have) */
 } ttft_tpot_serve_config;
 
+/* What the driver told (ttft_tpot_serve_tell): each value (a FRACTION in 1e-9; a histogram's count), a
+   histogram's values, and which were told (bit k of any: a merge takes a gauge only then). */
+typedef struct ttft_tpot__told_set {
+    uint64_t v[TTFT_TPOT_TOLD_COUNT];
+    ttft_tpot_token_hist hist[TTFT_TPOT_TOLD_COUNT]; /* the TOKENS and SEQUENCES kinds' */
+    unsigned any;
+} ttft_tpot__told_set;
+
 /* Finished requests folded into histograms and counters once each, in O(buckets) whatever their
    number: each value counted in its bucket (not cumulative; past the last bound: in count alone),
    per-token metrics' sums in 1/1024 ns, the others' in ns, 128 bits each. */
@@ -488,8 +506,7 @@ typedef struct ttft_tpot_serve {
     ttft_tpot_slo slo;
     char model_label[352];         /* model_name="...",engine="..." (config.model_name and engine,
                                       escaped; each where given), or "" */
-    uint64_t told[TTFT_TPOT_TOLD_COUNT]; /* ttft_tpot_serve_tell's (a FRACTION in 1e-9) */
-    unsigned told_any;             /* bit k: told[k] was told (a merge takes a gauge only then) */
+    ttft_tpot__told_set told;      /* ttft_tpot_serve_tell's */
     void *reading;                 /* a trace being read (ttft_tpot_serve_restore), or NULL */
     void *owned;                   /* its tables' one allocation */
     unsigned grown;                /* tables a trace outgrew, moved to allocations of their own: bit 0 the
@@ -515,8 +532,10 @@ enum {
     TTFT_TPOT_SERVE_BUCKETS,       /* "# buckets: vllm-0.33" (or 0.3's "vllm"): set (TTFT_TPOT_BUCKETS_*) */
     TTFT_TPOT_SERVE_TOLD,          /* "# told: KEY,VALUE": metric (TTFT_TPOT_TOLD_*), tokens (the value as
                                       kept: a FRACTION in 1e-9) */
-    TTFT_TPOT_SERVE_FOLDED_TOKENS  /* "# folded_tokens: KEY,COUNT,SUM,I:C ...": metric (TTFT_TPOT_TOKENS_*),
+    TTFT_TPOT_SERVE_FOLDED_TOKENS, /* "# folded_tokens: KEY,COUNT,SUM,I:C ...": metric (TTFT_TPOT_TOKENS_*),
                                       v[0..1], n pairs (bucket[k], count[k]) */
+    TTFT_TPOT_SERVE_TOLD_HIST      /* "# told_hist: KEY,COUNT,SUM,I:C ...": metric (TTFT_TPOT_TOLD_*, a
+                                      histogram's), v[0..1], n pairs */
 };
 
 /* One item for ttft_tpot_serve_restore. line: where it stands (a check at the collector's COMMIT says
@@ -563,10 +582,11 @@ TTFT_TPOT_DEF ttft_tpot_serve *ttft_tpot_serve_of(const ttft_tpot *c);
 TTFT_TPOT_DEF int ttft_tpot_serve_slo(ttft_tpot_serve *s, ttft_tpot_slo slo);
 
 /* What the driver knows and the layer cannot see: what (TTFT_TPOT_TOLD_*), a COUNTER adding value, a
-   GAUGE or FRACTION set to it (TTFT_TPOT_TOLD). Counters never go back, across clears too, as the live
-   exposition's. OK (also when disabled: nothing); EINVAL (s NULL, what unknown); ERANGE (NaN,
-   infinite, negative, not a whole number where one is asked, a fraction past 1, a counter past
-   2^64 - 1; told by its bits: nothing changes). A trace carries what was told ("# told:"). */
+   GAUGE or FRACTION set to it, a histogram (TOKENS, SEQUENCES) counting it (TTFT_TPOT_TOLD). Counters
+   and histograms never go back, across clears too, as the live exposition's. OK (also when disabled:
+   nothing); EINVAL (s NULL, what unknown); ERANGE (NaN, infinite, negative, not a whole number where
+   one is asked, a fraction past 1, a total past 2^64 - 1; told by its bits: nothing changes). A trace
+   carries what was told ("# told:", "# told_hist:"). */
 TTFT_TPOT_DEF int ttft_tpot_serve_tell(ttft_tpot_serve *s, int what, double value);
 
 /* ---- Requests -------------------------------------------------------------------------------- */
@@ -1254,18 +1274,57 @@ static int ttft_tpot__told_value(int what, double value, uint64_t *v)
     return fraction || (double)*v == value ? TTFT_TPOT_OK : TTFT_TPOT_ERANGE;
 }
 
-/* told[what] takes v: a counter adds it (ERANGE past 2^64 - 1), the others are set. */
-static int ttft_tpot__told_take(uint64_t *told, unsigned *any, int what, uint64_t v)
+/* Whether told kind k adds up (a counter; a histogram's count and sum) rather than being set. */
+static int ttft_tpot__told_adds(int k)
 {
-    if (ttft_tpot__told[what].kind == TTFT_TPOT_TOLD_COUNTER) {
-        if (v > UINT64_MAX - told[what])
-            return TTFT_TPOT_ERANGE;
-        told[what] += v;
-    } else {
-        told[what] = v;
-    }
-    *any |= 1u << what;
+    return ttft_tpot__told[k].kind == TTFT_TPOT_TOLD_COUNTER || ttft_tpot__told[k].kind >= TTFT_TPOT_TOLD_TOKENS;
+}
+
+/* t takes v for what: a counter adds it, a histogram counts it, the others are set; ERANGE where a
+   total would pass 2^64 - 1. */
+static int ttft_tpot__told_take(ttft_tpot__told_set *t, int what, uint64_t v)
+{
+    int hist = ttft_tpot__told[what].kind >= TTFT_TPOT_TOLD_TOKENS;
+    if (ttft_tpot__told_adds(what) && (hist ? t->v[what] == UINT64_MAX || v > UINT64_MAX - t->hist[what].sum
+                                            : v > UINT64_MAX - t->v[what]))
+        return TTFT_TPOT_ERANGE;
+    if (hist)
+        ttft_tpot__token_put(&t->hist[what], v);
+    t->v[what] = hist ? t->v[what] + 1 : ttft_tpot__told[what].kind == TTFT_TPOT_TOLD_COUNTER ? t->v[what] + v : v;
+    t->any |= 1u << what;
     return TTFT_TPOT_OK;
+}
+
+/* Whether src joins dst (ttft_tpot__told_join) with no total past 2^64 - 1. */
+static int ttft_tpot__told_fits(const ttft_tpot__told_set *dst, const ttft_tpot__told_set *src)
+{
+    int k;
+    for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++)
+        if (ttft_tpot__told_adds(k) && (src->v[k] > UINT64_MAX - dst->v[k] ||
+                                        src->hist[k].sum > UINT64_MAX - dst->hist[k].sum))
+            return 0;
+    return 1;
+}
+
+/* dst takes what src was told (it fits: checked): counters and histograms add, a gauge is src's. */
+static void ttft_tpot__told_join(ttft_tpot__told_set *dst, const ttft_tpot__told_set *src)
+{
+    unsigned b;
+    int k;
+    for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++) {
+        if (!(src->any >> k & 1u))
+            continue;
+        if (ttft_tpot__told[k].kind < TTFT_TPOT_TOLD_TOKENS) {
+            (void)ttft_tpot__told_take(dst, k, src->v[k]);
+            continue;
+        }
+        for (b = 0; b < TTFT_TPOT_TOKEN_BOUNDS; b++)
+            dst->hist[k].bucket[b] += src->hist[k].bucket[b];
+        dst->hist[k].count += src->hist[k].count;
+        dst->hist[k].sum += src->hist[k].sum;
+        dst->v[k] += src->v[k];
+        dst->any |= 1u << k;
+    }
 }
 
 TTFT_TPOT_DEF int ttft_tpot_serve_tell(ttft_tpot_serve *s, int what, double value)
@@ -1278,7 +1337,7 @@ TTFT_TPOT_DEF int ttft_tpot_serve_tell(ttft_tpot_serve *s, int what, double valu
         return rc;
     if (!s->layer.enabled)
         return TTFT_TPOT_OK;
-    return ttft_tpot__told_take(s->told, &s->told_any, what, v);
+    return ttft_tpot__told_take(&s->told, what, v);
 }
 
 /* The request metrics' table (TTFT_TPOT_METRICS), expanded once for the writers. */
@@ -2565,7 +2624,7 @@ typedef struct ttft_tpot__prom_counts {
     uint64_t refused, dropped;  /* requests_refused, requests_dropped (as in the reports) */
     uint64_t waiting, running;  /* the requests in flight now: num_requests_waiting, num_requests_running */
     const uint64_t *reasons;    /* by finish reason (TTFT_TPOT_FINISH_*): request_success_total's children */
-    const uint64_t *told;       /* what the driver told (TTFT_TPOT_TOLD) */
+    const ttft_tpot__told_set *told; /* what the driver told (TTFT_TPOT_TOLD) */
     const ttft_tpot_token_hist *tok; /* the token histograms (TTFT_TPOT_TOKENS_*), or NULL: unknown */
     uint64_t max_model_len;     /* their last bound (0: every bound) */
 } ttft_tpot__prom_counts;
@@ -2630,24 +2689,6 @@ static void ttft_tpot__told_text(char *buf, size_t cap, int what, uint64_t v)
     snprintf(buf, cap, "%llu.%s", (unsigned long long)(v / 1000000000u), frac);
 }
 
-/* What the driver told, each family once, each series from the start. */
-static void ttft_tpot__prom_told(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm, const uint64_t *told)
-{
-    static const char *const type[3] = {"counter", "gauge", "gauge"};
-    char v[32];
-    int k;
-    for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++) {
-        const ttft_tpot__told_info *t = &ttft_tpot__told[k];
-        if (!k || strcmp(t->family, ttft_tpot__told[k - 1].family) != 0)
-            ttft_tpot_write(w, "# HELP %s%s %s\n# TYPE %s%s %s\n", nm->pre, t->family, t->help, nm->pre, t->family,
-                            type[t->kind]);
-        ttft_tpot__told_text(v, sizeof v, k, told[k]);
-        if (*t->label)
-            ttft_tpot_write(w, "%s%s{%sreason=\"%s\"} %s\n", nm->pre, t->family, nm->blb, t->label, v);
-        else
-            ttft_tpot_write(w, "%s%s%s %s\n", nm->pre, t->family, nm->lb, v);
-    }
-}
 
 /* Bound b of the token histograms. */
 static uint64_t ttft_tpot__token_bound(unsigned b)
@@ -2677,28 +2718,55 @@ static void ttft_tpot__token_le(char *buf, size_t cap, unsigned b)
         snprintf(buf, cap, "%de+0%u", "125"[b % 3] - '0', b / 3);
 }
 
-/* The token histograms, vLLM's: each bound up to max_model_len (0: all), cumulative. */
+/* A token histogram's series after its HELP and TYPE: each bound up to last (0: all), cumulative. */
+static void ttft_tpot__prom_token_series(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm, const char *name,
+                                         const ttft_tpot_token_hist *h, uint64_t last)
+{
+    char le[16];
+    uint64_t below = 0;
+    unsigned b;
+    for (b = 0; b < TTFT_TPOT_TOKEN_BOUNDS && (!last || ttft_tpot__token_bound(b) <= last); b++) {
+        below += h->bucket[b];
+        ttft_tpot__token_le(le, sizeof le, b);
+        ttft_tpot_write(w, "%s%s_bucket{%sle=\"%s\"} %llu\n", nm->pre, name, nm->blb, le, (unsigned long long)below);
+    }
+    ttft_tpot_write(w, "%s%s_bucket{%sle=\"+Inf\"} %llu\n%s%s_sum%s %llu\n%s%s_count%s %llu\n", nm->pre, name,
+                    nm->blb, (unsigned long long)h->count, nm->pre, name, nm->lb, (unsigned long long)h->sum, nm->pre,
+                    name, nm->lb, (unsigned long long)h->count);
+}
+
+/* The token histograms of the requests, vLLM's (TTFT_TPOT_TOKEN_HISTS): none where unknown. */
 static void ttft_tpot__prom_tokens(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm,
                                    const ttft_tpot__prom_counts *n)
 {
-    char le[16];
-    uint64_t below;
-    unsigned b;
     int k;
     for (k = 0; n->tok && k < TTFT_TPOT_TOKENS_COUNT; k++) {
-        const ttft_tpot_token_hist *h = &n->tok[k];
         const char *name = ttft_tpot__token_hists[k].name;
         ttft_tpot_write(w, "# HELP %s%s %s\n# TYPE %s%s histogram\n", nm->pre, name, ttft_tpot__token_hists[k].help,
                         nm->pre, name);
-        for (b = 0, below = 0; b < TTFT_TPOT_TOKEN_BOUNDS && (!n->max_model_len ||
-                                                               ttft_tpot__token_bound(b) <= n->max_model_len); b++) {
-            below += h->bucket[b];
-            ttft_tpot__token_le(le, sizeof le, b);
-            ttft_tpot_write(w, "%s%s_bucket{%sle=\"%s\"} %llu\n", nm->pre, name, nm->blb, le, (unsigned long long)below);
-        }
-        ttft_tpot_write(w, "%s%s_bucket{%sle=\"+Inf\"} %llu\n%s%s_sum%s %llu\n%s%s_count%s %llu\n", nm->pre, name,
-                        nm->blb, (unsigned long long)h->count, nm->pre, name, nm->lb, (unsigned long long)h->sum,
-                        nm->pre, name, nm->lb, (unsigned long long)h->count);
+        ttft_tpot__prom_token_series(w, nm, name, &n->tok[k], n->max_model_len);
+    }
+}
+
+/* What the driver told, each family once, each series from the start. */
+static void ttft_tpot__prom_told(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm, const ttft_tpot__prom_counts *n)
+{
+    static const char *const type[5] = {"counter", "gauge", "gauge", "histogram", "histogram"};
+    char v[32];
+    int k;
+    for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++) {
+        const ttft_tpot__told_info *t = &ttft_tpot__told[k];
+        if (!k || strcmp(t->family, ttft_tpot__told[k - 1].family) != 0)
+            ttft_tpot_write(w, "# HELP %s%s %s\n# TYPE %s%s %s\n", nm->pre, t->family, t->help, nm->pre, t->family,
+                            type[t->kind]);
+        ttft_tpot__told_text(v, sizeof v, k, n->told->v[k]);
+        if (t->kind >= TTFT_TPOT_TOLD_TOKENS)
+            ttft_tpot__prom_token_series(w, nm, t->family, &n->told->hist[k],
+                                         t->kind == TTFT_TPOT_TOLD_SEQUENCES ? 20u : n->max_model_len);
+        else if (*t->label)
+            ttft_tpot_write(w, "%s%s{%sreason=\"%s\"} %s\n", nm->pre, t->family, nm->blb, t->label, v);
+        else
+            ttft_tpot_write(w, "%s%s%s %s\n", nm->pre, t->family, nm->lb, v);
     }
 }
 
@@ -2719,7 +2787,7 @@ static void ttft_tpot__prom_requests(ttft_tpot_writer *w, const ttft_tpot__prom_
                         "Requests scheduled or given a token, not finished.", n->running);
     ttft_tpot__prom_one(w, nm->pre, nm->lb, "num_requests_waiting",
                         "Requests submitted, neither scheduled nor given a token.", n->waiting);
-    ttft_tpot__prom_told(w, nm, n->told); /* the scheduler's and the KV cache's, beside them */
+    ttft_tpot__prom_told(w, nm, n); /* the scheduler's and the KV cache's, beside them */
     ttft_tpot__prom_reasons(w, nm, n->reasons);
     ttft_tpot__prom_one(w, nm->pre, nm->lb, "prompt_tokens_total",
                         "Number of prompt tokens of the finished requests (as given them).", n->prompt_tokens);
@@ -2748,7 +2816,7 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
     n.tokens = f->requests.tokens + f->requests.folded_tokens;
     n.prompt_tokens = f->requests.prompt_tokens + f->requests.folded_prompt_tokens;
     n.reasons = f->requests.finish_reasons;
-    n.told = s->told;
+    n.told = &s->told;
     n.tok = f->tokens_known ? f->tokens : NULL;
     n.max_model_len = f->max_model_len;
     n.refused = f->losses.requests_refused, n.dropped = f->losses.requests_dropped;
@@ -2780,7 +2848,7 @@ static void ttft_tpot__publish_into(const ttft_tpot_serve *s, ttft_tpot_publishe
     n.tokens = p->tokens, n.prompt_tokens = p->prompt_tokens; /* across clears */
     n.refused = s->refused_cleared + s->req.refused, n.dropped = s->dropped_cleared + s->req.dropped;
     n.reasons = s->finished.reasons;
-    n.told = s->told;
+    n.told = &s->told;
     n.tok = s->tokens_unknown & 2u ? NULL : s->finished.tok;
     n.max_model_len = s->max_model_len;
     ttft_tpot__in_flight(s, &n);
@@ -3001,24 +3069,20 @@ static void ttft_tpot__write_finished(const ttft_tpot_serve *s, ttft_tpot_writer
     }
 }
 
-/* The token counts of the folded requests, vLLM's histograms of them: "# folded_tokens:
-   KEY,COUNT,SUM,I:C ..." (KEY request_prompt_tokens or request_generation_tokens, I a bucket's index
-   among the bounds 1, 2, 5, 10, ... 5e9, C its values there); each where it counts a value. */
-static void ttft_tpot__write_folded_tokens(const ttft_tpot__tally *t, ttft_tpot_writer *w)
+/* A token histogram as a trace's "# HEAD: KEY,COUNT,SUM,I:C ..." (I a bucket's index among the bounds
+   1, 2, 5, 10, ... 5e9, C its values there), where it counts a value. */
+static void ttft_tpot__write_token_hist(ttft_tpot_writer *w, const char *head, const char *key,
+                                        const ttft_tpot_token_hist *h)
 {
     unsigned b;
-    int k, any;
-    for (k = 0; k < TTFT_TPOT_TOKENS_COUNT; k++) {
-        const ttft_tpot_token_hist *h = &t->tok[k];
-        if (!h->count)
-            continue;
-        ttft_tpot_write(w, "# folded_tokens: %s,%llu,%llu,", ttft_tpot__token_hists[k].name,
-                        (unsigned long long)h->count, (unsigned long long)h->sum);
-        for (b = 0, any = 0; b < TTFT_TPOT_TOKEN_BOUNDS; b++)
-            if (h->bucket[b])
-                ttft_tpot_write(w, any++ ? " %u:%llu" : "%u:%llu", b, (unsigned long long)h->bucket[b]);
-        ttft_tpot_write(w, "\n");
-    }
+    int any = 0;
+    if (!h->count)
+        return;
+    ttft_tpot_write(w, "# %s: %s,%llu,%llu,", head, key, (unsigned long long)h->count, (unsigned long long)h->sum);
+    for (b = 0; b < TTFT_TPOT_TOKEN_BOUNDS; b++)
+        if (h->bucket[b])
+            ttft_tpot_write(w, any++ ? " %u:%llu" : "%u:%llu", b, (unsigned long long)h->bucket[b]);
+    ttft_tpot_write(w, "\n");
 }
 
 /* The requests folded out of the table (config.request_window), which no event row carries:
@@ -3059,20 +3123,26 @@ static void ttft_tpot__write_folded(const ttft_tpot_serve *s, ttft_tpot_writer *
                 ttft_tpot_write(w, any++ ? " %u:%llu" : "%u:%llu", (unsigned)k, (unsigned long long)t->bucket[m][k]);
         ttft_tpot_write(w, "\n");
     }
-    ttft_tpot__write_folded_tokens(t, w);
+    for (m = 0; m < TTFT_TPOT_TOKENS_COUNT; m++) /* vLLM's histograms of their token counts */
+        ttft_tpot__write_token_hist(w, "folded_tokens", ttft_tpot__token_hists[m].name, &t->tok[m]);
 }
 
 /* "# told: KEY,VALUE" for what the driver told (ttft_tpot_serve_tell): a counter's total, a gauge's
-   last value. */
+   last value; a histogram's values as "# told_hist: KEY,COUNT,SUM,I:C ...". */
 static void ttft_tpot__write_told(const ttft_tpot_serve *s, ttft_tpot_writer *w)
 {
     char v[32];
     int k;
-    for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++)
-        if (s->told_any >> k & 1u) {
-            ttft_tpot__told_text(v, sizeof v, k, s->told[k]);
-            ttft_tpot_write(w, "# told: %s,%s\n", ttft_tpot__told[k].key, v);
+    for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++) {
+        if (!(s->told.any >> k & 1u))
+            continue;
+        if (ttft_tpot__told[k].kind >= TTFT_TPOT_TOLD_TOKENS) {
+            ttft_tpot__write_token_hist(w, "told_hist", ttft_tpot__told[k].key, &s->told.hist[k]);
+            continue;
         }
+        ttft_tpot__told_text(v, sizeof v, k, s->told.v[k]);
+        ttft_tpot_write(w, "# told: %s,%s\n", ttft_tpot__told[k].key, v);
+    }
 }
 
 /* The layer's trace hook: its rows and directives after the device intervals (EVENTS). Each truncated
@@ -3116,8 +3186,7 @@ typedef struct ttft_tpot__serve_reading {
     unsigned limits;
     uint32_t recent[256];     /* index slot + 1 of a request by a cheap hash of its id: those in flight
                                  come back every step */
-    uint64_t told[TTFT_TPOT_TOLD_COUNT]; /* "# told:" lines (bit k of told_any: one was read) */
-    unsigned told_any;
+    ttft_tpot__told_set told; /* "# told:" and "# told_hist:" lines */
     unsigned long told_line;  /* the last of them */
     unsigned long tokens_line[TTFT_TPOT_TOKENS_COUNT]; /* where "# folded_tokens:" of histogram k was read
                                                           (one a trace), or 0 */
@@ -3460,41 +3529,81 @@ static int ttft_tpot__restore_folded_metric(ttft_tpot_serve *s, ttft_tpot_serve_
     return TTFT_TPOT_OK;
 }
 
-/* "# folded_tokens: KEY,COUNT,SUM,I:C ...": a token histogram of the folded requests, its buckets
-   ascending, at most COUNT values in them, with a sum they can make (a value in bucket b is above
-   bound b - 1 and at most bound b, one past the last above it; in doubles, within a part in 1e9);
-   once a trace. Its COUNT and SUM are checked against "# folded:" when the whole trace is read. */
-static int ttft_tpot__restore_folded_tokens(ttft_tpot_serve *s, ttft_tpot_serve_item *item)
+/* A token histogram's line into *h (head: its directive, key: its name, for the messages): its buckets
+   ascending, at most COUNT values in them, with a sum they can make (a value in bucket b is at most
+   bound b and above bound b - 1, one past the last above it; in doubles, within a part in 1e9). OK, or
+   EPARSE. */
+static int ttft_tpot__token_item(ttft_tpot_serve_item *item, const char *head, const char *key,
+                                 ttft_tpot_token_hist *h)
 {
-    ttft_tpot__serve_reading *r = (ttft_tpot__serve_reading *)s->reading;
-    ttft_tpot_token_hist *h;
-    const char *key;
+    char what[128];
     uint64_t total = 0;
     double lo = 0, hi = 0, sum = (double)item->v[1];
     size_t k;
+    memset(h, 0, sizeof *h);
+    for (k = 0; k < item->n; k++) {
+        uint64_t b = item->bucket[k], c = item->count[k];
+        if (b >= TTFT_TPOT_TOKEN_BOUNDS || !c || (k && b <= item->bucket[k - 1]) || c > item->v[0] - total) {
+            snprintf(what, sizeof what, "# %s: expected KEY,COUNT,SUM,I:C ... with at most COUNT values in the "
+                     "buckets, ascending", head);
+            return ttft_tpot__serve_refuse(item, what, NULL, 0);
+        }
+        total += c;
+        lo += (double)c * (double)(b ? ttft_tpot__token_bound((unsigned)b - 1) : 0);
+        hi += (double)c * (double)ttft_tpot__token_bound((unsigned)b);
+        h->bucket[b] = c;
+    }
+    lo += (double)(item->v[0] - total) * (double)ttft_tpot__token_bound(TTFT_TPOT_TOKEN_BOUNDS - 1);
+    if (sum < lo * (1 - 1e-9) || (total == item->v[0] && sum > hi * (1 + 1e-9))) {
+        snprintf(what, sizeof what, "# %s: a sum no values in its buckets can make: ", head);
+        return ttft_tpot__serve_refuse(item, what, key, strlen(key));
+    }
+    h->count = item->v[0], h->sum = item->v[1];
+    return TTFT_TPOT_OK;
+}
+
+/* "# folded_tokens: KEY,COUNT,SUM,I:C ...": a token histogram of the folded requests
+   (ttft_tpot__token_item), once a trace. Its COUNT and SUM are checked against "# folded:" when the
+   whole trace is read. */
+static int ttft_tpot__restore_folded_tokens(ttft_tpot_serve *s, ttft_tpot_serve_item *item)
+{
+    ttft_tpot__serve_reading *r = (ttft_tpot__serve_reading *)s->reading;
+    ttft_tpot_token_hist h;
+    const char *key;
+    int rc;
     if (item->metric < 0 || item->metric >= TTFT_TPOT_TOKENS_COUNT)
         return TTFT_TPOT_EINVAL;
     key = ttft_tpot__token_hists[item->metric].name;
-    for (k = 0; k < item->n; k++) {
-        uint64_t b = item->bucket[k], c = item->count[k];
-        if (b >= TTFT_TPOT_TOKEN_BOUNDS || !c || (k && b <= item->bucket[k - 1]) || c > item->v[0] - total)
-            return ttft_tpot__serve_refuse(item, "# folded_tokens: expected KEY,COUNT,SUM,I:C ... with at most COUNT "
-                                                 "values in the buckets, ascending", NULL, 0);
-        total += c;
-        lo += (double)c * (double)(b ? ttft_tpot__token_bound((unsigned)b - 1) + 1 : 1);
-        hi += (double)c * (double)ttft_tpot__token_bound((unsigned)b);
-    }
+    if ((rc = ttft_tpot__token_item(item, "folded_tokens", key, &h)) != TTFT_TPOT_OK)
+        return rc;
     if (r->tokens_line[item->metric])
         return ttft_tpot__serve_refuse(item, "# folded_tokens: a second line for ", key, strlen(key));
-    lo += (double)(item->v[0] - total) * (double)(ttft_tpot__token_bound(TTFT_TPOT_TOKEN_BOUNDS - 1) + 1);
-    if (sum < lo * (1 - 1e-9) || (total == item->v[0] && sum > hi * (1 + 1e-9)))
-        return ttft_tpot__serve_refuse(item, "# folded_tokens: a sum no values in its buckets can make: ", key,
-                                       strlen(key));
-    h = &r->folded.tok[item->metric];
-    h->count = item->v[0], h->sum = item->v[1];
-    for (k = 0; k < item->n; k++)
-        h->bucket[item->bucket[k]] = item->count[k];
+    r->folded.tok[item->metric] = h;
     r->tokens_line[item->metric] = item->line;
+    return TTFT_TPOT_OK;
+}
+
+/* "# told_hist: KEY,COUNT,SUM,I:C ...": a histogram the recording layer was told
+   (ttft_tpot__token_item), once a trace, joined at the end. */
+static int ttft_tpot__restore_told_hist(ttft_tpot_serve *s, ttft_tpot_serve_item *item)
+{
+    ttft_tpot__serve_reading *r = (ttft_tpot__serve_reading *)s->reading;
+    ttft_tpot_token_hist h;
+    const char *key;
+    int rc, k = item->metric;
+    if (k < 0 || k >= TTFT_TPOT_TOLD_COUNT)
+        return TTFT_TPOT_EINVAL;
+    key = ttft_tpot__told[k].key;
+    if (ttft_tpot__told[k].kind < TTFT_TPOT_TOLD_TOKENS)
+        return ttft_tpot__serve_refuse(item, "# told_hist: not a histogram (# told: KEY,VALUE): ", key, strlen(key));
+    if ((rc = ttft_tpot__token_item(item, "told_hist", key, &h)) != TTFT_TPOT_OK)
+        return rc;
+    if (r->told.any >> k & 1u)
+        return ttft_tpot__serve_refuse(item, "# told_hist: a second line for ", key, strlen(key));
+    r->told.hist[k] = h;
+    r->told.v[k] = h.count;
+    r->told.any |= 1u << k;
+    r->told_line = item->line;
     return TTFT_TPOT_OK;
 }
 
@@ -3557,29 +3666,23 @@ static int ttft_tpot__add_fits(uint64_t *acc, uint64_t v)
 }
 
 /* "# told: KEY,VALUE": what the recording layer was told, joined at the end (a counter's total, a
-   gauge's last value). */
+   gauge's last value; a histogram comes in "# told_hist:"). */
 static int ttft_tpot__restore_told_value(ttft_tpot_serve *s, ttft_tpot_serve_item *item)
 {
     ttft_tpot__serve_reading *r = (ttft_tpot__serve_reading *)s->reading;
     if (item->metric < 0 || item->metric >= TTFT_TPOT_TOLD_COUNT)
         return TTFT_TPOT_EINVAL;
+    if (ttft_tpot__told[item->metric].kind >= TTFT_TPOT_TOLD_TOKENS)
+        return ttft_tpot__serve_refuse(item, "# told: a histogram's values come in # told_hist: lines: ",
+                                       ttft_tpot__told[item->metric].key, strlen(ttft_tpot__told[item->metric].key));
     if ((ttft_tpot__told[item->metric].kind == TTFT_TPOT_TOLD_FRACTION && item->tokens > 1000000000u) ||
-        ttft_tpot__told_take(r->told, &r->told_any, item->metric, item->tokens) != TTFT_TPOT_OK)
+        ttft_tpot__told_take(&r->told, item->metric, item->tokens) != TTFT_TPOT_OK)
         return ttft_tpot__serve_refuse(item, "# told: a fraction past 1, or a counter past 2^64 - 1: ",
                                        ttft_tpot__told[item->metric].key, strlen(ttft_tpot__told[item->metric].key));
     r->told_line = item->line;
     return TTFT_TPOT_OK;
 }
 
-/* Whether the counters told in a trace fit beside the layer's. */
-static int ttft_tpot__told_fit(const ttft_tpot_serve *s, const ttft_tpot__serve_reading *r)
-{
-    int k;
-    for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++)
-        if (ttft_tpot__told[k].kind == TTFT_TPOT_TOLD_COUNTER && r->told[k] > UINT64_MAX - s->told[k])
-            return 0;
-    return 1;
-}
 
 /* Whether the trace's folded counts, beside the layer's finished ones (the folded among them) and every
    request held,
@@ -3614,7 +3717,7 @@ static int ttft_tpot__serve_check(const ttft_tpot_serve *s, const ttft_tpot__ser
         item->line = r->folded_line ? r->folded_line : r->counts_line;
     } else if ((at = ttft_tpot__tokens_disagree(r, what, sizeof what)) != 0) {
         item->line = at;
-    } else if (!ttft_tpot__told_fit(s, r)) {
+    } else if (!ttft_tpot__told_fits(&s->told, &r->told)) {
         snprintf(what, sizeof what, "# told: a counter beside the collector's passes 2^64 - 1");
         item->line = r->told_line;
     } else if (r->truncated > r->lost) {
@@ -3653,9 +3756,7 @@ static void ttft_tpot__serve_commit(ttft_tpot_serve *s, const ttft_tpot__serve_r
     ttft_tpot__tally_add(&s->finished, &r->folded);
     if (r->folded.requests && !r->tokens_line[TTFT_TPOT_TOKENS_GENERATION])
         s->tokens_unknown = 3u; /* folded requests without their token counts: the histograms leave out */
-    for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++)
-        if (r->told_any >> k & 1u)
-            (void)ttft_tpot__told_take(s->told, &s->told_any, (int)k, r->told[k]); /* fits: checked */
+    ttft_tpot__told_join(&s->told, &r->told); /* fits: checked */
 }
 
 /* The collector's items: BEGIN (a reading of the layer's), COUNTS (its keys), COMMIT (checked, then
@@ -3725,6 +3826,8 @@ TTFT_TPOT_DEF int ttft_tpot_serve_restore(ttft_tpot_serve *s, ttft_tpot_serve_it
         return ttft_tpot__restore_told_value(s, item);
     case TTFT_TPOT_SERVE_FOLDED_TOKENS:
         return ttft_tpot__restore_folded_tokens(s, item);
+    case TTFT_TPOT_SERVE_TOLD_HIST:
+        return ttft_tpot__restore_told_hist(s, item);
     default:
         return TTFT_TPOT_EINVAL;
     }
@@ -3768,9 +3871,8 @@ static int ttft_tpot__serve_merge(void *state, const void *from, int plan)
     if (plan) {
         if (dst->buckets != src->buckets) /* counts kept in other bounds cannot be added */
             return TTFT_TPOT_EINVAL;
-        for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++) /* nor counters past 2^64 - 1 */
-            if (ttft_tpot__told[k].kind == TTFT_TPOT_TOLD_COUNTER && src->told[k] > UINT64_MAX - dst->told[k])
-                return TTFT_TPOT_EINVAL;
+        if (!ttft_tpot__told_fits(&dst->told, &src->told)) /* nor counters past 2^64 - 1 */
+            return TTFT_TPOT_EINVAL;
         for (p = 0; p < src->req.n; p++)
             if (ttft_tpot__request_find(dst, src->req.list[p].id, strlen(src->req.list[p].id)) >= 0)
                 return TTFT_TPOT_EREQUEST;
@@ -3783,9 +3885,7 @@ static int ttft_tpot__serve_merge(void *state, const void *from, int plan)
         (void)ttft_tpot__fold_away(dst); /* every figure keeps them; the report says how many */
     ttft_tpot__requests_merge(dst, src);
     dst->rejected += src->rejected;
-    for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++) /* counters add; a gauge src was told is src's */
-        if (src->told_any >> k & 1u)
-            (void)ttft_tpot__told_take(dst->told, &dst->told_any, (int)k, src->told[k]); /* fits: planned */
+    ttft_tpot__told_join(&dst->told, &src->told); /* counters add; a gauge src was told is src's */
     for (k = 0; k < 2; k++)
         if ((src->full_known & ~dst->full_known) >> k & 1u) {
             dst->full_at[k] = src->full_at[k];

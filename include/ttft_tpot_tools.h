@@ -2079,6 +2079,39 @@ static int ttft_tpot__read_folded_metric(ttft_tpot__reader *r, unsigned long lin
     return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_FOLDED_METRIC);
 }
 
+/* A token histogram's line, "# HEAD: KEY,COUNT,SUM,I:C ...": KEY one of keys[n], sent to the layer as
+   kind. */
+typedef struct ttft_tpot__token_line {
+    const char *head;
+    const char *const *keys;
+    int n, kind;
+} ttft_tpot__token_line;
+
+static int ttft_tpot__read_token_line(ttft_tpot__reader *r, unsigned long line, const char *p,
+                                      const ttft_tpot__token_line *how)
+{
+    char what[128];
+    ttft_tpot_serve_item *it = &r->sitem;
+    const char *comma = strchr(p, ',');
+    ttft_tpot__pairs to = {UINT64_MAX, NULL, NULL, NULL, TTFT_TPOT_TOKEN_BOUNDS, 0};
+    int k;
+    for (k = 0; comma && k < how->n; k++)
+        if (strlen(how->keys[k]) == (size_t)(comma - p) && strncmp(p, how->keys[k], (size_t)(comma - p)) == 0)
+            break;
+    snprintf(what, sizeof what, "# %s: unknown histogram", how->head);
+    if (!comma || k == how->n)
+        return ttft_tpot__fail(r, line, what, NULL);
+    p = comma + 1;
+    it->metric = k;
+    snprintf(what, sizeof what, "# %s: expected KEY,COUNT,SUM,I:C ... with at most COUNT values in the buckets, "
+             "ascending", how->head);
+    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &it->v[0]) || !ttft_tpot__take(&p, ',', UINT64_MAX, &it->v[1]) ||
+        (to.index = it->bucket, to.count = it->count, (it->n = ttft_tpot__read_pairs(p, p + strlen(p), &to)) == 0 &&
+                                                          *p))
+        return ttft_tpot__fail(r, line, what, NULL);
+    return ttft_tpot__put_request(r, line, how->kind);
+}
+
 /* "# folded_tokens: KEY,COUNT,SUM,I:C ...": a token histogram of the folded requests, KEY its family's
    name (TTFT_TPOT_TOKEN_HISTS). */
 static int ttft_tpot__read_folded_tokens(ttft_tpot__reader *r, unsigned long line, const char *p)
@@ -2086,23 +2119,19 @@ static int ttft_tpot__read_folded_tokens(ttft_tpot__reader *r, unsigned long lin
 #define TTFT_TPOT__TOKENS_KEY(id, name, help) name,
     static const char *const keys[TTFT_TPOT_TOKENS_COUNT] = {TTFT_TPOT_TOKEN_HISTS(TTFT_TPOT__TOKENS_KEY)};
 #undef TTFT_TPOT__TOKENS_KEY
-    ttft_tpot_serve_item *it = &r->sitem;
-    const char *comma = strchr(p, ',');
-    ttft_tpot__pairs to = {UINT64_MAX, NULL, NULL, NULL, TTFT_TPOT_TOKEN_BOUNDS, 0};
-    int k;
-    for (k = 0; comma && k < TTFT_TPOT_TOKENS_COUNT; k++)
-        if (strlen(keys[k]) == (size_t)(comma - p) && strncmp(p, keys[k], (size_t)(comma - p)) == 0)
-            break;
-    if (!comma || k == TTFT_TPOT_TOKENS_COUNT)
-        return ttft_tpot__fail(r, line, "# folded_tokens: unknown histogram", NULL);
-    p = comma + 1;
-    it->metric = k;
-    if (!ttft_tpot__take(&p, ',', UINT64_MAX, &it->v[0]) || !ttft_tpot__take(&p, ',', UINT64_MAX, &it->v[1]) ||
-        (to.index = it->bucket, to.count = it->count, (it->n = ttft_tpot__read_pairs(p, p + strlen(p), &to)) == 0 &&
-                                                          *p))
-        return ttft_tpot__fail(r, line, "# folded_tokens: expected KEY,COUNT,SUM,I:C ... with at most COUNT values in "
-                                        "the buckets, ascending", NULL);
-    return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_FOLDED_TOKENS);
+    static const ttft_tpot__token_line how = {"folded_tokens", keys, TTFT_TPOT_TOKENS_COUNT,
+                                              TTFT_TPOT_SERVE_FOLDED_TOKENS};
+    return ttft_tpot__read_token_line(r, line, p, &how);
+}
+
+/* "# told_hist: KEY,COUNT,SUM,I:C ...": a histogram the driver told, KEY its name (TTFT_TPOT_TOLD). */
+static int ttft_tpot__read_told_hist(ttft_tpot__reader *r, unsigned long line, const char *p)
+{
+#define TTFT_TPOT__TOLD_NAME(name, key, family, label, kind, help) key,
+    static const char *const keys[TTFT_TPOT_TOLD_COUNT] = {TTFT_TPOT_TOLD(TTFT_TPOT__TOLD_NAME)};
+#undef TTFT_TPOT__TOLD_NAME
+    static const ttft_tpot__token_line how = {"told_hist", keys, TTFT_TPOT_TOLD_COUNT, TTFT_TPOT_SERVE_TOLD_HIST};
+    return ttft_tpot__read_token_line(r, line, p, &how);
 }
 
 /* "# buckets: NAME": the bounds the folded buckets after it count among: "fine", "vllm-0.33" (vLLM
@@ -2169,7 +2198,8 @@ static const struct {
     {" prompt_tokens: ", ttft_tpot__read_request_prompt}, {" folded: ", ttft_tpot__read_folded},
     {" folded_metric: ", ttft_tpot__read_folded_metric}, {" finish_reason: ", ttft_tpot__read_finish_reason},
     {" buckets: ", ttft_tpot__read_buckets_set},     {" started: ", ttft_tpot__read_started},
-    {" told: ", ttft_tpot__read_told},               {" folded_tokens: ", ttft_tpot__read_folded_tokens}};
+    {" told: ", ttft_tpot__read_told},               {" folded_tokens: ", ttft_tpot__read_folded_tokens},
+    {" told_hist: ", ttft_tpot__read_told_hist}};
 
 /* A comment line's text after the '#', NUL-terminated: "# clock:", "# run:" and the writer's
    directives (ttft_tpot__directives) are read back, anything else is a comment. bad: the line was too

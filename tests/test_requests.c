@@ -1069,15 +1069,33 @@ static void bounds_as_written_are_their_ns(void **state)
     }
 }
 
+/* A trace line and the refusal it gets. */
+typedef struct refused_line {
+    const char *text, *err;
+} refused_line;
+
+/* Each of bad (a trace's lines after its header) refused at its line with exactly its message, and
+   nothing of it kept: c holds the requests it held. */
+static void assert_refused(ttft_tpot *c, const refused_line *bad, size_t n)
+{
+    uint64_t held = counts(c).requests;
+    char text[512], err[256];
+    size_t i;
+    for (i = 0; i < n; i++) {
+        snprintf(text, sizeof text, "phase,role,start_ns,dur_ns,tokens,warmup\n%s", bad[i].text);
+        if (trace_str(c, text, "t", err, sizeof err) != TTFT_TPOT_EPARSE || strcmp(err, bad[i].err) != 0)
+            fail_msg("case %zu: \"%s\", expected \"%s\"", i, err, bad[i].err);
+        assert_int_equal(counts(c).requests, held);
+    }
+}
+
 /* Folded lines that contradict each other or the records are refused at their line, and nothing is
    read: more TTFTs than folded requests, a metric with no folded request, a metric twice, a sum its
    buckets cannot make (27.8 h for one TTFT of 100 us at most), and folded counts that wrap the held
    request's (request_success_total would read 0). */
 static void contradicting_folded_lines_are_refused(void **state)
 {
-    static const struct {
-        const char *text, *err;
-    } bad[] = {
+    static const refused_line bad[] = {
         {"# folded: 1,3,0,0,0,0,0,0,0\n# folded_metric: ttft_ms,7,0,70000,0:7\n",
          "t:3: # folded_metric: more values than the folded requests of the # folded: lines before it can have: ttft_ms"},
         {"# folded_metric: ttft_ms,1,0,5,0:1\n",
@@ -1095,17 +1113,11 @@ static void contradicting_folded_lines_are_refused(void **state)
     ttft_tpot c;
     ttft_tpot_serve srv;
     ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
-    char text[512], err[256];
-    size_t i;
+    char err[256];
     (void)state;
     scfg.max_requests = 8;
     served(&c, &srv, NULL, &scfg);
-    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        snprintf(text, sizeof text, "phase,role,start_ns,dur_ns,tokens,warmup\n%s", bad[i].text);
-        if (trace_str(&c, text, "t", err, sizeof err) != TTFT_TPOT_EPARSE || strcmp(err, bad[i].err) != 0)
-            fail_msg("case %zu: \"%s\", expected \"%s\"", i, err, bad[i].err);
-        assert_int_equal(counts(&c).requests, 0);
-    }
+    assert_refused(&c, bad, sizeof bad / sizeof bad[0]); /* none kept: 0 requests */
     /* what they become when they agree: read */
     assert_int_equal(trace_str(&c, "phase,role,start_ns,dur_ns,tokens,warmup\n# folded: 2,5,0,0,0,0,0,0,0\n"
                                    "# folded_metric: ttft_ms,2,0,100,0:2\n# folded_metric: itl_ms,3,0,30,0:3\n",
@@ -1298,6 +1310,83 @@ static void what_the_driver_tells_is_written_from_the_start(void **state)
     unserve(&c, &srv);
 }
 
+/* What the driver tells of a request's parameters, vLLM's histograms of them: request_params_max_tokens
+   (256, 100 with max_model_len 1000: le 100 1, 200 1, 500 2, 1000 2, sum 356), request_params_n (1 and
+   4: vLLM's bounds 1, 2, 5, 10, 20; le 1 1, 2 1, 5 2) and request_max_num_generation_tokens (50),
+   each written from the start (every bucket 0 until told), carried by a trace ("# told_hist:"), added
+   by a merge. */
+static void told_histograms_count_each_value(void **state)
+{
+    static const char *const before[] = {
+        "# TYPE vllm:request_params_n histogram\nvllm:request_params_n_bucket{le=\"1.0\"} 0\n",
+        "vllm:request_params_n_bucket{le=\"20.0\"} 0\nvllm:request_params_n_bucket{le=\"+Inf\"} 0\n"
+        "vllm:request_params_n_sum 0\nvllm:request_params_n_count 0\n",
+        "vllm:request_max_num_generation_tokens_bucket{le=\"1000.0\"} 0\n"
+        "vllm:request_max_num_generation_tokens_bucket{le=\"+Inf\"} 0\n",
+    };
+    static const char *const after[] = {
+        "vllm:request_params_max_tokens_bucket{le=\"50.0\"} 0\nvllm:request_params_max_tokens_bucket{le=\"100.0\"} 1\n"
+        "vllm:request_params_max_tokens_bucket{le=\"200.0\"} 1\nvllm:request_params_max_tokens_bucket{le=\"500.0\"} 2\n"
+        "vllm:request_params_max_tokens_bucket{le=\"1000.0\"} 2\nvllm:request_params_max_tokens_bucket{le=\"+Inf\"} 2\n"
+        "vllm:request_params_max_tokens_sum 356\nvllm:request_params_max_tokens_count 2\n",
+        "vllm:request_params_n_bucket{le=\"1.0\"} 1\nvllm:request_params_n_bucket{le=\"2.0\"} 1\n"
+        "vllm:request_params_n_bucket{le=\"5.0\"} 2\nvllm:request_params_n_bucket{le=\"10.0\"} 2\n"
+        "vllm:request_params_n_bucket{le=\"20.0\"} 2\nvllm:request_params_n_bucket{le=\"+Inf\"} 2\n"
+        "vllm:request_params_n_sum 5\nvllm:request_params_n_count 2\n",
+        "vllm:request_max_num_generation_tokens_bucket{le=\"50.0\"} 1\n",
+    };
+    static const refused_line bad[] = {
+        {"# told_hist: kv_cache_usage_perc,1,1,0:1\n", "t:2: # told_hist: not a histogram (# told: KEY,VALUE): "
+                                                         "kv_cache_usage_perc"},
+        {"# told: params_n,1\n", "t:2: # told: a histogram's values come in # told_hist: lines: params_n"},
+        {"# told_hist: params_n,1,1,0:1\n# told_hist: params_n,1,1,0:1\n", "t:3: # told_hist: a second line for params_n"},
+        {"# told_hist: params_n,1,50,0:1\n", "t:2: # told_hist: a sum no values in its buckets can make: params_n"},
+        {"# told_hist: params_n,1,1,0:1 1:1\n", "t:2: # told_hist: expected KEY,COUNT,SUM,I:C ... with at most COUNT "
+                                                "values in the buckets, ascending"},
+        {"# told_hist: nope,1,1,0:1\n", "t:2: # told_hist: unknown histogram"},
+    };
+    ttft_tpot c, back;
+    ttft_tpot_serve srv, srv_back;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
+    ttft_tpot_config cfg;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char *live, *model, *trace;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    scfg.max_requests = 8;
+    scfg.max_model_len = 1000;
+    served(&c, &srv, &cfg, &scfg);
+    live = publish_str(&srv, pub);
+    model = capture_prom(&c);
+    assert_both_hold(live, model, before, sizeof before / sizeof before[0]);
+    free(live);
+    free(model);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PARAMS_MAX_TOKENS, 256), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PARAMS_MAX_TOKENS, 100), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PARAMS_N, 1), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PARAMS_N, 4), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PARAMS_N, 1.5), TTFT_TPOT_ERANGE);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_MAX_NUM_GENERATION_TOKENS, 50), TTFT_TPOT_OK);
+    live = publish_str(&srv, pub);
+    model = capture_prom(&c);
+    assert_both_hold(live, model, after, sizeof after / sizeof after[0]);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "\n# told_hist: params_max_tokens,2,356,6:1 8:1\n# told_hist: params_n,2,5,0:1 2:1\n"
+                                  "# told_hist: max_num_generation_tokens,1,50,5:1\n"));
+    assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, model);
+    assert_refused(&back, bad, sizeof bad / sizeof bad[0]);
+    assert_int_equal(ttft_tpot_merge(&c, &back), TTFT_TPOT_OK); /* back holds the trace: each value twice */
+    free(live);
+    live = publish_str(&srv, pub);
+    assert_non_null(strstr(live, "vllm:request_params_n_sum 10\nvllm:request_params_n_count 4\n"));
+    free(live);
+    free(model);
+    free(trace);
+    free(pub);
+    unserve(&back, &srv_back);
+    unserve(&c, &srv);
+}
+
 /* vLLM's request_prompt_tokens and request_generation_tokens: a finished request's prompt tokens
    (where given) and tokens, in vLLM's 1-2-5 bounds up to max_model_len (100: 1, 2, 5, 10, 20, 50,
    100). Six requests over a table of 4 (window 1): r0 prompt 3, 1 token; r1 prompt 7, 4 tokens; r2
@@ -1324,9 +1413,7 @@ static void token_counts_as_vllm_histograms(void **state)
         "vllm:prompt_tokens_total 132\n",
         "vllm:generation_tokens_total 77\n",
     };
-    static const struct {
-        const char *text, *err;
-    } bad[] = {
+    static const refused_line bad[] = {
         {"# folded_tokens: request_prompt_tokens,1,3,2:1\n",
          "t:2: # folded_tokens: request_prompt_tokens counts 1 values, more than the 0 # folded: requests"},
         {"# folded: 1,1,3,0,0,0,0,0,0\n# folded_tokens: request_generation_tokens,1,1,0:1\n"
@@ -1349,7 +1436,7 @@ static void token_counts_as_vllm_histograms(void **state)
     ttft_tpot_config cfg;
     ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
     static const unsigned prompt[6] = {3, 7, 120, 0, 0, 50}, tokens[6] = {1, 4, 60, 2, 10, 5};
-    char *live, *model, *trace, id[8], text[512], err[256];
+    char *live, *model, *trace, id[8], err[256];
     size_t i;
     (void)state;
     memset(&cfg, 0, sizeof cfg);
@@ -1377,11 +1464,7 @@ static void token_counts_as_vllm_histograms(void **state)
     assert_non_null(strstr(trace, "\n# folded_tokens: request_prompt_tokens,3,130,2:1 3:1 7:1\n"
                                   "# folded_tokens: request_generation_tokens,3,65,0:1 2:1 6:1\n"));
     assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, model);
-    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        snprintf(text, sizeof text, "phase,role,start_ns,dur_ns,tokens,warmup\n%s", bad[i].text);
-        if (trace_str(&back, text, "t", err, sizeof err) != TTFT_TPOT_EPARSE || strcmp(err, bad[i].err) != 0)
-            fail_msg("case %u: \"%s\", expected \"%s\"", (unsigned)i, err, bad[i].err);
-    }
+    assert_refused(&back, bad, sizeof bad / sizeof bad[0]);
     free(live);
     free(model);
     free(trace);
@@ -2379,6 +2462,7 @@ int main(void)
         cmocka_unit_test(repetition_is_a_finish_reason),
         cmocka_unit_test(what_the_driver_tells_is_written_from_the_start),
         cmocka_unit_test(token_counts_as_vllm_histograms),
+        cmocka_unit_test(told_histograms_count_each_value),
         cmocka_unit_test(vllm_buckets_alone),
         cmocka_unit_test(old_vllm_buckets_keep_their_meaning),
         cmocka_unit_test(bounds_as_written_are_their_ns),

@@ -418,7 +418,7 @@ static void publishers_keep_their_own_temporary_files(void **state)
 static int whole_exposition(const char *path)
 {
     static const char tail[] = "vllm:generation_tokens_total 1\n";
-    char buf[65536];
+    static char buf[256 * 1024]; /* an exposition is about 100 KiB */
     size_t n;
     FILE *f = fopen(path, "rb");
     if (!f)

@@ -1004,8 +1004,9 @@ static PyObject *core_prompt(core_collector *self, PyObject *args)
                         ttft_tpot_strerror(rc), id);
 }
 
-/* tell(name, value): what the driver knows of its scheduler and KV cache (TTFT_TPOT_TOLD: a counter
-   adds value, a gauge is set to it), written from the start in every exposition, carried by a trace. */
+/* tell(name, value): what the driver knows of its scheduler, KV cache and requests' parameters
+   (TTFT_TPOT_TOLD: a counter adds value, a gauge is set to it, a histogram counts it), written from the
+   start in every exposition, carried by a trace. */
 static PyObject *core_tell(core_collector *self, PyObject *args)
 {
 #define CORE_TOLD_KEY(name, key, family, label, kind, help) key,
@@ -1021,10 +1022,11 @@ static PyObject *core_tell(core_collector *self, PyObject *args)
     if (k == TTFT_TPOT_TOLD_COUNT)
         return PyErr_Format(PyExc_ValueError, "tell: %R is not one of kv_cache_usage_perc, num_preemptions, "
                             "prefix_cache_queries, prefix_cache_hits, prompt_tokens_cached, waiting_capacity, "
-                            "waiting_deferred", PyTuple_GET_ITEM(args, 0));
+                            "waiting_deferred, params_max_tokens, params_n, max_num_generation_tokens",
+                            PyTuple_GET_ITEM(args, 0));
     if ((rc = ttft_tpot_serve_tell(&self->s, k, value)) != TTFT_TPOT_OK)
-        return PyErr_Format(PyExc_ValueError, "%s: tell(%R, %R): a counter takes a whole number of 0 or more, "
-                            "kv_cache_usage_perc a fraction from 0 to 1", ttft_tpot_strerror(rc),
+        return PyErr_Format(PyExc_ValueError, "%s: tell(%R, %R): a counter, a gauge or a histogram takes a whole "
+                            "number of 0 or more, kv_cache_usage_perc a fraction from 0 to 1", ttft_tpot_strerror(rc),
                             PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1));
     Py_RETURN_NONE;
 }
