@@ -55,6 +55,11 @@ static void take_token(server *s, int r, int token)
         int k;
         /* its token limit reached: a live exposition counts it from now on */
         ttft_tpot_request_finish(&s->g->srv, q->id, TTFT_TPOT_FINISH_LENGTH);
+        /* its parameters, as vLLM observes them at its finish: max_tokens, n (one sequence), and the
+           most tokens of its sequences */
+        ttft_tpot_serve_tell(&s->g->srv, TTFT_TPOT_TOLD_PARAMS_MAX_TOKENS, (double)s->g->o.max_new_tokens);
+        ttft_tpot_serve_tell(&s->g->srv, TTFT_TPOT_TOLD_PARAMS_N, 1);
+        ttft_tpot_serve_tell(&s->g->srv, TTFT_TPOT_TOLD_MAX_NUM_GENERATION_TOKENS, (double)q->produced);
         log_request(s, q->id);
         printf("%s: %d tokens:", q->id, q->produced);
         for (k = 0; k < q->produced && k < 8; k++)
