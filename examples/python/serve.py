@@ -5,6 +5,7 @@ token in its request's queue. Every request event is recorded on the thread wher
 submit on the client's, schedule, tokens and finish on the worker's.
 
     PYTHONPATH=build/python python3 examples/python/serve.py --requests 16 --clients 4
+    PYTHONPATH=build/python python3 examples/python/serve.py --metrics-port 8000   # and /metrics
 
 The model is a stand-in (a sleep a step, longer for a bigger batch); replace Model with yours. The
 report's requests section gives vLLM's per-request TTFT, TPOT, ITL, E2E and queue time."""
@@ -51,6 +52,7 @@ class Server:
             except queue.Empty:
                 return
             self.tp.schedule(rid)
+            self.tp.prompt(rid, prompt_len)  # vLLM's prompt_tokens_total and request_prompt_tokens
             with self.tp.span("prefill", "prefill", prompt_tokens=prompt_len):
                 self.model.prefill(prompt_len)
             self.emit(rid, stream)
@@ -114,10 +116,20 @@ def main():
     ap.add_argument("--requests", type=int, default=16)
     ap.add_argument("--clients", type=int, default=4)
     ap.add_argument("--max-tokens", type=int, default=8)
+    ap.add_argument("--metrics-port", type=int, help="serve the live families at /metrics on this port while it "
+                    "runs, and print the last scrape (needs prometheus_client: pip install 'ttft_tpot[prometheus]')")
     args = ap.parse_args()
-    tp = ttft_tpot.Collector()
+    tp = ttft_tpot.Collector(model_name="stand-in")
+    if args.metrics_port is not None:
+        import urllib.request
+        from prometheus_client import REGISTRY, start_http_server
+        REGISTRY.register(ttft_tpot.PrometheusCollector(tp))  # beside the process's own families
+        start_http_server(args.metrics_port, addr="127.0.0.1")
     serve(tp, args.requests, args.clients, args.max_tokens)
     print(tp.report())
+    if args.metrics_port is not None:
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % args.metrics_port) as r:
+            print("\n".join(line for line in r.read().decode().splitlines() if "request_success_total{" in line))
 
 
 if __name__ == "__main__":

@@ -82,6 +82,7 @@ CALLS = {
     "_samples": ("p", True, True),
     "_set_slo": (1.0, 2.0, 3.0),
     "_publish": ("/nonexistent/dir/x.prom", None, None),
+    "_published": (None, None),
 }
 
 

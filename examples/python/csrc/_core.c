@@ -1045,6 +1045,46 @@ static int core_path(PyObject *o, PyObject **given, PyObject **path)
     return 0;
 }
 
+/* The collector's live publisher, made at its first publication: 0, or -1 with MemoryError. */
+static int core_publisher(core_collector *self)
+{
+    if (!self->pub && !(self->pub = (ttft_tpot_publisher *)PyMem_Calloc(1, sizeof *self->pub))) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* _published(prefix, labels): the live exposition as a str, cumulative over this collector's
+   publications (the same publisher as _publish), for an in-process /metrics. */
+static PyObject *core_published(core_collector *self, PyObject *args)
+{
+    const char *prefix, *labels;
+    size_t cap = 128 * 1024;
+    char *buf = NULL;
+    PyObject *out;
+    int rc = TTFT_TPOT_ENOMEM;
+    if (!core_ready(self) || !PyArg_ParseTuple(args, "zz:published", &prefix, &labels) || core_publisher(self) != 0)
+        return NULL;
+    while (rc == TTFT_TPOT_ENOMEM && cap <= ((size_t)1 << 30)) { /* a bigger buffer until it fits */
+        char *more = (char *)PyMem_Realloc(buf, cap);
+        if (!more)
+            break;
+        buf = more;
+        rc = ttft_tpot_publish_buffer(&self->s, self->pub, buf, cap, prefix, labels);
+        cap *= 2;
+    }
+    if (rc == TTFT_TPOT_OK)
+        out = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)strlen(buf), "strict");
+    else if (rc == TTFT_TPOT_ENOMEM)
+        out = PyErr_NoMemory();
+    else
+        out = PyErr_Format(PyExc_ValueError, "%s: a prefix is [a-zA-Z_:][a-zA-Z0-9_:]*, a label name "
+                           "[a-zA-Z_][a-zA-Z0-9_]* (not le, not __...) given once", ttft_tpot_strerror(rc));
+    PyMem_Free(buf);
+    return out;
+}
+
 /* _publish(path, prefix, labels): the live exposition, cumulative over this collector's publications,
    written atomically to path. */
 static PyObject *core_publish(core_collector *self, PyObject *args)
@@ -1056,10 +1096,10 @@ static PyObject *core_publish(core_collector *self, PyObject *args)
         return NULL;
     if (!PyArg_ParseTuple(args, "Ozz:publish", &given, &prefix, &labels) || core_path(given, &given, &path) != 0)
         return NULL;
-    if (!self->pub && !(self->pub = (ttft_tpot_publisher *)PyMem_Calloc(1, sizeof *self->pub))) {
+    if (core_publisher(self) != 0) {
         Py_DECREF(path);
         Py_DECREF(given);
-        return PyErr_NoMemory();
+        return NULL;
     }
     rc = ttft_tpot_publish_file(&self->s, self->pub, PyBytes_AS_STRING(path), prefix, labels);
     if (rc == TTFT_TPOT_EIO)
@@ -1785,7 +1825,7 @@ TTFT_TPOT_POINTS(CORE_MARK_LOCKED)
 #undef CORE_MARK_LOCKED
 CORE_LOCKED_1(core_shape_row) CORE_LOCKED_1(core_warmup) CORE_LOCKED_1(core_run) CORE_LOCKED_KW(core_finish)
 CORE_LOCKED_1(core_prompt) CORE_LOCKED_1(core_tell)
-CORE_LOCKED_1(core_publish) CORE_LOCKED_1(core_device_elapsed) CORE_LOCKED_1(core_device_elapsed_ms)
+CORE_LOCKED_1(core_publish) CORE_LOCKED_1(core_published) CORE_LOCKED_1(core_device_elapsed) CORE_LOCKED_1(core_device_elapsed_ms)
 CORE_LOCKED_1(core_device_absolute) CORE_LOCKED_1(core_report) CORE_LOCKED_1(core_report_json)
 CORE_LOCKED_1(core_prometheus) CORE_LOCKED_1(core_html) CORE_LOCKED_1(core_trace) CORE_LOCKED_1(core_requests_csv)
 CORE_LOCKED_1(core_chrome) CORE_LOCKED_1(core_read) CORE_LOCKED_1(core_samples) CORE_LOCKED_1(core_phases)
@@ -1822,6 +1862,7 @@ static PyMethodDef core_collector_methods[] = {
      "from 0 to 1), waiting_capacity and waiting_deferred (requests waiting, by why) are set; num_preemptions, "
      "prefix_cache_queries, prefix_cache_hits and prompt_tokens_cached (tokens) add value"},
     {"_publish", CORE_1(core_publish, METH_VARARGS), NULL},
+    {"_published", CORE_1(core_published, METH_VARARGS), NULL},
     {"device_resolve", CORE_KW(core_device_resolve),
      "device_resolve(stamps, pair=None): " CORE_STAMP_FORMS " stamps, at once"},
     {"device_elapsed", CORE_1(core_device_elapsed, METH_VARARGS), "device_elapsed(ticket, ns)"},

@@ -32,7 +32,8 @@ from array import array as _array
 from . import _core
 from ._core import RequestsLostWarning, Span
 
-__all__ = ["Collector", "Comparison", "RequestsLostWarning", "Span", "compare", "ranks", "__version__"]
+__all__ = ["Collector", "Comparison", "PrometheusCollector", "RequestsLostWarning", "Span", "compare", "ranks",
+           "__version__"]
 __version__: str = _core.__version__
 
 PathLike = _typing.Union[str, "_os.PathLike[str]"]
@@ -274,6 +275,39 @@ def compare(base: _Side, new: _Side, alpha: float = 0.05, noise: float = 2.0,
     """Is new faster than base? See Comparison (noise: the threshold in %, as --noise; a side: a
     collector, or a sequence of them, each one unit)."""
     return Comparison(base, new, alpha, noise, phases_in_verdict)
+
+
+class PrometheusCollector:
+    """The live exposition of a collector's requests (Collector.publish's, the same publisher) as a
+    prometheus_client custom collector, for /metrics served in this process:
+
+        from prometheus_client import REGISTRY, start_http_server
+        REGISTRY.register(ttft_tpot.PrometheusCollector(tp, labels={"engine": "0"}))
+        start_http_server(8000)
+
+    describe() names every family, so registering it beside a family of the same name (vLLM's own)
+    raises prometheus_client's duplicate error rather than write a family twice. collect() publishes:
+    counters and histograms only grow, across clear() too. prefix and labels: as Collector.prometheus.
+    Needs prometheus_client (pip install "ttft_tpot[prometheus]")."""
+
+    def __init__(self, collector: Collector, prefix: _typing.Optional[str] = None,
+                 labels: _typing.Union[None, str, _typing.Mapping[str, str]] = None) -> None:
+        from prometheus_client.parser import text_string_to_metric_families  # the optional extra
+        self._parse = text_string_to_metric_families
+        self._collector, self._prefix, self._labels = collector, prefix, _labels(labels)
+        self._names = [m.name for m in self._families()]  # refused here, as the library refuses them
+
+    def _families(self) -> _typing.List[_typing.Any]:
+        return list(self._parse(self._collector._published(self._prefix, self._labels)))
+
+    def describe(self) -> _typing.List[_typing.Any]:
+        """Every family, without samples: the registry's duplicate check reads their names."""
+        from prometheus_client.core import Metric
+        return [Metric(m.name, m.documentation, m.type) for m in self._families()]
+
+    def collect(self) -> _typing.List[_typing.Any]:
+        """A publication: every family with its samples."""
+        return self._families()
 
 
 del annotations  # the __future__ import's name: not part of the API
