@@ -5,7 +5,10 @@ Prometheus, on loopback with its data in WORK_DIR, scrapes node_exporter. Then, 
 - for TTFT, TPOT, ITL, E2E, queue and prefill, histogram_quantile of q = 0.5, 0.9, 0.99 over the
   buckets summed across replicas is within the documented bound of the exact figure ttft_tpot_report
   gives for the three traces: 25% of it, or 100 us below 100 us (README: Fleets);
-- increase(request_success_total) is the requests served, and no counter went down between scrapes.
+- increase(request_success_total) is the requests served, and no counter went down between scrapes;
+- a query of a dashboard's kind for every vLLM family written (histogram_quantile over rate of the
+  buckets, increase of a counter by finished_reason, a gauge) returns data, and the token histograms'
+  quantiles lie in the bucket of the exact count (every request 16 prompt tokens and 8 generated).
 Prints the table of PromQL against exact. Exit 77 (skipped) where prometheus or node_exporter is
 missing.
 
@@ -149,9 +152,42 @@ def check(report, work, pm):
     assert sorted(float(g["value"][1]) for g in gauges) == [0.0] * REPLICAS, gauges  # every request finished
     print("a panel's query filtered on model_name=%s: TTFT p99 %.4f ms; num_requests_running 0 on each replica"
           % (NAME, float(panel[0]["value"][1]) * 1e3))
+    dashboard(pm, last)
     series, _, most = counters_never_fall(pm, "", last)
     print("%d series, %d scrapes of each at most: no counter went down; worst relative error %.1f%%"
           % (series, most, worst * 100))
+
+
+# Every histogram family of vLLM's the replicas write, and where the exact value of the token ones lies
+# (the bucket holding it: (lo, hi]): 16 prompt tokens, 8 generated (max_tokens 8, n 1) a request.
+HISTOGRAMS = {"time_to_first_token_seconds": None, "inter_token_latency_seconds": None,
+              "request_time_per_output_token_seconds": None, "e2e_request_latency_seconds": None,
+              "request_queue_time_seconds": None, "request_prefill_time_seconds": None,
+              "request_decode_time_seconds": None, "request_prompt_tokens": (10, 20),
+              "request_generation_tokens": (5, 10), "request_params_max_tokens": (5, 10), "request_params_n": (0, 1),
+              "request_max_num_generation_tokens": (5, 10)}
+COUNTERS = ["prompt_tokens_total", "generation_tokens_total", "num_preemptions_total", "prefix_cache_queries_total",
+            "prefix_cache_hits_total", "prompt_tokens_cached_total"]
+GAUGES = ["num_requests_running", "num_requests_waiting", "num_requests_waiting_by_reason", "kv_cache_usage_perc"]
+
+
+def dashboard(pm, at):
+    """A query of a dashboard's kind for every vLLM family: none may come back empty."""
+    sel = '{model_name="%s"}' % NAME
+    for name, bucket in HISTOGRAMS.items():
+        got = query(pm, "histogram_quantile(0.9, sum by (le) (rate(vllm:%s_bucket%s[1h])))" % (name, sel), at)
+        assert len(got) == 1, (name, got)
+        v = float(got[0]["value"][1])
+        assert v == v and (bucket is None or bucket[0] <= v <= bucket[1]), (name, v, bucket)
+    by_reason = query(pm, "sum by (finished_reason) (increase(vllm:request_success_total%s[1h]))" % sel, at)
+    length = [float(r["value"][1]) for r in by_reason if r["metric"].get("finished_reason") == "length"]
+    assert length == [REPLICAS * REQUESTS], by_reason
+    for name in COUNTERS:
+        assert len(query(pm, "sum(rate(vllm:%s%s[1h]))" % (name, sel), at)) == 1, name
+    for name in GAUGES:
+        assert query(pm, "vllm:%s%s" % (name, sel), at), name
+    print("a query of a dashboard's kind for each of %d vLLM families returned data; the token histograms' "
+          "p90 lie in their exact values' buckets" % (len(HISTOGRAMS) + 1 + len(COUNTERS) + len(GAUGES)))
 
 
 def counters_never_fall(pm, labels, at):
