@@ -105,7 +105,8 @@
      prompt tokens it served (prompt_tokens_cached_total), and the requests waiting by why
      (num_requests_waiting_by_reason: capacity, deferred), and a finished request's parameters, each a
      value of vLLM's histogram of it (request_params_max_tokens, request_params_n,
-     request_max_num_generation_tokens). Each family is written from the start, 0 until told, as vLLM
+     request_max_num_generation_tokens, request_prefill_kv_computed_tokens), each engine step's tokens
+     (iteration_tokens_total) and speculative decoding's counts (spec_decode_*). Each family is written from the start, 0 until told, as vLLM
      writes it, in the live exposition and the model's; a trace carries them.
 
    FOLDING AND THE EXPOSITION
@@ -277,9 +278,10 @@ enum { TTFT_TPOT_FINISH_NONE = 0, /* ttft_tpot_request_finish: no reason given (
    vLLM's families of them mean it; each is written from the start (0 until told), as vLLM writes them.
    X(NAME, name: Python's and a trace's, family, its reason label or "", kind, help). Kinds: a COUNTER
    adds what it is told (a whole number); a GAUGE is set to it (a whole number); a FRACTION is set to
-   a value from 0 to 1, kept to 1e-9; a TOKENS or SEQUENCES histogram counts each whole number told
-   (one a finished request, as vLLM observes them) in vLLM's bounds 1, 2, 5, 10, 20, ... (TOKENS up to
-   config.max_model_len, SEQUENCES up to 20). */
+   a value from 0 to 1, kept to 1e-9; a TOKENS, SEQUENCES or ITERATION histogram counts each whole
+   number told (one a finished request, or one an engine step, as vLLM observes them) in vLLM's bounds:
+   1, 2, 5, 10, 20, ... (TOKENS up to config.max_model_len, SEQUENCES up to 20), or 1, 8, 16, 32, ...
+   16384 (ITERATION). */
 #define TTFT_TPOT_TOLD(X)                                                                             \
     X(KV_CACHE_USAGE, "kv_cache_usage_perc", "kv_cache_usage_perc", "", FRACTION,                      \
       "KV-cache usage. 1 means 100 percent usage.")                                                   \
@@ -298,12 +300,22 @@ enum { TTFT_TPOT_FINISH_NONE = 0, /* ttft_tpot_request_finish: no reason given (
       "Histogram of the max_tokens request parameter.")                                               \
     X(PARAMS_N, "params_n", "request_params_n", "", SEQUENCES, "Histogram of the n request parameter.") \
     X(MAX_NUM_GENERATION_TOKENS, "max_num_generation_tokens", "request_max_num_generation_tokens", "", \
-      TOKENS, "Histogram of maximum number of requested generation tokens.")
+      TOKENS, "Histogram of maximum number of requested generation tokens.")                         \
+    X(PREFILL_KV_COMPUTED_TOKENS, "prefill_kv_computed_tokens", "request_prefill_kv_computed_tokens", "", \
+      TOKENS, "Histogram of new KV tokens computed during prefill (excluding cached tokens).")         \
+    X(ITERATION_TOKENS, "iteration_tokens", "iteration_tokens_total", "", ITERATION,                   \
+      "Histogram of number of tokens per engine_step.")                                               \
+    X(SPEC_DECODE_DRAFTS, "spec_decode_num_drafts", "spec_decode_num_drafts_total", "", COUNTER,       \
+      "Number of spec decoding drafts.")                                                              \
+    X(SPEC_DECODE_DRAFT_TOKENS, "spec_decode_num_draft_tokens", "spec_decode_num_draft_tokens_total", "", \
+      COUNTER, "Number of draft tokens.")                                                             \
+    X(SPEC_DECODE_ACCEPTED_TOKENS, "spec_decode_num_accepted_tokens", "spec_decode_num_accepted_tokens_total", \
+      "", COUNTER, "Number of accepted tokens.")
 #define TTFT_TPOT__TOLD_ENUM(name, key, family, label, kind, help) TTFT_TPOT_TOLD_##name,
 enum { TTFT_TPOT_TOLD(TTFT_TPOT__TOLD_ENUM) TTFT_TPOT_TOLD_COUNT };
 #undef TTFT_TPOT__TOLD_ENUM
 enum { TTFT_TPOT_TOLD_COUNTER, TTFT_TPOT_TOLD_GAUGE, TTFT_TPOT_TOLD_FRACTION, TTFT_TPOT_TOLD_TOKENS,
-       TTFT_TPOT_TOLD_SEQUENCES }; /* its kind */
+       TTFT_TPOT_TOLD_SEQUENCES, TTFT_TPOT_TOLD_ITERATION }; /* its kind */
 
 /* Serving metrics over requests, in vLLM's definitions (REQUESTS and METRICS, above). Durations in ns.
    n counts measured requests: not submitted inside a warmup section, with at least one token. */
@@ -721,8 +733,8 @@ TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot_serve *s, ttft_tpot_pub
 /* The same into buf, cap bytes, as a string (its length: strlen), for a server that answers /metrics
    itself (text/plain; version=0.0.4). OK; EINVAL as publish (buf NULL or cap 0 too); ENOMEM: the
    exposition is cap - 1 bytes or more (a byte to spare tells a whole one from a cut one; buf then
-   holds ""; a replica's is tens of KiB: about 100 bytes a series, 1,014 series with the fine buckets,
-   300 with vLLM's). */
+   holds ""; a replica's is about 100 KiB: about 100 bytes a series, 1,140 series with the fine
+   buckets, 426 with vLLM's). */
 TTFT_TPOT_DEF int ttft_tpot_publish_buffer(const ttft_tpot_serve *s, ttft_tpot_publisher *p, char *buf, size_t cap,
                                            const char *prefix, const char *labels);
 
@@ -1091,7 +1103,7 @@ static int ttft_tpot__measured(const ttft_tpot_request *r)
 /* Folding finished requests (Requests: folding, below, beside the metrics it computes). */
 static void ttft_tpot__fold(const ttft_tpot_serve *s, ttft_tpot__tally *t, unsigned r);
 static unsigned ttft_tpot__fold_away(ttft_tpot_serve *s);
-static void ttft_tpot__token_put(ttft_tpot_token_hist *h, uint64_t n);
+static void ttft_tpot__hist_put(ttft_tpot_token_hist *h, int scale, uint64_t n);
 
 /* An event of a call: room folded for it where the table or the log is full, applied, and what it
    lost or had refused counted. */
@@ -1195,7 +1207,7 @@ TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot_serve *s, const char *id, u
     s->req.list[r].prompt_tokens = prompt_tokens;
     if (s->req.list[r].finished && ttft_tpot__measured(&s->req.list[r])) { /* folded without them */
         s->finished.prompt_tokens += prompt_tokens;
-        ttft_tpot__token_put(&s->finished.tok[TTFT_TPOT_TOKENS_PROMPT], prompt_tokens);
+        ttft_tpot__hist_put(&s->finished.tok[TTFT_TPOT_TOKENS_PROMPT], 0, prompt_tokens);
     }
     return TTFT_TPOT_OK;
 }
@@ -1289,7 +1301,7 @@ static int ttft_tpot__told_take(ttft_tpot__told_set *t, int what, uint64_t v)
                                             : v > UINT64_MAX - t->v[what]))
         return TTFT_TPOT_ERANGE;
     if (hist)
-        ttft_tpot__token_put(&t->hist[what], v);
+        ttft_tpot__hist_put(&t->hist[what], ttft_tpot__told[what].kind == TTFT_TPOT_TOLD_ITERATION, v);
     t->v[what] = hist ? t->v[what] + 1 : ttft_tpot__told[what].kind == TTFT_TPOT_TOLD_COUNTER ? t->v[what] + v : v;
     t->any |= 1u << what;
     return TTFT_TPOT_OK;
@@ -1701,27 +1713,36 @@ static void ttft_tpot__fold_gaps(const ttft_tpot_serve *s, ttft_tpot__tally *t, 
     }
 }
 
-/* The token bucket of n: the first of vLLM's 1-2-5 bounds at or above it (TTFT_TPOT_TOKEN_BOUNDS past
-   the last). */
-static unsigned ttft_tpot__token_bucket(uint64_t n)
+/* Bound b of a histogram's scale: 0, vLLM's 1-2-5 bounds of token counts, (1, 2, 5)[b % 3] * 10^(b / 3)
+   to 5e9 (TTFT_TPOT_TOKEN_BOUNDS of them); 1, vLLM's bounds of tokens an engine step, 1, 8, 16, 32, ...
+   16384 (13). 0 past the last. */
+static uint64_t ttft_tpot__scale_bound(int scale, unsigned b)
 {
     static const uint64_t mantissa[3] = {1, 2, 5};
-    uint64_t decade = 1;
-    unsigned b;
-    for (b = 0; b < TTFT_TPOT_TOKEN_BOUNDS; b++) {
-        if (n <= mantissa[b % 3] * decade)
-            return b;
-        decade *= b % 3 == 2 ? 10u : 1u;
-    }
+    uint64_t v = mantissa[b % 3];
+    unsigned e;
+    if (scale)
+        return b == 0 ? 1u : b <= 12 ? (uint64_t)8u << (b - 1) : 0u;
+    for (e = 0; e < b / 3; e++)
+        v *= 10u;
+    return b < TTFT_TPOT_TOKEN_BOUNDS ? v : 0u;
+}
+
+/* The bucket of n among a scale's bounds: the first at or above it (their number past the last). */
+static unsigned ttft_tpot__scale_bucket(int scale, uint64_t n)
+{
+    unsigned b = 0;
+    while (ttft_tpot__scale_bound(scale, b) && n > ttft_tpot__scale_bound(scale, b))
+        b++;
     return b;
 }
 
-/* One token count n into h. Nothing wraps: a count is below 2^64 values, a sum below the token
-   counters'. */
-static void ttft_tpot__token_put(ttft_tpot_token_hist *h, uint64_t n)
+/* One value n into h, among the bounds of scale. Nothing wraps: a count is below 2^64 values, a sum
+   below the counters' that bound it (checked where they are told). */
+static void ttft_tpot__hist_put(ttft_tpot_token_hist *h, int scale, uint64_t n)
 {
-    unsigned b = ttft_tpot__token_bucket(n);
-    if (b < TTFT_TPOT_TOKEN_BOUNDS)
+    unsigned b = ttft_tpot__scale_bucket(scale, n);
+    if (ttft_tpot__scale_bound(scale, b))
         h->bucket[b]++;
     h->count++;
     h->sum += n;
@@ -1744,9 +1765,9 @@ static void ttft_tpot__fold(const ttft_tpot_serve *s, ttft_tpot__tally *t, unsig
     }
     t->reasons[q->reason]++;
     t->requests++, t->tokens += q->tokens, t->prompt_tokens += q->prompt_tokens;
-    ttft_tpot__token_put(&t->tok[TTFT_TPOT_TOKENS_GENERATION], q->tokens);
+    ttft_tpot__hist_put(&t->tok[TTFT_TPOT_TOKENS_GENERATION], 0, q->tokens);
     if (q->prompt_tokens)
-        ttft_tpot__token_put(&t->tok[TTFT_TPOT_TOKENS_PROMPT], q->prompt_tokens);
+        ttft_tpot__hist_put(&t->tok[TTFT_TPOT_TOKENS_PROMPT], 0, q->prompt_tokens);
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
         if (ttft_tpot__metrics[m].rule == TTFT_TPOT__RULE_GAPS) {
             ttft_tpot__fold_gaps(s, t, r, m);
@@ -2690,16 +2711,6 @@ static void ttft_tpot__told_text(char *buf, size_t cap, int what, uint64_t v)
 }
 
 
-/* Bound b of the token histograms. */
-static uint64_t ttft_tpot__token_bound(unsigned b)
-{
-    static const uint64_t mantissa[3] = {1, 2, 5};
-    uint64_t v = mantissa[b % 3];
-    unsigned e;
-    for (e = 0; e < b / 3; e++)
-        v *= 10u;
-    return v;
-}
 
 /* The token histograms' names (a trace's "# folded_tokens:" KEY too) and help (TTFT_TPOT_TOKEN_HISTS). */
 #define TTFT_TPOT__TOKENS_INFO(id, name, help) {name, help},
@@ -2708,26 +2719,32 @@ static const struct {
 } ttft_tpot__token_hists[TTFT_TPOT_TOKENS_COUNT] = {TTFT_TPOT_TOKEN_HISTS(TTFT_TPOT__TOKENS_INFO)};
 #undef TTFT_TPOT__TOKENS_INFO
 
-/* Bound b of the token histograms as prometheus_client writes the float: "20.0", and past six digits
-   as Go writes it, "1e+06" (b below TTFT_TPOT_TOKEN_BOUNDS: at most 5e9). */
-static void ttft_tpot__token_le(char *buf, size_t cap, unsigned b)
+/* A whole-number bound as prometheus_client writes the float: "20.0", and from 1e6 as Go writes it,
+   "1e+06", "2.5e+07" (its repr's digits, the exponent as "e+0" and the digits before the point). */
+static void ttft_tpot__le_text(char *buf, size_t cap, uint64_t v)
 {
-    if (b / 3 < 6)
-        snprintf(buf, cap, "%llu.0", (unsigned long long)ttft_tpot__token_bound(b));
-    else
-        snprintf(buf, cap, "%de+0%u", "125"[b % 3] - '0', b / 3);
+    char d[24];
+    int n = snprintf(d, sizeof d, "%llu", (unsigned long long)v), z = n;
+    if (n <= 6) {
+        snprintf(buf, cap, "%s.0", d);
+        return;
+    }
+    while (z > 1 && d[z - 1] == '0')
+        z--;
+    d[z] = '\0';
+    snprintf(buf, cap, "%c%s%se+0%d", d[0], z > 1 ? "." : "", d + 1, n - 1);
 }
 
-/* A token histogram's series after its HELP and TYPE: each bound up to last (0: all), cumulative. */
+/* A histogram's series after its HELP and TYPE: each bound of scale up to last (0: all), cumulative. */
 static void ttft_tpot__prom_token_series(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm, const char *name,
-                                         const ttft_tpot_token_hist *h, uint64_t last)
+                                         const ttft_tpot_token_hist *h, int scale, uint64_t last)
 {
-    char le[16];
+    char le[32];
     uint64_t below = 0;
     unsigned b;
-    for (b = 0; b < TTFT_TPOT_TOKEN_BOUNDS && (!last || ttft_tpot__token_bound(b) <= last); b++) {
+    for (b = 0; ttft_tpot__scale_bound(scale, b) && (!last || ttft_tpot__scale_bound(scale, b) <= last); b++) {
         below += h->bucket[b];
-        ttft_tpot__token_le(le, sizeof le, b);
+        ttft_tpot__le_text(le, sizeof le, ttft_tpot__scale_bound(scale, b));
         ttft_tpot_write(w, "%s%s_bucket{%sle=\"%s\"} %llu\n", nm->pre, name, nm->blb, le, (unsigned long long)below);
     }
     ttft_tpot_write(w, "%s%s_bucket{%sle=\"+Inf\"} %llu\n%s%s_sum%s %llu\n%s%s_count%s %llu\n", nm->pre, name,
@@ -2744,14 +2761,14 @@ static void ttft_tpot__prom_tokens(ttft_tpot_writer *w, const ttft_tpot__prom_na
         const char *name = ttft_tpot__token_hists[k].name;
         ttft_tpot_write(w, "# HELP %s%s %s\n# TYPE %s%s histogram\n", nm->pre, name, ttft_tpot__token_hists[k].help,
                         nm->pre, name);
-        ttft_tpot__prom_token_series(w, nm, name, &n->tok[k], n->max_model_len);
+        ttft_tpot__prom_token_series(w, nm, name, &n->tok[k], 0, n->max_model_len);
     }
 }
 
 /* What the driver told, each family once, each series from the start. */
 static void ttft_tpot__prom_told(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm, const ttft_tpot__prom_counts *n)
 {
-    static const char *const type[5] = {"counter", "gauge", "gauge", "histogram", "histogram"};
+    static const char *const type[6] = {"counter", "gauge", "gauge", "histogram", "histogram", "histogram"};
     char v[32];
     int k;
     for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++) {
@@ -2761,8 +2778,9 @@ static void ttft_tpot__prom_told(ttft_tpot_writer *w, const ttft_tpot__prom_name
                             type[t->kind]);
         ttft_tpot__told_text(v, sizeof v, k, n->told->v[k]);
         if (t->kind >= TTFT_TPOT_TOLD_TOKENS)
-            ttft_tpot__prom_token_series(w, nm, t->family, &n->told->hist[k],
-                                         t->kind == TTFT_TPOT_TOLD_SEQUENCES ? 20u : n->max_model_len);
+            ttft_tpot__prom_token_series(w, nm, t->family, &n->told->hist[k], t->kind == TTFT_TPOT_TOLD_ITERATION,
+                                         t->kind == TTFT_TPOT_TOLD_SEQUENCES ? 20u
+                                         : t->kind == TTFT_TPOT_TOLD_TOKENS ? n->max_model_len : 0);
         else if (*t->label)
             ttft_tpot_write(w, "%s%s{%sreason=\"%s\"} %s\n", nm->pre, t->family, nm->blb, t->label, v);
         else
@@ -3533,7 +3551,7 @@ static int ttft_tpot__restore_folded_metric(ttft_tpot_serve *s, ttft_tpot_serve_
    ascending, at most COUNT values in them, with a sum they can make (a value in bucket b is at most
    bound b and above bound b - 1, one past the last above it; in doubles, within a part in 1e9). OK, or
    EPARSE. */
-static int ttft_tpot__token_item(ttft_tpot_serve_item *item, const char *head, const char *key,
+static int ttft_tpot__token_item(ttft_tpot_serve_item *item, const char *head, const char *key, int scale,
                                  ttft_tpot_token_hist *h)
 {
     char what[128];
@@ -3543,17 +3561,17 @@ static int ttft_tpot__token_item(ttft_tpot_serve_item *item, const char *head, c
     memset(h, 0, sizeof *h);
     for (k = 0; k < item->n; k++) {
         uint64_t b = item->bucket[k], c = item->count[k];
-        if (b >= TTFT_TPOT_TOKEN_BOUNDS || !c || (k && b <= item->bucket[k - 1]) || c > item->v[0] - total) {
+        if (b >= TTFT_TPOT_TOKEN_BOUNDS || !ttft_tpot__scale_bound(scale, (unsigned)b) || !c || (k && b <= item->bucket[k - 1]) || c > item->v[0] - total) {
             snprintf(what, sizeof what, "# %s: expected KEY,COUNT,SUM,I:C ... with at most COUNT values in the "
                      "buckets, ascending", head);
             return ttft_tpot__serve_refuse(item, what, NULL, 0);
         }
         total += c;
-        lo += (double)c * (double)(b ? ttft_tpot__token_bound((unsigned)b - 1) : 0);
-        hi += (double)c * (double)ttft_tpot__token_bound((unsigned)b);
+        lo += (double)c * (double)(b ? ttft_tpot__scale_bound(scale, (unsigned)b - 1) : 0);
+        hi += (double)c * (double)ttft_tpot__scale_bound(scale, (unsigned)b);
         h->bucket[b] = c;
     }
-    lo += (double)(item->v[0] - total) * (double)ttft_tpot__token_bound(TTFT_TPOT_TOKEN_BOUNDS - 1);
+    lo += (double)(item->v[0] - total) * (double)ttft_tpot__scale_bound(scale, scale ? 12u : TTFT_TPOT_TOKEN_BOUNDS - 1u);
     if (sum < lo * (1 - 1e-9) || (total == item->v[0] && sum > hi * (1 + 1e-9))) {
         snprintf(what, sizeof what, "# %s: a sum no values in its buckets can make: ", head);
         return ttft_tpot__serve_refuse(item, what, key, strlen(key));
@@ -3574,7 +3592,7 @@ static int ttft_tpot__restore_folded_tokens(ttft_tpot_serve *s, ttft_tpot_serve_
     if (item->metric < 0 || item->metric >= TTFT_TPOT_TOKENS_COUNT)
         return TTFT_TPOT_EINVAL;
     key = ttft_tpot__token_hists[item->metric].name;
-    if ((rc = ttft_tpot__token_item(item, "folded_tokens", key, &h)) != TTFT_TPOT_OK)
+    if ((rc = ttft_tpot__token_item(item, "folded_tokens", key, 0, &h)) != TTFT_TPOT_OK)
         return rc;
     if (r->tokens_line[item->metric])
         return ttft_tpot__serve_refuse(item, "# folded_tokens: a second line for ", key, strlen(key));
@@ -3596,7 +3614,8 @@ static int ttft_tpot__restore_told_hist(ttft_tpot_serve *s, ttft_tpot_serve_item
     key = ttft_tpot__told[k].key;
     if (ttft_tpot__told[k].kind < TTFT_TPOT_TOLD_TOKENS)
         return ttft_tpot__serve_refuse(item, "# told_hist: not a histogram (# told: KEY,VALUE): ", key, strlen(key));
-    if ((rc = ttft_tpot__token_item(item, "told_hist", key, &h)) != TTFT_TPOT_OK)
+    if ((rc = ttft_tpot__token_item(item, "told_hist", key, ttft_tpot__told[k].kind == TTFT_TPOT_TOLD_ITERATION,
+                                    &h)) != TTFT_TPOT_OK)
         return rc;
     if (r->told.any >> k & 1u)
         return ttft_tpot__serve_refuse(item, "# told_hist: a second line for ", key, strlen(key));

@@ -515,7 +515,7 @@ def test_bounds_spelled_as_prometheus_client():
         tp = ttft_tpot.Collector(buckets=buckets)
         two_requests(tp)
         les = bounds_of(tp.prometheus())
-        assert len(les) == 14  # 9 of time, 2 of tokens, 3 told
+        assert len(les) == 16  # 9 of time, 2 of tokens, 5 told
         for family, bounds in les.items():
             assert bounds == [floatToGoString(float(b)) for b in bounds], family
 
