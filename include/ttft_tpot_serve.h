@@ -473,10 +473,10 @@ typedef struct ttft_tpot_serve_config {
                                   5e9, above any count a prompt can have) */
 } ttft_tpot_serve_config;
 
-/* What the driver told (ttft_tpot_serve_tell): each value (a FRACTION in 1e-9; a histogram's count), a
-   histogram's values, and which were told (bit k of any: a merge takes a gauge only then). */
+/* What the driver told (ttft_tpot_serve_tell): each counter's or gauge's value (a FRACTION in 1e-9),
+   each histogram's values, and which were told (bit k of any: a merge takes a gauge only then). */
 typedef struct ttft_tpot__told_set {
-    uint64_t v[TTFT_TPOT_TOLD_COUNT];
+    uint64_t v[TTFT_TPOT_TOLD_COUNT]; /* the COUNTER, GAUGE and FRACTION kinds' */
     ttft_tpot_token_hist hist[TTFT_TPOT_TOLD_COUNT]; /* the TOKENS and SEQUENCES kinds' */
     unsigned any;
 } ttft_tpot__told_set;
@@ -1296,13 +1296,14 @@ static int ttft_tpot__told_adds(int k)
    total would pass 2^64 - 1. */
 static int ttft_tpot__told_take(ttft_tpot__told_set *t, int what, uint64_t v)
 {
-    int hist = ttft_tpot__told[what].kind >= TTFT_TPOT_TOLD_TOKENS;
-    if (ttft_tpot__told_adds(what) && (hist ? t->v[what] == UINT64_MAX || v > UINT64_MAX - t->hist[what].sum
-                                            : v > UINT64_MAX - t->v[what]))
+    int kind = ttft_tpot__told[what].kind;
+    if (kind >= TTFT_TPOT_TOLD_TOKENS ? t->hist[what].count == UINT64_MAX || v > UINT64_MAX - t->hist[what].sum
+                                      : kind == TTFT_TPOT_TOLD_COUNTER && v > UINT64_MAX - t->v[what])
         return TTFT_TPOT_ERANGE;
-    if (hist)
-        ttft_tpot__hist_put(&t->hist[what], ttft_tpot__told[what].kind == TTFT_TPOT_TOLD_ITERATION, v);
-    t->v[what] = hist ? t->v[what] + 1 : ttft_tpot__told[what].kind == TTFT_TPOT_TOLD_COUNTER ? t->v[what] + v : v;
+    if (kind >= TTFT_TPOT_TOLD_TOKENS)
+        ttft_tpot__hist_put(&t->hist[what], kind == TTFT_TPOT_TOLD_ITERATION, v);
+    else
+        t->v[what] = kind == TTFT_TPOT_TOLD_COUNTER ? t->v[what] + v : v;
     t->any |= 1u << what;
     return TTFT_TPOT_OK;
 }
@@ -1313,6 +1314,7 @@ static int ttft_tpot__told_fits(const ttft_tpot__told_set *dst, const ttft_tpot_
     int k;
     for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++)
         if (ttft_tpot__told_adds(k) && (src->v[k] > UINT64_MAX - dst->v[k] ||
+                                        src->hist[k].count > UINT64_MAX - dst->hist[k].count ||
                                         src->hist[k].sum > UINT64_MAX - dst->hist[k].sum))
             return 0;
     return 1;
@@ -1334,7 +1336,6 @@ static void ttft_tpot__told_join(ttft_tpot__told_set *dst, const ttft_tpot__told
             dst->hist[k].bucket[b] += src->hist[k].bucket[b];
         dst->hist[k].count += src->hist[k].count;
         dst->hist[k].sum += src->hist[k].sum;
-        dst->v[k] += src->v[k];
         dst->any |= 1u << k;
     }
 }
@@ -3620,7 +3621,6 @@ static int ttft_tpot__restore_told_hist(ttft_tpot_serve *s, ttft_tpot_serve_item
     if (r->told.any >> k & 1u)
         return ttft_tpot__serve_refuse(item, "# told_hist: a second line for ", key, strlen(key));
     r->told.hist[k] = h;
-    r->told.v[k] = h.count;
     r->told.any |= 1u << k;
     r->told_line = item->line;
     return TTFT_TPOT_OK;
