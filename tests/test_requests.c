@@ -734,6 +734,17 @@ static void assert_both_hold(const char *live, const char *model, const char *co
     }
 }
 
+/* Each line of want in s's live exposition (published by pub) and in c's report exposition; the live
+   one returned (the caller frees it). */
+static char *assert_exposed(const ttft_tpot_serve *s, ttft_tpot_publisher *pub, const ttft_tpot *c,
+                            const char *const *want, size_t n)
+{
+    char *live = publish_str(s, pub), *model = capture_prom(c);
+    assert_both_hold(live, model, want, n);
+    free(model);
+    return live;
+}
+
 enum { SERVE_REASONS = 1, SERVE_WARMUP_FIRST = 2 };
 
 /* Ten requests r0..r9, one at a time 100 ms apart, each 3 tokens at +10, +12 and +15 ms, 7 prompt
@@ -1258,12 +1269,9 @@ static void what_the_driver_tells_is_written_from_the_start(void **state)
     memset(&cfg, 0, sizeof cfg);
     scfg.max_requests = 8;
     served(&c, &srv, &cfg, &scfg);
-    live = publish_str(&srv, pub);
-    model = capture_prom(&c);
-    assert_both_hold(live, model, before, sizeof before / sizeof before[0]);
+    live = assert_exposed(&srv, pub, &c, before, sizeof before / sizeof before[0]);
     assert_int_equal(count_of(live, "# HELP vllm:num_requests_waiting_by_reason "), 1);
     free(live);
-    free(model);
     assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_KV_CACHE_USAGE, 0.8245), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PREEMPTIONS, 2), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PREEMPTIONS, 3), TTFT_TPOT_OK);
@@ -1366,11 +1374,7 @@ static void told_histograms_count_each_value(void **state)
     scfg.max_requests = 8;
     scfg.max_model_len = 1000;
     served(&c, &srv, &cfg, &scfg);
-    live = publish_str(&srv, pub);
-    model = capture_prom(&c);
-    assert_both_hold(live, model, before, sizeof before / sizeof before[0]);
-    free(live);
-    free(model);
+    free(assert_exposed(&srv, pub, &c, before, sizeof before / sizeof before[0]));
     assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PARAMS_MAX_TOKENS, 256), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PARAMS_MAX_TOKENS, 100), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_PARAMS_N, 1), TTFT_TPOT_OK);
