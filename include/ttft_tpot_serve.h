@@ -64,7 +64,8 @@
      as speculative decoding streams them, adds one gap and no zero gaps inside it: vLLM's ITL,
      while TPOT spreads the time over every token), TTST = second token - submit,
      queue = schedule - submit, prefill = first token - schedule, decode = last token - first token
-     (vLLM's request_decode_time_seconds), and TTFO = first output token -
+     (vLLM's request_decode_time_seconds), inference = last token - schedule (vLLM's
+     request_inference_time_seconds: the time it ran, prefill and decode), and TTFO = first output token -
      submit (time to first output token, as AIPerf and guidellm report it: TTFT past the reasoning)
      (one row each in TTFT_TPOT_METRICS: label, JSON key, Prometheus name, help, buckets, points; a
      request without both points of a metric is left out of it, so TTFO is over the requests with an
@@ -254,7 +255,10 @@ typedef struct ttft_tpot_slo {
       "", "e2e_ns")                                                                                   \
     X(DECODE, "decode", "decode time", "decode_ms", "request_decode_time_seconds",                    \
       "Histogram of time from first token to last in seconds, per request.", E2E, E2E,                \
-      "first to last token", "requests.decode", FIRST, LAST, SPAN, "", "")
+      "first to last token", "requests.decode", FIRST, LAST, SPAN, "", "")                            \
+    X(INFERENCE, "inference", "inference time", "inference_ms", "request_inference_time_seconds",     \
+      "Histogram of time from schedule to last token in seconds, per request with a schedule event.", E2E, E2E, \
+      "schedule to last token", "requests.inference", SCHEDULE, LAST, SPAN, "", "")
 
 #define TTFT_TPOT__METRIC_ENUM(name, label, words, json, prom, help, le, under, note, cmp, from, to, rule, slice, \
                                csv)                                                                   \
@@ -2289,22 +2293,26 @@ static void ttft_tpot__text_goodput(const ttft_tpot_serve_model *f, ttft_tpot_wr
 }
 
 /* The request metrics' lines (TTFT_TPOT_METRICS): a part of a metric goes under it, indented, where
-   requests have one (queue and prefill split TTFT where requests were scheduled), followed by how many
-   measured requests have none. */
+   requests have one (queue and prefill split TTFT where requests were scheduled), and after a group
+   whose parts start at the schedule, how many measured requests have none, and which parts they miss. */
 static void ttft_tpot__text_metrics(const ttft_tpot_requests *q, ttft_tpot_writer *out)
 {
-    char what[16];
+    char what[16], miss[64] = "";
     int m;
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
         const ttft_tpot__metric_info *i = &ttft_tpot__metrics[m];
         int part = i->under != TTFT_TPOT_METRIC_NONE, last = m + 1 == TTFT_TPOT_METRIC_COUNT;
-        if (!q->metric[m].n) /* a row without data is left out */
-            continue;
-        snprintf(what, sizeof what, part ? "  %-7s" : "%s", i->label);
-        ttft_tpot__serving_line(out, what, &q->metric[m], *i->note ? i->note : NULL);
-        if (part && q->unscheduled && (last || ttft_tpot__metrics[m + 1].under == TTFT_TPOT_METRIC_NONE))
-            ttft_tpot_write(out, "    (%llu measured requests have no schedule event: not in queue and prefill)\n",
-                            (unsigned long long)q->unscheduled);
+        if (q->metric[m].n) { /* a row without data is left out */
+            snprintf(what, sizeof what, part ? "  %-7s" : "%s", i->label);
+            ttft_tpot__serving_line(out, what, &q->metric[m], *i->note ? i->note : NULL);
+        }
+        if ((i->from == TTFT_TPOT_POINT_SCHEDULE || i->to == TTFT_TPOT_POINT_SCHEDULE) && q->metric[m].n)
+            snprintf(miss + strlen(miss), sizeof miss - strlen(miss), "%s%s", *miss ? " and " : "", i->label);
+        if (q->unscheduled && *miss && (last || ttft_tpot__metrics[m + 1].under == TTFT_TPOT_METRIC_NONE)) {
+            ttft_tpot_write(out, "    (%llu measured requests have no schedule event: not in %s)\n",
+                            (unsigned long long)q->unscheduled, miss);
+            *miss = '\0';
+        }
     }
 }
 

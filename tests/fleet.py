@@ -163,7 +163,8 @@ def check(report, work, pm):
 HISTOGRAMS = {"time_to_first_token_seconds": None, "inter_token_latency_seconds": None,
               "request_time_per_output_token_seconds": None, "e2e_request_latency_seconds": None,
               "request_queue_time_seconds": None, "request_prefill_time_seconds": None,
-              "request_decode_time_seconds": None, "request_prompt_tokens": (10, 20),
+              "request_decode_time_seconds": None, "request_inference_time_seconds": None,
+              "request_prompt_tokens": (10, 20),
               "request_generation_tokens": (5, 10), "request_params_max_tokens": (5, 10), "request_params_n": (0, 1),
               "request_max_num_generation_tokens": (5, 10), "iteration_tokens_total": None}
 COUNTERS = ["prompt_tokens_total", "generation_tokens_total", "num_preemptions_total", "prefix_cache_queries_total",

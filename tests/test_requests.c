@@ -1994,7 +1994,9 @@ static void slo_holds_at_its_value(void **state)
 /* Queue time. A: submit 0, scheduled 40, tokens at 100 and 120 ms; B: submit 10, scheduled 10,
    token 60; C: submit 20, scheduled 200, token 300; D: submit 30, never scheduled, token 50.
    Queue (A, B, C): 40, 0, 180 -> sorted 0, 40, 180: p50 40, p90 h = 1.8 -> 40 + 0.8 * 140 = 152,
-   mean 73.33; prefill: 60, 50, 100 -> p50 60, p90 60 + 0.8 * 40 = 92, mean 70. D is unscheduled. */
+   mean 73.33; prefill: 60, 50, 100 -> p50 60, p90 60 + 0.8 * 40 = 92, mean 70; inference (schedule to
+   last token): 80, 50, 100 -> p50 80, p90 80 + 0.8 * 20 = 96, p99 80 + 0.98 * 20 = 99.6, mean 76.67,
+   sum 230. D is unscheduled. */
 static void queue_time_splits_ttft(void **state)
 {
     ttft_tpot c;
@@ -2036,6 +2038,10 @@ static void queue_time_splits_ttft(void **state)
     assert_ms(&doc, "requests.prefill_ms.p50", 60);
     assert_ms(&doc, "requests.prefill_ms.p90", 92);
     assert_ms(&doc, "requests.prefill_ms.mean", 70);
+    assert_ms(&doc, "requests.inference_ms.n", 3);
+    assert_ms(&doc, "requests.inference_ms.p50", 80);
+    assert_ms(&doc, "requests.inference_ms.p90", 96);
+    assert_ms(&doc, "requests.inference_ms.total", 230);
     assert_ms(&doc, "requests.unscheduled", 1);
     assert_ms(&doc, "requests.ttft_ms.n", 4);
     jc_free(&doc);
@@ -2045,6 +2051,9 @@ static void queue_time_splits_ttft(void **state)
     assert_non_null(strstr(text, "    prefill p50/p90/p99: 60.00 ms / 92.00 ms / 99.20 ms  (mean 70.00 ms, n=3: "
                                  "schedule to first token)"));
     assert_non_null(strstr(text, "(1 measured requests have no schedule event: not in queue and prefill)"));
+    assert_non_null(strstr(text, "    inference p50/p90/p99: 80.00 ms / 96.00 ms / 99.60 ms  (mean 76.67 ms, n=3: "
+                                 "schedule to last token)\n    (1 measured requests have no schedule event: not "
+                                 "in inference)\n"));
     free(text);
     text = capture_prom(&c);
     assert_non_null(strstr(text, "# TYPE vllm:request_queue_time_seconds histogram\n"));
@@ -2052,6 +2061,8 @@ static void queue_time_splits_ttft(void **state)
     assert_non_null(strstr(text, "vllm:request_queue_time_seconds_sum 0.220000000\n"));
     assert_non_null(strstr(text, "vllm:request_prefill_time_seconds_sum 0.210000000\n"));
     assert_non_null(strstr(text, "vllm:request_prefill_time_seconds_count 3\n"));
+    assert_non_null(strstr(text, "vllm:request_inference_time_seconds_sum 0.230000000\n"));
+    assert_non_null(strstr(text, "vllm:request_inference_time_seconds_count 3\n"));
     free(text);
     trace_keeps_the_served_report(&c, &cfg, &scfg);
     unserve(&c, &srv);

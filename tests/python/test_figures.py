@@ -501,7 +501,7 @@ def test_vllm_buckets_are_vllm_033s():
     want = {"time_to_first_token_seconds": VLLM_TTFT, "inter_token_latency_seconds": VLLM_ITL,
             "request_time_per_output_token_seconds": VLLM_ITL, "e2e_request_latency_seconds": VLLM_LATENCY,
             "request_queue_time_seconds": VLLM_LATENCY, "request_prefill_time_seconds": VLLM_LATENCY,
-            "request_decode_time_seconds": VLLM_LATENCY}
+            "request_decode_time_seconds": VLLM_LATENCY, "request_inference_time_seconds": VLLM_LATENCY}
     for family, bounds in want.items():
         assert les["vllm:" + family] == [repr(b) for b in bounds] + ["+Inf"], family
 
@@ -515,7 +515,7 @@ def test_bounds_spelled_as_prometheus_client():
         tp = ttft_tpot.Collector(buckets=buckets)
         two_requests(tp)
         les = bounds_of(tp.prometheus())
-        assert len(les) == 16  # 9 of time, 2 of tokens, 5 told
+        assert len(les) == 17  # 10 of time, 2 of tokens, 5 told
         for family, bounds in les.items():
             assert bounds == [floatToGoString(float(b)) for b in bounds], family
 
