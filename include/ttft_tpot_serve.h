@@ -106,9 +106,10 @@
      prompt tokens it served (prompt_tokens_cached_total), and the requests waiting by why
      (num_requests_waiting_by_reason: capacity, deferred), and a finished request's parameters, each a
      value of vLLM's histogram of it (request_params_max_tokens, request_params_n,
-     request_max_num_generation_tokens, request_prefill_kv_computed_tokens), each engine step's tokens
-     (iteration_tokens_total) and speculative decoding's counts (spec_decode_*). Each family is written from the start, 0 until told, as vLLM
-     writes it, in the live exposition and the model's; a trace carries them.
+     request_max_num_generation_tokens, request_prefill_kv_computed_tokens, request_num_preemptions),
+     each engine step's tokens (iteration_tokens_total) and speculative decoding's counts
+     (spec_decode_*). Each family is written from the start, 0 until told, as vLLM writes it, in the
+     live exposition and the model's; a trace carries them.
 
    FOLDING AND THE EXPOSITION
      A server that runs for weeks: a request finished (ttft_tpot_request_finish) is folded once into
@@ -284,8 +285,8 @@ enum { TTFT_TPOT_FINISH_NONE = 0, /* ttft_tpot_request_finish: no reason given (
    adds what it is told (a whole number); a GAUGE is set to it (a whole number); a FRACTION is set to
    a value from 0 to 1, kept to 1e-9; a TOKENS, SEQUENCES or ITERATION histogram counts each whole
    number told (one a finished request, or one an engine step, as vLLM observes them) in vLLM's bounds:
-   1, 2, 5, 10, 20, ... (TOKENS up to config.max_model_len, SEQUENCES up to 20), or 1, 8, 16, 32, ...
-   16384 (ITERATION). */
+   1, 2, 5, 10, 20, ... (TOKENS up to config.max_model_len, SEQUENCES up to 20), 1, 8, 16, 32, ...
+   16384 (ITERATION), or 1, 2, 3, 4, 5, 10, 20 (FEW). */
 #define TTFT_TPOT_TOLD(X)                                                                             \
     X(KV_CACHE_USAGE, "kv_cache_usage_perc", "kv_cache_usage_perc", "", FRACTION,                      \
       "KV-cache usage. 1 means 100 percent usage.")                                                   \
@@ -314,12 +315,14 @@ enum { TTFT_TPOT_FINISH_NONE = 0, /* ttft_tpot_request_finish: no reason given (
     X(SPEC_DECODE_DRAFT_TOKENS, "spec_decode_num_draft_tokens", "spec_decode_num_draft_tokens_total", "", \
       COUNTER, "Number of draft tokens.")                                                             \
     X(SPEC_DECODE_ACCEPTED_TOKENS, "spec_decode_num_accepted_tokens", "spec_decode_num_accepted_tokens_total", \
-      "", COUNTER, "Number of accepted tokens.")
+      "", COUNTER, "Number of accepted tokens.")                                                     \
+    X(REQUEST_NUM_PREEMPTIONS, "request_num_preemptions", "request_num_preemptions", "", FEW,          \
+      "Histogram of the number of preemptions a finished request went through.")
 #define TTFT_TPOT__TOLD_ENUM(name, key, family, label, kind, help) TTFT_TPOT_TOLD_##name,
 enum { TTFT_TPOT_TOLD(TTFT_TPOT__TOLD_ENUM) TTFT_TPOT_TOLD_COUNT };
 #undef TTFT_TPOT__TOLD_ENUM
 enum { TTFT_TPOT_TOLD_COUNTER, TTFT_TPOT_TOLD_GAUGE, TTFT_TPOT_TOLD_FRACTION, TTFT_TPOT_TOLD_TOKENS,
-       TTFT_TPOT_TOLD_SEQUENCES, TTFT_TPOT_TOLD_ITERATION }; /* its kind */
+       TTFT_TPOT_TOLD_SEQUENCES, TTFT_TPOT_TOLD_ITERATION, TTFT_TPOT_TOLD_FEW }; /* its kind */
 
 /* Serving metrics over requests, in vLLM's definitions (REQUESTS and METRICS, above). Durations in ns.
    n counts measured requests: not submitted inside a warmup section, with at least one token. */
@@ -1290,6 +1293,12 @@ static int ttft_tpot__told_value(int what, double value, uint64_t *v)
     return fraction || (double)*v == value ? TTFT_TPOT_OK : TTFT_TPOT_ERANGE;
 }
 
+/* The scale of a told histogram of kind kind (TTFT_TPOT_TOLD_*): ttft_tpot__scale_bound's. */
+static int ttft_tpot__told_scale(int kind)
+{
+    return kind == TTFT_TPOT_TOLD_ITERATION ? 1 : kind == TTFT_TPOT_TOLD_FEW ? 2 : 0;
+}
+
 /* Whether told kind k adds up (a counter; a histogram's count and sum) rather than being set. */
 static int ttft_tpot__told_adds(int k)
 {
@@ -1305,7 +1314,7 @@ static int ttft_tpot__told_take(ttft_tpot__told_set *t, int what, uint64_t v)
                                       : kind == TTFT_TPOT_TOLD_COUNTER && v > UINT64_MAX - t->v[what])
         return TTFT_TPOT_ERANGE;
     if (kind >= TTFT_TPOT_TOLD_TOKENS)
-        ttft_tpot__hist_put(&t->hist[what], kind == TTFT_TPOT_TOLD_ITERATION, v);
+        ttft_tpot__hist_put(&t->hist[what], ttft_tpot__told_scale(kind), v);
     else
         t->v[what] = kind == TTFT_TPOT_TOLD_COUNTER ? t->v[what] + v : v;
     t->any |= 1u << what;
@@ -1720,12 +1729,14 @@ static void ttft_tpot__fold_gaps(const ttft_tpot_serve *s, ttft_tpot__tally *t, 
 
 /* Bound b of a histogram's scale: 0, vLLM's 1-2-5 bounds of token counts, (1, 2, 5)[b % 3] * 10^(b / 3)
    to 5e9 (TTFT_TPOT_TOKEN_BOUNDS of them); 1, vLLM's bounds of tokens an engine step, 1, 8, 16, 32, ...
-   16384 (13). 0 past the last. */
+   16384 (13); 2, vLLM's bounds of a request's preemptions, 1, 2, 3, 4, 5, 10, 20 (7). 0 past the last. */
 static uint64_t ttft_tpot__scale_bound(int scale, unsigned b)
 {
-    static const uint64_t mantissa[3] = {1, 2, 5};
+    static const uint64_t mantissa[3] = {1, 2, 5}, few[7] = {1, 2, 3, 4, 5, 10, 20};
     uint64_t v = mantissa[b % 3];
     unsigned e;
+    if (scale == 2)
+        return b < 7 ? few[b] : 0u;
     if (scale)
         return b == 0 ? 1u : b <= 12 ? (uint64_t)8u << (b - 1) : 0u;
     for (e = 0; e < b / 3; e++)
@@ -2777,7 +2788,8 @@ static void ttft_tpot__prom_tokens(ttft_tpot_writer *w, const ttft_tpot__prom_na
 /* What the driver told, each family once, each series from the start. */
 static void ttft_tpot__prom_told(ttft_tpot_writer *w, const ttft_tpot__prom_names *nm, const ttft_tpot__prom_counts *n)
 {
-    static const char *const type[6] = {"counter", "gauge", "gauge", "histogram", "histogram", "histogram"};
+    static const char *const type[7] = {"counter", "gauge", "gauge", "histogram", "histogram", "histogram",
+                                        "histogram"};
     char v[32];
     int k;
     for (k = 0; k < TTFT_TPOT_TOLD_COUNT; k++) {
@@ -2787,7 +2799,7 @@ static void ttft_tpot__prom_told(ttft_tpot_writer *w, const ttft_tpot__prom_name
                             type[t->kind]);
         ttft_tpot__told_text(v, sizeof v, k, n->told->v[k]);
         if (t->kind >= TTFT_TPOT_TOLD_TOKENS)
-            ttft_tpot__prom_token_series(w, nm, t->family, &n->told->hist[k], t->kind == TTFT_TPOT_TOLD_ITERATION,
+            ttft_tpot__prom_token_series(w, nm, t->family, &n->told->hist[k], ttft_tpot__told_scale(t->kind),
                                          t->kind == TTFT_TPOT_TOLD_SEQUENCES ? 20u
                                          : t->kind == TTFT_TPOT_TOLD_TOKENS ? n->max_model_len : 0);
         else if (*t->label)
@@ -3580,7 +3592,8 @@ static int ttft_tpot__token_item(ttft_tpot_serve_item *item, const char *head, c
         hi += (double)c * (double)ttft_tpot__scale_bound(scale, (unsigned)b);
         h->bucket[b] = c;
     }
-    lo += (double)(item->v[0] - total) * (double)ttft_tpot__scale_bound(scale, scale ? 12u : TTFT_TPOT_TOKEN_BOUNDS - 1u);
+    lo += (double)(item->v[0] - total) *
+          (double)ttft_tpot__scale_bound(scale, scale == 2 ? 6u : scale ? 12u : TTFT_TPOT_TOKEN_BOUNDS - 1u);
     if (sum < lo * (1 - 1e-9) || (total == item->v[0] && sum > hi * (1 + 1e-9))) {
         snprintf(what, sizeof what, "# %s: a sum no values in its buckets can make: ", head);
         return ttft_tpot__serve_refuse(item, what, key, strlen(key));
@@ -3623,7 +3636,7 @@ static int ttft_tpot__restore_told_hist(ttft_tpot_serve *s, ttft_tpot_serve_item
     key = ttft_tpot__told[k].key;
     if (ttft_tpot__told[k].kind < TTFT_TPOT_TOLD_TOKENS)
         return ttft_tpot__serve_refuse(item, "# told_hist: not a histogram (# told: KEY,VALUE): ", key, strlen(key));
-    if ((rc = ttft_tpot__token_item(item, "told_hist", key, ttft_tpot__told[k].kind == TTFT_TPOT_TOLD_ITERATION,
+    if ((rc = ttft_tpot__token_item(item, "told_hist", key, ttft_tpot__told_scale(ttft_tpot__told[k].kind),
                                     &h)) != TTFT_TPOT_OK)
         return rc;
     if (r->told.any >> k & 1u)

@@ -166,7 +166,8 @@ HISTOGRAMS = {"time_to_first_token_seconds": None, "inter_token_latency_seconds"
               "request_decode_time_seconds": None, "request_inference_time_seconds": None,
               "request_prompt_tokens": (10, 20),
               "request_generation_tokens": (5, 10), "request_params_max_tokens": (5, 10), "request_params_n": (0, 1),
-              "request_max_num_generation_tokens": (5, 10), "iteration_tokens_total": None}
+              "request_max_num_generation_tokens": (5, 10), "iteration_tokens_total": None,
+              "request_num_preemptions": (0, 1)}
 COUNTERS = ["prompt_tokens_total", "generation_tokens_total", "num_preemptions_total", "prefix_cache_queries_total",
             "prefix_cache_hits_total", "prompt_tokens_cached_total", "spec_decode_num_drafts_total",
             "spec_decode_num_draft_tokens_total", "spec_decode_num_accepted_tokens_total"]

@@ -1322,8 +1322,9 @@ static void what_the_driver_tells_is_written_from_the_start(void **state)
    (256, 100 with max_model_len 1000: le 100 1, 200 1, 500 2, 1000 2, sum 356), request_params_n (1 and
    4: vLLM's bounds 1, 2, 5, 10, 20; le 1 1, 2 1, 5 2) and request_max_num_generation_tokens (50); of
    engine steps, iteration_tokens_total (8 and 100 among vLLM's 1, 8, 16, ... 16384: le 8 1, 64 1,
-   128 2); the spec decode counters. Each written from the start (every bucket 0 until told), carried
-   by a trace ("# told_hist:"), added by a merge. */
+   128 2); the spec decode counters; request_num_preemptions (0, 3 and 7 among vLLM's 1, 2, 3, 4, 5, 10,
+   20: le 1 1, 2 1, 3 2, 5 2, 10 3, sum 10). Each written from the start (every bucket 0 until told),
+   carried by a trace ("# told_hist:"), added by a merge. */
 static void told_histograms_count_each_value(void **state)
 {
     static const char *const before[] = {
@@ -1335,6 +1336,12 @@ static void told_histograms_count_each_value(void **state)
         "vllm:iteration_tokens_total_bucket{le=\"16384.0\"} 0\nvllm:iteration_tokens_total_bucket{le=\"+Inf\"} 0\n",
         "# TYPE vllm:spec_decode_num_drafts_total counter\nvllm:spec_decode_num_drafts_total 0\n",
         "vllm:spec_decode_num_accepted_tokens_total 0\n",
+        ("# TYPE vllm:request_num_preemptions histogram\nvllm:request_num_preemptions_bucket{le=\"1.0\"} 0\n"
+         "vllm:request_num_preemptions_bucket{le=\"2.0\"} 0\nvllm:request_num_preemptions_bucket{le=\"3.0\"} 0\n"
+         "vllm:request_num_preemptions_bucket{le=\"4.0\"} 0\nvllm:request_num_preemptions_bucket{le=\"5.0\"} 0\n"
+         "vllm:request_num_preemptions_bucket{le=\"10.0\"} 0\nvllm:request_num_preemptions_bucket{le=\"20.0\"} 0\n"
+         "vllm:request_num_preemptions_bucket{le=\"+Inf\"} 0\nvllm:request_num_preemptions_sum 0\n"
+         "vllm:request_num_preemptions_count 0\n"),
     };
     static const char *const after[] = {
         "vllm:request_params_max_tokens_bucket{le=\"50.0\"} 0\nvllm:request_params_max_tokens_bucket{le=\"100.0\"} 1\n"
@@ -1350,6 +1357,11 @@ static void told_histograms_count_each_value(void **state)
          "vllm:iteration_tokens_total_bucket{le=\"16.0\"} 1\n"),
         "vllm:iteration_tokens_total_bucket{le=\"64.0\"} 1\nvllm:iteration_tokens_total_bucket{le=\"128.0\"} 2\n",
         "vllm:spec_decode_num_draft_tokens_total 12\n",
+        ("vllm:request_num_preemptions_bucket{le=\"1.0\"} 1\nvllm:request_num_preemptions_bucket{le=\"2.0\"} 1\n"
+         "vllm:request_num_preemptions_bucket{le=\"3.0\"} 2\nvllm:request_num_preemptions_bucket{le=\"4.0\"} 2\n"
+         "vllm:request_num_preemptions_bucket{le=\"5.0\"} 2\nvllm:request_num_preemptions_bucket{le=\"10.0\"} 3\n"
+         "vllm:request_num_preemptions_bucket{le=\"20.0\"} 3\nvllm:request_num_preemptions_bucket{le=\"+Inf\"} 3\n"
+         "vllm:request_num_preemptions_sum 10\nvllm:request_num_preemptions_count 3\n"),
     };
     static const refused_line bad[] = {
         {"# told_hist: kv_cache_usage_perc,1,1,0:1\n", "t:2: # told_hist: not a histogram (# told: KEY,VALUE): "
@@ -1362,6 +1374,10 @@ static void told_histograms_count_each_value(void **state)
         {"# told_hist: nope,1,1,0:1\n", "t:2: # told_hist: unknown histogram"},
         {"# told_hist: iteration_tokens,1,20000,13:1\n", "t:2: # told_hist: expected KEY,COUNT,SUM,I:C ... with at "
                                                           "most COUNT values in the buckets, ascending"},
+        {"# told_hist: request_num_preemptions,1,30,7:1\n", "t:2: # told_hist: expected KEY,COUNT,SUM,I:C ... with "
+                                                             "at most COUNT values in the buckets, ascending"},
+        {"# told_hist: request_num_preemptions,1,25,6:1\n", "t:2: # told_hist: a sum no values in its buckets can "
+                                                             "make: request_num_preemptions"},
     };
     ttft_tpot c, back;
     ttft_tpot_serve srv, srv_back;
@@ -1384,6 +1400,9 @@ static void told_histograms_count_each_value(void **state)
     assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_ITERATION_TOKENS, 8), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_ITERATION_TOKENS, 100), TTFT_TPOT_OK);
     assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_SPEC_DECODE_DRAFT_TOKENS, 12), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_REQUEST_NUM_PREEMPTIONS, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_REQUEST_NUM_PREEMPTIONS, 3), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_serve_tell(&srv, TTFT_TPOT_TOLD_REQUEST_NUM_PREEMPTIONS, 7), TTFT_TPOT_OK);
     live = publish_str(&srv, pub);
     model = capture_prom(&c);
     assert_both_hold(live, model, after, sizeof after / sizeof after[0]);
@@ -1391,7 +1410,8 @@ static void told_histograms_count_each_value(void **state)
     assert_non_null(strstr(trace, "\n# told_hist: params_max_tokens,2,356,6:1 8:1\n# told_hist: params_n,2,5,0:1 2:1\n"
                                   "# told_hist: max_num_generation_tokens,1,50,5:1\n"
                                   "# told_hist: iteration_tokens,2,108,1:1 5:1\n"
-                                  "# told: spec_decode_num_draft_tokens,12\n"));
+                                  "# told: spec_decode_num_draft_tokens,12\n"
+                                  "# told_hist: request_num_preemptions,3,10,0:1 2:1 5:1\n"));
     assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, model);
     assert_refused(&back, bad, sizeof bad / sizeof bad[0]);
     assert_int_equal(ttft_tpot_merge(&c, &back), TTFT_TPOT_OK); /* back holds the trace: each value twice */

@@ -60,6 +60,7 @@ static void take_token(server *s, int r, int token)
         ttft_tpot_serve_tell(&s->g->srv, TTFT_TPOT_TOLD_PARAMS_MAX_TOKENS, (double)s->g->o.max_new_tokens);
         ttft_tpot_serve_tell(&s->g->srv, TTFT_TPOT_TOLD_PARAMS_N, 1);
         ttft_tpot_serve_tell(&s->g->srv, TTFT_TPOT_TOLD_MAX_NUM_GENERATION_TOKENS, (double)q->produced);
+        ttft_tpot_serve_tell(&s->g->srv, TTFT_TPOT_TOLD_REQUEST_NUM_PREEMPTIONS, 0); /* never preempted */
         log_request(s, q->id);
         printf("%s: %d tokens:", q->id, q->produced);
         for (k = 0; k < q->produced && k < 8; k++)

@@ -430,20 +430,26 @@ def test_what_the_driver_tells():
 def test_told_histograms():
     """tell("params_max_tokens" | "params_n" | "max_num_generation_tokens", value): each value counted
     in vLLM's histogram of it (max_tokens 256 and 100 with max_model_len 1000: le 100 1, 500 2; n 4:
-    vLLM's bounds 1, 2, 5, 10, 20, le 2 0, le 5 1); a fraction is refused."""
+    vLLM's bounds 1, 2, 5, 10, 20, le 2 0, le 5 1); request_num_preemptions 0 and 3 (vLLM's bounds 1, 2, 3,
+    4, 5, 10, 20: le 1 1, le 2 1, le 3 2); a fraction is refused."""
     tp = ttft_tpot.Collector(max_model_len=1000)
     tp.tell("params_max_tokens", 256)
     tp.tell("params_max_tokens", 100)
     tp.tell("params_n", 4)
+    tp.tell("request_num_preemptions", 0)
+    tp.tell("request_num_preemptions", 3)
     with pytest.raises(ValueError):
         tp.tell("params_n", 1.5)
     text = tp.prometheus()
     les = bounds_of(text)
     assert les["vllm:request_params_n"] == ["1.0", "2.0", "5.0", "10.0", "20.0", "+Inf"]
+    assert les["vllm:request_num_preemptions"] == ["1.0", "2.0", "3.0", "4.0", "5.0", "10.0", "20.0", "+Inf"]
     assert les["vllm:request_params_max_tokens"] == [repr(float(b)) for b in build_1_2_5_buckets(1000)] + ["+Inf"]
     for line in ('vllm:request_params_max_tokens_bucket{le="100.0"} 1', 'vllm:request_params_max_tokens_bucket{le="500.0"} 2',
                  "vllm:request_params_max_tokens_sum 356", 'vllm:request_params_n_bucket{le="2.0"} 0',
-                 'vllm:request_params_n_bucket{le="5.0"} 1', "vllm:request_max_num_generation_tokens_count 0"):
+                 'vllm:request_params_n_bucket{le="5.0"} 1', "vllm:request_max_num_generation_tokens_count 0",
+                 'vllm:request_num_preemptions_bucket{le="1.0"} 1', 'vllm:request_num_preemptions_bucket{le="2.0"} 1',
+                 'vllm:request_num_preemptions_bucket{le="3.0"} 2', "vllm:request_num_preemptions_sum 3"):
         assert "\n" + line + "\n" in text, line
 
 
@@ -515,7 +521,7 @@ def test_bounds_spelled_as_prometheus_client():
         tp = ttft_tpot.Collector(buckets=buckets)
         two_requests(tp)
         les = bounds_of(tp.prometheus())
-        assert len(les) == 17  # 10 of time, 2 of tokens, 5 told
+        assert len(les) == 18  # 10 of time, 2 of tokens, 6 told
         for family, bounds in les.items():
             assert bounds == [floatToGoString(float(b)) for b in bounds], family
 

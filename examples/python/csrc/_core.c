@@ -1024,7 +1024,7 @@ static PyObject *core_tell(core_collector *self, PyObject *args)
                             "prefix_cache_queries, prefix_cache_hits, prompt_tokens_cached, waiting_capacity, "
                             "waiting_deferred, params_max_tokens, params_n, max_num_generation_tokens, "
                             "prefill_kv_computed_tokens, iteration_tokens, spec_decode_num_drafts, "
-                            "spec_decode_num_draft_tokens, spec_decode_num_accepted_tokens",
+                            "spec_decode_num_draft_tokens, spec_decode_num_accepted_tokens, request_num_preemptions",
                             PyTuple_GET_ITEM(args, 0));
     if ((rc = ttft_tpot_serve_tell(&self->s, k, value)) != TTFT_TPOT_OK)
         return PyErr_Format(PyExc_ValueError, "%s: tell(%R, %R): a counter, a gauge or a histogram takes a whole "
