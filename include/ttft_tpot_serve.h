@@ -494,8 +494,10 @@ typedef struct ttft_tpot__told_set {
 typedef struct ttft_tpot__tally {
     uint64_t bucket[TTFT_TPOT_METRIC_COUNT][TTFT_TPOT_BUCKETS_MAX];
     uint64_t count[TTFT_TPOT_METRIC_COUNT], sum_hi[TTFT_TPOT_METRIC_COUNT], sum_lo[TTFT_TPOT_METRIC_COUNT];
-    uint64_t requests, tokens, prompt_tokens; /* measured: their number, generation_tokens_total,
-                                                 prompt_tokens_total */
+    uint64_t requests, tokens, prompt_tokens; /* measured: their number, tokens and prompt tokens */
+    uint64_t other_tokens, other_prompt; /* the others not of a warmup section: their tokens, and the
+                                            prompt tokens of those with one (with the measured ones':
+                                            generation_tokens_total and prompt_tokens_total) */
     uint64_t truncated, unmeasured; /* finished requests out of the figures: truncated; warmup or no token */
     uint64_t reasons[TTFT_TPOT_FINISH_COUNT]; /* by finish reason (request_success_total): the measured
                                                  ones (NONE, STOP, LENGTH, REPETITION), the aborted and errored ones
@@ -512,6 +514,7 @@ typedef struct ttft_tpot_serve {
     ttft_tpot__tally finished;     /* every request finished since attach: the live exposition (never cleared) */
     ttft_tpot__tally folded;       /* the finished requests folded out of the table since the last clear */
     uint64_t refused_cleared, dropped_cleared; /* the request losses of the intervals cleared (publish) */
+    uint64_t made_cleared[2];      /* the tokens and prompt tokens of the requests in flight at a clear */
     uint64_t rejected;             /* its calls refused (the collector's reports add them to theirs) */
     uint64_t full_at[2];           /* the limits losses read from a trace met (max_requests,
                                       max_request_events of the recording layer) */
@@ -544,8 +547,8 @@ enum {
     TTFT_TPOT_SERVE_FINISHED,      /* "# finished: ID" */
     TTFT_TPOT_SERVE_FINISH_REASON, /* "# finish_reason: REASON,ID": reason */
     TTFT_TPOT_SERVE_PROMPT_TOKENS, /* "# prompt_tokens: N,ID": tokens */
-    TTFT_TPOT_SERVE_FOLDED,        /* "# folded: REQUESTS,...,ERROR[,REPETITION]": v[0..9] (v[9] 0 where
-                                      the line ends at ERROR, as it does without a repetition) */
+    TTFT_TPOT_SERVE_FOLDED,        /* "# folded: REQUESTS,...,ERROR[,REPETITION[,OTHER_TOKENS,OTHER_PROMPT_TOKENS]]":
+                                      v[0..11] (0 where the line ends before them) */
     TTFT_TPOT_SERVE_FOLDED_METRIC, /* "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C ...": metric, v[0..2],
                                       n pairs (bucket[k], count[k]) */
     TTFT_TPOT_SERVE_BUCKETS,       /* "# buckets: vllm-0.33" (or 0.3's "vllm"): set (TTFT_TPOT_BUCKETS_*) */
@@ -570,7 +573,7 @@ typedef struct ttft_tpot_serve_item {
     int reason;               /* FINISH_REASON: TTFT_TPOT_FINISH_* */
     int metric, set;          /* FOLDED_METRIC: TTFT_TPOT_METRIC_* (FOLDED_TOKENS: TTFT_TPOT_TOKENS_*);
                                  BUCKETS: TTFT_TPOT_BUCKETS_* */
-    uint64_t v[10];
+    uint64_t v[12];
     size_t n;                 /* FOLDED_METRIC, FOLDED_TOKENS: its buckets */
     uint64_t bucket[TTFT_TPOT_BUCKETS_MAX], count[TTFT_TPOT_BUCKETS_MAX];
     char *err;
@@ -1215,6 +1218,8 @@ TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot_serve *s, const char *id, u
     if (s->req.list[r].finished && ttft_tpot__measured(&s->req.list[r])) { /* folded without them */
         s->finished.prompt_tokens += prompt_tokens;
         ttft_tpot__hist_put(&s->finished.tok[TTFT_TPOT_TOKENS_PROMPT], 0, prompt_tokens);
+    } else if (s->req.list[r].finished && !s->req.list[r].warmup && s->req.list[r].tokens) {
+        s->finished.other_prompt += prompt_tokens;
     }
     return TTFT_TPOT_OK;
 }
@@ -1773,6 +1778,8 @@ static void ttft_tpot__fold(const ttft_tpot_serve *s, ttft_tpot__tally *t, unsig
     uint64_t v, sc;
     int m;
     if (!ttft_tpot__measured(q)) { /* classed as the report classes it (ttft_tpot__requests_of) */
+        if (!q->warmup) /* its tokens were made all the same */
+            t->other_tokens += q->tokens, t->other_prompt += q->tokens ? q->prompt_tokens : 0;
         if (!q->warmup && TTFT_TPOT_FINISH_FAILED(q->reason))
             t->reasons[q->reason]++;
         else
@@ -1824,6 +1831,7 @@ static void ttft_tpot__tally_add(ttft_tpot__tally *dst, const ttft_tpot__tally *
         dst->sum_hi[m] += src->sum_hi[m] + (dst->sum_lo[m] < src->sum_lo[m]);
     }
     dst->requests += src->requests, dst->tokens += src->tokens, dst->prompt_tokens += src->prompt_tokens;
+    dst->other_tokens += src->other_tokens, dst->other_prompt += src->other_prompt;
     dst->truncated += src->truncated, dst->unmeasured += src->unmeasured;
     for (m = 0; m < TTFT_TPOT_FINISH_COUNT; m++)
         dst->reasons[m] += src->reasons[m];
@@ -1832,6 +1840,21 @@ static void ttft_tpot__tally_add(ttft_tpot__tally *dst, const ttft_tpot__tally *
             dst->tok[m].bucket[k] += src->tok[m].bucket[k];
         dst->tok[m].count += src->tok[m].count;
         dst->tok[m].sum += src->tok[m].sum;
+    }
+}
+
+/* Add to made[0] and made[1] the tokens and prompt tokens made for the requests held (finished ones
+   too where all), not of a warmup section: a request's tokens as they are given, its prompt tokens
+   from its first token, as vLLM counts them (generation_tokens_total, prompt_tokens_total). */
+static void ttft_tpot__made(const ttft_tpot_serve *s, int all, uint64_t made[2])
+{
+    unsigned r;
+    for (r = 0; r < s->req.n; r++) {
+        const ttft_tpot_request *q = &s->req.list[r];
+        if (q->warmup || (q->finished && !all))
+            continue;
+        made[0] += q->tokens;
+        made[1] += q->tokens ? q->prompt_tokens : 0;
     }
 }
 
@@ -1992,6 +2015,7 @@ static void ttft_tpot__requests_merge(ttft_tpot_serve *dst, const ttft_tpot_serv
     dst->tokens_unknown |= src->tokens_unknown;
     dst->refused_cleared += src->refused_cleared;
     dst->dropped_cleared += src->dropped_cleared;
+    dst->made_cleared[0] += src->made_cleared[0], dst->made_cleared[1] += src->made_cleared[1];
     dst->req.dropped += src->req.dropped;
     dst->req.refused += src->req.refused;
     dst->req.events_lost += src->req.events_lost;
@@ -2829,9 +2853,11 @@ static void ttft_tpot__prom_requests(ttft_tpot_writer *w, const ttft_tpot__prom_
     ttft_tpot__prom_told(w, nm, n); /* the scheduler's and the KV cache's, beside them */
     ttft_tpot__prom_reasons(w, nm, n->reasons);
     ttft_tpot__prom_one(w, nm->pre, nm->lb, "prompt_tokens_total",
-                        "Number of prompt tokens of the finished requests (as given them).", n->prompt_tokens);
+                        "Number of prefill tokens processed: a request's prompt tokens (as given them) from its "
+                        "first token, whatever becomes of it.", n->prompt_tokens);
     ttft_tpot__prom_one(w, nm->pre, nm->lb, "generation_tokens_total",
-                        "Number of generation tokens of the finished requests.", n->tokens);
+                        "Number of generation tokens processed, as they are made, whatever becomes of their "
+                        "request.", n->tokens);
 }
 
 /* The serving layer whose figures m holds, or NULL. */
@@ -2844,6 +2870,7 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
                                              const char *labels)
 {
     char block[4096];
+    uint64_t made[2];
     ttft_tpot__prom_names nm;
     const ttft_tpot_serve_model *f = m ? ttft_tpot_serve_figures(m) : NULL;
     const ttft_tpot_serve *s = m ? ttft_tpot__serve_of_model(m) : NULL;
@@ -2852,8 +2879,9 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
     if (!f || !s || !out || (m->skipped & TTFT_TPOT_SKIP_EXPOSITION) ||
         ttft_tpot__prom_names_of(f->model_label, prefix, labels, &nm))
         return TTFT_TPOT_EINVAL;
-    n.tokens = f->requests.tokens + f->requests.folded_tokens;
-    n.prompt_tokens = f->requests.prompt_tokens + f->requests.folded_prompt_tokens;
+    made[0] = s->folded.tokens + s->folded.other_tokens, made[1] = s->folded.prompt_tokens + s->folded.other_prompt;
+    ttft_tpot__made(s, 1, made);
+    n.tokens = made[0], n.prompt_tokens = made[1];
     n.reasons = f->requests.finish_reasons;
     n.told = &s->told;
     n.tok = f->tokens_known ? f->tokens : NULL;
@@ -2870,11 +2898,14 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
 /* p->now from every request the layer finished: O(buckets), whatever their number. */
 static void ttft_tpot__publish_update(const ttft_tpot_serve *s, ttft_tpot_publisher *p)
 {
+    uint64_t made[2];
     int m;
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++)
         ttft_tpot__tally_buckets(s, &s->finished, m, &p->now[m]);
-    p->requests = s->finished.requests, p->tokens = s->finished.tokens;
-    p->prompt_tokens = s->finished.prompt_tokens;
+    made[0] = s->finished.tokens + s->finished.other_tokens + s->made_cleared[0];
+    made[1] = s->finished.prompt_tokens + s->finished.other_prompt + s->made_cleared[1];
+    ttft_tpot__made(s, 0, made); /* and those of the requests in flight */
+    p->requests = s->finished.requests, p->tokens = made[0], p->prompt_tokens = made[1];
     p->started = 1;
 }
 
@@ -3125,8 +3156,10 @@ static void ttft_tpot__write_token_hist(ttft_tpot_writer *w, const char *head, c
 }
 
 /* The requests folded out of the table (config.request_window), which no event row carries:
-   "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR[,REPETITION]" (the
-   requests by finish reason: those of REQUESTS given stop or length, then the aborted and errored),
+   "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR[,REPETITION[,
+   OTHER_TOKENS,OTHER_PROMPT_TOKENS]]" (the requests by finish reason: those of REQUESTS given stop or
+   length, then the aborted and errored; the tokens and prompt tokens of the folded requests not
+   measured nor of a warmup section, which the token counters count),
    then each metric with values as
    "# folded_metric: KEY,COUNT,SUM_HI,SUM_LO,I:C I:C ..." (KEY its JSON key, I a bucket's index among
    its bounds, C its values there; the sum as folding keeps it), so a trace's report and exposition
@@ -3148,8 +3181,10 @@ static void ttft_tpot__write_folded(const ttft_tpot_serve *s, ttft_tpot_writer *
                     (unsigned long long)t->reasons[TTFT_TPOT_FINISH_LENGTH],
                     (unsigned long long)t->reasons[TTFT_TPOT_FINISH_ABORT],
                     (unsigned long long)t->reasons[TTFT_TPOT_FINISH_ERROR]);
-    if (t->reasons[TTFT_TPOT_FINISH_REPETITION]) /* only then: a trace without one reads in 0.3 too */
+    if (t->reasons[TTFT_TPOT_FINISH_REPETITION] || t->other_tokens || t->other_prompt) /* only then: 0.3 reads it */
         ttft_tpot_write(w, ",%llu", (unsigned long long)t->reasons[TTFT_TPOT_FINISH_REPETITION]);
+    if (t->other_tokens || t->other_prompt)
+        ttft_tpot_write(w, ",%llu,%llu", (unsigned long long)t->other_tokens, (unsigned long long)t->other_prompt);
     ttft_tpot_write(w, "\n");
     for (m = 0; m < TTFT_TPOT_METRIC_COUNT; m++) {
         if (!t->count[m])
@@ -3449,28 +3484,32 @@ static int ttft_tpot__restore_told(ttft_tpot_serve *s, ttft_tpot_serve_item *ite
     return TTFT_TPOT_OK;
 }
 
-/* "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR[,REPETITION]": requests
-   folded out of the recording layer's table (config.request_window); no count may pass 2^64 with
-   what the layer counts already. */
+/* "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR[,REPETITION[,
+   OTHER_TOKENS,OTHER_PROMPT_TOKENS]]": requests folded out of the recording layer's table
+   (config.request_window); no count may pass 2^64 with what the layer counts already, and other
+   tokens need other requests. */
 static int ttft_tpot__restore_folded(ttft_tpot_serve *s, ttft_tpot_serve_item *item)
 {
     ttft_tpot__tally *t = &((ttft_tpot__serve_reading *)s->reading)->folded;
-    uint64_t *to[10], *live[10], *v = item->v; /* live: the layer's finished tally, which the read adds to */
+    uint64_t *to[12], *live[12], *v = item->v; /* live: the layer's finished tally, which the read adds to */
     int k;
     to[0] = &t->requests, to[1] = &t->tokens, to[2] = &t->prompt_tokens, to[3] = &t->truncated;
     to[4] = &t->unmeasured;
     for (k = 0; k < 5; k++) /* STOP, LENGTH, ABORT, ERROR, REPETITION */
         to[5 + k] = &t->reasons[TTFT_TPOT_FINISH_STOP + k];
-    for (k = 0; k < 10; k++) {
+    to[10] = &t->other_tokens, to[11] = &t->other_prompt;
+    for (k = 0; k < 12; k++) {
         live[k] = (uint64_t *)((char *)&s->finished + ((char *)to[k] - (char *)t));
         if (*to[k] > UINT64_MAX - *live[k] || v[k] > UINT64_MAX - *to[k] - *live[k])
             break;
     }
-    if (k < 10 || v[5] > v[0] || v[6] > v[0] - v[5] || v[9] > v[0] - v[5] - v[6])
+    if (k < 12 || v[5] > v[0] || v[6] > v[0] - v[5] || v[9] > v[0] - v[5] - v[6] ||
+        ((v[10] || v[11]) && !(v[3] || v[4] || v[7] || v[8])))
         return ttft_tpot__serve_refuse(item, "# folded: expected REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,"
-                                             "STOP,LENGTH,ABORT,ERROR[,REPETITION] (STOP + LENGTH + REPETITION at most "
-                                             "REQUESTS)", NULL, 0);
-    for (k = 0; k < 10; k++)
+                                             "STOP,LENGTH,ABORT,ERROR[,REPETITION[,OTHER_TOKENS,OTHER_PROMPT_TOKENS]] "
+                                             "(STOP + LENGTH + REPETITION at most REQUESTS; other tokens of "
+                                             "other requests)", NULL, 0);
+    for (k = 0; k < 12; k++)
         *to[k] += v[k];
     t->reasons[TTFT_TPOT_FINISH_NONE] += v[0] - v[5] - v[6] - v[9];
     ((ttft_tpot__serve_reading *)s->reading)->folded_line = item->line;
@@ -3883,6 +3922,7 @@ static void ttft_tpot__serve_clear(void *state)
     ttft_tpot_serve *s = (ttft_tpot_serve *)state;
     s->refused_cleared += s->req.refused;
     s->dropped_cleared += s->req.dropped;
+    ttft_tpot__made(s, 0, s->made_cleared); /* the live token counters never fall */
     memset(&s->folded, 0, sizeof s->folded);
     s->tokens_unknown &= ~1u; /* the report's interval starts again; the live counts go on */
     ttft_tpot__requests_clear(s);

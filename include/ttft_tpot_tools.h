@@ -2034,9 +2034,9 @@ static int ttft_tpot__read_request_prompt(ttft_tpot__reader *r, unsigned long li
     return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_PROMPT_TOKENS);
 }
 
-/* "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR[,REPETITION]":
-   requests folded out of the recording layer's table (its config.request_window); REPETITION 0 where
-   the line ends at ERROR. */
+/* "# folded: REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,STOP,LENGTH,ABORT,ERROR[,REPETITION[,
+   OTHER_TOKENS,OTHER_PROMPT_TOKENS]]": requests folded out of the recording layer's table (its
+   config.request_window); what the line ends before is 0. */
 static int ttft_tpot__read_folded(ttft_tpot__reader *r, unsigned long line, const char *p)
 {
     const char *q;
@@ -2044,14 +2044,15 @@ static int ttft_tpot__read_folded(ttft_tpot__reader *r, unsigned long line, cons
     int k, n;
     for (q = p; *q; q++)
         commas += *q == ',';
-    n = commas == 9 ? 10 : 9; /* with a repetition's count, or without */
-    r->sitem.v[9] = 0;
+    n = commas == 11 ? 12 : commas == 9 ? 10 : 9; /* with other tokens, a repetition's count, or neither */
+    r->sitem.v[9] = r->sitem.v[10] = r->sitem.v[11] = 0;
     for (k = 0; k < n; k++)
         if (!(k < n - 1 ? ttft_tpot__take(&p, ',', UINT64_MAX, &r->sitem.v[k])
                         : ttft_tpot__u64(p, strlen(p), UINT64_MAX, &r->sitem.v[k])))
             return ttft_tpot__fail(r, line, "# folded: expected REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,UNMEASURED,"
-                                            "STOP,LENGTH,ABORT,ERROR[,REPETITION] (STOP + LENGTH + REPETITION at "
-                                            "most REQUESTS)", NULL);
+                                            "STOP,LENGTH,ABORT,ERROR[,REPETITION[,OTHER_TOKENS,OTHER_PROMPT_TOKENS]] "
+                                            "(STOP + LENGTH + REPETITION at most REQUESTS; other tokens of other "
+                                            "requests)", NULL);
     return ttft_tpot__put_request(r, line, TTFT_TPOT_SERVE_FOLDED);
 }
 

@@ -614,7 +614,7 @@ static void in_flight_refused_and_the_model_name(void **state)
     assert_int_equal(ttft_tpot_request_prompt(&srv, "A", 16), TTFT_TPOT_EREQUEST); /* once */
     assert_int_equal(ttft_tpot_request_prompt(&srv, "C", 0), TTFT_TPOT_EINVAL);
     text = capture_prom(&c);
-    /* the measured requests' prompts (A and B: each has a token); live, the finished ones' (A) */
+    /* the prompts of the requests with a token (A and B), finished or not, as vLLM counts them */
     assert_non_null(strstr(text, "vllm:prompt_tokens_total{model_name=\"llama \\\"8B\\\"\"} 24\n"));
     for (i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!strstr(text, want[i]))
@@ -630,7 +630,7 @@ static void in_flight_refused_and_the_model_name(void **state)
     for (i = 0; i < sizeof want / sizeof want[0]; i++)
         assert_non_null(strstr(live, want[i]));
     assert_non_null(strstr(live, "vllm:request_success_total{model_name=\"llama \\\"8B\\\"\",finished_reason=\"\"} 1\n")); /* finished */
-    assert_non_null(strstr(live, "vllm:prompt_tokens_total{model_name=\"llama \\\"8B\\\"\"} 16\n"));
+    assert_non_null(strstr(live, "vllm:prompt_tokens_total{model_name=\"llama \\\"8B\\\"\"} 24\n"));
     /* a trace keeps who finished: its exposition's gauges are the live collector's */
     trace = capture(&c, ttft_tpot_trace_write);
     assert_non_null(strstr(trace, "\n# prompt_tokens: 16,A\n# finished: A\n# prompt_tokens: 8,B\n"));
@@ -899,7 +899,8 @@ static void a_full_event_log_folds_too(void **state)
 
 /* Why requests finished: A stop (TTFT 10 ms), B length (20 ms), C aborted after a token (30 ms), D an
    error before any, E no reason given (40 ms). C and D are in no figure and no histogram: TTFT over
-   A, B, E: n 3, sum 70 ms; each reason counted once, also through a trace. */
+   A, B, E: n 3, sum 70 ms; each reason counted once, also through a trace. C's token was made:
+   generation_tokens_total counts it, as vLLM's does. */
 static void finish_reasons_count_and_failures_stay_out(void **state)
 {
     static const char *const want[] = {
@@ -910,7 +911,7 @@ static void finish_reasons_count_and_failures_stay_out(void **state)
         "vllm:request_success_total{finished_reason=\"error\"} 1\n",
         "vllm:time_to_first_token_seconds_count 3\n",
         "vllm:time_to_first_token_seconds_sum 0.070000000\n",
-        "vllm:generation_tokens_total 3\n",
+        "vllm:generation_tokens_total 4\n",
     };
     static const char *const ids[5] = {"A", "B", "C", "D", "E"};
     static const int reason[5] = {TTFT_TPOT_FINISH_STOP, TTFT_TPOT_FINISH_LENGTH, TTFT_TPOT_FINISH_ABORT,
@@ -1426,6 +1427,69 @@ static void told_histograms_count_each_value(void **state)
     unserve(&c, &srv);
 }
 
+/* vLLM's token counters count tokens as they are made, not at a finish: a request's tokens as they are
+   given, its prompt tokens from its first token, whatever becomes of it, but for a warmup section's.
+   W (warmup, 2 tokens) never counts; A (prompt 10) 3 tokens, then aborted; B (prompt 20) waits, then 2
+   tokens and stops. The table of 4 (window 1) folds W and A away at D's submit: the trace carries
+   A's made tokens in "# folded:" (OTHER_TOKENS 3, OTHER_PROMPT_TOKENS 10). A clear leaves them counted. */
+static void token_counters_grow_as_tokens_are_made(void **state)
+{
+    static const refused_line bad[] = {
+        {"# folded: 1,1,0,0,0,0,0,0,0,0,3,10\n", "t:2: # folded: expected REQUESTS,TOKENS,PROMPT_TOKENS,TRUNCATED,"
+         "UNMEASURED,STOP,LENGTH,ABORT,ERROR[,REPETITION[,OTHER_TOKENS,OTHER_PROMPT_TOKENS]] (STOP + LENGTH + "
+         "REPETITION at most REQUESTS; other tokens of other requests)"},
+    };
+    ttft_tpot c, back;
+    ttft_tpot_serve srv, srv_back;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
+    ttft_tpot_config cfg;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char *live, *model, *trace;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    scfg.max_requests = 4;
+    scfg.request_window = 1;
+    served(&c, &srv, &cfg, &scfg);
+    assert_int_equal(ttft_tpot_warmup_begin(&c), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "W", TTFT_TPOT_POINT_SUBMIT, 0), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_warmup_end(&c), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "W", 1 * MS, 2), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_finish(&srv, "W", TTFT_TPOT_FINISH_STOP), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "A", TTFT_TPOT_POINT_SUBMIT, 2 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_prompt(&srv, "A", 10), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "A", 10 * MS, 3), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "B", TTFT_TPOT_POINT_SUBMIT, 11 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_prompt(&srv, "B", 20), TTFT_TPOT_OK);
+    live = publish_str(&srv, pub); /* A in flight: counted; B has no token yet: its prompt waits */
+    assert_non_null(strstr(live, "\nvllm:prompt_tokens_total 10\n"));
+    assert_non_null(strstr(live, "\nvllm:generation_tokens_total 3\n"));
+    free(live);
+    assert_int_equal(ttft_tpot_request_finish(&srv, "A", TTFT_TPOT_FINISH_ABORT), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "B", 20 * MS, 2), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_finish(&srv, "B", TTFT_TPOT_FINISH_STOP), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "C", TTFT_TPOT_POINT_SUBMIT, 21 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_mark(&srv, "D", TTFT_TPOT_POINT_SUBMIT, 22 * MS), TTFT_TPOT_OK);
+    assert_int_equal(ttft_tpot_request_tokens(&srv, "C", 30 * MS, 1), TTFT_TPOT_OK);
+    live = publish_str(&srv, pub);
+    model = capture_prom(&c);
+    assert_both_hold(live, model, (const char *const[]){"\nvllm:prompt_tokens_total 30\n",
+                                                        "\nvllm:generation_tokens_total 6\n"}, 2);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "\n# folded: 0,0,0,0,1,0,0,1,0,0,3,10\n"));
+    assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, model);
+    assert_refused(&back, bad, sizeof bad / sizeof bad[0]);
+    free(live);
+    ttft_tpot_clear(&c); /* C, in flight, goes with the table; its token stays counted */
+    live = publish_str(&srv, pub);
+    assert_non_null(strstr(live, "\nvllm:generation_tokens_total 6\n"));
+    free(live);
+    free(model);
+    free(trace);
+    free(pub);
+    unserve(&back, &srv_back);
+    unserve(&c, &srv);
+}
+
 /* vLLM's request_prompt_tokens and request_generation_tokens: a finished request's prompt tokens
    (where given) and tokens, in vLLM's 1-2-5 bounds up to max_model_len (100: 1, 2, 5, 10, 20, 50,
    100). Six requests over a table of 4 (window 1): r0 prompt 3, 1 token; r1 prompt 7, 4 tokens; r2
@@ -1449,8 +1513,8 @@ static void token_counts_as_vllm_histograms(void **state)
         "vllm:request_generation_tokens_bucket{le=\"20.0\"} 4\nvllm:request_generation_tokens_bucket{le=\"50.0\"} 4\n"
         "vllm:request_generation_tokens_bucket{le=\"100.0\"} 5\nvllm:request_generation_tokens_bucket{le=\"+Inf\"} 5\n"
         "vllm:request_generation_tokens_sum 77\nvllm:request_generation_tokens_count 5\n",
-        "vllm:prompt_tokens_total 132\n",
-        "vllm:generation_tokens_total 77\n",
+        "vllm:prompt_tokens_total 182\n", /* and r5's, made before it was aborted */
+        "vllm:generation_tokens_total 82\n",
     };
     static const refused_line bad[] = {
         {"# folded_tokens: request_prompt_tokens,1,3,2:1\n",
@@ -2511,6 +2575,7 @@ int main(void)
         cmocka_unit_test(finish_reasons_count_and_failures_stay_out),
         cmocka_unit_test(repetition_is_a_finish_reason),
         cmocka_unit_test(what_the_driver_tells_is_written_from_the_start),
+        cmocka_unit_test(token_counters_grow_as_tokens_are_made),
         cmocka_unit_test(token_counts_as_vllm_histograms),
         cmocka_unit_test(told_histograms_count_each_value),
         cmocka_unit_test(vllm_buckets_alone),
