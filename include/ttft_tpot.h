@@ -7539,17 +7539,16 @@ static int ttft_tpot__restore_phase(ttft_tpot *c, ttft_tpot_restore_item *item)
         ttft_tpot__hists_grow(c, c->hist.n + 1) == TTFT_TPOT_ENOMEM) /* collector needs a slot */
         return TTFT_TPOT_ENOMEM;
     id = ttft_tpot__add_phase(c, item->name, item->len, item->role);
+    if (id >= 0) /* a phase of each sample line: its name copied only for a refusal */
+        return ttft_tpot__per_phase_all(c, (ttft_tpot__reading *)c->reading) != TTFT_TPOT_OK ? TTFT_TPOT_ENOMEM
+                                                                                              : (item->phase = id);
     memcpy(text, item->name, len);
     text[len] = '\0';
     if (id == TTFT_TPOT_EROLE)
         return ttft_tpot__refuse(item, "phase changes role: ", text);
     if (id == TTFT_TPOT_ENAME)
         return ttft_tpot__refuse(item, "invalid phase name (1 to 63 bytes of UTF-8, no control characters): ", text);
-    if (id < 0)
-        return ttft_tpot__refuse(item, "too many phases for this collector", NULL);
-    if (ttft_tpot__per_phase_all(c, (ttft_tpot__reading *)c->reading) != TTFT_TPOT_OK)
-        return TTFT_TPOT_ENOMEM;
-    return item->phase = id;
+    return ttft_tpot__refuse(item, "too many phases for this collector", NULL);
 }
 
 /* Room for one more pending histogram. */

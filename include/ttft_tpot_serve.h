@@ -478,6 +478,9 @@ typedef struct ttft_tpot_serve_config {
     uint64_t max_model_len;    /* the model's length in tokens, as vLLM's config names it: the token
                                   histograms' last bound (vLLM's 1, 2, 5, 10, ... up to it; 0: up to
                                   5e9, above any count a prompt can have) */
+    int no_live;               /* 1: no live exposition (ttft_tpot_publish refuses, EINVAL), so a finished
+                                  request is not folded for one: a program that reads traces to report
+                                  them (ttft_tpot_report) saves that work; its reports are the same */
 } ttft_tpot_serve_config;
 
 /* What the driver told (ttft_tpot_serve_tell): each counter's or gauge's value (a FRACTION in 1e-9),
@@ -523,6 +526,7 @@ typedef struct ttft_tpot_serve {
     uint64_t slice_ns;             /* config.slice_ns */
     int buckets;                   /* config.buckets */
     uint64_t max_model_len;        /* config.max_model_len */
+    int no_live;                   /* config.no_live */
     unsigned tokens_unknown;       /* a trace's folded requests came without their token counts (0.3
                                       wrote none): bit 0 in folded, bit 1 in finished */
     ttft_tpot_slo slo;
@@ -729,7 +733,8 @@ TTFT_TPOT_DEF int ttft_tpot_model_prometheus(const ttft_tpot_model *m, FILE *out
    (about 15 KiB) before the first publication; one publisher a layer. Each publication costs
    O(buckets + requests in the table), whatever the number served: a finished request was folded into
    the layer's cumulative histograms once, when it finished. The device figures are not published
-   live. publish: into out; EINVAL as ttft_tpot_model_prometheus (nothing written, nothing counted),
+   live. publish: into out; EINVAL as ttft_tpot_model_prometheus (nothing written, nothing counted;
+   also a layer of config.no_live),
    ENOMEM, EIO. publish_file: the same into path, atomically: written to "PATH.tmp-PID-ADDRESS" (this
    process and publisher's own, so publishers on one path never touch each other's), then renamed
    over path, so a reader sees the last whole exposition (node_exporter's textfile collector reads
@@ -879,6 +884,10 @@ static int ttft_tpot__in_order(const ttft_tpot_request *q, uint32_t bits, uint64
         (t < q->field ? (after & TTFT_TPOT_POINT_BIT(name)) != 0                                      \
                       : t > q->field && !(bits & TTFT_TPOT_POINT_BIT(name)) && ((uint32_t)(follows) & bits))) \
         return 0;
+    /* the common case, a token past the second: at or after every point so far, which the last token
+       is of all but the output mark */
+    if (bits == TTFT_TPOT_POINT_BIT(LAST) && ttft_tpot__has_point(q, TTFT_TPOT_POINT_SECOND))
+        return t >= q->last_ns && t >= q->output_ns;
     uint32_t after = 0u TTFT_TPOT_POINTS(TTFT_TPOT__POINT_AFTER);
     TTFT_TPOT_POINTS(TTFT_TPOT__POINT_ORDER)
     return 1;
@@ -1200,7 +1209,8 @@ TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot_serve *s, const char *id, i
     s->req.list[r].finished = 1;
     s->req.list[r].reason = (uint8_t)reason; /* checked: below TTFT_TPOT_FINISH_COUNT */
     s->req.done++;
-    ttft_tpot__fold(s, &s->finished, (unsigned)r); /* counted once, live, whatever becomes of its slot */
+    if (!s->no_live)
+        ttft_tpot__fold(s, &s->finished, (unsigned)r); /* counted once, live, whatever becomes of its slot */
     return TTFT_TPOT_OK;
 }
 
@@ -2009,8 +2019,10 @@ static void ttft_tpot__requests_merge(ttft_tpot_serve *dst, const ttft_tpot_serv
         q->ev_last += q->ev_last == UINT32_MAX ? 0 : (uint32_t)at;
         dst->req.done += q->finished != 0;
         ttft_tpot__request_index_add(dst, dst->req.n++);
+        if (src->no_live && !dst->no_live && q->finished) /* src counted none live: dst counts it now */
+            ttft_tpot__fold(dst, &dst->finished, dst->req.n - 1);
     }
-    ttft_tpot__tally_add(&dst->finished, &src->finished);
+    ttft_tpot__tally_add(&dst->finished, src->no_live ? &src->folded : &src->finished);
     ttft_tpot__tally_add(&dst->folded, &src->folded);
     dst->tokens_unknown |= src->tokens_unknown;
     dst->refused_cleared += src->refused_cleared;
@@ -2931,7 +2943,7 @@ TTFT_TPOT_DEF int ttft_tpot_publish(const ttft_tpot_serve *s, ttft_tpot_publishe
     char block[4096];
     ttft_tpot__prom_names nm;
     ttft_tpot_writer w = TTFT_TPOT_ZERO;
-    if (!s || !p || !out || ttft_tpot__prom_names_of(s->model_label, prefix, labels, &nm))
+    if (!s || !p || !out || s->no_live || ttft_tpot__prom_names_of(s->model_label, prefix, labels, &nm))
         return TTFT_TPOT_EINVAL;
     w.f = out, w.b = block, w.cap = sizeof block;
     ttft_tpot__publish_into(s, p, &w, &nm);
@@ -2943,7 +2955,7 @@ TTFT_TPOT_DEF int ttft_tpot_publish_buffer(const ttft_tpot_serve *s, ttft_tpot_p
 {
     ttft_tpot__prom_names nm;
     ttft_tpot_writer w = TTFT_TPOT_ZERO;
-    if (!s || !p || !buf || !cap || ttft_tpot__prom_names_of(s->model_label, prefix, labels, &nm))
+    if (!s || !p || !buf || !cap || s->no_live || ttft_tpot__prom_names_of(s->model_label, prefix, labels, &nm))
         return TTFT_TPOT_EINVAL;
     w.b = buf, w.cap = cap; /* no FILE: a string, cut short where it is full */
     buf[0] = '\0';
@@ -2979,7 +2991,7 @@ TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot_serve *s, ttft_tpot_pub
     char tmp[4096];
     FILE *f;
     int rc, n;
-    if (!path || !s || !p)
+    if (!path || !s || !p || s->no_live)
         return TTFT_TPOT_EINVAL;
     /* this publisher's own name (its process and address): another's file is never touched */
     n = snprintf(tmp, sizeof tmp, "%s.tmp-%llu-%llx", path, (unsigned long long)TTFT_TPOT__SERVE_PID(),
@@ -3828,7 +3840,7 @@ static void ttft_tpot__serve_commit(ttft_tpot_serve *s, const ttft_tpot__serve_r
             s->full_at[k] = r->limit[k];
             s->full_known |= 1u << k;
         }
-    for (k = r->old_n; k < s->req.n; k++)
+    for (k = r->old_n; k < s->req.n && !s->no_live; k++)
         if (s->req.list[k].finished)
             ttft_tpot__fold(s, &s->finished, k);
     ttft_tpot__tally_add(&s->folded, &r->folded);
@@ -4118,6 +4130,7 @@ TTFT_TPOT_DEF int ttft_tpot_serve_attach(ttft_tpot_serve *s, ttft_tpot *c, const
     s->slice_ns = cfg ? cfg->slice_ns : 0;
     s->buckets = cfg ? cfg->buckets : TTFT_TPOT_BUCKETS_FINE;
     s->max_model_len = cfg ? cfg->max_model_len : 0;
+    s->no_live = cfg ? cfg->no_live != 0 : 0;
     return TTFT_TPOT_OK;
 }
 

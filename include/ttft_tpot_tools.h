@@ -1773,14 +1773,21 @@ static int ttft_tpot__same_bytes(const char *a, const char *b, size_t n)
    (TTFT_TPOT_POINTS: SUBMIT, FIRST for a token event, or a mark); -1 none. */
 static int ttft_tpot__role_of(const char *s, size_t len)
 {
-    static const char *const roles[4] = {"prefill", "decode", "kernel", "e2e"};
-    static const size_t lens[4] = {sizeof "prefill" - 1, sizeof "decode" - 1, sizeof "kernel" - 1, sizeof "e2e" - 1};
     int k;
-    for (k = 0; k < 4; k++) /* lengths known, names short: a role is read for each row */
-        if (lens[k] == len && ttft_tpot__same_bytes(s, roles[k], len))
-            return k;
+    /* a role is read for each row: the sample roles' first letters differ, and a compare of a known
+       length is inlined */
+#define TTFT_TPOT__ROLE_IS(word) (len == sizeof word - 1 && memcmp(s, word, sizeof word - 1) == 0)
+    switch (len ? *s : '\0') {
+    case 'p': if (TTFT_TPOT__ROLE_IS("prefill")) return 0; break;
+    case 'd': if (TTFT_TPOT__ROLE_IS("decode")) return 1; break;
+    case 'k': if (TTFT_TPOT__ROLE_IS("kernel")) return 2; break;
+    case 'e': if (TTFT_TPOT__ROLE_IS("e2e")) return 3; break;
+    default: break;
+    }
+#undef TTFT_TPOT__ROLE_IS
     for (k = 0; k < TTFT_TPOT_POINT_COUNT; k++)
-        if (ttft_tpot__pts[k].role_len == len && ttft_tpot__same_bytes(s, ttft_tpot__pts[k].role, len))
+        if (ttft_tpot__pts[k].role_len == len && *ttft_tpot__pts[k].role == *s &&
+            ttft_tpot__same_bytes(s + 1, ttft_tpot__pts[k].role + 1, len - 1))
             return 4 + k;
     return -1;
 }

@@ -1427,6 +1427,36 @@ static void told_histograms_count_each_value(void **state)
     unserve(&c, &srv);
 }
 
+/* A layer of config.no_live (a report tool's) reads trace into the same exposition of its model, and
+   refuses to publish live (EINVAL); merged into a live layer, its finished requests are counted live
+   there: that layer publishes live, the exposition of the collector the trace came from. */
+static void assert_no_live_reports_the_same(const ttft_tpot_config *cfg, const ttft_tpot_serve_config *scfg,
+                                            const char *trace, const char *live, const char *model)
+{
+    ttft_tpot quiet, c;
+    ttft_tpot_serve srv_quiet, srv;
+    ttft_tpot_serve_config sc = *scfg;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char buf[64], err[256], *text;
+    assert_non_null(pub);
+    sc.no_live = 1;
+    served(&quiet, &srv_quiet, cfg, &sc);
+    assert_int_equal(trace_str(&quiet, trace, "t.csv", err, sizeof err), TTFT_TPOT_OK);
+    text = capture_prom(&quiet);
+    assert_string_equal(text, model);
+    free(text);
+    assert_int_equal(ttft_tpot_publish_buffer(&srv_quiet, pub, buf, sizeof buf, NULL, NULL), TTFT_TPOT_EINVAL);
+    assert_int_equal(ttft_tpot_publish_file(&srv_quiet, pub, "unused.prom", NULL, NULL), TTFT_TPOT_EINVAL);
+    served(&c, &srv, cfg, scfg);
+    assert_int_equal(ttft_tpot_merge(&c, &quiet), TTFT_TPOT_OK);
+    text = publish_str(&srv, pub);
+    assert_string_equal(text, live);
+    free(text);
+    free(pub);
+    unserve(&quiet, &srv_quiet);
+    unserve(&c, &srv);
+}
+
 /* vLLM's token counters count tokens as they are made, not at a finish: a request's tokens as they are
    given, its prompt tokens from its first token, whatever becomes of it, but for a warmup section's.
    W (warmup, 2 tokens) never counts; A (prompt 10) 3 tokens, then aborted; B (prompt 20) waits, then 2
@@ -1478,6 +1508,7 @@ static void token_counters_grow_as_tokens_are_made(void **state)
     assert_non_null(strstr(trace, "\n# folded: 0,0,0,0,1,0,0,1,0,0,3,10\n"));
     assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, model);
     assert_refused(&back, bad, sizeof bad / sizeof bad[0]);
+    assert_no_live_reports_the_same(&cfg, &scfg, trace, live, model);
     free(live);
     ttft_tpot_clear(&c); /* C, in flight, goes with the table; its token stays counted */
     live = publish_str(&srv, pub);

@@ -447,6 +447,7 @@ static int make_collector(ttft_tpot *c, const options *o)
     sc.slice_ns = o->slice_ns;
     sc.buckets = o->buckets;
     sc.max_model_len = o->max_model_len;
+    sc.no_live = 1; /* it reports traces: nothing is published live */
     if (!s || ttft_tpot_init(c, &cfg) != TTFT_TPOT_OK) {
         free(s);
         return TTFT_TPOT_ENOMEM;
