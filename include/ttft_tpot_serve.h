@@ -748,8 +748,8 @@ TTFT_TPOT_DEF int ttft_tpot_publish_file(const ttft_tpot_serve *s, ttft_tpot_pub
 /* The same into buf, cap bytes, as a string (its length: strlen), for a server that answers /metrics
    itself (text/plain; version=0.0.4). OK; EINVAL as publish (buf NULL or cap 0 too); ENOMEM: the
    exposition is cap - 1 bytes or more (a byte to spare tells a whole one from a cut one; buf then
-   holds ""; a replica's is about 100 KiB: about 100 bytes a series, 1,140 series with the fine
-   buckets, 426 with vLLM's). */
+   holds ""; a replica's is about 100 KiB: about 100 bytes a series, 1,252 series with the fine
+   buckets, 460 with vLLM's). */
 TTFT_TPOT_DEF int ttft_tpot_publish_buffer(const ttft_tpot_serve *s, ttft_tpot_publisher *p, char *buf, size_t cap,
                                            const char *prefix, const char *labels);
 
