@@ -122,9 +122,10 @@ def main():
     tp = ttft_tpot.Collector(model_name="stand-in")
     if args.metrics_port is not None:
         import urllib.request
-        from prometheus_client import REGISTRY, start_http_server
+        from prometheus_client import REGISTRY
         REGISTRY.register(ttft_tpot.PrometheusCollector(tp))  # beside the process's own families
-        start_http_server(args.metrics_port, addr="127.0.0.1")
+        ttft_tpot.start_metrics_server(args.metrics_port)  # the text format: names keep their ':'
+
     serve(tp, args.requests, args.clients, args.max_tokens)
     print(tp.report())
     if args.metrics_port is not None:

@@ -33,7 +33,7 @@ from . import _core
 from ._core import RequestsLostWarning, Span
 
 __all__ = ["Collector", "Comparison", "PrometheusCollector", "RequestsLostWarning", "Span", "compare", "ranks",
-           "__version__"]
+           "start_metrics_server", "__version__"]
 __version__: str = _core.__version__
 
 PathLike = _typing.Union[str, "_os.PathLike[str]"]
@@ -281,9 +281,9 @@ class PrometheusCollector:
     """The live exposition of a collector's requests (Collector.publish's, the same publisher) as a
     prometheus_client custom collector, for /metrics served in this process:
 
-        from prometheus_client import REGISTRY, start_http_server
+        from prometheus_client import REGISTRY
         REGISTRY.register(ttft_tpot.PrometheusCollector(tp, labels={"engine": "0"}))
-        start_http_server(8000)
+        ttft_tpot.start_metrics_server(8000)   # or prometheus_client's own server: see there
 
     describe() names every family, so registering it beside a family of the same name (vLLM's own)
     raises prometheus_client's duplicate error rather than write a family twice. collect() publishes:
@@ -308,6 +308,35 @@ class PrometheusCollector:
     def collect(self) -> _typing.List[_typing.Any]:
         """A publication: every family with its samples."""
         return self._families()
+
+
+def start_metrics_server(port: int, addr: str = "127.0.0.1",
+                         registry: _typing.Any = None) -> _typing.Tuple[_typing.Any, _typing.Any]:
+    """Serve registry (prometheus_client's REGISTRY when None) at /metrics on addr:port from a daemon
+    thread, always in the classic text format (text/plain; version=0.0.4), whatever the scraper asks
+    for. prometheus_client 0.22 and later answer a Prometheus 2.x, which asks for OpenMetrics, with
+    every ':' of a sample's name escaped to '_' (vllm_time_to_first_token_seconds_bucket): vLLM's
+    dashboards, which query vllm:..., then find nothing. Returns (server, thread): server.server_port
+    is the port (0 picks one); server.shutdown() and server.server_close() stop it. Needs
+    prometheus_client (pip install "ttft_tpot[prometheus]")."""
+    import threading
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    import prometheus_client
+    app = prometheus_client.make_wsgi_app(prometheus_client.REGISTRY if registry is None else registry)
+
+    def text_format(environ: _typing.Any, start_response: _typing.Any) -> _typing.Any:
+        environ["HTTP_ACCEPT"] = "text/plain; version=0.0.4"
+        return app(environ, start_response)
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args: _typing.Any) -> None:
+            """No line on stderr a scrape."""
+
+    server = make_server(addr, port, text_format, handler_class=Quiet)
+    thread = threading.Thread(target=server.serve_forever, name="ttft_tpot metrics", daemon=True)
+    thread.start()
+    return server, thread
 
 
 del annotations  # the __future__ import's name: not part of the API
