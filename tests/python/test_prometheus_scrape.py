@@ -2,52 +2,27 @@
 real Prometheus scrapes it: a query of a dashboard's kind for every vLLM family it serves returns data,
 and a quantile panel lies in the bucket of the exact figure. Skipped without prometheus_client or a
 prometheus binary (Debian's prometheus package)."""
-import json
 import os
 import shutil
-import socket
 import subprocess
+import sys
 import tempfile
 import time
-import urllib.parse
 import urllib.request
 
 import pytest
 
 import ttft_tpot
-from conftest import MS
+from conftest import MS, ROOT
+
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from fleet import free_port, query, wait_for  # noqa: E402  (the fleet test's, against its Prometheus)
 
 prometheus_client = pytest.importorskip("prometheus_client", reason="prometheus_client (pip install prometheus-client)")
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 SCRAPE_MS = 200
 NAME = "py-replica"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def query(port, promql):
-    url = "http://127.0.0.1:%d/api/v1/query?%s" % (port, urllib.parse.urlencode({"query": promql}))
-    with urllib.request.urlopen(url, timeout=10) as r:
-        out = json.load(r)
-    assert out["status"] == "success", out
-    return out["data"]["result"]
-
-
-def wait_for(what, check, seconds=30):
-    end = time.time() + seconds
-    while time.time() < end:
-        try:
-            if check():
-                return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    pytest.fail("%s did not happen in %d s" % (what, seconds))
 
 
 def serve_requests(tp):
