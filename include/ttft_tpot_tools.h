@@ -127,7 +127,7 @@ typedef int (*ttft_tpot_html_headline_fn)(FILE *out, const ttft_tpot_model *cons
    whose Hodges-Lehmann shift is under the noise threshold is "within noise". Phase rows are the detail
    under the verdict (Holm over their own family); they join the verdict only when asked. With too few
    runs to reach significance the verdict says so, with the runs a side it needs. The tail (each run's
-   TPOT p99, row tpot_p99) is a family of its own, judged beside the verdict. Under it: what the
+   TPOT p99 without its isolated spikes, row tpot_p99) is a family of its own, judged beside the verdict. Under it: what the
    verdict cannot tell (one process a side; processes not interleaved in time, by their traces'
    "# started:"), and the smallest change each headline row's runs detect 4 times in 5. Runs of
    unequal length (steady decode steps) are judged over their common first steps: each run's tpot,
@@ -4499,9 +4499,28 @@ static double ttft_tpot__compare_pct_ms(const uint64_t *ns, size_t n, double p)
     return (k + 1 < n ? lo + (h - (double)k) * ((double)ns[k + 1] - lo) : lo) / 1e6;
 }
 
+/* The p99 in ms of run values v[0, n) in series order, n > 0, without its isolated spikes (METRICS:
+   above twice p50_ns, neighbours not): a short run's p99 is often a rare spike's (a pause, a
+   preemption), which hides a change in its slowest steps. v is compacted in place, then sorted (tmp:
+   scratch of n). */
+static double ttft_tpot__compare_p99_unspiked(uint64_t *v, size_t n, uint64_t *tmp, double p50_ns)
+{
+    double lim = 2 * p50_ns;
+    size_t i, m = 0;
+    for (i = 0; i < n; i++) { /* v[i - 1] is still its own: m <= i, and v[m] = v[i] while none is left out */
+        int spike = (double)v[i] > lim && (i == 0 || (double)v[i - 1] <= lim) && (i + 1 == n || (double)v[i + 1] <= lim);
+        if (!spike)
+            v[m++] = v[i];
+    }
+    ttft_tpot_sort(v, m, tmp);
+    return ttft_tpot__compare_pct_ms(v, m, 99); /* m > 0: an isolated spike has a neighbour that is none */
+}
+
 /* Run r's steady samples of each role (steady TTFT, TPOT; every e2e sample, as the headline's E2E) and
-   its output tok/s, a pass a role. x and tmp: scratch of the run's length. */
-static void ttft_tpot__compare_run_roles(ttft_tpot__compare_trace_units *t, unsigned r, uint64_t *x, uint64_t *tmp)
+   its output tok/s, a pass a role; TPOT's p99 without isolated spikes (the tail's row). x, tmp and
+   keep: scratch of the run's length. */
+static void ttft_tpot__compare_run_roles(ttft_tpot__compare_trace_units *t, unsigned r, uint64_t *x, uint64_t *tmp,
+                                         uint64_t *keep)
 {
     static const int role_key[] = {TTFT_TPOT__COMPARE_TTFT_STEADY, TTFT_TPOT__COMPARE_TPOT, -1,
                                    TTFT_TPOT__COMPARE_E2E}; /* by role */
@@ -4525,9 +4544,12 @@ static void ttft_tpot__compare_run_roles(ttft_tpot__compare_trace_units *t, unsi
         }
         if (role == TTFT_TPOT_ROLE_DECODE)
             ttft_tpot__compare_put(t, r, TTFT_TPOT__COMPARE_OUTPUT, n > 0 && dur > 0, (double)tokens / (dur * 1e-9));
+        if (role == TTFT_TPOT_ROLE_DECODE && n)
+            memcpy(keep, x, n * sizeof *x); /* in series order, for the spikes' neighbours */
         ttft_tpot_sort(x, n, tmp);
         p[0] = n ? ttft_tpot__compare_pct_ms(x, n, 50) : 0;
-        p[1] = n ? ttft_tpot__compare_pct_ms(x, n, 99) : 0;
+        p[1] = !n ? 0 : role == TTFT_TPOT_ROLE_DECODE ? ttft_tpot__compare_p99_unspiked(keep, n, tmp, p[0] * 1e6)
+                                                       : ttft_tpot__compare_pct_ms(x, n, 99);
         ttft_tpot__compare_put2(t, r, role_key[role], n > 0, p);
     }
 }
@@ -4661,7 +4683,7 @@ static int ttft_tpot__compare_units_of(const ttft_tpot_model *m, size_t judged, 
         return TTFT_TPOT_ENOMEM;
     }
     for (r = 0; t->runs && r < t->n; r++)
-        ttft_tpot__compare_run_roles(t, r, x, x + len);
+        ttft_tpot__compare_run_roles(t, r, x, x + len, x + 2 * len);
     rc = t->runs ? ttft_tpot__compare_run_phases(t, x, x + len, x + 2 * len) : TTFT_TPOT_OK;
     free(x);
     return rc == TTFT_TPOT_OK ? ttft_tpot__compare_trace_figures(t) : rc;
@@ -5207,8 +5229,8 @@ static int ttft_tpot__compare_add_row(ttft_tpot_compare_result *res, const ttft_
     return TTFT_TPOT_OK;
 }
 
-/* The tail's row, tpot_p99: each run's TPOT p99 (the tpot row's), a family of its own, so that a change
-   in the slowest steps shows where the p50s do not move. OK or ENOMEM. */
+/* The tail's row, tpot_p99: each run's TPOT p99 without its isolated spikes (the tpot row's), a family
+   of its own, so that a change in the slowest steps shows where the p50s do not move. OK or ENOMEM. */
 static int ttft_tpot__compare_tail_row(ttft_tpot_compare_result *res)
 {
     ttft_tpot_compare_values none[2] = {{NULL, 0}, {NULL, 0}};

@@ -17,7 +17,9 @@
    3% process effect; a machine that drifts 1% a process, its processes run all of base then all of
    new (said), or interleaved (no alarm, nothing said). Last, the smallest detectable change each
    verdict states (the detect column, its median): at a 5% run-to-run spread, the change at that
-   median is found about 4 times in 5. Then heavy tails (5% of the steps times a Pareto draw of alpha
+   median is found about 4 times in 5. Then a change in the tail only (3% of the steps 1.5x slower,
+   the p50s the same), which the tail's row (each run's p99 without its isolated spikes) finds 4 times
+   in 5 or more, with the spikes and without. Then heavy tails (5% of the steps times a Pareto draw of alpha
    1.1, so that a run's mean and p99 move with its length) with runs of 64 steps against runs of 512,
    which the verdict judges over their common first steps, and the coverage of the intervals under
    Pareto tails of alpha 1.5 and 1.1. Usage: compare_sim [PAIRS] (default 1000); the
@@ -443,9 +445,9 @@ static int verdict_rows(int pairs)
     snprintf(what, sizeof what, "TPOT +%.1f%% (detect)", aa.detect);
     fail |= row("driver", &tr, what, pairs, 3800, "d");
     /* a change in the tail only: 3% of the steps 1.5x slower, the p50s the same; with the 3x spikes
-       (0.64 a run of 128 steps) a run's p99 is often a spike's, and the tail's test is weak */
+       (0.64 a run of 128 steps), which a run's p99 leaves out where isolated, and without them */
     tr.shift = 1, tr.run_sd = 0, tr.tail = 0.03;
-    fail |= row("driver", &tr, "3% of steps 1.5x", pairs, 3900, "-");
+    fail |= row("driver", &tr, "3% of steps 1.5x", pairs, 3900, "T");
     tr.no_spikes = 1, tr.tail = 0;
     fail |= row("driver", &tr, "A/A, no spikes", pairs, 3910, "at");
     tr.tail = 0.03;

@@ -621,9 +621,8 @@ static void interleaving_is_read_from_the_starts(void **state)
     free(out);
 }
 
-/* A trace of 5 runs of `steps` decode steps: the first `fast` of 10 + 0.01 r ms, the rest of
-   slow_ms + 0.01 r ms. */
-static void write_stepped(const char *path, int steps, int fast, double slow_ms)
+/* A trace of 5 runs of `steps` (at most 128) decode steps, step k of run r ms[k] + 0.01 r ms. */
+static void write_five_runs(const char *path, int steps, const double *ms)
 {
     FILE *f = fopen(path, "w");
     int r, k;
@@ -632,9 +631,20 @@ static void write_stepped(const char *path, int steps, int fast, double slow_ms)
     for (r = 0; r < 5; r++) {
         fputs("# run:\n", f);
         for (k = 0; k < steps; k++)
-            fprintf(f, "decode_step,decode,0,%llu,1,0\n", (unsigned long long)((k < fast ? 10 : slow_ms) * 1e6 + r * 1e4));
+            fprintf(f, "decode_step,decode,0,%llu,1,0\n", (unsigned long long)(ms[k] * 1e6 + r * 1e4));
     }
     fclose(f);
+}
+
+/* A trace of 5 runs of `steps` decode steps: the first `fast` of 10 + 0.01 r ms, the rest of
+   slow_ms + 0.01 r ms. */
+static void write_stepped(const char *path, int steps, int fast, double slow_ms)
+{
+    double ms[128];
+    int k;
+    for (k = 0; k < steps; k++)
+        ms[k] = k < fast ? 10 : slow_ms;
+    write_five_runs(path, steps, ms);
 }
 
 /* The tail is judged beside the verdict: 3 steps in 100 at 15 ms move each run's p99 (rank 98.01 of
@@ -665,6 +675,36 @@ static void the_tail_is_judged_beside_the_verdict(void **state)
     free(out);
     assert_int_equal(tool("--compare cmp_t_base.csv cmp_t_base.csv", &out), 0);
     assert_non_null(strstr(out, "\nTail: no significant change (each run's TPOT p99"));
+    free(out);
+}
+
+/* A trace of 5 runs of 100 decode steps of 10 + 0.01 r ms, but steps a and b of each at 40 ms. */
+static void write_spiked(const char *path, int a, int b)
+{
+    double ms[100];
+    int k;
+    for (k = 0; k < 100; k++)
+        ms[k] = k == a || k == b ? 40 : 10;
+    write_five_runs(path, 100, ms);
+}
+
+/* A run's p99 leaves out its isolated spikes (above twice its p50, neighbours not): two 40 ms steps
+   apart in each run of new would be its p99 (rank 98.01 of 0..99 is the first of them), yet the tail
+   sees no change; side by side they are no spikes, and the tail is worse (40 against 10.02 ms). */
+static void isolated_spikes_leave_the_tail(void **state)
+{
+    char *out;
+    (void)state;
+    write_spiked("cmp_s_base.csv", -1, -1);
+    write_spiked("cmp_s_apart.csv", 20, 60);
+    write_spiked("cmp_s_together.csv", 20, 21);
+    assert_int_equal(tool("--compare cmp_s_base.csv cmp_s_apart.csv", &out), 0);
+    if (!strstr(out, "\nTail: no significant change (each run's TPOT p99"))
+        fail_msg("%s", out);
+    free(out);
+    assert_int_equal(tool("--compare cmp_s_base.csv cmp_s_together.csv", &out), 0);
+    if (!strstr(out, "\nTail: new is worse on tpot_p99 (+299."))
+        fail_msg("%s", out);
     free(out);
 }
 
@@ -922,6 +962,7 @@ int main(void)
         cmocka_unit_test(the_detectable_change_has_its_power),
         cmocka_unit_test(interleaving_is_read_from_the_starts),
         cmocka_unit_test(the_tail_is_judged_beside_the_verdict),
+        cmocka_unit_test(isolated_spikes_leave_the_tail),
         cmocka_unit_test(unequal_runs_are_judged_over_their_first_steps),
     };
     return run_cases(tests);
