@@ -1793,7 +1793,7 @@ static int ttft_tpot__role_of(const char *s, size_t len)
     int k;
     /* a role is read for each row: the sample roles' first letters differ, and a compare of a known
        length is inlined */
-#define TTFT_TPOT__ROLE_IS(word) (len == sizeof word - 1 && memcmp(s, word, sizeof word - 1) == 0)
+#define TTFT_TPOT__ROLE_IS(word) (len == sizeof(word) - 1 && memcmp(s, (word), sizeof(word) - 1) == 0)
     switch (len ? *s : '\0') {
     case 'p': if (TTFT_TPOT__ROLE_IS("prefill")) return 0; break;
     case 'd': if (TTFT_TPOT__ROLE_IS("decode")) return 1; break;
