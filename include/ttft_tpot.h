@@ -206,7 +206,13 @@
        sd / mean, as llama-bench prints t/s +- sd, with the 95% t-interval of the mean, mean -+
        t(0.975, n - 1) sd / sqrt(n) (JSON runs.<figure>.ci95; the low end clamped at 0): the runs
        are independent, so this interval covers the figure's true mean in 95% of sets of runs
-       (tests/compare_sim measures it), and it is the figure to compare. A CV above 5% is flagged
+       (tests/compare_sim measures it), and it is the figure to compare. A heavy tail (a run's
+       steady step, per token, over 5x its run's TPOT p50: TTFT_TPOT_RUN_HEAVY_TAIL) skews each
+       run's output throughput low through slow steps that a few runs may not have drawn, and
+       the t-interval then misses low (86% covered with 5% of steps Pareto, alpha 1.1): output's
+       low end goes to mean - 2 t sd / sqrt(n) (JSON widened: true; the text says "heavy tail:
+       low end doubled"), which covers 93% or more with runs of 128 steps or more in
+       tests/compare_sim; with 64 steps a run, 91 to 93%. A CV above 5% is flagged
        (WARNING: the runs vary): the runs disagree more than a difference you might want to
        see. Runs come from
        stored samples; a collector with bounded prefill or decode phases has none (n/a). Traces
@@ -941,6 +947,7 @@ typedef struct ttft_tpot_steady_state {
    their spread across the runs that have it. */
 enum { TTFT_TPOT_RUN_TTFT, TTFT_TPOT_RUN_TPOT, TTFT_TPOT_RUN_TOK_S, TTFT_TPOT_RUN_FIGURES };
 #define TTFT_TPOT_RUN_CV_FLAG 0.05 /* runs whose coefficient of variation passes 5% are flagged */
+#define TTFT_TPOT_RUN_HEAVY_TAIL 5 /* a step over this many times its run's TPOT p50: a heavy tail */
 typedef struct ttft_tpot_run_figure {
     double v[TTFT_TPOT_MAX_RUNS];          /* run r's: steady TTFT p50 or TPOT p50 in ns, or output tok/s */
     unsigned char has[TTFT_TPOT_MAX_RUNS]; /* run r has the figure */
@@ -951,7 +958,9 @@ typedef struct ttft_tpot_run_figure {
     int varies;                            /* has_cv and cv over TTFT_TPOT_RUN_CV_FLAG */
     int has_ci;                            /* n > 1 */
     double ci95[2];                        /* the mean's 95% t-interval: mean -+ t975(n - 1) sd / sqrt(n),
-                                              its low end clamped at 0 */
+                                              its low end clamped at 0 (and widened: below) */
+    int widened; /* output tok/s with a heavy tail (a run's steady step over TTFT_TPOT_RUN_HEAVY_TAIL
+                    times its TPOT p50): the low end is mean - 2 t975(n - 1) sd / sqrt(n) */
 } ttft_tpot_run_figure;
 typedef struct ttft_tpot_runs {
     unsigned n;       /* runs marked */
@@ -4608,8 +4617,10 @@ static void ttft_tpot__steady_states(const ttft_tpot *c, ttft_tpot__work *w, con
     }
 }
 
-/* A run figure's spread across the runs that have it: mean, sd (n - 1) and coefficient of variation. */
-static void ttft_tpot__across_runs(ttft_tpot_run_figure *f, unsigned runs)
+/* A run figure's spread across the runs that have it: mean, sd (n - 1) and coefficient of variation;
+   `widen`: its interval's low end twice as far from the mean (a heavy tail: the figure is skewed low by
+   slow steps that few runs may not have drawn). */
+static void ttft_tpot__across_runs(ttft_tpot_run_figure *f, unsigned runs, int widen)
 {
     unsigned r;
     double sum = 0, ss = 0, half;
@@ -4628,7 +4639,8 @@ static void ttft_tpot__across_runs(ttft_tpot_run_figure *f, unsigned runs)
     f->varies = f->has_cv && f->cv > TTFT_TPOT_RUN_CV_FLAG;
     f->has_ci = f->n > 1;
     half = f->has_ci ? ttft_tpot_t975(f->n - 1) * f->sd / ttft_tpot__sqrt((double)f->n) : 0;
-    f->ci95[0] = f->mean > half ? f->mean - half : 0; /* none of the figures can be negative */
+    f->widened = widen && f->has_ci;
+    f->ci95[0] = f->mean > (1 + f->widened) * half ? f->mean - (1 + f->widened) * half : 0; /* none is < 0 */
     f->ci95[1] = f->mean + half;
 }
 
@@ -4638,6 +4650,7 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
 {
     ttft_tpot_run_figure *fig = out->fig;
     unsigned r, p, k;
+    int heavy = 0;
     out->n = c->runs;
     out->dropped = c->runs_dropped;
     out->bounded = 0;
@@ -4646,7 +4659,7 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
                         c->phase.slots[p].hist->max_ns >= c->phase.slots[p].hist->min_ns;
     for (r = 0; r < out->n; r++) {
         size_t end = ttft_tpot__run_end(c, r), i, m;
-        uint64_t tokens = 0, hi = 0, lo = 0, ns;
+        uint64_t tokens = 0, hi = 0, lo = 0, ns, top = 0;
         int role;
         for (role = TTFT_TPOT_ROLE_PREFILL; role <= TTFT_TPOT_ROLE_DECODE; role++) {
             for (i = c->run_at[r], m = 0; i < end; i++) {
@@ -4655,6 +4668,7 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
                     continue;
                 w->x[m++] = role == TTFT_TPOT_ROLE_DECODE ? ttft_tpot__per_token(c, i, s->dur_ns) : s->dur_ns;
                 if (role == TTFT_TPOT_ROLE_DECODE) {
+                    top = w->x[m - 1] > top ? w->x[m - 1] : top;
                     tokens += s->tokens;
                     lo += s->dur_ns;
                     hi += lo < s->dur_ns;
@@ -4665,11 +4679,12 @@ static void ttft_tpot__runs_of(const ttft_tpot *c, ttft_tpot__work *w, ttft_tpot
             if (m)
                 ttft_tpot__p50(w->x, m, &fig[role].v[r], &ns);
         }
+        heavy |= fig[TTFT_TPOT_RUN_TPOT].has[r] && (double)top > TTFT_TPOT_RUN_HEAVY_TAIL * fig[TTFT_TPOT_RUN_TPOT].v[r];
         fig[TTFT_TPOT_RUN_TOK_S].has[r] = fig[TTFT_TPOT_RUN_TPOT].has[r] && (lo || hi);
         fig[TTFT_TPOT_RUN_TOK_S].v[r] = (double)tokens / (((double)hi * TTFT_TPOT__TWO64 + (double)lo) * 1e-9);
     }
     for (k = 0; k < TTFT_TPOT_RUN_FIGURES; k++)
-        ttft_tpot__across_runs(&fig[k], out->n);
+        ttft_tpot__across_runs(&fig[k], out->n, k == TTFT_TPOT_RUN_TOK_S && heavy);
 }
 
 /* The phases in order of first use (by their first stored sample, then those without one), each
@@ -5946,17 +5961,18 @@ static void ttft_tpot__text_run_cis(ttft_tpot_writer *out, const ttft_tpot_runs 
     char a[32], b[32];
     for (k = 0; k < 3; k++) {
         const ttft_tpot_run_figure *f = &rs->fig[shown[k]];
+        const char *widened = f->widened ? " (heavy tail: low end doubled)" : "";
         const char *name = "tok/s";
         double unit = shown[k] == TTFT_TPOT_RUN_TOK_S ? 1 : ttft_tpot__unit(f->mean, &name);
         if (!f->has_ci || rs->bounded)
             continue;
         ttft_tpot__out_str(out, any++ ? ", " : "  mean's 95% CI       : ");
         if (shown[k] == TTFT_TPOT_RUN_TOK_S)
-            ttft_tpot__out_fmt(out, "%s [%s, %s] %s", what[shown[k]], ttft_tpot__fix(a, sizeof a, 1, f->ci95[0]),
-                    ttft_tpot__fix(b, sizeof b, 1, f->ci95[1]), name);
+            ttft_tpot__out_fmt(out, "%s [%s, %s] %s%s", what[shown[k]], ttft_tpot__fix(a, sizeof a, 1, f->ci95[0]),
+                    ttft_tpot__fix(b, sizeof b, 1, f->ci95[1]), name, widened);
         else
-            ttft_tpot__out_fmt(out, "%s [%s, %s] %s", what[shown[k]], ttft_tpot__in(a, sizeof a, f->ci95[0], unit),
-                    ttft_tpot__in(b, sizeof b, f->ci95[1], unit), name);
+            ttft_tpot__out_fmt(out, "%s [%s, %s] %s%s", what[shown[k]], ttft_tpot__in(a, sizeof a, f->ci95[0], unit),
+                    ttft_tpot__in(b, sizeof b, f->ci95[1], unit), name, widened);
     }
     if (any)
         ttft_tpot__out_str(out, " (t over the runs: the figure to compare)\n");
@@ -6279,7 +6295,7 @@ static void ttft_tpot__json_run_value(ttft_tpot_writer *out, unsigned k, int has
 
 /* "runs":{"n":N,"dropped":N,"cv_flag":0.05,"ttft_steady_p50_ms":RUN,"tpot_p50_ms":RUN,
    "output_tok_s":RUN}, RUN = {"mean":N,"sd":N|null,"cv":N|null,"ci95":[lo,hi]|null,"flagged":B,
-   "per_run":[N|null,...]} or
+   "widened":B,"per_run":[N|null,...]} or
    null when no run has the figure; "runs" is null when no run was marked. */
 static void ttft_tpot__json_runs(const ttft_tpot_runs *rs, ttft_tpot_writer *out)
 {
@@ -6314,7 +6330,8 @@ static void ttft_tpot__json_runs(const ttft_tpot_runs *rs, ttft_tpot_writer *out
             ttft_tpot__out_chr(out, ']');
         } else
             ttft_tpot__out_str(out, "null");
-        ttft_tpot__out_fmt(out, ",\"flagged\":%s,\"per_run\":[", f->varies ? "true" : "false");
+        ttft_tpot__out_fmt(out, ",\"flagged\":%s,\"widened\":%s,\"per_run\":[", f->varies ? "true" : "false",
+                           f->widened ? "true" : "false");
         for (r = 0; r < rs->n; r++) {
             if (r)
                 ttft_tpot__out_chr(out, ',');

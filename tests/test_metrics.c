@@ -1411,6 +1411,52 @@ static void runs_by_hand(void **state)
     ttft_tpot_free(&c);
 }
 
+/* Heavy tails widen the low end of the output interval. Three runs of ten steady 10 ms decode steps
+   and one of 10, 12 and X ms, 1 token each: 100, 98.2143 and 11 / (0.1 + X / 1000) tok/s. X = 60 ms
+   is over 5x its run's TPOT p50 (10 ms): the low end is mean - 2 half = 88.9881 - 2 * 43.5952 (t(0.975,
+   2) 4.302653, sd 17.5494: scipy); the high end stays mean + half. X = 50 ms is 5x, not over: mean -+
+   half, 90.5159 -+ 37.0317. */
+static void heavy_tail_widens_the_output_interval(void **state)
+{
+    static const double x_ms[2] = {60, 50}, lo[2] = {1.7976828951918975, 53.48414080819007},
+                        hi[2] = {132.58330140954692, 127.54760522355596};
+    unsigned t;
+    (void)state;
+    for (t = 0; t < 2; t++) {
+        ttft_tpot c;
+        ttft_tpot_config cfg;
+        jc_value doc;
+        char *text;
+        int pre, dec, r, k;
+        memset(&cfg, 0, sizeof cfg);
+        pre = fixture(&c, &cfg, "prefill", TTFT_TPOT_ROLE_PREFILL);
+        dec = ttft_tpot_phase(&c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+        record(&c, pre, 500 * MS, 1); /* the first calls: warmup, before any run */
+        record(&c, dec, 90 * MS, 1);
+        for (r = 0; r < 3; r++) {
+            assert_int_equal(ttft_tpot_run_begin(&c), TTFT_TPOT_OK);
+            record(&c, pre, 100 * MS, 1);
+            for (k = 0; k < 10; k++)
+                record(&c, dec, 10 * MS, 1);
+            record(&c, dec, r == 2 ? (uint64_t)x_ms[t] * MS : (uint64_t)(10 + 2 * r) * MS, 1);
+        }
+        json_of(&c, &doc);
+        assert_near(num_at(&doc, "runs.output_tok_s.per_run.2"), 11 / (0.1 + x_ms[t] / 1000), 1e-9);
+        assert_near(num_at(&doc, "runs.output_tok_s.ci95.0"), lo[t], 1e-9);
+        assert_near(num_at(&doc, "runs.output_tok_s.ci95.1"), hi[t], 1e-9);
+        assert_true(jc_get(&doc, "runs.output_tok_s.widened")->num == (t == 0));
+        assert_true(jc_get(&doc, "runs.tpot_p50_ms.widened")->num == 0);
+        assert_true(jc_get(&doc, "runs.ttft_steady_p50_ms.widened")->num == 0);
+        jc_free(&doc);
+        text = capture(&c, ttft_tpot_report);
+        assert_true((strstr(text, "output [1.8, 132.6] tok/s (heavy tail: low end doubled)") != NULL) == (t == 0));
+        assert_non_null(t == 0 ? strstr(text, "TPOT p50 [10.00, 10.00] ms, output [1.8,")
+                               : strstr(text, "output [53.5, 127.5] tok/s, TTFT p50"));
+        free(text);
+        ttft_tpot_free(&c);
+    }
+}
+
 /* Run r's stored samples, [*first, *end), read through the model (view): OK, or EINVAL where c has no
    run r. */
 static int run_of(const ttft_tpot *c, unsigned r, size_t *first, size_t *end)
@@ -1545,6 +1591,7 @@ int main(void)
         cmocka_unit_test(a_warmup_then_a_spike),
         cmocka_unit_test(mser5_matches_numpy),
         cmocka_unit_test(runs_by_hand),
+        cmocka_unit_test(heavy_tail_widens_the_output_interval),
         cmocka_unit_test(tpot_excludes_step_zero),
         cmocka_unit_test(batched_tokens_raise_throughput_not_tpot),
         cmocka_unit_test(multi_token_steps_by_hand),
