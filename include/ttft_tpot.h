@@ -100,7 +100,9 @@
      A driver that serves requests attaches the serving layer (ttft_tpot_serve.h) to its collector:
      its figures join the model, its sections the text and JSON reports, its rows and directives the
      trace. The core knows a layer only as a ttft_tpot_layer (a table of hooks, below) and the places
-     they are called: what it records, and how, is the layer's. The tools (ttft_tpot_tools.h) read
+     they are called: what it records, and how, is the layer's. A layer with a sample hook sees each
+     prefill and decode span as it ends (the serving layer counts engine steps so); those spans then
+     take the out-of-line path, and a collector without such a layer pays nothing for it. The tools (ttft_tpot_tools.h) read
      traces back through ttft_tpot_restore and the layer's own restore call, and read figures from
      models: neither header uses a private name of this one.
 
@@ -518,6 +520,8 @@ typedef struct ttft_tpot__phase_slot {
     uint32_t default_tokens; /* tokens of a span ended without a count: 1 prefill/decode, 0 others */
     uint16_t fresh;          /* 1 until the phase's first call, which is warmup */
     uint16_t outgrown;       /* took its histogram when the storage was full: exact again after a clear */
+    uint16_t watched;        /* a prefill or decode phase whose spans an attached layer's sample hook sees:
+                                they take the out-of-line path (fast_cap 0) */
     size_t first_at;         /* where its first call's sample is stored, when that call was warmup for
                                 being first alone (no warmup section, no new shape): a merge makes it
                                 steady where the merged whole called the phase before. SIZE_MAX: none */
@@ -816,7 +820,7 @@ static inline int ttft_tpot__push_fast(ttft_tpot *c, int phase, uint64_t dur, ui
             ttft_tpot__store_put(&c->store, c->store.n++, phase, dur, tokens, warm);
             return 1;
         }
-        if (p->hist && !warm && !p->fresh) {
+        if (p->hist && !warm && !(p->fresh | p->watched)) {
             ttft_tpot__hist_add(p->hist, dur, tokens);
             return 1;
         }
@@ -1146,6 +1150,17 @@ enum { TTFT_TPOT_SECTION_LEAD = 0, /* text: before the driver's own steps (its f
 
 typedef struct ttft_tpot_restore_item ttft_tpot_restore_item; /* below */
 
+/* A prefill- or decode-role span as it ends (ttft_tpot_span_end), for a layer's sample hook: what a
+   layer sees of an engine step. A sample restored from a trace or merged is not one. */
+typedef struct ttft_tpot_layer_sample {
+    int phase, role;    /* TTFT_TPOT_ROLE_PREFILL or _DECODE */
+    uint32_t tokens;    /* its output tokens */
+    uint32_t sequences; /* the sequences a multi-token step advanced (ttft_tpot_span_set_sequences); 0 none */
+    uint64_t prompt;    /* its prompt tokens (ttft_tpot_span_set_prompt); 0 none */
+    int warmup;         /* flagged warmup: a first call, a new shape or a warmup section */
+    int kept;           /* recorded (stored or in its histogram); 0: dropped (counted) */
+} ttft_tpot_layer_sample;
+
 /* An extension of a collector (ttft_tpot_attach): a table of hooks, each called with state (every one
    may be NULL), and what the collector keeps current in it. The serving layer (ttft_tpot_serve.h) is
    one: requests, their figures and their exposition, beside the collector's samples. */
@@ -1165,6 +1180,9 @@ struct ttft_tpot_layer {
     void (*json)(const ttft_tpot_model *m, ttft_tpot_writer *w); /* the value of the JSON report's
                                                          "requests" (null without a layer) */
     void (*trace)(const void *state, ttft_tpot_writer *w, int section); /* _EVENTS, _DIRECTIVES */
+    void (*sample)(void *state, const ttft_tpot_layer_sample *x); /* each prefill or decode span that
+                                                         ends, not refused; set before ttft_tpot_attach
+                                                         (those spans then leave the inline path) */
     int (*restore)(void *state, ttft_tpot_restore_item *item); /* a trace read: its BEGIN, COUNTS, COMMIT and
                                                          ROLLBACK (ttft_tpot_restore) */
     /* kept current by the collector it is attached to */
@@ -3164,6 +3182,7 @@ static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int 
         ttft_tpot__hist_reset(p->hist);
     }
     p->fast_cap = 0; /* the first call takes the slow path, which opens the inline one */
+    p->watched = c->layer && c->layer->sample && role <= TTFT_TPOT_ROLE_DECODE;
     ttft_tpot__phase_index(c, c->phase.n++);
     return (int)c->phase.n - 1;
 }
@@ -3173,7 +3192,7 @@ static int ttft_tpot__add_phase(ttft_tpot *c, const char *name, size_t len, int 
 static void ttft_tpot__phase_called(const ttft_tpot *c, ttft_tpot__phase_slot *p)
 {
     p->fresh = 0;
-    p->fast_cap = p->hist || c->store.starts || c->store.seqs ? 0 : c->store.capacity;
+    p->fast_cap = p->hist || p->watched || c->store.starts || c->store.seqs ? 0 : c->store.capacity;
 }
 
 TTFT_TPOT_DEF int ttft_tpot_phase_bounded(ttft_tpot *c, int phase)
@@ -4121,6 +4140,12 @@ TTFT_TPOT_DEF int64_t ttft_tpot__push_span(const ttft_tpot_span *s, int phase, u
     }
     if (s->sequences && rc == TTFT_TPOT_OK)
         ttft_tpot__sequences_keep(c, before, hist_before, phase, s->sequences, multi);
+    if (p->watched) { /* an engine step, kept or not: the layer counts it */
+        ttft_tpot_layer_sample x;
+        x.phase = phase, x.role = p->role, x.tokens = tokens, x.sequences = s->sequences;
+        x.prompt = s->has_prompt ? s->prompt : 0, x.warmup = warm, x.kept = rc == TTFT_TPOT_OK;
+        c->layer->sample(c->layer->state, &x);
+    }
     if (!s->device)
         return rc;
     if (rc != TTFT_TPOT_OK) { /* dropped: its device time has nowhere to go */
@@ -6706,6 +6731,19 @@ static void ttft_tpot__layer_sync(ttft_tpot *c)
     l->alloc_user = c->alloc_user;
 }
 
+/* The prefill and decode phases watched (a layer with a sample hook is attached) or not: a watched phase
+   takes the out-of-line path, where the hook is called; unwatched, it stores inline again once called. */
+static void ttft_tpot__watch(ttft_tpot *c)
+{
+    unsigned p;
+    for (p = 0; p < c->phase.n; p++) {
+        ttft_tpot__phase_slot *ph = &c->phase.slots[p];
+        ph->watched = c->layer && c->layer->sample && ph->role <= TTFT_TPOT_ROLE_DECODE;
+        if (!ph->fresh)
+            ttft_tpot__phase_called(c, ph);
+    }
+}
+
 TTFT_TPOT_DEF int ttft_tpot_attach(ttft_tpot *c, ttft_tpot_layer *layer)
 {
     if (!c || (layer && c->layer))
@@ -6715,6 +6753,7 @@ TTFT_TPOT_DEF int ttft_tpot_attach(ttft_tpot *c, ttft_tpot_layer *layer)
     c->layer = layer;
     if (layer)
         ttft_tpot__layer_sync(c);
+    ttft_tpot__watch(c);
     return TTFT_TPOT_OK;
 }
 

@@ -107,9 +107,18 @@
      (num_requests_waiting_by_reason: capacity, deferred), and a finished request's parameters, each a
      value of vLLM's histogram of it (request_params_max_tokens, request_params_n,
      request_max_num_generation_tokens, request_prefill_kv_computed_tokens, request_num_preemptions),
-     each engine step's tokens (iteration_tokens_total) and speculative decoding's counts
-     (spec_decode_*). Each family is written from the start, 0 until told, as vLLM writes it, in the
-     live exposition and the model's; a trace carries them.
+     the tokens of an engine step the collector does not time (iteration_tokens_total) and speculative
+     decoding's counts where config.num_speculative_tokens is 0 (spec_decode_*). Each family is written
+     from the start, 0 until told, as vLLM writes it, in the live exposition and the model's; a trace
+     carries them.
+
+   WHAT THE LAYER SEES OF ENGINE STEPS
+     Attached, the layer sees each prefill and decode span of its collector as it ends (the core's
+     layer sample hook), but in a warmup section: its tokens, prompt and generated, are an engine step's
+     for vLLM's iteration_tokens_total; with config.num_speculative_tokens k, a decode step of several
+     tokens a sequence (ttft_tpot_span_set_sequences: s sequences, t tokens) counts vLLM's spec
+     decoding: s drafts, s k draft tokens and t - s accepted tokens. A span restored from a trace or
+     merged is not seen again: the trace and the merge carry the counts.
 
    FOLDING AND THE EXPOSITION
      A server that runs for weeks: a request finished (ttft_tpot_request_finish) is folded once into
@@ -478,6 +487,10 @@ typedef struct ttft_tpot_serve_config {
     uint64_t max_model_len;    /* the model's length in tokens, as vLLM's config names it: the token
                                   histograms' last bound (vLLM's 1, 2, 5, 10, ... up to it; 0: up to
                                   5e9, above any count a prompt can have) */
+    unsigned num_speculative_tokens; /* the draft tokens each sequence of a step of several tokens a
+                                  sequence was given (ttft_tpot_span_set_sequences), as vLLM's speculative
+                                  config names it: each such decode step then counts vLLM's spec_decode_*
+                                  (0: the driver tells them) */
     int no_live;               /* 1: no live exposition (ttft_tpot_publish refuses, EINVAL), so a finished
                                   request is not folded for one: a program that reads traces to report
                                   them (ttft_tpot_report) saves that work; its reports are the same */
@@ -527,6 +540,7 @@ typedef struct ttft_tpot_serve {
     int buckets;                   /* config.buckets */
     uint64_t max_model_len;        /* config.max_model_len */
     int no_live;                   /* config.no_live */
+    unsigned spec_k;               /* config.num_speculative_tokens */
     unsigned tokens_unknown;       /* a trace's folded requests came without their token counts (0.3
                                       wrote none): bit 0 in folded, bit 1 in finished */
     ttft_tpot_slo slo;
@@ -4059,6 +4073,24 @@ static int ttft_tpot__model_label(ttft_tpot_serve *s, const char *key, const cha
     return TTFT_TPOT_OK;
 }
 
+/* An engine step the collector timed (a prefill or decode span as it ends: ttft_tpot_layer.sample), but
+   in a warmup section: its tokens, prompt and generated, for vLLM's iteration_tokens_total; with
+   config.num_speculative_tokens k, a decode step of several tokens a sequence also counts vLLM's
+   spec_decode_*: a draft and k draft tokens a sequence, and the tokens past each sequence's one
+   accepted. A total past 2^64 - 1 stays where it was. */
+static void ttft_tpot__serve_sample(void *state, const ttft_tpot_layer_sample *x)
+{
+    ttft_tpot_serve *s = (ttft_tpot_serve *)state;
+    if (s->layer.warmup)
+        return;
+    (void)ttft_tpot__told_take(&s->told, TTFT_TPOT_TOLD_ITERATION_TOKENS, x->prompt + x->tokens);
+    if (!s->spec_k || !x->sequences || x->role != TTFT_TPOT_ROLE_DECODE)
+        return;
+    (void)ttft_tpot__told_take(&s->told, TTFT_TPOT_TOLD_SPEC_DECODE_DRAFTS, x->sequences);
+    (void)ttft_tpot__told_take(&s->told, TTFT_TPOT_TOLD_SPEC_DECODE_DRAFT_TOKENS, (uint64_t)x->sequences * s->spec_k);
+    (void)ttft_tpot__told_take(&s->told, TTFT_TPOT_TOLD_SPEC_DECODE_ACCEPTED_TOKENS, x->tokens - x->sequences);
+}
+
 /* The tables cfg asks for, in one allocation: the requests, their events, then the index. */
 static int ttft_tpot__serve_tables(ttft_tpot_serve *s, const ttft_tpot_serve_config *cfg)
 {
@@ -4108,6 +4140,7 @@ TTFT_TPOT_DEF int ttft_tpot_serve_attach(ttft_tpot_serve *s, ttft_tpot *c, const
     s->layer.compute = ttft_tpot__serve_compute;
     s->layer.model_free = ttft_tpot__serve_model_free;
     s->layer.counts = ttft_tpot__serve_counts;
+    s->layer.sample = ttft_tpot__serve_sample;
 #ifndef TTFT_TPOT_NO_STDIO
     s->layer.text = ttft_tpot__serve_text;
     s->layer.json = ttft_tpot__serve_json;
@@ -4131,6 +4164,7 @@ TTFT_TPOT_DEF int ttft_tpot_serve_attach(ttft_tpot_serve *s, ttft_tpot *c, const
     s->buckets = cfg ? cfg->buckets : TTFT_TPOT_BUCKETS_FINE;
     s->max_model_len = cfg ? cfg->max_model_len : 0;
     s->no_live = cfg ? cfg->no_live != 0 : 0;
+    s->spec_k = cfg ? cfg->num_speculative_tokens : 0;
     return TTFT_TPOT_OK;
 }
 

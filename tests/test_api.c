@@ -664,6 +664,99 @@ static void configurations_refused(void **state)
     ttft_tpot_free(&c);
 }
 
+/* What a layer's sample hook saw: each call's sample, in order. */
+typedef struct watcher {
+    ttft_tpot_layer_sample seen[16];
+    unsigned n;
+} watcher;
+
+static void watch_sample(void *state, const ttft_tpot_layer_sample *x)
+{
+    watcher *w = (watcher *)state;
+    if (w->n < 16)
+        w->seen[w->n] = *x;
+    w->n++;
+}
+
+/* A layer's sample hook sees each prefill and decode span as it ends, with what was set on it, and no
+   other span: a kernel span, a span refused (a prompt on a decode phase), a span after the layer is
+   detached. Watched spans leave the inline path yet are recorded as before: the JSON report of the
+   collector equals that of one recorded alike without a layer. A bounded decode phase's steady span (in
+   its histogram) is seen too, and a span dropped (a warmup span past the store) is seen with kept 0. */
+static void layer_sees_each_engine_step(void **state)
+{
+    ttft_tpot c, plain;
+    ttft_tpot_config cfg;
+    ttft_tpot_layer layer;
+    watcher w;
+    ttft_tpot_span s;
+    char *a, *b;
+    int k;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capacity = 6;
+    cfg.sequences = 1;
+    memset(&layer, 0, sizeof layer);
+    memset(&w, 0, sizeof w);
+    layer.name = "watch", layer.state = &w, layer.sample = watch_sample;
+    for (k = 0; k < 2; k++) {
+        ttft_tpot *x = k ? &plain : &c;
+        int pre, dec, ker;
+        assert_int_equal(ttft_tpot_init(x, &cfg), TTFT_TPOT_OK);
+        pre = ttft_tpot_phase(x, "prefill", TTFT_TPOT_ROLE_PREFILL);
+        if (!k)
+            assert_int_equal(ttft_tpot_attach(x, &layer), TTFT_TPOT_OK); /* after one phase, before another */
+        dec = ttft_tpot_phase(x, "decode", TTFT_TPOT_ROLE_DECODE);
+        ker = ttft_tpot_phase(x, "matmul", TTFT_TPOT_ROLE_KERNEL);
+        assert_int_equal(record_with(x, pre, 9 * MS, 2, TTFT_TPOT_NO_SHAPE, 1, 40), TTFT_TPOT_OK);
+        assert_int_equal(record(x, dec, 3 * MS, 2), TTFT_TPOT_OK);
+        assert_int_equal(record(x, ker, 1 * MS, 0), TTFT_TPOT_OK);
+        s = ttft_tpot_span_begin_at(x, dec, 0);
+        ttft_tpot_span_set_duration(&s, 4 * MS);
+        ttft_tpot_span_set_tokens(&s, 5);
+        ttft_tpot_span_set_sequences(&s, 2);
+        assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+        assert_int_equal(record_with(x, dec, 3 * MS, 1, TTFT_TPOT_NO_SHAPE, 1, 7), TTFT_TPOT_EROLE);
+        assert_int_equal(record(x, dec, 3 * MS, 2), TTFT_TPOT_OK);
+    }
+    assert_int_equal(w.n, 4);
+    assert_true(w.seen[0].role == TTFT_TPOT_ROLE_PREFILL && w.seen[0].phase == 0 && w.seen[0].tokens == 2);
+    assert_true(w.seen[0].prompt == 40 && w.seen[0].warmup && w.seen[0].kept && w.seen[0].sequences == 0);
+    assert_true(w.seen[1].role == TTFT_TPOT_ROLE_DECODE && w.seen[1].tokens == 2 && w.seen[1].warmup);
+    assert_true(w.seen[2].tokens == 5 && w.seen[2].sequences == 2 && !w.seen[2].warmup && w.seen[2].prompt == 0);
+    assert_true(w.seen[3].tokens == 2 && !w.seen[3].warmup && w.seen[3].kept);
+    a = capture(&c, report_json);
+    b = capture(&plain, report_json);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+    ttft_tpot_warmup_begin(&c); /* warmup spans past the store and its reserve are dropped */
+    for (k = 0; k < 8 && record(&c, 1, 3 * MS, 2) == TTFT_TPOT_OK; k++)
+        ;
+    ttft_tpot_warmup_end(&c);
+    assert_true(k < 8 && w.n == 5 + (unsigned)k && !w.seen[w.n - 1].kept && w.seen[w.n - 1].warmup);
+    assert_int_equal(counts(&c).dropped, 1);
+    assert_int_equal(ttft_tpot_attach(&c, NULL), TTFT_TPOT_OK);
+    assert_int_equal(record(&c, 1, 3 * MS, 2), TTFT_TPOT_OK); /* steady: on in a histogram */
+    assert_int_equal(w.n, 5 + (unsigned)k);
+    ttft_tpot_free(&plain);
+    ttft_tpot_free(&c);
+    /* a bounded decode phase: its steady spans go on in the histogram, each one seen */
+    memset(&cfg, 0, sizeof cfg);
+    memset(&w, 0, sizeof w);
+    assert_int_equal(ttft_tpot_init(&c, &cfg), TTFT_TPOT_OK);
+    k = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+    assert_int_equal(ttft_tpot_phase_bounded(&c, k), TTFT_TPOT_OK);
+    assert_int_equal(record(&c, k, 3 * MS, 1), TTFT_TPOT_OK); /* before the layer: not seen */
+    assert_int_equal(ttft_tpot_attach(&c, &layer), TTFT_TPOT_OK);
+    assert_int_equal(record(&c, k, 3 * MS, 3), TTFT_TPOT_OK);
+    assert_int_equal(record(&c, k, 3 * MS, 4), TTFT_TPOT_OK);
+    assert_true(w.n == 2 && w.seen[0].tokens == 3 && w.seen[1].tokens == 4 && w.seen[1].kept);
+    assert_int_equal(counts(&c).dropped, 0);
+    assert_int_equal(ttft_tpot_attach(&c, NULL), TTFT_TPOT_OK);
+    ttft_tpot_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -687,6 +780,7 @@ int main(void)
         cmocka_unit_test(every_code_is_named),
         cmocka_unit_test(odd_arguments),
         cmocka_unit_test(configurations_refused),
+        cmocka_unit_test(layer_sees_each_engine_step),
     };
     return run_cases(tests);
 }

@@ -1427,6 +1427,81 @@ static void told_histograms_count_each_value(void **state)
     unserve(&c, &srv);
 }
 
+/* Engine steps counted from the spans that time them, with a serving layer attached: each prefill or
+   decode span, its prompt and output tokens, as vLLM's iteration_tokens_total (a prefill of 2 sequences
+   and 40 prompt tokens: 42, a first call and counted; a decode step of 2; a step of 5 tokens for 2
+   sequences: 5; among 1, 8, 16, 32, 64: le 1 0, 8 2, 32 2, 64 3, sum 49), but a kernel span, a span in
+   a warmup section and a refused one (a prompt on a decode phase). With num_speculative_tokens 3, the
+   step of 5 tokens for 2 sequences is vLLM's spec decoding: 2 drafts, 6 draft tokens, 3 accepted (the
+   tokens past each sequence's one); without it, nothing of the spans counts there. A trace carries them
+   ("# told_hist:", "# told:"), and reading it back counts nothing twice. */
+static void engine_steps_count_from_the_spans(void **state)
+{
+    static const char *const after[] = {
+        ("vllm:iteration_tokens_total_bucket{le=\"1.0\"} 0\nvllm:iteration_tokens_total_bucket{le=\"8.0\"} 2\n"
+         "vllm:iteration_tokens_total_bucket{le=\"16.0\"} 2\nvllm:iteration_tokens_total_bucket{le=\"32.0\"} 2\n"
+         "vllm:iteration_tokens_total_bucket{le=\"64.0\"} 3\n"),
+        "vllm:iteration_tokens_total_sum 49\nvllm:iteration_tokens_total_count 3\n",
+        "vllm:spec_decode_num_drafts_total 2\n",
+        "vllm:spec_decode_num_draft_tokens_total 6\n",
+        "vllm:spec_decode_num_accepted_tokens_total 3\n",
+    };
+    ttft_tpot c, back;
+    ttft_tpot_serve srv, srv_back;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
+    ttft_tpot_config cfg;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char *live, *model, *trace;
+    int k;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.sequences = 1;
+    scfg.max_requests = 8;
+    for (k = 0; k < 2; k++) {
+        int pre, dec, ker;
+        ttft_tpot_span s;
+        scfg.num_speculative_tokens = k ? 0 : 3;
+        served(&c, &srv, &cfg, &scfg);
+        pre = ttft_tpot_phase(&c, "prefill", TTFT_TPOT_ROLE_PREFILL);
+        dec = ttft_tpot_phase(&c, "decode", TTFT_TPOT_ROLE_DECODE);
+        ker = ttft_tpot_phase(&c, "matmul", TTFT_TPOT_ROLE_KERNEL);
+        assert_int_equal(record_with(&c, pre, 9 * MS, 2, TTFT_TPOT_NO_SHAPE, 1, 40), TTFT_TPOT_OK);
+        assert_int_equal(record(&c, dec, 3 * MS, 2), TTFT_TPOT_OK);
+        assert_int_equal(record(&c, ker, 1 * MS, 7), TTFT_TPOT_OK);
+        s = ttft_tpot_span_begin_at(&c, dec, 0);
+        ttft_tpot_span_set_duration(&s, 4 * MS);
+        ttft_tpot_span_set_tokens(&s, 5);
+        ttft_tpot_span_set_sequences(&s, 2);
+        assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+        assert_int_equal(record_with(&c, dec, 3 * MS, 1, TTFT_TPOT_NO_SHAPE, 1, 7), TTFT_TPOT_EROLE);
+        ttft_tpot_warmup_begin(&c);
+        assert_int_equal(record(&c, dec, 3 * MS, 2), TTFT_TPOT_OK);
+        ttft_tpot_warmup_end(&c);
+        live = publish_str(&srv, pub);
+        model = capture_prom(&c);
+        if (k) {
+            assert_both_hold(live, model, after, 2);
+            assert_non_null(strstr(live, "\nvllm:spec_decode_num_drafts_total 0\n"));
+            assert_non_null(strstr(live, "\nvllm:spec_decode_num_accepted_tokens_total 0\n"));
+        } else {
+            assert_both_hold(live, model, after, sizeof after / sizeof after[0]);
+            trace = capture(&c, ttft_tpot_trace_write);
+            assert_non_null(strstr(trace, "\n# told_hist: iteration_tokens,3,49,1:2 4:1\n"
+                                          "# told: spec_decode_num_drafts,2\n"
+                                          "# told: spec_decode_num_draft_tokens,6\n"
+                                          "# told: spec_decode_num_accepted_tokens,3\n"));
+            assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, model);
+            unserve(&back, &srv_back);
+            free(trace);
+        }
+        free(live);
+        free(model);
+        unserve(&c, &srv);
+        memset(pub, 0, sizeof *pub);
+    }
+    free(pub);
+}
+
 /* A layer of config.no_live (a report tool's) reads trace into the same exposition of its model, and
    refuses to publish live (EINVAL); merged into a live layer, its finished requests are counted live
    there: that layer publishes live, the exposition of the collector the trace came from. */
@@ -2609,6 +2684,7 @@ int main(void)
         cmocka_unit_test(token_counters_grow_as_tokens_are_made),
         cmocka_unit_test(token_counts_as_vllm_histograms),
         cmocka_unit_test(told_histograms_count_each_value),
+        cmocka_unit_test(engine_steps_count_from_the_spans),
         cmocka_unit_test(vllm_buckets_alone),
         cmocka_unit_test(old_vllm_buckets_keep_their_meaning),
         cmocka_unit_test(bounds_as_written_are_their_ns),

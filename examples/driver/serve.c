@@ -108,9 +108,7 @@ static int prefill_new(server *s, int *admit, int arrived)
         return 0;
     for (i = 0; i < n; i++) /* scheduled: their wait in the queue ends, their prefill begins */
         ttft_tpot_request_mark(&g->srv, s->req[who[i]].id, TTFT_TPOT_POINT_SCHEDULE, TTFT_TPOT_NOW);
-    rc = dispatch(g, 1, n, slots, NULL);
-    /* one engine step of n prompts: its tokens, as vLLM's iteration_tokens_total counts them */
-    ttft_tpot_serve_tell(&g->srv, TTFT_TPOT_TOLD_ITERATION_TOKENS, (double)n * (double)len);
+    rc = dispatch(g, 1, n, slots, NULL); /* its span counts the step's tokens (iteration_tokens_total) */
     for (i = 0; rc == 0 && i < n; i++)
         take_token(s, who[i], g->next[i]);
     return rc;
@@ -131,7 +129,6 @@ static int decode_batch(server *s, int *stepped)
     if (n == 0)
         return 0;
     rc = dispatch(g, 0, n, slots, toks);
-    ttft_tpot_serve_tell(&g->srv, TTFT_TPOT_TOLD_ITERATION_TOKENS, n); /* a token a request */
     for (i = 0; rc == 0 && i < n; i++)
         take_token(s, who[i], g->next[i]);
     return rc;

@@ -453,6 +453,23 @@ def test_told_histograms():
         assert "\n" + line + "\n" in text, line
 
 
+def test_engine_steps_from_spans():
+    """Each prefill or decode span is an engine step for vLLM's iteration_tokens_total: its prompt and
+    output tokens (42, 2 and 5: among 1, 8, 16, 32, 64, le 8 2, le 64 3, sum 49), not a kernel span's;
+    with num_speculative_tokens 3, the step of 5 tokens for 2 sequences counts 2 drafts, 6 draft tokens
+    and 3 accepted ones (the C test: test_requests.c engine_steps_count_from_the_spans)."""
+    tp = ttft_tpot.Collector(num_speculative_tokens=3)
+    tp.record("prefill", "prefill", 9 * MS, 2, prompt_tokens=40)
+    tp.record("decode", "decode", 3 * MS, 2)
+    tp.record("matmul", "kernel", 1 * MS, 7)
+    tp.record("decode", "decode", 4 * MS, 5, sequences=2)
+    text = tp.prometheus()
+    for line in ('vllm:iteration_tokens_total_bucket{le="8.0"} 2', 'vllm:iteration_tokens_total_bucket{le="64.0"} 3',
+                 "vllm:iteration_tokens_total_sum 49", "vllm:spec_decode_num_drafts_total 2",
+                 "vllm:spec_decode_num_draft_tokens_total 6", "vllm:spec_decode_num_accepted_tokens_total 3"):
+        assert "\n" + line + "\n" in text, line
+    assert "\nvllm:spec_decode_num_drafts_total 0\n" in ttft_tpot.Collector().prometheus()
+
 def test_repetition_finishes():
     """reason="repetition" (vLLM's repetition detection) is a request that finished: in the figures
     (TTFT over a, 10 ms, and b, 20 ms) and counted by its reason."""

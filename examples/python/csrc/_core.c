@@ -1643,11 +1643,11 @@ static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg, tt
 {
     static const char *const sizes[] = {"capacity", "max_phases", "hist_slots", "max_requests", "max_request_events",
                                         "max_shapes", "max_device", "max_pending", "slice_ns", "request_window",
-                                        "max_model_len", NULL};
+                                        "max_model_len", "num_speculative_tokens", NULL};
     static const char *const flags[] = {"timeline", "bounded", "grow", "sequences", NULL};
     const uint64_t max[] = {UINT32_MAX, 65535, 65535, UINT32_MAX, SIZE_MAX / 64, UINT32_MAX, SIZE_MAX / 64,
-                            SIZE_MAX / 64, UINT64_MAX / 4, UINT32_MAX, UINT64_MAX};
-    uint64_t v[11];
+                            SIZE_MAX / 64, UINT64_MAX / 4, UINT32_MAX, UINT64_MAX, UINT32_MAX};
+    uint64_t v[12];
     int f[4], k;
     PyObject *o, *name;
     for (k = 0; sizes[k]; k++) {
@@ -1669,7 +1669,7 @@ static int core_config(PyObject *kw, PyObject **clock, ttft_tpot_config *cfg, tt
     cfg->capacity = (size_t)v[0], cfg->max_phases = (unsigned)v[1], cfg->hist_slots = (unsigned)v[2];
     sc->max_requests = (unsigned)v[3], sc->max_request_events = (size_t)v[4], cfg->max_shapes = (unsigned)v[5];
     cfg->max_device = (size_t)v[6], cfg->max_pending = (size_t)v[7], sc->slice_ns = v[8];
-    sc->request_window = (unsigned)v[9], sc->max_model_len = v[10];
+    sc->request_window = (unsigned)v[9], sc->max_model_len = v[10], sc->num_speculative_tokens = (unsigned)v[11];
     cfg->timeline = f[0], cfg->bounded = f[1], cfg->grow = f[2], cfg->sequences = f[3];
     if (*clock == Py_None)
         *clock = NULL;
@@ -1705,7 +1705,8 @@ static int core_init(core_collector *self, PyObject *args, PyObject *kw)
     static const char *const known[] = {"capacity", "max_phases", "hist_slots", "max_requests", "max_request_events",
                                         "max_shapes", "max_device", "max_pending", "slice_ns", "timeline", "bounded",
                                         "grow", "sequences", "clock", "clock_name", "percentiles", "model_name",
-                                        "request_window", "buckets", "engine", "max_model_len", NULL};
+                                        "request_window", "buckets", "engine", "max_model_len",
+                                        "num_speculative_tokens", NULL};
     ttft_tpot_config cfg;
     ttft_tpot_serve_config sc;
     PyObject *clock, *key, *val;
