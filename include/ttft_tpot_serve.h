@@ -33,6 +33,7 @@
                  ttft_tpot_request_tokens     tokens delivered (the first: its TTFT)
                  ttft_tpot_request_finish     it is done, and why (stop, length, abort, error, repetition)
                  ttft_tpot_request_prompt     its prompt tokens
+                 ttft_tpot_request_cached     ... and those the prefix cache served (prefill computed)
                  ttft_tpot_request_get        a request held, by its id (to log it)
                  ttft_tpot_request_at         the i-th request held
                  ttft_tpot_request_event_at   the i-th event of the log (a submit, tokens)
@@ -106,7 +107,8 @@
      prompt tokens it served (prompt_tokens_cached_total), and the requests waiting by why
      (num_requests_waiting_by_reason: capacity, deferred), and a finished request's parameters, each a
      value of vLLM's histogram of it (request_params_max_tokens, request_params_n,
-     request_max_num_generation_tokens, request_prefill_kv_computed_tokens, request_num_preemptions),
+     request_max_num_generation_tokens, request_num_preemptions, and request_prefill_kv_computed_tokens
+     where it does not give a request's cached prompt tokens: ttft_tpot_request_cached),
      the tokens of an engine step the collector does not time (iteration_tokens_total) and speculative
      decoding's counts where config.num_speculative_tokens is 0 (spec_decode_*). Each family is written
      from the start, 0 until told, as vLLM writes it, in the live exposition and the model's; a trace
@@ -156,7 +158,8 @@ typedef struct ttft_tpot_request {
     uint64_t scheduled_ns;  /* when it was scheduled (its SCHEDULE point), where scheduled is set */
     uint64_t second_ns;     /* the token event that brought it to two tokens */
     uint64_t output_ns;     /* its first output token, not reasoning (its OUTPUT point) */
-    uint64_t prompt_tokens; /* ttft_tpot_request_prompt; 0: not given */
+    uint32_t prompt_tokens; /* ttft_tpot_request_prompt; 0: not given */
+    uint32_t cached_tokens; /* of them, served from the prefix cache (ttft_tpot_request_cached) */
     uint32_t token_events;
     uint32_t points;            /* the points it has: bit TTFT_TPOT_POINT_BIT(NAME) for each */
     uint32_t ev_first, ev_last; /* its first and last token event in the log (UINT32_MAX: none): where
@@ -167,6 +170,7 @@ typedef struct ttft_tpot_request {
     uint8_t truncated; /* an event of it did not fit config.max_request_events: out of every figure */
     uint8_t finished;  /* ttft_tpot_request_finish: no more tokens; a live exposition counts it */
     uint8_t reason;    /* why it finished (TTFT_TPOT_FINISH_*): abort and error are out of every figure */
+    uint8_t cached;    /* 1: cached_tokens given; 2: and its prefill counted (request_prefill_kv_computed_tokens) */
 } ttft_tpot_request;
 
 /* A request's time points, one list: recording and its order checks, the metric table (a metric spans
@@ -673,6 +677,15 @@ TTFT_TPOT_DEF const char *ttft_tpot_finish_reason_name(int reason);
    (unknown id, or given before: counted as rejected); EFULL as finish. Takes no event storage. */
 TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot_serve *s, const char *id, uint64_t prompt_tokens);
 
+/* Of the request's prompt tokens (given before: ttft_tpot_request_prompt), those served from the prefix
+   cache, not computed (once): vLLM's request_prefill_kv_computed_tokens then counts its prompt tokens
+   less these, one value once it has finished (not of a warmup section), as vLLM observes a finished
+   request's. A driver that gives them need not tell TTFT_TPOT_TOLD_PREFILL_KV_COMPUTED_TOKENS (both
+   would count it twice). OK (also when disabled: nothing); EINVAL (s or id NULL, more than its prompt
+   tokens); EREQUEST (unknown id, no prompt tokens given, or given before: counted as rejected); EFULL as
+   finish. A trace carries the count (# told_hist:), not a request's cached tokens. */
+TTFT_TPOT_DEF int ttft_tpot_request_cached(ttft_tpot_serve *s, const char *id, uint64_t cached_tokens);
+
 /* The time of q's point (TTFT_TPOT_POINT_*) in ns: 0 where q lacks it (q->points says which it has),
    q is NULL or the point unknown. */
 TTFT_TPOT_DEF uint64_t ttft_tpot_request_point(const ttft_tpot_request *q, int point);
@@ -1137,6 +1150,8 @@ static int ttft_tpot__measured(const ttft_tpot_request *r)
 static void ttft_tpot__fold(const ttft_tpot_serve *s, ttft_tpot__tally *t, unsigned r);
 static unsigned ttft_tpot__fold_away(ttft_tpot_serve *s);
 static void ttft_tpot__hist_put(ttft_tpot_token_hist *h, int scale, uint64_t n);
+/* What the driver tells, taken (Serving: what the driver tells, below): a request's prefill counts there. */
+static int ttft_tpot__told_take(ttft_tpot__told_set *t, int what, uint64_t v);
 
 /* An event of a call: room folded for it where the table or the log is full, applied, and what it
    lost or had refused counted. */
@@ -1210,6 +1225,34 @@ TTFT_TPOT_DEF const char *ttft_tpot_finish_reason_name(int reason)
     return reason >= 0 && reason < TTFT_TPOT_FINISH_COUNT ? names[reason] : NULL;
 }
 
+/* A finished request's prefill, its prompt tokens less those cached, counted once where the driver
+   gave both (request_prefill_kv_computed_tokens), as vLLM observes it; a total past 2^64 - 1 stays. */
+static void ttft_tpot__kv_computed(ttft_tpot_serve *s, ttft_tpot_request *q)
+{
+    if (q->cached != 1 || !q->finished || q->warmup)
+        return;
+    q->cached = 2;
+    (void)ttft_tpot__told_take(&s->told, TTFT_TPOT_TOLD_PREFILL_KV_COMPUTED_TOKENS, q->prompt_tokens - q->cached_tokens);
+}
+
+TTFT_TPOT_DEF int ttft_tpot_request_cached(ttft_tpot_serve *s, const char *id, uint64_t cached_tokens)
+{
+    int r = -1, rc = ttft_tpot__request_by_id(s, id, &r);
+    ttft_tpot_request *q;
+    if (rc != TTFT_TPOT_OK || r < 0)
+        return rc;
+    q = &s->req.list[r];
+    if (!q->prompt_tokens || q->cached) {
+        s->rejected += s->layer.refusal;
+        return TTFT_TPOT_EREQUEST;
+    }
+    if (cached_tokens > q->prompt_tokens)
+        return TTFT_TPOT_EINVAL;
+    q->cached_tokens = (uint32_t)cached_tokens, q->cached = 1; /* at most its prompt's: below 2^32 */
+    ttft_tpot__kv_computed(s, q);
+    return TTFT_TPOT_OK;
+}
+
 TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot_serve *s, const char *id, int reason)
 {
     int r, rc = reason >= 0 && reason < TTFT_TPOT_FINISH_COUNT ? ttft_tpot__request_by_id(s, id, &r)
@@ -1223,6 +1266,7 @@ TTFT_TPOT_DEF int ttft_tpot_request_finish(ttft_tpot_serve *s, const char *id, i
     s->req.list[r].finished = 1;
     s->req.list[r].reason = (uint8_t)reason; /* checked: below TTFT_TPOT_FINISH_COUNT */
     s->req.done++;
+    ttft_tpot__kv_computed(s, &s->req.list[r]);
     if (!s->no_live)
         ttft_tpot__fold(s, &s->finished, (unsigned)r); /* counted once, live, whatever becomes of its slot */
     return TTFT_TPOT_OK;
@@ -1238,7 +1282,7 @@ TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot_serve *s, const char *id, u
         s->rejected += s->layer.refusal;
         return TTFT_TPOT_EREQUEST;
     }
-    s->req.list[r].prompt_tokens = prompt_tokens;
+    s->req.list[r].prompt_tokens = (uint32_t)prompt_tokens; /* checked: at most 2^32 - 1 */
     if (s->req.list[r].finished && ttft_tpot__measured(&s->req.list[r])) { /* folded without them */
         s->finished.prompt_tokens += prompt_tokens;
         ttft_tpot__hist_put(&s->finished.tok[TTFT_TPOT_TOKENS_PROMPT], 0, prompt_tokens);
@@ -3505,7 +3549,7 @@ static int ttft_tpot__restore_told(ttft_tpot_serve *s, ttft_tpot_serve_item *ite
         if (!req)
             return ttft_tpot__serve_refuse(item, "# prompt_tokens: a request not submitted earlier in this trace: ",
                                            item->id, item->len);
-        req->prompt_tokens = item->tokens;
+        req->prompt_tokens = (uint32_t)item->tokens; /* checked above */
     }
     return TTFT_TPOT_OK;
 }

@@ -159,12 +159,13 @@ def check(report, work, pm):
 
 
 # Every histogram family of vLLM's the replicas write, and where the exact value of the token ones lies
-# (the bucket holding it: (lo, hi]): 16 prompt tokens, 8 generated (max_tokens 8, n 1) a request.
+# (the bucket holding it: (lo, hi]): 16 prompt tokens, all computed (no prefix cache), 8 generated
+# (max_tokens 8, n 1) a request.
 HISTOGRAMS = {"time_to_first_token_seconds": None, "inter_token_latency_seconds": None,
               "request_time_per_output_token_seconds": None, "e2e_request_latency_seconds": None,
               "request_queue_time_seconds": None, "request_prefill_time_seconds": None,
               "request_decode_time_seconds": None, "request_inference_time_seconds": None,
-              "request_prompt_tokens": (10, 20),
+              "request_prompt_tokens": (10, 20), "request_prefill_kv_computed_tokens": (10, 20),
               "request_generation_tokens": (5, 10), "request_params_max_tokens": (5, 10), "request_params_n": (0, 1),
               "request_max_num_generation_tokens": (5, 10), "iteration_tokens_total": None,
               "request_num_preemptions": (0, 1)}

@@ -1502,6 +1502,71 @@ static void engine_steps_count_from_the_spans(void **state)
     free(pub);
 }
 
+/* A request's prefill, its prompt tokens less those the prefix cache served, where the driver gives
+   both (ttft_tpot_request_cached), counted once it has finished as vLLM's
+   request_prefill_kv_computed_tokens: a (100 less 30: 70), b (50, its cached 0 given after its finish),
+   d (10 less 4: 6); not c (no cached tokens given) nor w (a warmup request). With max_model_len 100,
+   among 1, 2, 5, 10, 20, 50, 100: le 5 0, 10 1, 50 2, 100 3, sum 126. Refused: cached tokens before
+   the prompt's or twice (EREQUEST), more than the prompt's (EINVAL). A trace carries the count. */
+static void prefill_kv_computed_is_prompt_less_cached(void **state)
+{
+    static const char *const after[] = {
+        "vllm:request_prefill_kv_computed_tokens_bucket{le=\"5.0\"} 0\n"
+        "vllm:request_prefill_kv_computed_tokens_bucket{le=\"10.0\"} 1\n",
+        "vllm:request_prefill_kv_computed_tokens_bucket{le=\"50.0\"} 2\n"
+        "vllm:request_prefill_kv_computed_tokens_bucket{le=\"100.0\"} 3\n",
+        "vllm:request_prefill_kv_computed_tokens_sum 126\nvllm:request_prefill_kv_computed_tokens_count 3\n",
+    };
+    static const char *const ids[] = {"a", "b", "c", "d", "w"};
+    static const unsigned prompt[] = {100, 50, 20, 10, 8};
+    ttft_tpot c, back;
+    ttft_tpot_serve srv, srv_back;
+    ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
+    ttft_tpot_config cfg;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char *live, *model, *trace;
+    unsigned i;
+    (void)state;
+    memset(&cfg, 0, sizeof cfg);
+    scfg.max_requests = 8;
+    scfg.max_model_len = 100;
+    served(&c, &srv, &cfg, &scfg);
+    for (i = 0; i < 5; i++) {
+        if (i == 4)
+            ttft_tpot_warmup_begin(&c);
+        assert_int_equal(ttft_tpot_request_mark(&srv, ids[i], TTFT_TPOT_POINT_SUBMIT, 10 * MS * i), TTFT_TPOT_OK);
+        if (i == 3)
+            assert_int_equal(ttft_tpot_request_cached(&srv, "d", 1), TTFT_TPOT_EREQUEST);
+        assert_int_equal(ttft_tpot_request_prompt(&srv, ids[i], prompt[i]), TTFT_TPOT_OK);
+        if (i == 0 || i == 4)
+            assert_int_equal(ttft_tpot_request_cached(&srv, ids[i], i ? 0 : 30), TTFT_TPOT_OK);
+        if (i == 3) {
+            assert_int_equal(ttft_tpot_request_cached(&srv, "d", 11), TTFT_TPOT_EINVAL);
+            assert_int_equal(ttft_tpot_request_cached(&srv, "d", 4), TTFT_TPOT_OK);
+            assert_int_equal(ttft_tpot_request_cached(&srv, "d", 4), TTFT_TPOT_EREQUEST);
+        }
+        assert_int_equal(ttft_tpot_request_tokens(&srv, ids[i], 10 * MS * i + 5 * MS, 1), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_finish(&srv, ids[i], TTFT_TPOT_FINISH_STOP), TTFT_TPOT_OK);
+        if (i == 1)
+            assert_int_equal(ttft_tpot_request_cached(&srv, "b", 0), TTFT_TPOT_OK);
+        if (i == 4)
+            ttft_tpot_warmup_end(&c);
+    }
+    assert_int_equal(ttft_tpot_request_cached(&srv, "nope", 0), TTFT_TPOT_EREQUEST);
+    live = publish_str(&srv, pub);
+    model = capture_prom(&c);
+    assert_both_hold(live, model, after, sizeof after / sizeof after[0]);
+    trace = capture(&c, ttft_tpot_trace_write);
+    assert_non_null(strstr(trace, "\n# told_hist: prefill_kv_computed_tokens,3,126,3:1 5:1 6:1\n"));
+    assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, model);
+    free(live);
+    free(model);
+    free(trace);
+    free(pub);
+    unserve(&back, &srv_back);
+    unserve(&c, &srv);
+}
+
 /* A layer of config.no_live (a report tool's) reads trace into the same exposition of its model, and
    refuses to publish live (EINVAL); merged into a live layer, its finished requests are counted live
    there: that layer publishes live, the exposition of the collector the trace came from. */
@@ -2685,6 +2750,7 @@ int main(void)
         cmocka_unit_test(token_counts_as_vllm_histograms),
         cmocka_unit_test(told_histograms_count_each_value),
         cmocka_unit_test(engine_steps_count_from_the_spans),
+        cmocka_unit_test(prefill_kv_computed_is_prompt_less_cached),
         cmocka_unit_test(vllm_buckets_alone),
         cmocka_unit_test(old_vllm_buckets_keep_their_meaning),
         cmocka_unit_test(bounds_as_written_are_their_ns),

@@ -192,6 +192,7 @@ int serve_requests(driver *g)
         while (arrived < s.n && s.req[arrived].arrive_ns <= now && (unsigned)(arrived - s.finished) < cap) {
             ttft_tpot_request_mark(&g->srv, s.req[arrived].id, TTFT_TPOT_POINT_SUBMIT, s.t0 + s.req[arrived].arrive_ns);
             ttft_tpot_request_prompt(&g->srv, s.req[arrived].id, (uint64_t)g->o.prompt_len); /* prompt_tokens_total */
+            ttft_tpot_request_cached(&g->srv, s.req[arrived].id, 0); /* no prefix cache: every prompt token computed */
             arrived++;
         }
         if (admit < arrived) {

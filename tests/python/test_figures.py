@@ -470,6 +470,26 @@ def test_engine_steps_from_spans():
         assert "\n" + line + "\n" in text, line
     assert "\nvllm:spec_decode_num_drafts_total 0\n" in ttft_tpot.Collector().prometheus()
 
+def test_prefill_kv_computed():
+    """prompt(id, n, cached=k): a finished request's prompt tokens less the cached ones, in vLLM's
+    request_prefill_kv_computed_tokens (100 less 30: 70 among 1, 2, 5, ... 100; le 50 0, le 100 1); a
+    request without cached tokens given is not counted there; cached past the prompt is refused (the C
+    test: test_requests.c prefill_kv_computed_is_prompt_less_cached)."""
+    tp = ttft_tpot.Collector(max_model_len=100)
+    for rid, cached in (("a", 30), ("b", None)):
+        tp.submit(rid, 0)
+        tp.prompt(rid, 100, cached=cached)
+        tp.tokens(rid, 1, 10 * MS)
+        tp.finish(rid)
+    text = tp.prometheus()
+    for line in ('vllm:request_prefill_kv_computed_tokens_bucket{le="50.0"} 0',
+                 'vllm:request_prefill_kv_computed_tokens_bucket{le="100.0"} 1',
+                 "vllm:request_prefill_kv_computed_tokens_sum 70", "vllm:request_prefill_kv_computed_tokens_count 1"):
+        assert "\n" + line + "\n" in text, line
+    tp.submit("c", 0)
+    with pytest.raises(ValueError):
+        tp.prompt("c", 10, cached=11)
+
 def test_repetition_finishes():
     """reason="repetition" (vLLM's repetition detection) is a request that finished: in the figures
     (TTFT over a, 10 ms, and b, 20 ms) and counted by its reason."""

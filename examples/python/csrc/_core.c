@@ -51,7 +51,8 @@ static const char *core_role_name(int role)
     X(ID, "id") X(N, "n") X(T_NS, "t_ns") X(TICKET, "ticket") X(BEGIN_NS, "begin_ns")                 \
     X(END_NS, "end_ns") X(PAIR, "pair") X(WARMUP, "warmup") X(STORED_ONLY, "stored_only")             \
     X(BOUNDED, "bounded") X(KEY, "key") X(NAME, "name") X(PREFILL, "prefill") X(DECODE, "decode")      \
-    X(KERNEL, "kernel") X(E2E, "e2e") X(STAMPS, "stamps") X(SEQUENCES, "sequences") X(REASON, "reason")
+    X(KERNEL, "kernel") X(E2E, "e2e") X(STAMPS, "stamps") X(SEQUENCES, "sequences") X(REASON, "reason") \
+    X(CACHED, "cached")
 #define CORE_ENUM(id, text) S_##id,
 enum { CORE_NAMES(CORE_ENUM) S_COUNT };
 #undef CORE_ENUM
@@ -981,27 +982,33 @@ static PyObject *core_finish(core_collector *self, PyObject *const *args, Py_ssi
                         ttft_tpot_strerror(rc), id);
 }
 
-/* prompt(id, n): the request's prompt tokens, once (prompt_tokens_total, requests.prompt_tokens). */
-static PyObject *core_prompt(core_collector *self, PyObject *args)
+/* prompt(id, n, cached=None): the request's prompt tokens, once (prompt_tokens_total,
+   requests.prompt_tokens); cached: of them, those the prefix cache served (its finish then counts n -
+   cached in request_prefill_kv_computed_tokens). */
+static PyObject *core_prompt(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    PyObject *id, *n;
+    static const int params[] = {S_ID, S_N, S_CACHED};
+    PyObject *v[3];
     const char *s;
-    uint64_t k;
+    uint64_t k, cached = 0;
     int rc;
-    if (!core_ready(self) || !PyArg_ParseTuple(args, "OO:prompt", &id, &n))
+    if (!core_ready(self) || core_args("prompt", params, 3, 2, args, nargs, kwnames, v) != 0)
         return NULL;
     if (!self->enabled)
         Py_RETURN_NONE;
-    if (!(s = core_utf8(id, "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))) ||
-        core_int(n, "prompt tokens", 1, UINT32_MAX, TTFT_TPOT_EINVAL, &k) != 0)
+    if (!(s = core_utf8(v[0], "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))) ||
+        core_int(v[1], "prompt tokens", 1, UINT32_MAX, TTFT_TPOT_EINVAL, &k) != 0 ||
+        core_opt(v[2], "cached tokens", 0, k, 0, &cached) != 0)
         return NULL;
     rc = ttft_tpot_request_prompt(&self->s, s, k);
+    if (rc == TTFT_TPOT_OK && v[2] && v[2] != Py_None)
+        rc = ttft_tpot_request_cached(&self->s, s, cached);
     if (rc == TTFT_TPOT_EFULL && core_warn_lost(TTFT_TPOT_POINT_LAST) != 0)
         return NULL;
     if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
         Py_RETURN_NONE;
     return PyErr_Format(PyExc_ValueError, "%s: the prompt tokens of request %R (a submitted request, given once)",
-                        ttft_tpot_strerror(rc), id);
+                        ttft_tpot_strerror(rc), v[0]);
 }
 
 /* tell(name, value): what the driver knows of its scheduler, KV cache and requests' parameters
@@ -1827,7 +1834,7 @@ CORE_LOCKED_KW(core_submit) CORE_LOCKED_KW(core_tokens)
 TTFT_TPOT_POINTS(CORE_MARK_LOCKED)
 #undef CORE_MARK_LOCKED
 CORE_LOCKED_1(core_shape_row) CORE_LOCKED_1(core_warmup) CORE_LOCKED_1(core_run) CORE_LOCKED_KW(core_finish)
-CORE_LOCKED_1(core_prompt) CORE_LOCKED_1(core_tell)
+CORE_LOCKED_KW(core_prompt) CORE_LOCKED_1(core_tell)
 CORE_LOCKED_1(core_publish) CORE_LOCKED_1(core_published) CORE_LOCKED_1(core_device_elapsed) CORE_LOCKED_1(core_device_elapsed_ms)
 CORE_LOCKED_1(core_device_absolute) CORE_LOCKED_1(core_report) CORE_LOCKED_1(core_report_json)
 CORE_LOCKED_1(core_prometheus) CORE_LOCKED_1(core_html) CORE_LOCKED_1(core_trace) CORE_LOCKED_1(core_requests_csv)
@@ -1859,7 +1866,8 @@ static PyMethodDef core_collector_methods[] = {
     {"finish", CORE_KW(core_finish),
      "finish(id, reason=None): its last token delivered (a live exposition counts it); reason: \"stop\", "
      "\"length\", \"abort\", \"error\" or \"repetition\" (aborted and errored: in no figure)"},
-    {"prompt", CORE_1(core_prompt, METH_VARARGS), "prompt(id, n): its prompt tokens (prompt_tokens_total)"},
+    {"prompt", CORE_KW(core_prompt),
+     "prompt(id, n, cached=None): its prompt tokens (prompt_tokens_total), and those the prefix cache served"},
     {"tell", CORE_1(core_tell, METH_VARARGS),
      "tell(name, value): what the driver knows, as vLLM's families mean it: kv_cache_usage_perc (a fraction "
      "from 0 to 1), waiting_capacity and waiting_deferred (requests waiting, by why) are set; num_preemptions, "
