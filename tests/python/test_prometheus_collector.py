@@ -1,6 +1,7 @@
 """ttft_tpot.PrometheusCollector: the live exposition as a prometheus_client custom collector, served
 over HTTP in the process (/metrics), checked by prometheus_client's own parser and by promtool."""
 import shutil
+import socket
 import subprocess
 import urllib.request
 
@@ -22,16 +23,27 @@ def finished_two():
     return tp
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def scrape(registry):
-    """GET /metrics from a prometheus_client HTTP server on this registry: its families by name."""
-    server, thread = prometheus_client.start_http_server(0, addr="127.0.0.1", registry=registry)
+    """GET /metrics from a prometheus_client HTTP server on this registry: its families by name. Before
+    0.20 (Debian 12's 0.16) start_http_server returns nothing: its server then runs until the process
+    ends, on a port found free first."""
+    port = free_port()
+    started = prometheus_client.start_http_server(port, addr="127.0.0.1", registry=registry)
     try:
-        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % server.server_port, timeout=10) as r:
+        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10) as r:
             body = r.read().decode()
     finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+        if started:
+            server, thread = started
+            server.shutdown()
+            server.server_close()
+            thread.join()
     return body, {f.name: f for f in text_string_to_metric_families(body)}
 
 
