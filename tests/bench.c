@@ -12,15 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#define BARRIER() __asm__ volatile("" ::: "memory") /* the dispatch a span wraps: memory may change */
-#define NOINLINE __attribute__((noinline))
-#else
-#define BARRIER() ((void)0)
-#define NOINLINE
-#endif
-
-enum { SPANS = 1000000, REPS = 9, REPORT_N = 1000000, REPORT_REPS = 7, CALLGRIND_N = 100000 };
+enum { SPANS = 1000000, REPS = 9, REPORT_N = 1000000, REPORT_REPS = 7 };
 
 static uint64_t rng = 88172645463325252ull;
 /* log-uniform over [lo, hi) ns */
@@ -70,33 +62,7 @@ static double hist_record_ns(ttft_tpot *c, int phase, const uint64_t *durs)
     return (now_s() - t0) * 1e9 / SPANS;
 }
 
-/* ---- callgrind: the same span with a counter for a clock, and the clock calls alone ------------- */
-static uint64_t ticks;
-static uint64_t counter_clock(void *user)
-{
-    (void)user;
-    return ++ticks;
-}
-
-NOINLINE void bench_spans(ttft_tpot *c, int phase)
-{
-    int i;
-    for (i = 0; i < CALLGRIND_N; i++) {
-        TTFT_TPOT_SPAN_BEGIN(s, c, phase);
-        BARRIER();
-        TTFT_TPOT_SPAN_END(s);
-    }
-}
-
-NOINLINE void bench_clock_only(ttft_tpot *c, uint64_t *out)
-{
-    int i;
-    for (i = 0; i < CALLGRIND_N; i++) { /* the two clock calls of a span, through the same pointer */
-        uint64_t a = c->clock(c->clock_user);
-        BARRIER();
-        out[i] = c->clock(c->clock_user) - a;
-    }
-}
+/* ---- callgrind: the same span with a counter for a clock, and the clock calls alone (bench_util.h) -- */
 
 static int callgrind_mode(void)
 {
@@ -105,7 +71,7 @@ static int callgrind_mode(void)
     uint64_t *out = (uint64_t *)malloc(CALLGRIND_N * sizeof *out);
     memset(&cfg, 0, sizeof cfg);
     cfg.capacity = CALLGRIND_N;
-    cfg.clock = counter_clock;
+    cfg.clock = bench_counter_clock;
     if (!out || ttft_tpot_init(&c, &cfg) != TTFT_TPOT_OK)
         return 1;
     bench_spans(&c, ttft_tpot_phase(&c, "span", TTFT_TPOT_ROLE_DECODE));

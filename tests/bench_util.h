@@ -10,6 +10,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define BARRIER() __asm__ volatile("" ::: "memory") /* the dispatch a span wraps: memory may change */
+#define NOINLINE __attribute__((noinline))
+#else
+#define BARRIER() ((void)0)
+#define NOINLINE
+#endif
+
+/* The loops tests/callgrind_span.sh counts the instructions of (a benchmark's --callgrind mode):
+   CALLGRIND_N spans of phase on a collector whose clock is bench_counter_clock, and the same clock's
+   calls alone; the difference is the span's own work. Not static: callgrind finds them by name. */
+enum { CALLGRIND_N = 100000 };
+static uint64_t bench_ticks;
+static inline uint64_t bench_counter_clock(void *user)
+{
+    (void)user;
+    return ++bench_ticks;
+}
+
+NOINLINE void bench_spans(ttft_tpot *c, int phase)
+{
+    int i;
+    for (i = 0; i < CALLGRIND_N; i++) {
+        TTFT_TPOT_SPAN_BEGIN(s, c, phase);
+        BARRIER();
+        TTFT_TPOT_SPAN_END(s);
+    }
+}
+
+NOINLINE void bench_clock_only(ttft_tpot *c, uint64_t *out)
+{
+    int i;
+    for (i = 0; i < CALLGRIND_N; i++) { /* the two clock calls of a span, through the same pointer */
+        uint64_t a = c->clock(c->clock_user);
+        BARRIER();
+        out[i] = c->clock(c->clock_user) - a;
+    }
+}
+
 #ifndef BENCH_BUILD /* set by tests/CMakeLists.txt: the compiler and flags */
 #define BENCH_BUILD "flags not recorded (built outside CMake)"
 #endif

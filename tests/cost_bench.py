@@ -154,7 +154,7 @@ def main():
     print(f"  ... with start times   {fig['bytes_per_line_starts_new']:5.1f} bytes a line "
           f"({EARLIER}: {fig['bytes_per_line_starts_old']:.1f}): nesting and self time keep 8 a sample")
     print(f"a request                {fig['request_new']:5d} bytes ({EARLIER}: {fig['request_old']}): the TTST, "
-          "first output token and prompt tokens figures hold 8 each")
+          "first output token and prompt and cached tokens figures hold 8 each")
     print(f"a device interval        {fig['device_new']:5d} bytes ({EARLIER}: {fig['device_old']}): the queued "
           "stamp (queue delay) holds 8")
     print(json.dumps(fig, sort_keys=True))

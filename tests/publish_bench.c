@@ -2,7 +2,9 @@
    requests serves 1e6, 16 in flight, 16 tokens each, and at 1e3, 1e4, 1e5 and 1e6 finished requests
    times ttft_tpot_publish (the median of 31, into /dev/null) and the serving itself (ns a request:
    its 18 calls, folding included), with the process's peak RSS. The publication's ratio to the one
-   at 1e3 is what must stay flat (within 1.5x); the last line is one JSON object. */
+   at 1e3 is what must stay flat (within 1.5x); the last line is one JSON object. With --callgrind it
+   runs only the loops tests/callgrind_span.sh counts: a decode span (the macros) with a serving layer
+   attached, which counts its engine step, and the clock calls alone. */
 #define TTFT_TPOT_IMPLEMENTATION
 #include "bench_util.h"
 
@@ -65,16 +67,43 @@ static long rss_kib(void)
     return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
 }
 
-int main(void)
+/* ---- callgrind: a decode span with a serving layer attached (bench_util.h's loops) ------------ */
+
+static int callgrind_mode(void)
+{
+    static server s;
+    ttft_tpot_config cfg;
+    uint64_t *out = (uint64_t *)malloc(CALLGRIND_N * sizeof *out);
+    int phase;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.capacity = 2 * CALLGRIND_N;
+    cfg.clock = bench_counter_clock;
+    if (!out || ttft_tpot_init(&s.c, &cfg) != TTFT_TPOT_OK || ttft_tpot_serve_attach(&s.srv, &s.c, NULL) != TTFT_TPOT_OK)
+        return 1;
+    phase = ttft_tpot_phase(&s.c, "decode_step", TTFT_TPOT_ROLE_DECODE);
+    bench_spans(&s.c, phase);
+    bench_clock_only(&s.c, out);
+    printf("callgrind loops: %d decode spans with a serving layer, %d clock pairs\n", CALLGRIND_N, CALLGRIND_N);
+    ttft_tpot_serve_free(&s.srv);
+    ttft_tpot_free(&s.c);
+    free(out);
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     static const uint64_t at[4] = {1000, 10000, 100000, 1000000};
     static server s;
     ttft_tpot_serve_config cfg;
-    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
-    FILE *sink = fopen("/dev/null", "w");
+    ttft_tpot_publisher *pub;
+    FILE *sink;
     double us[4], serve_ns[4], t0;
     uint64_t from = 0;
     int k, i;
+    if (argc > 1 && strcmp(argv[1], "--callgrind") == 0)
+        return callgrind_mode();
+    pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    sink = fopen("/dev/null", "w");
     if (!pub || !sink)
         return 1;
     bench_build_line("publish_bench");
