@@ -213,8 +213,9 @@
        run's output throughput low through slow steps that a few runs may not have drawn, and
        the t-interval then misses low (86% covered with 5% of steps Pareto, alpha 1.1): output's
        low end goes to mean - 2 t sd / sqrt(n) (JSON widened: true; the text says "heavy tail:
-       low end doubled"), which covers 93% or more with runs of 128 steps or more in
-       tests/compare_sim; with 64 steps a run, 91 to 93%. A CV above 5% is flagged
+       low end 2 half-widths below"), which covers 93% or more with runs of 128 steps or more in
+       tests/compare_sim; with 64 steps a run, 91% (alpha 1.5) and 93% (1.1). --compare's
+       mean_ci95 is its own plain t-interval, over the runs' common first steps. A CV above 5% is flagged
        (WARNING: the runs vary): the runs disagree more than a difference you might want to
        see. Runs come from
        stored samples; a collector with bounded prefill or decode phases has none (n/a). Traces
@@ -520,12 +521,12 @@ typedef struct ttft_tpot__phase_slot {
     uint32_t default_tokens; /* tokens of a span ended without a count: 1 prefill/decode, 0 others */
     uint16_t fresh;          /* 1 until the phase's first call, which is warmup */
     uint16_t outgrown;       /* took its histogram when the storage was full: exact again after a clear */
-    uint16_t watched;        /* a prefill or decode phase whose spans an attached layer's sample hook sees:
-                                they take the out-of-line path (fast_cap 0) */
     size_t first_at;         /* where its first call's sample is stored, when that call was warmup for
                                 being first alone (no warmup section, no new shape): a merge makes it
                                 steady where the merged whole called the phase before. SIZE_MAX: none */
     int role;                /* ttft_tpot_role */
+    uint16_t watched;        /* a prefill or decode phase whose spans an attached layer's sample hook sees:
+                                they take the out-of-line path (fast_cap 0); in role's padding */
     uint64_t prompt[3];      /* its steady samples that carry prompt tokens: how many, the tokens, their ns */
     char name[TTFT_TPOT_NAME_MAX];
 } ttft_tpot__phase_slot;
@@ -1155,7 +1156,7 @@ typedef struct ttft_tpot_restore_item ttft_tpot_restore_item; /* below */
 typedef struct ttft_tpot_layer_sample {
     int phase, role;    /* TTFT_TPOT_ROLE_PREFILL or _DECODE */
     uint32_t tokens;    /* its output tokens */
-    uint32_t sequences; /* the sequences a multi-token step advanced (ttft_tpot_span_set_sequences); 0 none */
+    uint32_t sequences; /* the sequences a decode step advanced (ttft_tpot_span_set_sequences); 0: not given */
     uint64_t prompt;    /* its prompt tokens (ttft_tpot_span_set_prompt); 0 none */
     int warmup;         /* flagged warmup: a first call, a new shape or a warmup section */
     int kept;           /* recorded (stored or in its histogram); 0: dropped (counted) */
@@ -1180,11 +1181,11 @@ struct ttft_tpot_layer {
     void (*json)(const ttft_tpot_model *m, ttft_tpot_writer *w); /* the value of the JSON report's
                                                          "requests" (null without a layer) */
     void (*trace)(const void *state, ttft_tpot_writer *w, int section); /* _EVENTS, _DIRECTIVES */
+    int (*restore)(void *state, ttft_tpot_restore_item *item); /* a trace read: its BEGIN, COUNTS, COMMIT and
+                                                         ROLLBACK (ttft_tpot_restore) */
     void (*sample)(void *state, const ttft_tpot_layer_sample *x); /* each prefill or decode span that
                                                          ends, not refused; set before ttft_tpot_attach
                                                          (those spans then leave the inline path) */
-    int (*restore)(void *state, ttft_tpot_restore_item *item); /* a trace read: its BEGIN, COUNTS, COMMIT and
-                                                         ROLLBACK (ttft_tpot_restore) */
     /* kept current by the collector it is attached to */
     const ttft_tpot *c;
     int enabled;  /* recording is on (ttft_tpot_enable) */
@@ -5986,7 +5987,7 @@ static void ttft_tpot__text_run_cis(ttft_tpot_writer *out, const ttft_tpot_runs 
     char a[32], b[32];
     for (k = 0; k < 3; k++) {
         const ttft_tpot_run_figure *f = &rs->fig[shown[k]];
-        const char *widened = f->widened ? " (heavy tail: low end doubled)" : "";
+        const char *widened = f->widened ? " (heavy tail: low end 2 half-widths below)" : "";
         const char *name = "tok/s";
         double unit = shown[k] == TTFT_TPOT_RUN_TOK_S ? 1 : ttft_tpot__unit(f->mean, &name);
         if (!f->has_ci || rs->bounded)

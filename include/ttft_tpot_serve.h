@@ -117,10 +117,10 @@
    WHAT THE LAYER SEES OF ENGINE STEPS
      Attached, the layer sees each prefill and decode span of its collector as it ends (the core's
      layer sample hook), but in a warmup section: its tokens, prompt and generated, are an engine step's
-     for vLLM's iteration_tokens_total; with config.num_speculative_tokens k, a decode step of several
-     tokens a sequence (ttft_tpot_span_set_sequences: s sequences, t tokens) counts vLLM's spec
-     decoding: s drafts, s k draft tokens and t - s accepted tokens. A span restored from a trace or
-     merged is not seen again: the trace and the merge carry the counts.
+     for vLLM's iteration_tokens_total; with config.num_speculative_tokens k, a decode span given its
+     sequences (ttft_tpot_span_set_sequences: s sequences, t tokens) counts vLLM's spec decoding: s
+     drafts, s k draft tokens and t - s accepted tokens (t past s (k + 1): rejected, not counted). A
+     span restored from a trace or merged is not seen again: the trace and the merge carry the counts.
 
    FOLDING AND THE EXPOSITION
      A server that runs for weeks: a request finished (ttft_tpot_request_finish) is folded once into
@@ -491,10 +491,10 @@ typedef struct ttft_tpot_serve_config {
     uint64_t max_model_len;    /* the model's length in tokens, as vLLM's config names it: the token
                                   histograms' last bound (vLLM's 1, 2, 5, 10, ... up to it; 0: up to
                                   5e9, above any count a prompt can have) */
-    unsigned num_speculative_tokens; /* the draft tokens each sequence of a step of several tokens a
-                                  sequence was given (ttft_tpot_span_set_sequences), as vLLM's speculative
-                                  config names it: each such decode step then counts vLLM's spec_decode_*
-                                  (0: the driver tells them) */
+    unsigned num_speculative_tokens; /* k, the draft tokens a sequence each decode step, as vLLM's
+                                  speculative config names it: each decode span given its sequences
+                                  (ttft_tpot_span_set_sequences) then counts vLLM's spec_decode_* (one of
+                                  more than k + 1 tokens a sequence is rejected; 0: the driver tells them) */
     int no_live;               /* 1: no live exposition (ttft_tpot_publish refuses, EINVAL), so a finished
                                   request is not folded for one: a program that reads traces to report
                                   them (ttft_tpot_report) saves that work; its reports are the same */
@@ -679,7 +679,8 @@ TTFT_TPOT_DEF int ttft_tpot_request_prompt(ttft_tpot_serve *s, const char *id, u
 
 /* Of the request's prompt tokens (given before: ttft_tpot_request_prompt), those served from the prefix
    cache, not computed (once): vLLM's request_prefill_kv_computed_tokens then counts its prompt tokens
-   less these, one value once it has finished (not of a warmup section), as vLLM observes a finished
+   less these, one value once it has finished, over the requests request_prompt_tokens counts
+   (measured: not of a warmup section, aborted or errored, with a token), as vLLM observes a finished
    request's. A driver that gives them need not tell TTFT_TPOT_TOLD_PREFILL_KV_COMPUTED_TOKENS (both
    would count it twice). OK (also when disabled: nothing); EINVAL (s or id NULL, more than its prompt
    tokens); EREQUEST (unknown id, no prompt tokens given, or given before: counted as rejected); EFULL as
@@ -1226,10 +1227,12 @@ TTFT_TPOT_DEF const char *ttft_tpot_finish_reason_name(int reason)
 }
 
 /* A finished request's prefill, its prompt tokens less those cached, counted once where the driver
-   gave both (request_prefill_kv_computed_tokens), as vLLM observes it; a total past 2^64 - 1 stays. */
+   gave both (request_prefill_kv_computed_tokens), as vLLM observes it, over the requests that
+   request_prompt_tokens counts (measured: not aborted or errored, with a token); a total past 2^64 - 1
+   stays. */
 static void ttft_tpot__kv_computed(ttft_tpot_serve *s, ttft_tpot_request *q)
 {
-    if (q->cached != 1 || !q->finished || q->warmup)
+    if (q->cached != 1 || !q->finished || !ttft_tpot__measured(q))
         return;
     q->cached = 2;
     (void)ttft_tpot__told_take(&s->told, TTFT_TPOT_TOLD_PREFILL_KV_COMPUTED_TOKENS, q->prompt_tokens - q->cached_tokens);
@@ -4119,9 +4122,10 @@ static int ttft_tpot__model_label(ttft_tpot_serve *s, const char *key, const cha
 
 /* An engine step the collector timed (a prefill or decode span as it ends: ttft_tpot_layer.sample), but
    in a warmup section: its tokens, prompt and generated, for vLLM's iteration_tokens_total; with
-   config.num_speculative_tokens k, a decode step of several tokens a sequence also counts vLLM's
+   config.num_speculative_tokens k, a decode span given its sequences also counts vLLM's
    spec_decode_*: a draft and k draft tokens a sequence, and the tokens past each sequence's one
-   accepted. A total past 2^64 - 1 stays where it was. */
+   accepted (0 where every draft was rejected). A step of more than k + 1 tokens a sequence cannot be
+   spec decoding with k: it counts there not at all, and as rejected. A total past 2^64 - 1 stays. */
 static void ttft_tpot__serve_sample(void *state, const ttft_tpot_layer_sample *x)
 {
     ttft_tpot_serve *s = (ttft_tpot_serve *)state;
@@ -4130,6 +4134,10 @@ static void ttft_tpot__serve_sample(void *state, const ttft_tpot_layer_sample *x
     (void)ttft_tpot__told_take(&s->told, TTFT_TPOT_TOLD_ITERATION_TOKENS, x->prompt + x->tokens);
     if (!s->spec_k || !x->sequences || x->role != TTFT_TPOT_ROLE_DECODE)
         return;
+    if (x->tokens - x->sequences > (uint64_t)x->sequences * s->spec_k) { /* tokens >= sequences: checked */
+        s->rejected += s->layer.refusal;
+        return;
+    }
     (void)ttft_tpot__told_take(&s->told, TTFT_TPOT_TOLD_SPEC_DECODE_DRAFTS, x->sequences);
     (void)ttft_tpot__told_take(&s->told, TTFT_TPOT_TOLD_SPEC_DECODE_DRAFT_TOKENS, (uint64_t)x->sequences * s->spec_k);
     (void)ttft_tpot__told_take(&s->told, TTFT_TPOT_TOLD_SPEC_DECODE_ACCEPTED_TOKENS, x->tokens - x->sequences);

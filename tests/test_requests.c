@@ -1430,18 +1430,20 @@ static void told_histograms_count_each_value(void **state)
 /* Engine steps counted from the spans that time them, with a serving layer attached: each prefill or
    decode span, its prompt and output tokens, as vLLM's iteration_tokens_total (a prefill of 2 sequences
    and 40 prompt tokens: 42, a first call and counted; a decode step of 2; a step of 5 tokens for 2
-   sequences: 5; among 1, 8, 16, 32, 64: le 1 0, 8 2, 32 2, 64 3, sum 49), but a kernel span, a span in
-   a warmup section and a refused one (a prompt on a decode phase). With num_speculative_tokens 3, the
-   step of 5 tokens for 2 sequences is vLLM's spec decoding: 2 drafts, 6 draft tokens, 3 accepted (the
-   tokens past each sequence's one); without it, nothing of the spans counts there. A trace carries them
-   ("# told_hist:", "# told:"), and reading it back counts nothing twice. */
+   sequences: 5; one of 9 tokens for 2: 9; among 1, 8, 16, 32, 64: le 1 0, 8 2, 16 3, 32 3, 64 4, sum
+   58), but a kernel span, a span in a warmup section and a refused one (a prompt on a decode phase).
+   With num_speculative_tokens 3, the step of 5 tokens for 2 sequences is vLLM's spec decoding: 2
+   drafts, 6 draft tokens, 3 accepted (the tokens past each sequence's one); the step of 9 tokens for 2
+   cannot be (at most 4 a sequence with 3 drafts): rejected, counted there not at all. Without it,
+   nothing of the spans counts there. A trace carries them ("# told_hist:", "# told:"), and reading it
+   back counts nothing twice. */
 static void engine_steps_count_from_the_spans(void **state)
 {
     static const char *const after[] = {
         ("vllm:iteration_tokens_total_bucket{le=\"1.0\"} 0\nvllm:iteration_tokens_total_bucket{le=\"8.0\"} 2\n"
-         "vllm:iteration_tokens_total_bucket{le=\"16.0\"} 2\nvllm:iteration_tokens_total_bucket{le=\"32.0\"} 2\n"
-         "vllm:iteration_tokens_total_bucket{le=\"64.0\"} 3\n"),
-        "vllm:iteration_tokens_total_sum 49\nvllm:iteration_tokens_total_count 3\n",
+         "vllm:iteration_tokens_total_bucket{le=\"16.0\"} 3\nvllm:iteration_tokens_total_bucket{le=\"32.0\"} 3\n"
+         "vllm:iteration_tokens_total_bucket{le=\"64.0\"} 4\n"),
+        "vllm:iteration_tokens_total_sum 58\nvllm:iteration_tokens_total_count 4\n",
         "vllm:spec_decode_num_drafts_total 2\n",
         "vllm:spec_decode_num_draft_tokens_total 6\n",
         "vllm:spec_decode_num_accepted_tokens_total 3\n",
@@ -1473,6 +1475,12 @@ static void engine_steps_count_from_the_spans(void **state)
         ttft_tpot_span_set_tokens(&s, 5);
         ttft_tpot_span_set_sequences(&s, 2);
         assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+        s = ttft_tpot_span_begin_at(&c, dec, 0);
+        ttft_tpot_span_set_duration(&s, 5 * MS);
+        ttft_tpot_span_set_tokens(&s, 9);
+        ttft_tpot_span_set_sequences(&s, 2);
+        assert_int_equal(ttft_tpot_span_end(&s), TTFT_TPOT_OK);
+        assert_int_equal(counts(&c).rejected, k ? 0 : 1); /* the step of 9 tokens for 2, as spec decoding */
         assert_int_equal(record_with(&c, dec, 3 * MS, 1, TTFT_TPOT_NO_SHAPE, 1, 7), TTFT_TPOT_EROLE);
         ttft_tpot_warmup_begin(&c);
         assert_int_equal(record(&c, dec, 3 * MS, 2), TTFT_TPOT_OK);
@@ -1486,7 +1494,7 @@ static void engine_steps_count_from_the_spans(void **state)
         } else {
             assert_both_hold(live, model, after, sizeof after / sizeof after[0]);
             trace = capture(&c, ttft_tpot_trace_write);
-            assert_non_null(strstr(trace, "\n# told_hist: iteration_tokens,3,49,1:2 4:1\n"
+            assert_non_null(strstr(trace, "\n# told_hist: iteration_tokens,4,58,1:2 2:1 4:1\n"
                                           "# told: spec_decode_num_drafts,2\n"
                                           "# told: spec_decode_num_draft_tokens,6\n"
                                           "# told: spec_decode_num_accepted_tokens,3\n"));
@@ -1505,7 +1513,8 @@ static void engine_steps_count_from_the_spans(void **state)
 /* A request's prefill, its prompt tokens less those the prefix cache served, where the driver gives
    both (ttft_tpot_request_cached), counted once it has finished as vLLM's
    request_prefill_kv_computed_tokens: a (100 less 30: 70), b (50, its cached 0 given after its finish),
-   d (10 less 4: 6); not c (no cached tokens given) nor w (a warmup request). With max_model_len 100,
+   d (10 less 4: 6); not c (no cached tokens given), w (a warmup request) nor x (aborted: in none of the
+   figures, request_prompt_tokens' included). With max_model_len 100,
    among 1, 2, 5, 10, 20, 50, 100: le 5 0, 10 1, 50 2, 100 3, sum 126. Refused: cached tokens before
    the prompt's or twice (EREQUEST), more than the prompt's (EINVAL). A trace carries the count. */
 static void prefill_kv_computed_is_prompt_less_cached(void **state)
@@ -1517,8 +1526,8 @@ static void prefill_kv_computed_is_prompt_less_cached(void **state)
         "vllm:request_prefill_kv_computed_tokens_bucket{le=\"100.0\"} 3\n",
         "vllm:request_prefill_kv_computed_tokens_sum 126\nvllm:request_prefill_kv_computed_tokens_count 3\n",
     };
-    static const char *const ids[] = {"a", "b", "c", "d", "w"};
-    static const unsigned prompt[] = {100, 50, 20, 10, 8};
+    static const char *const ids[] = {"a", "b", "c", "d", "w", "x"};
+    static const unsigned prompt[] = {100, 50, 20, 10, 8, 40};
     ttft_tpot c, back;
     ttft_tpot_serve srv, srv_back;
     ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
@@ -1531,14 +1540,14 @@ static void prefill_kv_computed_is_prompt_less_cached(void **state)
     scfg.max_requests = 8;
     scfg.max_model_len = 100;
     served(&c, &srv, &cfg, &scfg);
-    for (i = 0; i < 5; i++) {
+    for (i = 0; i < 6; i++) {
         if (i == 4)
             ttft_tpot_warmup_begin(&c);
         assert_int_equal(ttft_tpot_request_mark(&srv, ids[i], TTFT_TPOT_POINT_SUBMIT, 10 * MS * i), TTFT_TPOT_OK);
         if (i == 3)
             assert_int_equal(ttft_tpot_request_cached(&srv, "d", 1), TTFT_TPOT_EREQUEST);
         assert_int_equal(ttft_tpot_request_prompt(&srv, ids[i], prompt[i]), TTFT_TPOT_OK);
-        if (i == 0 || i == 4)
+        if (i == 0 || i >= 4)
             assert_int_equal(ttft_tpot_request_cached(&srv, ids[i], i ? 0 : 30), TTFT_TPOT_OK);
         if (i == 3) {
             assert_int_equal(ttft_tpot_request_cached(&srv, "d", 11), TTFT_TPOT_EINVAL);
@@ -1546,7 +1555,8 @@ static void prefill_kv_computed_is_prompt_less_cached(void **state)
             assert_int_equal(ttft_tpot_request_cached(&srv, "d", 4), TTFT_TPOT_EREQUEST);
         }
         assert_int_equal(ttft_tpot_request_tokens(&srv, ids[i], 10 * MS * i + 5 * MS, 1), TTFT_TPOT_OK);
-        assert_int_equal(ttft_tpot_request_finish(&srv, ids[i], TTFT_TPOT_FINISH_STOP), TTFT_TPOT_OK);
+        assert_int_equal(ttft_tpot_request_finish(&srv, ids[i], i == 5 ? TTFT_TPOT_FINISH_ABORT : TTFT_TPOT_FINISH_STOP),
+                         TTFT_TPOT_OK);
         if (i == 1)
             assert_int_equal(ttft_tpot_request_cached(&srv, "b", 0), TTFT_TPOT_OK);
         if (i == 4)

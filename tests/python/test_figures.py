@@ -489,6 +489,13 @@ def test_prefill_kv_computed():
     tp.submit("c", 0)
     with pytest.raises(ValueError):
         tp.prompt("c", 10, cached=11)
+    tp.prompt("c", 10)
+    tp.cached("c", 4)  # told apart from its prompt, as a scheduler learns it
+    with pytest.raises(ValueError):
+        tp.cached("c", 4)  # once
+    tp.tokens("c", 1, 20 * MS)
+    tp.finish("c")
+    assert "\nvllm:request_prefill_kv_computed_tokens_sum 76\n" in tp.prometheus()
 
 def test_repetition_finishes():
     """reason="repetition" (vLLM's repetition detection) is a request that finished: in the figures

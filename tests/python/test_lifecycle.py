@@ -45,6 +45,7 @@ CALLS = {
     "tokens": ("r",),
     "finish": ("r",),
     "prompt": ("r", 8),
+    "cached": ("r", 0),
     "tell": ("num_preemptions", 1),
     "publish": ("/nonexistent/dir/x.prom",),
     "device_resolve": ([(1, 5)],),

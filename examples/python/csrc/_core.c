@@ -1011,6 +1011,31 @@ static PyObject *core_prompt(core_collector *self, PyObject *const *args, Py_ssi
                         ttft_tpot_strerror(rc), v[0]);
 }
 
+/* cached(id, n): of the request's prompt tokens (given before), those the prefix cache served, once:
+   its finish counts its prompt less these in request_prefill_kv_computed_tokens. */
+static PyObject *core_cached(core_collector *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const int params[] = {S_ID, S_N};
+    PyObject *v[2];
+    const char *s;
+    uint64_t k;
+    int rc;
+    if (!core_ready(self) || core_args("cached", params, 2, 2, args, nargs, kwnames, v) != 0)
+        return NULL;
+    if (!self->enabled)
+        Py_RETURN_NONE;
+    if (!(s = core_utf8(v[0], "a request id", ttft_tpot_strerror(TTFT_TPOT_ENAME))) ||
+        core_int(v[1], "cached tokens", 0, UINT32_MAX, TTFT_TPOT_EINVAL, &k) != 0)
+        return NULL;
+    rc = ttft_tpot_request_cached(&self->s, s, k);
+    if (rc == TTFT_TPOT_EFULL && core_warn_lost(TTFT_TPOT_POINT_LAST) != 0)
+        return NULL;
+    if (rc == TTFT_TPOT_OK || rc == TTFT_TPOT_EFULL)
+        Py_RETURN_NONE;
+    return PyErr_Format(PyExc_ValueError, "%s: the cached tokens of request %R (after its prompt tokens, at most "
+                        "as many, given once)", ttft_tpot_strerror(rc), v[0]);
+}
+
 /* tell(name, value): what the driver knows of its scheduler, KV cache and requests' parameters
    (TTFT_TPOT_TOLD: a counter adds value, a gauge is set to it, a histogram counts it), written from the
    start in every exposition, carried by a trace. */
@@ -1834,7 +1859,7 @@ CORE_LOCKED_KW(core_submit) CORE_LOCKED_KW(core_tokens)
 TTFT_TPOT_POINTS(CORE_MARK_LOCKED)
 #undef CORE_MARK_LOCKED
 CORE_LOCKED_1(core_shape_row) CORE_LOCKED_1(core_warmup) CORE_LOCKED_1(core_run) CORE_LOCKED_KW(core_finish)
-CORE_LOCKED_KW(core_prompt) CORE_LOCKED_1(core_tell)
+CORE_LOCKED_KW(core_prompt) CORE_LOCKED_KW(core_cached) CORE_LOCKED_1(core_tell)
 CORE_LOCKED_1(core_publish) CORE_LOCKED_1(core_published) CORE_LOCKED_1(core_device_elapsed) CORE_LOCKED_1(core_device_elapsed_ms)
 CORE_LOCKED_1(core_device_absolute) CORE_LOCKED_1(core_report) CORE_LOCKED_1(core_report_json)
 CORE_LOCKED_1(core_prometheus) CORE_LOCKED_1(core_html) CORE_LOCKED_1(core_trace) CORE_LOCKED_1(core_requests_csv)
@@ -1868,6 +1893,7 @@ static PyMethodDef core_collector_methods[] = {
      "\"length\", \"abort\", \"error\" or \"repetition\" (aborted and errored: in no figure)"},
     {"prompt", CORE_KW(core_prompt),
      "prompt(id, n, cached=None): its prompt tokens (prompt_tokens_total), and those the prefix cache served"},
+    {"cached", CORE_KW(core_cached), "cached(id, n): of its prompt tokens, those the prefix cache served"},
     {"tell", CORE_1(core_tell, METH_VARARGS),
      "tell(name, value): what the driver knows, as vLLM's families mean it: kv_cache_usage_perc (a fraction "
      "from 0 to 1), waiting_capacity and waiting_deferred (requests waiting, by why) are set; num_preemptions, "

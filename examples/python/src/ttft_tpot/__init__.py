@@ -82,7 +82,7 @@ class Collector(_core.Collector):
     max_requests, max_request_events, request_window (finished requests kept whole once the table is full; the
     rest fold into the exposition's histograms), model_name and engine (labels of every series), buckets ("fine", or "vllm": vLLM's bounds alone),
     max_model_len (the model's length in tokens: the token histograms' last bound; 0: to 5e9),
-    num_speculative_tokens (k: a decode span of several tokens a sequence counts vLLM's spec_decode_*), max_shapes, grow, max_device, max_pending, slice_ns, percentiles ("50,90,99.9"
+    num_speculative_tokens (k: a decode span given its sequences counts vLLM's spec_decode_*), max_shapes, grow, max_device, max_pending, slice_ns, percentiles ("50,90,99.9"
     or a sequence of numbers), clock (a callable returning monotonic ns; None: the platform's CLOCK_MONOTONIC)
     and clock_name. Unset ones take
     DEFAULTS, then the C library's defaults.
