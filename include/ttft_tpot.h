@@ -102,9 +102,9 @@
      trace. The core knows a layer only as a ttft_tpot_layer (a table of hooks, below) and the places
      they are called: what it records, and how, is the layer's. A layer with a sample hook sees each
      prefill and decode span as it ends (the serving layer counts engine steps so); those spans then
-     take the out-of-line path, and a collector without such a layer pays nothing for it. The tools (ttft_tpot_tools.h) read
-     traces back through ttft_tpot_restore and the layer's own restore call, and read figures from
-     models: neither header uses a private name of this one.
+     take the out-of-line path, and a collector without such a layer pays nothing for it. The tools
+     (ttft_tpot_tools.h) read traces back through ttft_tpot_restore and the layer's own restore call,
+     and read figures from models: neither header uses a private name of this one.
 
    SECTIONS
      Each heading stands twice, in the same order: over the declarations and over the implementation
@@ -215,11 +215,11 @@
        low end goes to mean - 2 t sd / sqrt(n) (JSON widened: true; the text says "heavy tail:
        low end 2 half-widths below"), which covers 93% or more with runs of 128 steps or more in
        tests/compare_sim; with 64 steps a run, 91% (alpha 1.5) and 93% (1.1). --compare's
-       mean_ci95 is its own plain t-interval, over the runs' common first steps. A CV above 5% is flagged
-       (WARNING: the runs vary): the runs disagree more than a difference you might want to
-       see. Runs come from
-       stored samples; a collector with bounded prefill or decode phases has none (n/a). Traces
-       carry the runs as # run: lines, so the report of a trace gives the same runs.
+       mean_ci95 is its own plain t-interval, over the runs' common first steps. A CV above 5% is
+       flagged (WARNING: the runs vary): the runs disagree more than a difference you might want to
+       see. Runs come from stored samples; a collector with bounded prefill or decode phases has
+       none (n/a). Traces carry the runs as # run: lines, so the report of a trace gives the same
+       runs.
      Steady state, measured (MSER-5, White 1997). The warmup flags say what the driver believes;
        the report checks it. For each decode-role phase whose samples are all stored (not a
        bounded phase with samples in its histogram: null there, and for a phase with no sample),

@@ -170,7 +170,7 @@ typedef struct ttft_tpot_request {
     uint8_t truncated; /* an event of it did not fit config.max_request_events: out of every figure */
     uint8_t finished;  /* ttft_tpot_request_finish: no more tokens; a live exposition counts it */
     uint8_t reason;    /* why it finished (TTFT_TPOT_FINISH_*): abort and error are out of every figure */
-    uint8_t cached;    /* 1: cached_tokens given; 2: and its prefill counted (request_prefill_kv_computed_tokens) */
+    uint8_t cached;    /* cached_tokens given (ttft_tpot_request_cached) */
 } ttft_tpot_request;
 
 /* A request's time points, one list: recording and its order checks, the metric table (a metric spans
@@ -1226,15 +1226,15 @@ TTFT_TPOT_DEF const char *ttft_tpot_finish_reason_name(int reason)
     return reason >= 0 && reason < TTFT_TPOT_FINISH_COUNT ? names[reason] : NULL;
 }
 
-/* A finished request's prefill, its prompt tokens less those cached, counted once where the driver
-   gave both (request_prefill_kv_computed_tokens), as vLLM observes it, over the requests that
-   request_prompt_tokens counts (measured: not aborted or errored, with a token); a total past 2^64 - 1
-   stays. */
-static void ttft_tpot__kv_computed(ttft_tpot_serve *s, ttft_tpot_request *q)
+/* A finished request's prefill, its prompt tokens less those cached, where the driver gave both
+   (request_prefill_kv_computed_tokens), as vLLM observes it, over the requests that
+   request_prompt_tokens counts (measured: not aborted or errored, with a token); called at its finish
+   and at its cached tokens, each once a request, so it counts at the later of the two. A total past
+   2^64 - 1 stays. */
+static void ttft_tpot__kv_computed(ttft_tpot_serve *s, const ttft_tpot_request *q)
 {
-    if (q->cached != 1 || !q->finished || !ttft_tpot__measured(q))
+    if (!q->cached || !q->finished || !ttft_tpot__measured(q))
         return;
-    q->cached = 2;
     (void)ttft_tpot__told_take(&s->told, TTFT_TPOT_TOLD_PREFILL_KV_COMPUTED_TOKENS, q->prompt_tokens - q->cached_tokens);
 }
 

@@ -1427,6 +1427,27 @@ static void told_histograms_count_each_value(void **state)
     unserve(&c, &srv);
 }
 
+/* What the serving layer srv of collector c (made from cfg and scfg) counts, held: each line of want in
+   its live exposition and its report's, the trace carries `carried`, and that trace read back publishes
+   and reports the same. */
+static void assert_counted_and_carried(const ttft_tpot *c, const ttft_tpot_serve *srv, const ttft_tpot_config *cfg,
+                                       const ttft_tpot_serve_config *scfg, const char *const *want, size_t n,
+                                       const char *carried)
+{
+    ttft_tpot back;
+    ttft_tpot_serve srv_back;
+    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
+    char *live = publish_str(srv, pub), *model = capture_prom(c), *trace = capture(c, ttft_tpot_trace_write);
+    assert_both_hold(live, model, want, n);
+    assert_non_null(strstr(trace, carried));
+    assert_reads_back_live(&back, &srv_back, cfg, scfg, trace, live, model);
+    unserve(&back, &srv_back);
+    free(trace);
+    free(model);
+    free(live);
+    free(pub);
+}
+
 /* Engine steps counted from the spans that time them, with a serving layer attached: each prefill or
    decode span, its prompt and output tokens, as vLLM's iteration_tokens_total (a prefill of 2 sequences
    and 40 prompt tokens: 42, a first call and counted; a decode step of 2; a step of 5 tokens for 2
@@ -1448,12 +1469,12 @@ static void engine_steps_count_from_the_spans(void **state)
         "vllm:spec_decode_num_draft_tokens_total 6\n",
         "vllm:spec_decode_num_accepted_tokens_total 3\n",
     };
-    ttft_tpot c, back;
-    ttft_tpot_serve srv, srv_back;
+    ttft_tpot c;
+    ttft_tpot_serve srv;
     ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg;
     ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
-    char *live, *model, *trace;
+    char *live, *model;
     int k;
     (void)state;
     memset(&cfg, 0, sizeof cfg);
@@ -1485,27 +1506,22 @@ static void engine_steps_count_from_the_spans(void **state)
         ttft_tpot_warmup_begin(&c);
         assert_int_equal(record(&c, dec, 3 * MS, 2), TTFT_TPOT_OK);
         ttft_tpot_warmup_end(&c);
-        live = publish_str(&srv, pub);
-        model = capture_prom(&c);
         if (k) {
+            live = publish_str(&srv, pub);
+            model = capture_prom(&c);
             assert_both_hold(live, model, after, 2);
             assert_non_null(strstr(live, "\nvllm:spec_decode_num_drafts_total 0\n"));
             assert_non_null(strstr(live, "\nvllm:spec_decode_num_accepted_tokens_total 0\n"));
+            free(live);
+            free(model);
         } else {
-            assert_both_hold(live, model, after, sizeof after / sizeof after[0]);
-            trace = capture(&c, ttft_tpot_trace_write);
-            assert_non_null(strstr(trace, "\n# told_hist: iteration_tokens,4,58,1:2 2:1 4:1\n"
-                                          "# told: spec_decode_num_drafts,2\n"
-                                          "# told: spec_decode_num_draft_tokens,6\n"
-                                          "# told: spec_decode_num_accepted_tokens,3\n"));
-            assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, model);
-            unserve(&back, &srv_back);
-            free(trace);
+            assert_counted_and_carried(&c, &srv, &cfg, &scfg, after, sizeof after / sizeof after[0],
+                                       "\n# told_hist: iteration_tokens,4,58,1:2 2:1 4:1\n"
+                                       "# told: spec_decode_num_drafts,2\n"
+                                       "# told: spec_decode_num_draft_tokens,6\n"
+                                       "# told: spec_decode_num_accepted_tokens,3\n");
         }
-        free(live);
-        free(model);
         unserve(&c, &srv);
-        memset(pub, 0, sizeof *pub);
     }
     free(pub);
 }
@@ -1528,12 +1544,10 @@ static void prefill_kv_computed_is_prompt_less_cached(void **state)
     };
     static const char *const ids[] = {"a", "b", "c", "d", "w", "x"};
     static const unsigned prompt[] = {100, 50, 20, 10, 8, 40};
-    ttft_tpot c, back;
-    ttft_tpot_serve srv, srv_back;
+    ttft_tpot c;
+    ttft_tpot_serve srv;
     ttft_tpot_serve_config scfg = TTFT_TPOT_ZERO;
     ttft_tpot_config cfg;
-    ttft_tpot_publisher *pub = (ttft_tpot_publisher *)calloc(1, sizeof *pub);
-    char *live, *model, *trace;
     unsigned i;
     (void)state;
     memset(&cfg, 0, sizeof cfg);
@@ -1563,17 +1577,8 @@ static void prefill_kv_computed_is_prompt_less_cached(void **state)
             ttft_tpot_warmup_end(&c);
     }
     assert_int_equal(ttft_tpot_request_cached(&srv, "nope", 0), TTFT_TPOT_EREQUEST);
-    live = publish_str(&srv, pub);
-    model = capture_prom(&c);
-    assert_both_hold(live, model, after, sizeof after / sizeof after[0]);
-    trace = capture(&c, ttft_tpot_trace_write);
-    assert_non_null(strstr(trace, "\n# told_hist: prefill_kv_computed_tokens,3,126,3:1 5:1 6:1\n"));
-    assert_reads_back_live(&back, &srv_back, &cfg, &scfg, trace, live, model);
-    free(live);
-    free(model);
-    free(trace);
-    free(pub);
-    unserve(&back, &srv_back);
+    assert_counted_and_carried(&c, &srv, &cfg, &scfg, after, sizeof after / sizeof after[0],
+                               "\n# told_hist: prefill_kv_computed_tokens,3,126,3:1 5:1 6:1\n");
     unserve(&c, &srv);
 }
 
