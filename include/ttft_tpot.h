@@ -5216,14 +5216,26 @@ TTFT_TPOT_DEF void ttft_tpot_model_free(ttft_tpot_model *m)
 
 #ifndef TTFT_TPOT_NO_STDIO
 
+/* A helper called from many places, kept out of line (each call is smaller than its body). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TTFT_TPOT__NOINLINE __attribute__((noinline))
+#else
+#define TTFT_TPOT__NOINLINE
+#endif
+
 /* -- Writers: numbers, units and names as text ------------------------------------------------- */
 
 /* One double through printf, with '.' as the decimal point whatever LC_NUMERIC says: every output is
    locale-independent, the text report included (it is pasted and grepped). The locale's decimal
-   point is the one run of bytes in the output that is not a digit, sign or exponent. */
-static const char *ttft_tpot__num(char *buf, size_t len, const char *fmt, double v)
+   point is the one run of bytes in the output that is not a digit, sign or exponent. fmt NULL: the
+   format ttft_tpot__fix picks for `places` (one body for both: dozens of calls stay small). */
+static const char *ttft_tpot__numf(char *buf, size_t len, const char *fmt, int places, double v)
 {
+    static const char *const fixed[3] = {"%.0f", "%.1f", "%.2f"};
+    static const double half[3] = {0.5, 0.05, 0.005};
     char *p, *q;
+    if (!fmt) /* ttft_tpot__fix */
+        fmt = v > 0 && v < half[places] ? "%.3g" : fixed[places];
     snprintf(buf, len, fmt, v);
     if (!ttft_tpot__finite(v)) /* inf or nan: no decimal point to mend */
         return buf;
@@ -5238,13 +5250,17 @@ static const char *ttft_tpot__num(char *buf, size_t len, const char *fmt, double
     return buf;
 }
 
+/* v through fmt (ttft_tpot__numf). */
+static const char *ttft_tpot__num(char *buf, size_t len, const char *fmt, double v)
+{
+    return ttft_tpot__numf(buf, len, fmt, 0, v);
+}
+
 /* v with `places` decimals ("%.2f"), or, when that would print a positive v as 0, with 3 significant
    digits ("5.42e-11"): no figure reads 0 that is not. */
 static const char *ttft_tpot__fix(char *buf, size_t len, int places, double v)
 {
-    static const char *const fmt[3] = {"%.0f", "%.1f", "%.2f"};
-    double half = places == 0 ? 0.5 : places == 1 ? 0.05 : 0.005;
-    return ttft_tpot__num(buf, len, v > 0 && v < half ? "%.3g" : fmt[places], v);
+    return ttft_tpot__numf(buf, len, NULL, places, v);
 }
 
 /* The plural ending of a count's noun: "1 call", "2 calls". */
@@ -5254,14 +5270,17 @@ static const char *ttft_tpot__s(unsigned long long n)
 }
 
 /* The unit a duration reads well in: its size in ns, and its name ("s", "ms", "us", "ns"). */
-static double ttft_tpot__unit(double ns, const char **name)
+static TTFT_TPOT__NOINLINE double ttft_tpot__unit(double ns, const char **name)
 {
-    *name = ns >= 1e9 ? "s" : ns >= 1e6 ? "ms" : ns >= 1e3 ? "us" : "ns";
-    return ns >= 1e9 ? 1e9 : ns >= 1e6 ? 1e6 : ns >= 1e3 ? 1e3 : 1;
+    static const char names[4][3] = {"ns", "us", "ms", "s"};
+    static const double units[4] = {1, 1e3, 1e6, 1e9};
+    int k = (ns >= 1e3) + (ns >= 1e6) + (ns >= 1e9);
+    *name = names[k];
+    return units[k];
 }
 
 /* ns in unit (ttft_tpot__unit): 2 decimals, whole ns. */
-static const char *ttft_tpot__in(char *buf, size_t len, double ns, double unit)
+static TTFT_TPOT__NOINLINE const char *ttft_tpot__in(char *buf, size_t len, double ns, double unit)
 {
     return ttft_tpot__fix(buf, len, unit > 1 ? 2 : 0, ns / unit);
 }
@@ -5292,7 +5311,7 @@ static int ttft_tpot__finish(FILE *out)
 #define TTFT_TPOT__OUT_BIG 262144
 #define TTFT_TPOT__OUT_MIN 16384
 
-static void ttft_tpot__out_flush(ttft_tpot_writer *o)
+static TTFT_TPOT__NOINLINE void ttft_tpot__out_flush(ttft_tpot_writer *o)
 {
     if (o->n && o->f)
         fwrite(o->b, 1, o->n, (FILE *)o->f);
@@ -5319,7 +5338,7 @@ static void ttft_tpot__out_put(ttft_tpot_writer *o, const char *s, size_t len)
     o->n += len;
 }
 
-static void ttft_tpot__out_str(ttft_tpot_writer *o, const char *s)
+static TTFT_TPOT__NOINLINE void ttft_tpot__out_str(ttft_tpot_writer *o, const char *s)
 {
     ttft_tpot__out_put(o, s, strlen(s));
 }
@@ -5392,7 +5411,7 @@ static char *ttft_tpot__put_u64(char *p, uint64_t v)
     return p + 8;
 }
 
-static void ttft_tpot__out_chr(ttft_tpot_writer *o, char ch)
+static TTFT_TPOT__NOINLINE void ttft_tpot__out_chr(ttft_tpot_writer *o, char ch)
 {
     if (o->f && o->n < o->cap)
         o->b[o->n++] = ch;
@@ -6311,7 +6330,7 @@ static void ttft_tpot__json_decode(const ttft_tpot_summary *s, ttft_tpot_writer 
 }
 
 /* A run figure: ms from ns for the first two, tok/s for the third; null when has is 0. */
-static void ttft_tpot__json_run_value(ttft_tpot_writer *out, unsigned k, int has, double v)
+static TTFT_TPOT__NOINLINE void ttft_tpot__json_run_value(ttft_tpot_writer *out, unsigned k, int has, double v)
 {
     if (k < 2 && has)
         ttft_tpot__json_ms(out, v);
