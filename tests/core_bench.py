@@ -3,7 +3,10 @@
 5440156, read from git): sizeof(ttft_tpot); the -O2 compile time of examples/minimal.c with the
 implementation, the two headers compiled in interleaved pairs (CPU time of the compiler, median of the
 pairs' ratios); its object size (text + data + bss); and what a link with --gc-sections keeps: every
-function left, and none of the serving layer's (requests, Prometheus, publisher, folding).
+function left, and none of the serving layer's (requests, Prometheus, publisher, folding). Beside them,
+the floor: the same file with TTFT_TPOT_STATIC, where only what minimal.c reaches is compiled (the spans,
+the collector, the model and the text report), timed in the same interleaved runs: what the core would
+cost with no public function beyond those minimal.c calls.
 
     tests/core_bench.py [--cc gcc] [--pairs 9]
 
@@ -51,6 +54,37 @@ def sizeof(cc, inc, work):
     return int(subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout)
 
 
+# What each public call that minimal.c does not make adds to the floor's object: the call, put before
+# ttft_tpot_free in a copy of minimal.c (its tp, its argc), compiled with TTFT_TPOT_STATIC.
+FAMILIES = {
+    "the JSON report": "{ ttft_tpot_model m; if (ttft_tpot_model_compute(&tp, NULL, &m) == 0) "
+                       "{ ttft_tpot_model_write(&m, stdout, argc); ttft_tpot_model_free(&m); } }",
+    "trace writing": "ttft_tpot_trace_write(&tp, stdout);",
+    "merge": "{ ttft_tpot t2; if (ttft_tpot_init(&t2, NULL) == 0) { ttft_tpot_merge(&t2, &tp); ttft_tpot_free(&t2); } }",
+    "device time": "{ ttft_tpot_device_stamp st; memset(&st, 0, sizeof st); "
+                   "ttft_tpot_device_resolve(&tp, &st, 1, NULL, NULL); ttft_tpot_device_part(&tp, 1, 0, &st, NULL); }",
+    "the rest": "{ uint64_t v[4] = {0}, t[4], lo, hi; ttft_tpot_shape_row(&tp, 0, 1, \"x\"); ttft_tpot_clear(&tp); "
+                "ttft_tpot_phase_bounded(&tp, 0); ttft_tpot_ms_to_ns(1.0, v); puts(ttft_tpot_strerror(argc)); "
+                "printf(\"%zu %g\", ttft_tpot_bytes_needed(NULL), ttft_tpot_t975(3)); ttft_tpot_sort(v, 4, t); "
+                "ttft_tpot_ci95_ranks(100, 50, &lo, &hi); ttft_tpot_attach(&tp, NULL); "
+                "ttft_tpot_name_hash(&tp, \"a\", 1, v); }",
+}
+
+
+def family_sizes(cc, inc, work):
+    """The floor's object with each family's calls added: {family: bytes added}."""
+    text = (ROOT / "examples/minimal.c").read_text()
+    sizes = {}
+    for name, call in [("", "")] + list(FAMILIES.items()):
+        src, obj = work / "family.c", work / "family.o"
+        src.write_text(text.replace("    ttft_tpot_free(&tp);", f"    {call}\n    ttft_tpot_free(&tp);", 1))
+        subprocess.run([cc, "-std=c99", "-O2", "-DTTFT_TPOT_STATIC", "-c", "-I", str(inc), str(src), "-o", str(obj)],
+                       check=True)
+        sizes[name] = object_size(obj) - sizes.get("", 0)
+    del sizes[""]
+    return sizes
+
+
 def linked_functions(cc, inc, work):
     """The functions of the library a --gc-sections link of minimal.c keeps."""
     exe = work / "minimal_gc"
@@ -77,31 +111,37 @@ def main():
             print(f"core_bench: 0.3.0's header ({OLD_COMMIT}) is not in this clone's history", file=sys.stderr)
             return 1
         (old_inc / "ttft_tpot.h").write_text(old)
-        objs = {"new": work / "new.o", "old": work / "old.o"}
-        incs = {"new": new_inc, "old": old_inc}
+        objs = {"new": work / "new.o", "old": work / "old.o", "floor": work / "floor.o"}
+        incs = {"new": new_inc, "old": old_inc, "floor": new_inc}
 
         def compile_minimal(which):
-            return cpu_time([a.cc, "-std=c99", "-O2", "-c", "-I", str(incs[which]),
+            static = ["-DTTFT_TPOT_STATIC"] if which == "floor" else []
+            return cpu_time([a.cc, "-std=c99", "-O2", *static, "-c", "-I", str(incs[which]),
                              str(ROOT / "examples/minimal.c"), "-o", str(objs[which])])
 
         compile_minimal("new"), compile_minimal("old")  # a first pair, thrown away: the page cache
-        ratios, times = [], {"new": [], "old": []}
-        for k in range(a.pairs):  # interleaved, the order alternating: a noisy neighbour moves both
-            order = ("new", "old") if k % 2 == 0 else ("old", "new")
+        compile_minimal("floor")
+        ratios, floors, times = [], [], {"new": [], "old": [], "floor": []}
+        for k in range(a.pairs):  # interleaved, the order alternating: a noisy neighbour moves all
+            order = ("new", "floor", "old") if k % 2 == 0 else ("old", "floor", "new")
             t = {w: compile_minimal(w) for w in order}
             for w in t:
                 times[w].append(t[w])
             ratios.append(t["new"] / t["old"])
+            floors.append(t["floor"] / t["old"])
         figures = {
             "sizeof_new": sizeof(a.cc, new_inc, work), "sizeof_old": sizeof(a.cc, old_inc, work),
             "compile_s_new": statistics.median(times["new"]), "compile_s_old": statistics.median(times["old"]),
             "compile_ratio": statistics.median(ratios),
             "object_new": object_size(objs["new"]), "object_old": object_size(objs["old"]),
+            "compile_s_floor": statistics.median(times["floor"]), "compile_ratio_floor": statistics.median(floors),
+            "object_floor": object_size(objs["floor"]),
         }
         kept = linked_functions(a.cc, new_inc, work)
         serving = [f for f in kept if SERVING.search(f)]
         figures["linked_new"], figures["serving_linked"] = len(kept), len(serving)
         figures["linked_old"] = len(linked_functions(a.cc, old_inc, work))
+        figures["families"] = family_sizes(a.cc, new_inc, work)
     cc = subprocess.run([a.cc, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     print(f"core_bench: {cc}, -O2, examples/minimal.c with the implementation; 0.3.0 = {OLD_COMMIT}")
     print(f"sizeof(ttft_tpot)      {figures['sizeof_new']:7d} B (0.3.0: {figures['sizeof_old']} B)   target <= 6144")
@@ -109,6 +149,10 @@ def main():
           f"median ratio of {a.pairs} interleaved pairs {figures['compile_ratio']:.2f}   target <= 0.5")
     print(f"object (text+data+bss) {figures['object_new']:7d} B (0.3.0: {figures['object_old']} B)   "
           f"target <= 65536")
+    print(f"floor (TTFT_TPOT_STATIC: only what minimal.c reaches) {figures['compile_s_floor']:.2f} s, ratio "
+          f"{figures['compile_ratio_floor']:.2f}; object {figures['object_floor']} B")
+    print("  what each call minimal.c does not make adds to it: " +
+          ", ".join(f"{k} {v} B" for k, v in figures["families"].items()))
     print(f"functions after --gc-sections {figures['linked_new']} (0.3.0: {figures['linked_old']}); "
           f"of the serving layer: {figures['serving_linked']}   target 0" + (f": {serving}" if serving else ""))
     print(json.dumps(figures, sort_keys=True))
