@@ -1469,7 +1469,8 @@ static inline int ttft_tpot_span_end(ttft_tpot_span *s)
     dur = s->dur;
     if (!s->has_dur) {
         uint64_t now = ttft_tpot__clock(s->c);
-        dur = now < s->start ? 0 : now - s->start;
+        now = now < s->start ? s->start : now; /* a clock that steps back: 0 ns (a max: no zero to hold) */
+        dur = now - s->start;
     }
     phase = s->phase; /* a local: the span's address never escapes, so it stays in registers */
     if (s->shape != TTFT_TPOT_NO_SHAPE)
